@@ -1,0 +1,41 @@
+# make demo / make test each do all set-up on a fresh machine.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+EXTRAS ?= dev
+
+.PHONY: demo test test-fast install install-full bench clean release-check
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet -e ".[$(EXTRAS)]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Full set-up for the test suite: core + dev + dask + the CPU torch build that lies on disk + lm/neural extras.
+$(VENV)/.installed-full: $(STAMP)
+	$(BIN)/pip install --quiet "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[dev,dask,lm,neural]"
+	touch $@
+
+install-full: $(VENV)/.installed-full
+
+demo: $(STAMP)
+	$(BIN)/xleval demo --out demo-output
+
+test: $(VENV)/.installed-full
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info demo-output

@@ -1,0 +1,92 @@
+"""The one exception tree of xleval, and its warning classes.
+
+::
+
+    XlevalError                      base of every error a user can cause
+    ├── InputError (ValueError)      bad file, column, value or argument; says what, where, how to fix
+    │   ├── LanguageCodeError        a language code langcodes cannot read
+    │   └── ModelFileError           a calibrator/model file that is missing, of another version, or tampered
+    ├── SignatureMismatchError       scores of one metric given to a calibrator fitted on another
+    ├── NotFittedError (AttributeError)  an estimator used before fit
+    └── MissingDependencyError (ImportError)  an optional extra is not installed; names the extra
+
+    XlevalWarning (UserWarning)
+    ├── SmallGroupWarning            a group below min_count (shrunk, flagged)
+    ├── DegenerateGroupWarning       a group with (near) zero spread
+    ├── UnseenGroupWarning           a group not seen in fit, calibrated by a fallback
+    └── DataQualityWarning           NaN/inf values, partly missing columns, excluded rows
+
+The CLI turns every ``XlevalError`` into one line on stderr and exit status 2.
+"""
+from __future__ import annotations
+
+__all__ = [
+    "XlevalError",
+    "InputError",
+    "LanguageCodeError",
+    "ModelFileError",
+    "SignatureMismatchError",
+    "NotFittedError",
+    "MissingDependencyError",
+    "XlevalWarning",
+    "SmallGroupWarning",
+    "DegenerateGroupWarning",
+    "UnseenGroupWarning",
+    "DataQualityWarning",
+]
+
+
+class XlevalError(Exception):
+    """Base class of every error a user can cause."""
+
+
+class InputError(XlevalError, ValueError):
+    """Bad input: the message says what is wrong, where (file, row, column), and how to fix it."""
+
+
+class LanguageCodeError(InputError):
+    """A language code that is not a well-formed, known BCP-47 / ISO 639 code."""
+
+
+class ModelFileError(InputError):
+    """A saved calibrator/model file that cannot be trusted (missing, wrong version, bad checksum)."""
+
+
+class SignatureMismatchError(XlevalError):
+    """Scores computed with one metric signature given to an object fitted on another."""
+
+
+class NotFittedError(XlevalError, AttributeError):
+    """An estimator was used before ``fit``/``partial_fit``."""
+
+
+class MissingDependencyError(XlevalError, ImportError):
+    """An optional dependency is missing; the message names the extra, e.g. ``pip install 'xleval[neural]'``."""
+
+    def __init__(self, package: str, extra: str, purpose: str = ""):
+        what = f" for {purpose}" if purpose else ""
+        super().__init__(
+            f"{package} is needed{what} but is not installed; install it with: pip install 'xleval[{extra}]'"
+        )
+        self.package = package
+        self.extra = extra
+
+
+class XlevalWarning(UserWarning):
+    """Base class of xleval's warnings."""
+
+
+class SmallGroupWarning(XlevalWarning):
+    """A group has fewer rows than ``min_count``; its statistics were shrunk toward the pooled ones."""
+
+
+class DegenerateGroupWarning(XlevalWarning):
+    """A group's spread is (near) zero; its calibrated values are undefined (NaN), never divided by 1."""
+
+
+class UnseenGroupWarning(XlevalWarning):
+    """Rows of a group not seen in fit were calibrated through a fallback level."""
+
+
+class DataQualityWarning(XlevalWarning):
+    """NaN/inf values or rows excluded from a statistic; the message counts them."""
