@@ -1,0 +1,31 @@
+"""The statistics engine of xleval: one place for bootstrap CIs, permutation tests,
+correlations, pairwise accuracy and effect sizes. Every function validates its input once,
+takes an explicit ``random_state`` where it resamples, and returns a frozen result
+(:class:`Estimate`, :class:`TestResult`, :class:`CorrelationResult`,
+:class:`PairwiseAccuracy`) with ``to_dict()``. See docs/stats.md for the table of functions and
+the reference implementations they are tested against.
+"""
+from xleval.stats._bootstrap import bootstrap, bootstrap_sums, paired_bootstrap
+from xleval.stats._correlation import correlation, partial_correlation
+from xleval.stats._effects import cohens_d, eta_squared, kruskal_wallis
+from xleval.stats._pairwise import pairwise_accuracy
+from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
+from xleval.stats._results import CorrelationResult, Estimate, PairwiseAccuracy, TestResult
+
+__all__ = [
+    "Estimate",
+    "TestResult",
+    "CorrelationResult",
+    "PairwiseAccuracy",
+    "bootstrap",
+    "bootstrap_sums",
+    "paired_bootstrap",
+    "permutation_test_paired",
+    "permutation_test_2samp",
+    "correlation",
+    "partial_correlation",
+    "pairwise_accuracy",
+    "eta_squared",
+    "kruskal_wallis",
+    "cohens_d",
+]

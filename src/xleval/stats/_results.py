@@ -1,0 +1,153 @@
+"""Frozen result objects shared by every statistic of xleval.
+
+Each result carries its number, its uncertainty, the sample size and the method that produced
+it, and serialises to a JSON-safe dict (floats, ints, None, str; NaN/inf become None) so the
+report, the CLI and saved analyses render the same object.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Estimate", "TestResult", "CorrelationResult", "PairwiseAccuracy"]
+
+
+def _json_safe(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    if isinstance(value, (tuple, list)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_json_safe(v) for v in value.tolist()]
+    return str(value)
+
+
+class _ResultMixin:
+    """``to_dict()`` over the dataclass fields; fields marked ``metadata={"dump": False}``
+    (the resampled distributions) are left out unless asked for."""
+
+    def to_dict(self, *, include_distribution: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):  # type: ignore[arg-type]
+            if not f.metadata.get("dump", True) and not include_distribution:
+                continue
+            out[f.name] = _json_safe(getattr(self, f.name))
+        return out
+
+    @property
+    def unreliable(self) -> bool:
+        """True when a note flags the result as unreliable (tiny strata, degenerate data)."""
+        return any("unreliable" in note for note in getattr(self, "notes", ()))
+
+
+def _array_field() -> Any:
+    # Distributions are kept for plots and re-use, but never compared, printed or dumped by default.
+    return field(default=None, repr=False, compare=False, metadata={"dump": False})
+
+
+@dataclass(frozen=True)
+class Estimate(_ResultMixin):
+    """A point estimate with a confidence interval.
+
+    ``distribution`` holds the bootstrap (or other resampled) values when there are any;
+    ``notes`` explain anything a reader must know (tiny strata, degenerate resamples).
+    """
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    level: float
+    n: int
+    method: str
+    p_value: float | None = None
+    standard_error: float | None = None
+    n_resamples: int | None = None
+    random_state: int | None = None
+    notes: tuple[str, ...] = ()
+    distribution: np.ndarray | None = _array_field()
+
+
+@dataclass(frozen=True)
+class TestResult(_ResultMixin):
+    """A hypothesis test: statistic, p-value and how it was obtained.
+
+    ``exact`` is True when the null distribution was enumerated completely (small samples).
+    ``effect_size`` is filled by tests that have a natural one (e.g. epsilon squared for
+    Kruskal-Wallis).
+    """
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    statistic: float
+    p_value: float
+    n: int
+    method: str
+    alternative: str = "two-sided"
+    df: float | None = None
+    effect_size: float | None = None
+    exact: bool | None = None
+    n_resamples: int | None = None
+    random_state: int | None = None
+    notes: tuple[str, ...] = ()
+    null_distribution: np.ndarray | None = _array_field()
+
+
+@dataclass(frozen=True)
+class CorrelationResult(_ResultMixin):
+    """A correlation coefficient with its CI, p-value and n.
+
+    ``method`` is ``pearson``, ``spearman``, ``kendall_b``, ``kendall_c`` or ``partial_<m>``;
+    ``ci_method`` says how the interval was made (``fisher``, ``fisher-fieller``,
+    ``fisher-bonett-wright``, ``bootstrap-percentile``, ``bootstrap-bca``).
+    """
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    level: float
+    p_value: float
+    n: int
+    method: str
+    ci_method: str
+    n_resamples: int | None = None
+    random_state: int | None = None
+    notes: tuple[str, ...] = ()
+    distribution: np.ndarray | None = _array_field()
+
+
+@dataclass(frozen=True)
+class PairwiseAccuracy(_ResultMixin):
+    """Pairwise ranking accuracy with ties (mt-metrics-eval's acc23).
+
+    ``estimate = (concordant + ties_both) / n_pairs`` where metric ties are pairs whose metric
+    scores differ by at most ``epsilon`` (chosen by tie calibration when ``tie_calibration``).
+    ``n`` is the number of items, ``n_pairs`` the number of pairs counted (after the pair mask).
+    """
+
+    estimate: float
+    n: int
+    n_pairs: int
+    concordant: int
+    discordant: int
+    ties_human: int
+    ties_metric: int
+    ties_both: int
+    epsilon: float
+    tie_calibration: bool
+    pairs: str
+    method: str = "acc23"
+    ci_low: float | None = None
+    ci_high: float | None = None
+    level: float | None = None
+    n_resamples: int | None = None
+    random_state: int | None = None
+    notes: tuple[str, ...] = ()
+    distribution: np.ndarray | None = _array_field()
