@@ -146,7 +146,11 @@ def _interval(dist: np.ndarray, estimate: float, level: float, method: str,
 
 def _bca_probs(dist: np.ndarray, estimate: float, probs: np.ndarray, jack: np.ndarray) -> np.ndarray | None:
     # Efron & Tibshirani (1993) 14.3 / 15.4; the same conventions as scipy.stats.bootstrap.
-    percentile = (np.count_nonzero(dist < estimate) + np.count_nonzero(dist <= estimate)) / (2 * dist.size)
+    # Values within ~100 ulp of the estimate count as ties, so that summation order (sums path
+    # vs direct mean) cannot flip the bias correction; otherwise identical to scipy.
+    gamma = abs(estimate) * np.finfo(float).eps * 100
+    below = np.count_nonzero(dist < estimate - gamma)
+    percentile = (below + below + np.count_nonzero(np.abs(dist - estimate) <= gamma)) / (2 * dist.size)
     z0 = ndtri(percentile)
     u = (len(jack) - 1) * (jack.mean() - jack)
     den = np.sum(u**2) / len(jack) ** 2
