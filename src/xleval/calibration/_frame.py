@@ -1,0 +1,51 @@
+"""Calibrating a whole table: language-code normalisation of the group columns, the calibrated column,
+``calibration_source`` and optional interval columns, every input row and column kept in order."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import DataQualityWarning
+from ..io import add_language_columns, read_table_metadata
+from ._lgn import LGN
+
+__all__ = ["prepare_frame", "calibrate_frame", "score_signature"]
+
+_LANGUAGE_COLUMNS = {"lp", "src_lang", "tgt_lang"}
+
+
+def prepare_frame(df: pd.DataFrame, by: list[str], where: str = "input") -> pd.DataFrame:
+    """A copy of ``df`` whose language columns are normalised keys (derived from ``lp`` when absent).
+    Tables without any language column are returned as they are (grouping by other columns)."""
+    if _LANGUAGE_COLUMNS & set(df.columns):
+        return add_language_columns(df, where=where)
+    return df
+
+
+def score_signature(path, score: str) -> str | None:
+    """The metric signature stored with a table for ``score`` (Parquet metadata or sidecar), if any."""
+    meta = read_table_metadata(path)
+    signatures = meta.get("signatures", {}) if isinstance(meta, dict) else {}
+    sig = signatures.get(score)
+    return sig if isinstance(sig, str) else None
+
+
+def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, interval: float | None = None,
+                    signature: str | None = None, force: bool = False, where: str = "input") -> pd.DataFrame:
+    """``df`` with ``column`` (default ``<score>_lgn``), ``calibration_source`` and, with ``interval``,
+    ``<column>_low``/``<column>_high`` appended; rows and existing columns untouched."""
+    frame = prepare_frame(df, model.by_ if hasattr(model, "by_") else [model.by], where)
+    name = column or f"{model.score}_lgn"
+    out = df.copy()
+    out[name] = model.transform(frame, signature=signature, force=force)
+    out["calibration_source"] = model.sources(frame)
+    n_nan = int(np.isnan(frame[model.score].to_numpy(dtype=float)).sum())
+    if n_nan:
+        warnings.warn(f"{n_nan} row(s) have a missing/NaN score; their calibrated value is NaN (rows kept)",
+                      DataQualityWarning, stacklevel=2)
+    if interval is not None:
+        low, high = model.interval(frame, level=interval)
+        out[f"{name}_low"], out[f"{name}_high"] = low, high
+    return out

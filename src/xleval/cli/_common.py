@@ -1,0 +1,81 @@
+"""Helpers shared by the command modules: rendering results as a table or JSON, and common options."""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from enum import Enum
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+__all__ = ["console", "err_console", "OutputFormat", "FORMAT_OPTION", "COL_OPTION", "emit_json", "print_table", "parse_pair", "to_jsonable"]
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="text (tables) or json (for machines).")
+COL_OPTION = typer.Option(None, "--col", help="Map a canonical column to a column of the file, e.g. --col hypothesis=mt (repeatable).")
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Plain JSON values: NaN/inf become None, numpy scalars become Python numbers, dataclasses use to_dict()."""
+    if hasattr(obj, "columns") and hasattr(obj, "to_dict"):  # a DataFrame: a list of row records
+        return to_jsonable(obj.to_dict(orient="records"))
+    if hasattr(obj, "to_dict") and callable(obj.to_dict):
+        return to_jsonable(obj.to_dict())
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if hasattr(obj, "tolist") and not isinstance(obj, (str, bytes)):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    return obj
+
+
+def emit_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(to_jsonable(payload), indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+
+
+def _cell(value: Any, digits: int) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def print_table(rows: Sequence[Mapping[str, Any]], title: str | None = None, digits: int = 4) -> None:
+    """Render a list of dicts (same keys) as a rich table on stdout."""
+    if not rows:
+        return
+    table = Table(title=title, show_lines=False)
+    for key in rows[0]:
+        table.add_column(str(key), justify="right" if isinstance(rows[0][key], (int, float)) else "left")
+    for row in rows:
+        table.add_row(*(_cell(to_jsonable(v) if not isinstance(v, float) else v, digits) for v in row.values()))
+    console.print(table)
+
+
+def parse_pair(text: str, option: str) -> tuple[float, float]:
+    """'80,10' -> (80.0, 10.0)."""
+    from ..exceptions import InputError
+
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return float(parts[0]), float(parts[1])
+    except ValueError:
+        raise InputError(f"{option} {text!r}: expected two numbers MEAN,STD, e.g. {option} 80,10") from None

@@ -1,0 +1,112 @@
+"""``xleval calibrate fit|apply|show``: fit an LGN calibrator on a table, apply it, inspect it."""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..calibration import LGN, calibration_summary
+from ..calibration import calibrate_frame, prepare_frame, score_signature
+from ..exceptions import InputError
+from ..io import parse_column_mapping, read_table, write_table
+from ._common import COL_OPTION, FORMAT_OPTION, OutputFormat, emit_json, err_console, parse_pair, print_table
+
+app = typer.Typer(no_args_is_help=True, help="Fit, apply and show LGN calibrators.")
+
+_DEFAULTS = LGN().get_params()
+
+
+@app.command("fit")
+def fit(
+    input: str = typer.Argument(..., help="Calibration table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin)."),
+    score: str = typer.Option(..., "--score", help="Score column to calibrate."),
+    output: Path = typer.Option(..., "-o", "--output", help="Where to write the calibrator JSON."),
+    by: str = typer.Option(_DEFAULTS["by"], "--by", help="Group by tgt_lang, lp, or COL[,COL...]."),
+    method: str = typer.Option(_DEFAULTS["method"], "--method", help="zscore, robust or quantile."),
+    target: str = typer.Option("0,1", "--target", help="Shared MEAN,STD of calibrated scores, e.g. 80,10."),
+    min_count: int = typer.Option(_DEFAULTS["min_count"], "--min-count", help="Smaller groups are shrunk and flagged."),
+    fallback: str = typer.Option("default", "--fallback", help="Chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last)."),
+    signature: Optional[str] = typer.Option(None, "--signature", help="Metric signature of the score (default: from the table's metadata)."),
+    col: Optional[list[str]] = COL_OPTION,
+    fmt: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Fit per-group statistics on a calibration set and save them."""
+    by_cols = [c.strip() for c in by.split(",") if c.strip()]
+    model = LGN(by=by_cols[0] if len(by_cols) == 1 else by_cols, method=method, target=parse_pair(target, "--target"),
+                min_count=min_count, fallback="default" if fallback == "default" else fallback.split(","), score=score)
+    df = read_table(input, columns=parse_column_mapping(col), required=[score], numeric=[score])
+    frame = prepare_frame(df, by_cols, input)
+    sig = signature if signature is not None else score_signature(input, score)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(frame, signature=sig)
+        calibrated = model.transform(frame)
+    model.save(output)
+    summary = calibration_summary(frame[score], calibrated, frame[by_cols] if len(by_cols) > 1 else frame[by_cols[0]])
+    _render(fmt, {"model": str(output), "signature": sig, "groups": model.group_table(), "verification": summary},
+            [str(w.message) for w in caught], title=f"LGN {method} by {by} fitted on {len(frame)} rows -> {output}")
+
+
+@app.command("apply")
+def apply(
+    model_path: Path = typer.Argument(..., metavar="MODEL.json", help="Calibrator written by `calibrate fit`."),
+    input: str = typer.Argument(..., help="Table to calibrate."),
+    output: str = typer.Option(..., "-o", "--output", help="Output table (format by extension, '-' = TSV on stdout)."),
+    column: Optional[str] = typer.Option(None, "--column", help="Name of the calibrated column (default: SCORE_lgn)."),
+    interval: Optional[float] = typer.Option(None, "--interval", help="Add lower/upper columns of a confidence interval at this level, e.g. 0.95."),
+    on_unseen: Optional[str] = typer.Option(None, "--on-unseen", help="Override the fallback end for unseen groups: pooled, raw or error."),
+    force: bool = typer.Option(False, "--force", help="Apply even if the score's metric signature differs from the calibrator's."),
+    signature: Optional[str] = typer.Option(None, "--signature", help="Metric signature of the score (default: from the table's metadata)."),
+    col: Optional[list[str]] = COL_OPTION,
+    fmt: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Add the calibrated column and `calibration_source`, keeping every input row and column in order."""
+    model = LGN.load(model_path)
+    if on_unseen is not None:
+        _override_terminal(model, on_unseen)
+    df = read_table(input, columns=parse_column_mapping(col), required=[model.score], numeric=[model.score])
+    sig = signature if signature is not None else score_signature(input, model.score)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = calibrate_frame(model, df, column=column, interval=interval, signature=sig, force=force, where=input)
+    write_table(out, output)
+    if output != "-":
+        name = column or f"{model.score}_lgn"
+        counts = out["calibration_source"].value_counts().to_dict()
+        _render(fmt, {"output": output, "rows": len(out), "column": name, "calibration_source": counts,
+                      "n_nan": int(out[name].isna().sum())}, [str(w.message) for w in caught],
+                title=f"calibrated {len(out)} rows -> {output}")
+
+
+@app.command("show")
+def show(model_path: Path = typer.Argument(..., metavar="MODEL.json"), fmt: OutputFormat = FORMAT_OPTION) -> None:
+    """Print a calibrator's options, signature and per-group statistics."""
+    model = LGN.load(model_path)
+    _render(fmt, {"model": str(model_path), "params": model.to_dict()["params"], "signature": model.signature_,
+                  "pooled": {"center": model.pooled_[0], "scale": model.pooled_[1]}, "groups": model.group_table()},
+            [], title=f"{model!r} signature={model.signature_}")
+
+
+def _override_terminal(model: LGN, terminal: str) -> None:
+    if terminal not in ("pooled", "raw", "error"):
+        raise InputError(f"--on-unseen {terminal!r}: use pooled, raw or error")
+    model.fallback_ = model.fallback_[:-1] + [terminal]
+
+
+def _render(fmt: OutputFormat, payload: dict, notes: list[str], title: str) -> None:
+    if fmt == OutputFormat.json:
+        emit_json({**payload, "warnings": notes})
+        return
+    err_console.print(title)
+    for key, value in payload.items():
+        if hasattr(value, "to_dict") and hasattr(value, "columns"):
+            print_table(value.to_dict(orient="records"), title=key)
+        elif key == "verification":
+            print_table(value.groups.to_dict(orient="records"), title="per-group mean/std before and after")
+            err_console.print(f"sd of group means: before {value.sd_of_means_before:.6g}, after {value.sd_of_means_after:.3g}")
+        elif isinstance(value, dict):
+            err_console.print(f"{key}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
+    for note in notes:
+        err_console.print(f"[yellow]warning:[/yellow] {note}")
