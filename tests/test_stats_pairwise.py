@@ -1,0 +1,115 @@
+"""acc23 pairwise accuracy with ties and tie calibration (Deutsch et al. 2023), checked by hand
+and against a direct pure-Python transcription of the definition."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.stats as ss
+
+from xleval.exceptions import DataQualityWarning, InputError
+from xleval.stats import pairwise_accuracy
+
+
+def test_hand_checked_example_without_useful_ties():
+    # metric [1, 2, 3, 3], human [1, 3, 2, 2]; the 6 pairs:
+    #   (0,1) m 1<2, h 1<3 -> C     (0,2) 1<3, 1<2 -> C     (0,3) 1<3, 1<2 -> C
+    #   (1,2) m 2<3, h 3>2 -> D     (1,3) 2<3, 3>2 -> D     (2,3) m 3=3, h 2=2 -> tie in both
+    # acc23(eps=0) = (C + T_hm) / 6 = (3 + 1) / 6 = 2/3.
+    # Tie calibration: eps=1 turns (0,1), (1,2), (1,3) into metric ties -> (2 + 1) / 6 = 1/2;
+    # eps=2 ties everything -> 1/6. So the best epsilon is 0.
+    res = pairwise_accuracy([1, 2, 3, 3], [1, 3, 2, 2])
+    assert res.estimate == pytest.approx(2 / 3)
+    assert (res.concordant, res.discordant, res.ties_human, res.ties_metric, res.ties_both) == (3, 2, 0, 0, 1)
+    assert res.epsilon == 0.0 and res.n_pairs == 6
+
+
+def test_hand_checked_tie_calibration():
+    # metric [1.0, 1.1, 3.0], human [1, 1, 2]:
+    #   (0,1) |dm| = 0.1, humans tie -> T_h at eps=0, T_hm at eps >= 0.1
+    #   (0,2) |dm| = 2.0, C          (1,2) |dm| = 1.9, C
+    # eps=0 -> 2/3; eps=0.1 -> 3/3; eps=1.9 -> (1 + 1)/3; eps=2 -> 1/3. Best: eps = 0.1, acc = 1.
+    res = pairwise_accuracy([1.0, 1.1, 3.0], [1, 1, 2])
+    assert res.epsilon == pytest.approx(0.1) and res.estimate == 1.0
+    assert pairwise_accuracy([1.0, 1.1, 3.0], [1, 1, 2], tie_calibration=False).estimate == pytest.approx(2 / 3)
+    assert pairwise_accuracy([1.0, 1.1, 3.0], [1, 1, 2], epsilon=1.95).estimate == pytest.approx(2 / 3)
+
+
+def test_cross_group_pairs_only():
+    # groups a, a, b: cross pairs are (0,2) and (1,2) only.
+    # metric [1, 2, 3], human [2, 1, 3]: (0,1) is discordant but within group a; (0,2), (1,2) concordant.
+    m, h, g = [1.0, 2.0, 3.0], [2.0, 1.0, 3.0], ["a", "a", "b"]
+    assert pairwise_accuracy(m, h, groups=g, pairs="cross").estimate == 1.0
+    assert pairwise_accuracy(m, h, groups=g, pairs="cross").n_pairs == 2
+    assert pairwise_accuracy(m, h, groups=g, pairs="within").estimate == 0.0
+    assert pairwise_accuracy(m, h, pairs="all").estimate == pytest.approx(2 / 3)
+    mask = np.zeros((3, 3), dtype=bool)
+    mask[0, 1] = True
+    assert pairwise_accuracy(m, h, pairs=mask).n_pairs == 1
+
+
+def _reference_acc23(metric, human, mask=None, calibrate=True):
+    """Direct transcription of the definition and of mt-metrics-eval's threshold search."""
+    pairs = [(i, j) for i, j in itertools.combinations(range(len(metric)), 2) if mask is None or mask[i][j]]
+
+    def acc(eps):
+        good = 0
+        for i, j in pairs:
+            dm, dh = metric[i] - metric[j], human[i] - human[j]
+            mtie, htie = abs(dm) <= eps, dh == 0
+            good += (mtie and htie) or (not mtie and not htie and (dm > 0) == (dh > 0))
+        return good / len(pairs)
+
+    if not calibrate:
+        return acc(0.0), 0.0
+    candidates = sorted({0.0} | {abs(metric[i] - metric[j]) for i, j in pairs})
+    scores = [acc(e) for e in candidates]
+    best = int(np.argmax(scores))
+    return scores[best], candidates[best]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_matches_the_definition_on_random_data_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    n = 25
+    human = rng.integers(0, 6, size=n).astype(float)  # many human ties
+    metric = np.round(human + rng.normal(scale=1.5, size=n), 1)
+    groups = rng.integers(0, 3, size=n)
+    cross = groups[:, None] != groups[None, :]
+    for mask, pairs in ((None, "all"), (cross, "cross")):
+        for calibrate in (True, False):
+            res = pairwise_accuracy(metric, human, groups=groups, pairs=pairs, tie_calibration=calibrate)
+            acc, eps = _reference_acc23(metric.tolist(), human.tolist(), mask, calibrate)
+            assert res.estimate == pytest.approx(acc)
+            assert res.epsilon == pytest.approx(eps)
+
+
+def test_without_ties_accuracy_is_one_plus_tau_over_two():
+    rng = np.random.default_rng(9)
+    m, h = rng.normal(size=50), rng.normal(size=50)
+    res = pairwise_accuracy(m, h, tie_calibration=False)
+    assert res.estimate == pytest.approx((1 + ss.kendalltau(m, h).statistic) / 2)
+
+
+def test_monotone_rescaling_leaves_accuracy_unchanged():
+    rng = np.random.default_rng(10)
+    m, h = rng.normal(size=30), rng.normal(size=30)
+    assert pairwise_accuracy(np.exp(m), h, tie_calibration=False).estimate == \
+        pairwise_accuracy(m, h, tie_calibration=False).estimate
+
+
+def test_bad_input_and_missing_values():
+    with pytest.raises(InputError, match="needs groups"):
+        pairwise_accuracy([1.0, 2.0], [1.0, 2.0], pairs="cross")
+    with pytest.raises(InputError, match="no pairs"):
+        pairwise_accuracy([1.0, 2.0], [1.0, 2.0], groups=["a", "a"], pairs="cross")
+    with pytest.raises(InputError, match="epsilon"):
+        pairwise_accuracy([1.0, 2.0], [1.0, 2.0], epsilon=-1)
+    with pytest.raises(InputError, match="NaN"):
+        pairwise_accuracy([1.0, 2.0, 3.0], [1.0, np.nan, 2.0])
+    with pytest.warns(DataQualityWarning, match="1 of 4 items"):
+        res = pairwise_accuracy([1.0, 2.0, 3.0, 4.0], [1.0, np.nan, 2.0, 3.0], groups=["a", "b", "b", "a"],
+                                pairs="cross", nan_policy="omit")
+    # remaining items 0 (a), 2 (b), 3 (a): cross pairs (0,2) and (2,3)
+    assert res.n == 3 and res.n_pairs == 2
