@@ -8,7 +8,7 @@ the reference implementations they are tested against.
 from xleval.stats._bootstrap import bootstrap, bootstrap_sums, paired_bootstrap
 from xleval.stats._correlation import correlation, partial_correlation
 from xleval.stats._effects import cohens_d, eta_squared, kruskal_wallis
-from xleval.stats._pairwise import pairwise_accuracy
+from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
 from xleval.stats._results import CorrelationResult, Estimate, PairwiseAccuracy, TestResult
 
@@ -25,6 +25,7 @@ __all__ = [
     "correlation",
     "partial_correlation",
     "pairwise_accuracy",
+    "compare_pairwise_accuracy",
     "eta_squared",
     "kruskal_wallis",
     "cohens_d",

@@ -184,6 +184,7 @@ def bootstrap_sums(
     strata: Any = None,
     clusters: Any = None,
     random_state: Any = None,
+    vectorized: bool = True,
 ) -> Estimate:
     """Bootstrap a statistic that is a function of column sums of per-row sufficient statistics.
 
@@ -191,6 +192,9 @@ def bootstrap_sums(
     array of shape (..., k) of summed statistics to shape (...), e.g. a corpus BLEU from summed
     n-gram matches, ``lambda s: s[..., 0] / s[..., 1]`` for a ratio of sums, or a mean with a
     column of ones. Every resample is ``counts @ stats``: exact corpus scores, no loop per row.
+    With ``vectorized=False`` the score is called once per resample with a (k,) vector (for
+    scores that cannot work on a batch, e.g. a pairwise accuracy of per-system means computed
+    from per-system sums; the resampling itself stays vectorised).
     """
     arr = v.as_float_array(stats, "stats", ndim=(1, 2))
     arr = arr[:, None] if arr.ndim == 1 else arr
@@ -200,12 +204,13 @@ def bootstrap_sums(
     rng, seed = v.make_rng(random_state)
     unit_stats = units.unit_sums(arr)
     total = unit_stats.sum(axis=0)
+    score = score_from_stats if vectorized else _row_by_row(score_from_stats)
     point = float(score_from_stats(total))
     dist = np.concatenate([
-        np.asarray(score_from_stats(_counts(idx, units.n_units) @ unit_stats), dtype=float)
+        np.asarray(score(_counts(idx, units.n_units) @ unit_stats), dtype=float).reshape(-1)
         for idx in units.chunks(rng, n_resamples)
     ])
-    jackknife = lambda: np.asarray(score_from_stats(total[None, :] - unit_stats), dtype=float)  # noqa: E731
+    jackknife = lambda: np.asarray(score(total[None, :] - unit_stats), dtype=float).reshape(-1)  # noqa: E731
     return _estimate(point, dist, level, method, len(arr), seed, jackknife, units.notes, _label(units, "sums"))
 
 
@@ -279,6 +284,10 @@ def paired_bootstrap(
 
 
 # ----------------------------------------------------------------------------- helpers
+def _row_by_row(score: Callable[[np.ndarray], Any]) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda sums: np.array([float(score(row)) for row in sums], dtype=float)
+
+
 def _ratio(s: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return s[..., 0] / s[..., 1]
