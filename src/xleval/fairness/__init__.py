@@ -1,0 +1,36 @@
+"""Multilingual fairness gaps (absolute level, ratio to a reference language, resource
+elasticity, typological bias) and the minimum test-set size to detect a gap.
+See docs/fairness.md."""
+from xleval.fairness._elasticity import data_multiplier, resource_elasticity
+from xleval.fairness._gaps import DERIVED_FEATURES, fairness_gaps, fairness_gaps_by
+from xleval.fairness._power import cohens_h, detectable_effect, min_test_size, test_power
+from xleval.fairness._typology import typology_bias
+from xleval.fairness._results import (
+    DetectableEffect,
+    Elasticity,
+    FairnessReport,
+    GapSummary,
+    LanguageGap,
+    SampleSize,
+    TypologyBias,
+)
+
+__all__ = [
+    "fairness_gaps",
+    "fairness_gaps_by",
+    "resource_elasticity",
+    "data_multiplier",
+    "typology_bias",
+    "DERIVED_FEATURES",
+    "min_test_size",
+    "detectable_effect",
+    "test_power",
+    "cohens_h",
+    "SampleSize",
+    "DetectableEffect",
+    "LanguageGap",
+    "GapSummary",
+    "Elasticity",
+    "TypologyBias",
+    "FairnessReport",
+]

@@ -1,0 +1,337 @@
+"""The four-dimension gap analysis of one model over a long table of per-item results.
+
+Uncertainty comes from :func:`xleval.stats.bootstrap`: stratified by language when each
+language has its own items (every resample keeps every language at its size, so a language
+with 1-5 items never vanishes and is flagged "unreliable"), or over items resampled jointly
+across languages when the items are parallel (``item=`` column; a paired bootstrap). All the
+summaries of one report share one seed, so their resamples are the same draws.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from xleval.exceptions import DataQualityWarning, InputError, LanguageCodeError
+from xleval.fairness._elasticity import resource_elasticity
+from xleval.fairness._results import Elasticity, FairnessReport, GapSummary, LanguageGap, TypologyBias
+from xleval.fairness._typology import typology_bias
+from xleval.io import family_of, normalize_code, normalize_codes, script_of, split_lp, to_numeric_column
+from xleval.stats import Estimate, bootstrap
+
+__all__ = ["fairness_gaps", "fairness_gaps_by", "DERIVED_FEATURES"]
+
+DERIVED_FEATURES = {"script": script_of, "family": family_of}  # typology features read off the language code
+Reducer = Callable[[np.ndarray], np.ndarray]
+
+
+# ----------------------------------------------------------------------------- designs
+class _Independent:
+    """Each language has its own items: bootstrap stratified by language."""
+
+    name = "independent"
+
+    def __init__(self, values: np.ndarray, codes: np.ndarray, labels: list[str]):
+        n_groups = len(labels)
+        self.values, self.codes = values, codes
+        self.strata = np.asarray(labels, dtype=object)[codes]  # names, so notes say 'am', not 3
+        counts = np.bincount(codes, minlength=n_groups).astype(float)
+        # (n, G) averaging matrix: x @ W gives the language means of any resample, because a
+        # stratified resample keeps every row's language at its position.
+        self.weights = np.zeros((len(values), n_groups))
+        self.weights[np.arange(len(values)), codes] = 1.0 / counts[codes]
+        self.counts = counts.astype(int)
+
+    def language_values(self, g: int) -> np.ndarray:
+        return self.values[self.codes == g]
+
+    def boot(self, reducer: Reducer, **kwargs: Any) -> Estimate:
+        w = self.weights
+        return bootstrap(self.values, lambda x, axis: reducer(x @ w), strata=self.strata, vectorized=True, **kwargs)
+
+
+class _Paired:
+    """Parallel items: rows of an (items x languages) matrix are resampled together."""
+
+    name = "paired"
+
+    def __init__(self, matrix: np.ndarray):
+        self.matrix = matrix
+        self.counts = np.full(matrix.shape[1], matrix.shape[0])
+
+    def language_values(self, g: int) -> np.ndarray:
+        return self.matrix[:, g]
+
+    def boot(self, reducer: Reducer, **kwargs: Any) -> Estimate:
+        return bootstrap(self.matrix, lambda y, axis: reducer(y.mean(axis=axis)), vectorized=True, **kwargs)
+
+
+def _safe(reducer: Reducer) -> Reducer:
+    def wrapped(means: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return reducer(means)
+    return wrapped
+
+
+# ----------------------------------------------------------------------------- public API
+def fairness_gaps(
+    data: pd.DataFrame,
+    metric: str,
+    by: str = "lang",
+    *,
+    reference: str | None = "en",
+    item: str | None = None,
+    resource: str | None = None,
+    typology: Sequence[str] = (),
+    floor: float | None = None,
+    higher_is_better: bool = True,
+    log_performance: bool = False,
+    target_gain: float | None = None,
+    level: float = 0.95,
+    n_resamples: int = 1000,
+    random_state: Any = None,
+) -> FairnessReport:
+    """Per-language level, ratio to ``reference``, resource elasticity and typological bias.
+
+    ``data``: one row per item and language (a score or 0/1 correctness in ``metric``), or one
+    row per language (aggregates; CIs are then unavailable and flagged). ``by`` names the
+    language column (codes are normalised; ``lp`` columns keep the pair). ``item`` marks
+    parallel items (paired design). ``resource``: per-language training-data size (constant
+    within a language). ``typology``: per-language feature columns; ``script`` and ``family``
+    are derived from the language code when no such column exists. ``floor``: the usability
+    floor (e.g. 0.5 for F1 in [0, 1]); with ``higher_is_better=False`` it is a ceiling.
+    """
+    _check_columns(data, metric, by, item, resource, typology)
+    frame = _clean(data, metric, by, item)
+    langs, labels = _language_keys(frame[by], by)
+    ref = _reference(reference, labels, by)
+    design = _design(frame, metric, langs, len(labels), item, labels)
+    seed = _resolve_seed(random_state)
+    kw = {"n_resamples": n_resamples, "level": level, "random_state": seed}
+    worst = np.min if higher_is_better else np.max
+    notes: list[str] = []
+    ratio_ok = ref is not None and _ratio_scale(design, labels, ref, notes)
+    sizes = _per_language(frame, resource, langs, labels, "resource") if resource else None
+    gaps = _language_gaps(design, labels, ref, ratio_ok, floor, higher_is_better, sizes, kw)
+    summary = _summary(design, labels, ref, ratio_ok, worst, kw)
+    means = np.array([g.mean.estimate for g in gaps])
+    elasticity = _elasticity(means, sizes, labels, log_performance, target_gain, level, notes)
+    typo = _typology(frame, typology, langs, labels, means, sizes, level)
+    if len(labels) < 2:
+        notes.append("only one language: there is no gap to measure")
+    return FairnessReport(
+        metric=metric, by=by, reference=ref, higher_is_better=higher_is_better, design=design.name, floor=floor,
+        languages=tuple(gaps), summary=summary, elasticity=elasticity, typology=typo, level=level,
+        n_resamples=n_resamples, random_state=seed, notes=tuple(notes),
+    )
+
+
+def fairness_gaps_by(data: pd.DataFrame, model: str, metric: str, by: str = "lang", **kwargs: Any) -> dict[str, FairnessReport]:
+    """:func:`fairness_gaps` for each value of the ``model`` column (one report per model)."""
+    if model not in data.columns:
+        raise InputError(f"model column {model!r} not in the table; its columns are {list(data.columns)}")
+    return {str(name): fairness_gaps(part, metric, by, **kwargs) for name, part in data.groupby(model, sort=True)}
+
+
+# ----------------------------------------------------------------------------- input handling
+def _check_columns(data: pd.DataFrame, metric: str, by: str, item, resource, typology) -> None:
+    if not isinstance(data, pd.DataFrame):
+        raise InputError(f"data must be a pandas DataFrame; got {type(data).__name__}")
+    needed = [metric, by] + [c for c in (item, resource) if c] + [c for c in typology if c not in DERIVED_FEATURES]
+    missing = [c for c in needed if c not in data.columns]
+    if missing:
+        raise InputError(f"column(s) {missing} not in the table; its columns are {list(data.columns)}")
+    if len(data) == 0:
+        raise InputError("the table has no rows; nothing to analyse")
+
+
+def _clean(data: pd.DataFrame, metric: str, by: str, item: str | None) -> pd.DataFrame:
+    frame = data.reset_index(drop=True).copy()
+    frame[metric] = to_numeric_column(frame[metric], metric, "fairness input")
+    bad = ~np.isfinite(frame[metric].to_numpy())
+    if bad.all():
+        raise InputError(f"column {metric!r} has no finite values; choose the metric column with --metric")
+    if bad.any():
+        warnings.warn(f"fairness: {int(bad.sum())} of {len(frame)} rows with a NaN/inf {metric!r} left out",
+                      DataQualityWarning, stacklevel=3)
+        frame = frame.loc[~bad].reset_index(drop=True)
+    return frame
+
+
+def _language_keys(column: pd.Series, by: str) -> tuple[np.ndarray, list[str]]:
+    if by == "lp":
+        uniques, inverse = np.unique(column.astype(str).to_numpy(), return_inverse=True)
+        try:
+            keys = np.asarray(["-".join(split_lp(u)) for u in uniques], dtype=object)[inverse]
+        except LanguageCodeError as exc:
+            raise LanguageCodeError(f"column 'lp': {exc}") from None
+    else:
+        keys = normalize_codes(column.to_numpy(), by, "fairness input")
+    labels, codes = np.unique(keys.astype(str), return_inverse=True)
+    return codes.astype(np.intp), [str(x) for x in labels]
+
+
+def _reference(reference: str | None, labels: list[str], by: str) -> str | None:
+    if reference is None:
+        return None
+    try:
+        key = "-".join(split_lp(reference)) if by == "lp" else normalize_code(reference)
+    except LanguageCodeError as exc:
+        raise InputError(f"reference {reference!r}: {exc}") from None
+    if key not in labels:
+        raise InputError(
+            f"reference language {reference!r} is not in column {by!r} (languages: {', '.join(labels)}); "
+            "pick one with --reference, or pass reference=None to skip the ratios"
+        )
+    return key
+
+
+def _design(frame: pd.DataFrame, metric: str, codes: np.ndarray, n_groups: int, item: str | None,
+            labels: list[str]) -> _Independent | _Paired:
+    values = frame[metric].to_numpy(dtype=float)
+    if item is None:
+        return _Independent(values, codes, labels)
+    keyed = pd.DataFrame({"item": frame[item].to_numpy(), "g": codes, "v": values})
+    dup = keyed.duplicated(["item", "g"])
+    if dup.any():
+        row = int(np.flatnonzero(dup.to_numpy())[0])
+        raise InputError(
+            f"item {keyed['item'].iloc[row]!r} appears more than once for language {labels[codes[row]]!r} "
+            f"(row {row + 1}); with several models use fairness_gaps_by / --model, or aggregate first"
+        )
+    wide = keyed.pivot(index="item", columns="g", values="v").reindex(columns=range(n_groups))
+    complete = wide.notna().all(axis=1)
+    if not complete.any():
+        raise InputError(f"no item of column {item!r} is present in every language; a paired analysis needs parallel items")
+    if not complete.all():
+        lost = int(wide.loc[~complete].notna().to_numpy().sum())
+        warnings.warn(f"fairness: {int((~complete).sum())} items missing in some language; their {lost} rows "
+                      "left out of the paired analysis", DataQualityWarning, stacklevel=3)
+    return _Paired(wide.loc[complete].to_numpy(dtype=float))
+
+
+def _resolve_seed(random_state: Any) -> int:
+    # One integer seed for every bootstrap of the report, so all summaries use the same resamples.
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**32 - 1))
+    if random_state is None:
+        return int(np.random.SeedSequence().generate_state(1)[0])
+    if isinstance(random_state, (int, np.integer)) and random_state >= 0:
+        return int(random_state)
+    raise InputError(f"random_state must be a non-negative integer, None or a numpy Generator; got {random_state!r}")
+
+
+def _ratio_scale(design, labels: list[str], ref: str, notes: list[str]) -> bool:
+    values = design.values if isinstance(design, _Independent) else design.matrix
+    ref_mean = design.language_values(labels.index(ref)).mean()
+    if (values < 0).any() or not ref_mean > 0:
+        notes.append("ratios to the reference are not reported: the metric has negative values or a non-positive "
+                     "reference mean (not a ratio scale, e.g. z-scores); differences are reported instead")
+        return False
+    return True
+
+
+def _per_language(frame: pd.DataFrame, column: str, codes: np.ndarray, labels: list[str], what: str) -> np.ndarray:
+    """One value per language from a column that must be constant within each language."""
+    values = frame[column]
+    out = []
+    for g, label in enumerate(labels):
+        distinct = values[codes == g].dropna().unique()
+        if len(distinct) > 1:
+            raise InputError(f"{what} column {column!r} has {len(distinct)} different values for language {label!r}; "
+                             "give one value per language")
+        out.append(distinct[0] if len(distinct) else np.nan)
+    return np.asarray(out, dtype=object)
+
+
+# ----------------------------------------------------------------------------- dimensions 1-2
+def _language_gaps(design, labels, ref, ratio_ok, floor, higher_is_better, sizes, kw) -> list[LanguageGap]:
+    r = labels.index(ref) if ref is not None else None
+    gaps = []
+    for g, label in enumerate(labels):
+        x = design.language_values(g)
+        mean = bootstrap(x, "mean", **kw)
+        ratio = diff = None
+        if r is not None and g != r:
+            diff = design.boot(_safe(lambda m, g=g: m[..., g] - m[..., r]), **kw)
+            if ratio_ok:
+                ratio = design.boot(_safe(lambda m, g=g: m[..., g] / m[..., r]), **kw)
+        below, clearly = _floor_flags(mean, floor, higher_is_better)
+        gaps.append(LanguageGap(
+            language=label, n=int(design.counts[g]), mean=mean, std=float(np.std(x, ddof=1)) if len(x) > 1 else float("nan"),
+            worst_item=float(x.min() if higher_is_better else x.max()), ratio=ratio, difference=diff,
+            below_floor=below, clearly_below_floor=clearly,
+            resource=None if sizes is None else _float_or_none(sizes[g]),
+        ))
+    return gaps
+
+
+def _floor_flags(mean: Estimate, floor: float | None, higher_is_better: bool) -> tuple[bool | None, bool | None]:
+    if floor is None:
+        return None, None
+    if higher_is_better:
+        return bool(mean.estimate < floor), bool(mean.ci_high < floor)
+    return bool(mean.estimate > floor), bool(mean.ci_low > floor)
+
+
+def _summary(design, labels, ref, ratio_ok, worst, kw) -> GapSummary:
+    mean = design.boot(lambda m: m.mean(axis=-1), **kw)
+    low = design.boot(lambda m: worst(m, axis=-1), **kw)
+    std = design.boot(lambda m: m.std(axis=-1), **kw)
+    extra: dict[str, Estimate | None] = {}
+    others = [g for g, lab in enumerate(labels) if lab != ref]
+    if ref is not None and others:
+        r = labels.index(ref)
+        diffs = _safe(lambda m: m[..., others] - m[..., [r]])
+        extra["mean_difference"] = design.boot(lambda m: diffs(m).mean(axis=-1), **kw)
+        extra["worst_difference"] = design.boot(lambda m: worst(diffs(m), axis=-1), **kw)
+        if ratio_ok:
+            ratios = _safe(lambda m: m[..., others] / m[..., [r]])
+            extra["mean_ratio"] = design.boot(lambda m: ratios(m).mean(axis=-1), **kw)
+            extra["worst_ratio"] = design.boot(lambda m: worst(ratios(m), axis=-1), **kw)
+    return GapSummary(mean=mean, worst=low, std=std, **extra)
+
+
+# ----------------------------------------------------------------------------- dimensions 3-4
+def _elasticity(means, sizes, labels, log_performance, target_gain, level, notes) -> Elasticity | None:
+    if sizes is None:
+        return None
+    known = np.array([_float_or_none(s) is not None for s in sizes])
+    if not known.all():
+        missing = [lab for lab, k in zip(labels, known) if not k]
+        warnings.warn(f"fairness: no data size for {missing}; left out of the elasticity fit", DataQualityWarning, stacklevel=4)
+        notes.append(f"languages without a data size, left out of the elasticity fit: {', '.join(missing)}")
+    if known.sum() < 3:
+        notes.append("resource elasticity not fitted: fewer than 3 languages have a data size")
+        return None
+    return resource_elasticity(means[known], sizes[known].astype(float), [lab for lab, k in zip(labels, known) if k],
+                               log_performance=log_performance, target_gain=target_gain, level=level)
+
+
+def _typology(frame, typology, codes, labels, means, sizes, level) -> tuple[TypologyBias, ...]:
+    if not typology:
+        return ()
+    features = {}
+    for name in typology:
+        if name in frame.columns:
+            features[name] = _per_language(frame, name, codes, labels, "typology")
+        else:
+            features[name] = np.asarray([DERIVED_FEATURES[name](lab.split("-")[0]) or "unknown" for lab in labels], dtype=object)
+    keep = np.ones(len(labels), dtype=bool)
+    if sizes is not None:
+        keep = np.array([_float_or_none(s) is not None for s in sizes])
+    for name, vals in features.items():
+        keep &= ~pd.isna(pd.Series(list(vals))).to_numpy()
+    control = None if sizes is None else sizes[keep].astype(float)
+    return typology_bias(means[keep], {k: v[keep] for k, v in features.items()}, control, level=level)
+
+
+def _float_or_none(value: Any) -> float | None:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if np.isfinite(out) else None

@@ -1,0 +1,216 @@
+"""Frozen result objects of xleval.fairness; each serialises to a JSON-safe dict with ``to_dict()``.
+
+Nested statistics are the engine's own results (:class:`xleval.stats.Estimate`,
+:class:`xleval.stats.CorrelationResult`), so the report renders one kind of object everywhere.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from xleval.stats import CorrelationResult, Estimate
+
+__all__ = [
+    "SampleSize",
+    "DetectableEffect",
+    "LanguageGap",
+    "GapSummary",
+    "Elasticity",
+    "TypologyBias",
+    "FairnessReport",
+]
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "to_dict") and callable(value.to_dict):
+        return value.to_dict()
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(float(value)) else None
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return str(value)
+
+
+class _ToDict:
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class SampleSize(_ToDict):
+    """Smallest number of test items that detects ``effect`` with ``power`` at level ``alpha``.
+
+    ``n`` is items per language (per group); ``n_total`` counts every group the design needs
+    (``2 n`` for two independent test sets, ``n`` for one-sample and paired designs).
+    ``achieved_power`` is the power at ``n`` (always >= ``power``).
+    """
+
+    n: int
+    n_total: int
+    effect: float
+    effect_kind: str
+    design: str
+    power: float
+    achieved_power: float
+    alpha: float
+    alternative: str
+    method: str
+    discordant: float | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DetectableEffect(_ToDict):
+    """Smallest effect a test set of ``n`` items per language detects with ``power`` at ``alpha``.
+
+    For proportions with a ``baseline`` accuracy, ``other_low``/``other_high`` are the accuracies
+    of the compared language that sit exactly that effect below/above the baseline, and
+    ``difference`` = ``baseline - other_low`` in accuracy units.
+    """
+
+    effect: float
+    effect_kind: str
+    n: int
+    design: str
+    power: float
+    alpha: float
+    alternative: str
+    method: str
+    baseline: float | None = None
+    other_low: float | None = None
+    other_high: float | None = None
+    difference: float | None = None
+    discordant: float | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LanguageGap(_ToDict):
+    """One language: its level, spread, and its gap to the reference language.
+
+    ``ratio`` is ``mean / mean_ref`` and ``difference`` is ``mean - mean_ref`` (None for the
+    reference itself or when no reference was given; ``ratio`` also None when the metric is not
+    on a ratio scale). ``below_floor`` is True when the mean is on the wrong side of the
+    usability floor; ``clearly_below_floor`` when its whole CI is.
+    """
+
+    language: str
+    n: int
+    mean: Estimate
+    std: float
+    worst_item: float
+    ratio: Estimate | None = None
+    difference: Estimate | None = None
+    below_floor: bool | None = None
+    clearly_below_floor: bool | None = None
+    resource: float | None = None
+
+
+@dataclass(frozen=True)
+class GapSummary(_ToDict):
+    """Across languages: the mean, worst and standard deviation (ddof=0, as the seed) of the
+    language means, and the mean and worst ratio to the reference, each with a bootstrap CI."""
+
+    mean: Estimate
+    worst: Estimate
+    std: Estimate
+    mean_ratio: Estimate | None = None
+    worst_ratio: Estimate | None = None
+    mean_difference: Estimate | None = None
+    worst_difference: Estimate | None = None
+
+
+@dataclass(frozen=True)
+class Elasticity(_ToDict):
+    """Fit of ``performance = a + b ln(size)`` (or ``ln(performance) = a + b ln(size)`` when
+    ``log_performance``) across languages.
+
+    ``gain_per_doubling`` is ``b ln 2`` in metric units (log model: the factor ``2**b`` by
+    which performance multiplies). ``multiplier`` is the factor by which the data must grow for
+    ``target_gain``: ``exp(target_gain / b)`` (log model: ``target_gain ** (1 / b)``, the gain
+    being a factor); its CI maps the slope's CI and is infinite when that CI reaches 0.
+    A larger ``slope`` means more gain from each doubling of data.
+    """
+
+    slope: float
+    slope_ci_low: float
+    slope_ci_high: float
+    intercept: float
+    r_squared: float
+    p_value: float
+    n_languages: int
+    level: float
+    log_performance: bool
+    size_log_base: str
+    gain_per_doubling: float
+    languages: tuple[str, ...]
+    target_gain: float | None = None
+    multiplier: float | None = None
+    multiplier_ci_low: float | None = None
+    multiplier_ci_high: float | None = None
+    method: str = "ols-linregress"
+    notes: tuple[str, ...] = ()
+
+    def multiplier_for(self, gain: float) -> float:
+        """Data multiplier for an additive ``gain`` (log model: a performance factor)."""
+        return _multiplier(gain, self.slope, self.log_performance)
+
+
+def _multiplier(gain: float, slope: float, log_performance: bool) -> float:
+    if slope == 0 or not math.isfinite(slope):
+        return float("inf")
+    exponent = (math.log(gain) if log_performance else gain) / slope
+    return math.exp(exponent) if exponent < 700 else float("inf")
+
+
+@dataclass(frozen=True)
+class TypologyBias(_ToDict):
+    """Correlation between language performance and one typological feature, partial on
+    ``ln(size)`` when ``controls`` says so. ``feature`` names the column; for a categorical
+    column each level becomes a 0/1 indicator (``feature=level``)."""
+
+    feature: str
+    correlation: CorrelationResult
+    controls: tuple[str, ...]
+    n_languages: int
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FairnessReport(_ToDict):
+    """The four dimensions of a multilingual performance gap for one model.
+
+    ``design`` is ``independent`` (languages have their own test items; language-stratified
+    bootstrap) or ``paired`` (parallel items; items resampled together across languages).
+    """
+
+    metric: str
+    by: str
+    reference: str | None
+    higher_is_better: bool
+    design: str
+    floor: float | None
+    languages: tuple[LanguageGap, ...]
+    summary: GapSummary
+    elasticity: Elasticity | None
+    typology: tuple[TypologyBias, ...]
+    level: float
+    n_resamples: int
+    random_state: int | None
+    notes: tuple[str, ...] = ()
+
+    def language(self, code: str) -> LanguageGap:
+        """The entry of one language (by its normalised key)."""
+        for gap in self.languages:
+            if gap.language == code:
+                return gap
+        raise KeyError(code)
