@@ -1,0 +1,174 @@
+"""Ingestion: lm-evaluation-harness ``samples_*.jsonl`` and the "Apples to Apples" long table.
+
+**lm-evaluation-harness** (``--log_samples``) writes, for a ``loglikelihood_rolling`` task
+(wikitext-style perplexity), one JSON object per document with ``doc_id``, the document text
+(``target``; older versions only in ``arguments``) and the metric inputs
+``word_perplexity``/``byte_perplexity``/``bits_per_byte`` as ``[loglikelihood, n]`` (natural
+log; ``n`` = words or UTF-8 bytes). The rolling windows score every token (the first one is
+conditioned on the end-of-text token), and the token count is not logged: token-level metrics
+need ``tokens`` from elsewhere (``count_tokens`` with the model's tokenizer).
+
+**Apples to Apples** (``results.parquet`` of the shared data): one row per metric file x
+sentence, metrics ``sent-nll`` (nats), ``token-nll``, ``ppl``, ``bpb``, ``cpb`` (bits per
+*character*), ``mrr``. The denominators the paper used are recovered exactly from the values:
+scored tokens = sent-nll / token-nll, bytes = sent-nll / (bpb ln 2), characters = sent-nll /
+(cpb ln 2), all of the text after truncation to 120 model tokens. One-token sentences
+(sent-nll = 0, token-nll = NaN: the first token is not scored) get ``tokens = 0`` and are
+excluded by :class:`LMScores` with a count.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from xleval.exceptions import InputError
+
+from ._scores import LMScores
+
+__all__ = ["read_lm_eval_samples", "read_apples_results", "apples_scores", "APPLES_METRICS"]
+
+LN2 = math.log(2.0)
+APPLES_METRICS = ("bpb", "cpb", "mrr", "ppl", "sent-nll", "token-nll")
+_APPLES_KEYS = ["experiment", "eval_set", "model", "model_name", "arch", "train_lang", "tokenizer_algo",
+                "train_data", "lang", "vocab_size", "sent_idx"]
+_LM_EVAL_PAIRS = ("byte_perplexity", "bits_per_byte", "word_perplexity")
+TRANSLATION_SETS = ("en", "de", "de-ar", "de-arp", "de-p")  # WMT19 en-de: one English, four German versions
+
+
+# ----------------------------------------------------------------------------- lm-evaluation-harness
+def read_lm_eval_samples(path: str | os.PathLike, *, lang: str, model: str | None = None) -> pd.DataFrame:
+    """Rows ``item, lang, model, loglik, bytes, words, text`` from an lm-eval ``samples_*.jsonl``
+    of a loglikelihood-rolling task; feed them to :meth:`LMScores.from_frame`."""
+    name = str(path)
+    if not Path(path).is_file():
+        raise InputError(f"{name}: no such file; give the samples_<task>_<date>.jsonl written by lm_eval --log_samples")
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if line.strip():
+                rows.append(_lm_eval_row(line, name, lineno))
+    if not rows:
+        raise InputError(f"{name}: no samples in the file")
+    df = pd.DataFrame(rows)
+    df.insert(1, "lang", lang)
+    df.insert(2, "model", model or Path(name).stem)
+    return df
+
+
+def _lm_eval_row(line: str, name: str, lineno: int) -> dict[str, Any]:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{name}: line {lineno}: not valid JSON ({exc.msg})") from None
+    pairs = {k: obj[k] for k in _LM_EVAL_PAIRS if k in obj}
+    if not pairs:
+        raise InputError(
+            f"{name}: line {lineno}: no [loglikelihood, n] field ({', '.join(_LM_EVAL_PAIRS)}); "
+            "only loglikelihood_rolling tasks (perplexity tasks such as wikitext) can be read"
+        )
+    loglik = float(next(iter(pairs.values()))[0])
+    words = pairs.get("word_perplexity", [None, None])[1]
+    n_bytes = (pairs.get("byte_perplexity") or pairs.get("bits_per_byte") or [None, None])[1]
+    return {"item": obj.get("doc_id", lineno - 1), "loglik": loglik, "bytes": n_bytes, "words": words,
+            "text": _lm_eval_text(obj)}
+
+
+def _lm_eval_text(obj: dict[str, Any]) -> str | None:
+    if isinstance(obj.get("target"), str):
+        return obj["target"]
+    args = obj.get("arguments")
+    # Older harness versions: [[text]]; newer: {"gen_args_0": {"arg_0": text}}.
+    if isinstance(args, list) and args and isinstance(args[0], list) and args[0] and isinstance(args[0][0], str):
+        return args[0][0]
+    if isinstance(args, dict):
+        first = next(iter(args.values()), {})
+        if isinstance(first, dict) and isinstance(first.get("arg_0"), str):
+            return first["arg_0"]
+    return None
+
+
+# ----------------------------------------------------------------------------- Apples to Apples
+def read_apples_results(
+    path: str | os.PathLike,
+    *,
+    experiments: Sequence[str] | None = None,
+    eval_sets: Sequence[str] | None = None,
+    with_text: bool = False,
+) -> pd.DataFrame:
+    """The long ``results.parquet`` as one row per (experiment, eval set, model, sentence), one
+    column per metric (``sent_nll``, ``token_nll``, ``ppl``, ``bpb``, ``cpb``, ``mrr``; the
+    paper's per-sentence values) plus the recovered statistics ``nll``, ``tokens``, ``chars``,
+    ``bytes``. Reads only the needed columns; ``experiments``/``eval_sets`` filter at read time."""
+    import pyarrow.parquet as pq
+
+    name = str(path)
+    if not Path(path).is_file():
+        raise InputError(f"{name}: no such file; give the apples results.parquet")
+    filters = [(col, "in", list(vals)) for col, vals in (("experiment", experiments), ("eval_set", eval_sets)) if vals]
+    columns = _APPLES_KEYS + ["metric", "value"] + (["sentence"] if with_text else [])
+    strings = ["experiment", "eval_set", "metric", "model", "model_name", "arch", "lang", "tokenizer_algo",
+               "train_lang", "train_data"]
+    table = pq.read_table(path, columns=columns, filters=filters or None, read_dictionary=strings)
+    if table.num_rows == 0:
+        raise InputError(f"{name}: no rows for experiments={experiments} eval_sets={eval_sets}")
+    long = table.to_pandas()
+    return _widen(long, with_text)
+
+
+def _widen(long: pd.DataFrame, with_text: bool) -> pd.DataFrame:
+    keys = [k for k in _APPLES_KEYS if k in long.columns]
+    for k in keys:
+        if isinstance(long[k].dtype, pd.CategoricalDtype):
+            long[k] = long[k].cat.add_categories(["-"]).fillna("-") if long[k].isna().any() else long[k]
+    long["vocab_size"] = long["vocab_size"].fillna(-1)
+    wide = long.set_index(keys + ["metric"])["value"].unstack("metric")
+    wide.columns = [str(c).replace("-", "_") for c in wide.columns]
+    if with_text:
+        text = long.drop_duplicates(keys).set_index(keys)["sentence"]
+        wide["text"] = text.reindex(wide.index).to_numpy()
+    wide = wide.reset_index()
+    wide.columns.name = None
+    for k in keys:
+        if isinstance(wide[k].dtype, pd.CategoricalDtype):
+            wide[k] = wide[k].astype(str)
+    return _recover_stats(wide)
+
+
+def _recover_stats(wide: pd.DataFrame) -> pd.DataFrame:
+    nll = wide["sent_nll"].to_numpy(dtype=float) if "sent_nll" in wide else np.full(len(wide), np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tokens = _count(nll / wide["token_nll"].to_numpy(dtype=float)) if "token_nll" in wide else np.nan
+        bytes_ = _count(nll / (wide["bpb"].to_numpy(dtype=float) * LN2)) if "bpb" in wide else np.nan
+        chars = _count(nll / (wide["cpb"].to_numpy(dtype=float) * LN2)) if "cpb" in wide else np.nan
+    single = (nll == 0) & (wide["token_nll"].isna().to_numpy() if "token_nll" in wide else True)
+    tokens = np.where(single, 0.0, tokens)
+    return wide.assign(nll=nll, tokens=tokens, chars=chars, bytes=bytes_)
+
+
+def _count(x: np.ndarray) -> np.ndarray:
+    # The denominators are integers; the ratio only carries float rounding error.
+    return np.where(np.isfinite(x), np.round(x), np.nan)
+
+
+def apples_scores(wide: pd.DataFrame, *, where: str = "apples results", warn: bool = True) -> LMScores:
+    """:class:`LMScores` from :func:`read_apples_results` rows of ONE corpus (one eval set, or the
+    WMT19 en-de translation sets together). ``setting`` = tokenizer algorithm + vocabulary size
+    for the controlled monolingual models (what is held equal across languages), the model name
+    otherwise; ``variant`` = the translation version for the en-de sets."""
+    t = wide.copy()
+    controlled = t["vocab_size"].astype(float) > 0
+    t["setting"] = np.where(controlled, t["tokenizer_algo"].astype(str) + "_" + t["vocab_size"].astype("Int64").astype(str),
+                            t["model_name"].astype(str))
+    t["variant"] = np.where(t["eval_set"].isin(TRANSLATION_SETS), t["eval_set"], "")
+    t["item"] = t["sent_idx"]
+    t["model"] = t["model_name"]
+    keep = ["lang", "model", "setting", "variant", "item", "nll", "tokens", "chars", "bytes", "experiment", "eval_set",
+            "arch", "tokenizer_algo", "vocab_size"] + (["text"] if "text" in t.columns else [])
+    return LMScores.from_frame(t[keep], where=where, warn=warn)
