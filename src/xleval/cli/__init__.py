@@ -16,7 +16,10 @@ from ..exceptions import XlevalError
 
 _GROUPS: list[tuple[str, str, str]] = [
     ("calibrate", "xleval.cli.calibrate:app", "Fit, apply and show LGN calibrators."),
+    ("diagnose", "xleval.cli.diagnose:diagnose", "Diagnose language bias, agreement with humans and LGN validity."),
     ("demo", "xleval.cli.demo:demo", "Run the whole MT path on generated data with a known truth."),
+    ("report", "xleval.cli.report:report", "Write one self-contained HTML (or JSON) report for a scored table."),
+    ("audit", "xleval.cli.audit:audit", "Audit a translated benchmark for a translation tax (E1-E4, parser validity)."),
 ]
 
 app = typer.Typer(

@@ -1,0 +1,67 @@
+"""``xleval diagnose INPUT --score COL --by tgt_lang|lp [--human COL] [--calibrated COL]``."""
+from __future__ import annotations
+
+import warnings
+from typing import Optional
+
+import typer
+
+from ..calibration import prepare_frame
+from ..diagnostics import DEFAULT_THRESHOLD, diagnose as run_diagnose
+from ..io import parse_column_mapping, read_table
+from ._common import COL_OPTION, FORMAT_OPTION, OutputFormat, console, emit_json, err_console, print_table
+
+
+def diagnose(
+    input: str = typer.Argument(..., help="Table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin)."),
+    score: str = typer.Option(..., "--score", help="Score column to diagnose."),
+    by: str = typer.Option("tgt_lang", "--by", help="Group by tgt_lang, lp, or COL[,COL...]."),
+    human: Optional[str] = typer.Option(None, "--human", help="Human score column: agreement and validity check."),
+    calibrated: Optional[str] = typer.Option(None, "--calibrated", help="Calibrated score column: before/after."),
+    system: str = typer.Option("system", "--system", help="System column for system-level agreement."),
+    threshold: float = typer.Option(DEFAULT_THRESHOLD, "--threshold", help="Pooled-sd difference that advises calibration."),
+    n_resamples: int = typer.Option(1000, "--n-resamples", help="Bootstrap/permutation resamples."),
+    seed: int = typer.Option(0, "--seed", help="Random state of resampling."),
+    col: Optional[list[str]] = COL_OPTION,
+    fmt: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Is SCORE biased by language? Did calibration remove it? Does it agree with humans across languages?"""
+    by_cols = [c.strip() for c in by.split(",") if c.strip()]
+    numeric = [c for c in (score, human, calibrated) if c]
+    df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    frame = prepare_frame(df, by_cols, input)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = run_diagnose(frame, score, by_cols[0] if len(by_cols) == 1 else by_cols, human=human,
+                              calibrated=calibrated, system=system, threshold=threshold, n_resamples=n_resamples,
+                              random_state=seed)
+    notes = [str(w.message) for w in caught]
+    if fmt == OutputFormat.json:
+        emit_json({**result.to_dict(), "warnings": notes})
+        return
+    _render(result, notes)
+
+
+def _render(result, notes: list[str]) -> None:
+    if result.comparison is not None:
+        print_table(result.comparison.table.to_dict(orient="records"), title=f"{result.score} vs {result.calibrated} by {result.by}")
+        print_table(result.comparison.summary.to_dict(orient="records"), title="bias before and after")
+    else:
+        print_table(result.bias.groups.to_dict(orient="records"), title=f"{result.score} by {result.by}")
+    console.print(("[bold]calibration advised[/bold]" if result.bias.calibration_advised else "calibration not needed"))
+    for reason in result.bias.reasons:
+        console.print(f"  - {reason}")
+    if result.agreement is not None:
+        rows = [{"score": c, "cross-group acc": s.cross_group_accuracy.estimate if s.cross_group_accuracy else None,
+                 "CI low": s.cross_group_accuracy.ci_low if s.cross_group_accuracy else None,
+                 "CI high": s.cross_group_accuracy.ci_high if s.cross_group_accuracy else None,
+                 "all-pairs acc": s.all_pairs_accuracy.estimate if s.all_pairs_accuracy else None,
+                 "seg pearson": s.segment_pooled["pearson"].estimate if s.segment_pooled else None}
+                for c, s in result.agreement.scores.items()]
+        print_table(rows, title=f"agreement with {result.human} ({result.agreement.n_systems} systems)", digits=3)
+        for c in result.agreement.comparisons:
+            console.print(f"{c.b} - {c.a}: {c.difference.estimate:+.3f} (CI {c.difference.ci_low:+.3f} to "
+                          f"{c.difference.ci_high:+.3f}), permutation p = {c.permutation.p_value:.3g}")
+    console.print(f"LGN validity ({result.validity.status}): {result.validity.message}")
+    for note in notes + list(result.bias.notes) + list(result.agreement.notes if result.agreement else []):
+        err_console.print(f"[yellow]note:[/yellow] {note}")

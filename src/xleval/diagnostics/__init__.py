@@ -1,0 +1,19 @@
+"""Diagnostics: is a metric biased by language, did calibration remove it, do the scores agree
+with human judgments when languages are compared, and does LGN's equal-quality assumption hold?
+
+Every function returns a frozen result dataclass with ``to_dict()`` (rendered by the CLI and the
+HTML report); statistics come from :mod:`xleval.stats`. See docs/diagnostics.md.
+"""
+from ._agreement import AgreementResult, Comparison, ScoreAgreement, human_agreement, system_table
+from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
+from ._crossval import CalibrationCV, cross_validate_calibration
+from ._diagnose import Diagnosis, diagnose
+from ._validity import DESIGN_ADVICE, ValidityCheck, check_lgn_validity
+
+__all__ = [
+    "diagnose", "Diagnosis",
+    "diagnose_bias", "compare_bias", "BiasDiagnosis", "BiasComparison", "DEFAULT_THRESHOLD",
+    "human_agreement", "system_table", "AgreementResult", "ScoreAgreement", "Comparison",
+    "check_lgn_validity", "ValidityCheck", "DESIGN_ADVICE",
+    "cross_validate_calibration", "CalibrationCV",
+]

@@ -1,0 +1,255 @@
+"""Agreement of metric scores with human judgments (meta-evaluation), within and across groups.
+
+A per-group monotone calibration leaves every within-group statistic unchanged, so its benefit
+can only show in statistics pooled across groups; the headline number is the **cross-group
+pairwise accuracy** at system level: the share of pairs of systems from different groups that
+the scores order as humans do (acc23, ties as in mt-metrics-eval).
+
+System scores are the mean of each column over that system's rows with a finite value (the
+metric over all its scored segments, the human score over its judged ones). Confidence
+intervals resample systems within each group (stratified bootstrap, the same resamples for
+every score, so differences are paired); a resample counts each pair of original systems
+``c_i * c_j`` times and never pairs a system with its own copy; epsilon stays at the value tie
+calibration chose on the full sample. Raw vs calibrated is tested with mt-metrics-eval's
+PERM-BOTH paired permutation test (:func:`xleval.stats.compare_pairwise_accuracy`).
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import DataQualityWarning, InputError
+from ..stats import (CorrelationResult, Estimate, PairwiseAccuracy, TestResult, compare_pairwise_accuracy,
+                     correlation, pairwise_accuracy)
+from ..stats._validate import make_rng
+from ._common import group_labels, jsonable, numeric, require_columns
+
+__all__ = ["ScoreAgreement", "Comparison", "AgreementResult", "human_agreement", "system_table",
+           "bootstrap_pairwise_accuracy"]
+
+
+@dataclass(frozen=True)
+class ScoreAgreement:
+    """Agreement of one score column with the human scores.
+
+    ``segment_within``: group -> {"pearson": CorrelationResult, "kendall_b": ...} over segments
+    of that group; ``segment_pooled``: the same over all segments (empty dicts when the data are
+    already one row per system); ``system_within``: group -> Pearson over that group's systems
+    (groups with >= 3 systems); ``system_pooled``: {"pearson", "kendall_b"} over all systems;
+    ``cross_group_accuracy`` / ``all_pairs_accuracy``: PairwiseAccuracy with ``ci_low``/``ci_high``.
+    """
+
+    score: str
+    segment_within: dict[str, dict[str, CorrelationResult]]
+    segment_pooled: dict[str, CorrelationResult]
+    system_within: dict[str, CorrelationResult]
+    system_pooled: dict[str, CorrelationResult]
+    cross_group_accuracy: PairwiseAccuracy | None
+    all_pairs_accuracy: PairwiseAccuracy | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``b`` (e.g. calibrated) against ``a`` (raw) on cross-group pairwise accuracy.
+
+    ``difference``: Estimate of acc(b) - acc(a) with a paired bootstrap CI (same resamples);
+    ``permutation``: PERM-BOTH TestResult (two-sided) of the same difference.
+    """
+
+    a: str
+    b: str
+    difference: Estimate
+    permutation: TestResult
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class AgreementResult:
+    """Agreement with humans of one or more score columns.
+
+    ``scores``: column -> ScoreAgreement; ``comparisons``: tuple of Comparison; ``systems``:
+    DataFrame (``group, system, n_rows, n_human, <score columns>, <human>``) of the systems used;
+    ``excluded_groups``: groups left out of system-level statistics (< 2 systems); ``n_rows``
+    (input rows), ``n_used`` (rows with a human and every score), ``n_systems``, ``level``,
+    ``n_resamples``, ``random_state``, ``notes``.
+    """
+
+    human: str
+    by: str
+    system: str | None
+    scores: dict[str, ScoreAgreement]
+    comparisons: tuple[Comparison, ...]
+    systems: pd.DataFrame | None
+    excluded_groups: tuple[str, ...]
+    n_rows: int
+    n_used: int
+    n_systems: int
+    level: float
+    n_resamples: int
+    random_state: int | None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
+
+
+def system_table(data: pd.DataFrame, columns: Sequence[str], by: str | list[str], system: str) -> pd.DataFrame:
+    """One row per (group, system): ``group, system, n_rows`` and each column's mean over its finite rows."""
+    require_columns(data, [system])
+    frame = pd.DataFrame({"group": group_labels(data, by), "system": data[system].astype(str).to_numpy()})
+    for c in columns:
+        frame[c] = numeric(data, c)
+    g = frame.groupby(["group", "system"], sort=True)
+    out = g[list(columns)].mean()
+    out.insert(0, "n_rows", g.size())
+    return out.reset_index()
+
+
+def human_agreement(data: pd.DataFrame, scores: str | Sequence[str], human: str, by: str | list[str] = "tgt_lang", *,
+                    system: str | None = "system", compare: Sequence[tuple[str, str]] = (), level: float = 0.95,
+                    n_resamples: int = 1000, random_state: Any = 0, tie_calibration: bool = True) -> AgreementResult:
+    """Segment- and system-level agreement of ``scores`` with ``human``; ``compare`` lists
+    (a, b) column pairs to test (e.g. ``[("bleu", "bleu_lgn")]``). ``system=None`` (or a column
+    that is absent) gives segment-level statistics only."""
+    scores = [scores] if isinstance(scores, str) else list(scores)
+    require_columns(data, [*scores, human])
+    for a, b in compare:
+        if a not in scores or b not in scores:
+            raise InputError(f"compare=({a!r}, {b!r}): both columns must be among scores {scores}")
+    notes: list[str] = []
+    labels = group_labels(data, by)
+    h = numeric(data, human)
+    values = {c: numeric(data, c) for c in scores}
+    has_h = np.isfinite(h)
+    if not has_h.any():
+        raise InputError(f"human column {human!r} has no values; give a column with human scores")
+    if not has_h.all():
+        msg = f"human column {human!r}: {int((~has_h).sum())} of {len(h)} rows have no human score; used the other {int(has_h.sum())}"
+        notes.append(msg)
+        warnings.warn(msg, DataQualityWarning, stacklevel=2)
+    usable = has_h & np.logical_and.reduce([np.isfinite(v) for v in values.values()])
+    if (has_h & ~usable).any():
+        msg = f"{int((has_h & ~usable).sum())} row(s) with a human score but a missing score left out"
+        notes.append(msg)
+        warnings.warn(msg, DataQualityWarning, stacklevel=2)
+    rng, seed = make_rng(random_state)
+    by_name = by if isinstance(by, str) else "+".join(by)
+    use_systems = system is not None and system in data.columns
+    if system is not None and not use_systems:
+        notes.append(f"no {system!r} column: system-level statistics skipped")
+    systems = system_table(data.loc[usable], [*scores, human], by, system) if use_systems else None
+    per_system = systems is not None and (systems["n_rows"] > 1).any()
+    seg = {c: _segment_level(values[c][usable], h[usable], labels[usable]) if (per_system or not use_systems) else ({}, {})
+           for c in scores}
+    sys_res, excluded, dists, systems = _system_level(systems, scores, human, level, n_resamples, rng, seed,
+                                                      tie_calibration, notes)
+    results = {c: ScoreAgreement(c, *seg[c], *sys_res.get(c, ({}, {}, None, None))) for c in scores}
+    comparisons = tuple(_compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibration)
+                        for a, b in compare) if systems is not None and dists else ()
+    return AgreementResult(human, by_name, system if use_systems else None, results, comparisons, systems, excluded,
+                           len(data), int(usable.sum()), 0 if systems is None else len(systems), level, n_resamples,
+                           seed, tuple(notes))
+
+
+def _segment_level(x: np.ndarray, h: np.ndarray, labels: np.ndarray):
+    within: dict[str, dict[str, CorrelationResult]] = {}
+    for g in np.unique(labels):
+        rows = labels == g
+        if rows.sum() >= 3:
+            within[str(g)] = {m: correlation(x[rows], h[rows], m) for m in ("pearson", "kendall_b")}
+    pooled = {m: correlation(x, h, m) for m in ("pearson", "kendall_b")} if len(x) >= 3 else {}
+    return within, pooled
+
+
+def _system_level(systems, scores, human, level, n_resamples, rng, seed, tie_calibration, notes):
+    if systems is None:
+        return {}, (), {}, None
+    counts = systems.groupby("group")["system"].size()
+    excluded = tuple(str(g) for g in counts.index[counts < 2])
+    if excluded:
+        notes.append(f"group(s) {list(excluded)} have fewer than 2 systems: left out of system-level statistics")
+    systems = systems[~systems["group"].isin(excluded)].reset_index(drop=True)
+    if len(systems) < 2:
+        notes.append("fewer than 2 systems: no system-level statistics")
+        return {}, excluded, {}, systems
+    h = systems[human].to_numpy()
+    groups = systems["group"].to_numpy()
+    n_groups = len(np.unique(groups))
+    weights = _resample_weights(groups, n_resamples, rng)
+    out, dists = {}, {}
+    for c in scores:
+        m = systems[c].to_numpy()
+        within = {str(g): correlation(m[groups == g], h[groups == g], "pearson")
+                  for g in np.unique(groups) if (groups == g).sum() >= 3}
+        pooled = {k: correlation(m, h, k) for k in ("pearson", "kendall_b")} if len(m) >= 3 else {}
+        cross = None
+        if n_groups >= 2:
+            cross, dists[c] = bootstrap_pairwise_accuracy(m, h, groups, "cross", weights, level, seed, tie_calibration)
+        allp, _ = bootstrap_pairwise_accuracy(m, h, groups, "all", weights, level, seed, tie_calibration)
+        out[c] = (within, pooled, cross, allp)
+    if n_groups < 2:
+        notes.append("only one group with >= 2 systems: no cross-group pairwise accuracy")
+    return out, excluded, dists, systems
+
+
+def _resample_weights(groups: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """(B, n) how often each system is drawn when systems are resampled within their group."""
+    n = len(groups)
+    weights = np.zeros((n_resamples, n))
+    for g in np.unique(groups):
+        idx = np.flatnonzero(groups == g)
+        draws = idx[rng.integers(0, len(idx), (n_resamples, len(idx)))]
+        np.add.at(weights, (np.repeat(np.arange(n_resamples), len(idx)), draws.ravel()), 1.0)
+    return weights
+
+
+def bootstrap_pairwise_accuracy(metric: np.ndarray, human: np.ndarray, groups: np.ndarray, pairs: str,
+                                weights: np.ndarray, level: float, seed: int | None,
+                                tie_calibration: bool = True) -> tuple[PairwiseAccuracy, np.ndarray]:
+    """acc23 of ``metric`` vs ``human`` and its bootstrap distribution under resample ``weights``
+    (B, n): a resample counts the pair (i, j) ``w_i * w_j`` times (see the module docstring)."""
+    point = pairwise_accuracy(metric, human, groups=groups, pairs=pairs, tie_calibration=tie_calibration)
+    iu, ju = np.triu_indices(len(metric), k=1)
+    if pairs == "cross":
+        keep = groups[iu] != groups[ju]
+        iu, ju = iu[keep], ju[keep]
+    dm, dh = metric[iu] - metric[ju], human[iu] - human[ju]
+    mtie, htie = np.abs(dm) <= point.epsilon, dh == 0
+    correct = ((~mtie & ~htie & (np.sign(dm) == np.sign(dh))) | (mtie & htie)).astype(float)
+    w = weights[:, iu] * weights[:, ju]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dist = (w @ correct) / w.sum(axis=1)
+    alpha = (1 - level) / 2
+    finite = dist[np.isfinite(dist)]
+    low, high = (np.quantile(finite, [alpha, 1 - alpha]) if finite.size else (np.nan, np.nan))
+    notes = ("CI: systems resampled within groups (percentile), epsilon fixed at the full-sample value",)
+    result = replace(point, ci_low=float(low), ci_high=float(high), level=level, n_resamples=len(dist),
+                     random_state=seed, notes=point.notes + notes, distribution=dist)
+    return result, dist
+
+
+def _compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibration) -> Comparison:
+    groups = systems["group"].to_numpy()
+    pa = {c: pairwise_accuracy(systems[c].to_numpy(), systems[human].to_numpy(), groups=groups, pairs="cross",
+                               tie_calibration=tie_calibration).estimate for c in (a, b)}
+    diff = dists[b] - dists[a]
+    alpha = (1 - level) / 2
+    low, high = np.quantile(diff[np.isfinite(diff)], [alpha, 1 - alpha])
+    estimate = Estimate(estimate=pa[b] - pa[a], ci_low=float(low), ci_high=float(high), level=level,
+                        n=len(systems), method="paired-bootstrap-stratified-systems-percentile",
+                        standard_error=float(np.nanstd(diff, ddof=1)), n_resamples=len(diff), random_state=seed,
+                        distribution=diff)
+    test = compare_pairwise_accuracy(systems[a].to_numpy(), systems[b].to_numpy(), systems[human].to_numpy(),
+                                     groups=groups, pairs="cross", tie_calibration=tie_calibration,
+                                     n_resamples=n_resamples, random_state=seed)
+    return Comparison(a, b, estimate, test)

@@ -1,0 +1,179 @@
+"""Bias diagnosis: is a metric's score distribution shifted by language (the seed, 3.4 and 4.3)?
+
+Per group n, mean, std, median, IQR; the standard deviation of the group means (the seed's
+number, ddof=1); eta squared with a stratified bootstrap CI; Kruskal-Wallis; the largest
+standardised mean difference (Cohen's d with the pair's pooled sd) and the seed's decision rule:
+a difference above ``threshold`` pooled sd (default 0.5) advises calibration.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import InputError
+from ..stats import Estimate, TestResult, cohens_d, eta_squared, kruskal_wallis
+from ._common import finite_rows, group_labels, jsonable, numeric
+
+__all__ = ["BiasDiagnosis", "BiasComparison", "diagnose_bias", "compare_bias", "DEFAULT_THRESHOLD"]
+
+DEFAULT_THRESHOLD = 0.5  # pooled sd; the seed's section 4.3, step 2
+
+
+@dataclass(frozen=True)
+class BiasDiagnosis:
+    """How much a score differs by group.
+
+    Fields: ``score`` and ``by`` (column names); ``groups`` (DataFrame, one row per group, sorted by
+    label: ``group, n, mean, std, median, q1, q3, iqr``; std with ddof=1); ``n`` rows used and
+    ``n_excluded`` rows without a finite score; ``sd_of_means`` (ddof=1, the seed's 3.4 number);
+    ``eta_squared`` (Estimate: share of score variance explained by the groups, bootstrap CI,
+    ANOVA p); ``kruskal`` (TestResult, effect_size = epsilon squared); ``largest_smd`` (Estimate:
+    Cohen's d of ``largest_smd_pair`` = (higher group, lower group), always >= 0);
+    ``threshold``; ``calibration_advised`` and its ``reasons`` (sentences); ``notes``.
+    """
+
+    score: str
+    by: str
+    groups: pd.DataFrame
+    n: int
+    n_excluded: int
+    sd_of_means: float
+    eta_squared: Estimate
+    kruskal: TestResult
+    largest_smd: Estimate | None
+    largest_smd_pair: tuple[str, str] | None
+    threshold: float
+    calibration_advised: bool
+    reasons: tuple[str, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class BiasComparison:
+    """The same diagnosis before (raw ``score``) and after calibration (``calibrated`` column).
+
+    ``table`` (DataFrame) puts them side by side per group: ``group, n, mean_before, mean_after,
+    std_before, std_after, median_before, median_after``; ``summary`` (DataFrame) one row per
+    headline statistic: ``statistic, before, after``.
+    """
+
+    before: BiasDiagnosis
+    after: BiasDiagnosis
+    table: pd.DataFrame
+    summary: pd.DataFrame
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: jsonable(getattr(self, k)) for k in ("before", "after", "table", "summary")}
+
+
+def diagnose_bias(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *,
+                  threshold: float = DEFAULT_THRESHOLD, n_resamples: int = 1000, level: float = 0.95,
+                  random_state: Any = 0) -> BiasDiagnosis:
+    """Diagnose language bias of ``score`` in a long table grouped by ``by``.
+
+    Rows without a finite score are left out (counted in ``notes``, DataQualityWarning).
+    """
+    if not np.isfinite(threshold) or threshold <= 0:
+        raise InputError(f"threshold must be a positive number of pooled sd (e.g. 0.5); got {threshold!r}")
+    labels = group_labels(data, by)
+    x = numeric(data, score)
+    notes: list[str] = []
+    keep = finite_rows(x, f"score {score!r}", notes)
+    x, labels = x[keep], labels[keep]
+    groups = _group_table(x, labels)
+    if len(groups) < 2:
+        raise InputError(f"bias diagnosis needs at least two groups in {by!r}; found {list(groups['group'])}")
+    eta = eta_squared(x, labels, level=level, n_resamples=n_resamples, random_state=random_state)
+    kw = kruskal_wallis(x, labels)
+    smd, pair = _largest_smd(x, labels, groups, level, notes)
+    advised, reasons = _decide(groups, smd, pair, eta, kw, threshold)
+    by_name = by if isinstance(by, str) else "+".join(by)
+    sd_means = float(groups["mean"].std(ddof=1))
+    return BiasDiagnosis(score, by_name, groups, int(len(x)), int((~keep).sum()), sd_means, eta, kw, smd, pair,
+                         float(threshold), advised, tuple(reasons), tuple(notes))
+
+
+def compare_bias(data: pd.DataFrame, score: str, calibrated: str, by: str | list[str] = "tgt_lang",
+                 **kwargs: Any) -> BiasComparison:
+    """:func:`diagnose_bias` of the raw and the calibrated column, side by side."""
+    before = diagnose_bias(data, score, by, **kwargs)
+    after = diagnose_bias(data, calibrated, by, **kwargs)
+    b, a = before.groups.set_index("group"), after.groups.set_index("group")
+    table = pd.DataFrame({"n": b["n"], "mean_before": b["mean"], "mean_after": a["mean"], "std_before": b["std"],
+                          "std_after": a["std"], "median_before": b["median"], "median_after": a["median"]})
+    table = table.reset_index().rename(columns={"index": "group"})
+    rows = [("sd_of_means", before.sd_of_means, after.sd_of_means),
+            ("eta_squared", before.eta_squared.estimate, after.eta_squared.estimate),
+            ("kruskal_epsilon_squared", before.kruskal.effect_size, after.kruskal.effect_size),
+            ("largest_smd", _est(before.largest_smd), _est(after.largest_smd)),
+            ("calibration_advised", before.calibration_advised, after.calibration_advised)]
+    summary = pd.DataFrame(rows, columns=["statistic", "before", "after"])
+    return BiasComparison(before, after, table, summary)
+
+
+def _est(e: Estimate | None) -> float:
+    return float("nan") if e is None else e.estimate
+
+
+def _group_table(x: np.ndarray, labels: np.ndarray) -> pd.DataFrame:
+    frame = pd.DataFrame({"group": labels, "x": x})
+    g = frame.groupby("group", sort=True)["x"]
+    table = pd.DataFrame({"n": g.size(), "mean": g.mean(), "std": g.std(ddof=1), "median": g.median(),
+                          "q1": g.quantile(0.25), "q3": g.quantile(0.75)})
+    table["iqr"] = table["q3"] - table["q1"]
+    return table.reset_index()
+
+
+def _largest_smd(x: np.ndarray, labels: np.ndarray, groups: pd.DataFrame, level: float,
+                 notes: list[str]) -> tuple[Estimate | None, tuple[str, str] | None]:
+    """Cohen's d of the pair of groups (each >= 2 rows) whose means differ most in pooled-sd units."""
+    usable = groups[groups["n"] >= 2]
+    small = groups.loc[groups["n"] < 2, "group"].tolist()
+    if small:
+        notes.append(f"group(s) {small} have fewer than 2 rows: left out of the standardised differences")
+    best, pair = -1.0, None
+    for (_, gi), (_, gj) in itertools.combinations(usable.iterrows(), 2):
+        ni, nj = gi["n"], gj["n"]
+        pooled = np.sqrt(((ni - 1) * gi["std"] ** 2 + (nj - 1) * gj["std"] ** 2) / (ni + nj - 2))
+        d = abs(gi["mean"] - gj["mean"]) / pooled if pooled > 0 else np.nan
+        if np.isfinite(d) and d > best:
+            best, pair = d, ((gi["group"], gj["group"]) if gi["mean"] >= gj["mean"] else (gj["group"], gi["group"]))
+    if pair is None:
+        notes.append("no pair of groups with a non-zero pooled sd: standardised differences undefined")
+        return None, None
+    return cohens_d(x[labels == pair[0]], x[labels == pair[1]], level=level), (str(pair[0]), str(pair[1]))
+
+
+def _decide(groups: pd.DataFrame, smd: Estimate | None, pair: tuple[str, str] | None, eta: Estimate,
+            kw: TestResult, threshold: float) -> tuple[bool, list[str]]:
+    """The seed's rule (4.3, step 2) with the numbers that support it."""
+    reasons: list[str] = []
+    lo, hi = groups.loc[groups["mean"].idxmin()], groups.loc[groups["mean"].idxmax()]
+    reasons.append(f"group means range from {lo['mean']:.4g} ({lo['group']}) to {hi['mean']:.4g} ({hi['group']}); "
+                   f"sd of group means {groups['mean'].std(ddof=1):.4g}")
+    if smd is None:
+        reasons.append("scores have no spread within groups; the rule cannot be applied")
+        return False, reasons
+    advised = smd.estimate > threshold
+    cmp = ">" if advised else "<="
+    reasons.append(f"largest standardised difference: {pair[0]} vs {pair[1]}, d = {smd.estimate:.3g} "
+                   f"(CI {smd.ci_low:.3g} to {smd.ci_high:.3g}) {cmp} {threshold:g} pooled sd")
+    if np.isfinite(eta.estimate):
+        reasons.append(f"language explains {100 * eta.estimate:.1f}% of score variance "
+                       f"(eta squared CI {100 * eta.ci_low:.1f}% to {100 * eta.ci_high:.1f}%)")
+    if np.isfinite(kw.p_value):
+        reasons.append(f"Kruskal-Wallis H = {kw.statistic:.4g}, p = {kw.p_value:.3g}")
+    reasons.append("calibration advised for comparisons across groups" if advised else
+                   "no calibration needed by the 0.5-sd rule" if threshold == DEFAULT_THRESHOLD else
+                   f"no calibration needed by the {threshold:g}-sd rule")
+    if advised:
+        reasons.append("a score gap may be real quality, not bias: check it against human scores (--human) "
+                       "before trusting LGN")
+    return advised, reasons

@@ -1,0 +1,60 @@
+"""``diagnose``: the whole answer for one table — bias, before/after, agreement with humans, validity."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ._agreement import AgreementResult, human_agreement
+from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
+from ._common import jsonable
+from ._validity import ValidityCheck, check_lgn_validity
+
+__all__ = ["Diagnosis", "diagnose"]
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Everything ``xleval diagnose`` reports.
+
+    ``bias``: BiasDiagnosis of the raw score; ``comparison``: BiasComparison raw vs calibrated
+    (None without ``calibrated``); ``agreement``: AgreementResult (None without ``human``; it
+    holds the raw score and, when given, the calibrated one, compared on cross-group pairwise
+    accuracy); ``validity``: ValidityCheck of LGN's equal-quality assumption on this table
+    (``untested`` without ``human``); ``score``, ``calibrated``, ``human``, ``by``.
+    """
+
+    score: str
+    by: str
+    bias: BiasDiagnosis
+    validity: ValidityCheck
+    calibrated: str | None = None
+    human: str | None = None
+    comparison: BiasComparison | None = None
+    agreement: AgreementResult | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
+
+
+def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *, human: str | None = None,
+             calibrated: str | None = None, system: str | None = "system", threshold: float = DEFAULT_THRESHOLD,
+             n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0) -> Diagnosis:
+    """Diagnose language bias of ``score`` (and of ``calibrated``), its agreement with ``human``
+    and whether LGN's equal-quality assumption holds on ``data``."""
+    kwargs = dict(threshold=threshold, n_resamples=n_resamples, level=level, random_state=random_state)
+    if calibrated is not None:
+        comparison = compare_bias(data, score, calibrated, by, **kwargs)
+        bias = comparison.before
+    else:
+        comparison, bias = None, diagnose_bias(data, score, by, **kwargs)
+    agreement = None
+    if human is not None:
+        columns = [score] + ([calibrated] if calibrated else [])
+        agreement = human_agreement(data, columns, human, by, system=system,
+                                    compare=[(score, calibrated)] if calibrated else [], level=level,
+                                    n_resamples=n_resamples, random_state=random_state)
+    validity = check_lgn_validity(data, by, human, threshold=threshold, level=level)
+    return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement)

@@ -1,0 +1,153 @@
+"""Validity check for LGN: does the calibration set have the same true quality in every group?
+
+LGN maps every group to the same mean and sd, so a real quality difference between groups of
+the calibration set is erased. With human scores on that set the check compares the groups'
+human means in pooled-sd units (Cohen's d per pair, Hedges-Olkin standard error):
+
+* ``violated``     a difference between groups is significant (Kruskal-Wallis p < alpha) and
+                   some pair's upper confidence bound of |d| reaches ``threshold`` (default 0.5):
+                   LGN would erase a difference that may be that large. The pairs are named.
+* ``inconclusive`` some pair's upper bound reaches the threshold but no difference is
+                   significant: too few human scores to tell.
+* ``holds``        every pair's upper bound is below the threshold: any real difference is
+                   smaller than ``threshold`` pooled sd.
+* ``untested``     no human scores: the equal-quality assumption cannot be checked.
+
+The upper bound is one-sided at ``level`` (0.95: z = 1.645) and treats segments as independent,
+which over-states the uncertainty of a fixed calibration set's mean (it includes the spread of
+true quality, not only human noise), so the check errs towards firing.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.stats as ss
+
+from ..exceptions import InputError
+from ..stats import TestResult, kruskal_wallis
+from ._common import finite_rows, group_labels, jsonable, numeric
+
+__all__ = ["ValidityCheck", "check_lgn_validity", "DESIGN_ADVICE"]
+
+DESIGN_ADVICE = (
+    "LGN assumes every group's calibration set has the same true quality distribution. It holds by design "
+    "when every group is scored on translations of the same source documents by the same systems (a "
+    "multi-way parallel calibration set, e.g. FLORES-style, with one shared system list); add human "
+    "scores for a sample of each group to test it."
+)
+
+
+@dataclass(frozen=True)
+class ValidityCheck:
+    """Result of :func:`check_lgn_validity`.
+
+    ``status``: ``violated``/``inconclusive``/``holds``/``untested`` (see the module docstring);
+    ``warn`` is True for ``violated``; ``message`` one paragraph for users; ``flagged_pairs``
+    (tuple of (higher, lower) group pairs whose upper bound reaches the threshold, only when
+    violated); ``groups`` (DataFrame ``group, n, human_mean, human_std``); ``pairs`` (DataFrame
+    ``group_a, group_b, d, se, upper``: d = (mean_a - mean_b)/pooled sd >= 0, upper = one-sided
+    bound); ``test`` (Kruskal-Wallis TestResult or None); ``threshold``, ``level``, ``alpha``,
+    ``human`` (column) and ``notes``.
+    """
+
+    status: str
+    warn: bool
+    message: str
+    flagged_pairs: tuple[tuple[str, str], ...]
+    groups: pd.DataFrame | None
+    pairs: pd.DataFrame | None
+    test: TestResult | None
+    threshold: float
+    level: float
+    alpha: float
+    human: str | None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
+
+
+def check_lgn_validity(data: pd.DataFrame | None, by: str | list[str] = "tgt_lang", human: str | None = "human", *,
+                       threshold: float = 0.5, level: float = 0.95, alpha: float = 0.05) -> ValidityCheck:
+    """Check LGN's equal-quality assumption on a calibration set with (or without) human scores.
+
+    ``human=None`` (or a column that is all missing) gives ``status="untested"`` with the design
+    that makes the assumption hold. Rows without a human score are left out and counted.
+    """
+    if not (np.isfinite(threshold) and threshold > 0):
+        raise InputError(f"threshold must be a positive number of pooled sd (e.g. 0.5); got {threshold!r}")
+    if not 0 < level < 1 or not 0 < alpha < 1:
+        raise InputError(f"level and alpha must lie between 0 and 1; got level={level!r}, alpha={alpha!r}")
+    notes: list[str] = []
+    if data is None or human is None:
+        return _untested(threshold, level, alpha, human, notes)
+    labels = group_labels(data, by)
+    h = numeric(data, human)
+    keep = finite_rows(h, f"human column {human!r}", notes, warn=False)
+    if not keep.any():
+        notes.append(f"human column {human!r} has no values")
+        return _untested(threshold, level, alpha, human, notes)
+    h, labels = h[keep], labels[keep]
+    groups = _groups(h, labels)
+    usable = groups[groups["n"] >= 2]
+    if len(usable) < 2:
+        notes.append("fewer than two groups with at least 2 human scores")
+        return _untested(threshold, level, alpha, human, notes, groups)
+    pairs = _pairs(usable, ss.norm.ppf(level))
+    test = kruskal_wallis(h, labels)
+    return _verdict(groups, pairs, test, threshold, level, alpha, human, notes)
+
+
+def _untested(threshold, level, alpha, human, notes, groups=None) -> ValidityCheck:
+    message = "The equal-quality assumption of LGN is untested: no human scores. " + DESIGN_ADVICE
+    return ValidityCheck("untested", False, message, (), groups, None, None, threshold, level, alpha, human, tuple(notes))
+
+
+def _groups(h: np.ndarray, labels: np.ndarray) -> pd.DataFrame:
+    g = pd.DataFrame({"group": labels, "h": h}).groupby("group", sort=True)["h"]
+    return pd.DataFrame({"n": g.size(), "human_mean": g.mean(), "human_std": g.std(ddof=1)}).reset_index()
+
+
+def _pairs(groups: pd.DataFrame, z: float) -> pd.DataFrame:
+    rows = []
+    for (_, a), (_, b) in itertools.combinations(groups.iterrows(), 2):
+        if a["human_mean"] < b["human_mean"]:
+            a, b = b, a
+        na, nb = a["n"], b["n"]
+        pooled = np.sqrt(((na - 1) * a["human_std"] ** 2 + (nb - 1) * b["human_std"] ** 2) / (na + nb - 2))
+        d = (a["human_mean"] - b["human_mean"]) / pooled if pooled > 0 else np.inf
+        se = np.sqrt((na + nb) / (na * nb) + (d**2 if np.isfinite(d) else 0) / (2 * (na + nb)))
+        rows.append((a["group"], b["group"], float(d), float(se), float(d + z * se)))
+    return pd.DataFrame(rows, columns=["group_a", "group_b", "d", "se", "upper"]).sort_values(
+        "d", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _verdict(groups, pairs, test, threshold, level, alpha, human, notes) -> ValidityCheck:
+    reach = pairs[pairs["upper"] >= threshold]
+    significant = bool(np.isfinite(test.p_value) and test.p_value < alpha)
+    top = pairs.iloc[0]
+    if reach.empty:
+        status = "holds"
+        message = (f"Human means of the groups differ by at most d = {top['d']:.3g} pooled sd "
+                   f"({top['group_a']} vs {top['group_b']}); every {level:.0%} upper bound is below {threshold:g}: "
+                   "LGN's equal-quality assumption is consistent with the human scores.")
+    elif significant:
+        status = "violated"
+        named = ", ".join(f"{a} > {b} (d = {d:.2f})" for a, b, d in reach[["group_a", "group_b", "d"]].head(10).itertuples(index=False))
+        message = (f"WARNING: human scores differ between groups (Kruskal-Wallis p = {test.p_value:.3g}) by up to "
+                   f"{top['d']:.3g} pooled sd; differences that may reach {threshold:g} sd: {named}. LGN would erase "
+                   "these real quality differences; prefer anchored calibration (AnchoredCalibrator) or a calibration "
+                   "set with the same systems and source documents in every group.")
+    else:
+        status = "inconclusive"
+        message = (f"Human means differ by up to d = {top['d']:.3g} pooled sd ({top['group_a']} vs {top['group_b']}), "
+                   f"not significantly (p = {test.p_value:.3g}), but too few human scores to rule out a difference "
+                   f"of {threshold:g} sd. " + DESIGN_ADVICE)
+    flagged = tuple((str(a), str(b)) for a, b in reach[["group_a", "group_b"]].itertuples(index=False)) \
+        if status == "violated" else ()
+    return ValidityCheck(status, status == "violated", message, flagged, groups, pairs, test, threshold, level, alpha,
+                         human, tuple(notes))
