@@ -26,6 +26,7 @@ import hashlib
 import json
 import math
 import os
+from pathlib import Path
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -141,10 +142,18 @@ class LGN:
         """Fit on a calibration set (resets any earlier state). ``X``: a DataFrame with the score and
         group columns, or an array of scores with ``groups`` (array, Series or DataFrame)."""
         self._reset()
-        return self.partial_fit(X, groups, signature=signature)
+        self._update(X, groups, signature)
+        self._refresh_params(warn=True, strict=True)
+        return self
 
     def partial_fit(self, X, groups=None, *, signature: str | None = None) -> LGN:
-        """Add a batch; over all batches gives the one-pass ``fit`` (unless ``decay``/``window``)."""
+        """Add a batch; over all batches gives the one-pass ``fit`` (unless ``decay``/``window``).
+        Small/degenerate groups are flagged in :meth:`group_table` (``fit`` also warns about them)."""
+        self._update(X, groups, signature)
+        self._refresh_params(warn=False, strict=False)
+        return self
+
+    def _update(self, X, groups, signature) -> None:
         self._validate_params()
         if not hasattr(self, "levels_"):
             self._reset()
@@ -167,8 +176,6 @@ class LGN:
                 self.stats_ = {lv: s.scaled(self.decay) for lv, s in self.stats_.items()}
             self.stats_ = batch if self.n_batches_ == 0 else {lv: self.stats_[lv].merge(batch[lv]) for lv in self.levels_}
         self.n_batches_ += 1
-        self._refresh_params(warn=True)
-        return self
 
     def _reset(self) -> None:
         self._validate_params()
@@ -272,13 +279,14 @@ class LGN:
                                       capacity=self.sketch_capacity)
 
     # parameters --------------------------------------------------------------------------------
-    def _refresh_params(self, warn: bool = False) -> None:
+    def _refresh_params(self, warn: bool = False, strict: bool = False) -> None:
         self.params_ = {lv: self._params_of(self.stats_[lv]) for lv in self.levels_}
         main = self.params_["__by__"]
         usable = ~main.degenerate & (main.count > 0)
-        if not usable.any():
+        if not usable.any() and strict:
             raise InputError("no group has a usable spread (all scores constant or missing); LGN cannot be fitted")
-        self.pooled_ = (float(np.median(main.center[usable])), float(np.median(main.scale[usable])))
+        self.pooled_ = ((float(np.median(main.center[usable])), float(np.median(main.scale[usable])))
+                        if usable.any() else (np.nan, np.nan))
         self.groups_ = list(main.keys)
         if warn:
             small = [_label(k) for k, s in zip(main.keys, main.shrunk) if s]
@@ -563,7 +571,7 @@ class LGN:
     @classmethod
     def load(cls, path: str | os.PathLike) -> LGN:
         try:
-            payload = json.loads(open(path, encoding="utf-8").read())
+            payload = json.loads(Path(path).read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ModelFileError(f"{path}: no such calibrator file; check the path") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
