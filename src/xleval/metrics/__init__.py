@@ -1,5 +1,18 @@
-"""Metric objects (sacrebleu-exact, vectorised BLEU/chrF; TER; neural adapters) and a registry."""
+"""Metric objects (sacrebleu-exact, vectorised BLEU/chrF; TER; neural adapters) and a registry.
+
+Only the base class and the registry are imported eagerly; metric classes load on first use.
+"""
 from ._base import Metric
 from ._registry import available_metrics, get_metric
 
-__all__ = ["Metric", "get_metric", "available_metrics"]
+__all__ = ["Metric", "BLEU", "CHRF", "TER", "get_metric", "available_metrics"]
+
+_LAZY = {"BLEU": "._bleu", "CHRF": "._chrf", "TER": "._ter"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,248 @@
+"""BLEU (Papineni et al., 2002), numerically identical to sacrebleu's, with vectorised kernels.
+
+Modified n-gram precision with clipping (by the maximum count over the references), brevity
+penalty ``BP = exp(1 - r/c)`` with ``r`` the reference length closest to ``c`` (ties: the shorter),
+geometric mean over orders 1..N. Smoothing and effective order follow sacrebleu's
+``BLEU.compute_bleu`` operation by operation, so sentence and corpus scores agree to the last bits.
+"""
+from __future__ import annotations
+
+import warnings
+from importlib import metadata
+from typing import Any, ClassVar
+
+import numpy as np
+
+from xleval.exceptions import InputError, MissingDependencyError, XlevalWarning
+
+from ._base import Metric
+from ._ngrams import build_pool, clipped_matches, ngram_totals
+from ._tokenize import TOKENIZERS, load_tokenizer, tokenize_lines, words_to_ragged
+
+__all__ = ["BLEU", "default_tokenizer"]
+
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None, "epsilon": 1e-16}
+_MY_LOG_ZERO = -9999999999.0  # sacrebleu.utils.my_log(0)
+
+# target language -> tokenizer (sacrebleu's choice when trg_lang is known), and the fallback
+# used when that tokenizer's extra is not installed
+_LANG_TOKENIZER = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+_FALLBACK = {"ja-mecab": "char", "ko-mecab": "13a"}
+
+
+def _sacrebleu_version() -> str:
+    return metadata.version("sacrebleu")
+
+
+def default_tokenizer(tgt_lang: str | None) -> str:
+    """The tokenizer sacrebleu would pick for a target language (``13a`` when unknown)."""
+    if not tgt_lang:
+        return "13a"
+    base = str(tgt_lang).replace("_", "-").split("-")[0].lower()
+    return _LANG_TOKENIZER.get(base, "13a")
+
+
+class BLEU(Metric):
+    """sacrebleu-exact BLEU.
+
+    Parameters
+    ----------
+    tokenize : str or None
+        ``13a`` (default), ``intl``, ``char``, ``zh``, ``none``, ``ja-mecab``, ``ko-mecab``.
+        ``None`` picks by ``tgt_lang`` (zh -> zh, ja -> ja-mecab, ko -> ko-mecab, else 13a); a
+        missing MeCab extra then falls back (ja -> char, ko -> 13a) with an ``XlevalWarning``.
+    lowercase : bool
+    smooth_method : {"exp", "floor", "add-k", "none", "epsilon"}
+        sacrebleu's methods; ``epsilon`` floors each precision (0-1 scale) at ``smooth_value``
+        (default 1e-16) as the seed's reference implementation does.
+    smooth_value : float or None
+        Parameter of ``floor``/``add-k``/``epsilon``; None = the method's default.
+    max_ngram_order : int
+    effective_order : bool
+        Average only over orders that have n-grams (sacrebleu recommends it for sentence BLEU;
+        it does not change corpus BLEU of corpora with 4+ tokens).
+    nrefs : int
+        Number of references per segment (recorded in the signature; checked when scoring).
+    tgt_lang : str or None
+        Target language, used only when ``tokenize`` is None.
+    """
+
+    name: ClassVar[str] = "bleu"
+    range: ClassVar[tuple[float, float]] = (0.0, 100.0)
+    has_stats: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        tokenize: str | None = "13a",
+        lowercase: bool = False,
+        smooth_method: str = "exp",
+        smooth_value: float | None = None,
+        max_ngram_order: int = 4,
+        effective_order: bool = True,
+        nrefs: int = 1,
+        tgt_lang: str | None = None,
+    ):
+        if smooth_method not in SMOOTH_DEFAULTS:
+            raise InputError(f"smooth_method={smooth_method!r} is unknown; choose from {', '.join(SMOOTH_DEFAULTS)}")
+        if not isinstance(max_ngram_order, int) or max_ngram_order < 1:
+            raise InputError(f"max_ngram_order must be a positive integer, got {max_ngram_order!r}")
+        if not isinstance(nrefs, int) or nrefs < 1:
+            raise InputError(f"nrefs must be a positive integer, got {nrefs!r}")
+        self.tokenize = tokenize
+        self.lowercase = bool(lowercase)
+        self.smooth_method = smooth_method
+        self.smooth_value = smooth_value
+        self.max_ngram_order = max_ngram_order
+        self.effective_order = bool(effective_order)
+        self.nrefs = nrefs
+        self.tgt_lang = tgt_lang
+        self.tokenizer = self._resolve_tokenizer(tokenize, tgt_lang)
+        self._tok_signature = load_tokenizer(self.tokenizer).signature()
+
+    @classmethod
+    def simple(cls) -> BLEU:
+        """The seed document's BLEU: lowercase, whitespace split, no smoothing but a 1e-16 precision floor."""
+        return cls(tokenize="none", lowercase=True, smooth_method="epsilon", effective_order=False)
+
+    @staticmethod
+    def _resolve_tokenizer(tokenize: str | None, tgt_lang: str | None) -> str:
+        if tokenize is not None:
+            if tokenize not in TOKENIZERS:
+                raise InputError(f"tokenize={tokenize!r} is unknown; choose from {', '.join(TOKENIZERS)}")
+            return tokenize
+        chosen = default_tokenizer(tgt_lang)
+        try:
+            load_tokenizer(chosen)
+        except MissingDependencyError as err:
+            fallback = _FALLBACK[chosen]
+            warnings.warn(
+                f"tokenizer {chosen!r} (for target language {tgt_lang!r}) is not available ({err}); "
+                f"using {fallback!r} instead, as recorded in the signature",
+                XlevalWarning,
+                stacklevel=3,
+            )
+            return fallback
+        return chosen
+
+    # ------------------------------------------------------------------ signature
+    def _smooth_str(self) -> str:
+        default = SMOOTH_DEFAULTS[self.smooth_method]
+        if default is None:
+            return self.smooth_method
+        value = default if self.smooth_value is None else self.smooth_value
+        # sacrebleu prints two decimals; epsilon's tiny values need more
+        text = f"{value:.2f}" if self.smooth_method != "epsilon" else f"{value:g}"
+        return f"{self.smooth_method}[{text}]"
+
+    def _signature_fields(self) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "nrefs": self.nrefs,
+            "case": "lc" if self.lowercase else "mixed",
+            "eff": self.effective_order,
+            "tok": self._tok_signature,
+            "smooth": self._smooth_str(),
+        }
+        if self.max_ngram_order != 4:
+            fields["order"] = self.max_ngram_order
+        fields["version"] = _sacrebleu_version()
+        return fields
+
+    # ------------------------------------------------------------------ statistics
+    def _to_ragged(self, lines: list[str]):
+        tokenized = tokenize_lines(lines, self.tokenizer, self.lowercase)
+        return words_to_ragged([s.split() for s in tokenized])
+
+    def _sentence_stats(self, hyps, refs, srcs) -> np.ndarray:
+        self._check_nrefs(refs)
+        n, order = len(hyps), self.max_ngram_order
+        pool, ref_lines = build_pool(hyps, refs, self._to_ragged)
+        hyp_len = pool.lengths[:n]
+        ref_len = _closest_ref_len(hyp_len, [pool.lengths[r] for r in ref_lines])
+        correct = clipped_matches(pool, n, ref_lines, order, combine="max")
+        total = ngram_totals(hyp_len, order)
+        return np.column_stack((hyp_len, ref_len, correct, total)).astype(np.int64)
+
+    def _check_nrefs(self, refs: list[list[str]]) -> None:
+        if len(refs) != self.nrefs:
+            raise InputError(
+                f"{len(refs)} reference stream(s) given but this BLEU was built with nrefs={self.nrefs}; "
+                f"build it with BLEU(nrefs={len(refs)}) so the signature is right"
+            )
+
+    def _sentence_scores(self, hyps, refs, srcs) -> np.ndarray:
+        return self._score_from_stats(self._sentence_stats(hyps, refs, srcs))
+
+    def _score_from_stats(self, stats: np.ndarray) -> np.ndarray:
+        order = self.max_ngram_order
+        if stats.shape[1] != 2 + 2 * order:
+            raise InputError(f"BLEU stats need {2 + 2 * order} columns (got {stats.shape[1]})")
+        return bleu_from_stats(stats, order, self.smooth_method, self.smooth_value, self.effective_order)
+
+
+def _closest_ref_len(hyp_len: np.ndarray, ref_lens: list[np.ndarray]) -> np.ndarray:
+    """sacrebleu's closest reference length: smallest |hyp - ref|, ties broken by the shorter ref."""
+    lens = np.stack(ref_lens)
+    diff = np.abs(lens - hyp_len[None, :])
+    best = np.lexsort((lens, diff), axis=0)[0] if len(ref_lens) > 1 else np.zeros(len(hyp_len), dtype=np.int64)
+    return lens[best, np.arange(len(hyp_len))]
+
+
+def _brevity_penalty(sys_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
+    bp = np.ones(len(sys_len))
+    short = sys_len < ref_len
+    with np.errstate(divide="ignore", invalid="ignore"):
+        penal = np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1))
+    bp[short] = np.where(sys_len[short] > 0, penal[short], 0.0)
+    return bp
+
+
+def bleu_from_stats(
+    stats: np.ndarray, order: int, method: str, value: float | None, effective: bool
+) -> np.ndarray:
+    """Vectorised ``sacrebleu.BLEU.compute_bleu`` over rows of ``[sys_len, ref_len, correct.., total..]``."""
+    stats = np.asarray(stats, dtype=np.float64)
+    value = SMOOTH_DEFAULTS[method] if value is None else value
+    sys_len, ref_len = stats[:, 0], stats[:, 1]
+    correct, total = stats[:, 2 : 2 + order].copy(), stats[:, 2 + order :].copy()
+    bp = _brevity_penalty(sys_len, ref_len)
+    if method == "epsilon":
+        return _epsilon_bleu(bp, correct, total, value, effective)
+    rows = len(stats)
+    alive = np.ones(rows, dtype=bool)
+    eff = np.full(rows, order)
+    smooth = np.ones(rows)
+    prec = np.zeros((rows, order))
+    for n in range(order):
+        if method == "add-k" and n > 0:
+            correct[:, n] += value
+            total[:, n] += value
+        alive &= total[:, n] != 0
+        if effective:
+            eff = np.where(alive, n + 1, eff)
+        safe_total = np.where(total[:, n] != 0, total[:, n], 1.0)
+        zero = alive & (correct[:, n] == 0)
+        if method == "exp":
+            smooth = np.where(zero, smooth * 2, smooth)
+            prec[:, n] = np.where(zero, 100.0 / (smooth * safe_total), 0.0)
+        elif method == "floor":
+            prec[:, n] = np.where(zero, 100.0 * value / safe_total, 0.0)
+        hit = alive & (correct[:, n] != 0)
+        prec[:, n] = np.where(hit, 100.0 * correct[:, n] / safe_total, prec[:, n])
+    with np.errstate(divide="ignore"):
+        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), _MY_LOG_ZERO)
+    acc = np.zeros(rows)
+    for n in range(order):  # left-to-right like Python's sum()
+        acc = acc + np.where(n < eff, logs[:, n], 0.0)
+    score = bp * np.exp(acc / eff)
+    # sacrebleu returns 0 early when nothing matched at all (#141)
+    return np.where(stats[:, 2 : 2 + order].any(axis=1), score, 0.0)
+
+
+def _epsilon_bleu(bp, correct, total, value, effective) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where((total > 0) & (correct > 0), correct / np.where(total > 0, total, 1), value)
+    eff = np.maximum((total > 0).sum(axis=1), 1) if effective else np.full(len(bp), total.shape[1])
+    mask = np.arange(total.shape[1])[None, :] < eff[:, None]
+    return 100.0 * bp * np.exp((np.log(p) * mask).sum(axis=1) / eff)
+
+

@@ -1,0 +1,230 @@
+"""Shared machinery of the neural metric adapters (COMET, BERTScore, embedding cosine).
+
+Every adapter takes a *local* model directory (never a hub name at run time), a batch size, a
+device (default ``cpu``), a precision and a progress flag. Heavy libraries (torch,
+transformers, comet, bert_score, sentence_transformers) are imported only when a model is first
+loaded, through :func:`require`, which turns a missing package into
+:class:`~xleval.exceptions.MissingDependencyError` naming the ``neural`` extra.
+
+Neural metrics have no sufficient statistics beyond the sum of segment scores and their count:
+the corpus score is the mean segment score, and :meth:`NeuralMetric.sentence_stats` exposes
+``[score, 1]`` rows so that per-group, chunked and bootstrap corpus scores stay exact sums.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.metadata
+import logging
+import os
+import re
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any, ClassVar
+
+import numpy as np
+
+from xleval.exceptions import InputError, MissingDependencyError
+
+from ._base import Metric
+
+__all__ = ["NeuralMetric", "require", "check_model_dir", "dist_version", "PRECISIONS"]
+
+logger = logging.getLogger(__name__)
+
+PRECISIONS = ("fp32", "fp16")
+_DEVICE_RE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
+# Loggers and warning sources of third-party code that chatter during loading/prediction.
+_NOISY_LOGGERS = ("pytorch_lightning", "lightning_fabric", "lightning.pytorch", "lightning", "comet")
+_NOISY_MODULES = r"(pytorch_lightning|lightning_fabric|lightning_utilities|lightning|torchmetrics|comet|transformers|torch|bert_score|sentence_transformers|huggingface_hub)(\..*)?$"
+
+
+def require(module: str, package: str | None = None, purpose: str = "") -> ModuleType:
+    """Import ``module`` or raise MissingDependencyError naming the ``neural`` extra."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(package or module, "neural", purpose) from exc
+
+
+def dist_version(distribution: str) -> str:
+    """Installed version of a distribution (``unknown`` if it is not installed)."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def check_model_dir(path: Any, what: str) -> Path:
+    """The local model directory as a Path; InputError if it does not exist."""
+    if not isinstance(path, str | os.PathLike) or not str(path).strip():
+        raise InputError(f"{what} model path must be a local directory, got {path!r}")
+    p = Path(path).expanduser()
+    if not p.is_dir():
+        raise InputError(
+            f"{what} model path {str(path)!r} does not exist or is not a directory; "
+            "xleval never downloads models at run time: download it once "
+            "(e.g. `huggingface-cli download ORG/NAME --local-dir DIR`) and pass the directory"
+        )
+    return p
+
+
+@contextlib.contextmanager
+def offline() -> Iterator[None]:
+    """Forbid hub access while loading (the adapters also pass ``local_files_only=True``)."""
+    saved = {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    os.environ.update({k: "1" for k in saved})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@contextlib.contextmanager
+def quiet(progress: bool) -> Iterator[None]:
+    """Silence third-party info logs, warnings and (unless ``progress``) progress bars.
+
+    The library never prints: Lightning's info messages and the deprecation warnings that
+    torch/transformers/lightning raise about each other are not the user's concern.
+    """
+    levels = {name: logging.getLogger(name).level for name in _NOISY_LOGGERS}
+    for name in _NOISY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    bars = _transformers_progress(None if progress else False)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", module=_NOISY_MODULES)
+            yield
+    finally:
+        _transformers_progress(bars)
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+
+
+def _transformers_progress(enable: bool | None) -> bool | None:
+    """Set transformers' progress bars on/off; returns the previous state (None: untouched)."""
+    if enable is None:
+        return None
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        return None
+    before = hf_logging.is_progress_bar_enabled()
+    (hf_logging.enable_progress_bar if enable else hf_logging.disable_progress_bar)()
+    return before
+
+
+def batches(items: list[Any], size: int) -> Iterator[list[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+class NeuralMetric(Metric):
+    """Base of the neural adapters: validated common options, lazy model, ``[score, 1]`` stats.
+
+    Subclasses implement :meth:`_load` (returns the loaded model object, cached on first use)
+    and :meth:`_neural_scores`; ``_library`` names the distribution whose version goes in the
+    signature.
+    """
+
+    has_stats: ClassVar[bool] = True
+    range: ClassVar[tuple[float, float]] = (float("-inf"), float("inf"))
+    _library: ClassVar[str] = "torch"
+    _what: ClassVar[str] = "neural"
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike,
+        *,
+        batch_size: int = 32,
+        device: str = "cpu",
+        precision: str = "fp32",
+        progress: bool = False,
+    ) -> None:
+        self.model_path = check_model_dir(model_path, self._what)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if not isinstance(device, str) or not _DEVICE_RE.match(device):
+            raise InputError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
+        if precision not in PRECISIONS:
+            raise InputError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+        if precision == "fp16" and device == "cpu":
+            raise InputError("precision='fp16' needs a GPU device (device='cuda'); use precision='fp32' on cpu")
+        self.batch_size = batch_size
+        self.device = device
+        self.precision = precision
+        self.progress = bool(progress)
+        self._model: Any = None
+
+    # ------------------------------------------------------------------ signature
+    def _common_fields(self) -> dict[str, Any]:
+        return {
+            "model": self.model_path.resolve().name,
+            "prec": self.precision,
+            self._library: dist_version(self._library),
+            "transformers": dist_version("transformers"),
+        }
+
+    # ------------------------------------------------------------------ model
+    def _loaded(self) -> Any:
+        # The model is a cache, not state that changes numbers: scoring stays side-effect free.
+        if self._model is None:
+            torch = require("torch", "torch", f"the {self.name} metric")
+            _check_device_available(torch, self.device)
+            with offline(), quiet(self.progress):
+                self._model = self._load()
+            logger.info("loaded %s model from %s on %s", self.name, self.model_path, self.device)
+        return self._model
+
+    def _load(self) -> Any:
+        raise NotImplementedError
+
+    def _torch_dtype(self) -> Any:
+        import torch
+
+        return torch.float16 if self.precision == "fp16" else torch.float32
+
+    # ------------------------------------------------------------------ scoring
+    def _sentence_scores(self, hyps, refs, srcs) -> np.ndarray:
+        if not hyps:
+            return np.zeros(0, dtype=np.float64)
+        model = self._loaded()
+        with quiet(self.progress):
+            scores = self._neural_scores(model, hyps, refs, srcs)
+        return np.asarray(scores, dtype=np.float64)
+
+    def _neural_scores(self, model, hyps, refs, srcs) -> np.ndarray:
+        raise NotImplementedError
+
+    def _sentence_stats(self, hyps, refs, srcs) -> np.ndarray:
+        scores = self._sentence_scores(hyps, refs, srcs)
+        return np.column_stack([scores, np.ones_like(scores)])
+
+    def _score_from_stats(self, stats: np.ndarray) -> np.ndarray:
+        # corpus score = mean segment score: sum of scores / count
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return stats[:, 0] / stats[:, 1]
+
+    def _single_ref_stream(self, refs: list[list[str]] | None) -> list[str] | None:
+        if refs is None:
+            return None
+        if len(refs) != 1:
+            raise InputError(f"metric {self.name!r} scores against one reference; got {len(refs)} reference streams")
+        return refs[0]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # pickled (e.g. to Dask workers) without the loaded model; each worker reloads it
+        return {**self.__dict__, "_model": None}
+
+
+def _check_device_available(torch: ModuleType, device: str) -> None:
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise InputError(f"device={device!r} but torch sees no CUDA GPU; use device='cpu'")
+    if device == "mps" and not torch.backends.mps.is_available():
+        raise InputError("device='mps' but torch reports MPS unavailable; use device='cpu'")
