@@ -1,0 +1,155 @@
+"""The audit as one call: validate the long table, parse answers, run every estimator whose
+conditions are present (under both invalid-answer policies), the dose-response split, the
+model-family interaction and (when ratings are given) the E2 agreement; collect notes on
+everything left out."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import pandas as pd
+
+from xleval.audit._agreement import annotation_agreement
+from xleval.audit._data import prepare_frame
+from xleval.audit._estimators import ESTIMATORS, POLICIES, estimate
+from xleval.audit._interaction import dose_response, family_interaction
+from xleval.audit._parse import DEFAULT_THRESHOLD, AnswerParser, parser_validity
+from xleval.audit._results import (AnnotationAgreement, Contrast, DoseResponse, FamilyInteraction, ParserValidity,
+                                   _ToDict)
+from xleval.exceptions import InputError
+from xleval.stats._validate import check_level, check_n_resamples
+
+__all__ = ["AuditResult", "audit"]
+
+
+@dataclass(frozen=True)
+class AuditResult(_ToDict):
+    """Everything the audit found; ``contrasts`` use ``invalid_policy``, ``sensitivity`` the
+    other policy (invalid parses counted wrong vs excluded)."""
+
+    n_rows: int
+    n_items: int
+    models: tuple[str, ...]
+    items_per_condition: dict[str, int]
+    items_single_condition: int
+    parser: str
+    validity_threshold: float
+    validity: tuple[ParserValidity, ...]
+    flagged_models: tuple[str, ...]
+    models_without_valid_parses: tuple[str, ...]
+    invalid_policy: str
+    contrasts: tuple[Contrast, ...]
+    sensitivity: tuple[Contrast, ...]
+    dose_response: DoseResponse | None
+    family_interaction: FamilyInteraction | None
+    agreement: tuple[AnnotationAgreement, ...]
+    estimators: dict[str, dict[str, Any]]
+    level: float
+    n_resamples: int
+    random_state: int | None
+    notes: tuple[str, ...] = ()
+
+    def contrast(self, estimator: str, model: str = "pooled", policy: str | None = None) -> Contrast | None:
+        """The contrast of one estimator and model (``pooled`` by default), or None if not run."""
+        pool = self.contrasts if policy in (None, self.invalid_policy) else self.sensitivity
+        return next((c for c in pool if c.estimator == estimator and c.model == model), None)
+
+    def checklist(self) -> str:
+        """The markdown reporting checklist (see :func:`xleval.audit.render_checklist`)."""
+        from xleval.audit._checklist import render_checklist
+
+        return render_checklist(self)
+
+
+def audit(
+    data: pd.DataFrame,
+    *,
+    parser: AnswerParser | None = None,
+    validity_threshold: float = DEFAULT_THRESHOLD,
+    invalid_policy: str = "wrong",
+    cluster_by_subject: bool = False,
+    residual_threshold: float | None = None,
+    dose_estimator: str = "E4",
+    ratings: pd.DataFrame | None = None,
+    n_resamples: int = 2000,
+    n_permutations: int = 9999,
+    level: float = 0.95,
+    random_state: int | None = 0,
+) -> AuditResult:
+    """Audit item-level benchmark results for a translation tax (seed 003, estimators E1-E4).
+
+    ``data`` is the long table described in :mod:`xleval.audit._data`; ``ratings`` (item_id,
+    rater, rating, optional dimension) enables E2. ``residual_threshold`` pre-declares the
+    high-residual cut (default: median split). ``dose_estimator`` is the paired estimator split
+    by residual and tested for a model-family interaction (falls back to the other paired one
+    when its conditions are absent)."""
+    if invalid_policy not in POLICIES:
+        raise InputError(f"invalid_policy must be one of {POLICIES}; got {invalid_policy!r}")
+    if dose_estimator not in ("E1", "E4"):
+        raise InputError(f"dose_estimator must be 'E1' or 'E4' (a paired estimator); got {dose_estimator!r}")
+    level, n_resamples = check_level(level), check_n_resamples(n_resamples, minimum=2)
+    parser = parser or AnswerParser()
+    frame = prepare_frame(data, parser)
+    notes: list[str] = []
+    validity = parser_validity(frame, validity_threshold)
+    kw = dict(cluster_by_subject=cluster_by_subject, n_resamples=n_resamples, n_permutations=n_permutations,
+              level=level, random_state=random_state)
+    present = set(frame["condition"])
+    run = [s for s in ESTIMATORS.values() if {s.condition_a, s.condition_b} <= present]
+    for s in ESTIMATORS.values():
+        if s not in run:
+            notes.append(f"{s.key} ({s.name}) not run: needs conditions {s.condition_a} and {s.condition_b}")
+    other = next(p for p in POLICIES if p != invalid_policy)
+    contrasts, sensitivity = [], []
+    for spec in run:
+        main, spec_notes = estimate(frame, spec, policy=invalid_policy, **kw)
+        alt, _ = estimate(frame, spec, policy=other, **kw)
+        contrasts.extend(main)
+        sensitivity.extend(alt)
+        notes.extend(spec_notes)
+    dose, family = _dose_and_family(frame, run, dose_estimator, residual_threshold, invalid_policy, kw, notes)
+    agreement = annotation_agreement(ratings, n_resamples=n_resamples, level=level,
+                                     random_state=random_state) if ratings is not None else ()
+    if ratings is None:
+        notes.append("E2 (annotation calibration) not run: no ratings given")
+    return AuditResult(
+        n_rows=len(frame), n_items=frame["item_id"].nunique(), models=tuple(sorted(frame["model"].unique())),
+        items_per_condition={c: int(frame.loc[frame["condition"] == c, "item_id"].nunique())
+                             for c in sorted(present)},
+        items_single_condition=_single_condition_items(frame),
+        parser=parser.description if {"response", "answer"} <= set(data.columns) else "given 'correct' column",
+        validity_threshold=validity_threshold, validity=validity,
+        flagged_models=tuple(sorted({v.model for v in validity if v.flagged})),
+        models_without_valid_parses=_no_valid(frame), invalid_policy=invalid_policy,
+        contrasts=tuple(contrasts), sensitivity=tuple(sensitivity), dose_response=dose, family_interaction=family,
+        agreement=agreement, estimators={s.key: asdict(s) for s in run}, level=level, n_resamples=n_resamples,
+        random_state=random_state, notes=tuple(notes),
+    )
+
+
+def _single_condition_items(frame: pd.DataFrame) -> int:
+    # natively authored items are separate by design (E3 is unpaired); count only the others
+    counts = frame[frame["condition"] != "native"].groupby("item_id")["condition"].nunique()
+    return int((counts == 1).sum())
+
+
+def _no_valid(frame: pd.DataFrame) -> tuple[str, ...]:
+    any_valid = frame.groupby("model")["valid"].any()
+    return tuple(sorted(any_valid.index[~any_valid]))
+
+
+def _dose_and_family(frame, run, key, threshold, policy, kw, notes):
+    paired = [s for s in run if s.paired]
+    if not paired:
+        notes.append("dose-response and model-family interaction not run: no paired estimator (E1 or E4) available")
+        return None, None
+    spec = next((s for s in paired if s.key == key), paired[0])
+    if spec.key != key:
+        notes.append(f"{key} not available; dose-response and family interaction use {spec.key}")
+    dose, dose_notes = dose_response(frame, spec, threshold=threshold, policy=policy,
+                                     n_resamples=kw["n_resamples"], n_permutations=kw["n_permutations"],
+                                     level=kw["level"], random_state=kw["random_state"])
+    notes.extend(dose_notes)
+    family = family_interaction(frame, spec, policy=policy)
+    notes.extend(family.notes if not family.tested else ())
+    return dose, family

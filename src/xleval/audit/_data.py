@@ -1,0 +1,98 @@
+"""Validation of the audit's long table: one row per item x model x condition.
+
+Columns: ``item_id``, ``model``, ``condition`` (see :data:`CONDITIONS`), and either ``correct``
+(0/1; empty = no valid answer) or ``response`` + ``answer`` (parsed with an
+:class:`AnswerParser`); optional ``model_family``, ``subject``, ``residual``.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from xleval.audit._parse import AnswerParser
+from xleval.exceptions import DataQualityWarning, InputError
+from xleval.io import to_numeric_column
+
+__all__ = ["CONDITIONS", "prepare_frame"]
+
+CONDITIONS = ("source", "translated", "back_translated", "native", "naturalized")
+_ALIASES = {
+    "original": "source", "english": "source", "en": "source",
+    "translation": "translated", "mt": "translated",
+    "back-translated": "back_translated", "backtranslated": "back_translated", "back_translation": "back_translated",
+    "bt": "back_translated", "natural": "naturalized", "naturalised": "naturalized", "native_control": "native",
+}
+
+
+def prepare_frame(df: pd.DataFrame, parser: AnswerParser | None = None, where: str = "input") -> pd.DataFrame:
+    """A checked copy with canonical columns: item_id, model, model_family, condition, subject,
+    residual, parsed (letter or None), valid (bool), correct (0/1, NaN when not valid)."""
+    missing = [c for c in ("item_id", "model", "condition") if c not in df.columns]
+    if missing:
+        raise InputError(f"{where}: missing column(s) {missing}; the audit needs item_id, model, condition and "
+                         f"correct (or response + answer); its columns are {list(df.columns)}")
+    out = pd.DataFrame({
+        "item_id": df["item_id"].astype(str),
+        "model": df["model"].astype(str),
+        "condition": _conditions(df["condition"], where),
+    }, index=df.index)
+    out["model_family"] = df["model_family"].astype(str) if "model_family" in df else out["model"]
+    out["subject"] = df["subject"].astype(str) if "subject" in df else "all"
+    out["residual"] = to_numeric_column(df["residual"], "residual", where) if "residual" in df else np.nan
+    _check_duplicates(out, where)
+    if "response" in df.columns and "answer" in df.columns:
+        _parse_responses(out, df, parser or AnswerParser(), where)
+    elif "correct" in df.columns:
+        _given_correct(out, df, where)
+    else:
+        raise InputError(f"{where}: give a 'correct' column (0/1) or both 'response' and 'answer' columns")
+    return out.reset_index(drop=True)
+
+
+def _conditions(col: pd.Series, where: str) -> pd.Series:
+    norm = col.astype(str).str.strip().str.lower().str.replace(" ", "_")
+    norm = norm.map(lambda c: _ALIASES.get(c, c))
+    bad = ~norm.isin(CONDITIONS)
+    if bad.any():
+        first = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(f"{where}: column 'condition' row {first + 1}: {col.iloc[first]!r} is not a condition; "
+                         f"use one of {list(CONDITIONS)}")
+    return norm
+
+
+def _check_duplicates(out: pd.DataFrame, where: str) -> None:
+    dup = out.duplicated(["item_id", "model", "condition"], keep=False)
+    if dup.any():
+        rows = np.flatnonzero(dup.to_numpy())[:2] + 1
+        first = out[dup].iloc[0]
+        raise InputError(f"{where}: rows {rows.tolist()} repeat item {first['item_id']!r} for model {first['model']!r} "
+                         f"in condition {first['condition']!r}; keep one row per item x model x condition")
+
+
+def _parse_responses(out: pd.DataFrame, df: pd.DataFrame, parser: AnswerParser, where: str) -> None:
+    if "correct" in df.columns:
+        warnings.warn(f"{where}: both 'correct' and 'response'/'answer' given; correctness is recomputed from the "
+                      f"parsed responses ({parser.description}) and 'correct' is ignored", DataQualityWarning, stacklevel=3)
+    answers = df["answer"].astype(str).str.strip().str.upper()
+    bad = ~answers.isin(list(parser.letters.upper()))
+    if bad.any():
+        first = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(f"{where}: column 'answer' row {first + 1}: {df['answer'].iloc[first]!r} is not one of the "
+                         f"answer letters {parser.letters!r}; give the gold letter (or set the parser's letters)")
+    out["parsed"] = parser.parse_many(df["response"])
+    out["valid"] = out["parsed"].notna()
+    out["correct"] = np.where(out["valid"], (out["parsed"] == answers).astype(float), np.nan)
+
+
+def _given_correct(out: pd.DataFrame, df: pd.DataFrame, where: str) -> None:
+    values = to_numeric_column(df["correct"], "correct", where)
+    bad = values.notna() & ~values.isin([0.0, 1.0])
+    if bad.any():
+        first = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(f"{where}: column 'correct' row {first + 1}: {df['correct'].iloc[first]!r} is not 0 or 1 "
+                         "(leave it empty when no answer could be parsed)")
+    out["parsed"] = None
+    out["valid"] = values.notna().to_numpy()
+    out["correct"] = values.to_numpy()

@@ -1,0 +1,170 @@
+"""Frozen result objects of the audit, with ``to_dict()`` (JSON-safe: NaN/inf become None)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ParserValidity", "Contrast", "StratumEffect", "DoseResponse", "FamilyInteraction",
+           "RaterAgreement", "AnnotationAgreement"]
+
+
+def json_safe(value: Any) -> Any:
+    """Plain JSON values, recursing into result objects, tuples and dicts."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [json_safe(v) for v in value]
+    return str(value)
+
+
+class _ToDict:
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class ParserValidity(_ToDict):
+    """Share of responses of one model in one condition from which an answer letter was parsed."""
+
+    model: str
+    condition: str
+    n: int
+    n_valid: int
+    rate: float
+    threshold: float
+    flagged: bool
+
+
+@dataclass(frozen=True)
+class Contrast(_ToDict):
+    """One estimator's accuracy difference ``acc(condition_a) - acc(condition_b)`` for one model
+    (or ``model="pooled"``), with its CI, p-value and the assumption it rests on.
+
+    ``n_a``/``n_b`` are the items scored in each condition (equal, and paired, for paired
+    estimators); ``n_unpaired`` counts items seen in only one of the two conditions (excluded
+    from a paired estimator). ``discordant`` is (a right & b wrong, a wrong & b right) for
+    paired per-model contrasts (McNemar's cells).
+    """
+
+    estimator: str
+    model: str
+    condition_a: str
+    condition_b: str
+    paired: bool
+    invalid_policy: str
+    acc_a: float
+    acc_b: float
+    estimate: float
+    ci_low: float
+    ci_high: float
+    level: float
+    p_value: float
+    ci_method: str
+    test: str
+    n_a: int
+    n_b: int
+    n_unpaired: int = 0
+    discordant: tuple[int, int] | None = None
+    n_resamples: int | None = None
+    random_state: int | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def excludes_zero(self) -> bool:
+        return bool(self.ci_low > 0 or self.ci_high < 0)
+
+
+@dataclass(frozen=True)
+class StratumEffect(_ToDict):
+    """A paired contrast restricted to one residual stratum (item-level, models averaged)."""
+
+    stratum: str
+    n_items: int
+    estimate: float
+    ci_low: float
+    ci_high: float
+
+
+@dataclass(frozen=True)
+class DoseResponse(_ToDict):
+    """The paired contrast within residual strata: ``contrast = delta_high - delta_low`` with
+    its CI (bootstrap stratified by residual stratum) and the interaction test (two-sample
+    permutation test of item-level differences, high vs low)."""
+
+    estimator: str
+    split: str
+    threshold: float
+    high: StratumEffect
+    low: StratumEffect
+    contrast: float
+    ci_low: float
+    ci_high: float
+    level: float
+    p_value: float
+    test: str
+    n_items_without_residual: int = 0
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FamilyInteraction(_ToDict):
+    """Does the paired contrast differ between model families? Logistic regression
+    ``correct ~ condition * family`` with item-clustered robust covariance; Wald test of the
+    interaction terms (log-odds scale). ``effects`` maps each family to its
+    probability-scale contrast (items weighted equally, models averaged within family)."""
+
+    estimator: str
+    tested: bool
+    grouping: str
+    statistic: float | None
+    df: int | None
+    p_value: float | None
+    test: str
+    effects: dict[str, float]
+    n_models: int
+    n_groups: int
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RaterAgreement(_ToDict):
+    """Weighted Cohen's kappa of one pair of raters on the items both rated."""
+
+    rater_a: str
+    rater_b: str
+    n_items: int
+    kappa: float
+    weights: str
+
+
+@dataclass(frozen=True)
+class AnnotationAgreement(_ToDict):
+    """E2 calibration: agreement of Likert ratings on one dimension (weighted kappa per rater
+    pair, Krippendorff's alpha over all raters with missing ratings allowed)."""
+
+    dimension: str
+    n_items: int
+    n_raters: int
+    n_ratings: int
+    pairs: tuple[RaterAgreement, ...]
+    alpha_ordinal: float
+    alpha_interval: float
+    alpha_ci_low: float
+    alpha_ci_high: float
+    level: float
+    kappa_target: float
+    meets_target: bool
+    notes: tuple[str, ...] = ()

@@ -1,0 +1,81 @@
+"""``xleval audit``: translation-tax audit of item-level benchmark results (thin shell over
+:func:`xleval.audit.audit`)."""
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Optional
+
+import pandas as pd
+import typer
+
+from xleval.audit import AnswerParser, audit as run_audit, read_lm_eval_samples
+from xleval.cli._common import COL_OPTION, FORMAT_OPTION, OutputFormat, console, emit_json, print_table
+from xleval.exceptions import InputError
+from xleval.io import atomic_path, parse_column_mapping, read_table, write_table
+
+_DEFAULTS = {k: p.default for k, p in inspect.signature(run_audit).parameters.items()}
+
+
+def audit(
+    inputs: list[str] = typer.Argument(..., metavar="INPUT...", help=(
+        "Long table(s) (TSV/CSV/JSONL/Parquet; '-' = TSV on stdin) with item_id, model, condition and correct "
+        "or response+answer; or lm-eval samples given as CONDITION[@MODEL]=samples_TASK.jsonl.")),
+    fmt: OutputFormat = FORMAT_OPTION,
+    checklist: Optional[Path] = typer.Option(None, "--checklist", help="Write the markdown reporting checklist here."),
+    ratings: Optional[Path] = typer.Option(None, "--ratings", help="Likert ratings (item_id, rater, rating[, dimension]) for E2."),
+    col: Optional[list[str]] = COL_OPTION,
+    invalid: str = typer.Option(_DEFAULTS["invalid_policy"], "--invalid", help="Invalid parses: 'wrong' or 'exclude' (the other is the sensitivity analysis)."),
+    validity_threshold: float = typer.Option(_DEFAULTS["validity_threshold"], "--validity-threshold", help="Flag model x condition parser validity below this."),
+    cluster_by_subject: bool = typer.Option(_DEFAULTS["cluster_by_subject"], "--cluster-by-subject", help="Resample whole subjects in the bootstrap."),
+    residual_threshold: Optional[float] = typer.Option(None, "--residual-threshold", help="Pre-declared high-residual cut (default: median split)."),
+    pattern: Optional[str] = typer.Option(None, "--pattern", help="Answer regex (first group = letter); default: first standalone A-D."),
+    letters: str = typer.Option("ABCD", "--letters", help="Answer letters."),
+    n_resamples: int = typer.Option(_DEFAULTS["n_resamples"], "--n-resamples", help="Bootstrap resamples."),
+    seed: int = typer.Option(_DEFAULTS["random_state"], "--seed", help="Random seed (bootstrap, permutations)."),
+    save_table: Optional[Path] = typer.Option(None, "--save-table", help="Also write the combined long table here."),
+) -> None:
+    """Audit a translated benchmark for a translation tax (estimators E1-E4, parser validity, dose-response)."""
+    data = pd.concat([_read(spec, parse_column_mapping(col)) for spec in inputs], ignore_index=True)
+    if save_table is not None:
+        write_table(data, save_table)
+    rating_table = read_table(ratings, required=("item_id", "rater", "rating"), numeric=("rating",)) if ratings else None
+    result = run_audit(data, parser=AnswerParser(letters=letters, pattern=pattern), validity_threshold=validity_threshold,
+                       invalid_policy=invalid, cluster_by_subject=cluster_by_subject, residual_threshold=residual_threshold,
+                       ratings=rating_table, n_resamples=n_resamples, random_state=seed)
+    if checklist is not None:
+        with atomic_path(checklist) as tmp:
+            tmp.write_text(result.checklist(), encoding="utf-8")
+    if fmt == OutputFormat.json:
+        emit_json(result)
+    else:
+        _render(result)
+
+
+def _read(spec: str, columns: dict[str, str]) -> pd.DataFrame:
+    head, sep, path = spec.partition("=")
+    if sep and path.endswith(".jsonl") and not Path(spec).exists():
+        condition, _, model = head.partition("@")
+        if not condition:
+            raise InputError(f"{spec!r}: expected CONDITION[@MODEL]=samples_TASK.jsonl")
+        return read_lm_eval_samples(path, model=model or None, condition=condition)
+    return read_table(spec, columns=columns or None)
+
+
+def _render(result) -> None:
+    rows = [{"estimator": c.estimator, "model": c.model, "acc_a": c.acc_a, "acc_b": c.acc_b, "delta": c.estimate,
+             "ci": f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]", "p": c.p_value, "n": c.n_a if c.paired else f"{c.n_a}/{c.n_b}"}
+            for c in result.contrasts]
+    print_table(rows, title=f"Translation-tax estimators (invalid parses {result.invalid_policy})", digits=3)
+    flagged = [v.to_dict() for v in result.validity if v.flagged]
+    if flagged:
+        print_table(flagged, title="Parser validity below threshold", digits=3)
+    d = result.dose_response
+    if d is not None:
+        console.print(f"dose-response {d.estimator} ({d.split} {d.threshold:g}): high {d.high.estimate:+.3f}, "
+                      f"low {d.low.estimate:+.3f}, high-low {d.contrast:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}], p={d.p_value:.4f}")
+    f = result.family_interaction
+    if f is not None and f.tested:
+        console.print(f"{f.grouping} interaction {f.estimator}: chi2={f.statistic:.2f}, df={f.df}, p={f.p_value:.4f}")
+    for note in result.notes:
+        console.print(f"note: {note}")
