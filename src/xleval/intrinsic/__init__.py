@@ -44,3 +44,6 @@ from xleval.intrinsic._confounds import (  # noqa: E402
 
 __all__ += ["LENGTHS", "ConfoundReport", "analyze_confounds", "language_table", "length_correlations",
             "translation_stability", "vocab_sensitivity"]
+from xleval.intrinsic._backend import BOS_CHOICES, LMScorer, score_texts  # noqa: E402
+
+__all__ += ["BOS_CHOICES", "LMScorer", "score_texts"]
