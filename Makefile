@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS ?= dev
 
-.PHONY: demo test test-fast install install-full bench clean release-check
+.PHONY: demo test test-fast install install-full bench clean release-check chromium
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -28,7 +28,11 @@ install-full: $(VENV)/.installed-full
 demo: $(STAMP)
 	$(BIN)/xleval demo --out demo-output
 
-test: $(VENV)/.installed-full
+# Headless Chromium for the report's browser test (Debian package; skipped when already installed).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+test: $(VENV)/.installed-full chromium
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 test-fast: $(STAMP)

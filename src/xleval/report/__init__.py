@@ -1,0 +1,20 @@
+"""The HTML report: result objects in, one self-contained HTML file (or JSON) out.
+
+Compute, then render: :func:`analyze_mt` computes (with the calibration and diagnostics
+packages), :func:`build_mt_report` lays the results out as :class:`Section` objects, and
+:func:`render_html` / :func:`render_json` / :func:`write_report` render them deterministically.
+Other analyses plug in with :func:`result_section` (any result with ``to_dict()``) or
+:func:`generic_section` (a title, tables as lists of dicts, matplotlib figures).
+"""
+from ._figures import figure_from_matplotlib
+from ._model import Figure, Report, Section, Table
+from ._mt import DataSummary, MTAnalysis, analyze_mt, build_mt_report, mt_report, summarize_data
+from ._render import render_html, render_json, write_report
+from ._sections import generic_section, result_section, warnings_section
+
+__all__ = [
+    "Report", "Section", "Table", "Figure", "figure_from_matplotlib",
+    "generic_section", "result_section", "warnings_section",
+    "DataSummary", "MTAnalysis", "summarize_data", "analyze_mt", "build_mt_report", "mt_report",
+    "render_html", "render_json", "write_report",
+]
