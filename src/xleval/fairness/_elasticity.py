@@ -86,8 +86,8 @@ def _quality_notes(n: int, r2: float, low: float, high: float) -> list[str]:
         notes.append(f"poor fit: R^2 = {r2:.2f} < {POOR_R2}; data size explains little of the gap")
     if low <= 0 <= high:
         notes.append("the slope's CI contains 0: no detectable relation to data size; multipliers are not meaningful")
-    for note in notes:
-        warnings.warn(f"resource elasticity: {note}", DataQualityWarning, stacklevel=3)
+    if notes:  # one warning per fit, listing every problem
+        warnings.warn("resource elasticity: " + "; ".join(notes), DataQualityWarning, stacklevel=3)
     return notes
 
 

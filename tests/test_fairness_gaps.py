@@ -1,0 +1,252 @@
+"""Gap analysis on small hand-checkable tables; elasticity and partial correlations against
+scipy / statsmodels on the same numbers; small languages, paired items, error messages."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats as ss
+import statsmodels.api as sm
+
+from xleval.exceptions import DataQualityWarning, InputError
+from xleval.fairness import data_multiplier, fairness_gaps, fairness_gaps_by, resource_elasticity, typology_bias
+
+# A published-shaped per-language table (accuracy in [0, 1], CC-100-like sizes in GiB).
+ACC = {"en": 0.89, "fr": 0.85, "de": 0.86, "ru": 0.83, "ar": 0.83, "hi": 0.82, "sw": 0.78, "ur": 0.78}
+SIZE = {"en": 300.8, "fr": 56.8, "de": 66.6, "ru": 278.0, "ar": 28.0, "hi": 20.2, "sw": 1.6, "ur": 5.7}
+
+
+def _items(acc=ACC, n=60, seed=0, small=None) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for lang, p in acc.items():
+        k = (small or {}).get(lang, n)
+        correct = (rng.random(k) < p).astype(float)
+        rows += [{"lang": lang, "item": i, "correct": c, "size": SIZE.get(lang, 1.0)} for i, c in enumerate(correct)]
+    return pd.DataFrame(rows)
+
+
+def test_levels_and_ratios_follow_the_seed_semantics():
+    df = _items()
+    rep = fairness_gaps(df, "correct", "lang", n_resamples=200, random_state=0)
+    means = df.groupby("lang")["correct"].mean()
+    for gap in rep.languages:
+        assert gap.mean.estimate == pytest.approx(means[gap.language])
+        assert gap.n == 60
+        if gap.language != "en":
+            assert gap.ratio.estimate == pytest.approx(means[gap.language] / means["en"])
+            assert gap.difference.estimate == pytest.approx(means[gap.language] - means["en"])
+        else:
+            assert gap.ratio is None
+    ratios = (means.drop("en") / means["en"]).to_numpy()
+    assert rep.summary.mean.estimate == pytest.approx(np.mean(means))
+    assert rep.summary.worst.estimate == pytest.approx(np.min(means))
+    assert rep.summary.std.estimate == pytest.approx(np.std(means))  # ddof=0, as the seed
+    assert rep.summary.mean_ratio.estimate == pytest.approx(ratios.mean())
+    assert rep.summary.worst_ratio.estimate == pytest.approx(ratios.min())
+    for est in (rep.summary.mean, rep.summary.worst, rep.summary.mean_ratio):
+        assert est.ci_low <= est.estimate <= est.ci_high
+        assert est.method == "bootstrap-stratified-percentile"
+
+
+def test_language_codes_are_normalised_and_reference_found():
+    df = _items({"EN": 0.9, "DE": 0.8, "zh-Hans": 0.7}, n=20)
+    rep = fairness_gaps(df, "correct", "lang", n_resamples=50, random_state=0)
+    assert [g.language for g in rep.languages] == ["de", "en", "zh"]
+    assert rep.reference == "en"
+
+
+@pytest.mark.parametrize("tiny", [1, 2, 3, 5])
+def test_tiny_language_never_crashes_and_is_flagged(tiny):
+    df = _items(small={"sw": tiny})
+    rep = fairness_gaps(df, "correct", "lang", n_resamples=200, random_state=1)
+    sw = rep.language("sw")
+    assert sw.n == tiny
+    assert all(np.isfinite([sw.ratio.estimate, sw.ratio.ci_low, sw.ratio.ci_high]))
+    if tiny < 5:
+        assert sw.mean.unreliable and sw.ratio.unreliable and rep.summary.worst.unreliable
+        assert any("'sw'" in note for note in sw.ratio.notes)  # names the language, not a code
+
+
+def test_paired_items_resample_together():
+    # Parallel items with shared difficulty: a language is right on an item iff it is easy enough.
+    rng = np.random.default_rng(3)
+    difficulty = rng.random(400)
+    acc = {"en": 0.9, "de": 0.85, "sw": 0.7}
+    rows = [{"lang": lang, "item": i, "correct": float(d < p)} for lang, p in acc.items() for i, d in enumerate(difficulty)]
+    df = pd.DataFrame(rows)
+    paired = fairness_gaps(df, "correct", "lang", item="item", n_resamples=2000, random_state=0)
+    indep = fairness_gaps(df, "correct", "lang", n_resamples=2000, random_state=0)
+    assert paired.design == "paired" and indep.design == "independent"
+    x = {lang: (difficulty < p).astype(float) for lang, p in acc.items()}
+    n = len(difficulty)
+    for lang in ("de", "sw"):
+        p, i = paired.language(lang).difference, indep.language(lang).difference
+        assert p.estimate == pytest.approx(i.estimate)
+        # analytic standard errors: sd of the paired differences vs the two independent variances
+        se_paired = np.std(x[lang] - x["en"]) / math.sqrt(n)
+        se_indep = math.sqrt((np.var(x[lang]) + np.var(x["en"])) / n)
+        assert p.standard_error == pytest.approx(se_paired, rel=0.12)
+        assert i.standard_error == pytest.approx(se_indep, rel=0.12)
+        assert se_paired < 0.8 * se_indep
+
+
+def test_paired_drops_incomplete_items_with_a_warning():
+    df = _items(n=30)
+    df = df[~((df["lang"] == "sw") & (df["item"] < 5))]
+    with pytest.warns(DataQualityWarning, match="5 items missing"):
+        rep = fairness_gaps(df, "correct", "lang", item="item", n_resamples=50, random_state=0)
+    assert {g.n for g in rep.languages} == {25}
+
+
+def test_duplicate_items_point_to_model_split():
+    df = pd.concat([_items(n=10).assign(model="a"), _items(n=10, seed=1).assign(model="b")])
+    with pytest.raises(InputError, match="--model"):
+        fairness_gaps(df, "correct", "lang", item="item")
+    reps = fairness_gaps_by(df, "model", "correct", "lang", item="item", n_resamples=50, random_state=0)
+    assert set(reps) == {"a", "b"}
+
+
+def test_floor_flags():
+    df = _items({"en": 0.9, "am": 0.3, "sw": 0.52}, n=200, seed=5)
+    rep = fairness_gaps(df, "correct", "lang", floor=0.5, n_resamples=300, random_state=0)
+    am, en = rep.language("am"), rep.language("en")
+    assert am.below_floor and am.clearly_below_floor
+    assert not en.below_floor and not en.clearly_below_floor
+
+
+def test_lower_is_better_metric_worst_is_the_max():
+    df = pd.DataFrame({"lang": ["en"] * 3 + ["ar"] * 3, "bpb": [1.0, 1.1, 0.9, 1.4, 1.5, 1.3]})
+    rep = fairness_gaps(df, "bpb", "lang", higher_is_better=False, n_resamples=50, random_state=0)
+    assert rep.summary.worst.estimate == pytest.approx(1.4)
+    assert rep.language("ar").ratio.estimate == pytest.approx(1.4)
+
+
+def test_z_scores_get_differences_not_ratios():
+    df = pd.DataFrame({"lp": ["de-en"] * 6 + ["ha-en"] * 6,
+                       "human_z": [0.1, 0.2, -0.1, 0.0, 0.3, 0.1, -0.2, -0.4, 0.0, -0.1, -0.3, -0.2]})
+    rep = fairness_gaps(df, "human_z", "lp", reference="de-en", n_resamples=100, random_state=0)
+    ha = rep.language("ha-en")
+    assert ha.ratio is None and rep.summary.mean_ratio is None
+    assert ha.difference.estimate == pytest.approx(-0.2 - 0.1)
+    assert any("ratio scale" in n for n in rep.notes)
+
+
+def test_reference_absent_is_a_clear_error():
+    with pytest.raises(InputError, match="reference language 'ja' is not in column 'lang'"):
+        fairness_gaps(_items(n=5), "correct", "lang", reference="ja")
+    rep = fairness_gaps(_items(n=5), "correct", "lang", reference=None, n_resamples=20, random_state=0)
+    assert rep.summary.mean_ratio is None
+
+
+def test_missing_metric_values_are_counted_not_silently_dropped():
+    df = _items(n=10)
+    df.loc[[0, 3], "correct"] = np.nan
+    with pytest.warns(DataQualityWarning, match="2 of 80 rows"):
+        fairness_gaps(df, "correct", "lang", n_resamples=20, random_state=0)
+
+
+def test_missing_column_names_the_columns():
+    with pytest.raises(InputError, match="not in the table"):
+        fairness_gaps(_items(n=5), "f1", "lang")
+
+
+def test_same_seed_same_report():
+    a = fairness_gaps(_items(), "correct", "lang", n_resamples=100, random_state=9).to_dict()
+    b = fairness_gaps(_items(), "correct", "lang", n_resamples=100, random_state=9).to_dict()
+    assert a == b
+
+
+# ----------------------------------------------------------------------------- elasticity
+def _lang_table():
+    langs = list(ACC)
+    return langs, np.array([ACC[l] * 100 for l in langs]), np.array([SIZE[l] for l in langs])
+
+
+def test_elasticity_equals_statsmodels_ols():
+    langs, perf, size = _lang_table()
+    el = resource_elasticity(perf, size, langs, target_gain=5.0)
+    ols = sm.OLS(perf, sm.add_constant(np.log(size))).fit()
+    assert el.slope == pytest.approx(ols.params[1])
+    assert el.intercept == pytest.approx(ols.params[0])
+    assert el.r_squared == pytest.approx(ols.rsquared)
+    assert el.p_value == pytest.approx(ols.pvalues[1])
+    low, high = ols.conf_int(0.05)[1]
+    assert (el.slope_ci_low, el.slope_ci_high) == pytest.approx((low, high))
+    assert el.gain_per_doubling == pytest.approx(ols.params[1] * math.log(2))
+    assert el.multiplier == pytest.approx(math.exp(5.0 / ols.params[1]))
+    assert el.multiplier_ci_low == pytest.approx(math.exp(5.0 / high))
+    assert el.multiplier_ci_high == pytest.approx(math.exp(5.0 / low))
+
+
+def test_log_performance_model_is_stated_and_fitted_on_logs():
+    langs, perf, size = _lang_table()
+    el = resource_elasticity(perf, size, langs, log_performance=True, target_gain=1.05)
+    fit = ss.linregress(np.log(size), np.log(perf))
+    assert el.log_performance and el.slope == pytest.approx(fit.slope)
+    assert el.multiplier == pytest.approx(1.05 ** (1 / fit.slope))
+    assert el.gain_per_doubling == pytest.approx(2**fit.slope)
+
+
+def test_few_languages_and_poor_fit_warn():
+    with pytest.warns(DataQualityWarning, match="only 4 languages"):
+        el = resource_elasticity([50, 60.5, 69.8, 80], [1, 10, 100, 1000], list("abcd"))
+    assert el.notes and "unreliable" in el.notes[0]
+    with pytest.warns(DataQualityWarning, match="poor fit"):
+        resource_elasticity([50, 70, 49, 71, 52, 69], [1, 2, 4, 8, 16, 32], list("abcdef"))
+
+
+def test_seed_worked_example_is_inconsistent():
+    # Seed: amharic 31% -> 60% with b = 2.3 "needs exp((0.6-0.31)/2.3) ~ 1.13x the data".
+    assert data_multiplier(0.60 - 0.31, 2.3) == pytest.approx(1.134, abs=1e-3)  # the seed's arithmetic
+    # With the slope in points (2.3 points per e-fold of data), the gain must be in points too:
+    assert data_multiplier(60 - 31, 2.3) == pytest.approx(math.exp(29 / 2.3))
+    assert data_multiplier(60 - 31, 2.3) > 2.9e5
+
+
+def test_elasticity_inside_the_report():
+    df = _items(n=40)
+    rep = fairness_gaps(df, "correct", "lang", resource="size", target_gain=0.05, n_resamples=50, random_state=0)
+    means = df.groupby("lang")["correct"].mean()
+    sizes = df.groupby("lang")["size"].first()
+    fit = ss.linregress(np.log(sizes[means.index]), means)
+    assert rep.elasticity.slope == pytest.approx(fit.slope)
+    assert rep.language("sw").resource == pytest.approx(1.6)
+
+
+def test_resource_must_be_constant_within_a_language():
+    df = _items(n=5)
+    df.loc[0, "size"] = 1.0
+    with pytest.raises(InputError, match="one value per language"):
+        fairness_gaps(df, "correct", "lang", resource="size")
+
+
+# ----------------------------------------------------------------------------- typology
+def test_partial_correlation_equals_the_ols_t_test():
+    rng = np.random.default_rng(2)
+    n = 12
+    log_size = rng.normal(3, 2, n)
+    morph = rng.normal(0, 1, n)
+    perf = 60 + 3 * log_size - 4 * morph + rng.normal(0, 2, n)
+    (res,) = typology_bias(perf, {"morphology": morph}, np.exp(log_size))
+    ols = sm.OLS(perf, sm.add_constant(np.column_stack([morph, log_size]))).fit()
+    t = ols.tvalues[1]
+    assert res.correlation.estimate == pytest.approx(np.sign(t) * math.sqrt(t**2 / (t**2 + ols.df_resid)))
+    assert res.correlation.p_value == pytest.approx(ols.pvalues[1])
+    assert res.controls == ("ln(size)",)
+
+
+@pytest.mark.filterwarnings("ignore:resource elasticity")  # random accuracies: the fit is not the point here
+def test_categorical_feature_becomes_indicators_and_script_is_derived():
+    df = _items(n=30)
+    rep = fairness_gaps(df, "correct", "lang", resource="size", typology=["script"], n_resamples=20, random_state=0)
+    labels = {t.feature for t in rep.typology}
+    assert labels == {"script=Arab", "script=Cyrl", "script=Deva", "script=Latn"}
+    assert all(t.n_languages == 8 for t in rep.typology)
+
+
+def test_typology_with_too_few_languages_is_flagged_not_raised():
+    (res,) = typology_bias([1.0, 2.0, 3.0], {"order": [0, 1, 1]}, [1, 2, 3])
+    assert math.isnan(res.correlation.estimate) and "unreliable" in res.notes[0]
