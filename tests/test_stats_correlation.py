@@ -105,3 +105,15 @@ def test_partial_correlation_removes_a_confound():
 def test_partial_correlation_needs_enough_rows():
     with pytest.raises(InputError, match="more than 5 rows"):
         partial_correlation([1.0, 2.0, 3.0, 4.0, 5.0], [2.0, 1.0, 4.0, 3.0, 5.0], np.ones((5, 2)))
+
+
+def test_partial_correlation_with_a_redundant_covariate_equals_the_plain_one():
+    # A constant covariate is absorbed by the intercept: nothing is partialled out, no df is lost.
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=30)
+    y = x + rng.normal(size=30)
+    part = partial_correlation(x, y, np.ones(30))
+    plain = correlation(x, y)
+    assert part.estimate == pytest.approx(plain.estimate)
+    assert part.p_value == pytest.approx(plain.p_value)
+    assert (part.ci_low, part.ci_high) == pytest.approx((plain.ci_low, plain.ci_high))

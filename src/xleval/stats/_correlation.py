@@ -97,6 +97,7 @@ def partial_correlation(
     if method == "spearman":
         xa, ya, z = ss.rankdata(xa), ss.rankdata(ya), np.apply_along_axis(ss.rankdata, 0, z)
     design = np.column_stack([np.ones(n), z])
+    k = int(np.linalg.matrix_rank(design)) - 1  # collinear/constant covariates cost no degree of freedom
     rx = xa - design @ np.linalg.lstsq(design, xa, rcond=None)[0]
     ry = ya - design @ np.linalg.lstsq(design, ya, rcond=None)[0]
     notes: list[str] = []
