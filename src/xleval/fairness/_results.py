@@ -208,6 +208,21 @@ class FairnessReport(_ToDict):
     random_state: int | None
     notes: tuple[str, ...] = ()
 
+    def language_rows(self) -> list[dict[str, Any]]:
+        """One flat record per language (for tables): level, ratio and difference with CIs."""
+        rows = []
+        for g in self.languages:
+            row: dict[str, Any] = {"language": g.language, "n": g.n}
+            for name in ("mean", "ratio", "difference"):
+                est = getattr(g, name)
+                row.update({name: None if est is None else est.estimate,
+                            f"{name}_ci_low": None if est is None else est.ci_low,
+                            f"{name}_ci_high": None if est is None else est.ci_high})
+            row.update({"below_floor": g.below_floor, "resource": g.resource,
+                        "unreliable": any(e is not None and e.unreliable for e in (g.mean, g.ratio, g.difference))})
+            rows.append(_plain(row))
+        return rows
+
     def language(self, code: str) -> LanguageGap:
         """The entry of one language (by its normalised key)."""
         for gap in self.languages:
