@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 
 from xleval.calibration import LGN
 from xleval.report import (Figure, Report, Table, analyze_mt, build_mt_report, figure_from_matplotlib,
@@ -81,15 +82,40 @@ def test_json_has_the_same_sections_tables_and_warnings_as_html(report):
 def test_sections_show_the_seed_verification_numbers(evaluation, report):
     # Oracle: the seed's own pandas recipe (section 3.4), computed here independently.
     raw_means = evaluation.groupby("tgt_lang")["metric"].mean()
-    facts = dict(report.section("bias").facts)
+    raw_sd = evaluation.groupby("tgt_lang")["metric"].std()
+    facts = dict(report.section("calibration").facts)
     assert facts["sd of group means, raw"] == pytest.approx(raw_means.std(), rel=1e-12)
     assert abs(facts["sd of group means, calibrated"]) < 1e-9  # in-sample z-scores: every mean is the target 0
     rows = {r["group"]: r for r in report.section("bias").tables[0].rows}
     for lang, mean in raw_means.items():
         assert rows[lang]["mean_before"] == pytest.approx(mean, rel=1e-12)
+        assert rows[lang]["std_before"] == pytest.approx(raw_sd[lang], rel=1e-12)
+    headline = {r["statistic"]: r for r in report.section("bias").tables[1].rows}
+    assert headline["sd of group means"]["raw"] == pytest.approx(raw_means.std(), rel=1e-12)
+    h = scipy.stats.kruskal(*[g["metric"].to_numpy() for _, g in evaluation.groupby("tgt_lang")])
+    assert headline["Kruskal-Wallis H"]["raw"] == pytest.approx(h.statistic, rel=1e-9)
+    assert headline["Kruskal-Wallis H"]["raw p"] == pytest.approx(h.pvalue, rel=1e-6, abs=1e-300)
     data_rows = {r["group"]: r for r in report.section("data").tables[0].rows}
     assert {k: v["n"] for k, v in data_rows.items()} == evaluation.groupby("tgt_lang").size().to_dict()
     assert all(v["n_systems"] == 3 for v in data_rows.values())
+
+
+def test_agreement_section_shows_the_diagnosis_numbers(evaluation, report):
+    sec = report.section("agreement")
+    pooled = {(r["score"], r["level"], r["method"]): r for r in sec.tables[2].rows}
+    r = scipy.stats.pearsonr(evaluation["metric"], evaluation["human"])
+    assert pooled[("metric", "segment", "pearson")]["estimate"] == pytest.approx(r.statistic, rel=1e-9)
+    cells = evaluation.groupby(["tgt_lang", "system"])[["metric", "human"]].mean()
+    r = scipy.stats.pearsonr(cells["metric"], cells["human"])
+    assert pooled[("metric", "system", "pearson")]["estimate"] == pytest.approx(r.statistic, rel=1e-9)
+    acc = {(r["score"], r["pairs"]): r for r in sec.tables[0].rows}
+    n_cells = len(cells)  # 9 cells in 3 groups: 27 cross-group pairs, 36 pairs in all
+    assert acc[("metric", "cross-group")]["n_pairs"] == n_cells * (n_cells - 3) // 2
+    assert acc[("metric", "all pairs")]["n_pairs"] == n_cells * (n_cells - 1) // 2
+    for row in acc.values():
+        assert row["ci_low"] <= row["estimate"] <= row["ci_high"]
+    assert [t.title for t in sec.tables][1] == "Raw vs calibrated: cross-group pairwise accuracy"
+    assert any("validity check" in w for w in report.section("warnings").warnings)
 
 
 def test_missing_scores_are_counted_not_dropped(evaluation):
@@ -117,7 +143,8 @@ def test_warnings_of_the_analysis_end_up_in_the_report(sim, evaluation):
 
 def test_small_groups_are_reported_as_warnings(evaluation):
     rep = mt_report(evaluation, "metric")  # 120 rows per group, LGN's default min_count is 50: no warning
-    assert rep.section("warnings").warnings == ()
+    texts = rep.section("warnings").warnings
+    assert len(texts) == 1 and texts[0].startswith("LGN validity check (untested)")  # no human column
     small = evaluation[(evaluation["tgt_lang"] != "fi") | (evaluation["seg_id"] <= 5)]
     rep = mt_report(small, "metric")
     assert any(t.startswith("SmallGroupWarning") and "fi" in t for t in rep.section("warnings").warnings)

@@ -13,10 +13,12 @@ import pandas as pd
 
 from ..calibration import LGN, CalibrationSummary, calibration_summary, prepare_frame
 from ..exceptions import InputError
+from ..diagnostics import Diagnosis, diagnose
+from ._diagnostics import agreement_section, bias_section, validity_line, validity_section
 from ._figures import figure_from_matplotlib
 from ._model import Report, Section
 from ._plots import group_means_figure, score_distributions_figure
-from ._sections import generic_section, result_section, warnings_section
+from ._sections import generic_section, warnings_section
 
 __all__ = ["DataSummary", "MTAnalysis", "summarize_data", "analyze_mt", "build_mt_report", "mt_report"]
 
@@ -71,7 +73,7 @@ class MTAnalysis:
     in_sample: bool
     summary: DataSummary
     verification: CalibrationSummary
-    diagnostics: tuple[tuple[str, Any], ...] = ()
+    diagnosis: Diagnosis
     warnings: tuple[str, ...] = ()
     checks: tuple[str, ...] = ()
     meta: dict = field(default_factory=dict)
@@ -79,12 +81,13 @@ class MTAnalysis:
 
 def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str | None = None,
                model: LGN | None = None, signature: str | None = None, force: bool = False,
-               diagnostics: dict[str, Any] | None = None, random_state: int = 0,
-               where: str = "input") -> MTAnalysis:
+               random_state: int = 0, n_resamples: int = 1000, where: str = "input") -> MTAnalysis:
     """Calibrate ``score`` (fit an LGN by ``by`` on ``df`` itself unless ``model`` is given) and
-    collect every result the report shows. Warnings raised on the way (small groups, unseen
-    groups, data quality) are recorded in the result, and logged, rather than re-emitted.
-    ``diagnostics`` maps section titles to already computed results (anything with to_dict())."""
+    collect every result the report shows: the calibration's verification and
+    :func:`xleval.diagnostics.diagnose` of the raw and calibrated scores (agreement with ``human``
+    when given; ``random_state`` and ``n_resamples`` drive its bootstrap). Warnings raised on the
+    way (small groups, unseen groups, data quality) are recorded in the result, and logged,
+    rather than re-emitted."""
     for col in [score] + ([human] if human else []):
         if col not in df.columns:
             raise InputError(f"{where}: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
@@ -100,13 +103,15 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
             model = LGN(by=by, score=score).fit(frame, signature=signature)
         frame = frame.assign(**{calibrated: model.transform(frame, signature=signature, force=force),
                                 "calibration_source": model.sources(frame)})
+        diagnosis = diagnose(frame, score, by, human=human, calibrated=calibrated, n_resamples=n_resamples,
+                             random_state=random_state)
     messages = tuple(f"{w.category.__name__}: {w.message}" for w in caught)
     for message in messages:
         logger.warning(message)
     verification = calibration_summary(frame[score], frame[calibrated], frame[by])
     return MTAnalysis(frame, score, calibrated, by, human, model, in_sample,
-                      summarize_data(frame, score, by, human), verification,
-                      tuple((diagnostics or {}).items()), messages,
+                      summarize_data(frame, score, by, human), verification, diagnosis, messages,
+                      (validity_line(diagnosis.validity),),
                       meta={"signature": model.signature_, "rows": len(frame), "random_state": random_state})
 
 
@@ -114,9 +119,11 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
                     image_format: str = "svg") -> Report:
     """Arrange an :class:`MTAnalysis` into the report's sections (no statistic is computed here)."""
     a = analysis
-    sections = [_data_section(a), _distribution_section(a, image_format), _verification_section(a, image_format),
-                _calibration_section(a)]
-    sections += [result_section(name, result) for name, result in a.diagnostics]
+    sections = [_data_section(a), _distribution_section(a, image_format),
+                bias_section(a.diagnosis, (_means_figure(a, image_format),)), _calibration_section(a)]
+    if a.diagnosis.agreement is not None:
+        sections.append(agreement_section(a.diagnosis.agreement))
+    sections.append(validity_section(a.diagnosis.validity))
     sections += list(extra_sections)
     sections.append(warnings_section(a.warnings, checks=a.checks))
     meta = (("score", a.score), ("grouped by", a.group), ("human", a.human or "none"),
@@ -155,18 +162,11 @@ def _distribution_section(a: MTAnalysis, image_format: str) -> Section:
     return generic_section("Distributions per group", figures=[image], id="distributions")
 
 
-def _verification_section(a: MTAnalysis, image_format: str) -> Section:
+def _means_figure(a: MTAnalysis, image_format: str):
     v = a.verification
     fig = group_means_figure([str(g) for g in v.groups["group"]], v.groups["mean_before"], v.groups["mean_after"],
                              score=a.score, group_label=a.group, after_span=float(a.model.target[1]))
-    image = figure_from_matplotlib(fig, "Group means before and after calibration", fmt=image_format)
-    facts = {"sd of group means, raw": v.sd_of_means_before, "sd of group means, calibrated": v.sd_of_means_after,
-             "mean of group means, raw": v.mean_of_means_before,
-             "mean of group means, calibrated": v.mean_of_means_after}
-    text = ("The spread of the group means (seed section 3.4): after calibration it should be close to 0 on the "
-            "calibration set. On other data it measures what is left of the between-group difference.")
-    return generic_section("Bias before and after calibration", paragraphs=[text], facts=facts, figures=[image],
-                           tables=[("Per-group mean and std (population) before and after", v.groups)], id="bias")
+    return figure_from_matplotlib(fig, "Group means before and after calibration", fmt=image_format)
 
 
 def _calibration_section(a: MTAnalysis) -> Section:
@@ -174,11 +174,17 @@ def _calibration_section(a: MTAnalysis) -> Section:
     pooled = getattr(a.model, "pooled_", (float("nan"), float("nan")))
     facts = {"method": params["method"], "by": params["by"], "target (mean, std)": list(params["target"]),
              "min_count": params["min_count"], "fallback": params["fallback"],
-             "pooled center": pooled[0], "pooled scale": pooled[1]}
+             "pooled center": pooled[0], "pooled scale": pooled[1],
+             "sd of group means, raw": a.verification.sd_of_means_before,
+             "sd of group means, calibrated": a.verification.sd_of_means_after}
     sources = a.frame["calibration_source"].value_counts().sort_index()
     note = ("Fitted on the same rows it calibrates: on this data the calibrated group means equal the target "
-            "by construction." if a.in_sample else "Loaded from a file fitted on other data.")
-    return generic_section("Calibration parameters", paragraphs=[note], facts=facts, tables=[
+            "by construction, so the 'after' columns verify the arithmetic, not the benefit; judge the benefit "
+            "by agreement with humans on held-out data." if a.in_sample else "Loaded from a file fitted on other data.")
+    check = ("The spread of the group means (seed section 3.4) should drop to about 0 on the calibration set; "
+             "on other data it measures what is left of the between-group difference.")
+    return generic_section("Calibration parameters", paragraphs=[note, check], facts=facts, tables=[
         ("Per-group statistics and parameters", a.model.group_table()),
         ("Rows per calibration source", [{"source": k, "rows": int(v)} for k, v in sources.items()]),
+        ("Per-group mean and population std (ddof=0) before and after", a.verification.groups),
     ], id="calibration")
