@@ -338,10 +338,13 @@ class LGN:
         n = len(frame)
         level_used = np.full(n, -3, dtype=np.int64)
         key_index = np.full(n, -1, dtype=np.int64)
+        active = {"__by__"} | set(self.fallback_)
         for li, level in enumerate(self.levels_):
             todo = level_used == -3
             if not todo.any():
                 break
+            if level not in active:
+                continue
             params = self.params_[level]
             codes, labels = self._level_keys(level, frame if todo.all() else frame.loc[todo])
             lookup = params.index()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
+import click
 import typer
 
 from .. import __version__
@@ -24,40 +25,55 @@ _GROUPS: list[tuple[str, str, str]] = [
     ("fairness", "xleval.cli.fairness:app", "Multilingual performance gaps and minimum test-set size."),
 ]
 
-app = typer.Typer(
+class _LazyGroup(click.Group):
+    """The root command: a group module is imported only when its command runs, so one command's
+    heavy imports (scipy.stats, matplotlib, ...) never slow another, and ``--help`` imports nothing."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, _, _ in _GROUPS]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        for group, target, help_text in _GROUPS:
+            if group == name:
+                return _load(group, target, help_text)
+        return None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, help_text) for name, _, help_text in _GROUPS])
+
+
+def _load(name: str, target: str, help_text: str) -> click.Command:
+    module_name, attr = target.split(":")
+    obj = getattr(importlib.import_module(module_name), attr)
+    if isinstance(obj, typer.Typer):
+        obj.info.help = obj.info.help or help_text
+        obj._add_completion = False
+        command = typer.main.get_command(obj)
+    else:
+        single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+        single.command(name=name, help=help_text)(obj)
+        command = typer.main.get_command(single)
+    command.name = name
+    return command
+
+
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"xleval {__version__}")
+        ctx.exit()
+
+
+app = _LazyGroup(
     name="xleval",
     help="Make evaluation scores comparable across languages.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+    params=[
+        click.Option(["--version"], is_flag=True, expose_value=False, is_eager=True, callback=_version,
+                     help="Print the version."),
+        click.Option(["--debug"], is_flag=True, expose_value=False, help="Show tracebacks instead of one-line errors."),
+    ],
 )
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"xleval {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks instead of one-line errors."),
-) -> None:
-    """Make evaluation scores comparable across languages."""
-
-
-def _register() -> None:
-    for name, target, help_text in _GROUPS:
-        module_name, attr = target.split(":")
-        obj = getattr(importlib.import_module(module_name), attr)
-        if isinstance(obj, typer.Typer):
-            app.add_typer(obj, name=name, help=help_text)
-        else:
-            app.command(name=name, help=help_text)(obj)
-
-
-_register()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,15 +81,15 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     try:
-        rc = app(args=args, prog_name="xleval", standalone_mode=False)
+        rc = app.main(args=args, prog_name="xleval", standalone_mode=False)
     except XlevalError as exc:
         if debug:
             raise
         _fail(str(exc))
         return 2
-    except typer.Exit as exc:
+    except click.exceptions.Exit as exc:
         return exc.exit_code
-    except typer.Abort:
+    except click.exceptions.Abort:
         _fail("aborted")
         return 130
     except KeyboardInterrupt:

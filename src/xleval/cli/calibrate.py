@@ -56,7 +56,7 @@ def apply(
     output: str = typer.Option(..., "-o", "--output", help="Output table (format by extension, '-' = TSV on stdout)."),
     column: Optional[str] = typer.Option(None, "--column", help="Name of the calibrated column (default: SCORE_lgn)."),
     interval: Optional[float] = typer.Option(None, "--interval", help="Add lower/upper columns of a confidence interval at this level, e.g. 0.95."),
-    on_unseen: Optional[str] = typer.Option(None, "--on-unseen", help="Override the fallback end for unseen groups: pooled, raw or error."),
+    on_unseen: Optional[str] = typer.Option(None, "--on-unseen", help="Groups the calibrator has not seen: pooled, raw or error (instead of the fitted fallback chain)."),
     force: bool = typer.Option(False, "--force", help="Apply even if the score's metric signature differs from the calibrator's."),
     signature: Optional[str] = typer.Option(None, "--signature", help="Metric signature of the score (default: from the table's metadata)."),
     col: Optional[list[str]] = COL_OPTION,
@@ -92,7 +92,7 @@ def show(model_path: Path = typer.Argument(..., metavar="MODEL.json"), fmt: Outp
 def _override_terminal(model: LGN, terminal: str) -> None:
     if terminal not in ("pooled", "raw", "error"):
         raise InputError(f"--on-unseen {terminal!r}: use pooled, raw or error")
-    model.fallback_ = model.fallback_[:-1] + [terminal]
+    model.fallback_ = [terminal]
 
 
 def _render(fmt: OutputFormat, payload: dict, notes: list[str], title: str) -> None:

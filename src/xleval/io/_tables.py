@@ -100,6 +100,34 @@ def read_table(
     for col in numeric:
         if col in df.columns:
             df[col] = to_numeric_column(df[col], col, name)
+    if fmt in ("tsv", "csv"):
+        df = _infer_numbers(df, skip=set(numeric) | TEXT_COLUMNS)
+    return df
+
+
+TEXT_COLUMNS = frozenset({"source", "hypothesis", "reference", "lp", "src_lang", "tgt_lang", "system", "sentence", "text"})
+_INT_TEXT = r"-?(?:0|[1-9][0-9]*)"
+_FLOAT_TEXT = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?(?:inf|Infinity|nan|NaN)"
+
+
+def _infer_numbers(df: pd.DataFrame, skip: set) -> pd.DataFrame:
+    """Text-format columns whose every cell is a canonical number become int64/float64, so that a
+    TSV -> Parquet conversion keeps numbers as numbers; ids like '007' stay text (their spelling matters)."""
+    for col in df.columns:
+        if col in skip or not (df[col].dtype == object or pd.api.types.is_string_dtype(df[col])):
+            continue
+        cells = df[col].astype(str)
+        empty = cells.isin(_NA_TOKENS)
+        present = cells[~empty]
+        if present.empty:
+            continue
+        if not empty.any() and present.str.fullmatch(_INT_TEXT).all():
+            converted = pd.to_numeric(present, errors="coerce")
+            if converted.notna().all() and converted.abs().max() < 2**53:
+                df[col] = converted.astype("int64")
+            continue
+        if present.str.fullmatch(_FLOAT_TEXT).all() and not present.str.fullmatch(r"-?0[0-9]+").any():
+            df[col] = to_numeric_column(df[col], col)
     return df
 
 
@@ -139,6 +167,8 @@ def _read_any(path, fmt: str, name: str) -> pd.DataFrame:
             return _read_jsonl(text, name)
         if not text.strip():
             return pd.DataFrame()
+        header = text.split("\n", 1)[0]
+        _check_unique_columns(pd.Index(header.split("\t") if fmt == "tsv" else next(csv.reader([header]))), name)
         if fmt == "tsv":
             _check_tsv_shape(text, name)
             return pd.read_csv(_io.StringIO(text), sep="\t", dtype=str, keep_default_na=False,
@@ -237,7 +267,7 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
             pq.write_table(table, tmp, compression="zstd")
         return
     if fmt == "jsonl":
-        payload = df.to_json(orient="records", lines=True, force_ascii=False, double_precision=15)
+        payload = _to_jsonl(df)
     elif fmt == "csv":
         payload = df.to_csv(index=False, lineterminator="\n")
     else:
@@ -247,6 +277,24 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
     if metadata:
         with atomic_path(str(path) + SIDECAR_SUFFIX) as tmp:
             tmp.write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _to_jsonl(df: pd.DataFrame) -> str:
+    """One JSON object per row; floats written with repr (shortest round-trip, unlike pandas' 15 digits),
+    NaN/inf as null."""
+    def clean(value):
+        if isinstance(value, float) and not np.isfinite(value):
+            return None
+        if isinstance(value, np.generic):
+            return clean(value.item())
+        if isinstance(value, pd.Timestamp):
+            return value.isoformat()
+        return value
+
+    columns = list(df.columns)
+    lines = (json.dumps(dict(zip(columns, map(clean, row))), ensure_ascii=False)
+             for row in df.itertuples(index=False, name=None))
+    return "".join(line + "\n" for line in lines)
 
 
 def _to_tsv(df: pd.DataFrame) -> str:

@@ -1,0 +1,155 @@
+"""Table I/O and language codes: formats round-trip, bad input gets one clear InputError."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xleval.exceptions import InputError, LanguageCodeError
+from xleval.io import (
+    add_language_columns,
+    family_of,
+    normalize_code,
+    parse_column_mapping,
+    read_plain_files,
+    read_table,
+    read_table_metadata,
+    script_of,
+    split_lp,
+    write_table,
+)
+
+FRAME = pd.DataFrame({
+    "lp": ["de-en", "en-zh", "en-ja"],
+    "hypothesis": ["NA", "", 'He said "hi", then left'],
+    "score": [1.5, float("nan"), 0.1 + 0.2],
+})
+
+
+@pytest.mark.parametrize("ext", ["tsv", "csv", "jsonl", "parquet"])
+def test_round_trip_keeps_text_and_exact_floats(tmp_path, ext):
+    path = tmp_path / f"t.{ext}"
+    write_table(FRAME, path, metadata={"signatures": {"score": "bleu|tok:13a"}})
+    back = read_table(path, numeric=["score"])
+    assert list(back.columns) == list(FRAME.columns)
+    assert back["hypothesis"].tolist() == ["NA", "", 'He said "hi", then left']  # "NA" is text, "" is not NaN
+    np.testing.assert_array_equal(back["score"].to_numpy(), FRAME["score"].to_numpy())  # bit-exact, NaN kept
+    assert read_table_metadata(path) == {"signatures": {"score": "bleu|tok:13a"}}
+    assert not list(tmp_path.glob(".*tmp"))  # no temporary files left behind
+
+
+def test_column_mapping(tmp_path):
+    path = tmp_path / "t.tsv"
+    FRAME.rename(columns={"hypothesis": "mt"}).to_csv(path, sep="\t", index=False)
+    df = read_table(path, columns=parse_column_mapping(["hypothesis=mt"]), required=["hypothesis"])
+    assert "hypothesis" in df.columns
+    with pytest.raises(InputError, match="CANONICAL=FILE_COLUMN"):
+        parse_column_mapping(["hypothesis"])
+    with pytest.raises(InputError, match="not in the file"):
+        read_table(path, columns={"nope": "hypothesis"})
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "empty"),
+    (b"lp\tscore\n", "header but no rows"),
+    (b"lp,score\nde-en,1\n", "CSV"),
+    (b"lp\tscore\nde-en\t1\t2\n", "row 1"),
+    (b"lp\tscore\nde-en\t\xff\n", "UTF-8"),
+    (b"lp\tlp\nde-en\t1\n", "duplicate"),
+    (b"lp\tscore\nde-en\tabc\n", "'score' row 1"),
+])
+def test_bad_tables_get_one_clear_error(tmp_path, content, message):
+    path = tmp_path / "bad.tsv"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=message) as info:
+        read_table(path, required=["lp", "score"], numeric=["score"])
+    assert "\n" not in str(info.value)
+
+
+def test_missing_column_names_the_fix(tmp_path):
+    path = tmp_path / "t.tsv"
+    FRAME.to_csv(path, sep="\t", index=False)
+    with pytest.raises(InputError, match=r"--col human=YOUR_COLUMN"):
+        read_table(path, required=["human"])
+
+
+def test_mixed_line_endings_and_bom(tmp_path):
+    path = tmp_path / "t.tsv"
+    path.write_bytes("\ufefflp\tscore\r\nde-en\t1\nen-de\t2\r\n".encode())
+    df = read_table(path, numeric=["score"])
+    assert df["lp"].tolist() == ["de-en", "en-de"] and df["score"].tolist() == [1.0, 2.0]
+
+
+def test_jsonl_error_names_line(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"lp": "de-en"}\n{"lp": \n')
+    with pytest.raises(InputError, match="line 2"):
+        read_table(path)
+
+
+def test_unknown_extension_and_missing_output_dir(tmp_path):
+    with pytest.raises(InputError, match="unknown table format"):
+        read_table(tmp_path / "t.xlsx")
+    with pytest.raises(InputError, match="does not exist"):
+        write_table(FRAME, tmp_path / "missing" / "out.tsv")
+
+
+def test_tsv_cannot_hold_a_tab(tmp_path):
+    with pytest.raises(InputError, match="tab or newline"):
+        write_table(pd.DataFrame({"hypothesis": ["a\tb"]}), tmp_path / "o.tsv")
+    assert not (tmp_path / "o.tsv").exists()
+
+
+@pytest.mark.parametrize("code", ["zh-Hans", "zho", "ZH", "cmn", "zh_Hans", "zh"])
+def test_chinese_spellings_share_one_key(code):
+    assert normalize_code(code) == "zh"
+
+
+def test_language_keys_keep_meaningful_distinctions():
+    assert normalize_code("zh-Hant") == "zh-Hant"
+    assert normalize_code("pt-BR") == "pt-BR"
+    assert normalize_code("eng") == "en"
+    assert normalize_code("iw") == "he"
+
+
+@pytest.mark.parametrize("bad", ["english", "xx", "", "und"])
+def test_unknown_codes_are_refused(bad):
+    with pytest.raises(LanguageCodeError):
+        normalize_code(bad)
+
+
+def test_split_lp():
+    assert split_lp("de-en") == ("de", "en")
+    assert split_lp("zh-Hant-en") == ("zh-Hant", "en")
+    assert split_lp("eng-zho") == ("en", "zh")
+    with pytest.raises(LanguageCodeError, match="SRC-TGT"):
+        split_lp("deen")
+
+
+def test_add_language_columns_keeps_originals():
+    df = add_language_columns(pd.DataFrame({"lp": ["eng-zho", "de-en"], "x": [1, 2]}))
+    assert df["src_lang"].tolist() == ["en", "de"] and df["tgt_lang"].tolist() == ["zh", "en"]
+    assert df["lp"].tolist() == ["en-zh", "de-en"] and df["lp_orig"].tolist() == ["eng-zho", "de-en"]
+    with pytest.raises(LanguageCodeError, match="row 2"):
+        add_language_columns(pd.DataFrame({"tgt_lang": ["de", "klingon"]}))
+
+
+def test_script_and_family():
+    assert script_of("zh") == "Hans" and script_of("ru") == "Cyrl" and script_of("zh-Hant") == "Hant"
+    assert family_of("de") == "Indo-European" and family_of("fi") == "Uralic" and family_of("ja") == "Japonic"
+    assert family_of("tlh") is None
+
+
+def test_plain_files(tmp_path):
+    (tmp_path / "hyp").write_text("a b\nc\n")
+    (tmp_path / "ref").write_text("a b\nd\n")
+    (tmp_path / "short").write_text("x\n")
+    df = read_plain_files(hypotheses=tmp_path / "hyp", references=[tmp_path / "ref"], lp="de-en")
+    assert df["hypothesis"].tolist() == ["a b", "c"] and df["lp"].tolist() == ["de-en"] * 2
+    with pytest.raises(InputError, match="line counts"):
+        read_plain_files(hypotheses=tmp_path / "hyp", references=[tmp_path / "short"])
+
+
+def test_sidecar_is_json(tmp_path):
+    write_table(FRAME, tmp_path / "o.csv", metadata={"signatures": {"bleu": "x"}})
+    assert json.loads((tmp_path / "o.csv.signatures.json").read_text()) == {"signatures": {"bleu": "x"}}
