@@ -13,9 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xleval.report import mt_report, write_report
-from xleval.synthetic import simulate_mt_evaluation
-
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000"]
@@ -85,11 +82,18 @@ def screenshot_variance(page: Path, tmp_path: Path) -> tuple[float, list[str]]:
 
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory) -> Path:
-    sim = simulate_mt_evaluation(n_systems=4, n_segments=60, seed=1)
-    ev = sim.data[sim.data["split"] == "evaluation"]
-    path = tmp_path_factory.mktemp("report") / "report.html"
-    write_report(mt_report(ev, "metric", human="human"), path)
-    return path
+    """The report `xleval demo` writes (the demo's last step)."""
+    from xleval.demo import run_demo
+
+    result = run_demo(tmp_path_factory.mktemp("demo"), seed=0)
+    return Path(result.files["report"])
+
+
+def test_demo_ends_with_the_report(report_file):
+    page = report_file.read_text(encoding="utf-8")
+    for section_id in ("data", "distributions", "bias", "calibration", "agreement", "validity", "truth", "warnings"):
+        assert f'<section id="{section_id}">' in page
+    assert "LGN loaded from file" in page  # calibrated by the model fitted on the calibration split
 
 
 def test_report_has_no_console_errors_and_images_are_not_blank(report_file, tmp_path):

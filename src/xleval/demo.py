@@ -73,7 +73,8 @@ def run_demo(out_dir: str | Path | None = None, *, seed: int = 0, target: tuple[
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         files = {"data": str(out / "data.parquet"), "model": str(out / "lgn.json"),
-                 "calibrated": str(out / "calibrated.parquet"), "summary": str(out / "summary.json")}
+                 "calibrated": str(out / "calibrated.parquet"), "summary": str(out / "summary.json"),
+                 "report": str(out / "report.html")}
         write_table(sim.data, files["data"])
         model.save(files["model"])
         write_table(ev, files["calibrated"])
@@ -81,7 +82,25 @@ def run_demo(out_dir: str | Path | None = None, *, seed: int = 0, target: tuple[
     if out_dir is not None:
         with atomic_path(files["summary"]) as tmp:
             tmp.write_text(json.dumps(_jsonable(result.to_dict()), indent=2) + "\n", encoding="utf-8")
+        write_demo_report(result, files["report"])
     return result
+
+
+def write_demo_report(result: DemoResult, path: str | Path) -> None:
+    """The HTML report of the evaluation split calibrated by the LGN fitted on the calibration split,
+    with the planted bias and the ranking against the known truth as a last section."""
+    from .report import analyze_mt, build_mt_report, generic_section, write_report
+
+    sim = result.simulation
+    truth = generic_section("Known truth of the simulation", id="truth", paragraphs=[
+        "The demo plants a per-language offset and scale in the metric (metric = 50 + offset + scale * quality + "
+        "noise); every language has the same true quality distribution, the assumption LGN needs."], tables=[
+        ("Planted metric bias", [{"tgt_lang": k, "offset": sim.offsets[k], "scale": sim.scales[k]} for k in sim.offsets]),
+        ("(system, language) cells ranked against the true quality",
+         [{"score": k, **v} for k, v in result.agreement.items()])])
+    analysis = analyze_mt(result.calibrated, "metric", human="human", model=result.model,
+                          signature=result.model.signature_, random_state=sim.seed)
+    write_report(build_mt_report(analysis, title=f"xleval demo report (seed {sim.seed})", extra_sections=(truth,)), path)
 
 
 def _jsonable(obj):
