@@ -1,0 +1,94 @@
+"""lm-evaluation-harness ingestion, the `xleval audit` command and the audit figures."""
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from xleval.audit import audit, read_lm_eval_samples, simulate_audit_data
+from xleval.audit._plots import plot_dose_response, plot_estimates, plot_parser_validity
+from xleval.cli import main
+from xleval.exceptions import InputError
+
+
+def _write(path, records):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _loglik(doc_id, target, best, subject="anatomy"):
+    resps = [[-3.0, False], [-2.0, False], [-4.0, False], [-5.0, False]]
+    resps[best] = [-1.0, True]
+    return {"doc_id": doc_id, "doc": {"subject": subject, "answer": target}, "target": target,
+            "resps": [[r] for r in resps], "filtered_resps": resps, "filter": "none", "acc": float(best == target)}
+
+
+def _generate(doc_id, target, text, filt="strict-match"):
+    return {"doc_id": doc_id, "target": target, "resps": [[text]], "filtered_resps": [text], "filter": filt}
+
+
+def test_loglik_samples_become_letters(tmp_path):
+    f = _write(tmp_path / "org__model-x" / "samples_mmlu_2025.jsonl",
+               [_loglik(0, 2, 2), _loglik(1, 0, 3), _loglik(2, [1], 1)])
+    df = read_lm_eval_samples(f, condition="translated")
+    assert df["model"].unique().tolist() == ["org__model-x"]  # the folder lm-eval writes per model
+    assert df["response"].tolist() == ["C", "D", "B"] and df["answer"].tolist() == ["C", "A", "B"]
+    assert df["subject"].tolist() == ["anatomy"] * 3
+
+
+def test_generation_samples_keep_text_and_pick_one_filter(tmp_path):
+    recs = [_generate(0, "B", "答案是B"), _generate(1, "C", "I am not sure"), _generate(0, "B", "B", "flexible"),
+            {"doc_id": 2, "target": 3, "resps": ["D."], "filtered_resps": ["D."], "filter": "strict-match"}]
+    df = read_lm_eval_samples(_write(tmp_path / "m" / "samples_t.jsonl", recs), model="m", condition="source")
+    assert df["item_id"].tolist() == ["0", "1", "2"]
+    assert df["answer"].tolist() == ["B", "C", "D"]
+    assert df["response"].tolist() == ["答案是B", "I am not sure", "D."]
+
+
+def test_lm_eval_bad_files(tmp_path):
+    bad = tmp_path / "samples_bad.jsonl"
+    bad.write_text("{not json}\n")
+    with pytest.raises(InputError, match="not valid JSON"):
+        read_lm_eval_samples(bad, model="m", condition="source")
+    f = _write(tmp_path / "samples_free.jsonl", [_generate(0, "Paris", "Paris")])
+    with pytest.raises(InputError, match="multiple-choice"):
+        read_lm_eval_samples(f, model="m", condition="source")
+
+
+def test_cli_table_checklist_and_json(tmp_path, capsys):
+    df, _ = simulate_audit_data(n_items=40, n_models=2, n_native=40, random_state=1)
+    path = tmp_path / "results.csv"
+    df.to_csv(path, index=False)
+    checklist = tmp_path / "checklist.md"
+    rc = main(["audit", str(path), "--format", "json", "--checklist", str(checklist), "--n-resamples", "100"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {c["estimator"] for c in out["contrasts"]} == {"E1", "E3", "E4"}
+    assert checklist.read_text().startswith("# Translation-tax audit: reporting checklist")
+    assert main(["audit", str(tmp_path / "missing.csv")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_cli_reads_lm_eval_specs(tmp_path, capsys):
+    src = _write(tmp_path / "m1" / "samples_en.jsonl", [_loglik(i, i % 4, i % 4) for i in range(8)])
+    tr = _write(tmp_path / "m1" / "samples_zh.jsonl", [_loglik(i, i % 4, (i * 3) % 4) for i in range(8)])
+    saved = tmp_path / "long.tsv"
+    rc = main(["audit", f"source={src}", f"back_translated@m1={tr}", "--save-table", str(saved),
+               "--n-resamples", "50"])
+    assert rc == 0
+    long = pd.read_csv(saved, sep="\t")
+    assert set(long["condition"]) == {"source", "back_translated"} and set(long["model"]) == {"m1"}
+    assert "E1" in capsys.readouterr().out
+
+
+def test_figures_and_lazy_matplotlib():
+    df, _ = simulate_audit_data(n_items=60, n_models=2, n_native=30, random_state=2)
+    res = audit(df, n_resamples=100, n_permutations=99)
+    from matplotlib.figure import Figure
+
+    for fig in (plot_estimates(res), plot_parser_validity(res), plot_dose_response(res)):
+        assert isinstance(fig, Figure) and fig.axes
+    code = "import sys, xleval.audit; print('matplotlib' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
