@@ -19,6 +19,7 @@ import math
 import os
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -206,7 +207,7 @@ class AnchoredCalibrator:
     @classmethod
     def load(cls, path: str | os.PathLike) -> AnchoredCalibrator:
         try:
-            payload = json.loads(open(path, encoding="utf-8").read())
+            payload = json.loads(Path(path).read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ModelFileError(f"{path}: no such calibrator file; check the path") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:

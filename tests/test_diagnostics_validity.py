@@ -1,0 +1,63 @@
+"""Validity check of LGN's equal-quality assumption on planted cases from xleval.synthetic.
+
+Planted mismatches are in units of the human score's pooled within-language sd implied by the
+model: with ``interaction_sd=0`` that sd is ``sqrt(system_sd^2 + 1 + human_noise^2)``.
+"""
+import numpy as np
+import pandas as pd
+import pytest
+
+from xleval.diagnostics import DESIGN_ADVICE, check_lgn_validity
+from xleval.synthetic import simulate_mt_evaluation
+
+SYSTEM_SD, HUMAN_NOISE = 0.5, 0.7
+HUMAN_SD = np.sqrt(SYSTEM_SD**2 + 1 + HUMAN_NOISE**2)
+
+
+def _calibration_split(seed, effect_sd=0.0, n_segments=200):
+    sim = simulate_mt_evaluation(seed=seed, n_segments=n_segments, interaction_sd=0.0, system_sd=SYSTEM_SD,
+                                 human_noise=HUMAN_NOISE, language_effect={"zh": effect_sd * HUMAN_SD})
+    return sim.data[sim.data.split == "calibration"]
+
+
+def test_untested_without_human_scores():
+    df = pd.DataFrame({"tgt_lang": ["de", "fr"], "metric": [1.0, 2.0]})
+    check = check_lgn_validity(df, "tgt_lang", None)
+    assert check.status == "untested" and not check.warn and DESIGN_ADVICE in check.message
+    assert check_lgn_validity(df.assign(human=np.nan), "tgt_lang", "human").status == "untested"
+
+
+def test_hand_case_names_the_groups():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"tgt_lang": np.repeat(["de", "fr", "sw"], 300),
+                       "human": rng.normal(0, 1, 900) + np.repeat([0.0, 0.0, 1.0], 300)})
+    check = check_lgn_validity(df, "tgt_lang", "human")
+    assert check.status == "violated" and check.warn
+    assert set(check.flagged_pairs) == {("sw", "de"), ("sw", "fr")}
+    assert "sw > de" in check.message and "erase" in check.message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("effect", [0.5, 0.75, 1.0])
+def test_fires_on_every_planted_mismatch(effect):
+    n_sims = 60
+    fired = 0
+    for seed in range(n_sims):
+        check = check_lgn_validity(_calibration_split(seed, effect), "tgt_lang", "human")
+        fired += check.warn
+        if check.warn:
+            assert all("zh" in pair for pair in check.flagged_pairs)  # only the planted language is named
+    # the realised difference is the planted one up to ~0.03 sd of segment noise and the sd of the
+    # drawn system skills (a few %), while the bound adds 1.645 * sqrt(2 / 1200) ~ 0.067 sd:
+    # the model leaves no room for a miss
+    assert fired == n_sims
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_segments", [5, 200])
+def test_rarely_fires_on_matched_sets(n_segments):
+    n_sims = 100
+    fired = sum(check_lgn_validity(_calibration_split(1000 + s, 0.0, n_segments), "tgt_lang", "human").warn
+                for s in range(n_sims))
+    # firing needs a significant Kruskal-Wallis test at alpha = 0.05; allow 3 binomial sd of slack
+    assert fired <= n_sims * 0.05 + 3 * np.sqrt(n_sims * 0.05 * 0.95)
