@@ -16,7 +16,7 @@ import numpy as np
 from xleval.exceptions import InputError, MissingDependencyError, XlevalWarning
 
 from ._base import Metric
-from ._ngrams import build_pool, clipped_matches, ngram_totals
+from ._ngrams import build_pool, clipped_matches, in_chunks, ngram_totals
 from ._tokenize import TOKENIZERS, load_tokenizer, tokenize_lines, words_to_ragged
 
 __all__ = ["BLEU", "default_tokenizer"]
@@ -154,6 +154,9 @@ class BLEU(Metric):
 
     def _sentence_stats(self, hyps, refs, srcs) -> np.ndarray:
         self._check_nrefs(refs)
+        return in_chunks(self._chunk_stats, hyps, refs, 2 + 2 * self.max_ngram_order)
+
+    def _chunk_stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
         n, order = len(hyps), self.max_ngram_order
         pool, ref_lines = build_pool(hyps, refs, self._to_ragged)
         hyp_len = pool.lengths[:n]

@@ -15,7 +15,7 @@ import numpy as np
 from xleval.exceptions import InputError
 
 from ._base import Metric
-from ._ngrams import build_pool, clipped_matches, ngram_totals
+from ._ngrams import build_pool, clipped_matches, in_chunks, ngram_totals
 from ._tokenize import chars_to_ragged, words_to_ragged
 
 __all__ = ["CHRF"]
@@ -100,7 +100,6 @@ class CHRF(Metric):
 
     def _per_ref_stats(self, hyps, refs) -> np.ndarray:
         """Statistics against every reference stream: shape ``(k, n, 3 * order)``."""
-        n = len(hyps)
         parts = [self._part_stats(hyps, refs, self._chars, self.char_order)]
         if self.word_order > 0:
             parts.append(self._part_stats(hyps, refs, self._words, self.word_order))
@@ -126,6 +125,9 @@ class CHRF(Metric):
                 f"{len(refs)} reference stream(s) given but this chrF was built with nrefs={self.nrefs}; "
                 f"build it with nrefs={len(refs)} so the signature is right"
             )
+        return in_chunks(self._chunk_stats, hyps, refs, 3 * (self.char_order + self.word_order))
+
+    def _chunk_stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
         stats = self._per_ref_stats(hyps, refs)
         if len(refs) == 1:
             return stats[0]

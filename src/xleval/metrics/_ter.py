@@ -1,0 +1,76 @@
+"""TER through sacrebleu's own implementation (no vectorised kernel: its shift search is sequential)."""
+from __future__ import annotations
+
+from importlib import metadata
+from typing import Any, ClassVar
+
+import numpy as np
+
+from xleval.exceptions import InputError
+
+from ._base import Metric
+
+__all__ = ["TER"]
+
+
+class TER(Metric):
+    """Translation Edit Rate (sacrebleu ``TER``); lower is better. Statistics: ``[edits, ref_length]``."""
+
+    name: ClassVar[str] = "ter"
+    higher_is_better: ClassVar[bool] = False
+    range: ClassVar[tuple[float, float]] = (0.0, float("inf"))
+    has_stats: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        normalized: bool = False,
+        no_punct: bool = False,
+        asian_support: bool = False,
+        case_sensitive: bool = False,
+        nrefs: int = 1,
+    ):
+        if not isinstance(nrefs, int) or nrefs < 1:
+            raise InputError(f"nrefs must be a positive integer, got {nrefs!r}")
+        self.normalized = bool(normalized)
+        self.no_punct = bool(no_punct)
+        self.asian_support = bool(asian_support)
+        self.case_sensitive = bool(case_sensitive)
+        self.nrefs = nrefs
+
+    def _sacrebleu(self):
+        from sacrebleu.metrics import TER as SacreTER
+
+        return SacreTER(
+            normalized=self.normalized,
+            no_punct=self.no_punct,
+            asian_support=self.asian_support,
+            case_sensitive=self.case_sensitive,
+        )
+
+    def _signature_fields(self) -> dict[str, Any]:
+        return {
+            "nrefs": self.nrefs,
+            "case": "mixed" if self.case_sensitive else "lc",
+            "tok": self._sacrebleu().tokenizer.signature(),
+            "norm": self.normalized,
+            "punct": not self.no_punct,
+            "asian": self.asian_support,
+            "version": metadata.version("sacrebleu"),
+        }
+
+    def _sentence_stats(self, hyps, refs, srcs) -> np.ndarray:
+        if len(refs) != self.nrefs:
+            raise InputError(f"{len(refs)} reference stream(s) given but this TER was built with nrefs={self.nrefs}")
+        if not hyps:
+            return np.zeros((0, 2))
+        stats = self._sacrebleu()._extract_corpus_statistics(hyps, refs)
+        return np.asarray(stats, dtype=np.float64).reshape(len(hyps), 2)
+
+    def _sentence_scores(self, hyps, refs, srcs) -> np.ndarray:
+        return self._score_from_stats(self._sentence_stats(hyps, refs, srcs))
+
+    def _score_from_stats(self, stats: np.ndarray) -> np.ndarray:
+        edits, ref_len = stats[:, 0].astype(np.float64), stats[:, 1].astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(ref_len > 0, edits / np.where(ref_len > 0, ref_len, 1), np.where(edits > 0, 1.0, 0.0))
+        return 100 * ratio
