@@ -21,6 +21,9 @@ install: $(STAMP)
 $(VENV)/.installed-full: $(STAMP)
 	$(BIN)/pip install --quiet "torch==2.13.0"
 	$(BIN)/pip install --quiet -e ".[dev,dask,lm,neural]"
+	# unbabel-comet pins numpy<2 / transformers<5 / torchmetrics<0.11 (see docs/neural.md): its code runs on the
+	# versions above, so install it without its pins; its runtime deps are in the neural extra.
+	$(BIN)/pip install --quiet --no-deps "unbabel-comet==2.2.7"
 	touch $@
 
 install-full: $(VENV)/.installed-full

@@ -18,7 +18,7 @@ import numpy as np
 
 from xleval.exceptions import InputError
 
-from ._neural import NeuralMetric, check_model_dir, dist_version, require
+from ._neural import NeuralMetric, check_model_dir, dist_version, require, restore_special_token_builder
 
 __all__ = ["COMET"]
 
@@ -109,7 +109,7 @@ class COMET(NeuralMetric):
                 local_files_only=True,
                 pretrained_model=str(self.encoder_path),
             )
-        _patch_tuple_outputs(model)
+        _transformers5_compat(model)
         if self.precision == "fp16":
             model = model.half()
         return model
@@ -155,18 +155,28 @@ def _lightning_devices(device: str) -> tuple[int, list[int] | None]:
     return 1, None
 
 
-def _patch_tuple_outputs(model: Any) -> None:
-    """Keep COMET's 3-tuple unpacking working with transformers >= 5.
+def _transformers5_compat(model: Any) -> None:
+    """Keep unbabel-comet 2.2.x (written for transformers 4) working with transformers >= 5.
 
-    COMET's encoders call the Hugging Face model with ``return_dict=False`` and unpack
-    ``(last_hidden_state, pooler_output, hidden_states)``. transformers 4 kept ``None`` for a
-    missing pooler in that tuple; transformers 5 drops ``None`` entries, so COMET (which builds
-    its XLM-R without a pooler) fails with "not enough values to unpack". This wrapper restores
-    the transformers-4 tuple; the computation is unchanged.
+    Two transformers-5 changes break COMET's inference path; both shims restore the exact
+    transformers-4 behaviour and change no computation:
+
+    1. COMET's encoders call the Hugging Face model with ``return_dict=False`` and unpack
+       ``(last_hidden_state, pooler_output, hidden_states)``. transformers 4 kept ``None`` for
+       the missing pooler in that tuple; transformers 5 drops ``None`` entries ("not enough
+       values to unpack").
+    2. Unified models (CometKiwi, XCOMET) join src/mt/ref with the tokenizer's
+       ``build_inputs_with_special_tokens``, which transformers 5 removed from fast tokenizers.
     """
     if int(dist_version("transformers").split(".")[0]) < 5:
         return
-    hf_model = model.encoder.model
+    encoder = model.encoder
+    _restore_v4_tuple(encoder.model)
+    if not hasattr(encoder.tokenizer, "build_inputs_with_special_tokens"):
+        restore_special_token_builder(encoder.tokenizer, encoder.size_separator)
+
+
+def _restore_v4_tuple(hf_model: Any) -> None:
     forward = hf_model.forward
 
     def forward_v4_tuple(*args: Any, **kwargs: Any) -> Any:

@@ -30,7 +30,7 @@ from xleval.exceptions import InputError, MissingDependencyError
 
 from ._base import Metric
 
-__all__ = ["NeuralMetric", "require", "check_model_dir", "dist_version", "PRECISIONS"]
+__all__ = ["NeuralMetric", "require", "check_model_dir", "dist_version", "restore_special_token_builder", "PRECISIONS"]
 
 logger = logging.getLogger(__name__)
 
@@ -42,11 +42,20 @@ _NOISY_MODULES = r"(pytorch_lightning|lightning_fabric|lightning_utilities|light
 
 
 def require(module: str, package: str | None = None, purpose: str = "") -> ModuleType:
-    """Import ``module`` or raise MissingDependencyError naming the ``neural`` extra."""
+    """Import ``module`` or raise MissingDependencyError naming the ``neural`` extra.
+
+    The root logger is restored afterwards: unbabel-comet calls ``logging.basicConfig(INFO)``
+    on import, which would make every library in the user's process print its info logs.
+    """
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         raise MissingDependencyError(package or module, "neural", purpose) from exc
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
 
 
 def dist_version(distribution: str) -> str:
@@ -65,8 +74,8 @@ def check_model_dir(path: Any, what: str) -> Path:
     if not p.is_dir():
         raise InputError(
             f"{what} model path {str(path)!r} does not exist or is not a directory; "
-            "xleval never downloads models at run time: download it once "
-            "(e.g. `huggingface-cli download ORG/NAME --local-dir DIR`) and pass the directory"
+            "download it once and pass the directory (e.g. `hf download ORG/NAME --local-dir DIR`); "
+            "xleval never downloads models at run time"
         )
     return p
 
@@ -221,6 +230,28 @@ class NeuralMetric(Metric):
     def __getstate__(self) -> dict[str, Any]:
         # pickled (e.g. to Dask workers) without the loaded model; each worker reloads it
         return {**self.__dict__, "_model": None}
+
+
+def restore_special_token_builder(tokenizer: Any, size_separator: int = 1) -> None:
+    """Give a transformers-5 fast tokenizer back ``build_inputs_with_special_tokens``.
+
+    transformers 5 removed the method from fast tokenizers; COMET (joining src/mt/ref) and
+    bert_score (encoding an empty sentence) still call it. The transformers-4 rule for
+    encoders: ``CLS a SEP`` and, for a pair, ``CLS a SEP [SEP] b SEP`` (two separators for
+    XLM-R, ``size_separator=2``).
+    """
+    if hasattr(tokenizer, "build_inputs_with_special_tokens"):
+        return
+    cls_id = tokenizer.cls_token_id if tokenizer.cls_token_id is not None else tokenizer.bos_token_id
+    sep_id = tokenizer.sep_token_id if tokenizer.sep_token_id is not None else tokenizer.eos_token_id
+
+    def build_inputs_with_special_tokens(ids_0: list[int], ids_1: list[int] | None = None) -> list[int]:
+        out = [i for i in (cls_id,) if i is not None] + list(ids_0) + [i for i in (sep_id,) if i is not None]
+        if ids_1 is not None:
+            out += [sep_id] * (size_separator - 1) + [*ids_1, sep_id]
+        return out
+
+    tokenizer.build_inputs_with_special_tokens = build_inputs_with_special_tokens
 
 
 def _check_device_available(torch: ModuleType, device: str) -> None:
