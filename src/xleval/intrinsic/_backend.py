@@ -133,7 +133,7 @@ def _batch_nll(torch: Any, lm: Any, batch: list[list[int]], device: str) -> np.n
     picked = logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)
     # Right padding: position t is scored only when the target token t+1 is real.
     picked = picked * mask[:, 1:].to(device)
-    return (-picked.sum(dim=1)).cpu().numpy().astype(float)
+    return (-picked.sum(dim=1)).cpu().numpy().astype(float) + 0.0  # no "-0.0" for unscored texts
 
 
 def score_texts(model: str, texts: Sequence[str], *, bos: str = "auto", max_length: int | None = None,
