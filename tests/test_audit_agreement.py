@@ -96,3 +96,17 @@ def test_annotation_agreement_rejects_double_rating():
     rows = [("i1", "r1", 3, "cue"), ("i1", "r1", 4, "cue"), ("i1", "r2", 3, "cue")]
     with pytest.raises(InputError, match="twice"):
         annotation_agreement(_ratings(rows))
+
+
+def test_audit_with_ratings_reports_agreement_and_rating_signal():
+    from xleval.audit import audit, simulate_audit_data
+
+    df, _ = simulate_audit_data(n_items=30, n_models=2, n_native=10, random_state=4)
+    rng = np.random.default_rng(0)
+    items = sorted(i for i in df["item_id"].unique() if i.startswith("q"))  # not the native items
+    rows = [(i, r, int(rng.integers(1, 6)), "cue") for i in items for r in ("r1", "r2")]
+    res = audit(df, ratings=_ratings(rows), n_resamples=50, n_permutations=49)
+    assert res.agreement[0].dimension == "cue" and res.agreement[0].n_raters == 2
+    assert res.rating_signal["cue"].method == "spearman" and res.rating_signal["cue"].n == 30
+    text = res.checklist()
+    assert "cue rating vs item-level E1 signal" in text and "- [x] cue:" in text

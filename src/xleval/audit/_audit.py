@@ -12,7 +12,7 @@ import pandas as pd
 from xleval.audit._agreement import annotation_agreement
 from xleval.audit._data import prepare_frame
 from xleval.audit._estimators import ESTIMATORS, POLICIES, estimate
-from xleval.audit._interaction import dose_response, family_interaction
+from xleval.audit._interaction import dose_response, family_interaction, item_differences
 from xleval.audit._parse import DEFAULT_THRESHOLD, AnswerParser, parser_validity
 from xleval.audit._results import (AnnotationAgreement, Contrast, DoseResponse, FamilyInteraction, ParserValidity,
                                    _ToDict)
@@ -43,6 +43,7 @@ class AuditResult(_ToDict):
     dose_response: DoseResponse | None
     family_interaction: FamilyInteraction | None
     agreement: tuple[AnnotationAgreement, ...]
+    rating_signal: dict[str, Any]
     estimators: dict[str, dict[str, Any]]
     level: float
     n_resamples: int
@@ -112,6 +113,7 @@ def audit(
                                      random_state=random_state) if ratings is not None else ()
     if ratings is None:
         notes.append("E2 (annotation calibration) not run: no ratings given")
+    signal = _rating_signal(frame, ratings, run, invalid_policy, level, notes) if ratings is not None else {}
     return AuditResult(
         n_rows=len(frame), n_items=frame["item_id"].nunique(), models=tuple(sorted(frame["model"].unique())),
         items_per_condition={c: int(frame.loc[frame["condition"] == c, "item_id"].nunique())
@@ -122,9 +124,30 @@ def audit(
         flagged_models=tuple(sorted({v.model for v in validity if v.flagged})),
         models_without_valid_parses=_no_valid(frame), invalid_policy=invalid_policy,
         contrasts=tuple(contrasts), sensitivity=tuple(sensitivity), dose_response=dose, family_interaction=family,
-        agreement=agreement, estimators={s.key: asdict(s) for s in run}, level=level, n_resamples=n_resamples,
+        agreement=agreement, rating_signal=signal, estimators={s.key: asdict(s) for s in run}, level=level, n_resamples=n_resamples,
         random_state=random_state, notes=tuple(notes),
     )
+
+
+def _rating_signal(frame, ratings, run, policy, level, notes) -> dict[str, Any]:
+    """Seed 3.2: Spearman correlation of each rating dimension (mean over raters per item) with
+    the item-level E1 signal (back-translation gap, models averaged)."""
+    from xleval.stats import correlation
+
+    if ESTIMATORS["E1"] not in run:
+        notes.append("E2 rating-signal correlation not computed: E1 was not run")
+        return {}
+    signal = item_differences(frame, ESTIMATORS["E1"], policy)
+    frame_r = ratings.assign(dimension=ratings["dimension"] if "dimension" in ratings else "rating")
+    frame_r = frame_r.assign(item_id=frame_r["item_id"].astype(str))
+    out = {}
+    for dim, part in frame_r.groupby("dimension", sort=True):
+        joined = pd.concat([part.groupby("item_id")["rating"].mean(), signal], axis=1, join="inner").dropna()
+        if len(joined) < 4 or joined.iloc[:, 0].nunique() < 2 or joined.iloc[:, 1].nunique() < 2:
+            notes.append(f"E2 {dim}: {len(joined)} rated item(s) with an E1 signal, or a constant one; no correlation")
+            continue
+        out[str(dim)] = correlation(joined.iloc[:, 0].to_numpy(), joined.iloc[:, 1].to_numpy(), "spearman", level=level)
+    return out
 
 
 def _single_condition_items(frame: pd.DataFrame) -> int:

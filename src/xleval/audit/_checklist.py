@@ -133,6 +133,9 @@ def _agreement(r: AuditResult) -> list[str]:
                                 f"{_num(a.alpha_ordinal)} [{_num(a.alpha_ci_low)}, {_num(a.alpha_ci_high)}], interval "
                                 f"{_num(a.alpha_interval)}; target kappa > {a.kappa_target:g} "
                                 f"{'met' if a.meets_target else 'not met'}"))
+    for dim, corr in r.rating_signal.items():
+        lines.append(_box(True, f"{dim} rating vs item-level E1 signal: Spearman {corr.estimate:+.3f} "
+                                f"[{_num(corr.ci_low)}, {_num(corr.ci_high)}], p = {_num(corr.p_value, 4)}, n = {corr.n}"))
     return lines + [""]
 
 
