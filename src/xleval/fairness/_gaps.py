@@ -26,6 +26,7 @@ __all__ = ["fairness_gaps", "fairness_gaps_by", "DERIVED_FEATURES"]
 
 DERIVED_FEATURES = {"script": script_of, "family": family_of}  # typology features read off the language code
 Reducer = Callable[[np.ndarray], np.ndarray]
+MIN_ITEMS = 5  # the stats engine flags strata below this size as unreliable
 
 
 # ----------------------------------------------------------------------------- designs
@@ -120,6 +121,11 @@ def fairness_gaps(
     means = np.array([g.mean.estimate for g in gaps])
     elasticity = _elasticity(means, sizes, labels, log_performance, target_gain, level, notes)
     typo = _typology(frame, typology, langs, labels, means, sizes, level)
+    small = [f"{g.language} ({g.n})" for g in gaps if g.n < MIN_ITEMS]
+    if small:
+        notes.append(f"unreliable: languages with fewer than {MIN_ITEMS} items: {', '.join(small)}; their CIs "
+                     "(and those of summaries that include them) say little" +
+                     ("; with one row per language (aggregates) no per-language CI exists" if max(design.counts) == 1 else ""))
     if len(labels) < 2:
         notes.append("only one language: there is no gap to measure")
     return FairnessReport(
