@@ -89,3 +89,13 @@ def test_diagnose_recovers_planted_bias_and_calibration_removes_it():
     assert result.after.sd_of_means < 4.5 * np.sqrt(2) * rel_se
     assert not result.after.calibration_advised
     assert list(result.table.columns[:3]) == ["group", "n", "mean_before"]
+
+
+def test_demo_carries_the_diagnosis():
+    from xleval.demo import run_demo
+
+    result = run_demo(seed=0)
+    d = result.diagnosis
+    assert d.bias.calibration_advised and not d.comparison.after.calibration_advised
+    assert d.agreement.comparisons[0].b == "metric_lgn"
+    assert "diagnosis" in result.to_dict()

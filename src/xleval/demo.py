@@ -6,7 +6,9 @@ Steps (each a function, so later stages — diagnostics, the HTML report — plu
    applied to the evaluation split;
 3. every (system, language) gets its mean raw and calibrated score; both are compared with the
    true quality across languages (Kendall tau-b and the share of cross-language pairs ordered
-   as the truth orders them).
+   as the truth orders them);
+4. :func:`xleval.diagnostics.diagnose` runs on the evaluation split (bias before/after, agreement
+   with the simulated human scores, validity check) and is kept in ``DemoResult.diagnosis``.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import pandas as pd
 from scipy import stats as _sps
 
 from .calibration import LGN, CalibrationSummary, calibration_summary
+from .diagnostics import Diagnosis, diagnose
 from .io import atomic_path, write_table
 from .synthetic import SyntheticEval, simulate_mt_evaluation
 
@@ -34,11 +37,15 @@ class DemoResult:
     agreement: dict
     verification: CalibrationSummary
     files: dict = field(default_factory=dict)
+    diagnosis: Diagnosis | None = None  # xleval.diagnostics.diagnose of the evaluation split (raw vs metric_lgn)
 
     def to_dict(self) -> dict:
-        return {"seed": self.simulation.seed, "agreement": self.agreement,
-                "verification": self.verification.to_dict(), "files": self.files,
-                "systems": self.systems.to_dict(orient="records")}
+        out = {"seed": self.simulation.seed, "agreement": self.agreement,
+               "verification": self.verification.to_dict(), "files": self.files,
+               "systems": self.systems.to_dict(orient="records")}
+        if self.diagnosis is not None:
+            out["diagnosis"] = self.diagnosis.to_dict()
+        return out
 
 
 def ranking_agreement(estimate: np.ndarray, truth: np.ndarray, groups: np.ndarray) -> dict:
@@ -68,6 +75,7 @@ def run_demo(out_dir: str | Path | None = None, *, seed: int = 0, target: tuple[
         "human": ranking_agreement(cells["human"].to_numpy(), truth, groups),
     }
     verification = calibration_summary(ev["metric"], ev["metric_lgn"], ev["tgt_lang"])
+    diagnosis = diagnose(ev, "metric", "tgt_lang", human="human", calibrated="metric_lgn", random_state=seed)
     files: dict[str, str] = {}
     if out_dir is not None:
         out = Path(out_dir)
@@ -78,7 +86,7 @@ def run_demo(out_dir: str | Path | None = None, *, seed: int = 0, target: tuple[
         write_table(sim.data, files["data"])
         model.save(files["model"])
         write_table(ev, files["calibrated"])
-    result = DemoResult(sim, model, ev, cells, agreement, verification, files)
+    result = DemoResult(sim, model, ev, cells, agreement, verification, files, diagnosis)
     if out_dir is not None:
         with atomic_path(files["summary"]) as tmp:
             tmp.write_text(json.dumps(_jsonable(result.to_dict()), indent=2) + "\n", encoding="utf-8")
