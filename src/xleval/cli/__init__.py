@@ -23,6 +23,7 @@ _GROUPS: list[tuple[str, str, str]] = [
     ("audit", "xleval.cli.audit:audit", "Audit a translated benchmark for a translation tax (E1-E4, parser validity)."),
     ("intrinsic", "xleval.cli.intrinsic:app", "Length-fair intrinsic LM metrics, their confounds, LM scoring."),
     ("fairness", "xleval.cli.fairness:app", "Multilingual performance gaps and minimum test-set size."),
+    ("score", "xleval.cli.score:score", "Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact)."),
 ]
 
 class _LazyGroup(click.Group):

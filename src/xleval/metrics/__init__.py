@@ -5,9 +5,9 @@ Only the base class and the registry are imported eagerly; metric classes load o
 from ._base import Metric
 from ._registry import available_metrics, get_metric
 
-__all__ = ["Metric", "BLEU", "CHRF", "TER", "get_metric", "available_metrics"]
+__all__ = ["Metric", "BLEU", "CHRF", "TER", "get_metric", "available_metrics", "score_frame", "corpus_table", "ScoredFrame"]
 
-_LAZY = {"BLEU": "._bleu", "CHRF": "._chrf", "TER": "._ter"}
+_LAZY = {"BLEU": "._bleu", "CHRF": "._chrf", "TER": "._ter", "score_frame": "._frame", "corpus_table": "._frame", "ScoredFrame": "._frame"}
 
 
 def __getattr__(name: str):
