@@ -117,3 +117,20 @@ def test_the_checks_catch_broken_pages(tmp_path):
     assert any('"boom"' in m for m in messages)
     assert images[0]["ok"] and images[0]["variance"] == 0
     assert not images[1]["ok"]
+
+
+def test_analysis_sections_render_in_the_browser(tmp_path):
+    import pandas as pd
+
+    from xleval.fairness import fairness_gaps
+    from xleval.report import analysis_report, write_report
+
+    acc = {"en": 0.9, "de": 0.86, "fr": 0.84, "sw": 0.7, "am": 0.56}
+    size = {"en": 300.0, "de": 66.0, "fr": 56.0, "sw": 1.6, "am": 0.8}
+    rows = [{"lang": k, "correct": float(i < round(v * 50)), "size": size[k]} for k, v in acc.items() for i in range(50)]
+    result = fairness_gaps(pd.DataFrame(rows), "correct", "lang", resource="size", n_resamples=50, random_state=0)
+    page = tmp_path / "fairness.html"
+    write_report(analysis_report("fairness", [result]), page)
+    images, messages = image_probe(page, tmp_path)
+    assert messages == [] and len(images) == 3
+    assert all(img["ok"] and img["variance"] > 100 for img in images), images

@@ -162,13 +162,17 @@ def test_result_section_lays_out_any_result():
     payload = {"overall": est.to_dict(), "per_group": [{"group": "de", "n": 3}, {"group": "fi", "n": 4}],
                "by_metric": {"bleu": {"r": 0.3, "p": 0.01}, "chrf": {"r": 0.4, "p": 0.02}}}
     sec = result_section("Some analysis", payload)
-    facts = dict(sec.facts)
-    assert facts["overall.estimate"] == 0.5 and facts["overall.ci_high"] == 0.6
-    assert [t.title for t in sec.tables] == ["per_group", "by_metric"]
-    assert sec.tables[1].rows[0] == {"key": "bleu", "r": 0.3, "p": 0.01}
-    assert sec.warnings == ("stratum 'xx' has 2 items: unreliable",)
+    assert [t.title for t in sec.tables] == ["overall", "per_group", "by_metric"]
+    overall = {r["field"]: r["value"] for r in sec.tables[0].rows}
+    assert overall["estimate"] == 0.5 and overall["ci_high"] == 0.6
+    assert "p_value" not in overall or overall["p_value"] is None
+    assert sec.tables[2].rows[0] == {"key": "bleu", "r": 0.3, "p": 0.01}
+    assert sec.warnings == ("overall: stratum 'xx' has 2 items: unreliable",)
     assert "distribution" not in json.dumps(sec.to_dict())
-    assert result_section("Estimate", est).facts[0] == ("estimate", 0.5)
+    top = result_section("Estimate", est)
+    assert top.facts[0] == ("estimate", 0.5) and top.warnings == ("stratum 'xx' has 2 items: unreliable",)
+    empty_column = result_section("x", {"t": [{"a": 1, "b": None}, {"a": 2, "b": None}]})
+    assert empty_column.tables[0].columns == ["a"]
 
 
 def test_generic_section_and_extra_sections_render(evaluation):

@@ -47,14 +47,17 @@ def result_section(title: str, result: Any, *, figures: Iterable[Figure] = (), p
 
 def _walk(value: Any, name: str, facts: dict, tables: list, notes: list) -> None:
     if isinstance(value, Mapping):
-        if name and _is_record_map(value):
-            tables.append(Table.from_records(name, [{"key": k, **v} for k, v in value.items()]))
-            return
-        for key, sub in value.items():
-            _walk(sub, f"{name}.{key}" if name else str(key), facts, tables, notes)
+        if name and _is_record_map(value):  # e.g. {"mean": Estimate.to_dict(), "worst": ...}: one row per key
+            tables.append(_table(name, [{"key": k, **_strip_notes(v, f"{name}.{k}", notes)} for k, v in value.items()]))
+        elif name and _is_flat(value):  # one result object: a field/value table
+            rows = _strip_notes(value, name, notes)
+            tables.append(_table(name, [{"field": k, "value": v} for k, v in rows.items()]))
+        else:
+            for key, sub in value.items():
+                _walk(sub, f"{name}.{key}" if name else str(key), facts, tables, notes)
     elif _is_records(value):
-        tables.append(Table.from_records(name, value))
-    elif name.rsplit(".", 1)[-1] in ("notes", "warnings") and isinstance(value, (list, tuple)):
+        tables.append(_table(name, [_strip_notes(v, name, notes) for v in value]))
+    elif name.rsplit(".", 1)[-1] in ("notes", "warnings", "reasons") and isinstance(value, (list, tuple)):
         notes.extend(str(v) for v in value)
     elif isinstance(value, (list, tuple)) and len(value) > 12:
         facts[name] = f"[{len(value)} values]"  # distributions and long vectors are not for reading
@@ -62,14 +65,36 @@ def _walk(value: Any, name: str, facts: dict, tables: list, notes: list) -> None
         facts[name] = _plain(value)
 
 
+def _scalar(v: Any) -> bool:
+    return not isinstance(v, (Mapping, list, tuple)) or (
+        isinstance(v, (list, tuple)) and len(v) <= 12 and all(not isinstance(x, (Mapping, list, tuple)) for x in v))
+
+
+def _is_flat(value: Mapping) -> bool:
+    return bool(value) and all(_scalar(v) for v in value.values())
+
+
 def _is_records(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(v, Mapping) for v in value)
 
 
 def _is_record_map(value: Mapping) -> bool:
-    return bool(value) and all(isinstance(v, Mapping) and v and
-                               all(not isinstance(x, (Mapping, list, tuple)) for x in v.values())
-                               for v in value.values())
+    return bool(value) and all(isinstance(v, Mapping) and _is_flat(v) for v in value.values())
+
+
+def _strip_notes(record: Mapping, where: str, notes: list) -> dict:
+    """The record without its ``notes`` list; the notes go to the section's warnings, prefixed by where."""
+    out = dict(record)
+    for note in out.pop("notes", None) or ():
+        notes.append(f"{where}: {note}")
+    return out
+
+
+def _table(title: str, rows: list[dict]) -> Table:
+    """A table without the columns that are empty in every row (e.g. p_value of a bootstrap CI)."""
+    table = Table.from_records(title, rows)
+    empty = [c for c in table.columns if all(r.get(c) in (None, [], "") for r in table.rows)]
+    return Table(title, tuple({k: v for k, v in r.items() if k not in empty} for r in table.rows), table.note)
 
 
 def warnings_section(messages: Sequence[str], *, checks: Sequence[str] = (), title: str = "Warnings") -> Section:
