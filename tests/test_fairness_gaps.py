@@ -250,3 +250,18 @@ def test_categorical_feature_becomes_indicators_and_script_is_derived():
 def test_typology_with_too_few_languages_is_flagged_not_raised():
     (res,) = typology_bias([1.0, 2.0, 3.0], {"order": [0, 1, 1]}, [1, 2, 3])
     assert math.isnan(res.correlation.estimate) and "unreliable" in res.notes[0]
+
+
+def test_mt_table_by_target_language_from_lp():
+    df = pd.DataFrame({"lp": ["en-de"] * 4 + ["en-ja"] * 4 + ["en-zh"] * 4,
+                       "chrf": [60, 58, 59, 61, 36, 35, 37, 34, 30, 31, 29, 30.0]})
+    rep = fairness_gaps(df, "chrf", "tgt_lang", reference="de", n_resamples=50, random_state=0)
+    assert [g.language for g in rep.languages] == ["de", "ja", "zh"]
+    assert rep.language("zh").ratio.estimate == pytest.approx(30.0 / 59.5)
+
+
+def test_derived_script_uses_the_varying_side_of_language_pairs():
+    df = pd.DataFrame({"lp": ["en-de", "en-ru", "en-ja", "en-cs", "en-zh", "en-is"] * 2,
+                       "chrf": [59, 56, 36, 50, 30, 53, 58, 57, 35, 51, 31, 54.0]})
+    rep = fairness_gaps(df, "chrf", "lp", reference="en-de", typology=["script"], n_resamples=20, random_state=0)
+    assert "script=Latn" in {t.feature for t in rep.typology}  # targets, not the constant source 'en'

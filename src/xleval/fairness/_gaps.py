@@ -19,7 +19,7 @@ from xleval.exceptions import DataQualityWarning, InputError, LanguageCodeError
 from xleval.fairness._elasticity import resource_elasticity
 from xleval.fairness._results import Elasticity, FairnessReport, GapSummary, LanguageGap, TypologyBias
 from xleval.fairness._typology import typology_bias
-from xleval.io import family_of, normalize_code, normalize_codes, script_of, split_lp, to_numeric_column
+from xleval.io import add_language_columns, family_of, normalize_code, normalize_codes, script_of, split_lp, to_numeric_column
 from xleval.stats import Estimate, bootstrap
 
 __all__ = ["fairness_gaps", "fairness_gaps_by", "DERIVED_FEATURES"]
@@ -105,6 +105,8 @@ def fairness_gaps(
     are derived from the language code when no such column exists. ``floor``: the usability
     floor (e.g. 0.5 for F1 in [0, 1]); with ``higher_is_better=False`` it is a ceiling.
     """
+    if by in ("src_lang", "tgt_lang") and by not in data.columns and "lp" in data.columns:
+        data = add_language_columns(data, "fairness input")  # MT tables: languages from the pair
     _check_columns(data, metric, by, item, resource, typology)
     frame = _clean(data, metric, by, item)
     langs, labels = _language_keys(frame[by], by)
@@ -321,11 +323,12 @@ def _typology(frame, typology, codes, labels, means, sizes, level) -> tuple[Typo
     if not typology:
         return ()
     features = {}
+    keys = _feature_languages(labels)
     for name in typology:
         if name in frame.columns:
             features[name] = _per_language(frame, name, codes, labels, "typology")
         else:
-            features[name] = np.asarray([DERIVED_FEATURES[name](lab.split("-")[0]) or "unknown" for lab in labels], dtype=object)
+            features[name] = np.asarray([DERIVED_FEATURES[name](key) or "unknown" for key in keys], dtype=object)
     keep = np.ones(len(labels), dtype=bool)
     if sizes is not None:
         keep = np.array([_float_or_none(s) is not None for s in sizes])
@@ -333,6 +336,26 @@ def _typology(frame, typology, codes, labels, means, sizes, level) -> tuple[Typo
         keep &= ~pd.isna(pd.Series(list(vals))).to_numpy()
     control = None if sizes is None else sizes[keep].astype(float)
     return typology_bias(means[keep], {k: v[keep] for k, v in features.items()}, control, level=level)
+
+
+def _feature_languages(labels: list[str]) -> list[str]:
+    """The language whose script/family describes each group: itself, or for language pairs the
+    side that varies (the source of xx-en pairs, the target of en-xx pairs)."""
+    try:
+        pairs = [split_lp(lab) for lab in labels]
+    except LanguageCodeError:
+        return labels
+    if any(lab == _code_or_none(lab) for lab in labels):
+        return labels
+    side = 1 if len({src for src, _ in pairs}) == 1 else 0
+    return [pair[side] for pair in pairs]
+
+
+def _code_or_none(code: str) -> str | None:
+    try:
+        return normalize_code(code)
+    except LanguageCodeError:
+        return None
 
 
 def _float_or_none(value: Any) -> float | None:
