@@ -152,3 +152,16 @@ def test_condition_aliases_and_no_estimator_note():
     assert res.contrast("E1", "m") is not None
     assert any("E4 (naturalization contrast) not run" in n for n in res.notes)
     assert "estimators not run for lack of conditions: E3, E4" in res.checklist()
+
+
+def test_cluster_by_subject_resamples_subjects_and_says_mcnemar_is_unclustered():
+    from xleval.audit import simulate_audit_data
+
+    df, _ = simulate_audit_data(n_items=80, n_models=2, n_native=20, n_subjects=8, random_state=6)
+    plain = audit(df, **FAST)
+    clustered = audit(df, cluster_by_subject=True, **FAST)
+    c, p = clustered.contrast("E1", "model-0"), plain.contrast("E1", "model-0")
+    assert c.estimate == pytest.approx(p.estimate)  # clustering changes the uncertainty, not the estimate
+    assert "cluster" in c.ci_method and "cluster" not in p.ci_method
+    assert any("McNemar treats items as independent" in n for n in c.notes)
+    assert clustered.contrast("E1").test.endswith("-clustered")
