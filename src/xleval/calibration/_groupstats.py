@@ -188,6 +188,15 @@ class GroupStats:
             out = out.merge(self.take([i], key=None))
         return out
 
+    def coarsen(self, labels: Sequence[Hashable]) -> GroupStats:
+        """Merge groups into coarser ones: group ``i`` goes to ``labels[i]`` (e.g. language pair -> target
+        language). Exact by the same parallel update, so coarse levels never need a second pass over rows."""
+        out = GroupStats.empty(with_sketch=self.sketches is not None)
+        for label in dict.fromkeys(labels):
+            rows = [i for i, lab in enumerate(labels) if lab == label]
+            out = out.merge(self.take(rows, key=label))
+        return out
+
     def take(self, rows: Sequence[int], key: Hashable = ...) -> GroupStats:
         """Sub-summary of the given rows (optionally relabelled to one key, for merging groups)."""
         rows = list(rows)

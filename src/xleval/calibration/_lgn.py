@@ -164,7 +164,7 @@ class LGN:
                 )
             self.signature_ = signature
         scores, frame = self._scores_and_groups(X, groups)
-        batch = {level: self._level_stats(level, scores, frame) for level in self.levels_}
+        batch = self._batch_stats(scores, frame)
         if self.window is not None:
             self._batches_.append(batch)
             acc = None
@@ -253,17 +253,8 @@ class LGN:
     def _level_keys(self, level: str, frame: pd.DataFrame) -> tuple[np.ndarray, list]:
         """Integer codes and labels of each row at ``level``."""
         if level == "__by__":
-            if len(self.by_) == 1:
-                return _factorize(frame[self.by_[0]])
-            codes_list, uniques_list = zip(*(_factorize(frame[c]) for c in self.by_))
-            combined = np.zeros(len(frame), dtype=np.int64)
-            for codes, uniques in zip(codes_list, uniques_list):
-                combined = combined * (len(uniques) + 1) + codes
-            codes, inverse_first = np.unique(combined, return_inverse=True)
-            first_rows = np.zeros(len(codes), dtype=np.int64)
-            first_rows[inverse_first[::-1]] = np.arange(len(frame))[::-1]
-            labels = [tuple(uniques_list[j][codes_list[j][r]] for j in range(len(self.by_))) for r in first_rows]
-            return inverse_first.astype(np.intp), labels
+            codes, combos = _factorize_many([frame[c] for c in self.by_])
+            return codes, [c[0] for c in combos] if len(self.by_) == 1 else combos
         tgt = frame["tgt_lang"] if "tgt_lang" in frame.columns else frame["lp"].map(_tgt_of_lp)
         codes, uniques = _factorize(tgt)
         if level == "tgt_lang":
@@ -272,6 +263,25 @@ class LGN:
         mapped = [mapper(u) for u in uniques]
         inner, labels = _factorize(pd.Series(mapped, dtype=object))
         return inner[codes], labels
+
+    def _batch_stats(self, scores: np.ndarray, frame: pd.DataFrame) -> dict[str, GroupStats]:
+        """Statistics of one batch at every level: one pass over the rows for ``by``; the language
+        levels are merged from it when ``by`` determines the target language, else counted from rows."""
+        stats = {"__by__": self._level_stats("__by__", scores, frame)}
+        derived = self.levels_[1:]
+        if not derived:
+            return stats
+        if "tgt_lang" in self.by_ or "lp" in self.by_:
+            col = self.by_.index("tgt_lang" if "tgt_lang" in self.by_ else "lp")
+            keys = stats["__by__"].keys
+            values = [k[col] if isinstance(k, tuple) else k for k in keys]
+            tgt = values if "tgt_lang" in self.by_ else [_tgt_of_lp(v) for v in values]
+            for level in derived:
+                stats[level] = stats["__by__"].coarsen([_derived_label(level, t) for t in tgt])
+            return stats
+        for level in derived:
+            stats[level] = self._level_stats(level, scores, frame)
+        return stats
 
     def _level_stats(self, level: str, scores: np.ndarray, frame: pd.DataFrame) -> GroupStats:
         codes, labels = self._level_keys(level, frame)
@@ -288,6 +298,8 @@ class LGN:
         self.pooled_ = ((float(np.median(main.center[usable])), float(np.median(main.scale[usable])))
                         if usable.any() else (np.nan, np.nan))
         self.groups_ = list(main.keys)
+        self._usable_ = {lv: {key: i for i, key in enumerate(p.keys) if not p.degenerate[i] and p.count[i] > 0}
+                         for lv, p in self.params_.items()}
         if warn:
             small = [_label(k) for k, s in zip(main.keys, main.shrunk) if s]
             degenerate = [_label(k) for k, d in zip(main.keys, main.degenerate) if d]
@@ -333,63 +345,88 @@ class LGN:
                 "score with the same metric options, or pass force=True (--force) to apply it anyway"
             )
 
-    def _assign(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per row: the level index used (into ``self.levels_``; -1 pooled, -2 raw), and the key index there."""
-        n = len(frame)
-        level_used = np.full(n, -3, dtype=np.int64)
-        key_index = np.full(n, -1, dtype=np.int64)
-        active = {"__by__"} | set(self.fallback_)
-        for li, level in enumerate(self.levels_):
-            todo = level_used == -3
-            if not todo.any():
-                break
-            if level not in active:
-                continue
-            params = self.params_[level]
-            codes, labels = self._level_keys(level, frame if todo.all() else frame.loc[todo])
-            lookup = params.index()
-            to_fitted = np.array([lookup.get(_key(lab), -1) for lab in labels], dtype=np.int64)
-            fitted = to_fitted[codes]
-            ok = fitted >= 0
-            ok[ok] &= ~params.degenerate[fitted[ok]] & (params.count[fitted[ok]] > 0)
-            rows = np.flatnonzero(todo)
-            level_used[rows[ok]] = li
-            key_index[rows[ok]] = fitted[ok]
-        rest = level_used == -3
-        if rest.any():
+    def _resolve(self, frame: pd.DataFrame):
+        """Per distinct group combination (``by`` values, plus the target language when a language
+        fallback is active): the level that calibrates it (index into ``levels_``; -1 pooled, -2 raw)
+        and its key index there. Rows map to combinations through ``codes``; the fallback chain is
+        walked once per combination, never per row."""
+        active = ["__by__"] + [lv for lv in self.fallback_ if lv in DERIVED_LEVELS]
+        columns = [frame[c] for c in self.by_]
+        need_tgt = len(active) > 1
+        # the target language is read off the group label when `by` holds it (no second column to hash)
+        tgt_of = None
+        if need_tgt and "tgt_lang" in self.by_:
+            position = self.by_.index("tgt_lang")
+            tgt_of = lambda combo: combo[position]  # noqa: E731
+        elif need_tgt and "lp" in self.by_:
+            position = self.by_.index("lp")
+            tgt_of = lambda combo: _tgt_of_lp(combo[position])  # noqa: E731
+        elif need_tgt:
+            columns.append(frame["tgt_lang"] if "tgt_lang" in frame.columns else frame["lp"].map(_tgt_of_lp))
+            tgt_of = lambda combo: combo[-1]  # noqa: E731
+        codes, combos = _factorize_many(columns)
+        n_by = len(self.by_)
+        level = np.full(len(combos), -3, dtype=np.int64)
+        key = np.full(len(combos), -1, dtype=np.int64)
+        for i, combo in enumerate(combos):
+            by_label = combo[0] if n_by == 1 else tuple(combo[:n_by])
+            tgt = tgt_of(combo) if need_tgt else None
+            for lv in active:
+                label = by_label if lv == "__by__" else _derived_label(lv, tgt)
+                j = self._usable_[lv].get(label)
+                if j is not None:
+                    level[i], key[i] = self.levels_.index(lv), j
+                    break
+        missing = level == -3
+        if missing.any():
             terminal = self.fallback_[-1]
             if terminal == "error":
-                codes, labels = self._level_keys("__by__", frame.loc[rest])
+                labels = [_label(c[0] if n_by == 1 else tuple(c[:n_by])) for c in np.asarray(combos, dtype=object)[missing]]
+                n_rows = int(np.isin(codes, np.flatnonzero(missing)).sum())
                 raise InputError(
-                    f"{int(rest.sum())} row(s) belong to group(s) the calibrator cannot calibrate "
-                    f"({', '.join(_label(x) for x in labels[:10])}); fit on data that covers them or allow a fallback "
+                    f"{n_rows} row(s) belong to group(s) the calibrator cannot calibrate "
+                    f"({', '.join(sorted(set(labels))[:10])}); fit on data that covers them or allow a fallback "
                     "(e.g. --on-unseen pooled)"
                 )
-            level_used[rest] = -1 if terminal == "pooled" else -2
-        return level_used, key_index, rest
+            level[missing] = -1 if terminal == "pooled" else -2
+        return codes, level, key
+
+    def _combo_coefficients(self, level: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        center = np.full(len(level), np.nan)
+        scale = np.full(len(level), np.nan)
+        for li, lv in enumerate(self.levels_):
+            sel = level == li
+            center[sel] = self.params_[lv].center[key[sel]]
+            scale[sel] = self.params_[lv].scale[key[sel]]
+        center[level == -1], scale[level == -1] = self.pooled_
+        return center, scale
 
     def _coefficients(self, frame: pd.DataFrame):
         """Per row: location, scale, level index used and key index within that level."""
-        level_used, key_index, _ = self._assign(frame)
-        center = np.full(len(frame), np.nan)
-        scale = np.full(len(frame), np.nan)
-        for li, level in enumerate(self.levels_):
-            rows = level_used == li
-            if rows.any():
-                center[rows] = self.params_[level].center[key_index[rows]]
-                scale[rows] = self.params_[level].scale[key_index[rows]]
-        pooled = level_used == -1
-        center[pooled], scale[pooled] = self.pooled_
-        return center, scale, level_used, key_index
+        codes, level, key = self._resolve(frame)
+        center, scale = self._combo_coefficients(level, key)
+        return center[codes], scale[codes], level[codes], key[codes]
 
     def transform(self, X, groups=None, *, signature: str | None = None, force: bool = False) -> np.ndarray:
         """Calibrated scores (NaN where the score is NaN; raw where the fallback is ``raw``)."""
         self._check_fitted()
         self._check_signature(signature, force)
         scores, frame = self._scores_and_groups(X, groups)
-        center, scale, level_used, key_index = self._coefficients(frame)
-        self._warn_unseen(level_used, frame)
-        return self._forward(scores, center, scale, level_used, key_index)
+        codes, level, key = self._resolve(frame)
+        self._warn_unseen(codes, level)
+        if self.method == "quantile":
+            center, scale = self._combo_coefficients(level, key)
+            return self._forward(scores, center[codes], scale[codes], level[codes], key[codes])
+        # one fused gather per row: out = x * a[g] + b[g], the memory-bandwidth bound
+        center, scale = self._combo_coefficients(level, key)
+        t_mean, t_std = (float(v) for v in self.target)
+        a = t_std / scale
+        b = t_mean - center * a
+        a[level == -2], b[level == -2] = 1.0, 0.0
+        out = a.take(codes)  # in place from here: one output array, no temporaries
+        out *= scores
+        out += b.take(codes)
+        return out
 
     def _forward(self, scores, center, scale, level_used, key_index) -> np.ndarray:
         t_mean, t_std = (float(v) for v in self.target)
@@ -431,18 +468,19 @@ class LGN:
         """Per row, the level that calibrated it: ``by`` columns joined by '+', a fallback level, ``pooled`` or ``raw``."""
         self._check_fitted()
         _, frame = self._scores_and_groups(X, groups)
-        level_used, _, _ = self._assign(frame)
+        codes, level, _ = self._resolve(frame)
         names = np.array(["+".join(self.by_)] + self.levels_[1:] + ["raw", "pooled"], dtype=object)
-        return names[np.where(level_used >= 0, level_used, len(self.levels_) + (level_used == -1))]
+        return names[np.where(level >= 0, level, len(self.levels_) + (level == -1))][codes]
 
-    def _warn_unseen(self, level_used: np.ndarray, frame: pd.DataFrame) -> None:
-        fell = level_used != 0
-        if fell.any():
-            counts = collections.Counter(np.where(level_used[fell] >= 0, level_used[fell], level_used[fell]).tolist())
-            names = {**{i: lv for i, lv in enumerate(self.levels_)}, -1: "pooled", -2: "raw"}
-            detail = ", ".join(f"{names[k]}: {v}" for k, v in sorted(counts.items()))
-            warnings.warn(f"{int(fell.sum())} row(s) of unseen or degenerate groups were calibrated by fallback ({detail})",
-                          UnseenGroupWarning, stacklevel=3)
+    def _warn_unseen(self, codes: np.ndarray, level: np.ndarray) -> None:
+        if not (level != 0).any():
+            return
+        per_level = np.bincount(level[codes] + 2, minlength=len(self.levels_) + 2)
+        names = ["raw", "pooled", *self.levels_]
+        detail = ", ".join(f"{names[i]}: {c}" for i, c in enumerate(per_level) if c and names[i] != "__by__")
+        n_fell = int(per_level.sum() - per_level[2])
+        warnings.warn(f"{n_fell} row(s) of unseen or degenerate groups were calibrated by fallback ({detail})",
+                      UnseenGroupWarning, stacklevel=3)
 
     def _quantile_map(self, level: str, x: np.ndarray, key_index: np.ndarray, inverse: bool) -> np.ndarray:
         params = self.params_[level]
@@ -620,12 +658,41 @@ def _as_frame(groups, by: list[str]) -> pd.DataFrame:
     return pd.DataFrame({by[0]: np.asarray(groups, dtype=object)})
 
 
+def _factorize_many(columns: list) -> tuple[np.ndarray, list[tuple]]:
+    """Integer codes of the distinct combinations of several aligned columns, and the combinations.
+    Categorical columns use their codes directly (no hashing of 10M strings)."""
+    parts = [_factorize(c) for c in columns]
+    if len(parts) == 1:
+        codes, uniques = parts[0]
+        return codes, [(u,) for u in uniques]
+    combined = np.zeros(len(parts[0][0]), dtype=np.int64)
+    for codes, uniques in parts:
+        combined = combined * (len(uniques) + 1) + codes
+    codes, _ = pd.factorize(combined)
+    first = np.empty(codes.max() + 1 if len(codes) else 0, dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes))[::-1]
+    combos = [tuple(uniques[c[r]] for c, uniques in parts) for r in first]
+    return codes.astype(np.intp), combos
+
+
+def _derived_label(level: str, tgt):
+    if level == "tgt_lang":
+        return tgt
+    if level == "script":
+        return script_of(tgt)
+    return family_of(tgt) or "?"
+
+
 def _factorize(values) -> tuple[np.ndarray, list]:
-    codes, uniques = pd.factorize(pd.Series(values), use_na_sentinel=True)
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        uniques = list(values.cat.categories)
+    else:
+        codes, uniques = pd.factorize(pd.Series(values), use_na_sentinel=True)
     if (codes < 0).any():
         row = int(np.flatnonzero(codes < 0)[0]) + 1
         raise InputError(f"group value missing at row {row}; fill it in or drop the row before calibrating")
-    return codes.astype(np.intp), [_py(u) for u in uniques]
+    return codes, [_py(u) for u in uniques]
 
 
 def _py(value):
