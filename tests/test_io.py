@@ -153,3 +153,14 @@ def test_plain_files(tmp_path):
 def test_sidecar_is_json(tmp_path):
     write_table(FRAME, tmp_path / "o.csv", metadata={"signatures": {"bleu": "x"}})
     assert json.loads((tmp_path / "o.csv.signatures.json").read_text()) == {"signatures": {"bleu": "x"}}
+
+
+def test_outputs_get_the_usual_file_mode(tmp_path):
+    import os
+
+    umask = os.umask(0o022)
+    try:
+        write_table(FRAME, tmp_path / "o.tsv")
+        assert (tmp_path / "o.tsv").stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(umask)

@@ -237,6 +237,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     os.close(fd)
     tmp_path = Path(tmp)
+    os.chmod(tmp_path, _output_mode(target))  # mkstemp makes 0600; an output should get the usual mode
     try:
         yield tmp_path
         os.replace(tmp_path, target)
@@ -244,6 +245,15 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
         raise
+
+
+def _output_mode(target: Path) -> int:
+    """The mode a plain ``open(target, 'w')`` would give: the existing file's, else 0666 less the umask."""
+    if target.exists():
+        return target.stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[str, object] | None = None) -> None:
