@@ -17,6 +17,19 @@ app = typer.Typer(no_args_is_help=True, help="Fit, apply and show LGN calibrator
 
 _DEFAULTS = LGN().get_params()
 
+# out-of-core / distributed execution (xleval.scale); the in-memory path stays the default for small inputs
+CHUNK_OPTION = typer.Option(None, "--chunk-size", help="Stream the input in batches of N rows (bounded memory); "
+                            "large inputs are streamed by default.")
+BACKEND_OPTION = typer.Option("local", "--backend", help="local (this process) or dask (a cluster).")
+SCHEDULER_OPTION = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. tcp://host:8786.")
+WORKERS_OPTION = typer.Option(None, "--workers", help="Start a local Dask cluster of N worker processes.")
+
+
+def _scale_backend(backend: str, scheduler: Optional[str], workers: Optional[int]):
+    from ..scale import resolve_backend
+
+    return resolve_backend(backend, scheduler=scheduler, workers=workers)
+
 
 @app.command("fit")
 def fit(
@@ -31,11 +44,20 @@ def fit(
     signature: Optional[str] = typer.Option(None, "--signature", help="Metric signature of the score (default: from the table's metadata)."),
     col: Optional[list[str]] = COL_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
+    chunk_size: Optional[int] = CHUNK_OPTION,
+    backend: str = BACKEND_OPTION,
+    scheduler: Optional[str] = SCHEDULER_OPTION,
+    workers: Optional[int] = WORKERS_OPTION,
 ) -> None:
     """Fit per-group statistics on a calibration set and save them."""
+    from ..scale import should_stream
+
     by_cols = [c.strip() for c in by.split(",") if c.strip()]
     model = LGN(by=by_cols[0] if len(by_cols) == 1 else by_cols, method=method, target=parse_pair(target, "--target"),
                 min_count=min_count, fallback="default" if fallback == "default" else fallback.split(","), score=score)
+    if should_stream(input, chunk_size, backend) or scheduler is not None or workers is not None:
+        return _fit_chunked(model, input, output, chunk_size, signature, col, fmt,
+                            _scale_backend(backend, scheduler, workers))
     df = read_table(input, columns=parse_column_mapping(col), required=[score], numeric=[score])
     frame = prepare_frame(df, by_cols, input)
     sig = signature if signature is not None else score_signature(input, score)
@@ -61,11 +83,20 @@ def apply(
     signature: Optional[str] = typer.Option(None, "--signature", help="Metric signature of the score (default: from the table's metadata)."),
     col: Optional[list[str]] = COL_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
+    chunk_size: Optional[int] = CHUNK_OPTION,
+    backend: str = BACKEND_OPTION,
+    scheduler: Optional[str] = SCHEDULER_OPTION,
+    workers: Optional[int] = WORKERS_OPTION,
 ) -> None:
     """Add the calibrated column and `calibration_source`, keeping every input row and column in order."""
+    from ..scale import should_stream
+
     model = LGN.load(model_path)
     if on_unseen is not None:
         _override_terminal(model, on_unseen)
+    if should_stream(input, chunk_size, backend) or scheduler is not None or workers is not None:
+        return _apply_chunked(model, input, output, chunk_size, column, interval, signature, force, col, fmt,
+                              _scale_backend(backend, scheduler, workers))
     df = read_table(input, columns=parse_column_mapping(col), required=[model.score], numeric=[model.score])
     sig = signature if signature is not None else score_signature(input, model.score)
     with warnings.catch_warnings(record=True) as caught:
@@ -87,6 +118,34 @@ def show(model_path: Path = typer.Argument(..., metavar="MODEL.json"), fmt: Outp
     _render(fmt, {"model": str(model_path), "params": model.to_dict()["params"], "signature": model.signature_,
                   "pooled": {"center": model.pooled_[0], "scale": model.pooled_[1]}, "groups": model.group_table()},
             [], title=f"{model!r} signature={model.signature_}")
+
+
+def _fit_chunked(model, input, output, chunk_size, signature, col, fmt, backend) -> None:
+    from ..scale import DEFAULT_CHUNK_SIZE, fit_chunked
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit_chunked(model, input, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, columns=parse_column_mapping(col),
+                    signature=signature, backend=backend)
+    model.save(output)
+    groups = model.group_table()
+    _render(fmt, {"model": str(output), "signature": model.signature_, "groups": groups},
+            [str(w.message) for w in caught],
+            title=f"LGN {model.method} by {model.by} fitted on {int(groups['n'].sum())} rows in {model.n_batches_} "
+                  f"batches ({backend.name}) -> {output}")
+
+
+def _apply_chunked(model, input, output, chunk_size, column, interval, signature, force, col, fmt, backend) -> None:
+    from ..scale import DEFAULT_CHUNK_SIZE, apply_chunked
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = apply_chunked(model, input, output, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, column=column,
+                               interval=interval, signature=signature, force=force,
+                               columns=parse_column_mapping(col), backend=backend)
+    if output != "-":
+        _render(fmt, result.to_dict(), [str(w.message) for w in caught],
+                title=f"calibrated {result.rows} rows in {result.batches} batches ({result.backend}) -> {output}")
 
 
 def _override_terminal(model: LGN, terminal: str) -> None:

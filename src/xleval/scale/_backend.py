@@ -1,0 +1,248 @@
+"""Execution backends: run one function over the *parts* of a table and return results in order.
+
+A part is something that yields :class:`TableBatch` es: a batch already read by the client
+(:class:`FramePart`, any format) or a range of Parquet row groups that the worker reads itself
+(:class:`ParquetPart`, so only small results travel). The local backend runs the parts one after
+the other in this process; :class:`DaskBackend` submits them to a Dask cluster with a bounded
+number in flight (memory stays bounded) and yields the results in input order, so outputs keep
+the input row order and merges happen in a fixed order.
+"""
+from __future__ import annotations
+
+import collections
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..exceptions import InputError, MissingDependencyError
+from ..io import table_format
+from ._readers import TableBatch, check_header, finish_batch, iter_batches, parquet_columns
+
+__all__ = ["ReadSpec", "FramePart", "ParquetPart", "LocalBackend", "DaskBackend", "resolve_backend", "worker_metric",
+           "should_stream"]
+
+
+@dataclass(frozen=True)
+class ReadSpec:
+    """How to read a table: path, rows per batch, renames (file -> canonical), checks, columns to decode."""
+
+    path: str
+    chunk_size: int
+    columns: Mapping[str, str] = field(default_factory=dict)
+    required: Sequence[str] = ()
+    numeric: Sequence[str] = ()
+    read_columns: Sequence[str] | None = None
+
+    @property
+    def name(self) -> str:
+        return "<stdin>" if self.path == "-" else self.path
+
+    def batches(self) -> Iterator[TableBatch]:
+        return iter_batches(self.path, self.chunk_size, columns=self.columns, required=self.required,
+                            numeric=self.numeric, read_columns=self.read_columns)
+
+
+@dataclass(frozen=True)
+class FramePart:
+    """One batch read by the client."""
+
+    batch: TableBatch
+
+    def batches(self) -> Iterator[TableBatch]:
+        yield self.batch
+
+
+@dataclass(frozen=True)
+class ParquetPart:
+    """Row groups ``row_groups`` of a Parquet file (first row ``start``), read where the task runs."""
+
+    spec: ReadSpec
+    row_groups: tuple[int, ...]
+    start: int
+    index: int
+
+    def batches(self) -> Iterator[TableBatch]:
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(self.spec.path)
+        cols = parquet_columns(pf.schema_arrow.names, self.spec.columns, self.spec.read_columns)
+        start = self.start
+        for i, rb in enumerate(pf.iter_batches(batch_size=self.spec.chunk_size, row_groups=list(self.row_groups),
+                                               columns=cols)):
+            batch = finish_batch(rb.to_pandas(), start, self.index * 1_000_000 + i, self.spec.columns,
+                                 self.spec.numeric, self.spec.name)
+            start = batch.stop
+            yield batch
+
+
+class LocalBackend:
+    """Runs every part in this process, one after the other."""
+
+    name = "local"
+
+    def parts(self, spec: ReadSpec) -> Iterator[FramePart]:
+        return (FramePart(b) for b in spec.batches())
+
+    def map(self, func: Callable, parts: Iterable, *args: Any) -> Iterator[Any]:
+        return (func(part, *args) for part in parts)
+
+    def share(self, obj: Any) -> Any:
+        return obj
+
+    def __enter__(self) -> LocalBackend:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+class DaskBackend:
+    """A Dask cluster: ``scheduler`` address (``tcp://host:8786``) or a local cluster of ``workers``
+    processes (one thread each) on loopback. Use as a context manager; the local cluster is closed
+    on exit, a remote scheduler is only disconnected from.
+
+    ``in_flight`` bounds the parts submitted and not yet consumed (default: 2 per worker thread),
+    so a large input never sits in cluster memory at once.
+    """
+
+    name = "dask"
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None, *, processes: bool = True,
+                 threads_per_worker: int = 1, in_flight: int | None = None, client: Any = None):
+        if scheduler is not None and workers is not None:
+            raise InputError("give either --scheduler ADDRESS or --workers N, not both")
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+            raise InputError(f"--workers {workers!r}: expected a positive integer")
+        self.scheduler, self.workers, self.processes = scheduler, workers, processes
+        self.threads_per_worker, self.in_flight = threads_per_worker, in_flight
+        self.client, self._owns = client, client is None
+        self._cluster: Any = None
+
+    def __enter__(self) -> DaskBackend:
+        if self.client is not None:
+            return self
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as exc:
+            raise MissingDependencyError("distributed", "dask", "the Dask backend") from exc
+        if self.scheduler is not None:
+            try:
+                self.client = Client(self.scheduler, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise InputError(f"--scheduler {self.scheduler}: cannot connect ({exc}); check the address") from None
+        else:
+            self._cluster = LocalCluster(n_workers=self.workers or 2, threads_per_worker=self.threads_per_worker,
+                                         processes=self.processes, host="127.0.0.1", dashboard_address=None)
+            self.client = Client(self._cluster)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._owns and self.client is not None:
+            self.client.close()
+            self.client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+    @property
+    def n_threads(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def parts(self, spec: ReadSpec) -> Iterator[FramePart | ParquetPart]:
+        """Parquet files with several row groups are split by row groups (workers read them); other inputs
+        are read by the client in batches and shipped."""
+        if spec.path != "-" and table_format(spec.path) == "parquet":
+            import pyarrow.parquet as pq
+
+            meta = pq.ParquetFile(spec.path).metadata
+            if meta.num_row_groups > 1:
+                check_header(__import__("pandas").Index(pq.read_schema(spec.path).names), dict(spec.columns),
+                             spec.required, spec.name)
+                return iter(_row_group_parts(spec, meta))
+        return (FramePart(b) for b in spec.batches())
+
+    def share(self, obj: Any) -> Any:
+        """Send ``obj`` (e.g. a fitted model) to every worker once; tasks receive it by reference."""
+        return self.client.scatter(obj, broadcast=True, hash=False)
+
+    def map(self, func: Callable, parts: Iterable, *args: Any) -> Iterator[Any]:
+        """``func(part, *args)`` for every part on the cluster; results in part order."""
+        window = self.in_flight or 2 * self.n_threads
+        pending: collections.deque = collections.deque()
+        try:
+            for part in parts:
+                pending.append(self.client.submit(func, part, *args, pure=False))
+                if len(pending) >= window:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _row_group_parts(spec: ReadSpec, meta: Any) -> list[ParquetPart]:
+    """Consecutive row groups bundled into parts of about ``chunk_size`` rows (at least one group each)."""
+    parts, groups, start, first, rows = [], [], 0, 0, 0
+    for g in range(meta.num_row_groups):
+        groups.append(g)
+        rows += meta.row_group(g).num_rows
+        if rows >= spec.chunk_size or g == meta.num_row_groups - 1:
+            parts.append(ParquetPart(spec, tuple(groups), first, len(parts)))
+            first, groups, rows = first + rows, [], 0
+    return parts
+
+
+def resolve_backend(backend: str | LocalBackend | DaskBackend | None, *, scheduler: str | None = None,
+                    workers: int | None = None) -> LocalBackend | DaskBackend:
+    """``None``/"local" -> LocalBackend; "dask" -> DaskBackend(scheduler, workers); objects pass through."""
+    if backend is None or backend == "local":
+        if scheduler is not None or workers is not None:
+            raise InputError("--scheduler/--workers need --backend dask")
+        return LocalBackend()
+    if backend == "dask":
+        return DaskBackend(scheduler=scheduler, workers=workers)
+    if isinstance(backend, (LocalBackend, DaskBackend)):
+        return backend
+    raise InputError(f"backend {backend!r}: use 'local' or 'dask'")
+
+
+# one model per worker ---------------------------------------------------------------------------------
+_METRICS: dict[tuple, Any] = {}
+_METRICS_LOCK = threading.Lock()
+
+
+def worker_metric(metric: Any) -> Any:
+    """The worker's own copy of ``metric``: the first task on a worker keeps the metric it received
+    (its model loads on first use); later tasks with an equal metric (same class, signature and
+    options) reuse it, so a neural model is loaded once per worker process, not once per part."""
+    key = (type(metric).__module__, type(metric).__qualname__, metric.signature,
+           tuple(sorted((k, repr(v)) for k, v in vars(metric).items() if k != "_model")), os.getpid())
+    with _METRICS_LOCK:
+        return _METRICS.setdefault(key, metric)
+
+
+STREAM_ROWS = 5_000_000          # Parquet inputs above this many rows are streamed by default
+STREAM_BYTES = 1 << 30           # text inputs above 1 GiB likewise
+
+
+def should_stream(path: str | os.PathLike, chunk_size: int | None, backend: str | None) -> bool:
+    """Whether a command should take the chunked path: asked for (``--chunk-size``, ``--backend dask``)
+    or the input is large; small inputs keep the in-memory path (full verification tables)."""
+    if chunk_size is not None or (backend not in (None, "local")):
+        return True
+    if str(path) == "-":
+        return False
+    if table_format(path) == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.ParquetFile(path).metadata.num_rows > STREAM_ROWS
+        except Exception:  # unreadable: let the in-memory reader report it
+            return False
+    try:
+        return os.path.getsize(path) > STREAM_BYTES
+    except OSError:
+        return False

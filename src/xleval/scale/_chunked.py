@@ -1,0 +1,345 @@
+"""Chunked (out-of-core) fit, apply, score and bias statistics over a table on disk.
+
+Every operation reads the table in batches (:func:`iter_batches`) and runs the in-memory function
+of the library on each batch; what it keeps between batches is a mergeable summary
+(:class:`GroupStats`), so memory is bounded by the batch size and results equal the one-pass ones:
+
+* ``fit_chunked``  : ``LGN.partial_fit`` per batch (or per part on Dask workers, merged on the
+  client in part order); the statistics equal ``LGN.fit`` to rounding (~1e-15 relative).
+* ``apply_chunked``: ``calibrate_frame`` per batch, streamed to an atomic writer; bit-identical
+  to the in-memory apply (a row's value depends only on the row and the model).
+* ``score_chunked``: ``Metric.sentence_scores`` per batch (one model per Dask worker).
+* ``bias_chunked`` : the mergeable part of ``diagnose_bias`` (per-group n/mean/std, sd of the
+  group means, eta squared, largest standardised difference).
+"""
+from __future__ import annotations
+
+import collections
+import os
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..calibration import LGN, GroupStats, calibrate_frame, prepare_frame, score_signature
+from ..exceptions import DataQualityWarning, InputError, UnseenGroupWarning
+from ._backend import DaskBackend, LocalBackend, ReadSpec, resolve_backend, worker_metric
+from ._readers import DEFAULT_CHUNK_SIZE, batch_context
+from ._writers import open_writer
+
+__all__ = ["fit_chunked", "apply_chunked", "score_chunked", "bias_chunked", "ApplyResult", "ScoreResult",
+           "StreamingBias"]
+
+_LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
+Backend = str | LocalBackend | DaskBackend | None
+
+
+# fit ------------------------------------------------------------------------------------------------
+def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                columns: dict[str, str] | None = None, signature: str | None = None,
+                backend: Backend = None) -> LGN:
+    """Fit ``model`` (its options; earlier state is discarded) on the table at ``path`` in batches.
+
+    Equals ``model.fit(whole_table)`` up to floating-point rounding in the merged moments (and for
+    ``robust``/``quantile``, exactly while every group holds at most ``sketch_capacity`` scores).
+    ``signature`` defaults to the score's signature stored with the table. Returns ``model``.
+    """
+    if model.decay is not None or model.window is not None:
+        raise InputError("chunked fitting equals one pass only without decay/window; fit online models with "
+                         "partial_fit on your own batches")
+    path = str(path)
+    sig = signature if signature is not None else _stored_signature(path, model.score)
+    by = [model.by] if isinstance(model.by, str) else list(model.by)
+    spec = ReadSpec(path, chunk_size, dict(columns or {}), required=[model.score], numeric=[model.score],
+                    read_columns=[model.score, *by, *_LANGUAGE_COLUMNS])
+    params = model.get_params()
+    with _backend_context(backend) as be:
+        stats, n_batches = None, 0
+        for part_stats, part_batches in be.map(_fit_part, be.parts(spec), params, sig):
+            stats = part_stats if stats is None else {lv: stats[lv].merge(s) for lv, s in part_stats.items()}
+            n_batches += part_batches
+    _install(model, stats, sig, n_batches)
+    return model
+
+
+def _fit_part(part, params: dict, signature: str | None) -> tuple[dict[str, GroupStats], int]:
+    """Statistics of one part: a fresh LGN with ``params`` fed the part's batches by ``partial_fit``."""
+    local = LGN(**params)
+    by = [local.by] if isinstance(local.by, str) else list(local.by)
+    n = 0
+    for batch in part.batches():
+        with batch_context(batch, "input"):
+            local.partial_fit(prepare_frame(batch.frame, by, "input"), signature=signature)
+        n += 1
+    return local.stats_, n
+
+
+def _install(model: LGN, stats: dict[str, GroupStats], signature: str | None, n_batches: int) -> None:
+    """Give ``model`` the merged statistics and derive its parameters as ``fit`` does (with its
+    warnings about small and degenerate groups, and its refusal when no group is usable).
+    Uses LGN's private hooks: LGN has no public 'from merged statistics' constructor yet."""
+    model._reset()
+    model.stats_ = stats
+    model.signature_ = signature
+    model.n_batches_ = n_batches
+    model._refresh_params(warn=True, strict=True)
+
+
+# apply ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ApplyResult:
+    """What ``apply_chunked`` wrote: rows, batches, per-source row counts, NaN scores, the column name."""
+
+    output: str
+    rows: int
+    batches: int
+    column: str
+    calibration_source: dict[str, int]
+    n_nan: int
+    backend: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike, *,
+                  chunk_size: int = DEFAULT_CHUNK_SIZE, column: str | None = None, interval: float | None = None,
+                  signature: str | None = None, force: bool = False, columns: dict[str, str] | None = None,
+                  backend: Backend = None) -> ApplyResult:
+    """Calibrate the table at ``path`` batch by batch into ``output`` (every input row once, in input
+    order, all columns kept; the file appears only when complete). Warnings about unseen groups and
+    NaN scores are emitted once, with totals, at the end.
+
+    ``interval`` for ``robust``/``quantile`` bootstraps each batch with the same seed, so those
+    intervals differ from the in-memory ones (z-score intervals are identical)."""
+    model._check_fitted()
+    path, output = str(path), str(output)
+    sig = signature if signature is not None else _stored_signature(path, model.score)
+    model._check_signature(sig, force)
+    name = column or f"{model.score}_lgn"
+    spec = ReadSpec(path, chunk_size, dict(columns or {}), required=[model.score], numeric=[model.score])
+    sources: collections.Counter = collections.Counter()
+    n_nan = 0
+    with _backend_context(backend) as be, open_writer(output) as writer:
+        shared = be.share(model)
+        for frames in be.map(_apply_part, be.parts(spec), shared, name, interval, sig, force):
+            for out in frames:
+                writer.write(out)
+                sources.update(out["calibration_source"].value_counts().to_dict())
+                n_nan += int(out[model.score].isna().sum())
+    _warn_totals(model, sources, n_nan)
+    return ApplyResult(output, writer.rows, writer.batches, name, {str(k): int(v) for k, v in sources.items()},
+                       n_nan, be.name)
+
+
+def _apply_part(part, model: LGN, column: str, interval: float | None, signature: str | None,
+                force: bool) -> list[pd.DataFrame]:
+    out = []
+    for batch in part.batches():
+        with batch_context(batch, "input"), warnings.catch_warnings():
+            # counted over the whole table and warned once by the caller
+            warnings.simplefilter("ignore", UnseenGroupWarning)
+            warnings.simplefilter("ignore", DataQualityWarning)
+            out.append(calibrate_frame(model, batch.frame, column=column, interval=interval, signature=signature,
+                                       force=force, where="input"))
+    return out
+
+
+def _warn_totals(model: LGN, sources: collections.Counter, n_nan: int) -> None:
+    main = "+".join(model.by_)
+    fell = {k: v for k, v in sources.items() if k != main}
+    if fell:
+        detail = ", ".join(f"{k}: {v}" for k, v in sorted(fell.items()))
+        warnings.warn(f"{sum(fell.values())} row(s) of unseen or degenerate groups were calibrated by fallback "
+                      f"({detail})", UnseenGroupWarning, stacklevel=3)
+    if n_nan:
+        warnings.warn(f"{n_nan} row(s) have a missing/NaN score; their calibrated value is NaN (rows kept)",
+                      DataQualityWarning, stacklevel=3)
+
+
+# score ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ScoreResult:
+    """Rows/batches written, and per metric its signature and mean segment score (finite scores)."""
+
+    output: str
+    rows: int
+    batches: int
+    signatures: dict[str, str]
+    mean_segment_score: dict[str, float]
+    backend: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str | os.PathLike, *,
+                  chunk_size: int = DEFAULT_CHUNK_SIZE, columns: dict[str, str] | None = None,
+                  backend: Backend = None) -> ScoreResult:
+    """Add one column per metric (named by ``metric.name``) to the table at ``path``, batch by batch,
+    into ``output`` with the metric signatures as table metadata. On Dask, each worker keeps one
+    copy of each metric, so a neural model is loaded once per worker."""
+    metrics = list(metrics)
+    names = [m.name for m in metrics]
+    if len(set(names)) != len(names):
+        raise InputError(f"metrics {names} share a column name; score them in separate runs")
+    needed = ["hypothesis"] + (["reference"] if any(m.needs_refs for m in metrics) else []) + \
+        (["source"] if any(m.needs_srcs for m in metrics) else [])
+    spec = ReadSpec(str(path), chunk_size, dict(columns or {}), required=needed)
+    signatures = {m.name: m.signature for m in metrics}
+    sums = dict.fromkeys(names, 0.0)
+    counts = dict.fromkeys(names, 0)
+    with _backend_context(backend) as be, open_writer(output, metadata={"signatures": signatures}) as writer:
+        for frames in be.map(_score_part, be.parts(spec), metrics):
+            for out in frames:
+                writer.write(out)
+                for m in names:
+                    finite = np.isfinite(out[m].to_numpy(dtype=float))
+                    sums[m] += float(out[m].to_numpy(dtype=float)[finite].sum())
+                    counts[m] += int(finite.sum())
+    means = {m: sums[m] / counts[m] if counts[m] else float("nan") for m in names}
+    return ScoreResult(str(output), writer.rows, writer.batches, signatures, means, be.name)
+
+
+def _score_part(part, metrics: Sequence[Any]) -> list[pd.DataFrame]:
+    metrics = [worker_metric(m) for m in metrics]
+    out = []
+    for batch in part.batches():
+        frame = batch.frame.copy()
+        with batch_context(batch, "input"):
+            for m in metrics:
+                refs = _texts(frame, "reference") if (m.needs_refs or "reference" in frame.columns) else None
+                srcs = _texts(frame, "source") if (m.needs_srcs or "source" in frame.columns) else None
+                frame[m.name] = m.sentence_scores(_texts(frame, "hypothesis"), refs, srcs)
+        out.append(frame)
+    return out
+
+
+def _texts(frame: pd.DataFrame, col: str) -> list[str] | None:
+    return frame[col].tolist() if col in frame.columns else None
+
+
+# bias statistics --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StreamingBias:
+    """The mergeable part of :class:`xleval.diagnostics.BiasDiagnosis`, computed in one streaming pass.
+
+    ``groups``: group, n, mean, std (ddof=1), min, max, sorted by label; ``sd_of_means`` (ddof=1);
+    ``eta_squared`` = between-group / total sum of squares; ``largest_smd`` = the largest Cohen's d
+    over pairs of groups with >= 2 rows (pooled sd), and its pair (higher mean first). Medians,
+    quantiles, rank tests and bootstrap CIs need all the data and are left to ``diagnose``.
+    """
+
+    score: str
+    by: str
+    groups: pd.DataFrame
+    n: int
+    n_excluded: int
+    sd_of_means: float
+    eta_squared: float
+    largest_smd: float | None
+    largest_smd_pair: tuple[str, str] | None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["groups"] = self.groups.to_dict(orient="records")
+        return out
+
+
+def bias_chunked(path: str | os.PathLike, score: str, by: str | list[str] = "tgt_lang", *,
+                 chunk_size: int = DEFAULT_CHUNK_SIZE, columns: dict[str, str] | None = None,
+                 backend: Backend = None) -> StreamingBias:
+    """Per-group moments of ``score`` by ``by`` over the table at ``path`` in batches (see :class:`StreamingBias`)."""
+    cols = [by] if isinstance(by, str) else list(by)
+    spec = ReadSpec(str(path), chunk_size, dict(columns or {}), required=[score, *[c for c in cols
+                    if c not in _LANGUAGE_COLUMNS]], numeric=[score], read_columns=[score, *cols, *_LANGUAGE_COLUMNS])
+    with _backend_context(backend) as be:
+        stats = None
+        for part_stats in be.map(_bias_part, be.parts(spec), score, cols):
+            stats = part_stats if stats is None else stats.merge(part_stats)
+    return _bias_result(stats, score, "+".join(cols) if len(cols) > 1 else cols[0])
+
+
+def _bias_part(part, score: str, cols: list[str]) -> GroupStats:
+    from ..diagnostics._common import group_labels
+
+    stats = None
+    for batch in part.batches():
+        with batch_context(batch, "input"):
+            frame = prepare_frame(batch.frame, cols, "input")
+            labels = group_labels(frame, cols if len(cols) > 1 else cols[0])
+        codes, keys = pd.factorize(pd.Series(labels, dtype=object))
+        s = GroupStats.from_values(frame[score].to_numpy(dtype=float), codes, list(keys))
+        stats = s if stats is None else stats.merge(s)
+    return stats
+
+
+def _bias_result(stats: GroupStats, score: str, by: str) -> StreamingBias:
+    order = np.argsort(np.asarray(stats.keys, dtype=object).astype(str), kind="stable")
+    n, mean, m2 = stats.count[order], stats.mean[order], stats.m2[order]
+    keep = n > 0
+    keys = [str(stats.keys[i]) for i in order[keep]]
+    n, mean, m2 = n[keep], mean[keep], m2[keep]
+    if len(keys) < 2:
+        raise InputError(f"bias statistics need at least two groups in {by!r}; found {keys}")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        std = np.where(n > 1, np.sqrt(m2 / (n - 1)), np.nan)
+    groups = pd.DataFrame({"group": keys, "n": n.astype(np.int64), "mean": mean, "std": std,
+                           "min": stats.min[order][keep], "max": stats.max[order][keep]})
+    grand = float(np.sum(n * mean) / n.sum())
+    between = float(np.sum(n * (mean - grand) ** 2))
+    total = between + float(m2.sum())
+    smd, pair, notes = _largest_smd(groups)
+    return StreamingBias(score, by, groups, int(n.sum()), int(stats.n_nonfinite.sum()),
+                         float(np.std(mean, ddof=1)), between / total if total > 0 else float("nan"), smd, pair,
+                         tuple(notes))
+
+
+def _largest_smd(groups: pd.DataFrame) -> tuple[float | None, tuple[str, str] | None, list[str]]:
+    """Largest |mean_i - mean_j| / pooled sd over pairs of groups with n >= 2 (vectorised over pairs)."""
+    notes: list[str] = []
+    g = groups[groups["n"] >= 2]
+    if len(g) < len(groups):
+        notes.append(f"group(s) {groups.loc[groups['n'] < 2, 'group'].tolist()} have fewer than 2 rows: left out "
+                     "of the standardised differences")
+    n, mean, var = g["n"].to_numpy(float), g["mean"].to_numpy(), g["std"].to_numpy() ** 2
+    i, j = np.triu_indices(len(g), k=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pooled = np.sqrt(((n[i] - 1) * var[i] + (n[j] - 1) * var[j]) / (n[i] + n[j] - 2))
+        d = np.abs(mean[i] - mean[j]) / pooled
+    d = np.where(pooled > 0, d, np.nan)
+    if not np.isfinite(d).any():
+        notes.append("no pair of groups with a non-zero pooled sd: standardised differences undefined")
+        return None, None, notes
+    k = int(np.nanargmax(d))
+    a, b = g["group"].iloc[i[k]], g["group"].iloc[j[k]]
+    pair = (a, b) if mean[i[k]] >= mean[j[k]] else (b, a)
+    return float(d[k]), (str(pair[0]), str(pair[1])), notes
+
+
+# helpers ----------------------------------------------------------------------------------------------
+def _stored_signature(path: str, score: str) -> str | None:
+    return None if path == "-" else score_signature(path, score)
+
+
+class _backend_context:
+    """Enter a backend given by name or object; a backend object the caller entered stays open."""
+
+    def __init__(self, backend: Backend):
+        self._given = backend
+        self._backend = resolve_backend(backend)
+
+    def __enter__(self) -> LocalBackend | DaskBackend:
+        if isinstance(self._backend, DaskBackend) and self._backend.client is not None:
+            self._owned = False
+            return self._backend
+        self._owned = True
+        return self._backend.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._owned:
+            self._backend.__exit__(*exc)

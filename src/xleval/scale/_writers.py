@@ -1,0 +1,116 @@
+"""Streaming table writer: batches are appended to a temporary file beside the target, which is
+renamed over the target only when every batch is written. An error (or Ctrl-C) removes the
+temporary file, so there is never a partial output file. Batches are formatted by the same code
+as :func:`xleval.io.write_table`, so a streamed TSV/CSV/JSONL file is the in-memory one.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..exceptions import InputError
+from ..io import atomic_path, table_format
+from ..io._tables import SIDECAR_SUFFIX, _to_jsonl, _to_tsv
+
+__all__ = ["TableWriter", "open_writer"]
+
+
+class TableWriter:
+    """Append DataFrame batches (same columns each time) to an open output; see :func:`open_writer`."""
+
+    def __init__(self, tmp: Path | None, fmt: str, metadata: Mapping[str, Any] | None):
+        self._tmp, self._fmt, self._metadata = tmp, fmt, metadata
+        self._handle: Any = None
+        self._schema: Any = None
+        self._columns: list | None = None
+        self.rows = 0
+        self.batches = 0
+
+    def write(self, frame: pd.DataFrame) -> None:
+        if self._columns is None:
+            self._columns = list(frame.columns)
+        elif list(frame.columns) != self._columns:
+            raise InputError(f"batch {self.batches} has columns {list(frame.columns)}, the first had {self._columns}")
+        if self._fmt == "parquet":
+            self._write_parquet(frame)
+        else:
+            self._write_text(frame)
+        self.rows += len(frame)
+        self.batches += 1
+
+    def _write_parquet(self, frame: pd.DataFrame) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if self._handle is None:
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            schema = table.schema
+            if self._metadata:
+                meta = dict(schema.metadata or {})
+                meta[b"xleval"] = json.dumps(self._metadata, sort_keys=True).encode()
+                schema = schema.with_metadata(meta)
+            self._schema = schema
+            self._handle = pq.ParquetWriter(self._tmp, schema, compression="zstd")
+            self._handle.write_table(table.replace_schema_metadata(schema.metadata))
+            return
+        try:
+            table = pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise InputError(f"batch {self.batches}: its column types differ from the first batch's ({exc}); "
+                             "write a text format or make the column types consistent") from None
+        self._handle.write_table(table)
+
+    def _write_text(self, frame: pd.DataFrame) -> None:
+        if self._fmt == "jsonl":
+            payload = _to_jsonl(frame)
+        elif self._fmt == "csv":
+            payload = frame.to_csv(index=False, header=self.batches == 0, lineterminator="\n")
+        else:
+            payload = _to_tsv(frame)
+            if self.batches:
+                payload = payload.split("\n", 1)[1]  # the header went out with the first batch
+        if self._handle is None:
+            self._handle = sys.stdout if self._tmp is None else open(self._tmp, "w", encoding="utf-8", newline="")
+        self._handle.write(payload)
+
+    def _close(self) -> None:
+        if self._handle is not None and self._handle is not sys.stdout:
+            self._handle.close()
+        elif self._handle is sys.stdout:
+            sys.stdout.flush()
+        self._handle = None
+
+
+@contextlib.contextmanager
+def open_writer(path: str | os.PathLike, *, metadata: Mapping[str, Any] | None = None) -> Iterator[TableWriter]:
+    """A :class:`TableWriter` for ``path`` (format by extension; '-' = TSV streamed to stdout).
+
+    The file appears at ``path`` only when the ``with`` block ends without an error; ``metadata``
+    goes into the Parquet schema or a ``PATH.signatures.json`` sidecar, as with ``write_table``.
+    """
+    fmt = table_format(path)
+    if str(path) == "-":
+        writer = TableWriter(None, fmt, None)
+        try:
+            yield writer
+        finally:
+            writer._close()
+        return
+    with atomic_path(path) as tmp:
+        writer = TableWriter(tmp, fmt, metadata)
+        try:
+            yield writer
+            if writer.batches == 0:
+                raise InputError(f"{path}: no rows to write")
+        finally:
+            writer._close()
+    if metadata and fmt != "parquet":
+        with atomic_path(str(path) + SIDECAR_SUFFIX) as tmp:
+            tmp.write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n", encoding="utf-8")
