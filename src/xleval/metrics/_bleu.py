@@ -100,9 +100,13 @@ class BLEU(Metric):
         self._tok_signature = load_tokenizer(self.tokenizer).signature()
 
     @classmethod
-    def simple(cls) -> BLEU:
-        """The seed document's BLEU: lowercase, whitespace split, no smoothing but a 1e-16 precision floor."""
-        return cls(tokenize="none", lowercase=True, smooth_method="epsilon", effective_order=False)
+    def simple(cls, nrefs: int = 1) -> BLEU:
+        """The seed document's BLEU: lowercase, whitespace split, no smoothing but a 1e-16 precision floor.
+
+        Differences from the seed's code: scores are on sacrebleu's 0-100 scale, and a tie for the
+        closest reference length takes the shorter reference (the seed takes the first listed).
+        """
+        return cls(tokenize="none", lowercase=True, smooth_method="epsilon", effective_order=False, nrefs=nrefs)
 
     @staticmethod
     def _resolve_tokenizer(tokenize: str | None, tgt_lang: str | None) -> str:

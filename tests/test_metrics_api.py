@@ -1,0 +1,195 @@
+"""Metric objects, registry, the seed's simple BLEU, tokenizer defaults, table scoring and `xleval score`."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from sacrebleu.metrics import BLEU as SacreBLEU
+from sacrebleu.metrics import CHRF as SacreCHRF
+
+from xleval.exceptions import InputError, XlevalWarning
+from xleval.metrics import BLEU, CHRF, TER, Metric, available_metrics, corpus_table, get_metric, score_frame
+
+# ------------------------------------------------------------------ the seed's worked examples (seed 004)
+SEED_REFS = ["the cat is on the mat", "there is a cat on the mat"]
+
+
+def test_seed_identical_candidate_scores_one():
+    score = BLEU.simple(nrefs=2).sentence_scores(["the cat is on the mat"], [[SEED_REFS[0]], [SEED_REFS[1]]])
+    assert score[0] / 100 == pytest.approx(1.0)
+
+
+def test_seed_short_candidate_is_about_zero():
+    # BP = exp(1 - 6/2); p1 = p2 = 1; p3 = p4 floored at 1e-16: exp(-2) * 1e-8
+    score = BLEU.simple(nrefs=2).sentence_scores(["the cat"], [[SEED_REFS[0]], [SEED_REFS[1]]])[0] / 100
+    assert score == pytest.approx(np.exp(-2) * 1e-8, rel=1e-9)
+
+
+def test_seed_repeated_word_is_clipped_to_zero():
+    # p1 = 2/4 (clipped by 'the' x2 in a reference), p2..p4 floored: 0.5**0.25 * 1e-12, BP = exp(1 - 6/4)
+    score = BLEU.simple(nrefs=2).sentence_scores(["The the THE the"], [[SEED_REFS[0]], [SEED_REFS[1]]])[0] / 100
+    assert score == pytest.approx(np.exp(1 - 6 / 4) * 0.5**0.25 * 1e-12, rel=1e-9)
+    assert score < 1e-10
+
+
+def test_simple_signature_names_its_options():
+    sig = BLEU.simple().signature
+    assert "case:lc" in sig and "tok:none" in sig and "smooth:epsilon[1e-16]" in sig and "eff:no" in sig
+
+
+# ------------------------------------------------------------------ Metric contract (all stat metrics)
+@pytest.mark.parametrize("metric", [BLEU(), CHRF(), CHRF(word_order=2), TER()], ids=lambda m: m.name)
+def test_corpus_equals_score_of_summed_stats_and_chunks_add_up(metric):
+    hyps = ["a b c d", "the cat sat", "", "x y z", "one two three four five"]
+    refs = ["a b c e", "the cat sat down", "nothing", "x y", "one two three four five"]
+    stats = metric.sentence_stats(hyps, refs)
+    assert stats.shape[0] == len(hyps)
+    np.testing.assert_array_equal(np.vstack([metric.sentence_stats(hyps[:2], refs[:2]), metric.sentence_stats(hyps[2:], refs[2:])]), stats)
+    assert metric.corpus_score(hyps, refs) == pytest.approx(metric.score_from_stats(stats.sum(axis=0)))
+    per_row = metric.score_from_stats(stats)
+    np.testing.assert_allclose(per_row, metric.sentence_scores(hyps, refs))
+    assert isinstance(metric, Metric) and metric.signature.endswith("xleval:0.1.0")
+
+
+def test_scoring_never_mutates_the_metric():
+    m = BLEU()
+    before = dict(vars(m))
+    m.sentence_scores(["a b"], ["a b"])
+    m.corpus_score(["a b"], ["a c"])
+    assert vars(m) == before
+
+
+def test_bad_inputs_raise_input_errors():
+    with pytest.raises(InputError, match="aligned"):
+        BLEU().sentence_scores(["a", "b"], ["a"])
+    with pytest.raises(InputError, match="not a string"):
+        CHRF().sentence_scores(["a", None], ["a", "b"])
+    with pytest.raises(InputError, match="nrefs=2"):
+        BLEU().sentence_scores(["a"], [["a"], ["b"]])
+    with pytest.raises(InputError, match="needs references"):
+        BLEU().sentence_scores(["a"])
+    with pytest.raises(InputError, match="smooth_method"):
+        BLEU(smooth_method="magic")
+    with pytest.raises(InputError, match="tokenize"):
+        BLEU(tokenize="klingon")
+
+
+# ------------------------------------------------------------------ registry
+def test_registry_lists_without_importing_metric_modules():
+    code = ("import sys, xleval.metrics as m; names = m.available_metrics(); "
+            "print(names, any(k.startswith('xleval.metrics._bleu') or k == 'torch' for k in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "comet:PATH" in out and out.strip().endswith("False")
+
+
+def test_registry_builds_metrics_and_rejects_unknown_names():
+    assert "bleu" in available_metrics() and "chrf++" in available_metrics()
+    assert get_metric("chrf++").word_order == 2 and get_metric("chrf++").name == "chrf++"
+    assert get_metric("bleu", tokenize="char").tokenizer == "char"
+    with pytest.raises(InputError, match="unknown metric"):
+        get_metric("rouge")
+    with pytest.raises(InputError, match="model path"):
+        get_metric("comet")
+    with pytest.raises(InputError, match="takes no"):
+        get_metric("bleu:foo")
+
+
+# ------------------------------------------------------------------ target-language tokenizer defaults
+def test_tokenizer_follows_target_language():
+    assert BLEU(tokenize=None, tgt_lang="zh").tokenizer == "zh"
+    assert BLEU(tokenize=None, tgt_lang="de").tokenizer == "13a"
+    assert BLEU(tokenize=None).tokenizer == "13a"
+
+
+def test_missing_mecab_falls_back_with_a_warning():
+    pytest.importorskip("sacrebleu")
+    try:
+        import MeCab  # noqa: F401
+
+        pytest.skip("MeCab is installed; the fallback is not taken")
+    except ImportError:
+        pass
+    with pytest.warns(XlevalWarning, match="ja-mecab"):
+        m = BLEU(tokenize=None, tgt_lang="ja")
+    assert m.tokenizer == "char" and "tok:char" in m.signature
+
+
+# ------------------------------------------------------------------ tables
+def _table():
+    return pd.DataFrame({
+        "lp": ["de-en", "de-en", "en-zh", "en-zh"],
+        "system": ["A", "A", "B", "B"],
+        "hypothesis": ["The cat sat on the mat.", "Hello world", "我爱北京天安门。", "今天天气很好"],
+        "reference": ["The cat is on the mat.", "Hello, world!", "我爱北京的天安门。", "今天的天气很好"],
+    })
+
+
+def test_score_frame_uses_zh_tokenizer_for_chinese_rows_and_records_it():
+    sf = score_frame(_table(), ["bleu", "chrf"])
+    zh = SacreBLEU(tokenize="zh", effective_order=True)
+    assert sf.frame["bleu"].iloc[2] == pytest.approx(zh.sentence_score("我爱北京天安门。", ["我爱北京的天安门。"]).score)
+    meta = sf.metadata()
+    assert "tok:zh" in meta["signatures_by_tgt_lang"]["bleu"]["zh"]
+    assert "tok:13a" in meta["signatures_by_tgt_lang"]["bleu"]["en"]
+    assert "bleu" in meta["signatures"] and "chrf" in meta["signatures"]
+
+
+def test_corpus_table_equals_sacrebleu_corpus_scores():
+    df = _table()
+    table = corpus_table(score_frame(df, ["bleu", "chrf"]))
+    de = df[df.lp == "de-en"]
+    row = table[table.lp == "de-en"].iloc[0]
+    assert row["n"] == 2
+    assert row["chrf"] == pytest.approx(SacreCHRF().corpus_score(de.hypothesis.tolist(), [de.reference.tolist()]).score)
+    sb = SacreBLEU(effective_order=True).corpus_score(de.hypothesis.tolist(), [de.reference.tolist()]).score
+    assert row["bleu"] == pytest.approx(sb)
+
+
+def test_missing_texts_are_an_error_not_dropped():
+    df = _table()
+    df.loc[1, "hypothesis"] = None
+    with pytest.raises(InputError, match="row 2"):
+        score_frame(df, ["chrf"])
+
+
+# ------------------------------------------------------------------ CLI
+def _cli(*args):
+    return subprocess.run([sys.executable, "-c", "import sys; from xleval.cli import main; sys.exit(main())", *args],
+                       capture_output=True, text=True)
+
+
+def test_cli_table_mode_writes_scores_and_signatures(tmp_path):
+    src = tmp_path / "in.tsv"
+    _table().rename(columns={"hypothesis": "mt"}).to_csv(src, sep="\t", index=False)
+    out = tmp_path / "out.parquet"
+    res = _cli("score", str(src), "--metric", "bleu,chrf", "-o", str(out), "--col", "hypothesis=mt")
+    assert res.returncode == 0, res.stderr
+    scored = pd.read_parquet(out)
+    assert list(scored.columns[-2:]) == ["bleu", "chrf"] and len(scored) == 4
+    import pyarrow.parquet as pq
+
+    meta = json.loads(pq.read_schema(out).metadata[b"xleval"])
+    assert meta["signatures"]["chrf"].startswith("nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:")
+
+
+def test_cli_plain_files_corpus_json_equals_sacrebleu(tmp_path):
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyps, refs = ["Hello world .", "The cat sat on the mat"], ["Hello world!", "The cat is on the mat"]
+    hyp.write_text("\n".join(hyps) + "\n", encoding="utf-8")
+    ref.write_text("\n".join(refs) + "\n", encoding="utf-8")
+    res = _cli("score", "-i", str(hyp), "-r", str(ref), "-l", "de-en", "--metric", "bleu,chrf", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    corpus = json.loads(res.stdout)["corpus"][0]
+    assert corpus["chrf"] == pytest.approx(SacreCHRF().corpus_score(hyps, [refs]).score)
+    assert corpus["bleu"] == pytest.approx(SacreBLEU().corpus_score(hyps, [refs]).score)
+
+
+def test_cli_user_errors_are_one_line_exit_2(tmp_path):
+    res = _cli("score", "-i", str(tmp_path / "nope.txt"), "-r", str(tmp_path / "nope2.txt"))
+    assert res.returncode == 2 and "no such file" in res.stderr and "Traceback" not in res.stderr
+    res = _cli("score", "-i", "x", "--metric", "rouge")
+    assert res.returncode == 2
