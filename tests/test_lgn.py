@@ -210,13 +210,16 @@ def test_family_fallback():
         assert model.transform(bn)[0] == pytest.approx((0.0 - hi.mean()) / hi.std(ddof=0))
 
 
-def test_nan_scores_are_kept_and_calibrated_to_nan():
+@pytest.mark.parametrize("method", ["zscore", "quantile"])
+def test_nan_and_inf_scores_are_kept_and_calibrated_to_nan(method):
     df = _table(n=500)
     df.loc[[3, 10], "score"] = np.nan
-    model = LGN().fit(df)
+    df.loc[[7], "score"] = np.inf
+    model = LGN(method=method).fit(df)
     out = model.transform(df)
-    assert np.isnan(out[[3, 10]]).all() and np.isfinite(np.delete(out, [3, 10])).all()
-    assert model.group_table()["n_nonfinite"].sum() == 2
+    assert len(out) == 500
+    assert np.isnan(out[[3, 7, 10]]).all() and np.isfinite(np.delete(out, [3, 7, 10])).all()
+    assert model.group_table()["n_nonfinite"].sum() == 3
 
 
 def test_decay_and_window():

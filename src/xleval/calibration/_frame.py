@@ -41,9 +41,9 @@ def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, 
     out = df.copy()
     out[name] = model.transform(frame, signature=signature, force=force)
     out["calibration_source"] = model.sources(frame)
-    n_nan = int(np.isnan(frame[model.score].to_numpy(dtype=float)).sum())
-    if n_nan:
-        warnings.warn(f"{n_nan} row(s) have a missing/NaN score; their calibrated value is NaN (rows kept)",
+    n_bad = int((~np.isfinite(frame[model.score].to_numpy(dtype=float))).sum())
+    if n_bad:
+        warnings.warn(f"{n_bad} row(s) have a missing, NaN or infinite score; their calibrated value is NaN (rows kept)",
                       DataQualityWarning, stacklevel=2)
     if interval is not None:
         low, high = model.interval(frame, level=interval)

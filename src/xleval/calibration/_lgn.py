@@ -426,6 +426,7 @@ class LGN:
         out = a.take(codes)  # in place from here: one output array, no temporaries
         out *= scores
         out += b.take(codes)
+        out[np.isinf(out)] = np.nan  # +-inf scores are kept as rows but have no calibrated value
         return out
 
     def _forward(self, scores, center, scale, level_used, key_index) -> np.ndarray:
@@ -443,6 +444,7 @@ class LGN:
             out[pooled] = (scores[pooled] - center[pooled]) / scale[pooled] * t_std + t_mean
         raw = level_used == -2
         out[raw] = scores[raw]
+        out[np.isinf(scores)] = np.nan
         return out
 
     def inverse_transform(self, X, groups=None) -> np.ndarray:
