@@ -1,0 +1,153 @@
+"""Out-of-core and Dask throughput of xleval.scale (figures are ratios against anchors run here).
+
+    .venv/bin/python benchmarks/bench_scale.py [--rows 100000000] [--dask-rows 10000000]
+                                               [--chunk-size 1000000] [--dir /tmp/xleval-bench] [--only a b c]
+
+(a) chunked LGN fit + apply of a generated Parquet table (``tgt_lang`` + ``score``; generated into
+    --dir on the fly, never committed): wall time, rows/s and the peak RSS of the process that ran
+    it (``resource.getrusage`` in a fresh subprocess), against the 1.5 GB target;
+(b) the same on --dask-rows rows: single process vs a 2-worker local Dask cluster (cluster
+    start-up reported separately), with the ratio;
+(c) memory-bandwidth reference: a plain numpy pass ``score * a[code] + b[code]`` over arrays of
+    the same size, the bound a row-wise apply cannot beat; apply's rows/s as a share of it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+LANGS = ["en", "de", "zh", "ja", "ru", "cs", "is", "ha", "fr", "es", "pt", "it", "ko", "ar", "hi", "tr", "pl",
+         "uk", "km", "ps"]
+
+
+def generate(path: Path, rows: int, row_group: int = 1 << 20) -> float:
+    """A Parquet table of ``rows`` rows, written one row group at a time; returns seconds."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    start = time.perf_counter()
+    rng = np.random.default_rng(0)
+    shift = np.linspace(-20, 20, len(LANGS))
+    spread = np.linspace(5, 15, len(LANGS))
+    dictionary = pa.array(LANGS)
+    schema = pa.schema([("tgt_lang", pa.dictionary(pa.int8(), pa.string())), ("score", pa.float64())])
+    with pq.ParquetWriter(path, schema, compression="zstd") as writer:
+        for first in range(0, rows, row_group):
+            n = min(row_group, rows - first)
+            codes = rng.integers(0, len(LANGS), n).astype(np.int8)
+            score = 60 + shift[codes] + spread[codes] * rng.standard_normal(n)
+            lang = pa.DictionaryArray.from_arrays(pa.array(codes), dictionary)
+            writer.write_table(pa.table({"tgt_lang": lang, "score": score}, schema=schema))
+    return time.perf_counter() - start
+
+
+def run_child(args: list[str]) -> dict:
+    """Run one measurement in a fresh interpreter (its own peak RSS) and parse its JSON line."""
+    proc = subprocess.run([sys.executable, __file__, "_child", *args], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"child {args} failed:\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def child(kind: str, src: str, out: str, chunk: int, backend: str) -> None:
+    import resource
+    import warnings
+
+    from xleval.calibration import LGN
+    from xleval.scale import DaskBackend, apply_chunked, fit_chunked
+
+    warnings.simplefilter("ignore")
+    be, setup = None, 0.0
+    if backend == "dask":
+        t0 = time.perf_counter()
+        be = DaskBackend(workers=2, processes=True).__enter__()
+        setup = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    model = fit_chunked(LGN(by="tgt_lang", score="score", fallback=["pooled"]), src, chunk_size=chunk, backend=be)
+    t1 = time.perf_counter()
+    result = apply_chunked(model, src, out, chunk_size=chunk, backend=be)
+    t2 = time.perf_counter()
+    if be is not None:
+        be.__exit__(None, None, None)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
+    print(json.dumps({"fit_s": t1 - t0, "apply_s": t2 - t1, "rows": result.rows, "setup_s": setup,
+                      "peak_rss": peak}))
+
+
+def numpy_reference(rows: int, chunk: int) -> float:
+    """Seconds for ``score * a[code] + b[code]`` over ``rows`` rows in chunks (arrays already in memory)."""
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, len(LANGS), chunk).astype(np.int8)
+    score = rng.standard_normal(chunk)
+    a, b = rng.random(len(LANGS)), rng.random(len(LANGS))
+    out = np.empty(chunk)
+    start = time.perf_counter()
+    for _ in range(max(1, rows // chunk)):
+        np.multiply(score, a[codes], out=out)
+        out += b[codes]
+    return (time.perf_counter() - start) * rows / (max(1, rows // chunk) * chunk)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=100_000_000)
+    parser.add_argument("--dask-rows", type=int, default=10_000_000)
+    parser.add_argument("--chunk-size", type=int, default=1_000_000)
+    parser.add_argument("--dir", default="/tmp/xleval-bench")
+    parser.add_argument("--only", nargs="+", default=["a", "b", "c"])
+    parser.add_argument("--keep", action="store_true", help="keep the generated files")
+    args = parser.parse_args()
+    root = Path(args.dir)
+    root.mkdir(parents=True, exist_ok=True)
+    chunk = str(args.chunk_size)
+    gb = 1024 ** 3
+    if "a" in args.only:
+        src = root / f"bench_{args.rows}.parquet"
+        gen = generate(src, args.rows) if not src.exists() else 0.0
+        r = run_child(["fit_apply", str(src), str(root / "out_a.parquet"), chunk, "local"])
+        total = r["fit_s"] + r["apply_s"]
+        print(f"(a) {r['rows']:,} rows, chunk {args.chunk_size:,}: generate {gen:.1f} s; fit {r['fit_s']:.1f} s "
+              f"({r['rows'] / r['fit_s'] / 1e6:.2f} M rows/s), apply {r['apply_s']:.1f} s "
+              f"({r['rows'] / r['apply_s'] / 1e6:.2f} M rows/s), fit+apply {total:.1f} s; "
+              f"peak RSS {r['peak_rss'] / gb:.2f} GB (target < 1.5 GB: {'met' if r['peak_rss'] < 1.5 * gb else 'MISSED'})")
+        if "c" in args.only:
+            ref = numpy_reference(r["rows"], args.chunk_size)
+            print(f"(c) numpy score*a[code]+b[code] over {r['rows']:,} in-memory rows: {ref:.2f} s "
+                  f"({r['rows'] / ref / 1e6:.0f} M rows/s); chunked apply reaches {100 * ref / r['apply_s']:.2f}% "
+                  "of it (apply also decodes, normalises language codes, writes Parquet)")
+        if not args.keep:
+            for p in (src, root / "out_a.parquet"):
+                p.unlink(missing_ok=True)
+    if "b" in args.only:
+        src = root / f"bench_{args.dask_rows}.parquet"
+        if not src.exists():
+            generate(src, args.dask_rows)
+        single = run_child(["fit_apply", str(src), str(root / "out_b1.parquet"), chunk, "local"])
+        dask = run_child(["fit_apply", str(src), str(root / "out_b2.parquet"), chunk, "dask"])
+        s_tot, d_tot = single["fit_s"] + single["apply_s"], dask["fit_s"] + dask["apply_s"]
+        print(f"(b) {single['rows']:,} rows: single process fit {single['fit_s']:.1f} s + apply {single['apply_s']:.1f} s"
+              f" = {s_tot:.1f} s; 2-worker LocalCluster fit {dask['fit_s']:.1f} s + apply {dask['apply_s']:.1f} s = "
+              f"{d_tot:.1f} s (+ {dask['setup_s']:.1f} s cluster start); speed-up {s_tot / d_tot:.2f}x "
+              f"(fit {single['fit_s'] / dask['fit_s']:.2f}x, apply {single['apply_s'] / dask['apply_s']:.2f}x); "
+              f"client peak RSS {dask['peak_rss'] / gb:.2f} GB")
+        if not args.keep:
+            for p in (src, root / "out_b1.parquet", root / "out_b2.parquet"):
+                p.unlink(missing_ok=True)
+    if "c" in args.only and "a" not in args.only:
+        ref = numpy_reference(args.rows, args.chunk_size)
+        print(f"(c) numpy reference over {args.rows:,} rows: {ref:.2f} s ({args.rows / ref / 1e6:.0f} M rows/s)")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "_child":
+        _, _, kind, src, out, chunk, backend = sys.argv
+        child(kind, src, out, int(chunk), backend)
+    else:
+        main()
