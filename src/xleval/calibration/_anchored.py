@@ -14,12 +14,10 @@ degenerate and, like an unseen group, uses the pooled map (``fallback="pooled"``
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,7 +27,7 @@ from scipy.optimize import isotonic_regression
 from .. import __version__
 from ..exceptions import (DegenerateGroupWarning, InputError, ModelFileError, NotFittedError, SignatureMismatchError,
                           SmallGroupWarning, UnseenGroupWarning)
-from ._lgn import _checksum
+from ._persist import load_checked, save_checked
 
 __all__ = ["AnchoredCalibrator"]
 
@@ -197,34 +195,15 @@ class AnchoredCalibrator:
 
     def save(self, path: str | os.PathLike) -> None:
         """Versioned JSON with options, per-group maps, the metric signature and a SHA-256 checksum."""
-        from ..io import atomic_path
-
-        payload = json.loads(json.dumps(self.to_dict()))  # plain JSON types, so the checksum is stable on reload
-        payload["checksum"] = _checksum(payload)
-        with atomic_path(path) as tmp:
-            tmp.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+        save_checked(self.to_dict(), path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> AnchoredCalibrator:
-        try:
-            payload = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ModelFileError(f"{path}: no such calibrator file; check the path") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ModelFileError(f"{path}: not a calibrator JSON file ({exc}); refit and save it again") from None
-        return cls.from_dict(payload, source=str(path))
+        return cls.from_dict(load_checked(path, FORMAT, FORMAT_VERSION, "anchored calibrator"), source=str(path))
 
     @classmethod
     def from_dict(cls, payload: dict, source: str = "calibrator") -> AnchoredCalibrator:
-        if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-            raise ModelFileError(f"{source}: not an xleval anchored calibrator")
-        if payload.get("format_version") != FORMAT_VERSION:
-            raise ModelFileError(f"{source}: calibrator format version {payload.get('format_version')!r}, this xleval "
-                                 f"reads version {FORMAT_VERSION}; refit it with this xleval")
-        if "checksum" not in payload:
-            raise ModelFileError(f"{source}: no checksum; refit and save it again")
-        if _checksum({k: v for k, v in payload.items() if k != "checksum"}) != payload["checksum"]:
-            raise ModelFileError(f"{source}: checksum mismatch, the file was edited or truncated; refit and save it again")
+        load_checked(payload, FORMAT, FORMAT_VERSION, "anchored calibrator")
         try:
             model = cls(**payload["params"])
             model._validate()

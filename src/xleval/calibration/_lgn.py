@@ -22,11 +22,8 @@ by :meth:`LGN.sources`.
 from __future__ import annotations
 
 import collections
-import hashlib
-import json
 import math
 import os
-from pathlib import Path
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -48,6 +45,7 @@ from ..exceptions import (
 )
 from ..io.langs import family_of, script_of
 from ._groupstats import GroupStats
+from ._persist import load_checked, save_checked
 
 __all__ = ["LGN", "GroupParams", "FORMAT_VERSION"]
 
@@ -604,37 +602,15 @@ class LGN:
 
     def save(self, path: str | os.PathLike) -> None:
         """Versioned JSON with options, per-level statistics, the metric signature and a SHA-256 checksum."""
-        from ..io import atomic_path
-
-        payload = self.to_dict()
-        payload["checksum"] = _checksum(payload)
-        with atomic_path(path) as tmp:
-            tmp.write_text(json.dumps(payload, indent=1, allow_nan=True) + "\n", encoding="utf-8")
+        save_checked(self.to_dict(), path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> LGN:
-        try:
-            payload = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ModelFileError(f"{path}: no such calibrator file; check the path") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ModelFileError(f"{path}: not a calibrator JSON file ({exc}); refit and save it again") from None
-        return cls.from_dict(payload, source=str(path))
+        return cls.from_dict(load_checked(path, "xleval.LGN", FORMAT_VERSION, "LGN calibrator"), source=str(path))
 
     @classmethod
     def from_dict(cls, payload: dict, source: str = "calibrator") -> LGN:
-        if not isinstance(payload, dict) or payload.get("format") != "xleval.LGN":
-            raise ModelFileError(f"{source}: not an xleval LGN calibrator")
-        if payload.get("format_version") != FORMAT_VERSION:
-            raise ModelFileError(f"{source}: calibrator format version {payload.get('format_version')!r}, this xleval "
-                                 f"reads version {FORMAT_VERSION}; refit it with this xleval")
-        if "checksum" in payload:
-            expected = payload["checksum"]
-            body = {k: v for k, v in payload.items() if k != "checksum"}
-            if _checksum(body) != expected:
-                raise ModelFileError(f"{source}: checksum mismatch, the file was edited or truncated; refit and save it again")
-        else:
-            raise ModelFileError(f"{source}: no checksum; refit and save it again")
+        load_checked(payload, "xleval.LGN", FORMAT_VERSION, "LGN calibrator")
         try:
             params = dict(payload["params"])
             params["target"] = tuple(params["target"])
@@ -727,8 +703,3 @@ def _wquantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
     cum = np.cumsum(w)
     pos = (cum - 0.5 * w) / cum[-1]
     return float(np.interp(q, pos, v))
-
-
-def _checksum(payload: dict) -> str:
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=True)
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
