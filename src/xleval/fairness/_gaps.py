@@ -1,10 +1,12 @@
 """The four-dimension gap analysis of one model over a long table of per-item results.
 
-Uncertainty comes from :func:`xleval.stats.bootstrap`: stratified by language when each
-language has its own items (every resample keeps every language at its size, so a language
-with 1-5 items never vanishes and is flagged "unreliable"), or over items resampled jointly
-across languages when the items are parallel (``item=`` column; a paired bootstrap). All the
-summaries of one report share one seed, so their resamples are the same draws.
+Resampling is done by :func:`xleval.stats.bootstrap`, once per language: with independent test
+sets each language's items are resampled on their own (a bootstrap stratified by language: every
+resample keeps every language at its size, so a language with 1-5 items never vanishes, and it
+is flagged "unreliable"); with parallel items (``item=``) every language uses the same seed, so
+resample b draws the same items in every language (a paired bootstrap). Every summary (ratios,
+differences, the mean / worst / spread across languages) is then a function of each resample's
+vector of language means, with a percentile interval; one pass over the data serves them all.
 """
 from __future__ import annotations
 
@@ -31,50 +33,78 @@ MIN_ITEMS = 5  # the stats engine flags strata below this size as unreliable
 
 # ----------------------------------------------------------------------------- designs
 class _Independent:
-    """Each language has its own items: bootstrap stratified by language."""
+    """Each language has its own items: a bootstrap stratified by language, i.e. each language's
+    items are resampled on their own (independent seeds), and every resample has every language."""
 
     name = "independent"
 
     def __init__(self, values: np.ndarray, codes: np.ndarray, labels: list[str]):
-        n_groups = len(labels)
-        self.values, self.codes = values, codes
-        self.strata = np.asarray(labels, dtype=object)[codes]  # names, so notes say 'am', not 3
-        counts = np.bincount(codes, minlength=n_groups).astype(float)
-        # (n, G) averaging matrix: x @ W gives the language means of any resample, because a
-        # stratified resample keeps every row's language at its position.
-        self.weights = np.zeros((len(values), n_groups))
-        self.weights[np.arange(len(values)), codes] = 1.0 / counts[codes]
-        self.counts = counts.astype(int)
+        self.values, self.codes, self.labels = values, codes, labels
+        self.counts = np.bincount(codes, minlength=len(labels))
 
     def language_values(self, g: int) -> np.ndarray:
         return self.values[self.codes == g]
 
-    def boot(self, reducer: Reducer, **kwargs: Any) -> Estimate:
-        w = self.weights
-        return bootstrap(self.values, lambda x, axis: reducer(x @ w), strata=self.strata, vectorized=True, **kwargs)
+    def language_means(self, seed: int, kw: dict) -> list[Estimate]:
+        seeds = np.random.SeedSequence(seed).generate_state(len(self.labels))
+        return [bootstrap(self.language_values(g), "mean", random_state=int(seeds[g]), **kw)
+                for g in range(len(self.labels))]
 
 
 class _Paired:
-    """Parallel items: rows of an (items x languages) matrix are resampled together."""
+    """Parallel items: rows of an (items x languages) matrix are resampled together (one seed
+    for every language, so resample b draws the same items in each)."""
 
     name = "paired"
 
-    def __init__(self, matrix: np.ndarray):
-        self.matrix = matrix
+    def __init__(self, matrix: np.ndarray, labels: list[str]):
+        self.matrix, self.labels = matrix, labels
         self.counts = np.full(matrix.shape[1], matrix.shape[0])
 
     def language_values(self, g: int) -> np.ndarray:
         return self.matrix[:, g]
 
-    def boot(self, reducer: Reducer, **kwargs: Any) -> Estimate:
-        return bootstrap(self.matrix, lambda y, axis: reducer(y.mean(axis=axis)), vectorized=True, **kwargs)
+    def language_means(self, seed: int, kw: dict) -> list[Estimate]:
+        return [bootstrap(self.matrix[:, g], "mean", random_state=seed, **kw) for g in range(len(self.labels))]
 
 
-def _safe(reducer: Reducer) -> Reducer:
-    def wrapped(means: np.ndarray) -> np.ndarray:
+class _Joint:
+    """Statistics of the language means over the engine's resamples.
+
+    ``draws`` is the (B, G) matrix of resampled language means (column g = the distribution of
+    language g's bootstrap, drawn by :func:`xleval.stats.bootstrap`); a summary such as a ratio or
+    the worst language is a function of each row, with a percentile interval.
+    """
+
+    def __init__(self, design, estimates: list[Estimate], level: float, seed: int):
+        self.point = np.array([e.estimate for e in estimates])
+        self.draws = np.column_stack([e.distribution for e in estimates])
+        self.level, self.seed, self.n = level, seed, int(design.counts.sum())
+        self.method = f"bootstrap-{'stratified' if design.name == 'independent' else 'paired'}-percentile"
+        self.notes = _language_notes(design, estimates)
+
+    def estimate(self, reducer: Reducer) -> Estimate:
         with np.errstate(divide="ignore", invalid="ignore"):
-            return reducer(means)
-    return wrapped
+            point = float(reducer(self.point))
+            dist = np.asarray(reducer(self.draws), dtype=float)
+        finite = dist[np.isfinite(dist)]
+        notes = list(self.notes)
+        if finite.size < dist.size:
+            notes.append(f"{dist.size - finite.size} of {dist.size} resamples gave an undefined statistic and were left out")
+            if finite.size < 0.9 * dist.size:
+                notes.append("unreliable: more than 10% of resamples undefined")
+        alpha = (1.0 - self.level) / 2.0
+        low, high = np.quantile(finite, [alpha, 1.0 - alpha]) if finite.size else (np.nan, np.nan)
+        return Estimate(estimate=point, ci_low=float(low), ci_high=float(high), level=self.level, n=self.n,
+                        method=self.method, standard_error=float(np.std(finite, ddof=1)) if finite.size > 1 else None,
+                        n_resamples=int(dist.size), random_state=self.seed, notes=tuple(notes), distribution=dist)
+
+
+def _language_notes(design, estimates: list[Estimate]) -> tuple[str, ...]:
+    if design.name == "paired":
+        return estimates[0].notes
+    notes = [f"{lab}: {note}" for lab, e in zip(design.labels, estimates) for note in e.notes]
+    return tuple(dict.fromkeys(notes))
 
 
 # ----------------------------------------------------------------------------- public API
@@ -113,13 +143,14 @@ def fairness_gaps(
     ref = _reference(reference, labels, by)
     design = _design(frame, metric, langs, len(labels), item, labels)
     seed = _resolve_seed(random_state)
-    kw = {"n_resamples": n_resamples, "level": level, "random_state": seed}
+    estimates = design.language_means(seed, {"n_resamples": n_resamples, "level": level})
+    joint = _Joint(design, estimates, level, seed)
     worst = np.min if higher_is_better else np.max
     notes: list[str] = []
     ratio_ok = ref is not None and _ratio_scale(design, labels, ref, notes)
     sizes = _per_language(frame, resource, langs, labels, "resource") if resource else None
-    gaps = _language_gaps(design, labels, ref, ratio_ok, floor, higher_is_better, sizes, kw)
-    summary = _summary(design, labels, ref, ratio_ok, worst, kw)
+    gaps = _language_gaps(design, joint, estimates, labels, ref, ratio_ok, floor, higher_is_better, sizes)
+    summary = _summary(joint, labels, ref, ratio_ok, worst)
     means = np.array([g.mean.estimate for g in gaps])
     elasticity = _elasticity(means, sizes, labels, log_performance, target_gain, level, notes)
     typo = _typology(frame, typology, langs, labels, means, sizes, level)
@@ -141,6 +172,8 @@ def fairness_gaps_by(data: pd.DataFrame, model: str, metric: str, by: str = "lan
     """:func:`fairness_gaps` for each value of the ``model`` column (one report per model)."""
     if model not in data.columns:
         raise InputError(f"model column {model!r} not in the table; its columns are {list(data.columns)}")
+    if data[model].isna().any():
+        raise InputError(f"model column {model!r} has {int(data[model].isna().sum())} empty cell(s); name every row's model")
     return {str(name): fairness_gaps(part, metric, by, **kwargs) for name, part in data.groupby(model, sort=True)}
 
 
@@ -218,7 +251,7 @@ def _design(frame: pd.DataFrame, metric: str, codes: np.ndarray, n_groups: int, 
         lost = int(wide.loc[~complete].notna().to_numpy().sum())
         warnings.warn(f"fairness: {int((~complete).sum())} items missing in some language; their {lost} rows "
                       "left out of the paired analysis", DataQualityWarning, stacklevel=3)
-    return _Paired(wide.loc[complete].to_numpy(dtype=float))
+    return _Paired(wide.loc[complete].to_numpy(dtype=float), labels)
 
 
 def _resolve_seed(random_state: Any) -> int:
@@ -256,20 +289,21 @@ def _per_language(frame: pd.DataFrame, column: str, codes: np.ndarray, labels: l
 
 
 # ----------------------------------------------------------------------------- dimensions 1-2
-def _language_gaps(design, labels, ref, ratio_ok, floor, higher_is_better, sizes, kw) -> list[LanguageGap]:
+def _language_gaps(design, joint: _Joint, estimates, labels, ref, ratio_ok, floor, higher_is_better,
+                   sizes) -> list[LanguageGap]:
     r = labels.index(ref) if ref is not None else None
     gaps = []
     for g, label in enumerate(labels):
         x = design.language_values(g)
-        mean = bootstrap(x, "mean", **kw)
         ratio = diff = None
         if r is not None and g != r:
-            diff = design.boot(_safe(lambda m, g=g: m[..., g] - m[..., r]), **kw)
+            diff = joint.estimate(lambda m, g=g: m[..., g] - m[..., r])
             if ratio_ok:
-                ratio = design.boot(_safe(lambda m, g=g: m[..., g] / m[..., r]), **kw)
-        below, clearly = _floor_flags(mean, floor, higher_is_better)
+                ratio = joint.estimate(lambda m, g=g: m[..., g] / m[..., r])
+        below, clearly = _floor_flags(estimates[g], floor, higher_is_better)
         gaps.append(LanguageGap(
-            language=label, n=int(design.counts[g]), mean=mean, std=float(np.std(x, ddof=1)) if len(x) > 1 else float("nan"),
+            language=label, n=int(design.counts[g]), mean=estimates[g],
+            std=float(np.std(x, ddof=1)) if len(x) > 1 else float("nan"),
             worst_item=float(x.min() if higher_is_better else x.max()), ratio=ratio, difference=diff,
             below_floor=below, clearly_below_floor=clearly,
             resource=None if sizes is None else _float_or_none(sizes[g]),
@@ -285,22 +319,20 @@ def _floor_flags(mean: Estimate, floor: float | None, higher_is_better: bool) ->
     return bool(mean.estimate > floor), bool(mean.ci_low > floor)
 
 
-def _summary(design, labels, ref, ratio_ok, worst, kw) -> GapSummary:
-    mean = design.boot(lambda m: m.mean(axis=-1), **kw)
-    low = design.boot(lambda m: worst(m, axis=-1), **kw)
-    std = design.boot(lambda m: m.std(axis=-1), **kw)
+def _summary(joint: _Joint, labels, ref, ratio_ok, worst) -> GapSummary:
     extra: dict[str, Estimate | None] = {}
     others = [g for g, lab in enumerate(labels) if lab != ref]
     if ref is not None and others:
         r = labels.index(ref)
-        diffs = _safe(lambda m: m[..., others] - m[..., [r]])
-        extra["mean_difference"] = design.boot(lambda m: diffs(m).mean(axis=-1), **kw)
-        extra["worst_difference"] = design.boot(lambda m: worst(diffs(m), axis=-1), **kw)
+        diffs = lambda m: m[..., others] - m[..., [r]]  # noqa: E731
+        extra["mean_difference"] = joint.estimate(lambda m: diffs(m).mean(axis=-1))
+        extra["worst_difference"] = joint.estimate(lambda m: worst(diffs(m), axis=-1))
         if ratio_ok:
-            ratios = _safe(lambda m: m[..., others] / m[..., [r]])
-            extra["mean_ratio"] = design.boot(lambda m: ratios(m).mean(axis=-1), **kw)
-            extra["worst_ratio"] = design.boot(lambda m: worst(ratios(m), axis=-1), **kw)
-    return GapSummary(mean=mean, worst=low, std=std, **extra)
+            ratios = lambda m: m[..., others] / m[..., [r]]  # noqa: E731
+            extra["mean_ratio"] = joint.estimate(lambda m: ratios(m).mean(axis=-1))
+            extra["worst_ratio"] = joint.estimate(lambda m: worst(ratios(m), axis=-1))
+    return GapSummary(mean=joint.estimate(lambda m: m.mean(axis=-1)), worst=joint.estimate(lambda m: worst(m, axis=-1)),
+                      std=joint.estimate(lambda m: m.std(axis=-1)), **extra)
 
 
 # ----------------------------------------------------------------------------- dimensions 3-4
