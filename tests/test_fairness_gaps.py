@@ -265,3 +265,17 @@ def test_derived_script_uses_the_varying_side_of_language_pairs():
                        "chrf": [59, 56, 36, 50, 30, 53, 58, 57, 35, 51, 31, 54.0]})
     rep = fairness_gaps(df, "chrf", "lp", reference="en-de", typology=["script"], n_resamples=20, random_state=0)
     assert "script=Latn" in {t.feature for t in rep.typology}  # targets, not the constant source 'en'
+
+
+@pytest.mark.slow
+def test_ratio_interval_covers_the_true_ratio():
+    # 0/1 correctness, 200 items per language: the 95% interval of acc_sw / acc_en should cover
+    # the true 0.7 / 0.9 in about 95% of replications (Monte Carlo SE ~ 1.5% at 200 replications).
+    rng = np.random.default_rng(11)
+    truth, hits, reps = 0.7 / 0.9, 0, 200
+    for r in range(reps):
+        df = pd.DataFrame({"lang": ["en"] * 200 + ["sw"] * 200,
+                           "correct": np.r_[rng.random(200) < 0.9, rng.random(200) < 0.7].astype(float)})
+        ratio = fairness_gaps(df, "correct", "lang", n_resamples=500, random_state=r).language("sw").ratio
+        hits += ratio.ci_low <= truth <= ratio.ci_high
+    assert 0.90 <= hits / reps <= 0.99
