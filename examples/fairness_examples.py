@@ -191,8 +191,9 @@ def published(out: list[str]) -> None:
                "ACL), and the size of each language in CC-100 (Conneau et al. 2020, Appendix A, Table 6, "
                "transcribed in `mayhewsw/multilingual-data-stats`, commit 7397902). One row per language: "
                "aggregates, so no per-language CI is possible (xleval flags it).\n")
-    out.append("```\nxleval fairness gaps examples/xlmr_xnli_cc100.csv --metric xnli_acc --by lang "
-               "--resource cc100_gib --typology script --target-gain 5 --floor 80\n```\n")
+    out.append("```\ngrep -v '^#' examples/xlmr_xnli_cc100.csv | tr ',' '\\t' | xleval fairness gaps - --metric xnli_acc "
+               "--by lang --resource cc100_gib --typology script --target-gain 5 --floor 80\n```\n"
+               "(the table readers do not skip `#` comment lines, so the citation header is stripped first)\n\n")
     rep, w = run(fairness_gaps, tab, "xnli_acc", "lang", resource="cc100_gib", typology=("script",), floor=80.0,
                  target_gain=5.0, n_resamples=200, random_state=SEED)
     rows = [{"language": g.language, "accuracy": g.mean.estimate, "ratio to en": g.ratio.estimate if g.ratio else None,
