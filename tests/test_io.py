@@ -164,3 +164,10 @@ def test_outputs_get_the_usual_file_mode(tmp_path):
         assert (tmp_path / "o.tsv").stat().st_mode & 0o777 == 0o644
     finally:
         os.umask(umask)
+
+
+def test_leading_comment_block_is_skipped_but_later_hashes_are_data(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("# source: Conneau et al. 2020, Table 6\n# units: GiB\nlang,text\nen,# not a comment\n")
+    df = read_table(path)
+    assert df.to_dict(orient="list") == {"lang": ["en"], "text": ["# not a comment"]}

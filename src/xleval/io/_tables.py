@@ -165,6 +165,7 @@ def _read_any(path, fmt: str, name: str) -> pd.DataFrame:
         text = _decode(raw, name)
         if fmt == "jsonl":
             return _read_jsonl(text, name)
+        text = _strip_leading_comments(text)
         if not text.strip():
             return pd.DataFrame()
         header = text.split("\n", 1)[0]
@@ -173,6 +174,7 @@ def _read_any(path, fmt: str, name: str) -> pd.DataFrame:
             _check_tsv_shape(text, name)
             return pd.read_csv(_io.StringIO(text), sep="\t", dtype=str, keep_default_na=False,
                                quoting=csv.QUOTE_NONE, lineterminator="\n")
+        _check_csv_shape(text, name)
         return pd.read_csv(_io.StringIO(text), dtype=str, keep_default_na=False)
     except InputError:
         raise
@@ -195,6 +197,13 @@ def _decode(raw: bytes, name: str) -> str:
     return text.replace("\r\n", "\n")
 
 
+def _strip_leading_comments(text: str) -> str:
+    """Drop '#' lines before the header (a provenance/citation block); '#' later in the file is data."""
+    while text.startswith("#"):
+        _, _, text = text.partition("\n")
+    return text
+
+
 def _check_tsv_shape(text: str, name: str) -> None:
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -208,6 +217,45 @@ def _check_tsv_shape(text: str, name: str) -> None:
                 f"{name}: row {i} (line {i + 1}) has {line.count(chr(9)) + 1} tab-separated fields, the header has {width}; "
                 "fix the row (a tab inside a text?)"
             )
+
+
+def _check_csv_shape(text: str, name: str) -> None:
+    """pandas pads a short CSV row with empty cells and reads one extra field in the first row as an
+    index, shifting every value: both would change data silently, so every record must have the
+    header's width (blank lines are skipped, as pandas does)."""
+    if '"' not in text and "\r" not in text:  # no quoting: a record is a line, counting commas is enough
+        lines = text.split("\n")
+        width = lines[0].count(",") + 1
+        bad = next((i for i, line in enumerate(lines[1:], start=1) if line and line.count(",") + 1 != width), None)
+        if bad is not None:
+            _raise_csv_width(name, _data_row(lines, bad), bad + 1, lines[bad].count(",") + 1, width)
+        return
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))  # a long quoted text is data, not an error
+    try:
+        records = csv.reader(_io.StringIO(text))
+        width, row = len(next(records, [])), 0
+        for record in records:
+            if record:
+                row += 1
+                if len(record) != width:
+                    _raise_csv_width(name, row, records.line_num, len(record), width)
+    except csv.Error as exc:
+        if "new-line" in str(exc):  # pandas would silently start a new row at a lone CR
+            raise InputError(f"{name}: line {records.line_num}: a carriage return (CR) without a line feed outside "
+                             "quotes; save the file with LF or CRLF line endings") from None
+        raise InputError(f"{name}: line {records.line_num}: cannot read as csv: {exc}") from None
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _data_row(lines: list[str], index: int) -> int:
+    return sum(1 for line in lines[1 : index + 1] if line)
+
+
+def _raise_csv_width(name: str, row: int, line: int, fields: int, width: int) -> None:
+    raise InputError(f"{name}: row {row} (line {line}) has {fields} comma-separated fields, the header has {width}; "
+                     "fix the row (quote a text that holds a comma)")
 
 
 def _read_jsonl(text: str, name: str) -> pd.DataFrame:
@@ -343,7 +391,11 @@ def read_plain_files(
         columns["source"] = _read_lines(sources)
     counts = {key: len(v) for key, v in columns.items()}
     if len(set(counts.values())) > 1:
-        raise InputError(f"plain files have different line counts {counts}; they must be line-aligned")
+        paths = {"hypothesis": hypotheses, "source": sources,
+                 **{("reference" if i == 0 else f"reference_{i + 1}"): r for i, r in enumerate(references)}}
+        detail = ", ".join(f"{paths[key]} ({key}): {n}" for key, n in counts.items())
+        raise InputError(f"plain files have different line counts ({detail}); they must be line-aligned, "
+                         "one segment per line")
     df = pd.DataFrame(columns)
     df.insert(0, "seg_id", np.arange(1, len(df) + 1))
     if lp is not None:
