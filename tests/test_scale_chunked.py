@@ -96,7 +96,7 @@ def test_chunked_apply_is_bit_identical_and_keeps_rows_in_order(tmp_path, table,
     out = tmp_path / f"out.{fmt}"
     with pytest.warns(Warning) as caught:  # one DataQualityWarning for the NaN scores, with the total
         result = apply_chunked(model, source, out, chunk_size=chunk, interval=0.9)
-    assert [str(w.message) for w in caught] == ["7 row(s) have a missing/NaN score; their calibrated value is NaN (rows kept)"]
+    assert len(caught) == 1 and str(caught[0].message).startswith("7 row(s) have a missing")
     got = read_table(out)
     with pytest.warns(Warning):
         expected = calibrate_frame(model, df, interval=0.9)

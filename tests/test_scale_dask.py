@@ -59,16 +59,16 @@ def test_dask_fit_equals_single_process(cluster, table, name):
 def test_dask_apply_is_bit_identical(cluster, table, tmp_path, name):
     df, root = table
     model = LGN(by="lp", score="score").fit(prepare_frame(df, ["lp"]))
-    with pytest.warns(Warning, match="missing/NaN score"):
+    with pytest.warns(Warning, match="row\\(s\\) have a missing"):
         result = apply_chunked(model, root / name, tmp_path / "d.parquet", chunk_size=2000, interval=0.95,
                                backend=cluster)
-    with pytest.warns(Warning, match="missing/NaN score"):
+    with pytest.warns(Warning, match="row\\(s\\) have a missing"):
         apply_chunked(model, root / name, tmp_path / "l.parquet", chunk_size=2000, interval=0.95)
     got, single = pd.read_parquet(tmp_path / "d.parquet"), pd.read_parquet(tmp_path / "l.parquet")
     assert result.backend == "dask" and result.rows == len(df)
     assert got.equals(single)
     assert got["row"].astype(int).tolist() == list(range(len(df)))
-    with pytest.warns(Warning, match="missing/NaN score"):
+    with pytest.warns(Warning, match="row\\(s\\) have a missing"):
         expected = calibrate_frame(model, df, interval=0.95)
     np.testing.assert_array_equal(got["score_lgn"].to_numpy(), expected["score_lgn"].to_numpy())
 

@@ -91,7 +91,7 @@ def _install(model: LGN, stats: dict[str, GroupStats], signature: str | None, n_
 # apply ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ApplyResult:
-    """What ``apply_chunked`` wrote: rows, batches, per-source row counts, NaN scores, the column name."""
+    """What ``apply_chunked`` wrote: rows, batches, per-source row counts, non-finite scores (``n_nan``), the column."""
 
     output: str
     rows: int
@@ -129,7 +129,7 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
             for out in frames:
                 writer.write(out)
                 sources.update(out["calibration_source"].value_counts().to_dict())
-                n_nan += int(out[model.score].isna().sum())
+                n_nan += int((~np.isfinite(out[model.score].to_numpy(dtype=float))).sum())
     _warn_totals(model, sources, n_nan)
     return ApplyResult(output, writer.rows, writer.batches, name, {str(k): int(v) for k, v in sources.items()},
                        n_nan, be.name)
@@ -156,7 +156,7 @@ def _warn_totals(model: LGN, sources: collections.Counter, n_nan: int) -> None:
         warnings.warn(f"{sum(fell.values())} row(s) of unseen or degenerate groups were calibrated by fallback "
                       f"({detail})", UnseenGroupWarning, stacklevel=3)
     if n_nan:
-        warnings.warn(f"{n_nan} row(s) have a missing/NaN score; their calibrated value is NaN (rows kept)",
+        warnings.warn(f"{n_nan} row(s) have a missing, NaN or infinite score; their calibrated value is NaN (rows kept)",
                       DataQualityWarning, stacklevel=3)
 
 
