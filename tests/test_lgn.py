@@ -314,3 +314,17 @@ def test_wmt21_fit_by_lp_keeps_every_row_in_order(wmt21_segments, tmp_path):
     assert (out["calibration_source"] == "lp").all()
     means = out.groupby("lp")["ratio_lgn"].mean()
     np.testing.assert_allclose(means, 0, atol=1e-9)
+
+
+def test_fit_from_parts_equals_fit_and_refuses_mixed_signatures():
+    df = _table(n=3000, seed=12)
+    parts = [LGN(by="lp").partial_fit(df.iloc[i:i + 600], signature="chrF2|x") for i in range(0, 3000, 600)]
+    merged = LGN(by="lp").fit_from(parts)
+    one = LGN(by="lp").fit(df, signature="chrF2|x")
+    np.testing.assert_allclose(merged.transform(df), one.transform(df), rtol=1e-12, atol=1e-11)
+    assert merged.signature_ == "chrF2|x"
+    other = LGN(by="lp").partial_fit(df.iloc[:10], signature="BLEU|y")
+    with pytest.raises(SignatureMismatchError):
+        LGN(by="lp").fit_from([*parts, other])
+    with pytest.raises(InputError, match="parameters"):
+        LGN(by="tgt_lang").fit_from(parts)

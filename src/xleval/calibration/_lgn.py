@@ -151,6 +151,28 @@ class LGN:
         self._refresh_params(warn=False, strict=False)
         return self
 
+    def fit_from(self, parts: Sequence[LGN]) -> LGN:
+        """Fit from LGNs with this estimator's parameters, each ``partial_fit`` on a disjoint share of
+        the data (chunks of a file, partitions on a cluster): their statistics are merged exactly, so
+        the result equals ``fit`` on all the data. Warns and refuses like ``fit``. Returns ``self``."""
+        if self.decay is not None or self.window is not None:
+            raise InputError("fit_from merges independent parts; decay/window depend on the order of batches")
+        self._reset()
+        fitted = [p for p in parts if getattr(p, "n_batches_", 0) > 0]
+        for part in fitted:
+            if part.get_params() != self.get_params():
+                raise InputError("fit_from: every part must have this estimator's parameters")
+            if part.signature_ is not None:
+                self._check_signature(part.signature_, force=False)  # parts scored with another metric
+                self.signature_ = part.signature_
+            self.stats_ = part.stats_ if self.n_batches_ == 0 else {
+                lv: self.stats_[lv].merge(part.stats_[lv]) for lv in self.levels_}
+            self.n_batches_ += part.n_batches_
+        if not fitted:
+            raise InputError("fit_from: no part saw any data")
+        self._refresh_params(warn=True, strict=True)
+        return self
+
     def _update(self, X, groups, signature) -> None:
         self._validate_params()
         if not hasattr(self, "levels_"):
@@ -292,7 +314,9 @@ class LGN:
         main = self.params_["__by__"]
         usable = ~main.degenerate & (main.count > 0)
         if not usable.any() and strict:
-            raise InputError("no group has a usable spread (all scores constant or missing); LGN cannot be fitted")
+            raise InputError(f"score column {self.score!r}: no group has a usable spread (all scores constant or "
+                             "missing); LGN cannot be fitted; check that it is the metric's column, or fit on scores "
+                             "that vary within a group")
         self.pooled_ = ((float(np.median(main.center[usable])), float(np.median(main.scale[usable])))
                         if usable.any() else (np.nan, np.nan))
         self.groups_ = list(main.keys)

@@ -57,35 +57,18 @@ def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAUL
                     read_columns=[model.score, *by, *_LANGUAGE_COLUMNS])
     params = model.get_params()
     with _backend_context(backend) as be:
-        stats, n_batches = None, 0
-        for part_stats, part_batches in be.map(_fit_part, be.parts(spec), params, sig):
-            stats = part_stats if stats is None else {lv: stats[lv].merge(s) for lv, s in part_stats.items()}
-            n_batches += part_batches
-    _install(model, stats, sig, n_batches)
-    return model
+        parts = list(be.map(_fit_part, be.parts(spec), params, sig))
+    return model.fit_from(parts)
 
 
-def _fit_part(part, params: dict, signature: str | None) -> tuple[dict[str, GroupStats], int]:
-    """Statistics of one part: a fresh LGN with ``params`` fed the part's batches by ``partial_fit``."""
+def _fit_part(part, params: dict, signature: str | None) -> LGN:
+    """A fresh LGN with ``params`` fed one part's batches by ``partial_fit`` (merged by ``LGN.fit_from``)."""
     local = LGN(**params)
     by = [local.by] if isinstance(local.by, str) else list(local.by)
-    n = 0
     for batch in part.batches():
         with batch_context(batch, "input"):
             local.partial_fit(prepare_frame(batch.frame, by, "input"), signature=signature)
-        n += 1
-    return local.stats_, n
-
-
-def _install(model: LGN, stats: dict[str, GroupStats], signature: str | None, n_batches: int) -> None:
-    """Give ``model`` the merged statistics and derive its parameters as ``fit`` does (with its
-    warnings about small and degenerate groups, and its refusal when no group is usable).
-    Uses LGN's private hooks: LGN has no public 'from merged statistics' constructor yet."""
-    model._reset()
-    model.stats_ = stats
-    model.signature_ = signature
-    model.n_batches_ = n_batches
-    model._refresh_params(warn=True, strict=True)
+    return local
 
 
 # apply ----------------------------------------------------------------------------------------------
