@@ -88,7 +88,7 @@ def main() -> None:
             ("xleval fit", t_fit, t_sfit / t_fit, "x seed fit"),
             ("seed fit (pandas groupby)", t_sfit, 1.0, ""),
             ("xleval transform", t_tr, t_str / t_tr, "x seed transform"),
-            (f"seed transform (apply, est.)", t_str, 1.0, f"timed on {m} rows"),
+            ("seed transform (apply, est.)", t_str, 1.0, f"timed on {m} rows"),
             ("numpy x*a[g]+b[g] (bound)", t_np, t_tr / t_np, "transform / bound"),
         ]
         for name, t, ratio, note in rows:

@@ -17,7 +17,6 @@ import sys
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from xleval.diagnostics import check_lgn_validity, cross_validate_calibration

@@ -89,7 +89,7 @@ def test_invalid_policy_sensitivity_and_model_without_valid_parses():
 
 
 def test_dose_response_threshold_split_matches_hand_means():
-    rows, residual = [], {}
+    rows = []
     diffs = {"q0": (1, 0), "q1": (1, 0), "q2": (1, 1), "q3": (0, 0), "q4": (1, 1), "q5": (0, 1)}
     for item, (t, n) in diffs.items():
         rows += [(item, "m", "translated", t), (item, "m", "naturalized", n)]

@@ -1,6 +1,5 @@
 """[data] The WMT21 study runs on the shared data and reproduces the reference figure."""
 import importlib.util
-from pathlib import Path
 
 import pytest
 
