@@ -308,3 +308,12 @@ def test_wmt21_slice_chunk_size_one(tmp_path, wmt21):
     apply_chunked(full, path, tmp_path / "o.parquet", chunk_size=1)
     np.testing.assert_array_equal(pd.read_parquet(tmp_path / "o.parquet")["score_lgn"].to_numpy(),
                                   calibrate_frame(full, part)["score_lgn"].to_numpy())
+
+
+def test_progress_callbacks_count_every_row(tmp_path, table):
+    df, path = table
+    fitted, applied = [], []
+    model = fit_chunked(LGN(by="lp"), path, chunk_size=700, progress=fitted.append)
+    apply_chunked(model, path, tmp_path / "o.parquet", chunk_size=700, progress=applied.append)
+    assert sum(fitted) == len(df) and sum(applied) == len(df)
+    assert len(applied) == -(-len(df) // 700) or len(applied) >= 2  # one call per written batch

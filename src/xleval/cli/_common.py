@@ -1,6 +1,7 @@
 """Helpers shared by the command modules: rendering results as a table or JSON, and common options."""
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
@@ -12,7 +13,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["console", "err_console", "OutputFormat", "FORMAT_OPTION", "COL_OPTION", "emit_json", "print_table", "parse_pair", "to_jsonable"]
+__all__ = ["console", "err_console", "OutputFormat", "FORMAT_OPTION", "COL_OPTION", "emit_json", "print_table", "parse_pair",
+           "row_progress", "to_jsonable"]
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -66,6 +68,23 @@ def print_table(rows: Sequence[Mapping[str, Any]], title: str | None = None, dig
     for row in rows:
         table.add_row(*(_cell(to_jsonable(v) if not isinstance(v, float) else v, digits) for v in row.values()))
     console.print(table)
+
+
+@contextlib.contextmanager
+def row_progress(path: str, what: str):
+    """A progress bar on stderr (only on a terminal) for streamed commands; yields ``advance(rows)``.
+    The total is known for Parquet (from its metadata), else the bar counts rows without a total."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    total = None
+    if str(path).lower().endswith((".parquet", ".pq")):
+        import pyarrow.parquet as pq
+
+        total = pq.ParquetFile(path).metadata.num_rows
+    columns = [TextColumn(f"{what} {path}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    with Progress(*columns, console=err_console, transient=True, disable=not err_console.is_terminal) as bar:
+        task = bar.add_task(what, total=total)
+        yield lambda rows: bar.advance(task, rows)
 
 
 def parse_pair(text: str, option: str) -> tuple[float, float]:

@@ -11,7 +11,7 @@ from ..calibration import LGN, calibration_summary
 from ..calibration import calibrate_frame, prepare_frame, score_signature
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table, write_table
-from ._common import COL_OPTION, FORMAT_OPTION, OutputFormat, emit_json, err_console, parse_pair, print_table
+from ._common import COL_OPTION, row_progress, FORMAT_OPTION, OutputFormat, emit_json, err_console, parse_pair, print_table
 
 app = typer.Typer(no_args_is_help=True, help="Fit, apply and show LGN calibrators.")
 
@@ -125,8 +125,9 @@ def _fit_chunked(model, input, output, chunk_size, signature, col, fmt, backend)
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fit_chunked(model, input, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, columns=parse_column_mapping(col),
-                    signature=signature, backend=backend)
+        with row_progress(input, "fitting") as advance:
+            fit_chunked(model, input, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, columns=parse_column_mapping(col),
+                        signature=signature, backend=backend, progress=advance)
     model.save(output)
     groups = model.group_table()
     _render(fmt, {"model": str(output), "signature": model.signature_, "groups": groups},
@@ -140,9 +141,10 @@ def _apply_chunked(model, input, output, chunk_size, column, interval, signature
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = apply_chunked(model, input, output, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, column=column,
-                               interval=interval, signature=signature, force=force,
-                               columns=parse_column_mapping(col), backend=backend)
+        with row_progress(input, "calibrating") as advance:
+            result = apply_chunked(model, input, output, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, column=column,
+                                   interval=interval, signature=signature, force=force,
+                                   columns=parse_column_mapping(col), backend=backend, progress=advance)
     if output != "-":
         _render(fmt, result.to_dict(), [str(w.message) for w in caught],
                 title=f"calibrated {result.rows} rows in {result.batches} batches ({result.backend}) -> {output}")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import collections
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,8 +40,9 @@ Backend = str | LocalBackend | DaskBackend | None
 # fit ------------------------------------------------------------------------------------------------
 def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
                 columns: dict[str, str] | None = None, signature: str | None = None,
-                backend: Backend = None) -> LGN:
-    """Fit ``model`` (its options; earlier state is discarded) on the table at ``path`` in batches.
+                backend: Backend = None, progress: Callable[[int], None] | None = None) -> LGN:
+    """Fit ``model`` (its options; earlier state is discarded) on the table at ``path`` in batches;
+    ``progress(rows)`` is called as parts finish.
 
     Equals ``model.fit(whole_table)`` up to floating-point rounding in the merged moments (and for
     ``robust``/``quantile``, exactly while every group holds at most ``sketch_capacity`` scores).
@@ -57,7 +58,12 @@ def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAUL
                     read_columns=[model.score, *by, *_LANGUAGE_COLUMNS])
     params = model.get_params()
     with _backend_context(backend) as be:
-        parts = list(be.map(_fit_part, be.parts(spec), params, sig))
+        parts = []
+        for part in be.map(_fit_part, be.parts(spec), params, sig):
+            parts.append(part)
+            if progress is not None:
+                main = part.stats_["__by__"]
+                progress(int(main.count.sum() + main.n_nonfinite.sum()))
     return model.fit_from(parts)
 
 
@@ -91,9 +97,9 @@ class ApplyResult:
 def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike, *,
                   chunk_size: int = DEFAULT_CHUNK_SIZE, column: str | None = None, interval: float | None = None,
                   signature: str | None = None, force: bool = False, columns: dict[str, str] | None = None,
-                  backend: Backend = None) -> ApplyResult:
+                  backend: Backend = None, progress: Callable[[int], None] | None = None) -> ApplyResult:
     """Calibrate the table at ``path`` batch by batch into ``output`` (every input row once, in input
-    order, all columns kept; the file appears only when complete). Warnings about unseen groups and
+    order, all columns kept; the file appears only when complete); ``progress(rows)`` is called per batch. Warnings about unseen groups and
     NaN scores are emitted once, with totals, at the end.
 
     ``interval`` for ``robust``/``quantile`` bootstraps each batch with the same seed, so those
@@ -111,6 +117,8 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
         for frames in be.map(_apply_part, be.parts(spec), shared, name, interval, sig, force):
             for out in frames:
                 writer.write(out)
+                if progress is not None:
+                    progress(len(out))
                 sources.update(out["calibration_source"].value_counts().to_dict())
                 n_nan += int((~np.isfinite(out[model.score].to_numpy(dtype=float))).sum())
     _warn_totals(model, sources, n_nan)
@@ -161,7 +169,7 @@ class ScoreResult:
 
 def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str | os.PathLike, *,
                   chunk_size: int = DEFAULT_CHUNK_SIZE, columns: dict[str, str] | None = None,
-                  backend: Backend = None) -> ScoreResult:
+                  backend: Backend = None, progress: Callable[[int], None] | None = None) -> ScoreResult:
     """Add one column per metric (named by ``metric.name``) to the table at ``path``, batch by batch,
     into ``output`` with the metric signatures as table metadata. On Dask, each worker keeps one
     copy of each metric, so a neural model is loaded once per worker."""
@@ -179,6 +187,8 @@ def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str |
         for frames in be.map(_score_part, be.parts(spec), metrics):
             for out in frames:
                 writer.write(out)
+                if progress is not None:
+                    progress(len(out))
                 for m in names:
                     finite = np.isfinite(out[m].to_numpy(dtype=float))
                     sums[m] += float(out[m].to_numpy(dtype=float)[finite].sum())
