@@ -13,7 +13,7 @@ from conftest import require_data
 from xleval.calibration import LGN, calibrate_frame, prepare_frame
 from xleval.cli import main
 from xleval.diagnostics import diagnose_bias
-from xleval.exceptions import InputError, UnseenGroupWarning
+from xleval.exceptions import DataQualityWarning, InputError, UnseenGroupWarning
 from xleval.io import read_table, write_table
 from xleval.scale import apply_chunked, bias_chunked, fit_chunked, iter_batches, open_writer, score_chunked
 
@@ -314,6 +314,7 @@ def test_progress_callbacks_count_every_row(tmp_path, table):
     df, path = table
     fitted, applied = [], []
     model = fit_chunked(LGN(by="lp"), path, chunk_size=700, progress=fitted.append)
-    apply_chunked(model, path, tmp_path / "o.parquet", chunk_size=700, progress=applied.append)
+    with pytest.warns(DataQualityWarning, match="7 row"):  # the generated table's NaN scores
+        apply_chunked(model, path, tmp_path / "o.parquet", chunk_size=700, progress=applied.append)
     assert sum(fitted) == len(df) and sum(applied) == len(df)
-    assert len(applied) == -(-len(df) // 700) or len(applied) >= 2  # one call per written batch
+    assert len(applied) >= 2  # one call per written batch, not one at the end
