@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DataQualityWarning
+from ..exceptions import DataQualityWarning, InputError, SignatureMismatchError
 from ..io import add_language_columns, read_table_metadata
 from ._lgn import LGN
 
@@ -39,7 +39,10 @@ def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, 
     frame = prepare_frame(df, model.by_ if hasattr(model, "by_") else [model.by], where)
     name = column or f"{model.score}_lgn"
     out = df.copy()
-    out[name] = model.transform(frame, signature=signature, force=force)
+    try:
+        out[name] = model.transform(frame, signature=signature, force=force)
+    except (SignatureMismatchError, InputError) as exc:  # name the table: the model cannot know it
+        raise type(exc)(f"{where}: {exc}") from None
     out["calibration_source"] = model.sources(frame)
     n_bad = int((~np.isfinite(frame[model.score].to_numpy(dtype=float))).sum())
     if n_bad:

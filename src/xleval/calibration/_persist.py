@@ -42,6 +42,9 @@ def load_checked(source: str | os.PathLike | dict, fmt: str, version: int, what:
             raise ModelFileError(f"{name}: no such calibrator file; check the path") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ModelFileError(f"{name}: not a calibrator JSON file ({exc}); refit and save it again") from None
+        except OSError as exc:  # a directory, no read permission, an I/O error
+            raise ModelFileError(f"{name}: cannot read the calibrator file ({exc.strerror or exc}); "
+                                 "give the path of a JSON file written by `calibrate fit`") from None
     if not isinstance(payload, dict) or payload.get("format") != fmt:
         raise ModelFileError(f"{name}: not an xleval {what}")
     if payload.get("format_version") != version:

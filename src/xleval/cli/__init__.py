@@ -88,16 +88,25 @@ def main(argv: list[str] | None = None) -> int:
             raise
         _fail(str(exc))
         return 2
-    except click.exceptions.Exit as exc:
+    except (click.exceptions.Exit, typer.Exit) as exc:  # --help, --version (typer's own Exit for its commands)
         return exc.exit_code
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, typer.Abort):
         _fail("aborted")
         return 130
     except KeyboardInterrupt:
         _fail("interrupted; no output was written")
         return 130
-    except _click_exceptions() as exc:
-        exc.show()
+    except _click_classes("NoArgsIsHelpError") as exc:  # a bare group: its help is the answer
+        help_text = exc.ctx.get_help() if exc.ctx is not None else ""
+        if help_text:
+            sys.stderr.write(help_text.rstrip("\n") + "\n")
+        return 2
+    except _click_classes("UsageError") as exc:  # a missing option, a bad value, an unknown command
+        where = exc.ctx.command_path if exc.ctx is not None else "xleval"
+        _fail(f"{where}: {exc.format_message().rstrip('.')}; see '{where} --help'")
+        return 2
+    except _click_classes("ClickException") as exc:
+        _fail(exc.format_message())
         return 2
     except OSError as exc:
         if debug:
@@ -107,10 +116,15 @@ def main(argv: list[str] | None = None) -> int:
     return rc if isinstance(rc, int) else 0
 
 
-def _click_exceptions():
-    import click
-
-    return click.ClickException
+def _click_classes(name: str) -> tuple[type[BaseException], ...]:
+    """The exception class ``name`` of click and of the click copy typer >= 0.24 vendors (its
+    commands raise ``typer._click`` exceptions, which are not click's)."""
+    classes = [getattr(click.exceptions, name)]
+    try:
+        from typer._click import exceptions as vendored
+    except ImportError:  # typer that uses click itself
+        return tuple(classes)
+    return tuple(classes + ([getattr(vendored, name)] if hasattr(vendored, name) else []))
 
 
 def _fail(message: str) -> None:

@@ -25,9 +25,10 @@ def _where(df, conditions: Optional[list[str]]):
         column, sep, value = cond.partition("=")
         if not sep or column not in df.columns:
             raise InputError(f"--where {cond!r}: expected COLUMN=VALUE with a column of the table ({list(df.columns)})")
-        df = df[df[column].astype(str) == value]
-        if len(df) == 0:
+        kept = df[df[column].astype(str) == value]
+        if len(kept) == 0:
             raise InputError(f"--where {cond!r} leaves no rows; values of {column!r} are e.g. {sorted(map(str, df[column].unique()))[:5]}")
+        df = kept
     return df
 
 
@@ -81,7 +82,7 @@ def gaps(
     """Per-language level, ratio to a reference, resource elasticity and typological bias."""
     from ..fairness import fairness_gaps, fairness_gaps_by
 
-    df = _where(read_table(input, columns=parse_column_mapping(col), required=[metric, by]), where)
+    df = _where(read_table(input, columns=parse_column_mapping(col), required=[metric, by], numeric=[metric]), where)
     kwargs = dict(reference=None if (reference or "").lower() == "none" else reference, item=item, resource=resource,
                   typology=tuple(typology or ()), floor=floor, higher_is_better=not lower_is_better,
                   log_performance=log_performance, target_gain=target_gain, n_resamples=n_resamples, random_state=seed)

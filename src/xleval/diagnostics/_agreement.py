@@ -138,6 +138,9 @@ def human_agreement(data: pd.DataFrame, scores: str | Sequence[str], human: str,
         notes.append(msg)
         warnings.warn(msg, DataQualityWarning, stacklevel=2)
     usable = has_h & np.logical_and.reduce([np.isfinite(v) for v in values.values()])
+    if not usable.any():
+        raise InputError(f"human column {human!r} and score column(s) {scores} share no row: the {int(has_h.sum())} "
+                         "row(s) with a human score have no score; give human scores for scored rows (check --human)")
     if (has_h & ~usable).any():
         msg = f"{int((has_h & ~usable).sum())} row(s) with a human score but a missing score left out"
         notes.append(msg)

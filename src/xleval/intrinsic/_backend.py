@@ -56,6 +56,9 @@ class LMScorer:
             raise InputError(f"bos={self.bos!r}: choose one of {BOS_CHOICES}")
         if self.batch_size < 1:
             raise InputError(f"batch_size={self.batch_size}: must be >= 1")
+        if not os.path.isdir(self.model):  # checked before torch is imported
+            raise InputError(f"--model {self.model}: no such directory; give a local transformers model folder "
+                             "(config.json, weights and tokenizer files)")
         if self.max_length is not None and self.max_length < 2:
             raise InputError(f"max_length={self.max_length}: must be >= 2 (one context token + one scored token)")
 

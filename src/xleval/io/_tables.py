@@ -329,7 +329,7 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
     elif fmt == "csv":
         payload = df.to_csv(index=False, lineterminator="\n")
     else:
-        payload = _to_tsv(df)
+        payload = _to_tsv(df, where=f"{path}: ")
     with atomic_path(path) as tmp:
         tmp.write_text(payload, encoding="utf-8")
     if metadata:
@@ -355,13 +355,13 @@ def _to_jsonl(df: pd.DataFrame) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _to_tsv(df: pd.DataFrame) -> str:
+def _to_tsv(df: pd.DataFrame, where: str = "") -> str:
     for col in df.columns:
         if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
             cells = df[col].dropna().astype(str)
             if cells.str.contains("[\t\n]", regex=True).any():
                 raise InputError(
-                    f"column {col!r} has a text with a tab or newline, which TSV cannot hold; write .parquet, .jsonl or .csv instead"
+                    f"{where}column {col!r} has a text with a tab or newline, which TSV cannot hold; write .parquet, .jsonl or .csv instead"
                 )
     return df.to_csv(sep="\t", index=False, quoting=csv.QUOTE_NONE, lineterminator="\n", escapechar=None)
 

@@ -92,11 +92,17 @@ def add_language_columns(df: pd.DataFrame, where: str = "input") -> pd.DataFrame
     normalised ``lp`` = ``src-tgt``; original spellings are kept in ``*_orig`` columns when they differ."""
     out = df.copy()
     if "lp" in out.columns and not {"src_lang", "tgt_lang"} <= set(out.columns):
-        codes, uniques = pd.factorize(out["lp"].astype(str))
-        try:
-            pairs = [split_lp(u) for u in uniques]
-        except LanguageCodeError as exc:
-            raise LanguageCodeError(f"{where}: column 'lp': {exc}") from None
+        codes, uniques = pd.factorize(out["lp"], use_na_sentinel=True)
+        if (codes < 0).any():
+            row = int(np.flatnonzero(codes < 0)[0]) + 1
+            raise LanguageCodeError(f"{where}: column 'lp' row {row}: missing language pair; fill it in (e.g. de-en)")
+        pairs = []
+        for i, value in enumerate(uniques):
+            try:
+                pairs.append(split_lp(value))
+            except LanguageCodeError as exc:
+                row = int(np.flatnonzero(codes == i)[0]) + 1
+                raise LanguageCodeError(f"{where}: column 'lp' row {row}: {exc}") from None
         for side, name in ((0, "src_lang"), (1, "tgt_lang")):
             if name not in out.columns:
                 out[name] = np.asarray([p[side] for p in pairs], dtype=object)[codes]

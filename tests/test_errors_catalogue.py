@@ -1,0 +1,435 @@
+"""The bad-input catalogue (docs/errors.md): every mistake a user can make gets one line on stderr
+(what, where, how to fix), exit status 2, no traceback, and no output file, not even a partial one.
+
+``CASES`` mirrors docs/errors.md entry by entry: the test checks that the doc shows each case's
+exact command and the exact message the CLI prints (run from the folder holding the files, so the
+messages name relative paths). Every case runs in-process through ``xleval.cli.main`` (the same
+code path as the console script); ``SUBPROCESS`` re-runs a representative subset through
+``python -m xleval`` to check the real exit status and stderr. Regenerate the entries of the doc
+after changing a message with ``python tests/test_errors_catalogue.py``.
+
+Accepted inputs that are easy to mistake for errors (NaN/inf scores, CRLF line endings, a group
+with one row, a group with constant scores) are in ``ACCEPTED``: exit 0, every row kept, a warning.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xleval.calibration import LGN, prepare_frame
+from xleval.cli import main
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "errors.md"
+SIG_BLEU = "bleu|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.5.1"
+SIG_CHRF = "chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.5.1"
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    mistake: str
+    args: tuple[str, ...]
+    fix: str
+    output: str | None = None  # the output path that must not exist afterwards
+
+
+def _c(id, mistake, cmd, fix, output=None):
+    return Case(id, mistake, tuple(cmd.split()), fix, output)
+
+
+FIT = "calibrate fit"
+APPLY = "calibrate apply model.json"
+CASES: list[Case] = [
+    # --- reading tables (every command reads through xleval.io.read_table) ---
+    _c("E01", "Empty input file", f"{FIT} empty.tsv --score score -o out/E01.json",
+       "Give a table with a header row and at least one data row.", "out/E01.json"),
+    _c("E02", "Header but no rows", f"{FIT} header_only.tsv --score score -o out/E02.json",
+       "The file was probably cut off or filtered to nothing; regenerate it.", "out/E02.json"),
+    _c("E03", "Wrong delimiter: a CSV file named .tsv", f"{FIT} comma.tsv --score score -o out/E03.json",
+       "Rename the file to .csv (the format is chosen by extension) or convert it to tabs.", "out/E03.json"),
+    _c("E04", "A TSV row with a different number of fields (a tab inside a text)",
+       f"{FIT} ragged.tsv --score score -o out/E04.json",
+       "Remove or escape the tab in that row's text, or write the table as .jsonl/.parquet.", "out/E04.json"),
+    _c("E05", "A CSV row with fewer fields than the header (pandas would pad it with empty cells)",
+       f"{FIT} short_row.csv --score score -o out/E05.json",
+       "Complete the row; a missing value is an empty field between commas (`de-en,,x`).", "out/E05.json"),
+    _c("E06", "A CSV row with more fields than the header (pandas would read the first column as an index)",
+       f"{FIT} long_row.csv --score score -o out/E06.json",
+       "Quote the text that holds a comma (`\"a, b\"`), or remove the extra field.", "out/E06.json"),
+    _c("E07", "Mixed line endings: a lone CR (old Mac) in a CSV file", f"{FIT} lone_cr.csv --score score -o out/E07.json",
+       "Convert the file to LF (or CRLF) line endings, e.g. `dos2unix -c mac`. CRLF and LF may be mixed freely.",
+       "out/E07.json"),
+    _c("E08", "Non-UTF-8 bytes (e.g. a Latin-1 file)", f"{FIT} latin1.tsv --score score -o out/E08.json",
+       "Re-encode the file: `iconv -f latin1 -t utf-8 in.tsv > out.tsv`.", "out/E08.json"),
+    _c("E09", "Duplicate column names", f"{FIT} dup_columns.tsv --score score -o out/E09.json",
+       "Rename one of the columns; xleval never guesses which one you meant.", "out/E09.json"),
+    _c("E10", "The score column is missing (or misspelt)", f"{FIT} scores.tsv --score bleu -o out/E10.json",
+       "Name an existing column with --score, or map yours with --col.", "out/E10.json"),
+    _c("E11", "A string in a score column", f"{FIT} text_in_score.tsv --score score -o out/E11.json",
+       "Fix the cell; empty, NA, nan and inf are read as missing/infinite values, any other text is an error.",
+       "out/E11.json"),
+    _c("E12", "A JSONL line that is not valid JSON", f"{FIT} broken.jsonl --score score -o out/E12.json",
+       "Fix the line; JSONL has exactly one JSON object per line.", "out/E12.json"),
+    _c("E13", "A JSONL line that is not an object", f"{FIT} array.jsonl --score score -o out/E13.json",
+       "Write each row as an object: `{\"lp\": \"en-de\", \"score\": 1.0}`.", "out/E13.json"),
+    _c("E14", "A corrupt or truncated Parquet file", f"{FIT} truncated.parquet --score score -o out/E14.json",
+       "Rewrite the file; an interrupted copy leaves no Parquet footer.", "out/E14.json"),
+    _c("E15", "An input format xleval does not read", f"{FIT} scores.xlsx --score score -o out/E15.json",
+       "Export the sheet as .csv or .tsv.", "out/E15.json"),
+    _c("E16", "The input file does not exist", f"{FIT} missing.tsv --score score -o out/E16.json",
+       "Check the path (relative paths start at the current folder).", "out/E16.json"),
+    # --- language codes ---
+    _c("E17", "A malformed language pair", f"{FIT} bad_lp.tsv --score score -o out/E17.json",
+       "Write pairs as SRC-TGT with BCP-47 codes (`en-de`, `zh-Hant-en`), or give src_lang/tgt_lang columns.",
+       "out/E17.json"),
+    _c("E18", "An unknown language code", f"{FIT} bad_tgt_lang.tsv --score score -o out/E18.json",
+       "Use a BCP-47/ISO 639 code; `xx`-style placeholders are refused rather than grouped silently.",
+       "out/E18.json"),
+    _c("E19", "A missing language pair in one row", f"{FIT} empty_lp.parquet --score score -o out/E19.json",
+       "Fill in the pair or drop the row yourself; rows are never dropped silently.", "out/E19.json"),
+    # --- options ---
+    _c("E20", "Every score is constant (e.g. the wrong column)", f"{FIT} constant.tsv --score score -o out/E20.json",
+       "Check that --score names the metric's column; LGN needs scores that vary within a group.",
+       "out/E20.json"),
+    _c("E21", "A malformed --col mapping", f"{FIT} scores.tsv --score score --col score -o out/E21.json",
+       "Write CANONICAL=FILE_COLUMN, e.g. `--col score=bleu`.", "out/E21.json"),
+    _c("E22", "--col names a column that is not in the file", f"{FIT} scores.tsv --score score --col score=bleu -o out/E22.json",
+       "Use one of the columns the message lists.", "out/E22.json"),
+    _c("E23", "--by names a column that is not in the file", f"{FIT} scores.tsv --score score --by domain -o out/E23.json",
+       "Group by tgt_lang, lp or an existing column.", "out/E23.json"),
+    _c("E24", "A malformed --target", f"{FIT} scores.tsv --score score --target 80 -o out/E24.json",
+       "Give the mean and standard deviation of the calibrated scale: `--target 80,10`.", "out/E24.json"),
+    _c("E25", "An unknown --method", f"{FIT} scores.tsv --score score --method minmax -o out/E25.json",
+       "Use zscore (the seed's formula), robust or quantile.", "out/E25.json"),
+    _c("E26", "An unknown fallback level", f"{FIT} scores.tsv --score score --fallback country,pooled -o out/E26.json",
+       "Chain levels from tgt_lang, script, family and end with pooled, raw or error.", "out/E26.json"),
+    # --- calibrators ---
+    _c("E27", "The calibrator file does not exist", "calibrate apply nothere.json scores.tsv -o out/E27.tsv",
+       "Check the path, or fit one with `xleval calibrate fit`.", "out/E27.tsv"),
+    _c("E28", "A truncated calibrator JSON", "calibrate apply truncated.json scores.tsv -o out/E28.tsv",
+       "Refit; the file was cut off (an interrupted copy).", "out/E28.tsv"),
+    _c("E29", "An edited calibrator JSON (valid JSON, one number changed)",
+       "calibrate apply edited.json scores.tsv -o out/E29.tsv",
+       "Refit instead of editing: the SHA-256 checksum covers every statistic and option.", "out/E29.tsv"),
+    _c("E30", "A calibrator of another format version", "calibrate apply future.json scores.tsv -o out/E30.tsv",
+       "Refit with the installed xleval (or install the version that wrote it).", "out/E30.tsv"),
+    _c("E31", "A JSON file that is not a calibrator", "calibrate apply not_a_model.json scores.tsv -o out/E31.tsv",
+       "Pass the file written by `calibrate fit -o`.", "out/E31.tsv"),
+    _c("E32", "The calibrator path is a folder", "calibrate apply out scores.tsv -o out/E32.tsv",
+       "Pass the JSON file inside it.", "out/E32.tsv"),
+    _c("E33", "A calibrator of another metric signature (--signature)",
+       f"calibrate apply model_bleu.json scores.tsv --signature {SIG_CHRF} -o out/E33.tsv",
+       "Score with the options the calibrator was fitted on, refit, or pass --force if you know the scales agree.",
+       "out/E33.tsv"),
+    _c("E34", "A calibrator of another metric (signature stored with the table)",
+       "calibrate apply model_bleu.json chrf_scores.tsv -o out/E34.tsv",
+       "The table's PATH.signatures.json (or Parquet metadata) says the score is chrF: fit a chrF calibrator.",
+       "out/E34.tsv"),
+    _c("E35", "Unseen languages with --on-unseen error", f"{APPLY} unseen.tsv --on-unseen error -o out/E35.tsv",
+       "Fit on data covering these languages, or choose --on-unseen pooled/raw (every row is labelled in "
+       "calibration_source).", "out/E35.tsv"),
+    _c("E36", "An unknown --on-unseen value", f"{APPLY} scores.tsv --on-unseen drop -o out/E36.tsv",
+       "Use pooled, raw or error; rows are never dropped.", "out/E36.tsv"),
+    # --- outputs ---
+    _c("E37", "The output folder does not exist", f"{APPLY} scores.tsv -o nodir/E37.tsv",
+       "Create the folder first; xleval does not create folders for you.", "nodir/E37.tsv"),
+    _c("E38", "An output format xleval does not write", f"{APPLY} scores.tsv -o out/E38.xlsx",
+       "Use .tsv, .csv, .jsonl or .parquet.", "out/E38.xlsx"),
+    _c("E39", "A text with a tab or newline written to TSV", f"{APPLY} tab_in_text.jsonl -o out/E39.tsv",
+       "Write .parquet, .jsonl or .csv, which can hold any text.", "out/E39.tsv"),
+    # --- diagnose ---
+    _c("E40", "A human column with no overlap with the scores",
+       "diagnose no_overlap.tsv --score score --human human", "Join the human scores to the scored rows (same "
+       "lp, system, seg_id) and check --human."),
+    _c("E41", "A human column without any value", "diagnose no_human.tsv --score score --human human",
+       "Give the column that holds the human scores."),
+    _c("E42", "Too few resamples", "diagnose scores.tsv --score score --n-resamples 1",
+       "Use at least 2 (1000 or more for reported intervals)."),
+    # --- score ---
+    _c("E43", "Mismatched line counts in plain-file mode", "score -i hyp.txt -r ref.txt -l en-de -o out/E43.tsv",
+       "The files must be line-aligned: one segment per line in each.", "out/E43.tsv"),
+    _c("E44", "Neither a table nor plain files", "score -o out/E44.tsv",
+       "Give a table, or -i HYP.txt -r REF.txt.", "out/E44.tsv"),
+    _c("E45", "An unknown metric", "score scores.tsv -m bleurt -o out/E45.tsv",
+       "Choose a metric the message lists; neural metrics take a local model folder.", "out/E45.tsv"),
+    _c("E46", "A neural model path that does not exist", "score scores.tsv -m comet:models/wmt22-comet-da -o out/E46.tsv",
+       "Download the model once and pass its folder; xleval never downloads at run time.", "out/E46.tsv"),
+    _c("E47", "An unknown BLEU tokenizer", "score scores.tsv --tokenize spm -o out/E47.tsv",
+       "Use one of sacrebleu's tokenizers listed in the message.", "out/E47.tsv"),
+    # --- report ---
+    _c("E48", "An unknown report format", "report scores.tsv --score score --format pdf -o out/E48.pdf",
+       "Use html (one self-contained page) or json.", "out/E48.pdf"),
+    _c("E49", "A report with a calibrator that does not exist",
+       "report scores.tsv --score score --model nothere.json -o out/E49.html",
+       "Check the path, or leave out --model to fit LGN on the input.", "out/E49.html"),
+    # --- fairness ---
+    _c("E50", "--where leaves no rows", "fairness gaps scores.tsv --metric score --by lp --where system=C",
+       "Use a value the message lists (values are compared as text)."),
+    _c("E51", "A string in the fairness metric column", "fairness gaps text_in_score.tsv --metric score --by lp",
+       "Fix the cell; 0/1 correctness and scores must be numbers."),
+    _c("E52", "min-size without an effect or a size", "fairness min-size",
+       "Give --effect (how many items?) or --n (what gap can my test set detect?)."),
+    # --- intrinsic ---
+    _c("E53", "An LM path that does not exist", "intrinsic score --model models/gpt2 --input texts.tsv -o out/E53.tsv",
+       "Pass a local transformers model folder.", "out/E53.tsv"),
+    _c("E54", "A plain text file without --lang", "intrinsic score --model models --input texts.txt -o out/E54.tsv",
+       "Give --lang, or a table with a lang column.", "out/E54.tsv"),
+    # --- audit ---
+    _c("E55", "An unknown audit condition", "audit bad_condition.tsv",
+       "Name conditions source, translated, back_translated, native or naturalized."),
+    _c("E56", "An audit checklist in a missing folder", "audit audit.tsv --n-resamples 20 --checklist nodir/checklist.md",
+       "Create the folder first.", "nodir/checklist.md"),
+]
+
+#: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
+SUBPROCESS = ["E01", "E05", "E08", "E11", "E17", "E29", "E33", "E35", "E37", "E40", "E43", "E53"]
+
+
+# files --------------------------------------------------------------------------------------------------
+def _scores(seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = [{"lp": lp, "system": system, "seg_id": i, "hypothesis": f"the cat {i}", "reference": f"the cat sat {i}",
+             "score": float(rng.normal(50, 10)), "human": float(rng.normal())}
+            for lp in ("en-de", "en-fr", "en-zh", "de-en") for system in ("A", "B") for i in range(30)]
+    return pd.DataFrame(rows)
+
+
+def _tsv(df: pd.DataFrame) -> bytes:
+    return df.to_csv(sep="\t", index=False, lineterminator="\n").encode()
+
+
+def _write_files(root: Path) -> None:
+    df = _scores()
+    tsv = _tsv(df)
+    header, first, *rest = tsv.decode().split("\n")
+    (root / "out").mkdir()
+    (root / "models").mkdir()
+    files: dict[str, bytes] = {
+        "scores.tsv": tsv,
+        "empty.tsv": b"",
+        "header_only.tsv": (header + "\n").encode(),
+        "comma.tsv": df.to_csv(index=False).encode(),
+        "ragged.tsv": "\n".join([header, first, first.replace("the cat", "the\tcat", 1), *rest]).encode(),
+        "short_row.csv": b"lp,score,hypothesis\nen-de,1.5,a\nen-de,2.5\nen-fr,3,c\n",
+        "long_row.csv": b"lp,score\nen-de,1,5\nen-de,2\n",
+        "lone_cr.csv": b"lp,score\nen-de,1\ren-de,2\nen-fr,3\n",
+        "latin1.tsv": "lp\tscore\thypothesis\nen-de\t1\tdas Haus\nen-de\t2\tdie Stra\u00dfe\n".encode("latin-1"),
+        "dup_columns.tsv": tsv.replace(b"\thuman\n", b"\tscore\n", 1),
+        "text_in_score.tsv": _tsv(df.assign(score=df["score"].astype(object).where(df.index != 6, "#VALUE!"))),
+        "broken.jsonl": b'{"lp": "en-de", "score": 1}\n{"lp": "en-de", "score": 2\n',
+        "array.jsonl": b'{"lp": "en-de", "score": 1}\n["en-de", 2]\n',
+        "bad_lp.tsv": _tsv(df.assign(lp=df["lp"].where(df.index != 41, "english-german"))),
+        "bad_tgt_lang.tsv": _tsv(df.drop(columns="lp").assign(src_lang="en", tgt_lang=np.where(df.index == 7, "xx1", "de"))),
+        "constant.tsv": _tsv(df.assign(score=70.0)),
+        "unseen.tsv": _tsv(df.assign(lp=np.where(df.index % 2 == 0, "en-sw", df["lp"]))),
+        "no_overlap.tsv": _tsv(df.assign(human=df["human"].where(df["lp"] == "en-de"),
+                                         score=df["score"].where(df["lp"] != "en-de"))),
+        "no_human.tsv": _tsv(df.assign(human="")),
+        "hyp.txt": b"the cat\nsat on\nthe mat\n",
+        "ref.txt": b"the cat\nsat on the mat\n",
+        "texts.tsv": b"lang\ttext\nen\thello world\n",
+        "texts.txt": b"hello world\n",
+        "not_a_model.json": b'{"format": "xleval.report", "sections": []}\n',
+        "chrf_scores.tsv": tsv,
+        "chrf_scores.tsv.signatures.json": json.dumps({"signatures": {"score": SIG_CHRF}}).encode(),
+        "tab_in_text.jsonl": "".join(json.dumps({**r, "hypothesis": r["hypothesis"] + ("\tx" if i == 3 else "")}) + "\n"
+                                     for i, r in enumerate(df.to_dict(orient="records"))).encode(),
+        "audit.tsv": _audit_table().to_csv(sep="\t", index=False).encode(),
+        "bad_condition.tsv": _audit_table().replace({"condition": {"translated": "orig"}}).to_csv(sep="\t", index=False).encode(),
+    }
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+    df.assign(lp=df["lp"].where(df.index != 12)).to_parquet(root / "empty_lp.parquet")
+    df.to_parquet(root / "good.parquet")
+    (root / "truncated.parquet").write_bytes((root / "good.parquet").read_bytes()[:2000])
+    model = LGN(score="score").fit(prepare_frame(df, ["tgt_lang"]))
+    model.save(root / "model.json")
+    LGN(score="score").fit(prepare_frame(df, ["tgt_lang"]), signature=SIG_BLEU).save(root / "model_bleu.json")
+    text = (root / "model.json").read_text()
+    (root / "truncated.json").write_text(text[: len(text) // 2])
+    payload = json.loads(text)
+    payload["levels"]["__by__"]["mean"][0] += 1.0
+    (root / "edited.json").write_text(json.dumps(payload, indent=1))
+    (root / "future.json").write_text(text.replace('"format_version": 1', '"format_version": 2'))
+
+
+def _audit_table() -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    return pd.DataFrame([{"item_id": i, "model": m, "condition": c, "correct": int(rng.random() < 0.6)}
+                         for m in ("m1", "m2") for c in ("source", "translated") for i in range(30)])
+
+
+@pytest.fixture(scope="module")
+def workdir():
+    # mkdtemp + 0755, not tmp_path: the read-only-folder case runs as another user, who must read the inputs
+    root = Path(tempfile.mkdtemp(prefix="xleval-errors-"))
+    root.chmod(0o755)
+    _write_files(root)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+# checks -------------------------------------------------------------------------------------------------
+def _documented() -> dict[str, tuple[str, str]]:
+    """id -> (command, message) as docs/errors.md shows them."""
+    text = DOC.read_text(encoding="utf-8")
+    entries = re.split(r"^### ", text, flags=re.M)[1:]
+    out = {}
+    for entry in entries:
+        head = entry.split(" ", 1)[0]
+        command = re.search(r"^\$ (.*)$", entry, flags=re.M)
+        message = re.search(r"^(xleval: error: .*)$", entry, flags=re.M)
+        if command and message:
+            out[head] = (command.group(1), message.group(1))
+    return out
+
+
+def _no_output(root: Path, case: Case) -> None:
+    if case.output:
+        target = root / case.output
+        assert not target.exists(), f"{case.id}: {case.output} was written"
+        if target.parent.is_dir():
+            assert not list(target.parent.glob(f".{target.name}.*")), f"{case.id}: a temporary file was left"
+
+
+def _run_in_process(root: Path, args, capsys, monkeypatch) -> tuple[int, str]:
+    monkeypatch.chdir(root)
+    capsys.readouterr()
+    rc = main(list(args))
+    return rc, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_catalogue_entry(case, workdir, capsys, monkeypatch):
+    rc, err = _run_in_process(workdir, case.args, capsys, monkeypatch)
+    lines = err.splitlines()
+    assert rc == 2, err
+    assert len(lines) == 1 and lines[0].startswith("xleval: error: "), err
+    assert "Traceback" not in err
+    _no_output(workdir, case)
+    command, message = _documented().get(case.id, (None, None))
+    assert command == "xleval " + " ".join(case.args), f"{case.id}: docs/errors.md shows another command"
+    assert message == lines[0], f"{case.id}: docs/errors.md shows another message"
+
+
+@pytest.mark.parametrize("case_id", SUBPROCESS)
+def test_catalogue_entry_in_a_real_process(case_id, workdir):
+    case = next(c for c in CASES if c.id == case_id)
+    proc = subprocess.run([sys.executable, "-m", "xleval", *case.args], cwd=workdir, capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("xleval: error: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+    _no_output(workdir, case)
+
+
+def test_debug_shows_the_traceback(workdir):
+    proc = subprocess.run([sys.executable, "-m", "xleval", "--debug", *CASES[0].args], cwd=workdir,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and "Traceback" in proc.stderr and "InputError" in proc.stderr
+
+
+def test_output_folder_without_write_permission(workdir):
+    """As root the permission bits do not bind, so run the command as 'nobody' (setpriv)."""
+    folder = workdir / "readonly"
+    folder.mkdir(exist_ok=True)
+    folder.chmod(0o555)
+    command = [sys.executable, "-m", "xleval", *APPLY.split(), "scores.tsv", "-o", "readonly/o.tsv"]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv: cannot drop the write permission")
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    proc = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == "xleval: error: readonly/o.tsv: output directory readonly is not writable\n"
+    assert list(folder.iterdir()) == []
+
+
+def test_catalogue_is_documented_and_large_enough():
+    documented = _documented()
+    assert len(CASES) >= 30 and len({c.id for c in CASES}) == len(CASES)
+    assert sorted(documented) == sorted(c.id for c in CASES), "docs/errors.md and CASES list different entries"
+
+
+# accepted inputs: not errors, but never silent --------------------------------------------------------------
+ACCEPTED = {
+    "nan_inf_scores": ("scores.tsv", lambda df: df.assign(score=df["score"].where(~df.index.isin([3, 4]), np.nan)
+                                                          .where(df.index != 5, np.inf)), "3 row(s) have a missing"),
+    "one_row_group": ("scores.tsv", lambda df: pd.concat([df, df.iloc[[0]].assign(lp="en-ja")], ignore_index=True),
+                      "zero spread"),
+    "small_group": ("scores.tsv", lambda df: pd.concat([df, df.iloc[:5].assign(lp="en-ja")], ignore_index=True),
+                    "fewer than min_count"),
+    "constant_group": ("scores.tsv", lambda df: df.assign(score=df["score"].where(df["lp"] != "en-fr", 50.0)),
+                       "zero spread"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_accepted_inputs_keep_every_row_and_warn(name, tmp_path, capsys):
+    _, change, warning = ACCEPTED[name]
+    df = change(_scores())
+    source = tmp_path / "in.tsv"
+    source.write_bytes(_tsv(df))
+    model, out = tmp_path / "m.json", tmp_path / "out.tsv"
+    assert main(["calibrate", "fit", str(source), "--score", "score", "-o", str(model), "--format", "json"]) == 0
+    fit_notes = json.loads(capsys.readouterr().out)["warnings"]
+    assert main(["calibrate", "apply", str(model), str(source), "-o", str(out), "--format", "json"]) == 0
+    notes = fit_notes + json.loads(capsys.readouterr().out)["warnings"]
+    assert any(warning in n for n in notes), notes
+    result = pd.read_csv(out, sep="\t", keep_default_na=False)
+    assert len(result) == len(df) and result["seg_id"].tolist() == df["seg_id"].tolist()
+
+
+def test_crlf_and_mixed_line_endings_read_like_lf(tmp_path):
+    from xleval.io import read_table
+
+    tsv = _tsv(_scores())
+    lines = tsv.split(b"\n")
+    mixed = b"\n".join(line + (b"\r" if i % 2 else b"") for i, line in enumerate(lines[:-1])) + b"\n"
+    (tmp_path / "lf.tsv").write_bytes(tsv)
+    (tmp_path / "mixed.tsv").write_bytes(mixed)
+    (tmp_path / "crlf.csv").write_bytes(_scores().to_csv(index=False, lineterminator="\r\n").encode())
+    expected = read_table(tmp_path / "lf.tsv")
+    pd.testing.assert_frame_equal(read_table(tmp_path / "mixed.tsv"), expected)
+    pd.testing.assert_frame_equal(read_table(tmp_path / "crlf.csv"), expected)
+
+
+# regenerating the doc's entries ------------------------------------------------------------------------------
+def _render_entries(root: Path) -> str:
+    import contextlib
+    import io
+
+    blocks = []
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        for case in CASES:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                main(list(case.args))
+            message = err.getvalue().strip()
+            blocks.append(f"### {case.id} {case.mistake}\n\n```text\n$ xleval {' '.join(case.args)}\n{message}\n```\n\n"
+                          f"**Fix:** {case.fix}\n")
+    finally:
+        os.chdir(cwd)
+    return "\n".join(blocks)
+
+
+if __name__ == "__main__":  # python tests/test_errors_catalogue.py: rewrite the entries of docs/errors.md
+    root = Path(tempfile.mkdtemp(prefix="xleval-errors-"))
+    _write_files(root)
+    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "<!-- entries -->\n"
+    head, marker, _ = text.partition("<!-- entries -->")
+    DOC.write_text(head + marker + "\n\n" + _render_entries(root), encoding="utf-8")
+    shutil.rmtree(root, ignore_errors=True)
+    print(f"wrote {len(CASES)} entries to {DOC}")
