@@ -82,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     try:
-        rc = app.main(args=args, prog_name="xleval", standalone_mode=False)
+        # make_context + invoke, not app.main: click's main turns Ctrl-C into Abort after printing a blank line
+        with app.make_context("xleval", list(args)) as ctx:
+            rc = app.invoke(ctx)
     except XlevalError as exc:
         if debug:
             raise

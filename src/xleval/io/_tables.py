@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import glob
 import io as _io
 import json
 import os
+import re
+import socket
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -282,7 +285,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         raise InputError(f"{target}: output directory {directory} does not exist; create it first")
     if not os.access(directory, os.W_OK):
         raise InputError(f"{target}: output directory {directory} is not writable")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    _remove_stale_temporaries(directory, target.name)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}@{_HOST}.", suffix=".tmp", dir=directory)
     os.close(fd)
     tmp_path = Path(tmp)
     os.chmod(tmp_path, _output_mode(target))  # mkstemp makes 0600; an output should get the usual mode
@@ -293,6 +297,33 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
         raise
+
+
+_HOST = socket.gethostname()
+
+
+def _remove_stale_temporaries(directory: Path, name: str) -> None:
+    """Remove the temporary files of earlier writes of ``name`` that were killed (SIGKILL, out of
+    memory) before they could clean up: those of this host whose process is gone. Another host's
+    files on a shared folder, and those of running processes, are left alone."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.(\d+)@(.+)\.[^.]+\.tmp")
+    for entry in directory.glob(f".{glob.escape(name)}.*.tmp"):
+        match = pattern.fullmatch(entry.name)
+        if match and match.group(2) == _HOST and not _process_alive(int(match.group(1))):
+            with contextlib.suppress(OSError):
+                entry.unlink()
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. PermissionError: it exists, owned by someone else
+        return True
+    return True
 
 
 def _output_mode(target: Path) -> int:
