@@ -25,9 +25,9 @@ import pandas as pd
 from scipy.optimize import isotonic_regression
 
 from .. import __version__
-from ..exceptions import (DegenerateGroupWarning, InputError, ModelFileError, NotFittedError, SignatureMismatchError,
-                          SmallGroupWarning, UnseenGroupWarning)
+from ..exceptions import (DegenerateGroupWarning, InputError, ModelFileError, NotFittedError, SmallGroupWarning, UnseenGroupWarning)
 from ._persist import load_checked, save_checked
+from ._signature import check_compatible
 
 __all__ = ["AnchoredCalibrator"]
 
@@ -140,10 +140,8 @@ class AnchoredCalibrator:
     def transform(self, X, groups=None, *, signature: str | None = None, force: bool = False) -> np.ndarray:
         """Scores mapped to the human scale (NaN stays NaN)."""
         self._check_fitted()
-        if signature is not None and self.signature_ is not None and signature != self.signature_ and not force:
-            raise SignatureMismatchError(
-                f"scores have metric signature {signature!r} but the calibrator was fitted on {self.signature_!r}; "
-                "score with the same metric options, or pass force=True (--force) to apply it anyway")
+        if not force:
+            check_compatible(self.signature_, signature)
         x, labels, _ = self._inputs(X, groups, None, need_human=False)
         out = np.full(len(x), np.nan)
         fell = []

@@ -39,13 +39,13 @@ from ..exceptions import (
     InputError,
     ModelFileError,
     NotFittedError,
-    SignatureMismatchError,
     SmallGroupWarning,
     UnseenGroupWarning,
 )
 from ..io.langs import family_of, script_of
 from ._groupstats import GroupStats
 from ._persist import load_checked, save_checked
+from ._signature import check_compatible, merge_signatures
 
 __all__ = ["LGN", "GroupParams", "FORMAT_VERSION"]
 
@@ -162,9 +162,7 @@ class LGN:
         for part in fitted:
             if part.get_params() != self.get_params():
                 raise InputError("fit_from: every part must have this estimator's parameters")
-            if part.signature_ is not None:
-                self._check_signature(part.signature_, force=False)  # parts scored with another metric
-                self.signature_ = part.signature_
+            self.signature_ = merge_signatures(self.signature_, part.signature_)
             self.stats_ = part.stats_ if self.n_batches_ == 0 else {
                 lv: self.stats_[lv].merge(part.stats_[lv]) for lv in self.levels_}
             self.n_batches_ += part.n_batches_
@@ -177,12 +175,7 @@ class LGN:
         self._validate_params()
         if not hasattr(self, "levels_"):
             self._reset()
-        if signature is not None:
-            if self.signature_ is not None and signature != self.signature_:
-                raise SignatureMismatchError(
-                    f"partial_fit batch has metric signature {signature!r}, the calibrator was fitted on {self.signature_!r}"
-                )
-            self.signature_ = signature
+        self.signature_ = merge_signatures(self.signature_, signature)
         scores, frame = self._scores_and_groups(X, groups)
         batch = self._batch_stats(scores, frame)
         if self.window is not None:
@@ -360,12 +353,13 @@ class LGN:
         if not hasattr(self, "params_"):
             raise NotFittedError("this LGN is not fitted yet; call fit() or load a saved calibrator first")
 
-    def _check_signature(self, signature: str | None, force: bool) -> None:
-        if signature is not None and self.signature_ is not None and signature != self.signature_ and not force:
-            raise SignatureMismatchError(
-                f"scores have metric signature {signature!r} but the calibrator was fitted on {self.signature_!r}; "
-                "score with the same metric options, or pass force=True (--force) to apply it anyway"
-            )
+    def _check_signature(self, signature: str | None, force: bool, frame: pd.DataFrame | None = None) -> None:
+        if force or signature is None or self.signature_ is None:
+            return
+        languages = None
+        if frame is not None and "tgt_lang" in frame.columns:
+            languages = [str(x) for x in pd.unique(frame["tgt_lang"])]
+        check_compatible(self.signature_, signature, languages=languages)
 
     def _resolve(self, frame: pd.DataFrame):
         """Per distinct group combination (``by`` values, plus the target language when a language
@@ -432,8 +426,8 @@ class LGN:
     def transform(self, X, groups=None, *, signature: str | None = None, force: bool = False) -> np.ndarray:
         """Calibrated scores (NaN where the score is NaN; raw where the fallback is ``raw``)."""
         self._check_fitted()
-        self._check_signature(signature, force)
         scores, frame = self._scores_and_groups(X, groups)
+        self._check_signature(signature, force, frame)
         codes, level, key = self._resolve(frame)
         self._warn_unseen(codes, level)
         if self.method == "quantile":

@@ -107,7 +107,7 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
     model._check_fitted()
     path, output = str(path), str(output)
     sig = signature if signature is not None else _stored_signature(path, model.score)
-    model._check_signature(sig, force)
+    # the signature is checked per batch by transform, against the languages each batch holds
     name = column or f"{model.score}_lgn"
     spec = ReadSpec(path, chunk_size, dict(columns or {}), required=[model.score], numeric=[model.score])
     sources: collections.Counter = collections.Counter()

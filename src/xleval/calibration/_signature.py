@@ -1,0 +1,75 @@
+"""Metric signatures as calibrators see them.
+
+A score column carries one signature string; when the metric's options differ by target language
+(BLEU picks ``tok:zh`` for Chinese, ``tok:13a`` elsewhere) xleval.metrics writes the combined
+form ``tgt_lang=de: SIG ; tgt_lang=zh: SIG2``. A calibrator fitted on several languages must then
+accept scores of a subset of them, and refuse a language scored with other options: signatures
+are compared per language, never as whole strings.
+"""
+from __future__ import annotations
+
+from ..exceptions import SignatureMismatchError
+
+__all__ = ["parse_signature", "combine_signatures", "check_compatible", "merge_signatures"]
+
+_SEP = " ; "
+_PREFIX = "tgt_lang="
+_ANY = "*"
+
+
+def parse_signature(signature: str) -> dict[str, str]:
+    """``'SIG'`` -> ``{'*': 'SIG'}``; the combined form -> ``{lang: SIG}``."""
+    parts = signature.split(_SEP)
+    if not all(p.startswith(_PREFIX) and ": " in p for p in parts):
+        return {_ANY: signature}
+    return dict(p[len(_PREFIX):].split(": ", 1) for p in parts)
+
+
+def combine_signatures(per_language: dict[str, str]) -> str:
+    """The inverse of :func:`parse_signature` (one plain signature when every language agrees)."""
+    values = set(per_language.values())
+    if len(values) == 1 and (len(per_language) > 0):
+        return values.pop()
+    return _SEP.join(f"{_PREFIX}{lang}: {sig}" for lang, sig in sorted(per_language.items()))
+
+
+def check_compatible(fitted: str | None, given: str | None, *, languages=None, what: str = "scores") -> None:
+    """Raise :class:`SignatureMismatchError` unless every language of ``given`` was fitted with the same
+    signature. A plain fitted signature covers every language; a plain ``given`` one covers the
+    ``languages`` of the data (all fitted languages when they are not known)."""
+    if fitted is None or given is None or fitted == given:
+        return
+    have, want = parse_signature(fitted), parse_signature(given)
+    for lang, sig in want.items():
+        if lang in have:
+            expected = {have[lang]}
+        elif _ANY in have:
+            expected = {have[_ANY]}
+        elif languages is not None:
+            expected = {have[x] for x in languages if x in have} or {sig}
+        else:
+            expected = set(have.values())
+        if expected != {sig}:
+            where = "" if lang == _ANY else f" for tgt_lang={lang}"
+            raise SignatureMismatchError(
+                f"{what} have metric signature {sig!r}{where} but the calibrator was fitted on {fitted!r}; "
+                "score with the same metric options, or pass force=True (--force) to apply it anyway"
+            )
+
+
+def merge_signatures(fitted: str | None, given: str | None) -> str | None:
+    """The signature of a calibrator after fitting more data scored with ``given`` (checked compatible
+    language by language; new languages are added)."""
+    if fitted is None or given is None:
+        return given if fitted is None else fitted
+    have, want = parse_signature(fitted), parse_signature(given)
+    if _ANY in have and _ANY in want:
+        check_compatible(fitted, given, what="batch scores")
+        return fitted
+    for lang, sig in want.items():
+        if lang in have and have[lang] != sig:
+            check_compatible(fitted, given, what="batch scores")
+    if _ANY in have or _ANY in want:
+        check_compatible(fitted, given, what="batch scores")
+        return fitted
+    return combine_signatures({**have, **want})
