@@ -5,9 +5,12 @@ Only the base class and the registry are imported eagerly; metric classes load o
 from ._base import Metric
 from ._registry import available_metrics, get_metric
 
-__all__ = ["Metric", "BLEU", "CHRF", "TER", "get_metric", "available_metrics", "score_frame", "corpus_table", "ScoredFrame"]
+__all__ = ["Metric", "BLEU", "CHRF", "TER", "COMET", "BERTScore", "EmbeddingCosine", "get_metric", "available_metrics",
+           "score_frame", "corpus_table", "ScoredFrame"]
 
-_LAZY = {"BLEU": "._bleu", "CHRF": "._chrf", "TER": "._ter", "score_frame": "._frame", "corpus_table": "._frame", "ScoredFrame": "._frame"}
+# the neural classes import torch/transformers only when a model is loaded, not at class import
+_LAZY = {"BLEU": "._bleu", "CHRF": "._chrf", "TER": "._ter", "COMET": "._comet", "BERTScore": "._bertscore",
+         "EmbeddingCosine": "._embed", "score_frame": "._frame", "corpus_table": "._frame", "ScoredFrame": "._frame"}
 
 
 def __getattr__(name: str):
