@@ -19,6 +19,10 @@ def score(
     lp: Optional[str] = typer.Option(None, "-l", "--lp", help="Language pair of the plain files, e.g. de-en."),
     tokenize: Optional[str] = typer.Option(None, "--tokenize", help="BLEU tokenizer for all rows (default: by target language; 13a)."),
     lowercase: bool = typer.Option(False, "--lowercase", "-lc", help="Case-insensitive BLEU/chrF."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Neural metrics: segments per model call."),
+    device: Optional[str] = typer.Option(None, "--device", help="Neural metrics: cpu, cuda, cuda:N or mps."),
+    precision: Optional[str] = typer.Option(None, "--precision", help="Neural metrics: fp32 or fp16."),
+    progress: bool = typer.Option(False, "--progress", help="Neural metrics: show a progress bar."),
     fmt: OutputFormat = FORMAT_OPTION,
     col: Optional[list[str]] = COL_OPTION,
 ) -> None:
@@ -34,18 +38,23 @@ def score(
     else:
         df = read_plain_files(hypotheses=hyp, references=ref or [], sources=src, lp=lp)
     specs = [m.strip() for m in metric.split(",") if m.strip()]
-    options = {s: _options(s, tokenize, lowercase) for s in specs}
+    neural = {"batch_size": batch_size, "device": device, "precision": precision, "progress": progress or None}
+    options = {s: _options(s, tokenize, lowercase, neural) for s in specs}
     scored = score_frame(df, specs, options)
     if output is not None:
         write_table(scored.frame, output, metadata=scored.metadata())
         err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}")
     if corpus or output is None:
         _render(corpus_table(scored), scored.metadata(), fmt)
+    elif fmt == OutputFormat.json:
+        emit_json({"output": output, "rows": len(df), **scored.metadata()})
 
 
-def _options(spec: str, tokenize: str | None, lowercase: bool) -> dict:
+def _options(spec: str, tokenize: str | None, lowercase: bool, neural: dict) -> dict:
     kind = spec.split(":")[0].lower()
     opts: dict = {}
+    if kind in ("comet", "bertscore", "embed"):
+        opts.update({k: v for k, v in neural.items() if v is not None})
     if kind == "bleu" and tokenize:
         opts["tokenize"] = tokenize
     if kind in ("bleu", "chrf", "chrf++") and lowercase:
