@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 __all__ = ["console", "err_console", "OutputFormat", "FORMAT_OPTION", "COL_OPTION", "emit_json", "print_table", "parse_pair",
-           "row_progress", "to_jsonable"]
+           "row_progress", "to_jsonable", "REPORT_OPTION", "write_analysis_report"]
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -68,6 +68,19 @@ def print_table(rows: Sequence[Mapping[str, Any]], title: str | None = None, dig
     for row in rows:
         table.add_row(*(_cell(to_jsonable(v) if not isinstance(v, float) else v, digits) for v in row.values()))
     console.print(table)
+
+
+REPORT_OPTION = typer.Option(None, "--report", help="Also write a self-contained HTML report (.html) or its JSON (.json) here.")
+
+
+def write_analysis_report(path, title: str, results, notes=()) -> None:
+    """Render analysis results (fairness, audit, intrinsic) into one report file, atomically."""
+    if path is None:
+        return
+    from ..report import analysis_report, write_report
+
+    write_report(analysis_report(title, results, warnings=list(notes)), path)
+    err_console.print(f"wrote report: {path}")
 
 
 @contextlib.contextmanager

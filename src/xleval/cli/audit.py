@@ -10,7 +10,8 @@ import pandas as pd
 import typer
 
 from xleval.audit import AnswerParser, audit as run_audit, read_lm_eval_samples
-from xleval.cli._common import COL_OPTION, FORMAT_OPTION, OutputFormat, console, emit_json, print_table
+from xleval.cli._common import (COL_OPTION, FORMAT_OPTION, REPORT_OPTION, OutputFormat, console, emit_json, print_table,
+                               write_analysis_report)
 from xleval.exceptions import InputError
 from xleval.io import atomic_path, parse_column_mapping, read_table, write_table
 
@@ -34,6 +35,7 @@ def audit(
     n_resamples: int = typer.Option(_DEFAULTS["n_resamples"], "--n-resamples", help="Bootstrap resamples."),
     seed: int = typer.Option(_DEFAULTS["random_state"], "--seed", help="Random seed (bootstrap, permutations)."),
     save_table: Optional[Path] = typer.Option(None, "--save-table", help="Also write the combined long table here."),
+    report_path: Optional[str] = REPORT_OPTION,
 ) -> None:
     """Audit a translated benchmark for a translation tax (estimators E1-E4, parser validity, dose-response)."""
     data = pd.concat([_read(spec, parse_column_mapping(col)) for spec in inputs], ignore_index=True)
@@ -46,6 +48,7 @@ def audit(
     if checklist is not None:
         with atomic_path(checklist) as tmp:
             tmp.write_text(result.checklist(), encoding="utf-8")
+    write_analysis_report(report_path, "Translation-tax audit", [result])
     if fmt == OutputFormat.json:
         emit_json(result)
     else:

@@ -8,7 +8,8 @@ import typer
 
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
-from ._common import COL_OPTION, FORMAT_OPTION, OutputFormat, emit_json, err_console, print_table
+from ._common import (COL_OPTION, FORMAT_OPTION, REPORT_OPTION, OutputFormat, emit_json, err_console, print_table,
+                      write_analysis_report)
 
 app = typer.Typer(no_args_is_help=True, help="Multilingual fairness gaps and minimum test-set size.")
 
@@ -78,6 +79,7 @@ def gaps(
     seed: int = typer.Option(0, "--seed", help="random_state of the bootstrap."),
     col: Optional[list[str]] = COL_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
+    report_path: Optional[str] = REPORT_OPTION,
 ) -> None:
     """Per-language level, ratio to a reference, resource elasticity and typological bias."""
     from ..fairness import fairness_gaps, fairness_gaps_by
@@ -91,6 +93,7 @@ def gaps(
     else:
         report, notes = _caught(fairness_gaps, df, metric, by, **kwargs)
         reports = {"": report}
+    write_analysis_report(report_path, f"Fairness gaps: {metric} by {by}", list(reports.values()), notes)
     if fmt == OutputFormat.json:
         body = reports[""].to_dict() if not model else {name: r.to_dict() for name, r in reports.items()}
         emit_json({"result": body, "warnings": notes})

@@ -9,7 +9,8 @@ import typer
 
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table, write_table
-from ._common import COL_OPTION, FORMAT_OPTION, OutputFormat, emit_json, err_console, print_table
+from ._common import (COL_OPTION, FORMAT_OPTION, REPORT_OPTION, OutputFormat, emit_json, err_console, print_table,
+                      write_analysis_report)
 
 app = typer.Typer(no_args_is_help=True, help="Intrinsic cross-lingual LM metrics and their confounds.")
 
@@ -108,12 +109,14 @@ def confounds(
     eval_set: Optional[str] = typer.Option(None, "--eval-set", help="Apples corpus: flores, pud, parallel10 or wmt19."),
     col: Optional[list[str]] = COL_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
+    report_path: Optional[str] = REPORT_OPTION,
 ) -> None:
     """Vocabulary sensitivity, correlation with length, and stability across translations, per metric."""
     from ..intrinsic import analyze_confounds
 
     scores, notes = _caught(_load, input, source, unit, eval_set, None, col)
     report, more = _caught(analyze_confounds, scores, metric or None, alpha=alpha)
+    write_analysis_report(report_path, "Intrinsic LM metrics: confounds", [report], notes + more)
     if fmt == OutputFormat.json:
         emit_json({**report.to_dict(), "warnings": notes + more})
         return
