@@ -439,10 +439,12 @@ class LGN:
         a = t_std / scale
         b = t_mean - center * a
         a[level == -2], b[level == -2] = 1.0, 0.0
+        codes = codes.astype(np.intp, copy=False)  # take() with small int codes would convert them twice
         out = a.take(codes)  # in place from here: one output array, no temporaries
         out *= scores
         out += b.take(codes)
-        out[np.isinf(out)] = np.nan  # +-inf scores are kept as rows but have no calibrated value
+        if not np.isfinite(np.add.reduce(out)):  # one cheap pass; only NaN/inf data pays for the mask
+            out[np.isinf(out)] = np.nan  # +-inf scores are kept as rows but have no calibrated value
         return out
 
     def _forward(self, scores, center, scale, level_used, key_index) -> np.ndarray:
