@@ -44,5 +44,26 @@ test-fast: $(STAMP)
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
+# Build the wheel and sdist (the wheel from the sdist), install the wheel alone in a fresh venv under /tmp,
+# and smoke-test it there: --help, demo, calibrate fit/apply on the demo data, no heavy import.
+RELEASE_DIR ?= /tmp/xleval-release-check
+release-check: $(STAMP)
+	rm -rf dist $(RELEASE_DIR)
+	$(BIN)/python -m build --outdir dist .
+	$(PY) -m venv $(RELEASE_DIR)/venv
+	$(RELEASE_DIR)/venv/bin/pip install --quiet dist/xleval-*.whl
+	mkdir -p $(RELEASE_DIR)/smoke
+	cd $(RELEASE_DIR)/smoke && ../venv/bin/xleval --help >/dev/null
+	cd $(RELEASE_DIR)/smoke && ../venv/bin/xleval --version
+	cd $(RELEASE_DIR)/smoke && ../venv/bin/xleval demo --out demo >/dev/null
+	cd $(RELEASE_DIR)/smoke && ../venv/bin/xleval calibrate fit demo/data.parquet --score metric --by lp -o lgn.json --format json >/dev/null
+	cd $(RELEASE_DIR)/smoke && ../venv/bin/xleval calibrate apply lgn.json demo/data.parquet -o calibrated.tsv --format json >/dev/null
+	cd $(RELEASE_DIR)/smoke && ../venv/bin/python -c "import pandas as pd; d = pd.read_parquet('demo/data.parquet'); \
+		c = pd.read_csv('calibrated.tsv', sep='\t'); assert len(c) == len(d) and c['metric_lgn'].notna().all(), 'smoke'"
+	cd $(RELEASE_DIR)/smoke && { ../venv/bin/xleval calibrate fit missing.tsv --score metric -o x.json 2>err.txt; test $$? -eq 2; } \
+		&& test "$$(wc -l < err.txt)" -eq 1
+	cd $(RELEASE_DIR)/smoke && ../venv/bin/python $(CURDIR)/tests/import_check.py
+	@echo "release-check passed: $$(ls dist)"
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info demo-output
