@@ -451,3 +451,14 @@ def test_chunk_size_zero_is_refused(workdir, capsys, monkeypatch):
     rc, err = _run_in_process(workdir, [*APPLY.split(), "scores.tsv", "-o", "out/chunk0.tsv", "--chunk-size", "0"],
                               capsys, monkeypatch)
     assert rc == 2 and "chunk size" in err
+
+
+def test_rewriting_a_table_without_metadata_removes_its_stale_sidecar(tmp_path):
+    """A PATH.signatures.json left by an earlier write would lend its signatures to the new table."""
+    from xleval.io import read_table_metadata, write_table
+
+    path = tmp_path / "t.tsv"
+    write_table(_scores(), path, metadata={"signatures": {"score": SIG_CHRF}})
+    assert read_table_metadata(path) == {"signatures": {"score": SIG_CHRF}}
+    write_table(_scores(1), path)
+    assert read_table_metadata(path) == {} and sorted(p.name for p in tmp_path.iterdir()) == ["t.tsv"]

@@ -363,9 +363,13 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
         payload = _to_tsv(df, where=f"{path}: ")
     with atomic_path(path) as tmp:
         tmp.write_text(payload, encoding="utf-8")
+    sidecar = Path(str(path) + SIDECAR_SUFFIX)
     if metadata:
-        with atomic_path(str(path) + SIDECAR_SUFFIX) as tmp:
+        with atomic_path(sidecar) as tmp:
             tmp.write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    else:  # a sidecar left by an earlier write of this path describes a table that is gone
+        with contextlib.suppress(FileNotFoundError):
+            sidecar.unlink()
 
 
 def _to_jsonl(df: pd.DataFrame) -> str:
