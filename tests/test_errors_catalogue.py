@@ -435,8 +435,7 @@ if __name__ == "__main__":  # python tests/test_errors_catalogue.py: rewrite the
     print(f"wrote {len(CASES)} entries to {DOC}")
 
 
-# known gaps of the streamed path (xleval.scale), reported to its owner; strict: they fail once fixed ----------
-@pytest.mark.xfail(strict=True, reason="scale/_readers.py: pandas' chunked parser pads a short row with empty cells")
+# the streamed path (xleval.scale) refuses what the in-memory path refuses ----------------------------------
 @pytest.mark.parametrize("name, data", [("short.tsv", b"lp\tscore\tx\nen-de\t1\ta\nen-de\t2\nen-fr\t3\tc\n"),
                                         ("short.csv", b"lp,score,x\nen-de,1,a\nen-de,2\nen-fr,3,c\n")])
 def test_streamed_rows_of_another_width_are_refused(name, data, workdir, capsys, monkeypatch):
@@ -446,7 +445,6 @@ def test_streamed_rows_of_another_width_are_refused(name, data, workdir, capsys,
     assert rc == 2 and "row 2" in err and not (workdir / f"out/stream-{name}").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="cli/calibrate.py: `chunk_size or DEFAULT_CHUNK_SIZE` turns 0 into the default")
 def test_chunk_size_zero_is_refused(workdir, capsys, monkeypatch):
     rc, err = _run_in_process(workdir, [*APPLY.split(), "scores.tsv", "-o", "out/chunk0.tsv", "--chunk-size", "0"],
                               capsys, monkeypatch)

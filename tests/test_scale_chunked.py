@@ -159,7 +159,7 @@ def malformed_csv(tmp_path, n=120_000, bad_row=60_001, line=None):
 def test_malformed_row_mid_file_names_it_and_leaves_no_output(tmp_path, output):
     df, path = malformed_csv(tmp_path)
     model = in_memory_fit(df, by="lp", score="score")
-    with pytest.raises(InputError, match=r"row 60001 \(line 60002\) has 3 fields, the header has 2"):
+    with pytest.raises(InputError, match=r"row 60001 \(line 60002\) has 3 comma-separated fields, the header has 2"):
         apply_chunked(model, path, tmp_path / output, chunk_size=10_000)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.csv"]  # no output, no temporary file
 
@@ -318,3 +318,15 @@ def test_progress_callbacks_count_every_row(tmp_path, table):
         apply_chunked(model, path, tmp_path / "o.parquet", chunk_size=700, progress=applied.append)
     assert sum(fitted) == len(df) and sum(applied) == len(df)
     assert len(applied) >= 2  # one call per written batch, not one at the end
+
+
+@pytest.mark.parametrize("ext", ["tsv", "csv"])
+def test_streamed_reader_skips_a_leading_comment_block_like_the_in_memory_one(tmp_path, ext):
+    df = generated(n=300)
+    path = tmp_path / f"c.{ext}"
+    body = df.to_csv(sep="\t" if ext == "tsv" else ",", index=False)
+    path.write_text("# provenance: generated\n# second comment line\n" + body)
+    whole = read_table(path, numeric=["score"])
+    streamed = pd.concat([b.frame for b in iter_batches(path, 64, numeric=["score"])], ignore_index=True)
+    assert list(streamed.columns) == list(whole.columns) and len(streamed) == len(whole) == 300
+    np.testing.assert_array_equal(streamed["score"].to_numpy(), whole["score"].to_numpy())

@@ -35,6 +35,7 @@ __all__ = [
     "parse_column_mapping",
     "to_numeric_column",
     "read_plain_files",
+    "check_text_file_shape",
 ]
 
 FORMATS = {".tsv": "tsv", ".txt": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
@@ -250,6 +251,62 @@ def _check_csv_shape(text: str, name: str) -> None:
         raise InputError(f"{name}: line {records.line_num}: cannot read as csv: {exc}") from None
     finally:
         csv.field_size_limit(limit)
+
+
+def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str) -> int:
+    """The width checks of the in-memory reader, streamed over a file of any size (one pass, constant
+    memory), for readers that parse in chunks: every record must have the header's number of fields.
+    Returns the number of '#' comment lines before the header (to skip)."""
+    with open(path, "rb") as fh:
+        skip = 0
+        header = fh.readline()
+        while header.startswith((b"#", b"\xef\xbb\xbf#")):
+            skip += 1
+            header = fh.readline()
+    if fmt == "tsv":
+        with open(path, "rb") as fh:
+            for _ in range(skip + 1):
+                fh.readline()
+            width = header.count(b"\t") + 1
+            row = 0
+            for line in fh:
+                row += 1
+                fields = line.count(b"\t") + 1
+                if fields != width:
+                    raise InputError(f"{name}: row {row} (line {row + skip + 1}) has {fields} tab-separated fields, "
+                                     f"the header has {width}; fix the row (a tab inside a text?)")
+        return skip
+    limit = csv.field_size_limit()
+    csv.field_size_limit(2**31 - 1)  # a long quoted text is data, not an error
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            records = csv.reader(_after_leading_comments(fh))
+            width, row = len(next(records, [])), 0
+            for record in records:
+                if record:
+                    row += 1
+                    if len(record) != width:
+                        _raise_csv_width(name, row, records.line_num, len(record), width)
+    except csv.Error as exc:
+        if "new-line" in str(exc):
+            raise InputError(f"{name}: line {records.line_num}: a carriage return (CR) without a line feed outside "
+                             "quotes; save the file with LF or CRLF line endings") from None
+        raise InputError(f"{name}: line {records.line_num}: cannot read as csv: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
+    finally:
+        csv.field_size_limit(limit)
+    return skip
+
+
+def _after_leading_comments(lines):
+    """The lines of a text file from its header on ('#' lines before the header are a comment block)."""
+    lines = iter(lines)
+    for line in lines:
+        if not line.startswith("#"):
+            yield line
+            break
+    yield from lines
 
 
 def _data_row(lines: list[str], index: int) -> int:

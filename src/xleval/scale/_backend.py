@@ -231,6 +231,8 @@ STREAM_BYTES = 1 << 30           # text inputs above 1 GiB likewise
 def should_stream(path: str | os.PathLike, chunk_size: int | None, backend: str | None) -> bool:
     """Whether a command should take the chunked path: asked for (``--chunk-size``, ``--backend dask``)
     or the input is large; small inputs keep the in-memory path (full verification tables)."""
+    if chunk_size is not None and chunk_size < 1:
+        raise InputError(f"--chunk-size {chunk_size}: the chunk size must be a positive number of rows, e.g. 100000")
     if chunk_size is not None or (backend not in (None, "local")):
         return True
     if str(path) == "-":

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
+from ..io._tables import check_text_file_shape
 from ..io import table_format, to_numeric_column
 
 __all__ = ["TableBatch", "iter_batches", "count_rows", "DEFAULT_CHUNK_SIZE", "batch_context", "finish_batch",
@@ -151,6 +152,9 @@ def _text_frames(path, fmt, name, batch_size, rename, read_columns) -> Iterator[
     options = dict(dtype=str, keep_default_na=False, chunksize=batch_size)
     if fmt == "tsv":
         options.update(sep="\t", quoting=csv.QUOTE_NONE, lineterminator="\n")
+    if name != "<stdin>":
+        # pandas' chunked parser pads a short row with empty cells: check every record's width first
+        options["skiprows"] = check_text_file_shape(path, fmt, name)
     handle = sys.stdin if name == "<stdin>" else open(path, encoding="utf-8-sig", newline="")
     try:
         reader = pd.read_csv(handle, **options)
