@@ -72,8 +72,8 @@ def _fit_part(part, params: dict, signature: str | None) -> LGN:
     local = LGN(**params)
     by = [local.by] if isinstance(local.by, str) else list(local.by)
     for batch in part.batches():
-        with batch_context(batch, "input"):
-            local.partial_fit(prepare_frame(batch.frame, by, "input"), signature=signature)
+        with batch_context(batch, batch.source):
+            local.partial_fit(prepare_frame(batch.frame, by, batch.source), signature=signature)
     return local
 
 
@@ -130,12 +130,12 @@ def _apply_part(part, model: LGN, column: str, interval: float | None, signature
                 force: bool) -> list[pd.DataFrame]:
     out = []
     for batch in part.batches():
-        with batch_context(batch, "input"), warnings.catch_warnings():
+        with batch_context(batch, batch.source), warnings.catch_warnings():
             # counted over the whole table and warned once by the caller
             warnings.simplefilter("ignore", UnseenGroupWarning)
             warnings.simplefilter("ignore", DataQualityWarning)
             out.append(calibrate_frame(model, batch.frame, column=column, interval=interval, signature=signature,
-                                       force=force, where="input"))
+                                       force=force, where=batch.source))
     return out
 
 
@@ -202,7 +202,7 @@ def _score_part(part, metrics: Sequence[Any]) -> list[pd.DataFrame]:
     out = []
     for batch in part.batches():
         frame = batch.frame.copy()
-        with batch_context(batch, "input"):
+        with batch_context(batch, batch.source):
             for m in metrics:
                 refs = _texts(frame, "reference") if (m.needs_refs or "reference" in frame.columns) else None
                 srcs = _texts(frame, "source") if (m.needs_srcs or "source" in frame.columns) else None
@@ -262,8 +262,8 @@ def _bias_part(part, score: str, cols: list[str]) -> GroupStats:
 
     stats = None
     for batch in part.batches():
-        with batch_context(batch, "input"):
-            frame = prepare_frame(batch.frame, cols, "input")
+        with batch_context(batch, batch.source):
+            frame = prepare_frame(batch.frame, cols, batch.source)
             labels = group_labels(frame, cols if len(cols) > 1 else cols[0])
         codes, keys = pd.factorize(pd.Series(labels, dtype=object))
         s = GroupStats.from_values(frame[score].to_numpy(dtype=float), codes, list(keys))

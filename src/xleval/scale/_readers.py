@@ -39,6 +39,7 @@ class TableBatch:
     frame: pd.DataFrame
     start: int
     index: int
+    source: str = "input"  # the file it came from, for messages
 
     @property
     def stop(self) -> int:
@@ -55,7 +56,8 @@ def batch_context(batch: TableBatch, name: str) -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        raise type(exc)(f"{batch.where(name)}, row numbers below count from row {batch.start + 1}: {exc}") from exc
+        inner = str(exc).removeprefix(f"{name}: ")  # the file is named once, with the batch
+        raise type(exc)(f"{batch.where(name)}, row numbers below count from row {batch.start + 1}: {inner}") from exc
 
 
 def iter_batches(path: str | os.PathLike, batch_size: int = DEFAULT_CHUNK_SIZE, *,
@@ -90,7 +92,7 @@ def finish_batch(frame: pd.DataFrame, start: int, index: int, rename: Mapping[st
                  name: str) -> TableBatch:
     """Rename the columns and parse the numeric ones of a freshly read frame."""
     frame = frame.rename(columns=dict(rename)) if rename else frame
-    batch = TableBatch(frame, start, index)
+    batch = TableBatch(frame, start, index, name)
     for col in numeric:
         if col in frame.columns:
             frame[col] = _numeric(frame[col], col, batch, name)
