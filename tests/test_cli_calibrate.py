@@ -108,3 +108,26 @@ def test_demo_recovers_the_cross_language_ranking(tmp_path):
     raw, cal = result["agreement"]["raw"], result["agreement"]["calibrated"]
     assert cal["cross_group_pairwise_accuracy"] > raw["cross_group_pairwise_accuracy"] + 0.1
     assert (tmp_path / "demo" / "lgn.json").exists() and (tmp_path / "demo" / "summary.json").exists()
+
+
+@pytest.mark.parametrize("chunk", [None, "50"])
+def test_apply_keeps_input_signatures_and_names_the_calibrator(tmp_path, table, chunk):
+    from xleval.io import read_table_metadata, write_table
+
+    path, sim = table
+    scored = tmp_path / "scored.parquet"
+    write_table(sim.data, scored, metadata={"signatures": {"metric": "chrF2|nc:6|synthetic"}})
+    model = tmp_path / "m.json"
+    assert main(["calibrate", "fit", str(scored), "--score", "metric", "-o", str(model), "--format", "json"]) == 0
+    out = tmp_path / "out.parquet"
+    args = ["calibrate", "apply", str(model), str(scored), "-o", str(out), "--format", "json"]
+    assert main(args + (["--chunk-size", chunk] if chunk else [])) == 0
+    sigs = read_table_metadata(out)["signatures"]
+    assert sigs["metric"] == "chrF2|nc:6|synthetic"
+    assert sigs["metric_lgn"].startswith("lgn|method:zscore|by:tgt_lang|target:0,1|of:chrF2|nc:6|synthetic")
+
+
+def test_missing_output_folder_is_refused_before_fitting(tmp_path, table):
+    path, _ = table
+    rc, _, err = run("calibrate", "fit", path, "--score", "metric", "-o", tmp_path / "nope" / "m.json")
+    assert rc == 2 and "does not exist" in err

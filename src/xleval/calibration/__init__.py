@@ -1,11 +1,11 @@
 """Calibration of metric scores across languages: mergeable group statistics and LGN."""
 from ._anchored import AnchoredCalibrator
-from ._frame import calibrate_frame, prepare_frame, score_signature
+from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
 from ._lgn import LGN, GroupParams
 from ._summary import CalibrationSummary, calibration_summary
 
 __all__ = [
     "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "GroupParams", "CalibrationSummary", "calibration_summary",
-    "calibrate_frame", "prepare_frame", "score_signature",
+    "calibrate_frame", "calibrated_metadata", "prepare_frame", "score_signature",
 ]

@@ -11,7 +11,7 @@ from ..exceptions import DataQualityWarning, InputError, SignatureMismatchError
 from ..io import add_language_columns, read_table_metadata
 from ._lgn import LGN
 
-__all__ = ["prepare_frame", "calibrate_frame", "score_signature"]
+__all__ = ["prepare_frame", "calibrate_frame", "score_signature", "calibrated_metadata"]
 
 _LANGUAGE_COLUMNS = {"lp", "src_lang", "tgt_lang"}
 
@@ -30,6 +30,20 @@ def score_signature(path, score: str) -> str | None:
     signatures = meta.get("signatures", {}) if isinstance(meta, dict) else {}
     sig = signatures.get(score)
     return sig if isinstance(sig, str) else None
+
+
+def calibrated_metadata(model: LGN, path, column: str | None = None) -> dict:
+    """The input table's metadata (its metric signatures) plus one for the calibrated column, which
+    names the calibrator and the signature of the score it calibrated, so the output stays traceable."""
+    meta = read_table_metadata(path) if str(path) != "-" else {}
+    meta = dict(meta) if isinstance(meta, dict) else {}
+    signatures = dict(meta.get("signatures", {}))
+    t_mean, t_std = model.target
+    by = "+".join(model.by_)
+    signatures[column or f"{model.score}_lgn"] = (f"lgn|method:{model.method}|by:{by}|target:{t_mean:g},{t_std:g}"
+                                                  f"|of:{model.signature_ or 'unknown'}")
+    meta["signatures"] = signatures
+    return meta
 
 
 def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, interval: float | None = None,

@@ -8,9 +8,9 @@ from typing import Optional
 import typer
 
 from ..calibration import LGN, calibration_summary
-from ..calibration import calibrate_frame, prepare_frame, score_signature
+from ..calibration import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ..exceptions import InputError
-from ..io import parse_column_mapping, read_table, write_table
+from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import COL_OPTION, row_progress, FORMAT_OPTION, OutputFormat, emit_json, err_console, parse_pair, print_table
 
 app = typer.Typer(no_args_is_help=True, help="Fit, apply and show LGN calibrators.")
@@ -52,6 +52,7 @@ def fit(
     """Fit per-group statistics on a calibration set and save them."""
     from ..scale import should_stream
 
+    check_output_path(output)
     by_cols = [c.strip() for c in by.split(",") if c.strip()]
     model = LGN(by=by_cols[0] if len(by_cols) == 1 else by_cols, method=method, target=parse_pair(target, "--target"),
                 min_count=min_count, fallback="default" if fallback == "default" else fallback.split(","), score=score)
@@ -92,6 +93,8 @@ def apply(
     from ..scale import should_stream
 
     model = LGN.load(model_path)
+    if output != "-":
+        check_output_path(output)
     if on_unseen is not None:
         _override_terminal(model, on_unseen)
     if should_stream(input, chunk_size, backend) or scheduler is not None or workers is not None:
@@ -102,7 +105,7 @@ def apply(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = calibrate_frame(model, df, column=column, interval=interval, signature=sig, force=force, where=input)
-    write_table(out, output)
+    write_table(out, output, metadata=calibrated_metadata(model, input, column))
     if output != "-":
         name = column or f"{model.score}_lgn"
         counts = out["calibration_source"].value_counts().to_dict()

@@ -2,6 +2,7 @@
 from ._tables import (
     FORMATS,
     atomic_path,
+    check_output_path,
     parse_column_mapping,
     read_plain_files,
     read_table,
@@ -15,6 +16,7 @@ from .langs import add_language_columns, family_of, normalize_code, normalize_co
 __all__ = [
     "FORMATS",
     "atomic_path",
+    "check_output_path",
     "parse_column_mapping",
     "read_plain_files",
     "read_table",

@@ -36,6 +36,7 @@ __all__ = [
     "to_numeric_column",
     "read_plain_files",
     "check_text_file_shape",
+    "check_output_path",
 ]
 
 FORMATS = {".tsv": "tsv", ".txt": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
@@ -333,15 +334,24 @@ def _read_jsonl(text: str, name: str) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success rename it over ``path``, on error remove it."""
+def check_output_path(path: str | os.PathLike) -> Path:
+    """Refuse an output path whose folder is missing or not writable, before any work is done."""
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise InputError(f"{target}: output directory {directory} does not exist; create it first")
     if not os.access(directory, os.W_OK):
         raise InputError(f"{target}: output directory {directory} is not writable")
+    if target.is_dir():
+        raise InputError(f"{target}: is a directory; give a file name")
+    return target
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success rename it over ``path``, on error remove it."""
+    target = check_output_path(path)
+    directory = target.parent
     _remove_stale_temporaries(directory, target.name)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}@{_HOST}.", suffix=".tmp", dir=directory)
     os.close(fd)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..calibration import LGN, GroupStats, calibrate_frame, prepare_frame, score_signature
+from ..calibration import LGN, GroupStats, calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ..exceptions import DataQualityWarning, InputError, UnseenGroupWarning
 from ._backend import DaskBackend, LocalBackend, ReadSpec, resolve_backend, worker_metric
 from ._readers import DEFAULT_CHUNK_SIZE, batch_context
@@ -112,7 +112,7 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
     spec = ReadSpec(path, chunk_size, dict(columns or {}), required=[model.score], numeric=[model.score])
     sources: collections.Counter = collections.Counter()
     n_nan = 0
-    with _backend_context(backend) as be, open_writer(output) as writer:
+    with _backend_context(backend) as be, open_writer(output, metadata=calibrated_metadata(model, path, column)) as writer:
         shared = be.share(model)
         for frames in be.map(_apply_part, be.parts(spec), shared, name, interval, sig, force):
             for out in frames:
