@@ -181,13 +181,6 @@ class GroupStats:
     def std(self, ddof: int = 0) -> np.ndarray:
         return np.sqrt(self.var(ddof))
 
-    def pooled(self) -> GroupStats:
-        """All groups merged into one (key ``None``)."""
-        out = GroupStats.empty((None,), with_sketch=self.sketches is not None)
-        for i in range(len(self.keys)):
-            out = out.merge(self.take([i], key=None))
-        return out
-
     def coarsen(self, labels: Sequence[Hashable]) -> GroupStats:
         """Merge groups into coarser ones: group ``i`` goes to ``labels[i]`` (e.g. language pair -> target
         language). Exact by the same parallel update, so coarse levels never need a second pass over rows."""

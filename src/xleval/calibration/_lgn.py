@@ -67,9 +67,6 @@ class GroupParams:
     shrunk: np.ndarray
     degenerate: np.ndarray
 
-    def index(self) -> dict[Hashable, int]:
-        return {key: i for i, key in enumerate(self.keys)}
-
 
 class LGN:
     """Language-specific Group Normalization, a scikit-learn style estimator.
@@ -695,10 +692,6 @@ def _factorize(values) -> tuple[np.ndarray, list]:
 
 def _py(value):
     return value.item() if hasattr(value, "item") else value
-
-
-def _key(label):
-    return tuple(label) if isinstance(label, list) else label
 
 
 def _label(key) -> str:
