@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-EXTRAS ?= dev
+EXTRAS ?= dev,fast
 
 .PHONY: demo test test-fast install install-full bench clean release-check chromium
 
@@ -20,7 +20,7 @@ install: $(STAMP)
 # Full set-up for the test suite: core + dev + dask + the CPU torch build that lies on disk + lm/neural extras.
 $(VENV)/.installed-full: $(STAMP)
 	$(BIN)/pip install --quiet "torch==2.13.0"
-	$(BIN)/pip install --quiet -e ".[dev,dask,lm,neural]"
+	$(BIN)/pip install --quiet -e ".[dev,dask,lm,neural,fast]"
 	# unbabel-comet pins numpy<2 / transformers<5 / torchmetrics<0.11 (see docs/neural.md): its code runs on the
 	# versions above, so install it without its pins; its runtime deps are in the neural extra.
 	$(BIN)/pip install --quiet --no-deps "unbabel-comet==2.2.7"

@@ -15,6 +15,7 @@ import numpy as np
 
 from xleval.exceptions import InputError, MissingDependencyError, XlevalWarning
 
+from . import _fast
 from ._base import Metric
 from ._ngrams import build_pool, clipped_matches, in_chunks, ngram_totals
 from ._tokenize import TOKENIZERS, load_tokenizer, tokenize_lines, words_to_ragged
@@ -158,7 +159,22 @@ class BLEU(Metric):
 
     def _sentence_stats(self, hyps, refs, srcs) -> np.ndarray:
         self._check_nrefs(refs)
+        if _fast.enabled():
+            return _fast.in_chunks(self._fast_chunk_stats, hyps, refs, 2 + 2 * self.max_ngram_order)
         return in_chunks(self._chunk_stats, hyps, refs, 2 + 2 * self.max_ngram_order)
+
+    def _fast_chunk_stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
+        """The compiled path: same statistics as :meth:`_chunk_stats`."""
+        lines, hyp_idx, ref_idx = _fast.dedupe(hyps, refs)
+        if self.lowercase:
+            lines = [s.lower() for s in lines]
+        ids, off, vocab = _fast.words(lines, self.tokenizer)
+        lengths = np.diff(off)
+        hyp_len = lengths[hyp_idx]
+        ref_len = _closest_ref_len(hyp_len, list(lengths[ref_idx]))
+        correct = _fast.matches(ids, off, hyp_idx, ref_idx, self.max_ngram_order, vocab)
+        total = ngram_totals(hyp_len, self.max_ngram_order)
+        return np.column_stack((hyp_len, ref_len, correct, total)).astype(np.int64)
 
     def _chunk_stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
         n, order = len(hyps), self.max_ngram_order

@@ -14,6 +14,7 @@ import numpy as np
 
 from xleval.exceptions import InputError
 
+from . import _fast
 from ._base import Metric
 from ._ngrams import build_pool, clipped_matches, in_chunks, ngram_totals
 from ._tokenize import chars_to_ragged, words_to_ragged
@@ -125,15 +126,31 @@ class CHRF(Metric):
                 f"{len(refs)} reference stream(s) given but this chrF was built with nrefs={self.nrefs}; "
                 f"build it with nrefs={len(refs)} so the signature is right"
             )
-        return in_chunks(self._chunk_stats, hyps, refs, 3 * (self.char_order + self.word_order))
+        width = 3 * (self.char_order + self.word_order)
+        if _fast.enabled():
+            return _fast.in_chunks(self._fast_chunk_stats, hyps, refs, width)
+        return in_chunks(self._chunk_stats, hyps, refs, width)
 
     def _chunk_stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
-        stats = self._per_ref_stats(hyps, refs)
-        if len(refs) == 1:
+        return self._best_ref(self._per_ref_stats(hyps, refs))
+
+    def _fast_chunk_stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
+        """The compiled path: same statistics as :meth:`_chunk_stats`."""
+        lines, hyp_idx, ref_idx = _fast.dedupe(hyps, refs)
+        lines = self._prep(lines)
+        parts = [_fast_part(_fast.chars(lines, self.whitespace), hyp_idx, ref_idx, self.char_order)]
+        if self.word_order > 0:
+            units = _fast.ragged_csr(words_to_ragged([_remove_punctuation(s) for s in lines]))
+            parts.append(_fast_part(units, hyp_idx, ref_idx, self.word_order))
+        return self._best_ref(np.concatenate(parts, axis=2))
+
+    def _best_ref(self, stats: np.ndarray) -> np.ndarray:
+        """``(k, n, width)`` statistics against each reference -> those of the best reference ``(n, width)``."""
+        if len(stats) == 1:
             return stats[0]
         f = np.stack([self._score_from_stats(s) for s in stats])  # (k, n)
         best = np.argmax(f, axis=0)  # first best reference, like sacrebleu's strict '>'
-        return stats[best, np.arange(len(hyps))]
+        return stats[best, np.arange(stats.shape[1])]
 
     def _sentence_scores(self, hyps, refs, srcs) -> np.ndarray:
         return self._score_from_stats(self._sentence_stats(hyps, refs, srcs))
@@ -143,6 +160,20 @@ class CHRF(Metric):
         if stats.shape[1] != 3 * order:
             raise InputError(f"chrF stats need {3 * order} columns (got {stats.shape[1]})")
         return chrf_from_stats(stats, order, self.beta, self.eps_smoothing)
+
+
+def _fast_part(units, hyp_idx: np.ndarray, ref_idx: np.ndarray, order: int) -> np.ndarray:
+    """Compiled counterpart of :meth:`CHRF._part_stats`: ``(k, n, 3 * order)``."""
+    ids, off, vocab = units
+    lengths = np.diff(off)
+    hyp_tot = ngram_totals(lengths[hyp_idx], order)
+    out = np.empty((len(ref_idx), len(hyp_idx), 3 * order), dtype=np.int64)
+    for k, lines in enumerate(ref_idx):
+        ref_tot = ngram_totals(lengths[lines], order)
+        out[k, :, 0::3] = np.where(ref_tot > 0, hyp_tot, 0)  # sacrebleu: no hits without ref n-grams
+        out[k, :, 1::3] = ref_tot
+        out[k, :, 2::3] = _fast.matches(ids, off, hyp_idx, lines[None, :], order, vocab)
+    return out
 
 
 def chrf_from_stats(stats: np.ndarray, order: int, beta: int, eps_smoothing: bool) -> np.ndarray:

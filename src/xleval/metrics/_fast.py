@@ -1,0 +1,224 @@
+"""The compiled fast path of BLEU and chrF (optional: ``pip install xleval[fast]`` installs numba).
+
+Both paths produce the same integer sufficient statistics; the numpy path (``_ngrams``,
+``_tokenize``) runs when numba is absent or when :func:`set_backend` selects it.
+
+Every distinct string of a batch (hypotheses and references together) is converted once:
+references repeat across systems, so each is tokenised once per batch. ``13a`` and ``zh`` are
+tokenised by the compiled replay of sacrebleu's tokenizer (``_kernels.tokenize_re``; used only
+while sacrebleu's patterns are the ones it replays); the other tokenizers run sacrebleu's own
+code and only the counting is compiled.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+
+from xleval.exceptions import InputError, MissingDependencyError
+
+__all__ = ["set_backend", "get_backend", "backend", "enabled"]
+
+_BACKENDS = ("auto", "numba", "numpy")
+_state = {"backend": "auto"}
+
+# Segments per compiled call: large enough that references repeat inside a batch, small enough
+# that the code point buffers stay at tens of MB.
+CHUNK = 50_000
+
+
+def set_backend(name: str) -> str:
+    """Select the BLEU/chrF kernels: ``auto`` (numba when installed), ``numba`` or ``numpy``.
+
+    Both give identical numbers. Returns the previous setting.
+    """
+    if name not in _BACKENDS:
+        raise InputError(f"backend must be one of {', '.join(_BACKENDS)}, got {name!r}")
+    if name == "numba":
+        _require_kernels()
+    previous, _state["backend"] = _state["backend"], name
+    return previous
+
+
+def get_backend() -> str:
+    """The kernels that BLEU/chrF use now: ``numba`` or ``numpy``."""
+    return "numba" if enabled() else "numpy"
+
+
+@contextmanager
+def backend(name: str):
+    """``with backend("numpy"): ...`` runs the block with the given kernels."""
+    previous = set_backend(name)
+    try:
+        yield
+    finally:
+        _state["backend"] = previous
+
+
+def enabled() -> bool:
+    """Whether the compiled kernels run (numba installed and not switched off)."""
+    return _state["backend"] != "numpy" and _kernels() is not None
+
+
+@functools.lru_cache(maxsize=1)
+def _kernels():
+    try:
+        return importlib.import_module("xleval.metrics._kernels")
+    except ImportError:  # numba absent (or broken): the numpy path runs
+        return None
+
+
+def _require_kernels():
+    kernels = _kernels()
+    if kernels is None:
+        raise MissingDependencyError("numba", "fast", "the compiled BLEU/chrF kernels")
+    return kernels
+
+
+# ---------------------------------------------------------------------------------- character tables
+
+
+@functools.lru_cache(maxsize=1)
+def tables() -> dict[str, np.ndarray]:
+    """Lookup tables by code point: whitespace (``str.isspace``: what ``str.split()`` splits on),
+    13a's first punctuation class, and TokenizerZh's Chinese characters."""
+    from sacrebleu.tokenizers.tokenizer_zh import _UCODE_RANGES
+
+    # every str.isspace() character lies below U+3001 (the tests check all code points)
+    space = np.array([chr(c).isspace() for c in range(0x3001)], dtype=np.bool_)
+    first_pattern = _regexp_patterns()[0][0]
+    punct = np.array([bool(first_pattern.fullmatch(chr(c))) for c in range(0x80)], dtype=np.bool_)
+    chinese = np.zeros(0x10000, dtype=np.bool_)
+    for start, end in _UCODE_RANGES:
+        # sacrebleu compares one character with these strings; some are two characters long
+        # ('\u20000' is U+2000 then '0'), so c >= start means c > start[0] for those
+        low = ord(start[0]) + (len(start) > 1)
+        chinese[low : ord(end[0]) + 1] = True
+    return {"space": space, "punct": punct, "chinese": chinese}
+
+
+# the TokenizerRegexp substitutions that _kernels.tokenize_re replays
+_EXPECTED_RE = [
+    (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
+    (r"([^0-9])([\.,])", r"\1 \2 "),
+    (r"([\.,])([^0-9])", r" \1 \2"),
+    (r"([0-9])(-)", r"\1 \2 "),
+]
+
+
+@functools.lru_cache(maxsize=1)
+def _regexp_patterns() -> list:
+    from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
+
+    return TokenizerRegexp()._re
+
+
+# Lines exercising every replacement and substitution of 13a/zh; the compiled replay is used for a
+# tokenizer only if it splits these exactly as sacrebleu's code (installed version) does.
+_PROBES = [
+    "", " ", "a", "Hello, world. 3.5 and 3,000 - 4-5 x-y 1-", "&quot;q&quot; &amp;amp; &lt;b&gt; & ;",
+    "<skipped> a-\nb\nc-\n", "...,,.. 1.2.3 a.b ,a a, .5 5. ", "(x){y}[z]|~`^_\\/@?>=<;:+*)'\"!#$%",
+    "tab\tnbsp\u00a0ideo\u3000end\u2028\u0085 ", "中文，句子。ｆｕｌｌ　ｗｉｄｔｈ 𠀀\u2001\u2a6d\u2fa1 x",
+    " \ufffd\ud800 ", "don't stop-believing 1990-2000 -3 e.g. U.S.A. $1,000.00",
+]
+
+
+@functools.lru_cache(maxsize=1)
+def compiled_tokenizers() -> frozenset[str]:
+    """Tokenizers that the compiled kernel replays (13a, zh) and that agree with sacrebleu on the probes."""
+    from ._tokenize import tokenize_lines
+
+    kernels = _kernels()
+    if kernels is None:
+        return frozenset()
+    if [(p.pattern, r) for p, r in _regexp_patterns()] != _EXPECTED_RE:
+        return frozenset()
+    ok = set()
+    for name in ("13a", "zh"):
+        expected = [s.split() for s in tokenize_lines(_PROBES, name, lowercase=False)]
+        if _compiled_words(kernels, _PROBES, name) == expected:
+            ok.add(name)
+    return frozenset(ok)
+
+
+def _compiled_words(kernels, lines: list[str], tokenizer: str) -> list[list[str]]:
+    """Token strings of the compiled tokenizer (for the probes and the tests)."""
+    t = tables()
+    units, off = code_points(lines)
+    chars, tok_off, line_tok = kernels.tokenize_re(
+        units, off, 0 if tokenizer == "13a" else 1, t["space"], t["punct"], t["chinese"], *kernels.REPLACE_ARGS
+    )
+    text = chars.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    toks = [text[tok_off[i] : tok_off[i + 1]] for i in range(len(tok_off) - 1)]
+    return [toks[line_tok[i] : line_tok[i + 1]] for i in range(len(lines))]
+
+
+# ---------------------------------------------------------------------------------- batch preparation
+
+
+def dedupe(hyps: list[str], refs: list[list[str]]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Distinct strings of the batch, the string index of each hypothesis and of each reference ``(k, n)``."""
+    n = len(hyps)
+    everything = np.empty(n * (1 + len(refs)), dtype=object)
+    everything[:n] = hyps
+    for k, stream in enumerate(refs):
+        everything[n * (k + 1) : n * (k + 2)] = stream
+    codes, uniques = pd.factorize(everything)
+    codes = codes.astype(np.int64, copy=False)
+    return list(uniques), codes[:n], codes[n:].reshape(len(refs), n)
+
+
+def code_points(lines: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Code points of all lines (int32, CSR) and the line offsets."""
+    lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+    off = np.zeros(len(lines) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=off[1:])
+    data = "".join(lines).encode("utf-32-le", "surrogatepass")
+    return np.frombuffer(data, dtype="<i4"), off
+
+
+def words(lines: list[str], tokenizer: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """BLEU tokens of each (already lowercased) line as ids: ``(ids, line offsets, vocab)``."""
+    kernels = _require_kernels()
+    if tokenizer in compiled_tokenizers():
+        t = tables()
+        units, off = code_points(lines)
+        chars, tok_off, line_tok = kernels.tokenize_re(
+            units, off, 0 if tokenizer == "13a" else 1, t["space"], t["punct"], t["chinese"], *kernels.REPLACE_ARGS
+        )
+        ids, vocab = kernels.intern_tokens(chars, tok_off)
+        return ids, line_tok, max(int(vocab), 1)
+    from ._tokenize import tokenize_lines, words_to_ragged
+
+    return ragged_csr(words_to_ragged([s.split() for s in tokenize_lines(lines, tokenizer, lowercase=False)]))
+
+
+def chars(lines: list[str], whitespace: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """chrF's character units: code points with whitespace removed unless ``whitespace``."""
+    units, off = code_points(lines)
+    if not whitespace:
+        units, off = _require_kernels().strip_space(units, off, tables()["space"])
+    return units, off, 0x110000
+
+
+def ragged_csr(ragged) -> tuple[np.ndarray, np.ndarray, int]:
+    off = np.zeros(ragged.n_lines + 1, dtype=np.int64)
+    np.cumsum(ragged.lengths, out=off[1:])
+    return ragged.ids.astype(np.int32, copy=False), off, max(int(ragged.vocab), 1)
+
+
+def matches(units, off, hyp_idx, ref_idx, order: int, vocab: int) -> np.ndarray:
+    """Clipped matches ``(n, order)`` of each hypothesis against its references (max over them)."""
+    return _require_kernels().clipped_matches(units, off, hyp_idx, ref_idx, order, vocab)
+
+
+def in_chunks(func: Callable, hyps: list[str], refs: list[list[str]], width: int) -> np.ndarray:
+    """``func(hyps, refs) -> (n, width)`` over chunks of :data:`CHUNK` segments, stacked."""
+    if not hyps:
+        return np.zeros((0, width), dtype=np.int64)
+    parts = [func(hyps[i : i + CHUNK], [s[i : i + CHUNK] for s in refs]) for i in range(0, len(hyps), CHUNK)]
+    return np.concatenate(parts, axis=0)

@@ -1,0 +1,476 @@
+"""Compiled (numba) kernels behind the fast path of BLEU and chrF; imported only when numba is installed.
+
+Lines are int32 code point (or token id) arrays in CSR layout: ``units[off[i]:off[i+1]]`` is line
+``i``. Three kernels:
+
+* :func:`tokenize_re` reproduces sacrebleu's ``13a`` / ``zh`` tokenizer plus BLEU's ``rstrip`` and
+  whitespace split on code points: every ``str.replace`` and every ``re.sub`` of
+  ``TokenizerRegexp`` is replayed literally as a left-to-right scan (the patterns have a fixed width
+  of one or two characters, so the leftmost non-overlapping matches of ``re.sub`` are exactly those
+  of the scan). Output: the tokens' code points and token boundaries per line.
+* :func:`intern_tokens` gives equal tokens equal ids (hash table over code point spans, collisions
+  resolved by comparing the spans: exact).
+* :func:`clipped_matches` counts clipped n-gram matches per segment with a small open-addressing
+  hash table holding only the hypothesis n-grams. The n-gram id of order n at position i is the
+  table id of the pair (id of the (n-1)-gram at i, unit at i+n-1), so keys are exact int64 pairs.
+  An n-gram whose (n-1)-gram prefix is not shared by hypothesis and reference cannot match and is
+  skipped, which makes the higher orders cheap.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_SP = 32  # ' '
+
+
+def _ords(text: str) -> np.ndarray:
+    return np.array([ord(c) for c in text], dtype=np.int32)
+
+
+def _flat(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Strings as one int32 code point array plus offsets."""
+    off = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
+    return _ords("".join(texts)), off
+
+
+# str.replace steps of Tokenizer13a, in sacrebleu's order (after BLEU's rstrip)
+REPLACE_13A = [("<skipped>", ""), ("-\n", ""), ("\n", " "), ("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">")]
+REPLACE_ARGS = (*_flat([p for p, _ in REPLACE_13A]), *_flat([r for _, r in REPLACE_13A]))
+
+
+@njit(cache=True)
+def _is(table, c):
+    return c < len(table) and table[c]
+
+
+@njit(cache=True)
+def _digit(c):
+    return 48 <= c <= 57
+
+
+@njit(cache=True)
+def _replace(src, n, pat, rep, dst):
+    """``str.replace(pat, rep)`` of ``src[:n]`` into ``dst``; returns the new length."""
+    m = len(pat)
+    i = 0
+    k = 0
+    while i < n:
+        if src[i] == pat[0] and i + m <= n:
+            same = True
+            for j in range(1, m):
+                if src[i + j] != pat[j]:
+                    same = False
+                    break
+            if same:
+                for j in range(len(rep)):
+                    dst[k] = rep[j]
+                    k += 1
+                i += m
+                continue
+        dst[k] = src[i]
+        k += 1
+        i += 1
+    return k
+
+
+@njit(cache=True)
+def _re_passes(a, n, b, punct):
+    """sacrebleu's ``TokenizerRegexp`` substitutions on ``a[:n]`` (ping-pong with ``b``).
+
+    Returns ``(buffer, length)`` of the result.
+    """
+    # ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 '
+    k = 0
+    for i in range(n):
+        c = a[i]
+        if _is(punct, c):
+            b[k] = _SP
+            b[k + 1] = c
+            b[k + 2] = _SP
+            k += 3
+        else:
+            b[k] = c
+            k += 1
+    n = k
+    # ([^0-9])([\.,]) -> '\1 \2 '
+    k = 0
+    i = 0
+    while i < n:
+        c = b[i]
+        if i + 1 < n and not _digit(c) and (b[i + 1] == 46 or b[i + 1] == 44):
+            a[k] = c
+            a[k + 1] = _SP
+            a[k + 2] = b[i + 1]
+            a[k + 3] = _SP
+            k += 4
+            i += 2
+        else:
+            a[k] = c
+            k += 1
+            i += 1
+    n = k
+    # ([\.,])([^0-9]) -> ' \1 \2'
+    k = 0
+    i = 0
+    while i < n:
+        c = a[i]
+        if i + 1 < n and (c == 46 or c == 44) and not _digit(a[i + 1]):
+            b[k] = _SP
+            b[k + 1] = c
+            b[k + 2] = _SP
+            b[k + 3] = a[i + 1]
+            k += 4
+            i += 2
+        else:
+            b[k] = c
+            k += 1
+            i += 1
+    n = k
+    # ([0-9])(-) -> '\1 \2 '
+    k = 0
+    i = 0
+    while i < n:
+        c = b[i]
+        if i + 1 < n and _digit(c) and b[i + 1] == 45:
+            a[k] = c
+            a[k + 1] = _SP
+            a[k + 2] = 45
+            a[k + 3] = _SP
+            k += 4
+            i += 2
+        else:
+            a[k] = c
+            k += 1
+            i += 1
+    return a, k
+
+
+@njit(cache=True)
+def _prep_13a(a, n, b, pats, pat_off, reps, rep_off, space):
+    """rstrip + Tokenizer13a's replacements + the ``f' {line} '`` wrap; result in ``a`` (returns length)."""
+    while n > 0 and _is(space, a[n - 1]):
+        n -= 1
+    needs = False
+    for i in range(n):
+        c = a[i]
+        if c == 60 or c == 10 or c == 38:  # '<', '\n', '&': otherwise no replacement can apply
+            needs = True
+            break
+    if needs:
+        n_rep = len(pat_off) - 1
+        for r in range(n_rep):
+            n = _replace(a, n, pats[pat_off[r] : pat_off[r + 1]], reps[rep_off[r] : rep_off[r + 1]], b)
+            a, b = b, a
+        if n_rep % 2 == 1:  # result is in the other buffer: copy back
+            for i in range(n):
+                b[i] = a[i]
+            a, b = b, a
+    for i in range(n - 1, -1, -1):
+        a[i + 1] = a[i]
+    a[0] = _SP
+    a[n + 1] = _SP
+    return n + 2
+
+
+@njit(cache=True)
+def _prep_zh(a, n, b, space, chinese):
+    """rstrip, TokenizerZh's strip and spaces around each Chinese character; result in ``a``."""
+    s = 0
+    while n > 0 and _is(space, a[n - 1]):
+        n -= 1
+    while s < n and _is(space, a[s]):
+        s += 1
+    k = 0
+    for i in range(s, n):
+        c = a[i]
+        if _is(chinese, c):
+            b[k] = _SP
+            b[k + 1] = c
+            b[k + 2] = _SP
+            k += 3
+        else:
+            b[k] = c
+            k += 1
+    for i in range(k):
+        a[i] = b[i]
+    return k
+
+
+@njit(cache=True)
+def tokenize_re(units, off, mode, space, punct, chinese, pats, pat_off, reps, rep_off):
+    """Tokens of every line: ``mode`` 0 = 13a, 1 = zh (each after BLEU's ``rstrip``).
+
+    Returns ``(chars, tok_off, line_tok)``: token t is ``chars[tok_off[t]:tok_off[t+1]]`` and line i
+    has tokens ``line_tok[i]:line_tok[i+1]``.
+    """
+    n_lines = len(off) - 1
+    longest = 0
+    for i in range(n_lines):
+        longest = max(longest, off[i + 1] - off[i])
+    # growth bound: wrap +2, zh x3, first pattern x3, the other three x2 each
+    cap = 72 * (longest + 2) + 16
+    a = np.empty(cap, np.int32)
+    b = np.empty(cap, np.int32)
+    chars = np.empty(len(units), np.int32)  # tokens only lose characters (replacements shrink)
+    tok_off = np.empty(len(units) + 1, np.int64)
+    line_tok = np.empty(n_lines + 1, np.int64)
+    n_tok = 0
+    n_chars = 0
+    tok_off[0] = 0
+    line_tok[0] = 0
+    for line in range(n_lines):
+        n = off[line + 1] - off[line]
+        for i in range(n):
+            a[i] = units[off[line] + i]
+        if mode == 0:
+            n = _prep_13a(a, n, b, pats, pat_off, reps, rep_off, space)
+        else:
+            n = _prep_zh(a, n, b, space, chinese)
+        buf, n = _re_passes(a, n, b, punct)
+        inside = False
+        for i in range(n):
+            c = buf[i]
+            if _is(space, c):
+                if inside:
+                    n_tok += 1
+                    tok_off[n_tok] = n_chars
+                    inside = False
+            else:
+                chars[n_chars] = c
+                n_chars += 1
+                inside = True
+        if inside:
+            n_tok += 1
+            tok_off[n_tok] = n_chars
+        line_tok[line + 1] = n_tok
+    return chars[:n_chars], tok_off[: n_tok + 1], line_tok
+
+
+@njit(cache=True)
+def strip_space(units, off, space):
+    """Each line with its whitespace characters removed (chrF's ``''.join(line.split())``)."""
+    out = np.empty(len(units), np.int32)
+    new_off = np.empty(len(off), np.int64)
+    new_off[0] = 0
+    k = 0
+    for line in range(len(off) - 1):
+        for i in range(off[line], off[line + 1]):
+            c = units[i]
+            if not _is(space, c):
+                out[k] = c
+                k += 1
+        new_off[line + 1] = k
+    return out[:k], new_off
+
+
+@njit(cache=True)
+def _pow2_at_least(n):
+    size = 16
+    bits = 4
+    while size < n:
+        size *= 2
+        bits += 1
+    return size, bits
+
+
+@njit(cache=True)
+def intern_tokens(chars, tok_off):
+    """Dense ids of the tokens (equal code point spans <-> equal ids) and the number of ids."""
+    n_tok = len(tok_off) - 1
+    size, bits = _pow2_at_least(2 * n_tok)
+    mask = size - 1
+    table = np.full(size, -1, np.int64)
+    first = np.empty(max(n_tok, 1), np.int64)  # id -> a token carrying it
+    hashes = np.empty(max(n_tok, 1), np.uint64)
+    ids = np.empty(n_tok, np.int32)
+    n_ids = 0
+    for t in range(n_tok):
+        s = tok_off[t]
+        e = tok_off[t + 1]
+        h = np.uint64(0xCBF29CE484222325)
+        for i in range(s, e):
+            h = (h ^ np.uint64(chars[i])) * np.uint64(0x100000001B3)
+        h = h * _GOLDEN
+        slot = np.int64(h >> np.uint64(64 - bits))
+        while True:
+            v = table[slot]
+            if v < 0:
+                table[slot] = n_ids
+                first[n_ids] = t
+                hashes[n_ids] = h
+                ids[t] = n_ids
+                n_ids += 1
+                break
+            if hashes[v] == h:
+                f = first[v]
+                fs = tok_off[f]
+                same = tok_off[f + 1] - fs == e - s
+                if same:
+                    for i in range(e - s):
+                        if chars[fs + i] != chars[s + i]:
+                            same = False
+                            break
+                if same:
+                    ids[t] = v
+                    break
+            slot = (slot + 1) & mask
+    return ids, n_ids
+
+
+@njit(cache=True)
+def _slot(key, insert, direct, keys, vals, stamp, gen, mask, shift, n_ids):
+    """Id of ``key`` in the current generation's table, ``(id, n_ids)``; a new id if ``insert``, else -1.
+
+    ``direct``: the key is the slot (the key range fits the table); otherwise open addressing.
+    """
+    if direct:
+        if stamp[key] == gen:
+            return vals[key], n_ids
+        if not insert:
+            return -1, n_ids
+        stamp[key] = gen
+        vals[key] = n_ids
+        return n_ids, n_ids + 1
+    slot = np.int64((np.uint64(key) * _GOLDEN) >> shift)
+    while stamp[slot] == gen:
+        if keys[slot] == key:
+            return vals[slot], n_ids
+        slot = (slot + 1) & mask
+    if not insert:
+        return -1, n_ids
+    stamp[slot] = gen
+    keys[slot] = key
+    vals[slot] = n_ids
+    return n_ids, n_ids + 1
+
+
+@njit(cache=True)
+def clipped_matches(units, off, hyp_line, ref_lines, max_order, vocab):
+    """Clipped n-gram matches, shape ``(n, max_order)``, of hypothesis line ``hyp_line[s]`` against
+    reference lines ``ref_lines[:, s]``; a hypothesis n-gram count is clipped by its maximum count in
+    any one reference (BLEU; pass one reference stream at a time for chrF).
+
+    Ids are local to a segment and an order: order 1 ids number the distinct hypothesis units
+    (``d`` of them); the order-n key of position i is ``id_{n-1}(i) * d + id_1(i + n - 1)``, an exact
+    integer below ``n_ids_{n-1} * d``. Keys index the table directly when that range fits it (the
+    usual case), else an open-addressing hash table sized for the segment is used. Units must be
+    below ``vocab``.
+    """
+    n_seg = len(hyp_line)
+    n_ref = ref_lines.shape[0]
+    out = np.zeros((n_seg, max_order), np.int64)
+    max_h = 1
+    max_r = 1
+    for s in range(n_seg):
+        max_h = max(max_h, off[hyp_line[s] + 1] - off[hyp_line[s]])
+        tot = 0
+        for r in range(n_ref):
+            tot += off[ref_lines[r, s] + 1] - off[ref_lines[r, s]]
+        max_r = max(max_r, tot)
+    hash_size, _ = _pow2_at_least(2 * max_h)
+    size = max(vocab, 1 << 18, hash_size)
+    keys = np.empty(size, np.int64)
+    vals = np.empty(size, np.int64)
+    stamp = np.zeros(size, np.int64)  # a slot is occupied iff its stamp is the current generation
+    gen = 0
+    h_cnt = np.empty(max_h, np.int64)
+    r_max = np.empty(max_h, np.int64)
+    r_cnt = np.empty(max_h, np.int64)
+    alive = np.zeros(max_h, np.bool_)  # previous order's id occurs in some reference
+    id1_h = np.empty(max_h, np.int64)  # order-1 id at each position
+    cur_h = np.empty(max_h, np.int64)  # id of the current order's n-gram at each position (-1: pruned)
+    id1_r = np.empty(max_r, np.int64)
+    cur_r = np.empty(max_r, np.int64)
+    for s in range(n_seg):
+        hs = off[hyp_line[s]]
+        hl = off[hyp_line[s] + 1] - hs
+        d = 1
+        n_prev = 1
+        for order in range(1, max_order + 1):
+            n_pos = hl - order + 1
+            if n_pos <= 0:
+                break
+            gen += 1
+            direct = order == 1 or n_prev * d <= size
+            mask = 0
+            shift = np.uint64(0)
+            if not direct:  # hash table sized for this segment (load <= 1/2)
+                hsize, bits = _pow2_at_least(2 * n_pos)
+                mask = hsize - 1
+                shift = np.uint64(64 - bits)
+            n_ids = 0
+            for i in range(n_pos):  # intern and count the hypothesis n-grams
+                if order == 1:
+                    key = np.int64(units[hs + i])
+                else:
+                    p = cur_h[i]
+                    if p < 0 or not alive[p]:  # prefix absent from the references: cannot match
+                        cur_h[i] = -1
+                        continue
+                    key = p * d + id1_h[i + order - 1]
+                # the direct case is written out: numba does not inline _slot and the call costs ~5x
+                if not direct:
+                    v, n_new = _slot(key, True, direct, keys, vals, stamp, gen, mask, shift, n_ids)
+                    if n_new != n_ids:
+                        h_cnt[v] = 0
+                        n_ids = n_new
+                elif stamp[key] == gen:
+                    v = vals[key]
+                else:
+                    stamp[key] = gen
+                    vals[key] = n_ids
+                    h_cnt[n_ids] = 0
+                    v = n_ids
+                    n_ids += 1
+                h_cnt[v] += 1
+                cur_h[i] = v
+                if order == 1:
+                    id1_h[i] = v
+            for v in range(n_ids):
+                r_max[v] = 0
+            base = 0
+            for r in range(n_ref):  # count them in each reference, keep the maximum
+                rs = off[ref_lines[r, s]]
+                rl = off[ref_lines[r, s] + 1] - rs
+                cnt = r_max if n_ref == 1 else r_cnt
+                if n_ref > 1:
+                    for v in range(n_ids):
+                        r_cnt[v] = 0
+                for j in range(max(rl - order + 1, 0)):
+                    if order == 1:
+                        key = np.int64(units[rs + j])
+                    else:
+                        p = cur_r[base + j]
+                        q = id1_r[base + j + order - 1]
+                        if p < 0 or q < 0:
+                            cur_r[base + j] = -1
+                            continue
+                        key = p * d + q
+                    if not direct:
+                        v, _ = _slot(key, False, direct, keys, vals, stamp, gen, mask, shift, n_ids)
+                    elif stamp[key] == gen:
+                        v = vals[key]
+                    else:
+                        v = -1
+                    cur_r[base + j] = v
+                    if order == 1:
+                        id1_r[base + j] = v
+                    if v >= 0:
+                        cnt[v] += 1
+                if n_ref > 1:
+                    for v in range(n_ids):
+                        r_max[v] = max(r_max[v], r_cnt[v])
+                base += rl
+            matched = 0
+            for v in range(n_ids):
+                matched += min(h_cnt[v], r_max[v])
+                alive[v] = r_max[v] > 0
+            out[s, order - 1] = matched
+            if matched == 0:  # no shared n-gram of this order: none of any higher order
+                break
+            if order == 1:
+                d = n_ids
+            n_prev = n_ids
+    return out
