@@ -4,8 +4,10 @@
 
 Scores a random sample of WMT21 segments (all target languages; 13a, zh for Chinese targets)
 with sacrebleu's reused ``BLEU(effective_order=True)`` / ``CHRF()`` objects one segment at a time,
-and with xleval's batched ``sentence_scores``; both single process. Prints a table and exits
-non-zero if any segment differs by more than 1e-9.
+and with xleval's batched ``sentence_scores`` on both kernel paths (``numpy``, and ``numba`` when
+the ``fast`` extra is installed); all single process, single thread. The numba kernels are loaded
+(compiled on the very first run, then from numba's cache) by a warm-up call before timing; its
+duration is printed. Prints a table and exits non-zero if any segment differs by more than 1e-9.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 from sacrebleu.metrics import CHRF as SacreCHRF
 
 from xleval.metrics import BLEU, CHRF
+from xleval.metrics import _fast
 
 DATA = Path(os.environ.get("XLEVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
@@ -31,19 +34,39 @@ def _timed(func):
     return np.asarray(out, dtype=float), time.perf_counter() - start
 
 
-def _bench(name, ours, theirs, groups):
-    """groups: list of (hyps, refs, tokenizer); returns a result row."""
-    ours_scores, ours_t, their_scores, their_t = [], 0.0, [], 0.0
+def _bench(name, ours, theirs, groups, backends):
+    """groups: list of (hyps, refs, tokenizer); returns one result row per xleval backend."""
+    their_scores, their_t = [], 0.0
     for hyps, refs, tok in groups:
-        o, t1 = _timed(lambda: ours(tok).sentence_scores(hyps, refs))
         metric = theirs(tok)
-        s, t2 = _timed(lambda: [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs)])
-        ours_scores.append(o), their_scores.append(s)
-        ours_t, their_t = ours_t + t1, their_t + t2
-    n = sum(len(g[0]) for g in groups)
-    diff = np.abs(np.concatenate(ours_scores) - np.concatenate(their_scores))
-    return {"metric": name, "segments": n, "sacrebleu seg/s": n / their_t, "xleval seg/s": n / ours_t,
-            "ratio": their_t / ours_t, "differing (>1e-9)": int((diff > 1e-9).sum())}
+        s, t = _timed(lambda: [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs)])
+        their_scores.append(s)
+        their_t += t
+    theirs_all = np.concatenate(their_scores)
+    n = len(theirs_all)
+    rows = []
+    for backend in backends:
+        with _fast.backend(backend):
+            timed = [_timed(lambda: ours(tok).sentence_scores(hyps, refs)) for hyps, refs, tok in groups]
+        ours_t = sum(t for _, t in timed)
+        diff = np.abs(np.concatenate([o for o, _ in timed]) - theirs_all)
+        rows.append({"metric": name, "xleval kernels": backend, "segments": n, "sacrebleu seg/s": n / their_t,
+                     "xleval seg/s": n / ours_t, "ratio": their_t / ours_t, "differing (>1e-9)": int((diff > 1e-9).sum())})
+    return rows
+
+
+def _warm_up() -> list[str]:
+    """Load (or compile) the numba kernels outside the timed runs; the backends to time."""
+    try:
+        _fast.set_backend("numba")
+    except Exception as err:  # the fast extra is not installed
+        print(f"numba kernels unavailable ({err}); timing the numpy path only", file=sys.stderr)
+        return ["numpy"]
+    start = time.perf_counter()
+    for metric in (BLEU(), BLEU(tokenize="zh"), CHRF()):
+        metric.sentence_scores(["a b.", "c"], ["a b .", "d"])
+    print(f"numba kernels loaded in {time.perf_counter() - start:.2f} s (excluded from the timings)")
+    return ["numpy", "numba"]
 
 
 def main() -> int:
@@ -61,9 +84,11 @@ def main() -> int:
     tok = np.where(df["tgt_lang"].to_numpy() == "zh", "zh", "13a")
     groups = [(df["hypothesis"].to_numpy()[tok == t].tolist(), df["reference"].to_numpy()[tok == t].tolist(), t)
               for t in np.unique(tok)]
+    backends = _warm_up()
     rows = [
-        _bench("sentence BLEU", lambda t: BLEU(tokenize=t), lambda t: SacreBLEU(tokenize=t, effective_order=True), groups),
-        _bench("sentence chrF", lambda t: CHRF(), lambda t: SacreCHRF(), groups),
+        *_bench("sentence BLEU", lambda t: BLEU(tokenize=t), lambda t: SacreBLEU(tokenize=t, effective_order=True),
+                groups, backends),
+        *_bench("sentence chrF", lambda t: CHRF(), lambda t: SacreCHRF(), groups, backends),
     ]
     table = pd.DataFrame(rows)
     print(table.to_string(index=False, float_format=lambda x: f"{x:,.1f}"))
