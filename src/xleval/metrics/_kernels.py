@@ -76,125 +76,130 @@ def _replace(src, n, pat, rep, dst):
 
 
 @njit(cache=True)
-def _re_passes(a, n, b, punct):
-    """sacrebleu's ``TokenizerRegexp`` substitutions on ``a[:n]`` (ping-pong with ``b``).
-
-    Returns ``(buffer, length)`` of the result.
-    """
-    # ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 '
-    k = 0
-    for i in range(n):
-        c = a[i]
+def _p1(src, start, n, dst, k, punct):
+    """``([\\{-\\~\\[-\\` -\\&\\(-\\+\\:-\\@\\/]) -> ' \\1 '`` of ``src[start:start+n]`` appended at
+    ``dst[k]``; returns the new length and whether a '.' or ',' occurs (else the next two passes are
+    no-ops)."""
+    dot_comma = False
+    for i in range(start, start + n):
+        c = src[i]
         if _is(punct, c):
-            b[k] = _SP
-            b[k + 1] = c
-            b[k + 2] = _SP
+            dst[k] = _SP
+            dst[k + 1] = c
+            dst[k + 2] = _SP
             k += 3
         else:
-            b[k] = c
+            dst[k] = c
             k += 1
-    n = k
-    # ([^0-9])([\.,]) -> '\1 \2 '
-    k = 0
-    i = 0
-    while i < n:
-        c = b[i]
-        if i + 1 < n and not _digit(c) and (b[i + 1] == 46 or b[i + 1] == 44):
-            a[k] = c
-            a[k + 1] = _SP
-            a[k + 2] = b[i + 1]
-            a[k + 3] = _SP
-            k += 4
-            i += 2
-        else:
-            a[k] = c
-            k += 1
-            i += 1
-    n = k
-    # ([\.,])([^0-9]) -> ' \1 \2'
-    k = 0
-    i = 0
-    while i < n:
-        c = a[i]
-        if i + 1 < n and (c == 46 or c == 44) and not _digit(a[i + 1]):
-            b[k] = _SP
-            b[k + 1] = c
-            b[k + 2] = _SP
-            b[k + 3] = a[i + 1]
-            k += 4
-            i += 2
-        else:
-            b[k] = c
-            k += 1
-            i += 1
-    n = k
-    # ([0-9])(-) -> '\1 \2 '
-    k = 0
-    i = 0
-    while i < n:
-        c = b[i]
-        if i + 1 < n and _digit(c) and b[i + 1] == 45:
-            a[k] = c
-            a[k + 1] = _SP
-            a[k + 2] = 45
-            a[k + 3] = _SP
-            k += 4
-            i += 2
-        else:
-            a[k] = c
-            k += 1
-            i += 1
-    return a, k
+            if c == 46 or c == 44:
+                dot_comma = True
+    return k, dot_comma
 
 
 @njit(cache=True)
-def _prep_13a(a, n, b, pats, pat_off, reps, rep_off, space):
-    """rstrip + Tokenizer13a's replacements + the ``f' {line} '`` wrap; result in ``a`` (returns length)."""
-    while n > 0 and _is(space, a[n - 1]):
-        n -= 1
-    needs = False
-    for i in range(n):
-        c = a[i]
-        if c == 60 or c == 10 or c == 38:  # '<', '\n', '&': otherwise no replacement can apply
-            needs = True
-            break
-    if needs:
-        n_rep = len(pat_off) - 1
-        for r in range(n_rep):
-            n = _replace(a, n, pats[pat_off[r] : pat_off[r + 1]], reps[rep_off[r] : rep_off[r + 1]], b)
-            a, b = b, a
-        if n_rep % 2 == 1:  # result is in the other buffer: copy back
-            for i in range(n):
-                b[i] = a[i]
-            a, b = b, a
-    for i in range(n - 1, -1, -1):
-        a[i + 1] = a[i]
-    a[0] = _SP
-    a[n + 1] = _SP
-    return n + 2
+def _p2(src, n, dst):
+    """``([^0-9])([\\.,]) -> '\\1 \\2 '``: leftmost non-overlapping pairs, like ``re.sub``."""
+    k = 0
+    i = 0
+    while i < n:
+        c = src[i]
+        if i + 1 < n and not _digit(c) and (src[i + 1] == 46 or src[i + 1] == 44):
+            dst[k] = c
+            dst[k + 1] = _SP
+            dst[k + 2] = src[i + 1]
+            dst[k + 3] = _SP
+            k += 4
+            i += 2
+        else:
+            dst[k] = c
+            k += 1
+            i += 1
+    return k
 
 
 @njit(cache=True)
-def _prep_zh(a, n, b, space, chinese):
-    """rstrip, TokenizerZh's strip and spaces around each Chinese character; result in ``a``."""
-    s = 0
-    while n > 0 and _is(space, a[n - 1]):
-        n -= 1
-    while s < n and _is(space, a[s]):
-        s += 1
+def _p3(src, n, dst):
+    """``([\\.,])([^0-9]) -> ' \\1 \\2'``."""
     k = 0
-    for i in range(s, n):
-        c = a[i]
+    i = 0
+    while i < n:
+        c = src[i]
+        if i + 1 < n and (c == 46 or c == 44) and not _digit(src[i + 1]):
+            dst[k] = _SP
+            dst[k + 1] = c
+            dst[k + 2] = _SP
+            dst[k + 3] = src[i + 1]
+            k += 4
+            i += 2
+        else:
+            dst[k] = c
+            k += 1
+            i += 1
+    return k
+
+
+@njit(cache=True)
+def _p4_split(src, n, space, chars, n_chars, tok_off, n_tok):
+    """``([0-9])(-) -> '\\1 \\2 '`` then the whitespace split, appending tokens to ``chars`` /
+    ``tok_off``; returns the new ``(n_chars, n_tok)``."""
+    inside = False
+    i = 0
+    while i < n:
+        c = src[i]
+        if i + 1 < n and _digit(c) and src[i + 1] == 45:
+            # c closes the current token; '-' is a token of its own
+            chars[n_chars] = c
+            chars[n_chars + 1] = 45
+            n_chars += 2
+            tok_off[n_tok + 1] = n_chars - 1
+            tok_off[n_tok + 2] = n_chars
+            n_tok += 2
+            inside = False
+            i += 2
+            continue
+        if _is(space, c):
+            if inside:
+                n_tok += 1
+                tok_off[n_tok] = n_chars
+                inside = False
+        else:
+            chars[n_chars] = c
+            n_chars += 1
+            inside = True
+        i += 1
+    if inside:
+        n_tok += 1
+        tok_off[n_tok] = n_chars
+    return n_chars, n_tok
+
+
+@njit(cache=True)
+def _prep_13a(a, n, b, pats, pat_off, reps, rep_off):
+    """Tokenizer13a's ``str.replace`` steps on ``a[:n]``, result in ``a``; returns the length."""
+    n_rep = len(pat_off) - 1
+    for r in range(n_rep):
+        n = _replace(a, n, pats[pat_off[r] : pat_off[r + 1]], reps[rep_off[r] : rep_off[r + 1]], b)
+        a, b = b, a
+    if n_rep % 2 == 1:  # the result is in the other buffer: copy it back
+        for i in range(n):
+            b[i] = a[i]
+    return n
+
+
+@njit(cache=True)
+def _spaced_zh(src, start, n, dst, chinese):
+    """TokenizerZh's spaces around each Chinese character of ``src[start:start+n]``, into ``dst``."""
+    k = 0
+    for i in range(start, start + n):
+        c = src[i]
         if _is(chinese, c):
-            b[k] = _SP
-            b[k + 1] = c
-            b[k + 2] = _SP
+            dst[k] = _SP
+            dst[k + 1] = c
+            dst[k + 2] = _SP
             k += 3
         else:
-            b[k] = c
+            dst[k] = c
             k += 1
-    for i in range(k):
-        a[i] = b[i]
     return k
 
 
@@ -209,10 +214,11 @@ def tokenize_re(units, off, mode, space, punct, chinese, pats, pat_off, reps, re
     longest = 0
     for i in range(n_lines):
         longest = max(longest, off[i + 1] - off[i])
-    # growth bound: wrap +2, zh x3, first pattern x3, the other three x2 each
+    # growth bound: zh x3, first pattern x3 (+ the wrap), the other three x2 each
     cap = 72 * (longest + 2) + 16
     a = np.empty(cap, np.int32)
     b = np.empty(cap, np.int32)
+    sp = np.full(1, _SP, np.int32)
     chars = np.empty(len(units), np.int32)  # tokens only lose characters (replacements shrink)
     tok_off = np.empty(len(units) + 1, np.int64)
     line_tok = np.empty(n_lines + 1, np.int64)
@@ -221,29 +227,37 @@ def tokenize_re(units, off, mode, space, punct, chinese, pats, pat_off, reps, re
     tok_off[0] = 0
     line_tok[0] = 0
     for line in range(n_lines):
-        n = off[line + 1] - off[line]
-        for i in range(n):
-            a[i] = units[off[line] + i]
+        start = off[line]
+        n = off[line + 1] - start
+        while n > 0 and _is(space, units[start + n - 1]):  # BLEU's rstrip
+            n -= 1
         if mode == 0:
-            n = _prep_13a(a, n, b, pats, pat_off, reps, rep_off, space)
-        else:
-            n = _prep_zh(a, n, b, space, chinese)
-        buf, n = _re_passes(a, n, b, punct)
-        inside = False
-        for i in range(n):
-            c = buf[i]
-            if _is(space, c):
-                if inside:
-                    n_tok += 1
-                    tok_off[n_tok] = n_chars
-                    inside = False
+            needs = False
+            for i in range(start, start + n):
+                c = units[i]
+                if c == 60 or c == 10 or c == 38:  # '<', '\n', '&': otherwise no replacement applies
+                    needs = True
+                    break
+            # f" {line} " then the first substitution (which turns each wrapping space into three)
+            k, _ = _p1(sp, 0, 1, b, 0, punct)
+            if needs:
+                for i in range(n):
+                    a[i] = units[start + i]
+                m = _prep_13a(a, n, b[k:], pats, pat_off, reps, rep_off)
+                k, dot_comma = _p1(a, 0, m, b, k, punct)
             else:
-                chars[n_chars] = c
-                n_chars += 1
-                inside = True
-        if inside:
-            n_tok += 1
-            tok_off[n_tok] = n_chars
+                k, dot_comma = _p1(units, start, n, b, k, punct)
+            k, _ = _p1(sp, 0, 1, b, k, punct)
+        else:
+            while n > 0 and _is(space, units[start]):  # TokenizerZh's strip
+                start += 1
+                n -= 1
+            m = _spaced_zh(units, start, n, a, chinese)
+            k, dot_comma = _p1(a, 0, m, b, 0, punct)
+        if dot_comma:
+            k = _p2(b, k, a)
+            k = _p3(a, k, b)
+        n_chars, n_tok = _p4_split(b, k, space, chars, n_chars, tok_off, n_tok)
         line_tok[line + 1] = n_tok
     return chars[:n_chars], tok_off[: n_tok + 1], line_tok
 
@@ -276,14 +290,36 @@ def _pow2_at_least(n):
 
 
 @njit(cache=True)
+def _grow(slot_id, slot_hash, bits):
+    """The table with twice the slots (re-inserted by their stored hashes)."""
+    bits += 1
+    size = 1 << bits
+    new_id = np.full(size, -1, np.int32)
+    new_hash = np.empty(size, np.uint64)
+    shift = np.uint64(64 - bits)
+    for old in range(len(slot_id)):
+        if slot_id[old] >= 0:
+            slot = np.int64(slot_hash[old] >> shift)
+            while new_id[slot] >= 0:
+                slot = (slot + 1) & (size - 1)
+            new_id[slot] = slot_id[old]
+            new_hash[slot] = slot_hash[old]
+    return new_id, new_hash, bits
+
+
+@njit(cache=True)
 def intern_tokens(chars, tok_off):
-    """Dense ids of the tokens (equal code point spans <-> equal ids) and the number of ids."""
+    """Dense ids of the tokens (equal code point spans <-> equal ids) and the number of ids.
+
+    Open addressing keyed by a hash of the span; equal hashes are confirmed by comparing the spans,
+    so collisions cannot merge tokens. The table grows with the distinct tokens (load <= 1/2), not
+    with all tokens, so it stays cache-sized.
+    """
     n_tok = len(tok_off) - 1
-    size, bits = _pow2_at_least(2 * n_tok)
-    mask = size - 1
-    table = np.full(size, -1, np.int64)
+    bits = 12
+    slot_id = np.full(1 << bits, -1, np.int32)
+    slot_hash = np.empty(1 << bits, np.uint64)
     first = np.empty(max(n_tok, 1), np.int64)  # id -> a token carrying it
-    hashes = np.empty(max(n_tok, 1), np.uint64)
     ids = np.empty(n_tok, np.int32)
     n_ids = 0
     for t in range(n_tok):
@@ -293,17 +329,20 @@ def intern_tokens(chars, tok_off):
         for i in range(s, e):
             h = (h ^ np.uint64(chars[i])) * np.uint64(0x100000001B3)
         h = h * _GOLDEN
+        mask = (1 << bits) - 1
         slot = np.int64(h >> np.uint64(64 - bits))
         while True:
-            v = table[slot]
+            v = slot_id[slot]
             if v < 0:
-                table[slot] = n_ids
+                slot_id[slot] = n_ids
+                slot_hash[slot] = h
                 first[n_ids] = t
-                hashes[n_ids] = h
                 ids[t] = n_ids
                 n_ids += 1
+                if 2 * n_ids > mask:
+                    slot_id, slot_hash, bits = _grow(slot_id, slot_hash, bits)
                 break
-            if hashes[v] == h:
+            if slot_hash[slot] == h:
                 f = first[v]
                 fs = tok_off[f]
                 same = tok_off[f + 1] - fs == e - s
