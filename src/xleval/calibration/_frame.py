@@ -16,11 +16,12 @@ __all__ = ["prepare_frame", "calibrate_frame", "score_signature", "calibrated_me
 _LANGUAGE_COLUMNS = {"lp", "src_lang", "tgt_lang"}
 
 
-def prepare_frame(df: pd.DataFrame, by: list[str], where: str = "input") -> pd.DataFrame:
+def prepare_frame(df: pd.DataFrame, by: list[str], where: str = "input", *, categorical: bool = False) -> pd.DataFrame:
     """A copy of ``df`` whose language columns are normalised keys (derived from ``lp`` when absent).
-    Tables without any language column are returned as they are (grouping by other columns)."""
+    Tables without any language column are returned as they are (grouping by other columns).
+    ``categorical=True``: the language columns are categoricals (what the calibrators group by, cheaply)."""
     if _LANGUAGE_COLUMNS & set(df.columns):
-        return add_language_columns(df, where=where)
+        return add_language_columns(df, where=where, categorical=categorical)
     return df
 
 
@@ -50,14 +51,14 @@ def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, 
                     signature: str | None = None, force: bool = False, where: str = "input") -> pd.DataFrame:
     """``df`` with ``column`` (default ``<score>_lgn``), ``calibration_source`` and, with ``interval``,
     ``<column>_low``/``<column>_high`` appended; rows and existing columns untouched."""
-    frame = prepare_frame(df, model.by_ if hasattr(model, "by_") else [model.by], where)
+    frame = prepare_frame(df, model.by_ if hasattr(model, "by_") else [model.by], where, categorical=True)
     name = column or f"{model.score}_lgn"
-    out = df.copy()
+    out = df.copy(deep=False)  # copy-on-write: the added columns never reach df
     try:
         out[name] = model.transform(frame, signature=signature, force=force)
     except (SignatureMismatchError, InputError) as exc:  # name the table: the model cannot know it
         raise type(exc)(f"{where}: {exc}") from None
-    out["calibration_source"] = model.sources(frame)
+    out["calibration_source"] = _sources(model, frame)
     n_bad = int((~np.isfinite(frame[model.score].to_numpy(dtype=float))).sum())
     if n_bad:
         warnings.warn(f"{n_bad} row(s) have a missing, NaN or infinite score; their calibrated value is NaN (rows kept)",
@@ -66,3 +67,43 @@ def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, 
         low, high = model.interval(frame, level=interval)
         out[f"{name}_low"], out[f"{name}_high"] = low, high
     return out
+
+
+def _sources(model: LGN, frame: pd.DataFrame):
+    """``model.sources(frame)`` as a text column, resolved once per distinct combination of the group
+    columns: turning a million per-row Python strings into pandas text costs ten times the calibration."""
+    cols = [c for c in dict.fromkeys([*getattr(model, "by_", ()), "tgt_lang", "lp"]) if c in frame.columns]
+    combo = _combination_codes(frame, cols) if cols else None
+    if combo is None:
+        return model.sources(frame)
+    codes, first = combo
+    names = np.asarray(model.sources(frame.iloc[first]), dtype=object)
+    text = pd.Series(np.array(["x"], dtype=object)).dtype  # what pandas makes of strings (pyarrow-backed on pandas 3)
+    if not (isinstance(text, pd.StringDtype) and text.storage == "pyarrow"):
+        return names[codes]
+    import pyarrow as pa
+
+    column = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(names, type=pa.string()))
+    return pd.array(column.cast(pa.string()), dtype=text)
+
+
+def _combination_codes(frame: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Row codes of the distinct combinations of ``cols`` (categoricals by their codes) and the first
+    row of each; None when the combinations would not fit an int64 (then resolve per row)."""
+    combined = np.zeros(len(frame), dtype=np.int64)
+    size = 1
+    for c in cols:
+        values = frame[c]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            k, n = values.cat.codes.to_numpy(), len(values.cat.categories)
+        else:
+            k, uniques = pd.factorize(values, use_na_sentinel=True)
+            n = len(uniques)
+        size *= n + 1
+        if size >= 2 ** 62:
+            return None
+        combined = combined * (n + 1) + (k.astype(np.int64) + 1)  # +1: a missing value (-1) is its own code
+    codes, uniques = pd.factorize(combined)
+    first = np.empty(len(uniques), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write wins: each combination's first row
+    return codes, first

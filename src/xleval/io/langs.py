@@ -53,19 +53,41 @@ def normalize_code(code: str) -> str:
 
 def normalize_codes(values: Iterable, column: str = "language", where: str = "input") -> np.ndarray:
     """Normalise an array of codes (each distinct value once); errors name the column and first row."""
-    series = pd.Series(values, dtype=object)
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    codes, uniques = _distinct(pd.Series(values, dtype=object), column, where, "language code; fill it in")
+    return np.asarray(_normalized(codes, uniques, column, where), dtype=object)[codes]
+
+
+def _distinct(values: pd.Series, column: str, where: str, missing: str) -> tuple[np.ndarray, list]:
+    """Per-row integer codes and the distinct values; a categorical column gives its own codes (no
+    hashing of millions of strings), its categories possibly including unused ones."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes, uniques = values.cat.codes.to_numpy(), list(values.cat.categories)
+    else:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        uniques = list(uniques)
     if (codes < 0).any():
         row = int(np.flatnonzero(codes < 0)[0]) + 1
-        raise LanguageCodeError(f"{where}: column {column!r} row {row}: missing language code; fill it in")
-    keys = []
-    for i, value in enumerate(uniques):
+        raise LanguageCodeError(f"{where}: column {column!r} row {row}: missing {missing}")
+    return codes, uniques
+
+
+def _used(codes: np.ndarray, n: int) -> np.ndarray:
+    return np.bincount(codes, minlength=n).astype(bool) if len(codes) else np.zeros(n, dtype=bool)
+
+
+def _first_row(codes: np.ndarray, i: int) -> int:
+    return int(np.flatnonzero(codes == i)[0]) + 1
+
+
+def _normalized(codes: np.ndarray, uniques: list, column: str, where: str) -> list:
+    """The key of each distinct code that occurs in ``codes`` (None for unused categories)."""
+    keys: list = [None] * len(uniques)
+    for i in np.flatnonzero(_used(codes, len(uniques))):
         try:
-            keys.append(normalize_code(value))
+            keys[i] = normalize_code(uniques[i])
         except LanguageCodeError as exc:
-            row = int(np.flatnonzero(codes == i)[0]) + 1
-            raise LanguageCodeError(f"{where}: column {column!r} row {row}: {exc}") from None
-    return np.asarray(keys, dtype=object)[codes]
+            raise LanguageCodeError(f"{where}: column {column!r} row {_first_row(codes, i)}: {exc}") from None
+    return keys
 
 
 @functools.lru_cache(maxsize=4096)
@@ -87,39 +109,78 @@ def split_lp(lp: str) -> tuple[str, str]:
     return candidates[0]
 
 
-def add_language_columns(df: pd.DataFrame, where: str = "input") -> pd.DataFrame:
+def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical: bool = False) -> pd.DataFrame:
     """Return a copy with normalised ``src_lang``/``tgt_lang`` keys (from ``lp`` when absent) and a
-    normalised ``lp`` = ``src-tgt``; original spellings are kept in ``*_orig`` columns when they differ."""
-    out = df.copy()
+    normalised ``lp`` = ``src-tgt``; original spellings are kept in ``*_orig`` columns when they differ.
+
+    Codes are normalised per distinct value, never per row (a categorical column gives its codes
+    directly). ``categorical=True`` returns the three language columns as categoricals holding only
+    the keys that occur (cheap for millions of rows; the calibrators group by their codes).
+    """
+    out = df.copy(deep=False)  # copy-on-write: new columns never reach df
+    coded: dict[str, tuple[np.ndarray, list]] = {}  # column -> (row codes, key per code)
     if "lp" in out.columns and not {"src_lang", "tgt_lang"} <= set(out.columns):
-        codes, uniques = pd.factorize(out["lp"], use_na_sentinel=True)
-        if (codes < 0).any():
-            row = int(np.flatnonzero(codes < 0)[0]) + 1
-            raise LanguageCodeError(f"{where}: column 'lp' row {row}: missing language pair; fill it in (e.g. de-en)")
-        pairs = []
-        for i, value in enumerate(uniques):
-            try:
-                pairs.append(split_lp(value))
-            except LanguageCodeError as exc:
-                row = int(np.flatnonzero(codes == i)[0]) + 1
-                raise LanguageCodeError(f"{where}: column 'lp' row {row}: {exc}") from None
+        codes, uniques = _distinct(out["lp"], "lp", where, "language pair; fill it in (e.g. de-en)")
+        pairs = _split_pairs(codes, uniques, where)
         for side, name in ((0, "src_lang"), (1, "tgt_lang")):
             if name not in out.columns:
-                out[name] = np.asarray([p[side] for p in pairs], dtype=object)[codes]
+                coded[name] = (codes, [None if p is None else p[side] for p in pairs])
+                out[name] = _column(*coded[name], categorical)
     for name in ("src_lang", "tgt_lang"):
-        if name in out.columns:
-            keys = normalize_codes(out[name].to_numpy(), name, where)
-            if not np.array_equal(keys, out[name].to_numpy().astype(object)):
+        if name in out.columns and name not in coded:
+            codes, uniques = _distinct(out[name], name, where, "language code; fill it in")
+            keys = _normalized(codes, uniques, name, where)
+            if any(k is not None and k != u for k, u in zip(keys, uniques)):
                 out[f"{name}_orig"] = out[name]
-            out[name] = keys
+            coded[name] = (codes, keys)
+            out[name] = _column(codes, keys, categorical)
     if {"src_lang", "tgt_lang"} <= set(out.columns):
-        lp = out["src_lang"].astype(str) + "-" + out["tgt_lang"].astype(str)
-        if "lp" in out.columns and not lp.equals(out["lp"].astype(str)):
+        codes, keys = _pair_keys(coded["src_lang"], coded["tgt_lang"])
+        if "lp" in out.columns and _differs(out["lp"], codes, keys):
             out["lp_orig"] = out["lp"]
-        out["lp"] = lp
+        lp = _column(codes, keys, categorical)
+        out["lp"] = lp if categorical else pd.Series(lp, index=out.index, dtype=str)  # text even when empty
     elif "lp" not in out.columns and "tgt_lang" not in out.columns:
         raise InputError(f"{where}: no language column; give 'lp' (e.g. de-en) or 'tgt_lang', or map one with --col")
     return out
+
+
+def _split_pairs(codes: np.ndarray, uniques: list, where: str) -> list:
+    pairs: list = [None] * len(uniques)
+    for i in np.flatnonzero(_used(codes, len(uniques))):
+        try:
+            pairs[i] = split_lp(uniques[i])
+        except LanguageCodeError as exc:
+            raise LanguageCodeError(f"{where}: column 'lp' row {_first_row(codes, i)}: {exc}") from None
+    return pairs
+
+
+def _column(codes: np.ndarray, keys: list, categorical: bool):
+    """Per-row keys: a categorical of the keys that occur, or an object array."""
+    if not categorical:
+        return np.asarray(keys, dtype=object)[codes]
+    inner, categories = pd.factorize(np.asarray(keys, dtype=object), use_na_sentinel=True)  # unused codes: None
+    return pd.Categorical.from_codes(inner[codes], categories=pd.Index(categories, dtype=object))
+
+
+def _pair_keys(src: tuple[np.ndarray, list], tgt: tuple[np.ndarray, list]) -> tuple[np.ndarray, list]:
+    """Row codes of the distinct (source, target) combinations and their ``src-tgt`` strings."""
+    (s_codes, s_keys), (t_codes, t_keys) = src, tgt
+    combined = s_codes.astype(np.int64) * len(t_keys) + t_codes
+    codes, uniques = pd.factorize(combined)
+    return codes, [f"{s_keys[c // len(t_keys)]}-{t_keys[c % len(t_keys)]}" for c in uniques]
+
+
+def _differs(lp: pd.Series, codes: np.ndarray, keys: list) -> bool:
+    """Whether any row's ``lp`` (as text) differs from its normalised pair; checked per distinct combination."""
+    if isinstance(lp.dtype, pd.CategoricalDtype):
+        old_codes, old = lp.cat.codes.to_numpy(), list(lp.cat.categories)
+    else:
+        old_codes, old = pd.factorize(lp, use_na_sentinel=True)
+    if (old_codes < 0).any():
+        return True
+    combos = np.unique(old_codes.astype(np.int64) * max(len(keys), 1) + codes)
+    return any(str(old[c // max(len(keys), 1)]) != keys[c % max(len(keys), 1)] for c in combos)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..exceptions import InputError, MissingDependencyError
 from ..io import table_format
-from ._readers import TableBatch, check_header, finish_batch, iter_batches, parquet_columns
+from ._readers import TableBatch, check_header, finish_batch, iter_batches, open_parquet, parquet_columns
 
 __all__ = ["ReadSpec", "FramePart", "ParquetPart", "LocalBackend", "DaskBackend", "resolve_backend", "worker_metric",
            "should_stream"]
@@ -64,9 +64,7 @@ class ParquetPart:
     index: int
 
     def batches(self) -> Iterator[TableBatch]:
-        import pyarrow.parquet as pq
-
-        pf = pq.ParquetFile(self.spec.path)
+        pf = open_parquet(self.spec.path)
         cols = parquet_columns(pf.schema_arrow.names, self.spec.columns, self.spec.read_columns)
         start = self.start
         for i, rb in enumerate(pf.iter_batches(batch_size=self.spec.chunk_size, row_groups=list(self.row_groups),

@@ -57,7 +57,7 @@ class TableWriter:
                 meta[b"xleval"] = json.dumps(self._metadata, sort_keys=True).encode()
                 schema = schema.with_metadata(meta)
             self._schema = schema
-            self._handle = pq.ParquetWriter(self._tmp, schema, compression="zstd")
+            self._handle = pq.ParquetWriter(self._tmp, schema, compression="zstd", **_encodings(schema))
             self._handle.write_table(table.replace_schema_metadata(schema.metadata))
             return
         try:
@@ -86,6 +86,21 @@ class TableWriter:
         elif self._handle is sys.stdout:
             sys.stdout.flush()
         self._handle = None
+
+
+def _encodings(schema) -> dict[str, Any]:
+    """Floating-point columns as BYTE_STREAM_SPLIT, the rest dictionary-encoded (Parquet's default).
+
+    Scores are nearly all distinct, so the default dictionary attempt on them is wasted work that
+    ends in a fallback; byte-stream-split + zstd writes them ~2x faster and smaller (a standard
+    Parquet encoding: pyarrow, Spark/parquet-mr >= 1.12, DuckDB, polars read it). Values are unchanged."""
+    import pyarrow as pa
+
+    floats = [f.name for f in schema if pa.types.is_floating(f.type)]
+    if not floats:
+        return {}
+    return {"use_dictionary": [f.name for f in schema if f.name not in floats],
+            "column_encoding": dict.fromkeys(floats, "BYTE_STREAM_SPLIT")}
 
 
 @contextlib.contextmanager
