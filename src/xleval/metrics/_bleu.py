@@ -168,11 +168,11 @@ class BLEU(Metric):
         lines, hyp_idx, ref_idx = _fast.dedupe(hyps, refs)
         if self.lowercase:
             lines = [s.lower() for s in lines]
-        ids, off, vocab = _fast.words(lines, self.tokenizer)
+        ids, off = _fast.words(lines, self.tokenizer)
         lengths = np.diff(off)
         hyp_len = lengths[hyp_idx]
         ref_len = _closest_ref_len(hyp_len, list(lengths[ref_idx]))
-        correct = _fast.matches(ids, off, hyp_idx, ref_idx, self.max_ngram_order, vocab)
+        correct = _fast.matches(ids, off, hyp_idx, ref_idx, self.max_ngram_order)
         total = ngram_totals(hyp_len, self.max_ngram_order)
         return np.column_stack((hyp_len, ref_len, correct, total)).astype(np.int64)
 

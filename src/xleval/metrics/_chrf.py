@@ -164,7 +164,7 @@ class CHRF(Metric):
 
 def _fast_part(units, hyp_idx: np.ndarray, ref_idx: np.ndarray, order: int) -> np.ndarray:
     """Compiled counterpart of :meth:`CHRF._part_stats`: ``(k, n, 3 * order)``."""
-    ids, off, vocab = units
+    ids, off = units
     lengths = np.diff(off)
     hyp_tot = ngram_totals(lengths[hyp_idx], order)
     out = np.empty((len(ref_idx), len(hyp_idx), 3 * order), dtype=np.int64)
@@ -172,7 +172,7 @@ def _fast_part(units, hyp_idx: np.ndarray, ref_idx: np.ndarray, order: int) -> n
         ref_tot = ngram_totals(lengths[lines], order)
         out[k, :, 0::3] = np.where(ref_tot > 0, hyp_tot, 0)  # sacrebleu: no hits without ref n-grams
         out[k, :, 1::3] = ref_tot
-        out[k, :, 2::3] = _fast.matches(ids, off, hyp_idx, lines[None, :], order, vocab)
+        out[k, :, 2::3] = _fast.matches(ids, off, hyp_idx, lines[None, :], order)
     return out
 
 

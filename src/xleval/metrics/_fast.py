@@ -181,8 +181,8 @@ def code_points(lines: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(data, dtype="<i4"), off
 
 
-def words(lines: list[str], tokenizer: str) -> tuple[np.ndarray, np.ndarray, int]:
-    """BLEU tokens of each (already lowercased) line as ids: ``(ids, line offsets, vocab)``."""
+def words(lines: list[str], tokenizer: str) -> tuple[np.ndarray, np.ndarray]:
+    """BLEU tokens of each (already lowercased) line as ids: ``(ids, line offsets)``."""
     kernels = _require_kernels()
     if tokenizer in compiled_tokenizers():
         t = tables()
@@ -190,30 +190,31 @@ def words(lines: list[str], tokenizer: str) -> tuple[np.ndarray, np.ndarray, int
         chars, tok_off, line_tok = kernels.tokenize_re(
             units, off, 0 if tokenizer == "13a" else 1, t["space"], t["punct"], t["chinese"], *kernels.REPLACE_ARGS
         )
-        ids, vocab = kernels.intern_tokens(chars, tok_off)
-        return ids, line_tok, max(int(vocab), 1)
+        ids, _ = kernels.intern_tokens(chars, tok_off)
+        return ids, line_tok
     from ._tokenize import tokenize_lines, words_to_ragged
 
     return ragged_csr(words_to_ragged([s.split() for s in tokenize_lines(lines, tokenizer, lowercase=False)]))
 
 
-def chars(lines: list[str], whitespace: bool) -> tuple[np.ndarray, np.ndarray, int]:
+def chars(lines: list[str], whitespace: bool) -> tuple[np.ndarray, np.ndarray]:
     """chrF's character units: code points with whitespace removed unless ``whitespace``."""
     units, off = code_points(lines)
     if not whitespace:
         units, off = _require_kernels().strip_space(units, off, tables()["space"])
-    return units, off, 0x110000
+    return units, off
 
 
-def ragged_csr(ragged) -> tuple[np.ndarray, np.ndarray, int]:
+def ragged_csr(ragged) -> tuple[np.ndarray, np.ndarray]:
+    """A :class:`~._ngrams.Ragged` as ``(int32 ids, line offsets)``."""
     off = np.zeros(ragged.n_lines + 1, dtype=np.int64)
     np.cumsum(ragged.lengths, out=off[1:])
-    return ragged.ids.astype(np.int32, copy=False), off, max(int(ragged.vocab), 1)
+    return ragged.ids.astype(np.int32, copy=False), off
 
 
-def matches(units, off, hyp_idx, ref_idx, order: int, vocab: int) -> np.ndarray:
+def matches(units, off, hyp_idx, ref_idx, order: int) -> np.ndarray:
     """Clipped matches ``(n, order)`` of each hypothesis against its references (max over them)."""
-    return _require_kernels().clipped_matches(units, off, hyp_idx, ref_idx, order, vocab)
+    return _require_kernels().clipped_matches(units, off, hyp_idx, ref_idx, order)
 
 
 def in_chunks(func: Callable, hyps: list[str], refs: list[list[str]], width: int) -> np.ndarray:

@@ -358,20 +358,14 @@ def intern_tokens(chars, tok_off):
     return ids, n_ids
 
 
-@njit(cache=True)
-def _slot(key, insert, direct, keys, vals, stamp, gen, mask, shift, n_ids):
-    """Id of ``key`` in the current generation's table, ``(id, n_ids)``; a new id if ``insert``, else -1.
+# slots of the direct-addressed table of clipped_matches (its stamps are zeroed once per call)
+DIRECT = 1 << 16
 
-    ``direct``: the key is the slot (the key range fits the table); otherwise open addressing.
-    """
-    if direct:
-        if stamp[key] == gen:
-            return vals[key], n_ids
-        if not insert:
-            return -1, n_ids
-        stamp[key] = gen
-        vals[key] = n_ids
-        return n_ids, n_ids + 1
+
+@njit(cache=True)
+def _slot(key, insert, keys, vals, stamp, gen, mask, shift, n_ids):
+    """Id of ``key`` in the current generation's hash table, ``(id, n_ids)``; a new id if ``insert``,
+    else -1 when absent (open addressing, linear probing)."""
     slot = np.int64((np.uint64(key) * _GOLDEN) >> shift)
     while stamp[slot] == gen:
         if keys[slot] == key:
@@ -386,16 +380,17 @@ def _slot(key, insert, direct, keys, vals, stamp, gen, mask, shift, n_ids):
 
 
 @njit(cache=True)
-def clipped_matches(units, off, hyp_line, ref_lines, max_order, vocab):
+def clipped_matches(units, off, hyp_line, ref_lines, max_order):
     """Clipped n-gram matches, shape ``(n, max_order)``, of hypothesis line ``hyp_line[s]`` against
     reference lines ``ref_lines[:, s]``; a hypothesis n-gram count is clipped by its maximum count in
     any one reference (BLEU; pass one reference stream at a time for chrF).
 
     Ids are local to a segment and an order: order 1 ids number the distinct hypothesis units
     (``d`` of them); the order-n key of position i is ``id_{n-1}(i) * d + id_1(i + n - 1)``, an exact
-    integer below ``n_ids_{n-1} * d``. Keys index the table directly when that range fits it (the
-    usual case), else an open-addressing hash table sized for the segment is used. Units must be
-    below ``vocab``.
+    integer below ``n_ids_{n-1} * d``. Keys below the direct table's size (:data:`DIRECT`; all keys of
+    typical segments) are their own slot; larger ones (astral code points, huge vocabularies, very
+    long segments) go to an open-addressing hash table sized for the segment. The choice depends on
+    the key only, so a key is always found where it was inserted. Units are non-negative.
     """
     n_seg = len(hyp_line)
     n_ref = ref_lines.shape[0]
@@ -408,11 +403,13 @@ def clipped_matches(units, off, hyp_line, ref_lines, max_order, vocab):
         for r in range(n_ref):
             tot += off[ref_lines[r, s] + 1] - off[ref_lines[r, s]]
         max_r = max(max_r, tot)
-    hash_size, _ = _pow2_at_least(2 * max_h)
-    size = max(vocab, 1 << 18, hash_size)
-    keys = np.empty(size, np.int64)
+    size = DIRECT
     vals = np.empty(size, np.int64)
     stamp = np.zeros(size, np.int64)  # a slot is occupied iff its stamp is the current generation
+    hash_size, _ = _pow2_at_least(2 * max_h)
+    h_keys = np.empty(hash_size, np.int64)
+    h_vals = np.empty(hash_size, np.int64)
+    h_stamp = np.zeros(hash_size, np.int64)
     gen = 0
     h_cnt = np.empty(max_h, np.int64)
     r_max = np.empty(max_h, np.int64)
@@ -425,20 +422,15 @@ def clipped_matches(units, off, hyp_line, ref_lines, max_order, vocab):
     for s in range(n_seg):
         hs = off[hyp_line[s]]
         hl = off[hyp_line[s] + 1] - hs
+        hsize, bits = _pow2_at_least(2 * hl)
+        mask = hsize - 1
+        shift = np.uint64(64 - bits)
         d = 1
-        n_prev = 1
         for order in range(1, max_order + 1):
             n_pos = hl - order + 1
             if n_pos <= 0:
                 break
             gen += 1
-            direct = order == 1 or n_prev * d <= size
-            mask = 0
-            shift = np.uint64(0)
-            if not direct:  # hash table sized for this segment (load <= 1/2)
-                hsize, bits = _pow2_at_least(2 * n_pos)
-                mask = hsize - 1
-                shift = np.uint64(64 - bits)
             n_ids = 0
             for i in range(n_pos):  # intern and count the hypothesis n-grams
                 if order == 1:
@@ -450,8 +442,8 @@ def clipped_matches(units, off, hyp_line, ref_lines, max_order, vocab):
                         continue
                     key = p * d + id1_h[i + order - 1]
                 # the direct case is written out: numba does not inline _slot and the call costs ~5x
-                if not direct:
-                    v, n_new = _slot(key, True, direct, keys, vals, stamp, gen, mask, shift, n_ids)
+                if key >= size:
+                    v, n_new = _slot(key, True, h_keys, h_vals, h_stamp, gen, mask, shift, n_ids)
                     if n_new != n_ids:
                         h_cnt[v] = 0
                         n_ids = n_new
@@ -487,8 +479,8 @@ def clipped_matches(units, off, hyp_line, ref_lines, max_order, vocab):
                             cur_r[base + j] = -1
                             continue
                         key = p * d + q
-                    if not direct:
-                        v, _ = _slot(key, False, direct, keys, vals, stamp, gen, mask, shift, n_ids)
+                    if key >= size:
+                        v, _ = _slot(key, False, h_keys, h_vals, h_stamp, gen, mask, shift, n_ids)
                     elif stamp[key] == gen:
                         v = vals[key]
                     else:
@@ -511,5 +503,4 @@ def clipped_matches(units, off, hyp_line, ref_lines, max_order, vocab):
                 break
             if order == 1:
                 d = n_ids
-            n_prev = n_ids
     return out
