@@ -26,7 +26,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 from xleval.calibration import LGN, AnchoredCalibrator
-from xleval.diagnostics import check_lgn_validity, cross_validate_calibration
+from xleval.diagnostics import check_lgn_validity, cross_validate_calibration, human_agreement
 from xleval.metrics import corpus_table, score_frame
 from xleval.stats import bootstrap, bootstrap_sums, correlation, pairwise_accuracy
 
@@ -219,8 +219,19 @@ def accuracy_over_samples(values: dict[str, np.ndarray], human: np.ndarray, lp: 
     return frame.assign(diff=frame["lgn"] - frame["raw"])
 
 
-def segment_level(frame: pd.DataFrame, fold_of: pd.Series, *, n_pair_items: int, n_resamples: int,
-                  n_resamples_kendall: int, pair_samples: int, random_state: int) -> dict:
+def systems_from_segments(frame: pd.DataFrame, calibrated: dict[str, np.ndarray], systems: pd.DataFrame, *,
+                          n_resamples: int, random_state: int):
+    """System score = mean of (calibrated) sentence scores over all of the system's segments;
+    cross-lp accuracy against the system DA z, raw mean vs mean of out-of-fold LGN segments."""
+    means = frame[["lp", "system"]].assign(raw=calibrated["raw"], lgn=calibrated["lgn"])
+    means = means.groupby(["lp", "system"], as_index=False)[["raw", "lgn"]].mean()
+    table = means.merge(systems[["lp", "system", "human_z"]], on=["lp", "system"], how="inner")
+    return human_agreement(table, ["raw", "lgn"], "human_z", by="lp", system="system", compare=[("raw", "lgn")],
+                           n_resamples=n_resamples, random_state=random_state)
+
+
+def segment_level(frame: pd.DataFrame, fold_of: pd.Series, systems: pd.DataFrame, *, n_pair_items: int,
+                  n_resamples: int, n_resamples_kendall: int, pair_samples: int, random_state: int) -> dict:
     """Per metric: calibrated sentence scores and their pooled agreement with segment DA z."""
     fold = frame["system"].map(fold_of).to_numpy()
     judged = frame["human_z"].notna().to_numpy()
@@ -244,6 +255,7 @@ def segment_level(frame: pd.DataFrame, fold_of: pd.Series, *, n_pair_items: int,
             "accuracy": cross_lp_accuracy({v: x[sample] for v, x in values.items()}, human[sample], lp[sample],
                                           docs[sample], **kw),
             "sample_spread": accuracy_over_samples(values, human, lp, n_pair_items, random_state, pair_samples),
+            "systems": systems_from_segments(frame, calibrated, systems, **kw),
         }
     return out
 
@@ -266,7 +278,7 @@ def run_study(data_root: str | os.PathLike, *, n_folds: int = 5, n_resamples: in
                            random_state=random_state)
     raw_da = system_raw_da(systems, n_folds=n_folds, n_resamples=n_resamples, random_state=random_state)
     folds = sys_out["chrF"]["cv"].systems.drop_duplicates("system").set_index("system")["fold"]
-    seg_out = segment_level(frame, folds, n_pair_items=n_pair_items, n_resamples=n_resamples,
+    seg_out = segment_level(frame, folds, systems, n_pair_items=n_pair_items, n_resamples=n_resamples,
                             n_resamples_kendall=n_resamples_kendall, pair_samples=pair_samples,
                             random_state=random_state)
     return {"n_systems": len(systems), "lps": systems.groupby("lp").size().to_dict(), "signatures": signatures,
@@ -389,7 +401,16 @@ def _render_segment_metric(name: str, m: dict) -> list[str]:
             + (f"{da.estimate:+.3f} ({_ci(da, '+.3f')})" if da else "") + " | " + _r_cell(m["pearson_raw_da"], v) + " |")
     within = ", ".join(f"{g} {r:.3f}" for g, r in m["within_pearson"].items())
     spread = m["sample_spread"]
-    return lines + ["", f"Within-lp Pearson r of raw sentence {name} with DA z (unchanged by any per-lp map): "
+    agree = m["systems"]
+    raw, lgn, comp = agree.scores["raw"].cross_group_accuracy, agree.scores["lgn"].cross_group_accuracy, \
+        agree.comparisons[0]
+    return lines + ["", f"**System scores from calibrated segments** (mean sentence {name} of each system, raw vs "
+                    f"LGN of its segments out of fold, {agree.n_systems} systems): cross-lp accuracy against system "
+                    f"DA z {raw.estimate:.3f} ({_ci(raw)}) raw, {lgn.estimate:.3f} ({_ci(lgn)}) LGN; difference "
+                    f"{_diff(comp.difference)}, PERM-BOTH p = {comp.permutation.p_value:.3f}. (LGN of segments "
+                    "centres each lp as the system-level z-score does, but divides by the sd of segment scores, not "
+                    "of system scores.)", "",
+                    f"Within-lp Pearson r of raw sentence {name} with DA z (unchanged by any per-lp map): "
                     f"{within}.", "",
                     f"Cross-lp accuracy over {len(spread)} different segment samples of the same size (seeds "
                     f"{', '.join(map(str, spread.index))}): raw {_span(spread['raw'])}, LGN {_span(spread['lgn'])}, "
@@ -467,7 +488,9 @@ def _reading_segments(result: dict) -> list[str]:
             f"* **Segment level, sentence {name}:** pooled Pearson r with DA z {pr['r']['raw'].estimate:.3f} raw, "
             f"LGN {_diff(pr['minus_raw']['lgn'])}; cross-lp accuracy {acc['point']['raw'].estimate:.3f} raw, LGN "
             f"{_diff(acc['minus_raw']['lgn'])}, but {_span(spread, '+.3f')} over {len(spread)} segment samples; "
-            f"against raw DA, r {rd['r']['raw'].estimate:.3f} raw, LGN {_diff(rd['minus_raw']['lgn'])}.")
+            f"against raw DA, r {rd['r']['raw'].estimate:.3f} raw, LGN {_diff(rd['minus_raw']['lgn'])}. System "
+            f"means of the LGN segments: cross-lp accuracy {_diff(m['systems'].comparisons[0].difference)} over "
+            "raw system means.")
     within = result["segments"]["metrics"]["chrF"]["within_pearson"]
     lines.append(f"* Segment-level agreement is weak whatever the calibration (within-lp r of sentence chrF "
                  f"{min(within.values()):.2f}-{max(within.values()):.2f}; the data README reports the same values, "

@@ -91,6 +91,9 @@ def test_segment_level_signs(result):
         assert raw_da["minus_raw"]["lgn"].estimate < 0, name
         for v in m["kendall"]:
             assert 0 < m["kendall"][v].estimate < pearson["r"][v].estimate, (name, v)
+        # system means of out-of-fold LGN segments order cross-lp system pairs better than raw means
+        assert m["systems"].n_systems == 100
+        assert m["systems"].comparisons[0].difference.estimate > 0, name
         acc = m["accuracy"]
         for v, point in acc["point"].items():
             # the document-weighted formula at weight 1 is the engine's acc23
