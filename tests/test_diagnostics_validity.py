@@ -61,3 +61,34 @@ def test_rarely_fires_on_matched_sets(n_segments):
                 for s in range(n_sims))
     # firing needs a significant Kruskal-Wallis test at alpha = 0.05; allow 3 binomial sd of slack
     assert fired <= n_sims * 0.05 + 3 * np.sqrt(n_sims * 0.05 * 0.95)
+
+
+def test_system_level_uses_the_spread_of_system_means():
+    """A gap of 0.6 segment sd is small beside segment noise (sd 1) but large beside the spread of
+    system means (sd 0.2): only the system-level check can call it."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for lang, shift in (("de", 0.0), ("zh", 0.6)):
+        for s in range(12):
+            quality = shift + rng.normal(0, 0.2)
+            rows += [{"tgt_lang": lang, "system": f"s{s}", "human": quality + e} for e in rng.normal(0, 1, 40)]
+    df = pd.DataFrame(rows)
+    segment = check_lgn_validity(df, "tgt_lang", "human")
+    system = check_lgn_validity(df, "tgt_lang", "human", system="system")
+    assert segment.pairs["d"].iloc[0] < 1.0
+    assert system.status == "violated" and system.pairs["d"].iloc[0] > 2.0
+    assert system.groups["n"].tolist() == [12, 12]  # one observation per (language, system)
+    with pytest.raises(Exception, match="system column"):
+        check_lgn_validity(df, "tgt_lang", "human", system="nope")
+
+
+def test_wmt21_system_quality_differs_between_language_pairs(wmt21_segments):
+    """On WMT21 to-English the segment-level check passes but lps differ in system quality
+    measured in system sd, which is what LGN of system scores assumes away."""
+    judged = wmt21_segments[(wmt21_segments.human_n > 0) & ~wmt21_segments.is_human]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert check_lgn_validity(judged, "lp", "human_raw").status == "holds"
+        assert check_lgn_validity(judged, "lp", "human_raw", system="system").status == "violated"

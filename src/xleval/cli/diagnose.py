@@ -63,5 +63,7 @@ def _render(result, notes: list[str]) -> None:
             console.print(f"{c.b} - {c.a}: {c.difference.estimate:+.3f} (CI {c.difference.ci_low:+.3f} to "
                           f"{c.difference.ci_high:+.3f}), permutation p = {c.permutation.p_value:.3g}")
     console.print(f"LGN validity ({result.validity.status}): {result.validity.message}")
+    if result.validity_system is not None:
+        console.print(f"LGN validity, system level ({result.validity_system.status}): {result.validity_system.message}")
     for note in notes + list(result.bias.notes) + list(result.agreement.notes if result.agreement else []):
         err_console.print(f"[yellow]note:[/yellow] {note}")

@@ -22,7 +22,9 @@ class Diagnosis:
     (None without ``calibrated``); ``agreement``: AgreementResult (None without ``human``; it
     holds the raw score and, when given, the calibrated one, compared on cross-group pairwise
     accuracy); ``validity``: ValidityCheck of LGN's equal-quality assumption on this table
-    (``untested`` without ``human``); ``score``, ``calibrated``, ``human``, ``by``.
+    (``untested`` without ``human``); ``validity_system``: the same check on (group, system) mean
+    human scores, in units of the spread of system quality within a group (None without ``human``
+    or a ``system`` column); ``score``, ``calibrated``, ``human``, ``by``.
     """
 
     score: str
@@ -34,6 +36,7 @@ class Diagnosis:
     comparison: BiasComparison | None = None
     agreement: AgreementResult | None = None
     notes: tuple[str, ...] = field(default=())
+    validity_system: ValidityCheck | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
@@ -57,4 +60,8 @@ def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *
                                     compare=[(score, calibrated)] if calibrated else [], level=level,
                                     n_resamples=n_resamples, random_state=random_state)
     validity = check_lgn_validity(data, by, human, threshold=threshold, level=level)
-    return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement)
+    validity_system = None
+    if human is not None and system is not None and system in data.columns:
+        validity_system = check_lgn_validity(data, by, human, threshold=threshold, level=level, system=system)
+    return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
+                     validity_system=validity_system)

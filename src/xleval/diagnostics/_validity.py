@@ -72,11 +72,15 @@ class ValidityCheck:
 
 
 def check_lgn_validity(data: pd.DataFrame | None, by: str | list[str] = "tgt_lang", human: str | None = "human", *,
-                       threshold: float = 0.5, level: float = 0.95, alpha: float = 0.05) -> ValidityCheck:
+                       threshold: float = 0.5, level: float = 0.95, alpha: float = 0.05,
+                       system: str | None = None) -> ValidityCheck:
     """Check LGN's equal-quality assumption on a calibration set with (or without) human scores.
 
     ``human=None`` (or a column that is all missing) gives ``status="untested"`` with the design
     that makes the assumption hold. Rows without a human score are left out and counted.
+    With ``system``, each (group, system) mean human score is one observation, so differences are
+    measured in units of the spread of *system* quality within a group: the scale on which LGN of
+    system scores ranks systems (a gap that is small in segment sd can be large in system sd).
     """
     if not (np.isfinite(threshold) and threshold > 0):
         raise InputError(f"threshold must be a positive number of pooled sd (e.g. 0.5); got {threshold!r}")
@@ -92,6 +96,15 @@ def check_lgn_validity(data: pd.DataFrame | None, by: str | list[str] = "tgt_lan
         notes.append(f"human column {human!r} has no values")
         return _untested(threshold, level, alpha, human, notes)
     h, labels = h[keep], labels[keep]
+    if system is not None:
+        if system not in data.columns:
+            raise InputError(f"system column {system!r} not in the data; columns are {list(data.columns)}")
+        systems = data[system].astype(str).to_numpy()[keep]
+        means = pd.DataFrame({"g": labels, "s": systems, "h": h}).groupby(["g", "s"], sort=True)["h"].mean()
+        labels = means.index.get_level_values("g").to_numpy()
+        h = means.to_numpy()
+        notes.append(f"system level: {len(h)} (group, system) mean human scores; d in units of the within-group sd "
+                     "of system means")
     groups = _groups(h, labels)
     usable = groups[groups["n"] >= 2]
     if len(usable) < 2:

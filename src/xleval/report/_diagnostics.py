@@ -105,7 +105,8 @@ def _n(table: dict) -> int | None:
     return next((c.n for c in table.values()), None)
 
 
-def validity_section(validity) -> Section:
+def validity_section(validity, *, title: str = "Validity of LGN's equal-quality assumption",
+                     id: str = "validity") -> Section:
     """LGN's equal-quality assumption: the verdict, per-group human means and the pairwise differences."""
     tables = []
     if validity.groups is not None:
@@ -116,7 +117,7 @@ def validity_section(validity) -> Section:
     facts = {"status": validity.status, "threshold (pooled sd)": validity.threshold,
              "flagged pairs": [" vs ".join(p) for p in validity.flagged_pairs] or None}
     warn = [validity.message] if validity.warn else []
-    return generic_section("Validity of LGN's equal-quality assumption", id="validity",
+    return generic_section(title, id=id,
                            paragraphs=[validity.message], facts={k: v for k, v in facts.items() if v is not None},
                            tables=tables, warnings=warn + list(validity.notes))
 

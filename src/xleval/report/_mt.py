@@ -124,6 +124,9 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
     if a.diagnosis.agreement is not None:
         sections.append(agreement_section(a.diagnosis.agreement))
     sections.append(validity_section(a.diagnosis.validity))
+    if a.diagnosis.validity_system is not None:
+        sections.append(validity_section(a.diagnosis.validity_system, id="validity-system",
+                                         title="Validity of LGN's equal-quality assumption, system level"))
     sections += list(extra_sections)
     sections.append(warnings_section(a.warnings, checks=a.checks))
     meta = (("score", a.score), ("grouped by", a.group), ("human", a.human or "none"),
