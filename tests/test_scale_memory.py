@@ -124,3 +124,26 @@ def test_unused_bad_category_is_not_an_error_and_a_used_one_names_its_row():
     for categorical in (False, True):
         with pytest.raises(LanguageCodeError, match="column 'tgt_lang' row 2"):
             add_language_columns(bad, categorical=categorical)
+
+
+def test_categorical_keys_in_order_of_first_row():
+    df = pd.DataFrame({"tgt_lang": pd.Categorical(["zh", "de", "zho", "en", "de"], categories=["en", "de", "zh", "zho"])})
+    coded = add_language_columns(df, categorical=True)["tgt_lang"]
+    assert list(coded.cat.categories) == ["zh", "de", "en"] and coded.tolist() == ["zh", "de", "zh", "en", "de"]
+
+
+@pytest.mark.parametrize("by", ["lp", ["lp", "system"], "tgt_lang"])
+@pytest.mark.parametrize("categorical_input", [False, True])
+def test_calibration_source_per_combination_equals_row_wise_sources(by, categorical_input):
+    df = dictionary_table(3000, seed=3)
+    if not categorical_input:
+        df = df.astype({"lp": str, "system": str})
+    cols = [by] if isinstance(by, str) else by
+    seen = df[~df["lp"].astype(str).isin(["ja-en", "en-de"])]  # unseen in fit: fallback to tgt_lang / pooled
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = LGN(by=by, score="score", fallback=["tgt_lang", "pooled"]).fit(prepare_frame(seen, cols))
+        out = calibrate_frame(model, df)
+    oracle = model.sources(prepare_frame(df, cols))  # resolved row by row
+    assert out["calibration_source"].tolist() == list(oracle)
+    assert {"pooled", "tgt_lang"} <= set(oracle) or by == "tgt_lang"

@@ -90,6 +90,8 @@ def _sources(model: LGN, frame: pd.DataFrame):
 def _combination_codes(frame: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
     """Row codes of the distinct combinations of ``cols`` (categoricals by their codes) and the first
     row of each; None when the combinations would not fit an int64 (then resolve per row)."""
+    if len(cols) == 1 and isinstance(frame[cols[0]].dtype, pd.CategoricalDtype):
+        return _category_codes(frame[cols[0]])
     combined = np.zeros(len(frame), dtype=np.int64)
     size = 1
     for c in cols:
@@ -107,3 +109,20 @@ def _combination_codes(frame: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray
     first = np.empty(len(uniques), dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write wins: each combination's first row
     return codes, first
+
+
+def _category_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """A categorical's codes are its combinations already: only the first row of each category is
+    needed, and a prefix of the rows usually holds them all (unused categories get row 0)."""
+    codes = values.cat.codes.to_numpy()
+    if (codes < 0).any():
+        return None
+    used = np.bincount(codes, minlength=len(values.cat.categories)) > 0
+    size = 4096
+    while True:
+        found, first_rows = np.unique(codes[:size], return_index=True)
+        if len(found) == used.sum() or size >= len(codes):
+            first = np.zeros(len(used), dtype=np.int64)
+            first[found] = first_rows
+            return codes, first
+        size *= 16

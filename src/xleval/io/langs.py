@@ -156,11 +156,28 @@ def _split_pairs(codes: np.ndarray, uniques: list, where: str) -> list:
 
 
 def _column(codes: np.ndarray, keys: list, categorical: bool):
-    """Per-row keys: a categorical of the keys that occur, or an object array."""
+    """Per-row keys: an object array, or a categorical of the keys that occur in the order they first
+    occur in the rows (as factorizing the rows would order them, so groups come out in the same order)."""
     if not categorical:
         return np.asarray(keys, dtype=object)[codes]
     inner, categories = pd.factorize(np.asarray(keys, dtype=object), use_na_sentinel=True)  # unused codes: None
-    return pd.Categorical.from_codes(inner[codes], categories=pd.Index(categories, dtype=object))
+    order = _first_seen(codes, inner, len(categories))
+    rank = np.empty(len(order), dtype=np.min_scalar_type(-max(len(order), 1)))  # from_codes keeps small codes
+    rank[order] = np.arange(len(order))
+    mapping = np.zeros(len(inner), dtype=rank.dtype)  # unused codes (no key) map anywhere: no row has them
+    mapping[inner >= 0] = rank[inner[inner >= 0]]
+    return pd.Categorical.from_codes(mapping[codes], categories=pd.Index(categories[order], dtype=object))
+
+
+def _first_seen(codes: np.ndarray, inner: np.ndarray, n: int) -> np.ndarray:
+    """The ``n`` distinct values of ``inner[codes]`` (all of 0..n-1 occur) in the order they first occur;
+    a prefix of the rows usually holds them all, so look at growing prefixes before the whole."""
+    size = 4096
+    while True:
+        seen = pd.unique(inner[codes[:size]])
+        if len(seen) == n or size >= len(codes):
+            return seen.astype(np.intp)
+        size *= 16
 
 
 def _pair_keys(src: tuple[np.ndarray, list], tgt: tuple[np.ndarray, list]) -> tuple[np.ndarray, list]:

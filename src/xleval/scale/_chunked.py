@@ -73,7 +73,7 @@ def _fit_part(part, params: dict, signature: str | None) -> LGN:
     by = [local.by] if isinstance(local.by, str) else list(local.by)
     for batch in part.batches():
         with batch_context(batch, batch.source):
-            local.partial_fit(prepare_frame(batch.frame, by, batch.source), signature=signature)
+            local.partial_fit(prepare_frame(batch.frame, by, batch.source, categorical=True), signature=signature)
     return local
 
 
