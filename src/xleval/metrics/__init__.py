@@ -6,11 +6,12 @@ from ._base import Metric
 from ._registry import available_metrics, get_metric
 
 __all__ = ["Metric", "BLEU", "CHRF", "TER", "COMET", "BERTScore", "EmbeddingCosine", "get_metric", "available_metrics",
-           "score_frame", "corpus_table", "ScoredFrame"]
+           "score_frame", "corpus_table", "ScoredFrame", "set_backend", "get_backend"]
 
 # the neural classes import torch/transformers only when a model is loaded, not at class import
 _LAZY = {"BLEU": "._bleu", "CHRF": "._chrf", "TER": "._ter", "COMET": "._comet", "BERTScore": "._bertscore",
-         "EmbeddingCosine": "._embed", "score_frame": "._frame", "corpus_table": "._frame", "ScoredFrame": "._frame"}
+         "EmbeddingCosine": "._embed", "score_frame": "._frame", "corpus_table": "._frame", "ScoredFrame": "._frame",
+         "set_backend": "._fast", "get_backend": "._fast"}
 
 
 def __getattr__(name: str):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import logging
 from collections.abc import Callable
 from contextlib import contextmanager
 
@@ -22,6 +23,8 @@ import pandas as pd
 from xleval.exceptions import InputError, MissingDependencyError
 
 __all__ = ["set_backend", "get_backend", "backend", "enabled"]
+
+logger = logging.getLogger(__name__)
 
 _BACKENDS = ("auto", "numba", "numpy")
 _state = {"backend": "auto"}
@@ -68,7 +71,10 @@ def enabled() -> bool:
 def _kernels():
     try:
         return importlib.import_module("xleval.metrics._kernels")
-    except ImportError:  # numba absent (or broken): the numpy path runs
+    except ImportError:  # numba absent: the numpy path runs
+        return None
+    except RuntimeError as err:  # numba present but unusable here (e.g. no writable cache location)
+        logger.warning("numba kernels unavailable (%s); BLEU/chrF use the numpy path", err)
         return None
 
 
