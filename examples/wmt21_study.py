@@ -262,8 +262,12 @@ def segment_level(frame: pd.DataFrame, fold_of: pd.Series, systems: pd.DataFrame
 
 # ----------------------------------------------------------------------------- the study
 def validity_on_segments(seg: pd.DataFrame) -> dict:
-    """LGN's equal-quality check by lp on the judged MT segments, for DA z and raw DA."""
-    return {col: check_lgn_validity(seg, "lp", col) for col in ("human_z", "human_raw")}
+    """LGN's equal-quality check by lp on the judged MT segments, for DA z and raw DA, in segment sd
+    and at system level (each (lp, system) mean one observation, in system sd)."""
+    out = {col: check_lgn_validity(seg, "lp", col) for col in ("human_z", "human_raw")}
+    out.update({f"{col} (system level)": check_lgn_validity(seg, "lp", col, system="system")
+                for col in ("human_z", "human_raw")})
+    return out
 
 
 def run_study(data_root: str | os.PathLike, *, n_folds: int = 5, n_resamples: int = 1000, repeats: int = 5,
@@ -427,11 +431,12 @@ def _r_cell(pearson: dict, v: str) -> str:
 
 
 def _render_validity(validity: dict) -> list[str]:
-    lines = ["## Validity check of LGN's equal-quality assumption (segment-level DA by lp)", ""]
+    lines = ["## Validity check of LGN's equal-quality assumption (DA by lp: segments, and system means)", ""]
     for col, check in validity.items():
         top = check.pairs.iloc[0]
+        unit = "system sd" if "system" in col else "segment sd"
         lines.append(f"* `{col}`: **{check.status}**; largest difference {top['group_a']} vs {top['group_b']}, "
-                     f"d = {top['d']:.3f} pooled sd (upper bound {top['upper']:.3f}); {len(check.flagged_pairs)} "
+                     f"d = {top['d']:.3f} {unit} (upper bound {top['upper']:.3f}); {len(check.flagged_pairs)} "
                      "pair(s) flagged.")
     return lines + ["", "DA z is standardised per annotator (each annotator's mean removed); where annotators judge "
                     "a single lp, equal lp means of DA z hold largely by construction and say little about true "
@@ -521,10 +526,11 @@ def _caveats(result: dict) -> list[str]:
         "agreement with that construction; against raw DA (which mixes in annotator leniency per lp) LGN "
         f"{'loses' if loses else 'does not lose'}. Neither human scale is a measured truth for cross-lingual "
         "quality, so whether LGN helps cross-lp comparisons depends on which one is trusted. (2) The validity "
-        "check cannot settle this: on DA z it holds by construction, and on raw DA it passes (largest d = "
-        f"{top['d']:.2f} *segment* sd), although the lp means of system raw DA span {points:.1f} points, "
-        f"{d_sys:.1f} pooled sd of the *system* scores within an lp; the 0.5-sd rule in segment units is "
-        "lenient for system-level comparisons. (3) System-level CIs resample systems, segment-level CIs resample "
+        "check in segment units cannot settle this: on DA z it holds by construction, and on raw DA it passes "
+        f"(largest d = {top['d']:.2f} *segment* sd), although the lp means of system raw DA span {points:.1f} "
+        f"points, {d_sys:.1f} pooled sd of the *system* scores within an lp; the system-level check "
+        f"(`check_lgn_validity(..., system=\"system\")`) is **{result['validity']['human_raw (system level)'].status}** "
+        "on raw DA: the lps' system sets are not of equal quality, which is what LGN of system scores assumes. (3) System-level CIs resample systems, segment-level CIs resample "
         "documents; neither includes annotator noise or the choice of test set. (4) Tie calibration is "
         "in-sample, as in WMT. (5) The segment-level accuracy CIs are conditional on one fixed sample of "
         f"segments (random_state {result['random_state']}); the spread over other samples is shown under each "

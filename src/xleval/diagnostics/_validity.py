@@ -6,7 +6,8 @@ human means in pooled-sd units (Cohen's d per pair, Hedges-Olkin standard error)
 
 * ``violated``     a difference between groups is significant (Kruskal-Wallis p < alpha) and
                    some pair's upper confidence bound of |d| reaches ``threshold`` (default 0.5):
-                   LGN would erase a difference that may be that large. The pairs are named.
+                   LGN would erase a difference that may be that large. The pairs are named
+                   (those whose difference is also significant on its own, when there are any).
 * ``inconclusive`` some pair's upper bound reaches the threshold but no difference is
                    significant: too few human scores to tell.
 * ``holds``        every pair's upper bound is below the threshold: any real difference is
@@ -141,6 +142,11 @@ def _pairs(groups: pd.DataFrame, z: float) -> pd.DataFrame:
 
 def _verdict(groups, pairs, test, threshold, level, alpha, human, notes) -> ValidityCheck:
     reach = pairs[pairs["upper"] >= threshold]
+    # name the pairs that may reach the threshold *and* differ (lower bound above 0): with few
+    # observations per group every upper bound can reach it, and naming equal groups misleads
+    lower = 2 * reach["d"] - reach["upper"]
+    if (lower > 0).any():
+        reach = reach[lower > 0]
     significant = bool(np.isfinite(test.p_value) and test.p_value < alpha)
     top = pairs.iloc[0]
     if reach.empty:
