@@ -22,24 +22,27 @@ import pandas as pd
 from sacrebleu.metrics import BLEU as SacreBLEU
 from sacrebleu.metrics import CHRF as SacreCHRF
 
-from xleval.metrics import BLEU, CHRF
-from xleval.metrics import _fast
+from xleval.exceptions import MissingDependencyError
+from xleval.metrics import BLEU, CHRF, _fast
 
 DATA = Path(os.environ.get("XLEVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
-def _timed(func):
+def _timed(func, *args):
     start = time.perf_counter()
-    out = func()
+    out = func(*args)
     return np.asarray(out, dtype=float), time.perf_counter() - start
+
+
+def _one_by_one(metric, hyps, refs):
+    return [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
 
 
 def _bench(name, ours, theirs, groups, backends):
     """groups: list of (hyps, refs, tokenizer); returns one result row per xleval backend."""
     their_scores, their_t = [], 0.0
     for hyps, refs, tok in groups:
-        metric = theirs(tok)
-        s, t = _timed(lambda: [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs)])
+        s, t = _timed(_one_by_one, theirs(tok), hyps, refs)
         their_scores.append(s)
         their_t += t
     theirs_all = np.concatenate(their_scores)
@@ -47,7 +50,7 @@ def _bench(name, ours, theirs, groups, backends):
     rows = []
     for backend in backends:
         with _fast.backend(backend):
-            timed = [_timed(lambda: ours(tok).sentence_scores(hyps, refs)) for hyps, refs, tok in groups]
+            timed = [_timed(ours(tok).sentence_scores, hyps, refs) for hyps, refs, tok in groups]
         ours_t = sum(t for _, t in timed)
         diff = np.abs(np.concatenate([o for o, _ in timed]) - theirs_all)
         rows.append({"metric": name, "xleval kernels": backend, "segments": n, "sacrebleu seg/s": n / their_t,
@@ -59,7 +62,7 @@ def _warm_up() -> list[str]:
     """Load (or compile) the numba kernels outside the timed runs; the backends to time."""
     try:
         _fast.set_backend("numba")
-    except Exception as err:  # the fast extra is not installed
+    except MissingDependencyError as err:  # the fast extra is not installed
         print(f"numba kernels unavailable ({err}); timing the numpy path only", file=sys.stderr)
         return ["numpy"]
     start = time.perf_counter()

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from xleval.exceptions import InputError, MissingDependencyError
-from xleval.metrics import BLEU, CHRF
-from xleval.metrics import _fast
+from xleval.metrics import BLEU, CHRF, _fast
 from xleval.metrics._tokenize import tokenize_lines
 
 pytest.importorskip("numba")

@@ -22,7 +22,7 @@ import pandas as pd
 
 from xleval.exceptions import InputError, MissingDependencyError
 
-__all__ = ["set_backend", "get_backend", "backend", "enabled"]
+__all__ = ["backend", "enabled", "get_backend", "set_backend"]
 
 logger = logging.getLogger(__name__)
 
