@@ -1,11 +1,12 @@
 """Out-of-core and Dask throughput of xleval.scale (figures are ratios against anchors run here).
 
-    .venv/bin/python benchmarks/bench_scale.py [--rows 100000000] [--dask-rows 10000000]
+    .venv/bin/python benchmarks/bench_scale.py [--rows 100000000 [N ...]] [--dask-rows 10000000]
                                                [--chunk-size 1000000] [--dir /tmp/xleval-bench] [--only a b c]
 
 (a) chunked LGN fit + apply of a generated Parquet table (``tgt_lang`` + ``score``; generated into
     --dir on the fly, never committed): wall time, rows/s and the peak RSS of the process that ran
-    it (``resource.getrusage`` in a fresh subprocess), against the 1.5 GB target;
+    it (``resource.getrusage`` in a fresh subprocess), against the 1.5 GB target; with several
+    --rows, the spread of the peaks (peak RSS must not depend on the input size);
 (b) the same on --dask-rows rows: single process vs a 2-worker local Dask cluster (cluster
     start-up reported separately), with the ratio;
 (c) memory-bandwidth reference: a plain numpy pass ``score * a[code] + b[code]`` over arrays of
@@ -96,7 +97,7 @@ def numpy_reference(rows: int, chunk: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rows", type=int, default=100_000_000)
+    parser.add_argument("--rows", type=int, nargs="+", default=[100_000_000])
     parser.add_argument("--dask-rows", type=int, default=10_000_000)
     parser.add_argument("--chunk-size", type=int, default=1_000_000)
     parser.add_argument("--dir", default="/tmp/xleval-bench")
@@ -107,16 +108,18 @@ def main() -> None:
     root.mkdir(parents=True, exist_ok=True)
     chunk = str(args.chunk_size)
     gb = 1024 ** 3
-    if "a" in args.only:
-        src = root / f"bench_{args.rows}.parquet"
-        gen = generate(src, args.rows) if not src.exists() else 0.0
+    peaks = {}
+    for rows in args.rows if "a" in args.only else ():
+        src = root / f"bench_{rows}.parquet"
+        gen = generate(src, rows) if not src.exists() else 0.0
         r = run_child(["fit_apply", str(src), str(root / "out_a.parquet"), chunk, "local"])
+        peaks[rows] = r["peak_rss"]
         total = r["fit_s"] + r["apply_s"]
         print(f"(a) {r['rows']:,} rows, chunk {args.chunk_size:,}: generate {gen:.1f} s; fit {r['fit_s']:.1f} s "
               f"({r['rows'] / r['fit_s'] / 1e6:.2f} M rows/s), apply {r['apply_s']:.1f} s "
               f"({r['rows'] / r['apply_s'] / 1e6:.2f} M rows/s), fit+apply {total:.1f} s; "
-              f"peak RSS {r['peak_rss'] / gb:.2f} GB (target < 1.5 GB: {'met' if r['peak_rss'] < 1.5 * gb else 'MISSED'})")
-        if "c" in args.only:
+              f"peak RSS {r['peak_rss'] / gb:.3f} GB (target < 1.5 GB: {'met' if r['peak_rss'] < 1.5 * gb else 'MISSED'})")
+        if "c" in args.only and rows == args.rows[-1]:
             ref = numpy_reference(r["rows"], args.chunk_size)
             print(f"(c) numpy score*a[code]+b[code] over {r['rows']:,} in-memory rows: {ref:.2f} s "
                   f"({r['rows'] / ref / 1e6:.0f} M rows/s); chunked apply reaches {100 * ref / r['apply_s']:.2f}% "
@@ -124,6 +127,10 @@ def main() -> None:
         if not args.keep:
             for p in (src, root / "out_a.parquet"):
                 p.unlink(missing_ok=True)
+    if len(peaks) > 1:
+        low, high = min(peaks.values()), max(peaks.values())
+        print(f"(a) peak RSS over {', '.join(f'{n / 1e6:g}M' for n in peaks)} rows: "
+              f"{', '.join(f'{v / gb:.3f}' for v in peaks.values())} GB; max/min {high / low:.2f}")
     if "b" in args.only:
         src = root / f"bench_{args.dask_rows}.parquet"
         if not src.exists():
@@ -140,8 +147,9 @@ def main() -> None:
             for p in (src, root / "out_b1.parquet", root / "out_b2.parquet"):
                 p.unlink(missing_ok=True)
     if "c" in args.only and "a" not in args.only:
-        ref = numpy_reference(args.rows, args.chunk_size)
-        print(f"(c) numpy reference over {args.rows:,} rows: {ref:.2f} s ({args.rows / ref / 1e6:.0f} M rows/s)")
+        rows = args.rows[-1]
+        ref = numpy_reference(rows, args.chunk_size)
+        print(f"(c) numpy reference over {rows:,} rows: {ref:.2f} s ({rows / ref / 1e6:.0f} M rows/s)")
 
 
 if __name__ == "__main__":
