@@ -161,6 +161,14 @@ def test_wmt21_sample_of_5000_rows(wmt21_segments):
     _check_rows(wmt21_segments.sample(5000, random_state=20211110))
 
 
+def test_wmt21_sample_numpy_kernels(wmt21_segments):
+    """The numpy path (no numba) against sacrebleu directly; the default run uses numba when installed."""
+    from xleval.metrics import _fast
+
+    with _fast.backend("numpy"):
+        _check_rows(wmt21_segments.sample(1000, random_state=1))
+
+
 @pytest.mark.slow
 def test_wmt21_all_rows(wmt21_segments, wmt21_systems):
     assert len(wmt21_segments) == 251_212

@@ -214,8 +214,9 @@ def tokenize_re(units, off, mode, space, punct, chinese, pats, pat_off, reps, re
     longest = 0
     for i in range(n_lines):
         longest = max(longest, off[i + 1] - off[i])
-    # growth bound: zh x3, first pattern x3 (+ the wrap), the other three x2 each
-    cap = 72 * (longest + 2) + 16
+    # growth bound: 13a's replacements shrink, the wrap adds 2, the first substitution x3, the '.'/','
+    # ones x2 each (the last one writes tokens directly); zh's spacing x3 comes first
+    cap = (36 if mode == 1 else 12) * (longest + 2) + 16
     a = np.empty(cap, np.int32)
     b = np.empty(cap, np.int32)
     sp = np.full(1, _SP, np.int32)
