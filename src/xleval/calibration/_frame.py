@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..exceptions import DataQualityWarning, InputError, SignatureMismatchError
 from ..io import add_language_columns, read_table_metadata
+from ..io.langs import copy_on_write
 from ._lgn import LGN
 
 __all__ = ["prepare_frame", "calibrate_frame", "score_signature", "calibrated_metadata"]
@@ -53,7 +54,7 @@ def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, 
     ``<column>_low``/``<column>_high`` appended; rows and existing columns untouched."""
     frame = prepare_frame(df, model.by_ if hasattr(model, "by_") else [model.by], where, categorical=True)
     name = column or f"{model.score}_lgn"
-    out = df.copy(deep=False)  # copy-on-write: the added columns never reach df
+    out = df.copy(deep=not copy_on_write())  # with copy-on-write a shallow copy is a copy: no column copied
     try:
         out[name] = model.transform(frame, signature=signature, force=force)
     except (SignatureMismatchError, InputError) as exc:  # name the table: the model cannot know it

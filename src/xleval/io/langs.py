@@ -57,6 +57,11 @@ def normalize_codes(values: Iterable, column: str = "language", where: str = "in
     return np.asarray(_normalized(codes, uniques, column, where), dtype=object)[codes]
 
 
+def copy_on_write() -> bool:
+    """Whether pandas copies on write (always from pandas 3), so that a shallow copy behaves as a copy."""
+    return int(pd.__version__.split(".")[0]) >= 3 or bool(pd.get_option("mode.copy_on_write"))
+
+
 def _distinct(values: pd.Series, column: str, where: str, missing: str) -> tuple[np.ndarray, list]:
     """Per-row integer codes and the distinct values; a categorical column gives its own codes (no
     hashing of millions of strings), its categories possibly including unused ones."""
@@ -117,7 +122,7 @@ def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical:
     directly). ``categorical=True`` returns the three language columns as categoricals holding only
     the keys that occur (cheap for millions of rows; the calibrators group by their codes).
     """
-    out = df.copy(deep=False)  # copy-on-write: new columns never reach df
+    out = df.copy(deep=not copy_on_write())  # with copy-on-write a shallow copy is a copy: no column copied
     coded: dict[str, tuple[np.ndarray, list]] = {}  # column -> (row codes, key per code)
     if "lp" in out.columns and not {"src_lang", "tgt_lang"} <= set(out.columns):
         codes, uniques = _distinct(out["lp"], "lp", where, "language pair; fill it in (e.g. de-en)")
