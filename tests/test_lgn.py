@@ -328,3 +328,23 @@ def test_fit_from_parts_equals_fit_and_refuses_mixed_signatures():
         LGN(by="lp").fit_from([*parts, other])
     with pytest.raises(InputError, match="parameters"):
         LGN(by="tgt_lang").fit_from(parts)
+
+
+def test_unused_categories_are_not_groups():
+    rng = np.random.default_rng(13)
+    tgt = pd.Categorical(np.repeat(["de", "fr"], 100), categories=["de", "fr", "sw", "xx-unused"])
+    df = pd.DataFrame({"tgt_lang": tgt, "score": rng.normal(size=200)})
+    model = LGN(fallback=["error"]).fit(df)  # no DegenerateGroupWarning for empty categories (warnings are errors)
+    assert model.group_table()["group"].tolist() == ["de", "fr"]
+    plain = LGN(fallback=["error"]).fit(df.assign(tgt_lang=df["tgt_lang"].astype(str)))
+    np.testing.assert_array_equal(model.transform(df), plain.transform(df.assign(tgt_lang=df["tgt_lang"].astype(str))))
+
+
+def test_unused_unseen_category_in_transform_is_not_an_error():
+    rng = np.random.default_rng(14)
+    df = pd.DataFrame({"tgt_lang": np.repeat(["de", "fr"], 100), "score": rng.normal(size=200)})
+    model = LGN(fallback=["error"]).fit(df)
+    probe = df.assign(tgt_lang=pd.Categorical(df["tgt_lang"], categories=["de", "fr", "sw"]))
+    np.testing.assert_array_equal(model.transform(probe), model.transform(df))  # no error, no warning for 'sw'
+    with pytest.raises(InputError, match="sw"):
+        model.transform(probe.assign(tgt_lang=pd.Categorical(["sw"] + list(df["tgt_lang"][1:]), categories=["de", "fr", "sw"])))

@@ -377,7 +377,8 @@ class LGN:
         elif need_tgt:
             columns.append(frame["tgt_lang"] if "tgt_lang" in frame.columns else frame["lp"].map(_tgt_of_lp))
             tgt_of = lambda combo: combo[-1]  # noqa: E731
-        codes, combos = _factorize_many(columns)
+        # unused categories of a categorical cost a pass to drop; they only matter if they fall back
+        codes, combos = _factorize_many(columns, drop_unused=False)
         n_by = len(self.by_)
         level = np.full(len(combos), -3, dtype=np.int64)
         key = np.full(len(combos), -1, dtype=np.int64)
@@ -390,6 +391,9 @@ class LGN:
                 if j is not None:
                     level[i], key[i] = self.levels_.index(lv), j
                     break
+        if (level != 0).any():  # combinations without rows (unused categories) are no one's concern
+            present = np.bincount(codes, minlength=len(combos)) > 0
+            level[~present & (level == -3)] = -2
         missing = level == -3
         if missing.any():
             terminal = self.fallback_[-1]
@@ -496,6 +500,8 @@ class LGN:
         names = ["raw", "pooled", *self.levels_]
         detail = ", ".join(f"{names[i]}: {c}" for i, c in enumerate(per_level) if c and names[i] != "__by__")
         n_fell = int(per_level.sum() - per_level[2])
+        if n_fell == 0:
+            return
         warnings.warn(f"{n_fell} row(s) of unseen or degenerate groups were calibrated by fallback ({detail})",
                       UnseenGroupWarning, stacklevel=3)
 
@@ -653,10 +659,10 @@ def _as_frame(groups, by: list[str]) -> pd.DataFrame:
     return pd.DataFrame({by[0]: np.asarray(groups, dtype=object)})
 
 
-def _factorize_many(columns: list) -> tuple[np.ndarray, list[tuple]]:
+def _factorize_many(columns: list, drop_unused: bool = True) -> tuple[np.ndarray, list[tuple]]:
     """Integer codes of the distinct combinations of several aligned columns, and the combinations.
     Categorical columns use their codes directly (no hashing of 10M strings)."""
-    parts = [_factorize(c) for c in columns]
+    parts = [_factorize(c, drop_unused) for c in columns]
     if len(parts) == 1:
         codes, uniques = parts[0]
         return codes, [(u,) for u in uniques]
@@ -678,7 +684,7 @@ def _derived_label(level: str, tgt):
     return family_of(tgt) or "?"
 
 
-def _factorize(values) -> tuple[np.ndarray, list]:
+def _factorize(values, drop_unused: bool = True) -> tuple[np.ndarray, list]:
     if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy()
         uniques = list(values.cat.categories)
@@ -687,6 +693,11 @@ def _factorize(values) -> tuple[np.ndarray, list]:
     if (codes < 0).any():
         row = int(np.flatnonzero(codes < 0)[0]) + 1
         raise InputError(f"group value missing at row {row}; fill it in or drop the row before calibrating")
+    if drop_unused and len(uniques) > 1 and len(codes):
+        used = np.bincount(codes, minlength=len(uniques)) > 0
+        if not used.all():  # unused categories of a categorical are not groups (no empty groups, no false 'unseen')
+            codes = (np.cumsum(used) - 1)[codes]
+            uniques = [u for u, keep in zip(uniques, used) if keep]
     return codes, [_py(u) for u in uniques]
 
 
