@@ -235,10 +235,16 @@ def _check_csv_shape(text: str, name: str) -> None:
         if bad is not None:
             _raise_csv_width(name, _data_row(lines, bad), bad + 1, lines[bad].count(",") + 1, width)
         return
+    _check_csv_records(_io.StringIO(text), name)
+
+
+def _check_csv_records(lines, name: str) -> None:
+    """Every CSV record (quotes honoured) has the header's width; a lone CR outside quotes is refused
+    (pandas would silently start a new row there). Blank lines are skipped, as pandas does."""
     limit = csv.field_size_limit()
-    csv.field_size_limit(max(limit, len(text) + 1))  # a long quoted text is data, not an error
+    csv.field_size_limit(2**31 - 1)  # a long quoted text is data, not an error
+    records = csv.reader(lines)
     try:
-        records = csv.reader(_io.StringIO(text))
         width, row = len(next(records, [])), 0
         for record in records:
             if record:
@@ -246,7 +252,7 @@ def _check_csv_shape(text: str, name: str) -> None:
                 if len(record) != width:
                     _raise_csv_width(name, row, records.line_num, len(record), width)
     except csv.Error as exc:
-        if "new-line" in str(exc):  # pandas would silently start a new row at a lone CR
+        if "new-line" in str(exc):
             raise InputError(f"{name}: line {records.line_num}: a carriage return (CR) without a line feed outside "
                              "quotes; save the file with LF or CRLF line endings") from None
         raise InputError(f"{name}: line {records.line_num}: cannot read as csv: {exc}") from None
@@ -277,26 +283,11 @@ def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str) -> int:
                     raise InputError(f"{name}: row {row} (line {row + skip + 1}) has {fields} tab-separated fields, "
                                      f"the header has {width}; fix the row (a tab inside a text?)")
         return skip
-    limit = csv.field_size_limit()
-    csv.field_size_limit(2**31 - 1)  # a long quoted text is data, not an error
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
-            records = csv.reader(_after_leading_comments(fh))
-            width, row = len(next(records, [])), 0
-            for record in records:
-                if record:
-                    row += 1
-                    if len(record) != width:
-                        _raise_csv_width(name, row, records.line_num, len(record), width)
-    except csv.Error as exc:
-        if "new-line" in str(exc):
-            raise InputError(f"{name}: line {records.line_num}: a carriage return (CR) without a line feed outside "
-                             "quotes; save the file with LF or CRLF line endings") from None
-        raise InputError(f"{name}: line {records.line_num}: cannot read as csv: {exc}") from None
+            _check_csv_records(_after_leading_comments(fh), name)
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
-    finally:
-        csv.field_size_limit(limit)
     return skip
 
 
