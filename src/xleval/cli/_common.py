@@ -16,8 +16,10 @@ from rich.table import Table
 __all__ = ["console", "err_console", "OutputFormat", "FORMAT_OPTION", "COL_OPTION", "emit_json", "print_table", "parse_pair",
            "row_progress", "to_jsonable", "REPORT_OPTION", "write_analysis_report"]
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+# rich wraps at 80 columns when output is not a terminal (logs, CI, pipes): tables need more
+_WIDTH = None if sys.stdout.isatty() else 160
+console = Console(highlight=False, width=_WIDTH)
+err_console = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
 
 
 class OutputFormat(str, Enum):

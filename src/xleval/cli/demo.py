@@ -29,6 +29,13 @@ def demo(
     v = result.verification
     print_table(v.groups.to_dict(orient="records"), title="evaluation split: mean/std per language before and after LGN", digits=2)
     console.print(f"sd of language means: raw {v.sd_of_means_before:.2f} -> calibrated {v.sd_of_means_after:.2f}")
+    d = result.diagnosis
+    if d is not None:
+        before, after = d.comparison.before, d.comparison.after
+        console.print(f"diagnosis: calibration advised before: {before.calibration_advised} "
+                      f"(largest d = {before.largest_smd.estimate:.2f}, eta^2 = {before.eta_squared.estimate:.3f}); "
+                      f"after: {after.calibration_advised} (largest d = {after.largest_smd.estimate:.2f})")
+        console.print(f"LGN validity ({d.validity.status}): {d.validity.message}")
     rows = [{"score": name, **vals} for name, vals in result.agreement.items()]
     print_table(rows, title="ranking of (system, language) cells against the true quality", digits=3)
     for kind, path in result.files.items():
