@@ -24,9 +24,17 @@ def diagnose(
     seed: int = typer.Option(0, "--seed", help="Random state of resampling."),
     col: Optional[list[str]] = COL_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Stream the input in batches of N rows and "
+                                             "report the mergeable statistics only (per-group moments, sd of group "
+                                             "means, eta squared, largest d); no medians, tests or CIs."),
+    backend: str = typer.Option("local", "--backend", help="local or dask (with --chunk-size)."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Dask: start a local cluster of N workers."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask: address of an existing scheduler."),
 ) -> None:
     """Is SCORE biased by language? Did calibration remove it? Does it agree with humans across languages?"""
     by_cols = [c.strip() for c in by.split(",") if c.strip()]
+    if chunk_size is not None or backend != "local":
+        return _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated)
     numeric = [c for c in (score, human, calibrated) if c]
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
     frame = prepare_frame(df, by_cols, input)
@@ -40,6 +48,28 @@ def diagnose(
         emit_json({**result.to_dict(), "warnings": notes})
         return
     _render(result, notes)
+
+
+def _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated) -> None:
+    from ..exceptions import InputError
+    from ..scale import DEFAULT_CHUNK_SIZE, bias_chunked, resolve_backend, should_stream
+
+    if human or calibrated:
+        raise InputError("--human and --calibrated need all rows in memory (agreement, tests, CIs); drop --chunk-size, "
+                         "or diagnose the calibrated column on its own with --score")
+    should_stream(input, chunk_size, backend)  # validates --chunk-size
+    result = bias_chunked(input, score, by_cols[0] if len(by_cols) == 1 else by_cols,
+                          chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, columns=parse_column_mapping(col),
+                          backend=resolve_backend(backend, scheduler=scheduler, workers=workers))
+    if fmt == OutputFormat.json:
+        emit_json(result.to_dict())
+        return
+    print_table(result.groups.to_dict(orient="records"), title=f"{score} by {result.by} (streamed, {result.n} rows)")
+    pair = " vs ".join(result.largest_smd_pair) if result.largest_smd_pair else "-"
+    console.print(f"sd of group means {result.sd_of_means:.4g}; eta squared {result.eta_squared:.4g}; "
+                  f"largest standardised difference {result.largest_smd if result.largest_smd is not None else float('nan'):.3g} ({pair})")
+    for note in result.notes:
+        err_console.print(f"[yellow]note:[/yellow] {note}")
 
 
 def _render(result, notes: list[str]) -> None:
