@@ -17,10 +17,11 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
-# Full set-up for the test suite: core + dev + dask + the CPU torch build that lies on disk + lm/neural extras.
+# Full set-up for the test suite: core + dev + dask + the CPU torch build that lies on disk + lm/neural extras
+# + numba (fast) + MeCab tokenizers (ja, ko).
 $(VENV)/.installed-full: $(STAMP)
 	$(BIN)/pip install --quiet "torch==2.13.0"
-	$(BIN)/pip install --quiet -e ".[dev,dask,lm,neural,fast]"
+	$(BIN)/pip install --quiet -e ".[dev,dask,lm,neural,fast,ja,ko]"
 	# unbabel-comet pins numpy<2 / transformers<5 / torchmetrics<0.11 (see docs/neural.md): its code runs on the
 	# versions above, so install it without its pins; its runtime deps are in the neural extra.
 	$(BIN)/pip install --quiet --no-deps "unbabel-comet==2.2.7"

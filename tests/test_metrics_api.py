@@ -13,6 +13,7 @@ from sacrebleu.metrics import CHRF as SacreCHRF
 
 from xleval.exceptions import InputError, XlevalWarning
 from xleval.metrics import BLEU, CHRF, TER, Metric, available_metrics, corpus_table, get_metric, score_frame
+from xleval.metrics._tokenize import load_tokenizer
 
 # ------------------------------------------------------------------ the seed's worked examples (seed 004)
 SEED_REFS = ["the cat is on the mat", "there is a cat on the mat"]
@@ -105,17 +106,38 @@ def test_tokenizer_follows_target_language():
     assert BLEU(tokenize=None).tokenizer == "13a"
 
 
-def test_missing_mecab_falls_back_with_a_warning():
-    pytest.importorskip("sacrebleu")
-    try:
-        import MeCab  # noqa: F401
+def test_missing_mecab_falls_back_with_a_warning(monkeypatch):
+    """Simulate a machine without the ja extra (CI installs it, so the real import would succeed)."""
+    import xleval.metrics._bleu as bleu_module
+    from xleval.exceptions import MissingDependencyError
 
-        pytest.skip("MeCab is installed; the fallback is not taken")
-    except ImportError:
-        pass
+    real = bleu_module.load_tokenizer
+
+    def missing(name):
+        if name.endswith("mecab"):
+            raise MissingDependencyError("mecab-python3, ipadic", "ja", f"the {name} tokenizer")
+        return real(name)
+
+    monkeypatch.setattr(bleu_module, "load_tokenizer", missing)
     with pytest.warns(XlevalWarning, match="ja-mecab"):
         m = BLEU(tokenize=None, tgt_lang="ja")
     assert m.tokenizer == "char" and "tok:char" in m.signature
+
+
+@pytest.mark.parametrize("lang, tokenizer, hyps, refs", [
+    ("ja", "ja-mecab", ["今日は良い天気です。", "猫が座った", ""], ["今日はいい天気です。", "猫が座っている", "空"]),
+    ("ko", "ko-mecab", ["오늘은 날씨가 좋습니다.", "고양이가 앉았다", ""], ["오늘 날씨가 좋네요.", "고양이가 앉아 있다", "비"]),
+])
+def test_mecab_tokenizers_equal_sacrebleu_when_installed(lang, tokenizer, hyps, refs):
+    try:
+        load_tokenizer(tokenizer)
+    except Exception as exc:  # noqa: BLE001 - the extra is optional; `make test` installs it
+        pytest.skip(f"{tokenizer} not installed (pip install 'xleval[{lang}]'): {exc}")
+    ours = BLEU(tokenize=None, tgt_lang=lang)
+    assert ours.tokenizer == tokenizer and f"tok:{tokenizer}" in ours.signature
+    theirs = SacreBLEU(tokenize=tokenizer, effective_order=True)
+    expected = [theirs.sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
+    np.testing.assert_allclose(ours.sentence_scores(hyps, refs), expected, rtol=0, atol=1e-9)
 
 
 # ------------------------------------------------------------------ tables
@@ -193,3 +215,16 @@ def test_cli_user_errors_are_one_line_exit_2(tmp_path):
     assert res.returncode == 2 and "no such file" in res.stderr and "Traceback" not in res.stderr
     res = _cli("score", "-i", "x", "--metric", "rouge")
     assert res.returncode == 2
+
+
+def test_ja_mecab_default_equals_sacrebleu_on_wmt21_en_ja(wmt21_segments):
+    try:
+        load_tokenizer("ja-mecab")
+    except Exception as exc:  # noqa: BLE001 - the extra is optional; `make test` installs it
+        pytest.skip(f"ja-mecab not installed (pip install 'xleval[ja]'): {exc}")
+    df = wmt21_segments[wmt21_segments["lp"] == "en-ja"].iloc[:400]
+    scored = score_frame(df, ["bleu"])
+    assert "tok:ja-mecab" in scored.signatures["bleu"]
+    theirs = SacreBLEU(tokenize="ja-mecab", effective_order=True)
+    expected = [theirs.sentence_score(h, [r]).score for h, r in zip(df["hypothesis"], df["reference"])]
+    np.testing.assert_allclose(scored.frame["bleu"].to_numpy(), expected, rtol=0, atol=1e-9)
