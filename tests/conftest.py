@@ -6,8 +6,15 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
+
+# CI must be reproducible: property tests draw the same examples on every run there (locally they
+# keep exploring new ones; a failure found locally is replayed from hypothesis' example database).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def _data_root() -> Path:
