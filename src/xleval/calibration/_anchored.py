@@ -18,7 +18,6 @@ import math
 import os
 import warnings
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,6 +25,7 @@ from scipy.optimize import isotonic_regression
 
 from .. import __version__
 from ..exceptions import (DegenerateGroupWarning, InputError, ModelFileError, NotFittedError, SmallGroupWarning, UnseenGroupWarning)
+from ._params import ParamsMixin
 from ._persist import load_checked, save_checked
 from ._signature import check_compatible
 
@@ -36,7 +36,7 @@ FORMAT_VERSION = 1
 METHODS = ("linear", "isotonic")
 
 
-class AnchoredCalibrator:
+class AnchoredCalibrator(ParamsMixin):
     """Per-group metric -> human-scale map, a scikit-learn style estimator.
 
     Parameters: ``by`` (column or list of columns), ``method`` (``linear`` or ``isotonic``),
@@ -53,20 +53,6 @@ class AnchoredCalibrator:
         self.score = score
         self.human = human
         self.fallback = fallback
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("by", "method", "min_count", "score", "human", "fallback")}
-
-    def set_params(self, **params: Any) -> AnchoredCalibrator:
-        for name, value in params.items():
-            if name not in self.get_params():
-                raise InputError(f"AnchoredCalibrator has no parameter {name!r}; valid: {sorted(self.get_params())}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        default = AnchoredCalibrator().get_params()
-        return "AnchoredCalibrator(" + ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if v != default[k]) + ")"
 
     # fitting -------------------------------------------------------------------------------------
     def fit(self, X, groups=None, human=None, *, signature: str | None = None) -> AnchoredCalibrator:

@@ -27,7 +27,6 @@ import os
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,6 +43,7 @@ from ..exceptions import (
 )
 from ..io.langs import family_of, script_of
 from ._groupstats import GroupStats
+from ._params import ParamsMixin
 from ._persist import load_checked, save_checked
 from ._signature import check_compatible, merge_signatures
 
@@ -68,7 +68,7 @@ class GroupParams:
     degenerate: np.ndarray
 
 
-class LGN:
+class LGN(ParamsMixin):
     """Language-specific Group Normalization, a scikit-learn style estimator.
 
     Parameters
@@ -112,25 +112,6 @@ class LGN:
         self.window = window
         self.score = score
         self.sketch_capacity = sketch_capacity
-
-    # scikit-learn protocol ---------------------------------------------------------------------
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in
-                ("by", "method", "target", "min_count", "sigma_floor", "fallback", "decay", "window", "score",
-                 "sketch_capacity")}
-
-    def set_params(self, **params: Any) -> LGN:
-        valid = self.get_params()
-        for name, value in params.items():
-            if name not in valid:
-                raise InputError(f"LGN has no parameter {name!r}; valid parameters are {sorted(valid)}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        defaults = LGN().get_params()
-        changed = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if v != defaults[k])
-        return f"LGN({changed})"
 
     # fitting -----------------------------------------------------------------------------------
     def fit(self, X, groups=None, *, signature: str | None = None) -> LGN:
