@@ -9,7 +9,6 @@ the gold letter or index; the response is kept for the answer parser). ``doc.sub
 """
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from xleval.exceptions import InputError
+from xleval.io import iter_json_objects
 
 __all__ = ["read_lm_eval_samples"]
 
@@ -53,15 +53,10 @@ def records_with_filter(records: list[dict], filter_name: Any, path: Path):
 def _records(path: Path) -> list[dict]:
     out = []
     with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{line_no}: not valid JSON ({exc.msg}); is this an lm-eval samples file?") from None
+        for line_no, rec in iter_json_objects(fh, str(path), "is this an lm-eval samples file?"):
             if "doc_id" not in rec or "target" not in rec:
-                raise InputError(f"{path}:{line_no}: record without 'doc_id' or 'target'; not an lm-eval samples record")
+                raise InputError(f"{path}: line {line_no}: record without 'doc_id' or 'target'; not an lm-eval "
+                                 "samples record")
             out.append(rec)
     if not out:
         raise InputError(f"{path}: no records")

@@ -37,6 +37,7 @@ __all__ = [
     "read_plain_files",
     "check_text_file_shape",
     "check_output_path",
+    "iter_json_objects",
 ]
 
 FORMATS = {".tsv": "tsv", ".txt": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
@@ -310,19 +311,23 @@ def _raise_csv_width(name: str, row: int, line: int, fields: int, width: int) ->
                      "fix the row (quote a text that holds a comma)")
 
 
-def _read_jsonl(text: str, name: str) -> pd.DataFrame:
-    records = []
-    for i, line in enumerate(text.split("\n"), start=1):
+def iter_json_objects(lines, name: str, hint: str = "one JSON object per line"):
+    """``(line number, object)`` for each non-blank line; a line that is not a JSON object is an
+    InputError naming the file and line (shared by every JSONL reader)."""
+    for i, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{name}: line {i}: not valid JSON ({exc.msg}); one JSON object per line") from exc
+            raise InputError(f"{name}: line {i}: not valid JSON ({exc.msg}); {hint}") from None
         if not isinstance(obj, dict):
             raise InputError(f"{name}: line {i}: expected a JSON object, got {type(obj).__name__}")
-        records.append(obj)
-    return pd.DataFrame.from_records(records)
+        yield i, obj
+
+
+def _read_jsonl(text: str, name: str) -> pd.DataFrame:
+    return pd.DataFrame.from_records([obj for _, obj in iter_json_objects(text.split("\n"), name)])
 
 
 def check_output_path(path: str | os.PathLike) -> Path:

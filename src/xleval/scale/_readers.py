@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import json
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -23,8 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
-from ..io._tables import check_text_file_shape
-from ..io import table_format, to_numeric_column
+from ..io import check_text_file_shape, iter_json_objects, table_format, to_numeric_column
 
 __all__ = ["TableBatch", "iter_batches", "count_rows", "DEFAULT_CHUNK_SIZE", "batch_context", "finish_batch",
            "check_header", "parquet_columns", "open_parquet"]
@@ -221,16 +219,7 @@ def _jsonl_frames(path, fmt, name, batch_size, rename, read_columns) -> Iterator
     try:
         records: list[dict] = []
         keys: list | None = None
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{name}: line {lineno}: not valid JSON ({exc.msg}); one JSON object per line; "
-                                 "no output was written") from None
-            if not isinstance(obj, dict):
-                raise InputError(f"{name}: line {lineno}: expected a JSON object, got {type(obj).__name__}")
+        for lineno, obj in iter_json_objects(handle, name, "one JSON object per line; no output was written"):
             if keys is not None and not obj.keys() <= set(keys):
                 raise InputError(f"{name}: line {lineno}: key(s) {sorted(obj.keys() - set(keys))} do not occur in "
                                  "the first batch; streaming needs the columns fixed by the first batch "
