@@ -28,6 +28,7 @@ from scipy.optimize import brentq
 
 from xleval.exceptions import InputError
 from xleval.fairness._results import DetectableEffect, SampleSize
+from xleval.stats._validate import check_choice, check_probability
 
 __all__ = ["min_test_size", "detectable_effect", "test_power", "cohens_h"]
 
@@ -38,16 +39,9 @@ _MAX_N = 10**9
 
 
 # ----------------------------------------------------------------------------- validation
-def _check_prob(value: float, name: str) -> float:
-    if not isinstance(value, numbers.Real) or not 0.0 < float(value) < 1.0:
-        raise InputError(f"{name} must be strictly between 0 and 1; got {value!r}")
-    return float(value)
-
-
-def _check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
+def _check_design(design: str, kind: str, alternative: str) -> tuple[str, str, str]:
+    return (check_choice(design, "design", DESIGNS), check_choice(kind, "kind", KINDS),
+            check_choice(alternative, "alternative", ALTERNATIVES))
 
 
 def _check_effect(effect: float, design: str, kind: str, discordant: float | None) -> tuple[float, float | None]:
@@ -135,9 +129,8 @@ def _normal_start(effect: float, design: str, kind: str, alpha: float, power: fl
 def test_power(effect: float, n: int, *, design: str = "independent", kind: str = "proportion",
                alpha: float = 0.05, alternative: str = "two-sided", discordant: float | None = None) -> float:
     """Power of the test at ``n`` items per language for ``effect`` (see the module docstring)."""
-    design, kind, alternative = _check_choice(design, "design", DESIGNS), _check_choice(kind, "kind", KINDS), \
-        _check_choice(alternative, "alternative", ALTERNATIVES)
-    alpha = _check_prob(alpha, "alpha")
+    design, kind, alternative = _check_design(design, kind, alternative)
+    alpha = check_probability(alpha, "alpha")
     effect, psi = _check_effect(effect, design, kind, discordant)
     fn, _, min_n = _power_fn(design, kind, alpha, alternative, psi)
     if not isinstance(n, numbers.Integral) or n < min_n:
@@ -157,9 +150,8 @@ def min_test_size(effect: float, *, power: float = 0.8, alpha: float = 0.05, des
     for a continuous metric, or the accuracy difference for paired proportions (with
     ``discordant``, the expected share of items right in one language and wrong in the other).
     """
-    design, kind, alternative = _check_choice(design, "design", DESIGNS), _check_choice(kind, "kind", KINDS), \
-        _check_choice(alternative, "alternative", ALTERNATIVES)
-    alpha, power = _check_prob(alpha, "alpha"), _check_prob(power, "power")
+    design, kind, alternative = _check_design(design, kind, alternative)
+    alpha, power = check_probability(alpha, "alpha"), check_probability(power, "power")
     if power <= alpha:
         raise InputError(f"power ({power}) must exceed alpha ({alpha}); a test has at least power alpha")
     effect, psi = _check_effect(effect, design, kind, discordant)
@@ -202,9 +194,8 @@ def detectable_effect(n: int, *, power: float = 0.8, alpha: float = 0.05, design
     With ``kind='proportion'`` and a ``baseline`` accuracy (e.g. English's), the effect is also
     given as the accuracy of the other language and the accuracy gap.
     """
-    design, kind, alternative = _check_choice(design, "design", DESIGNS), _check_choice(kind, "kind", KINDS), \
-        _check_choice(alternative, "alternative", ALTERNATIVES)
-    alpha, power = _check_prob(alpha, "alpha"), _check_prob(power, "power")
+    design, kind, alternative = _check_design(design, kind, alternative)
+    alpha, power = check_probability(alpha, "alpha"), check_probability(power, "power")
     if power <= alpha:
         raise InputError(f"power ({power}) must exceed alpha ({alpha})")
     psi = _check_discordant(discordant) if design == "paired" and kind == "proportion" else None
@@ -249,7 +240,7 @@ def _with_baseline(result: DetectableEffect, baseline: float, kind: str, design:
 
     if kind != "proportion":
         raise InputError("baseline= converts an effect to accuracies; it applies to kind='proportion' only")
-    p = _check_prob(baseline, "baseline")
+    p = check_probability(baseline, "baseline")
     if design == "paired":
         low, high = p - result.effect, p + result.effect
     else:

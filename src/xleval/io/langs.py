@@ -86,13 +86,19 @@ def _first_row(codes: np.ndarray, i: int) -> int:
 
 def _normalized(codes: np.ndarray, uniques: list, column: str, where: str) -> list:
     """The key of each distinct code that occurs in ``codes`` (None for unused categories)."""
-    keys: list = [None] * len(uniques)
+    return _per_used_value(normalize_code, codes, uniques, column, where)
+
+
+def _per_used_value(fn, codes: np.ndarray, uniques: list, column: str, where: str) -> list:
+    """``fn`` of each distinct value that occurs in ``codes`` (None for unused categories); an error
+    names the column and the first row holding the offending value."""
+    out: list = [None] * len(uniques)
     for i in np.flatnonzero(_used(codes, len(uniques))):
         try:
-            keys[i] = normalize_code(uniques[i])
+            out[i] = fn(uniques[i])
         except LanguageCodeError as exc:
             raise LanguageCodeError(f"{where}: column {column!r} row {_first_row(codes, i)}: {exc}") from None
-    return keys
+    return out
 
 
 @functools.lru_cache(maxsize=4096)
@@ -126,7 +132,7 @@ def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical:
     coded: dict[str, tuple[np.ndarray, list]] = {}  # column -> (row codes, key per code)
     if "lp" in out.columns and not {"src_lang", "tgt_lang"} <= set(out.columns):
         codes, uniques = _distinct(out["lp"], "lp", where, "language pair; fill it in (e.g. de-en)")
-        pairs = _split_pairs(codes, uniques, where)
+        pairs = _per_used_value(split_lp, codes, uniques, "lp", where)
         for side, name in ((0, "src_lang"), (1, "tgt_lang")):
             if name not in out.columns:
                 coded[name] = (codes, [None if p is None else p[side] for p in pairs])
@@ -148,16 +154,6 @@ def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical:
     elif "lp" not in out.columns and "tgt_lang" not in out.columns:
         raise InputError(f"{where}: no language column; give 'lp' (e.g. de-en) or 'tgt_lang', or map one with --col")
     return out
-
-
-def _split_pairs(codes: np.ndarray, uniques: list, where: str) -> list:
-    pairs: list = [None] * len(uniques)
-    for i in np.flatnonzero(_used(codes, len(uniques))):
-        try:
-            pairs[i] = split_lp(uniques[i])
-        except LanguageCodeError as exc:
-            raise LanguageCodeError(f"{where}: column 'lp' row {_first_row(codes, i)}: {exc}") from None
-    return pairs
 
 
 def _column(codes: np.ndarray, keys: list, categorical: bool):

@@ -42,6 +42,13 @@ def check_min_size(arr: np.ndarray, minimum: int, name: str) -> None:
         raise InputError(f"{name} needs at least {minimum} values; got {len(arr)}")
 
 
+def check_probability(value: float, name: str) -> float:
+    """A number strictly between 0 and 1 (alpha, power, a baseline accuracy)."""
+    if not isinstance(value, numbers.Real) or not 0.0 < float(value) < 1.0:
+        raise InputError(f"{name} must be strictly between 0 and 1; got {value!r}")
+    return float(value)
+
+
 def check_level(level: float) -> float:
     if not isinstance(level, numbers.Real) or not 0.0 < float(level) < 1.0:
         raise InputError(f"level must be a confidence level strictly between 0 and 1 (e.g. 0.95); got {level!r}")
