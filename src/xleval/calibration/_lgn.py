@@ -332,8 +332,8 @@ class LGN(ParamsMixin):
             raise NotFittedError("this LGN is not fitted yet; call fit() or load a saved calibrator first")
 
     def _check_signature(self, signature: str | None, force: bool, frame: pd.DataFrame | None = None) -> None:
-        if force or signature is None or self.signature_ is None:
-            return
+        if force or signature is None or self.signature_ is None or signature == self.signature_:
+            return  # the common case costs nothing; only a differing signature looks at the languages
         languages = None
         if frame is not None and "tgt_lang" in frame.columns:
             languages = [str(x) for x in pd.unique(frame["tgt_lang"])]
