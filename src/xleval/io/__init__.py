@@ -13,6 +13,7 @@ from ._tables import (
     to_numeric_column,
     write_table,
 )
+from ._select import select_rows
 from .langs import add_language_columns, family_of, normalize_code, normalize_codes, script_of, split_lp
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "read_plain_files",
     "read_table",
     "read_table_metadata",
+    "select_rows",
     "table_format",
     "to_numeric_column",
     "write_table",

@@ -1,0 +1,30 @@
+"""Row selection by ``COLUMN=VALUE`` conditions (the ``--where`` filter of ``xleval fairness gaps``)."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from ..exceptions import InputError
+
+__all__ = ["select_rows"]
+
+
+def select_rows(df: pd.DataFrame, conditions: Iterable[str] | None) -> pd.DataFrame:
+    """Keep the rows where every ``"COLUMN=VALUE"`` condition holds (all must hold).
+
+    Values are compared as text (``is_human=False`` matches a boolean column), so a condition means
+    what it says on the command line. A condition that names no column of ``df``, or that leaves no
+    row, is an :class:`~xleval.exceptions.InputError`: an empty selection is always a typo, never a
+    result. The index of the kept rows is preserved.
+    """
+    for cond in conditions or ():
+        column, sep, value = cond.partition("=")
+        if not sep or column not in df.columns:
+            raise InputError(f"--where {cond!r}: expected COLUMN=VALUE with a column of the table ({list(df.columns)})")
+        kept = df[df[column].astype(str) == value]
+        if len(kept) == 0:
+            raise InputError(f"--where {cond!r} leaves no rows; values of {column!r} are e.g. "
+                             f"{sorted(map(str, df[column].unique()))[:5]}")
+        df = kept
+    return df
