@@ -236,6 +236,7 @@ def _write_files(root: Path) -> None:
         "no_overlap.tsv": _tsv(df.assign(human=df["human"].where(df["lp"] == "en-de"),
                                          score=df["score"].where(df["lp"] != "en-de"))),
         "no_human.tsv": _tsv(df.assign(human="")),
+        "scores.xlsx": b"PK\x03\x04",  # exists: E15 is about the format, not a missing file
         "hyp.txt": b"the cat\nsat on\nthe mat\n",
         "ref.txt": b"the cat\nsat on the mat\n",
         "texts.tsv": b"lang\ttext\nen\thello world\n",

@@ -88,8 +88,12 @@ def test_jsonl_error_names_line(tmp_path):
 
 
 def test_unknown_extension_and_missing_output_dir(tmp_path):
+    (tmp_path / "t.xlsx").write_bytes(b"PK\x03\x04")
     with pytest.raises(InputError, match="unknown table format"):
         read_table(tmp_path / "t.xlsx")
+    # a missing file is reported as missing, whatever its name (`score --lowercase true` reads INPUT 'true')
+    with pytest.raises(InputError, match="true: no such file"):
+        read_table("true")
     with pytest.raises(InputError, match="does not exist"):
         write_table(FRAME, tmp_path / "missing" / "out.tsv")
 

@@ -81,10 +81,10 @@ def read_table(
     Raises :class:`InputError` for a missing/empty file, a header without rows, duplicate or
     missing columns, and non-numeric cells in ``numeric`` columns (NaN/inf are kept as values).
     """
-    fmt = table_format(path)
     name = "<stdin>" if str(path) == "-" else str(path)
-    if name != "<stdin>" and not Path(path).is_file():
+    if name != "<stdin>" and not Path(path).is_file():  # before the format: a missing file is the clearer news
         raise InputError(f"{name}: no such file; check the path")
+    fmt = table_format(path)
     df = _read_any(path, fmt, name)
     if df.shape[1] == 0:
         raise InputError(f"{name}: the file is empty (no header, no rows); give a table with a header row")

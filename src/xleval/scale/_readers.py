@@ -69,10 +69,10 @@ def iter_batches(path: str | os.PathLike, batch_size: int = DEFAULT_CHUNK_SIZE, 
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise InputError(f"chunk size {batch_size!r}: expected a positive integer number of rows, e.g. 100000")
-    fmt = table_format(path)
     name = "<stdin>" if str(path) == "-" else str(path)
-    if name != "<stdin>" and not Path(path).is_file():
+    if name != "<stdin>" and not Path(path).is_file():  # before the format: a missing file is the clearer news
         raise InputError(f"{name}: no such file; check the path")
+    fmt = table_format(path)
     rename = dict(columns or {})
     raw = {"parquet": _parquet_frames, "jsonl": _jsonl_frames}.get(fmt, _text_frames)
     start, index = 0, 0
