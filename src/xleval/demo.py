@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
+from ._base.jsonable import to_jsonable
 from .calibration import LGN, CalibrationSummary, calibration_summary
 from .diagnostics import Diagnosis, diagnose
 from .io import atomic_path, write_table
@@ -89,7 +90,7 @@ def run_demo(out_dir: str | Path | None = None, *, seed: int = 0, target: tuple[
     result = DemoResult(sim, model, ev, cells, agreement, verification, files, diagnosis)
     if out_dir is not None:
         with atomic_path(files["summary"]) as tmp:
-            tmp.write_text(json.dumps(_jsonable(result.to_dict()), indent=2) + "\n", encoding="utf-8")
+            tmp.write_text(json.dumps(to_jsonable(result.to_dict()), indent=2) + "\n", encoding="utf-8")
         write_demo_report(result, files["report"])
     return result
 
@@ -110,8 +111,3 @@ def write_demo_report(result: DemoResult, path: str | Path) -> None:
                           signature=result.model.signature_, random_state=sim.seed)
     write_report(build_mt_report(analysis, title=f"xleval demo report (seed {sim.seed})", extra_sections=(truth,)), path)
 
-
-def _jsonable(obj):
-    from .cli._common import to_jsonable
-
-    return to_jsonable(obj)

@@ -1,7 +1,7 @@
 """The ``xleval`` command line: a thin shell over the library, one module per command group.
 
-Each entry of ``_GROUPS`` is ``(name, "module:attribute", help)``; the attribute is a Typer app
-(a command group) or a plain function (a single command). Every :class:`XlevalError` becomes
+Each entry of ``_GROUPS`` is ``(name, "module:attribute", help)``; the attribute is a click
+command or group, imported only when it runs. Every :class:`XlevalError` becomes
 one line on stderr and exit status 2 (``--debug`` shows the traceback).
 """
 from __future__ import annotations
@@ -10,7 +10,6 @@ import importlib
 import sys
 
 import click
-import typer
 
 from .. import __version__
 from ..exceptions import XlevalError
@@ -46,16 +45,9 @@ class _LazyGroup(click.Group):
 
 def _load(name: str, target: str, help_text: str) -> click.Command:
     module_name, attr = target.split(":")
-    obj = getattr(importlib.import_module(module_name), attr)
-    if isinstance(obj, typer.Typer):
-        obj.info.help = obj.info.help or help_text
-        obj._add_completion = False
-        command = typer.main.get_command(obj)
-    else:
-        single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-        single.command(name=name, help=help_text)(obj)
-        command = typer.main.get_command(single)
+    command = getattr(importlib.import_module(module_name), attr)
     command.name = name
+    command.help = command.help or help_text
     return command
 
 
@@ -69,12 +61,17 @@ app = _LazyGroup(
     name="xleval",
     help="Make evaluation scores comparable across languages.",
     no_args_is_help=True,
+    context_settings={"show_default": True},  # inherited by every command; click hides False flags' default
     params=[
         click.Option(["--version"], is_flag=True, expose_value=False, is_eager=True, callback=_version,
                      help="Print the version."),
         click.Option(["--debug"], is_flag=True, expose_value=False, help="Show tracebacks instead of one-line errors."),
     ],
 )
+
+
+# click >= 8.2 raises this for a bare group (click 8.1 prints the help and exits 0 itself)
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,24 +87,24 @@ def main(argv: list[str] | None = None) -> int:
             raise
         _fail(str(exc))
         return 2
-    except (click.exceptions.Exit, typer.Exit) as exc:  # --help, --version (typer's own Exit for its commands)
+    except click.exceptions.Exit as exc:  # --help, --version
         return exc.exit_code
-    except (click.exceptions.Abort, typer.Abort):
+    except click.exceptions.Abort:
         _fail("aborted")
         return 130
     except KeyboardInterrupt:
         _fail("interrupted; no output was written")
         return 130
-    except _click_classes("NoArgsIsHelpError") as exc:  # a bare group: its help is the answer
+    except _NO_ARGS_IS_HELP as exc:  # a bare group: its help is the answer
         help_text = exc.ctx.get_help() if exc.ctx is not None else ""
         if help_text:
             sys.stderr.write(help_text.rstrip("\n") + "\n")
         return 2
-    except _click_classes("UsageError") as exc:  # a missing option, a bad value, an unknown command
-        where = exc.ctx.command_path if exc.ctx is not None else "xleval"
+    except click.UsageError as exc:  # a missing option, a bad value, an unknown command
+        where = exc.ctx.command_path if exc.ctx is not None else _command_path(args)
         _fail(f"{where}: {exc.format_message().rstrip('.')}; see '{where} --help'")
         return 2
-    except _click_classes("ClickException") as exc:
+    except click.ClickException as exc:
         _fail(exc.format_message())
         return 2
     except OSError as exc:
@@ -118,15 +115,18 @@ def main(argv: list[str] | None = None) -> int:
     return rc if isinstance(rc, int) else 0
 
 
-def _click_classes(name: str) -> tuple[type[BaseException], ...]:
-    """The exception class ``name`` of click and of the click copy typer >= 0.24 vendors (its
-    commands raise ``typer._click`` exceptions, which are not click's)."""
-    classes = [getattr(click.exceptions, name)]
-    try:
-        from typer._click import exceptions as vendored
-    except ImportError:  # typer that uses click itself
-        return tuple(classes)
-    return tuple(classes + ([getattr(vendored, name)] if hasattr(vendored, name) else []))
+def _command_path(args: list[str]) -> str:
+    """The command a usage error belongs to, for errors click raises without a context (e.g. a flag
+    given a value: ``--lowercase=true``): the leading command names of ``args``."""
+    command, path = app, ["xleval"]
+    for arg in args:
+        if arg.startswith("-"):  # the root's own flags come before the command name
+            continue
+        sub = command.get_command(None, arg) if isinstance(command, click.Group) else None
+        if sub is None:
+            break
+        command, path = sub, path + [arg]
+    return " ".join(path)
 
 
 def _fail(message: str) -> None:

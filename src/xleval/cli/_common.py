@@ -6,15 +6,16 @@ import json
 import math
 import sys
 from collections.abc import Mapping, Sequence
-from enum import Enum
 from typing import Any
 
-import typer
+import click
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["console", "err_console", "OutputFormat", "FORMAT_OPTION", "COL_OPTION", "emit_json", "print_table", "parse_pair",
-           "row_progress", "to_jsonable", "REPORT_OPTION", "write_analysis_report"]
+from .._base.jsonable import to_jsonable
+
+__all__ = ["console", "err_console", "format_option", "col_option", "report_option", "emit_json", "print_table",
+           "parse_pair", "row_progress", "to_jsonable", "write_analysis_report"]
 
 # rich wraps at 80 columns when output is not a terminal (logs, CI, pipes): tables need more
 _WIDTH = None if sys.stdout.isatty() else 160
@@ -22,30 +23,13 @@ console = Console(highlight=False, width=_WIDTH)
 err_console = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
 
 
-class OutputFormat(str, Enum):
-    text = "text"
-    json = "json"
-
-
-FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="text (tables) or json (for machines).")
-COL_OPTION = typer.Option(None, "--col", help="Map a canonical column to a column of the file, e.g. --col hypothesis=mt (repeatable).")
-
-
-def to_jsonable(obj: Any) -> Any:
-    """Plain JSON values: NaN/inf become None, numpy scalars become Python numbers, dataclasses use to_dict()."""
-    if hasattr(obj, "columns") and hasattr(obj, "to_dict"):  # a DataFrame: a list of row records
-        return to_jsonable(obj.to_dict(orient="records"))
-    if hasattr(obj, "to_dict") and callable(obj.to_dict):
-        return to_jsonable(obj.to_dict())
-    if isinstance(obj, Mapping):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    if hasattr(obj, "tolist") and not isinstance(obj, (str, bytes)):
-        return to_jsonable(obj.tolist())
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    return obj
+# options several commands share; each is a decorator, applied like click.option
+format_option = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+                             help="text (tables) or json (for machines).")
+col_option = click.option("--col", multiple=True, metavar="CANONICAL=COLUMN",
+                          help="Map a canonical column to a column of the file, e.g. --col hypothesis=mt (repeatable).")
+report_option = click.option("--report", "report_path", metavar="PATH",
+                             help="Also write a self-contained HTML report (.html) or its JSON (.json) here.")
 
 
 def emit_json(payload: Any) -> None:
@@ -70,9 +54,6 @@ def print_table(rows: Sequence[Mapping[str, Any]], title: str | None = None, dig
     for row in rows:
         table.add_row(*(_cell(to_jsonable(v) if not isinstance(v, float) else v, digits) for v in row.values()))
     console.print(table)
-
-
-REPORT_OPTION = typer.Option(None, "--report", help="Also write a self-contained HTML report (.html) or its JSON (.json) here.")
 
 
 def write_analysis_report(path, title: str, results, notes=()) -> None:

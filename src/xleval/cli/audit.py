@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Optional
-
+import click
 import pandas as pd
-import typer
 
 from xleval.audit import AnswerParser, audit as run_audit, read_lm_eval_samples
-from xleval.cli._common import (COL_OPTION, FORMAT_OPTION, REPORT_OPTION, OutputFormat, console, emit_json, print_table,
+from xleval.cli._common import (col_option, console, emit_json, format_option, print_table, report_option,
                                write_analysis_report)
 from xleval.exceptions import InputError
 from xleval.io import atomic_path, parse_column_mapping, read_table, write_table
@@ -18,26 +16,34 @@ from xleval.io import atomic_path, parse_column_mapping, read_table, write_table
 _DEFAULTS = {k: p.default for k, p in inspect.signature(run_audit).parameters.items()}
 
 
-def audit(
-    inputs: list[str] = typer.Argument(..., metavar="INPUT...", help=(
-        "Long table(s) (TSV/CSV/JSONL/Parquet; '-' = TSV on stdin) with item_id, model, condition and correct "
-        "or response+answer; or lm-eval samples given as CONDITION[@MODEL]=samples_TASK.jsonl.")),
-    fmt: OutputFormat = FORMAT_OPTION,
-    checklist: Optional[Path] = typer.Option(None, "--checklist", help="Write the markdown reporting checklist here."),
-    ratings: Optional[Path] = typer.Option(None, "--ratings", help="Likert ratings (item_id, rater, rating[, dimension]) for E2."),
-    col: Optional[list[str]] = COL_OPTION,
-    invalid: str = typer.Option(_DEFAULTS["invalid_policy"], "--invalid", help="Invalid parses: 'wrong' or 'exclude' (the other is the sensitivity analysis)."),
-    validity_threshold: float = typer.Option(_DEFAULTS["validity_threshold"], "--validity-threshold", help="Flag model x condition parser validity below this."),
-    cluster_by_subject: bool = typer.Option(_DEFAULTS["cluster_by_subject"], "--cluster-by-subject", help="Resample whole subjects in the bootstrap."),
-    residual_threshold: Optional[float] = typer.Option(None, "--residual-threshold", help="Pre-declared high-residual cut (default: median split)."),
-    pattern: Optional[str] = typer.Option(None, "--pattern", help="Answer regex (first group = letter); default: first standalone A-D."),
-    letters: str = typer.Option("ABCD", "--letters", help="Answer letters."),
-    n_resamples: int = typer.Option(_DEFAULTS["n_resamples"], "--n-resamples", help="Bootstrap resamples."),
-    seed: int = typer.Option(_DEFAULTS["random_state"], "--seed", help="Random seed (bootstrap, permutations)."),
-    save_table: Optional[Path] = typer.Option(None, "--save-table", help="Also write the combined long table here."),
-    report_path: Optional[str] = REPORT_OPTION,
-) -> None:
-    """Audit a translated benchmark for a translation tax (estimators E1-E4, parser validity, dose-response)."""
+@click.command("audit")
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
+@format_option
+@click.option("--checklist", type=click.Path(path_type=Path), help="Write the markdown reporting checklist here.")
+@click.option("--ratings", type=click.Path(path_type=Path),
+              help="Likert ratings (item_id, rater, rating[, dimension]) for E2.")
+@col_option
+@click.option("--invalid", default=_DEFAULTS["invalid_policy"],
+              help="Invalid parses: 'wrong' or 'exclude' (the other is the sensitivity analysis).")
+@click.option("--validity-threshold", type=float, default=_DEFAULTS["validity_threshold"],
+              help="Flag model x condition parser validity below this.")
+@click.option("--cluster-by-subject", is_flag=True, default=_DEFAULTS["cluster_by_subject"],
+              help="Resample whole subjects in the bootstrap.")
+@click.option("--residual-threshold", type=float, help="Pre-declared high-residual cut (default: median split).")
+@click.option("--pattern", help="Answer regex (first group = letter); default: first standalone A-D.")
+@click.option("--letters", default="ABCD", help="Answer letters.")
+@click.option("--n-resamples", type=int, default=_DEFAULTS["n_resamples"], help="Bootstrap resamples.")
+@click.option("--seed", type=int, default=_DEFAULTS["random_state"], help="Random seed (bootstrap, permutations).")
+@click.option("--save-table", type=click.Path(path_type=Path), help="Also write the combined long table here.")
+@report_option
+def audit(inputs, fmt, checklist, ratings, col, invalid, validity_threshold, cluster_by_subject, residual_threshold,
+          pattern, letters, n_resamples, seed, save_table, report_path) -> None:
+    """Audit a translated benchmark for a translation tax (estimators E1-E4, parser validity, dose-response).
+
+    Each INPUT is a long table (TSV/CSV/JSONL/Parquet; '-' = TSV on stdin) with item_id, model,
+    condition and correct or response+answer; or lm-eval samples given as
+    CONDITION[@MODEL]=samples_TASK.jsonl.
+    """
     data = pd.concat([_read(spec, parse_column_mapping(col)) for spec in inputs], ignore_index=True)
     if save_table is not None:
         write_table(data, save_table)
@@ -49,7 +55,7 @@ def audit(
         with atomic_path(checklist) as tmp:
             tmp.write_text(result.checklist(), encoding="utf-8")
     write_analysis_report(report_path, "Translation-tax audit", [result])
-    if fmt == OutputFormat.json:
+    if fmt == "json":
         emit_json(result)
     else:
         _render(result)

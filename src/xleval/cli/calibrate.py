@@ -3,53 +3,65 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Optional
 
-import typer
+import click
 
 from ..calibration import LGN, calibration_summary
 from ..calibration import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ..exceptions import InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
-from ._common import COL_OPTION, row_progress, FORMAT_OPTION, OutputFormat, emit_json, err_console, parse_pair, print_table
-
-app = typer.Typer(no_args_is_help=True, help="Fit, apply and show LGN calibrators.")
+from ._common import col_option, emit_json, err_console, format_option, parse_pair, print_table, row_progress
 
 _DEFAULTS = LGN().get_params()
 
-# out-of-core / distributed execution (xleval.scale); the in-memory path stays the default for small inputs
-CHUNK_OPTION = typer.Option(None, "--chunk-size", help="Stream the input in batches of N rows (bounded memory); "
-                            "large inputs are streamed by default.")
-BACKEND_OPTION = typer.Option("local", "--backend", help="local (this process) or dask (a cluster).")
-SCHEDULER_OPTION = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. tcp://host:8786.")
-WORKERS_OPTION = typer.Option(None, "--workers", help="Start a local Dask cluster of N worker processes.")
+
+@click.group("calibrate", no_args_is_help=True, help="Fit, apply and show LGN calibrators.")
+def app() -> None:
+    pass
 
 
-def _scale_backend(backend: str, scheduler: Optional[str], workers: Optional[int]):
+def _scale_options(command):
+    """Out-of-core / distributed execution (xleval.scale); the in-memory path stays the default for small inputs."""
+    for option in reversed([
+        click.option("--chunk-size", type=int, help="Stream the input in batches of N rows (bounded memory); "
+                     "large inputs are streamed by default."),
+        click.option("--backend", default="local", help="local (this process) or dask (a cluster)."),
+        click.option("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."),
+        click.option("--workers", type=int, help="Start a local Dask cluster of N worker processes."),
+    ]):
+        command = option(command)
+    return command
+
+
+def _scale_backend(backend: str, scheduler: str | None, workers: int | None):
     from ..scale import resolve_backend
 
     return resolve_backend(backend, scheduler=scheduler, workers=workers)
 
 
+_SIGNATURE_HELP = "Metric signature of the score (default: from the table's metadata)."
+
+
 @app.command("fit")
-def fit(
-    input: str = typer.Argument(..., help="Calibration table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin)."),
-    score: str = typer.Option(..., "--score", help="Score column to calibrate."),
-    output: Path = typer.Option(..., "-o", "--output", help="Where to write the calibrator JSON."),
-    by: str = typer.Option(_DEFAULTS["by"], "--by", help="Group by tgt_lang, lp, or COL[,COL...]."),
-    method: str = typer.Option(_DEFAULTS["method"], "--method", help="zscore, robust or quantile."),
-    target: str = typer.Option("0,1", "--target", help="Shared MEAN,STD of calibrated scores, e.g. 80,10."),
-    min_count: int = typer.Option(_DEFAULTS["min_count"], "--min-count", help="Smaller groups are shrunk and flagged."),
-    fallback: str = typer.Option("default", "--fallback", help="Chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last)."),
-    signature: Optional[str] = typer.Option(None, "--signature", help="Metric signature of the score (default: from the table's metadata)."),
-    col: Optional[list[str]] = COL_OPTION,
-    fmt: OutputFormat = FORMAT_OPTION,
-    chunk_size: Optional[int] = CHUNK_OPTION,
-    backend: str = BACKEND_OPTION,
-    scheduler: Optional[str] = SCHEDULER_OPTION,
-    workers: Optional[int] = WORKERS_OPTION,
-) -> None:
-    """Fit per-group statistics on a calibration set and save them."""
+@click.argument("input")
+@click.option("--score", required=True, help="Score column to calibrate.")
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="Where to write the calibrator JSON.")
+@click.option("--by", default=_DEFAULTS["by"], help="Group by tgt_lang, lp, or COL[,COL...].")
+@click.option("--method", default=_DEFAULTS["method"], help="zscore, robust or quantile.")
+@click.option("--target", default="0,1", help="Shared MEAN,STD of calibrated scores, e.g. 80,10.")
+@click.option("--min-count", type=int, default=_DEFAULTS["min_count"], help="Smaller groups are shrunk and flagged.")
+@click.option("--fallback", default="default",
+              help="Chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last).")
+@click.option("--signature", help=_SIGNATURE_HELP)
+@col_option
+@format_option
+@_scale_options
+def fit(input, score, output, by, method, target, min_count, fallback, signature, col, fmt, chunk_size, backend,
+        scheduler, workers) -> None:
+    """Fit per-group statistics on a calibration set and save them.
+
+    INPUT is the calibration table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin).
+    """
     from ..scale import should_stream
 
     check_output_path(output)
@@ -73,23 +85,24 @@ def fit(
 
 
 @app.command("apply")
-def apply(
-    model_path: Path = typer.Argument(..., metavar="MODEL.json", help="Calibrator written by `calibrate fit`."),
-    input: str = typer.Argument(..., help="Table to calibrate."),
-    output: str = typer.Option(..., "-o", "--output", help="Output table (format by extension, '-' = TSV on stdout)."),
-    column: Optional[str] = typer.Option(None, "--column", help="Name of the calibrated column (default: SCORE_lgn)."),
-    interval: Optional[float] = typer.Option(None, "--interval", help="Add lower/upper columns of a confidence interval at this level, e.g. 0.95."),
-    on_unseen: Optional[str] = typer.Option(None, "--on-unseen", help="Groups the calibrator has not seen: pooled, raw or error (instead of the fitted fallback chain)."),
-    force: bool = typer.Option(False, "--force", help="Apply even if the score's metric signature differs from the calibrator's."),
-    signature: Optional[str] = typer.Option(None, "--signature", help="Metric signature of the score (default: from the table's metadata)."),
-    col: Optional[list[str]] = COL_OPTION,
-    fmt: OutputFormat = FORMAT_OPTION,
-    chunk_size: Optional[int] = CHUNK_OPTION,
-    backend: str = BACKEND_OPTION,
-    scheduler: Optional[str] = SCHEDULER_OPTION,
-    workers: Optional[int] = WORKERS_OPTION,
-) -> None:
-    """Add the calibrated column and `calibration_source`, keeping every input row and column in order."""
+@click.argument("model_path", metavar="MODEL.json", type=click.Path(path_type=Path))
+@click.argument("input")
+@click.option("-o", "--output", required=True, help="Output table (format by extension, '-' = TSV on stdout).")
+@click.option("--column", help="Name of the calibrated column (default: SCORE_lgn).")
+@click.option("--interval", type=float, help="Add lower/upper columns of a confidence interval at this level, e.g. 0.95.")
+@click.option("--on-unseen", help="Groups the calibrator has not seen: pooled, raw or error (instead of the fitted "
+              "fallback chain).")
+@click.option("--force", is_flag=True, help="Apply even if the score's metric signature differs from the calibrator's.")
+@click.option("--signature", help=_SIGNATURE_HELP)
+@col_option
+@format_option
+@_scale_options
+def apply(model_path, input, output, column, interval, on_unseen, force, signature, col, fmt, chunk_size, backend,
+          scheduler, workers) -> None:
+    """Add the calibrated column and `calibration_source`, keeping every input row and column in order.
+
+    MODEL.json is a calibrator written by `calibrate fit`; INPUT is the table to calibrate.
+    """
     from ..scale import should_stream
 
     model = LGN.load(model_path)
@@ -115,7 +128,9 @@ def apply(
 
 
 @app.command("show")
-def show(model_path: Path = typer.Argument(..., metavar="MODEL.json"), fmt: OutputFormat = FORMAT_OPTION) -> None:
+@click.argument("model_path", metavar="MODEL.json", type=click.Path(path_type=Path))
+@format_option
+def show(model_path, fmt) -> None:
     """Print a calibrator's options, signature and per-group statistics."""
     model = LGN.load(model_path)
     _render(fmt, {"model": str(model_path), "params": model.to_dict()["params"], "signature": model.signature_,
@@ -159,8 +174,8 @@ def _override_terminal(model: LGN, terminal: str) -> None:
     model.fallback_ = [terminal]
 
 
-def _render(fmt: OutputFormat, payload: dict, notes: list[str], title: str) -> None:
-    if fmt == OutputFormat.json:
+def _render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
+    if fmt == "json":
         emit_json({**payload, "warnings": notes})
         return
     err_console.print(title)

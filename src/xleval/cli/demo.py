@@ -3,22 +3,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
+import click
 
-from ._common import FORMAT_OPTION, OutputFormat, console, emit_json, err_console, print_table
+from ._common import console, emit_json, err_console, format_option, print_table
 
 
-def demo(
-    out: Path = typer.Option(Path("demo-output"), "--out", help="Folder for the generated data, calibrator and summary."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the simulation."),
-    fmt: OutputFormat = FORMAT_OPTION,
-) -> None:
-    """Simulate systems x languages with planted per-language metric bias, calibrate with LGN, and
-    compare the cross-language ranking of raw and calibrated scores with the truth."""
+@click.command("demo")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("demo-output"),
+              help="Folder for the generated data, calibrator and summary.")
+@click.option("--seed", type=int, default=0, help="Seed of the simulation.")
+@format_option
+def demo(out, seed, fmt) -> None:
+    """Run the whole MT path on generated data with a known truth (no network, no input files).
+
+    Simulates systems x languages with planted per-language metric bias, calibrates with LGN, and
+    compares the cross-language ranking of raw and calibrated scores with the truth.
+    """
     from ..demo import run_demo
 
     result = run_demo(out, seed=seed)
-    if fmt == OutputFormat.json:
+    if fmt == "json":
         emit_json(result.to_dict())
         return
     sim = result.simulation

@@ -2,36 +2,37 @@
 from __future__ import annotations
 
 import warnings
-from typing import Optional
-
-import typer
+import click
 
 from ..calibration import prepare_frame
 from ..diagnostics import DEFAULT_THRESHOLD, diagnose as run_diagnose
 from ..io import parse_column_mapping, read_table
-from ._common import COL_OPTION, FORMAT_OPTION, OutputFormat, console, emit_json, err_console, print_table
+from ._common import col_option, console, emit_json, err_console, format_option, print_table
 
 
-def diagnose(
-    input: str = typer.Argument(..., help="Table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin)."),
-    score: str = typer.Option(..., "--score", help="Score column to diagnose."),
-    by: str = typer.Option("tgt_lang", "--by", help="Group by tgt_lang, lp, or COL[,COL...]."),
-    human: Optional[str] = typer.Option(None, "--human", help="Human score column: agreement and validity check."),
-    calibrated: Optional[str] = typer.Option(None, "--calibrated", help="Calibrated score column: before/after."),
-    system: str = typer.Option("system", "--system", help="System column for system-level agreement."),
-    threshold: float = typer.Option(DEFAULT_THRESHOLD, "--threshold", help="Pooled-sd difference that advises calibration."),
-    n_resamples: int = typer.Option(1000, "--n-resamples", help="Bootstrap/permutation resamples."),
-    seed: int = typer.Option(0, "--seed", help="Random state of resampling."),
-    col: Optional[list[str]] = COL_OPTION,
-    fmt: OutputFormat = FORMAT_OPTION,
-    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Stream the input in batches of N rows and "
-                                             "report the mergeable statistics only (per-group moments, sd of group "
-                                             "means, eta squared, largest d); no medians, tests or CIs."),
-    backend: str = typer.Option("local", "--backend", help="local or dask (with --chunk-size)."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Dask: start a local cluster of N workers."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask: address of an existing scheduler."),
-) -> None:
-    """Is SCORE biased by language? Did calibration remove it? Does it agree with humans across languages?"""
+@click.command("diagnose")
+@click.argument("input")
+@click.option("--score", required=True, help="Score column to diagnose.")
+@click.option("--by", default="tgt_lang", help="Group by tgt_lang, lp, or COL[,COL...].")
+@click.option("--human", help="Human score column: agreement and validity check.")
+@click.option("--calibrated", help="Calibrated score column: before/after.")
+@click.option("--system", default="system", help="System column for system-level agreement.")
+@click.option("--threshold", type=float, default=DEFAULT_THRESHOLD, help="Pooled-sd difference that advises calibration.")
+@click.option("--n-resamples", type=int, default=1000, help="Bootstrap/permutation resamples.")
+@click.option("--seed", type=int, default=0, help="Random state of resampling.")
+@col_option
+@format_option
+@click.option("--chunk-size", type=int, help="Stream the input in batches of N rows and report the mergeable "
+              "statistics only (per-group moments, sd of group means, eta squared, largest d); no medians, tests or CIs.")
+@click.option("--backend", default="local", help="local or dask (with --chunk-size).")
+@click.option("--workers", type=int, help="Dask: start a local cluster of N workers.")
+@click.option("--scheduler", help="Dask: address of an existing scheduler.")
+def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples, seed, col, fmt, chunk_size, backend,
+             workers, scheduler) -> None:
+    """Is SCORE biased by language? Did calibration remove it? Does it agree with humans across languages?
+
+    INPUT is a table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin).
+    """
     by_cols = [c.strip() for c in by.split(",") if c.strip()]
     if chunk_size is not None or backend != "local":
         return _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated)
@@ -44,7 +45,7 @@ def diagnose(
                               calibrated=calibrated, system=system, threshold=threshold, n_resamples=n_resamples,
                               random_state=seed)
     notes = [str(w.message) for w in caught]
-    if fmt == OutputFormat.json:
+    if fmt == "json":
         emit_json({**result.to_dict(), "warnings": notes})
         return
     _render(result, notes)
@@ -61,7 +62,7 @@ def _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, sch
     result = bias_chunked(input, score, by_cols[0] if len(by_cols) == 1 else by_cols,
                           chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, columns=parse_column_mapping(col),
                           backend=resolve_backend(backend, scheduler=scheduler, workers=workers))
-    if fmt == OutputFormat.json:
+    if fmt == "json":
         emit_json(result.to_dict())
         return
     print_table(result.groups.to_dict(orient="records"), title=f"{score} by {result.by} (streamed, {result.n} rows)")

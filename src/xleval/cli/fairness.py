@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import warnings
-from typing import Optional
-
-import typer
+import click
 
 from ..exceptions import InputError
-from ..io import parse_column_mapping, read_table
-from ._common import (COL_OPTION, FORMAT_OPTION, REPORT_OPTION, OutputFormat, emit_json, err_console, print_table,
-                      write_analysis_report)
+from ..io import parse_column_mapping, read_table, select_rows
+from ._common import col_option, emit_json, err_console, format_option, print_table, report_option, write_analysis_report
 
-app = typer.Typer(no_args_is_help=True, help="Multilingual fairness gaps and minimum test-set size.")
+
+@click.group("fairness", no_args_is_help=True, help="Multilingual fairness gaps and minimum test-set size.")
+def app() -> None:
+    pass
 
 
 def _caught(func, *args, **kwargs):
@@ -19,18 +19,6 @@ def _caught(func, *args, **kwargs):
         warnings.simplefilter("always")
         result = func(*args, **kwargs)
     return result, [str(w.message) for w in caught]
-
-
-def _where(df, conditions: Optional[list[str]]):
-    for cond in conditions or ():
-        column, sep, value = cond.partition("=")
-        if not sep or column not in df.columns:
-            raise InputError(f"--where {cond!r}: expected COLUMN=VALUE with a column of the table ({list(df.columns)})")
-        kept = df[df[column].astype(str) == value]
-        if len(kept) == 0:
-            raise InputError(f"--where {cond!r} leaves no rows; values of {column!r} are e.g. {sorted(map(str, df[column].unique()))[:5]}")
-        df = kept
-    return df
 
 
 def _ci(est) -> str:
@@ -61,32 +49,36 @@ def _render(name: str, rep) -> None:
 
 
 @app.command("gaps")
-def gaps(
-    input: str = typer.Argument(..., help="Per-item (or per-language) results: .tsv/.csv/.jsonl/.parquet."),
-    metric: str = typer.Option(..., "--metric", help="Score or 0/1 correctness column."),
-    by: str = typer.Option("lang", "--by", help="Language column (lp keeps language pairs)."),
-    reference: Optional[str] = typer.Option("en", "--reference", help="Reference language for ratios; 'none' to skip."),
-    item: Optional[str] = typer.Option(None, "--item", help="Item id column of parallel items (paired bootstrap)."),
-    resource: Optional[str] = typer.Option(None, "--resource", help="Per-language training-data size column."),
-    typology: Optional[list[str]] = typer.Option(None, "--typology", help="Per-language feature column, or script/family (repeatable)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model column: one analysis per model."),
-    where: Optional[list[str]] = typer.Option(None, "--where", help="Keep rows with COLUMN=VALUE (repeatable)."),
-    floor: Optional[float] = typer.Option(None, "--floor", help="Usability floor (a ceiling with --lower-is-better)."),
-    lower_is_better: bool = typer.Option(False, "--lower-is-better", help="The metric is a loss (e.g. bits per byte)."),
-    log_performance: bool = typer.Option(False, "--log-performance", help="Fit ln(performance) on ln(size)."),
-    target_gain: Optional[float] = typer.Option(None, "--target-gain", help="Gain (log model: factor) to price in data."),
-    n_resamples: int = typer.Option(1000, "--n-resamples", help="Bootstrap resamples."),
-    seed: int = typer.Option(0, "--seed", help="random_state of the bootstrap."),
-    col: Optional[list[str]] = COL_OPTION,
-    fmt: OutputFormat = FORMAT_OPTION,
-    report_path: Optional[str] = REPORT_OPTION,
-) -> None:
+@click.argument("input")
+@click.option("--metric", required=True, help="Score or 0/1 correctness column.")
+@click.option("--by", default="lang", help="Language column (lp keeps language pairs).")
+@click.option("--reference", default="en", help="Reference language for ratios; 'none' to skip.")
+@click.option("--item", help="Item id column of parallel items (paired bootstrap).")
+@click.option("--resource", help="Per-language training-data size column.")
+@click.option("--typology", multiple=True, help="Per-language feature column, or script/family (repeatable).")
+@click.option("--model", help="Model column: one analysis per model.")
+@click.option("--where", multiple=True, metavar="COLUMN=VALUE", help="Keep rows with COLUMN=VALUE (repeatable).")
+@click.option("--floor", type=float, help="Usability floor (a ceiling with --lower-is-better).")
+@click.option("--lower-is-better", is_flag=True, help="The metric is a loss (e.g. bits per byte).")
+@click.option("--log-performance", is_flag=True, help="Fit ln(performance) on ln(size).")
+@click.option("--target-gain", type=float, help="Gain (log model: factor) to price in data.")
+@click.option("--n-resamples", type=int, default=1000, help="Bootstrap resamples.")
+@click.option("--seed", type=int, default=0, help="random_state of the bootstrap.")
+@col_option
+@format_option
+@report_option
+def gaps(input, metric, by, reference, item, resource, typology, model, where, floor, lower_is_better, log_performance,
+         target_gain, n_resamples, seed, col, fmt, report_path) -> None:
+    """Per-language level, ratio to a reference, resource elasticity and typological bias.
+
+    INPUT holds per-item (or per-language) results: .tsv/.csv/.jsonl/.parquet.
+    """
     """Per-language level, ratio to a reference, resource elasticity and typological bias."""
     from ..fairness import fairness_gaps, fairness_gaps_by
 
-    df = _where(read_table(input, columns=parse_column_mapping(col), required=[metric, by], numeric=[metric]), where)
+    df = select_rows(read_table(input, columns=parse_column_mapping(col), required=[metric, by], numeric=[metric]), where)
     kwargs = dict(reference=None if (reference or "").lower() == "none" else reference, item=item, resource=resource,
-                  typology=tuple(typology or ()), floor=floor, higher_is_better=not lower_is_better,
+                  typology=tuple(typology), floor=floor, higher_is_better=not lower_is_better,
                   log_performance=log_performance, target_gain=target_gain, n_resamples=n_resamples, random_state=seed)
     if model:
         reports, notes = _caught(fairness_gaps_by, df, model, metric, by, **kwargs)
@@ -94,7 +86,7 @@ def gaps(
         report, notes = _caught(fairness_gaps, df, metric, by, **kwargs)
         reports = {"": report}
     write_analysis_report(report_path, f"Fairness gaps: {metric} by {by}", list(reports.values()), notes)
-    if fmt == OutputFormat.json:
+    if fmt == "json":
         body = reports[""].to_dict() if not model else {name: r.to_dict() for name, r in reports.items()}
         emit_json({"result": body, "warnings": notes})
         return
@@ -107,19 +99,19 @@ def gaps(
 
 
 @app.command("min-size")
-def min_size(
-    effect: Optional[float] = typer.Option(None, "--effect", help="Effect to detect: Cohen's h (proportions), d (continuous), or the accuracy difference with --paired."),
-    power: float = typer.Option(0.8, "--power", help="Target power."),
-    alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
-    paired: bool = typer.Option(False, "--paired", help="Parallel items in both languages (McNemar / paired t)."),
-    one_sample: bool = typer.Option(False, "--one-sample", help="Reference level known without error (the seed's formula)."),
-    kind: str = typer.Option("proportion", "--kind", help="proportion (accuracy, Cohen's h) or continuous (Cohen's d)."),
-    discordant: Optional[float] = typer.Option(None, "--discordant", help="With --paired accuracy: share of items right in one language only."),
-    one_sided: bool = typer.Option(False, "--one-sided", help="One-sided test."),
-    n: Optional[int] = typer.Option(None, "--n", help="Items per language you have: report the smallest detectable effect instead."),
-    baseline: Optional[float] = typer.Option(None, "--baseline", help="With --n: reference accuracy, to express the effect as accuracies."),
-    fmt: OutputFormat = FORMAT_OPTION,
-) -> None:
+@click.option("--effect", type=float, help="Effect to detect: Cohen's h (proportions), d (continuous), or the accuracy "
+              "difference with --paired.")
+@click.option("--power", type=float, default=0.8, help="Target power.")
+@click.option("--alpha", type=float, default=0.05, help="Significance level.")
+@click.option("--paired", is_flag=True, help="Parallel items in both languages (McNemar / paired t).")
+@click.option("--one-sample", is_flag=True, help="Reference level known without error (a one-sample test).")
+@click.option("--kind", default="proportion", help="proportion (accuracy, Cohen's h) or continuous (Cohen's d).")
+@click.option("--discordant", type=float, help="With --paired accuracy: share of items right in one language only.")
+@click.option("--one-sided", is_flag=True, help="One-sided test.")
+@click.option("--n", type=int, help="Items per language you have: report the smallest detectable effect instead.")
+@click.option("--baseline", type=float, help="With --n: reference accuracy, to express the effect as accuracies.")
+@format_option
+def min_size(effect, power, alpha, paired, one_sample, kind, discordant, one_sided, n, baseline, fmt) -> None:
     """How many items per language detect a gap of EFFECT; or, with --n, what gap a test set can detect."""
     from ..fairness import detectable_effect, min_test_size
 
@@ -136,7 +128,7 @@ def min_size(
         if baseline is not None:
             raise InputError("--baseline goes with --n; with --effect give Cohen's h directly (e.g. for 0.80 vs 0.75: 0.12)")
         result = min_test_size(effect, **common)
-    if fmt == OutputFormat.json:
+    if fmt == "json":
         emit_json(result.to_dict())
         return
     rows = [{"field": k, "value": v} for k, v in result.to_dict().items() if v is not None and k != "notes"]

@@ -3,19 +3,21 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Optional
-
-import typer
+import click
 
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table, write_table
-from ._common import (COL_OPTION, FORMAT_OPTION, REPORT_OPTION, OutputFormat, emit_json, err_console, print_table,
-                      write_analysis_report)
+from ._common import col_option, emit_json, err_console, format_option, print_table, report_option, write_analysis_report
 
-app = typer.Typer(no_args_is_help=True, help="Intrinsic cross-lingual LM metrics and their confounds.")
+
+@click.group("intrinsic", no_args_is_help=True, help="Intrinsic cross-lingual LM metrics and their confounds.")
+def app() -> None:
+    pass
+
 
 SOURCE_HELP = "Input kind: scores (lang, nll|loglik, tokens, chars/bytes or text, ...), apples (results.parquet), lm-eval (samples_*.jsonl), or auto."
-_INPUT_HELP = "Scores table (.tsv/.csv/.jsonl/.parquet), an Apples results.parquet, or an lm-eval samples_*.jsonl."
+_EVAL_SET_HELP = "Apples corpus: flores, pud, parallel10 or wmt19."
+_UNIT_HELP = "Log base of the input log-likelihoods: nats or bits."
 
 
 def _is_apples(path: str) -> bool:
@@ -26,7 +28,7 @@ def _is_apples(path: str) -> bool:
     return {"metric", "value", "source_file"} <= set(pq.read_schema(path).names)
 
 
-def _load(path: str, source: str, unit: str, eval_set: Optional[str], lang: Optional[str], col: Optional[list[str]]):
+def _load(path: str, source: str, unit: str, eval_set: str | None, lang: str | None, col: list[str] | None):
     from ..intrinsic import LMScores, apples_scores, read_apples_results, read_lm_eval_samples
 
     if source == "auto":
@@ -59,21 +61,24 @@ def _notes(notes: list[str]) -> None:
 
 
 @app.command("metrics")
-def metrics(
-    input: str = typer.Argument(..., help=_INPUT_HELP),
-    by: str = typer.Option("lang,model,variant", "--by", help="Group columns, comma-separated."),
-    unit: str = typer.Option("nats", "--unit", help="Log base of the input log-likelihoods: nats or bits."),
-    reference: Optional[str] = typer.Option(None, "--reference", help="Also compute information parity against this language (e.g. en)."),
-    ci: bool = typer.Option(False, "--ci", help="Bootstrap CIs for every corpus metric."),
-    seed: int = typer.Option(0, "--seed", help="random_state of the bootstrap."),
-    source: str = typer.Option("auto", "--source", help=SOURCE_HELP),
-    eval_set: Optional[str] = typer.Option(None, "--eval-set", help="Apples corpus: flores, pud, parallel10 or wmt19."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="Language of an lm-eval samples file."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Also write the corpus table here."),
-    col: Optional[list[str]] = COL_OPTION,
-    fmt: OutputFormat = FORMAT_OPTION,
-) -> None:
-    """Corpus metrics per group (ratio of sums): Sent-NLL, token NLL, PPL, bits per token/char/byte."""
+@click.argument("input")
+@click.option("--by", default="lang,model,variant", help="Group columns, comma-separated.")
+@click.option("--unit", default="nats", help=_UNIT_HELP)
+@click.option("--reference", help="Also compute information parity against this language (e.g. en).")
+@click.option("--ci", is_flag=True, help="Bootstrap CIs for every corpus metric.")
+@click.option("--seed", type=int, default=0, help="random_state of the bootstrap.")
+@click.option("--source", default="auto", help=SOURCE_HELP)
+@click.option("--eval-set", help=_EVAL_SET_HELP)
+@click.option("--lang", help="Language of an lm-eval samples file.")
+@click.option("-o", "--output", help="Also write the corpus table here.")
+@col_option
+@format_option
+def metrics(input, by, unit, reference, ci, seed, source, eval_set, lang, output, col, fmt) -> None:
+    """Corpus metrics per group (ratio of sums): Sent-NLL, token NLL, PPL, bits per token/char/byte.
+
+    INPUT is a scores table (.tsv/.csv/.jsonl/.parquet), an Apples results.parquet, or an lm-eval
+    samples_*.jsonl.
+    """
     from ..intrinsic import corpus_metrics, information_parity
 
     (scores, notes) = _caught(_load, input, source, unit, eval_set, lang, col)
@@ -86,7 +91,7 @@ def metrics(
         payload["information_parity"] = ip.to_dict(orient="records")
     if output:
         write_table(result.table, output, metadata={"aggregation": result.aggregation})
-    if fmt == OutputFormat.json:
+    if fmt == "json":
         emit_json({**payload, "warnings": notes + more})
         return
     from ..intrinsic import METRICS
@@ -100,24 +105,27 @@ def metrics(
 
 
 @app.command("confounds")
-def confounds(
-    input: str = typer.Argument(..., help=_INPUT_HELP),
-    metric: Optional[list[str]] = typer.Option(None, "--metric", help="Metrics to analyse (repeatable; default all)."),
-    alpha: float = typer.Option(0.01, "--alpha", help="Significance level of the summary flags."),
-    unit: str = typer.Option("nats", "--unit", help="Log base of the input log-likelihoods: nats or bits."),
-    source: str = typer.Option("auto", "--source", help=SOURCE_HELP),
-    eval_set: Optional[str] = typer.Option(None, "--eval-set", help="Apples corpus: flores, pud, parallel10 or wmt19."),
-    col: Optional[list[str]] = COL_OPTION,
-    fmt: OutputFormat = FORMAT_OPTION,
-    report_path: Optional[str] = REPORT_OPTION,
-) -> None:
-    """Vocabulary sensitivity, correlation with length, and stability across translations, per metric."""
+@click.argument("input")
+@click.option("--metric", multiple=True, help="Metrics to analyse (repeatable; default all).")
+@click.option("--alpha", type=float, default=0.01, help="Significance level of the summary flags.")
+@click.option("--unit", default="nats", help=_UNIT_HELP)
+@click.option("--source", default="auto", help=SOURCE_HELP)
+@click.option("--eval-set", help=_EVAL_SET_HELP)
+@col_option
+@format_option
+@report_option
+def confounds(input, metric, alpha, unit, source, eval_set, col, fmt, report_path) -> None:
+    """Vocabulary sensitivity, correlation with length, and stability across translations, per metric.
+
+    INPUT is a scores table (.tsv/.csv/.jsonl/.parquet), an Apples results.parquet, or an lm-eval
+    samples_*.jsonl.
+    """
     from ..intrinsic import analyze_confounds
 
     scores, notes = _caught(_load, input, source, unit, eval_set, None, col)
-    report, more = _caught(analyze_confounds, scores, metric or None, alpha=alpha)
+    report, more = _caught(analyze_confounds, scores, list(metric) or None, alpha=alpha)
     write_analysis_report(report_path, "Intrinsic LM metrics: confounds", [report], notes + more)
-    if fmt == OutputFormat.json:
+    if fmt == "json":
         emit_json({**report.to_dict(), "warnings": notes + more})
         return
     short = {"length_max_abs_r": "r_len", "length_measure": "len", "length_p": "p_len", "length_n": "n",
@@ -130,17 +138,18 @@ def confounds(
 
 
 @app.command("score")
-def score(
-    model: str = typer.Option(..., "--model", help="Local transformers causal-LM folder."),
-    input: str = typer.Option(..., "--input", help="Texts: a table with a 'text' column, or a .txt file (one text per line)."),
-    output: str = typer.Option(..., "-o", "--output", help="Output scores table (format by extension)."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="Language of the texts (required for .txt input without a lang column)."),
-    bos: str = typer.Option("auto", "--bos", help="auto (prepend BOS if the tokenizer has one), prepend, or none (first token unscored)."),
-    max_length: Optional[int] = typer.Option(None, "--max-length", help="Truncate texts to this many tokens (default: the model's context)."),
-    batch_size: int = typer.Option(8, "--batch-size", help="Texts per forward pass."),
-    device: str = typer.Option("cpu", "--device", help="torch device, e.g. cpu or cuda:0."),
-    col: Optional[list[str]] = COL_OPTION,
-) -> None:
+@click.option("--model", required=True, metavar="DIR", help="Local transformers causal-LM folder.")
+@click.option("--input", required=True, metavar="PATH",
+              help="Texts: a table with a 'text' column, or a .txt file (one text per line).")
+@click.option("-o", "--output", required=True, help="Output scores table (format by extension).")
+@click.option("--lang", help="Language of the texts (required for .txt input without a lang column).")
+@click.option("--bos", default="auto",
+              help="auto (prepend BOS if the tokenizer has one), prepend, or none (first token unscored).")
+@click.option("--max-length", type=int, help="Truncate texts to this many tokens (default: the model's context).")
+@click.option("--batch-size", type=int, default=8, help="Texts per forward pass.")
+@click.option("--device", default="cpu", help="torch device, e.g. cpu or cuda:0.")
+@col_option
+def score(model, input, output, lang, bos, max_length, batch_size, device, col) -> None:
     """Per-sentence log-likelihoods (nats) with a local causal LM; writes nll, tokens, chars, bytes."""
     from rich.progress import Progress
 
@@ -157,7 +166,7 @@ def score(
                       f"{scored.attrs['signature']}")
 
 
-def _read_texts(path: str, lang: Optional[str], col: Optional[list[str]]):
+def _read_texts(path: str, lang: str | None, col: list[str] | None):
     import pandas as pd
 
     if path.endswith(".txt"):
@@ -175,14 +184,17 @@ def _read_texts(path: str, lang: Optional[str], col: Optional[list[str]]):
 
 
 @app.command("ingest")
-def ingest(
-    input: str = typer.Argument(..., help="An lm-eval samples_*.jsonl or an Apples results.parquet."),
-    output: str = typer.Option(..., "-o", "--output", help="Canonical scores table to write."),
-    source: str = typer.Option("auto", "--source", help="lm-eval, apples or auto."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="Language of an lm-eval samples file."),
-    eval_set: Optional[str] = typer.Option(None, "--eval-set", help="Apples corpus: flores, pud, parallel10 or wmt19."),
-) -> None:
-    """Convert external results into the canonical scores table (lang, model, setting, variant, item, nll, tokens, chars, bytes)."""
+@click.argument("input")
+@click.option("-o", "--output", required=True, help="Canonical scores table to write.")
+@click.option("--source", default="auto", help="lm-eval, apples or auto.")
+@click.option("--lang", help="Language of an lm-eval samples file.")
+@click.option("--eval-set", help=_EVAL_SET_HELP)
+def ingest(input, output, source, lang, eval_set) -> None:
+    """Convert external results into the canonical scores table (lang, model, setting, variant, item, nll,
+    tokens, chars, bytes).
+
+    INPUT is an lm-eval samples_*.jsonl or an Apples results.parquet.
+    """
     scores, notes = _caught(_load, input, source, "nats", eval_set, lang, None)
     write_table(scores.table, output, metadata={"excluded": dict(scores.excluded), "unit": "nats"})
     err_console.print(f"{len(scores.table)} rows -> {output}")

@@ -2,27 +2,30 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+import click
 
-import typer
-
-from ._common import COL_OPTION, err_console
+from ._common import col_option, err_console
 
 
-def report(
-    input: str = typer.Argument(..., help="Scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin)."),
-    score: str = typer.Option(..., "--score", help="Score column to report on."),
-    output: Path = typer.Option(..., "-o", "--output", help="Where to write the report."),
-    by: str = typer.Option("tgt_lang", "--by", help="Group by tgt_lang, lp or a column name."),
-    human: Optional[str] = typer.Option(None, "--human", help="Human score column (agreement with humans)."),
-    model: Optional[Path] = typer.Option(None, "--model", metavar="LGN.json", help="Calibrator from `calibrate fit` (default: fit LGN on INPUT, in-sample)."),
-    fmt: str = typer.Option("html", "--format", help="html (self-contained page) or json (the same content)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap resampling in the diagnostics."),
-    force: bool = typer.Option(False, "--force", help="Use the calibrator even if the score's metric signature differs."),
-    col: Optional[list[str]] = COL_OPTION,
-) -> None:
-    """Data summary, per-group distributions before and after calibration, bias, calibration
-    parameters, agreement with humans and every warning, in one file."""
+@click.command("report")
+@click.argument("input")
+@click.option("--score", required=True, help="Score column to report on.")
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="Where to write the report.")
+@click.option("--by", default="tgt_lang", help="Group by tgt_lang, lp or a column name.")
+@click.option("--human", help="Human score column (agreement with humans).")
+@click.option("--model", type=click.Path(path_type=Path), metavar="LGN.json",
+              help="Calibrator from `calibrate fit` (default: fit LGN on INPUT, in-sample).")
+@click.option("--format", "fmt", default="html", metavar="[html|json]", help="html (self-contained page) or json (the same content).")
+@click.option("--seed", type=int, default=0, help="Seed of the bootstrap resampling in the diagnostics.")
+@click.option("--force", is_flag=True, help="Use the calibrator even if the score's metric signature differs.")
+@col_option
+def report(input, score, output, by, human, model, fmt, seed, force, col) -> None:
+    """Write one self-contained HTML (or JSON) report for a scored table.
+
+    INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report holds a data
+    summary, per-group distributions before and after calibration, bias, calibration parameters,
+    agreement with humans and every warning, in one file.
+    """
     from ..calibration import LGN, score_signature
     from ..io import parse_column_mapping, read_table
     from ..report import mt_report, write_report

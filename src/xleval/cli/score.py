@@ -1,37 +1,42 @@
 """``xleval score``: add one column per metric to a table (or score sacrebleu-style plain files)."""
 from __future__ import annotations
 
-from typing import Optional
+import click
 
-import typer
-
-from ._common import COL_OPTION, FORMAT_OPTION, OutputFormat, emit_json, err_console, print_table
+from ._common import col_option, emit_json, err_console, format_option, print_table
 
 
-def score(
-    input: Optional[str] = typer.Argument(None, help="Table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin); omit with -i/-r."),
-    metric: str = typer.Option("bleu,chrf", "--metric", "-m", help="Comma-separated: bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the table with score columns here (signatures in its metadata)."),
-    corpus: bool = typer.Option(False, "--corpus", help="Print corpus scores per (lp, system) from summed statistics."),
-    hyp: Optional[str] = typer.Option(None, "-i", "--hyp", help="Plain-text hypotheses, one segment a line."),
-    ref: Optional[list[str]] = typer.Option(None, "-r", "--ref", help="Plain-text reference file (repeat for several)."),
-    src: Optional[str] = typer.Option(None, "-s", "--src", help="Plain-text sources (QE metrics)."),
-    lp: Optional[str] = typer.Option(None, "-l", "--lp", help="Language pair of the plain files, e.g. de-en."),
-    tokenize: Optional[str] = typer.Option(None, "--tokenize", help="BLEU tokenizer for all rows (default: by target language; 13a)."),
-    lowercase: bool = typer.Option(False, "--lowercase", "-lc", help="Case-insensitive BLEU/chrF."),
-    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Neural metrics: segments per model call."),
-    device: Optional[str] = typer.Option(None, "--device", help="Neural metrics: cpu, cuda, cuda:N or mps."),
-    precision: Optional[str] = typer.Option(None, "--precision", help="Neural metrics: fp32 or fp16."),
-    progress: bool = typer.Option(False, "--progress", help="Neural metrics: show a progress bar."),
-    fmt: OutputFormat = FORMAT_OPTION,
-    col: Optional[list[str]] = COL_OPTION,
-    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Stream INPUT in batches of N rows into -o "
-                                             "(bounded memory); BLEU then needs an explicit --tokenize."),
-    backend: str = typer.Option("local", "--backend", help="local or dask (with --chunk-size)."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Dask: start a local cluster of N workers."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask: address of an existing scheduler."),
-) -> None:
-    """Score every segment; print corpus scores with --corpus (or when no -o is given)."""
+@click.command("score")
+@click.argument("input", required=False)
+@click.option("-m", "--metric", default="bleu,chrf",
+              help="Comma-separated: bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH.")
+@click.option("-o", "--output", help="Write the table with score columns here (signatures in its metadata).")
+@click.option("--corpus", is_flag=True, help="Print corpus scores per (lp, system) from summed statistics.")
+@click.option("-i", "--hyp", metavar="FILE", help="Plain-text hypotheses, one segment a line.")
+@click.option("-r", "--ref", multiple=True, metavar="FILE", help="Plain-text reference file (repeat for several).")
+@click.option("-s", "--src", metavar="FILE", help="Plain-text sources (QE metrics).")
+@click.option("-l", "--lp", help="Language pair of the plain files, e.g. de-en.")
+@click.option("--tokenize", help="BLEU tokenizer for all rows (default: by target language; 13a).")
+@click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU/chrF.")
+@click.option("--batch-size", type=int, help="Neural metrics: segments per model call.")
+@click.option("--device", help="Neural metrics: cpu, cuda, cuda:N or mps.")
+@click.option("--precision", help="Neural metrics: fp32 or fp16.")
+@click.option("--progress", is_flag=True, help="Neural metrics: show a progress bar.")
+@format_option
+@col_option
+@click.option("--chunk-size", type=int, help="Stream INPUT in batches of N rows into -o (bounded memory); "
+              "BLEU then needs an explicit --tokenize.")
+@click.option("--backend", default="local", help="local or dask (with --chunk-size).")
+@click.option("--workers", type=int, help="Dask: start a local cluster of N workers.")
+@click.option("--scheduler", help="Dask: address of an existing scheduler.")
+def score(input, metric, output, corpus, hyp, ref, src, lp, tokenize, lowercase, batch_size, device, precision,
+          progress, fmt, col, chunk_size, backend, workers, scheduler) -> None:
+    """Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact).
+
+    INPUT is a table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin); omit it and give plain files
+    with -i HYP.txt -r REF.txt [-l de-en] instead. Every segment is scored; corpus scores per
+    (lp, system) are printed with --corpus, or when no -o is given.
+    """
     from ..exceptions import InputError
     from ..io import parse_column_mapping, read_plain_files, read_table, write_table
     from ..metrics import corpus_table, score_frame
@@ -46,14 +51,14 @@ def score(
     if input is not None:
         df = read_table(input, columns=parse_column_mapping(col), required=["hypothesis"])
     else:
-        df = read_plain_files(hypotheses=hyp, references=ref or [], sources=src, lp=lp)
+        df = read_plain_files(hypotheses=hyp, references=list(ref), sources=src, lp=lp)
     scored = score_frame(df, specs, options)
     if output is not None:
         write_table(scored.frame, output, metadata=scored.metadata())
         err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}")
     if corpus or output is None:
         _render(corpus_table(scored), scored.metadata(), fmt)
-    elif fmt == OutputFormat.json:
+    elif fmt == "json":
         emit_json({"output": output, "rows": len(df), **scored.metadata()})
 
 
@@ -80,7 +85,7 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
         result = score_chunked(metrics, input, output, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
                                columns=parse_column_mapping(col), progress=advance,
                                backend=resolve_backend(backend, scheduler=scheduler, workers=workers))
-    if fmt == OutputFormat.json:
+    if fmt == "json":
         emit_json(result.to_dict())
     else:
         err_console.print(f"scored {result.rows} rows in {result.batches} batches ({result.backend}) -> {output}")
@@ -100,8 +105,8 @@ def _options(spec: str, tokenize: str | None, lowercase: bool, neural: dict) -> 
     return opts
 
 
-def _render(table, metadata: dict, fmt: OutputFormat) -> None:
-    if fmt == OutputFormat.json:
+def _render(table, metadata: dict, fmt: str) -> None:
+    if fmt == "json":
         emit_json({"corpus": table, **metadata})
         return
     print_table(table.to_dict(orient="records"), title="corpus scores", digits=4)
