@@ -61,3 +61,23 @@ def test_seeds():
     for bad in (-1, 1.5, True, "3"):
         with pytest.raises(InputError, match="random_state"):
             resolve_seed(bad)
+
+
+def test_lookup_table_and_hashing_paths_agree_and_late_groups_are_found(monkeypatch):
+    """The dense (lookup table) and hashed combinations give the same codes, first rows and keys, also
+    for groups that first appear after the prefix that is searched first, and with unused categories."""
+    rng = np.random.default_rng(1)
+    n = 70_000
+    lang = pd.Series(pd.Categorical(rng.choice(["de", "fr"], n), categories=["de", "fr", "unused"]))
+    system = rng.choice(["A", "B", "C"], n).astype(object)
+    lang[n - 3] = "unused"  # a category used only near the end: found beyond the searched prefixes
+    system[66_000] = "late"
+    dense = group_index([lang, system])
+    monkeypatch.setattr(grouping, "_DENSE", 0)
+    hashed = group_index([lang, system])
+    assert dense.keys == hashed.keys and "unused" in [k[0] for k in dense.keys]
+    np.testing.assert_array_equal(dense.codes, hashed.codes)
+    np.testing.assert_array_equal(dense.first, hashed.first)
+    assert dense.first[dense.keys.index(("fr", "late") if lang[66_000] == "fr" else ("de", "late"))] == 66_000
+    single = group_index([lang])
+    assert single.keys == [("de",), ("fr",), ("unused",)] and single.first[2] == n - 3

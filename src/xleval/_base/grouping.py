@@ -3,7 +3,8 @@
 Every per-group computation in xleval runs on these codes (``np.bincount``, gathers), so that it
 is one vectorised numpy operation whatever the number of rows. Categorical columns use their own
 codes (no hashing of millions of strings); several columns are combined arithmetically while the
-product of their cardinalities fits an int64, and by hashing tuples beyond (the overflow guard).
+product of their cardinalities fits an int64 (ranked through a lookup table when that product is
+small, hashed otherwise), and by hashing tuples beyond (the overflow guard).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pandas as pd
 __all__ = ["GroupIndex", "group_index"]
 
 _LIMIT = 2**62
+_DENSE = 4  # combined codes below 4x the rows are ranked through a table, not hashed
 
 
 @dataclass(frozen=True)
@@ -59,33 +61,38 @@ def group_index(columns: Sequence[Any] | pd.DataFrame, *, names: Sequence[str] |
     parts = [_codes(col, name, allow_missing, where) for col, name in zip(columns, names)]
     n_rows = len(parts[0][0])
     if len(parts) == 1:
-        codes, uniques = parts[0]
-        return GroupIndex(codes, [(u,) for u in uniques], _first_rows(codes, len(uniques)))
+        codes, uniques, first = parts[0]
+        return GroupIndex(codes.astype(np.intp, copy=False), [(u,) for u in uniques], first)
     size = 1
-    for _, uniques in parts:
+    for _, uniques, _ in parts:
         size *= len(uniques) + 1
     if size < _LIMIT:
-        combined = np.zeros(n_rows, dtype=np.int64)
-        for codes, uniques in parts:
-            combined = combined * (len(uniques) + 1) + codes
-        codes, _ = pd.factorize(combined)
+        combined = parts[0][0].astype(np.int64)  # in place from here: no temporaries of n_rows
+        for codes, uniques, _ in parts[1:]:
+            combined *= len(uniques) + 1
+            combined += codes
+        if size <= _DENSE * max(n_rows, 1):
+            codes, first = _dense_codes(combined, size)
+        else:
+            codes = pd.factorize(combined)[0].astype(np.intp)
+            first = _first_rows(codes, int(codes.max()) + 1 if n_rows else 0)
     else:  # the overflow guard: hash the tuples of per-column codes
-        codes, _ = pd.factorize(pd.MultiIndex.from_arrays([c for c, _ in parts]))
-    codes = codes.astype(np.intp)
-    first = _first_rows(codes, int(codes.max()) + 1 if n_rows else 0)
-    keys = [tuple(uniques[c[r]] for c, uniques in parts) for r in first]
+        codes = pd.factorize(pd.MultiIndex.from_arrays([c for c, _, _ in parts]))[0].astype(np.intp)
+        first = _first_rows(codes, int(codes.max()) + 1 if n_rows else 0)
+    keys = [tuple(uniques[c[r]] for c, uniques, _ in parts) for r in first]
     return GroupIndex(codes, keys, first)
 
 
-def _codes(values: Any, name: str, allow_missing: bool, where: str) -> tuple[np.ndarray, list]:
-    """Codes 0..k-1 of one column (only used values) and its distinct values as Python scalars."""
+def _codes(values: Any, name: str, allow_missing: bool, where: str) -> tuple[np.ndarray, list, np.ndarray]:
+    """Codes 0..k-1 of one column (only used values; a categorical's own small integer type), its
+    distinct values as Python scalars, and the first row of each."""
     if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy().astype(np.intp)
+        codes = values.cat.codes.to_numpy()
         uniques = list(values.cat.categories)
     else:
-        raw, found = pd.factorize(pd.Series(values) if not isinstance(values, pd.Series) else values,
-                                  use_na_sentinel=True)
-        codes, uniques = raw.astype(np.intp), list(found)
+        codes, found = pd.factorize(pd.Series(values) if not isinstance(values, pd.Series) else values,
+                                    use_na_sentinel=True)
+        uniques = list(found)
     if (codes < 0).any():
         if not allow_missing:
             from ..exceptions import InputError
@@ -93,17 +100,42 @@ def _codes(values: Any, name: str, allow_missing: bool, where: str) -> tuple[np.
             row = int(np.flatnonzero(codes < 0)[0]) + 1
             raise InputError(f"{where}: group column {name!r} is empty at row {row} "
                              f"({int((codes < 0).sum())} row(s) in all); fill it in or drop those rows")
-        codes = np.where(codes < 0, len(uniques), codes)
+        codes = np.where(codes < 0, len(uniques), codes.astype(np.intp))
         uniques = uniques + [None]
-    if len(uniques) and len(codes):
-        used = np.bincount(codes, minlength=len(uniques)) > 0
-        if not used.all():
-            codes = (np.cumsum(used) - 1)[codes]
-            uniques = [u for u, keep in zip(uniques, used) if keep]
-    return codes, [_py(u) for u in uniques]
+    first = _first_rows(codes, len(uniques))
+    used = first >= 0
+    if len(codes) and not used.all():  # only a categorical has values no row uses
+        codes = (np.cumsum(used) - 1)[codes]
+        uniques = [u for u, keep in zip(uniques, used) if keep]
+        first = first[used]
+    return codes, [_py(u) for u in uniques], first
+
+
+def _dense_codes(combined: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Codes in order of first appearance for values below ``size``, without hashing: a table of
+    ``size`` entries maps each value present to its rank by first row."""
+    first_of = _first_rows(combined, size)
+    present = np.flatnonzero(first_of >= 0)
+    order = np.argsort(first_of[present], kind="stable")
+    remap = np.empty(size, dtype=np.intp)
+    remap[present[order]] = np.arange(len(present))
+    return remap[combined], first_of[present[order]]
 
 
 def _first_rows(codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """The first row of each code in 0..n_groups-1 (-1 for a code no row has). A prefix of the rows
+    usually holds every group, so prefixes are searched first (thousands of rows, not millions)."""
+    target, counted, size = n_groups, False, 4096
+    while size < len(codes):
+        found, rows = np.unique(codes[:size], return_index=True)
+        if len(found) == target:
+            first = np.full(n_groups, -1, dtype=np.int64)
+            first[found] = rows
+            return first
+        if not counted:  # some code is not in the prefix: how many codes occur at all?
+            target, counted = int(np.count_nonzero(np.bincount(codes, minlength=n_groups))), True
+            continue
+        size *= 16
     first = np.full(n_groups, -1, dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write wins: each group's first row
     return first
