@@ -270,7 +270,7 @@ def test_zscore_interval_coverage(n):
     for _ in range(sims):
         cal = pd.DataFrame({"tgt_lang": "de", "score": rng.normal(mu, sigma, n)})
         model = LGN(min_count=1).fit(cal)
-        low, high = model.interval(pd.DataFrame({"tgt_lang": "de", "score": probes}), level=0.95)
+        low, high = model.interval(pd.DataFrame({"tgt_lang": "de", "score": probes}), confidence=0.95)
         hits += (low <= truth) & (truth <= high)
     coverage = hits / sims
     assert np.all((coverage >= 0.93) & (coverage <= 0.97)), coverage
@@ -285,7 +285,7 @@ def test_robust_interval_coverage():
     for _ in range(sims):
         cal = pd.DataFrame({"tgt_lang": "de", "score": rng.normal(mu, sigma, n)})
         model = LGN(method="robust", min_count=1).fit(cal)
-        low, high = model.interval(pd.DataFrame({"tgt_lang": "de", "score": probe}), level=0.95, n_resamples=300,
+        low, high = model.interval(pd.DataFrame({"tgt_lang": "de", "score": probe}), confidence=0.95, n_resamples=300,
                                    random_state=int(rng.integers(1 << 31)))
         hits += int(low[0] <= 1.0 <= high[0])
     assert 0.90 <= hits / sims <= 0.99

@@ -1,4 +1,5 @@
-"""Calibration of metric scores across languages: mergeable group statistics and LGN."""
+"""Calibration of metric scores across languages: mergeable group statistics, LGN and anchored
+calibration, applied to whole tables by :func:`calibrate_frame`."""
 from ._anchored import AnchoredCalibrator
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch

@@ -45,6 +45,8 @@ class AnchoredCalibrator(ParamsMixin):
     Learned state: ``maps_`` (group label -> map dict), ``pooled_``, ``signature_``.
     """
 
+    _output_suffix = "anchored"
+
     def __init__(self, by: str | Sequence[str] = "tgt_lang", method: str = "linear", min_count: int = 50,
                  score: str = "score", human: str = "human", fallback: str = "pooled"):
         self.by = by
@@ -123,8 +125,8 @@ class AnchoredCalibrator(ParamsMixin):
         if not hasattr(self, "maps_"):
             raise NotFittedError("this AnchoredCalibrator is not fitted yet; call fit() or load() first")
 
-    def transform(self, X, groups=None, *, signature: str | None = None, force: bool = False) -> np.ndarray:
-        """Scores mapped to the human scale (NaN stays NaN)."""
+    def transform(self, X, groups=None, *, signature: str | None = None, force: bool = False):
+        """Scores mapped to the human scale (NaN stays NaN): a 1-D array, or as configured by ``set_output``."""
         self._check_fitted()
         if not force:
             check_compatible(self.signature_, signature)
@@ -146,7 +148,7 @@ class AnchoredCalibrator(ParamsMixin):
                                  "them or use fallback='pooled'")
             warnings.warn(f"group(s) {fell[:10]} unseen or degenerate in fit: mapped with the pooled map",
                           UnseenGroupWarning, stacklevel=2)
-        return out
+        return self._as_output(out, X)
 
     def fit_transform(self, X, groups=None, human=None, *, signature: str | None = None) -> np.ndarray:
         return self.fit(X, groups, human, signature=signature).transform(X, groups, signature=signature)

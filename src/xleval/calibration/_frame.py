@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .._base.grouping import group_index
 from ..exceptions import DataQualityWarning, InputError, SignatureMismatchError
 from ..io import add_language_columns, read_table_metadata
 from ..io.langs import copy_on_write
@@ -49,14 +50,18 @@ def calibrated_metadata(model: LGN, path, column: str | None = None) -> dict:
 
 
 def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, interval: float | None = None,
-                    signature: str | None = None, force: bool = False, where: str = "input") -> pd.DataFrame:
-    """``df`` with ``column`` (default ``<score>_lgn``), ``calibration_source`` and, with ``interval``,
-    ``<column>_low``/``<column>_high`` appended; rows and existing columns untouched."""
-    frame = prepare_frame(df, model.by_ if hasattr(model, "by_") else [model.by], where, categorical=True)
+                    signature: str | None = None, force: bool = False, where: str = "input",
+                    on_unseen: str | None = None) -> pd.DataFrame:
+    """``df`` with ``column`` (default ``<score>_lgn``), ``calibration_source`` and, with ``interval`` (a
+    confidence level, e.g. 0.95), ``<column>_low``/``<column>_high`` appended; rows and existing columns
+    untouched. ``on_unseen`` (``pooled``, ``raw`` or ``error``) replaces the model's fallback chain for
+    groups it cannot calibrate itself (:meth:`LGN.with_on_unseen`)."""
+    model = model.with_on_unseen(on_unseen)
+    frame = prepare_frame(df, model.by_, where, categorical=True)
     name = column or f"{model.score}_lgn"
     out = df.copy(deep=not copy_on_write())  # with copy-on-write a shallow copy is a copy: no column copied
     try:
-        out[name] = model.transform(frame, signature=signature, force=force)
+        out[name] = np.asarray(model.transform(frame, signature=signature, force=force)).reshape(-1)
     except (SignatureMismatchError, InputError) as exc:  # name the table: the model cannot know it
         raise type(exc)(f"{where}: {exc}") from None
     out["calibration_source"] = _sources(model, frame)
@@ -65,7 +70,7 @@ def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, 
         warnings.warn(f"{n_bad} row(s) have a missing, NaN or infinite score; their calibrated value is NaN (rows kept)",
                       DataQualityWarning, stacklevel=2)
     if interval is not None:
-        low, high = model.interval(frame, level=interval)
+        low, high = model.interval(frame, confidence=interval)
         out[f"{name}_low"], out[f"{name}_high"] = low, high
     return out
 
@@ -73,57 +78,13 @@ def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, 
 def _sources(model: LGN, frame: pd.DataFrame):
     """``model.sources(frame)`` as a text column, resolved once per distinct combination of the group
     columns: turning a million per-row Python strings into pandas text costs ten times the calibration."""
-    cols = [c for c in dict.fromkeys([*getattr(model, "by_", ()), "tgt_lang", "lp"]) if c in frame.columns]
-    combo = _combination_codes(frame, cols) if cols else None
-    if combo is None:
-        return model.sources(frame)
-    codes, first = combo
-    names = np.asarray(model.sources(frame.iloc[first]), dtype=object)
+    cols = [c for c in dict.fromkeys([*model.by_, "tgt_lang", "lp"]) if c in frame.columns]
+    index = group_index([frame[c] for c in cols], names=cols, allow_missing=True)  # a column outside `by` may have gaps
+    names = np.asarray(model.sources(frame.iloc[index.first]), dtype=object)
     text = pd.Series(np.array(["x"], dtype=object)).dtype  # what pandas makes of strings (pyarrow-backed on pandas 3)
     if not (isinstance(text, pd.StringDtype) and text.storage == "pyarrow"):
-        return names[codes]
+        return names[index.codes]
     import pyarrow as pa
 
-    column = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(names, type=pa.string()))
+    column = pa.DictionaryArray.from_arrays(pa.array(index.codes.astype(np.int32)), pa.array(names, type=pa.string()))
     return pd.array(column.cast(pa.string()), dtype=text)
-
-
-def _combination_codes(frame: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
-    """Row codes of the distinct combinations of ``cols`` (categoricals by their codes) and the first
-    row of each; None when the combinations would not fit an int64 (then resolve per row)."""
-    if len(cols) == 1 and isinstance(frame[cols[0]].dtype, pd.CategoricalDtype):
-        return _category_codes(frame[cols[0]])
-    combined = np.zeros(len(frame), dtype=np.int64)
-    size = 1
-    for c in cols:
-        values = frame[c]
-        if isinstance(values.dtype, pd.CategoricalDtype):
-            k, n = values.cat.codes.to_numpy(), len(values.cat.categories)
-        else:
-            k, uniques = pd.factorize(values, use_na_sentinel=True)
-            n = len(uniques)
-        size *= n + 1
-        if size >= 2 ** 62:
-            return None
-        combined = combined * (n + 1) + (k.astype(np.int64) + 1)  # +1: a missing value (-1) is its own code
-    codes, uniques = pd.factorize(combined)
-    first = np.empty(len(uniques), dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write wins: each combination's first row
-    return codes, first
-
-
-def _category_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
-    """A categorical's codes are its combinations already: only the first row of each category is
-    needed, and a prefix of the rows usually holds them all (unused categories get row 0)."""
-    codes = values.cat.codes.to_numpy()
-    if (codes < 0).any():
-        return None
-    used = np.bincount(codes, minlength=len(values.cat.categories)) > 0
-    size = 4096
-    while True:
-        found, first_rows = np.unique(codes[:size], return_index=True)
-        if len(found) == used.sum() or size >= len(codes):
-            first = np.zeros(len(used), dtype=np.int64)
-            first[found] = first_rows
-            return codes, first
-        size *= 16

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["GroupStats", "QuantileSketch"]
+__all__ = ["GroupStats", "QuantileSketch", "weighted_quantile", "cdf_points"]
 
 
 @dataclass(frozen=True)
@@ -53,16 +53,11 @@ class QuantileSketch:
 
     def quantile(self, q: np.ndarray | float) -> np.ndarray:
         """Weighted quantile with the 'mid-point' plotting position (the median of 1..n is exact)."""
-        cum = np.cumsum(self.weights)
-        positions = (cum - 0.5 * self.weights) / cum[-1]
-        return np.interp(q, positions, self.values)
+        return weighted_quantile(self.values, self.weights, q, assume_sorted=True)
 
     def cdf_points(self) -> tuple[np.ndarray, np.ndarray]:
         """Distinct values and their mid-rank CDF, (cum - w/2) / total; strictly increasing in both."""
-        uniq, inverse = np.unique(self.values, return_inverse=True)
-        w = np.bincount(inverse, weights=self.weights, minlength=len(uniq))
-        cum = np.cumsum(w)
-        return uniq, (cum - 0.5 * w) / cum[-1]
+        return cdf_points(self.values, self.weights)
 
     def _compressed(self) -> QuantileSketch:
         if len(self.values) <= self.capacity:
@@ -71,6 +66,29 @@ class QuantileSketch:
         q = (np.arange(self.capacity) + 0.5) / self.capacity
         points = QuantileSketch(self.values, self.weights, self.capacity).quantile(q)
         return QuantileSketch(points, np.full(self.capacity, total / self.capacity), self.capacity)
+
+
+def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: np.ndarray | float, *,
+                      assume_sorted: bool = False) -> np.ndarray | float:
+    """Quantile(s) ``q`` of weighted points with the mid-point plotting position ``(cum - w/2) / total``,
+    interpolated linearly (the median of 1..n is exact). Points of zero weight are ignored."""
+    if not assume_sorted:
+        keep = weights > 0
+        values, weights = values[keep], weights[keep]
+        order = np.argsort(values, kind="stable")
+        values, weights = values[order], weights[order]
+    cum = np.cumsum(weights)
+    return np.interp(q, (cum - 0.5 * weights) / cum[-1], values)
+
+
+def cdf_points(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of weighted points (zero weights ignored) and their mid-rank CDF
+    ``(cum - w/2) / total``: both strictly increasing, the knots of the quantile map."""
+    keep = weights > 0
+    uniq, inverse = np.unique(values[keep], return_inverse=True)
+    w = np.bincount(inverse, weights=weights[keep], minlength=len(uniq))
+    cum = np.cumsum(w)
+    return uniq, (cum - 0.5 * w) / cum[-1]
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,35 @@
-"""The scikit-learn parameter protocol shared by the calibrators: parameters are the ``__init__``
-arguments, stored verbatim; ``get_params``/``set_params`` and ``repr`` are derived from them."""
+"""The scikit-learn estimator protocol shared by the calibrators, without importing scikit-learn.
+
+Parameters are the ``__init__`` arguments, stored verbatim; ``get_params``/``set_params`` and
+``repr`` are derived from them, so ``sklearn.base.clone`` works. ``__sklearn_tags__`` and
+``__sklearn_is_fitted__`` let ``Pipeline``, ``check_is_fitted`` and ``cross_val_score`` use the
+calibrators (scikit-learn is imported only when scikit-learn itself asks for the tags).
+
+Output of ``transform``: a 1-D array, one calibrated value per row, so that
+``df["chrf_lgn"] = lgn.transform(df)`` reads naturally. Code that asks for scikit-learn's output API
+gets what scikit-learn transformers return: ``set_output(transform="default")`` a 2-D ``(n, 1)``
+array, ``set_output(transform="pandas")`` (or scikit-learn's global ``transform_output="pandas"``)
+a one-column DataFrame named by :meth:`get_feature_names_out`, with the input's index.
+"""
 from __future__ import annotations
 
 import inspect
+import sys
 from typing import Any
 
-from ..exceptions import InputError
+import numpy as np
+import pandas as pd
+
+from ..exceptions import InputError, NotFittedError
 
 __all__ = ["ParamsMixin"]
 
+_OUTPUTS = ("default", "pandas")
+
 
 class ParamsMixin:
+    _output_suffix = "calibrated"  # the calibrated column is named <score>_<suffix>
+
     @classmethod
     def _param_names(cls) -> tuple[str, ...]:
         return tuple(p for p in inspect.signature(cls.__init__).parameters if p != "self")
@@ -30,3 +49,46 @@ class ParamsMixin:
         defaults = {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()}
         changed = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if v != defaults[k])
         return f"{type(self).__name__}({changed})"
+
+    # scikit-learn protocol ----------------------------------------------------------------------
+    def __sklearn_is_fitted__(self) -> bool:
+        try:
+            self._check_fitted()
+        except NotFittedError:
+            return False
+        return True
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+
+        # a DataFrame of score and group columns, strings included, NaN scores kept; validated here, not by sklearn
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    transformer_tags=TransformerTags(preserves_dtype=["float64"]),
+                    input_tags=InputTags(two_d_array=True, categorical=True, string=True, allow_nan=True),
+                    no_validation=True, requires_fit=True)
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """The name of the one output column, ``<score>_<lgn|anchored>``."""
+        return np.array([f"{self.score}_{self._output_suffix}"], dtype=object)
+
+    def set_output(self, *, transform: str | None = None):
+        """Output container of ``transform``: ``"default"`` (a 2-D ``(n, 1)`` array, as scikit-learn
+        transformers return), ``"pandas"`` (a one-column DataFrame); ``None`` leaves it unchanged.
+        Unconfigured, ``transform`` returns a 1-D array. Returns ``self``."""
+        if transform is None:
+            return self
+        if transform not in _OUTPUTS:
+            raise InputError(f"set_output(transform={transform!r}): use 'default' or 'pandas'")
+        self._sklearn_output_config = {"transform": transform}  # the attribute sklearn's clone() copies
+        return self
+
+    def _as_output(self, values: np.ndarray, X: Any):
+        mode = getattr(self, "_sklearn_output_config", {}).get("transform")
+        if mode is None and "sklearn" in sys.modules:  # scikit-learn's global set_config(transform_output=...)
+            mode = {"pandas": "pandas"}.get(sys.modules["sklearn"].get_config().get("transform_output"))
+        if mode == "pandas":
+            index = X.index if isinstance(X, (pd.DataFrame, pd.Series)) else None
+            return pd.DataFrame({self.get_feature_names_out()[0]: values}, index=index)
+        if mode == "default":
+            return values.reshape(-1, 1)
+        return values

@@ -5,16 +5,26 @@ A score column carries one signature string; when the metric's options differ by
 form ``tgt_lang=de: SIG ; tgt_lang=zh: SIG2``. A calibrator fitted on several languages must then
 accept scores of a subset of them, and refuse a language scored with other options: signatures
 are compared per language, never as whole strings.
+
+The ``xleval:<version>`` field of a signature is provenance: it is recorded but not compared, so a
+calibrator saved by one xleval release applies to scores written by another when every metric
+option (tokenizer, smoothing, sacrebleu's version, a model's revision, ...) is the same.
 """
 from __future__ import annotations
 
 from ..exceptions import SignatureMismatchError
 
-__all__ = ["parse_signature", "combine_signatures", "check_compatible", "merge_signatures"]
+__all__ = ["parse_signature", "combine_signatures", "check_compatible", "merge_signatures", "metric_options"]
 
 _SEP = " ; "
 _PREFIX = "tgt_lang="
 _ANY = "*"
+_PROVENANCE = ("xleval:",)
+
+
+def metric_options(signature: str) -> str:
+    """A plain signature without its provenance fields (``xleval:<version>``): what calibrators compare."""
+    return "|".join(field for field in signature.split("|") if not field.startswith(_PROVENANCE))
 
 
 def parse_signature(signature: str) -> dict[str, str]:
@@ -49,7 +59,7 @@ def check_compatible(fitted: str | None, given: str | None, *, languages=None, w
             expected = {have[x] for x in languages if x in have} or {sig}
         else:
             expected = set(have.values())
-        if expected != {sig}:
+        if {metric_options(e) for e in expected} != {metric_options(sig)}:
             where = "" if lang == _ANY else f" for tgt_lang={lang}"
             raise SignatureMismatchError(
                 f"{what} have metric signature {sig!r}{where} but the calibrator was fitted on {fitted!r}; "
@@ -67,9 +77,9 @@ def merge_signatures(fitted: str | None, given: str | None) -> str | None:
         check_compatible(fitted, given, what="batch scores")
         return fitted
     for lang, sig in want.items():
-        if lang in have and have[lang] != sig:
+        if lang in have and metric_options(have[lang]) != metric_options(sig):
             check_compatible(fitted, given, what="batch scores")
     if _ANY in have or _ANY in want:
         check_compatible(fitted, given, what="batch scores")
         return fitted
-    return combine_signatures({**have, **want})
+    return combine_signatures({**want, **have})  # a language already fitted keeps its recorded signature

@@ -7,12 +7,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._base.result import Result
+
 __all__ = ["CalibrationSummary", "calibration_summary"]
 
 
 @dataclass(frozen=True)
-class CalibrationSummary:
-    """Per-group table (n, n_nonfinite, mean/std before and after) and the spread of group means."""
+class CalibrationSummary(Result):
+    """Per-group table (n, n_nonfinite, mean/std before and after) and the spread of group means;
+    ``to_dict()`` gives the table as row records."""
 
     groups: pd.DataFrame
     sd_of_means_before: float
@@ -21,17 +24,6 @@ class CalibrationSummary:
     mean_of_means_after: float
     n_rows: int
     n_nonfinite: int
-
-    def to_dict(self) -> dict:
-        return {
-            "n_rows": self.n_rows,
-            "n_nonfinite": self.n_nonfinite,
-            "mean_of_means_before": self.mean_of_means_before,
-            "mean_of_means_after": self.mean_of_means_after,
-            "sd_of_means_before": self.sd_of_means_before,
-            "sd_of_means_after": self.sd_of_means_after,
-            "groups": self.groups.to_dict(orient="records"),
-        }
 
 
 def calibration_summary(raw, calibrated, groups) -> CalibrationSummary:

@@ -62,8 +62,7 @@ def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAUL
         for part in be.map(_fit_part, be.parts(spec), params, sig):
             parts.append(part)
             if progress is not None:
-                main = part.stats_["__by__"]
-                progress(int(main.count.sum() + main.n_nonfinite.sum()))
+                progress(int(part.by_stats_.count.sum() + part.by_stats_.n_nonfinite.sum()))
     return model.fit_from(parts)
 
 

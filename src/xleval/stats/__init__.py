@@ -10,6 +10,7 @@ from xleval.stats._correlation import correlation, partial_correlation
 from xleval.stats._effects import cohens_d, eta_squared, kruskal_wallis
 from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
+from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
 from xleval.stats._results import CorrelationResult, Estimate, PairwiseAccuracy, TestResult
 
 __all__ = [
@@ -20,6 +21,8 @@ __all__ = [
     "bootstrap",
     "bootstrap_sums",
     "paired_bootstrap",
+    "weighted_bootstrap_counts",
+    "percentile_bounds",
     "permutation_test_paired",
     "permutation_test_2samp",
     "correlation",
