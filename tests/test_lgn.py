@@ -348,3 +348,34 @@ def test_unused_unseen_category_in_transform_is_not_an_error():
     np.testing.assert_array_equal(model.transform(probe), model.transform(df))  # no error, no warning for 'sw'
     with pytest.raises(InputError, match="sw"):
         model.transform(probe.assign(tgt_lang=pd.Categorical(["sw"] + list(df["tgt_lang"][1:]), categories=["de", "fr", "sw"])))
+
+
+def test_on_unseen_replaces_the_fallback_chain_without_touching_the_model():
+    from xleval.calibration import calibrate_frame
+
+    df = _table(n=2000, seed=15, langs=("de", "fr", "zh"))
+    model = LGN(by="lp").fit(df)
+    new = pd.DataFrame({"lp": ["ru-de", "en-ko"], "score": [1.0, 3.0]})
+    with pytest.warns(UnseenGroupWarning):
+        raw = calibrate_frame(model, new, on_unseen="raw")
+    assert raw["score_lgn"].tolist() == [1.0, 3.0] and raw["calibration_source"].tolist() == ["raw", "raw"]
+    with pytest.warns(UnseenGroupWarning):
+        pooled = calibrate_frame(model, new, on_unseen="pooled")
+    center, scale = model.pooled_
+    np.testing.assert_allclose(pooled["score_lgn"], (new["score"] - center) / scale)
+    with pytest.raises(InputError, match="cannot calibrate"):
+        calibrate_frame(model, new, on_unseen="error")
+    with pytest.raises(InputError, match="on_unseen='drop': use pooled, raw or error"):
+        calibrate_frame(model, new, on_unseen="drop")
+    with pytest.warns(UnseenGroupWarning):  # the model itself still walks its chain (ru-de -> tgt_lang de)
+        assert list(calibrate_frame(model, new)["calibration_source"]) == ["tgt_lang", "pooled"]
+
+
+def test_interval_level_keyword_is_deprecated_for_confidence():
+    df = _table(n=500)
+    model = LGN().fit(df)
+    with pytest.warns(FutureWarning, match="confidence"):
+        old = model.interval(df, level=0.8)
+    new = model.interval(df, confidence=0.8)
+    np.testing.assert_array_equal(old[0], new[0])
+    assert (new[1] - new[0] < np.subtract(*model.interval(df, confidence=0.95)[::-1])).all()

@@ -142,6 +142,14 @@ def test_unseen_groups_warned_once_with_totals(tmp_path, table):
     n_ha = int((df["lp"] == "en-ha").sum())
     assert len(unseen) == 1 and f"{n_ha} row(s)" in str(unseen[0].message)
     assert result.calibration_source["lp"] == len(df) - n_ha
+    with pytest.warns(Warning):
+        raw = apply_chunked(model, path, tmp_path / "raw.parquet", chunk_size=500, on_unseen="raw")
+    assert raw.calibration_source == {"lp": len(df) - n_ha, "raw": n_ha}
+    out = pd.read_parquet(tmp_path / "raw.parquet")
+    ha = out["lp"] == "en-ha"
+    np.testing.assert_array_equal(out.loc[ha, "score_lgn"], out.loc[ha, "score"])
+    with pytest.raises(InputError, match="cannot calibrate"):
+        apply_chunked(model, path, tmp_path / "error.parquet", chunk_size=500, on_unseen="error")
 
 
 def malformed_csv(tmp_path, n=120_000, bad_row=60_001, line=None):

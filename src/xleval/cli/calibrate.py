@@ -8,7 +8,6 @@ import click
 
 from ..calibration import LGN, calibration_summary
 from ..calibration import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
-from ..exceptions import InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import col_option, emit_json, err_console, format_option, parse_pair, print_table, row_progress
 
@@ -90,8 +89,8 @@ def fit(input, score, output, by, method, target, min_count, fallback, signature
 @click.option("-o", "--output", required=True, help="Output table (format by extension, '-' = TSV on stdout).")
 @click.option("--column", help="Name of the calibrated column (default: SCORE_lgn).")
 @click.option("--interval", type=float, help="Add lower/upper columns of a confidence interval at this level, e.g. 0.95.")
-@click.option("--on-unseen", help="Groups the calibrator has not seen: pooled, raw or error (instead of the fitted "
-              "fallback chain).")
+@click.option("--on-unseen", type=click.Choice(["pooled", "raw", "error"]),
+              help="Groups the calibrator has not seen: pooled, raw or error (instead of the fitted fallback chain).")
 @click.option("--force", is_flag=True, help="Apply even if the score's metric signature differs from the calibrator's.")
 @click.option("--signature", help=_SIGNATURE_HELP)
 @col_option
@@ -105,11 +104,9 @@ def apply(model_path, input, output, column, interval, on_unseen, force, signatu
     """
     from ..scale import should_stream
 
-    model = LGN.load(model_path)
+    model = LGN.load(model_path).with_on_unseen(on_unseen)
     if output != "-":
         check_output_path(output)
-    if on_unseen is not None:
-        _override_terminal(model, on_unseen)
     if should_stream(input, chunk_size, backend) or scheduler is not None or workers is not None:
         return _apply_chunked(model, input, output, chunk_size, column, interval, signature, force, col, fmt,
                               _scale_backend(backend, scheduler, workers))
@@ -166,12 +163,6 @@ def _apply_chunked(model, input, output, chunk_size, column, interval, signature
     if output != "-":
         _render(fmt, result.to_dict(), [str(w.message) for w in caught],
                 title=f"calibrated {result.rows} rows in {result.batches} batches ({result.backend}) -> {output}")
-
-
-def _override_terminal(model: LGN, terminal: str) -> None:
-    if terminal not in ("pooled", "raw", "error"):
-        raise InputError(f"--on-unseen {terminal!r}: use pooled, raw or error")
-    model.fallback_ = [terminal]
 
 
 def _render(fmt: str, payload: dict, notes: list[str], title: str) -> None:

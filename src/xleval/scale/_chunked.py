@@ -96,14 +96,16 @@ class ApplyResult:
 def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike, *,
                   chunk_size: int = DEFAULT_CHUNK_SIZE, column: str | None = None, interval: float | None = None,
                   signature: str | None = None, force: bool = False, columns: dict[str, str] | None = None,
-                  backend: Backend = None, progress: Callable[[int], None] | None = None) -> ApplyResult:
+                  backend: Backend = None, progress: Callable[[int], None] | None = None,
+                  on_unseen: str | None = None) -> ApplyResult:
     """Calibrate the table at ``path`` batch by batch into ``output`` (every input row once, in input
     order, all columns kept; the file appears only when complete); ``progress(rows)`` is called per batch. Warnings about unseen groups and
     NaN scores are emitted once, with totals, at the end.
 
     ``interval`` for ``robust``/``quantile`` bootstraps each batch with the same seed, so those
-    intervals differ from the in-memory ones (z-score intervals are identical)."""
-    model._check_fitted()
+    intervals differ from the in-memory ones (z-score intervals are identical). ``on_unseen`` is
+    :func:`calibrate_frame`'s."""
+    model = model.with_on_unseen(on_unseen)  # also checks that it is fitted
     path, output = str(path), str(output)
     sig = signature if signature is not None else _stored_signature(path, model.score)
     # the signature is checked per batch by transform, against the languages each batch holds
