@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import copy
 import math
+import numbers
 import os
 import warnings
 from collections.abc import Sequence
@@ -395,7 +396,7 @@ class LGN(ParamsMixin):
                           FutureWarning, stacklevel=2)
             confidence = level
         self._check_fitted()
-        if not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        if not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
             raise InputError(f"confidence={confidence!r}: expected a number between 0 and 1, e.g. 0.95")
         scores, frame = self._scores_and_groups(X, groups)
         res = self._resolve(frame)
