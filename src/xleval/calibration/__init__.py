@@ -1,9 +1,10 @@
 """Calibration of metric scores across languages: mergeable group statistics, LGN and anchored
 calibration, applied to whole tables by :func:`calibrate_frame`."""
 from ._anchored import AnchoredCalibrator
+from ._estimates import GroupParams
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
-from ._lgn import LGN, GroupParams
+from ._lgn import LGN
 from ._summary import CalibrationSummary, calibration_summary
 
 __all__ = [

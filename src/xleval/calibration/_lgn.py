@@ -58,7 +58,7 @@ from ._params import ParamsMixin
 from ._persist import load_checked, save_checked
 from ._signature import check_compatible, merge_signatures
 
-__all__ = ["LGN", "GroupParams", "FORMAT_VERSION"]
+__all__ = ["LGN", "FORMAT_VERSION"]
 
 FORMAT = "xleval.LGN"
 FORMAT_VERSION = 1
