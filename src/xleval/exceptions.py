@@ -5,7 +5,8 @@
     XlevalError                      base of every error a user can cause
     ├── InputError (ValueError)      bad file, column, value or argument; says what, where, how to fix
     │   ├── LanguageCodeError        a language code langcodes cannot read
-    │   └── ModelFileError           a calibrator/model file that is missing, of another version, or tampered
+    │   ├── ModelFileError           a calibrator/model file that is missing, of another version, or tampered
+    │   └── OutputError              an output that would destroy an input, or cannot be written (a full disk)
     ├── SignatureMismatchError       scores of one metric given to a calibrator fitted on another
     ├── NotFittedError (AttributeError)  an estimator used before fit
     └── MissingDependencyError (ImportError)  an optional extra is not installed; names the extra
@@ -16,7 +17,8 @@
     ├── UnseenGroupWarning           a group not seen in fit, calibrated by a fallback
     └── DataQualityWarning           NaN/inf values, partly missing columns, excluded rows
 
-The CLI turns every ``XlevalError`` into one line on stderr and exit status 2.
+The CLI turns every ``XlevalError`` into one line on stderr and exit status 2; an interrupted run
+(SIGINT, SIGTERM) removes its temporary files and exits with 130 or 143.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ __all__ = [
     "InputError",
     "LanguageCodeError",
     "ModelFileError",
+    "OutputError",
     "SignatureMismatchError",
     "NotFittedError",
     "MissingDependencyError",
@@ -50,6 +53,11 @@ class LanguageCodeError(InputError):
 
 class ModelFileError(InputError):
     """A saved calibrator/model file that cannot be trusted (missing, wrong version, bad checksum)."""
+
+
+class OutputError(InputError):
+    """An output path that must not or cannot be written: an input of the same command, a missing or
+    read-only folder, a block device; or a write that failed (no space left on the device)."""
 
 
 class SignatureMismatchError(XlevalError):

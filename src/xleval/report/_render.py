@@ -47,11 +47,10 @@ def render_json(report: Report) -> str:
 def write_report(report: Report, path: str | os.PathLike, fmt: str | None = None) -> None:
     """Write atomically; ``fmt`` is ``html`` or ``json`` (default: from the extension, else html)."""
     from ..exceptions import InputError
-    from ..io import atomic_path
+    from ..io import write_text
 
     fmt = fmt or ("json" if str(path).lower().endswith(".json") else "html")
     if fmt not in ("html", "json"):
         raise InputError(f"report format {fmt!r}: use html or json")
     text = render_html(report) if fmt == "html" else render_json(report)
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    write_text(path, text)

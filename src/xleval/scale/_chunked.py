@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..calibration import LGN, GroupStats, calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ..exceptions import DataQualityWarning, InputError, UnseenGroupWarning
+from ..io import check_output_path
 from ._backend import DaskBackend, LocalBackend, ReadSpec, resolve_backend, worker_metric
 from ._readers import DEFAULT_CHUNK_SIZE, batch_context
 from ._writers import open_writer
@@ -106,6 +107,8 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
     intervals differ from the in-memory ones (z-score intervals are identical)."""
     model._check_fitted()
     path, output = str(path), str(output)
+    if output != "-":
+        check_output_path(output, inputs=[path])
     sig = signature if signature is not None else _stored_signature(path, model.score)
     # the signature is checked per batch by transform, against the languages each batch holds
     name = column or f"{model.score}_lgn"
@@ -173,6 +176,8 @@ def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str |
     """Add one column per metric (named by ``metric.name``) to the table at ``path``, batch by batch,
     into ``output`` with the metric signatures as table metadata. On Dask, each worker keeps one
     copy of each metric, so a neural model is loaded once per worker."""
+    if str(output) != "-":
+        check_output_path(output, inputs=[path])
     metrics = list(metrics)
     names = [m.name for m in metrics]
     if len(set(names)) != len(names):
@@ -198,21 +203,18 @@ def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str |
 
 
 def _score_part(part, metrics: Sequence[Any]) -> list[pd.DataFrame]:
+    from ..metrics._frame import score_inputs
+
     metrics = [worker_metric(m) for m in metrics]
     out = []
     for batch in part.batches():
         frame = batch.frame.copy()
         with batch_context(batch, batch.source):
+            hyps, refs, srcs, _ = score_inputs(frame)  # the checks of the in-memory score_frame
             for m in metrics:
-                refs = _texts(frame, "reference") if (m.needs_refs or "reference" in frame.columns) else None
-                srcs = _texts(frame, "source") if (m.needs_srcs or "source" in frame.columns) else None
-                frame[m.name] = m.sentence_scores(_texts(frame, "hypothesis"), refs, srcs)
+                frame[m.name] = m.sentence_scores(hyps, refs, srcs)
         out.append(frame)
     return out
-
-
-def _texts(frame: pd.DataFrame, col: str) -> list[str] | None:
-    return frame[col].tolist() if col in frame.columns else None
 
 
 # bias statistics --------------------------------------------------------------------------------------

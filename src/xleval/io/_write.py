@@ -1,0 +1,304 @@
+"""The one writer: every file xleval writes (tables, streamed tables, metadata sidecars, calibrators,
+reports, checklists) goes through :func:`atomic_path`, which is where the output guard lives.
+
+* An output that is an input of the running command is refused before anything is replaced: the
+  same file under another spelling of its path, or through a symbolic or a hard link (compared by
+  device and inode; see :mod:`._inputs`), and so is a second output to a file already written.
+* A regular file is written to a temporary file beside it, flushed to disk, and renamed over it
+  only when complete: there is never a partial output. A symbolic link stays a link: the file it
+  points to is replaced.
+* A character device or a FIFO (``/dev/null``, a named pipe) and a file-descriptor link
+  (``/dev/stdout``, ``/dev/fd/N``) are written in place: renaming over them would replace the
+  device node or the link with a regular file.
+* A failed write (a full disk, a read-only file system, an I/O error) is an error that names the
+  output, never a success, and never names the temporary file.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import errno
+import glob
+import json
+import os
+import re
+import socket
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import InputError, OutputError
+from ._formats import SIDECAR_SUFFIX, table_format
+from ._inputs import file_kind, input_named, output_named, record_output
+
+__all__ = ["check_output_path", "atomic_path", "write_text", "write_table", "write_sidecar", "format_rows"]
+
+_HOST = socket.gethostname()
+_FD_LINKS = ("/proc/", "/dev/fd/")
+_WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO,
+                 errno.EACCES, errno.EPERM}
+_WRITE_MESSAGES = ("No space left on device", "Disk quota exceeded", "File too large", "Read-only file system",
+                   "Input/output error")
+
+
+def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.PathLike] = ()) -> Path:
+    """Refuse, before any work is done, an output path that cannot or must not be written: its folder
+    is missing or not writable, it is a directory, a block device or a socket, or it is one of
+    ``inputs`` or a file the running command has read (same file by device and inode)."""
+    target = Path(path)
+    direct, final = _plan(target)
+    _refuse_inputs(target, inputs)
+    if direct:
+        return target
+    shown = final.parent if target.is_symlink() else (target.parent if str(target.parent) else Path("."))
+    if not final.parent.is_dir():
+        raise OutputError(f"{target}: output directory {shown} does not exist; create it first")
+    if not os.access(final.parent, os.W_OK):
+        raise OutputError(f"{target}: output directory {shown} is not writable")
+    try:
+        mode = os.stat(final).st_mode
+    except FileNotFoundError:
+        return target
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(mode):
+        raise OutputError(f"{target}: is a directory; give a file name")
+    if not stat.S_ISREG(mode):
+        raise OutputError(f"{target}: is {file_kind(mode)}; write to a file, a character device or a FIFO")
+    return target
+
+
+def _plan(target: Path) -> tuple[bool, Path]:
+    """``(True, target)`` to write in place (a device, a FIFO, a file-descriptor link); else
+    ``(False, final)``: the regular file to replace, a symbolic link's target rather than the link."""
+    if _through_fd_link(target):
+        return True, target
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:  # a symbolic link loop, a path through a file
+        raise OutputError(f"{target}: cannot write ({exc.strerror or exc}); check the path") from None
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        return True, target
+    return False, Path(os.path.realpath(target)) if target.is_symlink() else target
+
+
+def _through_fd_link(target: Path) -> bool:
+    """Whether the path is, or links through, a file-descriptor link (``/dev/stdout`` -> ``/proc/self/fd/1``):
+    writing there writes to the stream, which the shell may have redirected to a file."""
+    path = os.path.abspath(target)
+    for _ in range(40):  # the kernel's limit of links followed
+        if path.startswith(_FD_LINKS):
+            return True
+        if not os.path.islink(path):
+            return False
+        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+    return False
+
+
+def _refuse_inputs(target: Path, inputs: Sequence[str | os.PathLike]) -> None:
+    read_as = input_named(target) or next((str(p) for p in inputs if _same_file(p, target)), None)
+    if read_as is not None:
+        same = "is an input" if read_as == str(target) else f"is the same file as the input {read_as}"
+        raise OutputError(f"{target}: {same} of this command; writing the output there would destroy it; "
+                          "choose another output path")
+    written_as = output_named(target)
+    if written_as is not None:
+        raise OutputError(f"{target}: is already an output of this command ({written_as}); give each output its own path")
+
+
+def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(sa.st_mode) and (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield the path to write the output of ``path`` to: a temporary file beside it, renamed over it
+    when the block ends without an error (removed otherwise), or the path itself for a device or a
+    FIFO. Write errors become :class:`OutputError` naming ``path``."""
+    target = check_output_path(path)
+    direct, final = _plan(target)
+    if direct:
+        with _write_errors(target, None):
+            yield target
+        return
+    _remove_stale_temporaries(final.parent, final.name)
+    tmp_path: Path | None = None
+    try:
+        with _write_errors(target, None):
+            fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.{os.getpid()}@{_HOST}.", suffix=".tmp", dir=final.parent)
+            os.close(fd)
+        tmp_path = Path(tmp)
+        with _write_errors(target, tmp_path):
+            os.chmod(tmp_path, _output_mode(final))  # mkstemp makes 0600; an output gets the usual mode
+            yield tmp_path
+            _flush_to_disk(tmp_path)
+        _refuse_inputs(target, ())  # a streamed reader records its input while the output is being written
+        os.replace(tmp_path, final)
+    except BaseException:
+        if tmp_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                tmp_path.unlink()
+        raise
+    record_output(final)
+
+
+def _flush_to_disk(path: Path) -> None:
+    """fsync before the rename: after a power loss the target holds the old or the new file, not an empty one."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EROFS):  # file systems that cannot sync have nothing to flush
+            raise
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _write_errors(target: Path, tmp: Path | None) -> Iterator[None]:
+    try:
+        yield
+    except OSError as exc:
+        text = str(exc)
+        if not (exc.errno in _WRITE_ERRNOS or any(m in text for m in _WRITE_MESSAGES)
+                or (tmp is not None and str(tmp) in text) or exc.filename in (str(tmp), str(target))):
+            raise
+        reason = exc.strerror or text
+        if tmp is not None:
+            reason = reason.replace(str(tmp), str(target))
+        done = "no output was written" if tmp is not None or not target.exists() else "the output is incomplete"
+        fix = "; free some space or write elsewhere" if exc.errno == errno.ENOSPC or "No space" in text else ""
+        raise OutputError(f"{target}: cannot write ({reason}){fix}; {done}") from None
+
+
+def _remove_stale_temporaries(directory: Path, name: str) -> None:
+    """Remove the temporary files of earlier writes of ``name`` that were killed (SIGKILL, out of
+    memory) before they could clean up: those of this host whose process is gone. Another host's
+    files on a shared folder, and those of running processes, are left alone."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.(\d+)@(.+)\.[^.]+\.tmp")
+    for entry in directory.glob(f".{glob.escape(name)}.*.tmp"):
+        match = pattern.fullmatch(entry.name)
+        if match and match.group(2) == _HOST and not _process_alive(int(match.group(1))):
+            with contextlib.suppress(OSError):
+                entry.unlink()
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. PermissionError: it exists, owned by someone else
+        return True
+    return True
+
+
+def _output_mode(target: Path) -> int:
+    """The mode a plain ``open(target, 'w')`` would give: the existing file's, else 0666 less the umask."""
+    if target.exists():
+        return target.stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` through the output guard, atomically."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+
+
+def _is_direct(path: str | os.PathLike) -> bool:
+    return _plan(Path(path))[0]
+
+
+def write_sidecar(path: str | os.PathLike, metadata: Mapping[str, object] | None) -> None:
+    """The metadata of the text table at ``path`` in ``PATH.signatures.json``; without metadata, a
+    sidecar left by an earlier write of this path is removed (it describes a table that is gone).
+    A device or a FIFO has no sidecar."""
+    if _is_direct(path):
+        return
+    sidecar = Path(str(path) + SIDECAR_SUFFIX)
+    if metadata:
+        write_text(sidecar, json.dumps(metadata, indent=2, sort_keys=True) + "\n")
+    elif input_named(sidecar) is None:
+        with contextlib.suppress(FileNotFoundError):
+            sidecar.unlink()
+
+
+def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[str, object] | None = None) -> None:
+    """Write ``df`` atomically by extension; ``metadata`` (e.g. metric signatures) goes into the Parquet
+    schema metadata under ``b"xleval"``, or into a sidecar ``PATH.signatures.json`` for text formats."""
+    fmt = table_format(path)
+    if str(path) == "-":
+        sys.stdout.write(format_rows(df, "tsv"))
+        sys.stdout.flush()
+        return
+    check_output_path(path)
+    if fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        if metadata:
+            meta = dict(table.schema.metadata or {})
+            meta[b"xleval"] = json.dumps(metadata, sort_keys=True).encode()
+            table = table.replace_schema_metadata(meta)
+        with atomic_path(path) as tmp:
+            pq.write_table(table, tmp, compression="zstd")
+        return
+    write_text(path, format_rows(df, fmt, where=f"{path}: "))
+    write_sidecar(path, metadata)
+
+
+def format_rows(df: pd.DataFrame, fmt: str, *, header: bool = True, where: str = "") -> str:
+    """The rows of ``df`` as TSV, CSV or JSONL text (every text table xleval writes, whole or in batches)."""
+    if fmt == "jsonl":
+        return _to_jsonl(df)
+    if fmt == "csv":
+        return df.to_csv(index=False, header=header, lineterminator="\n")
+    text = _to_tsv(df, where)
+    return text if header else text.split("\n", 1)[1]
+
+
+def _to_jsonl(df: pd.DataFrame) -> str:
+    """One JSON object per row; floats written with repr (shortest round-trip, unlike pandas' 15 digits),
+    NaN/inf as null."""
+    def clean(value):
+        if isinstance(value, float) and not np.isfinite(value):
+            return None
+        if isinstance(value, np.generic):
+            return clean(value.item())
+        if isinstance(value, pd.Timestamp):
+            return value.isoformat()
+        return value
+
+    columns = list(df.columns)
+    lines = (json.dumps(dict(zip(columns, map(clean, row))), ensure_ascii=False)
+             for row in df.itertuples(index=False, name=None))
+    return "".join(line + "\n" for line in lines)
+
+
+def _to_tsv(df: pd.DataFrame, where: str = "") -> str:
+    for col in df.columns:
+        if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
+            cells = df[col].dropna().astype(str)
+            if cells.str.contains("[\t\n]", regex=True).any():
+                raise InputError(
+                    f"{where}column {col!r} has a text with a tab or newline, which TSV cannot hold; write .parquet, "
+                    ".jsonl or .csv instead"
+                )
+    return df.to_csv(sep="\t", index=False, quoting=csv.QUOTE_NONE, lineterminator="\n", escapechar=None)
