@@ -109,10 +109,11 @@ class GroupStats:
         n_nonfinite = np.bincount(codes[~finite], minlength=k).astype(np.int64)
         v, c = values[finite], codes[finite]
         count = np.bincount(c, minlength=k).astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             mean = np.bincount(c, weights=v, minlength=k) / count
-        mean = np.where(count > 0, mean, 0.0)
-        m2 = np.bincount(c, weights=(v - mean[c]) ** 2, minlength=k)
+            mean = np.where(count > 0, mean, 0.0)
+            m2 = np.bincount(c, weights=(v - mean[c]) ** 2, minlength=k)
+        _check_representable(keys, count, mean, m2, v, c)
         gmin = np.full(k, np.inf)
         gmax = np.full(k, -np.inf)
         np.minimum.at(gmin, c, v)
@@ -138,10 +139,11 @@ class GroupStats:
         b = other._aligned(keys, index)
         n = a.count + b.count
         delta = b.mean - a.mean
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             share_b = np.where(n > 0, b.count / n, 0.0)
             mean = a.mean + delta * share_b
             m2 = a.m2 + b.m2 + np.where(n > 0, delta * delta * a.count * share_b, 0.0)
+        _check_representable(keys, n, mean, m2, np.concatenate([a.min, a.max, b.min, b.max]), None)
         sketches = None
         if a.sketches is not None and b.sketches is not None:
             sketches = tuple(sa.merge(sb) for sa, sb in zip(a.sketches, b.sketches))
@@ -229,3 +231,17 @@ class GroupStats:
         return cls(keys, arr("count"), arr("mean"), arr("m2"), arr("min"), arr("max"),
                    np.asarray(d["n_nonfinite"], dtype=np.int64), sketches)
 
+
+def _check_representable(keys, count: np.ndarray, mean: np.ndarray, m2: np.ndarray, values: np.ndarray,
+                         codes: np.ndarray | None) -> None:
+    """Finite scores whose sum or squared deviations overflow float64 (magnitudes near 1e308) would give
+    an infinite spread and calibrated values of 0 or NaN: refuse them with the group and a fix."""
+    bad = (count > 0) & ~(np.isfinite(mean) & np.isfinite(m2))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        finite = values[np.isfinite(values)] if codes is None else values[codes == i]
+        largest = float(np.max(np.abs(finite))) if finite.size else float("inf")
+        from ..exceptions import InputError
+
+        raise InputError(f"group {keys[i]!r}: the spread of its scores overflows floating point (scores as large as "
+                         f"{largest:.3g}); rescale the scores (e.g. divide them by 1e300) before calibrating")
