@@ -22,6 +22,8 @@ The CLI turns every ``XlevalError`` into one line on stderr and exit status 2; a
 """
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "XlevalError",
     "InputError",
@@ -40,7 +42,24 @@ __all__ = [
 
 
 class XlevalError(Exception):
-    """Base class of every error a user can cause."""
+    """Base class of every error a user can cause. A message quoting a numpy scalar shows the number
+    (``-5.0``), not its repr (``np.float64(-5.0)``): messages are for people, not for numpy."""
+
+    def __init__(self, *args: object):
+        if args and isinstance(args[0], str):
+            args = (_plain_numbers(args[0]), *args[1:])
+        super().__init__(*args)
+
+
+_NUMPY_SCALAR = re.compile(r"np\.(?:u?int|float|complex|longdouble|clongdouble)\d*\(([^()]*)\)"
+                           r"|np\.(?:str_|bytes_|datetime64|timedelta64)\(((?:'[^']*'|\"[^\"]*\")(?:, *'[^']*')?)\)"
+                           r"|np\.(True|False)_")
+
+
+def _plain_numbers(message: str) -> str:
+    if "np." not in message:
+        return message
+    return _NUMPY_SCALAR.sub(lambda m: next(g for g in m.groups() if g is not None), message)
 
 
 class InputError(XlevalError, ValueError):

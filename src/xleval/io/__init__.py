@@ -7,7 +7,8 @@ output guard (:mod:`._write`).
 from ._formats import FORMATS, SIDECAR_SUFFIX, table_format
 from ._inputs import command_scope, record_input, require_file
 from ._select import select_rows
-from ._read import parse_column_mapping, read_plain_files, read_table, read_table_metadata, to_numeric_column
+from ._read import (parse_column_mapping, read_lines, read_plain_files, read_table, read_table_metadata,
+                    to_numeric_column)
 from ._shape import check_text_file_shape, iter_json_objects
 from ._write import atomic_path, check_output_path, write_table, write_text
 from .langs import add_language_columns, family_of, normalize_code, normalize_codes, script_of, split_lp
@@ -21,6 +22,7 @@ __all__ = [
     "command_scope",
     "iter_json_objects",
     "parse_column_mapping",
+    "read_lines",
     "read_plain_files",
     "read_table",
     "read_table_metadata",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from ..exceptions import InputError
@@ -18,10 +19,13 @@ TEXT_COLUMNS = frozenset({"source", "hypothesis", "reference", "lp", "src_lang",
 
 
 def table_format(path: str | os.PathLike) -> str:
-    """The format of ``path`` by its extension ('-' is TSV on stdin/stdout)."""
+    """The format of ``path`` by its extension ('-' is TSV on stdin/stdout, and so is a stream without
+    an extension: ``/dev/stdout``, a FIFO, ``<(command)``)."""
     if str(path) == "-":
         return "tsv"
     suffix = Path(path).suffix.lower()
+    if not suffix and _is_stream(path):
+        return "tsv"
     if suffix not in FORMATS:
         raise InputError(
             f"{path}: unknown table format {suffix or '(no extension)'!r}; "
@@ -33,3 +37,29 @@ def table_format(path: str | os.PathLike) -> str:
 def display_name(path: str | os.PathLike) -> str:
     """How messages name a table: its path as given, or ``<stdin>`` for '-'."""
     return "<stdin>" if str(path) == "-" else str(path)
+
+
+def _is_stream(path: str | os.PathLike) -> bool:
+    if through_fd_link(path):
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+_FD_LINKS = ("/proc/", "/dev/fd/")
+
+
+def through_fd_link(path: str | os.PathLike) -> bool:
+    """Whether the path is, or links through, a file-descriptor link (``/dev/stdout`` -> ``/proc/self/fd/1``):
+    it names a stream of the process, which the shell may have redirected to a file."""
+    current = os.path.abspath(path)
+    for _ in range(40):  # the kernel's limit of links followed
+        if current.startswith(_FD_LINKS):
+            return True
+        if not os.path.islink(current):
+            return False
+        current = os.path.normpath(os.path.join(os.path.dirname(current), os.readlink(current)))
+    return False

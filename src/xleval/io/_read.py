@@ -25,7 +25,7 @@ from ._shape import (check_csv_text, check_flat_values, check_header, check_tsv_
                      iter_json_objects, strip_leading_comments)
 
 __all__ = ["read_table", "read_table_metadata", "parse_column_mapping", "to_numeric_column", "read_plain_files",
-           "check_flat_schema", "MAX_METADATA_BYTES"]
+           "check_flat_schema", "read_lines", "MAX_METADATA_BYTES"]
 
 #: a metadata sidecar holds a few signatures; anything larger is not one
 MAX_METADATA_BYTES = 16 << 20
@@ -158,12 +158,13 @@ def _read_text_table(text: str, fmt: str, name: str) -> pd.DataFrame:
     if not body.strip():
         return pd.DataFrame()
     header = body.split("\n", 1)[0]
-    check_unique_columns(header.split("\t") if fmt == "tsv" else next(csv.reader([header])), name)
     if fmt == "tsv":
+        check_unique_columns(header.split("\t"), name)
         rows = check_tsv_text(body, name, first_line)
         return pd.read_csv(_io.StringIO(body), sep="\t", dtype=str, keep_default_na=False, quoting=csv.QUOTE_NONE,
                            lineterminator="\n", skip_blank_lines=False, nrows=rows)
-    check_csv_text(body, name, first_line)
+    check_csv_text(body, name, first_line)  # first: it explains a header that csv cannot split (a lone CR)
+    check_unique_columns(next(csv.reader([header])), name)
     return pd.read_csv(_io.StringIO(body), dtype=str, keep_default_na=False)
 
 
@@ -243,11 +244,11 @@ def read_plain_files(
     sources: str | os.PathLike | None = None, lp: str | None = None, system: str | None = None,
 ) -> pd.DataFrame:
     """sacrebleu-style line-aligned plain files -> the long table (``hypothesis``, ``reference``[, ``reference_2``...])."""
-    columns: dict[str, list[str]] = {"hypothesis": _read_lines(hypotheses)}
+    columns: dict[str, list[str]] = {"hypothesis": read_lines(hypotheses)}
     for i, ref in enumerate(references):
-        columns["reference" if i == 0 else f"reference_{i + 1}"] = _read_lines(ref)
+        columns["reference" if i == 0 else f"reference_{i + 1}"] = read_lines(ref)
     if sources is not None:
-        columns["source"] = _read_lines(sources)
+        columns["source"] = read_lines(sources)
     counts = {key: len(v) for key, v in columns.items()}
     if len(set(counts.values())) > 1:
         paths = {"hypothesis": hypotheses, "source": sources,
@@ -264,7 +265,8 @@ def read_plain_files(
     return df
 
 
-def _read_lines(path: str | os.PathLike) -> list[str]:
+def read_lines(path: str | os.PathLike) -> list[str]:
+    """The lines of a UTF-8 text file (a final newline ends the last line; CRLF read as LF)."""
     require_file(path, str(path))
     text = decode_text(_read_bytes(path), str(path))
     lines = text.split("\n")

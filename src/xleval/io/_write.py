@@ -33,13 +33,12 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError, OutputError
-from ._formats import SIDECAR_SUFFIX, table_format
+from ._formats import SIDECAR_SUFFIX, table_format, through_fd_link
 from ._inputs import file_kind, input_named, output_named, record_output
 
 __all__ = ["check_output_path", "atomic_path", "write_text", "write_table", "write_sidecar", "format_rows"]
 
 _HOST = socket.gethostname()
-_FD_LINKS = ("/proc/", "/dev/fd/")
 _WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO,
                  errno.EACCES, errno.EPERM}
 _WRITE_MESSAGES = ("No space left on device", "Disk quota exceeded", "File too large", "Read-only file system",
@@ -76,7 +75,7 @@ def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
 def _plan(target: Path) -> tuple[bool, Path]:
     """``(True, target)`` to write in place (a device, a FIFO, a file-descriptor link); else
     ``(False, final)``: the regular file to replace, a symbolic link's target rather than the link."""
-    if _through_fd_link(target):
+    if through_fd_link(target):
         return True, target
     try:
         mode = os.stat(target).st_mode
@@ -87,19 +86,6 @@ def _plan(target: Path) -> tuple[bool, Path]:
     if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
         return True, target
     return False, Path(os.path.realpath(target)) if target.is_symlink() else target
-
-
-def _through_fd_link(target: Path) -> bool:
-    """Whether the path is, or links through, a file-descriptor link (``/dev/stdout`` -> ``/proc/self/fd/1``):
-    writing there writes to the stream, which the shell may have redirected to a file."""
-    path = os.path.abspath(target)
-    for _ in range(40):  # the kernel's limit of links followed
-        if path.startswith(_FD_LINKS):
-            return True
-        if not os.path.islink(path):
-            return False
-        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
-    return False
 
 
 def _refuse_inputs(target: Path, inputs: Sequence[str | os.PathLike]) -> None:
