@@ -6,10 +6,11 @@ rich, which reads ``[...]`` in a string as markup (``[link=...]`` makes a clicka
 may hold control characters (ANSI escapes that recolour or rewrite the screen, carriage returns,
 bidirectional overrides that reorder what follows).
 
-So data never goes into a markup string: :func:`data_text` makes a rich ``Text`` (never parsed)
-with control characters shown as escapes (``\\x1b``), :func:`styled` joins a styled prefix and
-data, and :func:`make_console` builds consoles that read no emoji codes and highlight nothing.
-:func:`visible_controls` is the plain-text form, for the one-line error messages.
+So the command line prints through :func:`make_console`, whose every string (printed, or a table
+cell or title) is shown as it is: never read as markup or emoji codes, control characters as
+escapes (``\\x1b``). Styles come from ``Text`` objects: :func:`styled` joins a styled prefix and
+data, :func:`data_text` makes one for data. :func:`visible_controls` is the plain-text form, for
+the one-line error messages.
 """
 from __future__ import annotations
 
@@ -49,8 +50,13 @@ def styled(prefix: str, style: str, value: Any) -> Any:
 
 
 def make_console(**options: Any) -> Any:
-    """A rich Console for output that holds data: no emoji codes, no highlighting (strings given to it
-    should hold no data; pass :func:`data_text` objects)."""
+    """A rich Console for output that holds data: every string printed (directly, or as a table cell
+    or title) is shown as it is, never read as markup or emoji codes, with control characters as
+    escapes; styles come from ``Text`` objects (:func:`styled`). Nothing is highlighted."""
     from rich.console import Console
 
-    return Console(**{"highlight": False, "emoji": False, **options})
+    class DataConsole(Console):
+        def render_str(self, text: str, **kwargs: Any) -> Any:
+            return super().render_str(visible_controls(text), **{**kwargs, "markup": False, "emoji": False})
+
+    return DataConsole(**{"highlight": False, "markup": False, "emoji": False, **options})

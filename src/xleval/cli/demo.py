@@ -11,7 +11,7 @@ from ._common import console, emit_json, err_console, format_option, print_table
 @click.command("demo")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("demo-output"),
               help="Folder for the generated data, calibrator and summary.")
-@click.option("--seed", type=int, default=0, help="Seed of the simulation.")
+@click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the simulation.")
 @format_option
 def demo(out, seed, fmt) -> None:
     """Run the whole MT path on generated data with a known truth (no network, no input files).

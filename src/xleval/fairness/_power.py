@@ -60,6 +60,9 @@ def _check_effect(effect: float, design: str, kind: str, discordant: float | Non
         return effect, psi
     if discordant is not None:
         raise InputError("discordant= applies only to design='paired' with kind='proportion' (McNemar)")
+    if kind == "proportion" and effect > math.pi:
+        raise InputError(f"effect {effect:g} is not a Cohen's h: h = 2 asin(sqrt(p1)) - 2 asin(sqrt(p2)) is at most pi "
+                         "(accuracies 1 vs 0); for 0.80 vs 0.75 h is 0.12")
     return effect, None
 
 

@@ -23,10 +23,22 @@ def _cell(value) -> str:
     return str(value)
 
 
+def _visible(value):
+    """Every text the template shows, before HTML escaping: control characters and bidi overrides from
+    the data (which reorder what a browser shows) are written as escapes; markup the code made is kept."""
+    import markupsafe
+
+    from .._base.terminal import visible_controls
+
+    if not isinstance(value, str) or isinstance(value, markupsafe.Markup):
+        return value
+    return visible_controls(value.replace("\n", " ").replace("\t", " "))
+
+
 def _environment():
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.PackageLoader("xleval.report", "templates"),
+    env = jinja2.Environment(loader=jinja2.PackageLoader("xleval.report", "templates"), finalize=_visible,
                              autoescape=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.filters["cell"] = _cell
     return env

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..calibration import LGN, GroupStats, calibrate_frame, calibrated_metadata, prepare_frame, score_signature
+from ..calibration._frame import check_added_columns
 from ..exceptions import DataQualityWarning, InputError, UnseenGroupWarning
 from ..io import check_output_path
 from ._backend import DaskBackend, LocalBackend, ReadSpec, resolve_backend, worker_metric
@@ -98,7 +99,8 @@ class ApplyResult:
 def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike, *,
                   chunk_size: int = DEFAULT_CHUNK_SIZE, column: str | None = None, interval: float | None = None,
                   signature: str | None = None, force: bool = False, columns: dict[str, str] | None = None,
-                  backend: Backend = None, progress: Callable[[int], None] | None = None) -> ApplyResult:
+                  backend: Backend = None, progress: Callable[[int], None] | None = None,
+                  overwrite: bool = False) -> ApplyResult:
     """Calibrate the table at ``path`` batch by batch into ``output`` (every input row once, in input
     order, all columns kept; the file appears only when complete); ``progress(rows)`` is called per batch. Warnings about unseen groups and
     NaN scores are emitted once, with totals, at the end.
@@ -117,7 +119,7 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
     n_nan = 0
     with _backend_context(backend) as be, open_writer(output, metadata=calibrated_metadata(model, path, column)) as writer:
         shared = be.share(model)
-        for frames in be.map(_apply_part, be.parts(spec), shared, name, interval, sig, force):
+        for frames in be.map(_apply_part, be.parts(spec), shared, name, interval, sig, force, overwrite):
             for out in frames:
                 writer.write(out)
                 if progress is not None:
@@ -130,15 +132,17 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
 
 
 def _apply_part(part, model: LGN, column: str, interval: float | None, signature: str | None,
-                force: bool) -> list[pd.DataFrame]:
+                force: bool, overwrite: bool) -> list[pd.DataFrame]:
     out = []
     for batch in part.batches():
+        # the columns are the file's: a collision is the table's, not this batch's
+        check_added_columns(model, batch.frame.columns, column, interval, overwrite=overwrite, where=batch.source)
         with batch_context(batch, batch.source), warnings.catch_warnings():
             # counted over the whole table and warned once by the caller
             warnings.simplefilter("ignore", UnseenGroupWarning)
             warnings.simplefilter("ignore", DataQualityWarning)
             out.append(calibrate_frame(model, batch.frame, column=column, interval=interval, signature=signature,
-                                       force=force, where=batch.source))
+                                       force=force, where=batch.source, overwrite=overwrite))
     return out
 
 

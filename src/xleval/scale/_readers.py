@@ -28,7 +28,7 @@ from ..io._formats import TEXT_COLUMNS
 from ..io._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
 from ..io._shape import check_flat_values, check_header
 
-__all__ = ["TableBatch", "iter_batches", "count_rows", "DEFAULT_CHUNK_SIZE", "batch_context", "finish_batch",
+__all__ = ["TableBatch", "iter_batches", "count_rows", "table_columns", "DEFAULT_CHUNK_SIZE", "batch_context", "finish_batch",
            "check_header", "parquet_columns", "open_parquet", "open_parquet_checked"]
 
 DEFAULT_CHUNK_SIZE = 200_000
@@ -261,6 +261,25 @@ def _json_records(path, name: str, batch_size: int) -> Iterator[list[dict]]:
             raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
         if records:
             yield records
+
+
+def table_columns(path: str | os.PathLike, columns: Mapping[str, str] | None = None) -> list[str]:
+    """The (renamed) column names of a table from its header, without reading its rows: a Parquet
+    schema, a text header, or the keys of the first JSONL record."""
+    name = str(path)
+    require_file(path, name, streams=False)
+    fmt = table_format(path)
+    if fmt == "parquet":
+        names = list(open_parquet_checked(path, name).schema_arrow.names)
+    elif fmt == "jsonl":
+        first = next(_json_records(path, name, 1), [{}])
+        names = list(first[0]) if first else []
+    else:
+        shape = check_text_file_shape(path, fmt, name)
+        header = list(_frames(path, name, fmt, dict(_text_options(fmt, shape), nrows=0)))
+        names = list(header[0].columns) if header else []
+    rename = dict(columns or {})
+    return [rename.get(c, c) for c in names]
 
 
 def count_rows(path: str | os.PathLike) -> int | None:
