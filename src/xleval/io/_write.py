@@ -36,7 +36,8 @@ from ..exceptions import InputError, OutputError
 from ._formats import SIDECAR_SUFFIX, table_format, through_fd_link
 from ._inputs import file_kind, input_named, output_named, record_output
 
-__all__ = ["check_output_path", "atomic_path", "write_text", "write_table", "write_sidecar", "format_rows"]
+__all__ = ["check_output_path", "atomic_path", "write_text", "write_table", "write_sidecar", "format_rows",
+           "arrow_table"]
 
 _HOST = socket.gethostname()
 _WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO,
@@ -235,10 +236,9 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
         return
     check_output_path(path)
     if fmt == "parquet":
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = pa.Table.from_pandas(df, preserve_index=False)
+        table = arrow_table(df, where=f"{path}: ")
         if metadata:
             meta = dict(table.schema.metadata or {})
             meta[b"xleval"] = json.dumps(metadata, sort_keys=True).encode()
@@ -248,6 +248,35 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
         return
     write_text(path, format_rows(df, fmt, where=f"{path}: "))
     write_sidecar(path, metadata)
+
+
+def arrow_table(df: pd.DataFrame, schema=None, *, where: str = ""):
+    """``df`` as an Arrow table for Parquet, the one conversion of whole and streamed writes: a text
+    column without any value is a string column (not Arrow's null type, which a later batch with
+    values could not join), and a column mixing numbers and text is an InputError naming it."""
+    import pyarrow as pa
+
+    try:
+        table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        column = next((c for c in df.columns if _mixed(df[c])), None)
+        if column is None:
+            raise InputError(f"{where}cannot write as parquet ({exc}); write .jsonl or .tsv instead") from None
+        raise InputError(f"{where}column {column!r} mixes numbers and text, which one Parquet column cannot hold; "
+                         "write .jsonl or .tsv, or make the column's values one type") from None
+    if schema is None:
+        nulls = [i for i, f in enumerate(table.schema) if pa.types.is_null(f.type)]
+        for i in nulls:
+            field = table.schema.field(i)
+            table = table.set_column(i, field.with_type(pa.string()), table.column(i).cast(pa.string()))
+    return table
+
+
+def _mixed(values: pd.Series) -> bool:
+    if values.dtype != object:
+        return False
+    kinds = {type(v) for v in values.dropna().tolist()}
+    return len({k if k not in (int, float) else float for k in kinds}) > 1
 
 
 def format_rows(df: pd.DataFrame, fmt: str, *, header: bool = True, where: str = "") -> str:

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..exceptions import InputError
 from ..io import atomic_path, check_output_path, table_format
-from ..io._write import format_rows, write_sidecar
+from ..io._write import arrow_table, format_rows, write_sidecar
 
 __all__ = ["TableWriter", "open_writer"]
 
@@ -51,7 +51,7 @@ class TableWriter:
         import pyarrow.parquet as pq
 
         if self._handle is None:
-            table = pa.Table.from_pandas(frame, preserve_index=False)
+            table = arrow_table(frame, where=f"batch {self.batches}: ")
             schema = table.schema
             if self._metadata:
                 meta = dict(schema.metadata or {})
@@ -63,9 +63,10 @@ class TableWriter:
             return
         try:
             table = pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise InputError(f"batch {self.batches}: its column types differ from the first batch's ({exc}); "
-                             "write a text format or make the column types consistent") from None
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arrow_table(frame, where=f"batch {self.batches}: ")  # names a column that mixes numbers and text
+            raise InputError(f"batch {self.batches}: its column types differ from the first batch's; write a text "
+                             "format or make the column types consistent") from None
         self._handle.write_table(table)
 
     def _write_text(self, frame: pd.DataFrame) -> None:
