@@ -228,8 +228,23 @@ class GroupStats:
                                             np.asarray(s["weights"], dtype=np.float64), int(s["capacity"]))
                              for s in d["sketches"])
         arr = lambda name: np.asarray(d[name], dtype=np.float64)  # noqa: E731
-        return cls(keys, arr("count"), arr("mean"), arr("m2"), arr("min"), arr("max"),
-                   np.asarray(d["n_nonfinite"], dtype=np.int64), sketches)
+        out = cls(keys, arr("count"), arr("mean"), arr("m2"), arr("min"), arr("max"),
+                  np.asarray(d["n_nonfinite"], dtype=np.int64), sketches)
+        _check_loaded(out)
+        return out
+
+
+def _check_loaded(stats: GroupStats) -> None:
+    """Statistics read from a file are what ``from_values``/``merge`` could have made: one value per
+    key everywhere, distinct keys, counts and sums of squares that are not negative (ValueError)."""
+    k = len(stats.keys)
+    arrays = (stats.count, stats.mean, stats.m2, stats.min, stats.max, stats.n_nonfinite)
+    if any(a.shape != (k,) for a in arrays) or (stats.sketches is not None and len(stats.sketches) != k):
+        raise ValueError("per-group statistics of different lengths")
+    if len(set(stats.keys)) != k:
+        raise ValueError("a group appears twice")
+    if (stats.count < 0).any() or (stats.m2 < 0).any() or (stats.n_nonfinite < 0).any():
+        raise ValueError("negative counts or sums of squares")
 
 
 def _check_representable(keys, count: np.ndarray, mean: np.ndarray, m2: np.ndarray, values: np.ndarray,
