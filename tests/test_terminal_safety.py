@@ -138,3 +138,26 @@ def test_visible_controls_shows_every_reordering_or_control_character():
     assert visible_controls("a\x1b[31m\r\n\t\x7f\x85\u200e\u202e\u2066\ufeffz") == \
         "a\\x1b[31m\\x0d\\x0a\\x09\\x7f\\x85\\u200e\\u202e\\u2066\\ufeffz"
     assert visible_controls("日本語 ok") == "日本語 ok"
+
+
+def test_plot_functions_return_figures_that_draw_names_literally_wherever_they_are_saved(tmp_path):
+    """A Python user saving a plot directly (no report renderer) gets the names as typed, too."""
+    import warnings
+
+    from matplotlib.text import Text
+
+    from xleval.report._plots import group_means_figure, score_distributions_figure
+
+    names = ["$\\undefinedmacro$", "a$b$c", "日本語", "x"]
+    rng = np.random.default_rng(0)
+    figures = [group_means_figure(names, [1.0, 2.0, 3.0, 4.0], [0.0] * 4, score="$s$", group_label="$g$",
+                                  after_span=1.0),
+               score_distributions_figure(names, [rng.normal(size=20) for _ in names],
+                                          [rng.normal(size=20) for _ in names], score="$s$", group_label="$g$",
+                                          target_mean=0.0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no glyph warning reaches the caller either
+        for i, fig in enumerate(figures):
+            fig.savefig(tmp_path / f"f{i}.png")
+            fig.savefig(tmp_path / f"f{i}.svg", bbox_inches="tight")
+            assert not any(t.get_parse_math() for t in fig.findobj(Text))

@@ -1,10 +1,17 @@
 """Text from the data in plots: drawn as typed, never parsed as math.
 
 matplotlib parses a text holding two ``$`` as mathtext: a group named ``$\\undefinedmacro$`` made
-every report fail, and ``$x_1$`` would be drawn as a formula. :func:`literal_texts` turns parsing
-off for every text of a figure (titles, labels, legends, tick labels, annotations); the renderer
-calls it, so a new plot cannot forget it. Its context keeps texts created while drawing (tick
-labels are made then) literal too.
+every report fail, and ``$x_1$`` would be drawn as a formula. Two mechanisms, so that neither a new
+plot nor a new caller can forget it:
+
+* :class:`LiteralFigure` (a matplotlib ``Figure``): every draw of it, whoever saves it, shows all its
+  texts literally (titles, labels, legends, tick labels made while drawing). xleval's plot
+  functions create their figures with it.
+* :func:`literal_texts`: the report renderer draws every figure it is given inside it, including
+  figures made elsewhere.
+
+Both also keep quiet about glyphs the font lacks (a name in a script it does not cover is drawn
+with boxes, which is what the reader should see, not a warning on the terminal).
 """
 from __future__ import annotations
 
@@ -12,16 +19,16 @@ import contextlib
 import warnings
 from collections.abc import Iterator
 
-__all__ = ["literal_texts", "plot_label"]
+import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+__all__ = ["LiteralFigure", "literal_texts"]
 
 
 @contextlib.contextmanager
 def literal_texts(fig) -> Iterator[None]:
-    """Within the block (draw or save ``fig`` in it), every text of ``fig`` is drawn literally, and a
-    glyph the font lacks (a name in a script it does not cover) is drawn as a box without a warning."""
-    import matplotlib
-    from matplotlib.text import Text
-
+    """Within the block (draw or save ``fig`` in it), every text of ``fig`` is drawn literally."""
     for text in fig.findobj(Text):
         text.set_parse_math(False)
     with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
@@ -30,9 +37,9 @@ def literal_texts(fig) -> Iterator[None]:
         yield
 
 
-def plot_label(value: object) -> str:
-    """A name from the data as a plot label: ``$`` escaped (for a text that is parsed as math
-    elsewhere) and control characters shown as escapes, on one line."""
-    from .terminal import visible_controls
+class LiteralFigure(Figure):
+    """A ``Figure`` whose texts are never parsed as mathtext, however and by whom it is drawn."""
 
-    return visible_controls(str(value)).replace("$", r"\$")
+    def draw(self, renderer):
+        with literal_texts(self):
+            return super().draw(renderer)

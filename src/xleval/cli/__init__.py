@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import sys
 import warnings
 
@@ -119,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         _fail(exc.format_message())
         return 2
+    except BrokenPipeError:  # the reader of our standard output went away (`| head`): its choice, not an error
+        _silence_stdout()
+        return 141
     except OSError as exc:
         if debug:
             raise
@@ -157,6 +161,15 @@ def _command_path(args: list[str]) -> str:
             break
         command, path = sub, path + [arg]
     return " ".join(path)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file descriptor (e.g. captured in tests)
+        pass
 
 
 def _fail(message: str) -> None:

@@ -20,7 +20,7 @@ _DEFAULTS = {k: p.default for k, p in inspect.signature(run_audit).parameters.it
 @click.command("audit")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @format_option
-@click.option("--checklist", type=click.Path(path_type=Path), help="Write the markdown reporting checklist here.")
+@click.option("--checklist", type=click.Path(), help="Write the markdown reporting checklist here.")
 @click.option("--ratings", type=click.Path(path_type=Path),
               help="Likert ratings (item_id, rater, rating[, dimension]) for E2.")
 @col_option
@@ -35,7 +35,7 @@ _DEFAULTS = {k: p.default for k, p in inspect.signature(run_audit).parameters.it
 @click.option("--letters", default="ABCD", help="Answer letters.")
 @click.option("--n-resamples", type=int, default=_DEFAULTS["n_resamples"], help="Bootstrap resamples.")
 @click.option("--seed", type=click.IntRange(0), default=_DEFAULTS["random_state"], help="Random seed (bootstrap, permutations).")
-@click.option("--save-table", type=click.Path(path_type=Path), help="Also write the combined long table here.")
+@click.option("--save-table", type=click.Path(), help="Also write the combined long table here.")
 @report_option
 def audit(inputs, fmt, checklist, ratings, col, invalid, validity_threshold, cluster_by_subject, residual_threshold,
           pattern, letters, n_resamples, seed, save_table, report_path) -> None:

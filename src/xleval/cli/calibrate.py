@@ -28,7 +28,7 @@ def _scale_options(command):
                      "large inputs are streamed by default."),
         click.option("--backend", default="local", help="local (this process) or dask (a cluster)."),
         click.option("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."),
-        click.option("--workers", type=click.IntRange(1, 1024), help="Start a local Dask cluster of N worker processes."),
+        click.option("--workers", type=click.IntRange(1, 256), help="Start a local Dask cluster of N worker processes."),
     ]):
         command = option(command)
     return command
@@ -46,7 +46,7 @@ _SIGNATURE_HELP = "Metric signature of the score (default: from the table's meta
 @app.command("fit")
 @click.argument("input")
 @click.option("--score", required=True, help="Score column to calibrate.")
-@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="Where to write the calibrator JSON.")
+@click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the calibrator JSON.")
 @click.option("--by", default=_DEFAULTS["by"], help="Group by tgt_lang, lp, or COL[,COL...].")
 @click.option("--method", default=_DEFAULTS["method"], help="zscore, robust or quantile.")
 @click.option("--target", default="0,1", help="Shared MEAN,STD of calibrated scores, e.g. 80,10.")

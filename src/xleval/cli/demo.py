@@ -20,7 +20,10 @@ def demo(out, seed, fmt) -> None:
     compares the cross-language ranking of raw and calibrated scores with the truth.
     """
     from ..demo import run_demo
+    from ..exceptions import InputError
 
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: is a file, not a folder; give a folder for the demo's files")
     result = run_demo(out, seed=seed)
     if fmt == "json":
         emit_json(result.to_dict())

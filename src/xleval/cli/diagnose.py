@@ -8,6 +8,7 @@ from rich.text import Text
 
 from ..calibration import prepare_frame
 from ..diagnostics import DEFAULT_THRESHOLD, diagnose as run_diagnose
+from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ._common import col_option, console, emit_json, err_console, format_option, parse_columns, print_table, say
 
@@ -27,7 +28,7 @@ from ._common import col_option, console, emit_json, err_console, format_option,
 @click.option("--chunk-size", type=click.IntRange(1), help="Stream the input in batches of N rows and report the mergeable "
               "statistics only (per-group moments, sd of group means, eta squared, largest d); no medians, tests or CIs.")
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
-@click.option("--workers", type=click.IntRange(1, 1024), help="Dask: start a local cluster of N workers.")
+@click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
 def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples, seed, col, fmt, chunk_size, backend,
              workers, scheduler) -> None:
@@ -39,6 +40,9 @@ def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples
     if chunk_size is not None or backend != "local":
         return _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated)
     numeric = [c for c in (score, human, calibrated) if c]
+    if len(set(numeric)) < len(numeric):
+        raise InputError(f"--score, --human and --calibrated name the same column ({', '.join(numeric)}); each "
+                         "compares one column with another: give different columns")
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
     frame = prepare_frame(df, by_cols, input)
     with warnings.catch_warnings(record=True) as caught:

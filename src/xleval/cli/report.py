@@ -11,7 +11,7 @@ from ._common import col_option, err_console
 @click.command("report")
 @click.argument("input")
 @click.option("--score", required=True, help="Score column to report on.")
-@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="Where to write the report.")
+@click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the report.")
 @click.option("--by", default="tgt_lang", help="Group by tgt_lang, lp or a column name.")
 @click.option("--human", help="Human score column (agreement with humans).")
 @click.option("--model", type=click.Path(path_type=Path), metavar="LGN.json",

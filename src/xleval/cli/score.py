@@ -27,7 +27,7 @@ from ._common import col_option, emit_json, err_console, format_option, print_ta
 @click.option("--chunk-size", type=click.IntRange(1), help="Stream INPUT in batches of N rows into -o (bounded memory); "
               "BLEU then needs an explicit --tokenize.")
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
-@click.option("--workers", type=click.IntRange(1, 1024), help="Dask: start a local cluster of N workers.")
+@click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
 def score(input, metric, output, corpus, hyp, ref, src, lp, tokenize, lowercase, batch_size, device, precision,
           progress, fmt, col, chunk_size, backend, workers, scheduler) -> None:
@@ -58,6 +58,13 @@ def score(input, metric, output, corpus, hyp, ref, src, lp, tokenize, lowercase,
     if input is not None:
         df = read_table(input, columns=parse_column_mapping(col), required=["hypothesis"])
     else:
+        if lp is not None:
+            from ..io import split_lp
+
+            try:
+                split_lp(lp)
+            except InputError as exc:
+                raise InputError(f"-l/--lp: {exc}") from None
         df = read_plain_files(hypotheses=hyp, references=list(ref), sources=src, lp=lp)
     scored = score_frame(df, specs, options)
     if output is not None:

@@ -35,7 +35,10 @@ def require_file(path: str | os.PathLike, name: str | None = None, *, streams: b
         raise InputError(f"{name}: cannot read ({exc.strerror or exc}); check the path and its permissions") from None
     if stat.S_ISDIR(st.st_mode):
         raise InputError(f"{name}: is a directory; give a file")
-    if not (stat.S_ISREG(st.st_mode) or (streams and stat.S_ISFIFO(st.st_mode))):
+    if stat.S_ISFIFO(st.st_mode) and not streams:
+        raise InputError(f"{name}: is a FIFO (named pipe), which can be read once; a streamed table is read twice "
+                         "(record widths, column types): save it to a file, or drop --chunk-size")
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
         raise InputError(f"{name}: is {file_kind(st.st_mode)}, not a file; give a file")
     record_input(path)
 

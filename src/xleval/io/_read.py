@@ -215,7 +215,7 @@ def _reason(exc: BaseException) -> str:
 def _parquet_metadata(path) -> dict:
     import pyarrow.parquet as pq
 
-    record_input(path)
+    require_file(path, str(path))
     try:
         meta = pq.read_schema(path).metadata or {}
     except Exception as exc:  # pyarrow errors have no common base we can import cheaply

@@ -152,8 +152,8 @@ def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str) -> TextS
             header = fh.readline()
         if fmt == "tsv":
             return TextShape(comments, _tsv_rows(fh, header, name, comments))
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
+    try:  # lines end at LF only (CRLF keeps its CR for csv to strip): a lone CR is then an error, as in memory
+        with open(path, encoding="utf-8-sig", newline="\n") as fh:
             _check_csv_records(_after_leading_comments(fh), name, comments)
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None

@@ -50,6 +50,10 @@ def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
     """Refuse, before any work is done, an output path that cannot or must not be written: its folder
     is missing or not writable, it is a directory, a block device or a socket, or it is one of
     ``inputs`` or a file the running command has read (same file by device and inode)."""
+    if not str(path).strip():
+        raise OutputError(f"output path {str(path)!r}: give a file name")
+    if str(path).endswith(("/", os.sep)) and not os.path.isdir(path):  # 'out/': a folder was meant, not a file 'out'
+        raise OutputError(f"{path}: names a folder that does not exist; give a file name (or create the folder)")
     target = Path(path)
     direct, final = _plan(target)
     _refuse_inputs(target, inputs)

@@ -285,9 +285,9 @@ def table_columns(path: str | os.PathLike, columns: Mapping[str, str] | None = N
 def count_rows(path: str | os.PathLike) -> int | None:
     """Rows of a Parquet file from its footer (free); None for text formats (it would need a pass) and
     for a file that cannot be read (the reader reports it)."""
-    if str(path) != "-" and table_format(path) == "parquet":
-        try:
-            return int(open_parquet(path).metadata.num_rows)
-        except Exception:  # pyarrow errors have no common base; reading the file names the problem
+    try:
+        if str(path) == "-" or table_format(path) != "parquet":
             return None
-    return None
+        return int(open_parquet(path).metadata.num_rows)
+    except Exception:  # an unknown format, or pyarrow's errors (no common base): reading the file names the problem
+        return None
