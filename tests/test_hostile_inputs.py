@@ -232,3 +232,27 @@ def test_meaningless_options_are_one_line(args, message, tmp_path, capsys, monke
 def test_numpy_scalars_in_messages_read_as_numbers():
     assert str(InputError(f"got {np.float64(-5.0)!r} and {np.int64(3)!r}, {np.str_('x')!r}, {np.True_!r}")) == \
         "got -5.0 and 3, 'x', True"
+
+
+@pytest.mark.parametrize("args, message", [
+    ("diagnose in.tsv --score score --human score", "--score, --human and --calibrated name the same column"),
+    ("demo --out in.tsv", "--out in.tsv: is a file, not a folder"),
+    ("score -i in.tsv -r in.tsv -l english-german -m chrf", "-l/--lp: language pair 'english-german'"),
+    ("calibrate apply m.json lone_cr.csv -o o.tsv --chunk-size 2", "line 2: a carriage return (CR) without a line feed"),
+    ("calibrate apply m.json pipe.tsv -o o.tsv --chunk-size 2", "is a FIFO (named pipe), which can be read once"),
+    ("intrinsic ingest samples_dup.jsonl --lang en -o o.tsv", "key 'doc_id' occurs more than once"),
+])
+def test_adversarial_pass_findings_are_one_line(args, message, tmp_path, capsys, monkeypatch):
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    _scores().to_csv("in.tsv", sep="\t", index=False)
+    LGN(score="score").fit(prepare_frame(_scores(), ["tgt_lang"])).save("m.json")
+    (tmp_path / "lone_cr.csv").write_bytes(b"lp,score\nen-de,1\ren-de,2\nen-fr,3\n")
+    os.mkfifo(tmp_path / "pipe.tsv")
+    (tmp_path / "samples_dup.jsonl").write_text('{"doc_id": 1, "doc_id": 2, "bits_per_byte": [-3.0, 10]}\n')
+    capsys.readouterr()
+    assert main(args.split()) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "o.tsv").exists()

@@ -249,3 +249,22 @@ def test_a_calibrator_written_to_a_fifo_is_refused_as_input_without_hanging(file
     assert err == ("xleval: error: m.fifo.json: cannot read the calibrator file (it is a FIFO (named pipe), not a "
                    "regular file); give the path of a JSON file written by `calibrate fit`\n")
     assert json.loads((files / "m.json").read_text())["format"] == "xleval.LGN"
+
+
+@pytest.mark.parametrize("output, message", [("", "output path '': give a file name"),
+                                             ("newdir/", "newdir/: names a folder that does not exist")])
+def test_an_empty_path_or_a_missing_folder_is_not_written_as_a_file(output, message, files, capsys):
+    rc, err = _run(["calibrate", "fit", "in.tsv", "--score", "score", "-o", output], capsys)
+    assert rc == 2 and message in err, err
+    assert not (files / "newdir").exists()
+
+
+def test_a_reader_that_stops_reading_is_not_an_error(files):
+    """`xleval ... -o - | head -1`: the broken pipe ends the run quietly with 141, as `cat` would."""
+    proc = subprocess.run(f"{sys.executable} -m xleval calibrate apply m.json in.tsv -o - --chunk-size 1 | head -c 10",
+                          shell=True, capture_output=True, text=True, cwd=files, executable="/bin/bash")
+    assert proc.stdout == "lp\tsystem\t" and proc.stderr == ""
+    status = subprocess.run(f"{sys.executable} -m xleval calibrate apply m.json in.tsv -o - --chunk-size 1 | head -c 10"
+                            " >/dev/null; echo ${PIPESTATUS[0]}", shell=True, capture_output=True, text=True,
+                            cwd=files, executable="/bin/bash")
+    assert status.stdout.strip() == "141", status.stderr
