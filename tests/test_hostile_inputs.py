@@ -217,6 +217,8 @@ def test_overwrite_from_the_command_line(tmp_path, capsys):
     ("fairness min-size --effect inf", "'--effect': 'inf' is not a finite number"),
     ("fairness min-size --n 0", "'--n': 0 is not in the range x>=1"),
     ("diagnose in.tsv --score score --seed -3", "'--seed': -3 is not in the range x>=0"),
+    ("fairness min-size --effect 1e-308", "effect 1e-308 is too small"),
+    ("fairness min-size --effect 1e308 --kind continuous", "not a plausible Cohen's d"),
 ])
 def test_meaningless_options_are_one_line(args, message, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -268,3 +268,25 @@ def test_a_reader_that_stops_reading_is_not_an_error(files):
                             " >/dev/null; echo ${PIPESTATUS[0]}", shell=True, capture_output=True, text=True,
                             cwd=files, executable="/bin/bash")
     assert status.stdout.strip() == "141", status.stderr
+
+
+def test_a_read_only_output_file_is_not_replaced(files):
+    """A rename would replace a file its owner made read-only; a plain open() would refuse, and so does
+    xleval. As root the permission bits do not bind, so the command runs as 'nobody' (setpriv)."""
+    import shutil
+
+    target = files / "ro.tsv"
+    target.write_text("keep\n")
+    target.chmod(0o444)
+    files.chmod(0o777)
+    for name in ("in.tsv", "m.json"):
+        (files / name).chmod(0o644)
+    command = [sys.executable, "-m", "xleval", "calibrate", "apply", "m.json", "in.tsv", "-o", "ro.tsv"]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv")
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=files)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == "xleval: error: ro.tsv: the file is read-only; make it writable or choose another output path\n"
+    assert target.read_text() == "keep\n"

@@ -74,6 +74,8 @@ def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
         raise OutputError(f"{target}: is a directory; give a file name")
     if not stat.S_ISREG(mode):
         raise OutputError(f"{target}: is {file_kind(mode)}; write to a file, a character device or a FIFO")
+    if not os.access(final, os.W_OK):  # a rename could replace it; a plain open() would refuse, and so do we
+        raise OutputError(f"{target}: the file is read-only; make it writable or choose another output path")
     return target
 
 
