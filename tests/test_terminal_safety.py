@@ -49,11 +49,13 @@ def files(tmp_path, monkeypatch):
 
 #: commands whose text output lists the hostile names (the others must only keep control characters out)
 SHOWS_NAMES = {"calibrate fit", "calibrate fit (small groups warn by name)", "calibrate show", "diagnose",
+               "calibrate fit streamed",
                "diagnose --human", "diagnose streamed", "score --corpus", "fairness gaps --model", "intrinsic metrics"}
 COMMANDS = {
     "calibrate fit": "calibrate fit mt.jsonl --score score --by system -o m.json",
     "calibrate fit (small groups warn by name)": "calibrate fit mt.jsonl --score score --by system --min-count 100 -o m.json",
     "calibrate show": "calibrate show by_system.json",
+    "calibrate fit streamed": "calibrate fit mt.jsonl --score score --by system -o m.json --chunk-size 100",
     "calibrate apply": "calibrate apply by_system.json mt.jsonl -o out.jsonl",
     "diagnose": "diagnose mt.jsonl --score score --by system --n-resamples 20",
     "diagnose --human": "diagnose mt.jsonl --score score --by system --human human --n-resamples 20",

@@ -40,6 +40,8 @@ def require_file(path: str | os.PathLike, name: str | None = None, *, streams: b
                          "(record widths, column types): save it to a file, or drop --chunk-size")
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
         raise InputError(f"{name}: is {file_kind(st.st_mode)}, not a file; give a file")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"{name}: permission denied; make the file readable (chmod u+r) or copy it")
     record_input(path)
 
 

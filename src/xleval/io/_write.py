@@ -164,6 +164,8 @@ def _write_errors(target: Path, tmp: Path | None) -> Iterator[None]:
         yield
     except OSError as exc:
         text = str(exc)
+        if exc.filename is not None and exc.filename not in (str(tmp), str(target)):
+            raise  # about another file (an input read while the output is written): not this output's failure
         if not (exc.errno in _WRITE_ERRNOS or any(m in text for m in _WRITE_MESSAGES)
                 or (tmp is not None and str(tmp) in text) or exc.filename in (str(tmp), str(target))):
             raise
