@@ -290,3 +290,25 @@ def test_a_read_only_output_file_is_not_replaced(files):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr == "xleval: error: ro.tsv: the file is read-only; make it writable or choose another output path\n"
     assert target.read_text() == "keep\n"
+
+
+@pytest.mark.parametrize("shell", ["xleval calibrate apply m.json in.tsv -o - >> in.tsv",
+                                   "xleval calibrate apply m.json in.tsv -o - --chunk-size 10 >> in.tsv",
+                                   "xleval calibrate apply m.json - -o - < in.tsv >> in.tsv",
+                                   "xleval calibrate apply m.json - -o /dev/stdin < in.tsv"])
+def test_standard_streams_redirected_onto_the_input_are_refused(shell, files):
+    before = _digests(files)
+    proc = subprocess.run(shell.replace("xleval", f"{sys.executable} -m xleval", 1), shell=True, capture_output=True,
+                          text=True, cwd=files, timeout=120)
+    assert proc.returncode == 2 and "would destroy it" in proc.stderr, proc.stderr
+    assert _digests(files) == before
+
+
+def test_a_long_output_name_gets_a_temporary_file_within_the_limit(files, capsys):
+    name = "a" * 240 + ".parquet"  # the temporary '.NAME.<pid>@<host>.XXXX.tmp' would exceed 255 bytes
+    rc, err = _run(["calibrate", "apply", "m.json", "in.tsv", "-o", name], capsys)
+    assert rc == 0, err
+    assert len(read_table(files / name)) == 180 and not [p for p in files.iterdir() if p.name.endswith(".tmp")]
+    rc, err = _run(["calibrate", "apply", "m.json", "in.tsv", "-o", "b" * 245 + ".tsv"], capsys)  # its sidecar cannot
+    assert rc == 2 and ".tsv.signatures.json: cannot write (File name too long)" in err and ".tmp" not in err, err
+    assert not (files / ("b" * 245 + ".tsv")).exists()

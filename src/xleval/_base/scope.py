@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-__all__ = ["command_scope", "record_input", "record_output", "input_named", "output_named"]
+__all__ = ["command_scope", "record_input", "record_output", "input_named", "output_named", "record_stream_input",
+           "stream_input_named"]
 
 
 @dataclass
@@ -110,3 +111,27 @@ def _install_open_hook() -> None:
     if not _HOOKED:
         sys.addaudithook(_audit)  # hooks cannot be removed; it does nothing outside a scope
         _HOOKED = True
+
+
+def _fd_identity(fd: int) -> tuple[int, int] | None:
+    try:
+        st = os.fstat(fd)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def record_stream_input(fd: int, name: str = "<stdin>") -> None:
+    """Note that the running command reads the file behind descriptor ``fd`` (``< in.tsv``), if a file."""
+    record = _SCOPE.get()
+    key = _fd_identity(fd) if record is not None else None
+    if key is not None:
+        record.inputs.setdefault(key, name)
+
+
+def stream_input_named(fd: int) -> str | None:
+    """The name under which the running command read the file behind descriptor ``fd`` (``> in.tsv``
+    or ``>> in.tsv`` on standard output), or None."""
+    record = _SCOPE.get()
+    key = _fd_identity(fd) if record is not None else None
+    return None if key is None else record.inputs.get(key)

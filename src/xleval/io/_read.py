@@ -7,6 +7,7 @@ policy of :mod:`._schema`. Every file read is recorded as an input of the runnin
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io as _io
 import json
@@ -109,7 +110,7 @@ def _read_any(path, fmt: str, name: str) -> pd.DataFrame:
     try:
         if fmt == "parquet":
             return _read_parquet(path, name)
-        raw = sys.stdin.buffer.read() if name == "<stdin>" else _read_bytes(path)
+        raw = _read_stdin() if name == "<stdin>" else _read_bytes(path)
         text = decode_text(raw, name)
         if fmt == "jsonl":
             return _read_jsonl(text, name)
@@ -119,6 +120,14 @@ def _read_any(path, fmt: str, name: str) -> pd.DataFrame:
     except (pd.errors.ParserError, ValueError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{name}: cannot read as {fmt}: {first}") from exc
+
+
+def _read_stdin() -> bytes:
+    from .._base.scope import record_stream_input
+
+    with contextlib.suppress(AttributeError, ValueError, OSError):  # a replaced stdin (tests) has no descriptor
+        record_stream_input(sys.stdin.fileno())
+    return sys.stdin.buffer.read()
 
 
 def _read_bytes(path) -> bytes:

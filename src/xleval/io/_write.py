@@ -19,6 +19,7 @@ import contextlib
 import csv
 import errno
 import glob
+import hashlib
 import json
 import os
 import re
@@ -36,8 +37,8 @@ from ..exceptions import InputError, OutputError
 from ._formats import SIDECAR_SUFFIX, table_format, through_fd_link
 from ._inputs import file_kind, input_named, output_named, record_output
 
-__all__ = ["check_output_path", "atomic_path", "write_text", "write_table", "write_sidecar", "format_rows",
-           "arrow_table"]
+__all__ = ["check_output_path", "atomic_path", "write_text", "write_table", "write_sidecar", "check_sidecar_path",
+           "check_stdout", "format_rows", "arrow_table"]
 
 _HOST = socket.gethostname()
 _WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO,
@@ -128,9 +129,12 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     _remove_stale_temporaries(final.parent, final.name)
     tmp_path: Path | None = None
     try:
-        with _write_errors(target, None):
-            fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.{os.getpid()}@{_HOST}.", suffix=".tmp", dir=final.parent)
-            os.close(fd)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{_short(final.name)}.{os.getpid()}@{_HOST}.", suffix=".tmp",
+                                       dir=final.parent)
+        except OSError as exc:  # the message names the output, never the temporary file
+            raise OutputError(f"{target}: cannot write ({exc.strerror or exc}); no output was written") from None
+        os.close(fd)
         tmp_path = Path(tmp)
         with _write_errors(target, tmp_path):
             os.chmod(tmp_path, _output_mode(final))  # mkstemp makes 0600; an output gets the usual mode
@@ -177,10 +181,19 @@ def _write_errors(target: Path, tmp: Path | None) -> Iterator[None]:
         raise OutputError(f"{target}: cannot write ({reason}){fix}; {done}") from None
 
 
+def _short(name: str) -> str:
+    """The output's name in its temporary file's name: whole, or (a long name) cut with a hash of the
+    whole, so that the temporary name stays within the file system's limit when the output's does."""
+    if len(name.encode()) <= 120:
+        return name
+    return name.encode()[:96].decode(errors="ignore") + "~" + hashlib.sha256(name.encode()).hexdigest()[:12]
+
+
 def _remove_stale_temporaries(directory: Path, name: str) -> None:
     """Remove the temporary files of earlier writes of ``name`` that were killed (SIGKILL, out of
     memory) before they could clean up: those of this host whose process is gone. Another host's
     files on a shared folder, and those of running processes, are left alone."""
+    name = _short(name)
     pattern = re.compile(rf"\.{re.escape(name)}\.(\d+)@(.+)\.[^.]+\.tmp")
     for entry in directory.glob(f".{glob.escape(name)}.*.tmp"):
         match = pattern.fullmatch(entry.name)
@@ -229,9 +242,38 @@ def write_sidecar(path: str | os.PathLike, metadata: Mapping[str, object] | None
     sidecar = Path(str(path) + SIDECAR_SUFFIX)
     if metadata:
         write_text(sidecar, json.dumps(metadata, indent=2, sort_keys=True) + "\n")
-    elif input_named(sidecar) is None:
+    elif os.path.lexists(sidecar) and input_named(sidecar) is None:
         with contextlib.suppress(FileNotFoundError):
             sidecar.unlink()
+
+
+def check_stdout(inputs: Sequence[str | os.PathLike] = ()) -> None:
+    """Refuse '-' (standard output) when the shell sends it into an input of the command (``>> in.tsv``):
+    one the running command has read, or one of ``inputs``."""
+    from .._base.scope import stream_input_named
+
+    try:
+        fd = sys.stdout.fileno()
+        read_as = stream_input_named(fd) or next((str(p) for p in inputs if _same_file(p, f"/proc/self/fd/{fd}")),
+                                                 None)
+    except (AttributeError, ValueError, OSError):  # a replaced stdout (tests) has no descriptor
+        return
+    if read_as is not None:
+        raise OutputError(f"-: standard output goes to the input {read_as} of this command; writing the output there "
+                          "would destroy it; redirect it to another file")
+
+
+def check_sidecar_path(path: str | os.PathLike, metadata: Mapping[str, object] | None) -> None:
+    """Before a text table is written: its sidecar can be written too (or a stale one removed), so the
+    table never ends up without the signatures it should carry, or beside another table's."""
+    if _is_direct(path) or table_format(path) == "parquet":
+        return
+    sidecar = str(path) + SIDECAR_SUFFIX
+    if metadata:
+        check_output_path(sidecar)
+    elif os.path.lexists(sidecar) and not os.path.isfile(sidecar) and not os.path.islink(sidecar):
+        raise OutputError(f"{sidecar}: is {file_kind(os.lstat(sidecar).st_mode)}, where the table's signature "
+                          "sidecar would be; remove it")
 
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[str, object] | None = None) -> None:
@@ -239,10 +281,12 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
     schema metadata under ``b"xleval"``, or into a sidecar ``PATH.signatures.json`` for text formats."""
     fmt = table_format(path)
     if str(path) == "-":
+        check_stdout()
         sys.stdout.write(format_rows(df, "tsv"))
         sys.stdout.flush()
         return
     check_output_path(path)
+    check_sidecar_path(path, metadata)
     if fmt == "parquet":
         import pyarrow.parquet as pq
 

@@ -28,6 +28,7 @@ from ..calibration import LGN, GroupStats, calibrate_frame, calibrated_metadata,
 from ..calibration._frame import check_added_columns
 from ..exceptions import DataQualityWarning, InputError, UnseenGroupWarning
 from ..io import check_output_path
+from ..io._write import check_stdout
 from ._backend import DaskBackend, LocalBackend, ReadSpec, resolve_backend, worker_metric
 from ._readers import DEFAULT_CHUNK_SIZE, batch_context
 from ._writers import open_writer
@@ -109,8 +110,7 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
     intervals differ from the in-memory ones (z-score intervals are identical)."""
     model._check_fitted()
     path, output = str(path), str(output)
-    if output != "-":
-        check_output_path(output, inputs=[path])
+    _check_output(output, path)
     sig = signature if signature is not None else _stored_signature(path, model.score)
     # the signature is checked per batch by transform, against the languages each batch holds
     name = column or f"{model.score}_lgn"
@@ -180,8 +180,7 @@ def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str |
     """Add one column per metric (named by ``metric.name``) to the table at ``path``, batch by batch,
     into ``output`` with the metric signatures as table metadata. On Dask, each worker keeps one
     copy of each metric, so a neural model is loaded once per worker."""
-    if str(output) != "-":
-        check_output_path(output, inputs=[path])
+    _check_output(output, path)
     metrics = list(metrics)
     names = [m.name for m in metrics]
     if len(set(names)) != len(names):
@@ -321,6 +320,14 @@ def _largest_smd(groups: pd.DataFrame) -> tuple[float | None, tuple[str, str] | 
 
 
 # helpers ----------------------------------------------------------------------------------------------
+def _check_output(output, path) -> None:
+    """Before reading: the output (a file, or '-' redirected by the shell) is not the input."""
+    if str(output) == "-":
+        check_stdout(inputs=[path])
+    else:
+        check_output_path(output, inputs=[path])
+
+
 def _stored_signature(path: str, score: str) -> str | None:
     return None if path == "-" else score_signature(path, score)
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..exceptions import InputError
 from ..io import atomic_path, check_output_path, table_format
-from ..io._write import arrow_table, format_rows, write_sidecar
+from ..io._write import arrow_table, check_sidecar_path, check_stdout, format_rows, write_sidecar
 
 __all__ = ["TableWriter", "open_writer"]
 
@@ -107,6 +107,7 @@ def open_writer(path: str | os.PathLike, *, metadata: Mapping[str, Any] | None =
     """
     fmt = table_format(path)
     if str(path) == "-":
+        check_stdout()
         writer = TableWriter(None, fmt, None)
         try:
             yield writer
@@ -114,6 +115,7 @@ def open_writer(path: str | os.PathLike, *, metadata: Mapping[str, Any] | None =
             writer._close()
         return
     check_output_path(path)
+    check_sidecar_path(path, metadata)
     with atomic_path(path) as tmp:
         writer = TableWriter(tmp, fmt, metadata)
         try:
