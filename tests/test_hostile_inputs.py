@@ -86,6 +86,16 @@ def test_hostile_json_records_are_refused(tmp_path, line, message):
     assert "line 2" in str(info.value) and "\n" not in str(info.value)
 
 
+def test_parquet_duplicate_column_names_are_named(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table([pa.array(["en-de"]), pa.array([1.0]), pa.array([2.0])], names=["lp", "score", "score"]),
+                   tmp_path / "t.parquet")
+    with pytest.raises(InputError, match=r"duplicate column name\(s\) \['score'\]"):
+        read_table(tmp_path / "t.parquet")
+
+
 def test_parquet_list_columns_are_refused(tmp_path):
     pd.DataFrame({"lp": [["en", "de"]], "score": [1.0]}).to_parquet(tmp_path / "t.parquet")
     with pytest.raises(InputError, match=r"column\(s\) \['lp'\] hold lists"):

@@ -139,11 +139,15 @@ def _read_parquet(path, name: str) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        schema = pq.read_schema(path)
     except Exception as exc:  # pyarrow errors have no common base we can import cheaply
         raise InputError(f"{name}: cannot read as parquet: {_first_line(exc)}") from exc
-    check_flat_schema(table.schema, name)
-    return table.to_pandas()
+    check_unique_columns(schema.names, name)  # pyarrow's own message would be 'Multiple matches for FieldRef'
+    check_flat_schema(schema, name)
+    try:
+        return pq.read_table(path).to_pandas()
+    except Exception as exc:
+        raise InputError(f"{name}: cannot read as parquet: {_first_line(exc)}") from exc
 
 
 def _first_line(exc: BaseException) -> str:
