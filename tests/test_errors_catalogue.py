@@ -261,6 +261,27 @@ CASES: list[Case] = [
        "Give a finite mean and a positive standard deviation of a usual size, e.g. --target 80,10.", "out/E83.json"),
     _c("E84", "Streaming standard input", f"{FIT} - --score score -o out/E84.json --chunk-size 5",
        "Save the table to a file first (streaming reads it twice), or drop --chunk-size.", "out/E84.json"),
+    # --- found by our own adversarial pass ---
+    _c("E85", "An output path that ends with / (a folder that does not exist)", f"{FIT} scores.tsv --score score -o newdir/",
+       "Give a file name; create the folder first if you meant one.", "newdir"),
+    _c("E86", "A streamed table that is a FIFO (named pipe)", f"{APPLY} pipe.tsv -o out/E86.tsv --chunk-size 5",
+       "Save it to a file (a stream is read twice), or drop --chunk-size to read it once in memory.", "out/E86.tsv"),
+    _c("E87", "Parquet columns with the same name", f"{FIT} dup_columns.parquet --score score -o out/E87.json",
+       "Rename one of the columns.", "out/E87.json"),
+    _c("E88", "--human (or --calibrated) names the --score column", "diagnose scores.tsv --score score --human score",
+       "Name the human-score column; comparing a column with itself measures nothing."),
+    _c("E89", "An effect too small to plan for", "fairness min-size --effect 0.0000001",
+       "Give the smallest effect that matters in practice (e.g. Cohen's h 0.1)."),
+    _c("E90", "A Cohen's d no difference can have", "fairness min-size --effect 500 --kind continuous",
+       "Give d in standard deviations: 0.2 small, 0.5 medium, 0.8 large."),
+    _c("E91", "A malformed -l language pair in plain-file mode", "score -i hyp.txt -r hyp.txt -l english-german -o out/E91.tsv",
+       "Write the pair as SRC-TGT, e.g. -l en-de.", "out/E91.tsv"),
+    _c("E92", "demo --out naming a file", "demo --out scores.tsv",
+       "Give a folder (it is created) for the demo's data, calibrator, summary and report."),
+    _c("E93", "A table name so long that its signature sidecar cannot exist",
+       f"{APPLY} scores.tsv -o out/{'b' * 240}.tsv",
+       "Use a shorter name: PATH.signatures.json must fit the file system's 255-byte limit too.",
+       f"out/{'b' * 240}.tsv"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -345,6 +366,9 @@ def _write_files(root: Path) -> None:
     pq.write_table(table.replace_schema_metadata({**(table.schema.metadata or {}), b"xleval": b"{not json"}),
                    root / "bad_meta.parquet")
     os.symlink("scores.tsv", root / "alias.tsv")
+    os.mkfifo(root / "pipe.tsv")
+    pq.write_table(pa.table([pa.array(df["lp"]), pa.array(df["score"]), pa.array(df["human"])],
+                            names=["lp", "score", "score"]), root / "dup_columns.parquet")
     (root / "truncated.parquet").write_bytes((root / "good.parquet").read_bytes()[:2000])
     model = LGN(score="score").fit(prepare_frame(df, ["tgt_lang"]))
     model.save(root / "model.json")
