@@ -236,7 +236,7 @@ CASES: list[Case] = [
        f"{FIT} hash_header.tsv --score score -o out/E73.json",
        "Remove the '#'; only lines starting with '# ' (hash and space) before the header are a comment block.",
        "out/E73.json"),
-    _c("E74", "Scores so large that their spread overflows (values near 1e308)",
+    _c("E74", "Scores so large that their squares overflow (beyond 1e150, e.g. 1e308)",
        f"{FIT} overflow.tsv --score score -o out/E74.json", "Rescale the scores; LGN is invariant to the scale.",
        "out/E74.json"),
     # --- options that would make results meaningless ---

@@ -149,6 +149,18 @@ def test_a_spread_that_overflows_is_refused_not_calibrated_to_zeros():
         LGN(score="score", min_count=1).fit(prepare_frame(df, ["tgt_lang"]))
 
 
+@pytest.mark.parametrize("ext", ["tsv", "jsonl", "parquet"])
+def test_numbers_whose_squares_overflow_are_refused_at_reading(tmp_path, ext):
+    df = _scores().assign(score=lambda d: d["score"].where(d.index != 7, -1e200))
+    path = tmp_path / f"t.{ext}"
+    from xleval.io import write_table
+
+    write_table(df, path)
+    with pytest.raises(InputError, match=r"column 'score' row 8: -1e\+200 is beyond \+-1e\+150"):
+        read_table(path, numeric=["score"])
+    assert read_table(path)["score"].iloc[7] == -1e200  # a column no command computes with is read as it is
+
+
 def test_large_scores_whose_squares_fit_are_calibrated():
     """Deviations are squared (Welford/Chan): up to ~1e154 they fit a float64; beyond, the refusal above."""
     df = pd.DataFrame({"lp": ["en-de"] * 4 + ["en-fr"] * 4, "score": [1e150, 2e150, 3e150, 4e150, 1, 2, 3, 4]})

@@ -80,7 +80,7 @@ def to_numeric_column(values: pd.Series, column: str, where: str = "input", *, r
     """Parse a column as float64; empty/NA tokens become NaN, 'inf' stays inf, anything else is an error
     (naming row ``row_offset + i``, 1-based; ``scope`` qualifies the count of bad cells, e.g. ' in this batch')."""
     if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
-        return values.astype("float64")
+        return _representable(values.astype("float64"), column, where, row_offset)
     as_str = values.astype("string")
     na = as_str.isin(NA_TOKENS)
     parsed = pd.to_numeric(as_str.where(~na), errors="coerce")
@@ -91,7 +91,23 @@ def to_numeric_column(values: pd.Series, column: str, where: str = "input", *, r
             f"{where}: column {column!r} row {row_offset + first + 1}: {_cell_text(values.iloc[first])} is not a "
             f"number ({int(bad.sum())} such cells{scope}); fix the value or choose another column"
         )
-    return parsed.astype("float64")
+    return _representable(parsed.astype("float64"), column, where, row_offset)
+
+
+#: beyond this magnitude a finite number's square overflows float64, so every spread, variance and
+#: correlation of the column would be inf or NaN: no score or count comes near it
+MAX_MAGNITUDE = 1e150
+
+
+def _representable(parsed: pd.Series, column: str, where: str, row_offset: int) -> pd.Series:
+    numbers = parsed.to_numpy()
+    huge = np.isfinite(numbers) & (np.abs(numbers) > MAX_MAGNITUDE)
+    if huge.any():
+        first = int(np.flatnonzero(huge)[0])
+        raise InputError(f"{where}: column {column!r} row {row_offset + first + 1}: {numbers[first]:g} is beyond "
+                         f"+-{MAX_MAGNITUDE:g}, where squares of numbers overflow; rescale the column (inf is read as "
+                         "a missing score)")
+    return parsed
 
 
 def _cell_text(value: object) -> str:
