@@ -107,6 +107,14 @@ def _refuse_inputs(target: Path, inputs: Sequence[str | os.PathLike]) -> None:
         raise OutputError(f"{target}: is already an output of this command ({written_as}); give each output its own path")
 
 
+def _is_file(path: str | os.PathLike, identity: tuple[int, int]) -> bool:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == identity
+
+
 def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     try:
         sa, sb = os.stat(a), os.stat(b)
@@ -254,10 +262,10 @@ def check_stdout(inputs: Sequence[str | os.PathLike] = ()) -> None:
 
     try:
         fd = sys.stdout.fileno()
-        read_as = stream_input_named(fd) or next((str(p) for p in inputs if _same_file(p, f"/proc/self/fd/{fd}")),
-                                                 None)
+        out = os.fstat(fd)
     except (AttributeError, ValueError, OSError):  # a replaced stdout (tests) has no descriptor
         return
+    read_as = stream_input_named(fd) or next((str(p) for p in inputs if _is_file(p, (out.st_dev, out.st_ino))), None)
     if read_as is not None:
         raise OutputError(f"-: standard output goes to the input {read_as} of this command; writing the output there "
                           "would destroy it; redirect it to another file")
