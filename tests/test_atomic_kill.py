@@ -1,7 +1,12 @@
 """Atomic outputs under a hard kill: a long streamed ``calibrate apply`` is SIGKILLed mid-way; the
 output path must hold nothing or the previous complete file. The killed run cannot remove its
 ``.NAME.<pid>@<host>.XXXX.tmp`` file; the next write of the same target removes it. Ctrl-C
-(SIGINT) ends with one line, exit status 130 and no file at all."""
+(SIGINT) ends with one line, exit status 130 and no file at all; SIGTERM (what schedulers and
+``timeout`` send) likewise, with exit status 143.
+
+The input is large enough (200 batches, tens of seconds) that a run is always still writing when
+the signal arrives, however loaded the machine: the signal is sent as soon as the temporary file
+holds data, long before the run could end."""
 from __future__ import annotations
 
 import os
@@ -19,8 +24,8 @@ import pytest
 from xleval.calibration import LGN, prepare_frame
 from xleval.io import atomic_path
 
-N_ROWS = 400_000
-CHUNK = "10000"  # 40 batches: the run writes its temporary file for about two seconds
+N_ROWS = 2_000_000
+CHUNK = "10000"  # 200 batches: the run writes its temporary file for ten seconds or more
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +100,15 @@ def test_ctrl_c_is_one_line_exit_130_and_no_file(inputs, tmp_path):
     err = _interrupt_mid_way(proc, output, signal.SIGINT)
     assert proc.returncode == 130, err
     assert err == "xleval: error: interrupted; no output was written\n"
+    assert not output.exists() and _temporaries(output) == []
+
+
+def test_sigterm_is_one_line_exit_143_and_no_file(inputs, tmp_path):
+    output = tmp_path / "out.tsv"
+    proc = _apply(inputs, "large.parquet", output)
+    err = _interrupt_mid_way(proc, output, signal.SIGTERM)
+    assert proc.returncode == 143, err
+    assert err == "xleval: error: terminated (SIGTERM); no output was written\n"
     assert not output.exists() and _temporaries(output) == []
 
 

@@ -190,10 +190,103 @@ CASES: list[Case] = [
        "Name conditions source, translated, back_translated, native or naturalized."),
     _c("E56", "An audit checklist in a missing folder", "audit audit.tsv --n-resamples 20 --checklist nodir/checklist.md",
        "Create the folder first.", "nodir/checklist.md"),
+    # --- outputs never destroy inputs (the one writer's guard) ---
+    _c("E57", "The output is the input", f"{FIT} scores.tsv --score score -o scores.tsv",
+       "Write the output to another path; xleval never writes over a file the same command reads."),
+    _c("E58", "The output is the input under another name (a symbolic or hard link, ./, ..)",
+       f"{APPLY} scores.tsv -o alias.tsv", "Files are compared by device and inode, not by name: choose another path."),
+    _c("E59", "Two outputs of one command name the same file",
+       "audit audit.tsv --n-resamples 20 --checklist out/E59.md --report out/E59.md",
+       "Give each output its own path (the second would replace the first).", "out/E59.md"),
+    _c("E60", "The output device is full", f"{APPLY} scores.tsv -o /dev/full",
+       "Free some space or write elsewhere; a regular file keeps its previous version (nothing is renamed over it)."),
+    _c("E61", "--column names a column the input already has", f"{APPLY} scores.tsv --column human -o out/E61.tsv",
+       "Choose another name, or pass --overwrite to replace that column on purpose.", "out/E61.tsv"),
+    # --- hostile input files ---
+    _c("E62", "A folder where a file is expected", "score -i out -r ref.txt -l en-de -o out/E62.tsv",
+       "Give the file inside the folder.", "out/E62.tsv"),
+    _c("E63", "A calibrator path that is a device or a FIFO (/dev/zero, a named pipe)",
+       "calibrate apply /dev/zero scores.tsv -o out/E63.tsv",
+       "Give the JSON file written by `calibrate fit`; calibrators are read only from regular files (up to 1 GiB).",
+       "out/E63.tsv"),
+    _c("E64", "A calibrator JSON nested thousands of levels deep", "calibrate apply nested.json scores.tsv -o out/E64.tsv",
+       "Refit; a calibrator is a flat record of statistics.", "out/E64.tsv"),
+    _c("E65", "A calibrator JSON holding an integer of thousands of digits",
+       "calibrate apply huge_int.json scores.tsv -o out/E65.tsv", "Refit; no statistic has thousands of digits.",
+       "out/E65.tsv"),
+    _c("E66", "A corrupt signature sidecar (PATH.signatures.json)", f"{APPLY} bad_sidecar.tsv -o out/E66.tsv",
+       "Delete the sidecar to go on without signatures, or write the table again with `xleval score -o`.",
+       "out/E66.tsv"),
+    _c("E67", "Corrupt xleval metadata in a Parquet file", f"{APPLY} bad_meta.parquet -o out/E67.tsv",
+       "Write the table again with xleval, or without that metadata key.", "out/E67.tsv"),
+    _c("E68", "A JSONL object with a key given twice", f"{FIT} dup_keys.jsonl --score score -o out/E68.json",
+       "Keep one of the values: JSON parsers silently keep the last, so xleval refuses to guess.", "out/E68.json"),
+    _c("E69", "A JSONL cell holding a list (e.g. a language pair as [\"en\", \"de\"])",
+       f"{FIT} list_lp.jsonl --score score -o out/E69.json", "Write one value per cell: `\"lp\": \"en-de\"`.",
+       "out/E69.json"),
+    _c("E70", "A placeholder language code (qaa-qtz, mis, mul, zxx, und, x-...)",
+       f"{FIT} placeholder.tsv --score score -o out/E70.json",
+       "Use the language's own code; placeholders would become a language group of their own.", "out/E70.json"),
+    _c("E71", "An lp that contradicts src_lang/tgt_lang", f"{FIT} lp_conflict.tsv --score score -o out/E71.json",
+       "Fix the row, or drop the lp column (it is derived from src_lang and tgt_lang).", "out/E71.json"),
+    _c("E72", "A blank line between the rows of a TSV file", f"{FIT} blank_line.tsv --score score -o out/E72.json",
+       "Remove the blank line (or the line break inside a text that made it); blank lines at the end are fine.",
+       "out/E72.json"),
+    _c("E73", "A header line starting with '#' (it names a column '#score')",
+       f"{FIT} hash_header.tsv --score score -o out/E73.json",
+       "Remove the '#'; only lines starting with '# ' (hash and space) before the header are a comment block.",
+       "out/E73.json"),
+    _c("E74", "Scores so large that their squares overflow (beyond 1e150, e.g. 1e308)",
+       f"{FIT} overflow.tsv --score score -o out/E74.json", "Rescale the scores; LGN is invariant to the scale.",
+       "out/E74.json"),
+    # --- options that would make results meaningless ---
+    _c("E75", "An empty --by", f"{FIT} scores.tsv --score score --by , -o out/E75.json",
+       "Name the group column(s), e.g. --by tgt_lang or --by lp,system.", "out/E75.json"),
+    _c("E76", "A significance level outside (0, 1)", "fairness min-size --effect 0.2 --alpha 0",
+       "alpha, power, --interval and --baseline are probabilities strictly between 0 and 1."),
+    _c("E77", "nan or inf as a number option", "fairness gaps scores.tsv --metric score --by lp --floor nan",
+       "Give a finite number."),
+    _c("E78", "--effect together with --n", "fairness min-size --effect 0.2 --n 100",
+       "--effect asks how many items you need, --n what effect your items can detect: give one."),
+    _c("E79", "An effect no proportion can have (Cohen's h above pi)", "fairness min-size --effect 5",
+       "Give Cohen's h (e.g. 0.12 for 0.80 vs 0.75), or --kind continuous for Cohen's d."),
+    _c("E80", "A resample count that would not fit in memory", "diagnose scores.tsv --score score --n-resamples 100000000",
+       "Use 1000-10000 resamples; at most 100000."),
+    _c("E81", "A report whose calibrator was fitted on another column",
+       "report scores.tsv --score human --model model.json -o out/E81.html",
+       "Report the column the calibrator was fitted on, or fit one on this column.", "out/E81.html"),
+    _c("E82", "No metric named", "score scores.tsv -m , -o out/E82.tsv", "Name at least one metric, e.g. -m bleu,chrf.",
+       "out/E82.tsv"),
+    _c("E83", "A --target that overflows", f"{FIT} scores.tsv --score score --target 1e308,1e308 -o out/E83.json",
+       "Give a finite mean and a positive standard deviation of a usual size, e.g. --target 80,10.", "out/E83.json"),
+    _c("E84", "Streaming standard input", f"{FIT} - --score score -o out/E84.json --chunk-size 5",
+       "Save the table to a file first (streaming reads it twice), or drop --chunk-size.", "out/E84.json"),
+    # --- found by our own adversarial pass ---
+    _c("E85", "An output path that ends with / (a folder that does not exist)", f"{FIT} scores.tsv --score score -o newdir/",
+       "Give a file name; create the folder first if you meant one.", "newdir"),
+    _c("E86", "A streamed table that is a FIFO (named pipe)", f"{APPLY} pipe.tsv -o out/E86.tsv --chunk-size 5",
+       "Save it to a file (a stream is read twice), or drop --chunk-size to read it once in memory.", "out/E86.tsv"),
+    _c("E87", "Parquet columns with the same name", f"{FIT} dup_columns.parquet --score score -o out/E87.json",
+       "Rename one of the columns.", "out/E87.json"),
+    _c("E88", "--human (or --calibrated) names the --score column", "diagnose scores.tsv --score score --human score",
+       "Name the human-score column; comparing a column with itself measures nothing."),
+    _c("E89", "An effect too small to plan for", "fairness min-size --effect 0.0000001",
+       "Give the smallest effect that matters in practice (e.g. Cohen's h 0.1)."),
+    _c("E90", "A Cohen's d no difference can have", "fairness min-size --effect 500 --kind continuous",
+       "Give d in standard deviations: 0.2 small, 0.5 medium, 0.8 large."),
+    _c("E91", "A malformed -l language pair in plain-file mode", "score -i hyp.txt -r hyp.txt -l english-german -o out/E91.tsv",
+       "Write the pair as SRC-TGT, e.g. -l en-de.", "out/E91.tsv"),
+    _c("E92", "demo --out naming a file", "demo --out scores.tsv",
+       "Give a folder (it is created) for the demo's data, calibrator, summary and report."),
+    _c("E93", "A table name so long that its signature sidecar cannot exist",
+       f"{APPLY} scores.tsv -o out/{'b' * 240}.tsv",
+       "Use a shorter name: PATH.signatures.json must fit the file system's 255-byte limit too.",
+       f"out/{'b' * 240}.tsv"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
-SUBPROCESS = ["E01", "E05", "E08", "E11", "E17", "E29", "E33", "E35", "E37", "E40", "E43", "E53"]
+SUBPROCESS = ["E01", "E05", "E08", "E11", "E17", "E29", "E33", "E35", "E37", "E40", "E43", "E53", "E57", "E58", "E60", "E63",
+              "E64", "E68", "E76"]
 
 
 # files --------------------------------------------------------------------------------------------------
@@ -237,6 +330,19 @@ def _write_files(root: Path) -> None:
                                          score=df["score"].where(df["lp"] != "en-de"))),
         "no_human.tsv": _tsv(df.assign(human="")),
         "scores.xlsx": b"PK\x03\x04",  # exists: E15 is about the format, not a missing file
+        "nested.json": b"[" * 100_000 + b"]" * 100_000,
+        "huge_int.json": b'{"format": "xleval.LGN", "format_version": ' + b"9" * 5000 + b"}",
+        "bad_sidecar.tsv": tsv,
+        "bad_sidecar.tsv.signatures.json": b'{"signatures": {"score": "bleu|',
+        "dup_keys.jsonl": b'{"lp": "en-de", "score": 1}\n{"lp": "en-de", "score": 2, "score": 3}\n',
+        "list_lp.jsonl": b'{"lp": "en-de", "score": 1}\n{"lp": ["en", "de"], "score": 2}\n',
+        "placeholder.tsv": _tsv(df.drop(columns="lp").assign(src_lang="en", tgt_lang=np.where(df.index == 9, "qaa", "de"))),
+        "lp_conflict.tsv": _tsv(df.assign(src_lang="en", tgt_lang=df["lp"].str[-2:]).assign(
+            lp=lambda d: d["lp"].where(d.index != 4, "de-en"))),
+        "blank_line.tsv": "\n".join([header, first, "", *rest]).encode(),
+        "hash_header.tsv": b"#" + _tsv(df[["score", "lp", "system", "seg_id"]]),
+        "overflow.tsv": _tsv(df.assign(score=np.where(df["lp"] == "en-fr", np.where(df.index % 2, 1e308, -1e308),
+                                                      df["score"]))),
         "hyp.txt": b"the cat\nsat on\nthe mat\n",
         "ref.txt": b"the cat\nsat on the mat\n",
         "texts.tsv": b"lang\ttext\nen\thello world\n",
@@ -253,6 +359,16 @@ def _write_files(root: Path) -> None:
         (root / name).write_bytes(data)
     df.assign(lp=df["lp"].where(df.index != 12)).to_parquet(root / "empty_lp.parquet")
     df.to_parquet(root / "good.parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    pq.write_table(table.replace_schema_metadata({**(table.schema.metadata or {}), b"xleval": b"{not json"}),
+                   root / "bad_meta.parquet")
+    os.symlink("scores.tsv", root / "alias.tsv")
+    os.mkfifo(root / "pipe.tsv")
+    pq.write_table(pa.table([pa.array(df["lp"]), pa.array(df["score"]), pa.array(df["human"])],
+                            names=["lp", "score", "score"]), root / "dup_columns.parquet")
     (root / "truncated.parquet").write_bytes((root / "good.parquet").read_bytes()[:2000])
     model = LGN(score="score").fit(prepare_frame(df, ["tgt_lang"]))
     model.save(root / "model.json")
@@ -449,7 +565,7 @@ def test_streamed_rows_of_another_width_are_refused(name, data, workdir, capsys,
 def test_chunk_size_zero_is_refused(workdir, capsys, monkeypatch):
     rc, err = _run_in_process(workdir, [*APPLY.split(), "scores.tsv", "-o", "out/chunk0.tsv", "--chunk-size", "0"],
                               capsys, monkeypatch)
-    assert rc == 2 and "chunk size" in err
+    assert rc == 2 and "'--chunk-size': 0 is not in the range x>=1" in err
 
 
 def test_rewriting_a_table_without_metadata_removes_its_stale_sidecar(tmp_path):

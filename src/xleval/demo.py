@@ -23,7 +23,7 @@ from scipy import stats as _sps
 from ._base.jsonable import to_jsonable
 from .calibration import LGN, CalibrationSummary, calibration_summary
 from .diagnostics import Diagnosis, diagnose
-from .io import atomic_path, write_table
+from .io import write_table, write_text
 from .synthetic import SyntheticEval, simulate_mt_evaluation
 
 __all__ = ["DemoResult", "run_demo", "ranking_agreement"]
@@ -89,8 +89,7 @@ def run_demo(out_dir: str | Path | None = None, *, seed: int = 0, target: tuple[
         write_table(ev, files["calibrated"])
     result = DemoResult(sim, model, ev, cells, agreement, verification, files, diagnosis)
     if out_dir is not None:
-        with atomic_path(files["summary"]) as tmp:
-            tmp.write_text(json.dumps(to_jsonable(result.to_dict()), indent=2) + "\n", encoding="utf-8")
+        write_text(files["summary"], json.dumps(to_jsonable(result.to_dict()), indent=2) + "\n")
         write_demo_report(result, files["report"])
     return result
 

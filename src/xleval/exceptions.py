@@ -5,7 +5,8 @@
     XlevalError                      base of every error a user can cause
     ├── InputError (ValueError)      bad file, column, value or argument; says what, where, how to fix
     │   ├── LanguageCodeError        a language code langcodes cannot read
-    │   └── ModelFileError           a calibrator/model file that is missing, of another version, or tampered
+    │   ├── ModelFileError           a calibrator/model file that is missing, of another version, or tampered
+    │   └── OutputError              an output that would destroy an input, or cannot be written (a full disk)
     ├── SignatureMismatchError       scores of one metric given to a calibrator fitted on another
     ├── NotFittedError (AttributeError)  an estimator used before fit
     └── MissingDependencyError (ImportError)  an optional extra is not installed; names the extra
@@ -16,15 +17,19 @@
     ├── UnseenGroupWarning           a group not seen in fit, calibrated by a fallback
     └── DataQualityWarning           NaN/inf values, partly missing columns, excluded rows
 
-The CLI turns every ``XlevalError`` into one line on stderr and exit status 2.
+The CLI turns every ``XlevalError`` into one line on stderr and exit status 2; an interrupted run
+(SIGINT, SIGTERM) removes its temporary files and exits with 130 or 143.
 """
 from __future__ import annotations
+
+import re
 
 __all__ = [
     "XlevalError",
     "InputError",
     "LanguageCodeError",
     "ModelFileError",
+    "OutputError",
     "SignatureMismatchError",
     "NotFittedError",
     "MissingDependencyError",
@@ -37,7 +42,24 @@ __all__ = [
 
 
 class XlevalError(Exception):
-    """Base class of every error a user can cause."""
+    """Base class of every error a user can cause. A message quoting a numpy scalar shows the number
+    (``-5.0``), not its repr (``np.float64(-5.0)``): messages are for people, not for numpy."""
+
+    def __init__(self, *args: object):
+        if args and isinstance(args[0], str):
+            args = (_plain_numbers(args[0]), *args[1:])
+        super().__init__(*args)
+
+
+_NUMPY_SCALAR = re.compile(r"np\.(?:u?int|float|complex|longdouble|clongdouble)\d*\(([^()]*)\)"
+                           r"|np\.(?:str_|bytes_|datetime64|timedelta64)\(((?:'[^']*'|\"[^\"]*\")(?:, *'[^']*')?)\)"
+                           r"|np\.(True|False)_")
+
+
+def _plain_numbers(message: str) -> str:
+    if "np." not in message:
+        return message
+    return _NUMPY_SCALAR.sub(lambda m: next(g for g in m.groups() if g is not None), message)
 
 
 class InputError(XlevalError, ValueError):
@@ -50,6 +72,11 @@ class LanguageCodeError(InputError):
 
 class ModelFileError(InputError):
     """A saved calibrator/model file that cannot be trusted (missing, wrong version, bad checksum)."""
+
+
+class OutputError(InputError):
+    """An output path that must not or cannot be written: an input of the same command, a missing or
+    read-only folder, a block device; or a write that failed (no space left on the device)."""
 
 
 class SignatureMismatchError(XlevalError):

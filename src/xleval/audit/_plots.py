@@ -12,7 +12,7 @@ __all__ = ["plot_estimates", "plot_parser_validity", "plot_dose_response"]
 
 
 def _figure(width: float, height: float) -> Any:
-    from matplotlib.figure import Figure
+    from .._base.mathtext import LiteralFigure as Figure  # names from the data are never mathtext
 
     return Figure(figsize=(width, height), layout="constrained")
 

@@ -196,7 +196,7 @@ class AnchoredCalibrator(ParamsMixin):
             model.pooled_ = payload["pooled"]
             model.maps_ = {str(g): m for g, m in payload["groups"].items()}
             model.signature_ = payload.get("signature")
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
             raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
         return model
 

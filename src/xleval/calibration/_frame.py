@@ -13,7 +13,8 @@ from ..io import add_language_columns, read_table_metadata
 from ..io.langs import copy_on_write
 from ._lgn import LGN
 
-__all__ = ["prepare_frame", "calibrate_frame", "score_signature", "calibrated_metadata"]
+__all__ = ["prepare_frame", "calibrate_frame", "score_signature", "calibrated_metadata", "added_columns",
+           "check_added_columns"]
 
 _LANGUAGE_COLUMNS = {"lp", "src_lang", "tgt_lang"}
 
@@ -49,15 +50,39 @@ def calibrated_metadata(model: LGN, path, column: str | None = None) -> dict:
     return meta
 
 
+def added_columns(model: LGN, column: str | None = None, interval: float | None = None) -> list[str]:
+    """The columns :func:`calibrate_frame` adds: the calibrated one, ``calibration_source``, the interval's."""
+    name = column or f"{model.score}_lgn"
+    return [name, "calibration_source"] + ([f"{name}_low", f"{name}_high"] if interval is not None else [])
+
+
+def check_added_columns(model: LGN, columns, column: str | None = None, interval: float | None = None, *,
+                        overwrite: bool = False, where: str = "input") -> None:
+    """Refuse output column names that collide with each other, or (unless ``overwrite``) with an input
+    column: writing the calibrated values over ``score`` or ``lp`` would destroy input data silently."""
+    added = added_columns(model, column, interval)
+    if not isinstance(added[0], str) or not added[0].strip():
+        raise InputError(f"--column {added[0]!r}: give a column name, e.g. --column {model.score}_lgn")
+    if len(set(added)) < len(added):
+        raise InputError(f"--column {added[0]!r}: the name is taken by another output column ({', '.join(added[1:])}); "
+                         "choose another name")
+    taken = [c for c in added if c in set(columns)]
+    if taken and not overwrite:
+        raise InputError(f"{where}: already has column(s) {taken}, which calibrating would replace; choose another "
+                         "name with --column, or pass --overwrite (overwrite=True) to replace them")
+
+
 def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, interval: float | None = None,
                     signature: str | None = None, force: bool = False, where: str = "input",
-                    on_unseen: str | None = None) -> pd.DataFrame:
+                    on_unseen: str | None = None, overwrite: bool = False) -> pd.DataFrame:
     """``df`` with ``column`` (default ``<score>_lgn``), ``calibration_source`` and, with ``interval`` (a
     confidence level, e.g. 0.95), ``<column>_low``/``<column>_high`` appended; rows and existing columns
-    untouched. ``on_unseen`` (``pooled``, ``raw`` or ``error``) replaces the model's fallback chain for
-    groups it cannot calibrate itself (:meth:`LGN.with_on_unseen`)."""
+    untouched (an input column of one of these names is an error, or replaced with ``overwrite=True``).
+    ``on_unseen`` (``pooled``, ``raw`` or ``error``) replaces the model's fallback chain for groups it
+    cannot calibrate itself (:meth:`LGN.with_on_unseen`)."""
+    check_added_columns(model, df.columns, column, interval, overwrite=overwrite, where=where)
     model = model.with_on_unseen(on_unseen)
-    frame = prepare_frame(df, model.by_, where, categorical=True)
+    frame = prepare_frame(df, model.by_ if hasattr(model, "by_") else [model.by], where, categorical=True)
     name = column or f"{model.score}_lgn"
     out = df.copy(deep=not copy_on_write())  # with copy-on-write a shallow copy is a copy: no column copied
     try:

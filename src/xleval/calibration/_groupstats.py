@@ -127,10 +127,11 @@ class GroupStats:
         n_nonfinite = np.bincount(codes[~finite], minlength=k).astype(np.int64)
         v, c = values[finite], codes[finite]
         count = np.bincount(c, minlength=k).astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             mean = np.bincount(c, weights=v, minlength=k) / count
-        mean = np.where(count > 0, mean, 0.0)
-        m2 = np.bincount(c, weights=(v - mean[c]) ** 2, minlength=k)
+            mean = np.where(count > 0, mean, 0.0)
+            m2 = np.bincount(c, weights=(v - mean[c]) ** 2, minlength=k)
+        _check_representable(keys, count, mean, m2, v, c)
         gmin = np.full(k, np.inf)
         gmax = np.full(k, -np.inf)
         np.minimum.at(gmin, c, v)
@@ -156,10 +157,11 @@ class GroupStats:
         b = other._aligned(keys, index)
         n = a.count + b.count
         delta = b.mean - a.mean
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             share_b = np.where(n > 0, b.count / n, 0.0)
             mean = a.mean + delta * share_b
             m2 = a.m2 + b.m2 + np.where(n > 0, delta * delta * a.count * share_b, 0.0)
+        _check_representable(keys, n, mean, m2, np.concatenate([a.min, a.max, b.min, b.max]), None)
         sketches = None
         if a.sketches is not None and b.sketches is not None:
             sketches = tuple(sa.merge(sb) for sa, sb in zip(a.sketches, b.sketches))
@@ -244,6 +246,35 @@ class GroupStats:
                                             np.asarray(s["weights"], dtype=np.float64), int(s["capacity"]))
                              for s in d["sketches"])
         arr = lambda name: np.asarray(d[name], dtype=np.float64)  # noqa: E731
-        return cls(keys, arr("count"), arr("mean"), arr("m2"), arr("min"), arr("max"),
-                   np.asarray(d["n_nonfinite"], dtype=np.int64), sketches)
+        out = cls(keys, arr("count"), arr("mean"), arr("m2"), arr("min"), arr("max"),
+                  np.asarray(d["n_nonfinite"], dtype=np.int64), sketches)
+        _check_loaded(out)
+        return out
 
+
+def _check_loaded(stats: GroupStats) -> None:
+    """Statistics read from a file are what ``from_values``/``merge`` could have made: one value per
+    key everywhere, distinct keys, counts and sums of squares that are not negative (ValueError)."""
+    k = len(stats.keys)
+    arrays = (stats.count, stats.mean, stats.m2, stats.min, stats.max, stats.n_nonfinite)
+    if any(a.shape != (k,) for a in arrays) or (stats.sketches is not None and len(stats.sketches) != k):
+        raise ValueError("per-group statistics of different lengths")
+    if len(set(stats.keys)) != k:
+        raise ValueError("a group appears twice")
+    if (stats.count < 0).any() or (stats.m2 < 0).any() or (stats.n_nonfinite < 0).any():
+        raise ValueError("negative counts or sums of squares")
+
+
+def _check_representable(keys, count: np.ndarray, mean: np.ndarray, m2: np.ndarray, values: np.ndarray,
+                         codes: np.ndarray | None) -> None:
+    """Finite scores whose sum or squared deviations overflow float64 (magnitudes near 1e308) would give
+    an infinite spread and calibrated values of 0 or NaN: refuse them with the group and a fix."""
+    bad = (count > 0) & ~(np.isfinite(mean) & np.isfinite(m2))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        finite = values[np.isfinite(values)] if codes is None else values[codes == i]
+        largest = float(np.max(np.abs(finite))) if finite.size else float("inf")
+        from ..exceptions import InputError
+
+        raise InputError(f"group {keys[i]!r}: the spread of its scores overflows floating point (scores as large as "
+                         f"{largest:.3g}); rescale the scores (e.g. divide them by 1e300) before calibrating")

@@ -481,7 +481,7 @@ class LGN(ParamsMixin):
             model.signature_ = payload.get("signature")
             model.n_batches_ = int(payload.get("n_batches", 1))
             model._refresh_params(warn=False)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
             raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
         return model
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from pathlib import Path
 
 from ..exceptions import ModelFileError
 
@@ -22,12 +21,36 @@ def checksum(payload: dict) -> str:
 
 def save_checked(payload: dict, path: str | os.PathLike) -> None:
     """Write ``payload`` plus its checksum atomically (plain JSON types first, so reload checks equal)."""
-    from ..io import atomic_path
+    from ..io import write_text
 
     body = json.loads(json.dumps(payload, allow_nan=True))
     body["checksum"] = checksum(body)
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(body, indent=1, allow_nan=True) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(body, indent=1, allow_nan=True) + "\n")
+
+
+#: the largest calibrator file read (a quantile LGN of hundreds of groups is tens of MB); the file is
+#: read whole, so an unbounded one (``/dev/zero``, a huge file) must be refused before reading it
+MAX_CALIBRATOR_BYTES = 1 << 30
+
+
+def _read_json(path: str | os.PathLike, name: str) -> object:
+    from ..io._inputs import read_regular_file
+
+    try:
+        raw = read_regular_file(path, MAX_CALIBRATOR_BYTES, "a calibrator file")
+    except (FileNotFoundError, NotADirectoryError):
+        raise ModelFileError(f"{name}: no such calibrator file; check the path") from None
+    except (OSError, ValueError) as exc:  # a directory, a device or FIFO, too large, no read permission
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ModelFileError(f"{name}: cannot read the calibrator file ({reason}); "
+                             "give the path of a JSON file written by `calibrate fit`") from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ModelFileError(f"{name}: not a calibrator JSON file (nested too deeply); refit and save it again") from None
+    except (UnicodeDecodeError, ValueError) as exc:  # not JSON, an integer of thousands of digits
+        reason = str(exc).split("; ")[0]
+        raise ModelFileError(f"{name}: not a calibrator JSON file ({reason}); refit and save it again") from None
 
 
 def load_checked(source: str | os.PathLike | dict, fmt: str, version: int, what: str) -> dict:
@@ -36,22 +59,20 @@ def load_checked(source: str | os.PathLike | dict, fmt: str, version: int, what:
     if isinstance(source, dict):
         payload = source
     else:
-        try:
-            payload = json.loads(Path(source).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ModelFileError(f"{name}: no such calibrator file; check the path") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ModelFileError(f"{name}: not a calibrator JSON file ({exc}); refit and save it again") from None
-        except OSError as exc:  # a directory, no read permission, an I/O error
-            raise ModelFileError(f"{name}: cannot read the calibrator file ({exc.strerror or exc}); "
-                                 "give the path of a JSON file written by `calibrate fit`") from None
+        payload = _read_json(source, name)
     if not isinstance(payload, dict) or payload.get("format") != fmt:
         raise ModelFileError(f"{name}: not an xleval {what}")
-    if payload.get("format_version") != version:
-        raise ModelFileError(f"{name}: calibrator format version {payload.get('format_version')!r}, this xleval "
+    found = payload.get("format_version")
+    if found != version or isinstance(found, bool):
+        shown = found if isinstance(found, int) and not isinstance(found, bool) and abs(found) < 10**6 else "unknown"
+        raise ModelFileError(f"{name}: calibrator format version {shown}, this xleval "
                              f"reads version {version}; refit it with this xleval")
     if "checksum" not in payload:
         raise ModelFileError(f"{name}: no checksum; refit and save it again")
-    if checksum({k: v for k, v in payload.items() if k != "checksum"}) != payload["checksum"]:
+    try:
+        expected = checksum({k: v for k, v in payload.items() if k != "checksum"})
+    except (RecursionError, ValueError):  # nested too deeply to be a calibrator
+        raise ModelFileError(f"{name}: not a calibrator (its content is nested too deeply); refit and save it again") from None
+    if expected != payload["checksum"]:
         raise ModelFileError(f"{name}: checksum mismatch, the file was edited or truncated; refit and save it again")
     return payload

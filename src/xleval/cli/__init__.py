@@ -2,16 +2,24 @@
 
 Each entry of ``_GROUPS`` is ``(name, "module:attribute", help)``; the attribute is a click
 command or group, imported only when it runs. Every :class:`XlevalError` becomes
-one line on stderr and exit status 2 (``--debug`` shows the traceback).
+one line on stderr and exit status 2 (``--debug`` shows the traceback); Ctrl-C exits with 130,
+SIGTERM with 143, each with one line and no output file. Each run is one ``command_scope``: the
+files it reads are recorded, and the one writer refuses to write an output over any of them.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
 import sys
+import warnings
 
 import click
 
 from .. import __version__
+from .._base.interrupt import Terminated, signals_as_exceptions
+from .._base.scope import command_scope
+from .._base.terminal import visible_controls
 from ..exceptions import XlevalError
 
 _GROUPS: list[tuple[str, str, str]] = [
@@ -79,9 +87,14 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     try:
-        # make_context + invoke, not app.main: click's main turns Ctrl-C into Abort after printing a blank line
-        with app.make_context("xleval", list(args)) as ctx:
+        # make_context + invoke, not app.main: click's main turns Ctrl-C into Abort after printing a blank line;
+        # the scope records the command's inputs (its outputs may not overwrite them), SIGTERM unwinds like Ctrl-C
+        with signals_as_exceptions(), command_scope(), _one_line_warnings(), \
+                app.make_context("xleval", list(args)) as ctx:
             rc = app.invoke(ctx)
+    except Terminated as exc:
+        _fail(f"terminated ({exc.name}); no output was written")
+        return exc.exit_status
     except XlevalError as exc:
         if debug:
             raise
@@ -107,12 +120,33 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         _fail(exc.format_message())
         return 2
+    except BrokenPipeError:  # the reader of our standard output went away (`| head`): its choice, not an error
+        _silence_stdout()
+        return 141
     except OSError as exc:
         if debug:
             raise
         _fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
         return 2
+    except MemoryError:
+        if debug:
+            raise
+        _fail("out of memory; use a smaller input, fewer resamples, or --chunk-size where the command has it")
+        return 2
     return rc if isinstance(rc, int) else 0
+
+
+@contextlib.contextmanager
+def _one_line_warnings():
+    """A warning no command rendered (numpy, matplotlib, a library's own) is one line on stderr,
+    'xleval: warning: MESSAGE', without the source path and line python would show."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        yield
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    sys.stderr.write(f"xleval: warning: {visible_controls(str(message))}\n")
 
 
 def _command_path(args: list[str]) -> str:
@@ -129,8 +163,18 @@ def _command_path(args: list[str]) -> str:
     return " ".join(path)
 
 
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file descriptor (e.g. captured in tests)
+        pass
+
+
 def _fail(message: str) -> None:
-    sys.stderr.write(f"xleval: error: {message}\n")
+    # one line, whatever names from the data the message quotes (newlines, ANSI escapes, bidi overrides)
+    sys.stderr.write(f"xleval: error: {visible_controls(message)}\n")
 
 
 def _console_main() -> None:  # pragma: no cover - thin wrapper for the console script

@@ -9,18 +9,61 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from .._base.jsonable import to_jsonable
+from .._base.terminal import CONTROL_CHARACTERS, make_console, styled, visible_controls
 
 __all__ = ["console", "err_console", "format_option", "col_option", "report_option", "emit_json", "print_table",
-           "parse_pair", "row_progress", "to_jsonable", "write_analysis_report"]
+           "parse_pair", "parse_columns", "check_outputs", "row_progress", "to_jsonable", "write_analysis_report", "say",
+           "FiniteFloat", "PROBABILITY"]
 
-# rich wraps at 80 columns when output is not a terminal (logs, CI, pipes): tables need more
+# rich wraps at 80 columns when output is not a terminal (logs, CI, pipes): tables need more.
+# Names from the data reach these consoles: they show every string as it is (no markup, no emoji
+# codes, control characters as escapes); styles come from Text objects (say(), styled()).
 _WIDTH = None if sys.stdout.isatty() else 160
-console = Console(highlight=False, width=_WIDTH)
-err_console = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
+console = make_console(width=_WIDTH)
+err_console = make_console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+
+def say(kind: str, text: object, style: str = "yellow") -> None:
+    """One 'warning: ...' / 'note: ...' line on stderr; ``text`` is shown as it is."""
+    err_console.print(styled(f"{kind}: ", style, text))
+
+
+class FiniteFloat(click.ParamType):
+    """A finite number, optionally within bounds (``nan``, ``inf`` and out-of-range values are usage errors)."""
+
+    name = "number"
+
+    def __init__(self, low: float | None = None, high: float | None = None, *, low_open: bool = False,
+                 high_open: bool = False):
+        self.low, self.high, self.low_open, self.high_open = low, high, low_open, high_open
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            number = value
+        else:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        too_low = self.low is not None and (number <= self.low if self.low_open else number < self.low)
+        too_high = self.high is not None and (number >= self.high if self.high_open else number > self.high)
+        if too_low or too_high:
+            self.fail(f"{value!r} is not in {self._range()}", param, ctx)
+        return number
+
+    def _range(self) -> str:
+        low = "(" if self.low_open else "["
+        high = ")" if self.high_open else "]"
+        return f"{low}{'-inf' if self.low is None else f'{self.low:g}'}, {'inf' if self.high is None else f'{self.high:g}'}{high}"
+
+
+#: a probability strictly between 0 and 1 (significance level, confidence level, power)
+PROBABILITY = FiniteFloat(0, 1, low_open=True, high_open=True)
 
 
 # options several commands share; each is a decorator, applied like click.option
@@ -33,7 +76,15 @@ report_option = click.option("--report", "report_path", metavar="PATH",
 
 
 def emit_json(payload: Any) -> None:
-    sys.stdout.write(json.dumps(to_jsonable(payload), indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    text = json.dumps(to_jsonable(payload), indent=2, ensure_ascii=False, sort_keys=False)
+    # json escapes C0 controls inside strings (a newline outside is layout); C1 controls and bidi
+    # overrides from the data get \\u escapes too, which is still the same JSON
+    sys.stdout.write(CONTROL_CHARACTERS.sub(_json_escape, text) + "\n")
+
+
+def _json_escape(match) -> str:
+    char = match.group()
+    return char if char < " " else f"\\u{ord(char):04x}"
 
 
 def _cell(value: Any, digits: int) -> str:
@@ -72,12 +123,11 @@ def row_progress(path: str, what: str):
     The total is known for Parquet (from its metadata), else the bar counts rows without a total."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    total = None
-    if str(path).lower().endswith((".parquet", ".pq")):
-        import pyarrow.parquet as pq
+    from ..scale import count_rows
 
-        total = pq.ParquetFile(path).metadata.num_rows
-    columns = [TextColumn(f"{what} {path}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    total = count_rows(path)  # None for text inputs, and for a file that cannot be read (the reader says why)
+    columns = [TextColumn(visible_controls(f"{what} {path}"), markup=False), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn()]
     with Progress(*columns, console=err_console, transient=True, disable=not err_console.is_terminal) as bar:
         task = bar.add_task(what, total=total)
         yield lambda rows: bar.advance(task, rows)
@@ -91,6 +141,50 @@ def parse_pair(text: str, option: str) -> tuple[float, float]:
     try:
         if len(parts) != 2:
             raise ValueError
-        return float(parts[0]), float(parts[1])
+        mean, std = float(parts[0]), float(parts[1])
     except ValueError:
         raise InputError(f"{option} {text!r}: expected two numbers MEAN,STD, e.g. {option} 80,10") from None
+    if not (math.isfinite(mean) and math.isfinite(std) and 0 < std and abs(mean) + 10 * std < 1e300):
+        raise InputError(f"{option} {text!r}: MEAN must be finite and STD positive (and both far below 1e300), "
+                         f"e.g. {option} 80,10")
+    return mean, std
+
+
+def check_outputs(outputs: Mapping[str, Any], inputs: Sequence[Any] = ()) -> None:
+    """Before any work: each output path (option -> path, None for absent) can be written, is none of
+    ``inputs``, and no two options name the same file (the second would replace the first)."""
+    import os
+
+    from ..exceptions import OutputError
+    from ..io import check_output_path
+
+    given = {option: path for option, path in outputs.items() if path is not None and str(path) != "-"}
+    seen: dict[tuple, str] = {}
+    for option, path in given.items():
+        check_output_path(path, inputs=[p for p in inputs if p is not None])
+        key = _file_key(path) or ("path", os.path.abspath(path))
+        if key in seen:
+            raise OutputError(f"{path}: {seen[key]} and {option} name the same file; give each output its own path")
+        seen[key] = option
+
+
+def _file_key(path: Any) -> tuple | None:
+    import os
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return ("file", st.st_dev, st.st_ino)
+
+
+def parse_columns(text: str, option: str) -> list[str]:
+    """'lp, system' -> ['lp', 'system']; an empty list is refused."""
+    from ..exceptions import InputError
+
+    columns = [c.strip() for c in text.split(",") if c.strip()]
+    if not columns:
+        raise InputError(f"{option} {text!r}: give at least one column name, e.g. {option} tgt_lang")
+    if len(set(columns)) < len(columns):
+        raise InputError(f"{option} {text!r}: a column is named twice")
+    return columns

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
+
 import click
 import pandas as pd
 
 from xleval.audit import AnswerParser, audit as run_audit, read_lm_eval_samples
-from xleval.cli._common import (col_option, console, emit_json, format_option, print_table, report_option,
-                               write_analysis_report)
+from xleval.cli._common import (FiniteFloat, check_outputs, col_option, console, emit_json, format_option, print_table,
+                               report_option, write_analysis_report)
 from xleval.exceptions import InputError
-from xleval.io import atomic_path, parse_column_mapping, read_table, write_table
+from xleval.io import parse_column_mapping, read_table, write_table, write_text
 
 _DEFAULTS = {k: p.default for k, p in inspect.signature(run_audit).parameters.items()}
 
@@ -19,22 +20,22 @@ _DEFAULTS = {k: p.default for k, p in inspect.signature(run_audit).parameters.it
 @click.command("audit")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @format_option
-@click.option("--checklist", type=click.Path(path_type=Path), help="Write the markdown reporting checklist here.")
+@click.option("--checklist", type=click.Path(), help="Write the markdown reporting checklist here.")
 @click.option("--ratings", type=click.Path(path_type=Path),
               help="Likert ratings (item_id, rater, rating[, dimension]) for E2.")
 @col_option
 @click.option("--invalid", default=_DEFAULTS["invalid_policy"],
               help="Invalid parses: 'wrong' or 'exclude' (the other is the sensitivity analysis).")
-@click.option("--validity-threshold", type=float, default=_DEFAULTS["validity_threshold"],
+@click.option("--validity-threshold", type=FiniteFloat(0, 1), default=_DEFAULTS["validity_threshold"],
               help="Flag model x condition parser validity below this.")
 @click.option("--cluster-by-subject", is_flag=True, default=_DEFAULTS["cluster_by_subject"],
               help="Resample whole subjects in the bootstrap.")
-@click.option("--residual-threshold", type=float, help="Pre-declared high-residual cut (default: median split).")
+@click.option("--residual-threshold", type=FiniteFloat(), help="Pre-declared high-residual cut (default: median split).")
 @click.option("--pattern", help="Answer regex (first group = letter); default: first standalone A-D.")
 @click.option("--letters", default="ABCD", help="Answer letters.")
 @click.option("--n-resamples", type=int, default=_DEFAULTS["n_resamples"], help="Bootstrap resamples.")
-@click.option("--seed", type=int, default=_DEFAULTS["random_state"], help="Random seed (bootstrap, permutations).")
-@click.option("--save-table", type=click.Path(path_type=Path), help="Also write the combined long table here.")
+@click.option("--seed", type=click.IntRange(0), default=_DEFAULTS["random_state"], help="Random seed (bootstrap, permutations).")
+@click.option("--save-table", type=click.Path(), help="Also write the combined long table here.")
 @report_option
 def audit(inputs, fmt, checklist, ratings, col, invalid, validity_threshold, cluster_by_subject, residual_threshold,
           pattern, letters, n_resamples, seed, save_table, report_path) -> None:
@@ -44,6 +45,9 @@ def audit(inputs, fmt, checklist, ratings, col, invalid, validity_threshold, clu
     condition and correct or response+answer; or lm-eval samples given as
     CONDITION[@MODEL]=samples_TASK.jsonl.
     """
+    check_outputs({"--save-table": save_table, "--checklist": checklist, "--report": report_path},
+                  inputs=[spec.partition("=")[2] if "=" in spec and not Path(spec).exists() else spec for spec in inputs]
+                  + [ratings])
     data = pd.concat([_read(spec, parse_column_mapping(col)) for spec in inputs], ignore_index=True)
     if save_table is not None:
         write_table(data, save_table)
@@ -52,8 +56,7 @@ def audit(inputs, fmt, checklist, ratings, col, invalid, validity_threshold, clu
                        invalid_policy=invalid, cluster_by_subject=cluster_by_subject, residual_threshold=residual_threshold,
                        ratings=rating_table, n_resamples=n_resamples, random_state=seed)
     if checklist is not None:
-        with atomic_path(checklist) as tmp:
-            tmp.write_text(result.checklist(), encoding="utf-8")
+        write_text(checklist, result.checklist())
     write_analysis_report(report_path, "Translation-tax audit", [result])
     if fmt == "json":
         emit_json(result)

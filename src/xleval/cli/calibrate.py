@@ -9,7 +9,8 @@ import click
 from ..calibration import LGN, calibration_summary
 from ..calibration import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
-from ._common import col_option, emit_json, err_console, format_option, parse_pair, print_table, row_progress
+from ._common import (PROBABILITY, col_option, emit_json, err_console, format_option, parse_columns, parse_pair,
+                      print_table, row_progress, say)
 
 _DEFAULTS = LGN().get_params()
 
@@ -22,11 +23,11 @@ def app() -> None:
 def _scale_options(command):
     """Out-of-core / distributed execution (xleval.scale); the in-memory path stays the default for small inputs."""
     for option in reversed([
-        click.option("--chunk-size", type=int, help="Stream the input in batches of N rows (bounded memory); "
+        click.option("--chunk-size", type=click.IntRange(1), help="Stream the input in batches of N rows (bounded memory); "
                      "large inputs are streamed by default."),
         click.option("--backend", default="local", help="local (this process) or dask (a cluster)."),
         click.option("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."),
-        click.option("--workers", type=int, help="Start a local Dask cluster of N worker processes."),
+        click.option("--workers", type=click.IntRange(1, 256), help="Start a local Dask cluster of N worker processes."),
     ]):
         command = option(command)
     return command
@@ -44,11 +45,12 @@ _SIGNATURE_HELP = "Metric signature of the score (default: from the table's meta
 @app.command("fit")
 @click.argument("input")
 @click.option("--score", required=True, help="Score column to calibrate.")
-@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="Where to write the calibrator JSON.")
+@click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the calibrator JSON.")
 @click.option("--by", default=_DEFAULTS["by"], help="Group by tgt_lang, lp, or COL[,COL...].")
 @click.option("--method", default=_DEFAULTS["method"], help="zscore, robust or quantile.")
 @click.option("--target", default="0,1", help="Shared MEAN,STD of calibrated scores, e.g. 80,10.")
-@click.option("--min-count", type=int, default=_DEFAULTS["min_count"], help="Smaller groups are shrunk and flagged.")
+@click.option("--min-count", type=click.IntRange(1, 10**9), default=_DEFAULTS["min_count"],
+              help="Smaller groups are shrunk and flagged.")
 @click.option("--fallback", default="default",
               help="Chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last).")
 @click.option("--signature", help=_SIGNATURE_HELP)
@@ -63,8 +65,8 @@ def fit(input, score, output, by, method, target, min_count, fallback, signature
     """
     from ..scale import should_stream
 
-    check_output_path(output)
-    by_cols = [c.strip() for c in by.split(",") if c.strip()]
+    check_output_path(output, inputs=[input])
+    by_cols = parse_columns(by, "--by")
     model = LGN(by=by_cols[0] if len(by_cols) == 1 else by_cols, method=method, target=parse_pair(target, "--target"),
                 min_count=min_count, fallback="default" if fallback == "default" else fallback.split(","), score=score)
     if should_stream(input, chunk_size, backend) or scheduler is not None or workers is not None:
@@ -88,7 +90,10 @@ def fit(input, score, output, by, method, target, min_count, fallback, signature
 @click.argument("input")
 @click.option("-o", "--output", required=True, help="Output table (format by extension, '-' = TSV on stdout).")
 @click.option("--column", help="Name of the calibrated column (default: SCORE_lgn).")
-@click.option("--interval", type=float, help="Add lower/upper columns of a confidence interval at this level, e.g. 0.95.")
+@click.option("--overwrite", is_flag=True, help="Replace input columns named like the added ones (--column, "
+              "calibration_source) instead of refusing.")
+@click.option("--interval", type=PROBABILITY, help="Add lower/upper columns of a confidence interval at this level, "
+              "e.g. 0.95.")
 @click.option("--on-unseen", type=click.Choice(["pooled", "raw", "error"]),
               help="Groups the calibrator has not seen: pooled, raw or error (instead of the fitted fallback chain).")
 @click.option("--force", is_flag=True, help="Apply even if the score's metric signature differs from the calibrator's.")
@@ -96,8 +101,8 @@ def fit(input, score, output, by, method, target, min_count, fallback, signature
 @col_option
 @format_option
 @_scale_options
-def apply(model_path, input, output, column, interval, on_unseen, force, signature, col, fmt, chunk_size, backend,
-          scheduler, workers) -> None:
+def apply(model_path, input, output, column, overwrite, interval, on_unseen, force, signature, col, fmt, chunk_size,
+          backend, scheduler, workers) -> None:
     """Add the calibrated column and `calibration_source`, keeping every input row and column in order.
 
     MODEL.json is a calibrator written by `calibrate fit`; INPUT is the table to calibrate.
@@ -106,15 +111,16 @@ def apply(model_path, input, output, column, interval, on_unseen, force, signatu
 
     model = LGN.load(model_path).with_on_unseen(on_unseen)
     if output != "-":
-        check_output_path(output)
+        check_output_path(output, inputs=[input, model_path])
     if should_stream(input, chunk_size, backend) or scheduler is not None or workers is not None:
         return _apply_chunked(model, input, output, chunk_size, column, interval, signature, force, col, fmt,
-                              _scale_backend(backend, scheduler, workers))
+                              _scale_backend(backend, scheduler, workers), overwrite)
     df = read_table(input, columns=parse_column_mapping(col), required=[model.score], numeric=[model.score])
     sig = signature if signature is not None else score_signature(input, model.score)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = calibrate_frame(model, df, column=column, interval=interval, signature=sig, force=force, where=input)
+        out = calibrate_frame(model, df, column=column, interval=interval, signature=sig, force=force, where=input,
+                              overwrite=overwrite)
     write_table(out, output, metadata=calibrated_metadata(model, input, column))
     if output != "-":
         name = column or f"{model.score}_lgn"
@@ -151,7 +157,8 @@ def _fit_chunked(model, input, output, chunk_size, signature, col, fmt, backend)
                   f"batches ({backend.name}) -> {output}")
 
 
-def _apply_chunked(model, input, output, chunk_size, column, interval, signature, force, col, fmt, backend) -> None:
+def _apply_chunked(model, input, output, chunk_size, column, interval, signature, force, col, fmt, backend,
+                   overwrite) -> None:
     from ..scale import DEFAULT_CHUNK_SIZE, apply_chunked
 
     with warnings.catch_warnings(record=True) as caught:
@@ -159,7 +166,8 @@ def _apply_chunked(model, input, output, chunk_size, column, interval, signature
         with row_progress(input, "calibrating") as advance:
             result = apply_chunked(model, input, output, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, column=column,
                                    interval=interval, signature=signature, force=force,
-                                   columns=parse_column_mapping(col), backend=backend, progress=advance)
+                                   columns=parse_column_mapping(col), backend=backend, progress=advance,
+                                   overwrite=overwrite)
     if output != "-":
         _render(fmt, result.to_dict(), [str(w.message) for w in caught],
                 title=f"calibrated {result.rows} rows in {result.batches} batches ({result.backend}) -> {output}")
@@ -179,4 +187,4 @@ def _render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
         elif isinstance(value, dict):
             err_console.print(f"{key}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
     for note in notes:
-        err_console.print(f"[yellow]warning:[/yellow] {note}")
+        say("warning", note)

@@ -11,7 +11,7 @@ from ._common import console, emit_json, err_console, format_option, print_table
 @click.command("demo")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("demo-output"),
               help="Folder for the generated data, calibrator and summary.")
-@click.option("--seed", type=int, default=0, help="Seed of the simulation.")
+@click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the simulation.")
 @format_option
 def demo(out, seed, fmt) -> None:
     """Run the whole MT path on generated data with a known truth (no network, no input files).
@@ -20,7 +20,10 @@ def demo(out, seed, fmt) -> None:
     compares the cross-language ranking of raw and calibrated scores with the truth.
     """
     from ..demo import run_demo
+    from ..exceptions import InputError
 
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: is a file, not a folder; give a folder for the demo's files")
     result = run_demo(out, seed=seed)
     if fmt == "json":
         emit_json(result.to_dict())

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import warnings
+
 import click
 
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table, select_rows
-from ._common import col_option, emit_json, err_console, format_option, print_table, report_option, write_analysis_report
+from ._common import (PROBABILITY, FiniteFloat, check_outputs, col_option, emit_json, err_console, format_option,
+                      print_table, report_option, say, write_analysis_report)
 
 
 @click.group("fairness", no_args_is_help=True, help="Multilingual fairness gaps and minimum test-set size.")
@@ -58,12 +60,12 @@ def _render(name: str, rep) -> None:
 @click.option("--typology", multiple=True, help="Per-language feature column, or script/family (repeatable).")
 @click.option("--model", help="Model column: one analysis per model.")
 @click.option("--where", multiple=True, metavar="COLUMN=VALUE", help="Keep rows with COLUMN=VALUE (repeatable).")
-@click.option("--floor", type=float, help="Usability floor (a ceiling with --lower-is-better).")
+@click.option("--floor", type=FiniteFloat(), help="Usability floor (a ceiling with --lower-is-better).")
 @click.option("--lower-is-better", is_flag=True, help="The metric is a loss (e.g. bits per byte).")
 @click.option("--log-performance", is_flag=True, help="Fit ln(performance) on ln(size).")
-@click.option("--target-gain", type=float, help="Gain (log model: factor) to price in data.")
+@click.option("--target-gain", type=FiniteFloat(0, low_open=True), help="Gain (log model: factor) to price in data.")
 @click.option("--n-resamples", type=int, default=1000, help="Bootstrap resamples.")
-@click.option("--seed", type=int, default=0, help="random_state of the bootstrap.")
+@click.option("--seed", type=click.IntRange(0), default=0, help="random_state of the bootstrap.")
 @col_option
 @format_option
 @report_option
@@ -76,6 +78,7 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
     """Per-language level, ratio to a reference, resource elasticity and typological bias."""
     from ..fairness import fairness_gaps, fairness_gaps_by
 
+    check_outputs({"--report": report_path}, inputs=[input])
     df = select_rows(read_table(input, columns=parse_column_mapping(col), required=[metric, by], numeric=[metric]), where)
     kwargs = dict(reference=None if (reference or "").lower() == "none" else reference, item=item, resource=resource,
                   typology=tuple(typology), floor=floor, higher_is_better=not lower_is_better,
@@ -85,7 +88,7 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
     else:
         report, notes = _caught(fairness_gaps, df, metric, by, **kwargs)
         reports = {"": report}
-    write_analysis_report(report_path, f"Fairness gaps: {metric} by {by}", list(reports.values()), notes)
+    write_analysis_report(report_path, f"Fairness gaps: {metric} by {by}", reports if model else [reports[""]], notes)
     if fmt == "json":
         body = reports[""].to_dict() if not model else {name: r.to_dict() for name, r in reports.items()}
         emit_json({"result": body, "warnings": notes})
@@ -93,23 +96,23 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
     for name, rep in reports.items():
         _render(f"{name}: " if name else "", rep)
         for note in rep.notes:
-            err_console.print(f"[yellow]note:[/yellow] {note}")
+            say("note", note)
     for note in notes:
-        err_console.print(f"[yellow]warning:[/yellow] {note}")
+        say("warning", note)
 
 
 @app.command("min-size")
-@click.option("--effect", type=float, help="Effect to detect: Cohen's h (proportions), d (continuous), or the accuracy "
+@click.option("--effect", type=FiniteFloat(), help="Effect to detect: Cohen's h (proportions), d (continuous), or the accuracy "
               "difference with --paired.")
-@click.option("--power", type=float, default=0.8, help="Target power.")
-@click.option("--alpha", type=float, default=0.05, help="Significance level.")
+@click.option("--power", type=PROBABILITY, default=0.8, help="Target power.")
+@click.option("--alpha", type=PROBABILITY, default=0.05, help="Significance level.")
 @click.option("--paired", is_flag=True, help="Parallel items in both languages (McNemar / paired t).")
 @click.option("--one-sample", is_flag=True, help="Reference level known without error (a one-sample test).")
 @click.option("--kind", default="proportion", help="proportion (accuracy, Cohen's h) or continuous (Cohen's d).")
-@click.option("--discordant", type=float, help="With --paired accuracy: share of items right in one language only.")
+@click.option("--discordant", type=FiniteFloat(0, 1, low_open=True), help="With --paired accuracy: share of items right in one language only.")
 @click.option("--one-sided", is_flag=True, help="One-sided test.")
-@click.option("--n", type=int, help="Items per language you have: report the smallest detectable effect instead.")
-@click.option("--baseline", type=float, help="With --n: reference accuracy, to express the effect as accuracies.")
+@click.option("--n", type=click.IntRange(1), help="Items per language you have: report the smallest detectable effect instead.")
+@click.option("--baseline", type=PROBABILITY, help="With --n: reference accuracy, to express the effect as accuracies.")
 @format_option
 def min_size(effect, power, alpha, paired, one_sample, kind, discordant, one_sided, n, baseline, fmt) -> None:
     """How many items per language detect a gap of EFFECT; or, with --n, what gap a test set can detect."""
@@ -120,6 +123,9 @@ def min_size(effect, power, alpha, paired, one_sample, kind, discordant, one_sid
     design = "paired" if paired else "one-sample" if one_sample else "independent"
     common = dict(power=power, alpha=alpha, design=design, kind=kind, discordant=discordant,
                   alternative="one-sided" if one_sided else "two-sided")
+    if n is not None and effect is not None:
+        raise InputError("--effect and --n ask opposite questions (items needed for an effect / effect detectable "
+                         "with n items); give one of them")
     if n is not None:
         result = detectable_effect(n, baseline=baseline, **common)
     elif effect is None:
@@ -134,4 +140,4 @@ def min_size(effect, power, alpha, paired, one_sample, kind, discordant, one_sid
     rows = [{"field": k, "value": v} for k, v in result.to_dict().items() if v is not None and k != "notes"]
     print_table(rows, title="minimum test-set size" if n is None else "smallest detectable effect", digits=4)
     for note in result.notes:
-        err_console.print(f"[yellow]note:[/yellow] {note}")
+        say("note", note)

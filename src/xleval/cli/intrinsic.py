@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+
 import click
 
 from ..exceptions import InputError
-from ..io import parse_column_mapping, read_table, write_table
-from ._common import col_option, emit_json, err_console, format_option, print_table, report_option, write_analysis_report
+from ..io import parse_column_mapping, read_lines, read_table, write_table
+from ._common import (PROBABILITY, check_outputs, col_option, emit_json, err_console, format_option, parse_columns,
+                      print_table, report_option, say, write_analysis_report)
 
 
 @click.group("intrinsic", no_args_is_help=True, help="Intrinsic cross-lingual LM metrics and their confounds.")
@@ -25,7 +27,11 @@ def _is_apples(path: str) -> bool:
         return False
     import pyarrow.parquet as pq
 
-    return {"metric", "value", "source_file"} <= set(pq.read_schema(path).names)
+    try:
+        names = pq.read_schema(path).names
+    except Exception:  # not readable as Parquet: the scores reader says why
+        return False
+    return {"metric", "value", "source_file"} <= set(names)
 
 
 def _load(path: str, source: str, unit: str, eval_set: str | None, lang: str | None, col: list[str] | None):
@@ -57,7 +63,7 @@ def _caught(func, *args, **kwargs):
 
 def _notes(notes: list[str]) -> None:
     for note in notes:
-        err_console.print(f"[yellow]warning:[/yellow] {note}")
+        say("warning", note)
 
 
 @app.command("metrics")
@@ -66,7 +72,7 @@ def _notes(notes: list[str]) -> None:
 @click.option("--unit", default="nats", help=_UNIT_HELP)
 @click.option("--reference", help="Also compute information parity against this language (e.g. en).")
 @click.option("--ci", is_flag=True, help="Bootstrap CIs for every corpus metric.")
-@click.option("--seed", type=int, default=0, help="random_state of the bootstrap.")
+@click.option("--seed", type=click.IntRange(0), default=0, help="random_state of the bootstrap.")
 @click.option("--source", default="auto", help=SOURCE_HELP)
 @click.option("--eval-set", help=_EVAL_SET_HELP)
 @click.option("--lang", help="Language of an lm-eval samples file.")
@@ -81,9 +87,10 @@ def metrics(input, by, unit, reference, ci, seed, source, eval_set, lang, output
     """
     from ..intrinsic import corpus_metrics, information_parity
 
+    check_outputs({"-o": output}, inputs=[input])
+    by_columns = parse_columns(by, "--by")
     (scores, notes) = _caught(_load, input, source, unit, eval_set, lang, col)
-    result, more = _caught(corpus_metrics, scores, [c.strip() for c in by.split(",") if c.strip()],
-                           ci=ci, random_state=seed)
+    result, more = _caught(corpus_metrics, scores, by_columns, ci=ci, random_state=seed)
     payload = result.to_dict()
     if reference:
         ip, extra = _caught(information_parity, scores, reference)
@@ -107,7 +114,7 @@ def metrics(input, by, unit, reference, ci, seed, source, eval_set, lang, output
 @app.command("confounds")
 @click.argument("input")
 @click.option("--metric", multiple=True, help="Metrics to analyse (repeatable; default all).")
-@click.option("--alpha", type=float, default=0.01, help="Significance level of the summary flags.")
+@click.option("--alpha", type=PROBABILITY, default=0.01, help="Significance level of the summary flags.")
 @click.option("--unit", default="nats", help=_UNIT_HELP)
 @click.option("--source", default="auto", help=SOURCE_HELP)
 @click.option("--eval-set", help=_EVAL_SET_HELP)
@@ -122,6 +129,7 @@ def confounds(input, metric, alpha, unit, source, eval_set, col, fmt, report_pat
     """
     from ..intrinsic import analyze_confounds
 
+    check_outputs({"--report": report_path}, inputs=[input])
     scores, notes = _caught(_load, input, source, unit, eval_set, None, col)
     report, more = _caught(analyze_confounds, scores, list(metric) or None, alpha=alpha)
     write_analysis_report(report_path, "Intrinsic LM metrics: confounds", [report], notes + more)
@@ -145,8 +153,8 @@ def confounds(input, metric, alpha, unit, source, eval_set, col, fmt, report_pat
 @click.option("--lang", help="Language of the texts (required for .txt input without a lang column).")
 @click.option("--bos", default="auto",
               help="auto (prepend BOS if the tokenizer has one), prepend, or none (first token unscored).")
-@click.option("--max-length", type=int, help="Truncate texts to this many tokens (default: the model's context).")
-@click.option("--batch-size", type=int, default=8, help="Texts per forward pass.")
+@click.option("--max-length", type=click.IntRange(1), help="Truncate texts to this many tokens (default: the model's context).")
+@click.option("--batch-size", type=click.IntRange(1, 100_000), default=8, help="Texts per forward pass.")
 @click.option("--device", default="cpu", help="torch device, e.g. cpu or cuda:0.")
 @col_option
 def score(model, input, output, lang, bos, max_length, batch_size, device, col) -> None:
@@ -155,6 +163,9 @@ def score(model, input, output, lang, bos, max_length, batch_size, device, col) 
 
     from ..intrinsic import LMScorer
 
+    check_outputs({"-o": output}, inputs=[input])
+    if Path(model).is_dir() and Path(output).resolve().is_relative_to(Path(model).resolve()):
+        raise InputError(f"{output}: is inside the --model folder {model}; write the scores elsewhere")
     df = _read_texts(input, lang, col)
     scorer = LMScorer(model, bos=bos, max_length=max_length, batch_size=batch_size, device=device)
     with Progress(console=err_console, transient=True) as bar:
@@ -172,8 +183,7 @@ def _read_texts(path: str, lang: str | None, col: list[str] | None):
     if path.endswith(".txt"):
         if not lang:
             raise InputError(f"{path}: a plain text file needs --lang")
-        lines = Path(path).read_text(encoding="utf-8").split("\n")
-        lines = lines[:-1] if lines and lines[-1] == "" else lines
+        lines = read_lines(path)
         return pd.DataFrame({"lang": lang, "item": range(len(lines)), "text": lines})
     df = read_table(path, columns=parse_column_mapping(col), required=["text"])
     if "lang" not in df.columns:
@@ -195,6 +205,7 @@ def ingest(input, output, source, lang, eval_set) -> None:
 
     INPUT is an lm-eval samples_*.jsonl or an Apples results.parquet.
     """
+    check_outputs({"-o": output}, inputs=[input])
     scores, notes = _caught(_load, input, source, "nats", eval_set, lang, None)
     write_table(scores.table, output, metadata={"excluded": dict(scores.excluded), "unit": "nats"})
     err_console.print(f"{len(scores.table)} rows -> {output}")

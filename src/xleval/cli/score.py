@@ -18,16 +18,16 @@ from ._common import col_option, emit_json, err_console, format_option, print_ta
 @click.option("-l", "--lp", help="Language pair of the plain files, e.g. de-en.")
 @click.option("--tokenize", help="BLEU tokenizer for all rows (default: by target language; 13a).")
 @click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU/chrF.")
-@click.option("--batch-size", type=int, help="Neural metrics: segments per model call.")
+@click.option("--batch-size", type=click.IntRange(1, 1_000_000), help="Neural metrics: segments per model call.")
 @click.option("--device", help="Neural metrics: cpu, cuda, cuda:N or mps.")
 @click.option("--precision", help="Neural metrics: fp32 or fp16.")
 @click.option("--progress", is_flag=True, help="Neural metrics: show a progress bar.")
 @format_option
 @col_option
-@click.option("--chunk-size", type=int, help="Stream INPUT in batches of N rows into -o (bounded memory); "
+@click.option("--chunk-size", type=click.IntRange(1), help="Stream INPUT in batches of N rows into -o (bounded memory); "
               "BLEU then needs an explicit --tokenize.")
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
-@click.option("--workers", type=int, help="Dask: start a local cluster of N workers.")
+@click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
 def score(input, metric, output, corpus, hyp, ref, src, lp, tokenize, lowercase, batch_size, device, precision,
           progress, fmt, col, chunk_size, backend, workers, scheduler) -> None:
@@ -38,12 +38,19 @@ def score(input, metric, output, corpus, hyp, ref, src, lp, tokenize, lowercase,
     (lp, system) are printed with --corpus, or when no -o is given.
     """
     from ..exceptions import InputError
-    from ..io import parse_column_mapping, read_plain_files, read_table, write_table
+    from ..io import check_output_path, parse_column_mapping, read_plain_files, read_table, write_table
     from ..metrics import corpus_table, score_frame
 
     if (input is None) == (hyp is None):
         raise InputError("give either an INPUT table or plain files with -i HYP.txt -r REF.txt [-l de-en]")
     specs = [m.strip() for m in metric.split(",") if m.strip()]
+    if not specs:
+        raise InputError(f"--metric {metric!r}: name at least one metric, e.g. -m bleu,chrf")
+    twice = sorted({s for s in specs if specs.count(s) > 1})
+    if twice:
+        raise InputError(f"--metric {metric!r}: {', '.join(twice)} given twice; name each metric once")
+    if output is not None and output != "-":
+        check_output_path(output, inputs=[p for p in (input, hyp, src, *ref) if p])
     neural = {"batch_size": batch_size, "device": device, "precision": precision, "progress": progress or None}
     options = {s: _options(s, tokenize, lowercase, neural) for s in specs}
     if chunk_size is not None or backend != "local":
@@ -51,6 +58,13 @@ def score(input, metric, output, corpus, hyp, ref, src, lp, tokenize, lowercase,
     if input is not None:
         df = read_table(input, columns=parse_column_mapping(col), required=["hypothesis"])
     else:
+        if lp is not None:
+            from ..io import split_lp
+
+            try:
+                split_lp(lp)
+            except InputError as exc:
+                raise InputError(f"-l/--lp: {exc}") from None
         df = read_plain_files(hypotheses=hyp, references=list(ref), sources=src, lp=lp)
     scored = score_frame(df, specs, options)
     if output is not None:
@@ -66,8 +80,11 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
     """Batch-by-batch scoring of a large table (xleval.scale.score_chunked)."""
     from ..exceptions import InputError
     from ..io import check_output_path, parse_column_mapping
+    import pandas as pd
+
     from ..metrics import get_metric
-    from ..scale import DEFAULT_CHUNK_SIZE, resolve_backend, score_chunked, should_stream
+    from ..metrics._frame import reference_columns
+    from ..scale import DEFAULT_CHUNK_SIZE, resolve_backend, score_chunked, should_stream, table_columns
     from ._common import row_progress
 
     if input is None or output is None or output == "-":
@@ -79,11 +96,13 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
             raise InputError("streamed BLEU uses one tokenizer for every row: give --tokenize (e.g. 13a, or zh for "
                              "Chinese targets), or drop --chunk-size to pick it per target language")
     should_stream(input, chunk_size, backend)  # validates --chunk-size
-    check_output_path(output)
-    metrics = [get_metric(spec, **options[spec]) for spec in specs]
+    check_output_path(output, inputs=[input])
+    columns = parse_column_mapping(col)
+    nrefs = len(reference_columns(pd.DataFrame(columns=table_columns(input, columns)))) or 1
+    metrics = [get_metric(spec, **_with_nrefs(spec, options[spec], nrefs)) for spec in specs]
     with row_progress(input, "scoring") as advance:
         result = score_chunked(metrics, input, output, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
-                               columns=parse_column_mapping(col), progress=advance,
+                               columns=columns, progress=advance,
                                backend=resolve_backend(backend, scheduler=scheduler, workers=workers))
     if fmt == "json":
         emit_json(result.to_dict())
@@ -91,6 +110,12 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
         err_console.print(f"scored {result.rows} rows in {result.batches} batches ({result.backend}) -> {output}")
         for name, sig in result.signatures.items():
             err_console.print(f"{name}: {sig}")
+
+
+def _with_nrefs(spec: str, options: dict, nrefs: int) -> dict:
+    """As score_frame does: BLEU/chrF/TER are built for the table's number of reference columns."""
+    kind = spec.split(":")[0].lower()
+    return {"nrefs": nrefs, **options} if kind in ("bleu", "chrf", "chrf++", "ter") else options
 
 
 def _options(spec: str, tokenize: str | None, lowercase: bool, neural: dict) -> dict:

@@ -10,6 +10,7 @@ vector of language means, with a percentile interval; one pass over the data ser
 """
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -135,6 +136,8 @@ def fairness_gaps(
     are derived from the language code when no such column exists. ``floor``: the usability
     floor (e.g. 0.5 for F1 in [0, 1]); with ``higher_is_better=False`` it is a ceiling.
     """
+    if floor is not None and not (isinstance(floor, (int, float)) and math.isfinite(floor)):
+        raise InputError(f"floor must be a finite number (a usability floor on the metric's scale); got {floor!r}")
     if by in ("src_lang", "tgt_lang") and by not in data.columns and "lp" in data.columns:
         data = add_language_columns(data, "fairness input")  # MT tables: languages from the pair
     _check_columns(data, metric, by, item, resource, typology)

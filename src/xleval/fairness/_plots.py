@@ -15,7 +15,7 @@ __all__ = ["plot_levels", "plot_ratios", "plot_elasticity", "plot_power_curve"]
 
 
 def _figure(width: float = 6.4, height: float = 3.6) -> tuple[Any, Any]:
-    from matplotlib.figure import Figure
+    from .._base.mathtext import LiteralFigure as Figure  # names from the data are never mathtext
 
     fig = Figure(figsize=(width, height), layout="constrained")
     return fig, fig.add_subplot()

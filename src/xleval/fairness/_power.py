@@ -48,6 +48,11 @@ def _check_effect(effect: float, design: str, kind: str, discordant: float | Non
     if not isinstance(effect, numbers.Real) or not math.isfinite(effect) or effect == 0:
         raise InputError(f"effect must be a non-zero number (Cohen's h or d, or an accuracy difference); got {effect!r}")
     effect = abs(float(effect))  # power is symmetric in the sign of the effect
+    if effect < 1e-6:  # its n would exceed any test set (and effect**2 would underflow)
+        raise InputError(f"effect {effect:g} is too small: more than {_MAX_N} items per language would be needed")
+    if kind == "continuous" and effect > 100:
+        raise InputError(f"effect {effect:g} is not a plausible Cohen's d (a difference of {effect:g} standard "
+                         "deviations); give d in standard deviations, e.g. 0.2 (small) to 0.8 (large)")
     if design == "paired" and kind == "proportion":
         psi = _check_discordant(discordant)
         if effect > psi:
@@ -60,6 +65,9 @@ def _check_effect(effect: float, design: str, kind: str, discordant: float | Non
         return effect, psi
     if discordant is not None:
         raise InputError("discordant= applies only to design='paired' with kind='proportion' (McNemar)")
+    if kind == "proportion" and effect > math.pi:
+        raise InputError(f"effect {effect:g} is not a Cohen's h: h = 2 asin(sqrt(p1)) - 2 asin(sqrt(p2)) is at most pi "
+                         "(accuracies 1 vs 0); for 0.80 vs 0.75 h is 0.12")
     return effect, None
 
 

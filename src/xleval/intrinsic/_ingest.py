@@ -18,7 +18,6 @@ excluded by :class:`LMScores` with a count.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Sequence
@@ -49,11 +48,15 @@ def read_lm_eval_samples(path: str | os.PathLike, *, lang: str, model: str | Non
     name = str(path)
     if not Path(path).is_file():
         raise InputError(f"{name}: no such file; give the samples_<task>_<date>.jsonl written by lm_eval --log_samples")
+    from xleval.io import iter_json_objects, require_file
+
+    require_file(path, name)  # a directory or a device: one line saying so
     rows = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if line.strip():
-                rows.append(_lm_eval_row(line, name, lineno))
+    with open(path, encoding="utf-8", errors="strict") as fh:
+        try:  # the one JSONL line reader: a key given twice in a record is refused, not silently the last
+            rows = [_lm_eval_row(obj, name, lineno) for lineno, obj in iter_json_objects(fh, name)]
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
     if not rows:
         raise InputError(f"{name}: no samples in the file")
     df = pd.DataFrame(rows)
@@ -62,11 +65,7 @@ def read_lm_eval_samples(path: str | os.PathLike, *, lang: str, model: str | Non
     return df
 
 
-def _lm_eval_row(line: str, name: str, lineno: int) -> dict[str, Any]:
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{name}: line {lineno}: not valid JSON ({exc.msg})") from None
+def _lm_eval_row(obj: dict[str, Any], name: str, lineno: int) -> dict[str, Any]:
     pairs = {k: obj[k] for k in _LM_EVAL_PAIRS if k in obj}
     if not pairs:
         raise InputError(

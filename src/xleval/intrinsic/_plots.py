@@ -13,7 +13,7 @@ def length_scatter(lang_table: pd.DataFrame, metrics: Sequence[str] = ("sent_nll
                    length: str = "bytes_per_sentence") -> Any:
     """One panel per metric: language-level metric against a length measure, one point per
     (language, setting), labelled by language."""
-    from matplotlib.figure import Figure
+    from .._base.mathtext import LiteralFigure as Figure  # names from the data are never mathtext
 
     fig = Figure(figsize=(4 * len(metrics), 3.4), layout="constrained")
     for ax, metric in zip(fig.subplots(1, len(metrics), squeeze=False)[0], metrics):
@@ -27,7 +27,7 @@ def length_scatter(lang_table: pd.DataFrame, metrics: Sequence[str] = ("sent_nll
 
 def vocab_lines(lang_table: pd.DataFrame, metric: str = "ppl", vocab_col: str = "vocab_size") -> Any:
     """The metric of each language across vocabulary sizes (a flat line = insensitive)."""
-    from matplotlib.figure import Figure
+    from .._base.mathtext import LiteralFigure as Figure  # names from the data are never mathtext
 
     fig = Figure(figsize=(4.5, 3.4), layout="constrained")
     ax = fig.subplots()

@@ -44,11 +44,37 @@ def normalize_code(code: str) -> str:
         raise LanguageCodeError(
             f"language code {code!r} is not a known language; use e.g. 'en', 'de', 'zh', 'zh-Hant'"
         )
+    placeholder = _placeholder(raw, lang)
+    if placeholder:
+        raise LanguageCodeError(f"language code {code!r} is a placeholder ({placeholder}), not a language; "
+                                "use the language's own code, e.g. 'en', 'de', 'zh', 'zh-Hant'")
     if lang.script is not None:
         bare = langcodes.Language.make(language=lang.language, territory=lang.territory)
         if bare.maximize().script == lang.script:
             lang = bare
     return lang.to_tag()
+
+
+_SPECIAL_LANGUAGES = {"mis": "uncoded languages", "mul": "multiple languages", "zxx": "no linguistic content",
+                      "und": "undetermined"}
+
+
+def _placeholder(raw: str, lang) -> str | None:
+    """Why a well-formed tag names no language: BCP-47's special and private-use codes (RFC 5646
+    sections 2.2.1-2.2.4, 4.6), which would otherwise become a group of their own."""
+    code = lang.language or ""
+    if raw.lower().replace("_", "-").startswith("x-"):
+        return "a private-use tag"
+    if code in _SPECIAL_LANGUAGES:
+        return _SPECIAL_LANGUAGES[code]
+    if len(code) == 3 and "qaa" <= code <= "qtz":
+        return "a private-use language code"
+    script, region = lang.script or "", lang.territory or ""
+    if "Qaaa" <= script <= "Qabx" or script == "Zzzz":
+        return "a private-use or uncoded script"
+    if region in ("AA", "ZZ") or "QM" <= region <= "QZ" or "XA" <= region <= "XZ":
+        return "a private-use or unknown region"
+    return None
 
 
 def normalize_codes(values: Iterable, column: str = "language", where: str = "input") -> np.ndarray:
@@ -68,7 +94,12 @@ def _distinct(values: pd.Series, column: str, where: str, missing: str) -> tuple
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes, uniques = values.cat.codes.to_numpy(), list(values.cat.categories)
     else:
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        try:
+            codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        except TypeError:  # unhashable cells: lists or dicts
+            row = next(i for i, v in enumerate(values) if isinstance(v, (list, dict, set, np.ndarray))) + 1
+            raise LanguageCodeError(f"{where}: column {column!r} row {row}: holds a list, not a language code; "
+                                    "write one code as text (e.g. 'de' or 'de-en')") from None
         uniques = list(uniques)
     if (codes < 0).any():
         row = int(np.flatnonzero(codes < 0)[0]) + 1
@@ -130,7 +161,9 @@ def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical:
     """
     out = df.copy(deep=not copy_on_write())  # with copy-on-write a shallow copy is a copy: no column copied
     coded: dict[str, tuple[np.ndarray, list]] = {}  # column -> (row codes, key per code)
+    derived_from = set()  # "lp" when a language column was derived from it (nothing to compare it with)
     if "lp" in out.columns and not {"src_lang", "tgt_lang"} <= set(out.columns):
+        derived_from.add("lp")
         codes, uniques = _distinct(out["lp"], "lp", where, "language pair; fill it in (e.g. de-en)")
         pairs = _per_used_value(split_lp, codes, uniques, "lp", where)
         for side, name in ((0, "src_lang"), (1, "tgt_lang")):
@@ -147,6 +180,8 @@ def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical:
             out[name] = _column(codes, keys, categorical)
     if {"src_lang", "tgt_lang"} <= set(out.columns):
         codes, keys = _pair_keys(coded["src_lang"], coded["tgt_lang"])
+        if "lp" in out.columns and "lp" not in derived_from:
+            _check_lp_agrees(out["lp"], codes, keys, where)
         if "lp" in out.columns and _differs(out["lp"], codes, keys):
             out["lp_orig"] = out["lp"]
         lp = _column(codes, keys, categorical)
@@ -187,6 +222,26 @@ def _pair_keys(src: tuple[np.ndarray, list], tgt: tuple[np.ndarray, list]) -> tu
     combined = s_codes.astype(np.int64) * len(t_keys) + t_codes
     codes, uniques = pd.factorize(combined)
     return codes, [f"{s_keys[c // len(t_keys)]}-{t_keys[c % len(t_keys)]}" for c in uniques]
+
+
+def _check_lp_agrees(lp: pd.Series, codes: np.ndarray, keys: list, where: str) -> None:
+    """An ``lp`` given beside ``src_lang``/``tgt_lang`` must name the same pair in every row (checked
+    per distinct combination): rewriting a contradicting ``lp`` would change the data silently."""
+    lp_codes, lp_values = _distinct(lp, "lp", where, "language pair; fill it in (e.g. de-en)")
+    combined = lp_codes.astype(np.int64) * max(len(keys), 1) + codes
+    inner, combos = pd.factorize(combined)
+    first = np.empty(len(combos), dtype=np.int64)
+    first[inner[::-1]] = np.arange(len(inner) - 1, -1, -1)  # the last write wins: each combination's first row
+    for combo, row in zip(combos, first):
+        value, pair = lp_values[combo // max(len(keys), 1)], keys[combo % max(len(keys), 1)]
+        try:
+            agrees = "-".join(split_lp(value)) == pair
+        except LanguageCodeError:
+            agrees = False
+        if not agrees:
+            raise LanguageCodeError(
+                f"{where}: row {int(row) + 1}: lp {value!r} contradicts src_lang/tgt_lang ({pair}); "
+                "fix the row, or drop the lp column (it is derived from src_lang and tgt_lang)")
 
 
 def _differs(lp: pd.Series, codes: np.ndarray, keys: list) -> bool:

@@ -15,7 +15,7 @@ from xleval.exceptions import InputError
 from ._base import Metric
 from ._registry import get_metric
 
-__all__ = ["ScoredFrame", "score_frame", "corpus_table", "reference_columns"]
+__all__ = ["ScoredFrame", "score_frame", "score_inputs", "corpus_table", "reference_columns"]
 
 _REF_EXTRA = re.compile(r"^reference_(\d+)$")
 
@@ -59,13 +59,25 @@ def _texts(df: pd.DataFrame, column: str) -> list[str]:
 
 
 def _tgt_langs(df: pd.DataFrame) -> np.ndarray | None:
-    if "tgt_lang" in df.columns:
-        return df["tgt_lang"].astype(str).to_numpy()
-    if "lp" in df.columns:
-        from xleval.io import add_language_columns
+    """Normalised target languages (``tgt_lang``, or from ``lp``); every language column is checked,
+    an ``lp`` against ``src_lang``/``tgt_lang`` too."""
+    present = [c for c in ("lp", "src_lang", "tgt_lang") if c in df.columns]
+    if not present:
+        return None
+    from xleval.io import add_language_columns
 
-        return add_language_columns(df[["lp"]])["tgt_lang"].astype(str).to_numpy()
-    return None
+    return add_language_columns(df[present])["tgt_lang"].astype(str).to_numpy()
+
+
+def score_inputs(df: pd.DataFrame) -> tuple[list[str], list[list[str]] | None, list[str] | None, np.ndarray | None]:
+    """The checked inputs of scoring a table: hypotheses, reference streams (``reference``,
+    ``reference_2``, ...), sources and target languages. The one validation of the in-memory and the
+    streamed scoring: a missing column or text, or a bad language code, is an InputError."""
+    if "hypothesis" not in df.columns:
+        raise InputError(f"no 'hypothesis' column (columns: {list(df.columns)}); map yours with --col hypothesis=NAME")
+    refs = [_texts(df, c) for c in reference_columns(df)] or None
+    srcs = _texts(df, "source") if "source" in df.columns else None
+    return _texts(df, "hypothesis"), refs, srcs, _tgt_langs(df)
 
 
 def _metrics_by_group(spec: str, options: Mapping[str, Any], tgt: np.ndarray | None, nrefs: int):
@@ -92,12 +104,7 @@ def score_frame(
     per target language (``tgt_lang``, or from ``lp``); each group's signature is recorded.
     """
     options = options or {}
-    if "hypothesis" not in df.columns:
-        raise InputError(f"no 'hypothesis' column (columns: {list(df.columns)}); map yours with --col hypothesis=NAME")
-    hyps = _texts(df, "hypothesis")
-    refs = [_texts(df, c) for c in reference_columns(df)] or None
-    srcs = _texts(df, "source") if "source" in df.columns else None
-    tgt = _tgt_langs(df)
+    hyps, refs, srcs, tgt = score_inputs(df)
     out = df.copy()
     result = ScoredFrame(out, {})
     for spec in metrics:

@@ -4,7 +4,7 @@ with :func:`result_section` and adds the figures the analysis' own ``_plots`` mo
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._figures import figure_from_matplotlib
@@ -88,9 +88,21 @@ def section_for(result, *, image_format: str = "svg") -> Section:
     return builder(result, image_format=image_format)
 
 
-def analysis_report(title: str, results: Iterable[Any], *, warnings: Iterable[str] = (),
+def analysis_report(title: str, results: Iterable[Any] | Mapping[str, Any], *, warnings: Iterable[str] = (),
                     image_format: str = "svg") -> Report:
     """A report of one or more analysis results (fairness, audit, intrinsic, or any ``to_dict()``
-    result), ending with the warnings section."""
-    sections = [section_for(r, image_format=image_format) for r in results]
+    result), ending with the warnings section. ``results`` may map a name (e.g. the model each
+    result is about) to its result: the name heads its section."""
+    from dataclasses import replace
+
+    named = results.items() if isinstance(results, Mapping) else ((None, r) for r in results)
+    sections, ids = [], set()
+    for name, result in named:
+        section = section_for(result, image_format=image_format)
+        if name is not None:
+            section = replace(section, title=f"{name}: {section.title}")
+        if section.id in ids:  # several results of one kind: every section keeps its own anchor
+            section = replace(section, id=f"{section.id}-{len(sections) + 1}")
+        ids.add(section.id)
+        sections.append(section)
     return Report(title, (*sections, warnings_section(list(warnings))))

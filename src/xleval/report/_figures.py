@@ -21,8 +21,10 @@ def figure_from_matplotlib(fig, title: str, caption: str = "", fmt: str = "svg",
     """Render ``fig`` (a matplotlib Figure) to a :class:`Figure`; ``fmt`` is ``svg`` or ``png``."""
     import matplotlib
 
+    from .._base.mathtext import literal_texts
+
     buf = io.BytesIO()
-    with matplotlib.rc_context(RC_DETERMINISTIC):
+    with matplotlib.rc_context(RC_DETERMINISTIC), literal_texts(fig):  # names from the data are never math
         if fmt == "svg":
             fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches=None)
             return Figure(title, "image/svg+xml", buf.getvalue().decode("utf-8"), caption)

@@ -91,6 +91,9 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
     for col in [score] + ([human] if human else []):
         if col not in df.columns:
             raise InputError(f"{where}: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
+    if model is not None and model.score is not None and model.score != score:
+        raise InputError(f"the calibrator was fitted on column {model.score!r}, not on {score!r}: its \"after\" would "
+                         f"be {model.score!r} calibrated; report --score {model.score}, or fit a calibrator on {score!r}")
     by_cols = list(model.by_) if model is not None else [by]
     frame = prepare_frame(df, sorted(set(by_cols + [by])), where)
     if by not in frame.columns:

@@ -13,7 +13,7 @@ def score_distributions_figure(groups: Sequence[str], raw: Sequence[np.ndarray],
                                *, score: str, group_label: str, target_mean: float | None = None):
     """The seed's section 3.4 figure: per-group box plots of raw (left) and calibrated (right)
     scores. Boxes show quartiles, whiskers 1.5 IQR, diamonds the means."""
-    from matplotlib.figure import Figure
+    from .._base.mathtext import LiteralFigure as Figure  # names from the data are never mathtext
 
     width = min(16.0, 4.0 + 0.9 * len(groups))
     fig = Figure(figsize=(width, 4.2), layout="constrained")
@@ -48,7 +48,7 @@ def group_means_figure(groups: Sequence[str], before: Sequence[float], after: Se
     """Per-group means before and after calibration on their own axes (the two scales differ).
     ``after_span`` (e.g. the target std) is the least half-height of the right axis, so that
     rounding noise around a common mean is not blown up to fill the panel."""
-    from matplotlib.figure import Figure
+    from .._base.mathtext import LiteralFigure as Figure  # names from the data are never mathtext
 
     fig = Figure(figsize=(min(12.0, 3.0 + 0.6 * len(groups)), 3.4), layout="constrained")
     axes = fig.subplots(1, 2, sharex=True)

@@ -23,10 +23,22 @@ def _cell(value) -> str:
     return str(value)
 
 
+def _visible(value):
+    """Every text the template shows, before HTML escaping: control characters and bidi overrides from
+    the data (which reorder what a browser shows) are written as escapes; markup the code made is kept."""
+    import markupsafe
+
+    from .._base.terminal import visible_controls
+
+    if not isinstance(value, str) or isinstance(value, markupsafe.Markup):
+        return value
+    return visible_controls(value.replace("\n", " ").replace("\t", " "))
+
+
 def _environment():
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.PackageLoader("xleval.report", "templates"),
+    env = jinja2.Environment(loader=jinja2.PackageLoader("xleval.report", "templates"), finalize=_visible,
                              autoescape=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.filters["cell"] = _cell
     return env
@@ -47,11 +59,10 @@ def render_json(report: Report) -> str:
 def write_report(report: Report, path: str | os.PathLike, fmt: str | None = None) -> None:
     """Write atomically; ``fmt`` is ``html`` or ``json`` (default: from the extension, else html)."""
     from ..exceptions import InputError
-    from ..io import atomic_path
+    from ..io import write_text
 
     fmt = fmt or ("json" if str(path).lower().endswith(".json") else "html")
     if fmt not in ("html", "json"):
         raise InputError(f"report format {fmt!r}: use html or json")
     text = render_html(report) if fmt == "html" else render_json(report)
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    write_text(path, text)

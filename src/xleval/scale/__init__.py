@@ -16,11 +16,11 @@ from ._chunked import (
     fit_chunked,
     score_chunked,
 )
-from ._readers import DEFAULT_CHUNK_SIZE, TableBatch, count_rows, iter_batches
+from ._readers import DEFAULT_CHUNK_SIZE, TableBatch, count_rows, iter_batches, table_columns
 from ._writers import TableWriter, open_writer
 
 __all__ = [
-    "iter_batches", "TableBatch", "count_rows", "DEFAULT_CHUNK_SIZE",
+    "iter_batches", "TableBatch", "count_rows", "table_columns", "DEFAULT_CHUNK_SIZE",
     "open_writer", "TableWriter",
     "fit_chunked", "apply_chunked", "score_chunked", "bias_chunked",
     "ApplyResult", "ScoreResult", "StreamingBias",

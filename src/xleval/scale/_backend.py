@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import InputError, MissingDependencyError
-from ..io import table_format
-from ._readers import TableBatch, check_header, finish_batch, iter_batches, open_parquet, parquet_columns
+from ..io import require_file, table_format
+from ..io._read import check_flat_schema
+from ._readers import (TableBatch, check_header, finish_batch, iter_batches, open_parquet, open_parquet_checked,
+                       parquet_columns)
 
 __all__ = ["ReadSpec", "FramePart", "ParquetPart", "LocalBackend", "DaskBackend", "resolve_backend", "worker_metric",
            "should_stream"]
@@ -152,13 +154,12 @@ class DaskBackend:
         """Parquet files with several row groups are split by row groups (workers read them); other inputs
         are read by the client in batches and shipped."""
         if spec.path != "-" and table_format(spec.path) == "parquet":
-            import pyarrow.parquet as pq
-
-            meta = pq.ParquetFile(spec.path).metadata
-            if meta.num_row_groups > 1:
-                check_header(__import__("pandas").Index(pq.read_schema(spec.path).names), dict(spec.columns),
-                             spec.required, spec.name)
-                return iter(_row_group_parts(spec, meta))
+            require_file(spec.path, spec.name, streams=False)
+            pf = open_parquet_checked(spec.path, spec.name)
+            if pf.metadata.num_row_groups > 1:
+                check_header(pf.schema_arrow.names, dict(spec.columns), spec.required, spec.name)
+                check_flat_schema(pf.schema_arrow, spec.name)
+                return iter(_row_group_parts(spec, pf.metadata))
         return (FramePart(b) for b in spec.batches())
 
     def share(self, obj: Any) -> Any:

@@ -25,7 +25,10 @@ import numpy as np
 import pandas as pd
 
 from ..calibration import LGN, GroupStats, calibrate_frame, calibrated_metadata, prepare_frame, score_signature
+from ..calibration._frame import check_added_columns
 from ..exceptions import DataQualityWarning, InputError, UnseenGroupWarning
+from ..io import check_output_path
+from ..io._write import check_stdout
 from ._backend import DaskBackend, LocalBackend, ReadSpec, resolve_backend, worker_metric
 from ._readers import DEFAULT_CHUNK_SIZE, batch_context
 from ._writers import open_writer
@@ -97,7 +100,7 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
                   chunk_size: int = DEFAULT_CHUNK_SIZE, column: str | None = None, interval: float | None = None,
                   signature: str | None = None, force: bool = False, columns: dict[str, str] | None = None,
                   backend: Backend = None, progress: Callable[[int], None] | None = None,
-                  on_unseen: str | None = None) -> ApplyResult:
+                  on_unseen: str | None = None, overwrite: bool = False) -> ApplyResult:
     """Calibrate the table at ``path`` batch by batch into ``output`` (every input row once, in input
     order, all columns kept; the file appears only when complete); ``progress(rows)`` is called per batch. Warnings about unseen groups and
     NaN scores are emitted once, with totals, at the end.
@@ -107,6 +110,7 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
     :func:`calibrate_frame`'s."""
     model = model.with_on_unseen(on_unseen)  # also checks that it is fitted
     path, output = str(path), str(output)
+    _check_output(output, path)
     sig = signature if signature is not None else _stored_signature(path, model.score)
     # the signature is checked per batch by transform, against the languages each batch holds
     name = column or f"{model.score}_lgn"
@@ -115,7 +119,7 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
     n_nan = 0
     with _backend_context(backend) as be, open_writer(output, metadata=calibrated_metadata(model, path, column)) as writer:
         shared = be.share(model)
-        for frames in be.map(_apply_part, be.parts(spec), shared, name, interval, sig, force):
+        for frames in be.map(_apply_part, be.parts(spec), shared, name, interval, sig, force, overwrite):
             for out in frames:
                 writer.write(out)
                 if progress is not None:
@@ -128,15 +132,17 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
 
 
 def _apply_part(part, model: LGN, column: str, interval: float | None, signature: str | None,
-                force: bool) -> list[pd.DataFrame]:
+                force: bool, overwrite: bool) -> list[pd.DataFrame]:
     out = []
     for batch in part.batches():
+        # the columns are the file's: a collision is the table's, not this batch's
+        check_added_columns(model, batch.frame.columns, column, interval, overwrite=overwrite, where=batch.source)
         with batch_context(batch, batch.source), warnings.catch_warnings():
             # counted over the whole table and warned once by the caller
             warnings.simplefilter("ignore", UnseenGroupWarning)
             warnings.simplefilter("ignore", DataQualityWarning)
             out.append(calibrate_frame(model, batch.frame, column=column, interval=interval, signature=signature,
-                                       force=force, where=batch.source))
+                                       force=force, where=batch.source, overwrite=overwrite))
     return out
 
 
@@ -174,6 +180,7 @@ def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str |
     """Add one column per metric (named by ``metric.name``) to the table at ``path``, batch by batch,
     into ``output`` with the metric signatures as table metadata. On Dask, each worker keeps one
     copy of each metric, so a neural model is loaded once per worker."""
+    _check_output(output, path)
     metrics = list(metrics)
     names = [m.name for m in metrics]
     if len(set(names)) != len(names):
@@ -199,21 +206,18 @@ def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str |
 
 
 def _score_part(part, metrics: Sequence[Any]) -> list[pd.DataFrame]:
+    from ..metrics._frame import score_inputs
+
     metrics = [worker_metric(m) for m in metrics]
     out = []
     for batch in part.batches():
         frame = batch.frame.copy()
         with batch_context(batch, batch.source):
+            hyps, refs, srcs, _ = score_inputs(frame)  # the checks of the in-memory score_frame
             for m in metrics:
-                refs = _texts(frame, "reference") if (m.needs_refs or "reference" in frame.columns) else None
-                srcs = _texts(frame, "source") if (m.needs_srcs or "source" in frame.columns) else None
-                frame[m.name] = m.sentence_scores(_texts(frame, "hypothesis"), refs, srcs)
+                frame[m.name] = m.sentence_scores(hyps, refs, srcs)
         out.append(frame)
     return out
-
-
-def _texts(frame: pd.DataFrame, col: str) -> list[str] | None:
-    return frame[col].tolist() if col in frame.columns else None
 
 
 # bias statistics --------------------------------------------------------------------------------------
@@ -316,6 +320,14 @@ def _largest_smd(groups: pd.DataFrame) -> tuple[float | None, tuple[str, str] | 
 
 
 # helpers ----------------------------------------------------------------------------------------------
+def _check_output(output, path) -> None:
+    """Before reading: the output (a file, or '-' redirected by the shell) is not the input."""
+    if str(output) == "-":
+        check_stdout(inputs=[path])
+    else:
+        check_output_path(output, inputs=[path])
+
+
 def _stored_signature(path: str, score: str) -> str | None:
     return None if path == "-" else score_signature(path, score)
 

@@ -5,27 +5,31 @@ pandas' chunked C parser (the same parser and options as :func:`xleval.io.read_t
 read as text), JSONL line by line. Each batch knows the 0-based position of its first row in the
 file, so an error in a batch names the file row (1-based, header not counted) and the batch.
 
-Unlike :func:`xleval.io.read_table`, text-format columns other than the ``numeric`` ones stay text:
-guessing types per batch could give different types in different batches.
+Text and JSONL files are read twice: a first pass checks every record's width and gathers the
+evidence of the column types (:mod:`xleval.io._schema`), so every batch gets the types that
+:func:`xleval.io.read_table` gives the whole file and a streamed output equals the one-pass output.
+Standard input cannot be read twice and is not streamed.
 """
 from __future__ import annotations
 
 import contextlib
 import csv
 import os
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
-from ..io import check_text_file_shape, iter_json_objects, table_format, to_numeric_column
+from ..io import check_text_file_shape, iter_json_objects, require_file, table_format, to_numeric_column
+from ..io._read import check_flat_schema
+from ..io._formats import TEXT_COLUMNS
+from ..io._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
+from ..io._shape import check_flat_values, check_header
 
-__all__ = ["TableBatch", "iter_batches", "count_rows", "DEFAULT_CHUNK_SIZE", "batch_context", "finish_batch",
-           "check_header", "parquet_columns", "open_parquet"]
+__all__ = ["TableBatch", "iter_batches", "count_rows", "table_columns", "DEFAULT_CHUNK_SIZE", "batch_context", "finish_batch",
+           "check_header", "parquet_columns", "open_parquet", "open_parquet_checked"]
 
 DEFAULT_CHUNK_SIZE = 200_000
 
@@ -61,35 +65,38 @@ def batch_context(batch: TableBatch, name: str) -> Iterator[None]:
 def iter_batches(path: str | os.PathLike, batch_size: int = DEFAULT_CHUNK_SIZE, *,
                  columns: Mapping[str, str] | None = None, required: Sequence[str] = (),
                  numeric: Sequence[str] = (), read_columns: Sequence[str] | None = None) -> Iterator[TableBatch]:
-    """Batches of at most ``batch_size`` rows of the table at ``path`` ('-' = TSV on stdin).
+    """Batches of at most ``batch_size`` rows of the table at ``path``.
 
     ``columns`` renames file columns to canonical names (file name -> canonical), ``required`` are
     checked once against the header, ``numeric`` columns are parsed as float64 (a bad cell names its
-    file row). ``read_columns`` (canonical names) limits what is decoded, for Parquet.
+    file row). ``read_columns`` (canonical names) limits what is decoded (Parquet) and typed (text).
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise InputError(f"chunk size {batch_size!r}: expected a positive integer number of rows, e.g. 100000")
-    name = "<stdin>" if str(path) == "-" else str(path)
-    if name != "<stdin>" and not Path(path).is_file():  # before the format: a missing file is the clearer news
-        raise InputError(f"{name}: no such file; check the path")
+    if str(path) == "-":
+        raise InputError("'-' (standard input) cannot be streamed: a streamed table is read twice (record widths and "
+                         "column types); save it to a file first, or drop --chunk-size")
+    name = str(path)
+    require_file(path, name, streams=False)  # before the format: a missing file is the clearer news
     fmt = table_format(path)
     rename = dict(columns or {})
-    raw = {"parquet": _parquet_frames, "jsonl": _jsonl_frames}.get(fmt, _text_frames)
+    reader = {"parquet": _parquet_frames, "jsonl": _jsonl_frames}.get(fmt, _text_frames)
     start, index = 0, 0
-    for frame in raw(path, fmt, name, int(batch_size), rename, read_columns):
-        if index == 0:
-            check_header(frame.columns, rename, required, name)
-        batch = finish_batch(frame, start, index, rename, numeric, name)
+    for frame, types in reader(path, fmt, name, int(batch_size), rename, numeric, read_columns, required):
+        batch = finish_batch(frame, start, index, rename, numeric, name, types)
         yield batch
         start, index = batch.stop, index + 1
     if index == 0:
-        raise InputError(f"{name}: the file has no rows; nothing to process")
+        raise InputError(f"{name}: the file has a header but no rows; nothing to process")
 
 
 def finish_batch(frame: pd.DataFrame, start: int, index: int, rename: Mapping[str, str], numeric: Sequence[str],
-                 name: str) -> TableBatch:
-    """Rename the columns and parse the numeric ones of a freshly read frame."""
+                 name: str, types: Mapping[str, str] | None = None) -> TableBatch:
+    """Rename the columns of a freshly read frame, give them the file's column types and parse the
+    numeric ones (the order of :func:`xleval.io.read_table`)."""
     frame = frame.rename(columns=dict(rename)) if rename else frame
+    if types:
+        frame = apply_text_types(frame, types)
     batch = TableBatch(frame, start, index, name)
     for col in numeric:
         if col in frame.columns:
@@ -98,43 +105,28 @@ def finish_batch(frame: pd.DataFrame, start: int, index: int, rename: Mapping[st
 
 
 def _numeric(values: pd.Series, col: str, batch: TableBatch, name: str) -> pd.Series:
-    try:
-        return to_numeric_column(values, col, "")
-    except InputError as exc:
-        # the in-memory message counts rows from the frame start; restate it with the file row
-        bad = pd.to_numeric(values.astype("string"), errors="coerce").isna() & values.notna()
-        bad &= ~values.astype("string").isin(["", "nan", "NaN", "NAN", "na", "NA", "N/A", "null", "NULL", "None"])
-        row = batch.start + int(np.flatnonzero(bad.to_numpy())[0]) + 1 if bad.any() else batch.start + 1
-        cell = values.iloc[row - batch.start - 1]
-        raise InputError(f"{batch.where(name)}: column {col!r} row {row}: {cell!r} is not a number; "
-                         "fix the value or choose another column") from exc
+    return to_numeric_column(values, col, batch.where(name), row_offset=batch.start, scope=" in this batch")
 
 
-def check_header(cols: pd.Index, rename: dict, required: Sequence[str], name: str) -> None:
-    dup = cols[cols.duplicated()].unique().tolist()
-    if dup:
-        raise InputError(f"{name}: duplicate column name(s) {dup}; column names must be unique")
-    unknown = [c for c in rename if c not in cols]
-    if unknown:
-        raise InputError(f"{name}: --col names column(s) {unknown} not in the file; its columns are {list(cols)}")
-    present = {rename.get(c, c) for c in cols}
-    missing = [c for c in required if c not in present]
-    if missing:
-        raise InputError(f"{name}: missing required column(s) {missing}; its columns are {list(cols)}; "
-                         f"rename with --col {missing[0]}=YOUR_COLUMN")
-
-
-# format readers -------------------------------------------------------------------------------------
-def _parquet_frames(path, fmt, name, batch_size, rename, read_columns) -> Iterator[pd.DataFrame]:
-    try:
-        pf = open_parquet(path)
-    except Exception as exc:  # pyarrow raises ArrowInvalid/OSError subclasses without a cheap common base
-        raise InputError(f"{name}: cannot read as parquet: {exc}") from exc
+# format readers: each yields (frame, column types) ---------------------------------------------------
+def _parquet_frames(path, fmt, name, batch_size, rename, numeric, read_columns, required):
+    pf = open_parquet_checked(path, name)
+    check_header(pf.schema_arrow.names, rename, required, name)
+    check_flat_schema(pf.schema_arrow, name)
     file_columns = parquet_columns(pf.schema_arrow.names, rename, read_columns)
     if pf.metadata.num_rows == 0:
         return
     for record_batch in pf.iter_batches(batch_size=batch_size, columns=file_columns):
-        yield record_batch.to_pandas()
+        yield record_batch.to_pandas(), None
+
+
+def open_parquet_checked(path: str | os.PathLike, name: str):
+    """:func:`open_parquet`, with an unreadable file reported as an InputError."""
+    try:
+        return open_parquet(path)
+    except Exception as exc:  # pyarrow raises ArrowInvalid/OSError subclasses without a cheap common base
+        text = str(exc).strip()
+        raise InputError(f"{name}: cannot read as parquet: {text.splitlines()[0] if text else type(exc).__name__}") from None
 
 
 def open_parquet(path: str | os.PathLike):
@@ -159,23 +151,55 @@ def parquet_columns(names: Sequence[str], rename: Mapping[str, str], read_column
     return [c for c in names if c in wanted]
 
 
-def _text_frames(path, fmt, name, batch_size, rename, read_columns) -> Iterator[pd.DataFrame]:
-    options = dict(dtype=str, keep_default_na=False, chunksize=batch_size)
+def _text_options(fmt: str, shape) -> dict:
+    options = dict(dtype=str, keep_default_na=False, skiprows=shape.comments)
     if fmt == "tsv":
-        options.update(sep="\t", quoting=csv.QUOTE_NONE, lineterminator="\n")
-    if name != "<stdin>":
-        # pandas' chunked parser pads a short row with empty cells: check every record's width first
-        options["skiprows"] = check_text_file_shape(path, fmt, name)
-    handle = sys.stdin if name == "<stdin>" else open(path, encoding="utf-8-sig", newline="")
-    try:
-        reader = pd.read_csv(handle, **options)
+        options.update(sep="\t", quoting=csv.QUOTE_NONE, lineterminator="\n", skip_blank_lines=False, nrows=shape.rows)
+    return options
+
+
+def _text_frames(path, fmt, name, batch_size, rename, numeric, read_columns, required):
+    # pandas' chunked parser pads a short row with empty cells: check every record's width first
+    shape = check_text_file_shape(path, fmt, name)
+    options = _text_options(fmt, shape)
+    header = list(_frames(path, name, fmt, dict(options, nrows=0)))
+    cols = list(header[0].columns) if header else []
+    if not cols:
+        raise InputError(f"{name}: the file is empty (no header, no rows); give a table with a header row")
+    check_header(cols, rename, required, name)
+    types = _text_types(path, name, fmt, options, cols, rename, numeric, read_columns, batch_size)
+    yield from ((frame, types) for frame in _frames(path, name, fmt, dict(options, chunksize=batch_size)))
+
+
+def _text_types(path, name, fmt, options, cols, rename, numeric, read_columns, batch_size) -> dict[str, str]:
+    """The first pass: the column types the whole file gives (only for the columns that can become numbers)."""
+    wanted = set(read_columns) if read_columns is not None else None
+    candidates = [c for c in cols if rename.get(c, c) not in set(numeric) | TEXT_COLUMNS
+                  and (wanted is None or rename.get(c, c) in wanted)]
+    if not candidates:
+        return {}
+    evidence: dict = {}
+    for frame in _frames(path, name, fmt, dict(options, chunksize=batch_size, usecols=candidates)):
+        evidence = text_evidence(frame.rename(columns=rename), skip=numeric, known=evidence)
+        if len(evidence) == len(candidates) and all(ev.settled for ev in evidence.values()):
+            break  # every candidate column holds text: nothing later can change that
+    return text_types(evidence)
+
+
+def _frames(path, name, fmt, options) -> Iterator[pd.DataFrame]:
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        try:
+            reader = pd.read_csv(handle, **options)
+        except pd.errors.EmptyDataError:
+            return
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
+        chunks = reader if "chunksize" in options else iter([reader])
         while True:
             try:
-                frame = next(reader)
-            except StopIteration:
+                frame = next(chunks)
+            except (StopIteration, pd.errors.EmptyDataError):
                 return
-            except pd.errors.EmptyDataError:
-                raise InputError(f"{name}: the file is empty (no header, no rows); give a table with a header row") from None
             except UnicodeDecodeError as exc:
                 raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
             except (pd.errors.ParserError, ValueError) as exc:
@@ -184,9 +208,6 @@ def _text_frames(path, fmt, name, batch_size, rename, read_columns) -> Iterator[
             if fmt == "tsv" and frame.shape[1]:
                 frame = _strip_cr(frame)
             yield frame
-    finally:
-        if handle is not sys.stdin:
-            handle.close()
 
 
 def _strip_cr(frame: pd.DataFrame) -> pd.DataFrame:
@@ -214,35 +235,59 @@ def _parser_message(exc: Exception) -> str:
     return f"cannot parse: {text}"
 
 
-def _jsonl_frames(path, fmt, name, batch_size, rename, read_columns) -> Iterator[pd.DataFrame]:
-    handle = sys.stdin if name == "<stdin>" else open(path, encoding="utf-8-sig")
-    try:
+def _jsonl_frames(path, fmt, name, batch_size, rename, numeric, read_columns, required):
+    evidence = JsonEvidence.empty()
+    for records in _json_records(path, name, batch_size):
+        evidence.add(records)
+    if not evidence.rows:
+        raise InputError(f"{name}: the file is empty (no rows); give one JSON object per line")
+    columns, types = evidence.columns, json_types(evidence)
+    check_header(columns, rename, required, name)
+    for records in _json_records(path, name, batch_size):
+        yield apply_json_types(records, columns, types), None
+
+
+def _json_records(path, name: str, batch_size: int) -> Iterator[list[dict]]:
+    with open(path, encoding="utf-8-sig") as handle:
         records: list[dict] = []
-        keys: list | None = None
-        for lineno, obj in iter_json_objects(handle, name, "one JSON object per line; no output was written"):
-            if keys is not None and not obj.keys() <= set(keys):
-                raise InputError(f"{name}: line {lineno}: key(s) {sorted(obj.keys() - set(keys))} do not occur in "
-                                 "the first batch; streaming needs the columns fixed by the first batch "
-                                 "(put every key in the first record, null when missing)")
-            records.append(obj)
-            if len(records) == batch_size:
-                frame = pd.DataFrame.from_records(records, columns=keys)
-                keys = list(frame.columns) if keys is None else keys
-                yield frame
-                records = []
+        try:
+            for lineno, obj in iter_json_objects(handle, name, "one JSON object per line; no output was written"):
+                check_flat_values(obj, name, lineno)
+                records.append(obj)
+                if len(records) == batch_size:
+                    yield records
+                    records = []
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
         if records:
-            yield pd.DataFrame.from_records(records, columns=keys)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
-    finally:
-        if handle is not sys.stdin:
-            handle.close()
+            yield records
+
+
+def table_columns(path: str | os.PathLike, columns: Mapping[str, str] | None = None) -> list[str]:
+    """The (renamed) column names of a table from its header, without reading its rows: a Parquet
+    schema, a text header, or the keys of the first JSONL record."""
+    name = str(path)
+    require_file(path, name, streams=False)
+    fmt = table_format(path)
+    if fmt == "parquet":
+        names = list(open_parquet_checked(path, name).schema_arrow.names)
+    elif fmt == "jsonl":
+        first = next(_json_records(path, name, 1), [{}])
+        names = list(first[0]) if first else []
+    else:
+        shape = check_text_file_shape(path, fmt, name)
+        header = list(_frames(path, name, fmt, dict(_text_options(fmt, shape), nrows=0)))
+        names = list(header[0].columns) if header else []
+    rename = dict(columns or {})
+    return [rename.get(c, c) for c in names]
 
 
 def count_rows(path: str | os.PathLike) -> int | None:
-    """Rows of a Parquet file from its footer (free); None for text formats (it would need a pass)."""
-    if str(path) != "-" and table_format(path) == "parquet":
-        import pyarrow.parquet as pq
-
-        return int(pq.ParquetFile(path).metadata.num_rows)
-    return None
+    """Rows of a Parquet file from its footer (free); None for text formats (it would need a pass) and
+    for a file that cannot be read (the reader reports it)."""
+    try:
+        if str(path) == "-" or table_format(path) != "parquet":
+            return None
+        return int(open_parquet(path).metadata.num_rows)
+    except Exception:  # an unknown format, or pyarrow's errors (no common base): reading the file names the problem
+        return None

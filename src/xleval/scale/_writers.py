@@ -1,7 +1,8 @@
-"""Streaming table writer: batches are appended to a temporary file beside the target, which is
-renamed over the target only when every batch is written. An error (or Ctrl-C) removes the
-temporary file, so there is never a partial output file. Batches are formatted by the same code
-as :func:`xleval.io.write_table`, so a streamed TSV/CSV/JSONL file is the in-memory one.
+"""Streaming table writer: batches are appended to the output through xleval's one writer
+(:func:`xleval.io.atomic_path`: a temporary file beside the target, renamed over it only when every
+batch is written; the output guard refuses a path that is an input). An error (or Ctrl-C, SIGTERM)
+removes the temporary file, so there is never a partial output file. Batches are formatted by the
+same code as :func:`xleval.io.write_table`, so a streamed TSV/CSV/JSONL file is the in-memory one.
 """
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from typing import Any
 import pandas as pd
 
 from ..exceptions import InputError
-from ..io import atomic_path, table_format
-from ..io._tables import SIDECAR_SUFFIX, _to_jsonl, _to_tsv
+from ..io import atomic_path, check_output_path, table_format
+from ..io._write import arrow_table, check_sidecar_path, check_stdout, format_rows, write_sidecar
 
 __all__ = ["TableWriter", "open_writer"]
 
@@ -50,7 +51,7 @@ class TableWriter:
         import pyarrow.parquet as pq
 
         if self._handle is None:
-            table = pa.Table.from_pandas(frame, preserve_index=False)
+            table = arrow_table(frame, where=f"batch {self.batches}: ")
             schema = table.schema
             if self._metadata:
                 meta = dict(schema.metadata or {})
@@ -62,20 +63,14 @@ class TableWriter:
             return
         try:
             table = pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise InputError(f"batch {self.batches}: its column types differ from the first batch's ({exc}); "
-                             "write a text format or make the column types consistent") from None
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arrow_table(frame, where=f"batch {self.batches}: ")  # names a column that mixes numbers and text
+            raise InputError(f"batch {self.batches}: its column types differ from the first batch's; write a text "
+                             "format or make the column types consistent") from None
         self._handle.write_table(table)
 
     def _write_text(self, frame: pd.DataFrame) -> None:
-        if self._fmt == "jsonl":
-            payload = _to_jsonl(frame)
-        elif self._fmt == "csv":
-            payload = frame.to_csv(index=False, header=self.batches == 0, lineterminator="\n")
-        else:
-            payload = _to_tsv(frame)
-            if self.batches:
-                payload = payload.split("\n", 1)[1]  # the header went out with the first batch
+        payload = format_rows(frame, self._fmt, header=self.batches == 0)
         if self._handle is None:
             self._handle = sys.stdout if self._tmp is None else open(self._tmp, "w", encoding="utf-8", newline="")
         self._handle.write(payload)
@@ -112,12 +107,15 @@ def open_writer(path: str | os.PathLike, *, metadata: Mapping[str, Any] | None =
     """
     fmt = table_format(path)
     if str(path) == "-":
+        check_stdout()
         writer = TableWriter(None, fmt, None)
         try:
             yield writer
         finally:
             writer._close()
         return
+    check_output_path(path)
+    check_sidecar_path(path, metadata)
     with atomic_path(path) as tmp:
         writer = TableWriter(tmp, fmt, metadata)
         try:
@@ -126,6 +124,5 @@ def open_writer(path: str | os.PathLike, *, metadata: Mapping[str, Any] | None =
                 raise InputError(f"{path}: no rows to write")
         finally:
             writer._close()
-    if metadata and fmt != "parquet":
-        with atomic_path(str(path) + SIDECAR_SUFFIX) as tmp:
-            tmp.write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    if fmt != "parquet":
+        write_sidecar(path, metadata)

@@ -55,9 +55,17 @@ def check_level(level: float) -> float:
     return float(level)
 
 
+#: every resample's statistic is kept (the distribution is part of the result), once per statistic and
+#: group: a bound keeps a mistyped count (1e9) from asking for tens of GiB; 1000-10000 give stable intervals
+MAX_RESAMPLES = 100_000
+
+
 def check_n_resamples(n_resamples: int, *, minimum: int = 1) -> int:
-    if not isinstance(n_resamples, numbers.Integral) or int(n_resamples) < minimum:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or int(n_resamples) < minimum:
         raise InputError(f"n_resamples must be an integer >= {minimum}; got {n_resamples!r}")
+    if int(n_resamples) > MAX_RESAMPLES:
+        raise InputError(f"n_resamples must be at most {MAX_RESAMPLES} (every resample is kept in memory; 1000-10000 "
+                         f"give stable intervals); got {int(n_resamples)}")
     return int(n_resamples)
 
 

@@ -1,0 +1,179 @@
+"""One column-type policy for tables, whether read whole or in batches.
+
+A column's type is decided from *all* of its cells, by evidence that merges across batches: the
+in-memory reader gathers it over the whole table at once, the streamed reader in a first pass over
+the file, and both convert every batch with the same decision. So a streamed output has the column
+types of the one-pass output, whatever the batch boundaries (docs/scale.md).
+
+Text tables (TSV/CSV; every cell read as text): a column becomes int64 when every cell is a
+canonical integer below 2**53 in magnitude (none missing), float64 when every present cell is a
+canonical number and none is spelt with a leading zero (missing cells become NaN); otherwise it
+stays text, so ids like '007' keep their spelling. Canonical text columns (``hypothesis``, ``lp``,
+...) and the columns a command parses as numbers itself stay as they are.
+
+JSONL (values typed by JSON): a column of integers only is int64 (a missing key or null makes it
+float64, as does any fraction), true/false only is bool, anything else keeps its JSON values.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ._formats import NA_TOKENS, TEXT_COLUMNS
+
+__all__ = ["TextEvidence", "text_evidence", "text_types", "apply_text_types", "JsonEvidence", "json_types",
+           "apply_json_types"]
+
+_INT_TEXT = r"-?(?:0|[1-9][0-9]*)"
+_FLOAT_TEXT = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?(?:inf|Infinity|nan|NaN)"
+_LEADING_ZERO = r"-?0[0-9]+"
+
+
+@dataclass
+class TextEvidence:
+    """What the cells of one text column seen so far allow (mergeable)."""
+
+    present: bool = False   # some cell is not a missing-value token
+    missing: bool = False   # some cell is a missing-value token
+    ints: bool = True       # every present cell is a canonical integer below 2**53
+    floats: bool = True     # every present cell is a canonical number, none with a leading zero
+
+    @property
+    def settled(self) -> bool:
+        """Nothing later can make it a number: no need to look at more cells."""
+        return self.present and not self.floats
+
+    def merge(self, other: TextEvidence) -> TextEvidence:
+        return TextEvidence(self.present or other.present, self.missing or other.missing,
+                            self.ints and other.ints, self.floats and other.floats)
+
+
+def text_evidence(frame: pd.DataFrame, skip: Iterable[str] = (),
+                  known: Mapping[str, TextEvidence] | None = None) -> dict[str, TextEvidence]:
+    """Evidence of the text columns of ``frame`` not in ``skip`` (or TEXT_COLUMNS), merged into ``known``."""
+    out = dict(known or {})
+    skip = set(skip) | TEXT_COLUMNS
+    for col in frame.columns:
+        if col in skip or (col in out and out[col].settled):
+            continue
+        values = frame[col]
+        if not (values.dtype == object or pd.api.types.is_string_dtype(values)):
+            continue
+        out[col] = out.get(col, TextEvidence()).merge(_cells_evidence(values.astype(str)))
+    return out
+
+
+def _cells_evidence(cells: pd.Series) -> TextEvidence:
+    empty = cells.isin(NA_TOKENS)
+    present = cells[~empty]
+    if present.empty:
+        return TextEvidence(False, bool(empty.any()), True, True)
+    floats = bool(present.str.fullmatch(_FLOAT_TEXT).all()) and not present.str.fullmatch(_LEADING_ZERO).any()
+    ints = floats and bool(present.str.fullmatch(_INT_TEXT).all())
+    if ints:
+        ints = bool((pd.to_numeric(present, errors="coerce").abs() < 2**53).all())
+    return TextEvidence(True, bool(empty.any()), ints, floats)
+
+
+def text_types(evidence: Mapping[str, TextEvidence]) -> dict[str, str]:
+    """The decision: ``{column: 'int64' | 'float64'}`` for the columns that become numbers."""
+    types = {}
+    for col, ev in evidence.items():
+        if not ev.present:
+            continue
+        if ev.ints and not ev.missing:
+            types[col] = "int64"
+        elif ev.floats:
+            types[col] = "float64"
+    return types
+
+
+def apply_text_types(frame: pd.DataFrame, types: Mapping[str, str]) -> pd.DataFrame:
+    """Convert the columns of ``frame`` that ``types`` names (every cell is known to parse)."""
+    for col, dtype in types.items():
+        if col not in frame.columns:
+            continue
+        cells = frame[col].astype(str)
+        parsed = pd.to_numeric(cells.where(~cells.isin(NA_TOKENS)), errors="coerce")
+        frame[col] = parsed.astype(dtype)
+    return frame
+
+
+# JSONL -------------------------------------------------------------------------------------------------
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+@dataclass
+class JsonEvidence:
+    """The kinds of JSON values each key holds, the keys in the order they first occur, and the rows."""
+
+    kinds: dict
+    rows: int = 0
+
+    @classmethod
+    def empty(cls) -> JsonEvidence:
+        return cls({})
+
+    def add(self, records: list[dict]) -> JsonEvidence:
+        for record in records:
+            for key, value in record.items():
+                kinds = self.kinds.get(key)
+                if kinds is None:
+                    kinds = self.kinds[key] = set()
+                    if self.rows:  # the key is missing from every earlier record
+                        kinds.add("null")
+                kinds.add(_json_kind(value))
+            if len(record) < len(self.kinds):
+                for key in self.kinds.keys() - record.keys():
+                    self.kinds[key].add("null")
+            self.rows += 1
+        return self
+
+    @property
+    def columns(self) -> list:
+        return list(self.kinds)
+
+
+def _json_kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int" if _INT64[0] <= value <= _INT64[1] else "other"
+    if isinstance(value, float):
+        return "float"
+    return "other"
+
+
+def json_types(evidence: JsonEvidence) -> dict[str, str]:
+    """``{column: 'int64' | 'float64' | 'bool' | 'object'}``."""
+    types = {}
+    for key, kinds in evidence.kinds.items():
+        if kinds == {"int"}:
+            types[key] = "int64"
+        elif kinds and kinds <= {"int", "float", "null"} and kinds != {"null"}:
+            types[key] = "float64"
+        elif kinds == {"bool"}:
+            types[key] = "bool"
+        else:
+            types[key] = "object"
+    return types
+
+
+def apply_json_types(records: list[dict], columns: list, types: Mapping[str, str]) -> pd.DataFrame:
+    """A frame of ``records`` with every column of ``columns`` (missing keys: null) typed by ``types``."""
+    frame = pd.DataFrame.from_records(records, columns=columns) if records else pd.DataFrame(columns=columns)
+    for col in columns:
+        dtype = types.get(col, "object")
+        values = frame[col]
+        if dtype == "object":
+            if values.dtype != object:  # a batch that holds one kind of a mixed column: its JSON values back
+                cells = values.astype(object)
+                frame[col] = cells.where(values.notna(), None) if values.dtype.kind == "f" else cells
+        elif values.dtype != np.dtype(dtype):
+            frame[col] = values.astype(dtype)
+    return frame

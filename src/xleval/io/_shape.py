@@ -1,0 +1,237 @@
+"""Shape and record checks shared by the in-memory reader and the streamed one: every record has the
+header's width, column names are unique and present, a comment block is told from a header, a JSON
+record has each key once and flat values.
+
+pandas pads a short CSV row with empty cells, reads an extra field in the first row as an index and
+lets a later duplicate key of a JSON object win: each would change data silently, so these checks
+run before pandas sees the data.
+"""
+from __future__ import annotations
+
+import csv
+import io as _io
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+import pandas as pd
+
+from ..exceptions import InputError
+
+__all__ = ["is_comment_line", "strip_leading_comments", "check_unique_columns", "check_header", "check_tsv_text",
+           "check_csv_text", "check_text_file_shape", "iter_json_objects", "check_flat_values", "TextShape"]
+
+
+# comment block -----------------------------------------------------------------------------------
+def is_comment_line(line: str | bytes) -> bool:
+    """A comment line before the header starts with '#' and a space (or is '#' alone): '# source: ...'.
+    A first line like '#id<TAB>score' is a header whose first column is named '#id', not a comment."""
+    if isinstance(line, bytes):
+        line = line.decode("utf-8", "replace")
+    line = line.removeprefix("\ufeff").rstrip("\r\n")
+    return line == "#" or (line.startswith("#") and line[1:2].isspace())
+
+
+def strip_leading_comments(text: str) -> str:
+    """Drop the comment lines before the header (a provenance/citation block); '#' later is data."""
+    while text and is_comment_line(text.partition("\n")[0]):
+        _, _, text = text.partition("\n")
+    return text
+
+
+# columns -----------------------------------------------------------------------------------------
+def check_unique_columns(columns: Iterable, name: str) -> None:
+    index = pd.Index(list(columns))
+    dup = index[index.duplicated()].unique().tolist()
+    if dup:
+        raise InputError(f"{name}: duplicate column name(s) {dup}; column names must be unique")
+
+
+def check_header(cols: Sequence, rename: Mapping[str, str], required: Sequence[str], name: str) -> None:
+    """The header's names are unique, ``rename`` (file name -> canonical) names columns of the file, and
+    every ``required`` canonical column is present (checked once, before any row is processed)."""
+    cols = list(cols)
+    check_unique_columns(cols, name)
+    unknown = [c for c in rename if c not in cols]
+    if unknown:
+        raise InputError(f"{name}: --col names column(s) {unknown} not in the file; its columns are {cols}")
+    renamed = [rename.get(c, c) for c in cols]
+    if rename:
+        check_unique_columns(renamed, name)
+    missing = [c for c in required if c not in renamed]
+    if missing:
+        m = missing[0]
+        fix = (f"remove the '#' before {m!r} in the header (or map it: --col '{m}=#{m}')" if f"#{m}" in cols
+               else f"rename with --col {m}=YOUR_COLUMN")  # '#lp<TAB>...' is a header, its '#' part of the name
+        raise InputError(f"{name}: missing required column(s) {missing}; its columns are {cols}; {fix}")
+
+
+# record widths -------------------------------------------------------------------------------------
+class TextShape:
+    """What the width check learnt: comment lines before the header, and data rows (trailing blank
+    lines of a TSV file are not rows)."""
+
+    def __init__(self, comments: int, rows: int):
+        self.comments, self.rows = comments, rows
+
+
+def _tsv_width_error(name: str, row: int, line: int, fields: int, width: int) -> InputError:
+    return InputError(f"{name}: row {row} (line {line}) has {fields} tab-separated fields, the header has {width}; "
+                      "fix the row (a tab inside a text?)")
+
+
+def _blank_line_error(name: str, line: int) -> InputError:
+    return InputError(f"{name}: line {line} is blank; remove blank lines between rows (a line break inside a text?)")
+
+
+def check_tsv_text(text: str, name: str, first_line: int = 1) -> int:
+    """Every TSV line has the header's number of fields; a blank line inside the data is refused (with
+    one column it is an empty value); trailing blank lines are ignored. Returns the number of rows.
+    ``first_line`` is the file line of the header (after a comment block)."""
+    lines = text.rstrip("\n").split("\n")
+    width = lines[0].count("\t") + 1
+    if width == 1 and ("," in lines[0] or ";" in lines[0]) and len(lines) > 1:
+        raise InputError(f"{name}: the header has no tab but has commas/semicolons; is this a CSV file? Rename it to .csv")
+    for i, line in enumerate(lines[1:], start=1):
+        fields = line.count("\t") + 1
+        if fields != width:
+            if not line:
+                raise _blank_line_error(name, i + first_line)
+            raise _tsv_width_error(name, i, i + first_line, fields, width)
+    return len(lines) - 1
+
+
+def check_csv_text(text: str, name: str, first_line: int = 1) -> None:
+    """Every CSV record (quotes honoured) has the header's width; blank lines are skipped, as pandas does."""
+    if '"' not in text and "\r" not in text:  # no quoting: a record is a line, counting commas is enough
+        lines = text.split("\n")
+        width = lines[0].count(",") + 1
+        bad = next((i for i, line in enumerate(lines[1:], start=1) if line and line.count(",") + 1 != width), None)
+        if bad is not None:
+            row = sum(1 for line in lines[1: bad + 1] if line)
+            _raise_csv_width(name, row, bad + first_line, lines[bad].count(",") + 1, width)
+        return
+    _check_csv_records(_io.StringIO(text), name, first_line - 1)
+
+
+def _check_csv_records(lines, name: str, offset: int = 0) -> None:
+    """Every CSV record (quotes honoured) has the header's width; a lone CR outside quotes is refused
+    (pandas would silently start a new row there). Blank lines are skipped, as pandas does."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(2**31 - 1)  # a long quoted text is data, not an error
+    records = csv.reader(lines)
+    try:
+        width, row = len(next(records, [])), 0
+        for record in records:
+            if record:
+                row += 1
+                if len(record) != width:
+                    _raise_csv_width(name, row, records.line_num + offset, len(record), width)
+    except csv.Error as exc:
+        if "new-line" in str(exc):
+            raise InputError(f"{name}: line {records.line_num + offset}: a carriage return (CR) without a line feed "
+                             "outside quotes; save the file with LF or CRLF line endings") from None
+        raise InputError(f"{name}: line {records.line_num + offset}: cannot read as csv: {exc}") from None
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _raise_csv_width(name: str, row: int, line: int, fields: int, width: int) -> None:
+    raise InputError(f"{name}: row {row} (line {line}) has {fields} comma-separated fields, the header has {width}; "
+                     "fix the row (quote a text that holds a comma)")
+
+
+def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str) -> TextShape:
+    """The width checks of the in-memory reader, streamed over a file of any size (one pass, constant
+    memory), for readers that parse in chunks."""
+    with open(path, "rb") as fh:
+        comments = 0
+        header = fh.readline()
+        while header and is_comment_line(header):
+            comments += 1
+            header = fh.readline()
+        if fmt == "tsv":
+            return TextShape(comments, _tsv_rows(fh, header, name, comments))
+    try:  # lines end at LF only (CRLF keeps its CR for csv to strip): a lone CR is then an error, as in memory
+        with open(path, encoding="utf-8-sig", newline="\n") as fh:
+            _check_csv_records(_after_leading_comments(fh), name, comments)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
+    return TextShape(comments, -1)
+
+
+def _tsv_rows(lines: Iterable[bytes], header: bytes, name: str, comments: int) -> int:
+    width = header.count(b"\t") + 1
+    row = blank = 0  # blank: blank lines seen since the last row (an error only if a row follows)
+    for line in lines:
+        if not line.rstrip(b"\r\n") and width > 1:
+            blank += 1
+            continue
+        if blank:
+            raise _blank_line_error(name, row + comments + 2)
+        row += 1
+        fields = line.count(b"\t") + 1
+        if fields != width:
+            raise _tsv_width_error(name, row, row + comments + 1, fields, width)
+    return row
+
+
+def _after_leading_comments(lines) -> Iterator[str]:
+    """The lines of a text file from its header on."""
+    lines = iter(lines)
+    for line in lines:
+        if not is_comment_line(line):
+            yield line
+            break
+    yield from lines
+
+
+# JSON records ----------------------------------------------------------------------------------------
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _DuplicateKey(dup)
+    return record
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def iter_json_objects(lines, name: str, hint: str = "one JSON object per line") -> Iterator[tuple[int, dict]]:
+    """``(line number, object)`` for each non-blank line; a line that is not a JSON object, or an
+    object with a key given twice (JSON parsers keep the last value silently), is an InputError naming
+    the file and line (shared by every JSONL reader)."""
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line, object_pairs_hook=_unique_keys)
+        except _DuplicateKey as exc:
+            raise InputError(f"{name}: line {i}: key {exc.key!r} occurs more than once in one object; keep one") from None
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{name}: line {i}: not valid JSON ({exc.msg}); {hint}") from None
+        except (ValueError, RecursionError) as exc:  # an integer of thousands of digits, nesting too deep
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+            raise InputError(f"{name}: line {i}: cannot read the JSON ({reason}); {hint}") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{name}: line {i}: expected a JSON object, got {_json_type(obj)}")
+        yield i, obj
+
+
+def _json_type(value: object) -> str:
+    return {list: "an array", str: "a string", bool: "true/false", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__)
+
+
+def check_flat_values(record: Mapping, name: str, line: int) -> None:
+    """A table cell holds one value: a JSON array or object in a record is refused (it would reach the
+    metrics and the language columns as its Python spelling)."""
+    for key, value in record.items():
+        if isinstance(value, (list, dict)):
+            raise InputError(f"{name}: line {line}: {key!r} is {_json_type(value) if isinstance(value, list) else 'an object'}; "
+                             "a table cell holds one text, number, true/false or null (e.g. \"lp\": \"de-en\")")

@@ -1,0 +1,379 @@
+"""The one writer: every file xleval writes (tables, streamed tables, metadata sidecars, calibrators,
+reports, checklists) goes through :func:`atomic_path`, which is where the output guard lives.
+
+* An output that is an input of the running command is refused before anything is replaced: the
+  same file under another spelling of its path, or through a symbolic or a hard link (compared by
+  device and inode; see :mod:`._inputs`), and so is a second output to a file already written.
+* A regular file is written to a temporary file beside it, flushed to disk, and renamed over it
+  only when complete: there is never a partial output. A symbolic link stays a link: the file it
+  points to is replaced.
+* A character device or a FIFO (``/dev/null``, a named pipe) and a file-descriptor link
+  (``/dev/stdout``, ``/dev/fd/N``) are written in place: renaming over them would replace the
+  device node or the link with a regular file.
+* A failed write (a full disk, a read-only file system, an I/O error) is an error that names the
+  output, never a success, and never names the temporary file.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import errno
+import glob
+import hashlib
+import json
+import os
+import re
+import socket
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import InputError, OutputError
+from ._formats import SIDECAR_SUFFIX, table_format, through_fd_link
+from ._inputs import file_kind, input_named, output_named, record_output
+
+__all__ = ["check_output_path", "atomic_path", "write_text", "write_table", "write_sidecar", "check_sidecar_path",
+           "check_stdout", "format_rows", "arrow_table"]
+
+_HOST = socket.gethostname()
+_WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO,
+                 errno.EACCES, errno.EPERM}
+_WRITE_MESSAGES = ("No space left on device", "Disk quota exceeded", "File too large", "Read-only file system",
+                   "Input/output error")
+
+
+def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.PathLike] = ()) -> Path:
+    """Refuse, before any work is done, an output path that cannot or must not be written: its folder
+    is missing or not writable, it is a directory, a block device or a socket, or it is one of
+    ``inputs`` or a file the running command has read (same file by device and inode)."""
+    if not str(path).strip():
+        raise OutputError(f"output path {str(path)!r}: give a file name")
+    if str(path).endswith(("/", os.sep)) and not os.path.isdir(path):  # 'out/': a folder was meant, not a file 'out'
+        raise OutputError(f"{path}: names a folder that does not exist; give a file name (or create the folder)")
+    target = Path(path)
+    direct, final = _plan(target)
+    _refuse_inputs(target, inputs)
+    if direct:
+        return target
+    shown = final.parent if target.is_symlink() else (target.parent if str(target.parent) else Path("."))
+    if not final.parent.is_dir():
+        raise OutputError(f"{target}: output directory {shown} does not exist; create it first")
+    if not os.access(final.parent, os.W_OK):
+        raise OutputError(f"{target}: output directory {shown} is not writable")
+    try:
+        mode = os.stat(final).st_mode
+    except FileNotFoundError:
+        return target
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(mode):
+        raise OutputError(f"{target}: is a directory; give a file name")
+    if not stat.S_ISREG(mode):
+        raise OutputError(f"{target}: is {file_kind(mode)}; write to a file, a character device or a FIFO")
+    if not os.access(final, os.W_OK):  # a rename could replace it; a plain open() would refuse, and so do we
+        raise OutputError(f"{target}: the file is read-only; make it writable or choose another output path")
+    return target
+
+
+def _plan(target: Path) -> tuple[bool, Path]:
+    """``(True, target)`` to write in place (a device, a FIFO, a file-descriptor link); else
+    ``(False, final)``: the regular file to replace, a symbolic link's target rather than the link."""
+    if through_fd_link(target):
+        return True, target
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:  # a symbolic link loop, a path through a file
+        raise OutputError(f"{target}: cannot write ({exc.strerror or exc}); check the path") from None
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        return True, target
+    return False, Path(os.path.realpath(target)) if target.is_symlink() else target
+
+
+def _refuse_inputs(target: Path, inputs: Sequence[str | os.PathLike]) -> None:
+    read_as = input_named(target) or next((str(p) for p in inputs if _same_file(p, target)), None)
+    if read_as is not None:
+        same = "is an input" if read_as == str(target) else f"is the same file as the input {read_as}"
+        raise OutputError(f"{target}: {same} of this command; writing the output there would destroy it; "
+                          "choose another output path")
+    written_as = output_named(target)
+    if written_as is not None:
+        raise OutputError(f"{target}: is already an output of this command ({written_as}); give each output its own path")
+
+
+def _is_file(path: str | os.PathLike, identity: tuple[int, int]) -> bool:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == identity
+
+
+def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(sa.st_mode) and (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield the path to write the output of ``path`` to: a temporary file beside it, renamed over it
+    when the block ends without an error (removed otherwise), or the path itself for a device or a
+    FIFO. Write errors become :class:`OutputError` naming ``path``."""
+    target = check_output_path(path)
+    direct, final = _plan(target)
+    if direct:
+        with _write_errors(target, None):
+            yield target
+        return
+    _remove_stale_temporaries(final.parent, final.name)
+    tmp_path: Path | None = None
+    try:
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{_short(final.name)}.{os.getpid()}@{_HOST}.", suffix=".tmp",
+                                       dir=final.parent)
+        except OSError as exc:  # the message names the output, never the temporary file
+            raise OutputError(f"{target}: cannot write ({exc.strerror or exc}); no output was written") from None
+        os.close(fd)
+        tmp_path = Path(tmp)
+        with _write_errors(target, tmp_path):
+            os.chmod(tmp_path, _output_mode(final))  # mkstemp makes 0600; an output gets the usual mode
+            yield tmp_path
+            _flush_to_disk(tmp_path)
+        _refuse_inputs(target, ())  # a streamed reader records its input while the output is being written
+        os.replace(tmp_path, final)
+    except BaseException:
+        if tmp_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                tmp_path.unlink()
+        raise
+    record_output(final)
+
+
+def _flush_to_disk(path: Path) -> None:
+    """fsync before the rename: after a power loss the target holds the old or the new file, not an empty one."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EROFS):  # file systems that cannot sync have nothing to flush
+            raise
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _write_errors(target: Path, tmp: Path | None) -> Iterator[None]:
+    try:
+        yield
+    except OSError as exc:
+        text = str(exc)
+        if exc.filename is not None and exc.filename not in (str(tmp), str(target)):
+            raise  # about another file (an input read while the output is written): not this output's failure
+        if not (exc.errno in _WRITE_ERRNOS or any(m in text for m in _WRITE_MESSAGES)
+                or (tmp is not None and str(tmp) in text) or exc.filename in (str(tmp), str(target))):
+            raise
+        reason = exc.strerror or text
+        if tmp is not None:
+            reason = reason.replace(str(tmp), str(target))
+        done = "no output was written" if tmp is not None or not target.exists() else "the output is incomplete"
+        fix = "; free some space or write elsewhere" if exc.errno == errno.ENOSPC or "No space" in text else ""
+        raise OutputError(f"{target}: cannot write ({reason}){fix}; {done}") from None
+
+
+def _short(name: str) -> str:
+    """The output's name in its temporary file's name: whole, or (a long name) cut with a hash of the
+    whole, so that the temporary name stays within the file system's limit when the output's does."""
+    if len(name.encode()) <= 120:
+        return name
+    return name.encode()[:96].decode(errors="ignore") + "~" + hashlib.sha256(name.encode()).hexdigest()[:12]
+
+
+def _remove_stale_temporaries(directory: Path, name: str) -> None:
+    """Remove the temporary files of earlier writes of ``name`` that were killed (SIGKILL, out of
+    memory) before they could clean up: those of this host whose process is gone. Another host's
+    files on a shared folder, and those of running processes, are left alone."""
+    name = _short(name)
+    pattern = re.compile(rf"\.{re.escape(name)}\.(\d+)@(.+)\.[^.]+\.tmp")
+    for entry in directory.glob(f".{glob.escape(name)}.*.tmp"):
+        match = pattern.fullmatch(entry.name)
+        if match and match.group(2) == _HOST and not _process_alive(int(match.group(1))):
+            with contextlib.suppress(OSError):
+                entry.unlink()
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. PermissionError: it exists, owned by someone else
+        return True
+    return True
+
+
+def _output_mode(target: Path) -> int:
+    """The mode a plain ``open(target, 'w')`` would give: the existing file's, else 0666 less the umask."""
+    if target.exists():
+        return target.stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` through the output guard, atomically."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+
+
+def _is_direct(path: str | os.PathLike) -> bool:
+    return _plan(Path(path))[0]
+
+
+def write_sidecar(path: str | os.PathLike, metadata: Mapping[str, object] | None) -> None:
+    """The metadata of the text table at ``path`` in ``PATH.signatures.json``; without metadata, a
+    sidecar left by an earlier write of this path is removed (it describes a table that is gone).
+    A device or a FIFO has no sidecar."""
+    if _is_direct(path):
+        return
+    sidecar = Path(str(path) + SIDECAR_SUFFIX)
+    if metadata:
+        write_text(sidecar, json.dumps(metadata, indent=2, sort_keys=True) + "\n")
+    elif os.path.lexists(sidecar) and input_named(sidecar) is None:
+        with contextlib.suppress(FileNotFoundError):
+            sidecar.unlink()
+
+
+def check_stdout(inputs: Sequence[str | os.PathLike] = ()) -> None:
+    """Refuse '-' (standard output) when the shell sends it into an input of the command (``>> in.tsv``):
+    one the running command has read, or one of ``inputs``."""
+    from .._base.scope import stream_input_named
+
+    try:
+        fd = sys.stdout.fileno()
+        out = os.fstat(fd)
+    except (AttributeError, ValueError, OSError):  # a replaced stdout (tests) has no descriptor
+        return
+    read_as = stream_input_named(fd) or next((str(p) for p in inputs if _is_file(p, (out.st_dev, out.st_ino))), None)
+    if read_as is not None:
+        raise OutputError(f"-: standard output goes to the input {read_as} of this command; writing the output there "
+                          "would destroy it; redirect it to another file")
+
+
+def check_sidecar_path(path: str | os.PathLike, metadata: Mapping[str, object] | None) -> None:
+    """Before a text table is written: its sidecar can be written too (or a stale one removed), so the
+    table never ends up without the signatures it should carry, or beside another table's."""
+    if _is_direct(path) or table_format(path) == "parquet":
+        return
+    sidecar = str(path) + SIDECAR_SUFFIX
+    if metadata:
+        check_output_path(sidecar)
+    elif os.path.lexists(sidecar) and not os.path.isfile(sidecar) and not os.path.islink(sidecar):
+        raise OutputError(f"{sidecar}: is {file_kind(os.lstat(sidecar).st_mode)}, where the table's signature "
+                          "sidecar would be; remove it")
+
+
+def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[str, object] | None = None) -> None:
+    """Write ``df`` atomically by extension; ``metadata`` (e.g. metric signatures) goes into the Parquet
+    schema metadata under ``b"xleval"``, or into a sidecar ``PATH.signatures.json`` for text formats."""
+    fmt = table_format(path)
+    if str(path) == "-":
+        check_stdout()
+        sys.stdout.write(format_rows(df, "tsv"))
+        sys.stdout.flush()
+        return
+    check_output_path(path)
+    check_sidecar_path(path, metadata)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        table = arrow_table(df, where=f"{path}: ")
+        if metadata:
+            meta = dict(table.schema.metadata or {})
+            meta[b"xleval"] = json.dumps(metadata, sort_keys=True).encode()
+            table = table.replace_schema_metadata(meta)
+        with atomic_path(path) as tmp:
+            pq.write_table(table, tmp, compression="zstd")
+        return
+    write_text(path, format_rows(df, fmt, where=f"{path}: "))
+    write_sidecar(path, metadata)
+
+
+def arrow_table(df: pd.DataFrame, schema=None, *, where: str = ""):
+    """``df`` as an Arrow table for Parquet, the one conversion of whole and streamed writes: a text
+    column without any value is a string column (not Arrow's null type, which a later batch with
+    values could not join), and a column mixing numbers and text is an InputError naming it."""
+    import pyarrow as pa
+
+    try:
+        table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        column = next((c for c in df.columns if _mixed(df[c])), None)
+        if column is None:
+            raise InputError(f"{where}cannot write as parquet ({exc}); write .jsonl or .tsv instead") from None
+        raise InputError(f"{where}column {column!r} mixes numbers and text, which one Parquet column cannot hold; "
+                         "write .jsonl or .tsv, or make the column's values one type") from None
+    if schema is None:
+        nulls = [i for i, f in enumerate(table.schema) if pa.types.is_null(f.type)]
+        for i in nulls:
+            field = table.schema.field(i)
+            table = table.set_column(i, field.with_type(pa.string()), table.column(i).cast(pa.string()))
+    return table
+
+
+def _mixed(values: pd.Series) -> bool:
+    if values.dtype != object:
+        return False
+    kinds = {type(v) for v in values.dropna().tolist()}
+    return len({k if k not in (int, float) else float for k in kinds}) > 1
+
+
+def format_rows(df: pd.DataFrame, fmt: str, *, header: bool = True, where: str = "") -> str:
+    """The rows of ``df`` as TSV, CSV or JSONL text (every text table xleval writes, whole or in batches)."""
+    if fmt == "jsonl":
+        return _to_jsonl(df)
+    if fmt == "csv":
+        return df.to_csv(index=False, header=header, lineterminator="\n")
+    text = _to_tsv(df, where)
+    return text if header else text.split("\n", 1)[1]
+
+
+def _to_jsonl(df: pd.DataFrame) -> str:
+    """One JSON object per row; floats written with repr (shortest round-trip, unlike pandas' 15 digits),
+    NaN/inf as null."""
+    def clean(value):
+        if isinstance(value, float) and not np.isfinite(value):
+            return None
+        if isinstance(value, np.generic):
+            return clean(value.item())
+        if isinstance(value, pd.Timestamp):
+            return value.isoformat()
+        return value
+
+    columns = list(df.columns)
+    lines = (json.dumps(dict(zip(columns, map(clean, row))), ensure_ascii=False)
+             for row in df.itertuples(index=False, name=None))
+    return "".join(line + "\n" for line in lines)
+
+
+def _to_tsv(df: pd.DataFrame, where: str = "") -> str:
+    for col in df.columns:
+        if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
+            cells = df[col].dropna().astype(str)
+            if cells.str.contains("[\t\n]", regex=True).any():
+                raise InputError(
+                    f"{where}column {col!r} has a text with a tab or newline, which TSV cannot hold; write .parquet, "
+                    ".jsonl or .csv instead"
+                )
+    return df.to_csv(sep="\t", index=False, quoting=csv.QUOTE_NONE, lineterminator="\n", escapechar=None)
