@@ -8,7 +8,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import xleval_command
 from xleval.calibration import LGN, prepare_frame
 from xleval.io import atomic_path
 
@@ -37,8 +37,8 @@ def inputs(tmp_path_factory):
 
 
 def _apply(root: Path, source: str, output: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "xleval", "calibrate", "apply", str(root / "model.json"),
-                             str(root / source), "-o", str(output), "--chunk-size", CHUNK],
+    return subprocess.Popen(xleval_command("calibrate", "apply", root / "model.json", root / source, "-o", output,
+                                           "--chunk-size", CHUNK),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

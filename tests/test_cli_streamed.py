@@ -5,7 +5,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.cli import main
 
 ROWS = [("de-en", "The cat sat on the mat.", "The cat sits on the mat."),
         ("de-en", "A dog barks loudly today.", "The dog is barking loudly."),
@@ -23,30 +22,30 @@ def table(tmp_path):
     return path
 
 
-def test_streamed_score_equals_in_memory(tmp_path, table, capsys):
-    assert main(["score", str(table), "--metric", "bleu,chrf", "--tokenize", "13a", "-o", str(tmp_path / "a.parquet")]) == 0
-    assert main(["score", str(table), "--metric", "bleu,chrf", "--tokenize", "13a", "--chunk-size", "7",
-                 "-o", str(tmp_path / "b.parquet"), "--format", "json"]) == 0
-    capsys.readouterr()
+def test_streamed_score_equals_in_memory(tmp_path, table, cli):
+    assert cli("score", table, "--metric", "bleu,chrf", "--tokenize", "13a", "-o", tmp_path / "a.parquet").exit_code == 0
+    assert cli("score", table, "--metric", "bleu,chrf", "--tokenize", "13a", "--chunk-size", "7",
+               "-o", tmp_path / "b.parquet", "--format", "json").exit_code == 0
     a, b = pd.read_parquet(tmp_path / "a.parquet"), pd.read_parquet(tmp_path / "b.parquet")
     np.testing.assert_array_equal(a["bleu"], b["bleu"])
     np.testing.assert_array_equal(a["chrf"], b["chrf"])
-    assert main(["score", str(table), "--metric", "bleu", "--chunk-size", "7", "-o", str(tmp_path / "c.parquet")]) == 2
-    assert "--tokenize" in capsys.readouterr().err
+    rc, _, err = cli("score", table, "--metric", "bleu", "--chunk-size", "7", "-o", tmp_path / "c.parquet")
+    assert rc == 2 and "--tokenize" in err
     assert not (tmp_path / "c.parquet").exists()
 
 
-def test_streamed_diagnose_equals_in_memory_moments(tmp_path, table, capsys):
-    assert main(["score", str(table), "--metric", "chrf", "-o", str(tmp_path / "s.parquet")]) == 0
-    capsys.readouterr()
-    assert main(["diagnose", str(tmp_path / "s.parquet"), "--score", "chrf", "--by", "lp", "--format", "json",
-                 "--n-resamples", "20"]) == 0
-    full = json.loads(capsys.readouterr().out)
-    assert main(["diagnose", str(tmp_path / "s.parquet"), "--score", "chrf", "--by", "lp", "--format", "json",
-                 "--chunk-size", "11"]) == 0
-    streamed = json.loads(capsys.readouterr().out)
+def test_streamed_diagnose_equals_in_memory_moments(tmp_path, table, cli):
+    assert cli("score", table, "--metric", "chrf", "-o", tmp_path / "s.parquet").exit_code == 0
+    rc, out, err = cli("diagnose", tmp_path / "s.parquet", "--score", "chrf", "--by", "lp", "--format", "json",
+                       "--n-resamples", "20")
+    assert rc == 0, err
+    full = json.loads(out)
+    rc, out, err = cli("diagnose", tmp_path / "s.parquet", "--score", "chrf", "--by", "lp", "--format", "json",
+                       "--chunk-size", "11")
+    assert rc == 0, err
+    streamed = json.loads(out)
     means = {g["group"]: g["mean"] for g in full["bias"]["groups"]}
     assert {g["group"]: g["mean"] for g in streamed["groups"]} == pytest.approx(means, rel=1e-12)
     assert streamed["sd_of_means"] == pytest.approx(full["bias"]["sd_of_means"], rel=1e-12)
-    assert main(["diagnose", str(tmp_path / "s.parquet"), "--score", "chrf", "--human", "chrf", "--chunk-size", "11"]) == 2
-    assert "in memory" in capsys.readouterr().err
+    rc, _, err = cli("diagnose", tmp_path / "s.parquet", "--score", "chrf", "--human", "chrf", "--chunk-size", "11")
+    assert rc == 2 and "in memory" in err

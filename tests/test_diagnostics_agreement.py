@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from xleval.calibration import LGN
-from xleval.cli import main
 from xleval.diagnostics import diagnose, human_agreement
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import write_table
@@ -89,15 +88,16 @@ def test_cross_group_accuracy_against_truth_rises_after_calibration():
     json.dumps(d.to_dict())
 
 
-def test_cli_diagnose_json_and_errors(tmp_path, capsys):
+def test_cli_diagnose_json_and_errors(tmp_path, cli):
     sim = simulate_mt_evaluation(seed=1, n_segments=30, languages=("de", "fr", "zh"))
     path = tmp_path / "ev.parquet"
     write_table(sim.data[sim.data.split == "evaluation"], path)
-    assert main(["diagnose", str(path), "--score", "metric", "--human", "human", "--n-resamples", "50",
-                 "--format", "json"]) == 0
-    payload = json.loads(capsys.readouterr().out)
+    rc, out, err = cli("diagnose", path, "--score", "metric", "--human", "human", "--n-resamples", "50",
+                       "--format", "json")
+    assert rc == 0, err
+    payload = json.loads(out)
     assert payload["bias"]["calibration_advised"] in (True, False)
     assert payload["agreement"]["scores"]["metric"]["cross_group_accuracy"]["n_pairs"] == 3 * 6 * 6
     assert payload["validity"]["status"] in ("holds", "inconclusive", "violated")
-    assert main(["diagnose", str(path), "--score", "nope"]) == 2
-    assert "nope" in capsys.readouterr().err
+    rc, _, err = cli("diagnose", path, "--score", "nope")
+    assert rc == 2 and "nope" in err

@@ -11,7 +11,6 @@ import pytest
 
 from conftest import require_data
 from xleval.calibration import LGN, calibrate_frame, prepare_frame
-from xleval.cli import main
 from xleval.diagnostics import diagnose_bias
 from xleval.exceptions import DataQualityWarning, InputError, UnseenGroupWarning
 from xleval.io import read_table, write_table
@@ -247,22 +246,21 @@ def test_score_chunked_equals_whole_table_scoring(tmp_path):
     assert meta["signatures"] == {m.name: m.signature for m in metrics}
 
 
-def test_cli_chunked_fit_and_apply_match_in_memory(tmp_path, table):
+def test_cli_chunked_fit_and_apply_match_in_memory(tmp_path, table, cli):
     df, path = table
     for args, out in ((["--chunk-size", "800"], "c.json"), ([], "m.json")):
-        assert main(["calibrate", "fit", str(path), "--score", "score", "--by", "lp", "-o", str(tmp_path / out),
-                     "--format", "json", *args]) == 0
+        assert cli("calibrate", "fit", path, "--score", "score", "--by", "lp", "-o", tmp_path / out,
+                   "--format", "json", *args).exit_code == 0
     assert_same_fit(LGN.load(tmp_path / "c.json"), LGN.load(tmp_path / "m.json"))
     for args, out in ((["--chunk-size", "800"], "c.parquet"), ([], "m.parquet")):
-        assert main(["calibrate", "apply", str(tmp_path / "m.json"), str(path), "-o", str(tmp_path / out),
-                     "--format", "json", *args]) == 0
+        assert cli("calibrate", "apply", tmp_path / "m.json", path, "-o", tmp_path / out,
+                   "--format", "json", *args).exit_code == 0
     assert pd.read_parquet(tmp_path / "c.parquet").equals(pd.read_parquet(tmp_path / "m.parquet"))
 
 
-def test_cli_rejects_scheduler_without_dask(tmp_path, table, capsys):
-    assert main(["calibrate", "fit", str(table[1]), "--score", "score", "-o", str(tmp_path / "m.json"),
-                 "--workers", "2"]) == 2
-    assert "--backend dask" in capsys.readouterr().err
+def test_cli_rejects_scheduler_without_dask(tmp_path, table, cli):
+    rc, _, err = cli("calibrate", "fit", table[1], "--score", "score", "-o", tmp_path / "m.json", "--workers", "2")
+    assert rc == 2 and "--backend dask" in err
 
 
 # real data: WMT21 (251,212 rows, 16 language pairs) ----------------------------------------------------
