@@ -42,16 +42,23 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
-def tree_rss_kib(root: int) -> tuple[int, int]:
-    """Summed RSS (KiB) of ``root`` and its descendants, and the number of processes."""
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode(errors="replace").strip()[:100]
+    except OSError:
+        return "?"
+
+
+def tree_rss_kib(root: int) -> list[tuple[int, int]]:
+    """(RSS in KiB, pid) of ``root`` and each of its descendants."""
     tree = _children()
-    stack, total, count = [root], 0, 0
+    stack, found = [root], []
     while stack:
         pid = stack.pop()
-        total += _rss_kib(pid)
-        count += 1
+        found.append((_rss_kib(pid), pid))
         stack.extend(tree.get(pid, ()))
-    return total, count
+    return found
 
 
 def main() -> int:
@@ -64,14 +71,19 @@ def main() -> int:
         parser.error("give a command after --")
     start = time.monotonic()
     proc = subprocess.Popen(command)
-    peak, peak_procs, peak_at = 0, 0, 0.0
+    peak, peak_at, top = 0, 0.0, []
+    n_procs = 0
     while proc.poll() is None:
-        rss, procs = tree_rss_kib(proc.pid)
+        found = tree_rss_kib(proc.pid)
+        rss = sum(r for r, _ in found)
         if rss > peak:
-            peak, peak_procs, peak_at = rss, procs, time.monotonic() - start
+            peak, peak_at, n_procs = rss, time.monotonic() - start, len(found)
+            top = [(r, _cmdline(pid)) for r, pid in sorted(found, reverse=True)[:4]]
         time.sleep(args.interval)
-    print(f"peak tree RSS: {peak / 1024**2:.2f} GiB ({peak_procs} processes, at {peak_at:.0f} s of "
-          f"{time.monotonic() - start:.0f} s)", file=sys.stderr)
+    sys.stderr.write(f"peak tree RSS: {peak / 1024**2:.2f} GiB ({n_procs} processes, at {peak_at:.0f} s of "
+                     f"{time.monotonic() - start:.0f} s); largest then:\n")
+    for r, cmd in top:
+        sys.stderr.write(f"  {r / 1024**2:.2f} GiB  {cmd}\n")
     return proc.returncode
 
 

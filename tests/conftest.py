@@ -7,15 +7,21 @@ carry the marker, or it fails saying so (so ``-m "not data"`` really leaves out 
 
 The CLI is run with the ``cli`` fixture (in process: ``xleval.cli.main``) or ``cli_process`` (a real
 ``python -m xleval`` process, for exit statuses, signals and stdio as the console sees them); the
-import-lightness check is ``tests/import_check.py``.
+import-lightness check is ``tests/import_check.py``. Test modules that need an optional heavy
+library get it from :func:`importorskip_lazy`, so collecting them imports nothing heavy; under
+pytest-xdist (``--dist loadgroup``) each test file runs on one worker and the ``neural`` files all on
+the same one, so only that worker imports torch.
 """
 from __future__ import annotations
 
 import contextlib
+import importlib
+import importlib.util
 import io
 import os
 import subprocess
 import sys
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,9 +74,13 @@ def require_data(*relative: str) -> Path:
 
 @pytest.hookimpl(tryfirst=True)  # before -m selects on the markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    xdist = config.pluginmanager.hasplugin("xdist")
     for item in items:
         if DATA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.data)
+        if xdist:  # --dist loadgroup: a file's tests together (module fixtures built once), torch users together
+            group = "neural" if item.get_closest_marker("neural") else item.nodeid.split("::")[0]
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -107,6 +117,28 @@ def wmt21_systems():
     import pandas as pd
 
     return pd.read_csv(require_data("wmt21", "systems.csv"))
+
+
+# ------------------------------------------------------------------------------------- optional libraries
+class _LazyModule(types.ModuleType):
+    """A module imported on first attribute access (pytest's own probes of module-level names during
+    collection, private names and ``pytestmark``, do not count)."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if (attr.startswith("_") or attr == "pytestmark") and self.__name__ not in sys.modules:
+            raise AttributeError(attr)
+        module = importlib.import_module(self.__name__)
+        self.__dict__.update(module.__dict__)
+        return getattr(module, attr)
+
+
+def importorskip_lazy(name: str, reason: str | None = None) -> types.ModuleType:
+    """``pytest.importorskip`` that only checks the module is installed: it is imported when a test
+    first uses it (collecting torch-based test files would otherwise import torch, transformers
+    and COMET in every pytest process, about 8 s of CPU and 0.6 GB each)."""
+    if importlib.util.find_spec(name) is None:
+        pytest.skip(reason or f"could not import {name!r}", allow_module_level=True)
+    return _LazyModule(name)
 
 
 # ------------------------------------------------------------------------------------- the CLI

@@ -8,7 +8,7 @@ import pytest
 from xleval.synthetic import simulate_mt_evaluation
 
 
-@pytest.fixture()
+@pytest.fixture
 def table(tmp_path):
     sim = simulate_mt_evaluation(n_segments=60, seed=3)
     path = tmp_path / "cal.tsv"
@@ -17,7 +17,7 @@ def table(tmp_path):
 
 
 def test_fit_apply_show_round_trip(tmp_path, table, cli):
-    path, sim = table
+    path, _sim = table
     model = tmp_path / "m.json"
     rc, out, err = cli("calibrate", "fit", path, "--score", "metric", "--by", "lp", "--target", "80,10", "-o", model,
                        "--format", "json")
@@ -65,7 +65,7 @@ def test_errors_are_one_line_and_exit_2(tmp_path, table, args, message, cli):
     path, _ = table
     subst = {"missing": tmp_path / "nope.tsv", "out": tmp_path / "o.json", "table": path,
              "nodir": tmp_path / "no" / "dir" / "m.json"}
-    rc, out, err = cli(*[a.format(**subst) for a in args])
+    rc, _out, err = cli(*[a.format(**subst) for a in args])
     assert rc == 2
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
@@ -84,7 +84,7 @@ def test_signature_mismatch_needs_force(tmp_path, table, cli):
 
 
 def test_unseen_error_mode(tmp_path, table, cli):
-    path, sim = table
+    path, _sim = table
     model = tmp_path / "m.json"
     df = pd.read_csv(path, sep="\t")
     df[df.tgt_lang != "sw"].to_csv(tmp_path / "no_sw.tsv", sep="\t", index=False)
@@ -107,7 +107,7 @@ def test_demo_recovers_the_cross_language_ranking(tmp_path, cli):
 def test_apply_keeps_input_signatures_and_names_the_calibrator(tmp_path, table, chunk, cli):
     from xleval.io import read_table_metadata, write_table
 
-    path, sim = table
+    _path, sim = table
     scored = tmp_path / "scored.parquet"
     write_table(sim.data, scored, metadata={"signatures": {"metric": "chrF2|nc:6|synthetic"}})
     model = tmp_path / "m.json"

@@ -7,12 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import importorskip_lazy
+
 pytestmark = pytest.mark.neural
-pytest.importorskip("torch", reason="needs the neural extra (torch)")
-bert_score = pytest.importorskip("bert_score", reason="needs the neural extra (bert-score)")
+importorskip_lazy("torch", reason="needs the neural extra (torch)")
+bert_score = importorskip_lazy("bert_score", reason="needs the neural extra (bert-score)")
 
 from _tiny_models import build_tiny_encoder  # noqa: E402
-
 from xleval.io import read_table_metadata  # noqa: E402
 
 

@@ -5,7 +5,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-
 ROWS = [("de-en", "The cat sat on the mat.", "The cat sits on the mat."),
         ("de-en", "A dog barks loudly today.", "The dog is barking loudly."),
         ("zh-en", "It rains, 3.5 mm.", "It is raining: 3.5 mm."),
@@ -13,7 +12,7 @@ ROWS = [("de-en", "The cat sat on the mat.", "The cat sits on the mat."),
         ("ja-en", "Good morning &quot;world&quot;", "Good morning, world")]
 
 
-@pytest.fixture()
+@pytest.fixture
 def table(tmp_path):
     df = pd.DataFrame([{"lp": lp, "system": f"s{i % 3}", "hypothesis": h, "reference": r}
                        for i, (lp, h, r) in enumerate(ROWS * 40)])
@@ -23,7 +22,8 @@ def table(tmp_path):
 
 
 def test_streamed_score_equals_in_memory(tmp_path, table, cli):
-    assert cli("score", table, "--metric", "bleu,chrf", "--tokenize", "13a", "-o", tmp_path / "a.parquet").exit_code == 0
+    assert cli("score", table, "--metric", "bleu,chrf", "--tokenize", "13a",
+               "-o", tmp_path / "a.parquet").exit_code == 0
     assert cli("score", table, "--metric", "bleu,chrf", "--tokenize", "13a", "--chunk-size", "7",
                "-o", tmp_path / "b.parquet", "--format", "json").exit_code == 0
     a, b = pd.read_parquet(tmp_path / "a.parquet"), pd.read_parquet(tmp_path / "b.parquet")

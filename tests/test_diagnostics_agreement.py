@@ -33,7 +33,8 @@ def test_hand_checked_cross_group_accuracy():
 
 def test_partly_missing_human_and_small_groups():
     df = pd.concat([_systems(), pd.DataFrame({"lp": ["c"], "system": ["v"], "metric": [5.0], "human": [0.2]}),
-                    pd.DataFrame({"lp": ["a"], "system": ["p"], "metric": [11.0], "human": [np.nan]})], ignore_index=True)
+                    pd.DataFrame({"lp": ["a"], "system": ["p"], "metric": [11.0], "human": [np.nan]})],
+                   ignore_index=True)
     with pytest.warns(DataQualityWarning, match="1 of 8 rows have no human"):
         res = human_agreement(df, "metric", "human", "lp", n_resamples=50)
     assert res.excluded_groups == ("c",) and any("fewer than 2 systems" in n for n in res.notes)

@@ -67,7 +67,8 @@ CASES: list[Case] = [
     _c("E06", "A CSV row with more fields than the header (pandas would read the first column as an index)",
        f"{FIT} long_row.csv --score score -o out/E06.json",
        "Quote the text that holds a comma (`\"a, b\"`), or remove the extra field.", "out/E06.json"),
-    _c("E07", "Mixed line endings: a lone CR (old Mac) in a CSV file", f"{FIT} lone_cr.csv --score score -o out/E07.json",
+    _c("E07", "Mixed line endings: a lone CR (old Mac) in a CSV file",
+       f"{FIT} lone_cr.csv --score score -o out/E07.json",
        "Convert the file to LF (or CRLF) line endings, e.g. `dos2unix -c mac`. CRLF and LF may be mixed freely.",
        "out/E07.json"),
     _c("E08", "Non-UTF-8 bytes (e.g. a Latin-1 file)", f"{FIT} latin1.tsv --score score -o out/E08.json",
@@ -104,9 +105,11 @@ CASES: list[Case] = [
        "out/E20.json"),
     _c("E21", "A malformed --col mapping", f"{FIT} scores.tsv --score score --col score -o out/E21.json",
        "Write CANONICAL=FILE_COLUMN, e.g. `--col score=bleu`.", "out/E21.json"),
-    _c("E22", "--col names a column that is not in the file", f"{FIT} scores.tsv --score score --col score=bleu -o out/E22.json",
+    _c("E22", "--col names a column that is not in the file",
+       f"{FIT} scores.tsv --score score --col score=bleu -o out/E22.json",
        "Use one of the columns the message lists.", "out/E22.json"),
-    _c("E23", "--by names a column that is not in the file", f"{FIT} scores.tsv --score score --by domain -o out/E23.json",
+    _c("E23", "--by names a column that is not in the file",
+       f"{FIT} scores.tsv --score score --by domain -o out/E23.json",
        "Group by tgt_lang, lp or an existing column.", "out/E23.json"),
     _c("E24", "A malformed --target", f"{FIT} scores.tsv --score score --target 80 -o out/E24.json",
        "Give the mean and standard deviation of the calibrated scale: `--target 80,10`.", "out/E24.json"),
@@ -163,7 +166,8 @@ CASES: list[Case] = [
        "Give a table, or -i HYP.txt -r REF.txt.", "out/E44.tsv"),
     _c("E45", "An unknown metric", "score scores.tsv -m bleurt -o out/E45.tsv",
        "Choose a metric the message lists; neural metrics take a local model folder.", "out/E45.tsv"),
-    _c("E46", "A neural model path that does not exist", "score scores.tsv -m comet:models/wmt22-comet-da -o out/E46.tsv",
+    _c("E46", "A neural model path that does not exist",
+       "score scores.tsv -m comet:models/wmt22-comet-da -o out/E46.tsv",
        "Download the model once and pass its folder; xleval never downloads at run time.", "out/E46.tsv"),
     _c("E47", "An unknown BLEU tokenizer", "score scores.tsv --tokenize spm -o out/E47.tsv",
        "Use one of sacrebleu's tokenizers listed in the message.", "out/E47.tsv"),
@@ -188,7 +192,8 @@ CASES: list[Case] = [
     # --- audit ---
     _c("E55", "An unknown audit condition", "audit bad_condition.tsv",
        "Name conditions source, translated, back_translated, native or naturalized."),
-    _c("E56", "An audit checklist in a missing folder", "audit audit.tsv --n-resamples 20 --checklist nodir/checklist.md",
+    _c("E56", "An audit checklist in a missing folder",
+       "audit audit.tsv --n-resamples 20 --checklist nodir/checklist.md",
        "Create the folder first.", "nodir/checklist.md"),
 ]
 
@@ -231,7 +236,8 @@ def _write_files(root: Path) -> None:
         "broken.jsonl": b'{"lp": "en-de", "score": 1}\n{"lp": "en-de", "score": 2\n',
         "array.jsonl": b'{"lp": "en-de", "score": 1}\n["en-de", 2]\n',
         "bad_lp.tsv": _tsv(df.assign(lp=df["lp"].where(df.index != 41, "english-german"))),
-        "bad_tgt_lang.tsv": _tsv(df.drop(columns="lp").assign(src_lang="en", tgt_lang=np.where(df.index == 7, "xx1", "de"))),
+        "bad_tgt_lang.tsv": _tsv(df.drop(columns="lp").assign(src_lang="en",
+                                                               tgt_lang=np.where(df.index == 7, "xx1", "de"))),
         "constant.tsv": _tsv(df.assign(score=70.0)),
         "unseen.tsv": _tsv(df.assign(lp=np.where(df.index % 2 == 0, "en-sw", df["lp"]))),
         "no_overlap.tsv": _tsv(df.assign(human=df["human"].where(df["lp"] == "en-de"),
@@ -248,7 +254,8 @@ def _write_files(root: Path) -> None:
         "tab_in_text.jsonl": "".join(json.dumps({**r, "hypothesis": r["hypothesis"] + ("\tx" if i == 3 else "")}) + "\n"
                                      for i, r in enumerate(df.to_dict(orient="records"))).encode(),
         "audit.tsv": _audit_table().to_csv(sep="\t", index=False).encode(),
-        "bad_condition.tsv": _audit_table().replace({"condition": {"translated": "orig"}}).to_csv(sep="\t", index=False).encode(),
+        "bad_condition.tsv": _audit_table().replace({"condition": {"translated": "orig"}})
+                                           .to_csv(sep="\t", index=False).encode(),
     }
     for name, data in files.items():
         (root / name).write_bytes(data)

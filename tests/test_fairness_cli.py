@@ -12,7 +12,7 @@ from statsmodels.stats.power import NormalIndPower
 from xleval.fairness import fairness_gaps
 
 
-@pytest.fixture()
+@pytest.fixture
 def items_file(tmp_path):
     rng = np.random.default_rng(0)
     rows = [{"language": lang, "qid": i, "f1": float(rng.random() < p), "tokens": size, "order": order}
@@ -44,7 +44,8 @@ def test_gaps_text_with_resource_typology_and_paired_items(cli, items_file):
 
 def test_gaps_per_model_and_where(cli, tmp_path, items_file):
     df = pd.read_csv(items_file)
-    both = pd.concat([df.assign(model="a", split="test"), df.assign(model="b", split="test"), df.assign(model="c", split="dev")])
+    both = pd.concat([df.assign(model="a", split="test"), df.assign(model="b", split="test"),
+                      df.assign(model="c", split="dev")])
     path = tmp_path / "models.tsv"
     both.to_csv(path, sep="\t", index=False)
     rc, out, _ = cli("fairness", "gaps", str(path), "--metric", "f1", "--by", "language", "--model", "model",

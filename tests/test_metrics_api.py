@@ -48,7 +48,8 @@ def test_corpus_equals_score_of_summed_stats_and_chunks_add_up(metric):
     refs = ["a b c e", "the cat sat down", "nothing", "x y", "one two three four five"]
     stats = metric.sentence_stats(hyps, refs)
     assert stats.shape[0] == len(hyps)
-    np.testing.assert_array_equal(np.vstack([metric.sentence_stats(hyps[:2], refs[:2]), metric.sentence_stats(hyps[2:], refs[2:])]), stats)
+    parts = [metric.sentence_stats(hyps[:2], refs[:2]), metric.sentence_stats(hyps[2:], refs[2:])]
+    np.testing.assert_array_equal(np.vstack(parts), stats)
     assert metric.corpus_score(hyps, refs) == pytest.approx(metric.score_from_stats(stats.sum(axis=0)))
     per_row = metric.score_from_stats(stats)
     np.testing.assert_allclose(per_row, metric.sentence_scores(hyps, refs))
@@ -124,7 +125,8 @@ def test_missing_mecab_falls_back_with_a_warning(monkeypatch):
 
 @pytest.mark.parametrize("lang, tokenizer, hyps, refs", [
     ("ja", "ja-mecab", ["今日は良い天気です。", "猫が座った", ""], ["今日はいい天気です。", "猫が座っている", "空"]),
-    ("ko", "ko-mecab", ["오늘은 날씨가 좋습니다.", "고양이가 앉았다", ""], ["오늘 날씨가 좋네요.", "고양이가 앉아 있다", "비"]),
+    ("ko", "ko-mecab", ["오늘은 날씨가 좋습니다.", "고양이가 앉았다", ""],
+     ["오늘 날씨가 좋네요.", "고양이가 앉아 있다", "비"]),
 ])
 def test_mecab_tokenizers_equal_sacrebleu_when_installed(lang, tokenizer, hyps, refs):
     try:
@@ -134,7 +136,7 @@ def test_mecab_tokenizers_equal_sacrebleu_when_installed(lang, tokenizer, hyps, 
     ours = BLEU(tokenize=None, tgt_lang=lang)
     assert ours.tokenizer == tokenizer and f"tok:{tokenizer}" in ours.signature
     theirs = SacreBLEU(tokenize=tokenizer, effective_order=True)
-    expected = [theirs.sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
+    expected = [theirs.sentence_score(h, [r]).score for h, r in zip(hyps, refs, strict=True)]
     np.testing.assert_allclose(ours.sentence_scores(hyps, refs), expected, rtol=0, atol=1e-9)
 
 
@@ -151,7 +153,8 @@ def _table():
 def test_score_frame_uses_zh_tokenizer_for_chinese_rows_and_records_it():
     sf = score_frame(_table(), ["bleu", "chrf"])
     zh = SacreBLEU(tokenize="zh", effective_order=True)
-    assert sf.frame["bleu"].iloc[2] == pytest.approx(zh.sentence_score("我爱北京天安门。", ["我爱北京的天安门。"]).score)
+    expected = zh.sentence_score("我爱北京天安门。", ["我爱北京的天安门。"]).score
+    assert sf.frame["bleu"].iloc[2] == pytest.approx(expected)
     meta = sf.metadata()
     assert "tok:zh" in meta["signatures_by_tgt_lang"]["bleu"]["zh"]
     assert "tok:13a" in meta["signatures_by_tgt_lang"]["bleu"]["en"]
@@ -220,5 +223,5 @@ def test_ja_mecab_default_equals_sacrebleu_on_wmt21_en_ja(wmt21_segments):
     scored = score_frame(df, ["bleu"])
     assert "tok:ja-mecab" in scored.signatures["bleu"]
     theirs = SacreBLEU(tokenize="ja-mecab", effective_order=True)
-    expected = [theirs.sentence_score(h, [r]).score for h, r in zip(df["hypothesis"], df["reference"])]
+    expected = [theirs.sentence_score(h, [r]).score for h, r in zip(df["hypothesis"], df["reference"], strict=True)]
     np.testing.assert_allclose(scored.frame["bleu"].to_numpy(), expected, rtol=0, atol=1e-9)
