@@ -187,6 +187,21 @@ def xleval_command(*args: Any) -> list[str]:
     return [sys.executable, "-m", "xleval", *_argv(args)]
 
 
+def _default_sigint() -> None:
+    # a process started from a background job or a pytest-xdist worker inherits SIGINT as ignored,
+    # and Python then leaves it ignored: Ctrl-C tests would see the run finish instead of stop
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start_cli_process(*args: Any, **popen_kwargs: Any) -> subprocess.Popen:
+    """A running ``xleval ARGS`` process (stdout/stderr piped, text), whose SIGINT acts as a terminal's
+    Ctrl-C whatever the test runner ignores: for tests that signal or kill it mid-way."""
+    popen_kwargs = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **popen_kwargs}
+    return subprocess.Popen(xleval_command(*args), preexec_fn=_default_sigint, **popen_kwargs)  # noqa: PLW1509
+
+
 def run_cli_process(*args: Any, input: str | None = None, cwd: str | os.PathLike | None = None,
                     timeout: float = 300) -> CliResult:
     """``xleval ARGS`` in a fresh Python process (the console's view: real stdio, exit status)."""

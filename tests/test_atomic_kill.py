@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import xleval_command
+from conftest import start_cli_process
 from xleval.calibration import LGN, prepare_frame
 from xleval.io import atomic_path
 
@@ -37,9 +37,8 @@ def inputs(tmp_path_factory):
 
 
 def _apply(root: Path, source: str, output: Path) -> subprocess.Popen:
-    return subprocess.Popen(xleval_command("calibrate", "apply", root / "model.json", root / source, "-o", output,
-                                           "--chunk-size", CHUNK),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return start_cli_process("calibrate", "apply", root / "model.json", root / source, "-o", output,
+                             "--chunk-size", CHUNK)
 
 
 def _temporaries(output: Path) -> list[Path]:
