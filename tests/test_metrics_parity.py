@@ -132,8 +132,9 @@ def _check_rows(df: pd.DataFrame, systems: pd.DataFrame | None = None) -> None:
         h, r = [hyps[i] for i in rows], [refs[i] for i in rows]
         pairs = [(BLEU(tokenize=t), SacreBLEU(tokenize=t, effective_order=True)), (CHRF(), SacreCHRF())]
         for ours, theirs in pairs:
-            stats = ours.sentence_stats(h, r)
-            their_stats = _sacrebleu_stats(theirs, h, r)
+            stats = _in_blocks(ours.sentence_stats, h, r)
+            their_stats = _in_blocks(lambda hb, rb, m=theirs: m._extract_corpus_statistics(hb, [rb]), h, r)
+            their_stats = their_stats.astype(np.int64)
             np.testing.assert_array_equal(stats, their_stats)
             their_scores = np.array([theirs._compute_score_from_stats(list(row)).score for row in their_stats])
             assert int((np.abs(ours.score_from_stats(stats) - their_scores) > TOL).sum()) == 0
@@ -146,12 +147,13 @@ def _check_rows(df: pd.DataFrame, systems: pd.DataFrame | None = None) -> None:
             _check_systems_csv(df.iloc[rows], systems, t)
 
 
-def _sacrebleu_stats(metric, hyps: list[str], refs: list[str], block: int = 10_000) -> np.ndarray:
-    """sacrebleu's per-segment statistics, in blocks: it builds the n-gram tables of every reference
-    of a call before scoring, which for all 251k WMT21 rows took over 13 GB."""
-    parts = [np.asarray(metric._extract_corpus_statistics(hyps[i:i + block], [refs[i:i + block]]), dtype=np.int64)
-             for i in range(0, len(hyps), block)]
-    return np.concatenate(parts)
+def _in_blocks(stats_of, hyps: list[str], refs: list[str], block: int = 10_000) -> np.ndarray:
+    """Per-segment statistics block by block (they are per row, so the blocks concatenate to the
+    whole): sacrebleu builds the n-gram tables of every reference of a call before scoring (over
+    13 GB for all 251k WMT21 rows), and one call of ours holds every row's tokens at once.
+    Chunked equals one batch is tested in test_metrics_fast.py."""
+    return np.concatenate([np.asarray(stats_of(hyps[i:i + block], refs[i:i + block]))
+                           for i in range(0, len(hyps), block)])
 
 
 def _check_systems_csv(df: pd.DataFrame, systems: pd.DataFrame, tok: str) -> None:

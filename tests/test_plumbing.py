@@ -76,3 +76,18 @@ def test_cli_runner_feeds_stdin(tmp_path):
     assert rc == 0, err
     assert (tmp_path / "m.json").exists()
     assert {g["group"]: g["n"] for g in json.loads(out)["groups"]} == {"en-de": 3, "en-fr": 3}
+
+
+def test_version_has_one_source_and_a_changelog_entry():
+    import re
+    import tomllib
+
+    import xleval
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "xleval.__version__"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+(?:\.dev\d+|(?:a|b|rc)\d+)?", xleval.__version__)
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## (\S+)", changelog, flags=re.M)
+    assert headings[0] == "Unreleased" and xleval.__version__.split(".dev")[0] in headings
