@@ -78,9 +78,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if DATA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.data)
-        if xdist:  # --dist loadgroup: a file's tests together (module fixtures built once), torch users together
-            group = "neural" if item.get_closest_marker("neural") else item.nodeid.split("::")[0]
-            item.add_marker(pytest.mark.xdist_group(group))
+        if xdist:
+            item.add_marker(pytest.mark.xdist_group(_worker_group(item)))
+
+
+def _worker_group(item: pytest.Item) -> str:
+    """The pytest-xdist group (``--dist loadgroup``) of a test: the tests that read the shared data run
+    on one worker, which loads the WMT21 and Apples tables alone and never at the same time as
+    another of those tests (make test stays under 4 GB on two workers); torch users run on one
+    worker, which alone imports torch; every other test runs with the rest of its file (module
+    fixtures are built once)."""
+    if item.get_closest_marker("data"):
+        return "data"
+    if item.get_closest_marker("neural"):
+        return "neural"
+    return item.path.stem
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -91,6 +103,22 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         yield
     finally:
         _current_item[0] = None
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _return_freed_memory() -> Iterator[None]:
+    """After each test file, give the memory its tests freed back to the OS, so a pytest-xdist worker
+    does not carry one file's peak into the next: Arrow's allocator keeps freed buffers (reading the
+    Apples table left 0.5 GB behind), and so does glibc's heap."""
+    yield
+    import ctypes
+    import gc
+
+    gc.collect()
+    if "pyarrow" in sys.modules:
+        sys.modules["pyarrow"].default_memory_pool().release_unused()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 @pytest.fixture(scope="session")
