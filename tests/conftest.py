@@ -8,9 +8,9 @@ carry the marker, or it fails saying so (so ``-m "not data"`` really leaves out 
 The CLI is run with the ``cli`` fixture (in process: ``xleval.cli.main``) or ``cli_process`` (a real
 ``python -m xleval`` process, for exit statuses, signals and stdio as the console sees them); the
 import-lightness check is ``tests/import_check.py``. Test modules that need an optional heavy
-library get it from :func:`importorskip_lazy`, so collecting them imports nothing heavy; under
-pytest-xdist (``--dist loadgroup``) each test file runs on one worker and the ``neural`` files all on
-the same one, so only that worker imports torch.
+library get it from :func:`importorskip_lazy`, so collecting them imports nothing heavy. Under
+pytest-xdist (``--dist loadgroup``) :func:`_worker_group` keeps the shared-data tests on one worker,
+the torch tests on one, and every other test with its file.
 """
 from __future__ import annotations
 
