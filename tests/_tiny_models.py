@@ -196,7 +196,8 @@ def build_tiny_comet(path: str | Path, encoder_dir: str | Path, *, kind: str = "
     from comet import models as comet_models
 
     cls = getattr(comet_models, _COMET_CLASSES[kind])
-    options = {"pretrained_model": str(encoder_dir), "nr_frozen_epochs": 0, "hidden_sizes": [16], "local_files_only": True}
+    options = {"pretrained_model": str(encoder_dir), "nr_frozen_epochs": 0, "hidden_sizes": [16],
+               "local_files_only": True}
     if kind == "unified":
         options.update(word_layer=1, layer_transformation="softmax")  # tiny encoder: 2 layers
     torch.manual_seed(seed)

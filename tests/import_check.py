@@ -1,5 +1,8 @@
-"""Importing xleval (and its command line, and ``xleval --help``) loads none of the heavy optional
-libraries. Run by ``make release-check`` against the installed wheel and by test_release_imports.py.
+"""The one import-lightness check: what a piece of code loads, run in a fresh interpreter.
+
+Importing xleval (and its command line, and ``xleval --help``) loads none of the heavy optional
+libraries; each package's own lightness tests use :func:`loaded_by` / :func:`modules_after` from here.
+Run by ``make release-check`` against the installed wheel and by test_release_imports.py.
 
 Usage: python import_check.py  -> prints the check and exits 1 when a heavy module was loaded.
 """
@@ -7,23 +10,32 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterable
 
-HEAVY = ("torch", "transformers", "dask", "distributed", "matplotlib", "comet", "bert_score")
+HEAVY = ("torch", "transformers", "dask", "distributed", "matplotlib", "comet", "bert_score",
+         "sentence_transformers", "pytorch_lightning", "statsmodels")
 CHECKS = {
     "import xleval": "import xleval",
     "import xleval.cli": "import xleval.cli",
     "xleval --help": "import xleval.cli\ntry:\n    xleval.cli.main(['--help'])\nexcept SystemExit:\n    pass",
 }
+_MARK = "MODULES:"
 
 
-def loaded_by(code: str) -> list[str]:
-    """Heavy top-level modules in sys.modules after running ``code`` in a fresh interpreter."""
-    script = f"{code}\nimport sys\nprint('HEAVY:' + ' '.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))"
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+def modules_after(code: str, timeout: float = 120) -> set[str]:
+    """Names in ``sys.modules`` after running ``code`` in a fresh interpreter (raises if it fails)."""
+    script = f"{code}\nimport sys\nprint({_MARK!r} + ' '.join(sorted(sys.modules)))"
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout,
+                          check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"{code!r} failed: {proc.stderr.strip()}")
-    marker = [line for line in proc.stdout.splitlines() if line.startswith("HEAVY:")][-1]
-    return marker[len("HEAVY:"):].split()
+    line = [x for x in proc.stdout.splitlines() if x.startswith(_MARK)][-1]
+    return set(line[len(_MARK):].split())
+
+
+def loaded_by(code: str, heavy: Iterable[str] = HEAVY) -> list[str]:
+    """The ``heavy`` top-level packages (default :data:`HEAVY`) loaded by ``code``, sorted."""
+    return sorted({m.split(".")[0] for m in modules_after(code)} & set(heavy))
 
 
 def main() -> int:

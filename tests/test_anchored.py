@@ -7,8 +7,14 @@ import pytest
 from scipy.optimize import isotonic_regression
 
 from xleval.calibration import AnchoredCalibrator
-from xleval.exceptions import (InputError, ModelFileError, NotFittedError, SignatureMismatchError, SmallGroupWarning,
-                               UnseenGroupWarning)
+from xleval.exceptions import (
+    InputError,
+    ModelFileError,
+    NotFittedError,
+    SignatureMismatchError,
+    SmallGroupWarning,
+    UnseenGroupWarning,
+)
 
 
 def _frame(seed=0, n=200):
@@ -37,7 +43,8 @@ def test_isotonic_matches_scipy_on_hand_data():
     expected = isotonic_regression([1.0, 2.0, 0.0, 5.0], weights=[1.0, 2.0, 1.0, 1.0]).x
     np.testing.assert_allclose(expected, [1.0, 4 / 3, 4 / 3, 5.0])  # 2 (w 2) and 0 pool to 4/3
     out = model.transform(pd.DataFrame({"tgt_lang": ["a"] * 5, "score": [1, 2, 3, 3.5, 9]}))
-    np.testing.assert_allclose(out, [1.0, 4 / 3, 4 / 3, (4 / 3 + 5) / 2, 5.0])  # interpolated inside, held constant beyond
+    # interpolated inside, held constant beyond
+    np.testing.assert_allclose(out, [1.0, 4 / 3, 4 / 3, (4 / 3 + 5) / 2, 5.0])
 
 
 def test_small_group_is_shrunk_toward_pooled_map():

@@ -13,7 +13,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import start_cli_process
 from xleval.calibration import LGN, prepare_frame
 from xleval.io import atomic_path
 
@@ -42,9 +42,8 @@ def inputs(tmp_path_factory):
 
 
 def _apply(root: Path, source: str, output: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "xleval", "calibrate", "apply", str(root / "model.json"),
-                             str(root / source), "-o", str(output), "--chunk-size", CHUNK],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return start_cli_process("calibrate", "apply", root / "model.json", root / source, "-o", output,
+                             "--chunk-size", CHUNK)
 
 
 def _temporaries(output: Path) -> list[Path]:

@@ -1,14 +1,12 @@
 """lm-evaluation-harness ingestion, the `xleval audit` command and the audit figures."""
 import json
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
+from import_check import loaded_by
 from xleval.audit import audit, read_lm_eval_samples, simulate_audit_data
 from xleval.audit._plots import plot_dose_response, plot_estimates, plot_parser_validity
-from xleval.cli import main
 from xleval.exceptions import InputError
 
 
@@ -57,30 +55,30 @@ def test_lm_eval_bad_files(tmp_path):
         read_lm_eval_samples(f, model="m", condition="source")
 
 
-def test_cli_table_checklist_and_json(tmp_path, capsys):
+def test_cli_table_checklist_and_json(tmp_path, cli):
     df, _ = simulate_audit_data(n_items=40, n_models=2, n_native=40, random_state=1)
     path = tmp_path / "results.csv"
     df.to_csv(path, index=False)
     checklist = tmp_path / "checklist.md"
-    rc = main(["audit", str(path), "--format", "json", "--checklist", str(checklist), "--n-resamples", "100"])
-    assert rc == 0
-    out = json.loads(capsys.readouterr().out)
+    rc, stdout, err = cli("audit", path, "--format", "json", "--checklist", checklist, "--n-resamples", "100")
+    assert rc == 0, err
+    out = json.loads(stdout)
     assert {c["estimator"] for c in out["contrasts"]} == {"E1", "E3", "E4"}
     assert checklist.read_text().startswith("# Translation-tax audit: reporting checklist")
-    assert main(["audit", str(tmp_path / "missing.csv")]) == 2
-    assert "no such file" in capsys.readouterr().err
+    rc, _, err = cli("audit", tmp_path / "missing.csv")
+    assert rc == 2 and "no such file" in err
 
 
-def test_cli_reads_lm_eval_specs(tmp_path, capsys):
+def test_cli_reads_lm_eval_specs(tmp_path, cli):
     src = _write(tmp_path / "m1" / "samples_en.jsonl", [_loglik(i, i % 4, i % 4) for i in range(8)])
     tr = _write(tmp_path / "m1" / "samples_zh.jsonl", [_loglik(i, i % 4, (i * 3) % 4) for i in range(8)])
     saved = tmp_path / "long.tsv"
-    rc = main(["audit", f"source={src}", f"back_translated@m1={tr}", "--save-table", str(saved),
-               "--n-resamples", "50"])
-    assert rc == 0
+    rc, out, err = cli("audit", f"source={src}", f"back_translated@m1={tr}", "--save-table", saved,
+                       "--n-resamples", "50")
+    assert rc == 0, err
     long = pd.read_csv(saved, sep="\t")
     assert set(long["condition"]) == {"source", "back_translated"} and set(long["model"]) == {"m1"}
-    assert "E1" in capsys.readouterr().out
+    assert "E1" in out
 
 
 def test_figures_and_lazy_matplotlib():
@@ -90,5 +88,4 @@ def test_figures_and_lazy_matplotlib():
 
     for fig in (plot_estimates(res), plot_parser_validity(res), plot_dose_response(res)):
         assert isinstance(fig, Figure) and fig.axes
-    code = "import sys, xleval.audit; print('matplotlib' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+    assert loaded_by("import xleval.audit") == []

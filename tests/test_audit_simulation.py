@@ -37,5 +37,6 @@ def test_coverage_and_false_positive_rate_over_500_simulations():
     null = coverage_study(n_sims=500, n_items=200, n_models=3, e1=0.0, e4_high=0.0, e4_low=0.0, e3=0.0,
                           random_state=2)
     for key, rate in null.rejection_rate.items():
-        assert 0.02 <= rate <= 0.08 or (key == "E1_model0" and rate <= 0.08), (key, rate)  # exact McNemar is conservative
+        # exact McNemar is conservative
+        assert 0.02 <= rate <= 0.08 or (key == "E1_model0" and rate <= 0.08), (key, rate)
         assert 0.93 <= null.coverage[key] <= 0.97, (key, null.coverage[key])

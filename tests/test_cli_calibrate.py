@@ -1,23 +1,14 @@
-"""`xleval calibrate fit|apply|show` and `xleval demo` through the real entry point."""
+"""`xleval calibrate fit|apply|show` and `xleval demo` through the CLI entry point (``xleval.cli.main``, in process)."""
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.cli import main
 from xleval.synthetic import simulate_mt_evaluation
 
 
-def run(*args):
-    """Run the CLI in a subprocess (the real console behaviour: stdout, stderr, exit status)."""
-    proc = subprocess.run([sys.executable, "-m", "xleval", *map(str, args)], capture_output=True, text=True)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
-@pytest.fixture()
+@pytest.fixture
 def table(tmp_path):
     sim = simulate_mt_evaluation(n_segments=60, seed=3)
     path = tmp_path / "cal.tsv"
@@ -25,17 +16,17 @@ def table(tmp_path):
     return path, sim
 
 
-def test_fit_apply_show_round_trip(tmp_path, table):
-    path, sim = table
+def test_fit_apply_show_round_trip(tmp_path, table, cli):
+    path, _sim = table
     model = tmp_path / "m.json"
-    rc, out, err = run("calibrate", "fit", path, "--score", "metric", "--by", "lp", "--target", "80,10", "-o", model,
+    rc, out, err = cli("calibrate", "fit", path, "--score", "metric", "--by", "lp", "--target", "80,10", "-o", model,
                        "--format", "json")
     assert rc == 0, err
     report = json.loads(out)
     assert report["verification"]["sd_of_means_after"] < 1e-9
     assert all(abs(g["mean_after"] - 80) < 1e-9 for g in report["verification"]["groups"])
     output = tmp_path / "out.parquet"
-    rc, out, err = run("calibrate", "apply", model, path, "-o", output, "--interval", "0.95", "--format", "json")
+    rc, out, err = cli("calibrate", "apply", model, path, "-o", output, "--interval", "0.95", "--format", "json")
     assert rc == 0, err
     df = pd.read_parquet(output)
     original = pd.read_csv(path, sep="\t")
@@ -43,19 +34,19 @@ def test_fit_apply_show_round_trip(tmp_path, table):
     assert df["seg_id"].tolist() == original["seg_id"].tolist()
     assert {"metric_lgn", "calibration_source", "metric_lgn_low", "metric_lgn_high"} <= set(df.columns)
     assert (df["metric_lgn_low"] < df["metric_lgn"]).all() and (df["metric_lgn"] < df["metric_lgn_high"]).all()
-    rc, out, _ = run("calibrate", "show", model, "--format", "json")
+    rc, out, _ = cli("calibrate", "show", model, "--format", "json")
     assert rc == 0 and json.loads(out)["params"]["target"] == [80.0, 10.0]
 
 
-def test_apply_keeps_nan_rows_and_counts_them(tmp_path, table):
+def test_apply_keeps_nan_rows_and_counts_them(tmp_path, table, cli):
     path, _ = table
     model = tmp_path / "m.json"
-    assert main(["calibrate", "fit", str(path), "--score", "metric", "-o", str(model), "--format", "json"]) == 0
+    assert cli("calibrate", "fit", path, "--score", "metric", "-o", model, "--format", "json").exit_code == 0
     df = pd.read_csv(path, sep="\t")
     df.loc[[0, 5], "metric"] = np.nan
     bad = tmp_path / "nan.tsv"
     df.to_csv(bad, sep="\t", index=False)
-    rc, out, err = run("calibrate", "apply", model, bad, "-o", tmp_path / "o.tsv", "--format", "json")
+    rc, out, err = cli("calibrate", "apply", model, bad, "-o", tmp_path / "o.tsv", "--format", "json")
     assert rc == 0, err
     result = json.loads(out)
     assert result["n_nan"] == 2 and result["rows"] == len(df)
@@ -70,39 +61,41 @@ def test_apply_keeps_nan_rows_and_counts_them(tmp_path, table):
     (["calibrate", "fit", "{table}", "--score", "metric", "-o", "{nodir}"], "does not exist"),
     (["calibrate", "apply", "{missing}", "{table}", "-o", "{out}"], "no such calibrator"),
 ])
-def test_errors_are_one_line_and_exit_2(tmp_path, table, args, message):
+def test_errors_are_one_line_and_exit_2(tmp_path, table, args, message, cli):
     path, _ = table
     subst = {"missing": tmp_path / "nope.tsv", "out": tmp_path / "o.json", "table": path,
              "nodir": tmp_path / "no" / "dir" / "m.json"}
-    rc, out, err = run(*[a.format(**subst) for a in args])
+    rc, _out, err = cli(*[a.format(**subst) for a in args])
     assert rc == 2
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
-def test_signature_mismatch_needs_force(tmp_path, table):
+def test_signature_mismatch_needs_force(tmp_path, table, cli):
     path, _ = table
     model = tmp_path / "m.json"
-    assert main(["calibrate", "fit", str(path), "--score", "metric", "--signature", "bleu|tok:13a", "-o", str(model),
-                 "--format", "json"]) == 0
-    rc, _, err = run("calibrate", "apply", model, path, "-o", tmp_path / "o.tsv", "--signature", "bleu|tok:zh")
+    assert cli("calibrate", "fit", path, "--score", "metric", "--signature", "bleu|tok:13a", "-o", model,
+               "--format", "json").exit_code == 0
+    rc, _, err = cli("calibrate", "apply", model, path, "-o", tmp_path / "o.tsv", "--signature", "bleu|tok:zh")
     assert rc == 2 and "signature" in err
     assert not (tmp_path / "o.tsv").exists()
-    rc, _, err = run("calibrate", "apply", model, path, "-o", tmp_path / "o.tsv", "--signature", "bleu|tok:zh", "--force")
+    rc, _, err = cli("calibrate", "apply", model, path, "-o", tmp_path / "o.tsv", "--signature", "bleu|tok:zh",
+                     "--force")
     assert rc == 0, err
 
 
-def test_unseen_error_mode(tmp_path, table):
-    path, sim = table
+def test_unseen_error_mode(tmp_path, table, cli):
+    path, _sim = table
     model = tmp_path / "m.json"
     df = pd.read_csv(path, sep="\t")
     df[df.tgt_lang != "sw"].to_csv(tmp_path / "no_sw.tsv", sep="\t", index=False)
-    assert main(["calibrate", "fit", str(tmp_path / "no_sw.tsv"), "--score", "metric", "-o", str(model), "--format", "json"]) == 0
-    rc, _, err = run("calibrate", "apply", model, path, "-o", tmp_path / "o.tsv", "--on-unseen", "error")
+    rc, _, err = cli("calibrate", "fit", tmp_path / "no_sw.tsv", "--score", "metric", "-o", model, "--format", "json")
+    assert rc == 0, err
+    rc, _, err = cli("calibrate", "apply", model, path, "-o", tmp_path / "o.tsv", "--on-unseen", "error")
     assert rc == 2 and "sw" in err
 
 
-def test_demo_recovers_the_cross_language_ranking(tmp_path):
-    rc, out, err = run("demo", "--out", tmp_path / "demo", "--format", "json")
+def test_demo_recovers_the_cross_language_ranking(tmp_path, cli):
+    rc, out, err = cli("demo", "--out", tmp_path / "demo", "--format", "json")
     assert rc == 0, err
     result = json.loads(out)
     raw, cal = result["agreement"]["raw"], result["agreement"]["calibrated"]
@@ -111,23 +104,23 @@ def test_demo_recovers_the_cross_language_ranking(tmp_path):
 
 
 @pytest.mark.parametrize("chunk", [None, "50"])
-def test_apply_keeps_input_signatures_and_names_the_calibrator(tmp_path, table, chunk):
+def test_apply_keeps_input_signatures_and_names_the_calibrator(tmp_path, table, chunk, cli):
     from xleval.io import read_table_metadata, write_table
 
-    path, sim = table
+    _path, sim = table
     scored = tmp_path / "scored.parquet"
     write_table(sim.data, scored, metadata={"signatures": {"metric": "chrF2|nc:6|synthetic"}})
     model = tmp_path / "m.json"
-    assert main(["calibrate", "fit", str(scored), "--score", "metric", "-o", str(model), "--format", "json"]) == 0
+    assert cli("calibrate", "fit", scored, "--score", "metric", "-o", model, "--format", "json").exit_code == 0
     out = tmp_path / "out.parquet"
-    args = ["calibrate", "apply", str(model), str(scored), "-o", str(out), "--format", "json"]
-    assert main(args + (["--chunk-size", chunk] if chunk else [])) == 0
+    args = ["calibrate", "apply", model, scored, "-o", out, "--format", "json"]
+    assert cli(*args, *(["--chunk-size", chunk] if chunk else [])).exit_code == 0
     sigs = read_table_metadata(out)["signatures"]
     assert sigs["metric"] == "chrF2|nc:6|synthetic"
     assert sigs["metric_lgn"].startswith("lgn|method:zscore|by:tgt_lang|target:0,1|of:chrF2|nc:6|synthetic")
 
 
-def test_missing_output_folder_is_refused_before_fitting(tmp_path, table):
+def test_missing_output_folder_is_refused_before_fitting(tmp_path, table, cli):
     path, _ = table
-    rc, _, err = run("calibrate", "fit", path, "--score", "metric", "-o", tmp_path / "nope" / "m.json")
+    rc, _, err = cli("calibrate", "fit", path, "--score", "metric", "-o", tmp_path / "nope" / "m.json")
     assert rc == 2 and "does not exist" in err

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 
 import click
 import pytest
 
-from xleval.cli import _GROUPS, _load, main
+from import_check import modules_after
+from xleval.cli import _GROUPS, _load
 
 # what `xleval score --help` and `calibrate fit|apply --help` printed with typer 0.29 (its vendored click
 # and rich panels), and the default click would show for a False flag if show_default were misapplied
@@ -32,9 +31,9 @@ def _commands() -> list[tuple[list[str], click.Command]]:
 _LEAVES = _commands()
 
 
-def test_score_help_is_conventional(capsys):
-    assert main(["score", "--help"]) == 0
-    out = capsys.readouterr().out
+def test_score_help_is_conventional(cli):
+    rc, out, _ = cli("score", "--help")
+    assert rc == 0
     for noise in _TYPER_NOISE:
         assert noise not in out
     assert "Usage: xleval score [OPTIONS] [INPUT]" in out
@@ -44,9 +43,9 @@ def test_score_help_is_conventional(capsys):
 
 
 @pytest.mark.parametrize("argv, command", _LEAVES, ids=[" ".join(a) for a, _ in _LEAVES])
-def test_every_help_exits_0_and_lists_each_option_once(capsys, argv, command):
-    assert main([*argv, "--help"]) == 0
-    out = capsys.readouterr().out
+def test_every_help_exits_0_and_lists_each_option_once(cli, argv, command):
+    rc, out, _ = cli(*argv, "--help")
+    assert rc == 0
     assert out.startswith(f"Usage: xleval {' '.join(argv)} ")
     for noise in _TYPER_NOISE:
         assert noise not in out
@@ -58,29 +57,27 @@ def test_every_help_exits_0_and_lists_each_option_once(capsys, argv, command):
 
 
 @pytest.mark.parametrize("group", [name for name, _, _ in _GROUPS])
-def test_bare_group_or_command_never_tracebacks(capsys, group):
-    rc = main([group, "--nonsense-option"])
-    err = capsys.readouterr().err
+def test_bare_group_or_command_never_tracebacks(cli, group):
+    rc, _, err = cli(group, "--nonsense-option")
     assert rc == 2
     assert err.startswith("xleval: error: ") and len(err.strip().splitlines()) == 1
     assert "see 'xleval " in err and "--help'" in err
 
 
-def test_lowercase_is_a_flag_not_an_option_taking_true(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
+def test_lowercase_is_a_flag_not_an_option_taking_true(tmp_path, cli):
     # with a real flag `true` is the INPUT argument, and a missing INPUT says so (not "unknown format")
-    assert main(["score", "--lowercase", "true"]) == 2
-    err = capsys.readouterr().err
+    rc, _, err = cli("score", "--lowercase", "true", cwd=tmp_path)
+    assert rc == 2
     assert err == "xleval: error: true: no such file; check the path\n"
     # and a flag given a value with = is a usage error, not a silently accepted string
-    assert main(["score", "--lowercase=true", "x.tsv"]) == 2
-    err = capsys.readouterr().err
+    rc, _, err = cli("score", "--lowercase=true", "x.tsv", cwd=tmp_path)
+    assert rc == 2
     assert err == "xleval: error: xleval score: Option '--lowercase' does not take a value; see 'xleval score --help'\n"
-    assert main(["calibrate", "apply", "m.json", "x.tsv", "-o", "o.tsv", "--force=yes"]) == 2
-    assert "xleval calibrate apply: Option '--force' does not take a value" in capsys.readouterr().err
+    rc, _, err = cli("calibrate", "apply", "m.json", "x.tsv", "-o", "o.tsv", "--force=yes", cwd=tmp_path)
+    assert rc == 2 and "xleval calibrate apply: Option '--force' does not take a value" in err
 
 
-def test_lc_short_flag_lowercases_like_sacrebleu(tmp_path, capsys):
+def test_lc_short_flag_lowercases_like_sacrebleu(tmp_path, cli):
     import sacrebleu
 
     hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
@@ -89,8 +86,9 @@ def test_lc_short_flag_lowercases_like_sacrebleu(tmp_path, capsys):
     hyps, refs = hyp.read_text().splitlines(), ref.read_text().splitlines()
     results = {}
     for flag in ([], ["-lc"], ["--lowercase"]):
-        assert main(["score", "-i", str(hyp), "-r", str(ref), "-l", "en-de", "-m", "bleu", "--format", "json", *flag]) == 0
-        payload = json.loads(capsys.readouterr().out)
+        rc, out, err = cli("score", "-i", hyp, "-r", ref, "-l", "en-de", "-m", "bleu", "--format", "json", *flag)
+        assert rc == 0, err
+        payload = json.loads(out)
         results[" ".join(flag)] = payload["corpus"][0]["bleu"]
     assert results["-lc"] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs], lowercase=True).score)
     assert results["--lowercase"] == results["-lc"]
@@ -98,16 +96,9 @@ def test_lc_short_flag_lowercases_like_sacrebleu(tmp_path, capsys):
     assert results[""] < results["-lc"]
 
 
-def _modules_after(code: str) -> set[str]:
-    script = f"{code}\nimport sys\nprint(' '.join(sorted(sys.modules)))"
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return set(proc.stdout.split())
-
-
 def test_cli_imports_no_typer_and_help_imports_no_command_module():
-    assert not {m for m in _modules_after("import xleval.cli") if m.split(".")[0] == "typer"}
-    loaded = _modules_after("import xleval.cli\ntry:\n    xleval.cli.main(['--help'])\nexcept SystemExit:\n    pass")
+    assert not {m for m in modules_after("import xleval.cli") if m.split(".")[0] == "typer"}
+    loaded = modules_after("import xleval.cli\ntry:\n    xleval.cli.main(['--help'])\nexcept SystemExit:\n    pass")
     commands = {target.split(":")[0] for _, target, _ in _GROUPS}
     assert not loaded & commands
     assert "typer" not in loaded and "xleval.cli._common" not in loaded

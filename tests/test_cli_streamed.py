@@ -5,8 +5,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.cli import main
-
 ROWS = [("de-en", "The cat sat on the mat.", "The cat sits on the mat."),
         ("de-en", "A dog barks loudly today.", "The dog is barking loudly."),
         ("zh-en", "It rains, 3.5 mm.", "It is raining: 3.5 mm."),
@@ -14,7 +12,7 @@ ROWS = [("de-en", "The cat sat on the mat.", "The cat sits on the mat."),
         ("ja-en", "Good morning &quot;world&quot;", "Good morning, world")]
 
 
-@pytest.fixture()
+@pytest.fixture
 def table(tmp_path):
     df = pd.DataFrame([{"lp": lp, "system": f"s{i % 3}", "hypothesis": h, "reference": r}
                        for i, (lp, h, r) in enumerate(ROWS * 40)])
@@ -23,33 +21,34 @@ def table(tmp_path):
     return path
 
 
-def test_streamed_score_equals_in_memory(tmp_path, table, capsys):
-    assert main(["score", str(table), "--metric", "bleu,chrf", "--tokenize", "13a", "-o", str(tmp_path / "a.parquet")]) == 0
-    assert main(["score", str(table), "--metric", "bleu,chrf", "--tokenize", "13a", "--chunk-size", "7",
-                 "-o", str(tmp_path / "b.parquet"), "--format", "json"]) == 0
-    capsys.readouterr()
+def test_streamed_score_equals_in_memory(tmp_path, table, cli):
+    assert cli("score", table, "--metric", "bleu,chrf", "--tokenize", "13a",
+               "-o", tmp_path / "a.parquet").exit_code == 0
+    assert cli("score", table, "--metric", "bleu,chrf", "--tokenize", "13a", "--chunk-size", "7",
+               "-o", tmp_path / "b.parquet", "--format", "json").exit_code == 0
     a, b = pd.read_parquet(tmp_path / "a.parquet"), pd.read_parquet(tmp_path / "b.parquet")
     np.testing.assert_array_equal(a["bleu"], b["bleu"])
     np.testing.assert_array_equal(a["chrf"], b["chrf"])
-    assert main(["score", str(table), "--metric", "bleu", "--chunk-size", "7", "-o", str(tmp_path / "c.parquet")]) == 2
-    assert "--tokenize" in capsys.readouterr().err
+    rc, _, err = cli("score", table, "--metric", "bleu", "--chunk-size", "7", "-o", tmp_path / "c.parquet")
+    assert rc == 2 and "--tokenize" in err
     assert not (tmp_path / "c.parquet").exists()
 
 
-def test_streamed_diagnose_equals_in_memory_moments(tmp_path, table, capsys):
-    assert main(["score", str(table), "--metric", "chrf", "-o", str(tmp_path / "s.parquet")]) == 0
-    capsys.readouterr()
-    assert main(["diagnose", str(tmp_path / "s.parquet"), "--score", "chrf", "--by", "lp", "--format", "json",
-                 "--n-resamples", "20"]) == 0
-    full = json.loads(capsys.readouterr().out)
-    assert main(["diagnose", str(tmp_path / "s.parquet"), "--score", "chrf", "--by", "lp", "--format", "json",
-                 "--chunk-size", "11"]) == 0
-    streamed = json.loads(capsys.readouterr().out)
+def test_streamed_diagnose_equals_in_memory_moments(tmp_path, table, cli):
+    assert cli("score", table, "--metric", "chrf", "-o", tmp_path / "s.parquet").exit_code == 0
+    rc, out, err = cli("diagnose", tmp_path / "s.parquet", "--score", "chrf", "--by", "lp", "--format", "json",
+                       "--n-resamples", "20")
+    assert rc == 0, err
+    full = json.loads(out)
+    rc, out, err = cli("diagnose", tmp_path / "s.parquet", "--score", "chrf", "--by", "lp", "--format", "json",
+                       "--chunk-size", "11")
+    assert rc == 0, err
+    streamed = json.loads(out)
     means = {g["group"]: g["mean"] for g in full["bias"]["groups"]}
     assert {g["group"]: g["mean"] for g in streamed["groups"]} == pytest.approx(means, rel=1e-12)
     assert streamed["sd_of_means"] == pytest.approx(full["bias"]["sd_of_means"], rel=1e-12)
-    assert main(["diagnose", str(tmp_path / "s.parquet"), "--score", "chrf", "--human", "chrf", "--chunk-size", "11"]) == 2
-    assert "in memory" in capsys.readouterr().err
+    rc, _, err = cli("diagnose", tmp_path / "s.parquet", "--score", "chrf", "--human", "chrf", "--chunk-size", "11")
+    assert rc == 2 and "in memory" in err
 
 
 # one validation and one schema for the streamed and the in-memory paths ------------------------------------
@@ -66,15 +65,14 @@ def _mixed_table(n: int = 60) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("ext", ["tsv", "csv", "jsonl", "parquet"])
-def test_streamed_apply_writes_the_one_pass_output(ext, tmp_path, capsys):
+def test_streamed_apply_writes_the_one_pass_output(ext, tmp_path, cli):
     source = tmp_path / "in.tsv"
     _mixed_table().to_csv(source, sep="\t", index=False)
-    assert main(["calibrate", "fit", str(source), "--score", "score", "-o", str(tmp_path / "m.json")]) == 0
+    assert cli("calibrate", "fit", str(source), "--score", "score", "-o", str(tmp_path / "m.json")).exit_code == 0
     whole, streamed = tmp_path / f"whole.{ext}", tmp_path / f"streamed.{ext}"
-    assert main(["calibrate", "apply", str(tmp_path / "m.json"), str(source), "-o", str(whole)]) == 0
-    assert main(["calibrate", "apply", str(tmp_path / "m.json"), str(source), "-o", str(streamed),
-                 "--chunk-size", "7"]) == 0
-    capsys.readouterr()
+    assert cli("calibrate", "apply", str(tmp_path / "m.json"), str(source), "-o", str(whole)).exit_code == 0
+    assert cli("calibrate", "apply", str(tmp_path / "m.json"), str(source), "-o", str(streamed),
+                 "--chunk-size", "7").exit_code == 0
     if ext == "parquet":
         a, b = pd.read_parquet(whole), pd.read_parquet(streamed)
         pd.testing.assert_frame_equal(a, b)
@@ -84,27 +82,26 @@ def test_streamed_apply_writes_the_one_pass_output(ext, tmp_path, capsys):
         assert whole.read_bytes() == streamed.read_bytes()
 
 
-def test_streamed_jsonl_types_and_late_keys_equal_the_one_pass_reading(tmp_path, capsys):
+def test_streamed_jsonl_types_and_late_keys_equal_the_one_pass_reading(tmp_path, cli):
     records = [{"lp": "en-de", "seg_id": i, "score": float(i % 7), "flag": True} for i in range(20)]
     records[15]["seg_id"] = None  # an int column with a null late: float64 in one pass
     records[17]["extra"] = "late key"  # a key first seen late: a column, empty elsewhere
     source = tmp_path / "in.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in records))
     model = tmp_path / "m.json"
-    assert main(["calibrate", "fit", str(source), "--score", "score", "-o", str(model), "--min-count", "2"]) == 0
+    assert cli("calibrate", "fit", str(source), "--score", "score", "-o", str(model), "--min-count", "2").exit_code == 0
     for ext in ("jsonl", "parquet"):
         whole, streamed = tmp_path / f"w.{ext}", tmp_path / f"s.{ext}"
-        assert main(["calibrate", "apply", str(model), str(source), "-o", str(whole)]) == 0
-        assert main(["calibrate", "apply", str(model), str(source), "-o", str(streamed), "--chunk-size", "4"]) == 0
+        assert cli("calibrate", "apply", str(model), str(source), "-o", str(whole)).exit_code == 0
+        assert cli("calibrate", "apply", str(model), str(source), "-o", str(streamed), "--chunk-size", "4").exit_code == 0
         if ext == "jsonl":
             assert whole.read_bytes() == streamed.read_bytes()
         else:
             pd.testing.assert_frame_equal(pd.read_parquet(whole), pd.read_parquet(streamed))
-    capsys.readouterr()
 
 
 @pytest.mark.parametrize("bad", [{"lp": "english-german"}, {"lp": "de-en", "src_lang": "en", "tgt_lang": "fr"}])
-def test_streamed_score_checks_languages_like_the_one_pass(bad, tmp_path, capsys):
+def test_streamed_score_checks_languages_like_the_one_pass(bad, tmp_path, cli):
     rows = [{"lp": "de-en", "src_lang": "de", "tgt_lang": "en", "hypothesis": f"a cat {i}", "reference": "a cat"}
             for i in range(30)]
     rows[25].update(bad)
@@ -112,22 +109,21 @@ def test_streamed_score_checks_languages_like_the_one_pass(bad, tmp_path, capsys
     source.write_text("".join(json.dumps(r) + "\n" for r in rows))
     errors = []
     for extra in ([], ["--chunk-size", "10"]):
-        capsys.readouterr()
-        assert main(["score", str(source), "-m", "chrf", "-o", str(tmp_path / "o.tsv"), *extra]) == 2
-        errors.append(capsys.readouterr().err)
+        rc, _, err = cli("score", str(source), "-m", "chrf", "-o", str(tmp_path / "o.tsv"), *extra)
+        assert rc == 2
+        errors.append(err)
         assert not (tmp_path / "o.tsv").exists()
     assert all("row" in e and ("english-german" in e or "contradicts" in e) for e in errors), errors
 
 
-def test_streamed_score_uses_every_reference_like_the_one_pass(tmp_path, capsys):
+def test_streamed_score_uses_every_reference_like_the_one_pass(tmp_path, cli):
     df = pd.DataFrame([{"lp": "de-en", "hypothesis": h, "reference": r, "reference_2": "The cat is on the mat."}
                        for _, h, r in ROWS * 10])
     df.to_parquet(tmp_path / "in.parquet")
-    assert main(["score", str(tmp_path / "in.parquet"), "-m", "bleu,chrf", "--tokenize", "13a",
-                 "-o", str(tmp_path / "a.parquet")]) == 0
-    assert main(["score", str(tmp_path / "in.parquet"), "-m", "bleu,chrf", "--tokenize", "13a", "--chunk-size", "9",
-                 "-o", str(tmp_path / "b.parquet")]) == 0
-    capsys.readouterr()
+    assert cli("score", str(tmp_path / "in.parquet"), "-m", "bleu,chrf", "--tokenize", "13a",
+                 "-o", str(tmp_path / "a.parquet")).exit_code == 0
+    assert cli("score", str(tmp_path / "in.parquet"), "-m", "bleu,chrf", "--tokenize", "13a", "--chunk-size", "9",
+                 "-o", str(tmp_path / "b.parquet")).exit_code == 0
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "a.parquet"), pd.read_parquet(tmp_path / "b.parquet"))
     from xleval.io import read_table_metadata
 
@@ -135,6 +131,6 @@ def test_streamed_score_uses_every_reference_like_the_one_pass(tmp_path, capsys)
     assert sigs == read_table_metadata(tmp_path / "a.parquet")["signatures"] and "nrefs:2" in sigs["bleu"]
 
 
-def test_standard_input_is_not_streamed(tmp_path, capsys):
-    assert main(["calibrate", "fit", "-", "--score", "score", "-o", str(tmp_path / "m.json"), "--chunk-size", "5"]) == 2
-    assert "'-' (standard input) cannot be streamed" in capsys.readouterr().err
+def test_standard_input_is_not_streamed(tmp_path, cli):
+    rc, _, err = cli("calibrate", "fit", "-", "--score", "score", "-o", str(tmp_path / "m.json"), "--chunk-size", "5")
+    assert rc == 2 and "'-' (standard input) cannot be streamed" in err

@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from xleval.calibration import LGN
-from xleval.cli import main
 from xleval.diagnostics import diagnose, human_agreement
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import write_table
@@ -34,7 +33,8 @@ def test_hand_checked_cross_group_accuracy():
 
 def test_partly_missing_human_and_small_groups():
     df = pd.concat([_systems(), pd.DataFrame({"lp": ["c"], "system": ["v"], "metric": [5.0], "human": [0.2]}),
-                    pd.DataFrame({"lp": ["a"], "system": ["p"], "metric": [11.0], "human": [np.nan]})], ignore_index=True)
+                    pd.DataFrame({"lp": ["a"], "system": ["p"], "metric": [11.0], "human": [np.nan]})],
+                   ignore_index=True)
     with pytest.warns(DataQualityWarning, match="1 of 8 rows have no human"):
         res = human_agreement(df, "metric", "human", "lp", n_resamples=50)
     assert res.excluded_groups == ("c",) and any("fewer than 2 systems" in n for n in res.notes)
@@ -89,15 +89,16 @@ def test_cross_group_accuracy_against_truth_rises_after_calibration():
     json.dumps(d.to_dict())
 
 
-def test_cli_diagnose_json_and_errors(tmp_path, capsys):
+def test_cli_diagnose_json_and_errors(tmp_path, cli):
     sim = simulate_mt_evaluation(seed=1, n_segments=30, languages=("de", "fr", "zh"))
     path = tmp_path / "ev.parquet"
     write_table(sim.data[sim.data.split == "evaluation"], path)
-    assert main(["diagnose", str(path), "--score", "metric", "--human", "human", "--n-resamples", "50",
-                 "--format", "json"]) == 0
-    payload = json.loads(capsys.readouterr().out)
+    rc, out, err = cli("diagnose", path, "--score", "metric", "--human", "human", "--n-resamples", "50",
+                       "--format", "json")
+    assert rc == 0, err
+    payload = json.loads(out)
     assert payload["bias"]["calibration_advised"] in (True, False)
     assert payload["agreement"]["scores"]["metric"]["cross_group_accuracy"]["n_pairs"] == 3 * 6 * 6
     assert payload["validity"]["status"] in ("holds", "inconclusive", "violated")
-    assert main(["diagnose", str(path), "--score", "nope"]) == 2
-    assert "nope" in capsys.readouterr().err
+    rc, _, err = cli("diagnose", path, "--score", "nope")
+    assert rc == 2 and "nope" in err

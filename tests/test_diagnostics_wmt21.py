@@ -9,7 +9,8 @@ import pytest
 from conftest import REPO, require_data
 from xleval.stats import pairwise_accuracy
 
-pytestmark = pytest.mark.data
+# the study runs on every to-English segment (~30 s of CPU before the first assertion): slow tier
+pytestmark = [pytest.mark.data, pytest.mark.slow]
 
 # Within-lp Pearson r of sacrebleu sentence chrF (vs ref A) with DA z, from the data README
 # (../shared/data/README.md, "r with re-mapping"): an oracle computed with sacrebleu, not by xleval.

@@ -5,7 +5,8 @@
 exact command and the exact message the CLI prints (run from the folder holding the files, so the
 messages name relative paths). Every case runs in-process through ``xleval.cli.main`` (the same
 code path as the console script); ``SUBPROCESS`` re-runs a representative subset through
-``python -m xleval`` to check the real exit status and stderr. Regenerate the entries of the doc
+``python -m xleval`` to check the real exit status and stderr (three in the fast tier, the rest slow:
+the process start-up they add is the same for every case). Regenerate the entries of the doc
 after changing a message with ``python tests/test_errors_catalogue.py``.
 
 Accepted inputs that are easy to mistake for errors (NaN/inf scores, CRLF line endings, a group
@@ -18,7 +19,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import run_cli, xleval_command
 from xleval.calibration import LGN, prepare_frame
-from xleval.cli import main
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "errors.md"
 SIG_BLEU = "bleu|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.5.1"
@@ -67,7 +67,8 @@ CASES: list[Case] = [
     _c("E06", "A CSV row with more fields than the header (pandas would read the first column as an index)",
        f"{FIT} long_row.csv --score score -o out/E06.json",
        "Quote the text that holds a comma (`\"a, b\"`), or remove the extra field.", "out/E06.json"),
-    _c("E07", "Mixed line endings: a lone CR (old Mac) in a CSV file", f"{FIT} lone_cr.csv --score score -o out/E07.json",
+    _c("E07", "Mixed line endings: a lone CR (old Mac) in a CSV file",
+       f"{FIT} lone_cr.csv --score score -o out/E07.json",
        "Convert the file to LF (or CRLF) line endings, e.g. `dos2unix -c mac`. CRLF and LF may be mixed freely.",
        "out/E07.json"),
     _c("E08", "Non-UTF-8 bytes (e.g. a Latin-1 file)", f"{FIT} latin1.tsv --score score -o out/E08.json",
@@ -104,9 +105,11 @@ CASES: list[Case] = [
        "out/E20.json"),
     _c("E21", "A malformed --col mapping", f"{FIT} scores.tsv --score score --col score -o out/E21.json",
        "Write CANONICAL=FILE_COLUMN, e.g. `--col score=bleu`.", "out/E21.json"),
-    _c("E22", "--col names a column that is not in the file", f"{FIT} scores.tsv --score score --col score=bleu -o out/E22.json",
+    _c("E22", "--col names a column that is not in the file",
+       f"{FIT} scores.tsv --score score --col score=bleu -o out/E22.json",
        "Use one of the columns the message lists.", "out/E22.json"),
-    _c("E23", "--by names a column that is not in the file", f"{FIT} scores.tsv --score score --by domain -o out/E23.json",
+    _c("E23", "--by names a column that is not in the file",
+       f"{FIT} scores.tsv --score score --by domain -o out/E23.json",
        "Group by tgt_lang, lp or an existing column.", "out/E23.json"),
     _c("E24", "A malformed --target", f"{FIT} scores.tsv --score score --target 80 -o out/E24.json",
        "Give the mean and standard deviation of the calibrated scale: `--target 80,10`.", "out/E24.json"),
@@ -163,7 +166,8 @@ CASES: list[Case] = [
        "Give a table, or -i HYP.txt -r REF.txt.", "out/E44.tsv"),
     _c("E45", "An unknown metric", "score scores.tsv -m bleurt -o out/E45.tsv",
        "Choose a metric the message lists; neural metrics take a local model folder.", "out/E45.tsv"),
-    _c("E46", "A neural model path that does not exist", "score scores.tsv -m comet:models/wmt22-comet-da -o out/E46.tsv",
+    _c("E46", "A neural model path that does not exist",
+       "score scores.tsv -m comet:models/wmt22-comet-da -o out/E46.tsv",
        "Download the model once and pass its folder; xleval never downloads at run time.", "out/E46.tsv"),
     _c("E47", "An unknown BLEU tokenizer", "score scores.tsv --tokenize spm -o out/E47.tsv",
        "Use one of sacrebleu's tokenizers listed in the message.", "out/E47.tsv"),
@@ -188,7 +192,8 @@ CASES: list[Case] = [
     # --- audit ---
     _c("E55", "An unknown audit condition", "audit bad_condition.tsv",
        "Name conditions source, translated, back_translated, native or naturalized."),
-    _c("E56", "An audit checklist in a missing folder", "audit audit.tsv --n-resamples 20 --checklist nodir/checklist.md",
+    _c("E56", "An audit checklist in a missing folder",
+       "audit audit.tsv --n-resamples 20 --checklist nodir/checklist.md",
        "Create the folder first.", "nodir/checklist.md"),
     # --- outputs never destroy inputs (the one writer's guard) ---
     _c("E57", "The output is the input", f"{FIT} scores.tsv --score score -o scores.tsv",
@@ -287,6 +292,7 @@ CASES: list[Case] = [
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
 SUBPROCESS = ["E01", "E05", "E08", "E11", "E17", "E29", "E33", "E35", "E37", "E40", "E43", "E53", "E57", "E58", "E60", "E63",
               "E64", "E68", "E76"]
+SUBPROCESS_FAST = {"E01", "E29", "E53"}
 
 
 # files --------------------------------------------------------------------------------------------------
@@ -323,7 +329,8 @@ def _write_files(root: Path) -> None:
         "broken.jsonl": b'{"lp": "en-de", "score": 1}\n{"lp": "en-de", "score": 2\n',
         "array.jsonl": b'{"lp": "en-de", "score": 1}\n["en-de", 2]\n',
         "bad_lp.tsv": _tsv(df.assign(lp=df["lp"].where(df.index != 41, "english-german"))),
-        "bad_tgt_lang.tsv": _tsv(df.drop(columns="lp").assign(src_lang="en", tgt_lang=np.where(df.index == 7, "xx1", "de"))),
+        "bad_tgt_lang.tsv": _tsv(df.drop(columns="lp").assign(src_lang="en",
+                                                               tgt_lang=np.where(df.index == 7, "xx1", "de"))),
         "constant.tsv": _tsv(df.assign(score=70.0)),
         "unseen.tsv": _tsv(df.assign(lp=np.where(df.index % 2 == 0, "en-sw", df["lp"]))),
         "no_overlap.tsv": _tsv(df.assign(human=df["human"].where(df["lp"] == "en-de"),
@@ -353,7 +360,8 @@ def _write_files(root: Path) -> None:
         "tab_in_text.jsonl": "".join(json.dumps({**r, "hypothesis": r["hypothesis"] + ("\tx" if i == 3 else "")}) + "\n"
                                      for i, r in enumerate(df.to_dict(orient="records"))).encode(),
         "audit.tsv": _audit_table().to_csv(sep="\t", index=False).encode(),
-        "bad_condition.tsv": _audit_table().replace({"condition": {"translated": "orig"}}).to_csv(sep="\t", index=False).encode(),
+        "bad_condition.tsv": _audit_table().replace({"condition": {"translated": "orig"}})
+                                           .to_csv(sep="\t", index=False).encode(),
     }
     for name, data in files.items():
         (root / name).write_bytes(data)
@@ -420,16 +428,9 @@ def _no_output(root: Path, case: Case) -> None:
             assert not list(target.parent.glob(f".{target.name}.*")), f"{case.id}: a temporary file was left"
 
 
-def _run_in_process(root: Path, args, capsys, monkeypatch) -> tuple[int, str]:
-    monkeypatch.chdir(root)
-    capsys.readouterr()
-    rc = main(list(args))
-    return rc, capsys.readouterr().err
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_catalogue_entry(case, workdir, capsys, monkeypatch):
-    rc, err = _run_in_process(workdir, case.args, capsys, monkeypatch)
+def test_catalogue_entry(case, workdir, cli):
+    rc, _, err = cli(*case.args, cwd=workdir)
     lines = err.splitlines()
     assert rc == 2, err
     assert len(lines) == 1 and lines[0].startswith("xleval: error: "), err
@@ -440,20 +441,22 @@ def test_catalogue_entry(case, workdir, capsys, monkeypatch):
     assert message == lines[0], f"{case.id}: docs/errors.md shows another message"
 
 
-@pytest.mark.parametrize("case_id", SUBPROCESS)
-def test_catalogue_entry_in_a_real_process(case_id, workdir):
+@pytest.mark.parametrize("case_id", [c if c in SUBPROCESS_FAST else pytest.param(c, marks=pytest.mark.slow)
+                                     for c in SUBPROCESS])
+def test_catalogue_entry_in_a_real_process(case_id, workdir, cli_process):
     case = next(c for c in CASES if c.id == case_id)
-    proc = subprocess.run([sys.executable, "-m", "xleval", *case.args], cwd=workdir, capture_output=True, text=True)
-    assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("xleval: error: "), proc.stderr
-    assert "Traceback" not in proc.stderr
+    rc, _, err = cli_process(*case.args, cwd=workdir)
+    assert rc == 2, err
+    assert err.count("\n") == 1 and err.startswith("xleval: error: "), err
+    assert "Traceback" not in err
     _no_output(workdir, case)
 
 
-def test_debug_shows_the_traceback(workdir):
-    proc = subprocess.run([sys.executable, "-m", "xleval", "--debug", *CASES[0].args], cwd=workdir,
-                          capture_output=True, text=True)
-    assert proc.returncode != 0 and "Traceback" in proc.stderr and "InputError" in proc.stderr
+def test_debug_shows_the_traceback(workdir, cli):
+    from xleval.exceptions import InputError
+
+    with pytest.raises(InputError):  # --debug re-raises (the console then prints the traceback)
+        cli("--debug", *CASES[0].args, cwd=workdir)
 
 
 def test_output_folder_without_write_permission(workdir):
@@ -461,12 +464,12 @@ def test_output_folder_without_write_permission(workdir):
     folder = workdir / "readonly"
     folder.mkdir(exist_ok=True)
     folder.chmod(0o555)
-    command = [sys.executable, "-m", "xleval", *APPLY.split(), "scores.tsv", "-o", "readonly/o.tsv"]
+    command = xleval_command(*APPLY.split(), "scores.tsv", "-o", "readonly/o.tsv")
     if os.geteuid() == 0:
         if shutil.which("setpriv") is None:
             pytest.skip("running as root without setpriv: cannot drop the write permission")
         command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
-    proc = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
+    proc = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr == "xleval: error: readonly/o.tsv: output directory readonly is not writable\n"
     assert list(folder.iterdir()) == []
@@ -492,16 +495,18 @@ ACCEPTED = {
 
 
 @pytest.mark.parametrize("name", sorted(ACCEPTED))
-def test_accepted_inputs_keep_every_row_and_warn(name, tmp_path, capsys):
+def test_accepted_inputs_keep_every_row_and_warn(name, tmp_path, cli):
     _, change, warning = ACCEPTED[name]
     df = change(_scores())
     source = tmp_path / "in.tsv"
     source.write_bytes(_tsv(df))
     model, out = tmp_path / "m.json", tmp_path / "out.tsv"
-    assert main(["calibrate", "fit", str(source), "--score", "score", "-o", str(model), "--format", "json"]) == 0
-    fit_notes = json.loads(capsys.readouterr().out)["warnings"]
-    assert main(["calibrate", "apply", str(model), str(source), "-o", str(out), "--format", "json"]) == 0
-    notes = fit_notes + json.loads(capsys.readouterr().out)["warnings"]
+    rc, stdout, err = cli("calibrate", "fit", source, "--score", "score", "-o", model, "--format", "json")
+    assert rc == 0, err
+    fit_notes = json.loads(stdout)["warnings"]
+    rc, stdout, err = cli("calibrate", "apply", model, source, "-o", out, "--format", "json")
+    assert rc == 0, err
+    notes = fit_notes + json.loads(stdout)["warnings"]
     assert any(warning in n for n in notes), notes
     result = pd.read_csv(out, sep="\t", keep_default_na=False)
     assert len(result) == len(df) and result["seg_id"].tolist() == df["seg_id"].tolist()
@@ -523,22 +528,11 @@ def test_crlf_and_mixed_line_endings_read_like_lf(tmp_path):
 
 # regenerating the doc's entries ------------------------------------------------------------------------------
 def _render_entries(root: Path) -> str:
-    import contextlib
-    import io
-
     blocks = []
-    cwd = os.getcwd()
-    os.chdir(root)
-    try:
-        for case in CASES:
-            err = io.StringIO()
-            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-                main(list(case.args))
-            message = err.getvalue().strip()
-            blocks.append(f"### {case.id} {case.mistake}\n\n```text\n$ xleval {' '.join(case.args)}\n{message}\n```\n\n"
-                          f"**Fix:** {case.fix}\n")
-    finally:
-        os.chdir(cwd)
+    for case in CASES:
+        message = run_cli(*case.args, cwd=root).stderr.strip()
+        blocks.append(f"### {case.id} {case.mistake}\n\n```text\n$ xleval {' '.join(case.args)}\n{message}\n```\n\n"
+                      f"**Fix:** {case.fix}\n")
     return "\n".join(blocks)
 
 
@@ -555,16 +549,14 @@ if __name__ == "__main__":  # python tests/test_errors_catalogue.py: rewrite the
 # the streamed path (xleval.scale) refuses what the in-memory path refuses ----------------------------------
 @pytest.mark.parametrize("name, data", [("short.tsv", b"lp\tscore\tx\nen-de\t1\ta\nen-de\t2\nen-fr\t3\tc\n"),
                                         ("short.csv", b"lp,score,x\nen-de,1,a\nen-de,2\nen-fr,3,c\n")])
-def test_streamed_rows_of_another_width_are_refused(name, data, workdir, capsys, monkeypatch):
+def test_streamed_rows_of_another_width_are_refused(name, data, workdir, cli):
     (workdir / name).write_bytes(data)
-    rc, err = _run_in_process(workdir, [*APPLY.split(), name, "-o", f"out/stream-{name}", "--chunk-size", "2"],
-                              capsys, monkeypatch)
+    rc, _, err = cli(*APPLY.split(), name, "-o", f"out/stream-{name}", "--chunk-size", "2", cwd=workdir)
     assert rc == 2 and "row 2" in err and not (workdir / f"out/stream-{name}").exists()
 
 
-def test_chunk_size_zero_is_refused(workdir, capsys, monkeypatch):
-    rc, err = _run_in_process(workdir, [*APPLY.split(), "scores.tsv", "-o", "out/chunk0.tsv", "--chunk-size", "0"],
-                              capsys, monkeypatch)
+def test_chunk_size_zero_is_refused(workdir, cli):
+    rc, _, err = cli(*APPLY.split(), "scores.tsv", "-o", "out/chunk0.tsv", "--chunk-size", "0", cwd=workdir)
     assert rc == 2 and "'--chunk-size': 0 is not in the range x>=1" in err
 
 

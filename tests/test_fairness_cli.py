@@ -9,17 +9,10 @@ import pandas as pd
 import pytest
 from statsmodels.stats.power import NormalIndPower
 
-from xleval.cli import main
 from xleval.fairness import fairness_gaps
 
 
-def _run(capsys, *args: str) -> tuple[int, str, str]:
-    rc = main(list(args))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
-
-
-@pytest.fixture()
+@pytest.fixture
 def items_file(tmp_path):
     rng = np.random.default_rng(0)
     rows = [{"language": lang, "qid": i, "f1": float(rng.random() < p), "tokens": size, "order": order}
@@ -31,57 +24,58 @@ def items_file(tmp_path):
     return path
 
 
-def test_gaps_json_equals_the_library(capsys, items_file):
-    rc, out, _ = _run(capsys, "fairness", "gaps", str(items_file), "--metric", "f1", "--by", "language",
-                      "--n-resamples", "100", "--seed", "3", "--format", "json")
+def test_gaps_json_equals_the_library(cli, items_file):
+    rc, out, _ = cli("fairness", "gaps", str(items_file), "--metric", "f1", "--by", "language",
+                     "--n-resamples", "100", "--seed", "3", "--format", "json")
     assert rc == 0
     payload = json.loads(out)
     expected = fairness_gaps(pd.read_csv(items_file), "f1", "language", n_resamples=100, random_state=3).to_dict()
     assert payload["result"] == json.loads(json.dumps(expected))
 
 
-def test_gaps_text_with_resource_typology_and_paired_items(capsys, items_file):
-    rc, out, err = _run(capsys, "fairness", "gaps", str(items_file), "--metric", "f1", "--by", "language", "--item", "qid",
-                        "--resource", "tokens", "--typology", "order", "--typology", "script", "--floor", "0.5",
-                        "--target-gain", "0.1", "--n-resamples", "50")
+def test_gaps_text_with_resource_typology_and_paired_items(cli, items_file):
+    rc, out, err = cli("fairness", "gaps", str(items_file), "--metric", "f1", "--by", "language", "--item", "qid",
+                       "--resource", "tokens", "--typology", "order", "--typology", "script", "--floor", "0.5",
+                       "--target-gain", "0.1", "--n-resamples", "50")
     assert rc == 0
     assert "paired" in out and "typological bias" in out and "order=" in out
     assert "elasticity" in err and "per doubling" in err
 
 
-def test_gaps_per_model_and_where(capsys, tmp_path, items_file):
+def test_gaps_per_model_and_where(cli, tmp_path, items_file):
     df = pd.read_csv(items_file)
-    both = pd.concat([df.assign(model="a", split="test"), df.assign(model="b", split="test"), df.assign(model="c", split="dev")])
+    both = pd.concat([df.assign(model="a", split="test"), df.assign(model="b", split="test"),
+                      df.assign(model="c", split="dev")])
     path = tmp_path / "models.tsv"
     both.to_csv(path, sep="\t", index=False)
-    rc, out, _ = _run(capsys, "fairness", "gaps", str(path), "--metric", "f1", "--by", "language", "--model", "model",
-                      "--where", "split=test", "--n-resamples", "20", "--format", "json")
+    rc, out, _ = cli("fairness", "gaps", str(path), "--metric", "f1", "--by", "language", "--model", "model",
+                     "--where", "split=test", "--n-resamples", "20", "--format", "json")
     assert rc == 0
     assert set(json.loads(out)["result"]) == {"a", "b"}
 
 
-def test_gaps_errors_are_one_line(capsys, items_file):
-    rc, _, err = _run(capsys, "fairness", "gaps", str(items_file), "--metric", "f1", "--by", "language", "--reference", "fr")
+def test_gaps_errors_are_one_line(cli, items_file):
+    rc, _, err = cli("fairness", "gaps", str(items_file), "--metric", "f1", "--by", "language", "--reference", "fr")
     assert rc == 2 and err.startswith("xleval: error: reference language 'fr'") and err.count("\n") == 1
-    rc, _, err = _run(capsys, "fairness", "gaps", str(items_file), "--metric", "acc", "--by", "language")
+    rc, _, err = cli("fairness", "gaps", str(items_file), "--metric", "acc", "--by", "language")
     assert rc == 2 and "missing required column(s) ['acc']" in err
 
 
-def test_min_size_matches_statsmodels(capsys):
-    rc, out, _ = _run(capsys, "fairness", "min-size", "--effect", "0.2", "--power", "0.9", "--alpha", "0.01", "--format", "json")
+def test_min_size_matches_statsmodels(cli):
+    rc, out, _ = cli("fairness", "min-size", "--effect", "0.2", "--power", "0.9", "--alpha", "0.01", "--format", "json")
     assert rc == 0
     res = json.loads(out)
     assert res["n"] == math.ceil(NormalIndPower().solve_power(0.2, alpha=0.01, power=0.9, ratio=1.0) - 1e-6)
 
 
-def test_min_size_inverse_question(capsys):
-    rc, out, _ = _run(capsys, "fairness", "min-size", "--n", "300", "--baseline", "0.85", "--format", "json")
+def test_min_size_inverse_question(cli):
+    rc, out, _ = cli("fairness", "min-size", "--n", "300", "--baseline", "0.85", "--format", "json")
     res = json.loads(out)
     assert rc == 0 and 0 < res["difference"] < 0.15 and res["other_low"] < 0.85
 
 
-def test_min_size_paired_needs_discordance(capsys):
-    rc, _, err = _run(capsys, "fairness", "min-size", "--effect", "0.05", "--paired")
+def test_min_size_paired_needs_discordance(cli):
+    rc, _, err = cli("fairness", "min-size", "--effect", "0.05", "--paired")
     assert rc == 2 and "--discordant" in err
-    rc, out, _ = _run(capsys, "fairness", "min-size", "--effect", "0.05", "--paired", "--discordant", "0.2")
+    rc, out, _ = cli("fairness", "min-size", "--effect", "0.05", "--paired", "--discordant", "0.2")
     assert rc == 0 and "mcnemar" in out

@@ -57,7 +57,8 @@ def test_wmt21_chrf_out_of_english_ratios(wmt21_systems):
 def test_apples_paired_sentence_nll():
     path = require_data("apples", "results.parquet")
     df = pd.read_parquet(path, columns=["lang", "sent_idx", "value"],
-                         filters=[("experiment", "==", "main"), ("eval_set", "==", "flores"), ("metric", "==", "sent-nll"),
+                         filters=[("experiment", "==", "main"), ("eval_set", "==", "flores"),
+                                  ("metric", "==", "sent-nll"),
                                   ("tokenizer_algo", "==", "bpe"), ("vocab_size", "==", 32768)])
     rep = fairness_gaps(df, "value", "lang", item="sent_idx", higher_is_better=False, n_resamples=500, random_state=0)
     assert rep.design == "paired" and rep.reference == "en"

@@ -75,7 +75,8 @@ def test_paired_items_resample_together():
     rng = np.random.default_rng(3)
     difficulty = rng.random(400)
     acc = {"en": 0.9, "de": 0.85, "sw": 0.7}
-    rows = [{"lang": lang, "item": i, "correct": float(d < p)} for lang, p in acc.items() for i, d in enumerate(difficulty)]
+    rows = [{"lang": lang, "item": i, "correct": float(d < p)}
+            for lang, p in acc.items() for i, d in enumerate(difficulty)]
     df = pd.DataFrame(rows)
     paired = fairness_gaps(df, "correct", "lang", item="item", n_resamples=2000, random_state=0)
     indep = fairness_gaps(df, "correct", "lang", n_resamples=2000, random_state=0)
@@ -162,7 +163,7 @@ def test_same_seed_same_report():
 # ----------------------------------------------------------------------------- elasticity
 def _lang_table():
     langs = list(ACC)
-    return langs, np.array([ACC[l] * 100 for l in langs]), np.array([SIZE[l] for l in langs])
+    return langs, np.array([ACC[lang] * 100 for lang in langs]), np.array([SIZE[lang] for lang in langs])
 
 
 def test_elasticity_equals_statsmodels_ols():

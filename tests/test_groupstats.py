@@ -87,7 +87,8 @@ def test_sketch_exact_below_capacity_and_bounded_above():
 
 
 def test_round_trip_dict():
-    s = GroupStats.from_values(np.arange(10.0), np.arange(10) % 3, [("en", "de"), ("en", "zh"), ("de", "en")], with_sketch=True)
+    s = GroupStats.from_values(np.arange(10.0), np.arange(10) % 3, [("en", "de"), ("en", "zh"), ("de", "en")],
+                               with_sketch=True)
     back = GroupStats.from_dict(s.to_dict())
     assert back.keys == s.keys
     np.testing.assert_array_equal(back.m2, s.m2)

@@ -5,6 +5,7 @@ import importlib.util
 import warnings
 
 import pytest
+
 from conftest import REPO, require_data
 
 pytestmark = [pytest.mark.data, pytest.mark.slow]

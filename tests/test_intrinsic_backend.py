@@ -6,14 +6,13 @@ import math
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
+from _tiny_models import build_tiny_gpt2
+from conftest import importorskip_lazy
+from xleval.exceptions import InputError
+from xleval.intrinsic import LMScorer, score_texts
 
-from _tiny_models import build_tiny_gpt2  # noqa: E402
-
-from xleval.exceptions import InputError  # noqa: E402
-from xleval.intrinsic import LMScorer, score_texts  # noqa: E402
-
+importorskip_lazy("torch")
+importorskip_lazy("transformers")
 pytestmark = pytest.mark.neural
 TEXTS = ["The cat sat on the mat.", "猫坐在垫子上。", "Кошка", "a"]
 
@@ -42,7 +41,7 @@ def _hand_nll(path, text, bos):
 @pytest.mark.parametrize("bos", ["prepend", "none"])
 def test_summed_logprobs_equal_hand_computation(tiny, bos):
     df = score_texts(tiny, TEXTS, bos=bos, batch_size=3)  # batches mix lengths: padding must not leak
-    for text, (_, row) in zip(TEXTS, df.iterrows()):
+    for text, (_, row) in zip(TEXTS, df.iterrows(), strict=True):
         nll, tokens = _hand_nll(tiny, text, bos == "prepend")
         assert row["tokens"] == tokens
         assert row["nll"] == pytest.approx(nll, rel=1e-4, abs=1e-4)

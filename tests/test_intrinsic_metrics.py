@@ -65,7 +65,7 @@ def test_bits_input_is_converted_to_nats():
 def test_loglik_column_and_sign_errors():
     s = _scores([{"lang": "en", "loglik": -3.0, "tokens": 3}])
     assert s.table["nll"].iloc[0] == 3.0
-    with pytest.raises(InputError, match="wrong sign.*loglik"):
+    with pytest.raises(InputError, match=r"wrong sign.*loglik"):
         _scores([{"lang": "en", "nll": -3.0, "tokens": 3}])
     with pytest.raises(InputError, match="exactly one of"):
         _scores([{"lang": "en", "tokens": 3}])

@@ -8,7 +8,7 @@ from xleval.exceptions import InputError
 from xleval.io import read_table, select_rows
 
 
-@pytest.fixture()
+@pytest.fixture
 def systems() -> pd.DataFrame:
     return pd.DataFrame({"lp": ["en-de", "en-de", "zh-en", "zh-en", "en-de"],
                          "system": ["A", "ref", "A", "B", "B"],

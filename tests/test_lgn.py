@@ -28,7 +28,7 @@ def _table(n=4000, seed=0, langs=("de", "fr", "zh", "ja", "fi")):
     base = rng.normal(0, 1, n)
     score = np.array([offset[t] for t in tgt]) + np.array([scale[t] for t in tgt]) * base
     src = rng.choice(["en", "cs"], n)
-    return pd.DataFrame({"lp": [f"{s}-{t}" for s, t in zip(src, tgt)], "tgt_lang": tgt, "score": score})
+    return pd.DataFrame({"lp": [f"{s}-{t}" for s, t in zip(src, tgt, strict=True)], "tgt_lang": tgt, "score": score})
 
 
 def test_seed_formula_and_target_80_10():
@@ -67,7 +67,8 @@ def test_calibration_set_is_standardised(by, method):
 
 @pytest.mark.parametrize("chunk", [1, 7, 1000, None])
 def test_partial_fit_chunks_equal_one_pass(chunk):
-    df = _table(n=3000, seed=2)
+    # one partial_fit per row for chunk 1: fewer rows and groups (each still above min_count), same property
+    df = _table(n=400, seed=2, langs=("de", "fr")) if chunk == 1 else _table(n=3000, seed=2)
     one = LGN(by="lp").fit(df)
     online = LGN(by="lp")
     step = chunk or len(df)
@@ -184,7 +185,7 @@ def test_unseen_fallback_chain_and_error():
     df = _table(n=2000, seed=7, langs=("de", "fr", "zh"))
     model = LGN(by="lp").fit(df)
     new = pd.DataFrame({"lp": ["ru-de", "en-es", "en-ko"], "score": [1.0, 2.0, 3.0]})
-    with pytest.warns(UnseenGroupWarning):
+    with pytest.warns(UnseenGroupWarning):  # noqa: PT031 - either call may be the one that warns
         sources = model.sources(new.assign(tgt_lang=["de", "es", "ko"]))
         out = model.transform(new.assign(tgt_lang=["de", "es", "ko"]))
     # de seen as a target language; es shares the Latin script with de/fr; ko matches nothing -> pooled
@@ -200,13 +201,14 @@ def test_unseen_fallback_chain_and_error():
 
 def test_family_fallback():
     rng = np.random.default_rng(8)
-    df = pd.DataFrame({"tgt_lang": np.repeat(["hi", "ta"], 100), "score": np.r_[rng.normal(0, 1, 100), rng.normal(5, 1, 100)]})
+    df = pd.DataFrame({"tgt_lang": np.repeat(["hi", "ta"], 100),
+                       "score": np.r_[rng.normal(0, 1, 100), rng.normal(5, 1, 100)]})
     model = LGN(fallback=["family", "error"]).fit(df)
     # Bengali is not in the calibration set but is Indo-European like Hindi
     bn = pd.DataFrame({"tgt_lang": ["bn"], "score": [0.0]})
     assert list(model.sources(bn)) == ["family"]
+    hi = df.loc[df.tgt_lang == "hi", "score"]  # the only Indo-European language fitted (ta is Dravidian)
     with pytest.warns(UnseenGroupWarning):
-        hi = df.loc[df.tgt_lang == "hi", "score"]  # the only Indo-European language fitted (ta is Dravidian)
         assert model.transform(bn)[0] == pytest.approx((0.0 - hi.mean()) / hi.std(ddof=0))
 
 
@@ -346,8 +348,9 @@ def test_unused_unseen_category_in_transform_is_not_an_error():
     model = LGN(fallback=["error"]).fit(df)
     probe = df.assign(tgt_lang=pd.Categorical(df["tgt_lang"], categories=["de", "fr", "sw"]))
     np.testing.assert_array_equal(model.transform(probe), model.transform(df))  # no error, no warning for 'sw'
+    langs = pd.Categorical(["sw"] + list(df["tgt_lang"][1:]), categories=["de", "fr", "sw"])
     with pytest.raises(InputError, match="sw"):
-        model.transform(probe.assign(tgt_lang=pd.Categorical(["sw"] + list(df["tgt_lang"][1:]), categories=["de", "fr", "sw"])))
+        model.transform(probe.assign(tgt_lang=langs))
 
 
 def test_on_unseen_replaces_the_fallback_chain_without_touching_the_model():

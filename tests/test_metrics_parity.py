@@ -34,12 +34,12 @@ EDGE = [
 
 def _sacre_bleu(hyps, refs, **kw):
     m = SacreBLEU(effective_order=True, **kw)
-    return np.array([m.sentence_score(h, list(r)).score for h, r in zip(hyps, zip(*refs))])
+    return np.array([m.sentence_score(h, list(r)).score for h, r in zip(hyps, zip(*refs, strict=True), strict=True)])
 
 
 def _sacre_chrf(hyps, refs, **kw):
     m = SacreCHRF(**kw)
-    return np.array([m.sentence_score(h, list(r)).score for h, r in zip(hyps, zip(*refs))])
+    return np.array([m.sentence_score(h, list(r)).score for h, r in zip(hyps, zip(*refs, strict=True), strict=True)])
 
 
 @pytest.mark.parametrize("tokenize", ["13a", "intl", "char", "zh", "none"])
@@ -50,7 +50,8 @@ def test_bleu_edge_cases_equal_sacrebleu(tokenize, smooth):
     np.testing.assert_allclose(ours, _sacre_bleu(hyps, refs, tokenize=tokenize, smooth_method=smooth), atol=TOL, rtol=0)
 
 
-@pytest.mark.parametrize("kw", [{}, {"word_order": 2}, {"lowercase": True}, {"whitespace": True}, {"eps_smoothing": True}, {"beta": 1, "char_order": 4}])
+@pytest.mark.parametrize("kw", [{}, {"word_order": 2}, {"lowercase": True}, {"whitespace": True},
+                                {"eps_smoothing": True}, {"beta": 1, "char_order": 4}])
 def test_chrf_edge_cases_equal_sacrebleu(kw):
     hyps, refs = [h for h, _ in EDGE], [[r for _, r in EDGE]]
     np.testing.assert_allclose(CHRF(**kw).sentence_scores(hyps, refs), _sacre_chrf(hyps, refs, **kw), atol=TOL, rtol=0)
@@ -67,7 +68,8 @@ def test_very_long_line_10k_tokens():
 
 def test_several_references_bleu_chrf_ter():
     hyps = ["the cat is on the mat", "there is a cat", "", "a b c d e"]
-    refs = [["the cat sat on the mat", "a cat", "x", "a b c"], ["there is a cat on the mat", "there is a cat here", "", "a b c d e f"]]
+    refs = [["the cat sat on the mat", "a cat", "x", "a b c"],
+            ["there is a cat on the mat", "there is a cat here", "", "a b c d e f"]]
     np.testing.assert_allclose(BLEU(nrefs=2).sentence_scores(hyps, refs), _sacre_bleu(hyps, refs), atol=TOL)
     np.testing.assert_allclose(CHRF(nrefs=2).sentence_scores(hyps, refs), _sacre_chrf(hyps, refs), atol=TOL)
     assert BLEU(nrefs=2, effective_order=False).corpus_score(hyps, refs) == pytest.approx(
@@ -90,7 +92,8 @@ def test_ties_in_closest_reference_length_take_the_shorter():
         (BLEU(), SacreBLEU(effective_order=True)),
         (BLEU(effective_order=False, smooth_method="floor", lowercase=True, tokenize="intl"),
          SacreBLEU(smooth_method="floor", lowercase=True, tokenize="intl")),
-        (BLEU(smooth_method="add-k", smooth_value=2), SacreBLEU(smooth_method="add-k", smooth_value=2, effective_order=True)),
+        (BLEU(smooth_method="add-k", smooth_value=2),
+         SacreBLEU(smooth_method="add-k", smooth_value=2, effective_order=True)),
         (CHRF(), SacreCHRF()),
         (CHRF(word_order=2, lowercase=True), SacreCHRF(word_order=2, lowercase=True)),
         (TER(), SacreTER()),
@@ -107,7 +110,7 @@ def test_signature_is_sacrebleus_plus_xleval_version(ours, theirs):
 
 def test_ter_segments_equal_sacrebleu():
     hyps, refs = [h for h, _ in EDGE], [r for _, r in EDGE]
-    theirs = [SacreTER().sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
+    theirs = [SacreTER().sentence_score(h, [r]).score for h, r in zip(hyps, refs, strict=True)]
     np.testing.assert_allclose(TER().sentence_scores(hyps, refs), theirs, atol=TOL)
 
 
@@ -123,24 +126,33 @@ def _check_rows(df: pd.DataFrame, systems: pd.DataFrame | None = None) -> None:
     sentence_score is its score of that row's statistics) and corpus scores per (lp, system)."""
     df = df.reset_index(drop=True)
     tok = df["lp"].map(_tok_for).to_numpy()
-    hyps, refs = df["hypothesis"].tolist(), df["reference"].tolist()
     for t in np.unique(tok):
         rows = np.flatnonzero(tok == t)
-        h, r = [hyps[i] for i in rows], [refs[i] for i in rows]
+        sub = df.iloc[rows]
+        h, r = sub["hypothesis"].tolist(), sub["reference"].tolist()
         pairs = [(BLEU(tokenize=t), SacreBLEU(tokenize=t, effective_order=True)), (CHRF(), SacreCHRF())]
         for ours, theirs in pairs:
-            stats = ours.sentence_stats(h, r)
-            their_stats = np.asarray(theirs._extract_corpus_statistics(h, [r]), dtype=np.int64)
+            stats = _in_blocks(ours.sentence_stats, h, r)
+            their_stats = _in_blocks(lambda hb, rb, m=theirs: m._extract_corpus_statistics(hb, [rb]), h, r)
+            their_stats = their_stats.astype(np.int64)
             np.testing.assert_array_equal(stats, their_stats)
             their_scores = np.array([theirs._compute_score_from_stats(list(row)).score for row in their_stats])
             assert int((np.abs(ours.score_from_stats(stats) - their_scores) > TOL).sum()) == 0
-            sub = df.iloc[rows]
             for key, idx in sub.groupby(["lp", "system"]).indices.items():
                 total = their_stats[idx].sum(axis=0)
                 assert ours.score_from_stats(stats[idx].sum(axis=0)) == pytest.approx(
                     theirs._compute_score_from_stats(list(total)).score, abs=TOL), key
         if systems is not None:
-            _check_systems_csv(df.iloc[rows], systems, t)
+            _check_systems_csv(sub, systems, t)
+
+
+def _in_blocks(stats_of, hyps: list[str], refs: list[str], block: int = 5_000) -> np.ndarray:
+    """Per-segment statistics block by block (they are per row, so the blocks concatenate to the
+    whole): sacrebleu builds the n-gram tables of every reference of a call before scoring (over
+    13 GB for all 251k WMT21 rows), and one call of ours holds every row's tokens at once.
+    Chunked equals one batch is tested in test_metrics_fast.py."""
+    return np.concatenate([np.asarray(stats_of(hyps[i:i + block], refs[i:i + block]))
+                           for i in range(0, len(hyps), block)])
 
 
 def _check_systems_csv(df: pd.DataFrame, systems: pd.DataFrame, tok: str) -> None:

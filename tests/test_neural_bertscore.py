@@ -4,18 +4,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import importorskip_lazy
+
 pytestmark = pytest.mark.neural
-torch = pytest.importorskip("torch", reason="needs the neural extra (torch)")
-bert_score = pytest.importorskip("bert_score", reason="needs the neural extra (bert-score)")
+torch = importorskip_lazy("torch", reason="needs the neural extra (torch)")
+bert_score = importorskip_lazy("bert_score", reason="needs the neural extra (bert-score)")
 
 from _tiny_models import build_tiny_encoder  # noqa: E402
-
 from xleval.exceptions import InputError  # noqa: E402
 from xleval.metrics import get_metric  # noqa: E402
 from xleval.metrics._bertscore import BERTScore  # noqa: E402
 
 HYPS = ["The cat sat on the mat.", "Weather nice.", "猫坐在垫子上。", "Die Katze sitzt.", "The quick fox"]
-REFS = ["The cat sits on the mat.", "The weather is nice today.", "今天天气很好。", "Die Katze sitzt auf der Matte.", "A quick brown fox"]
+REFS = ["The cat sits on the mat.", "The weather is nice today.", "今天天气很好。", "Die Katze sitzt auf der Matte.",
+        "A quick brown fox"]
 REFS2 = ["A cat sat on a mat.", "Nice weather.", "猫坐在垫子上。", "Le chat est assis.", "The lazy dog"]
 
 
@@ -34,7 +36,7 @@ def test_equals_bert_score_directly(encoder, part, index):
 def test_lower_layer_and_multiple_references(encoder):
     scorer = bert_score.BERTScorer(model_type=str(encoder), num_layers=1)
     ours = BERTScore(encoder, num_layers=1).sentence_scores(HYPS, [REFS, REFS2])
-    theirs = scorer.score(HYPS, [[a, b] for a, b in zip(REFS, REFS2)])[2]
+    theirs = scorer.score(HYPS, [[a, b] for a, b in zip(REFS, REFS2, strict=True)])[2]
     np.testing.assert_allclose(ours, theirs.double().numpy(), rtol=0, atol=1e-6)
     single = BERTScore(encoder, num_layers=1).sentence_scores(HYPS, REFS)
     assert np.all(ours >= single - 1e-9)  # best of two references is at least the first one

@@ -6,12 +6,13 @@ import warnings
 import numpy as np
 import pytest
 
+from conftest import importorskip_lazy
+
 pytestmark = pytest.mark.neural
-torch = pytest.importorskip("torch", reason="needs the neural extra (torch)")
-comet = pytest.importorskip("comet", reason="needs unbabel-comet (make install-full installs it)")
+torch = importorskip_lazy("torch", reason="needs the neural extra (torch)")
+comet = importorskip_lazy("comet", reason="needs unbabel-comet (make install-full installs it)")
 
 from _tiny_models import build_tiny_comet, build_tiny_encoder  # noqa: E402
-
 from xleval.exceptions import InputError  # noqa: E402
 from xleval.metrics import get_metric  # noqa: E402
 from xleval.metrics._comet import COMET, _transformers5_compat  # noqa: E402
@@ -42,7 +43,7 @@ def _direct(model_dir, samples, batch_size=8):
 def test_reference_based_equals_comet_predict(models):
     metric = get_metric(f"comet:{models['regression']}", batch_size=2)
     ours = metric.sentence_scores(HYPS, REFS, SRCS)
-    samples = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(SRCS, HYPS, REFS)]
+    samples = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(SRCS, HYPS, REFS, strict=True)]
     theirs, _ = _direct(models["regression"], samples)
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-6)
     assert metric.corpus_score(HYPS, REFS, SRCS) == pytest.approx(float(np.mean(theirs)), abs=1e-6)
@@ -60,7 +61,8 @@ def test_reference_based_pairs_src_mt_ref_like_comets_estimator(models):
         return model.get_sentence_embedding(enc["input_ids"], enc["attention_mask"])
 
     with torch.no_grad():
-        by_hand = [float(model.estimate(emb(s), emb(h), emb(r)).score) for s, h, r in zip(SRCS, HYPS, REFS)]
+        by_hand = [float(model.estimate(emb(s), emb(h), emb(r)).score)
+                   for s, h, r in zip(SRCS, HYPS, REFS, strict=True)]
     np.testing.assert_allclose(ours, by_hand, rtol=0, atol=1e-5)
     # swapping hypothesis and reference changes the number (the features are asymmetric)
     assert not np.allclose(metric.sentence_scores(REFS, HYPS, SRCS), ours, atol=1e-6)
@@ -81,7 +83,7 @@ def test_qe_model_needs_no_reference(models):
     metric = COMET(models["qe"])
     assert not metric.needs_refs and "refs:no" in metric.signature
     ours = metric.sentence_scores(HYPS, srcs=SRCS)
-    theirs, _ = _direct(models["qe"], [{"src": s, "mt": h} for s, h in zip(SRCS, HYPS)])
+    theirs, _ = _direct(models["qe"], [{"src": s, "mt": h} for s, h in zip(SRCS, HYPS, strict=True)])
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-6)
     with pytest.raises(InputError, match="reference-free"):
         COMET(models["qe"], use_refs=True)
@@ -92,8 +94,9 @@ def test_unified_model_with_and_without_references(models):
     qe = COMET(models["unified"], use_refs=False)
     assert with_refs.needs_refs and not qe.needs_refs
     assert "refs:yes" in with_refs.signature and "refs:no" in qe.signature
-    theirs_ref, _ = _direct(models["unified"], [{"src": s, "mt": h, "ref": r} for s, h, r in zip(SRCS, HYPS, REFS)])
-    theirs_qe, _ = _direct(models["unified"], [{"src": s, "mt": h} for s, h in zip(SRCS, HYPS)])
+    triples = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(SRCS, HYPS, REFS, strict=True)]
+    theirs_ref, _ = _direct(models["unified"], triples)
+    theirs_qe, _ = _direct(models["unified"], [{"src": s, "mt": h} for s, h in zip(SRCS, HYPS, strict=True)])
     np.testing.assert_allclose(with_refs.sentence_scores(HYPS, REFS, SRCS), theirs_ref, rtol=0, atol=1e-6)
     np.testing.assert_allclose(qe.sentence_scores(HYPS, srcs=SRCS), theirs_qe, rtol=0, atol=1e-6)
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import importorskip_lazy
+
 pytestmark = pytest.mark.neural
-torch = pytest.importorskip("torch", reason="needs the neural extra (torch)")
-st = pytest.importorskip("sentence_transformers", reason="needs the neural extra (sentence-transformers)")
+torch = importorskip_lazy("torch", reason="needs the neural extra (torch)")
+st = importorskip_lazy("sentence_transformers", reason="needs the neural extra (sentence-transformers)")
 
 from _tiny_models import build_tiny_encoder  # noqa: E402
-
 from xleval.exceptions import InputError  # noqa: E402
 from xleval.metrics import get_metric  # noqa: E402
 from xleval.metrics._embed import EmbeddingCosine  # noqa: E402

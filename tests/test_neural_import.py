@@ -2,25 +2,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
+from import_check import loaded_by
 from xleval.exceptions import InputError
 from xleval.metrics import get_metric
 
-HEAVY = ["torch", "transformers", "comet", "bert_score", "sentence_transformers", "pytorch_lightning"]
-
-
-def _loaded_after(code: str) -> list[str]:
-    script = f"import sys, json\n{code}\nprint(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
 
 def test_import_xleval_and_metrics_loads_no_torch():
-    assert _loaded_after("import xleval, xleval.metrics; xleval.metrics.available_metrics()") == []
+    assert loaded_by("import xleval, xleval.metrics; xleval.metrics.available_metrics()") == []
 
 
 def test_building_a_neural_metric_loads_no_torch(tmp_path):
@@ -30,7 +21,7 @@ def test_building_a_neural_metric_loads_no_torch(tmp_path):
         f"m = get_metric('bertscore:{tmp_path}'); m.signature\n"
         f"e = get_metric('embed:{tmp_path}'); e.signature\n"
     )
-    assert _loaded_after(code) == []
+    assert loaded_by(code) == []
 
 
 @pytest.mark.parametrize("kind", ["comet", "bertscore", "embed"])

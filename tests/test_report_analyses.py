@@ -15,7 +15,8 @@ def fairness():
 
     acc = {"en": 0.9, "de": 0.86, "fr": 0.84, "sw": 0.7, "am": 0.56}  # 5 languages: no few-languages warning
     size = {"en": 300.0, "de": 66.0, "fr": 56.0, "sw": 1.6, "am": 0.8}
-    rows = [{"lang": k, "correct": float(i < round(v * 50)), "size": size[k]} for k, v in acc.items() for i in range(50)]
+    rows = [{"lang": k, "correct": float(i < round(v * 50)), "size": size[k]}
+            for k, v in acc.items() for i in range(50)]
     return fairness_gaps(pd.DataFrame(rows), "correct", "lang", resource="size", n_resamples=50, random_state=0)
 
 

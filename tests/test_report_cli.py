@@ -8,7 +8,6 @@ import warnings
 import pytest
 
 from xleval.calibration import LGN
-from xleval.cli import main
 from xleval.io import write_table
 from xleval.synthetic import simulate_mt_evaluation
 
@@ -27,11 +26,11 @@ def files(tmp_path_factory):
     return root
 
 
-def test_html_and_json_have_the_same_content(files, capsys):
-    assert main(["report", str(files / "eval.tsv"), "--score", "metric", "--human", "human",
-                 "-o", str(files / "r.html")]) == 0
-    assert main(["report", str(files / "eval.tsv"), "--score", "metric", "--human", "human",
-                 "-o", str(files / "r.json"), "--format", "json"]) == 0
+def test_html_and_json_have_the_same_content(files, cli):
+    rc, _, err = cli("report", files / "eval.tsv", "--score", "metric", "--human", "human", "-o", files / "r.html")
+    assert rc == 0, err
+    assert cli("report", files / "eval.tsv", "--score", "metric", "--human", "human",
+               "-o", files / "r.json", "--format", "json").exit_code == 0
     page = (files / "r.html").read_text(encoding="utf-8")
     payload = json.loads((files / "r.json").read_text(encoding="utf-8"))
     assert page.startswith("<!DOCTYPE html>")
@@ -39,13 +38,13 @@ def test_html_and_json_have_the_same_content(files, capsys):
     assert dict(payload["meta"])["signature"] == "synthetic|v:1"  # read from the table's sidecar
     for section in payload["sections"]:
         assert section["title"] in html.unescape(page)
-    assert "wrote html report on 270 rows" in capsys.readouterr().err
+    assert "wrote html report on 270 rows" in err
 
 
-def test_saved_model_with_an_unseen_language(files):
+def test_saved_model_with_an_unseen_language(files, cli):
     out = files / "m.json"
-    assert main(["report", str(files / "eval.tsv"), "--score", "metric", "--model", str(files / "lgn.json"),
-                 "-o", str(out), "--format", "json"]) == 0
+    assert cli("report", files / "eval.tsv", "--score", "metric", "--model", files / "lgn.json",
+               "-o", out, "--format", "json").exit_code == 0
     payload = json.loads(out.read_text(encoding="utf-8"))
     warns = next(s for s in payload["sections"] if s["id"] == "warnings")["warnings"]
     assert any(w.startswith("UnseenGroupWarning") for w in warns)
@@ -57,19 +56,19 @@ def test_saved_model_with_an_unseen_language(files):
     (["--score", "metric", "--by", "region"], "cannot group by 'region'"),
     (["--score", "metric", "--format", "pdf"], "html or json"),
 ])
-def test_user_errors_are_one_line_and_exit_2(files, capsys, args, message):
-    rc = main(["report", str(files / "eval.tsv"), *args, "-o", str(files / "bad.html")])
-    err = capsys.readouterr().err
+def test_user_errors_are_one_line_and_exit_2(files, cli, args, message):
+    rc, _, err = cli("report", files / "eval.tsv", *args, "-o", files / "bad.html")
     assert rc == 2 and message in err and "Traceback" not in err
     assert not (files / "bad.html").exists()
 
 
-def test_signature_mismatch_is_refused_unless_forced(files, tmp_path, capsys):
+def test_signature_mismatch_is_refused_unless_forced(files, tmp_path, cli):
     import pandas as pd
 
     df = pd.read_csv(files / "eval.tsv", sep="\t")
     write_table(df, tmp_path / "other.tsv", metadata={"signatures": {"metric": "other|v:2"}})
     args = ["report", str(tmp_path / "other.tsv"), "--score", "metric", "--model", str(files / "lgn.json"),
             "-o", str(tmp_path / "r.html")]
-    assert main(args) == 2 and "signature" in capsys.readouterr().err.lower()
-    assert main(args + ["--force"]) == 0
+    rc, _, err = cli(*args)
+    assert rc == 2 and "signature" in err.lower()
+    assert cli(*args, "--force").exit_code == 0

@@ -12,8 +12,20 @@ import pytest
 import scipy.stats
 
 from xleval.calibration import LGN
-from xleval.report import (Figure, Report, Table, analyze_mt, build_mt_report, figure_from_matplotlib,
-                           generic_section, mt_report, render_html, render_json, result_section, write_report)
+from xleval.report import (
+    Figure,
+    Report,
+    Table,
+    analyze_mt,
+    build_mt_report,
+    figure_from_matplotlib,
+    generic_section,
+    mt_report,
+    render_html,
+    render_json,
+    result_section,
+    write_report,
+)
 from xleval.stats import Estimate
 from xleval.synthetic import simulate_mt_evaluation
 
@@ -190,7 +202,8 @@ def test_generic_section_and_extra_sections_render(evaluation):
 
 
 def test_nan_is_rendered_as_missing_and_json_stays_valid():
-    rep = Report("t", (generic_section("S", tables=[Table.from_records("T", [{"a": float("nan"), "b": np.float64(1.5)}])],
+    table = Table.from_records("T", [{"a": float("nan"), "b": np.float64(1.5)}])
+    rep = Report("t", (generic_section("S", tables=[table],
                                        facts={"x": float("inf")}),))
     assert json.loads(render_json(rep))["sections"][0]["tables"][0]["rows"] == [{"a": None, "b": 1.5}]
     assert "<td>–</td>" in render_html(rep)

@@ -81,7 +81,8 @@ def test_streamed_apply_on_dictionary_columns_equals_in_memory(tmp_path):
     mem = pd.read_parquet(tmp_path / "mem.parquet")
     assert got["row"].tolist() == list(range(len(df)))
     np.testing.assert_array_equal(got["score_lgn"].to_numpy(), mem["score_lgn"].to_numpy())  # NaN == NaN here
-    assert got["calibration_source"].tolist() == mem["calibration_source"].tolist() == expected["calibration_source"].tolist()
+    sources = expected["calibration_source"].tolist()
+    assert got["calibration_source"].tolist() == mem["calibration_source"].tolist() == sources
     assert got["calibration_source"].dtype == mem["calibration_source"].dtype
     assert got["lp"].astype(str).tolist() == df["lp"].astype(str).tolist()  # input columns untouched
     write_table(expected, tmp_path / "mem.tsv")
@@ -131,7 +132,8 @@ def test_unused_bad_category_is_not_an_error_and_a_used_one_names_its_row():
 
 
 def test_categorical_keys_in_order_of_first_row():
-    df = pd.DataFrame({"tgt_lang": pd.Categorical(["zh", "de", "zho", "en", "de"], categories=["en", "de", "zh", "zho"])})
+    langs = pd.Categorical(["zh", "de", "zho", "en", "de"], categories=["en", "de", "zh", "zho"])
+    df = pd.DataFrame({"tgt_lang": langs})
     coded = add_language_columns(df, categorical=True)["tgt_lang"]
     assert list(coded.cat.categories) == ["zh", "de", "en"] and coded.tolist() == ["zh", "de", "zh", "en", "de"]
 

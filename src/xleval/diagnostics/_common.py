@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base.jsonable import to_jsonable
 from ..exceptions import DataQualityWarning, InputError
-from ..stats._results import _json_safe
 
 __all__ = ["group_labels", "finite_rows", "require_columns", "jsonable"]
 
@@ -70,4 +70,4 @@ def jsonable(value: Any) -> Any:
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
-    return _json_safe(value)
+    return to_jsonable(value)

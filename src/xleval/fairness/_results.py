@@ -6,11 +6,11 @@ Nested statistics are the engine's own results (:class:`xleval.stats.Estimate`,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from xleval._base.jsonable import to_jsonable
+from xleval._base.result import Result
 from xleval.stats import CorrelationResult, Estimate
 
 __all__ = [
@@ -24,29 +24,8 @@ __all__ = [
 ]
 
 
-def _plain(value: Any) -> Any:
-    if hasattr(value, "to_dict") and callable(value.to_dict):
-        return value.to_dict()
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value) if math.isfinite(float(value)) else None
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    return str(value)
-
-
-class _ToDict:
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
-
-
 @dataclass(frozen=True)
-class SampleSize(_ToDict):
+class SampleSize(Result):
     """Smallest number of test items that detects ``effect`` with ``power`` at level ``alpha``.
 
     ``n`` is items per language (per group); ``n_total`` counts every group the design needs
@@ -69,7 +48,7 @@ class SampleSize(_ToDict):
 
 
 @dataclass(frozen=True)
-class DetectableEffect(_ToDict):
+class DetectableEffect(Result):
     """Smallest effect a test set of ``n`` items per language detects with ``power`` at ``alpha``.
 
     For proportions with a ``baseline`` accuracy, ``other_low``/``other_high`` are the accuracies
@@ -94,7 +73,7 @@ class DetectableEffect(_ToDict):
 
 
 @dataclass(frozen=True)
-class LanguageGap(_ToDict):
+class LanguageGap(Result):
     """One language: its level, spread, and its gap to the reference language.
 
     ``ratio`` is ``mean / mean_ref`` and ``difference`` is ``mean - mean_ref`` (None for the
@@ -116,7 +95,7 @@ class LanguageGap(_ToDict):
 
 
 @dataclass(frozen=True)
-class GapSummary(_ToDict):
+class GapSummary(Result):
     """Across languages: the mean, worst and standard deviation (ddof=0, as the seed) of the
     language means, and the mean and worst ratio to the reference, each with a bootstrap CI."""
 
@@ -130,7 +109,7 @@ class GapSummary(_ToDict):
 
 
 @dataclass(frozen=True)
-class Elasticity(_ToDict):
+class Elasticity(Result):
     """Fit of ``performance = a + b ln(size)`` (or ``ln(performance) = a + b ln(size)`` when
     ``log_performance``) across languages.
 
@@ -173,7 +152,7 @@ def _multiplier(gain: float, slope: float, log_performance: bool) -> float:
 
 
 @dataclass(frozen=True)
-class TypologyBias(_ToDict):
+class TypologyBias(Result):
     """Correlation between language performance and one typological feature, partial on
     ``ln(size)`` when ``controls`` says so. ``feature`` names the column; for a categorical
     column each level becomes a 0/1 indicator (``feature=level``)."""
@@ -186,7 +165,7 @@ class TypologyBias(_ToDict):
 
 
 @dataclass(frozen=True)
-class FairnessReport(_ToDict):
+class FairnessReport(Result):
     """The four dimensions of a multilingual performance gap for one model.
 
     ``design`` is ``independent`` (languages have their own test items; language-stratified
@@ -220,7 +199,7 @@ class FairnessReport(_ToDict):
                             f"{name}_ci_high": None if est is None else est.ci_high})
             row.update({"below_floor": g.below_floor, "resource": g.resource,
                         "unreliable": any(e is not None and e.unreliable for e in (g.mean, g.ratio, g.difference))})
-            rows.append(_plain(row))
+            rows.append(to_jsonable(row))
         return rows
 
     def language(self, code: str) -> LanguageGap:

@@ -6,55 +6,17 @@ report, the CLI and saved analyses render the same object.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
+
+from .._base.result import Result, array_field
 
 __all__ = ["Estimate", "TestResult", "CorrelationResult", "PairwiseAccuracy"]
 
 
-def _json_safe(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return value if math.isfinite(value) else None
-    if isinstance(value, (tuple, list)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [_json_safe(v) for v in value.tolist()]
-    return str(value)
-
-
-class _ResultMixin:
-    """``to_dict()`` over the dataclass fields; fields marked ``metadata={"dump": False}``
-    (the resampled distributions) are left out unless asked for."""
-
-    def to_dict(self, *, include_distribution: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for f in fields(self):  # type: ignore[arg-type]
-            if not f.metadata.get("dump", True) and not include_distribution:
-                continue
-            out[f.name] = _json_safe(getattr(self, f.name))
-        return out
-
-    @property
-    def unreliable(self) -> bool:
-        """True when a note flags the result as unreliable (tiny strata, degenerate data)."""
-        return any("unreliable" in note for note in getattr(self, "notes", ()))
-
-
-def _array_field() -> Any:
-    # Distributions are kept for plots and re-use, but never compared, printed or dumped by default.
-    return field(default=None, repr=False, compare=False, metadata={"dump": False})
-
-
 @dataclass(frozen=True)
-class Estimate(_ResultMixin):
+class Estimate(Result):
     """A point estimate with a confidence interval.
 
     ``distribution`` holds the bootstrap (or other resampled) values when there are any;
@@ -72,11 +34,11 @@ class Estimate(_ResultMixin):
     n_resamples: int | None = None
     random_state: int | None = None
     notes: tuple[str, ...] = ()
-    distribution: np.ndarray | None = _array_field()
+    distribution: np.ndarray | None = array_field()
 
 
 @dataclass(frozen=True)
-class TestResult(_ResultMixin):
+class TestResult(Result):
     """A hypothesis test: statistic, p-value and how it was obtained.
 
     ``exact`` is True when the null distribution was enumerated completely (small samples).
@@ -97,11 +59,11 @@ class TestResult(_ResultMixin):
     n_resamples: int | None = None
     random_state: int | None = None
     notes: tuple[str, ...] = ()
-    null_distribution: np.ndarray | None = _array_field()
+    null_distribution: np.ndarray | None = array_field()
 
 
 @dataclass(frozen=True)
-class CorrelationResult(_ResultMixin):
+class CorrelationResult(Result):
     """A correlation coefficient with its CI, p-value and n.
 
     ``method`` is ``pearson``, ``spearman``, ``kendall_b``, ``kendall_c`` or ``partial_<m>``;
@@ -120,11 +82,11 @@ class CorrelationResult(_ResultMixin):
     n_resamples: int | None = None
     random_state: int | None = None
     notes: tuple[str, ...] = ()
-    distribution: np.ndarray | None = _array_field()
+    distribution: np.ndarray | None = array_field()
 
 
 @dataclass(frozen=True)
-class PairwiseAccuracy(_ResultMixin):
+class PairwiseAccuracy(Result):
     """Pairwise ranking accuracy with ties (mt-metrics-eval's acc23).
 
     ``estimate = (concordant + ties_both) / n_pairs`` where metric ties are pairs whose metric
@@ -150,4 +112,4 @@ class PairwiseAccuracy(_ResultMixin):
     n_resamples: int | None = None
     random_state: int | None = None
     notes: tuple[str, ...] = ()
-    distribution: np.ndarray | None = _array_field()
+    distribution: np.ndarray | None = array_field()
