@@ -40,3 +40,6 @@ __all__ = [
     "script_of",
     "split_lp",
 ]
+from ._lmeval import LMEvalSamples, read_lm_eval_samples  # noqa: E402  (the one lm-eval samples reader)
+
+__all__ += ["LMEvalSamples", "read_lm_eval_samples"]
