@@ -18,7 +18,7 @@ from xleval.intrinsic import (
     from_token_logprobs,
     information_parity,
     length_premiums,
-    read_lm_eval_samples,
+    lm_eval_scores,
     sentence_metrics,
 )
 
@@ -140,7 +140,7 @@ def test_lm_eval_samples(tmp_path):
     ]
     path = tmp_path / "samples_wikitext_2024.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
-    df = read_lm_eval_samples(path, lang="de", model="m")
+    df = lm_eval_scores(path, lang="de", model="m")
     s = LMScores.from_frame(df)
     c = corpus_metrics(s, by=["lang"]).table.iloc[0]
     # lm-eval's bits_per_byte aggregation: -sum(ll) / sum(bytes) / ln 2.
@@ -149,7 +149,7 @@ def test_lm_eval_samples(tmp_path):
     bad = tmp_path / "samples_arc.jsonl"
     bad.write_text(json.dumps({"doc_id": 0, "acc": 1}) + "\n")
     with pytest.raises(InputError, match="loglikelihood_rolling"):
-        read_lm_eval_samples(bad, lang="en")
+        lm_eval_scores(bad, lang="en")
 
 
 def test_corpus_ci_contains_estimate():

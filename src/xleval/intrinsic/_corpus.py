@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from xleval._base.result import Result
+from xleval._base.seeding import resolve_seed
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import normalize_code
 from xleval.stats import bootstrap_sums
@@ -26,19 +28,22 @@ AGGREGATION = "ratio of sums over the sentences of each group (never a mean of p
 
 
 @dataclass(frozen=True)
-class CorpusMetrics:
-    """One row per group: sums of the sufficient statistics and every metric from them."""
+class CorpusMetrics(Result):
+    """One row per group: sums of the sufficient statistics and every metric from them (with
+    bootstrap CIs when asked; ``random_state`` is the seed every metric's resamples share).
+    ``to_dict()`` gives the table as ``rows``."""
 
     table: pd.DataFrame
     by: tuple[str, ...]
     aggregation: str = AGGREGATION
     units: dict[str, str] = field(default_factory=lambda: dict(METRIC_UNITS))
     excluded: dict[str, int] = field(default_factory=dict)
+    random_state: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        rows = self.table.replace({np.nan: None}).to_dict(orient="records")
-        return {"by": list(self.by), "aggregation": self.aggregation, "units": self.units,
-                "excluded": dict(self.excluded), "rows": rows}
+    def to_dict(self, *, include_distribution: bool = False) -> dict[str, Any]:
+        out = super().to_dict(include_distribution=include_distribution)
+        out["rows"] = out.pop("table")
+        return out
 
 
 def _sums(table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
@@ -66,9 +71,11 @@ def corpus_metrics(
     sums = _sums(scores.table, by)
     values = metrics_from_sums(sums["nll"], sums["tokens"], sums["chars"], sums["bytes"], sums["n_sentences"])
     table = sums.rename(columns={s: f"{s}_sum" for s in STATS}).assign(**values)
+    seed = None
     if ci:
-        table = _add_cis(scores.table, table, by, n_resamples, level, random_state)
-    return CorpusMetrics(table=table, by=tuple(by), excluded=dict(scores.excluded))
+        seed = resolve_seed(random_state)  # one seed: every metric and group is resampled reproducibly
+        table = _add_cis(scores.table, table, by, n_resamples, level, seed)
+    return CorpusMetrics(table=table, by=tuple(by), excluded=dict(scores.excluded), random_state=seed)
 
 
 def _check_by(table: pd.DataFrame, by: Sequence[str]) -> list[str]:

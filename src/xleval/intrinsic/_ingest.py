@@ -1,10 +1,11 @@
-"""Ingestion: lm-evaluation-harness ``samples_*.jsonl`` and the "Apples to Apples" long table.
+"""Ingestion: lm-evaluation-harness perplexity samples and the "Apples to Apples" long table.
 
 **lm-evaluation-harness** (``--log_samples``) writes, for a ``loglikelihood_rolling`` task
 (wikitext-style perplexity), one JSON object per document with ``doc_id``, the document text
-(``target``; older versions only in ``arguments``) and the metric inputs
-``word_perplexity``/``byte_perplexity``/``bits_per_byte`` as ``[loglikelihood, n]`` (natural
-log; ``n`` = words or UTF-8 bytes). The rolling windows score every token (the first one is
+(``target``; in ``arguments`` too) and the metric inputs ``word_perplexity``/``byte_perplexity``/
+``bits_per_byte`` as ``[loglikelihood, n]`` (natural log; ``n`` = words or UTF-8 bytes). The files
+are read by :func:`xleval.io.read_lm_eval_samples`, which also finds the model and the language
+of the text in the run's results file. The rolling windows score every token (the first one is
 conditioned on the end-of-text token), and the token count is not logged: token-level metrics
 need ``tokens`` from elsewhere (``count_tokens`` with the model's tokenizer).
 
@@ -28,10 +29,11 @@ import numpy as np
 import pandas as pd
 
 from xleval.exceptions import InputError
+from xleval.io import LMEvalSamples, read_lm_eval_samples
 
 from ._scores import LMScores
 
-__all__ = ["read_lm_eval_samples", "read_apples_results", "apples_scores", "APPLES_METRICS"]
+__all__ = ["lm_eval_scores", "read_apples_results", "apples_scores", "APPLES_METRICS", "TRANSLATION_SETS"]
 
 LN2 = math.log(2.0)
 APPLES_METRICS = ("bpb", "cpb", "mrr", "ppl", "sent-nll", "token-nll")
@@ -42,41 +44,51 @@ TRANSLATION_SETS = ("en", "de", "de-ar", "de-arp", "de-p")  # WMT19 en-de: one E
 
 
 # ----------------------------------------------------------------------------- lm-evaluation-harness
-def read_lm_eval_samples(path: str | os.PathLike, *, lang: str, model: str | None = None) -> pd.DataFrame:
-    """Rows ``item, lang, model, loglik, bytes, words, text`` from an lm-eval ``samples_*.jsonl``
-    of a loglikelihood-rolling task; feed them to :meth:`LMScores.from_frame`."""
-    name = str(path)
-    if not Path(path).is_file():
-        raise InputError(f"{name}: no such file; give the samples_<task>_<date>.jsonl written by lm_eval --log_samples")
-    from xleval.io import iter_json_objects, require_file
+def lm_eval_scores(samples: str | os.PathLike | LMEvalSamples, *, lang: str | None = None,
+                   model: str | None = None) -> pd.DataFrame:
+    """Rows ``item, lang, model, task, loglik, bytes, words, text`` from an lm-eval
+    ``samples_*.jsonl`` of a loglikelihood-rolling task (a path, or what
+    :func:`xleval.io.read_lm_eval_samples` returned); feed them to :meth:`LMScores.from_frame`.
 
-    require_file(path, name)  # a directory or a device: one line saying so
-    rows = []
-    with open(path, encoding="utf-8", errors="strict") as fh:
-        try:  # the one JSONL line reader: a key given twice in a record is refused, not silently the last
-            rows = [_lm_eval_row(obj, name, lineno) for lineno, obj in iter_json_objects(fh, name)]
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
-    if not rows:
-        raise InputError(f"{name}: no samples in the file")
+    The model and the language come from the run (see :func:`xleval.io.read_lm_eval_samples`);
+    ``lang``/``model`` override them. ``item`` is the harness's ``doc_id``, so the documents of a
+    parallel corpus line up across the languages' runs.
+    """
+    if not isinstance(samples, LMEvalSamples):
+        samples = read_lm_eval_samples(samples, lang=lang, model=model)
+    found_lang = lang or samples.lang
+    found_model = model or samples.model
+    if found_lang is None:
+        where = f"the task config in {samples.results_path.name}" if samples.results_path else "no results file beside it"
+        raise InputError(f"{samples.path}: the language of the text is not named by the run ({where}: "
+                         f"dataset_name {samples.task_config.get('dataset_name')!r}, task {samples.task!r}); "
+                         "give the language (--lang / lang=)")
+    if found_model is None:
+        raise InputError(f"{samples.path}: no model name (no results file, no folder); give the model (--model / model=)")
+    rows = [_lm_eval_row(rec, samples.path, i) for i, rec in enumerate(samples.records)]
     df = pd.DataFrame(rows)
-    df.insert(1, "lang", lang)
-    df.insert(2, "model", model or Path(name).stem)
+    df.insert(1, "lang", found_lang)
+    df.insert(2, "model", found_model)
+    df.insert(3, "task", samples.task or Path(samples.path).stem)
+    df.attrs["provenance"] = {str(samples.path): {"model": "given" if model else samples.model_source,
+                                                  "lang": "given" if lang else samples.lang_source}}
     return df
 
 
-def _lm_eval_row(obj: dict[str, Any], name: str, lineno: int) -> dict[str, Any]:
+def _lm_eval_row(obj: dict[str, Any], path: Path, index: int) -> dict[str, Any]:
     pairs = {k: obj[k] for k in _LM_EVAL_PAIRS if k in obj}
     if not pairs:
         raise InputError(
-            f"{name}: line {lineno}: no [loglikelihood, n] field ({', '.join(_LM_EVAL_PAIRS)}); "
+            f"{path}: record {index + 1}: no [loglikelihood, n] field ({', '.join(_LM_EVAL_PAIRS)}); "
             "only loglikelihood_rolling tasks (perplexity tasks such as wikitext) can be read"
         )
+    for key, pair in pairs.items():
+        if not (isinstance(pair, list) and len(pair) == 2):
+            raise InputError(f"{path}: record {index + 1}: {key} is {pair!r}, not [loglikelihood, n]")
     loglik = float(next(iter(pairs.values()))[0])
     words = pairs.get("word_perplexity", [None, None])[1]
     n_bytes = (pairs.get("byte_perplexity") or pairs.get("bits_per_byte") or [None, None])[1]
-    return {"item": obj.get("doc_id", lineno - 1), "loglik": loglik, "bytes": n_bytes, "words": words,
-            "text": _lm_eval_text(obj)}
+    return {"item": obj["doc_id"], "loglik": loglik, "bytes": n_bytes, "words": words, "text": _lm_eval_text(obj)}
 
 
 def _lm_eval_text(obj: dict[str, Any]) -> str | None:
@@ -160,7 +172,8 @@ def apples_scores(wide: pd.DataFrame, *, where: str = "apples results", warn: bo
     """:class:`LMScores` from :func:`read_apples_results` rows of ONE corpus (one eval set, or the
     WMT19 en-de translation sets together). ``setting`` = tokenizer algorithm + vocabulary size
     for the controlled monolingual models (what is held equal across languages), the model name
-    otherwise; ``variant`` = the translation version for the en-de sets."""
+    otherwise; ``variant`` = the translation version for the en-de sets; ``tokenizer_algo`` and
+    ``model_family`` (the architecture) name the strata the confound analysis keeps apart."""
     t = wide.copy()
     controlled = t["vocab_size"].astype(float) > 0
     t["setting"] = np.where(controlled, t["tokenizer_algo"].astype(str) + "_" + t["vocab_size"].astype("Int64").astype(str),
@@ -168,6 +181,7 @@ def apples_scores(wide: pd.DataFrame, *, where: str = "apples results", warn: bo
     t["variant"] = np.where(t["eval_set"].isin(TRANSLATION_SETS), t["eval_set"], "")
     t["item"] = t["sent_idx"]
     t["model"] = t["model_name"]
+    t["model_family"] = t["arch"]  # gpt2_small for the controlled models; gpt2, bloom-1b1 in the case study
     keep = ["lang", "model", "setting", "variant", "item", "nll", "tokens", "chars", "bytes", "experiment", "eval_set",
-            "arch", "tokenizer_algo", "vocab_size"] + (["text"] if "text" in t.columns else [])
+            "model_family", "tokenizer_algo", "vocab_size"] + (["text"] if "text" in t.columns else [])
     return LMScores.from_frame(t[keep], where=where, warn=warn)

@@ -106,12 +106,15 @@ class LMScores:
     monolingual models, or the model id for one multilingual model; defaults to ``model``),
     ``variant`` (alternative translation of the same text; default ``""``), ``item`` (id of the
     parallel sentence), ``nll`` (nats), ``tokens``, ``chars``, ``bytes`` (NaN = unknown), plus any
-    extra columns of the input. ``excluded`` counts the rows left out, by reason.
+    extra columns of the input. ``excluded`` counts the rows left out, by reason; ``empty_runs``
+    lists the runs (model, setting, lang, variant) none of whose rows was usable (an all-NaN run),
+    which therefore do not appear in ``table`` at all.
     """
 
     table: pd.DataFrame
     excluded: Mapping[str, int] = field(default_factory=dict)
     source: str = "input"
+    empty_runs: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def from_frame(
@@ -137,8 +140,8 @@ class LMScores:
         _fill_nll(t, unit, where)
         _fill_lengths(t, char_unit, where)
         _check_unique(t, where)
-        table, excluded = _exclude(t)
-        scores = cls(table=table.reset_index(drop=True), excluded=excluded, source=where)
+        table, excluded, empty = _exclude(t)
+        scores = cls(table=table.reset_index(drop=True), excluded=excluded, source=where, empty_runs=empty)
         if warn and excluded:
             warnings.warn(scores.exclusion_message(), DataQualityWarning, stacklevel=2)
         return scores
@@ -148,7 +151,8 @@ class LMScores:
         return f"{self.source}: {sum(self.excluded.values())} row(s) excluded from every metric: " + "; ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"n_rows": len(self.table), "excluded": dict(self.excluded), "source": self.source}
+        return {"n_rows": len(self.table), "excluded": dict(self.excluded), "source": self.source,
+                "empty_runs": [dict(r) for r in self.empty_runs]}
 
 
 # ----------------------------------------------------------------------------- building helpers
@@ -177,6 +181,7 @@ def _fill_nll(t: pd.DataFrame, unit: str, where: str) -> None:
         t["nll"] = nll
         if "tokens" not in t.columns:
             t["tokens"] = tokens
+        del t[col]  # consumed: the table keeps one log-likelihood column, so it reads back as it is
         return
     values = pd.to_numeric(t[col], errors="coerce").to_numpy(dtype=float)
     bad = t[col].notna().to_numpy() & np.isnan(values)
@@ -190,6 +195,8 @@ def _fill_nll(t: pd.DataFrame, unit: str, where: str) -> None:
         hint = "'loglik' values must be <= 0" if col == "loglik" else "an NLL is >= 0; if these are log-probabilities, name the column 'loglik'"
         raise InputError(f"{where}: column {col!r} row {row + 1}: {t[col].iloc[row]!r} has the wrong sign; {hint}")
     t["nll"] = np.maximum(values, 0.0) * scale
+    if col != "nll":
+        del t[col]  # consumed, as above
 
 
 def _fill_lengths(t: pd.DataFrame, char_unit: str, where: str) -> None:
@@ -221,7 +228,15 @@ def _check_unique(t: pd.DataFrame, where: str) -> None:
         raise InputError(f"{where}: row {row + 1} repeats the key {key}; each (lang, model, setting, variant, item) must occur once")
 
 
-def _exclude(t: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
+RUN = ["model", "setting", "lang", "variant"]
+RUN_DESCRIPTION = ("tokenizer_algo", "model_family", "vocab_size")  # kept for runs with no usable row
+
+
+def _py(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else value
+
+
+def _exclude(t: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int], tuple[dict[str, Any], ...]]:
     nll, tokens, chars, bytes_ = (t[c].to_numpy(dtype=float) for c in STATS)
     reasons = {
         "with NaN/inf log-likelihood": ~np.isfinite(nll),
@@ -237,4 +252,10 @@ def _exclude(t: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
         if new.any():
             excluded[reason] = int(new.sum())
         drop |= mask
-    return t.loc[~drop], excluded
+    groups = [t[c] for c in RUN]
+    runs = pd.Series(~drop, index=t.index).groupby(groups, sort=True).agg(["any", "size"])
+    described = [c for c in RUN_DESCRIPTION if c in t.columns]
+    first = t[described].groupby(groups, sort=True).first() if described else None
+    empty = tuple({**dict(zip(RUN, key)), **({c: _py(first.loc[key, c]) for c in described} if described else {}),
+                   "n_rows": int(row["size"])} for key, row in runs[~runs["any"]].iterrows())
+    return t.loc[~drop], excluded, empty
