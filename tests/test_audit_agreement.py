@@ -3,8 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.audit import annotation_agreement, krippendorff_alpha, weighted_kappa
-from xleval.exceptions import InputError
+from xleval.audit import annotation_agreement, krippendorff_alpha, rating_scale, weighted_kappa
+from xleval.exceptions import DataQualityWarning, InputError
 
 N = np.nan
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", example C: 4 observers x 12 units.
@@ -110,3 +110,49 @@ def test_audit_with_ratings_reports_agreement_and_rating_signal():
     assert res.rating_signal["cue"].method == "spearman" and res.rating_signal["cue"].n == 30
     text = res.checklist()
     assert "cue rating vs item-level E1 signal" in text and "- [x] cue:" in text
+
+
+# Two raters on a 1-5 scale that nobody rated 3 on: every disagreement is one step within the
+# low (1/2) or the high (4/5) half. On the scale, the halves are 3 steps apart and quadratic
+# kappa is 2 cov / (var_a + var_b + (mean_a - mean_b)^2) = 2 * 2 / (2.5 + 2.5) = 0.80. Numbering
+# only the labels used (1, 2, 4, 5 -> 0..3) closes the gap: 2 * 0.75 / (1.25 + 1.25) = 0.60.
+NO_THREES_A = [1, 2, 4, 5]
+NO_THREES_B = [2, 1, 5, 4]
+
+
+def test_kappa_keeps_an_unused_level_of_the_scale():
+    assert weighted_kappa(NO_THREES_A, NO_THREES_B, labels=range(1, 6)) == pytest.approx(0.80)
+    assert weighted_kappa(NO_THREES_A, NO_THREES_B) == pytest.approx(0.60)  # observed labels only
+
+
+def test_no_threes_example_against_sklearn():
+    sk = pytest.importorskip("sklearn.metrics")
+    assert sk.cohen_kappa_score(NO_THREES_A, NO_THREES_B, weights="quadratic", labels=[1, 2, 3, 4, 5]) == pytest.approx(0.80)
+    assert sk.cohen_kappa_score(NO_THREES_A, NO_THREES_B, weights="quadratic") == pytest.approx(0.60)
+
+
+def _no_threes(repeat=3):
+    items = [f"i{k}" for k in range(4 * repeat)]
+    return _ratings([(i, r, v, "cue") for r, values in (("r1", NO_THREES_A), ("r2", NO_THREES_B))
+                     for i, v in zip(items, values * repeat)])
+
+
+def test_annotation_agreement_uses_the_rating_scale():
+    given = annotation_agreement(_no_threes(), scale="1-5", n_resamples=50)[0]
+    assert given.pairs[0].kappa == pytest.approx(0.80) and given.meets_target  # passes the 0.7 bar
+    assert given.scale == (1.0, 2.0, 3.0, 4.0, 5.0) and any("unused" in n for n in given.notes)
+    with pytest.warns(DataQualityWarning, match=r"level\(s\) \[3\].*unused"):
+        inferred = annotation_agreement(_no_threes(), n_resamples=50)[0]  # 1-5 from the lowest/highest rating
+    assert inferred.pairs[0].kappa == pytest.approx(0.80)
+    narrow = annotation_agreement(_no_threes(), scale=[1, 2, 4, 5], n_resamples=50)[0]  # the old behaviour, asked for
+    assert narrow.pairs[0].kappa == pytest.approx(0.60) and not narrow.meets_target
+    with pytest.raises(InputError, match=r"not on the scale"):
+        annotation_agreement(_no_threes(), scale="2-5")
+
+
+def test_rating_scale_spellings():
+    assert rating_scale("1-5") == rating_scale((1, 5)) == rating_scale("1,2,3,4,5") == (1.0, 2.0, 3.0, 4.0, 5.0)
+    assert rating_scale("0..10")[-1] == 10.0 and rating_scale([0.5, 1.5, 2.5]) == (0.5, 1.5, 2.5)
+    for bad in ("five", "5-1", "3"):
+        with pytest.raises(InputError, match="scale"):
+            rating_scale(bad)

@@ -5,7 +5,7 @@ import pytest
 import scipy.stats as ss
 from statsmodels.stats.contingency_tables import mcnemar
 
-from xleval.audit import ESTIMATORS, audit, dose_response, family_interaction, prepare_frame
+from xleval.audit import ESTIMATORS, audit, dose_response, family_interaction, prepare_audit_table
 from xleval.exceptions import InputError
 
 FAST = dict(n_resamples=200, n_permutations=199, random_state=0)
@@ -96,13 +96,13 @@ def test_dose_response_threshold_split_matches_hand_means():
     df = _table(rows)
     df["residual"] = df["item_id"].map({"q0": 5, "q1": 4, "q2": 4, "q3": 1, "q4": 2, "q5": 1})
     spec = ESTIMATORS["E4"]
-    out, notes = dose_response(prepare_frame(df), spec, threshold=4, **FAST)
+    out, notes = dose_response(prepare_audit_table(df), spec, threshold=4, **FAST)
     assert notes == ()
     assert out.high.estimate == pytest.approx(2 / 3) and out.low.estimate == pytest.approx(-1 / 3)
     assert out.contrast == pytest.approx(1.0) and out.split == "pre-declared threshold"
-    median, _ = dose_response(prepare_frame(df), spec, **FAST)
+    median, _ = dose_response(prepare_audit_table(df), spec, **FAST)
     assert median.threshold == pytest.approx(3.0)  # median of 5,4,4,1,2,1
-    no_res, why = dose_response(prepare_frame(df.drop(columns="residual")), spec)
+    no_res, why = dose_response(prepare_audit_table(df.drop(columns="residual")), spec)
     assert no_res is None and "no 'residual'" in why[0]
 
 
@@ -115,12 +115,12 @@ def test_family_interaction_detects_a_planted_family_difference():
         rows += [(f"q{i}", model, family, "translated", int(x)) for i, x in enumerate(t)]
         rows += [(f"q{i}", model, family, "naturalized", int(x)) for i, x in enumerate(n)]
     df = pd.DataFrame(rows, columns=["item_id", "model", "model_family", "condition", "correct"])
-    out = family_interaction(prepare_frame(df), ESTIMATORS["E4"])
+    out = family_interaction(prepare_audit_table(df), ESTIMATORS["E4"])
     assert out.tested and out.df == 1 and out.grouping == "model_family"
     assert out.p_value < 1e-4
     assert out.effects["A"] > 0.3 and abs(out.effects["B"]) < 0.1
     same = df.assign(model_family="one")
-    out1 = family_interaction(prepare_frame(same), ESTIMATORS["E4"])
+    out1 = family_interaction(prepare_audit_table(same), ESTIMATORS["E4"])
     assert not out1.tested and "one family" in out1.notes[0]
 
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from import_check import loaded_by
-from xleval.audit import audit, read_lm_eval_samples, simulate_audit_data
+from xleval.audit import audit, lm_eval_answers, simulate_audit_data
 from xleval.audit._plots import plot_dose_response, plot_estimates, plot_parser_validity
 from xleval.exceptions import InputError
 
@@ -30,7 +30,7 @@ def _generate(doc_id, target, text, filt="strict-match"):
 def test_loglik_samples_become_letters(tmp_path):
     f = _write(tmp_path / "org__model-x" / "samples_mmlu_2025.jsonl",
                [_loglik(0, 2, 2), _loglik(1, 0, 3), _loglik(2, [1], 1)])
-    df = read_lm_eval_samples(f, condition="translated")
+    df = lm_eval_answers(f, condition="translated")
     assert df["model"].unique().tolist() == ["org__model-x"]  # the folder lm-eval writes per model
     assert df["response"].tolist() == ["C", "D", "B"] and df["answer"].tolist() == ["C", "A", "B"]
     assert df["subject"].tolist() == ["anatomy"] * 3
@@ -39,7 +39,7 @@ def test_loglik_samples_become_letters(tmp_path):
 def test_generation_samples_keep_text_and_pick_one_filter(tmp_path):
     recs = [_generate(0, "B", "答案是B"), _generate(1, "C", "I am not sure"), _generate(0, "B", "B", "flexible"),
             {"doc_id": 2, "target": 3, "resps": ["D."], "filtered_resps": ["D."], "filter": "strict-match"}]
-    df = read_lm_eval_samples(_write(tmp_path / "m" / "samples_t.jsonl", recs), model="m", condition="source")
+    df = lm_eval_answers(_write(tmp_path / "m" / "samples_t.jsonl", recs), model="m", condition="source")
     assert df["item_id"].tolist() == ["0", "1", "2"]
     assert df["answer"].tolist() == ["B", "C", "D"]
     assert df["response"].tolist() == ["答案是B", "I am not sure", "D."]
@@ -49,10 +49,10 @@ def test_lm_eval_bad_files(tmp_path):
     bad = tmp_path / "samples_bad.jsonl"
     bad.write_text("{not json}\n")
     with pytest.raises(InputError, match="not valid JSON"):
-        read_lm_eval_samples(bad, model="m", condition="source")
+        lm_eval_answers(bad, model="m", condition="source")
     f = _write(tmp_path / "samples_free.jsonl", [_generate(0, "Paris", "Paris")])
     with pytest.raises(InputError, match="multiple-choice"):
-        read_lm_eval_samples(f, model="m", condition="source")
+        lm_eval_answers(f, model="m", condition="source")
 
 
 def test_cli_table_checklist_and_json(tmp_path, cli):

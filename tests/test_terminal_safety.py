@@ -35,7 +35,7 @@ def files(tmp_path, monkeypatch):
     pd.DataFrame({"lang": ["en", "de", "fr"] * 40, "correct": rng.integers(0, 2, 120),
                   "model": np.repeat(HOSTILE[:4], 30)}).to_json(tmp_path / "fair.jsonl", orient="records", lines=True)
     pd.DataFrame([{"item_id": i, "model": m, "condition": c, "correct": int(rng.random() < 0.6)}
-                  for m in HOSTILE[:3] for c in ("source", "translated") for i in range(25)]
+                  for m in HOSTILE[:3] for c in ("source", "back_translated") for i in range(25)]
                  ).to_json(tmp_path / "audit.jsonl", orient="records", lines=True)
     pd.DataFrame({"lang": ["en", "de"] * 20, "model": np.repeat(HOSTILE[:2], 20), "variant": "v",
                   "item": np.tile(np.repeat(np.arange(10), 2), 2), "nll": rng.uniform(10, 50, 40),

@@ -1,4 +1,4 @@
-"""Translation-tax audit of translated benchmarks (seed 003: estimators E1-E4).
+"""Translation-tax audit of translated benchmarks (estimators E1-E4).
 
 ``audit(df)`` takes item-level results (item_id, model, condition, correct or response +
 answer, optional model_family / subject / residual) and returns an :class:`AuditResult`:
@@ -8,16 +8,23 @@ both invalid-answer policies), the dose-response split by translation residual, 
 model-family interaction, E2 inter-rater agreement when ratings are given, and a markdown
 reporting checklist (``result.checklist()``).
 """
-from xleval.audit._agreement import annotation_agreement, krippendorff_alpha, weighted_kappa
+from xleval.audit._agreement import annotation_agreement, krippendorff_alpha, rating_scale, weighted_kappa
 from xleval.audit._audit import AuditResult, audit
 from xleval.audit._checklist import render_checklist
-from xleval.audit._data import CONDITIONS, prepare_frame
+from xleval.audit._data import CONDITION_ALIASES, CONDITIONS, prepare_audit_table
 from xleval.audit._estimators import ESTIMATORS, EstimatorSpec, paired_contrast, unpaired_contrast
 from xleval.audit._interaction import dose_response, family_interaction
-from xleval.audit._lmeval import read_lm_eval_samples
+from xleval.audit._lmeval import lm_eval_answers
 from xleval.audit._parse import AnswerParser, parser_validity
-from xleval.audit._results import (AnnotationAgreement, Contrast, DoseResponse, FamilyInteraction, ParserValidity,
-                                   RaterAgreement, StratumEffect)
+from xleval.audit._results import (
+                                   AnnotationAgreement,
+                                   Contrast,
+                                   DoseResponse,
+                                   FamilyInteraction,
+                                   ParserValidity,
+                                   RaterAgreement,
+                                   StratumEffect,
+)
 from xleval.audit._simulate import simulate_audit_data
 
 __all__ = [
@@ -25,9 +32,10 @@ __all__ = [
     "AuditResult",
     "AnswerParser",
     "CONDITIONS",
+    "CONDITION_ALIASES",
     "ESTIMATORS",
     "EstimatorSpec",
-    "prepare_frame",
+    "prepare_audit_table",
     "parser_validity",
     "paired_contrast",
     "unpaired_contrast",
@@ -36,8 +44,9 @@ __all__ = [
     "weighted_kappa",
     "krippendorff_alpha",
     "annotation_agreement",
+    "rating_scale",
     "render_checklist",
-    "read_lm_eval_samples",
+    "lm_eval_answers",
     "simulate_audit_data",
     "Contrast",
     "DoseResponse",
@@ -47,3 +56,5 @@ __all__ = [
     "RaterAgreement",
     "AnnotationAgreement",
 ]
+
+read_lm_eval_samples = lm_eval_answers  # the old name, kept only until the CLI calls lm_eval_answers

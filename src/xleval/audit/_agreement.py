@@ -10,15 +10,18 @@ nominal, ordinal, interval or ratio difference function.
 from __future__ import annotations
 
 import itertools
+import re
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from xleval._base.seeding import resolve_seed
 from xleval.audit._results import AnnotationAgreement, RaterAgreement
-from xleval.exceptions import InputError
+from xleval.exceptions import DataQualityWarning, InputError
 
-__all__ = ["weighted_kappa", "krippendorff_alpha", "annotation_agreement"]
+__all__ = ["weighted_kappa", "krippendorff_alpha", "annotation_agreement", "rating_scale"]
 
 WEIGHTS = ("linear", "quadratic", "none")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -118,9 +121,59 @@ def _differences(values: np.ndarray, n_c: np.ndarray, level: str) -> np.ndarray:
     return between**2
 
 
+def rating_scale(spec: Any) -> tuple[float, ...]:
+    """The ordered levels of a rating scale from ``"1-5"``, ``"1,2,3,4,5"``, ``(1, 5)`` (both
+    ends, integer steps), or a sequence of three or more levels."""
+    if isinstance(spec, str):
+        text = spec.strip()
+        m = re.fullmatch(r"(-?\d+)\s*(?:-|\.\.|:)\s*(-?\d+)", text)
+        try:
+            spec = (int(m[1]), int(m[2])) if m else [float(v) for v in text.split(",") if v.strip()]
+        except ValueError:
+            spec = None
+        if spec is None or (not m and len(spec) < 2):
+            raise InputError(f"rating scale {text!r}: give the ends as LOW-HIGH (e.g. 1-5) or the levels as a "
+                             "comma-separated list (e.g. 1,2,3,4,5)")
+    levels = list(spec)
+    if len(levels) == 2 and all(float(v).is_integer() for v in levels):
+        low, high = int(levels[0]), int(levels[1])
+        levels = list(range(low, high + 1))
+    levels = [float(v) for v in levels]
+    if len(levels) < 2 or any(b <= a for a, b in zip(levels, levels[1:])):
+        raise InputError(f"rating scale {spec!r}: needs at least two levels in increasing order (e.g. 1-5)")
+    return tuple(levels)
+
+
+def _scale_of(values: np.ndarray, scale: Any, where: str) -> tuple[tuple[float, ...], list[str]]:
+    """The scale's levels (given, or from the data) and a note when the data leave a level unused."""
+    if scale is not None:
+        levels = rating_scale(scale)
+        outside = sorted(set(values.tolist()) - set(levels))
+        if outside:
+            raise InputError(f"{where}: rating(s) {outside} are not on the scale {_show(levels)}; "
+                             "give the scale the raters used")
+        source = "given"
+    elif len(values) and np.all(np.equal(np.mod(values, 1), 0)):
+        levels, source = tuple(float(v) for v in range(int(values.min()), int(values.max()) + 1)), "from the data"
+    else:
+        levels, source = tuple(float(v) for v in values), "from the data"
+    unused = [v for v in levels if v not in set(values.tolist())]
+    notes = []
+    if unused:
+        notes.append(f"{where}: level(s) {_show(unused)} of the scale {_show(levels)} ({source}) are unused; "
+                     "weighted kappa keeps their distance" + ("" if source == "given" else
+                     "; give the scale (scale= / --scale LOW-HIGH) if its ends differ from the ratings' range"))
+    return levels, notes
+
+
+def _show(levels: Any) -> str:
+    return "[" + ", ".join(f"{v:g}" for v in levels) + "]"
+
+
 def annotation_agreement(
     ratings: pd.DataFrame,
     *,
+    scale: Any = None,
     weights: str = "quadratic",
     kappa_target: float = 0.7,
     n_resamples: int = 1000,
@@ -130,18 +183,22 @@ def annotation_agreement(
     """E2 (annotation calibration): agreement of Likert ratings per dimension.
 
     ``ratings`` has columns ``item_id``, ``rater``, ``rating`` and optionally ``dimension``
-    (e.g. cue identifiability, cultural residual, syntactic residual). Returns one
-    :class:`AnnotationAgreement` per dimension; the alpha CI resamples items (bootstrap from
-    :mod:`xleval.stats`)."""
+    (e.g. cue identifiability, cultural residual, syntactic residual). ``scale`` is the rating
+    scale (``"1-5"``, ``(1, 5)`` or the levels, see :func:`rating_scale`): weighted kappa
+    measures disagreement on it, so a level nobody used still keeps its place. By default the
+    scale runs from the lowest to the highest rating given, with a ``DataQualityWarning`` when a
+    level in between is unused. Returns one :class:`AnnotationAgreement` per dimension; the
+    alpha CI resamples items (bootstrap from :mod:`xleval.stats`)."""
     missing = [c for c in ("item_id", "rater", "rating") if c not in ratings.columns]
     if missing:
         raise InputError(f"ratings: missing column(s) {missing}; expected item_id, rater, rating (and optionally dimension)")
     frame = ratings.assign(dimension=ratings["dimension"] if "dimension" in ratings else "rating")
-    return tuple(_one_dimension(str(dim), part, weights, kappa_target, n_resamples, level, random_state)
+    seed = resolve_seed(random_state)  # one recorded seed for every dimension's bootstrap
+    return tuple(_one_dimension(str(dim), part, scale, weights, kappa_target, n_resamples, level, seed)
                  for dim, part in frame.groupby("dimension", sort=True))
 
 
-def _one_dimension(dim: str, part: pd.DataFrame, weights: str, target: float, n_resamples: int,
+def _one_dimension(dim: str, part: pd.DataFrame, scale: Any, weights: str, target: float, n_resamples: int,
                    level: float, random_state: Any) -> AnnotationAgreement:
     from xleval.stats import bootstrap
 
@@ -150,8 +207,11 @@ def _one_dimension(dim: str, part: pd.DataFrame, weights: str, target: float, n_
         row = part[dup].iloc[0]
         raise InputError(f"ratings: rater {row['rater']!r} rated item {row['item_id']!r} twice in dimension {dim!r}; keep one rating")
     wide = part.pivot(index="item_id", columns="rater", values="rating").astype(float)
-    values = np.unique(wide.to_numpy()[~np.isnan(wide.to_numpy())])
-    notes: list[str] = []
+    observed = np.unique(wide.to_numpy()[~np.isnan(wide.to_numpy())])
+    levels, notes = _scale_of(observed, scale, f"ratings ({dim})")
+    if notes and scale is None:
+        warnings.warn(notes[0], DataQualityWarning, stacklevel=3)
+    values = np.asarray(levels)
     pairs = []
     for ra, rb in itertools.combinations(wide.columns, 2):
         both = wide[[ra, rb]].dropna()
@@ -160,11 +220,13 @@ def _one_dimension(dim: str, part: pd.DataFrame, weights: str, target: float, n_
             continue
         kappa = weighted_kappa(both[ra].to_numpy(), both[rb].to_numpy(), weights=weights, labels=values)
         pairs.append(RaterAgreement(str(ra), str(rb), len(both), kappa, weights))
+    counts = {"dimension": dim, "n_items": len(wide), "n_raters": wide.shape[1],
+              "n_ratings": int(wide.notna().sum().sum()), "scale": levels, "level": level, "kappa_target": target}
     if wide.shape[1] < 2:
-        notes.append("only one rater: agreement is not identified; this is calibration evidence only (seed 3.2)")
+        notes.append("only one rater: agreement is not identified; this is calibration evidence only")
         nan = float("nan")
-        return AnnotationAgreement(dim, len(wide), 1, int(wide.notna().sum().sum()), (), nan, nan, nan, nan,
-                                   level, target, False, tuple(notes))
+        return AnnotationAgreement(**counts, pairs=(), alpha_ordinal=nan, alpha_interval=nan, alpha_ci_low=nan,
+                                   alpha_ci_high=nan, meets_target=False, notes=tuple(notes))
     matrix = wide.to_numpy()  # items x raters
     alpha_o = krippendorff_alpha(matrix.T, level="ordinal", value_domain=values)
     alpha_i = krippendorff_alpha(matrix.T, level="interval", value_domain=values)
@@ -173,8 +235,8 @@ def _one_dimension(dim: str, part: pd.DataFrame, weights: str, target: float, n_
                    n_resamples=n_resamples, level=level, random_state=random_state)
     notes.extend(ci.notes)
     meets = bool(pairs) and all(p.kappa > target for p in pairs)
-    return AnnotationAgreement(dim, len(wide), wide.shape[1], int(wide.notna().sum().sum()), tuple(pairs), alpha_o,
-                               alpha_i, ci.ci_low, ci.ci_high, level, target, meets, tuple(notes))
+    return AnnotationAgreement(**counts, pairs=tuple(pairs), alpha_ordinal=alpha_o, alpha_interval=alpha_i,
+                               alpha_ci_low=ci.ci_low, alpha_ci_high=ci.ci_high, meets_target=meets, notes=tuple(notes))
 
 
 def _alpha_or_nan(rows: np.ndarray, values: np.ndarray, sentinel: float) -> float:

@@ -9,13 +9,13 @@ from typing import Any
 
 import pandas as pd
 
+from xleval._base.result import Result
 from xleval.audit._agreement import annotation_agreement
-from xleval.audit._data import prepare_frame
+from xleval.audit._data import prepare_audit_table
 from xleval.audit._estimators import ESTIMATORS, POLICIES, estimate
 from xleval.audit._interaction import dose_response, family_interaction, item_differences
 from xleval.audit._parse import DEFAULT_THRESHOLD, AnswerParser, parser_validity
-from xleval.audit._results import (AnnotationAgreement, Contrast, DoseResponse, FamilyInteraction, ParserValidity,
-                                   _ToDict)
+from xleval.audit._results import AnnotationAgreement, Contrast, DoseResponse, FamilyInteraction, ParserValidity
 from xleval.exceptions import InputError
 from xleval.stats._validate import check_level, check_n_resamples
 
@@ -23,7 +23,7 @@ __all__ = ["AuditResult", "audit"]
 
 
 @dataclass(frozen=True)
-class AuditResult(_ToDict):
+class AuditResult(Result):
     """Everything the audit found; ``contrasts`` use ``invalid_policy``, ``sensitivity`` the
     other policy (invalid parses counted wrong vs excluded)."""
 
@@ -72,15 +72,20 @@ def audit(
     residual_threshold: float | None = None,
     dose_estimator: str = "E4",
     ratings: pd.DataFrame | None = None,
+    rating_scale: Any = None,
     n_resamples: int = 2000,
     n_permutations: int = 9999,
     level: float = 0.95,
     random_state: int | None = 0,
 ) -> AuditResult:
-    """Audit item-level benchmark results for a translation tax (seed 003, estimators E1-E4).
+    """Audit item-level benchmark results for a translation tax (estimators E1-E4).
 
     ``data`` is the long table described in :mod:`xleval.audit._data`; ``ratings`` (item_id,
-    rater, rating, optional dimension) enables E2. ``residual_threshold`` pre-declares the
+    rater, rating, optional dimension) enables E2, on the ``rating_scale`` (``"1-5"``,
+    ``(1, 5)``; default: lowest to highest rating given, with a warning when a level in
+    between is unused). At least one estimator's pair of conditions (or ratings) must be
+    present: otherwise there is nothing to audit and an error says what each estimator needs.
+    ``residual_threshold`` pre-declares the
     high-residual cut (default: median split). ``dose_estimator`` is the paired estimator split
     by residual and tested for a model-family interaction (falls back to the other paired one
     when its conditions are absent)."""
@@ -90,13 +95,16 @@ def audit(
         raise InputError(f"dose_estimator must be 'E1' or 'E4' (a paired estimator); got {dose_estimator!r}")
     level, n_resamples = check_level(level), check_n_resamples(n_resamples, minimum=2)
     parser = parser or AnswerParser()
-    frame = prepare_frame(data, parser)
+    frame = prepare_audit_table(data, parser)
     notes: list[str] = []
     validity = parser_validity(frame, validity_threshold)
     kw = dict(cluster_by_subject=cluster_by_subject, n_resamples=n_resamples, n_permutations=n_permutations,
               level=level, random_state=random_state)
     present = set(frame["condition"])
     run = [s for s in ESTIMATORS.values() if {s.condition_a, s.condition_b} <= present]
+    if not run and ratings is None:
+        needs = "; ".join(f"{s.key} needs {s.condition_a} and {s.condition_b}" for s in ESTIMATORS.values())
+        raise InputError(f"no estimator can run on the conditions given ({', '.join(sorted(present))}): {needs}")
     for s in ESTIMATORS.values():
         if s not in run:
             notes.append(f"{s.key} ({s.name}) not run: needs conditions {s.condition_a} and {s.condition_b}")
@@ -109,7 +117,7 @@ def audit(
         sensitivity.extend(alt)
         notes.extend(spec_notes)
     dose, family = _dose_and_family(frame, run, dose_estimator, residual_threshold, invalid_policy, kw, notes)
-    agreement = annotation_agreement(ratings, n_resamples=n_resamples, level=level,
+    agreement = annotation_agreement(ratings, scale=rating_scale, n_resamples=n_resamples, level=level,
                                      random_state=random_state) if ratings is not None else ()
     if ratings is None:
         notes.append("E2 (annotation calibration) not run: no ratings given")
@@ -130,7 +138,7 @@ def audit(
 
 
 def _rating_signal(frame, ratings, run, policy, level, notes) -> dict[str, Any]:
-    """Seed 3.2: Spearman correlation of each rating dimension (mean over raters per item) with
+    """E2: Spearman correlation of each rating dimension (mean over raters per item) with
     the item-level E1 signal (back-translation gap, models averaged)."""
     from xleval.stats import correlation
 

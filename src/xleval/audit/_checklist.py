@@ -1,5 +1,6 @@
-"""The translation-cue identifiability reporting checklist (seed contribution 3): a markdown
-page generated from an :class:`AuditResult` that a paper can attach. Checked boxes are items
+"""The translation-cue identifiability reporting checklist (the third contribution of "Translation
+tax is not a scalar", arXiv:2605.07093): a markdown page generated from an :class:`AuditResult`
+that a paper can attach. Checked boxes are items
 the analysis reports; unchecked boxes are items it could not report, with the reason."""
 from __future__ import annotations
 

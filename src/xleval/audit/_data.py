@@ -15,10 +15,10 @@ from xleval.audit._parse import AnswerParser
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import to_numeric_column
 
-__all__ = ["CONDITIONS", "prepare_frame"]
+__all__ = ["CONDITIONS", "CONDITION_ALIASES", "prepare_audit_table"]
 
 CONDITIONS = ("source", "translated", "back_translated", "native", "naturalized")
-_ALIASES = {
+CONDITION_ALIASES = {
     "original": "source", "english": "source", "en": "source",
     "translation": "translated", "mt": "translated",
     "back-translated": "back_translated", "backtranslated": "back_translated", "back_translation": "back_translated",
@@ -26,7 +26,7 @@ _ALIASES = {
 }
 
 
-def prepare_frame(df: pd.DataFrame, parser: AnswerParser | None = None, where: str = "input") -> pd.DataFrame:
+def prepare_audit_table(df: pd.DataFrame, parser: AnswerParser | None = None, where: str = "input") -> pd.DataFrame:
     """A checked copy with canonical columns: item_id, model, model_family, condition, subject,
     residual, parsed (letter or None), valid (bool), correct (0/1, NaN when not valid)."""
     missing = [c for c in ("item_id", "model", "condition") if c not in df.columns]
@@ -53,12 +53,14 @@ def prepare_frame(df: pd.DataFrame, parser: AnswerParser | None = None, where: s
 
 def _conditions(col: pd.Series, where: str) -> pd.Series:
     norm = col.astype(str).str.strip().str.lower().str.replace(" ", "_")
-    norm = norm.map(lambda c: _ALIASES.get(c, c))
+    norm = norm.map(lambda c: CONDITION_ALIASES.get(c, c))
     bad = ~norm.isin(CONDITIONS)
     if bad.any():
         first = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(f"{where}: column 'condition' row {first + 1}: {col.iloc[first]!r} is not a condition; "
-                         f"use one of {list(CONDITIONS)}")
+        unknown = sorted(set(col[bad.to_numpy()].astype(str)))
+        raise InputError(f"{where}: column 'condition' row {first + 1}: {col.iloc[first]!r} is not a condition "
+                         f"(unknown: {', '.join(map(repr, unknown))}); use one of {', '.join(CONDITIONS)} "
+                         f"(also accepted: {', '.join(sorted(CONDITION_ALIASES))})")
     return norm
 
 

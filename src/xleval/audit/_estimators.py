@@ -1,4 +1,4 @@
-"""Translation-tax estimators E1, E3, E4 (seed section 3 and 6) on a prepared audit frame.
+"""Translation-tax estimators E1, E3, E4 (sections 3 and 6 of "Translation tax is not a scalar") on a prepared audit frame.
 
 Every estimator is an accuracy difference ``acc(condition_a) - acc(condition_b)``. Paired
 estimators (E1, E4) compare the same items; they use the item-level paired bootstrap of

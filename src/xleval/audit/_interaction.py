@@ -1,7 +1,7 @@
 """Who and what the paired contrast depends on: residual strata (dose-response) and model
 families (interaction).
 
-Dose-response (seed section 6): item-level paired differences (models averaged within item)
+Dose-response (section 6 of the translation-tax paper): item-level paired differences (models averaged within item)
 split by the item's translation-residual rating at a pre-declared threshold (``residual >=
 threshold`` is high) or at the median (``residual > median`` is high); the high-minus-low
 contrast gets a bootstrap CI stratified by stratum and a two-sample permutation p-value,

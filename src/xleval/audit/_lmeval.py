@@ -1,5 +1,6 @@
-"""Ingestion of lm-evaluation-harness per-sample logs (``samples_<task>_<date>.jsonl``, written
-with ``--log_samples``) for multiple-choice tasks into the audit's long table.
+"""The audit's long table from lm-evaluation-harness per-sample logs of multiple-choice tasks
+(``samples_<task>_<date>.jsonl``, written with ``--log_samples``; read by
+:func:`xleval.io.read_lm_eval_samples`, which also finds the run's model).
 
 Two task types are understood: log-likelihood multiple choice (``filtered_resps`` is one
 ``[loglik, is_greedy]`` per choice, ``target`` the gold index; the prediction is the argmax,
@@ -16,54 +17,36 @@ from typing import Any
 import pandas as pd
 
 from xleval.exceptions import InputError
-from xleval.io import iter_json_objects
+from xleval.io import LMEvalSamples, read_lm_eval_samples
 
-__all__ = ["read_lm_eval_samples"]
+__all__ = ["lm_eval_answers"]
 
 _LETTERS = "ABCDEFGHIJ"
 
 
-def read_lm_eval_samples(path: str | os.PathLike, *, model: str | None = None, condition: str,
-                         filter_name: str | None = None) -> pd.DataFrame:
-    """Rows ``item_id, model, condition, response, answer[, subject]`` from one samples file.
+def lm_eval_answers(samples: str | os.PathLike | LMEvalSamples, *, condition: str, model: str | None = None,
+                    filter_name: str | None = None) -> pd.DataFrame:
+    """Rows ``item_id, model, condition, response, answer[, subject]`` from one samples file (a
+    path, or what :func:`xleval.io.read_lm_eval_samples` returned).
 
-    ``model`` defaults to the name of the folder lm-eval wrote the file into (the sanitised
-    model name); ``filter_name`` picks one filter when the task logged several (default: the
-    first one seen)."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{p}: no such file; give an lm-eval samples_*.jsonl file")
-    records = _records(p)
-    if filter_name is None:
-        filter_name = records[0].get("filter")
-    rows = [_row(rec, p, i) for i, rec in records_with_filter(records, filter_name, p)]
+    ``model`` defaults to the run's model (the results file beside the samples, else the folder
+    lm-eval wrote them into); ``filter_name`` picks one filter when the task logged several
+    (default: the first one in the file)."""
+    if not isinstance(samples, LMEvalSamples):
+        samples = read_lm_eval_samples(samples, filter_name=filter_name, model=model)
+    found = model or samples.model
+    if found is None:
+        raise InputError(f"{samples.path}: no model name (no results file, no folder); give CONDITION@MODEL=path")
+    rows = [_row(rec, samples.path, i) for i, rec in enumerate(samples.records)]
     df = pd.DataFrame(rows)
-    df.insert(1, "model", model or p.parent.name)
+    df.insert(1, "model", found)
     df.insert(2, "condition", condition)
     return df
 
 
-def records_with_filter(records: list[dict], filter_name: Any, path: Path):
-    chosen = [(i, r) for i, r in enumerate(records) if r.get("filter") == filter_name]
-    if not chosen:
-        raise InputError(f"{path}: no record with filter {filter_name!r}")
-    return chosen
-
-
-def _records(path: Path) -> list[dict]:
-    out = []
-    with path.open(encoding="utf-8") as fh:
-        for line_no, rec in iter_json_objects(fh, str(path), "is this an lm-eval samples file?"):
-            if "doc_id" not in rec or "target" not in rec:
-                raise InputError(f"{path}: line {line_no}: record without 'doc_id' or 'target'; not an lm-eval "
-                                 "samples record")
-            out.append(rec)
-    if not out:
-        raise InputError(f"{path}: no records")
-    return out
-
-
 def _row(rec: dict, path: Path, index: int) -> dict[str, Any]:
+    if "target" not in rec:
+        raise InputError(f"{path}: record {index + 1}: no 'target'; not a multiple-choice samples record")
     resps = rec.get("filtered_resps", rec.get("resps"))
     row: dict[str, Any] = {"item_id": str(rec["doc_id"]), "answer": _gold(rec["target"], path, index)}
     if _is_loglik(resps):

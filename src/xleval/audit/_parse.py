@@ -1,6 +1,6 @@
 """Answer-letter parsing of free-text responses, and per model x condition parser validity.
 
-The default rule is the seed's protocol (section 4.2): the first standalone letter A-D in the
+The default rule is the translation-tax paper's protocol (section 4.2): the first standalone letter A-D in the
 response ("standalone" = not inside a Latin word, so "Answer: B", "**B**" and "答案是B" parse
 to B while "Because" does not). Full-width letters (Ａ-Ｄ, common in Chinese output) are
 folded to ASCII first (NFKC). Both choices are parameters and appear in ``description``.

@@ -1,42 +1,17 @@
-"""Frozen result objects of the audit, with ``to_dict()`` (JSON-safe: NaN/inf become None)."""
+"""Frozen result objects of the audit; ``to_dict()`` (JSON-safe: NaN/inf become None) comes from
+the shared :class:`xleval._base.result.Result`."""
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
-import numpy as np
+from xleval._base.result import Result
 
 __all__ = ["ParserValidity", "Contrast", "StratumEffect", "DoseResponse", "FamilyInteraction",
            "RaterAgreement", "AnnotationAgreement"]
 
 
-def json_safe(value: Any) -> Any:
-    """Plain JSON values, recursing into result objects, tuples and dicts."""
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (np.bool_,)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (tuple, list)):
-        return [json_safe(v) for v in value]
-    return str(value)
-
-
-class _ToDict:
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
-
-
 @dataclass(frozen=True)
-class ParserValidity(_ToDict):
+class ParserValidity(Result):
     """Share of responses of one model in one condition from which an answer letter was parsed."""
 
     model: str
@@ -49,7 +24,7 @@ class ParserValidity(_ToDict):
 
 
 @dataclass(frozen=True)
-class Contrast(_ToDict):
+class Contrast(Result):
     """One estimator's accuracy difference ``acc(condition_a) - acc(condition_b)`` for one model
     (or ``model="pooled"``), with its CI, p-value and the assumption it rests on.
 
@@ -88,7 +63,7 @@ class Contrast(_ToDict):
 
 
 @dataclass(frozen=True)
-class StratumEffect(_ToDict):
+class StratumEffect(Result):
     """A paired contrast restricted to one residual stratum (item-level, models averaged)."""
 
     stratum: str
@@ -99,7 +74,7 @@ class StratumEffect(_ToDict):
 
 
 @dataclass(frozen=True)
-class DoseResponse(_ToDict):
+class DoseResponse(Result):
     """The paired contrast within residual strata: ``contrast = delta_high - delta_low`` with
     its CI (bootstrap stratified by residual stratum) and the interaction test (two-sample
     permutation test of item-level differences, high vs low)."""
@@ -120,7 +95,7 @@ class DoseResponse(_ToDict):
 
 
 @dataclass(frozen=True)
-class FamilyInteraction(_ToDict):
+class FamilyInteraction(Result):
     """Does the paired contrast differ between model families? Logistic regression
     ``correct ~ condition * family`` with item-clustered robust covariance; Wald test of the
     interaction terms (log-odds scale). ``effects`` maps each family to its
@@ -140,7 +115,7 @@ class FamilyInteraction(_ToDict):
 
 
 @dataclass(frozen=True)
-class RaterAgreement(_ToDict):
+class RaterAgreement(Result):
     """Weighted Cohen's kappa of one pair of raters on the items both rated."""
 
     rater_a: str
@@ -151,14 +126,16 @@ class RaterAgreement(_ToDict):
 
 
 @dataclass(frozen=True)
-class AnnotationAgreement(_ToDict):
+class AnnotationAgreement(Result):
     """E2 calibration: agreement of Likert ratings on one dimension (weighted kappa per rater
-    pair, Krippendorff's alpha over all raters with missing ratings allowed)."""
+    pair on the rating ``scale``, Krippendorff's alpha over all raters with missing ratings
+    allowed)."""
 
     dimension: str
     n_items: int
     n_raters: int
     n_ratings: int
+    scale: tuple[float, ...]
     pairs: tuple[RaterAgreement, ...]
     alpha_ordinal: float
     alpha_interval: float

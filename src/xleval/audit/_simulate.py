@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from xleval._base.result import Result
+from xleval._base.seeding import make_rng, resolve_seed
 from xleval.audit._estimators import paired_contrast, unpaired_contrast
-from xleval.audit._results import _ToDict
 
 __all__ = ["simulate_audit_data", "coverage_study", "CoverageResult"]
 
@@ -57,7 +58,7 @@ def simulate_audit_data(
 ) -> tuple[pd.DataFrame, dict[str, float]]:
     """A long table (response + answer text, model_family, subject, residual) for all five
     conditions, and the true value of every estimator under the ``exclude`` policy."""
-    rng = np.random.default_rng(random_state)
+    rng = make_rng(random_state)[0]
     models = [f"model-{k}" for k in range(n_models)]
     offsets = _offsets(rng, (n_items,), n_models)
     p = _base(rng, (n_items,), offsets)  # (items, models)
@@ -100,7 +101,7 @@ def _break_parses(rng, df: pd.DataFrame, parser_failure: dict[str, float] | floa
 
 
 @dataclass(frozen=True)
-class CoverageResult(_ToDict):
+class CoverageResult(Result):
     """How often the 95% CIs covered the planted values, the mean estimates (bias), and how
     often the tests rejected at 0.05, over ``n_sims`` simulated benchmarks."""
 
@@ -118,11 +119,12 @@ class CoverageResult(_ToDict):
 def coverage_study(n_sims: int = 500, n_items: int = 200, n_models: int = 3, *, e1: float = 0.05,
                    e4_high: float = 0.10, e4_low: float = 0.0, e3: float = 0.03, n_native: int = 200,
                    n_resamples: int = 1000, n_permutations: int = 999, level: float = 0.95,
-                   random_state: int = 0) -> CoverageResult:
+                   random_state: Any = 0) -> CoverageResult:
     """Simulate ``n_sims`` benchmarks (outcomes drawn for all simulations at once) and run the
     audit's estimators on each: pooled E1, E4 and E3, per-model E1 (model 0, McNemar) and the
     dose-response contrast. Zero effects give the false-positive rates."""
-    rng = np.random.default_rng(random_state)
+    seed = resolve_seed(random_state)
+    rng, _ = make_rng(seed)
     s, n, m = n_sims, n_items, n_models
     offsets = _offsets(rng, (s, n), m)
     p = _base(rng, (s, n), offsets)
@@ -135,15 +137,15 @@ def coverage_study(n_sims: int = 500, n_items: int = 200, n_models: int = 3, *, 
     kw = dict(n_resamples=n_resamples, n_permutations=n_permutations, level=level)
     runs: dict[str, list[tuple[float, float, float, float]]] = {k: [] for k in truth}
     for k in range(s):
-        seed = random_state * 100_003 + k
-        _collect(runs["E1"], paired_contrast(src[k].mean(1), bt[k].mean(1), mcnemar=False, random_state=seed, **kw))
-        _collect(runs["E1_model0"], paired_contrast(src[k, :, 0], bt[k, :, 0], mcnemar=True, random_state=seed, **kw))
+        sim = seed * 100_003 + k  # one reproducible resampling seed per simulated benchmark
+        _collect(runs["E1"], paired_contrast(src[k].mean(1), bt[k].mean(1), mcnemar=False, random_state=sim, **kw))
+        _collect(runs["E1_model0"], paired_contrast(src[k, :, 0], bt[k, :, 0], mcnemar=True, random_state=sim, **kw))
         d4 = tr[k].mean(1) - nat[k].mean(1)
-        _collect(runs["E4"], paired_contrast(tr[k].mean(1), nat[k].mean(1), mcnemar=False, random_state=seed, **kw))
-        _collect(runs["E3"], unpaired_contrast(tr[k].mean(1), native[k].mean(1), random_state=seed, **kw))
+        _collect(runs["E4"], paired_contrast(tr[k].mean(1), nat[k].mean(1), mcnemar=False, random_state=sim, **kw))
+        _collect(runs["E3"], unpaired_contrast(tr[k].mean(1), native[k].mean(1), random_state=sim, **kw))
         _collect(runs["dose_contrast"], unpaired_contrast(d4[residual_high[k]], d4[~residual_high[k]],
-                                                          random_state=seed, **kw))
-    return _summarise(runs, truth, s, n, m, random_state)
+                                                          random_state=sim, **kw))
+    return _summarise(runs, truth, s, n, m, seed)
 
 
 def _collect(store: list, out: dict[str, Any]) -> None:
