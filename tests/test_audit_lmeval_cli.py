@@ -89,3 +89,47 @@ def test_figures_and_lazy_matplotlib():
     for fig in (plot_estimates(res), plot_parser_validity(res), plot_dose_response(res)):
         assert isinstance(fig, Figure) and fig.axes
     assert loaded_by("import xleval.audit") == []
+
+
+def test_model_comes_from_the_run_results_file(tmp_path):
+    from _lmeval_fixtures import write_run
+
+    paths = write_run(tmp_path, {"mmlu_zh": [_loglik(i, i % 4, i % 4) for i in range(4)]},
+                      {"mmlu_zh": {"task": "mmlu_zh", "dataset_name": "zh"}}, model="org/model-x",
+                      folder="org__model-x")
+    df = lm_eval_answers(paths["mmlu_zh"], condition="translated")
+    assert set(df["model"]) == {"org/model-x"}
+
+
+def _ratings_file(tmp_path):
+    a, b = [1, 2, 4, 5] * 3, [2, 1, 5, 4] * 3  # a 1-5 scale on which nobody rated 3
+    rows = [(f"q{k:04d}", r, v) for r, vals in (("r1", a), ("r2", b)) for k, v in enumerate(vals)]
+    path = tmp_path / "ratings.tsv"
+    pd.DataFrame(rows, columns=["item_id", "rater", "rating"]).to_csv(path, sep="\t", index=False)
+    return path
+
+
+def test_cli_ratings_scale(tmp_path, cli):
+    df, _ = simulate_audit_data(n_items=12, n_models=2, n_native=12, random_state=1)
+    data = tmp_path / "results.csv"
+    df.to_csv(data, index=False)
+    ratings = _ratings_file(tmp_path)
+    base = ["audit", data, "--ratings", ratings, "--format", "json", "--n-resamples", "50"]
+    rc, out, err = cli(*base, "--scale", "1-5")
+    assert rc == 0, err
+    agreement = json.loads(out)["agreement"][0]
+    assert agreement["pairs"][0]["kappa"] == pytest.approx(0.80) and agreement["meets_target"]
+    assert agreement["scale"] == [1, 2, 3, 4, 5] and "warning" not in err
+    rc, out, err = cli(*base)  # scale from the data: 1-5 again, with a warning that 3 is unused
+    assert rc == 0, err
+    assert json.loads(out)["agreement"][0]["pairs"][0]["kappa"] == pytest.approx(0.80)
+    assert "warning:" in err and "unused" in err
+    rc, _, err = cli("audit", data, "--scale", "1-5")
+    assert rc == 2 and "--ratings" in err
+
+
+def test_cli_unknown_condition_lists_the_valid_ones(tmp_path, cli):
+    src = _write(tmp_path / "m1" / "samples_en.jsonl", [_loglik(i, i % 4, i % 4) for i in range(4)])
+    rc, _, err = cli("audit", f"source={src}", f"back-translation@m1={src}")
+    assert rc == 2
+    assert "'back-translation'" in err and "back_translated" in err and "Traceback" not in err

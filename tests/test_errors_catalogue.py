@@ -287,6 +287,11 @@ CASES: list[Case] = [
        f"{APPLY} scores.tsv -o out/{'b' * 240}.tsv",
        "Use a shorter name: PATH.signatures.json must fit the file system's 255-byte limit too.",
        f"out/{'b' * 240}.tsv"),
+    # --- audit conditions and rating scales ---
+    _c("E94", "Audit conditions no estimator can use", "audit no_estimator.tsv",
+       "Add the conditions an estimator compares (e.g. back_translated next to source for E1)."),
+    _c("E95", "A rating scale that the ratings do not fit", "audit audit.tsv --ratings ratings.tsv --scale 2-5",
+       "Give the scale the raters used, e.g. --scale 1-5."),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -360,8 +365,11 @@ def _write_files(root: Path) -> None:
         "tab_in_text.jsonl": "".join(json.dumps({**r, "hypothesis": r["hypothesis"] + ("\tx" if i == 3 else "")}) + "\n"
                                      for i, r in enumerate(df.to_dict(orient="records"))).encode(),
         "audit.tsv": _audit_table().to_csv(sep="\t", index=False).encode(),
-        "bad_condition.tsv": _audit_table().replace({"condition": {"translated": "orig"}})
+        "bad_condition.tsv": _audit_table().replace({"condition": {"back_translated": "orig"}})
                                            .to_csv(sep="\t", index=False).encode(),
+        "no_estimator.tsv": _audit_table().replace({"condition": {"back_translated": "translated"}})
+                                          .to_csv(sep="\t", index=False).encode(),
+        "ratings.tsv": b"item_id\trater\trating\n0\tr1\t1\n0\tr2\t2\n1\tr1\t5\n1\tr2\t4\n",
     }
     for name, data in files.items():
         (root / name).write_bytes(data)
@@ -392,7 +400,7 @@ def _write_files(root: Path) -> None:
 def _audit_table() -> pd.DataFrame:
     rng = np.random.default_rng(1)
     return pd.DataFrame([{"item_id": i, "model": m, "condition": c, "correct": int(rng.random() < 0.6)}
-                         for m in ("m1", "m2") for c in ("source", "translated") for i in range(30)])
+                         for m in ("m1", "m2") for c in ("source", "back_translated") for i in range(30)])
 
 
 @pytest.fixture(scope="module")

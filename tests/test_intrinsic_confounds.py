@@ -212,3 +212,35 @@ def test_report_section_and_plots():
 
 def test_import_is_light():
     assert loaded_by("import xleval.intrinsic") == []
+
+
+def test_cli_confounds_json(tmp_path, cli):
+    path = tmp_path / "scores.parquet"
+    _synthetic(n=8).table.to_parquet(path)
+    rc, stdout, err = cli("intrinsic", "confounds", path, "--format", "json")
+    assert rc == 0, err
+    out = json.loads(stdout)
+    assert out["level"] == "language" and out["n_languages"] == len(LANGS)
+    rows = {(r["metric"], r["length"]): r for r in out["tests"]}
+    assert set(rows) == {(m, x) for m in ("sent_nll", "token_nll", "ppl", "bpc", "bpb") for x in ("tokens", "chars", "bytes")}
+    assert rows[("bpb", "bytes")]["confounded"] is True and rows[("bpb", "bytes")]["n"] == len(LANGS)
+    rc, stdout, err = cli("intrinsic", "confounds", path, "--format", "json", "--level", "model", "--metric", "bpb")
+    assert rc == 0, err
+    out = json.loads(stdout)
+    assert out["level"] == "model" and {r["n"] for r in out["tests"]} == {3 * len(LANGS)}
+    rc, stdout, err = cli("intrinsic", "confounds", path)  # the text tables render
+    assert rc == 0 and "length tests (language level" in stdout and "Traceback" not in err
+
+
+def test_cli_metrics_and_bad_input(tmp_path, cli):
+    path = tmp_path / "scores.parquet"
+    _synthetic(n=8).table.to_parquet(path)
+    rc, stdout, err = cli("intrinsic", "metrics", path, "--by", "lang", "--format", "json", "--reference", "en")
+    assert rc == 0, err
+    out = json.loads(stdout)
+    assert "ratio of sums" in out["aggregation"] and len(out["rows"]) == len(LANGS)
+    assert {r["lang"] for r in out["information_parity"]} == set(LANGS)
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("lang\tnll\nen\t-3\n")
+    rc, _, err = cli("intrinsic", "metrics", bad)
+    assert rc == 2 and "wrong sign" in err and "Traceback" not in err

@@ -2,6 +2,7 @@
 corpus metrics -> confounds; the ingested table reads back; the input kind is told from content."""
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -87,3 +88,33 @@ def test_non_rolling_samples_are_refused(tmp_path):
     path.write_text('{"doc_id": 0, "target": "1", "acc": 1.0}\n')
     with pytest.raises(InputError, match="loglikelihood_rolling"):
         lm_eval_scores(path, lang="en", model="m")
+
+
+def test_cli_ingest_metrics_confounds(run, tmp_path, capsys):
+    from xleval.cli import main
+
+    scores = tmp_path / "scores.parquet"
+    assert main(["intrinsic", "ingest", *map(str, run.values()), "-o", str(scores)]) == 0
+    assert "6 rows" in capsys.readouterr().err
+    assert main(["intrinsic", "metrics", str(scores), "--by", "lang,model", "--format", "json"]) == 0
+    rows = {r["lang"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert set(rows) == {"en", "de"} and {r["model"] for r in rows.values()} == {MODEL}
+    assert rows["de"]["bpb"] == pytest.approx(bits_per_byte("deu_Latn"), rel=1e-12)
+    assert main(["intrinsic", "confounds", str(scores), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_languages"] == 2 and not any(r["confounded"] for r in out["tests"])
+    # the samples files themselves, without ingesting first
+    assert main(["intrinsic", "metrics", *map(str, run.values()), "--by", "lang", "--format", "json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["rows"]) == 2
+
+
+def test_cli_names_the_missing_language(tmp_path, capsys):
+    from xleval.cli import main
+
+    task = "wikitext"
+    paths = write_run(tmp_path, {task: [rolling_record(0, "Some text here", -20.0)]},
+                      {task: perplexity_task_config(task, "wikitext-2-raw-v1")})
+    assert main(["intrinsic", "metrics", str(paths[task])]) == 2
+    err = capsys.readouterr().err
+    assert "--lang" in err and err.count("\n") == 1
+    assert main(["intrinsic", "metrics", str(paths[task]), "--lang", "en", "--format", "json"]) == 0

@@ -56,5 +56,3 @@ __all__ = [
     "RaterAgreement",
     "AnnotationAgreement",
 ]
-
-read_lm_eval_samples = lm_eval_answers  # the old name, kept only until the CLI calls lm_eval_answers

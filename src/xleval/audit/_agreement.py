@@ -150,7 +150,7 @@ def _scale_of(values: np.ndarray, scale: Any, where: str) -> tuple[tuple[float, 
         levels = rating_scale(scale)
         outside = sorted(set(values.tolist()) - set(levels))
         if outside:
-            raise InputError(f"{where}: rating(s) {outside} are not on the scale {_show(levels)}; "
+            raise InputError(f"{where}: rating(s) {_show(outside)} are not on the scale {_show(levels)}; "
                              "give the scale the raters used")
         source = "given"
     elif len(values) and np.all(np.equal(np.mod(values, 1), 0)):

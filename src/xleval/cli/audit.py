@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import inspect
+import warnings
 from pathlib import Path
 
 import click
 import pandas as pd
 
-from xleval.audit import AnswerParser, audit as run_audit, read_lm_eval_samples
+from xleval.audit import AnswerParser, audit as run_audit, lm_eval_answers, rating_scale
 from xleval.cli._common import (FiniteFloat, check_outputs, col_option, console, emit_json, format_option, print_table,
-                               report_option, write_analysis_report)
+                               report_option, say, write_analysis_report)
 from xleval.exceptions import InputError
 from xleval.io import parse_column_mapping, read_table, write_table, write_text
 
@@ -23,6 +24,9 @@ _DEFAULTS = {k: p.default for k, p in inspect.signature(run_audit).parameters.it
 @click.option("--checklist", type=click.Path(), help="Write the markdown reporting checklist here.")
 @click.option("--ratings", type=click.Path(path_type=Path),
               help="Likert ratings (item_id, rater, rating[, dimension]) for E2.")
+@click.option("--scale", metavar="LOW-HIGH",
+              help="Rating scale of --ratings, e.g. 1-5 (or the levels 1,2,3,4,5); default: lowest to highest "
+                   "rating given, with a warning when a level in between is unused.")
 @col_option
 @click.option("--invalid", default=_DEFAULTS["invalid_policy"],
               help="Invalid parses: 'wrong' or 'exclude' (the other is the sensitivity analysis).")
@@ -37,7 +41,7 @@ _DEFAULTS = {k: p.default for k, p in inspect.signature(run_audit).parameters.it
 @click.option("--seed", type=click.IntRange(0), default=_DEFAULTS["random_state"], help="Random seed (bootstrap, permutations).")
 @click.option("--save-table", type=click.Path(), help="Also write the combined long table here.")
 @report_option
-def audit(inputs, fmt, checklist, ratings, col, invalid, validity_threshold, cluster_by_subject, residual_threshold,
+def audit(inputs, fmt, checklist, ratings, scale, col, invalid, validity_threshold, cluster_by_subject, residual_threshold,
           pattern, letters, n_resamples, seed, save_table, report_path) -> None:
     """Audit a translated benchmark for a translation tax (estimators E1-E4, parser validity, dose-response).
 
@@ -45,6 +49,9 @@ def audit(inputs, fmt, checklist, ratings, col, invalid, validity_threshold, clu
     condition and correct or response+answer; or lm-eval samples given as
     CONDITION[@MODEL]=samples_TASK.jsonl.
     """
+    if scale is not None and ratings is None:
+        raise InputError("--scale is the scale of the --ratings; give --ratings too")
+    levels = rating_scale(scale) if scale is not None else None  # a malformed scale is refused before any reading
     check_outputs({"--save-table": save_table, "--checklist": checklist, "--report": report_path},
                   inputs=[spec.partition("=")[2] if "=" in spec and not Path(spec).exists() else spec for spec in inputs]
                   + [ratings])
@@ -52,9 +59,14 @@ def audit(inputs, fmt, checklist, ratings, col, invalid, validity_threshold, clu
     if save_table is not None:
         write_table(data, save_table)
     rating_table = read_table(ratings, required=("item_id", "rater", "rating"), numeric=("rating",)) if ratings else None
-    result = run_audit(data, parser=AnswerParser(letters=letters, pattern=pattern), validity_threshold=validity_threshold,
-                       invalid_policy=invalid, cluster_by_subject=cluster_by_subject, residual_threshold=residual_threshold,
-                       ratings=rating_table, n_resamples=n_resamples, random_state=seed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = run_audit(data, parser=AnswerParser(letters=letters, pattern=pattern),
+                           validity_threshold=validity_threshold, invalid_policy=invalid,
+                           cluster_by_subject=cluster_by_subject, residual_threshold=residual_threshold,
+                           ratings=rating_table, rating_scale=levels, n_resamples=n_resamples, random_state=seed)
+    for w in caught:  # on stderr, so that --format json stays one document
+        say("warning", str(w.message))
     if checklist is not None:
         write_text(checklist, result.checklist())
     write_analysis_report(report_path, "Translation-tax audit", [result])
@@ -70,7 +82,7 @@ def _read(spec: str, columns: dict[str, str]) -> pd.DataFrame:
         condition, _, model = head.partition("@")
         if not condition:
             raise InputError(f"{spec!r}: expected CONDITION[@MODEL]=samples_TASK.jsonl")
-        return read_lm_eval_samples(path, model=model or None, condition=condition)
+        return lm_eval_answers(path, model=model or None, condition=condition)
     return read_table(spec, columns=columns or None)
 
 
@@ -89,5 +101,5 @@ def _render(result) -> None:
     f = result.family_interaction
     if f is not None and f.tested:
         console.print(f"{f.grouping} interaction {f.estimator}: chi2={f.statistic:.2f}, df={f.df}, p={f.p_value:.4f}")
-    for note in result.notes:
+    for note in result.notes:  # notes quote model and item names: the console shows them as they are
         console.print(f"note: {note}")

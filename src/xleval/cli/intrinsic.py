@@ -1,15 +1,29 @@
 """``xleval intrinsic metrics|confounds|score|ingest``: length-fair intrinsic LM metrics."""
 from __future__ import annotations
 
+import inspect
 import warnings
 from pathlib import Path
 
 import click
 
 from ..exceptions import InputError
+from ..intrinsic import APPLES_EVAL_SETS, CONFOUND_METRICS, LEVELS, SOURCES, analyze_confounds
 from ..io import parse_column_mapping, read_lines, read_table, write_table
-from ._common import (PROBABILITY, check_outputs, col_option, emit_json, err_console, format_option, parse_columns,
-                      print_table, report_option, say, write_analysis_report)
+from ._common import (
+    PROBABILITY,
+    FiniteFloat,
+    check_outputs,
+    col_option,
+    emit_json,
+    err_console,
+    format_option,
+    parse_columns,
+    print_table,
+    report_option,
+    say,
+    write_analysis_report,
+)
 
 
 @click.group("intrinsic", no_args_is_help=True, help="Intrinsic cross-lingual LM metrics and their confounds.")
@@ -17,41 +31,33 @@ def app() -> None:
     pass
 
 
-SOURCE_HELP = "Input kind: scores (lang, nll|loglik, tokens, chars/bytes or text, ...), apples (results.parquet), lm-eval (samples_*.jsonl), or auto."
-_EVAL_SET_HELP = "Apples corpus: flores, pud, parallel10 or wmt19."
-_UNIT_HELP = "Log base of the input log-likelihoods: nats or bits."
+_INPUTS_HELP = ("INPUT... are files of one kind, told apart by their content: scores tables (.tsv/.csv/.jsonl/.parquet "
+                "with lang and nll|loglik|token_logprobs), lm-eval samples_*.jsonl (model and language from the run's "
+                "results file), or the Apples results.parquet (with --eval-set).")
+_CONFOUNDS = {k: p.default for k, p in inspect.signature(analyze_confounds).parameters.items()}
 
 
-def _is_apples(path: str) -> bool:
-    if not path.endswith(".parquet"):
-        return False
-    import pyarrow.parquet as pq
+def input_options(func):
+    """The options every command that reads scores shares (they go to xleval.intrinsic.read_scores)."""
+    for option in reversed([
+        click.option("--source", type=click.Choice(SOURCES), default="auto", help="Input kind (default: detected)."),
+        click.option("--eval-set", type=click.Choice(APPLES_EVAL_SETS),
+                     help="Apples corpus (wmt19 = the en-de translation sets)."),
+        click.option("--lang", help="Language of lm-eval samples whose run does not name it."),
+        click.option("--model", "model_name", help="Model name for lm-eval samples (default: the run's)."),
+        click.option("--unit", type=click.Choice(["nats", "bits"]), default="nats",
+                     help="Log base of a scores table's log-likelihoods."),
+        col_option,
+    ]):
+        func = option(func)
+    return func
 
-    try:
-        names = pq.read_schema(path).names
-    except Exception:  # not readable as Parquet: the scores reader says why
-        return False
-    return {"metric", "value", "source_file"} <= set(names)
 
+def _load(inputs, source, eval_set, lang, model_name, unit, col):
+    from ..intrinsic import read_scores
 
-def _load(path: str, source: str, unit: str, eval_set: str | None, lang: str | None, col: list[str] | None):
-    from ..intrinsic import LMScores, apples_scores, read_apples_results, read_lm_eval_samples
-
-    if source == "auto":
-        source = "apples" if _is_apples(path) else "lm-eval" if Path(path).name.startswith("samples_") else "scores"
-    if source == "apples":
-        if not eval_set:
-            raise InputError("an Apples results file holds several corpora; choose one with --eval-set (flores, pud, parallel10, wmt19)")
-        sets = ["en", "de", "de-ar", "de-arp", "de-p"] if eval_set == "wmt19" else [eval_set]
-        return apples_scores(read_apples_results(path, experiments=["main"], eval_sets=sets), where=path)
-    if source == "lm-eval":
-        if not lang:
-            raise InputError("lm-eval samples do not name their language; give --lang")
-        return LMScores.from_frame(read_lm_eval_samples(path, lang=lang), unit=unit, where=path)
-    if source != "scores":
-        raise InputError(f"--source {source!r}: use auto, scores, apples or lm-eval")
-    df = read_table(path, columns=parse_column_mapping(col), required=["lang"])
-    return LMScores.from_frame(df, unit=unit, where=path)
+    return _caught(read_scores, list(inputs), source=source, eval_set=eval_set, lang=lang, model=model_name, unit=unit,
+                   columns=parse_column_mapping(col))
 
 
 def _caught(func, *args, **kwargs):
@@ -61,35 +67,27 @@ def _caught(func, *args, **kwargs):
     return result, [str(w.message) for w in caught]
 
 
-def _notes(notes: list[str]) -> None:
-    for note in notes:
-        say("warning", note)
+def _notes(notes: list[str], label: str = "warning") -> None:
+    for note in notes:  # notes quote names from the data: say() shows them as they are
+        say(label, note)
 
 
-@app.command("metrics")
-@click.argument("input")
+@app.command("metrics", epilog=_INPUTS_HELP)
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @click.option("--by", default="lang,model,variant", help="Group columns, comma-separated.")
-@click.option("--unit", default="nats", help=_UNIT_HELP)
 @click.option("--reference", help="Also compute information parity against this language (e.g. en).")
 @click.option("--ci", is_flag=True, help="Bootstrap CIs for every corpus metric.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="random_state of the bootstrap.")
-@click.option("--source", default="auto", help=SOURCE_HELP)
-@click.option("--eval-set", help=_EVAL_SET_HELP)
-@click.option("--lang", help="Language of an lm-eval samples file.")
 @click.option("-o", "--output", help="Also write the corpus table here.")
-@col_option
+@input_options
 @format_option
-def metrics(input, by, unit, reference, ci, seed, source, eval_set, lang, output, col, fmt) -> None:
-    """Corpus metrics per group (ratio of sums): Sent-NLL, token NLL, PPL, bits per token/char/byte.
+def metrics(inputs, by, reference, ci, seed, output, source, eval_set, lang, model_name, unit, col, fmt) -> None:
+    """Corpus metrics per group (ratio of sums): Sent-NLL, token NLL, PPL, bits per token/char/byte."""
+    from ..intrinsic import METRICS, corpus_metrics, information_parity
 
-    INPUT is a scores table (.tsv/.csv/.jsonl/.parquet), an Apples results.parquet, or an lm-eval
-    samples_*.jsonl.
-    """
-    from ..intrinsic import corpus_metrics, information_parity
-
-    check_outputs({"-o": output}, inputs=[input])
+    check_outputs({"-o": output}, inputs=list(inputs))
     by_columns = parse_columns(by, "--by")
-    (scores, notes) = _caught(_load, input, source, unit, eval_set, lang, col)
+    scores, notes = _load(inputs, source, eval_set, lang, model_name, unit, col)
     result, more = _caught(corpus_metrics, scores, by_columns, ci=ci, random_state=seed)
     payload = result.to_dict()
     if reference:
@@ -101,8 +99,6 @@ def metrics(input, by, unit, reference, ci, seed, source, eval_set, lang, output
     if fmt == "json":
         emit_json({**payload, "warnings": notes + more})
         return
-    from ..intrinsic import METRICS
-
     shown = list(result.by) + ["n_sentences"] + [m for m in METRICS if m != "sent_nll_bits"]
     print_table(result.table[shown].to_dict(orient="records"), title=f"corpus metrics ({result.aggregation})")
     if reference:
@@ -111,38 +107,53 @@ def metrics(input, by, unit, reference, ci, seed, source, eval_set, lang, output
     _notes(notes + more)
 
 
-@app.command("confounds")
-@click.argument("input")
-@click.option("--metric", multiple=True, help="Metrics to analyse (repeatable; default all).")
-@click.option("--alpha", type=PROBABILITY, default=0.01, help="Significance level of the summary flags.")
-@click.option("--unit", default="nats", help=_UNIT_HELP)
-@click.option("--source", default="auto", help=SOURCE_HELP)
-@click.option("--eval-set", help=_EVAL_SET_HELP)
-@col_option
+@app.command("confounds", epilog=_INPUTS_HELP)
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
+@click.option("--metric", multiple=True, type=click.Choice(CONFOUND_METRICS),
+              help="Metrics to analyse (repeatable; default all).")
+@click.option("--level", type=click.Choice(LEVELS), default=_CONFOUNDS["level"], show_default=True,
+              help="Unit of the length tests: languages (models of a language averaged), or every model "
+                   "(pseudo-replicated: a sensitivity view).")
+@click.option("--alpha", type=PROBABILITY, default=_CONFOUNDS["alpha"], show_default=True,
+              help="Level of the Holm-corrected length tests.")
+@click.option("--power-r", type=FiniteFloat(0, 1, low_open=True, high_open=True), default=_CONFOUNDS["power_r"],
+              show_default=True, help="Report each test's power to detect this correlation (strictly between 0 and 1).")
+@input_options
 @format_option
 @report_option
-def confounds(input, metric, alpha, unit, source, eval_set, col, fmt, report_path) -> None:
-    """Vocabulary sensitivity, correlation with length, and stability across translations, per metric.
+def confounds(inputs, metric, level, alpha, power_r, source, eval_set, lang, model_name, unit, col, fmt,
+              report_path) -> None:
+    """Does a metric follow the encoding of the text (tokens, characters, bytes) rather than the model?
 
-    INPUT is a scores table (.tsv/.csv/.jsonl/.parquet), an Apples results.parquet, or an lm-eval
-    samples_*.jsonl.
+    Length tests with the language as the unit, tokenizer algorithms and model families never
+    pooled, anomalous runs left out, Holm correction and power; vocabulary sensitivity and
+    stability across translations (docs/intrinsic.md).
     """
-    from ..intrinsic import analyze_confounds
-
-    check_outputs({"--report": report_path}, inputs=[input])
-    scores, notes = _caught(_load, input, source, unit, eval_set, None, col)
-    report, more = _caught(analyze_confounds, scores, list(metric) or None, alpha=alpha)
+    check_outputs({"--report": report_path}, inputs=list(inputs))
+    scores, notes = _load(inputs, source, eval_set, lang, model_name, unit, col)
+    report, more = _caught(analyze_confounds, scores, list(metric) or None, level=level, alpha=alpha, power_r=power_r)
     write_analysis_report(report_path, "Intrinsic LM metrics: confounds", [report], notes + more)
     if fmt == "json":
         emit_json({**report.to_dict(), "warnings": notes + more})
         return
-    short = {"length_max_abs_r": "r_len", "length_measure": "len", "length_p": "p_len", "length_n": "n",
-             "vocab_rel_range": "voc_range", "vocab_spearman": "voc_rho", "vocab_p": "voc_p",
-             "vocab_ranking_tau": "voc_tau", "translation_spread_ratio": "tr_spread", "translation_flip_rate": "tr_flip"}
-    table = report.summary().rename(columns=short).drop(columns=[c for c in report.summary() if c.startswith("length_sig")])
-    table["len"] = table["len"].str.replace("_per_sentence", "") if "len" in table else None
-    print_table(table.to_dict(orient="records"), title=f"confounds per metric (alpha {alpha:g}; {report.aggregation})", digits=3)
+    _render_confounds(report)
+    _notes(list(report.notes), "note")
     _notes(notes + more)
+
+
+def _render_confounds(report) -> None:
+    tests = report.tests
+    strata = [c for c in ("tokenizer_algo", "model_family") if c in tests and tests[c].nunique() > 1]
+    cols = [*strata, "metric", "length", "n", "r", "p", "p_holm", "power", "confounded"]
+    print_table(tests[cols].to_dict(orient="records"), digits=3,
+                title=f"length tests ({report.level} level, n = {report.level}s; Holm over the table, alpha "
+                      f"{report.alpha:g}; power to detect |r| = {report.power_r:g})")
+    if not report.anomalies.empty:
+        cols = [c for c in ("model", "lang", "variant", "metric", "value", "bound") if c in report.anomalies]
+        print_table(report.anomalies[cols].to_dict(orient="records"), digits=2, title="anomalous runs (left out)")
+    if not report.translation_summary.empty:
+        print_table(report.translation_summary.to_dict(orient="records"), digits=3,
+                    title="stability across translations (settings whose language order flips)")
 
 
 @app.command("score")
@@ -193,20 +204,15 @@ def _read_texts(path: str, lang: str | None, col: list[str] | None):
     return df
 
 
-@app.command("ingest")
-@click.argument("input")
+@app.command("ingest", epilog=_INPUTS_HELP)
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @click.option("-o", "--output", required=True, help="Canonical scores table to write.")
-@click.option("--source", default="auto", help="lm-eval, apples or auto.")
-@click.option("--lang", help="Language of an lm-eval samples file.")
-@click.option("--eval-set", help=_EVAL_SET_HELP)
-def ingest(input, output, source, lang, eval_set) -> None:
-    """Convert external results into the canonical scores table (lang, model, setting, variant, item, nll,
-    tokens, chars, bytes).
-
-    INPUT is an lm-eval samples_*.jsonl or an Apples results.parquet.
-    """
-    check_outputs({"-o": output}, inputs=[input])
-    scores, notes = _caught(_load, input, source, "nats", eval_set, lang, None)
+@input_options
+def ingest(inputs, output, source, eval_set, lang, model_name, unit, col) -> None:
+    """Convert external results (lm-eval samples, Apples results) into the canonical scores table
+    (lang, model, setting, variant, item, nll, tokens, chars, bytes)."""
+    check_outputs({"-o": output}, inputs=list(inputs))
+    scores, notes = _load(inputs, source, eval_set, lang, model_name, unit, col)
     write_table(scores.table, output, metadata={"excluded": dict(scores.excluded), "unit": "nats"})
     err_console.print(f"{len(scores.table)} rows -> {output}")
     _notes(notes)

@@ -70,5 +70,3 @@ __all__ += ["ANOMALY_BOUNDS", "CONFOUND_METRICS", "LENGTHS", "LEVELS", "STRATA",
 from xleval.intrinsic._backend import BOS_CHOICES, LMScorer, score_texts  # noqa: E402
 
 __all__ += ["BOS_CHOICES", "LMScorer", "score_texts"]
-
-read_lm_eval_samples = lm_eval_scores  # the old name, kept only until the CLI calls read_scores
