@@ -30,6 +30,7 @@ import pandas as pd
 from xleval._base.result import Result
 from xleval.exceptions import InputError
 from xleval.stats import correlation
+from xleval.stats._validate import check_choice, check_probability
 
 from ._anomalies import RUN_KEYS, flag_anomalies
 from ._corpus import AGGREGATION, _sums, parallel_items
@@ -97,8 +98,7 @@ def unit_table(lang_table: pd.DataFrame, *, level: str = "language", strata: Seq
     many). ``level="model"``: the model-level rows as they are (pseudo-replicated when a
     language has several).
     """
-    if level not in LEVELS:
-        raise InputError(f"level {level!r}: use 'language' (the default: languages are the units) or 'model'")
+    check_choice(level, "level", LEVELS)
     values = [c for c in (*metrics, *map(_length_col, LENGTHS)) if c in lang_table.columns]
     if level == "model":
         return lang_table.assign(n_settings=1), []
@@ -149,8 +149,8 @@ def length_tests(table: pd.DataFrame, metrics: Sequence[str] = CONFOUND_METRICS,
     table), ``confounded`` (``p_holm < alpha``), ``power`` (to detect ``|r| = power_r`` at
     ``alpha``, before the correction) and a ``verdict`` in words. Tests with fewer than 3
     units are listed with the reason and no p-value."""
-    _check_probability(alpha, "alpha")
-    _check_probability(power_r, "power_r")
+    check_probability(alpha, "alpha")
+    check_probability(power_r, "power_r")
     unit = "languages" if level == "language" else "models (pseudo-replicated: several per language)"
     rows = []
     for stratum, part in strata_groups(table, strata):
@@ -210,11 +210,6 @@ def _verdict(row: Mapping[str, Any], alpha: float, power_r: float, m: int, unit:
 
 def _fmt(p: float) -> str:
     return "nan" if not np.isfinite(p) else (f"{p:.1e}" if p < 1e-3 else f"{p:.3f}")
-
-
-def _check_probability(value: float, name: str) -> None:
-    if not (isinstance(value, (int, float)) and 0 < value < 1):
-        raise InputError(f"{name} must be a number strictly between 0 and 1; got {value!r}")
 
 
 # ----------------------------------------------------------------------------- report
@@ -311,10 +306,9 @@ def analyze_confounds(
     several models). ``alpha``: level of the Holm-corrected tests; ``power_r``: the correlation
     whose detection power is reported.
     """
-    if level not in LEVELS:
-        raise InputError(f"level {level!r}: use 'language' (the default: languages are the units) or 'model'")
-    _check_probability(alpha, "alpha")
-    _check_probability(power_r, "power_r")
+    check_choice(level, "level", LEVELS)
+    check_probability(alpha, "alpha")
+    check_probability(power_r, "power_r")
     if isinstance(scores, LMScores):
         table, empty_runs, excluded = language_table(scores, parallel=parallel), scores.empty_runs, dict(scores.excluded)
     else:
