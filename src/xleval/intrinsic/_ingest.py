@@ -119,14 +119,22 @@ def read_apples_results(
     ``bytes``. Reads only the needed columns; ``experiments``/``eval_sets`` filter at read time."""
     import pyarrow.parquet as pq
 
+    import pyarrow as pa
+
+    from xleval.io import require_file
+
     name = str(path)
-    if not Path(path).is_file():
-        raise InputError(f"{name}: no such file; give the apples results.parquet")
+    require_file(path, name)  # missing, a directory or a device: one line saying so; recorded as an input
     filters = [(col, "in", list(vals)) for col, vals in (("experiment", experiments), ("eval_set", eval_sets)) if vals]
     columns = _APPLES_KEYS + ["metric", "value"] + (["sentence"] if with_text else [])
     strings = ["experiment", "eval_set", "metric", "model", "model_name", "arch", "lang", "tokenizer_algo",
                "train_lang", "train_data"]
-    table = pq.read_table(path, columns=columns, filters=filters or None, read_dictionary=strings)
+    try:
+        table = pq.read_table(path, columns=columns, filters=filters or None, read_dictionary=strings)
+    except (OSError, pa.ArrowException) as exc:  # not Parquet, a FIFO (not seekable), columns of another release
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(f"{name}: cannot read as the Apples results.parquet ({reason}); give the file released "
+                         "with the paper") from None
     if table.num_rows == 0:
         raise InputError(f"{name}: no rows for experiments={experiments} eval_sets={eval_sets}")
     long = table.to_pandas()

@@ -37,9 +37,11 @@ def detect_source(path: str | os.PathLike) -> str:
             names = set(pq.read_schema(p).names)
         except (OSError, ValueError):  # not a Parquet file: the table reader reports it properly
             return "scores"
-        return "apples" if _APPLES_COLUMNS <= names else "scores"
-    if p.suffix.lower() in (".jsonl", ".ndjson") and p.is_file():
-        return "lm-eval" if p.name.startswith("samples_") or _first_record_is_lm_eval(p) else "scores"
+        return "apples" if names >= _APPLES_COLUMNS else "scores"
+    if p.suffix.lower() in (".jsonl", ".ndjson"):
+        if p.name.startswith("samples_"):  # by name: a FIFO is read once, by the reader, not sniffed first
+            return "lm-eval"
+        return "lm-eval" if p.is_file() and _first_record_is_lm_eval(p) else "scores"
     return "scores"
 
 
@@ -49,7 +51,7 @@ def _first_record_is_lm_eval(path: Path) -> bool:
             if line.strip():
                 try:
                     first = json.loads(line)
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):  # not JSON: the table reader says what is wrong
                     return False
                 return isinstance(first, dict) and "doc_id" in first and any(k in first for k in _LM_EVAL_PAIRS)
     return False

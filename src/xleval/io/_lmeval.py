@@ -16,7 +16,6 @@ audit (:mod:`xleval.audit`) both build their tables on it.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -25,16 +24,21 @@ from pathlib import Path
 from typing import Any
 
 from ..exceptions import InputError, LanguageCodeError
+from ._inputs import read_regular_file, require_file
+from ._shape import iter_json_objects, parse_json_object
 from .langs import normalize_code
 
 __all__ = ["LMEvalSamples", "read_lm_eval_samples"]
 
 # samples_<task>_<date>.jsonl, <date> = datetime.isoformat() with ':' replaced by '-'
-_SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
+_SAMPLES_NAME = re.compile(r"samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl", re.DOTALL)
 # The model_args keys lm-eval itself looks at, in its order (peft/delta come with pretrained=).
 _MODEL_ARG_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
 # A language code as lm-eval task configs spell them: "de", "pt-BR", "eng_Latn" (FLORES-200). Bare
 # three-letter words are not accepted: "all", "val" or "pro" in a task name are no language.
+# A results file holds aggregate metrics and task configs (a few MB for a large suite); it is read
+# whole, so it is read only from a regular file of bounded size (never a FIFO or a device).
+MAX_RESULTS_BYTES = 256 << 20
 _LANG_LIKE = re.compile(r"^(?:[a-z]{2}|[a-z]{3}[_-][A-Z][a-z]{3})(?:[_-](?:[A-Z]{2}|\d{3}))?$")
 
 
@@ -72,10 +76,9 @@ def read_lm_eval_samples(path: str | os.PathLike, *, filter_name: str | None = N
     (``dataset_name``, then the task name) when it is a language code.
     """
     p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{p}: no such file; give a samples_<task>_<date>.jsonl written by lm_eval --log_samples")
+    require_file(p, str(p))  # missing, a directory or a device: one line saying so; recorded as an input
     records, chosen = _records(p, filter_name)
-    match = _SAMPLES_NAME.match(p.name)
+    match = _SAMPLES_NAME.fullmatch(p.name)
     task, date = (match["task"], match["date"]) if match else (None, None)
     results_path, results = _results_beside(p, task, date)
     config = _task_config(results, task)
@@ -87,16 +90,18 @@ def read_lm_eval_samples(path: str | os.PathLike, *, filter_name: str | None = N
 
 
 def _records(path: Path, filter_name: str | None) -> tuple[list[dict[str, Any]], str | None]:
-    from xleval.io import iter_json_objects
-
     records = []
-    with path.open(encoding="utf-8") as fh:
-        for line_no, rec in iter_json_objects(fh, str(path), "is this an lm-eval samples file?"):
-            if "doc_id" not in rec:
-                raise InputError(f"{path}: line {line_no}: record without 'doc_id'; not an lm-eval samples record")
-            records.append(rec)
+    hint = "is this an lm-eval samples file?"
+    with path.open(encoding="utf-8", errors="strict") as fh:
+        try:  # the one JSONL line reader: a key given twice in a record is refused, not silently the last
+            for line_no, rec in iter_json_objects(fh, str(path), hint):
+                if "doc_id" not in rec:
+                    raise InputError(f"{path}: line {line_no}: record without 'doc_id'; not an lm-eval samples record")
+                records.append(rec)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
     if not records:
-        raise InputError(f"{path}: no records; is this an lm-eval samples file?")
+        raise InputError(f"{path}: no records; {hint}")
     chosen = records[0].get("filter") if filter_name is None else filter_name
     kept = [r for r in records if r.get("filter") == chosen]
     if not kept:
@@ -109,30 +114,37 @@ def _results_beside(path: Path, task: str | None, date: str | None) -> tuple[Pat
     """The results file of the same run: same folder and date; else the only one naming the task."""
     if date is not None:
         same = path.with_name(f"results_{date}.json")
-        if same.is_file():
+        if os.path.lexists(same):  # whatever it is: a FIFO or a device there is refused, not skipped
             return same, _load_results(same)
     if task is None:
         return None, {}
     candidates = []
     for other in sorted(path.parent.glob("results_*.json")):
         results = _load_results(other)
-        if task in (results.get("configs") or {}):
+        if task in _mapping(results.get("configs")):
             candidates.append((other, results))
     return candidates[0] if len(candidates) == 1 else (None, {})
 
 
 def _load_results(path: Path) -> dict[str, Any]:
+    """A results file, read whole from a regular file of at most MAX_RESULTS_BYTES (recorded as an input)."""
+    fix = "remove it or fix it (it is the run's lm-eval results file, read for the model and the language)"
     try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not a readable lm-eval results file ({exc}); remove it or fix it") from None
-    if not isinstance(results, dict):
-        raise InputError(f"{path}: expected a JSON object (an lm-eval results file)")
-    return results
+        raw = read_regular_file(path, MAX_RESULTS_BYTES, "an lm-eval results file")
+        text = raw.decode("utf-8")
+    except (OSError, ValueError) as exc:  # missing, a directory/FIFO/device, too large, not UTF-8
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"{path}: cannot read the lm-eval results file ({reason}); {fix}") from None
+    return parse_json_object(text, str(path), fix)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """A JSON object of the results file, or {} for anything else (a file of another shape names nothing)."""
+    return value if isinstance(value, Mapping) else {}
 
 
 def _task_config(results: Mapping[str, Any], task: str | None) -> Mapping[str, Any]:
-    configs = results.get("configs") or {}
+    configs = _mapping(results.get("configs"))
     if task in configs and isinstance(configs[task], Mapping):
         return configs[task]
     if task is None and len(configs) == 1:
@@ -145,7 +157,7 @@ def _model(results: Mapping[str, Any], results_path: Path | None, path: Path) ->
     name = results.get("model_name")
     if isinstance(name, str) and name:
         return name, f"{results_path.name}: model_name"
-    args = (results.get("config") or {}).get("model_args")
+    args = _mapping(results.get("config")).get("model_args")
     if isinstance(args, str):
         parsed = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
         for key in _MODEL_ARG_KEYS:

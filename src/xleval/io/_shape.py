@@ -19,7 +19,8 @@ import pandas as pd
 from ..exceptions import InputError
 
 __all__ = ["is_comment_line", "strip_leading_comments", "check_unique_columns", "check_header", "check_tsv_text",
-           "check_csv_text", "check_text_file_shape", "iter_json_objects", "check_flat_values", "TextShape"]
+           "check_csv_text", "check_text_file_shape", "iter_json_objects", "parse_json_object", "check_flat_values",
+           "TextShape"]
 
 
 # comment block -----------------------------------------------------------------------------------
@@ -207,20 +208,31 @@ def iter_json_objects(lines, name: str, hint: str = "one JSON object per line") 
     object with a key given twice (JSON parsers keep the last value silently), is an InputError naming
     the file and line (shared by every JSONL reader)."""
     for i, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line, object_pairs_hook=_unique_keys)
-        except _DuplicateKey as exc:
-            raise InputError(f"{name}: line {i}: key {exc.key!r} occurs more than once in one object; keep one") from None
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{name}: line {i}: not valid JSON ({exc.msg}); {hint}") from None
-        except (ValueError, RecursionError) as exc:  # an integer of thousands of digits, nesting too deep
-            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
-            raise InputError(f"{name}: line {i}: cannot read the JSON ({reason}); {hint}") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{name}: line {i}: expected a JSON object, got {_json_type(obj)}")
-        yield i, obj
+        if line.strip():
+            yield i, _json_object(line, f"{name}: line {i}", hint)
+
+
+def parse_json_object(text: str, name: str, hint: str = "give a JSON object") -> dict:
+    """One JSON document (e.g. a pretty-printed results file) that must be an object, with the checks
+    of :func:`iter_json_objects` (a key given twice, nesting too deep, an integer of thousands of
+    digits are InputErrors naming the file; a syntax error also names its line and column)."""
+    return _json_object(text, name, hint, position=True)
+
+
+def _json_object(text: str, where: str, hint: str, *, position: bool = False) -> dict:
+    try:
+        obj = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise InputError(f"{where}: key {exc.key!r} occurs more than once in one object; keep one") from None
+    except json.JSONDecodeError as exc:
+        at = f": line {exc.lineno} column {exc.colno}" if position else ""
+        raise InputError(f"{where}{at}: not valid JSON ({exc.msg}); {hint}") from None
+    except (ValueError, RecursionError) as exc:  # an integer of thousands of digits, nesting too deep
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+        raise InputError(f"{where}: cannot read the JSON ({reason}); {hint}") from None
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: expected a JSON object, got {_json_type(obj)}")
+    return obj
 
 
 def _json_type(value: object) -> str:
