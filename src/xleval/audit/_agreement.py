@@ -121,27 +121,44 @@ def _differences(values: np.ndarray, n_c: np.ndarray, level: str) -> np.ndarray:
     return between**2
 
 
+#: the most levels a rating scale may have (a 0-100 slider has 101; more is a typo such as 1-1000000000)
+MAX_SCALE_LEVELS = 1001
+
+
 def rating_scale(spec: Any) -> tuple[float, ...]:
     """The ordered levels of a rating scale from ``"1-5"``, ``"1,2,3,4,5"``, ``(1, 5)`` (both
-    ends, integer steps), or a sequence of three or more levels."""
+    ends, integer steps), or a sequence of three or more levels (finite, increasing, at most
+    ``MAX_SCALE_LEVELS``)."""
+    shown = repr(spec.strip() if isinstance(spec, str) else spec)
+    usage = "give the ends as LOW-HIGH (e.g. 1-5) or the levels as a comma-separated list (e.g. 1,2,3,4,5)"
+    try:
+        levels = _scale_levels(spec)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"rating scale {shown}: {usage}") from None
+    if len(levels) > MAX_SCALE_LEVELS:
+        raise InputError(f"rating scale {shown}: more than the {MAX_SCALE_LEVELS} levels a rating scale may have; "
+                         "give the scale the raters used (e.g. 1-5)")
+    if not all(np.isfinite(levels)):
+        raise InputError(f"rating scale {shown}: levels must be finite numbers; {usage}")
+    if len(levels) < 2 or any(b <= a for a, b in itertools.pairwise(levels)):
+        raise InputError(f"rating scale {shown}: needs at least two levels in increasing order (e.g. 1-5)")
+    return tuple(levels)
+
+
+def _scale_levels(spec: Any) -> list[float]:
+    """The levels ``spec`` spells (ValueError/TypeError when it spells none); two integer ends are expanded,
+    without building a range longer than a scale may be."""
     if isinstance(spec, str):
         text = spec.strip()
         m = re.fullmatch(r"(-?\d+)\s*(?:-|\.\.|:)\s*(-?\d+)", text)
-        try:
-            spec = (int(m[1]), int(m[2])) if m else [float(v) for v in text.split(",") if v.strip()]
-        except ValueError:
-            spec = None
-        if spec is None or (not m and len(spec) < 2):
-            raise InputError(f"rating scale {text!r}: give the ends as LOW-HIGH (e.g. 1-5) or the levels as a "
-                             "comma-separated list (e.g. 1,2,3,4,5)")
-    levels = list(spec)
-    if len(levels) == 2 and all(float(v).is_integer() for v in levels):
-        low, high = int(levels[0]), int(levels[1])
-        levels = list(range(low, high + 1))
-    levels = [float(v) for v in levels]
-    if len(levels) < 2 or any(b <= a for a, b in zip(levels, levels[1:])):
-        raise InputError(f"rating scale {spec!r}: needs at least two levels in increasing order (e.g. 1-5)")
-    return tuple(levels)
+        spec = (int(m[1]), int(m[2])) if m else [float(v) for v in text.split(",") if v.strip()]
+        if not m and len(spec) < 2:
+            raise ValueError(text)
+    values = [float(v) for v in spec]
+    if len(values) == 2 and all(v.is_integer() for v in values):
+        low, high = int(values[0]), int(values[1])
+        values = [float(v) for v in range(low, min(high, low + MAX_SCALE_LEVELS) + 1)]  # +1 level: "too many"
+    return values
 
 
 def _scale_of(values: np.ndarray, scale: Any, where: str) -> tuple[tuple[float, ...], list[str]]:
