@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+
 from _lmeval_fixtures import (
     MODEL,
     TEXTS,
@@ -17,7 +18,6 @@ from _lmeval_fixtures import (
     rolling_record,
     write_run,
 )
-
 from xleval.exceptions import InputError
 from xleval.intrinsic import analyze_confounds, corpus_metrics, detect_source, lm_eval_scores, read_scores
 from xleval.io import write_table
@@ -90,31 +90,29 @@ def test_non_rolling_samples_are_refused(tmp_path):
         lm_eval_scores(path, lang="en", model="m")
 
 
-def test_cli_ingest_metrics_confounds(run, tmp_path, capsys):
-    from xleval.cli import main
-
+def test_cli_ingest_metrics_confounds(run, tmp_path, cli):
     scores = tmp_path / "scores.parquet"
-    assert main(["intrinsic", "ingest", *map(str, run.values()), "-o", str(scores)]) == 0
-    assert "6 rows" in capsys.readouterr().err
-    assert main(["intrinsic", "metrics", str(scores), "--by", "lang,model", "--format", "json"]) == 0
-    rows = {r["lang"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    rc, _, err = cli("intrinsic", "ingest", *run.values(), "-o", scores)
+    assert rc == 0 and "6 rows" in err, err
+    rc, out, err = cli("intrinsic", "metrics", scores, "--by", "lang,model", "--format", "json")
+    assert rc == 0, err
+    rows = {r["lang"]: r for r in json.loads(out)["rows"]}
     assert set(rows) == {"en", "de"} and {r["model"] for r in rows.values()} == {MODEL}
     assert rows["de"]["bpb"] == pytest.approx(bits_per_byte("deu_Latn"), rel=1e-12)
-    assert main(["intrinsic", "confounds", str(scores), "--format", "json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    rc, out, err = cli("intrinsic", "confounds", scores, "--format", "json")
+    assert rc == 0, err
+    out = json.loads(out)
     assert out["n_languages"] == 2 and not any(r["confounded"] for r in out["tests"])
     # the samples files themselves, without ingesting first
-    assert main(["intrinsic", "metrics", *map(str, run.values()), "--by", "lang", "--format", "json"]) == 0
-    assert len(json.loads(capsys.readouterr().out)["rows"]) == 2
+    rc, out, err = cli("intrinsic", "metrics", *run.values(), "--by", "lang", "--format", "json")
+    assert rc == 0 and len(json.loads(out)["rows"]) == 2, err
 
 
-def test_cli_names_the_missing_language(tmp_path, capsys):
-    from xleval.cli import main
-
+def test_cli_names_the_missing_language(tmp_path, cli):
     task = "wikitext"
     paths = write_run(tmp_path, {task: [rolling_record(0, "Some text here", -20.0)]},
                       {task: perplexity_task_config(task, "wikitext-2-raw-v1")})
-    assert main(["intrinsic", "metrics", str(paths[task])]) == 2
-    err = capsys.readouterr().err
-    assert "--lang" in err and err.count("\n") == 1
-    assert main(["intrinsic", "metrics", str(paths[task]), "--lang", "en", "--format", "json"]) == 0
+    rc, _, err = cli("intrinsic", "metrics", paths[task])
+    assert rc == 2 and "--lang" in err and err.count("\n") == 1
+    rc, _, err = cli("intrinsic", "metrics", paths[task], "--lang", "en", "--format", "json")
+    assert rc == 0, err
