@@ -17,13 +17,13 @@ from xleval.audit._interaction import dose_response, family_interaction
 from xleval.audit._lmeval import lm_eval_answers
 from xleval.audit._parse import AnswerParser, parser_validity
 from xleval.audit._results import (
-                                   AnnotationAgreement,
-                                   Contrast,
-                                   DoseResponse,
-                                   FamilyInteraction,
-                                   ParserValidity,
-                                   RaterAgreement,
-                                   StratumEffect,
+    AnnotationAgreement,
+    Contrast,
+    DoseResponse,
+    FamilyInteraction,
+    ParserValidity,
+    RaterAgreement,
+    StratumEffect,
 )
 from xleval.audit._simulate import simulate_audit_data
 
