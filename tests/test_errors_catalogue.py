@@ -49,6 +49,7 @@ def _c(id, mistake, cmd, fix, output=None):
 
 
 FIT = "calibrate fit"
+LMEVAL_DATE = "2025-03-14T09-26-53.589793"  # the <date> lm_eval --log_samples puts in its file names
 APPLY = "calibrate apply model.json"
 CASES: list[Case] = [
     # --- reading tables (every command reads through xleval.io.read_table) ---
@@ -292,6 +293,15 @@ CASES: list[Case] = [
        "Add the conditions an estimator compares (e.g. back_translated next to source for E1)."),
     _c("E95", "A rating scale that the ratings do not fit", "audit audit.tsv --ratings ratings.tsv --scale 2-5",
        "Give the scale the raters used, e.g. --scale 1-5."),
+    _c("E96", "A malformed --scale (ends reversed, not integers, or a billion levels)",
+       "audit audit.tsv --ratings ratings.tsv --scale 5-1 --save-table out/E96.tsv",
+       "Give LOW-HIGH with LOW below HIGH (e.g. --scale 1-5) or the levels (1,2,3,4,5); at most 1001 levels.",
+       "out/E96.tsv"),
+    # --- lm-evaluation-harness runs ---
+    _c("E97", "The results_DATE.json beside lm-eval samples is a FIFO or a device",
+       f"intrinsic ingest lmeval/samples_flores_ppl_eng_Latn_{LMEVAL_DATE}.jsonl -o out/E97.parquet",
+       "Put back the results file the run wrote (a regular JSON file), or remove it and give --lang/--model.",
+       "out/E97.parquet"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -383,6 +393,11 @@ def _write_files(root: Path) -> None:
                    root / "bad_meta.parquet")
     os.symlink("scores.tsv", root / "alias.tsv")
     os.mkfifo(root / "pipe.tsv")
+    (root / "lmeval").mkdir()
+    (root / "lmeval" / f"samples_flores_ppl_eng_Latn_{LMEVAL_DATE}.jsonl").write_text(
+        json.dumps({"doc_id": 0, "target": "The cat sat.", "filter": "none", "word_perplexity": [-12.0, 3],
+                    "byte_perplexity": [-12.0, 12], "bits_per_byte": [-12.0, 12]}) + "\n", encoding="utf-8")
+    os.mkfifo(root / "lmeval" / f"results_{LMEVAL_DATE}.json")  # read_text() waited for a writer forever
     pq.write_table(pa.table([pa.array(df["lp"]), pa.array(df["score"]), pa.array(df["human"])],
                             names=["lp", "score", "score"]), root / "dup_columns.parquet")
     (root / "truncated.parquet").write_bytes((root / "good.parquet").read_bytes()[:2000])
