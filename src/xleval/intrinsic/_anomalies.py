@@ -50,8 +50,8 @@ def flag_anomalies(lang_table: pd.DataFrame, *, empty_runs: Iterable[Mapping[str
     if "token_nll" in lang_table.columns and vocab_col in lang_table.columns:
         vocab = pd.to_numeric(lang_table[vocab_col], errors="coerce").to_numpy(dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
-            bound = np.where(vocab > 1, np.log(vocab), np.nan)
-        rows += _over(lang_table, keys, "token_nll", bound, lambda b: f"worse than a uniform distribution over the "
+            uniform = np.where(vocab > 1, np.log(vocab), np.nan)
+        rows += _over(lang_table, keys, "token_nll", uniform, lambda b: f"worse than a uniform distribution over the "
                       f"{round(math.exp(b))} vocabulary entries (ln V = {b:.2f} nats per token)")
     columns = [*keys, "metric", "value", "bound", "reason"]
     out = pd.DataFrame(rows)

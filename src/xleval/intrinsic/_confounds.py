@@ -358,7 +358,7 @@ def _known(units: pd.DataFrame, metrics: Sequence[str]) -> tuple[list[str], list
 
 
 def _drop_anomalies(table: pd.DataFrame, anomalies: pd.DataFrame, strata: Sequence[str]) -> tuple[pd.DataFrame, list[str]]:
-    notes = []
+    notes: list[str] = []
     if anomalies.empty:
         return table, notes
     runs = anomalies.drop_duplicates(RUN_KEYS)

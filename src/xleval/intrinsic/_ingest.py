@@ -99,7 +99,7 @@ def _lm_eval_text(obj: dict[str, Any]) -> str | None:
     if isinstance(args, list) and args and isinstance(args[0], list) and args[0] and isinstance(args[0][0], str):
         return args[0][0]
     if isinstance(args, dict):
-        first = next(iter(args.values()), {})
+        first: Any = next(iter(args.values()), {})
         if isinstance(first, dict) and isinstance(first.get("arg_0"), str):
             return first["arg_0"]
     return None

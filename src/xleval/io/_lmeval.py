@@ -145,7 +145,7 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 def _task_config(results: Mapping[str, Any], task: str | None) -> Mapping[str, Any]:
     configs = _mapping(results.get("configs"))
-    if task in configs and isinstance(configs[task], Mapping):
+    if task is not None and isinstance(configs.get(task), Mapping):
         return configs[task]
     if task is None and len(configs) == 1:
         only = next(iter(configs.values()))
@@ -154,19 +154,20 @@ def _task_config(results: Mapping[str, Any], task: str | None) -> Mapping[str, A
 
 
 def _model(results: Mapping[str, Any], results_path: Path | None, path: Path) -> tuple[str | None, str]:
+    where = results_path.name if results_path is not None else "results file"
     name = results.get("model_name")
     if isinstance(name, str) and name:
-        return name, f"{results_path.name}: model_name"
+        return name, f"{where}: model_name"
     args = _mapping(results.get("config")).get("model_args")
     if isinstance(args, str):
         parsed = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
         for key in _MODEL_ARG_KEYS:
             if parsed.get(key):
-                return parsed[key], f"{results_path.name}: model_args {key}="
+                return parsed[key], f"{where}: model_args {key}="
     if isinstance(args, Mapping):
         for key in _MODEL_ARG_KEYS:
             if args.get(key):
-                return str(args[key]), f"{results_path.name}: model_args {key}="
+                return str(args[key]), f"{where}: model_args {key}="
     folder = path.resolve().parent.name
     return (folder, "folder name (no results file names the model)") if folder else (None, "none")
 
