@@ -1,9 +1,14 @@
 """Scoring a long table: one column per metric, target-language-aware BLEU tokenizers, corpus
-scores per (lp, system) from summed sufficient statistics."""
+scores per (lp, system) from summed sufficient statistics.
+
+The score columns are sentence-level scores as sacrebleu's ``sentence_bleu`` / ``sacrebleu -sl``
+compute them (BLEU with effective order); corpus scores are sacrebleu's ``corpus_score`` /
+``corpus_bleu`` (BLEU without it) from the same per-row statistics. Both signatures are kept.
+"""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,12 +17,15 @@ import pandas as pd
 
 from xleval.exceptions import InputError
 
-from ._base import Metric
+from ._base import Metric, count_refs
 from ._registry import get_metric
 
 __all__ = ["ScoredFrame", "score_frame", "score_inputs", "corpus_table", "reference_columns"]
 
 _REF_EXTRA = re.compile(r"^reference_(\d+)$")
+_NEURAL = ("comet:", "bertscore:", "embed:")
+# rows per metric call when reporting progress (the compiled kernels batch 50,000 segments anyway)
+PROGRESS_ROWS = 50_000
 
 
 def reference_columns(df: pd.DataFrame) -> list[str]:
@@ -28,7 +36,14 @@ def reference_columns(df: pd.DataFrame) -> list[str]:
 
 @dataclass(frozen=True)
 class ScoredFrame:
-    """Per-row scores (``frame``), per-row statistics and the metric used for each row group."""
+    """Per-row scores (``frame``), per-row statistics and the metrics used for each row group.
+
+    ``signatures``: column -> signature of the sentence-level scores in the column;
+    ``corpus_signatures``: column -> signature of corpus scores from the summed statistics (they
+    differ for BLEU: ``eff:yes`` per sentence, ``eff:no`` per corpus, as in sacrebleu);
+    ``metrics`` / ``corpus_metrics``: column -> {group: Metric}; ``group_of_row``: column -> the
+    group index of each row (groups are target languages when BLEU picks its tokenizer by them).
+    """
 
     frame: pd.DataFrame
     signatures: dict[str, str]
@@ -36,26 +51,54 @@ class ScoredFrame:
     stats: dict[str, np.ndarray | None] = field(default_factory=dict, repr=False)
     metrics: dict[str, dict[str, Metric]] = field(default_factory=dict, repr=False)
     group_of_row: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    corpus_metrics: dict[str, dict[str, Metric]] = field(default_factory=dict, repr=False)
+    corpus_signatures: dict[str, str] = field(default_factory=dict)
 
     def metadata(self) -> dict[str, Any]:
-        """What ``write_table(..., metadata=)`` stores: ``{"signatures": {column: signature}, ...}``."""
+        """What ``write_table(..., metadata=)`` stores: ``{"signatures": {column: signature}, ...}``
+        (plus ``corpus_signatures`` where they differ from the column's, and
+        ``signatures_by_tgt_lang`` where a column's signature differs by target language)."""
         meta: dict[str, Any] = {"signatures": dict(self.signatures)}
+        corpus = {k: v for k, v in self.corpus_signatures.items() if v != self.signatures.get(k)}
+        if corpus:
+            meta["corpus_signatures"] = corpus
         varying = {k: v for k, v in self.signatures_by_group.items() if len(set(v.values())) > 1}
         if varying:
             meta["signatures_by_tgt_lang"] = varying
         return meta
 
 
-def _texts(df: pd.DataFrame, column: str) -> list[str]:
+def _texts(df: pd.DataFrame, column: str, allow_missing: bool = False) -> list[str | None]:
     values = df[column]
     missing = values.isna().to_numpy()
-    if missing.any():
+    if missing.any() and not allow_missing:
         row = int(np.flatnonzero(missing)[0]) + 1
         raise InputError(
             f"column {column!r} row {row}: missing text ({int(missing.sum())} row(s) in all); "
             "fill them (e.g. with an empty string) — rows are never dropped silently"
         )
-    return values.astype(str).tolist()
+    if not missing.any():
+        return values.astype(str).tolist()
+    return [None if gone else str(v) for v, gone in zip(values.tolist(), missing)]
+
+
+def _references(df: pd.DataFrame) -> list[list[str | None]] | None:
+    """Reference streams; a missing cell in ``reference_k`` is a missing reference (sacrebleu's None:
+    that segment has fewer references), but every row needs at least one."""
+    columns = reference_columns(df)
+    if not columns:
+        return None
+    if len(columns) == 1:
+        return [_texts(df, columns[0])]  # type: ignore[list-item]
+    streams = [_texts(df, c, allow_missing=True) for c in columns]
+    none_left = np.ones(len(df), dtype=bool)
+    for stream in streams:
+        none_left &= np.fromiter((r is None for r in stream), dtype=bool, count=len(df))
+    if none_left.any():
+        row = int(np.flatnonzero(none_left)[0]) + 1
+        raise InputError(f"row {row}: no reference in any of {columns} ({int(none_left.sum())} row(s) in all); "
+                         "give at least one reference per row, or score those rows separately")
+    return streams
 
 
 def _tgt_langs(df: pd.DataFrame) -> np.ndarray | None:
@@ -69,79 +112,107 @@ def _tgt_langs(df: pd.DataFrame) -> np.ndarray | None:
     return add_language_columns(df[present])["tgt_lang"].astype(str).to_numpy()
 
 
-def score_inputs(df: pd.DataFrame) -> tuple[list[str], list[list[str]] | None, list[str] | None, np.ndarray | None]:
+def score_inputs(df: pd.DataFrame) -> tuple[list[str], list[list[str | None]] | None, list[str] | None,
+                                             np.ndarray | None]:
     """The checked inputs of scoring a table: hypotheses, reference streams (``reference``,
-    ``reference_2``, ...), sources and target languages. The one validation of the in-memory and the
-    streamed scoring: a missing column or text, or a bad language code, is an InputError."""
+    ``reference_2``, ...; None where a segment has fewer references), sources and target languages.
+    The one validation of the in-memory and the streamed scoring: a missing column or text, a row
+    without any reference, or a bad language code, is an InputError."""
     if "hypothesis" not in df.columns:
         raise InputError(f"no 'hypothesis' column (columns: {list(df.columns)}); map yours with --col hypothesis=NAME")
-    refs = [_texts(df, c) for c in reference_columns(df)] or None
+    hyps = _texts(df, "hypothesis")
+    refs = _references(df)
     srcs = _texts(df, "source") if "source" in df.columns else None
-    return _texts(df, "hypothesis"), refs, srcs, _tgt_langs(df)
+    return hyps, refs, srcs, _tgt_langs(df)
 
 
-def _metrics_by_group(spec: str, options: Mapping[str, Any], tgt: np.ndarray | None, nrefs: int):
-    """One metric object per target-language group (BLEU picks its tokenizer by target language)."""
-    kind = spec.split(":")[0].lower()
-    opts = dict(options)
-    if kind in ("bleu", "chrf", "chrf++", "ter"):
-        opts.setdefault("nrefs", nrefs)
-    if kind == "bleu" and "tokenize" not in opts and tgt is not None:
+def _groups(spec: str, options: Mapping[str, Any], tgt: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row groups of one metric: target languages for BLEU without an explicit tokenizer, else one."""
+    if spec.split(":")[0].lower() == "bleu" and "tokenize" not in options and tgt is not None:
         groups, inverse = np.unique(tgt, return_inverse=True)
-        return {g: get_metric(spec, tokenize=None, tgt_lang=g, **opts) for g in groups}, inverse, groups
-    return {"*": get_metric(spec, **opts)}, np.zeros(0 if tgt is None else len(tgt), dtype=np.int64), np.array(["*"])
+        return groups, inverse.astype(np.int64)
+    return np.array(["*"]), np.zeros(n, dtype=np.int64)
+
+
+def _build(spec: str, options: Mapping[str, Any], group: str, nrefs: int | str | None, level: str) -> Metric:
+    opts = dict(options)
+    kind = spec.split(":")[0].lower()
+    if nrefs is not None and kind in ("bleu", "chrf", "chrf++", "ter"):
+        opts.setdefault("nrefs", nrefs)
+    if group != "*":
+        return get_metric(spec, level=level, tokenize=None, tgt_lang=group, **opts)
+    return get_metric(spec, level=level, **opts)
 
 
 def score_frame(
     df: pd.DataFrame,
     metrics: Sequence[str],
     options: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    progress: Callable[[int], None] | None = None,
 ) -> ScoredFrame:
     """Add one float column per metric (named by the metric) to a copy of ``df``.
 
     ``df`` needs ``hypothesis`` and (for reference-based metrics) ``reference`` (+ ``reference_2``
-    ...), optionally ``source``. BLEU without an explicit ``tokenize`` option picks its tokenizer
-    per target language (``tgt_lang``, or from ``lp``); each group's signature is recorded.
+    ...; a missing cell there means that segment has fewer references), optionally ``source``.
+    BLEU without an explicit ``tokenize`` option picks its tokenizer per target language
+    (``tgt_lang``, or from ``lp``); each group's signature is recorded. ``progress(rows)`` is
+    called as rows are scored (once per metric, so the total is ``len(df) * len(metrics)``).
     """
     options = options or {}
     hyps, refs, srcs, tgt = score_inputs(df)
     out = df.copy()
     result = ScoredFrame(out, {})
     for spec in metrics:
-        by_group, inverse, groups = _metrics_by_group(spec, options.get(spec, {}), tgt, len(refs or []) or 1)
-        first = next(iter(by_group.values()))
-        column = first.name if not spec.lower().startswith(("comet:", "bertscore:", "embed:")) else spec.split(":")[0]
-        scores, stats = _score_groups(by_group, inverse, groups, hyps, refs, srcs)
+        opts = options.get(spec, {})
+        groups, inverse = _groups(spec, opts, tgt, len(df))
+        rows_of = [np.arange(len(df))] if len(groups) == 1 else [np.flatnonzero(inverse == i) for i in range(len(groups))]
+        seg_metrics, corpus_metrics = {}, {}
+        for g, rows in zip(groups, rows_of):
+            nrefs = count_refs([[s[i] for i in rows] for s in refs]) if refs is not None and len(rows) else None
+            seg_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "sentence")
+            corpus_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "corpus")
+        first = next(iter(seg_metrics.values()))
+        column = spec.split(":")[0] if spec.lower().startswith(_NEURAL) else first.name
+        scores, stats = _score_groups(list(seg_metrics.values()), rows_of, hyps, refs, srcs, progress)
         out[column] = scores
-        sigs = {str(g): m.signature for g, m in by_group.items()}
+        sigs = {g: m.signature for g, m in seg_metrics.items()}
         result.signatures[column] = _combined_signature(sigs)
         result.signatures_by_group[column] = sigs
+        result.corpus_signatures[column] = _combined_signature({g: m.signature for g, m in corpus_metrics.items()})
         result.stats[column] = stats
-        result.metrics[column] = {str(g): m for g, m in by_group.items()}
-        result.group_of_row[column] = inverse if len(groups) > 1 or groups[0] != "*" else np.zeros(len(df), dtype=np.int64)
+        result.metrics[column] = seg_metrics
+        result.corpus_metrics[column] = corpus_metrics
+        result.group_of_row[column] = inverse
     return result
 
 
-def _score_groups(by_group, inverse, groups, hyps, refs, srcs):
+def _score_groups(metrics: list[Metric], rows_of: list[np.ndarray], hyps, refs, srcs, progress):
     n = len(hyps)
-    metrics = list(by_group.values())
     has_stats = all(m.has_stats for m in metrics)
     scores = np.full(n, np.nan)
     stats = None
-    rows_of = [np.arange(n)] if len(metrics) == 1 else [np.flatnonzero(inverse == i) for i in range(len(groups))]
     for metric, rows in zip(metrics, rows_of):
-        pick = (lambda xs: [xs[i] for i in rows]) if len(metrics) > 1 else (lambda xs: xs)
-        h = pick(hyps)
-        r = [pick(s) for s in refs] if refs is not None else None
-        s = pick(srcs) if srcs is not None else None
-        if has_stats:
-            st = metric.sentence_stats(h, r, s)
-            if stats is None:
-                stats = np.zeros((n, st.shape[1]), dtype=st.dtype)
-            stats[rows] = st
-            scores[rows] = metric.score_from_stats(st) if len(st) else []
-        else:
-            scores[rows] = metric.sentence_scores(h, r, s)
+        whole = len(metrics) == 1
+        step = PROGRESS_ROWS if progress is not None else max(len(rows), 1)
+        for start in range(0, len(rows), step):
+            part = rows[start : start + step]
+            if whole and len(part) == n:
+                h, r, s = hyps, refs, srcs
+            else:
+                h = [hyps[i] for i in part]
+                r = [[stream[i] for i in part] for stream in refs] if refs is not None else None
+                s = [srcs[i] for i in part] if srcs is not None else None
+            if has_stats:
+                st = metric.sentence_stats(h, r, s)
+                if stats is None:
+                    stats = np.zeros((n, st.shape[1]), dtype=st.dtype)
+                stats[part] = st
+                scores[part] = metric.score_from_stats(st) if len(st) else []
+            else:
+                scores[part] = metric.sentence_scores(h, r, s)
+            if progress is not None:
+                progress(len(part))
     return scores, stats
 
 
@@ -154,7 +225,8 @@ def _combined_signature(sigs: Mapping[str, str]) -> str:
 
 def corpus_table(scored: ScoredFrame, by: Sequence[str] = ("lp", "system")) -> pd.DataFrame:
     """Corpus score per group of ``by`` for every metric: summed sufficient statistics where the
-    metric has them (exactly sacrebleu's corpus_score), else the mean segment score."""
+    metric has them (exactly sacrebleu's corpus_score, with its corpus defaults), else the mean
+    segment score."""
     df = scored.frame
     keys = [c for c in by if c in df.columns]
     if keys:
@@ -173,9 +245,11 @@ def _corpus_column(scored, column, stats, codes, n_groups) -> np.ndarray:
     if stats is None:  # mean of segment scores
         values = scored.frame[column].to_numpy(dtype=float)
         return np.bincount(codes, weights=values, minlength=n_groups) / np.bincount(codes, minlength=n_groups)
-    metrics = list(scored.metrics[column].values())
+    metrics = list((scored.corpus_metrics.get(column) or scored.metrics[column]).values())
     group = scored.group_of_row[column]
-    summed = np.column_stack([np.bincount(codes, weights=stats[:, j], minlength=n_groups) for j in range(stats.shape[1])])
+    # integer statistics are summed exactly (bincount's float weights would round above 2**53)
+    summed = np.zeros((n_groups, stats.shape[1]), dtype=stats.dtype)
+    np.add.at(summed, codes, stats)
     # each (lp, system) must lie in one target language, whose metric (tokenizer) scores it
     metric_of = np.zeros(n_groups, dtype=np.int64)
     metric_of[codes] = group
