@@ -254,5 +254,5 @@ def _compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibrat
                         distribution=diff)
     test = compare_pairwise_accuracy(systems[a].to_numpy(), systems[b].to_numpy(), systems[human].to_numpy(),
                                      groups=groups, pairs="cross", tie_calibration=tie_calibration,
-                                     n_resamples=n_resamples, random_state=seed)
+                                     alternative="two-sided", n_resamples=n_resamples, random_state=seed)
     return Comparison(a, b, estimate, test)

@@ -12,6 +12,9 @@ from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
 from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
 from xleval.stats._results import CorrelationResult, Estimate, PairwiseAccuracy, TestResult
+from xleval.stats._compare_correlations import average_correlation, compare_correlations, williams_test
+from xleval.stats._paired_mt import (SystemTest, approximate_randomization_test, bootstrap_score_ci,
+                                     paired_bootstrap_test)
 
 __all__ = [
     "Estimate",
@@ -32,4 +35,11 @@ __all__ = [
     "eta_squared",
     "kruskal_wallis",
     "cohens_d",
+    "SystemTest",
+    "paired_bootstrap_test",
+    "approximate_randomization_test",
+    "bootstrap_score_ci",
+    "average_correlation",
+    "compare_correlations",
+    "williams_test",
 ]
