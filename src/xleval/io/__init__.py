@@ -11,6 +11,8 @@ from ._read import (parse_column_mapping, read_lines, read_plain_files, read_tab
                     to_numeric_column)
 from ._shape import check_text_file_shape, iter_json_objects
 from ._write import atomic_path, check_output_path, write_table, write_text
+from ._mtme import read_mtme, read_mtme_system_scores
+from ._wmt import read_wmt_folder
 from .langs import add_language_columns, family_of, normalize_code, normalize_codes, script_of, split_lp
 
 __all__ = [
@@ -33,6 +35,9 @@ __all__ = [
     "to_numeric_column",
     "write_table",
     "write_text",
+    "read_wmt_folder",
+    "read_mtme",
+    "read_mtme_system_scores",
     "add_language_columns",
     "family_of",
     "normalize_code",

@@ -4,22 +4,23 @@ Text formats are read with every cell as a string (no NA guessing: a hypothesis 
 an empty hypothesis stays ""); columns a command needs as numbers are converted with ``numeric=``
 and a bad cell is reported with its row and column; other columns get their types from the one
 policy of :mod:`._schema`. Every file read is recorded as an input of the running command.
+Inputs are read through :mod:`._compressed`: ``NAME.EXT.gz`` is read as ``NAME.EXT``, and plain
+files may be ``-`` (standard input).
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import io as _io
 import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
-from ._formats import NA_TOKENS, SIDECAR_SUFFIX, display_name, table_format
+from ._compressed import read_input_bytes
+from ._formats import NA_TOKENS, SIDECAR_SUFFIX, display_name, is_compressed, table_format
 from ._inputs import read_regular_file, record_input, require_file
 from ._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
 from ._shape import (check_csv_text, check_flat_values, check_header, check_tsv_text, check_unique_columns,
@@ -126,8 +127,7 @@ def _read_any(path, fmt: str, name: str) -> pd.DataFrame:
     try:
         if fmt == "parquet":
             return _read_parquet(path, name)
-        raw = _read_stdin() if name == "<stdin>" else _read_bytes(path)
-        text = decode_text(raw, name)
+        text = decode_text(read_input_bytes(path, name), name)
         if fmt == "jsonl":
             return _read_jsonl(text, name)
         return _read_text_table(text, fmt, name)
@@ -138,32 +138,39 @@ def _read_any(path, fmt: str, name: str) -> pd.DataFrame:
         raise InputError(f"{name}: cannot read as {fmt}: {first}") from exc
 
 
-def _read_stdin() -> bytes:
-    from .._base.scope import record_stream_input
+def parquet_source(path, name: str):
+    """What pyarrow reads a Parquet input from: its path, or (``.parquet.gz``) the decompressed bytes
+    in memory (Parquet compresses its pages itself, so such files are rare and small)."""
+    if not is_compressed(path):
+        return path
+    import pyarrow as pa
 
-    with contextlib.suppress(AttributeError, ValueError, OSError):  # a replaced stdin (tests) has no descriptor
-        record_stream_input(sys.stdin.fileno())
-    return sys.stdin.buffer.read()
-
-
-def _read_bytes(path) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
+    return pa.py_buffer(read_input_bytes(path, name))
 
 
 def _read_parquet(path, name: str) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
+    source = parquet_source(path, name)
     try:
-        schema = pq.read_schema(path)
+        schema = pq.read_schema(_reader(source))
     except Exception as exc:  # pyarrow errors have no common base we can import cheaply
         raise InputError(f"{name}: cannot read as parquet: {_first_line(exc)}") from exc
     check_unique_columns(schema.names, name)  # pyarrow's own message would be 'Multiple matches for FieldRef'
     check_flat_schema(schema, name)
     try:
-        return pq.read_table(path).to_pandas()
+        return pq.read_table(_reader(source)).to_pandas()
     except Exception as exc:
         raise InputError(f"{name}: cannot read as parquet: {_first_line(exc)}") from exc
+
+
+def _reader(source):
+    """A fresh reader over decompressed bytes (each pyarrow call reads from its own), else the path."""
+    if isinstance(source, (str, os.PathLike)):
+        return source
+    import pyarrow as pa
+
+    return pa.BufferReader(source)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -246,7 +253,7 @@ def _parquet_metadata(path) -> dict:
 
     require_file(path, str(path))
     try:
-        meta = pq.read_schema(path).metadata or {}
+        meta = pq.read_schema(_reader(parquet_source(path, str(path)))).metadata or {}
     except Exception as exc:  # pyarrow errors have no common base we can import cheaply
         raise InputError(f"{path}: cannot read as parquet: {_first_line(exc)}") from exc
     if b"xleval" not in meta:
@@ -271,13 +278,21 @@ def _checked_metadata(raw: bytes, where: str, fix: str) -> dict:
 def read_plain_files(
     *, hypotheses: str | os.PathLike, references: Sequence[str | os.PathLike] = (),
     sources: str | os.PathLike | None = None, lp: str | None = None, system: str | None = None,
+    rstrip: bool = False,
 ) -> pd.DataFrame:
-    """sacrebleu-style line-aligned plain files -> the long table (``hypothesis``, ``reference``[, ``reference_2``...])."""
-    columns: dict[str, list[str]] = {"hypothesis": read_lines(hypotheses)}
+    """sacrebleu-style line-aligned plain files -> the long table (``hypothesis``, ``reference``[, ``reference_2``...]).
+
+    Each file may be ``.gz``-compressed, and one of them ``-`` (standard input). ``rstrip`` removes
+    trailing whitespace from every line, as sacrebleu's command line does."""
+    def lines(path):
+        got = read_lines(path)
+        return [line.rstrip() for line in got] if rstrip else got
+
+    columns: dict[str, list[str]] = {"hypothesis": lines(hypotheses)}
     for i, ref in enumerate(references):
-        columns["reference" if i == 0 else f"reference_{i + 1}"] = read_lines(ref)
+        columns["reference" if i == 0 else f"reference_{i + 1}"] = lines(ref)
     if sources is not None:
-        columns["source"] = read_lines(sources)
+        columns["source"] = lines(sources)
     counts = {key: len(v) for key, v in columns.items()}
     if len(set(counts.values())) > 1:
         paths = {"hypothesis": hypotheses, "source": sources,
@@ -295,9 +310,10 @@ def read_plain_files(
 
 
 def read_lines(path: str | os.PathLike) -> list[str]:
-    """The lines of a UTF-8 text file (a final newline ends the last line; CRLF read as LF)."""
-    require_file(path, str(path))
-    text = decode_text(_read_bytes(path), str(path))
+    """The lines of a UTF-8 text file (a final newline ends the last line; CRLF read as LF); ``.gz`` is
+    decompressed, ``-`` is standard input."""
+    name = display_name(path)
+    text = decode_text(read_input_bytes(path, name), name)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

@@ -144,7 +144,9 @@ def _raise_csv_width(name: str, row: int, line: int, fields: int, width: int) ->
 def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str) -> TextShape:
     """The width checks of the in-memory reader, streamed over a file of any size (one pass, constant
     memory), for readers that parse in chunks."""
-    with open(path, "rb") as fh:
+    from ._compressed import open_input
+
+    with open_input(path, "rb", name=name) as fh:
         comments = 0
         header = fh.readline()
         while header and is_comment_line(header):
@@ -153,7 +155,7 @@ def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str) -> TextS
         if fmt == "tsv":
             return TextShape(comments, _tsv_rows(fh, header, name, comments))
     try:  # lines end at LF only (CRLF keeps its CR for csv to strip): a lone CR is then an error, as in memory
-        with open(path, encoding="utf-8-sig", newline="\n") as fh:
+        with open_input(path, "r", name=name, encoding="utf-8-sig", newline="\n") as fh:
             _check_csv_records(_after_leading_comments(fh), name, comments)
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None

@@ -12,6 +12,8 @@ reports, checklists) goes through :func:`atomic_path`, which is where the output
   device node or the link with a regular file.
 * A failed write (a full disk, a read-only file system, an I/O error) is an error that names the
   output, never a success, and never names the temporary file.
+* ``NAME.EXT.gz`` is written gzip-compressed (no name or time in the gzip header, so the same
+  table gives the same bytes).
 """
 from __future__ import annotations
 
@@ -19,7 +21,9 @@ import contextlib
 import csv
 import errno
 import glob
+import gzip
 import hashlib
+import io as _io
 import json
 import os
 import re
@@ -29,15 +33,16 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError, OutputError
-from ._formats import SIDECAR_SUFFIX, table_format, through_fd_link
+from ._formats import SIDECAR_SUFFIX, is_compressed, table_format, through_fd_link
 from ._inputs import file_kind, input_named, output_named, record_output
 
-__all__ = ["check_output_path", "atomic_path", "write_text", "write_table", "write_sidecar", "check_sidecar_path",
+__all__ = ["check_output_path", "atomic_path", "open_output", "write_text", "write_table", "write_sidecar", "check_sidecar_path",
            "check_stdout", "format_rows", "arrow_table"]
 
 _HOST = socket.gethostname()
@@ -231,9 +236,33 @@ def _output_mode(target: Path) -> int:
     return 0o666 & ~umask
 
 
+def open_output(tmp: str | os.PathLike, path: str | os.PathLike, mode: str = "wb") -> IO:
+    """Open the file ``tmp`` that :func:`atomic_path` gave for the output ``path``: binary (``"wb"``)
+    or UTF-8 text (``"w"``), gzip-compressed when ``path`` ends in ``.gz``."""
+    if not is_compressed(path):
+        return open(tmp, mode) if mode == "wb" else open(tmp, mode, encoding="utf-8", newline="")
+    packed = _GzipOutput(tmp)
+    return packed if mode == "wb" else _io.TextIOWrapper(packed, encoding="utf-8", newline="")
+
+
+class _GzipOutput(gzip.GzipFile):
+    """A gzip file at ``tmp`` whose header names no file (it would name the temporary one) and holds
+    no time (the same table gives the same bytes)."""
+
+    def __init__(self, tmp: str | os.PathLike):
+        self._raw = open(tmp, "wb")
+        super().__init__(filename="", mode="wb", fileobj=self._raw, mtime=0)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._raw.close()
+
+
 def write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` through the output guard, atomically."""
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+    """Write ``text`` (UTF-8) to ``path`` through the output guard, atomically (gzip for ``.gz``)."""
+    with atomic_path(path) as tmp, open_output(tmp, path, "w") as fh:
         fh.write(text)
 
 
@@ -304,7 +333,11 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
             meta[b"xleval"] = json.dumps(metadata, sort_keys=True).encode()
             table = table.replace_schema_metadata(meta)
         with atomic_path(path) as tmp:
-            pq.write_table(table, tmp, compression="zstd")
+            if is_compressed(path):
+                with open_output(tmp, path) as fh:
+                    pq.write_table(table, fh, compression="zstd")
+            else:
+                pq.write_table(table, tmp, compression="zstd")
         return
     write_text(path, format_rows(df, fmt, where=f"{path}: "))
     write_sidecar(path, metadata)
