@@ -94,7 +94,7 @@ def test_none_references_as_sacrebleu(ours, theirs):
 
 def test_filling_with_empty_strings_would_change_the_numbers():
     """The old advice ('fill missing references with an empty string') is not the same thing."""
-    hyps, refs = ["a b", "c d e f"], [["a b c d e", "c d e f"], [None, "x"]]
+    hyps, refs = ["a b", "c d e f"], [["a b c d e", "c d e f"], [None, "x y"]]
     filled = [[r if r is not None else "" for r in s] for s in refs]
     # BLEU: the empty reference is the closest length to "a b" (brevity penalty 1 instead of < 1)
     assert BLEU(nrefs=2).corpus_score(hyps, filled) != BLEU(nrefs="var").corpus_score(hyps, refs)
