@@ -341,7 +341,7 @@ def _zscore(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / sd if sd > 0 else x - x.mean()
 
 
-def _acc_rows(dm: np.ndarray, dh: np.ndarray, calibrate: bool, weights: np.ndarray | None) -> np.ndarray:
+def _acc_rows(dm: np.ndarray, dh: np.ndarray, calibrate: bool, weights: np.ndarray | None = None) -> np.ndarray:
     """acc23 for each row of pair differences ``dm`` (B, P) against fixed human differences
     ``dh`` (P,), with the best epsilon per row when ``calibrate`` (else exact ties only).
     ``weights`` (P,): per-pair weights of an averaged accuracy (None: pooled, counted in integers)."""
