@@ -143,7 +143,7 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
         return _plain(list(hyp), refs, src, lp, specs, options, output, resampling, score_only,
                       1 if width is None else width, fmt)
     if len(inputs) != 1:
-        raise InputError("give one INPUT table, or plain files with -i HYP.txt -r REF.txt [-l de-en]"
+        raise InputError("give either an INPUT table or plain files with -i HYP.txt -r REF.txt [-l de-en]"
                          if not inputs else f"one INPUT table at a time (got {len(inputs)}); for plain files use -i")
     if chunk_size is not None or backend != "local":
         if test or confidence:
