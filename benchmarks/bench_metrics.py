@@ -89,7 +89,7 @@ def main() -> int:
               for t in np.unique(tok)]
     backends = _warm_up()
     rows = [
-        *_bench("sentence BLEU", lambda t: BLEU(tokenize=t), lambda t: SacreBLEU(tokenize=t, effective_order=True),
+        *_bench("sentence BLEU", lambda t: BLEU(tokenize=t, effective_order=True), lambda t: SacreBLEU(tokenize=t, effective_order=True),
                 groups, backends),
         *_bench("sentence chrF", lambda t: CHRF(), lambda t: SacreCHRF(), groups, backends),
     ]

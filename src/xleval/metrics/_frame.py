@@ -78,7 +78,8 @@ def _texts(df: pd.DataFrame, column: str, allow_missing: bool = False) -> list[s
             "fill them (e.g. with an empty string) — rows are never dropped silently"
         )
     if not missing.any():
-        return values.astype(str).tolist()
+        # string columns already hold Python strings: tolist() without an astype(str) copy
+        return values.tolist() if pd.api.types.is_string_dtype(values) else values.astype(str).tolist()
     return [None if gone else str(v) for v, gone in zip(values.tolist(), missing)]
 
 
@@ -101,15 +102,42 @@ def _references(df: pd.DataFrame) -> list[list[str | None]] | None:
     return streams
 
 
+# Two-letter ISO 639-1 codes that xleval.io.normalize_code maps to themselves (a test checks the
+# list against it): a language pair made of two of them needs no langcodes (whose import costs a
+# short command a quarter of a CPU-second) to find its normalised target language.
+_PLAIN_CODES = frozenset("""
+    aa ab ae af ak am an ar as av ay az ba be bg bi bm bn bo br bs ca ce ch co cr cs cu cv cy da
+    de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy
+    hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb lg
+    li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or
+    os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta
+    te tg th ti tk tn to tr ts tt ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu
+""".split())
+
+
 def _tgt_langs(df: pd.DataFrame) -> np.ndarray | None:
     """Normalised target languages (``tgt_lang``, or from ``lp``); every language column is checked,
     an ``lp`` against ``src_lang``/``tgt_lang`` too."""
     present = [c for c in ("lp", "src_lang", "tgt_lang") if c in df.columns]
     if not present:
         return None
+    if present == ["lp"]:
+        plain = _plain_targets(df["lp"])
+        if plain is not None:
+            return plain
     from xleval.io import add_language_columns
 
     return add_language_columns(df[present])["tgt_lang"].astype(str).to_numpy()
+
+
+def _plain_targets(lp: pd.Series) -> np.ndarray | None:
+    """The target languages of language pairs that are all two plain codes (``de-en``), without
+    langcodes; None when any pair needs :func:`xleval.io.add_language_columns` (or is missing)."""
+    codes, uniques = pd.factorize(lp)
+    parts = [str(u).split("-") for u in uniques]
+    if (codes >= 0).all() and all(len(p) == 2 and p[0] in _PLAIN_CODES and p[1] in _PLAIN_CODES for p in parts):
+        return np.array([p[1] for p in parts], dtype=object)[codes].astype(str)
+    return None
 
 
 def score_inputs(df: pd.DataFrame) -> tuple[list[str], list[list[str | None]] | None, list[str] | None,

@@ -25,19 +25,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _SP = 32  # ' '
 
 
-def _ords(text: str) -> np.ndarray:
-    return np.array([ord(c) for c in text], dtype=np.int32)
-
-
-def _flat(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Strings as one int32 code point array plus offsets."""
-    off = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
-    return _ords("".join(texts)), off
-
-
-# str.replace steps of Tokenizer13a, in sacrebleu's order (after BLEU's rstrip)
-REPLACE_13A = [("<skipped>", ""), ("-\n", ""), ("\n", " "), ("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">")]
-REPLACE_ARGS = (*_flat([p for p, _ in REPLACE_13A]), *_flat([r for _, r in REPLACE_13A]))
+# the 13a replacement table (patterns and replacements) is built by _fast.replace_args()
 
 
 @njit(cache=True)
