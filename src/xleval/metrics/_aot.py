@@ -36,6 +36,7 @@ SIGNATURES = {
     "strip_space": "Tuple((i4[::1], i8[::1]))(i4[::1], i8[::1], b1[::1])",
     "intern_tokens": "Tuple((i4[::1], i8))(i4[::1], i8[::1])",
     "clipped_matches": "i8[:, ::1](i4[::1], i8[::1], i8[::1], i8[:, :], i8)",
+    "clipped_matches_shared": "i8[:, ::1](i4[::1], i8[::1], i8[::1], i8[::1], i8)",
 }
 
 

@@ -268,8 +268,12 @@ def ragged_csr(ragged) -> tuple[np.ndarray, np.ndarray]:
 
 
 def matches(units, off, hyp_idx, ref_idx, order: int) -> np.ndarray:
-    """Clipped matches ``(n, order)`` of each hypothesis against its references (max over them)."""
-    return _require_kernels().clipped_matches(units, off, hyp_idx, ref_idx, order)
+    """Clipped matches ``(n, order)`` of each hypothesis against its references (max over them).
+    With one reference per segment the reference-centric kernel counts each distinct reference once."""
+    kernels = _require_kernels()
+    if ref_idx.shape[0] == 1:
+        return kernels.clipped_matches_shared(units, off, hyp_idx, np.ascontiguousarray(ref_idx[0]), order)
+    return kernels.clipped_matches(units, off, hyp_idx, ref_idx, order)
 
 
 def in_chunks(func: Callable, hyps: list[str], refs: list[list[str]], width: int) -> np.ndarray:
