@@ -11,7 +11,13 @@ import pandas as pd
 import pytest
 
 from xleval.exceptions import InputError
-from xleval.io import read_mtme, read_mtme_system_scores, read_plain_files, read_table, read_wmt_folder
+from xleval.io import (
+    read_mtme,
+    read_mtme_system_scores,
+    read_plain_files,
+    read_table,
+    read_wmt_folder,
+)
 
 FRAME = pd.DataFrame({"lp": ["de-en", "de-en"], "hypothesis": ["NA", ""], "reference": ["a b", "c"], "human": [1.5, 2.0]})
 
@@ -36,13 +42,13 @@ def test_a_broken_gzip_is_one_clear_error(tmp_path):
 
 
 def test_plain_files_gz_and_stdin(tmp_path, monkeypatch):
-    (tmp_path / "h.txt.gz").write_bytes(gzip.compress("the cat  \nhello\n".encode()))
+    (tmp_path / "h.txt.gz").write_bytes(gzip.compress(b"the cat  \nhello\n"))
     (tmp_path / "r.txt").write_text("the cat sat\nhello world\n", encoding="utf-8")
     df = read_plain_files(hypotheses=tmp_path / "h.txt.gz", references=[tmp_path / "r.txt"])
     assert df["hypothesis"].tolist() == ["the cat  ", "hello"]
     assert read_plain_files(hypotheses=tmp_path / "h.txt.gz", references=[tmp_path / "r.txt"],
                             rstrip=True)["hypothesis"].tolist() == ["the cat", "hello"]
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("a\nb\n".encode())))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a\nb\n")))
     assert read_plain_files(hypotheses="-", references=[tmp_path / "r.txt"])["hypothesis"].tolist() == ["a", "b"]
 
 

@@ -15,7 +15,15 @@ from sacrebleu.metrics import TER as SacreTER
 
 import xleval.metrics as xm
 from xleval.exceptions import InputError
-from xleval.metrics import BLEU, CHRF, TER, corpus_table, get_metric, metric_options, score_frame
+from xleval.metrics import (
+    BLEU,
+    CHRF,
+    TER,
+    corpus_table,
+    get_metric,
+    metric_options,
+    score_frame,
+)
 
 logging.getLogger("sacrebleu").setLevel(logging.ERROR)  # its advice to enable effective order
 

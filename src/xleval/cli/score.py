@@ -200,7 +200,7 @@ def _plain(hyps, refs, src, lp, specs, options, output, resampling, score_only, 
     frames = [read_plain_files(hypotheses=h, references=refs, sources=src, lp=lp, system=h, rstrip=True) for h in hyps]
     names = list(dict.fromkeys(hyps))
     if len(names) != len(hyps):
-        raise InputError(f"a system file is given twice ({[h for h in hyps if hyps.count(h) > 1][0]}); "
+        raise InputError(f"a system file is given twice ({next(h for h in hyps if hyps.count(h) > 1)}); "
                          "each system needs its own file")
     test, confidence = resampling["test"], resampling["confidence"]
     if test and len(hyps) < 2:

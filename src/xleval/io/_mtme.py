@@ -77,7 +77,7 @@ def _one_lp(d: Path, lp: str, reference: str | None, systems: Sequence[str] | No
     refs = {p.name[len(lp) + 1 : -len(".txt")]: p for p in sorted((d / "references").glob(f"{lp}.*.txt"))}
     if not refs:
         raise InputError(f"{d / 'references'}: no {lp}.REF.txt reference")
-    name = reference or ("refA" if "refA" in refs else sorted(refs)[0])
+    name = reference or ("refA" if "refA" in refs else min(refs))
     if name not in refs:
         raise InputError(f"{d / 'references'}: no reference {name!r} for {lp} (found {sorted(refs)})")
     ref = _lines(refs[name])
