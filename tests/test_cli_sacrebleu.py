@@ -166,3 +166,12 @@ def test_ingest_wmt_folder_then_score(tmp_path):
     import sacrebleu
 
     assert corpus["a"] == sacrebleu.corpus_bleu(SYSTEMS["a"][:2], [REF[:2]]).score
+
+
+def test_metric_list_before_the_table_still_reads_the_table(tmp_path):
+    path = tmp_path / "t.tsv"
+    pd.DataFrame({"hypothesis": ["the cat"], "reference": ["the cat sat"]}).to_csv(path, sep="\t", index=False)
+    for args in (("-m", "bleu", "chrf", str(path)), (str(path), "-m", "bleu", "chrf"), ("-m", "bleu,chrf", str(path))):
+        res = _xleval("score", *args, "-f", "json")
+        assert res.returncode == 0, res.stderr
+        assert set(json.loads(res.stdout)["corpus"][0]) >= {"bleu", "chrf"}

@@ -8,11 +8,24 @@ from ._common import col_option, emit_json, err_console, print_table, progress_b
 
 # options that take several values in sacrebleu's style: ``-i A B C``, ``-m bleu chrf``
 _GREEDY = ("-i", "--input", "--hyp", "-m", "--metric", "--metrics")
+_METRIC_OPTIONS = ("-m", "--metric", "--metrics")
+
+
+def _is_value(option: str, arg: str) -> bool:
+    """Whether ``arg`` continues the values of a greedy ``option``: any word not starting with '-'
+    ('-' alone is standard input) for -i; only metric names for -m, so ``-m bleu INPUT`` still
+    reads INPUT as the table."""
+    if arg != "-" and arg.startswith("-"):
+        return False
+    if option in _METRIC_OPTIONS:
+        from ..metrics._registry import METRICS
+
+        return all(part.strip().split(":")[0].lower() in METRICS for part in arg.split(",") if part.strip())
+    return True
 
 
 class _SacrebleuCommand(click.Command):
-    """``-i A B C`` (sacrebleu) is read as ``-i A -i B -i C``; a value is any word not starting with
-    '-' (or '-' alone: standard input)."""
+    """``-i A B C`` (sacrebleu) is read as ``-i A -i B -i C``, ``-m bleu chrf`` as ``-m bleu -m chrf``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         out: list[str] = []
@@ -25,7 +38,7 @@ class _SacrebleuCommand(click.Command):
                     out.append(greedy)  # no value: click reports it
                 greedy, got = arg, False
                 continue
-            if greedy is not None and (arg == "-" or not arg.startswith("-")):
+            if greedy is not None and (not got or _is_value(greedy, arg)) and (arg == "-" or not arg.startswith("-")):
                 out += [greedy, arg]
                 got = True
                 continue
