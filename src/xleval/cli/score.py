@@ -167,9 +167,13 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
 
 
 def _table(path, col, specs, options, output, corpus, resampling, baseline, score_only, width, fmt) -> None:
+    from ..exceptions import InputError
     from ..io import parse_column_mapping, read_table, write_table
     from ..metrics import compare_systems_frame, corpus_table
 
+    if resampling["confidence"]:
+        raise InputError("--confidence is for plain files (-i HYP.txt); for a table use --paired-bs, which gives "
+                         "each system's interval per language pair")
     df = read_table(path, columns=parse_column_mapping(col), required=["hypothesis"])
     if resampling["test"]:
         if output is not None:
