@@ -151,6 +151,8 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
         if ref and inputs:
             raise InputError("give references either with -r or before -i (sacrebleu's order), not both")
         refs = list(ref) or list(inputs)
+        if baseline is not None:
+            raise InputError("--baseline is for tables; with plain files the first -i is the baseline")
         if not refs:
             raise InputError("plain files need references: -r REF.txt (or REF.txt before -i, as sacrebleu)")
         return _plain(list(hyp), refs, src, lp, specs, options, output, resampling, score_only,
