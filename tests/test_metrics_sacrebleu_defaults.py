@@ -175,3 +175,33 @@ def test_numbers_are_bitwise_sacrebleus_on_a_wmt21_sample(wmt21_segments):
     for ours, theirs in ((BLEU(effective_order=True), SacreBLEU(effective_order=True)), (BLEU(), SacreBLEU())):
         np.testing.assert_array_equal(ours.sentence_scores(hyps, refs),
                                       [theirs.sentence_score(h, [r]).score for h, r in zip(hyps, refs)])
+
+
+def test_plain_language_codes_are_exactly_those_normalize_code_keeps():
+    """score_frame skips langcodes for pairs of these codes: they must be normalize_code's fixed points."""
+    import itertools
+    import string
+
+    from xleval.exceptions import LanguageCodeError
+    from xleval.io import normalize_code
+    from xleval.metrics._frame import _PLAIN_CODES
+
+    fixed = set()
+    for a, b in itertools.product(string.ascii_lowercase, repeat=2):
+        try:
+            if normalize_code(a + b) == a + b:
+                fixed.add(a + b)
+        except LanguageCodeError:
+            pass
+    assert fixed == set(_PLAIN_CODES)
+
+
+def test_score_frame_reports_progress_per_metric_and_row():
+    df = pd.DataFrame({"lp": ["de-en", "en-zh", "en-ZH"], "hypothesis": ["a b", "中文", "中文"],
+                       "reference": ["a b c", "中文的", "中文的"]})
+    seen = []
+    sf = score_frame(df, ["bleu", "chrf"], progress=seen.append)
+    assert sum(seen) == 2 * len(df)
+    # en-ZH takes the langcodes path and lands in the same zh group as en-zh
+    assert sf.frame["bleu"].iloc[1] == sf.frame["bleu"].iloc[2]
+    assert set(sf.signatures_by_group["bleu"]) == {"en", "zh"}
