@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from ._common import emit_json, err_console
+from ._common import check_outputs, emit_json, err_console, format_option
 
 
 @click.group("ingest")
@@ -12,10 +12,9 @@ def ingest() -> None:
 
 
 def _write(df, output: str, fmt: str, what: str) -> None:
-    from ..io import check_output_path, write_table
+    from ..io import write_table
 
-    check_output_path(output)
-    write_table(df, output)
+    write_table(df, output)  # the output guard refuses any file the reader read (recorded as inputs)
     summary = {"output": output, "rows": len(df), "lps": sorted(df["lp"].unique().tolist()),
                "systems": int(df[["lp", "system"]].drop_duplicates().shape[0])}
     if fmt == "json":
@@ -33,10 +32,12 @@ def _write(df, output: str, fmt: str, what: str) -> None:
 @click.option("--system", "systems", multiple=True, help="System(s) to read (repeatable; default: all).")
 @click.option("--reference", default="A", show_default=True, help="Reference in the 'reference' column.")
 @click.option("--all-references", is_flag=True, help="Add the other references as reference_2, ...")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option
 def wmt(folder, output, test_set, lps, systems, reference, all_references, fmt) -> None:
     """A WMT system-output folder: FOLDER/txt/{sources,references,system-outputs}/TESTSET.LP.*"""
     from ..io import read_wmt_folder
+
+    check_outputs({"--output": output})  # before reading: a missing output folder is found at once
 
     df = read_wmt_folder(folder, test_set=test_set, lps=list(lps) or None, systems=list(systems) or None,
                          reference=reference, all_references=all_references)
@@ -50,10 +51,12 @@ def wmt(folder, output, test_set, lps, systems, reference, all_references, fmt) 
 @click.option("-l", "--lp", "lps", multiple=True, required=True, help="Language pair(s) (repeatable).")
 @click.option("--reference", help="Reference in the 'reference' column (default refA, else the first).")
 @click.option("--system", "systems", multiple=True, help="System(s) to read (repeatable; default: all).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option
 def mtme(root, output, test_set, lps, reference, systems, fmt) -> None:
     """The mt-metrics-eval layout: ROOT/TESTSET/{sources,references,system-outputs,human-scores}."""
     from ..io import read_mtme
+
+    check_outputs({"--output": output})
 
     df = read_mtme(root, list(lps), test_set=test_set, reference=reference, systems=list(systems) or None)
     _write(df, output, fmt, "mt-metrics-eval")

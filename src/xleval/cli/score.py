@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ._common import col_option, emit_json, err_console, print_table, progress_bar
+from ._common import FiniteFloat, col_option, emit_json, err_console, print_table, progress_bar, say
 
 # options that take several values in sacrebleu's style: ``-i A B C``, ``-m bleu chrf``
 _GREEDY = ("-i", "--input", "--hyp", "-m", "--metric", "--metrics")
@@ -51,8 +51,26 @@ class _SacrebleuCommand(click.Command):
         return super().parse_args(ctx, out)
 
 
-def _seed(value: str) -> int | None:
-    return None if str(value).lower() == "none" else int(value)
+class _Seed(click.ParamType):
+    """sacrebleu's seed: a non-negative integer, or 'none' for a fresh one (recorded in the signature)."""
+
+    name = "integer|none"
+
+    def convert(self, value, param, ctx):
+        if value is None or isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+        text = str(value).strip()
+        if text.lower() == "none":
+            return None
+        if text.isdigit():  # digits only: no sign, no spaces, no 1e3
+            return int(text)
+        self.fail(f"{value!r} is not a non-negative integer or 'none'", param, ctx)
+
+
+#: resamples and trials of the paired tests and intervals (xleval.stats keeps every resample)
+_RESAMPLES = click.IntRange(1, 100_000)
+#: n-gram orders: sacrebleu's defaults are 6 and 0-2; a long order only costs time
+_ORDER = click.IntRange(0, 32)
 
 
 @click.command("score", cls=_SacrebleuCommand)
@@ -72,11 +90,11 @@ def _seed(value: str) -> int | None:
 @click.option("-tok", "--tokenize", help="BLEU tokenizer for all rows (default: by target language; 13a).")
 @click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU (as sacrebleu; chrF: --chrf-lowercase).")
 @click.option("--smooth-method", type=click.Choice(["exp", "floor", "add-k", "none"]), help="BLEU smoothing (exp).")
-@click.option("-sv", "--smooth-value", type=float, help="BLEU smoothing value (floor 0.1, add-k 1).")
+@click.option("-sv", "--smooth-value", type=FiniteFloat(0), help="BLEU smoothing value (floor 0.1, add-k 1).")
 @click.option("--force", is_flag=True, hidden=True, help="Accepted for sacrebleu compatibility (no effect).")
-@click.option("-cc", "--chrf-char-order", type=int, help="chrF character n-gram order (6).")
-@click.option("-cw", "--chrf-word-order", type=int, help="chrF word n-gram order (0; 2 is chrF++).")
-@click.option("--chrf-beta", type=int, help="chrF beta (2).")
+@click.option("-cc", "--chrf-char-order", type=_ORDER, help="chrF character n-gram order (6).")
+@click.option("-cw", "--chrf-word-order", type=_ORDER, help="chrF word n-gram order (0; 2 is chrF++).")
+@click.option("--chrf-beta", type=click.IntRange(0, 1000), help="chrF beta (2).")
 @click.option("--chrf-whitespace", is_flag=True, help="chrF: keep whitespace in character n-grams.")
 @click.option("--chrf-lowercase", is_flag=True, help="Case-insensitive chrF.")
 @click.option("--chrf-eps-smoothing", is_flag=True, help="chrF: epsilon smoothing instead of effective order.")
@@ -85,16 +103,16 @@ def _seed(value: str) -> int | None:
 @click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
 @click.option("--ter-normalized", is_flag=True, help="TER: normalisation and tokenisation.")
 @click.option("-ci", "--confidence", is_flag=True, help="Bootstrap 95% interval of each system's score.")
-@click.option("-cin", "--confidence-n", type=int, default=1000, show_default=True, help="Resamples for --confidence.")
+@click.option("-cin", "--confidence-n", type=_RESAMPLES, default=1000, show_default=True, help="Resamples for --confidence.")
 @click.option("-pbs", "--paired-bs", is_flag=True, help="Paired bootstrap test of each system against the first.")
 @click.option("-par", "--paired-ar", is_flag=True, help="Paired approximate randomization test against the first.")
-@click.option("-pbsn", "--paired-bs-n", type=int, default=1000, show_default=True, help="Resamples for --paired-bs.")
-@click.option("-parn", "--paired-ar-n", type=int, default=10000, show_default=True, help="Trials for --paired-ar.")
-@click.option("--seed", default="12345", envvar="SACREBLEU_SEED", show_default=True,
+@click.option("-pbsn", "--paired-bs-n", type=_RESAMPLES, default=1000, show_default=True, help="Resamples for --paired-bs.")
+@click.option("-parn", "--paired-ar-n", type=_RESAMPLES, default=10000, show_default=True, help="Trials for --paired-ar.")
+@click.option("--seed", type=_Seed(), default="12345", envvar="SACREBLEU_SEED", show_default=True,
               help="Seed of --paired-bs/--paired-ar/--confidence ('none': a fresh one, printed); SACREBLEU_SEED.")
 @click.option("--baseline", help="Table input: the baseline system of --paired-bs/--paired-ar (default: first per lp).")
 @click.option("-b", "--score-only", is_flag=True, help="Print only the corpus score(s), one per line.")
-@click.option("-w", "--width", type=int, help="Decimals printed (1 for plain files, as sacrebleu; 4 for tables).")
+@click.option("-w", "--width", type=click.IntRange(0, 17), help="Decimals printed (1 for plain files, as sacrebleu; 4 for tables).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               help="text (tables) or json (for machines).")
 @click.option("--batch-size", type=click.IntRange(1, 1_000_000), help="Neural metrics: segments per model call.")
@@ -121,6 +139,7 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
     """
     from ..exceptions import InputError
     from ..metrics import metric_options
+    from ._common import check_outputs
 
     specs = [m.strip() for item in (metric or ("bleu,chrf",)) for m in item.split(",") if m.strip()]
     if not specs:
@@ -128,10 +147,7 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
     twice = sorted({s for s in specs if specs.count(s) > 1})
     if twice:
         raise InputError(f"--metric {','.join(metric)!r}: {', '.join(twice)} given twice; name each metric once")
-    if output is not None and output != "-":
-        from ..io import check_output_path
-
-        check_output_path(output, inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"])
+    check_outputs({"--output": output}, inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"])
     settings = {
         "bleu_tokenize": tokenize, "bleu_lowercase": lowercase or None, "bleu_smooth_method": smooth_method,
         "bleu_smooth_value": smooth_value, "chrf_char_order": chrf_char_order, "chrf_word_order": chrf_word_order,
@@ -146,7 +162,7 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
         raise InputError("--paired-bs and --paired-ar are alternatives; choose one")
     test = "bs" if paired_bs else "ar" if paired_ar else None
     resampling = {"test": test, "n": paired_bs_n if paired_bs else paired_ar_n if paired_ar else confidence_n,
-                  "confidence": confidence, "seed": _seed(seed)}
+                  "confidence": confidence, "seed": seed}
     if hyp:
         if ref and inputs:
             raise InputError("give references either with -r or before -i (sacrebleu's order), not both")
@@ -215,12 +231,14 @@ def _plain(hyps, refs, src, lp, specs, options, output, resampling, score_only, 
             split_lp(lp)
         except InputError as exc:
             raise InputError(f"-l/--lp: {exc}") from None
-    # lines are right-stripped as sacrebleu's command line does
-    frames = [read_plain_files(hypotheses=h, references=refs, sources=src, lp=lp, system=h, rstrip=True) for h in hyps]
     names = list(dict.fromkeys(hyps))
     if len(names) != len(hyps):
         raise InputError(f"a system file is given twice ({next(h for h in hyps if hyps.count(h) > 1)}); "
                          "each system needs its own file")
+    if [*hyps, *refs, src].count("-") > 1:
+        raise InputError("standard input ('-') can be read once; give the other files by name")
+    # lines are right-stripped as sacrebleu's command line does
+    frames = [read_plain_files(hypotheses=h, references=refs, sources=src, lp=lp, system=h, rstrip=True) for h in hyps]
     test, confidence = resampling["test"], resampling["confidence"]
     if test and len(hyps) < 2:
         raise InputError("paired tests need two or more systems: -i BASELINE.txt SYSTEM.txt [...]")
@@ -235,14 +253,14 @@ def _plain(hyps, refs, src, lp, specs, options, output, resampling, score_only, 
             err_console.print(f"wrote {len(scored.frame)} rows with {', '.join(scored.signatures)} to {output}")
         if len(hyps) == 1 and not confidence:
             return _render_corpus(corpus_table(scored), scored, width, fmt, score_only)
-    first = frames[0]
-    from ..metrics._frame import _references
+    from ..metrics import score_inputs
 
-    tgt = lp.split("-", 1)[1] if lp and "-" in lp else None
-    sources = first["source"].tolist() if "source" in first.columns else None
-    with progress_bar("scoring systems", len(first) * len(hyps) * len(specs)) as advance:
-        result = compare_systems([(n, f["hypothesis"].tolist()) for n, f in zip(names, frames)], _references(first),
-                                 specs, options=options, tgt_lang=tgt, test=test, confidence=confidence,
+    # the checks of every other scoring path: texts, references, the language pair
+    _, references, sources, tgt = score_inputs(frames[0])
+    systems = [(name, score_inputs(f[["hypothesis"]])[0]) for name, f in zip(names, frames)]
+    with progress_bar("scoring systems", len(frames[0]) * len(hyps) * len(specs)) as advance:
+        result = compare_systems(systems, references, specs, options=options,
+                                 tgt_lang=None if tgt is None else str(tgt[0]), test=test, confidence=confidence,
                                  n_resamples=resampling["n"] if (test or confidence) else None,
                                  random_state=resampling["seed"], sources=sources, progress=advance)
     if score_only:
@@ -258,7 +276,7 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
     from ..exceptions import InputError
     import pandas as pd
 
-    from ..io import check_output_path, parse_column_mapping
+    from ..io import parse_column_mapping
     from ..metrics import get_metric
     from ..metrics._frame import reference_columns
     from ..scale import DEFAULT_CHUNK_SIZE, resolve_backend, score_chunked, should_stream, table_columns
@@ -273,7 +291,6 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
             raise InputError("streamed BLEU uses one tokenizer for every row: give --tokenize (e.g. 13a, or zh for "
                              "Chinese targets), or drop --chunk-size to pick it per target language")
     should_stream(input, chunk_size, backend)  # validates --chunk-size
-    check_output_path(output, inputs=[input])
     columns = parse_column_mapping(col)
     nrefs = len(reference_columns(pd.DataFrame(columns=table_columns(input, columns)))) or 1
     metrics = [get_metric(spec, level="sentence", **_with_nrefs(spec, options[spec], nrefs)) for spec in specs]
@@ -332,9 +349,9 @@ def _render_comparisons(results, width: int, fmt: str) -> None:
         if res.test:
             kind = ("Paired bootstrap resampling test with %d resampling trials" if res.test == "bs"
                     else "Paired approximate randomization test with %d trials") % res.n_resamples
-            err_console.print(f"{kind}; each system against the baseline {res.baseline!r}. p: two-sided, "
-                              "(#{|Δ*| > |Δ|} + 1) / (B + 1); * p < 0.05. Null hypothesis: the system and the "
-                              "baseline translations come from the same process.")
+            say("note", f"{kind}; each system against the baseline {res.baseline!r}. p: two-sided, "
+                        "(#{|Δ*| > |Δ|} + 1) / (B + 1); * p < 0.05. Null hypothesis: the system and the "
+                        "baseline translations come from the same process.", style="dim")
 
 
 def _comparison_json(res) -> dict:

@@ -21,7 +21,7 @@ import pandas as pd
 from ..exceptions import InputError
 from ._compressed import read_input_bytes
 from ._formats import NA_TOKENS, SIDECAR_SUFFIX, display_name, is_compressed, table_format
-from ._inputs import read_regular_file, record_input, require_file
+from ._inputs import read_regular_file, require_file
 from ._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
 from ._shape import (check_csv_text, check_flat_values, check_header, check_tsv_text, check_unique_columns,
                      iter_json_objects, strip_leading_comments)

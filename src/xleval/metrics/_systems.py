@@ -218,37 +218,47 @@ def compare_systems_frame(
     ``hypothesis``, ``reference``[, ``reference_2`` ...]): the systems of a group must cover the same
     segments; the baseline is ``baseline`` (a system name) or the group's first system in row order.
     """
-    from ._frame import _references, _tgt_langs, reference_columns
+    from ._frame import score_inputs
 
-    for column in ("system", "seg_id", "hypothesis", by):
+    for column in ("system", "seg_id", by):
         if column not in df.columns:
             raise InputError(f"comparing systems needs a {column!r} column (columns: {list(df.columns)})")
-    if not reference_columns(df):
+        missing = df[column].isna().to_numpy()
+        if missing.any():
+            raise InputError(f"column {column!r} row {int(np.flatnonzero(missing)[0]) + 1}: missing value "
+                             f"({int(missing.sum())} row(s) in all); every row needs its {column}")
+    # the checks of score_frame and the streamed scoring: texts, references, language codes
+    hyps, refs, _, tgt = score_inputs(df)
+    if refs is None:
         raise InputError("comparing systems needs a 'reference' column")
+    systems = df["system"].astype(str).to_numpy()
+    seg = df["seg_id"].to_numpy()
+    codes, groups = pd.factorize(df[by])
     out = []
-    for group, part in df.groupby(by, sort=False, observed=True):
-        order = list(dict.fromkeys(part["system"].astype(str)))
+    for g, group in enumerate(groups):
+        rows = np.flatnonzero(codes == g)
+        order = list(dict.fromkeys(systems[rows]))
         if baseline is not None:
             if baseline not in order:
                 raise InputError(f"{by}={group}: baseline system {baseline!r} not found; its systems are {order}")
             order = [baseline] + [s for s in order if s != baseline]
         if len(order) < 2 and test is not None:
             continue
-        first = part[part["system"].astype(str) == order[0]]
-        seg_ids = first["seg_id"].tolist()
+        first = rows[systems[rows] == order[0]]
+        seg_ids = seg[first].tolist()
         if len(set(seg_ids)) != len(seg_ids):
             raise InputError(f"{by}={group}, system {order[0]!r}: seg_id values repeat; one row per segment per system")
         named = []
         for name in order:
-            rows = part[part["system"].astype(str) == name].set_index("seg_id")
-            if len(rows) != len(seg_ids) or not rows.index.isin(seg_ids).all():
+            own = rows[systems[rows] == name]
+            position = dict(zip(seg[own].tolist(), own.tolist()))
+            if len(own) != len(seg_ids) or not all(s in position for s in seg_ids):
                 raise InputError(f"{by}={group}: system {name!r} does not cover the same seg_id values as "
                                  f"{order[0]!r}; paired tests need every system on the same segments")
-            named.append((name, rows.loc[seg_ids, "hypothesis"].astype(str).tolist()))
-        refs = _references(first)
-        langs = _tgt_langs(first)
-        lang = None if langs is None else str(langs[0])
-        res = compare_systems(named, refs, metrics, options=options, tgt_lang=lang, test=test,
+            named.append((name, [hyps[position[s]] for s in seg_ids]))
+        group_refs = [[stream[i] for i in first] for stream in refs]
+        lang = None if tgt is None else str(tgt[first[0]])
+        res = compare_systems(named, group_refs, metrics, options=options, tgt_lang=lang, test=test,
                               n_resamples=n_resamples, random_state=random_state, progress=progress)
         out.append(replace(res, group=str(group)))
     if not out:
