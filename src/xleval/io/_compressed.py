@@ -30,7 +30,9 @@ _GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 
 def _damaged(name: str, exc: BaseException) -> InputError:
     reason = str(exc).strip() or type(exc).__name__
-    return InputError(f"{name}: not a valid gzip file ({reason}); decompress it with gunzip to see the damage, or "
+    if reason.startswith("Not a gzipped file"):  # gzip's own words end in a bytes repr: b'lp'
+        reason = "it does not start with gzip's signature bytes 1f 8b"
+    return InputError(f"{name}: not a valid gzip file ({reason}); check it with gunzip -t, or "
                       "drop the .gz from its name if it is not compressed")
 
 
