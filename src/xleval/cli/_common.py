@@ -9,7 +9,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
-from rich.table import Table
 
 from .._base.jsonable import to_jsonable
 from .._base.terminal import CONTROL_CHARACTERS, make_console, styled, visible_controls
@@ -100,6 +99,8 @@ def print_table(rows: Sequence[Mapping[str, Any]], title: str | None = None, dig
     """Render a list of dicts (same keys) as a rich table on stdout."""
     if not rows:
         return
+    from rich.table import Table
+
     table = Table(title=title, show_lines=False)
     for key in rows[0]:
         table.add_column(str(key), justify="right" if isinstance(rows[0][key], (int, float)) else "left")

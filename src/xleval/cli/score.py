@@ -186,14 +186,23 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
 
 def _table(path, col, specs, options, output, corpus, resampling, baseline, score_only, width, fmt) -> None:
     from ..exceptions import InputError
-    from ..io import parse_column_mapping, read_table, write_table
-    from ..metrics import compare_systems_frame, corpus_table
+    from ..io import parse_column_mapping, write_table
 
     if resampling["confidence"]:
         raise InputError("--confidence is for plain files (-i HYP.txt); for a table use --paired-bs, which gives "
                          "each system's interval per language pair")
-    df = read_table(path, columns=parse_column_mapping(col), required=["hypothesis"])
+    if output is not None and not corpus and not resampling["test"] and _parquet(path) and _parquet(output):
+        from ..io import read_arrow_table
+
+        # Parquet in, Parquet out, nothing printed from the rows: scored as an Arrow table, no pandas
+        df = read_arrow_table(path, columns=parse_column_mapping(col), required=["hypothesis"])
+    else:
+        from ..io import read_table
+
+        df = read_table(path, columns=parse_column_mapping(col), required=["hypothesis"])
     if resampling["test"]:
+        from ..metrics import compare_systems_frame
+
         if output is not None:
             scored = _score(df, specs, options)
             write_table(scored.frame, output, metadata=scored.metadata())
@@ -207,9 +216,21 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
         write_table(scored.frame, output, metadata=scored.metadata())
         err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}")
     if corpus or output is None:
+        from ..metrics import corpus_table
+
         _render_corpus(corpus_table(scored), scored, width, fmt, score_only)
     elif fmt == "json":
         emit_json({"output": output, "rows": len(df), **scored.metadata()})
+
+
+def _parquet(path) -> bool:
+    from ..exceptions import InputError
+    from ..io import table_format
+
+    try:
+        return str(path) != "-" and table_format(path) == "parquet"
+    except InputError:  # not a table format: the reader (or the writer) says so
+        return False
 
 
 def _score(df, specs, options):

@@ -20,28 +20,19 @@ import pandas as pd
 
 from ..exceptions import InputError
 from ._compressed import read_input_bytes
-from ._formats import NA_TOKENS, SIDECAR_SUFFIX, display_name, is_compressed, table_format
+from ._formats import NA_TOKENS, SIDECAR_SUFFIX, display_name, table_format
 from ._inputs import read_regular_file, require_file
 from ._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
-from ._shape import (check_csv_text, check_flat_values, check_header, check_tsv_text, check_unique_columns,
-                     iter_json_objects, strip_leading_comments)
+from ._parquet import first_line as _first_line
+from ._parquet import read_parquet, read_parquet_schema
+from ._shape import (check_csv_text, check_flat_values, check_header, check_not_empty, check_tsv_text,
+                     check_unique_columns, iter_json_objects, parse_column_mapping, strip_leading_comments)
 
 __all__ = ["read_table", "read_table_metadata", "parse_column_mapping", "to_numeric_column", "read_plain_files",
-           "check_flat_schema", "read_lines", "MAX_METADATA_BYTES"]
+           "read_lines", "MAX_METADATA_BYTES"]
 
 #: a metadata sidecar holds a few signatures; anything larger is not one
 MAX_METADATA_BYTES = 16 << 20
-
-
-def parse_column_mapping(items: Sequence[str] | None) -> dict[str, str]:
-    """``["hypothesis=mt", "reference=ref"]`` -> ``{"mt": "hypothesis", "ref": "reference"}`` (file name -> canonical)."""
-    mapping: dict[str, str] = {}
-    for item in items or ():
-        canonical, sep, in_file = item.partition("=")
-        if not sep or not canonical.strip() or not in_file.strip():
-            raise InputError(f"--col {item!r}: expected CANONICAL=FILE_COLUMN, e.g. --col hypothesis=mt")
-        mapping[in_file.strip()] = canonical.strip()
-    return mapping
 
 
 def read_table(
@@ -61,10 +52,7 @@ def read_table(
         require_file(path, name)  # before the format: a missing file is the clearer news
     fmt = table_format(path)
     df = _read_any(path, fmt, name)
-    if df.shape[1] == 0:
-        raise InputError(f"{name}: the file is empty (no header, no rows); give a table with a header row")
-    if len(df) == 0:
-        raise InputError(f"{name}: the file has a header but no rows; nothing to process")
+    check_not_empty(df.shape[1], len(df), name)
     check_header(df.columns, dict(columns or {}), required, name)
     if columns:
         df = df.rename(columns=dict(columns))
@@ -138,54 +126,12 @@ def _read_any(path, fmt: str, name: str) -> pd.DataFrame:
         raise InputError(f"{name}: cannot read as {fmt}: {first}") from exc
 
 
-def parquet_source(path, name: str):
-    """What pyarrow reads a Parquet input from: its path, or (``.parquet.gz``) the decompressed bytes
-    in memory (Parquet compresses its pages itself, so such files are rare and small)."""
-    if not is_compressed(path):
-        return path
-    import pyarrow as pa
-
-    return pa.py_buffer(read_input_bytes(path, name))
-
-
 def _read_parquet(path, name: str) -> pd.DataFrame:
-    import pyarrow.parquet as pq
-
-    source = parquet_source(path, name)
+    table = read_parquet(path, name)
     try:
-        schema = pq.read_schema(_reader(source))
+        return table.to_pandas()
     except Exception as exc:  # pyarrow errors have no common base we can import cheaply
         raise InputError(f"{name}: cannot read as parquet: {_first_line(exc)}") from exc
-    check_unique_columns(schema.names, name)  # pyarrow's own message would be 'Multiple matches for FieldRef'
-    check_flat_schema(schema, name)
-    try:
-        return pq.read_table(_reader(source)).to_pandas()
-    except Exception as exc:
-        raise InputError(f"{name}: cannot read as parquet: {_first_line(exc)}") from exc
-
-
-def _reader(source):
-    """A fresh reader over decompressed bytes (each pyarrow call reads from its own), else the path."""
-    if isinstance(source, (str, os.PathLike)):
-        return source
-    import pyarrow as pa
-
-    return pa.BufferReader(source)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def check_flat_schema(schema, name: str) -> None:
-    """A Parquet column of lists, structs or maps is refused: a table cell holds one value."""
-    import pyarrow as pa
-
-    nested = [f.name for f in schema if pa.types.is_nested(f.type)]
-    if nested:
-        raise InputError(f"{name}: column(s) {nested} hold lists or structs; a table cell holds one text, number or "
-                         "true/false; flatten them (e.g. one column per element)")
 
 
 def _read_text_table(text: str, fmt: str, name: str) -> pd.DataFrame:
@@ -249,13 +195,8 @@ def _reason(exc: BaseException) -> str:
 
 
 def _parquet_metadata(path) -> dict:
-    import pyarrow.parquet as pq
-
     require_file(path, str(path))
-    try:
-        meta = pq.read_schema(_reader(parquet_source(path, str(path)))).metadata or {}
-    except Exception as exc:  # pyarrow errors have no common base we can import cheaply
-        raise InputError(f"{path}: cannot read as parquet: {_first_line(exc)}") from exc
+    meta = read_parquet_schema(path, str(path)).metadata or {}
     if b"xleval" not in meta:
         return {}
     return _checked_metadata(meta[b"xleval"], f"{path} (Parquet metadata 'xleval')",

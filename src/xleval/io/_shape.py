@@ -14,11 +14,9 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-import pandas as pd
-
 from ..exceptions import InputError
 
-__all__ = ["is_comment_line", "strip_leading_comments", "check_unique_columns", "check_header", "check_tsv_text",
+__all__ = ["parse_column_mapping", "check_not_empty", "is_comment_line", "strip_leading_comments", "check_unique_columns", "check_header", "check_tsv_text",
            "check_csv_text", "check_text_file_shape", "iter_json_objects", "check_flat_values", "TextShape"]
 
 
@@ -41,8 +39,12 @@ def strip_leading_comments(text: str) -> str:
 
 # columns -----------------------------------------------------------------------------------------
 def check_unique_columns(columns: Iterable, name: str) -> None:
-    index = pd.Index(list(columns))
-    dup = index[index.duplicated()].unique().tolist()
+    seen: set = set()
+    dup: list = []  # each name given more than once, in the order its second occurrence comes
+    for column in columns:
+        if column in seen and column not in dup:
+            dup.append(column)
+        seen.add(column)
     if dup:
         raise InputError(f"{name}: duplicate column name(s) {dup}; column names must be unique")
 
@@ -64,6 +66,25 @@ def check_header(cols: Sequence, rename: Mapping[str, str], required: Sequence[s
         fix = (f"remove the '#' before {m!r} in the header (or map it: --col '{m}=#{m}')" if f"#{m}" in cols
                else f"rename with --col {m}=YOUR_COLUMN")  # '#lp<TAB>...' is a header, its '#' part of the name
         raise InputError(f"{name}: missing required column(s) {missing}; its columns are {cols}; {fix}")
+
+
+def check_not_empty(n_columns: int, n_rows: int, name: str) -> None:
+    """A table without columns (an empty file) or without rows is refused: there is nothing to process."""
+    if n_columns == 0:
+        raise InputError(f"{name}: the file is empty (no header, no rows); give a table with a header row")
+    if n_rows == 0:
+        raise InputError(f"{name}: the file has a header but no rows; nothing to process")
+
+
+def parse_column_mapping(items: Sequence[str] | None) -> dict[str, str]:
+    """``["hypothesis=mt", "reference=ref"]`` -> ``{"mt": "hypothesis", "ref": "reference"}`` (file name -> canonical)."""
+    mapping: dict[str, str] = {}
+    for item in items or ():
+        canonical, sep, in_file = item.partition("=")
+        if not sep or not canonical.strip() or not in_file.strip():
+            raise InputError(f"--col {item!r}: expected CANONICAL=FILE_COLUMN, e.g. --col hypothesis=mt")
+        mapping[in_file.strip()] = canonical.strip()
+    return mapping
 
 
 # record widths -------------------------------------------------------------------------------------

@@ -33,17 +33,19 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..exceptions import InputError, OutputError
 from ._formats import SIDECAR_SUFFIX, is_compressed, table_format, through_fd_link
 from ._inputs import file_kind, input_named, output_named, record_output
 
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not at import
+    import pandas as pd
+
 __all__ = ["check_output_path", "atomic_path", "open_output", "write_text", "write_table", "write_sidecar", "check_sidecar_path",
-           "check_stdout", "format_rows", "arrow_table"]
+           "check_stdout", "format_rows", "arrow_table", "is_arrow_table"]
 
 _HOST = socket.gethostname()
 _WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO,
@@ -315,8 +317,13 @@ def check_sidecar_path(path: str | os.PathLike, metadata: Mapping[str, object] |
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[str, object] | None = None) -> None:
     """Write ``df`` atomically by extension; ``metadata`` (e.g. metric signatures) goes into the Parquet
-    schema metadata under ``b"xleval"``, or into a sidecar ``PATH.signatures.json`` for text formats."""
+    schema metadata under ``b"xleval"``, or into a sidecar ``PATH.signatures.json`` for text formats.
+
+    ``df`` is a pandas DataFrame or a ``pyarrow.Table`` (written to Parquet as it is, without pandas;
+    converted to pandas for the text formats)."""
     fmt = table_format(path)
+    if is_arrow_table(df) and fmt != "parquet":
+        df = df.to_pandas()
     if str(path) == "-":
         check_stdout()
         sys.stdout.write(format_rows(df, "tsv"))
@@ -327,7 +334,7 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        table = arrow_table(df, where=f"{path}: ")
+        table = _with_text_nulls(df) if is_arrow_table(df) else arrow_table(df, where=f"{path}: ")
         if metadata:
             meta = dict(table.schema.metadata or {})
             meta[b"xleval"] = json.dumps(metadata, sort_keys=True).encode()
@@ -341,6 +348,23 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
         return
     write_text(path, format_rows(df, fmt, where=f"{path}: "))
     write_sidecar(path, metadata)
+
+
+def is_arrow_table(obj: object) -> bool:
+    """Whether ``obj`` is a ``pyarrow.Table`` (without importing pyarrow: if it is not imported, it is not one)."""
+    pa = sys.modules.get("pyarrow")
+    return pa is not None and isinstance(obj, pa.Table)
+
+
+def _with_text_nulls(table):
+    """Columns of Arrow's null type (no value at all) as string columns: a later write of the same
+    table with values could not join them otherwise."""
+    import pyarrow as pa
+
+    for i, field in enumerate(table.schema):
+        if pa.types.is_null(field.type):
+            table = table.set_column(i, field.with_type(pa.string()), table.column(i).cast(pa.string()))
+    return table
 
 
 def arrow_table(df: pd.DataFrame, schema=None, *, where: str = ""):
@@ -357,12 +381,7 @@ def arrow_table(df: pd.DataFrame, schema=None, *, where: str = ""):
             raise InputError(f"{where}cannot write as parquet ({exc}); write .jsonl or .tsv instead") from None
         raise InputError(f"{where}column {column!r} mixes numbers and text, which one Parquet column cannot hold; "
                          "write .jsonl or .tsv, or make the column's values one type") from None
-    if schema is None:
-        nulls = [i for i, f in enumerate(table.schema) if pa.types.is_null(f.type)]
-        for i in nulls:
-            field = table.schema.field(i)
-            table = table.set_column(i, field.with_type(pa.string()), table.column(i).cast(pa.string()))
-    return table
+    return table if schema is not None else _with_text_nulls(table)
 
 
 def _mixed(values: pd.Series) -> bool:
@@ -385,6 +404,8 @@ def format_rows(df: pd.DataFrame, fmt: str, *, header: bool = True, where: str =
 def _to_jsonl(df: pd.DataFrame) -> str:
     """One JSON object per row; floats written with repr (shortest round-trip, unlike pandas' 15 digits),
     NaN/inf as null."""
+    import pandas as pd
+
     def clean(value):
         if isinstance(value, float) and not np.isfinite(value):
             return None
@@ -401,6 +422,8 @@ def _to_jsonl(df: pd.DataFrame) -> str:
 
 
 def _to_tsv(df: pd.DataFrame, where: str = "") -> str:
+    import pandas as pd
+
     for col in df.columns:
         if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
             cells = df[col].dropna().astype(str)

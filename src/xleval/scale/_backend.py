@@ -19,7 +19,7 @@ from typing import Any
 from ..exceptions import InputError, MissingDependencyError
 from ..io import require_file, table_format
 from ..io._formats import is_compressed
-from ..io._read import check_flat_schema
+from ..io._parquet import check_flat_schema
 from ._readers import (TableBatch, check_header, finish_batch, iter_batches, open_parquet, open_parquet_checked,
                        parquet_columns)
 
