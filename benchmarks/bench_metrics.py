@@ -35,7 +35,7 @@ def _timed(func, *args):
 
 
 def _one_by_one(metric, hyps, refs):
-    return [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
+    return [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs, strict=True)]
 
 
 def _bench(name, ours, theirs, groups, backends):

@@ -119,7 +119,7 @@ def test_table_paired_bs_per_language_pair(tmp_path):
     rows = []
     for lp in ("de-en", "en-zh"):
         for system, hyps in SYSTEMS.items():
-            for i, (h, r) in enumerate(zip(hyps * 3, REF * 3)):
+            for i, (h, r) in enumerate(zip(hyps * 3, REF * 3, strict=True)):
                 rows.append({"lp": lp, "system": system, "seg_id": i + 1, "hypothesis": h, "reference": r})
     path = tmp_path / "t.tsv"
     pd.DataFrame(rows).to_csv(path, sep="\t", index=False)

@@ -169,7 +169,7 @@ def test_large_scores_whose_squares_fit_are_calibrated():
 
 
 # calibrators ------------------------------------------------------------------------------------------------
-@pytest.fixture()
+@pytest.fixture
 def payload():
     model = LGN(score="score").fit(prepare_frame(_scores(), ["tgt_lang"]))
     return json.loads(json.dumps(model.to_dict()))
@@ -313,11 +313,11 @@ def _run(args, capsys) -> tuple[int, str, str]:
     return rc, out.out, out.err
 
 
-@pytest.fixture()
+@pytest.fixture
 def systems(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _lines(tmp_path / "ref.txt", REF)
-    return [_lines(tmp_path / f"{name}.txt", hyps) for name, hyps in zip(FILE_NAMES, HYPS * 2)]
+    return [_lines(tmp_path / f"{name}.txt", hyps) for name, hyps in zip(FILE_NAMES, HYPS * 2, strict=False)]
 
 
 def test_several_systems_with_hostile_file_names_are_shown_as_they_are(systems, capsys):
@@ -350,7 +350,7 @@ def test_several_systems_never_write_onto_one_of_them(systems, target, capsys, t
 
 def _hostile_table(path) -> None:
     rows = [{"lp": lp, "system": name, "seg_id": i + 1, "hypothesis": hyps[i], "reference": REF[i]}
-            for lp in ("en-de", "de-en") for name, hyps in zip(HOSTILE_NAMES, HYPS * 2) for i in range(len(REF))]
+            for lp in ("en-de", "de-en") for name, hyps in zip(HOSTILE_NAMES, HYPS * 2, strict=False) for i in range(len(REF))]
     pd.DataFrame(rows).to_json(path, orient="records", lines=True, force_ascii=False)
 
 
@@ -518,6 +518,6 @@ def test_ingest_never_writes_onto_a_file_it_reads(args, tmp_path, monkeypatch, c
 def test_ingest_keeps_a_markup_like_system_name(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     _wmt(tmp_path)
-    rc, _, err = _run("ingest wmt wmt -o o.jsonl".split(), capsys)
+    rc, _, err = _run(["ingest", "wmt", "wmt", "-o", "o.jsonl"], capsys)
     assert rc == 0, err
     assert read_table(tmp_path / "o.jsonl")["system"].tolist() == ["[bold]x", "[bold]x"]

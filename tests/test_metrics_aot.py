@@ -52,7 +52,7 @@ def test_compiled_kernels_equal_the_jit_ones(compiled, wmt21_segments):
     t = _fast.tables()
     for mode in (0, 1):
         args = (units, off, mode, t["space"], t["punct"], t["chinese"], *_fast.replace_args())
-        for a, b in zip(aot.tokenize_re(*args), jit.tokenize_re(*args)):
+        for a, b in zip(aot.tokenize_re(*args), jit.tokenize_re(*args), strict=True):
             np.testing.assert_array_equal(a, b)
     chars, tok_off, line_tok = jit.tokenize_re(units, off, 0, t["space"], t["punct"], t["chinese"], *_fast.replace_args())
     ids_a, n_a = aot.intern_tokens(chars, tok_off)
@@ -60,7 +60,7 @@ def test_compiled_kernels_equal_the_jit_ones(compiled, wmt21_segments):
     np.testing.assert_array_equal(ids_a, ids_j)
     assert n_a == n_j
     stripped = aot.strip_space(units, off, t["space"])
-    for a, b in zip(stripped, jit.strip_space(units, off, t["space"])):
+    for a, b in zip(stripped, jit.strip_space(units, off, t["space"]), strict=True):
         np.testing.assert_array_equal(a, b)
     for u, o, order in ((ids_j, line_tok, 4), (*stripped, 6)):
         expected = jit.clipped_matches(u, o, hyp_idx, ref_idx, order)

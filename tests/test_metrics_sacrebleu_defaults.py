@@ -129,7 +129,7 @@ def test_score_frame_missing_second_references_are_nones():
     streams = [df["reference"].tolist(), [None if pd.isna(r) else r for r in df["reference_2"]]]
     theirs = SacreBLEU(effective_order=True)
     np.testing.assert_array_equal(sf.frame["bleu"], [theirs.sentence_score(h, [r for r in refs if r is not None]).score
-                                                      for h, refs in zip(VAR_HYPS, zip(*streams))])
+                                                      for h, refs in zip(VAR_HYPS, zip(*streams, strict=True), strict=True)])
     assert sf.signatures["bleu"].startswith("nrefs:var|") and sf.corpus_signatures["bleu"].startswith("nrefs:var|")
     table = corpus_table(sf)
     assert table["bleu"].iloc[0] == SacreBLEU().corpus_score(VAR_HYPS, streams).score
@@ -141,7 +141,7 @@ def test_score_frame_missing_second_references_are_nones():
 def test_score_frame_columns_are_sentence_bleu_and_corpus_table_is_corpus_bleu():
     hyps, refs = TINY[0]
     sf = score_frame(pd.DataFrame({"hypothesis": hyps, "reference": refs}), ["bleu"])
-    np.testing.assert_array_equal(sf.frame["bleu"], [sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs)])
+    np.testing.assert_array_equal(sf.frame["bleu"], [sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs, strict=True)])
     assert corpus_table(sf)["bleu"].iloc[0] == sacrebleu.corpus_bleu(hyps, [refs]).score == 0.0
     assert "eff:yes" in sf.signatures["bleu"] and "eff:no" in sf.corpus_signatures["bleu"]
     assert sf.metadata()["corpus_signatures"]["bleu"] == sf.corpus_signatures["bleu"]
@@ -174,7 +174,7 @@ def test_numbers_are_bitwise_sacrebleus_on_a_wmt21_sample(wmt21_segments):
     hyps, refs = df["hypothesis"].tolist(), df["reference"].tolist()
     for ours, theirs in ((BLEU(effective_order=True), SacreBLEU(effective_order=True)), (BLEU(), SacreBLEU())):
         np.testing.assert_array_equal(ours.sentence_scores(hyps, refs),
-                                      [theirs.sentence_score(h, [r]).score for h, r in zip(hyps, refs)])
+                                      [theirs.sentence_score(h, [r]).score for h, r in zip(hyps, refs, strict=True)])
 
 
 def test_plain_language_codes_are_exactly_those_normalize_code_keeps():

@@ -100,7 +100,7 @@ def _mtme_tau_optimization(metric_rows, human_rows):
     every pair inside a row, sorted by |metric difference|; each threshold turns the pairs up to it
     into metric ties; the average of the rows' acc23 is tracked incrementally; the first maximum wins."""
     pairs, stats = [], {}
-    for r, (m, h) in enumerate(zip(metric_rows, human_rows)):
+    for r, (m, h) in enumerate(zip(metric_rows, human_rows, strict=True)):
         for i, j in itertools.combinations(range(len(m)), 2):
             if h[i] == h[j] and m[i] == m[j]:
                 kind = "both"

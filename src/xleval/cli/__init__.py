@@ -22,7 +22,7 @@ if "numpy" not in sys.modules and not any(v in os.environ for v in ("OPENBLAS_NU
                                                                      "OMP_NUM_THREADS")):
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
-import click  # noqa: E402
+import click
 
 from .. import __version__
 from .._base.interrupt import Terminated, signals_as_exceptions

@@ -180,7 +180,7 @@ def parse_pair(text: str, option: str) -> tuple[float, float]:
         mean, std = float(parts[0]), float(parts[1])
     except ValueError:
         raise InputError(f"{option} {text!r}: expected two numbers MEAN,STD, e.g. {option} 80,10") from None
-    if not (math.isfinite(mean) and math.isfinite(std) and 0 < std and abs(mean) + 10 * std < 1e300):
+    if not (math.isfinite(mean) and math.isfinite(std) and std > 0 and abs(mean) + 10 * std < 1e300):
         raise InputError(f"{option} {text!r}: MEAN must be finite and STD positive (and both far below 1e300), "
                          f"e.g. {option} 80,10")
     return mean, std

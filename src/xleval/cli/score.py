@@ -57,7 +57,7 @@ class _Seed(click.ParamType):
     name = "integer|none"
 
     def convert(self, value, param, ctx):
-        if value is None or isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
             return value
         text = str(value).strip()
         if text.lower() == "none":
@@ -278,7 +278,7 @@ def _plain(hyps, refs, src, lp, specs, options, output, resampling, score_only, 
 
     # the checks of every other scoring path: texts, references, the language pair
     _, references, sources, tgt = score_inputs(frames[0])
-    systems = [(name, score_inputs(f[["hypothesis"]])[0]) for name, f in zip(names, frames)]
+    systems = [(name, score_inputs(f[["hypothesis"]])[0]) for name, f in zip(names, frames, strict=True)]
     with progress_bar("scoring systems", len(frames[0]) * len(hyps) * len(specs)) as advance:
         result = compare_systems(systems, references, specs, options=options,
                                  tgt_lang=None if tgt is None else str(tgt[0]), test=test, confidence=confidence,
@@ -294,9 +294,9 @@ def _plain(hyps, refs, src, lp, specs, options, output, resampling, score_only, 
 
 def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus) -> None:
     """Batch-by-batch scoring of a large table (xleval.scale.score_chunked)."""
-    from ..exceptions import InputError
     import pandas as pd
 
+    from ..exceptions import InputError
     from ..io import parse_column_mapping
     from ..metrics import get_metric
     from ..metrics._frame import reference_columns

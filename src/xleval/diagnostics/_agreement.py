@@ -24,8 +24,15 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import DataQualityWarning, InputError
-from ..stats import (CorrelationResult, Estimate, PairwiseAccuracy, TestResult, compare_pairwise_accuracy,
-                     correlation, pairwise_accuracy)
+from ..stats import (
+    CorrelationResult,
+    Estimate,
+    PairwiseAccuracy,
+    TestResult,
+    compare_pairwise_accuracy,
+    correlation,
+    pairwise_accuracy,
+)
 from ..stats._validate import make_rng
 from ._common import group_labels, jsonable, numeric, require_columns
 

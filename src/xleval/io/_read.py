@@ -22,11 +22,20 @@ from ..exceptions import InputError
 from ._compressed import read_input_bytes
 from ._formats import NA_TOKENS, SIDECAR_SUFFIX, display_name, table_format
 from ._inputs import read_regular_file, require_file
-from ._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
 from ._parquet import first_line as _first_line
 from ._parquet import read_parquet, read_parquet_schema
-from ._shape import (check_csv_text, check_flat_values, check_header, check_not_empty, check_tsv_text,
-                     check_unique_columns, iter_json_objects, parse_column_mapping, strip_leading_comments)
+from ._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
+from ._shape import (
+    check_csv_text,
+    check_flat_values,
+    check_header,
+    check_not_empty,
+    check_tsv_text,
+    check_unique_columns,
+    iter_json_objects,
+    parse_column_mapping,
+    strip_leading_comments,
+)
 
 __all__ = ["read_table", "read_table_metadata", "parse_column_mapping", "to_numeric_column", "read_plain_files",
            "read_lines", "MAX_METADATA_BYTES"]

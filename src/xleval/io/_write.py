@@ -252,7 +252,7 @@ class _GzipOutput(gzip.GzipFile):
     no time (the same table gives the same bytes)."""
 
     def __init__(self, tmp: str | os.PathLike):
-        self._raw = open(tmp, "wb")
+        self._raw = open(tmp, "wb")  # noqa: SIM115 - closed by close(), after the gzip trailer
         super().__init__(filename="", mode="wb", fileobj=self._raw, mtime=0)
 
     def close(self) -> None:

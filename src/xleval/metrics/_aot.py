@@ -123,7 +123,7 @@ def _wrapper(kernel):
     n_args = kernel.py_func.__code__.co_argcount
     namespace = {"inner": inner}
     args = ", ".join(f"a{i}" for i in range(n_args))
-    exec(f"def wrapper({args}):\n    return inner({args})\n", namespace)  # noqa: S102 - fixed, generated source
+    exec(f"def wrapper({args}):\n    return inner({args})\n", namespace)
     return namespace["wrapper"]
 
 
@@ -145,4 +145,4 @@ def _cleanup_tmp() -> None:  # pragma: no cover - manual maintenance helper
 
 
 if __name__ == "__main__":  # python -m xleval.metrics._aot : build now
-    print(build())
+    print(build())  # noqa: T201 - a maintenance entry point, not the library

@@ -191,7 +191,7 @@ def _format_value(value: Any) -> str:
 
 
 def _as_str_list(values: Any, what: str, n: int | None = None, allow_none: bool = False) -> list[str]:
-    if isinstance(values, str) or not isinstance(values, Sequence | np.ndarray) and not hasattr(values, "__array__"):
+    if isinstance(values, str) or (not isinstance(values, Sequence | np.ndarray) and not hasattr(values, "__array__")):
         raise InputError(f"{what} must be a sequence of strings (one per segment), got {type(values).__name__}")
     out = list(values)
     allowed = {str, type(None)} if allow_none else {str}
@@ -218,7 +218,7 @@ def _as_streams(refs: Any, n: int) -> list[list[str | None]]:
     else:
         streams = [_as_str_list(refs_list, "refs", n, allow_none=True)]
     if any(None in s for s in streams):
-        for i, segment in enumerate(zip(*streams)):
+        for i, segment in enumerate(zip(*streams, strict=True)):
             if all(r is None for r in segment):
                 raise InputError(f"refs: segment {i} has no reference (every reference is None); give one, "
                                  "or leave the segment out")
@@ -230,7 +230,7 @@ def count_refs(refs: Sequence[Sequence[str | None]]) -> int | str:
     same for every segment, else ``"var"``."""
     if not any(None in s for s in refs):
         return len(refs)
-    counts = {sum(r is not None for r in segment) for segment in zip(*refs)}
+    counts = {sum(r is not None for r in segment) for segment in zip(*refs, strict=True)}
     return counts.pop() if len(counts) == 1 else "var"
 
 
@@ -240,5 +240,5 @@ def _fill_missing(refs: list[list[str | None]]) -> list[list[str]]:
     reference changes nothing, so this equals sacrebleu's dropping of the None entries."""
     if not any(None in s for s in refs):
         return refs  # type: ignore[return-value]
-    first = [next(r for r in segment if r is not None) for segment in zip(*refs)]
-    return [[f if r is None else r for r, f in zip(stream, first)] for stream in refs]
+    first = [next(r for r in segment if r is not None) for segment in zip(*refs, strict=True)]
+    return [[f if r is None else r for r, f in zip(stream, first, strict=True)] for stream in refs]

@@ -70,7 +70,7 @@ class _Table:
         if not missing.any():
             # string columns already hold Python strings: tolist() without an astype(str) copy
             return (values.tolist() if pd.api.types.is_string_dtype(values) else values.astype(str).tolist()), None
-        return [None if gone else str(v) for v, gone in zip(values.tolist(), missing)], missing
+        return [None if gone else str(v) for v, gone in zip(values.tolist(), missing, strict=True)], missing
 
     def factorize(self, column: str) -> tuple[np.ndarray, list]:
         """Codes in first-seen order (-1 for a missing cell) and the distinct values, as pandas.factorize."""
@@ -196,14 +196,7 @@ def _references(table: _Table) -> list[list[str | None]] | None:
 # Two-letter ISO 639-1 codes that xleval.io.normalize_code maps to themselves (a test checks the
 # list against it): a language pair made of two of them needs no langcodes (whose import costs a
 # short command a quarter of a CPU-second) to find its normalised target language.
-_PLAIN_CODES = frozenset("""
-    aa ab ae af ak am an ar as av ay az ba be bg bi bm bn bo br bs ca ce ch co cr cs cu cv cy da
-    de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy
-    hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb lg
-    li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or
-    os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta
-    te tg th ti tk tn to tr ts tt ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu
-""".split())
+_PLAIN_CODES = frozenset(["aa", "ab", "ae", "af", "ak", "am", "an", "ar", "as", "av", "ay", "az", "ba", "be", "bg", "bi", "bm", "bn", "bo", "br", "bs", "ca", "ce", "ch", "co", "cr", "cs", "cu", "cv", "cy", "da", "de", "dv", "dz", "ee", "el", "en", "eo", "es", "et", "eu", "fa", "ff", "fi", "fj", "fo", "fr", "fy", "ga", "gd", "gl", "gn", "gu", "gv", "ha", "he", "hi", "ho", "hr", "ht", "hu", "hy", "hz", "ia", "id", "ie", "ig", "ii", "ik", "io", "is", "it", "iu", "ja", "jv", "ka", "kg", "ki", "kj", "kk", "kl", "km", "kn", "ko", "kr", "ks", "ku", "kv", "kw", "ky", "la", "lb", "lg", "li", "ln", "lo", "lt", "lu", "lv", "mg", "mh", "mi", "mk", "ml", "mn", "mr", "ms", "mt", "my", "na", "nb", "nd", "ne", "ng", "nl", "nn", "no", "nr", "nv", "ny", "oc", "oj", "om", "or", "os", "pa", "pi", "pl", "ps", "pt", "qu", "rm", "rn", "ro", "ru", "rw", "sa", "sc", "sd", "se", "sg", "si", "sk", "sl", "sm", "sn", "so", "sq", "sr", "ss", "st", "su", "sv", "sw", "ta", "te", "tg", "th", "ti", "tk", "tn", "to", "tr", "ts", "tt", "ty", "ug", "uk", "ur", "uz", "ve", "vi", "vo", "wa", "wo", "xh", "yi", "yo", "za", "zh", "zu"])
 
 
 def _tgt_langs(table: _Table) -> np.ndarray | None:
@@ -294,7 +287,7 @@ def score_frame(
         groups, inverse = _groups(spec, opts, tgt, n)
         rows_of = [np.arange(n)] if len(groups) == 1 else [np.flatnonzero(inverse == i) for i in range(len(groups))]
         seg_metrics, corpus_metrics = {}, {}
-        for g, rows in zip(groups, rows_of):
+        for g, rows in zip(groups, rows_of, strict=True):
             nrefs = count_refs([[s[i] for i in rows] for s in refs]) if refs is not None and len(rows) else None
             seg_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "sentence")
             corpus_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "corpus")
@@ -318,7 +311,7 @@ def _score_groups(metrics: list[Metric], rows_of: list[np.ndarray], hyps, refs, 
     has_stats = all(m.has_stats for m in metrics)
     scores = np.full(n, np.nan)
     stats = None
-    for metric, rows in zip(metrics, rows_of):
+    for metric, rows in zip(metrics, rows_of, strict=True):
         whole = len(metrics) == 1
         step = PROGRESS_ROWS if progress is not None else max(len(rows), 1)
         for start in range(0, len(rows), step):

@@ -180,11 +180,11 @@ def _test_all(metric, names, stats, test, confidence, n_samples, random_state):
     out: dict[str, Any] = {}
     seed = None
     if test is None and not confidence:
-        for name, st in zip(names, stats):
+        for name, st in zip(names, stats, strict=True):
             out[name] = SystemTest(score=float(score(st.sum(axis=0))), n=len(st), method="corpus score")
         return out, None
     if test is None:
-        for name, st in zip(names, stats):
+        for name, st in zip(names, stats, strict=True):
             out[name] = r = bootstrap_score_ci(st, score, n_resamples=n_samples, random_state=random_state)
             seed = r.random_state
         return out, seed
@@ -195,7 +195,7 @@ def _test_all(metric, names, stats, test, confidence, n_samples, random_state):
         out[names[0]] = r = SystemTest(score=float(score(base.sum(axis=0))), n=len(base), method="corpus score")
     seed = r.random_state
     func = paired_bootstrap_test if test == "bs" else approximate_randomization_test
-    for name, st in zip(names[1:], stats[1:]):
+    for name, st in zip(names[1:], stats[1:], strict=True):
         kwargs = {"n_resamples": n_samples} if test == "bs" else {"n_trials": n_samples}
         out[name] = r = func(base, st, score, random_state=random_state, **kwargs)
         seed = r.random_state if seed is None else seed
@@ -251,7 +251,7 @@ def compare_systems_frame(
         named = []
         for name in order:
             own = rows[systems[rows] == name]
-            position = dict(zip(seg[own].tolist(), own.tolist()))
+            position = dict(zip(seg[own].tolist(), own.tolist(), strict=True))
             if len(own) != len(seg_ids) or not all(s in position for s in seg_ids):
                 raise InputError(f"{by}={group}: system {name!r} does not cover the same seg_id values as "
                                  f"{order[0]!r}; paired tests need every system on the same segments")

@@ -5,7 +5,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-
 from ._base import Metric
 from ._bleu import _check_nrefs_option, _sacrebleu_version
 

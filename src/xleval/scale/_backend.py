@@ -20,8 +20,15 @@ from ..exceptions import InputError, MissingDependencyError
 from ..io import require_file, table_format
 from ..io._formats import is_compressed
 from ..io._parquet import check_flat_schema
-from ._readers import (TableBatch, check_header, finish_batch, iter_batches, open_parquet, open_parquet_checked,
-                       parquet_columns)
+from ._readers import (
+    TableBatch,
+    check_header,
+    finish_batch,
+    iter_batches,
+    open_parquet,
+    open_parquet_checked,
+    parquet_columns,
+)
 
 __all__ = ["ReadSpec", "FramePart", "ParquetPart", "LocalBackend", "DaskBackend", "resolve_backend", "worker_metric",
            "should_stream"]

@@ -23,9 +23,9 @@ import pandas as pd
 
 from ..exceptions import InputError
 from ..io import check_text_file_shape, iter_json_objects, require_file, table_format, to_numeric_column
-from ..io._parquet import check_flat_schema
 from ..io._compressed import open_input
 from ..io._formats import TEXT_COLUMNS, is_compressed
+from ..io._parquet import check_flat_schema
 from ..io._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
 from ..io._shape import check_flat_values, check_header
 

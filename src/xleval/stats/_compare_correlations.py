@@ -39,7 +39,7 @@ def _inputs(metric: Any, human: Any, nan_policy: str, *extra: Any) -> tuple[np.n
     allow = v.check_choice(nan_policy, "nan_policy", ("raise", "omit")) == "omit"
     h = v.as_float_array(human, "human", allow_nan=allow)
     arrays = [v.as_float_array(x, name, allow_nan=allow) for x, name in ((metric, "metric"), *extra)]
-    for arr, (_, name) in zip(arrays, ((metric, "metric"), *extra)):
+    for arr, (_, name) in zip(arrays, ((metric, "metric"), *extra), strict=True):
         v.check_same_length(name, arr, "human", h)
     keep = np.isfinite(h)
     for arr in arrays:
@@ -64,7 +64,7 @@ def _unit_bounds(average_by: str, groups: Any, items: Any, n: int, keep: np.ndar
     c = codes[rows]
     edges = np.flatnonzero(np.diff(c)) + 1
     starts, ends = np.concatenate([[0], edges]), np.concatenate([edges, [len(rows)]])
-    return rows, [slice(a, b) for a, b in zip(starts, ends) if b - a >= 2]
+    return rows, [slice(a, b) for a, b in zip(starts, ends, strict=True) if b - a >= 2]
 
 
 def _corr(x: np.ndarray, y: np.ndarray, method: str) -> float:
@@ -103,7 +103,7 @@ def average_correlation(metric: Any, human: Any, method: str = "pearson", *, ave
     if not used:
         notes += ("unreliable: no group has a defined correlation",)
     return CorrelationResult(estimate=r, ci_low=float("nan"), ci_high=float("nan"), level=0.95, p_value=float("nan"),
-                             n=int(len(rows)), method=f"{method} averaged by {average_by}", ci_method="none",
+                             n=len(rows), method=f"{method} averaged by {average_by}", ci_method="none",
                              notes=notes)
 
 
@@ -164,7 +164,7 @@ def compare_correlations(metric_a: Any, metric_b: Any, human: Any, method: str =
         return _average(h, y, bounds, method)[0] - _average(h, x, bounds, method)[0]
 
     if method == "pearson" and average_by == "none":
-        def delta(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:  # noqa: F811 - vectorised form
+        def delta(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
             return _pearson_rows(h, y) - _pearson_rows(h, x)
 
     res = permutation_test_paired(a, b, delta, alternative=alternative, n_resamples=n_resamples,
