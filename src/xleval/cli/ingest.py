@@ -1,6 +1,8 @@
 """``xleval ingest``: turn a WMT system-output folder or the mt-metrics-eval layout into the long table."""
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ._common import check_outputs, emit_json, err_console, format_option
@@ -15,7 +17,7 @@ def _write(df, output: str, fmt: str, what: str) -> None:
     from ..io import write_table
 
     write_table(df, output)  # the output guard refuses any file the reader read (recorded as inputs)
-    summary = {"output": output, "rows": len(df), "lps": sorted(df["lp"].unique().tolist()),
+    summary: dict[str, Any] = {"output": output, "rows": len(df), "lps": sorted(df["lp"].unique().tolist()),
                "systems": int(df[["lp", "system"]].drop_duplicates().shape[0])}
     if fmt == "json":
         emit_json(summary)

@@ -15,7 +15,7 @@ import os
 import sys
 import zlib
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import Any
 
 from ..exceptions import InputError
 from ._formats import is_compressed
@@ -98,7 +98,7 @@ class _CheckedGzip(gzip.GzipFile):
             return super().readline(size)
 
 
-def open_input(path: str | os.PathLike, mode: str = "rb", *, name: str | None = None, **text: Any) -> IO:
+def open_input(path: str | os.PathLike, mode: str = "rb", *, name: str | None = None, **text: Any) -> Any:
     """Open the input file ``path`` for a reader that streams it: binary (``"rb"``) or text (``"r"``,
     with ``encoding``/``newline`` as for :func:`open`), decompressing ``.gz`` on the fly. The caller
     has checked and recorded it (:func:`._inputs.require_file`)."""

@@ -33,7 +33,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -238,7 +238,7 @@ def _output_mode(target: Path) -> int:
     return 0o666 & ~umask
 
 
-def open_output(tmp: str | os.PathLike, path: str | os.PathLike, mode: str = "wb") -> IO:
+def open_output(tmp: str | os.PathLike, path: str | os.PathLike, mode: str = "wb") -> Any:
     """Open the file ``tmp`` that :func:`atomic_path` gave for the output ``path``: binary (``"wb"``)
     or UTF-8 text (``"w"``), gzip-compressed when ``path`` ends in ``.gz``."""
     if not is_compressed(path):

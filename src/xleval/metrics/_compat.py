@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .._base.result import Result
 from ._base import Metric, count_refs
@@ -55,7 +56,7 @@ def _score(metric_cls, hyps, streams, name: str, **options) -> Score:
     metric: Metric = metric_cls(nrefs=count_refs(streams), **options)
     stats = metric.sentence_stats(hyps, streams).sum(axis=0)
     value = float(metric.score_from_stats(stats))
-    extra = {}
+    extra: dict[str, Any] = {}
     if name == "BLEU":
         from ._bleu import bleu_parts
 

@@ -181,7 +181,7 @@ def _references(table: _Table) -> list[list[str | None]] | None:
     if not columns:
         return None
     if len(columns) == 1:
-        return [_texts(table, columns[0])]  # type: ignore[list-item]
+        return [_texts(table, columns[0])]
     streams = [_texts(table, c, allow_missing=True) for c in columns]
     none_left = np.ones(table.n, dtype=bool)
     for stream in streams:

@@ -30,8 +30,9 @@ class TableWriter:
 
     def __init__(self, tmp: Path | None, fmt: str, metadata: Mapping[str, Any] | None,
                  target: str | os.PathLike | None = None):
-        self._tmp, self._fmt, self._metadata = tmp, fmt, metadata
-        self._target = tmp if target is None else target  # names the output (.gz: compressed)
+        self._tmp: Any = tmp  # None: standard output
+        self._fmt, self._metadata = fmt, metadata
+        self._target: Any = tmp if target is None else target  # names the output (.gz: compressed)
         self._handle: Any = None
         self._sink: Any = None  # the compressed stream under a Parquet writer
         self._schema: Any = None
@@ -63,7 +64,7 @@ class TableWriter:
                 meta[b"xleval"] = json.dumps(self._metadata, sort_keys=True).encode()
                 schema = schema.with_metadata(meta)
             self._schema = schema
-            where = self._tmp
+            where: Any = self._tmp
             if is_compressed(self._target):
                 where = self._sink = open_output(self._tmp, self._target)
             self._handle = pq.ParquetWriter(where, schema, compression="zstd", **_encodings(schema))

@@ -99,7 +99,7 @@ def average_correlation(metric: Any, human: Any, method: str = "pearson", *, ave
         return correlation(m[keep], h[keep], "kendall_b" if method == "kendall" else method)
     rows, bounds = _unit_bounds(average_by, groups, items, len(h), keep)
     r, used = _average(h[rows], m[rows], bounds, method)
-    notes = (f"mean of {used} {average_by}-wise {method} correlations ({len(bounds)} {average_by}s with 2+ rows)",)
+    notes: tuple[str, ...] = (f"mean of {used} {average_by}-wise {method} correlations ({len(bounds)} {average_by}s with 2+ rows)",)
     if not used:
         notes += ("unreliable: no group has a defined correlation",)
     return CorrelationResult(estimate=r, ci_low=float("nan"), ci_high=float("nan"), level=0.95, p_value=float("nan"),

@@ -272,8 +272,9 @@ def compare_pairwise_accuracy(
     if average_by != "none":
         units = _units(average_by, groups, items, pairs)
         codes, _ = v.group_codes(units, len(h), "groups" if average_by == "group" else "items")
-        layout: _Layout | None = _unit_pairs(codes[keep])
-        iu, ju, mask_name = layout.iu, layout.ju, f"all, averaged by {average_by}"
+        units_layout = _unit_pairs(codes[keep])
+        layout: _Layout | None = units_layout
+        iu, ju, mask_name = units_layout.iu, units_layout.ju, f"all, averaged by {average_by}"
     else:
         mask_name, mask = _pair_mask(pairs, groups, len(h))
         iu, ju = np.nonzero(np.triu(mask[np.ix_(keep, keep)], k=1))
