@@ -59,6 +59,10 @@ class Metric(abc.ABC):
     # without changing the number (true for max/best-over-references metrics: BLEU, chrF; not for
     # TER, which averages the reference lengths and handles None itself, as sacrebleu does).
     fills_missing_refs: ClassVar[bool] = True
+    # Whether the signature counts the references as sacrebleu does (``nrefs:``): BLEU, chrF, TER.
+    # Only these check the references against ``nrefs`` and accept None for a missing one; the
+    # neural metrics take the best over several references (BERTScore, embeddings) or one (COMET).
+    counts_refs: ClassVar[bool] = False
     nrefs: int | str = 1
 
     # ------------------------------------------------------------------ signature
@@ -161,7 +165,7 @@ class Metric(abc.ABC):
             raise InputError(f"metric {self.name!r} needs references: pass refs=")
         if self.needs_srcs and srcs_ is None:
             raise InputError(f"metric {self.name!r} needs sources: pass srcs=")
-        if refs_ is not None and self.has_stats:
+        if refs_ is not None and self.counts_refs:
             self._check_nrefs(refs_)
             if self.fills_missing_refs:
                 refs_ = _fill_missing(refs_)

@@ -49,6 +49,7 @@ class CHRF(Metric):
 
     range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     has_stats: ClassVar[bool] = True
+    counts_refs: ClassVar[bool] = True
 
     def __init__(
         self,

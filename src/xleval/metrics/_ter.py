@@ -18,6 +18,7 @@ class TER(Metric):
     higher_is_better: ClassVar[bool] = False
     range: ClassVar[tuple[float, float]] = (0.0, float("inf"))
     has_stats: ClassVar[bool] = True
+    counts_refs: ClassVar[bool] = True
     fills_missing_refs: ClassVar[bool] = False  # sacrebleu averages the reference lengths: None is dropped there
 
     def __init__(
