@@ -35,7 +35,7 @@ def _timed(func, *args):
 
 
 def _one_by_one(metric, hyps, refs):
-    return [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
+    return [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs, strict=True)]
 
 
 def _bench(name, ours, theirs, groups, backends):
@@ -89,7 +89,7 @@ def main() -> int:
               for t in np.unique(tok)]
     backends = _warm_up()
     rows = [
-        *_bench("sentence BLEU", lambda t: BLEU(tokenize=t), lambda t: SacreBLEU(tokenize=t, effective_order=True),
+        *_bench("sentence BLEU", lambda t: BLEU(tokenize=t, effective_order=True), lambda t: SacreBLEU(tokenize=t, effective_order=True),
                 groups, backends),
         *_bench("sentence chrF", lambda t: CHRF(), lambda t: SacreCHRF(), groups, backends),
     ]

@@ -302,6 +302,25 @@ CASES: list[Case] = [
        f"intrinsic ingest lmeval/samples_flores_ppl_eng_Latn_{LMEVAL_DATE}.jsonl -o out/E97.parquet",
        "Put back the results file the run wrote (a regular JSON file), or remove it and give --lang/--model.",
        "out/E97.parquet"),
+    # --- sacrebleu-style inputs: .gz, standard input, several systems, published layouts ---
+    _c("E98", "A .gz file that is not gzip (or was cut off)", "score broken.tsv.gz -o out/E98.tsv",
+       "Check the file with `gunzip -t`; drop the .gz from its name if it is not compressed.", "out/E98.tsv"),
+    _c("E99", "A gzip-compressed Parquet file streamed", "score good.parquet.gz --tokenize 13a --chunk-size 5 -o out/E99.tsv",
+       "Decompress it (Parquet compresses its pages itself), or drop --chunk-size to read it whole.", "out/E99.tsv"),
+    _c("E100", "Standard input named for two files", "score -i - -r - -o out/E100.tsv",
+       "Give the other file by name; standard input can be read once.", "out/E100.tsv"),
+    _c("E101", "A paired test with one system", "score -i hyp.txt -r hyp.txt --paired-bs",
+       "Give the baseline and at least one more system: -i BASELINE.txt SYSTEM.txt."),
+    _c("E102", "Systems of a table that do not cover the same segments", "score uneven_systems.tsv --paired-bs",
+       "Score every system on the same seg_id values of a language pair (or leave out the extra rows yourself)."),
+    _c("E103", "ingest writing over a file it reads",
+       "ingest mtme mtme --test-set wmt21.news -l en-de -o mtme/wmt21.news/system-outputs/en-de/sys1.txt",
+       "Write the table outside the data folder."),
+    _c("E104", "A WMT system output with another number of lines than the source", "ingest wmt wmt -o out/E104.parquet",
+       "The files must be line-aligned: one segment per line; re-download or fix the system output.",
+       "out/E104.parquet"),
+    _c("E105", "A --seed that is not a number", "score -i hyp.txt -r hyp.txt --paired-bs --seed x",
+       "Give a non-negative integer, or 'none' for a fresh seed (recorded in the signature)."),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -401,6 +420,13 @@ def _write_files(root: Path) -> None:
     pq.write_table(pa.table([pa.array(df["lp"]), pa.array(df["score"]), pa.array(df["human"])],
                             names=["lp", "score", "score"]), root / "dup_columns.parquet")
     (root / "truncated.parquet").write_bytes((root / "good.parquet").read_bytes()[:2000])
+    import gzip
+
+    (root / "broken.tsv.gz").write_bytes(tsv)
+    (root / "good.parquet.gz").write_bytes(gzip.compress((root / "good.parquet").read_bytes()))
+    uneven = df[(df["lp"] == "en-de") & ~((df["system"] == "B") & (df["seg_id"] == 3))]
+    (root / "uneven_systems.tsv").write_bytes(_tsv(uneven))
+    _layouts(root)
     model = LGN(score="score").fit(prepare_frame(df, ["tgt_lang"]))
     model.save(root / "model.json")
     LGN(score="score").fit(prepare_frame(df, ["tgt_lang"]), signature=SIG_BLEU).save(root / "model_bleu.json")
@@ -410,6 +436,22 @@ def _write_files(root: Path) -> None:
     payload["levels"]["__by__"]["mean"][0] += 1.0
     (root / "edited.json").write_text(json.dumps(payload, indent=1))
     (root / "future.json").write_text(text.replace('"format_version": 1', '"format_version": 2'))
+
+
+def _layouts(root: Path) -> None:
+    """A WMT system-output folder (one output a line short) and an mt-metrics-eval test set."""
+    txt = root / "wmt" / "txt"
+    for sub in ("sources", "references", "system-outputs"):
+        (txt / sub).mkdir(parents=True)
+    (txt / "sources" / "newstest2021.de-en.src.de").write_text("Hallo\nWelt\n")
+    (txt / "references" / "newstest2021.de-en.ref.A.en").write_text("Hello\nWorld\n")
+    (txt / "system-outputs" / "newstest2021.de-en.hyp.sysA.en").write_text("Hello\n")
+    test_set = root / "mtme" / "wmt21.news"
+    for sub in ("sources", "references", "system-outputs/en-de"):
+        (test_set / sub).mkdir(parents=True)
+    (test_set / "sources" / "en-de.txt").write_text("a\nb\n")
+    (test_set / "references" / "en-de.refA.txt").write_text("A1\nA2\n")
+    (test_set / "system-outputs" / "en-de" / "sys1.txt").write_text("s1\ns2\n")
 
 
 def _audit_table() -> pd.DataFrame:

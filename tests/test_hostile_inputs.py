@@ -169,7 +169,7 @@ def test_large_scores_whose_squares_fit_are_calibrated():
 
 
 # calibrators ------------------------------------------------------------------------------------------------
-@pytest.fixture()
+@pytest.fixture
 def payload():
     model = LGN(score="score").fit(prepare_frame(_scores(), ["tgt_lang"]))
     return json.loads(json.dumps(model.to_dict()))
@@ -280,3 +280,244 @@ def test_adversarial_pass_findings_are_one_line(args, message, tmp_path, capsys,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
     assert not (tmp_path / "o.tsv").exists()
+
+
+# sacrebleu-style entry points: several systems, paired tests, .gz, standard input, ingest ------------------
+REF = ["the cat sat on the mat", "hello world", "The quick brown fox jumps .", "a b c d e f g"]
+HYPS = [["the cat sat", "hello", "The quick brown fox jumped .", "a b c d"],
+        ["the cat sat on a mat", "hello there world", "the quick brown fox jumps.", "a b c d e f"],
+        ["a cat sat on the mat", "hello world", "The fast brown fox jumps .", "a b x d e f g"]]
+#: system names that are markup, a link, an ANSI escape, a bidi override and a newline
+HOSTILE_NAMES = ["[bold red]B", "[link=https://evil.example/x]ok[/link]", "\x1b[31mred", "r\u202etl", "two\nlines"]
+#: the same as file names (which cannot hold '/')
+FILE_NAMES = ["[bold red]B", "\x1b[31mred", "[link=evil.example]ok", "r\u202etl", "two\nlines"]
+RAW = ("\x1b", "\u202e", "two\nlines")
+
+
+def _digests(root) -> dict[str, str]:
+    import hashlib
+
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def _lines(path, lines) -> str:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path.name)
+
+
+def _run(args, capsys) -> tuple[int, str, str]:
+    capsys.readouterr()
+    rc = main(list(args))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+@pytest.fixture
+def systems(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _lines(tmp_path / "ref.txt", REF)
+    return [_lines(tmp_path / f"{name}.txt", hyps) for name, hyps in zip(FILE_NAMES, HYPS * 2, strict=False)]
+
+
+def test_several_systems_with_hostile_file_names_are_shown_as_they_are(systems, capsys):
+    rc, out, err = _run(["score", "-i", *systems[:3], "-r", "ref.txt", "-m", "bleu", "chrf", "--paired-bs",
+                         "--paired-bs-n", "50"], capsys)
+    assert rc == 0, err
+    text = out + err
+    assert not [raw for raw in RAW if raw in text], text
+    assert "[bold red]B.txt" in text and "[link=evil.example]ok.txt" in text
+    assert "\\x1b[31mred.txt" in text and "Baseline: [bold red]B.txt" in text  # the baseline, named literally
+    assert "baseline '[bold red]B.txt'" in err  # the note names it too, as it is
+
+
+def test_paired_json_keeps_the_hostile_names_exactly(systems, capsys):
+    rc, out, err = _run(["score", "-i", *systems[2:], "-r", "ref.txt", "-m", "bleu", "--paired-ar", "--paired-ar-n",
+                         "50", "-f", "json"], capsys)
+    assert rc == 0, err
+    assert "\x1b" not in out and "\u202e" not in out
+    assert [s["system"] for s in json.loads(out)["systems"]] == systems[2:]
+
+
+@pytest.mark.parametrize("target", [1, 2, "ref"])
+def test_several_systems_never_write_onto_one_of_them(systems, target, capsys, tmp_path):
+    output = "ref.txt" if target == "ref" else systems[target]
+    before = _digests(tmp_path)
+    rc, _, err = _run(["score", "-i", *systems[:3], "-r", "ref.txt", "-m", "bleu", "-o", output], capsys)
+    assert rc == 2 and err.count("\n") == 1 and "would destroy it" in err, err
+    assert _digests(tmp_path) == before
+
+
+def _hostile_table(path) -> None:
+    rows = [{"lp": lp, "system": name, "seg_id": i + 1, "hypothesis": hyps[i], "reference": REF[i]}
+            for lp in ("en-de", "de-en") for name, hyps in zip(HOSTILE_NAMES, HYPS * 2, strict=False) for i in range(len(REF))]
+    pd.DataFrame(rows).to_json(path, orient="records", lines=True, force_ascii=False)
+
+
+def test_paired_tests_of_a_table_show_markup_like_system_names_literally(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _hostile_table(tmp_path / "t.jsonl")
+    rc, out, err = _run(["score", "t.jsonl", "-m", "bleu", "--paired-bs", "--paired-bs-n", "50",
+                         "--baseline", HOSTILE_NAMES[1]], capsys)
+    assert rc == 0, err
+    text = out + err
+    assert not [raw for raw in RAW if raw in text], text
+    assert "Baseline: [link=https://evil.example/x]ok[/link]" in text and "[bold red]B" in text
+    assert "two\\x0alines" in text and "r\\u202etl" in text
+    rc, out, err = _run(["score", "t.jsonl", "-m", "bleu", "--paired-bs", "--paired-bs-n", "50", "-f", "json"], capsys)
+    assert rc == 0 and [s["system"] for s in json.loads(out)[0]["systems"]] == HOSTILE_NAMES
+
+
+def test_a_missing_hypothesis_in_a_paired_test_is_refused_not_read_as_nan(tmp_path, monkeypatch, capsys):
+    from xleval.metrics import compare_systems_frame
+
+    monkeypatch.chdir(tmp_path)
+    _hostile_table(tmp_path / "t.jsonl")
+    lines = (tmp_path / "t.jsonl").read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[5])
+    record["hypothesis"] = None
+    lines[5] = json.dumps(record)
+    (tmp_path / "t.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rc, _, err = _run(["score", "t.jsonl", "-m", "bleu", "--paired-bs", "--paired-bs-n", "50"], capsys)
+    assert rc == 2 and "column 'hypothesis' row 6: missing text" in err, err
+    with pytest.raises(InputError, match="row 6: missing text"):
+        compare_systems_frame(read_table(tmp_path / "t.jsonl"), ["bleu"])
+
+
+def _gz_table(tmp_path) -> pd.DataFrame:
+    import gzip
+
+    df = pd.DataFrame({"lp": ["en-de", "en-de", "de-en"], "system": "s", "seg_id": [1, 2, 3],
+                       "hypothesis": HYPS[0][:3], "reference": REF[:3]})
+    df.to_csv(tmp_path / "t.tsv", sep="\t", index=False)
+    (tmp_path / "t.tsv.gz").write_bytes(gzip.compress((tmp_path / "t.tsv").read_bytes()))
+    return df
+
+
+@pytest.mark.parametrize("args", ["score t.tsv.gz -m chrf -o t.tsv.gz",
+                                  "score t.tsv.gz -m chrf -o t.tsv.gz --chunk-size 2",
+                                  "score -i h.txt.gz -r ref.txt -m chrf -o h.txt.gz",
+                                  "score -i h.txt.gz -r ref.txt -m chrf -o alias.tsv.gz"])
+def test_a_gz_output_onto_its_own_input_is_refused(args, tmp_path, monkeypatch, capsys):
+    import gzip
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    _gz_table(tmp_path)
+    _lines(tmp_path / "ref.txt", REF)
+    (tmp_path / "h.txt.gz").write_bytes(gzip.compress(("\n".join(HYPS[0]) + "\n").encode()))
+    os.symlink("h.txt.gz", tmp_path / "alias.tsv.gz")
+    before = _digests(tmp_path)
+    rc, _, err = _run(args.split(), capsys)
+    assert rc == 2 and err.count("\n") == 1 and "would destroy it" in err, err
+    assert _digests(tmp_path) == before and not list(tmp_path.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_gz_output_is_compressed_reproducible_and_reads_back_as_the_plain_one(streamed, tmp_path, monkeypatch,
+                                                                                capsys):
+    import gzip
+
+    monkeypatch.chdir(tmp_path)
+    _gz_table(tmp_path)
+    extra = ["--chunk-size", "2", "--tokenize", "13a"] if streamed else ["--tokenize", "13a"]
+    for out in ("o.tsv", "o.tsv.gz", "again.tsv.gz", "o.parquet.gz"):
+        rc, _, err = _run(["score", "t.tsv.gz", "-m", "bleu", "chrf", "-o", out, *extra], capsys)
+        assert rc == 0, err
+    assert (tmp_path / "o.tsv.gz").read_bytes()[:2] == b"\x1f\x8b"
+    assert gzip.decompress((tmp_path / "o.tsv.gz").read_bytes()) == (tmp_path / "o.tsv").read_bytes()
+    assert (tmp_path / "o.tsv.gz").read_bytes() == (tmp_path / "again.tsv.gz").read_bytes()  # no time, no name inside
+    plain = read_table(tmp_path / "o.tsv")
+    pd.testing.assert_frame_equal(read_table(tmp_path / "o.parquet.gz"), plain, check_dtype=False)
+    assert read_table_metadata(tmp_path / "o.tsv.gz") == read_table_metadata(tmp_path / "o.tsv")
+    assert read_table_metadata(tmp_path / "o.parquet.gz")["signatures"] == read_table_metadata(tmp_path / "o.tsv")["signatures"]
+
+
+@pytest.mark.parametrize("name, data, args, message", [
+    ("t.tsv.gz", b"lp\thypothesis\n", "score t.tsv.gz -m chrf", "t.tsv.gz: not a valid gzip file"),
+    ("t.tsv.gz", None, "score t.tsv.gz -m chrf -o o.tsv --chunk-size 2", "t.tsv.gz: not a valid gzip file"),
+    ("h.txt.gz", b"\x1f\x8b\x08\x00garbage", "score -i h.txt.gz -r ref.txt -m chrf", "h.txt.gz: not a valid gzip file"),
+    ("t.parquet.gz", "parquet", "score t.parquet.gz -m chrf --tokenize 13a -o o.tsv --chunk-size 2",
+     "a gzip-compressed Parquet file cannot be streamed"),
+    ("ref2.txt", b"x\n", "score -i - -r - -m chrf", "standard input ('-') can be read once"),
+])
+def test_hostile_compressed_inputs_are_one_line(name, data, args, message, tmp_path, monkeypatch, capsys):
+    import gzip
+
+    monkeypatch.chdir(tmp_path)
+    _lines(tmp_path / "ref.txt", REF)
+    if data is None:  # a gzip stream cut off in the middle: found while streaming
+        packed = gzip.compress(("lp\tsystem\thypothesis\treference\n" + "en-de\ts\ta b\ta b c\n" * 5000).encode())
+        data = packed[: len(packed) // 2]
+    elif data == "parquet":
+        import io
+
+        buffer = io.BytesIO()
+        pd.DataFrame({"hypothesis": ["a"], "reference": ["a"]}).to_parquet(buffer)
+        data = gzip.compress(buffer.getvalue())
+    (tmp_path / name).write_bytes(data)
+    rc, _, err = _run(args.split(), capsys)
+    assert rc == 2 and err.count("\n") == 1 and message in err and "Traceback" not in err, err
+    assert not (tmp_path / "o.tsv").exists() and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_standard_input_redirected_from_the_output_is_refused(tmp_path):
+    import subprocess
+    import sys
+
+    _lines(tmp_path / "ref.txt", REF)
+    _lines(tmp_path / "hyp.tsv", HYPS[0])  # a plain hypothesis file whose name is also a table's
+    before = _digests(tmp_path)
+    proc = subprocess.run(f"{sys.executable} -m xleval score -i - -r ref.txt -m chrf -o hyp.tsv < hyp.tsv", shell=True,
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 2 and "is the same file as the input <stdin>" in proc.stderr, proc.stderr
+    assert _digests(tmp_path) == before
+
+
+def _wmt(root):
+    txt = root / "wmt" / "txt"
+    for sub in ("sources", "references", "system-outputs"):
+        (txt / sub).mkdir(parents=True)
+    _lines(txt / "sources" / "newstest2021.de-en.src.de", ["Hallo", "Welt"])
+    _lines(txt / "references" / "newstest2021.de-en.ref.A.en", ["Hello", "World"])
+    _lines(txt / "system-outputs" / "newstest2021.de-en.hyp.[bold]x.en", ["Hello", "world"])
+    return root / "wmt"
+
+
+def _mtme(root):
+    d = root / "mtme" / "wmt21.news"
+    for sub in ("sources", "references", "system-outputs/en-de", "human-scores"):
+        (d / sub).mkdir(parents=True)
+    _lines(d / "sources" / "en-de.txt", ["a", "b"])
+    _lines(d / "references" / "en-de.refA.txt", ["A1", "A2"])
+    _lines(d / "system-outputs" / "en-de" / "sys1.txt", ["s1", "s2"])
+    return root / "mtme"
+
+
+@pytest.mark.parametrize("args", [
+    "ingest mtme mtme --test-set wmt21.news -l en-de -o mtme/wmt21.news/system-outputs/en-de/sys1.txt",
+    "ingest mtme mtme --test-set wmt21.news -l en-de -o mtme/wmt21.news/references/en-de.refA.txt",
+    "ingest mtme mtme --test-set wmt21.news -l en-de -o alias_mtme.tsv",
+    "ingest wmt wmt -o alias_wmt.tsv",
+    "ingest wmt wmt/txt -o hard_wmt.tsv",
+])
+def test_ingest_never_writes_onto_a_file_it_reads(args, tmp_path, monkeypatch, capsys):
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    wmt, mtme = _wmt(tmp_path), _mtme(tmp_path)
+    os.symlink(mtme / "wmt21.news" / "sources" / "en-de.txt", tmp_path / "alias_mtme.tsv")
+    os.symlink(wmt / "txt" / "system-outputs" / "newstest2021.de-en.hyp.[bold]x.en", tmp_path / "alias_wmt.tsv")
+    os.link(wmt / "txt" / "references" / "newstest2021.de-en.ref.A.en", tmp_path / "hard_wmt.tsv")
+    before = _digests(tmp_path)
+    rc, _, err = _run(args.split(), capsys)
+    assert rc == 2 and err.count("\n") == 1 and "would destroy it" in err, err
+    assert _digests(tmp_path) == before and not list(tmp_path.rglob(".*.tmp"))
+
+
+def test_ingest_keeps_a_markup_like_system_name(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _wmt(tmp_path)
+    rc, _, err = _run(["ingest", "wmt", "wmt", "-o", "o.jsonl"], capsys)
+    assert rc == 0, err
+    assert read_table(tmp_path / "o.jsonl")["system"].tolist() == ["[bold]x", "[bold]x"]

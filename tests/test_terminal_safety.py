@@ -163,3 +163,20 @@ def test_plot_functions_return_figures_that_draw_names_literally_wherever_they_a
             fig.savefig(tmp_path / f"f{i}.png")
             fig.savefig(tmp_path / f"f{i}.svg", bbox_inches="tight")
             assert not any(t.get_parse_math() for t in fig.findobj(Text))
+
+
+@pytest.mark.parametrize("name", ["in{x}.tsv", "in{}.tsv", "[bold]in\x1b[2J.tsv", "{task.description}.tsv"])
+def test_a_progress_bar_shows_a_file_name_as_it_is(name, monkeypatch):
+    """The bar's description is data: never a format string (rich's TextColumn formats its text with
+    the task: '{x}' was a KeyError), never markup, no raw control characters."""
+    import io
+
+    from xleval._base.terminal import make_console
+    from xleval.cli import _common
+
+    screen = io.StringIO()
+    monkeypatch.setattr(_common, "err_console", make_console(file=screen, force_terminal=True, width=200))
+    with _common.progress_bar(f"scoring {name}", total=3, delay=0) as advance:
+        advance(3)
+    shown = screen.getvalue()
+    assert visible_controls(f"scoring {name}") in shown and "\x1b[2J" not in shown

@@ -9,13 +9,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
-from rich.table import Table
 
 from .._base.jsonable import to_jsonable
 from .._base.terminal import CONTROL_CHARACTERS, make_console, styled, visible_controls
 
 __all__ = ["console", "err_console", "format_option", "col_option", "report_option", "emit_json", "print_table",
-           "parse_pair", "parse_columns", "check_outputs", "row_progress", "to_jsonable", "write_analysis_report", "say",
+           "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
+           "to_jsonable", "write_analysis_report", "say",
            "FiniteFloat", "PROBABILITY"]
 
 # rich wraps at 80 columns when output is not a terminal (logs, CI, pipes): tables need more.
@@ -99,6 +99,8 @@ def print_table(rows: Sequence[Mapping[str, Any]], title: str | None = None, dig
     """Render a list of dicts (same keys) as a rich table on stdout."""
     if not rows:
         return
+    from rich.table import Table
+
     table = Table(title=title, show_lines=False)
     for key in rows[0]:
         table.add_column(str(key), justify="right" if isinstance(rows[0][key], (int, float)) else "left")
@@ -117,20 +119,54 @@ def write_analysis_report(path, title: str, results, notes=()) -> None:
     err_console.print(f"wrote report: {path}")
 
 
+# a bar appears only for work that lasts longer than this (short commands stay quiet)
+PROGRESS_DELAY = 2.0
+
+
 @contextlib.contextmanager
-def row_progress(path: str, what: str):
-    """A progress bar on stderr (only on a terminal) for streamed commands; yields ``advance(rows)``.
-    The total is known for Parquet (from its metadata), else the bar counts rows without a total."""
+def progress_bar(what: str, total: int | None = None, *, delay: float = PROGRESS_DELAY):
+    """A progress bar on stderr for any long command; yields ``advance(units)``.
+
+    Shown only on a terminal, only once the work has lasted ``delay`` seconds, and removed when it
+    ends (``transient``), so pipes, logs and short runs see nothing. ``total=None`` counts without
+    a total.
+    """
+    if not err_console.is_terminal:
+        yield lambda units=1: None
+        return
+    import time
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    bar = Progress(*columns, console=err_console, transient=True)
+    # the description is data (a file name): shown as it is, never read as markup or a format string
+    task = bar.add_task(visible_controls(what), total=total)
+    start, shown = time.monotonic(), False
+
+    def advance(units: int = 1) -> None:
+        nonlocal shown
+        bar.advance(task, units)
+        if not shown and time.monotonic() - start >= delay:
+            bar.start()
+            shown = True
+
+    try:
+        yield advance
+    finally:
+        if shown:
+            bar.stop()
+
+
+@contextlib.contextmanager
+def row_progress(path: str, what: str):
+    """:func:`progress_bar` for streamed commands over a table file; yields ``advance(rows)``.
+    The total is known for Parquet (from its metadata), else the bar counts rows without a total."""
     from ..scale import count_rows
 
     total = count_rows(path)  # None for text inputs, and for a file that cannot be read (the reader says why)
-    columns = [TextColumn(visible_controls(f"{what} {path}"), markup=False), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn()]
-    with Progress(*columns, console=err_console, transient=True, disable=not err_console.is_terminal) as bar:
-        task = bar.add_task(what, total=total)
-        yield lambda rows: bar.advance(task, rows)
+    with progress_bar(f"{what} {path}", total) as advance:
+        yield advance
 
 
 def parse_pair(text: str, option: str) -> tuple[float, float]:
@@ -144,7 +180,7 @@ def parse_pair(text: str, option: str) -> tuple[float, float]:
         mean, std = float(parts[0]), float(parts[1])
     except ValueError:
         raise InputError(f"{option} {text!r}: expected two numbers MEAN,STD, e.g. {option} 80,10") from None
-    if not (math.isfinite(mean) and math.isfinite(std) and 0 < std and abs(mean) + 10 * std < 1e300):
+    if not (math.isfinite(mean) and math.isfinite(std) and std > 0 and abs(mean) + 10 * std < 1e300):
         raise InputError(f"{option} {text!r}: MEAN must be finite and STD positive (and both far below 1e300), "
                          f"e.g. {option} 80,10")
     return mean, std

@@ -1,87 +1,303 @@
-"""``xleval score``: add one column per metric to a table (or score sacrebleu-style plain files)."""
+"""``xleval score``: add one column per metric to a table, or score sacrebleu-style plain files
+(several systems, paired significance tests, confidence intervals) with sacrebleu's options."""
 from __future__ import annotations
 
 import click
 
-from ._common import col_option, emit_json, err_console, format_option, print_table
+from ._common import FiniteFloat, col_option, emit_json, err_console, print_table, progress_bar, say
+
+# options that take several values in sacrebleu's style: ``-i A B C``, ``-m bleu chrf``
+_GREEDY = ("-i", "--input", "--hyp", "-m", "--metric", "--metrics")
+_METRIC_OPTIONS = ("-m", "--metric", "--metrics")
 
 
-@click.command("score")
-@click.argument("input", required=False)
-@click.option("-m", "--metric", default="bleu,chrf",
-              help="Comma-separated: bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH.")
+def _is_value(option: str, arg: str) -> bool:
+    """Whether ``arg`` continues the values of a greedy ``option``: any word not starting with '-'
+    ('-' alone is standard input) for -i; only metric names for -m, so ``-m bleu INPUT`` still
+    reads INPUT as the table."""
+    if arg != "-" and arg.startswith("-"):
+        return False
+    if option in _METRIC_OPTIONS:
+        from ..metrics._registry import METRICS
+
+        return all(part.strip().split(":")[0].lower() in METRICS for part in arg.split(",") if part.strip())
+    return True
+
+
+class _SacrebleuCommand(click.Command):
+    """``-i A B C`` (sacrebleu) is read as ``-i A -i B -i C``, ``-m bleu chrf`` as ``-m bleu -m chrf``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        out: list[str] = []
+        greedy, got = None, False
+        for arg in args:
+            if arg == "--":
+                greedy = None
+            if arg in _GREEDY:
+                if greedy is not None and not got:
+                    out.append(greedy)  # no value: click reports it
+                greedy, got = arg, False
+                continue
+            if greedy is not None and (not got or _is_value(greedy, arg)) and (arg == "-" or not arg.startswith("-")):
+                out += [greedy, arg]
+                got = True
+                continue
+            if greedy is not None and not got:
+                out.append(greedy)
+            greedy = None
+            out.append(arg)
+        if greedy is not None and not got:
+            out.append(greedy)
+        return super().parse_args(ctx, out)
+
+
+class _Seed(click.ParamType):
+    """sacrebleu's seed: a non-negative integer, or 'none' for a fresh one (recorded in the signature)."""
+
+    name = "integer|none"
+
+    def convert(self, value, param, ctx):
+        if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+            return value
+        text = str(value).strip()
+        if text.lower() == "none":
+            return None
+        if text.isdigit():  # digits only: no sign, no spaces, no 1e3
+            return int(text)
+        self.fail(f"{value!r} is not a non-negative integer or 'none'", param, ctx)
+
+
+#: resamples and trials of the paired tests and intervals (xleval.stats keeps every resample)
+_RESAMPLES = click.IntRange(1, 100_000)
+#: n-gram orders: sacrebleu's defaults are 6 and 0-2; a long order only costs time
+_ORDER = click.IntRange(0, 32)
+
+
+@click.command("score", cls=_SacrebleuCommand)
+@click.argument("inputs", nargs=-1, metavar="[INPUT | REF...]")
+@click.option("-i", "--input", "--hyp", "hyp", multiple=True, metavar="FILE",
+              help="Plain-text system output(s), one segment a line ('-' = stdin, .gz read); several as in "
+                   "sacrebleu: -i A B C (the first is the baseline of a paired test).")
+@click.option("-r", "--ref", multiple=True, metavar="FILE",
+              help="Plain-text reference file (repeat for several). sacrebleu's order also works: REF... -i HYP.")
+@click.option("-m", "--metric", "--metrics", "metric", multiple=True,
+              help="bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH (comma- or space-separated; "
+                   "default bleu,chrf).")
 @click.option("-o", "--output", help="Write the table with score columns here (signatures in its metadata).")
 @click.option("--corpus", is_flag=True, help="Print corpus scores per (lp, system) from summed statistics.")
-@click.option("-i", "--hyp", metavar="FILE", help="Plain-text hypotheses, one segment a line.")
-@click.option("-r", "--ref", multiple=True, metavar="FILE", help="Plain-text reference file (repeat for several).")
 @click.option("-s", "--src", metavar="FILE", help="Plain-text sources (QE metrics).")
-@click.option("-l", "--lp", help="Language pair of the plain files, e.g. de-en.")
-@click.option("--tokenize", help="BLEU tokenizer for all rows (default: by target language; 13a).")
-@click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU/chrF.")
+@click.option("-l", "--lp", help="Language pair of the plain files, e.g. de-en (BLEU's tokenizer follows the target).")
+@click.option("-tok", "--tokenize", help="BLEU tokenizer for all rows (default: by target language; 13a).")
+@click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU (as sacrebleu; chrF: --chrf-lowercase).")
+@click.option("--smooth-method", type=click.Choice(["exp", "floor", "add-k", "none"]), help="BLEU smoothing (exp).")
+@click.option("-sv", "--smooth-value", type=FiniteFloat(0), help="BLEU smoothing value (floor 0.1, add-k 1).")
+@click.option("--force", is_flag=True, hidden=True, help="Accepted for sacrebleu compatibility (no effect).")
+@click.option("-cc", "--chrf-char-order", type=_ORDER, help="chrF character n-gram order (6).")
+@click.option("-cw", "--chrf-word-order", type=_ORDER, help="chrF word n-gram order (0; 2 is chrF++).")
+@click.option("--chrf-beta", type=click.IntRange(0, 1000), help="chrF beta (2).")
+@click.option("--chrf-whitespace", is_flag=True, help="chrF: keep whitespace in character n-grams.")
+@click.option("--chrf-lowercase", is_flag=True, help="Case-insensitive chrF.")
+@click.option("--chrf-eps-smoothing", is_flag=True, help="chrF: epsilon smoothing instead of effective order.")
+@click.option("--ter-case-sensitive", is_flag=True, help="Case-sensitive TER.")
+@click.option("--ter-asian-support", is_flag=True, help="TER: Asian character handling.")
+@click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
+@click.option("--ter-normalized", is_flag=True, help="TER: normalisation and tokenisation.")
+@click.option("-ci", "--confidence", is_flag=True, help="Bootstrap 95% interval of each system's score.")
+@click.option("-cin", "--confidence-n", type=_RESAMPLES, default=1000, show_default=True, help="Resamples for --confidence.")
+@click.option("-pbs", "--paired-bs", is_flag=True, help="Paired bootstrap test of each system against the first.")
+@click.option("-par", "--paired-ar", is_flag=True, help="Paired approximate randomization test against the first.")
+@click.option("-pbsn", "--paired-bs-n", type=_RESAMPLES, default=1000, show_default=True, help="Resamples for --paired-bs.")
+@click.option("-parn", "--paired-ar-n", type=_RESAMPLES, default=10000, show_default=True, help="Trials for --paired-ar.")
+@click.option("--seed", type=_Seed(), default="12345", envvar="SACREBLEU_SEED", show_default=True,
+              help="Seed of --paired-bs/--paired-ar/--confidence ('none': a fresh one, printed); SACREBLEU_SEED.")
+@click.option("--baseline", help="Table input: the baseline system of --paired-bs/--paired-ar (default: first per lp).")
+@click.option("-b", "--score-only", is_flag=True, help="Print only the corpus score(s), one per line.")
+@click.option("-w", "--width", type=click.IntRange(0, 17), help="Decimals printed (1 for plain files, as sacrebleu; 4 for tables).")
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              help="text (tables) or json (for machines).")
 @click.option("--batch-size", type=click.IntRange(1, 1_000_000), help="Neural metrics: segments per model call.")
 @click.option("--device", help="Neural metrics: cpu, cuda, cuda:N or mps.")
 @click.option("--precision", help="Neural metrics: fp32 or fp16.")
-@click.option("--progress", is_flag=True, help="Neural metrics: show a progress bar.")
-@format_option
+@click.option("--progress", is_flag=True, help="Neural metrics: the model's own progress bar.")
 @col_option
 @click.option("--chunk-size", type=click.IntRange(1), help="Stream INPUT in batches of N rows into -o (bounded memory); "
               "BLEU then needs an explicit --tokenize.")
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
-def score(input, metric, output, corpus, hyp, ref, src, lp, tokenize, lowercase, batch_size, device, precision,
-          progress, fmt, col, chunk_size, backend, workers, scheduler) -> None:
+def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase, smooth_method, smooth_value, force,
+          chrf_char_order, chrf_word_order, chrf_beta, chrf_whitespace, chrf_lowercase, chrf_eps_smoothing,
+          ter_case_sensitive, ter_asian_support, ter_no_punct, ter_normalized, confidence, confidence_n, paired_bs,
+          paired_ar, paired_bs_n, paired_ar_n, seed, baseline, score_only, width, fmt, batch_size, device, precision,
+          progress, col, chunk_size, backend, workers, scheduler) -> None:
     """Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact).
 
-    INPUT is a table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin); omit it and give plain files
-    with -i HYP.txt -r REF.txt [-l de-en] instead. Every segment is scored; corpus scores per
-    (lp, system) are printed with --corpus, or when no -o is given.
+    INPUT is a table (.tsv/.csv/.jsonl/.parquet, optionally .gz; '-' = TSV on stdin): every row is
+    scored (sentence-level, as sacrebleu -sl) and corpus scores per (lp, system) are printed with
+    --corpus or when no -o is given (sacrebleu's corpus defaults). Or give plain files: -i HYP.txt
+    [-i HYP2.txt ...] -r REF.txt [-l de-en], or sacrebleu's order REF.txt -i HYP.txt HYP2.txt.
     """
     from ..exceptions import InputError
-    from ..io import check_output_path, parse_column_mapping, read_plain_files, read_table, write_table
-    from ..metrics import corpus_table, score_frame
+    from ..metrics import metric_options
+    from ._common import check_outputs
 
-    if (input is None) == (hyp is None):
-        raise InputError("give either an INPUT table or plain files with -i HYP.txt -r REF.txt [-l de-en]")
-    specs = [m.strip() for m in metric.split(",") if m.strip()]
+    specs = [m.strip() for item in (metric or ("bleu,chrf",)) for m in item.split(",") if m.strip()]
     if not specs:
-        raise InputError(f"--metric {metric!r}: name at least one metric, e.g. -m bleu,chrf")
+        raise InputError(f"--metric {','.join(metric)!r}: name at least one metric, e.g. -m bleu,chrf")
     twice = sorted({s for s in specs if specs.count(s) > 1})
     if twice:
-        raise InputError(f"--metric {metric!r}: {', '.join(twice)} given twice; name each metric once")
-    if output is not None and output != "-":
-        check_output_path(output, inputs=[p for p in (input, hyp, src, *ref) if p])
-    neural = {"batch_size": batch_size, "device": device, "precision": precision, "progress": progress or None}
-    options = {s: _options(s, tokenize, lowercase, neural) for s in specs}
+        raise InputError(f"--metric {','.join(metric)!r}: {', '.join(twice)} given twice; name each metric once")
+    check_outputs({"--output": output}, inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"])
+    settings = {
+        "bleu_tokenize": tokenize, "bleu_lowercase": lowercase or None, "bleu_smooth_method": smooth_method,
+        "bleu_smooth_value": smooth_value, "chrf_char_order": chrf_char_order, "chrf_word_order": chrf_word_order,
+        "chrf_beta": chrf_beta, "chrf_whitespace": chrf_whitespace or None, "chrf_lowercase": chrf_lowercase or None,
+        "chrf_eps_smoothing": chrf_eps_smoothing or None, "ter_case_sensitive": ter_case_sensitive or None,
+        "ter_asian_support": ter_asian_support or None, "ter_no_punct": ter_no_punct or None,
+        "ter_normalized": ter_normalized or None, "neural_batch_size": batch_size, "neural_device": device,
+        "neural_precision": precision, "neural_progress": progress or None,
+    }
+    options = {s: metric_options(s, settings) for s in specs}
+    if paired_bs and paired_ar:
+        raise InputError("--paired-bs and --paired-ar are alternatives; choose one")
+    test = "bs" if paired_bs else "ar" if paired_ar else None
+    resampling = {"test": test, "n": paired_bs_n if paired_bs else paired_ar_n if paired_ar else confidence_n,
+                  "confidence": confidence, "seed": seed}
+    if hyp:
+        if ref and inputs:
+            raise InputError("give references either with -r or before -i (sacrebleu's order), not both")
+        refs = list(ref) or list(inputs)
+        if baseline is not None:
+            raise InputError("--baseline is for tables; with plain files the first -i is the baseline")
+        if not refs:
+            raise InputError("plain files need references: -r REF.txt (or REF.txt before -i, as sacrebleu)")
+        return _plain(list(hyp), refs, src, lp, specs, options, output, resampling, score_only,
+                      1 if width is None else width, fmt)
+    if len(inputs) != 1:
+        raise InputError("give either an INPUT table or plain files with -i HYP.txt -r REF.txt [-l de-en]"
+                         if not inputs else f"one INPUT table at a time (got {len(inputs)}); for plain files use -i")
     if chunk_size is not None or backend != "local":
-        return _streamed(input, output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus)
-    if input is not None:
-        df = read_table(input, columns=parse_column_mapping(col), required=["hypothesis"])
-    else:
-        if lp is not None:
-            from ..io import split_lp
+        if test or confidence:
+            raise InputError("paired tests and intervals need every row in memory; drop --chunk-size")
+        return _streamed(inputs[0], output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus)
+    return _table(inputs[0], col, specs, options, output, corpus, resampling, baseline, score_only,
+                  4 if width is None else width, fmt)
 
-            try:
-                split_lp(lp)
-            except InputError as exc:
-                raise InputError(f"-l/--lp: {exc}") from None
-        df = read_plain_files(hypotheses=hyp, references=list(ref), sources=src, lp=lp)
-    scored = score_frame(df, specs, options)
+
+def _table(path, col, specs, options, output, corpus, resampling, baseline, score_only, width, fmt) -> None:
+    from ..exceptions import InputError
+    from ..io import parse_column_mapping, write_table
+
+    if resampling["confidence"]:
+        raise InputError("--confidence is for plain files (-i HYP.txt); for a table use --paired-bs, which gives "
+                         "each system's interval per language pair")
+    if output is not None and not corpus and not resampling["test"] and _parquet(path) and _parquet(output):
+        from ..io import read_arrow_table
+
+        # Parquet in, Parquet out, nothing printed from the rows: scored as an Arrow table, no pandas
+        df = read_arrow_table(path, columns=parse_column_mapping(col), required=["hypothesis"])
+    else:
+        from ..io import read_table
+
+        df = read_table(path, columns=parse_column_mapping(col), required=["hypothesis"])
+    if resampling["test"]:
+        from ..metrics import compare_systems_frame
+
+        if output is not None:
+            scored = _score(df, specs, options)
+            write_table(scored.frame, output, metadata=scored.metadata())
+        with progress_bar("scoring systems", len(df) * len(specs)) as advance:
+            results = compare_systems_frame(df, specs, baseline=baseline, options=options, test=resampling["test"],
+                                            n_resamples=resampling["n"], random_state=resampling["seed"],
+                                            progress=advance)
+        return _render_comparisons(results, width, fmt)
+    scored = _score(df, specs, options)
     if output is not None:
         write_table(scored.frame, output, metadata=scored.metadata())
         err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}")
     if corpus or output is None:
-        _render(corpus_table(scored), scored.metadata(), fmt)
+        from ..metrics import corpus_table
+
+        _render_corpus(corpus_table(scored), scored, width, fmt, score_only)
     elif fmt == "json":
         emit_json({"output": output, "rows": len(df), **scored.metadata()})
 
 
+def _parquet(path) -> bool:
+    from ..exceptions import InputError
+    from ..io import table_format
+
+    try:
+        return str(path) != "-" and table_format(path) == "parquet"
+    except InputError:  # not a table format: the reader (or the writer) says so
+        return False
+
+
+def _score(df, specs, options):
+    from ..metrics import score_frame
+
+    with progress_bar("scoring", len(df) * len(specs)) as advance:
+        return score_frame(df, specs, options, progress=advance)
+
+
+def _plain(hyps, refs, src, lp, specs, options, output, resampling, score_only, width, fmt) -> None:
+    from ..exceptions import InputError
+    from ..io import read_plain_files, write_table
+    from ..metrics import compare_systems, corpus_table
+
+    if lp is not None:
+        from ..io import split_lp
+
+        try:
+            split_lp(lp)
+        except InputError as exc:
+            raise InputError(f"-l/--lp: {exc}") from None
+    names = list(dict.fromkeys(hyps))
+    if len(names) != len(hyps):
+        raise InputError(f"a system file is given twice ({next(h for h in hyps if hyps.count(h) > 1)}); "
+                         "each system needs its own file")
+    if [*hyps, *refs, src].count("-") > 1:
+        raise InputError("standard input ('-') can be read once; give the other files by name")
+    # lines are right-stripped as sacrebleu's command line does
+    frames = [read_plain_files(hypotheses=h, references=refs, sources=src, lp=lp, system=h, rstrip=True) for h in hyps]
+    test, confidence = resampling["test"], resampling["confidence"]
+    if test and len(hyps) < 2:
+        raise InputError("paired tests need two or more systems: -i BASELINE.txt SYSTEM.txt [...]")
+    if confidence and len(hyps) > 1:
+        raise InputError("for several systems use --paired-bs (it gives each system's interval), not --confidence")
+    if output is not None or (len(hyps) == 1 and not confidence):
+        import pandas as pd
+
+        scored = _score(pd.concat(frames, ignore_index=True), specs, options)
+        if output is not None:
+            write_table(scored.frame, output, metadata=scored.metadata())
+            err_console.print(f"wrote {len(scored.frame)} rows with {', '.join(scored.signatures)} to {output}")
+        if len(hyps) == 1 and not confidence:
+            return _render_corpus(corpus_table(scored), scored, width, fmt, score_only)
+    from ..metrics import score_inputs
+
+    # the checks of every other scoring path: texts, references, the language pair
+    _, references, sources, tgt = score_inputs(frames[0])
+    systems = [(name, score_inputs(f[["hypothesis"]])[0]) for name, f in zip(names, frames, strict=True)]
+    with progress_bar("scoring systems", len(frames[0]) * len(hyps) * len(specs)) as advance:
+        result = compare_systems(systems, references, specs, options=options,
+                                 tgt_lang=None if tgt is None else str(tgt[0]), test=test, confidence=confidence,
+                                 n_resamples=resampling["n"] if (test or confidence) else None,
+                                 random_state=resampling["seed"], sources=sources, progress=advance)
+    if score_only:
+        for m in result.metrics:
+            for name in result.systems:
+                click.echo(f"{result.results[m][name].score:.{width}f}")
+        return None
+    return _render_comparisons([result], width, fmt)
+
+
 def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus) -> None:
     """Batch-by-batch scoring of a large table (xleval.scale.score_chunked)."""
-    from ..exceptions import InputError
-    from ..io import check_output_path, parse_column_mapping
     import pandas as pd
 
+    from ..exceptions import InputError
+    from ..io import parse_column_mapping
     from ..metrics import get_metric
     from ..metrics._frame import reference_columns
     from ..scale import DEFAULT_CHUNK_SIZE, resolve_backend, score_chunked, should_stream, table_columns
@@ -96,10 +312,9 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
             raise InputError("streamed BLEU uses one tokenizer for every row: give --tokenize (e.g. 13a, or zh for "
                              "Chinese targets), or drop --chunk-size to pick it per target language")
     should_stream(input, chunk_size, backend)  # validates --chunk-size
-    check_output_path(output, inputs=[input])
     columns = parse_column_mapping(col)
     nrefs = len(reference_columns(pd.DataFrame(columns=table_columns(input, columns)))) or 1
-    metrics = [get_metric(spec, **_with_nrefs(spec, options[spec], nrefs)) for spec in specs]
+    metrics = [get_metric(spec, level="sentence", **_with_nrefs(spec, options[spec], nrefs)) for spec in specs]
     with row_progress(input, "scoring") as advance:
         result = score_chunked(metrics, input, output, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
                                columns=columns, progress=advance,
@@ -118,22 +333,52 @@ def _with_nrefs(spec: str, options: dict, nrefs: int) -> dict:
     return {"nrefs": nrefs, **options} if kind in ("bleu", "chrf", "chrf++", "ter") else options
 
 
-def _options(spec: str, tokenize: str | None, lowercase: bool, neural: dict) -> dict:
-    kind = spec.split(":")[0].lower()
-    opts: dict = {}
-    if kind in ("comet", "bertscore", "embed"):
-        opts.update({k: v for k, v in neural.items() if v is not None})
-    if kind == "bleu" and tokenize:
-        opts["tokenize"] = tokenize
-    if kind in ("bleu", "chrf", "chrf++") and lowercase:
-        opts["lowercase"] = True
-    return opts
-
-
-def _render(table, metadata: dict, fmt: str) -> None:
+def _render_corpus(table, scored, width: int, fmt: str, score_only: bool) -> None:
+    meta = scored.metadata()
+    corpus_sigs = scored.corpus_signatures
     if fmt == "json":
-        emit_json({"corpus": table, **metadata})
+        emit_json({"corpus": table, "corpus_signatures": corpus_sigs, **meta})
         return
-    print_table(table.to_dict(orient="records"), title="corpus scores", digits=4)
-    for column, sig in metadata["signatures"].items():
+    if score_only:
+        for _, row in table.iterrows():
+            for column in scored.stats:
+                click.echo(f"{row[column]:.{width}f}")
+        return
+    print_table(table.to_dict(orient="records"), title="corpus scores", digits=width)
+    for column, sig in corpus_sigs.items():
         err_console.print(f"{column}: {sig}")
+
+
+def _render_comparisons(results, width: int, fmt: str) -> None:
+    if fmt == "json":
+        emit_json([_comparison_json(r) for r in results] if len(results) > 1 else _comparison_json(results[0]))
+        return
+    for res in results:
+        rows = []
+        for name in res.systems:
+            row: dict = {"system": ("Baseline: " if res.test and name == res.baseline else "") + name}
+            for m in res.metrics:
+                r = res.results[m][name]
+                row[m] = f"{r.score:.{width}f}" + (f" (μ = {r.mean:.{width}f} ± {r.ci:.{width}f})" if r.mean is not None else "")
+                if res.test:
+                    row[f"{m} p"] = "" if r.p_value is None else f"{r.p_value:.4f}" + ("*" if r.p_value < 0.05 else "")
+            rows.append(row)
+        title = "corpus scores" + (f" ({res.group})" if res.group else "")
+        print_table(rows, title=title)
+        for m, sig in res.signatures.items():
+            err_console.print(f"{m}: {sig}")
+        if res.test:
+            kind = ("Paired bootstrap resampling test with %d resampling trials" if res.test == "bs"
+                    else "Paired approximate randomization test with %d trials") % res.n_resamples
+            say("note", f"{kind}; each system against the baseline {res.baseline!r}. p: two-sided, "
+                        "(#{|Δ*| > |Δ|} + 1) / (B + 1); * p < 0.05. Null hypothesis: the system and the "
+                        "baseline translations come from the same process.", style="dim")
+
+
+def _comparison_json(res) -> dict:
+    return {"group": res.group, "test": res.test, "baseline": res.baseline if res.test else None,
+            "n_segments": res.n_segments, "n_resamples": res.n_resamples, "seed": res.random_state,
+            "signatures": res.signatures,
+            "systems": [{"system": name, **{m: res.results[m][name].to_dict() for m in res.metrics}}
+                        for name in res.systems]}
+

@@ -24,8 +24,15 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import DataQualityWarning, InputError
-from ..stats import (CorrelationResult, Estimate, PairwiseAccuracy, TestResult, compare_pairwise_accuracy,
-                     correlation, pairwise_accuracy)
+from ..stats import (
+    CorrelationResult,
+    Estimate,
+    PairwiseAccuracy,
+    TestResult,
+    compare_pairwise_accuracy,
+    correlation,
+    pairwise_accuracy,
+)
 from ..stats._validate import make_rng
 from ._common import group_labels, jsonable, numeric, require_columns
 
@@ -254,5 +261,5 @@ def _compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibrat
                         distribution=diff)
     test = compare_pairwise_accuracy(systems[a].to_numpy(), systems[b].to_numpy(), systems[human].to_numpy(),
                                      groups=groups, pairs="cross", tie_calibration=tie_calibration,
-                                     n_resamples=n_resamples, random_state=seed)
+                                     alternative="two-sided", n_resamples=n_resamples, random_state=seed)
     return Comparison(a, b, estimate, test)

@@ -1,4 +1,5 @@
-"""Table formats by extension, the metadata sidecar's name, and the cells read as missing."""
+"""Table formats by extension (``NAME.EXT.gz`` is gzip-compressed ``NAME.EXT``), the metadata
+sidecar's name, and the cells read as missing."""
 from __future__ import annotations
 
 import os
@@ -7,11 +8,14 @@ from pathlib import Path
 
 from ..exceptions import InputError
 
-__all__ = ["FORMATS", "SIDECAR_SUFFIX", "NA_TOKENS", "TEXT_COLUMNS", "table_format", "display_name"]
+__all__ = ["FORMATS", "SIDECAR_SUFFIX", "NA_TOKENS", "TEXT_COLUMNS", "GZIP_SUFFIX", "table_format", "display_name",
+           "is_compressed", "inner_suffix"]
 
 FORMATS = {".tsv": "tsv", ".txt": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",
            ".pq": "parquet"}
 SIDECAR_SUFFIX = ".signatures.json"
+#: a file ``NAME.EXT.gz`` is ``NAME.EXT`` compressed with gzip (read and written as such)
+GZIP_SUFFIX = ".gz"
 #: cells of a text table read as a missing value wherever a number is expected
 NA_TOKENS = frozenset({"", "nan", "NaN", "NAN", "na", "NA", "N/A", "null", "NULL", "None"})
 #: canonical columns that are text even when every cell looks like a number
@@ -20,18 +24,31 @@ TEXT_COLUMNS = frozenset({"source", "hypothesis", "reference", "lp", "src_lang",
 
 def table_format(path: str | os.PathLike) -> str:
     """The format of ``path`` by its extension ('-' is TSV on stdin/stdout, and so is a stream without
-    an extension: ``/dev/stdout``, a FIFO, ``<(command)``)."""
+    an extension: ``/dev/stdout``, a FIFO, ``<(command)``); ``a.tsv.gz`` is a gzip-compressed TSV."""
     if str(path) == "-":
         return "tsv"
-    suffix = Path(path).suffix.lower()
+    suffix = inner_suffix(path)
     if not suffix and _is_stream(path):
         return "tsv"
     if suffix not in FORMATS:
         raise InputError(
             f"{path}: unknown table format {suffix or '(no extension)'!r}; "
-            f"use one of {', '.join(sorted(FORMATS))} or '-' for TSV on stdin"
+            f"use one of {', '.join(sorted(FORMATS))} (each optionally .gz) or '-' for TSV on stdin"
         )
     return FORMATS[suffix]
+
+
+def is_compressed(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names a gzip-compressed file (``.gz``)."""
+    return str(path).lower().endswith(GZIP_SUFFIX)
+
+
+def inner_suffix(path: str | os.PathLike) -> str:
+    """The extension that names the format: ``a.tsv.gz`` -> ``.tsv``, ``a.tsv`` -> ``.tsv``."""
+    p = Path(path)
+    if is_compressed(p):
+        p = p.with_suffix("")
+    return p.suffix.lower()
 
 
 def display_name(path: str | os.PathLike) -> str:

@@ -4,43 +4,44 @@ Text formats are read with every cell as a string (no NA guessing: a hypothesis 
 an empty hypothesis stays ""); columns a command needs as numbers are converted with ``numeric=``
 and a bad cell is reported with its row and column; other columns get their types from the one
 policy of :mod:`._schema`. Every file read is recorded as an input of the running command.
+Inputs are read through :mod:`._compressed`: ``NAME.EXT.gz`` is read as ``NAME.EXT``, and plain
+files may be ``-`` (standard input).
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import io as _io
 import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
+from ._compressed import read_input_bytes
 from ._formats import NA_TOKENS, SIDECAR_SUFFIX, display_name, table_format
-from ._inputs import read_regular_file, record_input, require_file
+from ._inputs import read_regular_file, require_file
+from ._parquet import first_line as _first_line
+from ._parquet import read_parquet, read_parquet_schema
 from ._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
-from ._shape import (check_csv_text, check_flat_values, check_header, check_tsv_text, check_unique_columns,
-                     iter_json_objects, strip_leading_comments)
+from ._shape import (
+    check_csv_text,
+    check_flat_values,
+    check_header,
+    check_not_empty,
+    check_tsv_text,
+    check_unique_columns,
+    iter_json_objects,
+    parse_column_mapping,
+    strip_leading_comments,
+)
 
 __all__ = ["read_table", "read_table_metadata", "parse_column_mapping", "to_numeric_column", "read_plain_files",
-           "check_flat_schema", "read_lines", "MAX_METADATA_BYTES"]
+           "read_lines", "MAX_METADATA_BYTES"]
 
 #: a metadata sidecar holds a few signatures; anything larger is not one
 MAX_METADATA_BYTES = 16 << 20
-
-
-def parse_column_mapping(items: Sequence[str] | None) -> dict[str, str]:
-    """``["hypothesis=mt", "reference=ref"]`` -> ``{"mt": "hypothesis", "ref": "reference"}`` (file name -> canonical)."""
-    mapping: dict[str, str] = {}
-    for item in items or ():
-        canonical, sep, in_file = item.partition("=")
-        if not sep or not canonical.strip() or not in_file.strip():
-            raise InputError(f"--col {item!r}: expected CANONICAL=FILE_COLUMN, e.g. --col hypothesis=mt")
-        mapping[in_file.strip()] = canonical.strip()
-    return mapping
 
 
 def read_table(
@@ -60,10 +61,7 @@ def read_table(
         require_file(path, name)  # before the format: a missing file is the clearer news
     fmt = table_format(path)
     df = _read_any(path, fmt, name)
-    if df.shape[1] == 0:
-        raise InputError(f"{name}: the file is empty (no header, no rows); give a table with a header row")
-    if len(df) == 0:
-        raise InputError(f"{name}: the file has a header but no rows; nothing to process")
+    check_not_empty(df.shape[1], len(df), name)
     check_header(df.columns, dict(columns or {}), required, name)
     if columns:
         df = df.rename(columns=dict(columns))
@@ -126,8 +124,7 @@ def _read_any(path, fmt: str, name: str) -> pd.DataFrame:
     try:
         if fmt == "parquet":
             return _read_parquet(path, name)
-        raw = _read_stdin() if name == "<stdin>" else _read_bytes(path)
-        text = decode_text(raw, name)
+        text = decode_text(read_input_bytes(path, name), name)
         if fmt == "jsonl":
             return _read_jsonl(text, name)
         return _read_text_table(text, fmt, name)
@@ -138,47 +135,12 @@ def _read_any(path, fmt: str, name: str) -> pd.DataFrame:
         raise InputError(f"{name}: cannot read as {fmt}: {first}") from exc
 
 
-def _read_stdin() -> bytes:
-    from .._base.scope import record_stream_input
-
-    with contextlib.suppress(AttributeError, ValueError, OSError):  # a replaced stdin (tests) has no descriptor
-        record_stream_input(sys.stdin.fileno())
-    return sys.stdin.buffer.read()
-
-
-def _read_bytes(path) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
-
-
 def _read_parquet(path, name: str) -> pd.DataFrame:
-    import pyarrow.parquet as pq
-
+    table = read_parquet(path, name)
     try:
-        schema = pq.read_schema(path)
+        return table.to_pandas()
     except Exception as exc:  # pyarrow errors have no common base we can import cheaply
         raise InputError(f"{name}: cannot read as parquet: {_first_line(exc)}") from exc
-    check_unique_columns(schema.names, name)  # pyarrow's own message would be 'Multiple matches for FieldRef'
-    check_flat_schema(schema, name)
-    try:
-        return pq.read_table(path).to_pandas()
-    except Exception as exc:
-        raise InputError(f"{name}: cannot read as parquet: {_first_line(exc)}") from exc
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def check_flat_schema(schema, name: str) -> None:
-    """A Parquet column of lists, structs or maps is refused: a table cell holds one value."""
-    import pyarrow as pa
-
-    nested = [f.name for f in schema if pa.types.is_nested(f.type)]
-    if nested:
-        raise InputError(f"{name}: column(s) {nested} hold lists or structs; a table cell holds one text, number or "
-                         "true/false; flatten them (e.g. one column per element)")
 
 
 def _read_text_table(text: str, fmt: str, name: str) -> pd.DataFrame:
@@ -242,13 +204,8 @@ def _reason(exc: BaseException) -> str:
 
 
 def _parquet_metadata(path) -> dict:
-    import pyarrow.parquet as pq
-
     require_file(path, str(path))
-    try:
-        meta = pq.read_schema(path).metadata or {}
-    except Exception as exc:  # pyarrow errors have no common base we can import cheaply
-        raise InputError(f"{path}: cannot read as parquet: {_first_line(exc)}") from exc
+    meta = read_parquet_schema(path, str(path)).metadata or {}
     if b"xleval" not in meta:
         return {}
     return _checked_metadata(meta[b"xleval"], f"{path} (Parquet metadata 'xleval')",
@@ -271,13 +228,21 @@ def _checked_metadata(raw: bytes, where: str, fix: str) -> dict:
 def read_plain_files(
     *, hypotheses: str | os.PathLike, references: Sequence[str | os.PathLike] = (),
     sources: str | os.PathLike | None = None, lp: str | None = None, system: str | None = None,
+    rstrip: bool = False,
 ) -> pd.DataFrame:
-    """sacrebleu-style line-aligned plain files -> the long table (``hypothesis``, ``reference``[, ``reference_2``...])."""
-    columns: dict[str, list[str]] = {"hypothesis": read_lines(hypotheses)}
+    """sacrebleu-style line-aligned plain files -> the long table (``hypothesis``, ``reference``[, ``reference_2``...]).
+
+    Each file may be ``.gz``-compressed, and one of them ``-`` (standard input). ``rstrip`` removes
+    trailing whitespace from every line, as sacrebleu's command line does."""
+    def lines(path):
+        got = read_lines(path)
+        return [line.rstrip() for line in got] if rstrip else got
+
+    columns: dict[str, list[str]] = {"hypothesis": lines(hypotheses)}
     for i, ref in enumerate(references):
-        columns["reference" if i == 0 else f"reference_{i + 1}"] = read_lines(ref)
+        columns["reference" if i == 0 else f"reference_{i + 1}"] = lines(ref)
     if sources is not None:
-        columns["source"] = read_lines(sources)
+        columns["source"] = lines(sources)
     counts = {key: len(v) for key, v in columns.items()}
     if len(set(counts.values())) > 1:
         paths = {"hypothesis": hypotheses, "source": sources,
@@ -295,9 +260,10 @@ def read_plain_files(
 
 
 def read_lines(path: str | os.PathLike) -> list[str]:
-    """The lines of a UTF-8 text file (a final newline ends the last line; CRLF read as LF)."""
-    require_file(path, str(path))
-    text = decode_text(_read_bytes(path), str(path))
+    """The lines of a UTF-8 text file (a final newline ends the last line; CRLF read as LF); ``.gz`` is
+    decompressed, ``-`` is standard input."""
+    name = display_name(path)
+    text = decode_text(read_input_bytes(path, name), name)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

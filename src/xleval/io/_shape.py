@@ -14,13 +14,11 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-import pandas as pd
-
 from ..exceptions import InputError
 
-__all__ = ["is_comment_line", "strip_leading_comments", "check_unique_columns", "check_header", "check_tsv_text",
-           "check_csv_text", "check_text_file_shape", "iter_json_objects", "parse_json_object", "check_flat_values",
-           "TextShape"]
+__all__ = ["parse_column_mapping", "check_not_empty", "is_comment_line", "strip_leading_comments", "check_unique_columns",
+           "check_header", "check_tsv_text", "check_csv_text", "check_text_file_shape", "iter_json_objects",
+           "parse_json_object", "check_flat_values", "TextShape"]
 
 
 # comment block -----------------------------------------------------------------------------------
@@ -42,8 +40,12 @@ def strip_leading_comments(text: str) -> str:
 
 # columns -----------------------------------------------------------------------------------------
 def check_unique_columns(columns: Iterable, name: str) -> None:
-    index = pd.Index(list(columns))
-    dup = index[index.duplicated()].unique().tolist()
+    seen: set = set()
+    dup: list = []  # each name given more than once, in the order its second occurrence comes
+    for column in columns:
+        if column in seen and column not in dup:
+            dup.append(column)
+        seen.add(column)
     if dup:
         raise InputError(f"{name}: duplicate column name(s) {dup}; column names must be unique")
 
@@ -65,6 +67,25 @@ def check_header(cols: Sequence, rename: Mapping[str, str], required: Sequence[s
         fix = (f"remove the '#' before {m!r} in the header (or map it: --col '{m}=#{m}')" if f"#{m}" in cols
                else f"rename with --col {m}=YOUR_COLUMN")  # '#lp<TAB>...' is a header, its '#' part of the name
         raise InputError(f"{name}: missing required column(s) {missing}; its columns are {cols}; {fix}")
+
+
+def check_not_empty(n_columns: int, n_rows: int, name: str) -> None:
+    """A table without columns (an empty file) or without rows is refused: there is nothing to process."""
+    if n_columns == 0:
+        raise InputError(f"{name}: the file is empty (no header, no rows); give a table with a header row")
+    if n_rows == 0:
+        raise InputError(f"{name}: the file has a header but no rows; nothing to process")
+
+
+def parse_column_mapping(items: Sequence[str] | None) -> dict[str, str]:
+    """``["hypothesis=mt", "reference=ref"]`` -> ``{"mt": "hypothesis", "ref": "reference"}`` (file name -> canonical)."""
+    mapping: dict[str, str] = {}
+    for item in items or ():
+        canonical, sep, in_file = item.partition("=")
+        if not sep or not canonical.strip() or not in_file.strip():
+            raise InputError(f"--col {item!r}: expected CANONICAL=FILE_COLUMN, e.g. --col hypothesis=mt")
+        mapping[in_file.strip()] = canonical.strip()
+    return mapping
 
 
 # record widths -------------------------------------------------------------------------------------
@@ -145,7 +166,9 @@ def _raise_csv_width(name: str, row: int, line: int, fields: int, width: int) ->
 def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str) -> TextShape:
     """The width checks of the in-memory reader, streamed over a file of any size (one pass, constant
     memory), for readers that parse in chunks."""
-    with open(path, "rb") as fh:
+    from ._compressed import open_input
+
+    with open_input(path, "rb", name=name) as fh:
         comments = 0
         header = fh.readline()
         while header and is_comment_line(header):
@@ -154,7 +177,7 @@ def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str) -> TextS
         if fmt == "tsv":
             return TextShape(comments, _tsv_rows(fh, header, name, comments))
     try:  # lines end at LF only (CRLF keeps its CR for csv to strip): a lone CR is then an error, as in memory
-        with open(path, encoding="utf-8-sig", newline="\n") as fh:
+        with open_input(path, "r", name=name, encoding="utf-8-sig", newline="\n") as fh:
             _check_csv_records(_after_leading_comments(fh), name, comments)
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None

@@ -12,6 +12,8 @@ reports, checklists) goes through :func:`atomic_path`, which is where the output
   device node or the link with a regular file.
 * A failed write (a full disk, a read-only file system, an I/O error) is an error that names the
   output, never a success, and never names the temporary file.
+* ``NAME.EXT.gz`` is written gzip-compressed (no name or time in the gzip header, so the same
+  table gives the same bytes).
 """
 from __future__ import annotations
 
@@ -19,7 +21,9 @@ import contextlib
 import csv
 import errno
 import glob
+import gzip
 import hashlib
+import io as _io
 import json
 import os
 import re
@@ -29,16 +33,19 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..exceptions import InputError, OutputError
-from ._formats import SIDECAR_SUFFIX, table_format, through_fd_link
+from ._formats import SIDECAR_SUFFIX, is_compressed, table_format, through_fd_link
 from ._inputs import file_kind, input_named, output_named, record_output
 
-__all__ = ["check_output_path", "atomic_path", "write_text", "write_table", "write_sidecar", "check_sidecar_path",
-           "check_stdout", "format_rows", "arrow_table"]
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not at import
+    import pandas as pd
+
+__all__ = ["check_output_path", "atomic_path", "open_output", "write_text", "write_table", "write_sidecar", "check_sidecar_path",
+           "check_stdout", "format_rows", "arrow_table", "is_arrow_table"]
 
 _HOST = socket.gethostname()
 _WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO,
@@ -231,9 +238,33 @@ def _output_mode(target: Path) -> int:
     return 0o666 & ~umask
 
 
+def open_output(tmp: str | os.PathLike, path: str | os.PathLike, mode: str = "wb") -> Any:
+    """Open the file ``tmp`` that :func:`atomic_path` gave for the output ``path``: binary (``"wb"``)
+    or UTF-8 text (``"w"``), gzip-compressed when ``path`` ends in ``.gz``."""
+    if not is_compressed(path):
+        return open(tmp, mode) if mode == "wb" else open(tmp, mode, encoding="utf-8", newline="")
+    packed = _GzipOutput(tmp)
+    return packed if mode == "wb" else _io.TextIOWrapper(packed, encoding="utf-8", newline="")
+
+
+class _GzipOutput(gzip.GzipFile):
+    """A gzip file at ``tmp`` whose header names no file (it would name the temporary one) and holds
+    no time (the same table gives the same bytes)."""
+
+    def __init__(self, tmp: str | os.PathLike):
+        self._raw = open(tmp, "wb")  # noqa: SIM115 - closed by close(), after the gzip trailer
+        super().__init__(filename="", mode="wb", fileobj=self._raw, mtime=0)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._raw.close()
+
+
 def write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` through the output guard, atomically."""
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+    """Write ``text`` (UTF-8) to ``path`` through the output guard, atomically (gzip for ``.gz``)."""
+    with atomic_path(path) as tmp, open_output(tmp, path, "w") as fh:
         fh.write(text)
 
 
@@ -286,8 +317,13 @@ def check_sidecar_path(path: str | os.PathLike, metadata: Mapping[str, object] |
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[str, object] | None = None) -> None:
     """Write ``df`` atomically by extension; ``metadata`` (e.g. metric signatures) goes into the Parquet
-    schema metadata under ``b"xleval"``, or into a sidecar ``PATH.signatures.json`` for text formats."""
+    schema metadata under ``b"xleval"``, or into a sidecar ``PATH.signatures.json`` for text formats.
+
+    ``df`` is a pandas DataFrame or a ``pyarrow.Table`` (written to Parquet as it is, without pandas;
+    converted to pandas for the text formats)."""
     fmt = table_format(path)
+    if is_arrow_table(df) and fmt != "parquet":
+        df = df.to_pandas()
     if str(path) == "-":
         check_stdout()
         sys.stdout.write(format_rows(df, "tsv"))
@@ -298,16 +334,37 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        table = arrow_table(df, where=f"{path}: ")
+        table = _with_text_nulls(df) if is_arrow_table(df) else arrow_table(df, where=f"{path}: ")
         if metadata:
             meta = dict(table.schema.metadata or {})
             meta[b"xleval"] = json.dumps(metadata, sort_keys=True).encode()
             table = table.replace_schema_metadata(meta)
         with atomic_path(path) as tmp:
-            pq.write_table(table, tmp, compression="zstd")
+            if is_compressed(path):
+                with open_output(tmp, path) as fh:
+                    pq.write_table(table, fh, compression="zstd")
+            else:
+                pq.write_table(table, tmp, compression="zstd")
         return
     write_text(path, format_rows(df, fmt, where=f"{path}: "))
     write_sidecar(path, metadata)
+
+
+def is_arrow_table(obj: object) -> bool:
+    """Whether ``obj`` is a ``pyarrow.Table`` (without importing pyarrow: if it is not imported, it is not one)."""
+    pa = sys.modules.get("pyarrow")
+    return pa is not None and isinstance(obj, pa.Table)
+
+
+def _with_text_nulls(table):
+    """Columns of Arrow's null type (no value at all) as string columns: a later write of the same
+    table with values could not join them otherwise."""
+    import pyarrow as pa
+
+    for i, field in enumerate(table.schema):
+        if pa.types.is_null(field.type):
+            table = table.set_column(i, field.with_type(pa.string()), table.column(i).cast(pa.string()))
+    return table
 
 
 def arrow_table(df: pd.DataFrame, schema=None, *, where: str = ""):
@@ -324,12 +381,7 @@ def arrow_table(df: pd.DataFrame, schema=None, *, where: str = ""):
             raise InputError(f"{where}cannot write as parquet ({exc}); write .jsonl or .tsv instead") from None
         raise InputError(f"{where}column {column!r} mixes numbers and text, which one Parquet column cannot hold; "
                          "write .jsonl or .tsv, or make the column's values one type") from None
-    if schema is None:
-        nulls = [i for i, f in enumerate(table.schema) if pa.types.is_null(f.type)]
-        for i in nulls:
-            field = table.schema.field(i)
-            table = table.set_column(i, field.with_type(pa.string()), table.column(i).cast(pa.string()))
-    return table
+    return table if schema is not None else _with_text_nulls(table)
 
 
 def _mixed(values: pd.Series) -> bool:
@@ -352,6 +404,8 @@ def format_rows(df: pd.DataFrame, fmt: str, *, header: bool = True, where: str =
 def _to_jsonl(df: pd.DataFrame) -> str:
     """One JSON object per row; floats written with repr (shortest round-trip, unlike pandas' 15 digits),
     NaN/inf as null."""
+    import pandas as pd
+
     def clean(value):
         if isinstance(value, float) and not np.isfinite(value):
             return None
@@ -368,6 +422,8 @@ def _to_jsonl(df: pd.DataFrame) -> str:
 
 
 def _to_tsv(df: pd.DataFrame, where: str = "") -> str:
+    import pandas as pd
+
     for col in df.columns:
         if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
             cells = df[col].dropna().astype(str)

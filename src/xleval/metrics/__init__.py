@@ -3,15 +3,20 @@
 Only the base class and the registry are imported eagerly; metric classes load on first use.
 """
 from ._base import Metric
-from ._registry import available_metrics, get_metric
+from ._registry import available_metrics, get_metric, metric_options
 
 __all__ = ["Metric", "BLEU", "CHRF", "TER", "COMET", "BERTScore", "EmbeddingCosine", "get_metric", "available_metrics",
-           "score_frame", "corpus_table", "ScoredFrame", "set_backend", "get_backend"]
+           "metric_options", "score_frame", "score_inputs", "corpus_table", "ScoredFrame", "set_backend", "get_backend",
+           "compare_systems", "compare_systems_frame", "SystemsComparison",
+           "Score", "corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "corpus_ter", "sentence_ter"]
 
 # the neural classes import torch/transformers only when a model is loaded, not at class import
 _LAZY = {"BLEU": "._bleu", "CHRF": "._chrf", "TER": "._ter", "COMET": "._comet", "BERTScore": "._bertscore",
-         "EmbeddingCosine": "._embed", "score_frame": "._frame", "corpus_table": "._frame", "ScoredFrame": "._frame",
-         "set_backend": "._fast", "get_backend": "._fast"}
+         "EmbeddingCosine": "._embed", "score_frame": "._frame", "score_inputs": "._frame", "corpus_table": "._frame",
+         "ScoredFrame": "._frame",
+         "set_backend": "._fast", "get_backend": "._fast",
+         "compare_systems": "._systems", "compare_systems_frame": "._systems", "SystemsComparison": "._systems",
+         **dict.fromkeys(("Score", "corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "corpus_ter", "sentence_ter"), "._compat")}
 
 
 def __getattr__(name: str):

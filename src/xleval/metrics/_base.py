@@ -15,11 +15,12 @@ import numpy as np
 
 from xleval.exceptions import InputError
 
-__all__ = ["Metric", "References"]
+__all__ = ["Metric", "References", "count_refs"]
 
 # One reference per segment (a sequence of strings), or sacrebleu-style reference *streams*:
-# a sequence of k sequences, each holding one reference per segment.
-References = Sequence[str] | Sequence[Sequence[str]]
+# a sequence of k sequences, each holding one reference per segment. A stream may hold ``None``
+# where a segment has fewer references than others (sacrebleu's convention for a varying number).
+References = Sequence[str] | Sequence[Sequence[str | None]]
 
 
 def _xleval_version() -> str:
@@ -54,6 +55,15 @@ class Metric(abc.ABC):
     has_stats: ClassVar[bool] = False
     needs_refs: ClassVar[bool] = True
     needs_srcs: ClassVar[bool] = False
+    # Whether a missing reference (None) may be replaced by another reference of the same segment
+    # without changing the number (true for max/best-over-references metrics: BLEU, chrF; not for
+    # TER, which averages the reference lengths and handles None itself, as sacrebleu does).
+    fills_missing_refs: ClassVar[bool] = True
+    # Whether the signature counts the references as sacrebleu does (``nrefs:``): BLEU, chrF, TER.
+    # Only these check the references against ``nrefs`` and accept None for a missing one; the
+    # neural metrics take the best over several references (BERTScore, embeddings) or one (COMET).
+    counts_refs: ClassVar[bool] = False
+    nrefs: int | str = 1
 
     # ------------------------------------------------------------------ signature
     @abc.abstractmethod
@@ -109,6 +119,18 @@ class Metric(abc.ABC):
             return float(self.score_from_stats(self.sentence_stats(hyps, refs, srcs).sum(axis=0)))
         return float(np.mean(self.sentence_scores(hyps, refs, srcs)))
 
+    def sentence_score(self, hypothesis: str, references: Sequence[str | None] | None = None,
+                       source: str | None = None) -> float:
+        """Score of one segment; ``references`` lists that segment's references (sacrebleu's
+        ``sentence_score(hypothesis, references)`` convention)."""
+        if not isinstance(hypothesis, str):
+            raise InputError(f"hypothesis must be a string, got {type(hypothesis).__name__}")
+        if isinstance(references, str):
+            raise InputError("references must be a list of reference strings for this segment, not a string")
+        refs = None if references is None else [[r] for r in references]
+        srcs = None if source is None else [source]
+        return float(self.sentence_scores([hypothesis], refs, srcs)[0])
+
     # ------------------------------------------------------------------ subclass hooks
     @abc.abstractmethod
     def _sentence_scores(
@@ -143,7 +165,26 @@ class Metric(abc.ABC):
             raise InputError(f"metric {self.name!r} needs references: pass refs=")
         if self.needs_srcs and srcs_ is None:
             raise InputError(f"metric {self.name!r} needs sources: pass srcs=")
+        if refs_ is not None and self.counts_refs:
+            self._check_nrefs(refs_)
+            if self.fills_missing_refs:
+                refs_ = _fill_missing(refs_)
+        elif refs_ is not None and any(None in s for s in refs_):
+            raise InputError(f"metric {self.name!r} needs a reference in every stream (got None); "
+                             "score those segments with their own references")
         return hyps_, refs_, srcs_
+
+    def _check_nrefs(self, refs: list[list[str | None]]) -> None:
+        """The references must match ``nrefs`` (sacrebleu counts each segment's non-None references:
+        one count for all segments, or ``var`` when they differ)."""
+        given = count_refs(refs)
+        if given != self.nrefs:
+            detail = ("the number of references varies by segment" if given == "var"
+                      else f"{given} reference(s) per segment given")
+            raise InputError(
+                f"{detail} but this {type(self).__name__} was built with nrefs={self.nrefs!r}; "
+                f"build it with nrefs={given!r} so the signature is right"
+            )
 
 
 def _format_value(value: Any) -> str:
@@ -153,29 +194,55 @@ def _format_value(value: Any) -> str:
     return str(value)
 
 
-def _as_str_list(values: Any, what: str, n: int | None = None) -> list[str]:
-    if isinstance(values, str) or not isinstance(values, Sequence | np.ndarray) and not hasattr(values, "__array__"):
+def _as_str_list(values: Any, what: str, n: int | None = None, allow_none: bool = False) -> list[str]:
+    if isinstance(values, str) or (not isinstance(values, Sequence | np.ndarray) and not hasattr(values, "__array__")):
         raise InputError(f"{what} must be a sequence of strings (one per segment), got {type(values).__name__}")
     out = list(values)
-    for i, v in enumerate(out):
-        if not isinstance(v, str):
-            raise InputError(
-                f"{what}[{i}] is {v!r} ({type(v).__name__}), not a string; "
-                "fill missing texts (e.g. with '') before scoring"
-            )
+    allowed = {str, type(None)} if allow_none else {str}
+    if not set(map(type, out)) <= allowed:  # one C-level pass; find the culprit only on failure
+        for i, v in enumerate(out):
+            if not isinstance(v, str) and not (allow_none and v is None):
+                advice = ("None marks a missing reference (sacrebleu's convention)" if allow_none
+                          else "fill missing texts (e.g. with '') before scoring")
+                raise InputError(f"{what}[{i}] is {v!r} ({type(v).__name__}), not a string; {advice}")
     if n is not None and len(out) != n:
         raise InputError(f"{what} has {len(out)} items but there are {n} hypotheses; they must be aligned")
     return out
 
 
-def _as_streams(refs: Any, n: int) -> list[list[str]]:
-    """Normalise references to a list of streams, each aligned with the hypotheses."""
+def _as_streams(refs: Any, n: int) -> list[list[str | None]]:
+    """Normalise references to a list of streams, each aligned with the hypotheses. ``None`` marks
+    a missing reference (a segment with fewer references than others); every segment needs one."""
     if isinstance(refs, str):
         raise InputError("refs must be a sequence of reference strings (one per segment), not a single string")
     refs_list = list(refs)
-    if len(refs_list) and not isinstance(refs_list[0], str) and isinstance(refs_list[0], Sequence | np.ndarray):
-        streams = [_as_str_list(s, f"refs stream {k}", n) for k, s in enumerate(refs_list)]
-        if not streams:
-            raise InputError("refs holds no reference stream")
-        return streams
-    return [_as_str_list(refs_list, "refs", n)]
+    first = next((r for r in refs_list if r is not None), None)
+    if len(refs_list) and not isinstance(first, str) and isinstance(first, Sequence | np.ndarray):
+        streams = [_as_str_list(s, f"refs stream {k}", n, allow_none=True) for k, s in enumerate(refs_list)]
+    else:
+        streams = [_as_str_list(refs_list, "refs", n, allow_none=True)]
+    if any(None in s for s in streams):
+        for i, segment in enumerate(zip(*streams, strict=True)):
+            if all(r is None for r in segment):
+                raise InputError(f"refs: segment {i} has no reference (every reference is None); give one, "
+                                 "or leave the segment out")
+    return streams
+
+
+def count_refs(refs: Sequence[Sequence[str | None]]) -> int | str:
+    """sacrebleu's number of references: the count of non-None references per segment when it is the
+    same for every segment, else ``"var"``."""
+    if not any(None in s for s in refs):
+        return len(refs)
+    counts = {sum(r is not None for r in segment) for segment in zip(*refs, strict=True)}
+    return counts.pop() if len(counts) == 1 else "var"
+
+
+def _fill_missing(refs: list[list[str | None]]) -> list[list[str]]:
+    """Replace each missing reference by the segment's first present one: for metrics that take the
+    maximum (BLEU's clipping counts, closest length) or the best (chrF) over references, a repeated
+    reference changes nothing, so this equals sacrebleu's dropping of the None entries."""
+    if not any(None in s for s in refs):
+        return refs  # type: ignore[return-value]
+    first = [next(r for r in segment if r is not None) for segment in zip(*refs, strict=True)]
+    return [[f if r is None else r for r, f in zip(stream, first, strict=True)] for stream in refs]

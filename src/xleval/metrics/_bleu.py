@@ -3,10 +3,17 @@
 Modified n-gram precision with clipping (by the maximum count over the references), brevity
 penalty ``BP = exp(1 - r/c)`` with ``r`` the reference length closest to ``c`` (ties: the shorter),
 geometric mean over orders 1..N. Smoothing and effective order follow sacrebleu's
-``BLEU.compute_bleu`` operation by operation, so sentence and corpus scores agree to the last bits.
+``BLEU.compute_bleu`` operation by operation, and the logarithms and exponentials are Python's
+``math.log``/``math.exp`` (numpy's SIMD versions differ in the last bits on AVX-512 machines), so
+sentence and corpus scores are bitwise sacrebleu's.
+
+Defaults are sacrebleu's ``BLEU()``: effective order off (``corpus_bleu``); sentence-level
+scoring in the style of ``sentence_bleu`` turns it on (``get_metric("bleu", level="sentence")``).
 """
 from __future__ import annotations
 
+import functools
+import math
 import warnings
 from importlib import metadata
 from typing import Any, ClassVar
@@ -31,8 +38,9 @@ _LANG_TOKENIZER = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 _FALLBACK = {"ja-mecab": "char", "ko-mecab": "13a"}
 
 
+@functools.lru_cache(maxsize=1)
 def _sacrebleu_version() -> str:
-    return metadata.version("sacrebleu")
+    return metadata.version("sacrebleu")  # parses the package's METADATA file: once per process
 
 
 def default_tokenizer(tgt_lang: str | None) -> str:
@@ -60,10 +68,12 @@ class BLEU(Metric):
         Parameter of ``floor``/``add-k``/``epsilon``; None = the method's default.
     max_ngram_order : int
     effective_order : bool
-        Average only over orders that have n-grams (sacrebleu recommends it for sentence BLEU;
-        it does not change corpus BLEU of corpora with 4+ tokens).
-    nrefs : int
-        Number of references per segment (recorded in the signature; checked when scoring).
+        Average only over orders that have n-grams. Off by default, as in sacrebleu's ``BLEU()``
+        and ``corpus_bleu``; sacrebleu's ``sentence_bleu`` (and ``sacrebleu -sl``) turn it on.
+        It changes corpus BLEU only when some order has no n-gram at all (tiny corpora).
+    nrefs : int or "var"
+        Number of references per segment (recorded in the signature; checked when scoring);
+        ``"var"`` when segments have different numbers (``None`` entries in the reference streams).
     tgt_lang : str or None
         Target language, used only when ``tokenize`` is None.
     """
@@ -71,6 +81,7 @@ class BLEU(Metric):
     name: ClassVar[str] = "bleu"
     range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     has_stats: ClassVar[bool] = True
+    counts_refs: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -79,16 +90,15 @@ class BLEU(Metric):
         smooth_method: str = "exp",
         smooth_value: float | None = None,
         max_ngram_order: int = 4,
-        effective_order: bool = True,
-        nrefs: int = 1,
+        effective_order: bool = False,
+        nrefs: int | str = 1,
         tgt_lang: str | None = None,
     ):
         if smooth_method not in SMOOTH_DEFAULTS:
             raise InputError(f"smooth_method={smooth_method!r} is unknown; choose from {', '.join(SMOOTH_DEFAULTS)}")
         if not isinstance(max_ngram_order, int) or max_ngram_order < 1:
             raise InputError(f"max_ngram_order must be a positive integer, got {max_ngram_order!r}")
-        if not isinstance(nrefs, int) or nrefs < 1:
-            raise InputError(f"nrefs must be a positive integer, got {nrefs!r}")
+        _check_nrefs_option(nrefs)
         self.tokenize = tokenize
         self.lowercase = bool(lowercase)
         self.smooth_method = smooth_method
@@ -146,10 +156,9 @@ class BLEU(Metric):
             "eff": self.effective_order,
             "tok": self._tok_signature,
             "smooth": self._smooth_str(),
+            # like sacrebleu, no field for max_ngram_order (its signature has none)
+            "version": _sacrebleu_version(),
         }
-        if self.max_ngram_order != 4:
-            fields["order"] = self.max_ngram_order
-        fields["version"] = _sacrebleu_version()
         return fields
 
     # ------------------------------------------------------------------ statistics
@@ -158,7 +167,6 @@ class BLEU(Metric):
         return words_to_ragged([s.split() for s in tokenized])
 
     def _sentence_stats(self, hyps, refs, srcs) -> np.ndarray:
-        self._check_nrefs(refs)
         if _fast.enabled():
             return _fast.in_chunks(self._fast_chunk_stats, hyps, refs, 2 + 2 * self.max_ngram_order)
         return in_chunks(self._chunk_stats, hyps, refs, 2 + 2 * self.max_ngram_order)
@@ -185,13 +193,6 @@ class BLEU(Metric):
         total = ngram_totals(hyp_len, order)
         return np.column_stack((hyp_len, ref_len, correct, total)).astype(np.int64)
 
-    def _check_nrefs(self, refs: list[list[str]]) -> None:
-        if len(refs) != self.nrefs:
-            raise InputError(
-                f"{len(refs)} reference stream(s) given but this BLEU was built with nrefs={self.nrefs}; "
-                f"build it with BLEU(nrefs={len(refs)}) so the signature is right"
-            )
-
     def _sentence_scores(self, hyps, refs, srcs) -> np.ndarray:
         return self._score_from_stats(self._sentence_stats(hyps, refs, srcs))
 
@@ -210,12 +211,29 @@ def _closest_ref_len(hyp_len: np.ndarray, ref_lens: list[np.ndarray]) -> np.ndar
     return lens[best, np.arange(len(hyp_len))]
 
 
+def _check_nrefs_option(nrefs: Any) -> None:
+    if nrefs != "var" and (not isinstance(nrefs, int) or isinstance(nrefs, bool) or nrefs < 1):
+        raise InputError(f"nrefs must be a positive integer or 'var', got {nrefs!r}")
+
+
+def exact_exp(x: np.ndarray) -> np.ndarray:
+    """``math.exp`` elementwise: the C library's exp, which sacrebleu uses (numpy's AVX-512 exp can
+    differ in the last bit)."""
+    flat = np.asarray(x, dtype=np.float64).ravel()
+    return np.fromiter(map(math.exp, flat.tolist()), dtype=np.float64, count=flat.size).reshape(np.shape(x))
+
+
+def exact_log(x: np.ndarray) -> np.ndarray:
+    """``math.log`` elementwise for positive values (see :func:`exact_exp`)."""
+    flat = np.asarray(x, dtype=np.float64).ravel()
+    return np.fromiter(map(math.log, flat.tolist()), dtype=np.float64, count=flat.size).reshape(np.shape(x))
+
+
 def _brevity_penalty(sys_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
     bp = np.ones(len(sys_len))
-    short = sys_len < ref_len
-    with np.errstate(divide="ignore", invalid="ignore"):
-        penal = np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1))
-    bp[short] = np.where(sys_len[short] > 0, penal[short], 0.0)
+    short = (sys_len < ref_len) & (sys_len > 0)
+    bp[short] = exact_exp(1 - ref_len[short] / sys_len[short])
+    bp[(sys_len < ref_len) & (sys_len == 0)] = 0.0
     return bp
 
 
@@ -223,13 +241,23 @@ def bleu_from_stats(
     stats: np.ndarray, order: int, method: str, value: float | None, effective: bool
 ) -> np.ndarray:
     """Vectorised ``sacrebleu.BLEU.compute_bleu`` over rows of ``[sys_len, ref_len, correct.., total..]``."""
+    return bleu_parts(stats, order, method, value, effective)[0]
+
+
+def bleu_parts(
+    stats: np.ndarray, order: int, method: str, value: float | None, effective: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(scores, precisions (rows, order) in percent, brevity penalties)`` as sacrebleu's
+    ``compute_bleu`` reports them (precisions are 0 for rows without any match)."""
     stats = np.asarray(stats, dtype=np.float64)
     value = SMOOTH_DEFAULTS[method] if value is None else value
     sys_len, ref_len = stats[:, 0], stats[:, 1]
     correct, total = stats[:, 2 : 2 + order].copy(), stats[:, 2 + order :].copy()
     bp = _brevity_penalty(sys_len, ref_len)
     if method == "epsilon":
-        return _epsilon_bleu(bp, correct, total, value, effective)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            prec = 100.0 * np.where(total > 0, correct / np.where(total > 0, total, 1), 0.0)
+        return _epsilon_bleu(bp, correct, total, value, effective), prec, bp
     rows = len(stats)
     alive = np.ones(rows, dtype=bool)
     eff = np.full(rows, order)
@@ -251,14 +279,18 @@ def bleu_from_stats(
             prec[:, n] = np.where(zero, 100.0 * value / safe_total, 0.0)
         hit = alive & (correct[:, n] != 0)
         prec[:, n] = np.where(hit, 100.0 * correct[:, n] / safe_total, prec[:, n])
-    with np.errstate(divide="ignore"):
-        logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), _MY_LOG_ZERO)
+    logs = np.full(prec.shape, _MY_LOG_ZERO)
+    positive = prec > 0
+    logs[positive] = exact_log(prec[positive])
     acc = np.zeros(rows)
     for n in range(order):  # left-to-right like Python's sum()
         acc = acc + np.where(n < eff, logs[:, n], 0.0)
-    score = bp * np.exp(acc / eff)
     # sacrebleu returns 0 early when nothing matched at all (#141)
-    return np.where(stats[:, 2 : 2 + order].any(axis=1), score, 0.0)
+    matched = stats[:, 2 : 2 + order].any(axis=1)
+    score = np.zeros(rows)
+    score[matched] = bp[matched] * exact_exp(acc[matched] / eff[matched])
+    prec[~matched] = 0.0
+    return score, prec, bp
 
 
 def _epsilon_bleu(bp, correct, total, value, effective) -> np.ndarray:
@@ -266,6 +298,6 @@ def _epsilon_bleu(bp, correct, total, value, effective) -> np.ndarray:
         p = np.where((total > 0) & (correct > 0), correct / np.where(total > 0, total, 1), value)
     eff = np.maximum((total > 0).sum(axis=1), 1) if effective else np.full(len(bp), total.shape[1])
     mask = np.arange(total.shape[1])[None, :] < eff[:, None]
-    return 100.0 * bp * np.exp((np.log(p) * mask).sum(axis=1) / eff)
+    return 100.0 * bp * exact_exp((exact_log(p) * mask).sum(axis=1) / eff)
 
 

@@ -7,7 +7,6 @@ matches]``; with several references the one with the best sentence F-score is ke
 """
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,6 +15,7 @@ from xleval.exceptions import InputError
 
 from . import _fast
 from ._base import Metric
+from ._bleu import _check_nrefs_option, _sacrebleu_version
 from ._ngrams import build_pool, clipped_matches, in_chunks, ngram_totals
 from ._tokenize import chars_to_ragged, words_to_ragged
 
@@ -49,6 +49,7 @@ class CHRF(Metric):
 
     range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     has_stats: ClassVar[bool] = True
+    counts_refs: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -58,13 +59,12 @@ class CHRF(Metric):
         lowercase: bool = False,
         whitespace: bool = False,
         eps_smoothing: bool = False,
-        nrefs: int = 1,
+        nrefs: int | str = 1,
     ):
         for label, value, low in (("char_order", char_order, 1), ("word_order", word_order, 0), ("beta", beta, 0)):
             if not isinstance(value, int) or value < low:
                 raise InputError(f"{label} must be an integer >= {low}, got {value!r}")
-        if not isinstance(nrefs, int) or nrefs < 1:
-            raise InputError(f"nrefs must be a positive integer, got {nrefs!r}")
+        _check_nrefs_option(nrefs)
         self.char_order = char_order
         self.word_order = word_order
         self.beta = beta
@@ -85,7 +85,7 @@ class CHRF(Metric):
             "nc": self.char_order,
             "nw": self.word_order,
             "space": self.whitespace,
-            "version": metadata.version("sacrebleu"),
+            "version": _sacrebleu_version(),
         }
 
     # ------------------------------------------------------------------ statistics
@@ -121,11 +121,6 @@ class CHRF(Metric):
         return out
 
     def _sentence_stats(self, hyps, refs, srcs) -> np.ndarray:
-        if len(refs) != self.nrefs:
-            raise InputError(
-                f"{len(refs)} reference stream(s) given but this chrF was built with nrefs={self.nrefs}; "
-                f"build it with nrefs={len(refs)} so the signature is right"
-            )
         width = 3 * (self.char_order + self.word_order)
         if _fast.enabled():
             return _fast.in_chunks(self._fast_chunk_stats, hyps, refs, width)

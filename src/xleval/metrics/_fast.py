@@ -8,17 +8,21 @@ references repeat across systems, so each is tokenised once per batch. ``13a`` a
 tokenised by the compiled replay of sacrebleu's tokenizer (``_kernels.tokenize_re``; used only
 while sacrebleu's patterns are the ones it replays); the other tokenizers run sacrebleu's own
 code and only the counting is compiled.
+
+The kernels come from the ahead-of-time build (``_aot``: a plain extension module, loaded without
+numba) when it exists for the current source, else from numba's JIT; the first JIT use builds the
+AOT module in the cache folder for the next processes (``XLEVAL_AOT=0`` turns that off).
 """
 from __future__ import annotations
 
 import functools
 import importlib
 import logging
+import os
 from collections.abc import Callable
 from contextlib import contextmanager
 
 import numpy as np
-import pandas as pd
 
 from xleval.exceptions import InputError, MissingDependencyError
 
@@ -69,13 +73,59 @@ def enabled() -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _kernels():
+    aot = os.environ.get("XLEVAL_AOT", "1") != "0"
+    if aot:
+        from . import _aot
+
+        compiled = _aot.load()
+        if compiled is not None:
+            return compiled
     try:
-        return importlib.import_module("xleval.metrics._kernels")
+        jit = importlib.import_module("xleval.metrics._kernels")
     except ImportError:  # numba absent: the numpy path runs
         return None
     except RuntimeError as err:  # numba present but unusable here (e.g. no writable cache location)
         logger.warning("numba kernels unavailable (%s); BLEU/chrF use the numpy path", err)
         return None
+    if aot:
+        _build_for_next_time()
+    return jit
+
+
+def _build_for_next_time() -> None:
+    """Build the ahead-of-time kernels once (about a minute of CPU), so that later processes skip
+    loading numba; a failure (no C compiler, read-only cache) is remembered and never retried."""
+    from . import _aot
+
+    marker = _aot.cache_dir() / (_aot.module_name() + ".failed")
+    if marker.exists():
+        return
+    try:
+        logger.info("building the compiled BLEU/chrF kernels once into %s", _aot.cache_dir())
+        _aot.build()
+    except Exception as err:  # noqa: BLE001 - any build failure leaves the JIT kernels in use
+        logger.warning("could not build the compiled kernels (%s); numba's JIT kernels are used", err)
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(str(err), encoding="utf-8")
+        except OSError:
+            pass
+
+
+# str.replace steps of Tokenizer13a, in sacrebleu's order (after BLEU's rstrip)
+REPLACE_13A = [("<skipped>", ""), ("-\n", ""), ("\n", " "), ("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">")]
+
+
+def _flat(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Strings as one int32 code point array plus int64 offsets."""
+    off = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
+    return np.array([ord(c) for c in "".join(texts)], dtype=np.int32), off
+
+
+@functools.lru_cache(maxsize=1)
+def replace_args() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The 13a replacements as kernel arguments: patterns and replacements, each flat + offsets."""
+    return (*_flat([p for p, _ in REPLACE_13A]), *_flat([r for _, r in REPLACE_13A]))
 
 
 def _require_kernels():
@@ -156,7 +206,7 @@ def _compiled_words(kernels, lines: list[str], tokenizer: str) -> list[list[str]
     t = tables()
     units, off = code_points(lines)
     chars, tok_off, line_tok = kernels.tokenize_re(
-        units, off, 0 if tokenizer == "13a" else 1, t["space"], t["punct"], t["chinese"], *kernels.REPLACE_ARGS
+        units, off, 0 if tokenizer == "13a" else 1, t["space"], t["punct"], t["chinese"], *replace_args()
     )
     text = chars.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
     toks = [text[tok_off[i] : tok_off[i + 1]] for i in range(len(tok_off) - 1)]
@@ -169,13 +219,12 @@ def _compiled_words(kernels, lines: list[str], tokenizer: str) -> list[list[str]
 def dedupe(hyps: list[str], refs: list[list[str]]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Distinct strings of the batch, the string index of each hypothesis and of each reference ``(k, n)``."""
     n = len(hyps)
-    everything = np.empty(n * (1 + len(refs)), dtype=object)
-    everything[:n] = hyps
-    for k, stream in enumerate(refs):
-        everything[n * (k + 1) : n * (k + 2)] = stream
-    codes, uniques = pd.factorize(everything)
-    codes = codes.astype(np.int64, copy=False)
-    return list(uniques), codes[:n], codes[n:].reshape(len(refs), n)
+    # a dict keeps first-seen order and is about twice as fast as pandas.factorize on Python strings
+    index: dict[str, int] = {}
+    put = index.setdefault
+    codes = np.fromiter((put(s, len(index)) for stream in (hyps, *refs) for s in stream), dtype=np.int64,
+                        count=n * (1 + len(refs)))
+    return list(index), codes[:n], codes[n:].reshape(len(refs), n)
 
 
 def code_points(lines: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -194,7 +243,7 @@ def words(lines: list[str], tokenizer: str) -> tuple[np.ndarray, np.ndarray]:
         t = tables()
         units, off = code_points(lines)
         chars, tok_off, line_tok = kernels.tokenize_re(
-            units, off, 0 if tokenizer == "13a" else 1, t["space"], t["punct"], t["chinese"], *kernels.REPLACE_ARGS
+            units, off, 0 if tokenizer == "13a" else 1, t["space"], t["punct"], t["chinese"], *replace_args()
         )
         ids, _ = kernels.intern_tokens(chars, tok_off)
         return ids, line_tok
@@ -219,8 +268,12 @@ def ragged_csr(ragged) -> tuple[np.ndarray, np.ndarray]:
 
 
 def matches(units, off, hyp_idx, ref_idx, order: int) -> np.ndarray:
-    """Clipped matches ``(n, order)`` of each hypothesis against its references (max over them)."""
-    return _require_kernels().clipped_matches(units, off, hyp_idx, ref_idx, order)
+    """Clipped matches ``(n, order)`` of each hypothesis against its references (max over them).
+    With one reference per segment the reference-centric kernel counts each distinct reference once."""
+    kernels = _require_kernels()
+    if ref_idx.shape[0] == 1:
+        return kernels.clipped_matches_shared(units, off, hyp_idx, np.ascontiguousarray(ref_idx[0]), order)
+    return kernels.clipped_matches(units, off, hyp_idx, ref_idx, order)
 
 
 def in_chunks(func: Callable, hyps: list[str], refs: list[list[str]], width: int) -> np.ndarray:

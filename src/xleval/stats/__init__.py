@@ -6,8 +6,15 @@ takes an explicit ``random_state`` where it resamples, and returns a frozen resu
 the reference implementations they are tested against.
 """
 from xleval.stats._bootstrap import bootstrap, bootstrap_sums, paired_bootstrap
+from xleval.stats._compare_correlations import average_correlation, compare_correlations, williams_test
 from xleval.stats._correlation import correlation, partial_correlation
 from xleval.stats._effects import cohens_d, eta_squared, kruskal_wallis
+from xleval.stats._paired_mt import (
+                                     SystemTest,
+                                     approximate_randomization_test,
+                                     bootstrap_score_ci,
+                                     paired_bootstrap_test,
+)
 from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
 from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
@@ -32,4 +39,11 @@ __all__ = [
     "eta_squared",
     "kruskal_wallis",
     "cohens_d",
+    "SystemTest",
+    "paired_bootstrap_test",
+    "approximate_randomization_test",
+    "bootstrap_score_ci",
+    "average_correlation",
+    "compare_correlations",
+    "williams_test",
 ]

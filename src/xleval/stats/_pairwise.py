@@ -14,6 +14,18 @@ Tie calibration picks epsilon among 0 and every |metric difference| to maximise 
 the smallest best epsilon, as mt-metrics-eval's ``tau_optimization`` does with
 ``sample_rate=1``. Everything is vectorised over the upper triangle of pair differences
 (memory ~ n^2 / 2 pairs: fine up to a few thousand items).
+
+Averaging (mt-metrics-eval's ``average_by``): ``"none"`` pools the pairs; ``"group"`` /
+``"item"`` compute acc23 over the pairs inside each group of ``groups`` / each item of ``items``
+(e.g. the systems' outputs of one segment) and average the groups' accuracies, with one epsilon
+chosen to maximise that average (``KendallWithTiesOpt(average_by=...)``; WMT23's segment-level
+accuracy averages by item). Groups without a pair (one scored row) are left out, as there.
+
+Comparing two metrics (:func:`compare_pairwise_accuracy`): ``resample="scores"`` is PERM-BOTH
+(``PermutationSigDiff``: swap the two metrics' scores of an item, recalibrate); ``"pairs"`` is the
+pair-swap test WMT23 used (``PairwisePermutationSigDiff``: swap the two metrics' verdicts on a pair,
+each metric keeping the epsilon calibrated on the data). The default alternative is ``greater``
+(H1: ``metric_b`` orders the pairs better), the one-sided test WMT reports.
 """
 from __future__ import annotations
 
@@ -30,6 +42,10 @@ from xleval.stats._results import PairwiseAccuracy, TestResult
 __all__ = ["pairwise_accuracy", "compare_pairwise_accuracy"]
 
 PAIRS = ("all", "cross", "within")
+AVERAGE_BY = ("none", "group", "item")
+RESAMPLE = ("scores", "pairs")
+# pair-difference entries per vectorised block when resamples are scored (bounds memory)
+_BLOCK = 4_000_000
 
 
 def pairwise_accuracy(
@@ -38,19 +54,34 @@ def pairwise_accuracy(
     *,
     groups: Any = None,
     pairs: str | np.ndarray = "all",
+    average_by: str = "none",
+    items: Any = None,
     tie_calibration: bool = True,
     epsilon: float | None = None,
     nan_policy: str = "raise",
 ) -> PairwiseAccuracy:
-    """acc23 pairwise accuracy of ``metric`` against ``human`` (one value per item, e.g. system).
+    """acc23 pairwise accuracy of ``metric`` against ``human`` (one value per row: a system, or a
+    system's output of one segment).
 
-    ``pairs``: ``"all"`` pairs, ``"cross"`` (only pairs of items from different ``groups``, e.g.
+    ``pairs``: ``"all"`` pairs, ``"cross"`` (only pairs of rows from different ``groups``, e.g.
     systems of different language pairs), ``"within"`` (same group only), or an (n, n) boolean
-    mask whose upper triangle selects the pairs. ``tie_calibration=True`` optimises epsilon;
-    a fixed ``epsilon`` (>= 0) disables it; ``tie_calibration=False`` without epsilon uses
-    exact ties only (epsilon = 0). ``nan_policy="omit"`` drops items whose human or metric
-    score is missing (with a DataQualityWarning), as mt-metrics-eval filters gold Nones.
+    mask whose upper triangle selects the pairs. ``average_by``: ``"none"`` (pool the pairs),
+    ``"group"`` (acc23 within each group of ``groups``, averaged over groups) or ``"item"`` (within
+    each item of ``items``, e.g. segment ids, averaged over items: WMT23's segment-level accuracy);
+    averaging needs ``pairs="all"``. ``tie_calibration=True`` optimises epsilon (one epsilon for the
+    average); a fixed ``epsilon`` (>= 0) disables it; ``tie_calibration=False`` without epsilon uses
+    exact ties only (epsilon = 0). ``nan_policy="omit"`` drops rows whose human or metric score is
+    missing (with a DataQualityWarning), as mt-metrics-eval filters gold Nones.
     """
+    v.check_choice(average_by, "average_by", AVERAGE_BY)
+    if average_by != "none":
+        units = _units(average_by, groups, items, pairs)
+        m, h, keep, n_all = _inputs(metric, human, nan_policy)
+        codes, _ = v.group_codes(units, n_all, "groups" if average_by == "group" else "items")
+        layout = _unit_pairs(codes[keep])
+        dm, dh = m[layout.iu] - m[layout.ju], h[layout.iu] - h[layout.ju]
+        eps, calibrated = _epsilon(epsilon, tie_calibration, dm, dh, layout.weights)
+        return _counts(dm, dh, eps, calibrated, "all", len(m), layout, average_by)
     m, h, keep, n_all = _inputs(metric, human, nan_policy)
     mask_name, mask = _pair_mask(pairs, groups, n_all)
     mask = mask[np.ix_(keep, keep)]
@@ -59,13 +90,60 @@ def pairwise_accuracy(
         raise InputError(f"pairwise_accuracy: no pairs to compare with pairs={mask_name!r} "
                          f"({len(m)} items); 'cross' needs items from at least two groups")
     dm, dh = m[iu] - m[ju], h[iu] - h[ju]
+    eps, calibrated = _epsilon(epsilon, tie_calibration, dm, dh, None)
+    return _counts(dm, dh, eps, calibrated, mask_name, len(m))
+
+
+def _epsilon(epsilon: float | None, tie_calibration: bool, dm: np.ndarray, dh: np.ndarray,
+             weights: np.ndarray | None) -> tuple[float, bool]:
     if epsilon is not None:
         if not np.isfinite(epsilon) or epsilon < 0:
             raise InputError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
-        eps, calibrated = float(epsilon), False
-    else:
-        eps, calibrated = (_calibrate(dm, dh) if tie_calibration else 0.0), bool(tie_calibration)
-    return _counts(dm, dh, eps, calibrated, mask_name, len(m))
+        return float(epsilon), False
+    return (_calibrate(dm, dh, weights) if tie_calibration else 0.0), bool(tie_calibration)
+
+
+def _units(average_by: str, groups: Any, items: Any, pairs: Any) -> Any:
+    units = groups if average_by == "group" else items
+    if units is None:
+        need = "groups=" if average_by == "group" else "items= (e.g. the segment id of each row)"
+        raise InputError(f"average_by={average_by!r} needs {need}")
+    if not (isinstance(pairs, str) and pairs == "all"):
+        raise InputError(f"average_by={average_by!r} compares the pairs inside each group; use pairs='all'")
+    return units
+
+
+class _Layout:
+    """The pairs inside each unit (group or item): row indices ``iu < ju``, the unit of each pair,
+    and each pair's weight ``1 / (units * pairs in its unit)`` (the macro average is a weighted sum)."""
+
+    def __init__(self, iu: np.ndarray, ju: np.ndarray, unit: np.ndarray, n_units: int, per_unit: np.ndarray):
+        self.iu, self.ju, self.unit, self.n_units, self.per_unit = iu, ju, unit, n_units, per_unit
+        self.weights = 1.0 / (n_units * per_unit[unit]) if n_units else np.zeros(0)
+
+
+def _unit_pairs(codes: np.ndarray) -> _Layout:
+    """All pairs of rows of the same unit, vectorised per unit size."""
+    order = np.argsort(codes, kind="stable")
+    sizes = np.bincount(codes, minlength=int(codes.max()) + 1 if len(codes) else 0)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]) if len(sizes) else np.zeros(0, dtype=np.int64)
+    iu_parts, ju_parts, unit_parts = [], [], []
+    for size in np.unique(sizes[sizes >= 2]):
+        units = np.flatnonzero(sizes == size)
+        a, b = np.triu_indices(int(size), k=1)
+        base = starts[units][:, None]
+        iu_parts.append(order[(base + a[None, :]).ravel()])
+        ju_parts.append(order[(base + b[None, :]).ravel()])
+        unit_parts.append(np.repeat(units, len(a)))
+    if not iu_parts:
+        raise InputError("pairwise_accuracy: no group/item has two rows with both scores; nothing to compare")
+    iu, ju, unit = np.concatenate(iu_parts), np.concatenate(ju_parts), np.concatenate(unit_parts)
+    # keep the rows' order inside a pair (i < j), as the pooled computation does
+    swap = iu > ju
+    iu, ju = np.where(swap, ju, iu), np.where(swap, iu, ju)
+    used, dense = np.unique(unit, return_inverse=True)
+    per_unit = np.bincount(dense).astype(np.float64)
+    return _Layout(iu, ju, dense, len(used), per_unit)
 
 
 def _inputs(metric: Any, human: Any, nan_policy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -100,8 +178,9 @@ def _pair_mask(pairs: Any, groups: Any, n: int) -> tuple[str, np.ndarray]:
     return "mask", mask
 
 
-def _calibrate(dm: np.ndarray, dh: np.ndarray) -> float:
-    """The smallest epsilon among {0} U {|dm|} that maximises acc23."""
+def _calibrate(dm: np.ndarray, dh: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """The smallest epsilon among {0} U {|dm|} that maximises acc23 (or, with ``weights``, the
+    weighted sum that is the average of the units' acc23)."""
     ad = np.abs(dm)
     order = np.argsort(ad, kind="stable")
     ad = ad[order]
@@ -109,7 +188,8 @@ def _calibrate(dm: np.ndarray, dh: np.ndarray) -> float:
     htie = (dh[order] == 0)
     # Raising epsilon to ad[k] turns every pair up to k into a metric tie: it loses its
     # concordance and gains a "tie in both" when humans tie it too.
-    gain = np.cumsum(htie.astype(np.int64) - con.astype(np.int64))
+    change = htie.astype(np.int64) - con.astype(np.int64)
+    gain = np.cumsum(change) if weights is None else np.cumsum(change * weights[order])
     thresholds = np.unique(ad)
     last = np.searchsorted(ad, thresholds, side="right") - 1
     scores = gain[last]
@@ -119,18 +199,27 @@ def _calibrate(dm: np.ndarray, dh: np.ndarray) -> float:
     return float(thresholds[int(np.argmax(scores))])
 
 
-def _counts(dm: np.ndarray, dh: np.ndarray, eps: float, calibrated: bool, pairs: str, n: int) -> PairwiseAccuracy:
+def _counts(dm: np.ndarray, dh: np.ndarray, eps: float, calibrated: bool, pairs: str, n: int,
+            layout: _Layout | None = None, average_by: str = "none") -> PairwiseAccuracy:
     mtie = np.abs(dm) <= eps
     htie = dh == 0
+    good = (mtie & htie) | (~mtie & ~htie & (np.sign(dm) == np.sign(dh)))
     both = int(np.count_nonzero(mtie & htie))
     t_h = int(np.count_nonzero(htie & ~mtie))
     t_m = int(np.count_nonzero(mtie & ~htie))
-    con = int(np.count_nonzero(~mtie & ~htie & (np.sign(dm) == np.sign(dh))))
+    con = int(np.count_nonzero(good)) - both
     total = int(dm.size)
     dis = total - con - both - t_h - t_m
+    if layout is None:
+        estimate, units, method = (con + both) / total, None, "acc23"
+    else:  # the macro average over units of (C + T_hm) / pairs
+        per_unit = np.bincount(layout.unit, weights=good, minlength=layout.n_units) / layout.per_unit
+        estimate, units = float(per_unit.mean()), layout.n_units
+        method = f"acc23 averaged by {average_by} ({units} {average_by}s with pairs)"
     return PairwiseAccuracy(
-        estimate=(con + both) / total, n=n, n_pairs=total, concordant=con, discordant=dis,
+        estimate=estimate, n=n, n_pairs=total, concordant=con, discordant=dis,
         ties_human=t_h, ties_metric=t_m, ties_both=both, epsilon=eps, tie_calibration=calibrated, pairs=pairs,
+        method=method, average_by=average_by, n_groups=units,
     )
 
 
@@ -141,42 +230,111 @@ def compare_pairwise_accuracy(
     *,
     groups: Any = None,
     pairs: str | np.ndarray = "all",
+    average_by: str = "none",
+    items: Any = None,
     tie_calibration: bool = True,
-    alternative: str = "two-sided",
+    resample: str = "scores",
+    alternative: str = "greater",
     n_resamples: int = 1000,
     random_state: Any = None,
+    nan_policy: str = "raise",
 ) -> TestResult:
     """Paired permutation test of ``acc23(metric_b) - acc23(metric_a)`` against the same humans.
 
-    mt-metrics-eval's PERM-BOTH (PermutationSigDiff): both metrics are z-scored over the items
-    (a monotone map, so neither accuracy changes), then each item's two scores are swapped with
-    probability 1/2 and both accuracies recomputed (tie calibration redone per resample when
-    ``tie_calibration``). ``statistic`` is the observed difference; ``alternative="greater"``
-    tests whether ``metric_b`` (e.g. calibrated scores) orders the pairs better than
-    ``metric_a`` (raw). Vectorised over resamples and pairs.
+    ``resample="scores"``: mt-metrics-eval's PERM-BOTH (``PermutationSigDiff``): both metrics are
+    z-scored over the rows (a monotone map, so neither accuracy changes), then each row's two
+    scores are swapped with probability 1/2 and both accuracies recomputed (tie calibration redone
+    per resample when ``tie_calibration``). ``resample="pairs"``: the pair-swap test WMT23 used for
+    segment-level accuracy (``PairwisePermutationSigDiff``): each metric's epsilon is calibrated
+    once on the data, then each pair's two verdicts (concordant / tied / ...) are swapped with
+    probability 1/2. ``average_by``/``items`` as in :func:`pairwise_accuracy`.
+
+    ``alternative="greater"`` (default, WMT's one-sided test) tests whether ``metric_b`` orders the
+    pairs better than ``metric_a``; ``"two-sided"`` and ``"less"`` are available; the result's
+    ``alternative`` and ``method`` name the test, and its note states the p-value convention
+    ``(1 + #{T* >= T}) / (1 + B)`` (mt-metrics-eval reports ``#{T* >= T} / B``).
     """
     from xleval.stats._permutation import permutation_test_paired  # local: avoids an import cycle
 
-    a = v.as_float_array(metric_a, "metric_a")
-    b = v.as_float_array(metric_b, "metric_b")
-    h = v.as_float_array(human, "human")
+    v.check_choice(resample, "resample", RESAMPLE)
+    v.check_choice(average_by, "average_by", AVERAGE_BY)
+    allow = v.check_choice(nan_policy, "nan_policy", ("raise", "omit")) == "omit"
+    a = v.as_float_array(metric_a, "metric_a", allow_nan=allow)
+    b = v.as_float_array(metric_b, "metric_b", allow_nan=allow)
+    h = v.as_float_array(human, "human", allow_nan=allow)
     v.check_same_length("metric_a", a, "human", h)
     v.check_same_length("metric_b", b, "human", h)
     v.check_min_size(h, 2, "human")
-    mask_name, mask = _pair_mask(pairs, groups, len(h))
-    iu, ju = np.nonzero(np.triu(mask, k=1))
+    keep = np.isfinite(a) & np.isfinite(b) & np.isfinite(h)
+    if not keep.all():
+        warnings.warn(f"compare_pairwise_accuracy: {int((~keep).sum())} of {len(h)} rows with a missing score left out",
+                      DataQualityWarning, stacklevel=2)
+    if average_by != "none":
+        units = _units(average_by, groups, items, pairs)
+        codes, _ = v.group_codes(units, len(h), "groups" if average_by == "group" else "items")
+        units_layout = _unit_pairs(codes[keep])
+        layout: _Layout | None = units_layout
+        iu, ju, mask_name = units_layout.iu, units_layout.ju, f"all, averaged by {average_by}"
+    else:
+        mask_name, mask = _pair_mask(pairs, groups, len(h))
+        iu, ju = np.nonzero(np.triu(mask[np.ix_(keep, keep)], k=1))
+        layout = None
+    a, b, h = a[keep], b[keep], h[keep]
     if iu.size == 0:
         raise InputError(f"compare_pairwise_accuracy: no pairs with pairs={mask_name!r}")
     dh = h[iu] - h[ju]
+    weights = layout.weights if layout is not None else None
+    sided = {"greater": "one-sided, H1: acc(b) > acc(a)", "less": "one-sided, H1: acc(b) < acc(a)",
+             "two-sided": "two-sided"}.get(alternative, alternative)
+    if resample == "pairs":
+        res = _pair_swap(a, b, iu, ju, dh, weights, tie_calibration, alternative, n_resamples, random_state)
+        method = f"pair-swap permutation (PairwisePermutationSigDiff) acc23 pairs={mask_name}, {sided}"
+    else:
+        def delta(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
+            x2, y2 = np.atleast_2d(x), np.atleast_2d(y)
+            out = np.concatenate([
+                _acc_rows(y2[r][:, iu] - y2[r][:, ju], dh, tie_calibration, weights)
+                - _acc_rows(x2[r][:, iu] - x2[r][:, ju], dh, tie_calibration, weights)
+                for r in _row_blocks(len(x2), iu.size)])
+            return out if np.ndim(x) == 2 else out[0]
 
-    def delta(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
-        x2, y2 = np.atleast_2d(x), np.atleast_2d(y)
-        out = _acc_rows(y2[:, iu] - y2[:, ju], dh, tie_calibration) - _acc_rows(x2[:, iu] - x2[:, ju], dh, tie_calibration)
-        return out if np.ndim(x) == 2 else out[0]
+        res = permutation_test_paired(_zscore(a), _zscore(b), delta, alternative=alternative,
+                                      n_resamples=n_resamples, random_state=random_state)
+        method = f"permutation-paired-swap (PERM-BOTH) acc23 pairs={mask_name}, {sided}"
+    return replace(res, method=method, notes=res.notes + ("p-value: (1 + #{T* as extreme as T}) / (1 + B)",)
+                   if not res.exact else res.notes)
 
-    res = permutation_test_paired(_zscore(a), _zscore(b), delta, alternative=alternative,
-                                  n_resamples=n_resamples, random_state=random_state)
-    return replace(res, method=f"permutation-paired-swap (PERM-BOTH) acc23 pairs={mask_name}")
+
+def _row_blocks(n_rows: int, n_pairs: int) -> list[slice]:
+    step = max(1, _BLOCK // max(n_pairs, 1))
+    return [slice(i, i + step) for i in range(0, n_rows, step)]
+
+
+def _verdicts(dm: np.ndarray, dh: np.ndarray, eps: float) -> np.ndarray:
+    """1 where a pair counts for acc23 (concordant, or tied in both), else 0."""
+    mtie = np.abs(dm) <= eps
+    htie = dh == 0
+    return ((mtie & htie) | (~mtie & ~htie & (np.sign(dm) == np.sign(dh)))).astype(np.float64)
+
+
+def _pair_swap(a, b, iu, ju, dh, weights, tie_calibration, alternative, n_resamples, random_state) -> TestResult:
+    """acc(b) - acc(a) = sum_p w_p (v_b,p - v_a,p): swapping a pair's verdicts flips the sign of its
+    term, so the test is a sign-flip test over the pairs whose verdicts differ."""
+    from xleval.stats._permutation import permutation_test_paired
+
+    dma, dmb = a[iu] - a[ju], b[iu] - b[ju]
+    eps_a = _calibrate(dma, dh, weights) if tie_calibration else 0.0
+    eps_b = _calibrate(dmb, dh, weights) if tie_calibration else 0.0
+    w = weights if weights is not None else np.full(dh.size, 1.0 / dh.size)
+    va, vb = _verdicts(dma, dh, eps_a) * w, _verdicts(dmb, dh, eps_b) * w
+    differ = va != vb
+    if not differ.any():
+        raise InputError("compare_pairwise_accuracy: the two metrics give the same verdict on every pair; "
+                         "there is no difference to test")
+    res = permutation_test_paired(vb[differ], va[differ], lambda x, y, axis: np.sum(x - y, axis=axis),
+                                  alternative=alternative, n_resamples=n_resamples, random_state=random_state)
+    note = f"epsilon fixed per metric: a {eps_a:g}, b {eps_b:g}; {int(differ.sum())} of {differ.size} pairs differ"
+    return replace(res, n=int(differ.size), notes=res.notes + (note,))
 
 
 def _zscore(x: np.ndarray) -> np.ndarray:
@@ -184,19 +342,25 @@ def _zscore(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / sd if sd > 0 else x - x.mean()
 
 
-def _acc_rows(dm: np.ndarray, dh: np.ndarray, calibrate: bool) -> np.ndarray:
+def _acc_rows(dm: np.ndarray, dh: np.ndarray, calibrate: bool, weights: np.ndarray | None = None) -> np.ndarray:
     """acc23 for each row of pair differences ``dm`` (B, P) against fixed human differences
-    ``dh`` (P,), with the best epsilon per row when ``calibrate`` (else exact ties only)."""
+    ``dh`` (P,), with the best epsilon per row when ``calibrate`` (else exact ties only).
+    ``weights`` (P,): per-pair weights of an averaged accuracy (None: pooled, counted in integers)."""
     htie = dh == 0
     con = (np.sign(dm) == np.sign(dh)) & (dm != 0) & ~htie
     n_pairs = dm.shape[1]
     if not calibrate:
-        return (con.sum(axis=1) + ((dm == 0) & htie).sum(axis=1)) / n_pairs
+        good = con | ((dm == 0) & htie)
+        return good.sum(axis=1) / n_pairs if weights is None else good @ weights
     ad = np.abs(dm)
     order = np.argsort(ad, axis=1, kind="stable")
     ad = np.take_along_axis(ad, order, axis=1)
-    gain = np.cumsum(htie[order].astype(np.int64) - np.take_along_axis(con, order, axis=1), axis=1)
+    change = htie[order].astype(np.int64) - np.take_along_axis(con, order, axis=1)
+    gain = np.cumsum(change if weights is None else change * weights[order], axis=1)
     last_of_value = np.concatenate([ad[:, 1:] != ad[:, :-1], np.ones((len(ad), 1), dtype=bool)], axis=1)
-    best = np.where(last_of_value, gain, np.iinfo(np.int64).min).max(axis=1)
+    floor = np.iinfo(np.int64).min if weights is None else -np.inf
+    best = np.where(last_of_value, gain, floor).max(axis=1)
     best = np.where(ad[:, 0] > 0, np.maximum(best, 0), best)  # epsilon = 0 adds no tie when no diff is 0
-    return (con.sum(axis=1) + best) / n_pairs
+    if weights is None:
+        return (con.sum(axis=1) + best) / n_pairs
+    return con @ weights + best

@@ -92,6 +92,8 @@ class PairwiseAccuracy(Result):
     ``estimate = (concordant + ties_both) / n_pairs`` where metric ties are pairs whose metric
     scores differ by at most ``epsilon`` (chosen by tie calibration when ``tie_calibration``).
     ``n`` is the number of items, ``n_pairs`` the number of pairs counted (after the pair mask).
+    With ``average_by`` ``"group"``/``"item"`` the estimate is the mean of the ``n_groups`` units'
+    accuracies (the counts are totals over the units).
     """
 
     estimate: float
@@ -106,6 +108,8 @@ class PairwiseAccuracy(Result):
     tie_calibration: bool
     pairs: str
     method: str = "acc23"
+    average_by: str = "none"
+    n_groups: int | None = None
     ci_low: float | None = None
     ci_high: float | None = None
     level: float | None = None

@@ -1,0 +1,95 @@
+"""The WMT system-output folder (``wmt-conference/wmtNN-news-systems``, folder ``txt/``) as the long table.
+
+Files (one segment a line, UTF-8, split on ``\\n`` only)::
+
+    txt/sources/TESTSET.SRC-TGT.src.SRC
+    txt/references/TESTSET.SRC-TGT.ref.NAME.TGT          (NAME: A, B, ...)
+    txt/system-outputs/TESTSET.SRC-TGT.hyp.SYSTEM.TGT
+
+Every (language pair, system) becomes rows ``dataset, lp, system, seg_id (1-based line), source,
+reference`` (the chosen reference; the others as ``reference_2``... with ``all_references``) and
+``hypothesis``. A system's output must have as many lines as the source.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from ..exceptions import InputError
+from ._read import read_lines
+
+__all__ = ["read_wmt_folder"]
+
+_HYP = re.compile(r"^(?P<test>[^.]+)\.(?P<lp>[A-Za-z]+-[A-Za-z]+)\.hyp\.(?P<system>.+)\.(?P<tgt>[A-Za-z]+)$")
+_REF = re.compile(r"^(?P<test>[^.]+)\.(?P<lp>[A-Za-z]+-[A-Za-z]+)\.ref\.(?P<name>[^.]+)\.(?P<tgt>[A-Za-z]+)$")
+_SRC = re.compile(r"^(?P<test>[^.]+)\.(?P<lp>[A-Za-z]+-[A-Za-z]+)\.src\.(?P<src>[A-Za-z]+)$")
+
+
+def _txt_root(root: Path) -> Path:
+    for candidate in (root, root / "txt"):
+        if (candidate / "system-outputs").is_dir():
+            return candidate
+    raise InputError(f"{root}: not a WMT system-output folder (no system-outputs/ in it or in its txt/); "
+                     "give the folder that holds txt/ or txt/ itself")
+
+
+def _lines(path: Path) -> list[str]:
+    return read_lines(path)  # recorded as an input of the running command (no output may replace it)
+
+
+def read_wmt_folder(root: str | os.PathLike, *, test_set: str | None = None, lps: Sequence[str] | None = None,
+                    systems: Sequence[str] | None = None, reference: str = "A",
+                    all_references: bool = False) -> pd.DataFrame:
+    """Read a WMT ``txt/`` folder (see the module docstring) into the long table.
+
+    ``test_set`` (e.g. ``newstest2021``), ``lps`` and ``systems`` restrict what is read (default:
+    everything found); ``reference`` names the reference in the ``reference`` column (``A``);
+    ``all_references`` adds the others as ``reference_2``, ... (sorted by name).
+    """
+    txt = _txt_root(Path(root))
+    found: dict[tuple[str, str], list[tuple[str, Path]]] = {}
+    for path in sorted((txt / "system-outputs").iterdir()):
+        m = _HYP.match(path.name)
+        if not m or (test_set and m["test"] != test_set) or (lps and m["lp"] not in lps):
+            continue
+        if systems and m["system"] not in systems:
+            continue
+        found.setdefault((m["test"], m["lp"]), []).append((m["system"], path))
+    if not found:
+        raise InputError(f"{txt}/system-outputs: no TESTSET.LP.hyp.SYSTEM.TGT file matches "
+                         f"(test_set={test_set!r}, lps={list(lps) if lps else None}, systems={systems})")
+    frames = []
+    for (test, lp), outputs in sorted(found.items()):
+        src_name, tgt_name = lp.split("-")
+        source = _lines(txt / "sources" / f"{test}.{lp}.src.{src_name}")
+        refs = {}
+        ref_dir = txt / "references"
+        for path in sorted(ref_dir.glob(f"{test}.{lp}.ref.*.{tgt_name}")) if ref_dir.is_dir() else ():
+            m = _REF.match(path.name)
+            if m:
+                refs[m["name"]] = _lines(path)
+        if reference not in refs:
+            raise InputError(f"{ref_dir}: no reference {reference!r} for {test} {lp} (found {sorted(refs) or 'none'}); "
+                             "choose one with reference=")
+        names = [reference] + ([r for r in sorted(refs) if r != reference] if all_references else [])
+        for name in names:
+            _check_length(refs[name], source, f"reference {name}", test, lp)
+        for system, path in outputs:
+            hyps = _lines(path)
+            _check_length(hyps, source, f"system {system!r} ({path.name})", test, lp)
+            part = {"dataset": test, "lp": lp, "system": system, "seg_id": range(1, len(source) + 1),
+                    "source": source, "hypothesis": hyps}
+            for k, name in enumerate(names):
+                part["reference" if k == 0 else f"reference_{k + 1}"] = refs[name]
+            frames.append(pd.DataFrame(part))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _check_length(lines: list[str], source: list[str], what: str, test: str, lp: str) -> None:
+    if len(lines) != len(source):
+        raise InputError(f"{test} {lp}: {what} has {len(lines)} lines but the source has {len(source)}; "
+                         "the files must be line-aligned")
