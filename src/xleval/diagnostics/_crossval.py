@@ -99,5 +99,5 @@ def cross_validate_calibration(data: pd.DataFrame, score: str, human: str, by: s
 
 def _fit_apply(train: pd.DataFrame, test: pd.DataFrame, score: str, human: str, method: str, min_count: int):
     lgn = LGN(by="_group", score=score, min_count=1, fallback=["pooled"]).fit(train)
-    anchored = AnchoredCalibrator(by="_group", method=method, min_count=min_count, score=score, human=human).fit(train)
+    anchored = AnchoredCalibrator(by="_group", score=score, human=human, system=None).fit(train)
     return lgn.transform(test), anchored.transform(test)
