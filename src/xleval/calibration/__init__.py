@@ -5,9 +5,11 @@ from ._estimates import GroupParams
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
 from ._lgn import LGN
+from ._select import SELECTIONS, select_for_annotation, select_rows
 from ._summary import CalibrationSummary, calibration_summary
 
 __all__ = [
     "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "GroupParams", "CalibrationSummary", "calibration_summary",
     "calibrate_frame", "calibrated_metadata", "prepare_frame", "score_signature",
+    "select_for_annotation", "select_rows", "SELECTIONS",
 ]

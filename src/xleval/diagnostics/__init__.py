@@ -8,6 +8,7 @@ from ._agreement import AgreementResult, Comparison, ScoreAgreement, human_agree
 from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
 from ._crossval import CalibrationCV, cross_validate_calibration
 from ._diagnose import Diagnosis, diagnose
+from ._evaluate import DEFAULT_BUDGETS, CalibrationEvaluation, VariantScore, evaluate_calibration
 from ._validity import DESIGN_ADVICE, ValidityCheck, check_lgn_validity
 
 __all__ = [
@@ -16,4 +17,5 @@ __all__ = [
     "human_agreement", "system_table", "AgreementResult", "ScoreAgreement", "Comparison",
     "check_lgn_validity", "ValidityCheck", "DESIGN_ADVICE",
     "cross_validate_calibration", "CalibrationCV",
+    "evaluate_calibration", "CalibrationEvaluation", "VariantScore", "DEFAULT_BUDGETS",
 ]
