@@ -2,15 +2,12 @@
 from __future__ import annotations
 
 import warnings
-
 import click
-from rich.text import Text
 
 from ..calibration import prepare_frame
 from ..diagnostics import DEFAULT_THRESHOLD, diagnose as run_diagnose
-from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
-from ._common import col_option, console, emit_json, err_console, format_option, parse_columns, print_table, say
+from ._common import col_option, console, emit_json, err_console, format_option, print_table
 
 
 @click.command("diagnose")
@@ -22,13 +19,13 @@ from ._common import col_option, console, emit_json, err_console, format_option,
 @click.option("--system", default="system", help="System column for system-level agreement.")
 @click.option("--threshold", type=float, default=DEFAULT_THRESHOLD, help="Pooled-sd difference that advises calibration.")
 @click.option("--n-resamples", type=int, default=1000, help="Bootstrap/permutation resamples.")
-@click.option("--seed", type=click.IntRange(0), default=0, help="Random state of resampling.")
+@click.option("--seed", type=int, default=0, help="Random state of resampling.")
 @col_option
 @format_option
-@click.option("--chunk-size", type=click.IntRange(1), help="Stream the input in batches of N rows and report the mergeable "
+@click.option("--chunk-size", type=int, help="Stream the input in batches of N rows and report the mergeable "
               "statistics only (per-group moments, sd of group means, eta squared, largest d); no medians, tests or CIs.")
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
-@click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
+@click.option("--workers", type=int, help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
 def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples, seed, col, fmt, chunk_size, backend,
              workers, scheduler) -> None:
@@ -36,13 +33,10 @@ def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples
 
     INPUT is a table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin).
     """
-    by_cols = parse_columns(by, "--by")
+    by_cols = [c.strip() for c in by.split(",") if c.strip()]
     if chunk_size is not None or backend != "local":
         return _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated)
     numeric = [c for c in (score, human, calibrated) if c]
-    if len(set(numeric)) < len(numeric):
-        raise InputError(f"--score, --human and --calibrated name the same column ({', '.join(numeric)}); each "
-                         "compares one column with another: give different columns")
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
     frame = prepare_frame(df, by_cols, input)
     with warnings.catch_warnings(record=True) as caught:
@@ -76,7 +70,7 @@ def _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, sch
     console.print(f"sd of group means {result.sd_of_means:.4g}; eta squared {result.eta_squared:.4g}; "
                   f"largest standardised difference {result.largest_smd if result.largest_smd is not None else float('nan'):.3g} ({pair})")
     for note in result.notes:
-        say("note", note)
+        err_console.print(f"[yellow]note:[/yellow] {note}")
 
 
 def _render(result, notes: list[str]) -> None:
@@ -85,7 +79,7 @@ def _render(result, notes: list[str]) -> None:
         print_table(result.comparison.summary.to_dict(orient="records"), title="bias before and after")
     else:
         print_table(result.bias.groups.to_dict(orient="records"), title=f"{result.score} by {result.by}")
-    console.print(Text("calibration advised", style="bold") if result.bias.calibration_advised else "calibration not needed")
+    console.print(f"[bold]{result.advice}[/bold]")
     for reason in result.bias.reasons:
         console.print(f"  - {reason}")
     if result.agreement is not None:
@@ -99,8 +93,15 @@ def _render(result, notes: list[str]) -> None:
         for c in result.agreement.comparisons:
             console.print(f"{c.b} - {c.a}: {c.difference.estimate:+.3f} (CI {c.difference.ci_low:+.3f} to "
                           f"{c.difference.ci_high:+.3f}), permutation p = {c.permutation.p_value:.3g}")
-    console.print(f"LGN validity ({result.validity.status}): {result.validity.message}")
+    # the system level decides when there is one (LGN ranks systems): it comes first
     if result.validity_system is not None:
         console.print(f"LGN validity, system level ({result.validity_system.status}): {result.validity_system.message}")
-    for note in notes + list(result.bias.notes) + list(result.agreement.notes if result.agreement else []):
-        say("note", note)
+    console.print(f"LGN validity, segment level ({result.validity.status}): {result.validity.message}")
+    if result.verdict is not None:
+        console.print(f"[bold]LGN validity verdict: {result.verdict.reason}[/bold]")
+    if result.recommendation is not None:
+        console.print(f"recommended: {result.recommendation.summary()}")
+        if result.recommendation.warning:
+            console.print(result.recommendation.warning)
+    for note in dict.fromkeys(notes + list(result.bias.notes) + list(result.agreement.notes if result.agreement else [])):
+        err_console.print(f"[yellow]note:[/yellow] {note}")

@@ -85,6 +85,18 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
     per_group = _labels_per_group(data, score, human, labels, groups)
     labelled = [g for g in groups if per_group[g] > 0]
     steps.append(DecisionStep("human labels", _labels_finding(human, per_group, labelled, groups)))
+    if labelled and validity is None:
+        validity = _verdict(data, by, human, system, labels, labelled, threshold)
+    if labelled and validity.status == "uninformative":
+        steps.append(DecisionStep("validity", validity.reason))
+        reason = ("the human scores are standardised within groups: anchoring to them gives every group the same "
+                  "mean, which is what LGN does, and they cannot test whether that is right")
+        warning = (f"WARNING: {human!r} cannot compare groups (it is standardised within each group). Use human scores "
+                   f"on one scale for all groups (raw DA, MQM) for about {RECOMMENDED_LABELS} rows per group and fit "
+                   "with --method anchored.")
+        steps.append(DecisionStep("method", "lgn (with warning)"))
+        return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, RECOMMENDED_LABELS, validity,
+                            bias.calibration_advised)
     if human is not None and len(labelled) == len(groups):
         few = min(per_group.values())
         reason = (f"every group has human labels ({_range(per_group)} per group): anchored calibration puts each group "
@@ -95,8 +107,6 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
         steps.append(DecisionStep("method", "anchored"))
         return MethodChoice("anchored", reason, False, None, tuple(steps), per_group, None, validity,
                             bias.calibration_advised)
-    if labelled and validity is None:
-        validity = _verdict(data, by, human, system, labels, labelled, threshold)
     missing = [g for g in groups if per_group[g] == 0]
     need = RECOMMENDED_LABELS
     evidence = (f"on {REFERENCE['data']}, {need} labels per pair gave cross-pair accuracy "

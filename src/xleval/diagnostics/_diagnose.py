@@ -90,7 +90,11 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: MethodCho
     head = f"calibration advised (largest d = {d:.2f} > {bias.threshold:g})"
     if choice.method == "anchored":
         return f"{head}: use anchored calibration (xleval calibrate fit --method anchored {human_opt})"
-    if verdict.status in ("violated", "uninformative"):
+    if verdict.status == "uninformative":
+        return (f"{head}; the human column cannot say whether LGN is right (it is standardised within groups): "
+                f"get human scores on one scale for about {choice.labels_needed} rows per group and use anchored "
+                "calibration; meanwhile LGN is the only option")
+    if verdict.status == "violated":
         return (f"{head}, but not with LGN: the validity check is {verdict.status}; label about {choice.labels_needed} "
                 f"rows per group and use anchored calibration (xleval calibrate select, then calibrate fit --method "
                 f"anchored {human_opt})")

@@ -237,11 +237,17 @@ def validity_verdict(segment: ValidityCheck, system: ValidityCheck | None = None
     if len(checks) == 2 and primary.status != secondary.status:
         other = secondary if worst is primary else primary
         other_level = "segment level" if worst is primary else "system level"
-        reason = (f"{worst.status} at {level} (the worse of the two; {other_level}: {other.status}): "
-                  f"{_first_sentence(worst.message)}")
+        where = f"at {level} (the worse of the two; {other_level}: {other.status})"
     else:
-        reason = f"{worst.status}" + (" at both levels" if len(checks) == 2 else f" at {level}") + \
-            f": {_first_sentence(worst.message)}"
+        where = "at both levels" if len(checks) == 2 else f"at {level}"
+    if worst.pairs is not None and len(worst.pairs):
+        top = worst.pairs.iloc[0]
+        unit = "system sd" if worst is system else "segment sd"
+        detail = (f"largest difference {top['group_a']} vs {top['group_b']}, d = {top['d']:.2f} {unit} "
+                  f"(threshold {worst.threshold:g})")
+    else:
+        detail = _first_sentence(worst.message)
+    reason = f"{worst.status} {where}: {detail}"
     return ValidityVerdict(worst.status, worst.status in ("violated", "uninformative"), reason, primary, secondary)
 
 
