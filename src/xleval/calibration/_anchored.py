@@ -190,12 +190,13 @@ class AnchoredCalibrator(ParamsMixin):
         """Constrain the slopes to the direction of the human scale (given, or the sign of the better
         determined slope); report what was found."""
         b, c = slopes.coef
-        ref, var = (c, slopes.cov[1, 1]) if slopes.identified[1] else (b, slopes.cov[0, 0])
-        if not np.isfinite(ref):
+        if not slopes.identified.any():
             notes.append("the score does not vary within any group's labels: no slope, each group gets its offset")
             warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
             return 0.0, 0.0, 1, "none"
-        z = ref / math.sqrt(var) if np.isfinite(var) and var > 0 else math.copysign(math.inf, ref)
+        # the direction is read off the better determined slope (the within-system one, usually)
+        candidates = [(_z(slopes.coef[j], slopes.cov[j, j]), slopes.coef[j]) for j in (1, 0) if slopes.identified[j]]
+        z, ref = max(candidates, key=lambda zc: abs(zc[0]))
         found = 1 if ref >= 0 else -1
         human_word = {1: "rises", -1: "falls"}
         if self.human_higher_is_better is None:
@@ -443,6 +444,10 @@ class AnchoredCalibrator(ParamsMixin):
 
 
 # helpers -------------------------------------------------------------------------------------------
+def _z(coef: float, var: float) -> float:
+    return coef / math.sqrt(var) if np.isfinite(var) and var > 0 else math.copysign(math.inf, coef)
+
+
 def _num(value) -> float:
     value = float(value)
     return value if math.isfinite(value) else math.nan
