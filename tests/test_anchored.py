@@ -254,3 +254,23 @@ def test_bad_inputs_get_one_clear_error():
         AnchoredCalibrator(by="lp", shrinkage="james-stein").fit(df)
     with pytest.raises(InputError, match=r"column\(s\) \['mqm'\]"):
         AnchoredCalibrator(by="lp", human="mqm").fit(df)
+
+
+def test_format_1_files_still_load_and_give_the_same_numbers(tmp_path):
+    """tests/data/anchored_v1_linear_made_by_0.1.0.json was written by xleval 0.1.0 (commit 8a8f2e3):
+    AnchoredCalibrator(min_count=20, method="linear") on 54 rows of de/fr/zh; the expected numbers
+    are what that version's transform gave for the probe."""
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "anchored_v1_linear_made_by_0.1.0.json"
+    model = AnchoredCalibrator.load(path)
+    probe = pd.DataFrame({"tgt_lang": ["de", "fr", "zh", "de"], "score": [38.5, 44.0, 10.0, 99.0]})
+    np.testing.assert_array_equal(model.transform(probe, signature="chrf|x"),
+                                  [30.7358430962002, 34.346941901221385, 7.375657817248482, 74.29840341778393])
+    assert list(model.sources(probe)) == ["group"] * 4
+    with pytest.warns(UnseenGroupWarning, match="sw"):
+        model.transform(pd.DataFrame({"tgt_lang": ["sw"], "score": [1.0]}))
+    with pytest.raises(ModelFileError, match="format version 1"):
+        model.interval(probe)
+    model.save(tmp_path / "again.json")  # saved as it was read
+    assert json.loads((tmp_path / "again.json").read_text())["format_version"] == 1

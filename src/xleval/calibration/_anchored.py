@@ -35,10 +35,12 @@ LGN: versioned JSON with the metric signature and a SHA-256 checksum. See docs/c
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -48,6 +50,7 @@ from .. import __version__
 from .._base.grouping import group_index
 from ..exceptions import (DataQualityWarning, InputError, ModelFileError, NotFittedError, SmallGroupWarning,
                           UnseenGroupWarning)
+from ._anchored_v1 import LegacyMaps
 from ._params import ParamsMixin
 from ._persist import load_checked, save_checked
 from ._pooling import pooled_slopes, shrink_offsets
@@ -341,12 +344,33 @@ class AnchoredCalibrator(ParamsMixin):
 
     def transform(self, X, groups=None, *, systems=None, signature: str | None = None, force: bool = False) -> np.ndarray:
         """Scores on the human scale (NaN where the score is missing or infinite)."""
+        if getattr(self, "legacy_", None) is not None:
+            return self._legacy_transform(X, groups, signature, force)
         x, m, codes, labels = self._rows(X, groups, systems, signature, force)
         offset, _, _, _ = self._group_params(labels)
         with np.errstate(invalid="ignore"):  # inf - inf where a row is its own system: NaN, set below anyway
             out = offset[codes] + self.slopes_["between"] * m + self.slopes_["within"] * (x - m)
         out[~np.isfinite(x)] = np.nan
         return out
+
+    def _legacy_transform(self, X, groups, signature, force) -> np.ndarray:
+        self._check_fitted()
+        if not force:
+            check_compatible(self.signature_, signature)
+        x, (codes, labels), _, _ = self._inputs(X, groups, None, None, need_human=False)
+        out, fell = self.legacy_.transform(x, np.asarray(labels, dtype=object)[codes])
+        if fell:
+            if self.fallback == "error":
+                raise InputError(f"group(s) {fell[:10]} were not fitted (or are degenerate); fit on data that covers "
+                                 "them or use fallback='pooled'")
+            warnings.warn(f"group(s) {fell[:10]} unseen or degenerate in fit: mapped with the pooled map",
+                          UnseenGroupWarning, stacklevel=3)
+        return out
+
+    def _no_legacy(self, what: str) -> None:
+        if getattr(self, "legacy_", None) is not None:
+            raise ModelFileError(f"this anchored calibrator was saved in format version 1 and supports transform only, "
+                                 f"not {what}; refit it with this xleval")
 
     def fit_transform(self, X, groups=None, human=None, *, systems=None, signature: str | None = None) -> np.ndarray:
         return self.fit(X, groups, human, systems=systems, signature=signature).transform(
@@ -356,6 +380,7 @@ class AnchoredCalibrator(ParamsMixin):
                  force: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Normal confidence interval of each calibrated score from the uncertainty of its group's
         offset and of the slopes (the few labels); NaN where it cannot be estimated."""
+        self._no_legacy("intervals")
         if not 0 < level < 1:
             raise InputError(f"level={level!r}: expected a number between 0 and 1, e.g. 0.95")
         x, m, codes, labels = self._rows(X, groups, systems, signature, force)
@@ -378,6 +403,9 @@ class AnchoredCalibrator(ParamsMixin):
         ``pooled`` (a group without labels, or unseen in fit: the common offset)."""
         self._check_fitted()
         _, (codes, labels), _, _ = self._inputs(X, groups, None, None, need_human=False)
+        if getattr(self, "legacy_", None) is not None:
+            own = np.array([self.legacy_.own(g) for g in labels], dtype=bool)
+            return np.where(own, "group", "pooled").astype(object)[codes]
         own = np.array([self.groups_.get(g, {}).get("source") == "labels" for g in labels], dtype=bool)
         names = np.where(own, "+".join(self.by_), "pooled").astype(object)
         return names[codes]
@@ -387,6 +415,7 @@ class AnchoredCalibrator(ParamsMixin):
         """One row per fitted group: rows, labels, score mean, mean residual, shrinkage weight, offset
         and its standard error, and the source (``labels`` or ``pooled``)."""
         self._check_fitted()
+        self._no_legacy("group_table")
         rows = [{"group": g, "n_rows": e["n_rows"], "n_labels": e["n_labels"], "score_mean": e["score_mean"],
                  "residual_mean": e["residual_mean"], "weight": e["weight"], "offset": e["offset"],
                  "offset_se": math.sqrt(e["offset_var"]) if np.isfinite(_num(e["offset_var"])) else math.nan,
@@ -396,6 +425,7 @@ class AnchoredCalibrator(ParamsMixin):
     def describe(self) -> dict:
         """The fitted model in words and numbers: level, slopes, direction, common offset, notes."""
         self._check_fitted()
+        self._no_legacy("describe")
         s = self.slopes_
         return {"level": self.level_, "between_slope": s["between"], "within_slope": s["within"],
                 "direction": "human rises with the score" if self.direction_ > 0 else "human falls as the score rises",
@@ -405,6 +435,8 @@ class AnchoredCalibrator(ParamsMixin):
     # persistence ---------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         self._check_fitted()
+        if getattr(self, "legacy_", None) is not None:
+            return {k: v for k, v in self.legacy_.payload.items() if k != "checksum"}
         params = self.get_params()
         params["by"] = self.by if isinstance(self.by, str) else list(self.by)
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "xleval_version": __version__, "params": params,
@@ -418,10 +450,18 @@ class AnchoredCalibrator(ParamsMixin):
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> AnchoredCalibrator:
-        return cls.from_dict(load_checked(path, FORMAT, FORMAT_VERSION, "anchored calibrator"), source=str(path))
+        version = FORMAT_VERSION
+        try:  # files of format version 1 keep loading (transform only)
+            if json.loads(Path(path).read_text(encoding="utf-8")).get("format_version") == 1:
+                version = 1
+        except (OSError, ValueError, AttributeError):
+            pass  # load_checked says what is wrong with the file
+        return cls.from_dict(load_checked(path, FORMAT, version, "anchored calibrator"), source=str(path))
 
     @classmethod
     def from_dict(cls, payload: dict, source: str = "calibrator") -> AnchoredCalibrator:
+        if isinstance(payload, dict) and payload.get("format_version") == 1:
+            return cls._from_v1(load_checked(payload, FORMAT, 1, "anchored calibrator"), source)
         load_checked(payload, FORMAT, FORMAT_VERSION, "anchored calibrator")
         try:
             model = cls(**payload["params"])
@@ -438,6 +478,22 @@ class AnchoredCalibrator(ParamsMixin):
             float(model.slopes_["between"]) + float(model.slopes_["within"])
             if model.level_ not in ("segment", "system", "row"):
                 raise ValueError(f"level {model.level_!r}")
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
+        return model
+
+
+    @classmethod
+    def _from_v1(cls, payload: dict, source: str) -> AnchoredCalibrator:
+        try:
+            params = payload["params"]
+            model = cls(by=params["by"], score=params["score"], human=params["human"], fallback=params["fallback"],
+                        system=None)
+            model._validate()
+            model.by_ = [model.by] if isinstance(model.by, str) else list(model.by)
+            model.signature_ = payload.get("signature")
+            model.legacy_ = LegacyMaps(payload)
+            model.groups_, model.level_ = {}, "legacy"
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
         return model
