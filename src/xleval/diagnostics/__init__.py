@@ -6,7 +6,6 @@ HTML report); statistics come from :mod:`xleval.stats`. See docs/diagnostics.md.
 """
 from ._agreement import AgreementResult, Comparison, ScoreAgreement, human_agreement, system_table
 from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
-from ._crossval import CalibrationCV, cross_validate_calibration
 from ._decide import RECOMMENDED_LABELS, REFERENCE, DecisionStep, MethodChoice, choose_method
 from ._diagnose import Diagnosis, advice_line, diagnose
 from ._evaluate import DEFAULT_BUDGETS, CalibrationEvaluation, VariantScore, evaluate_calibration
@@ -18,6 +17,5 @@ __all__ = [
     "diagnose_bias", "compare_bias", "BiasDiagnosis", "BiasComparison", "DEFAULT_THRESHOLD",
     "human_agreement", "system_table", "AgreementResult", "ScoreAgreement", "Comparison",
     "check_lgn_validity", "ValidityCheck", "DESIGN_ADVICE", "validity_verdict", "ValidityVerdict", "SEVERITY",
-    "cross_validate_calibration", "CalibrationCV",
     "evaluate_calibration", "CalibrationEvaluation", "VariantScore", "DEFAULT_BUDGETS",
 ]
