@@ -1,8 +1,8 @@
-"""Bias diagnosis: is a metric's score distribution shifted by language (the seed, 3.4 and 4.3)?
+"""Bias diagnosis: is a metric's score distribution shifted by language (LGN's guide: verification and bias step)?
 
-Per group n, mean, std, median, IQR; the standard deviation of the group means (the seed's
+Per group n, mean, std, median, IQR; the standard deviation of the group means (the guide's
 number, ddof=1); eta squared with a stratified bootstrap CI; Kruskal-Wallis; the largest
-standardised mean difference (Cohen's d with the pair's pooled sd) and the seed's decision rule:
+standardised mean difference (Cohen's d with the pair's pooled sd) and the guide's decision rule:
 a difference above ``threshold`` pooled sd (default 0.5) advises calibration.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ._common import finite_rows, group_labels, jsonable, numeric
 
 __all__ = ["BiasDiagnosis", "BiasComparison", "diagnose_bias", "compare_bias", "DEFAULT_THRESHOLD"]
 
-DEFAULT_THRESHOLD = 0.5  # pooled sd; the seed's section 4.3, step 2
+DEFAULT_THRESHOLD = 0.5  # pooled sd; LGN's guide, bias step
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class BiasDiagnosis:
 
     Fields: ``score`` and ``by`` (column names); ``groups`` (DataFrame, one row per group, sorted by
     label: ``group, n, mean, std, median, q1, q3, iqr``; std with ddof=1); ``n`` rows used and
-    ``n_excluded`` rows without a finite score; ``sd_of_means`` (ddof=1, the seed's 3.4 number);
+    ``n_excluded`` rows without a finite score; ``sd_of_means`` (ddof=1, the guide's verification number);
     ``eta_squared`` (Estimate: share of score variance explained by the groups, bootstrap CI,
     ANOVA p); ``kruskal`` (TestResult, effect_size = epsilon squared); ``largest_smd`` (Estimate:
     Cohen's d of ``largest_smd_pair`` = (higher group, lower group), always >= 0);
@@ -153,7 +153,7 @@ def _largest_smd(x: np.ndarray, labels: np.ndarray, groups: pd.DataFrame, level:
 
 def _decide(groups: pd.DataFrame, smd: Estimate | None, pair: tuple[str, str] | None, eta: Estimate,
             kw: TestResult, threshold: float) -> tuple[bool, list[str]]:
-    """The seed's rule (4.3, step 2) with the numbers that support it."""
+    """The guide's rule (bias step) with the numbers that support it."""
     reasons: list[str] = []
     lo, hi = groups.loc[groups["mean"].idxmin()], groups.loc[groups["mean"].idxmax()]
     reasons.append(f"group means range from {lo['mean']:.4g} ({lo['group']}) to {hi['mean']:.4g} ({hi['group']}); "
