@@ -118,7 +118,7 @@ class AnchoredCalibrator(ParamsMixin):
             raise InputError(f"score column {self.score!r} is constant ({x[finite][0]:g} in every row); "
                              "no map to the human scale can be fitted; check that it is the metric's column")
         labelled = finite & np.isfinite(h)
-        self._check_labels(h, labelled, codes, keys, finite)
+        self._check_labels(h, labelled, finite)
         m, self.level_ = _system_means(x, codes, sys_codes)
         design = np.column_stack([m, x - m])
         slopes = pooled_slopes(design[labelled], h[labelled], codes[labelled],
@@ -173,7 +173,7 @@ class AnchoredCalibrator(ParamsMixin):
             sys_codes = group_index([systems], names=[self.system or "system"], where="data").codes
         return x, (index.codes, index.labels()), h, sys_codes
 
-    def _check_labels(self, h, labelled, codes, keys, finite) -> None:
+    def _check_labels(self, h, labelled, finite) -> None:
         if not np.isfinite(h).any():
             raise InputError(f"human column {self.human!r} has no values: anchored calibration needs human scores for "
                              "some rows of each group (`xleval calibrate select` picks them); without any, use LGN")

@@ -17,23 +17,24 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._base.result import Result
 from ..exceptions import DataQualityWarning, InputError
 from ..stats import (CorrelationResult, Estimate, PairwiseAccuracy, TestResult, bootstrap_pairwise_accuracy,
                      compare_pairwise_accuracy, correlation, pairwise_accuracy, stratified_resample_counts)
 from .._base.seeding import make_rng
-from ._common import group_labels, jsonable, numeric, require_columns
+from ._common import group_labels, numeric, require_columns
 
 __all__ = ["ScoreAgreement", "Comparison", "AgreementResult", "human_agreement", "system_table"]
 
 
 @dataclass(frozen=True)
-class ScoreAgreement:
+class ScoreAgreement(Result):
     """Agreement of one score column with the human scores.
 
     ``segment_within``: group -> {"pearson": CorrelationResult, "kendall_b": ...} over segments
@@ -51,12 +52,9 @@ class ScoreAgreement:
     cross_group_accuracy: PairwiseAccuracy | None
     all_pairs_accuracy: PairwiseAccuracy | None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
-
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(Result):
     """``b`` (e.g. calibrated) against ``a`` (raw) on cross-group pairwise accuracy.
 
     ``difference``: Estimate of acc(b) - acc(a) with a paired bootstrap CI (same resamples);
@@ -68,12 +66,9 @@ class Comparison:
     difference: Estimate
     permutation: TestResult
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
-
 
 @dataclass(frozen=True)
-class AgreementResult:
+class AgreementResult(Result):
     """Agreement with humans of one or more score columns.
 
     ``scores``: column -> ScoreAgreement; ``comparisons``: tuple of Comparison; ``systems``:
@@ -97,9 +92,6 @@ class AgreementResult:
     n_resamples: int
     random_state: int | None
     notes: tuple[str, ...] = field(default=())
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
 
 
 def system_table(data: pd.DataFrame, columns: Sequence[str], by: str | list[str], system: str) -> pd.DataFrame:

@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import Estimate, TestResult, cohens_d, eta_squared, kruskal_wallis
-from ._common import finite_rows, group_labels, jsonable, numeric
+from ._common import finite_rows, group_labels, numeric
 
 __all__ = ["BiasDiagnosis", "BiasComparison", "diagnose_bias", "compare_bias", "DEFAULT_THRESHOLD"]
 
@@ -24,7 +25,7 @@ DEFAULT_THRESHOLD = 0.5  # pooled sd; LGN's guide, bias step
 
 
 @dataclass(frozen=True)
-class BiasDiagnosis:
+class BiasDiagnosis(Result):
     """How much a score differs by group.
 
     Fields: ``score`` and ``by`` (column names); ``groups`` (DataFrame, one row per group, sorted by
@@ -51,12 +52,9 @@ class BiasDiagnosis:
     reasons: tuple[str, ...]
     notes: tuple[str, ...] = field(default=())
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
-
 
 @dataclass(frozen=True)
-class BiasComparison:
+class BiasComparison(Result):
     """The same diagnosis before (raw ``score``) and after calibration (``calibrated`` column).
 
     ``table`` (DataFrame) puts them side by side per group: ``group, n, mean_before, mean_after,
@@ -68,9 +66,6 @@ class BiasComparison:
     after: BiasDiagnosis
     table: pd.DataFrame
     summary: pd.DataFrame
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in ("before", "after", "table", "summary")}
 
 
 def diagnose_bias(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *,

@@ -6,9 +6,9 @@ from typing import Any
 
 import pandas as pd
 
+from .._base.result import Result
 from ._agreement import AgreementResult, human_agreement
 from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
-from ._common import jsonable
 from ._decide import MethodChoice, choose_method
 from ._validity import ValidityCheck, ValidityVerdict, check_lgn_validity, validity_verdict
 
@@ -16,7 +16,7 @@ __all__ = ["Diagnosis", "diagnose"]
 
 
 @dataclass(frozen=True)
-class Diagnosis:
+class Diagnosis(Result):
     """Everything ``xleval diagnose`` reports.
 
     ``bias``: BiasDiagnosis of the raw score; ``comparison``: BiasComparison raw vs calibrated
@@ -44,9 +44,6 @@ class Diagnosis:
     verdict: ValidityVerdict | None = None
     recommendation: MethodChoice | None = None
     advice: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
 
 
 def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *, human: str | None = None,

@@ -29,15 +29,15 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.stats as ss
 
+from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import TestResult, kruskal_wallis
-from ._common import finite_rows, group_labels, jsonable, numeric
+from ._common import finite_rows, group_labels, numeric
 
 __all__ = ["ValidityCheck", "ValidityVerdict", "check_lgn_validity", "validity_verdict", "DESIGN_ADVICE",
            "SEVERITY"]
@@ -54,7 +54,7 @@ DESIGN_ADVICE = (
 
 
 @dataclass(frozen=True)
-class ValidityCheck:
+class ValidityCheck(Result):
     """Result of :func:`check_lgn_validity`.
 
     ``status``: ``violated``/``inconclusive``/``holds``/``untested`` (see the module docstring);
@@ -78,9 +78,6 @@ class ValidityCheck:
     alpha: float
     human: str | None
     notes: tuple[str, ...] = field(default=())
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
 
 
 def check_lgn_validity(data: pd.DataFrame | None, by: str | list[str] = "tgt_lang", human: str | None = "human", *,
@@ -213,7 +210,7 @@ def _verdict(groups, pairs, test, threshold, level, alpha, human, notes) -> Vali
 
 
 @dataclass(frozen=True)
-class ValidityVerdict:
+class ValidityVerdict(Result):
     """The two levels of the validity check as one verdict. ``primary`` is the system-level check
     when there is one (LGN is used to rank systems), else the segment-level one; ``status`` is the
     worse of the two (``SEVERITY``); ``reason`` one line saying which level decided and why."""
@@ -223,9 +220,6 @@ class ValidityVerdict:
     reason: str
     primary: ValidityCheck
     secondary: ValidityCheck | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
 
 
 def validity_verdict(segment: ValidityCheck, system: ValidityCheck | None = None) -> ValidityVerdict:
