@@ -10,10 +10,12 @@ from ._groupstats import GroupStats, QuantileSketch
 from ._lgn import LGN
 from ._select import SELECTIONS, select_for_annotation, select_rows
 from ._summary import CalibrationSummary, calibration_summary
+from ._table_level import ROW_MIN_COUNT, lgn_min_count, table_level
 
 __all__ = [
     "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "GroupParams", "CalibrationSummary", "calibration_summary",
     "calibrate_frame", "calibrated_metadata", "prepare_frame", "score_signature",
     "select_for_annotation", "select_rows", "SELECTIONS",
     "apply_calibrator", "load_calibrator", "output_column", "output_metadata",
+    "lgn_min_count", "table_level", "ROW_MIN_COUNT",
 ]

@@ -11,6 +11,7 @@ import click
 from ..calibration import LGN, AnchoredCalibrator, calibration_summary
 from ..calibration import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ..calibration import apply_calibrator, load_calibrator, output_column, output_metadata
+from ..calibration import ROW_MIN_COUNT, lgn_min_count
 from ..exceptions import DataQualityWarning, InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import col_option, console, emit_json, err_console, format_option, parse_pair, print_table, row_progress
@@ -65,7 +66,9 @@ _DIRECTION_OPTION = click.option("--human-higher-is-better/--human-lower-is-bett
 @click.option("--system", default="system", help="System column (anchored: system means give the between-system slope).")
 @_DIRECTION_OPTION
 @click.option("--target", default="0,1", help="LGN: shared MEAN,STD of calibrated scores, e.g. 80,10.")
-@click.option("--min-count", type=int, default=_DEFAULTS["min_count"], help="LGN: smaller groups are shrunk and flagged.")
+@click.option("--min-count", type=int, default=None, show_default=False,
+              help="LGN: smaller groups are shrunk toward the others and flagged. Default by the table's level: 50 for "
+                   "segment rows, no shrinkage for a table of system scores or when no group reaches 50 rows.")
 @click.option("--fallback", default="default",
               help="LGN: chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last). Anchored: "
                    "pooled or error.")
@@ -94,8 +97,8 @@ def fit(input, score, output, by, method, human, system, human_up, target, min_c
     if human is not None:
         raise InputError(f"--human {human!r} is used by --method anchored or auto; LGN uses no human scores (drop "
                          "--human, or choose --method anchored/auto)")
-    model = _lgn_model(by_cols, method, target, min_count, fallback, score)
     if should_stream(input, chunk_size, backend) or scheduler is not None or workers is not None:
+        model = _lgn_model(by_cols, method, target, min_count or ROW_MIN_COUNT, fallback, score)
         return _fit_chunked(model, input, output, chunk_size, signature, col, fmt,
                             _scale_backend(backend, scheduler, workers))
     df = read_table(input, columns=parse_column_mapping(col), required=[score], numeric=[score])
@@ -103,13 +106,30 @@ def fit(input, score, output, by, method, human, system, human_up, target, min_c
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sig = _signature_of(input, score, signature)
-        _fit_lgn(model, frame, output, sig, by_cols, fmt, caught, title_note="")
+        chosen, why = _min_count(frame, by_cols, system, min_count)
+        model = _lgn_model(by_cols, method, target, chosen, fallback, score)
+        _fit_lgn(model, frame, output, sig, by_cols, fmt, caught, title_note="", min_count_note=why)
 
 
 def _lgn_model(by_cols, method, target, min_count, fallback, score) -> LGN:
     return LGN(by=by_cols[0] if len(by_cols) == 1 else by_cols, method="zscore" if method in ("lgn", "auto") else method,
                target=parse_pair(target, "--target"), min_count=min_count,
                fallback="default" if fallback == "default" else fallback.split(","), score=score)
+
+
+def _min_count(frame, by_cols, system, given) -> tuple[int, str]:
+    """LGN's min_count and why: given (warned about when it shrinks every group), or by the table's level."""
+    if any(c not in frame.columns for c in by_cols):  # LGN's fit names the missing column
+        return given or ROW_MIN_COUNT, ""
+    if given is None:
+        chosen, why = lgn_min_count(frame, by_cols, system)
+        return chosen, f"{chosen}: {why}"
+    largest = int(frame.groupby(by_cols, observed=True).size().max())
+    if largest < given:
+        warnings.warn(f"--min-count {given} shrinks every group toward the others (the largest has {largest} rows): "
+                      "the result is neither LGN nor the raw scores; leave --min-count out to choose it by the "
+                      "table's level", DataQualityWarning, stacklevel=2)
+    return given, f"{given} (given)"
 
 
 def _signature_of(input, score, given):
@@ -124,14 +144,15 @@ def _signature_of(input, score, given):
     return sig
 
 
-def _fit_lgn(model, frame, output, sig, by_cols, fmt, caught, title_note) -> None:
+def _fit_lgn(model, frame, output, sig, by_cols, fmt, caught, title_note, min_count_note) -> None:
     model.fit(frame, signature=sig)
     calibrated = model.transform(frame)
     model.save(output)
     summary = calibration_summary(frame[model.score], calibrated,
                                   frame[by_cols] if len(by_cols) > 1 else frame[by_cols[0]])
-    _render(fmt, {"model": str(output), "method": "lgn", "signature": sig, "groups": model.group_table(),
-                  "verification": summary, **({"decision": title_note} if title_note else {})},
+    _render(fmt, {"model": str(output), "method": "lgn", "signature": sig, "min_count": min_count_note,
+                  "groups": model.group_table(), "verification": summary,
+                  **({"decision": title_note} if title_note else {})},
             [str(w.message) for w in caught],
             title=f"LGN {model.method} by {'+'.join(by_cols)} fitted on {len(frame)} rows -> {output}")
 
@@ -154,9 +175,11 @@ def _fit_anchored_or_auto(input, score, output, by_cols, method, human, system, 
         if method == "auto":
             choice = choose_method(frame, score, by, human=human, system=system)
             if choice.method == "lgn":
-                model = _lgn_model(by_cols, "lgn", target, min_count, fallback, score)
+                chosen, why = _min_count(frame, by_cols, system, min_count)
+                model = _lgn_model(by_cols, "lgn", target, chosen, fallback, score)
                 _announce(choice, fmt)
-                return _fit_lgn(model, frame, output, sig, by_cols, fmt, caught, title_note=choice.summary())
+                return _fit_lgn(model, frame, output, sig, by_cols, fmt, caught, title_note=choice.summary(),
+                                min_count_note=why)
         if fallback not in ("default", "pooled", "error"):
             raise InputError(f"--fallback {fallback!r}: anchored calibration gives unseen groups the common offset "
                              "(pooled) or refuses them (error)")
@@ -446,5 +469,7 @@ def _render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
             err_console.print(f"sd of group means: before {value.sd_of_means_before:.6g}, after {value.sd_of_means_after:.3g}")
         elif isinstance(value, dict):
             err_console.print(f"{key}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
+        elif key == "min_count":
+            err_console.print(f"min_count {value}")
     for note in notes:
         err_console.print(f"[yellow]warning:[/yellow] {note}")
