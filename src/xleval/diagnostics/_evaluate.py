@@ -386,7 +386,9 @@ def _verdict(scores, budgets, selections) -> tuple[str, str]:
     names = {"raw": "the raw scores", "lgn": "LGN", "anchored": "anchored calibration"}
     text = (f"Out of fold, cross-group pairwise accuracy is {acc['raw']:.3f} raw, {acc['lgn']:.3f} with LGN "
             f"({_diff(lgn.minus_raw)} vs raw) and {acc['anchored']:.3f} anchored with every label "
-            f"({_diff(anch.minus_raw)} vs raw). Trust {names[recommended]} here.")
+            f"({_diff(anch.minus_raw)} vs raw). Trust {names[recommended]} here"
+            + (" (the best here, though not significantly better than the raw scores)."
+               if recommended != "raw" and not sure(scores[recommended].minus_raw) else "."))
     selection = "spread" if "spread" in selections else selections[0]
     curve = [(k, scores[f"anchored@{k} {selection}"].accuracy.estimate) for k in budgets]
     if curve:
