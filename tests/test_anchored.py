@@ -274,3 +274,20 @@ def test_format_1_files_still_load_and_give_the_same_numbers(tmp_path):
         model.interval(probe)
     model.save(tmp_path / "again.json")  # saved as it was read
     assert json.loads((tmp_path / "again.json").read_text())["format_version"] == 1
+
+
+def test_pooled_slopes_without_clusters_match_statsmodels_hc1():
+    from xleval.calibration._pooling import pooled_slopes
+
+    rng = np.random.default_rng(7)
+    g = np.repeat([0, 1, 2], 50)
+    x = rng.normal(size=(150, 2))
+    y = np.array([1.0, -2.0, 0.5])[g] + x @ np.array([0.7, -0.3]) + rng.normal(0, 1 + g, 150)
+    fit = pooled_slopes(x, y, g)
+    frame = pd.DataFrame({"y": y, "a": x[:, 0], "b": x[:, 1], "g": g})
+    ols = smf.ols("y ~ C(g) + a + b", data=frame).fit(cov_type="HC1")
+    np.testing.assert_allclose(fit.coef, ols.params[["a", "b"]], rtol=1e-10)
+    np.testing.assert_allclose(fit.cov, ols.cov_params().loc[["a", "b"], ["a", "b"]], rtol=1e-8)
+    # a column without variation inside any group is not identified
+    const_within = np.column_stack([x[:, 0], g.astype(float)])
+    assert list(pooled_slopes(const_within, y, g).identified) == [True, False]
