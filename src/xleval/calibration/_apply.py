@@ -56,7 +56,7 @@ def apply_calibrator(model, df: pd.DataFrame, *, column: str | None = None, inte
     name = output_column(model, column)
     out = df.copy(deep=not copy_on_write())
     try:
-        out[name] = model.transform(frame, signature=signature, force=force)
+        out[name] = np.asarray(model.transform(frame, signature=signature, force=force)).reshape(-1)
         if interval is not None:
             low, high = model.interval(frame, level=interval, signature=signature, force=force)
             out[f"{name}_low"], out[f"{name}_high"] = low, high

@@ -267,12 +267,13 @@ def _run_fold(t, fold, k, runs, r, budgets, selections, human_up, score_up, rng)
     finite_train = train & np.isfinite(t.x)
     lgn = LGN(by="g", score="x", min_count=1, fallback=["pooled"])
     lgn.fit(pd.DataFrame({"g": t.g[finite_train], "x": t.x[finite_train]}))
-    _store(t, runs["lgn"], r, test, lgn.transform(pd.DataFrame({"g": t.g[test], "x": t.x[test]})), test_items)
+    lgn_out = np.asarray(lgn.transform(pd.DataFrame({"g": t.g[test], "x": t.x[test]}))).reshape(-1)
+    _store(t, runs["lgn"], r, test, lgn_out, test_items)
 
     def anchored(h_train: np.ndarray) -> np.ndarray:
         model = AnchoredCalibrator(by="g", human_higher_is_better=human_up, score_higher_is_better=score_up)
         model.fit(t.x, groups=t.g, human=h_train, systems=t.s)
-        return model.transform(t.x[test], groups=t.g[test], systems=t.s[test])
+        return np.asarray(model.transform(t.x[test], groups=t.g[test], systems=t.s[test])).reshape(-1)
 
     pool = t.labelled & train
     _store(t, runs["anchored"], r, test, anchored(np.where(pool, t.h, np.nan)), test_items)
