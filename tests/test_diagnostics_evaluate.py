@@ -90,6 +90,8 @@ def test_bad_inputs():
         evaluate_calibration(df, "score", "human", "lp", system="model")
     with pytest.raises(InputError, match="budget"):
         evaluate_calibration(df, "score", "human", "lp", budgets=(0,))
+    with pytest.raises(InputError, match="selections"):
+        evaluate_calibration(df, "score", "human", "lp", selections=("best",))
     with pytest.raises(InputError, match="folds"):
         evaluate_calibration(df, "score", "human", "lp", n_folds=20)
     with pytest.raises(InputError, match="no values"):

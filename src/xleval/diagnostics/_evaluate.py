@@ -34,7 +34,7 @@ import scipy.stats as ss
 from .._base.grouping import group_index
 from .._base.result import Result
 from .._base.seeding import make_rng
-from ..calibration import LGN, AnchoredCalibrator, select_rows
+from ..calibration import LGN, SELECTIONS, AnchoredCalibrator, select_rows
 from ..exceptions import InputError
 from ..stats import Estimate, pairwise_accuracy, resampled_pearson, stratified_resample_counts
 from ..stats._grouped_bootstrap import pair_indices, pairs_correct
@@ -131,6 +131,9 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
         raise InputError(f"system column {system!r} not in the table (columns: {list(data.columns)}); the evaluation "
                          "splits systems into folds: name it with --system")
     budgets = _check_budgets(budgets)
+    selections = tuple(selections)
+    if not selections or any(s not in SELECTIONS for s in selections):
+        raise InputError(f"selections={selections!r}: use one or both of {', '.join(SELECTIONS)}")
     if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
         raise InputError(f"n_folds must be an integer >= 2; got {n_folds!r}")
     if not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
