@@ -10,8 +10,15 @@ from statsmodels.stats.meta_analysis import combine_effects
 
 from xleval.calibration import AnchoredCalibrator
 from xleval.calibration._pooling import paule_mandel_tau2, shrink_offsets
-from xleval.exceptions import (DataQualityWarning, InputError, ModelFileError, NotFittedError, SignatureMismatchError,
-                               SmallGroupWarning, UnseenGroupWarning)
+from xleval.exceptions import (
+    DataQualityWarning,
+    InputError,
+    ModelFileError,
+    NotFittedError,
+    SignatureMismatchError,
+    SmallGroupWarning,
+    UnseenGroupWarning,
+)
 
 OFFSETS = {"de": 10.0, "fr": 4.0, "zh": -6.0}
 
@@ -291,3 +298,23 @@ def test_pooled_slopes_without_clusters_match_statsmodels_hc1():
     # a column without variation inside any group is not identified
     const_within = np.column_stack([x[:, 0], g.astype(float)])
     assert list(pooled_slopes(const_within, y, g).identified) == [True, False]
+
+
+@pytest.mark.parametrize("path, value", [(("slopes", "between"), "x"), (("slopes", "within"), None),
+                                         (("slopes", "cov"), [1.0, 2.0]), (("pooled", "offset"), float("inf")),
+                                         (("groups", "en-de", "centre"), [1.0]), (("groups", "en-de", "source"), "me"),
+                                         (("level",), "corpus"), (("direction",), 0), (("groups", "en-de"), [])])
+def test_a_crafted_file_with_a_valid_checksum_is_refused(tmp_path, path, value):
+    from xleval.calibration._persist import checksum
+
+    model = AnchoredCalibrator(by="lp").fit(_sparse(_segments(), 30))
+    payload = model.to_dict()
+    target = payload
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    payload["checksum"] = checksum(json.loads(json.dumps(payload, allow_nan=True)))
+    file = tmp_path / "crafted.json"
+    file.write_text(json.dumps(payload, allow_nan=True))
+    with pytest.raises(ModelFileError, match="malformed calibrator"):
+        AnchoredCalibrator.load(file)

@@ -13,7 +13,8 @@ def _table(n_sys=4, n_seg=50, groups=("en-de", "en-zh"), seed=0):
     rows = []
     for g in groups:
         for s in range(n_sys):
-            rows.append(pd.DataFrame({"lp": g, "system": f"s{s}", "seg_id": np.arange(n_seg), "doc_id": np.arange(n_seg) // 10,
+            rows.append(pd.DataFrame({"lp": g, "system": f"s{s}", "seg_id": np.arange(n_seg),
+                                      "doc_id": np.arange(n_seg) // 10,
                                       "source": [f"src {g} {i}" for i in range(n_seg)],
                                       "hypothesis": [f"hyp {g} {s} {i}" for i in range(n_seg)],
                                       "reference": [f"ref {g} {i}" for i in range(n_seg)],
@@ -79,7 +80,8 @@ def test_annotation_table(tmp_path):
     df["human"] = np.nan
     df.loc[df.index[:30], "human"] = 50.0
     out = select_for_annotation(df, "lp", 6, score="chrf", skip_labelled="human", random_state=0)
-    assert list(out.columns) == ["row", "lp", "system", "seg_id", "doc_id", "source", "hypothesis", "reference", "human"]
+    assert list(out.columns) == ["row", "lp", "system", "seg_id", "doc_id", "source", "hypothesis", "reference",
+                                 "human"]
     assert "chrf" not in out.columns and out["human"].isna().all()
     assert len(out) == 12 and (out["row"] > 30).all()  # labelled rows (1-30) are not chosen again
     back = df.iloc[out["row"] - 1]

@@ -13,7 +13,7 @@ from xleval.stats import pairwise_accuracy
 def _world(offsets=(-8.0, 0.0, 8.0), bias=(6.0, 0.0, -6.0), n_sys=6, n_seg=60, seed=0, sign=1.0):
     rng = np.random.default_rng(seed)
     rows = []
-    for g, (off, b) in enumerate(zip(offsets, bias)):
+    for g, (off, b) in enumerate(zip(offsets, bias, strict=False)):
         for s in range(n_sys):
             q = rng.normal()
             rows.append(pd.DataFrame({
@@ -29,7 +29,7 @@ def _world(offsets=(-8.0, 0.0, 8.0), bias=(6.0, 0.0, -6.0), n_sys=6, n_seg=60, s
     return df.assign(sparse=df["human"].where(keep))
 
 
-@pytest.fixture()
+@pytest.fixture
 def table(tmp_path):
     df = _world()
     path = tmp_path / "seg.tsv"
@@ -59,7 +59,8 @@ def test_anchored_fit_apply_show(tmp_path, table, capsys):
     assert applied["column"] == "chrf_anchored" and applied["calibration_source"] == {"lp": len(df)}
     out = pd.read_parquet(out_path)
     assert list(out.columns[: df.shape[1]]) == list(df.columns) and len(out) == len(df)
-    assert ((out["chrf_anchored_low"] < out["chrf_anchored"]) & (out["chrf_anchored"] < out["chrf_anchored_high"])).all()
+    low, high = out["chrf_anchored_low"], out["chrf_anchored_high"]
+    assert ((low < out["chrf_anchored"]) & (out["chrf_anchored"] < high)).all()
     # on the human scale, and the cross-group order of systems follows the human one far better than raw
     assert abs(out["chrf_anchored"].mean() - df["human"].mean()) < 2.0
     assert _system_accuracy(out, "chrf_anchored") > _system_accuracy(out, "chrf") + 0.2
@@ -86,7 +87,7 @@ def test_lower_is_better_human_scale(tmp_path, capsys):
 
 
 def test_auto_says_what_it_chose_and_why(tmp_path, table, capsys):
-    path, df = table
+    path, _df = table
     model = tmp_path / "auto.json"
     assert main(["calibrate", "fit", str(path), "--score", "chrf", "--by", "lp", "--method", "auto", "--human",
                  "sparse", "-o", str(model)]) == 0
@@ -104,7 +105,7 @@ def test_auto_says_what_it_chose_and_why(tmp_path, table, capsys):
 
 
 def test_select_writes_rows_ready_for_annotation(tmp_path, table, capsys):
-    path, df = table
+    path, _df = table
     out = tmp_path / "to_annotate.tsv"
     assert main(["calibrate", "select", str(path), "--by", "lp", "--budget", "12", "--score", "chrf", "-o", str(out),
                  "--seed", "3", "--format", "json"]) == 0
@@ -120,8 +121,8 @@ def test_select_writes_rows_ready_for_annotation(tmp_path, table, capsys):
 
 def test_evaluate_text_and_json(tmp_path, table, capsys):
     path, _ = table
-    args = ["calibrate", "evaluate", str(path), "--score", "chrf", "--human", "human", "--by", "lp", "--budget", "10,30",
-            "--repeats", "2", "--n-resamples", "100"]
+    args = ["calibrate", "evaluate", str(path), "--score", "chrf", "--human", "human", "--by", "lp",
+            "--budget", "10,30", "--repeats", "2", "--n-resamples", "100"]
     assert main(args + ["--format", "json"]) == 0
     result = json.loads(capsys.readouterr().out)
     names = [v["name"] for v in result["variants"]]
@@ -148,7 +149,7 @@ def test_evaluate_text_and_json(tmp_path, table, capsys):
     (["select", "--budget", "0"], "budget"),
 ])
 def test_bad_inputs_are_one_line_and_exit_2(tmp_path, table, capsys, args, message):
-    path, df = table
+    _path, df = table
     df = df.assign(nohuman=np.nan, const=3.0, word="good")
     bad = tmp_path / "bad.tsv"
     df.to_csv(bad, sep="\t", index=False)
@@ -163,7 +164,7 @@ def test_bad_inputs_are_one_line_and_exit_2(tmp_path, table, capsys, args, messa
 
 
 def test_groups_with_zero_or_one_label(tmp_path, table, capsys):
-    path, df = table
+    _path, df = table
     one = df.index[df.lp == "en-zh"][0]
     labels = df["sparse"].where(df.lp != "en-zh")
     labels[one] = df.loc[one, "human"]

@@ -13,11 +13,12 @@ from xleval.diagnostics import RECOMMENDED_LABELS, check_lgn_validity, choose_me
 def _table(offsets=(0.0, 0.0, 0.0), bias=(10.0, 0.0, -10.0), n_sys=5, n_seg=40, seed=0, parallel=False):
     rng = np.random.default_rng(seed)
     rows = []
-    for g, (off, b) in enumerate(zip(offsets, bias)):
+    for g, (off, b) in enumerate(zip(offsets, bias, strict=False)):
         for s in range(n_sys):
             q = rng.normal()
             sources = [f"source {i}" if parallel else f"source {g}-{i}" for i in range(n_seg)]
-            rows.append(pd.DataFrame({"lp": f"en-x{g}", "system": f"s{s}", "seg_id": np.arange(n_seg), "source": sources,
+            rows.append(pd.DataFrame({"lp": f"en-x{g}", "system": f"s{s}", "seg_id": np.arange(n_seg),
+                                      "source": sources,
                                       "score": 50 + b + 5 * q + 5 * rng.normal(size=n_seg),
                                       "human": 70 + off + 3 * q + 5 * rng.normal(size=n_seg)}))
     return pd.concat(rows, ignore_index=True)

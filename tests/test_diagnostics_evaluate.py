@@ -17,7 +17,7 @@ def _world(human_offsets, metric_bias, seed=0, n_sys=6, n_seg=60, noise=6.0):
     3 q + noise * e. Offsets are real quality differences; biases are the metric's own."""
     rng = np.random.default_rng(seed)
     rows = []
-    for g, (off, bias) in enumerate(zip(human_offsets, metric_bias)):
+    for g, (off, bias) in enumerate(zip(human_offsets, metric_bias, strict=False)):
         for s in range(n_sys):
             q = rng.normal()
             u = rng.normal(size=n_seg)

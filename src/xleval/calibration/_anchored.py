@@ -35,12 +35,11 @@ LGN: versioned JSON with the metric signature and a SHA-256 checksum. See docs/c
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,10 +47,17 @@ from scipy import special
 
 from .. import __version__
 from .._base.grouping import group_index
-from ..exceptions import (DataQualityWarning, InputError, ModelFileError, NotFittedError, SmallGroupWarning,
-                          UnseenGroupWarning)
+from ..exceptions import (
+    DataQualityWarning,
+    InputError,
+    ModelFileError,
+    NotFittedError,
+    SmallGroupWarning,
+    UnseenGroupWarning,
+)
 from ._anchored_v1 import LegacyMaps
 from ._params import ParamsMixin
+from ._persist import _read_json as read_calibrator_json
 from ._persist import load_checked, save_checked
 from ._pooling import pooled_slopes, shrink_offsets
 from ._signature import check_compatible
@@ -88,6 +94,9 @@ class AnchoredCalibrator(ParamsMixin):
     fallback : {"pooled", "error"}
         Groups unseen in fit: the common offset (with an UnseenGroupWarning) or refuse.
     """
+
+    _output_suffix = "anchored"  # the calibrated column is <score>_anchored
+    legacy_: LegacyMaps | None = None  # set only by loading a file of format version 1
 
     def __init__(self, by: str | Sequence[str] = "tgt_lang", score: str = "score", human: str = "human",
                  system: str | None = "system", shrinkage: str = "eb", human_higher_is_better: bool | None = None,
@@ -144,7 +153,8 @@ class AnchoredCalibrator(ParamsMixin):
     def _inputs(self, X, groups, human, systems, need_human: bool):
         by = [self.by] if isinstance(self.by, str) else list(self.by)
         if isinstance(X, pd.DataFrame):
-            need = [self.score, *(by if groups is None else []), *([self.human] if need_human and human is None else [])]
+            need = [self.score, *(by if groups is None else []),
+                    *([self.human] if need_human and human is None else [])]
             missing = [c for c in need if c not in X.columns]
             if missing:
                 raise InputError(f"column(s) {missing} not in the data; columns are {list(X.columns)} (name them with "
@@ -265,9 +275,10 @@ class AnchoredCalibrator(ParamsMixin):
         rows = np.bincount(codes[finite], minlength=n_groups)
         score_mean = np.bincount(codes[finite], x[finite], minlength=n_groups) / np.maximum(rows, 1)
         self.groups_ = {}
-        at = dict(zip(np.flatnonzero(has), range(int(has.sum()))))
+        at = {int(g): j for j, g in enumerate(np.flatnonzero(has))}
         for g, key in enumerate(keys):
-            entry = {"n_rows": int(rows[g]), "n_labels": int(n_lab[g]), "score_mean": _num(score_mean[g])}
+            entry: dict[str, Any] = {"n_rows": int(rows[g]), "n_labels": int(n_lab[g]),
+                                     "score_mean": _num(score_mean[g])}
             if g in at:
                 j = at[g]
                 lam = float(shrunk.lam[j])
@@ -342,19 +353,21 @@ class AnchoredCalibrator(ParamsMixin):
                               UnseenGroupWarning, stacklevel=3)
         return offset, var, centre, own
 
-    def transform(self, X, groups=None, *, systems=None, signature: str | None = None, force: bool = False) -> np.ndarray:
-        """Scores on the human scale (NaN where the score is missing or infinite)."""
-        if getattr(self, "legacy_", None) is not None:
-            return self._legacy_transform(X, groups, signature, force)
+    def transform(self, X, groups=None, *, systems=None, signature: str | None = None, force: bool = False):
+        """Scores on the human scale (NaN where the score is missing or infinite): a 1-D array, or as
+        configured by ``set_output``."""
+        if self.legacy_ is not None:
+            return self._as_output(self._legacy_transform(X, groups, signature, force), X)
         x, m, codes, labels = self._rows(X, groups, systems, signature, force)
         offset, _, _, _ = self._group_params(labels)
         with np.errstate(invalid="ignore"):  # inf - inf where a row is its own system: NaN, set below anyway
             out = offset[codes] + self.slopes_["between"] * m + self.slopes_["within"] * (x - m)
         out[~np.isfinite(x)] = np.nan
-        return out
+        return self._as_output(out, X)
 
     def _legacy_transform(self, X, groups, signature, force) -> np.ndarray:
         self._check_fitted()
+        assert self.legacy_ is not None  # only called for a format-1 file
         if not force:
             check_compatible(self.signature_, signature)
         x, (codes, labels), _, _ = self._inputs(X, groups, None, None, need_human=False)
@@ -368,7 +381,7 @@ class AnchoredCalibrator(ParamsMixin):
         return out
 
     def _no_legacy(self, what: str) -> None:
-        if getattr(self, "legacy_", None) is not None:
+        if self.legacy_ is not None:
             raise ModelFileError(f"this anchored calibrator was saved in format version 1 and supports transform only, "
                                  f"not {what}; refit it with this xleval")
 
@@ -403,10 +416,11 @@ class AnchoredCalibrator(ParamsMixin):
         ``pooled`` (a group without labels, or unseen in fit: the common offset)."""
         self._check_fitted()
         _, (codes, labels), _, _ = self._inputs(X, groups, None, None, need_human=False)
-        if getattr(self, "legacy_", None) is not None:
-            own = np.array([self.legacy_.own(g) for g in labels], dtype=bool)
-            return np.where(own, "group", "pooled").astype(object)[codes]
-        own = np.array([self.groups_.get(g, {}).get("source") == "labels" for g in labels], dtype=bool)
+        if self.legacy_ is not None:
+            own = np.fromiter((self.legacy_.own(g) for g in labels), dtype=np.bool_, count=len(labels))
+            return np.where(own, "group", "pooled").astype(object)[codes]  # format 1's names
+        own = np.fromiter((self.groups_.get(g, {}).get("source") == "labels" for g in labels), dtype=np.bool_,
+                          count=len(labels))
         names = np.where(own, "+".join(self.by_), "pooled").astype(object)
         return names[codes]
 
@@ -435,7 +449,7 @@ class AnchoredCalibrator(ParamsMixin):
     # persistence ---------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         self._check_fitted()
-        if getattr(self, "legacy_", None) is not None:
+        if self.legacy_ is not None:
             return {k: v for k, v in self.legacy_.payload.items() if k != "checksum"}
         params = self.get_params()
         params["by"] = self.by if isinstance(self.by, str) else list(self.by)
@@ -450,12 +464,8 @@ class AnchoredCalibrator(ParamsMixin):
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> AnchoredCalibrator:
-        version = FORMAT_VERSION
-        try:  # files of format version 1 keep loading (transform only)
-            if json.loads(Path(path).read_text(encoding="utf-8")).get("format_version") == 1:
-                version = 1
-        except (OSError, ValueError, AttributeError):
-            pass  # load_checked says what is wrong with the file
+        peek = read_calibrator_json(path, str(path))  # regular files of bounded size only
+        version = 1 if isinstance(peek, dict) and peek.get("format_version") == 1 else FORMAT_VERSION
         return cls.from_dict(load_checked(path, FORMAT, version, "anchored calibrator"), source=str(path))
 
     @classmethod
@@ -475,10 +485,8 @@ class AnchoredCalibrator(ParamsMixin):
             model.pooled_ = dict(payload["pooled"])
             model.groups_ = {str(g): dict(e) for g, e in payload["groups"].items()}
             model.notes_ = tuple(payload.get("notes", ()))
-            float(model.slopes_["between"]) + float(model.slopes_["within"])
-            if model.level_ not in ("segment", "system", "row"):
-                raise ValueError(f"level {model.level_!r}")
-        except (KeyError, TypeError, ValueError) as exc:
+            _check_state(model)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
             raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
         return model
 
@@ -494,12 +502,34 @@ class AnchoredCalibrator(ParamsMixin):
             model.signature_ = payload.get("signature")
             model.legacy_ = LegacyMaps(payload)
             model.groups_, model.level_ = {}, "legacy"
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
             raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
         return model
 
 
 # helpers -------------------------------------------------------------------------------------------
+def _check_state(model: AnchoredCalibrator) -> None:
+    """A loaded state that transform and interval can use (a file with a valid checksum can still be
+    crafted): finite slopes and offsets, a 2x2 covariance, centres of two numbers, known enums."""
+    if model.level_ not in ("segment", "system", "row") or model.direction_ not in (1, -1):
+        raise ValueError(f"level {model.level_!r} / direction {model.direction_!r}")
+    slopes: dict[str, Any] = model.slopes_
+    for key in ("between", "within"):
+        if not math.isfinite(float(slopes[key])):
+            raise ValueError(f"slope {key} is not a finite number")
+    if np.asarray(model.slopes_["cov"], dtype=float).shape != (2, 2):
+        raise ValueError("the slopes' covariance is not 2x2")
+    entries: list[tuple[str, Any]] = [("pooled", model.pooled_), *model.groups_.items()]
+    for name, entry in entries:
+        if not math.isfinite(float(entry["offset"])):
+            raise ValueError(f"offset of {name!r} is not a finite number")
+        float(entry["offset_var"])
+        if np.asarray(entry["centre"], dtype=float).shape != (2,):
+            raise ValueError(f"centre of {name!r} is not two numbers")
+        if name != "pooled" and (entry["source"] not in ("labels", "pooled") or int(entry["n_labels"]) < 0):
+            raise ValueError(f"group {name!r}: source {entry['source']!r}, n_labels {entry['n_labels']!r}")
+
+
 def _z(coef: float, var: float) -> float:
     return coef / math.sqrt(var) if np.isfinite(var) and var > 0 else math.copysign(math.inf, coef)
 

@@ -6,10 +6,10 @@ LGN goes through :func:`calibrate_frame`; an AnchoredCalibrator gets the same ou
 """
 from __future__ import annotations
 
-import json
+import copy
 import os
 import warnings
-from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -19,8 +19,9 @@ from ..io import read_table_metadata
 from ..io.langs import copy_on_write
 from ._anchored import FORMAT as ANCHORED_FORMAT
 from ._anchored import AnchoredCalibrator
-from ._frame import calibrate_frame, calibrated_metadata, prepare_frame
+from ._frame import calibrate_frame, calibrated_metadata, check_added_columns, prepare_frame
 from ._lgn import LGN
+from ._persist import _read_json
 
 __all__ = ["load_calibrator", "apply_calibrator", "output_metadata", "output_column", "calibrator_kind"]
 
@@ -36,22 +37,31 @@ def output_column(model, column: str | None = None) -> str:
 
 def load_calibrator(path: str | os.PathLike):
     """An LGN or an AnchoredCalibrator, by the ``format`` the file declares (checked like every load)."""
-    try:
-        fmt = json.loads(Path(path).read_text(encoding="utf-8")).get("format")
-    except (OSError, ValueError, AttributeError):
-        fmt = None  # the loader below says what is wrong with the file
-    return AnchoredCalibrator.load(path) if fmt == ANCHORED_FORMAT else LGN.load(path)
+    payload = _read_json(path, str(path))  # regular files of bounded size only; says what is wrong with others
+    is_anchored = isinstance(payload, dict) and payload.get("format") == ANCHORED_FORMAT
+    return AnchoredCalibrator.load(path) if is_anchored else LGN.load(path)
 
 
 def apply_calibrator(model, df: pd.DataFrame, *, column: str | None = None, interval: float | None = None,
-                     signature: str | None = None, force: bool = False, where: str = "input") -> pd.DataFrame:
+                     signature: str | None = None, force: bool = False, where: str = "input",
+                     on_unseen: str | None = None, overwrite: bool = False) -> pd.DataFrame:
     """``df`` with the calibrated column, ``calibration_source`` and, with ``interval`` (a level such as
-    0.95), ``<column>_low``/``<column>_high``; every input row and column kept in order."""
+    0.95), ``<column>_low``/``<column>_high``; every input row and column kept in order (an input column
+    of one of those names is an error, or replaced with ``overwrite=True``). ``on_unseen``: what to do
+    with groups the calibrator has not seen (LGN: ``pooled``, ``raw``, ``error``; anchored: ``pooled``,
+    ``error``)."""
     if isinstance(model, LGN):
         return calibrate_frame(model, df, column=column, interval=interval, signature=signature, force=force,
-                               where=where)
+                               where=where, on_unseen=on_unseen, overwrite=overwrite)
     if not isinstance(model, AnchoredCalibrator):
         raise ModelFileError(f"{where}: not a calibrator ({type(model).__name__})")
+    check_added_columns(cast(Any, model), df.columns, output_column(model, column), interval, overwrite=overwrite,
+                        where=where)  # it reads only the score's name
+    if on_unseen is not None:
+        if on_unseen not in ("pooled", "error"):
+            raise InputError(f"on_unseen={on_unseen!r}: an anchored calibrator gives unseen groups the common offset "
+                             "(pooled) or refuses them (error); raw scores are not on the human scale")
+        model = copy.copy(model).set_params(fallback=on_unseen)
     frame = prepare_frame(df, model.by_, where)
     name = output_column(model, column)
     out = df.copy(deep=not copy_on_write())
@@ -65,8 +75,8 @@ def apply_calibrator(model, df: pd.DataFrame, *, column: str | None = None, inte
     out["calibration_source"] = model.sources(frame)
     n_bad = int((~np.isfinite(pd.to_numeric(frame[model.score], errors="coerce").to_numpy(dtype=float))).sum())
     if n_bad:
-        warnings.warn(f"{n_bad} row(s) have a missing, NaN or infinite score; their calibrated value is NaN (rows kept)",
-                      DataQualityWarning, stacklevel=2)
+        warnings.warn(f"{n_bad} row(s) have a missing, NaN or infinite score; their calibrated value is NaN "
+                      "(rows kept)", DataQualityWarning, stacklevel=2)
     return out
 
 

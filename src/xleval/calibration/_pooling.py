@@ -83,7 +83,7 @@ def pooled_slopes(design: np.ndarray, y: np.ndarray, groups: np.ndarray, cluster
             factor = (g / max(g - 1, 1)) * ((len(y) - 1) / max(len(y) - k, 1))
         coef[identified] = beta
         cov[np.ix_(identified, identified)] = factor * bread @ meat @ bread
-    return SlopeFit(coef, cov, identified, int(len(y)), int(n_clusters))
+    return SlopeFit(coef, cov, identified, len(y), int(n_clusters))
 
 
 def paule_mandel_tau2(effects: np.ndarray, variances: np.ndarray) -> float:

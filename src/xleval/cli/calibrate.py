@@ -8,13 +8,37 @@ from pathlib import Path
 
 import click
 
-from ..calibration import LGN, AnchoredCalibrator, calibration_summary
-from ..calibration import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
-from ..calibration import apply_calibrator, load_calibrator, output_column, output_metadata
-from ..calibration import ROW_MIN_COUNT, lgn_min_count
+from .._base.terminal import data_text
+from ..calibration import (
+    LGN,
+    ROW_MIN_COUNT,
+    AnchoredCalibrator,
+    apply_calibrator,
+    calibrate_frame,
+    calibrated_metadata,
+    calibration_summary,
+    lgn_min_count,
+    load_calibrator,
+    output_column,
+    output_metadata,
+    prepare_frame,
+    score_signature,
+)
 from ..exceptions import DataQualityWarning, InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
-from ._common import col_option, console, emit_json, err_console, format_option, parse_pair, print_table, row_progress
+from ._common import (
+    PROBABILITY,
+    col_option,
+    console,
+    emit_json,
+    err_console,
+    format_option,
+    parse_columns,
+    parse_pair,
+    print_table,
+    row_progress,
+    say,
+)
 
 _DEFAULTS = LGN().get_params()
 
@@ -28,11 +52,11 @@ def app() -> None:
 def _scale_options(command):
     """Out-of-core / distributed execution (xleval.scale); the in-memory path stays the default for small inputs."""
     for option in reversed([
-        click.option("--chunk-size", type=int, help="Stream the input in batches of N rows (bounded memory); "
+        click.option("--chunk-size", type=click.IntRange(1), help="Stream the input in batches of N rows (bounded memory); "
                      "large inputs are streamed by default."),
         click.option("--backend", default="local", help="local (this process) or dask (a cluster)."),
         click.option("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."),
-        click.option("--workers", type=int, help="Start a local Dask cluster of N worker processes."),
+        click.option("--workers", type=click.IntRange(1, 256), help="Start a local Dask cluster of N worker processes."),
     ]):
         command = option(command)
     return command
@@ -56,17 +80,18 @@ _DIRECTION_OPTION = click.option("--human-higher-is-better/--human-lower-is-bett
 @app.command("fit")
 @click.argument("input")
 @click.option("--score", required=True, help="Score column to calibrate.")
-@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="Where to write the calibrator JSON.")
+@click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the calibrator JSON.")
 @click.option("--by", default=_DEFAULTS["by"], help="Group by tgt_lang, lp, or COL[,COL...].")
 @click.option("--method", type=click.Choice(_METHODS), default="lgn",
               help="lgn (per-group z-score), anchored (map onto the human scale of --human; labels may be sparse), or "
                    "auto (anchored when every group has human labels, else LGN with the reason). zscore, robust and "
                    "quantile are LGN with that statistic.")
 @click.option("--human", help="Human score column (NaN = not labelled): anchored calibration and --method auto.")
-@click.option("--system", default="system", help="System column (anchored: system means give the between-system slope).")
+@click.option("--system", default="system",
+              help="System column (anchored: system means give the between-system slope).")
 @_DIRECTION_OPTION
 @click.option("--target", default="0,1", help="LGN: shared MEAN,STD of calibrated scores, e.g. 80,10.")
-@click.option("--min-count", type=int, default=None, show_default=False,
+@click.option("--min-count", type=click.IntRange(1, 10**9), default=None, show_default=False,
               help="LGN: smaller groups are shrunk toward the others and flagged. Default by the table's level: 50 for "
                    "segment rows, no shrinkage for a table of system scores or when no group reaches 50 rows.")
 @click.option("--fallback", default="default",
@@ -86,8 +111,8 @@ def fit(input, score, output, by, method, human, system, human_up, target, min_c
     """
     from ..scale import should_stream
 
-    check_output_path(output)
-    by_cols = [c.strip() for c in by.split(",") if c.strip()]
+    check_output_path(output, inputs=[input])
+    by_cols = parse_columns(by, "--by")
     if method in ("anchored", "auto"):
         if chunk_size is not None or backend != "local" or scheduler is not None or workers is not None:
             raise InputError(f"--method {method} fits in memory (system means over every row); drop "
@@ -112,7 +137,8 @@ def fit(input, score, output, by, method, human, system, human_up, target, min_c
 
 
 def _lgn_model(by_cols, method, target, min_count, fallback, score) -> LGN:
-    return LGN(by=by_cols[0] if len(by_cols) == 1 else by_cols, method="zscore" if method in ("lgn", "auto") else method,
+    statistic = "zscore" if method in ("lgn", "auto") else method
+    return LGN(by=by_cols[0] if len(by_cols) == 1 else by_cols, method=statistic,
                target=parse_pair(target, "--target"), min_count=min_count,
                fallback="default" if fallback == "default" else fallback.split(","), score=score)
 
@@ -183,15 +209,15 @@ def _fit_anchored_or_auto(input, score, output, by_cols, method, human, system, 
         if fallback not in ("default", "pooled", "error"):
             raise InputError(f"--fallback {fallback!r}: anchored calibration gives unseen groups the common offset "
                              "(pooled) or refuses them (error)")
-        model = AnchoredCalibrator(by=by, score=score, human=human, system=system, human_higher_is_better=human_up,
-                                   fallback="error" if fallback == "error" else "pooled")
-        model.fit(frame, signature=sig)
-        model.save(output)
+        anchored = AnchoredCalibrator(by=by, score=score, human=human, system=system, human_higher_is_better=human_up,
+                                      fallback="error" if fallback == "error" else "pooled")
+        anchored.fit(frame, signature=sig)
+        anchored.save(output)
     if choice is not None:
         _announce(choice, fmt)
-    info = model.describe()
+    info = anchored.describe()
     payload = {"model": str(output), "method": "anchored", "signature": sig,
-               "fit": {k: v for k, v in info.items() if k != "notes"}, "groups": model.group_table(),
+               "fit": {k: v for k, v in info.items() if k != "notes"}, "groups": anchored.group_table(),
                "notes": info["notes"]}
     if choice is not None:
         payload["decision"] = choice.summary()
@@ -200,16 +226,16 @@ def _fit_anchored_or_auto(input, score, output, by_cols, method, human, system, 
                   f"-> {output}")
     if fmt != "json":
         for note in info["notes"]:
-            err_console.print(f"note: {note}")
+            say("note", note, style="")
 
 
 def _announce(choice, fmt) -> None:
     """--method auto says what it chose and why (on stderr; in JSON it is the `decision` field)."""
     if fmt == "json":
         return
-    err_console.print(f"[bold]{choice.summary()}[/bold]")
+    err_console.print(data_text(choice.summary(), style="bold"))
     if choice.warning:
-        err_console.print(f"[bold red]{choice.warning}[/bold red]" if choice.warn else choice.warning)
+        err_console.print(data_text(choice.warning, style="bold red" if choice.warn else ""))
 
 
 @app.command("apply")
@@ -217,17 +243,20 @@ def _announce(choice, fmt) -> None:
 @click.argument("input")
 @click.option("-o", "--output", required=True, help="Output table (format by extension, '-' = TSV on stdout).")
 @click.option("--column", help="Name of the calibrated column (default: SCORE_lgn or SCORE_anchored).")
-@click.option("--interval", type=float, help="Add lower/upper columns of a confidence interval at this level, e.g. 0.95 "
-              "(anchored: the uncertainty that comes from the few human labels).")
-@click.option("--on-unseen", help="Groups the calibrator has not seen: pooled, raw or error (instead of the fitted "
-              "fallback chain; anchored: pooled or error).")
+@click.option("--overwrite", is_flag=True, help="Replace input columns named like the added ones (--column, "
+              "calibration_source) instead of refusing.")
+@click.option("--interval", type=PROBABILITY, help="Add lower/upper columns of a confidence interval at this level, "
+              "e.g. 0.95 (anchored: the uncertainty that comes from the few human labels).")
+@click.option("--on-unseen", type=click.Choice(["pooled", "raw", "error"]),
+              help="Groups the calibrator has not seen: pooled, raw or error (instead of the fitted fallback chain; "
+                   "anchored: pooled or error).")
 @click.option("--force", is_flag=True, help="Apply even if the score's metric signature differs from the calibrator's.")
 @click.option("--signature", help=_SIGNATURE_HELP)
 @col_option
 @format_option
 @_scale_options
-def apply(model_path, input, output, column, interval, on_unseen, force, signature, col, fmt, chunk_size, backend,
-          scheduler, workers) -> None:
+def apply(model_path, input, output, column, overwrite, interval, on_unseen, force, signature, col, fmt, chunk_size,
+          backend, scheduler, workers) -> None:
     """Add the calibrated column and `calibration_source`, keeping every input row and column in order.
 
     MODEL.json is a calibrator written by `calibrate fit`; INPUT is the table to calibrate.
@@ -236,39 +265,38 @@ def apply(model_path, input, output, column, interval, on_unseen, force, signatu
 
     model = load_calibrator(model_path)
     if output != "-":
-        check_output_path(output)
+        check_output_path(output, inputs=[input, model_path])
     if isinstance(model, AnchoredCalibrator):
-        return _apply_anchored(model, input, output, column, interval, on_unseen, force, signature, col, fmt,
-                               chunk_size, backend, scheduler, workers)
-    if on_unseen is not None:
-        _override_terminal(model, on_unseen)
+        return _apply_anchored(model, input, output, column, overwrite, interval, on_unseen, force, signature, col,
+                               fmt, chunk_size, backend, scheduler, workers)
+    model = model.with_on_unseen(on_unseen)
     if should_stream(input, chunk_size, backend) or scheduler is not None or workers is not None:
         return _apply_chunked(model, input, output, chunk_size, column, interval, signature, force, col, fmt,
-                              _scale_backend(backend, scheduler, workers))
+                              _scale_backend(backend, scheduler, workers), overwrite)
     df = read_table(input, columns=parse_column_mapping(col), required=[model.score], numeric=[model.score])
     sig = signature if signature is not None else score_signature(input, model.score)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = calibrate_frame(model, df, column=column, interval=interval, signature=sig, force=force, where=input)
+        out = calibrate_frame(model, df, column=column, interval=interval, signature=sig, force=force, where=input,
+                              overwrite=overwrite)
     write_table(out, output, metadata=calibrated_metadata(model, input, column))
     _report_applied(out, output, output_column(model, column), caught, fmt)
 
 
-def _apply_anchored(model, input, output, column, interval, on_unseen, force, signature, col, fmt, chunk_size,
-                    backend, scheduler, workers) -> None:
+def _apply_anchored(model, input, output, column, overwrite, interval, on_unseen, force, signature, col, fmt,
+                    chunk_size, backend, scheduler, workers) -> None:
     if chunk_size is not None or backend != "local" or scheduler is not None or workers is not None:
         raise InputError("an anchored calibrator is applied in memory (system means over every row); drop "
                          "--chunk-size/--backend/--scheduler/--workers")
-    if on_unseen is not None:
-        if on_unseen not in ("pooled", "error"):
-            raise InputError(f"--on-unseen {on_unseen!r}: an anchored calibrator gives unseen groups the common offset "
-                             "(pooled) or refuses them (error); raw scores are not on the human scale")
-        model.set_params(fallback=on_unseen)
+    if on_unseen == "raw":
+        raise InputError("--on-unseen raw: an anchored calibrator gives unseen groups the common offset (pooled) or "
+                         "refuses them (error); raw scores are not on the human scale")
     df = read_table(input, columns=parse_column_mapping(col), required=[model.score], numeric=[model.score])
     sig = signature if signature is not None else score_signature(input, model.score)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = apply_calibrator(model, df, column=column, interval=interval, signature=sig, force=force, where=input)
+        out = apply_calibrator(model, df, column=column, interval=interval, signature=sig, force=force, where=input,
+                               on_unseen=on_unseen, overwrite=overwrite)
     write_table(out, output, metadata=output_metadata(model, input, column))
     _report_applied(out, output, output_column(model, column), caught, fmt)
 
@@ -312,7 +340,7 @@ def show(model_path, fmt) -> None:
               help="spread (over systems and the score's range) or random.")
 @click.option("--skip-labelled", metavar="COL", help="Human column: rows that already have a value are not chosen.")
 @click.option("--label-column", default="human", help="Name of the empty column the annotators fill in.")
-@click.option("--seed", type=int, default=0, help="Random state of the selection.")
+@click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the selection.")
 @col_option
 @format_option
 def select(input, by, budget, score, output, system, segment, selection, skip_labelled, label_column, seed, col,
@@ -326,10 +354,10 @@ def select(input, by, budget, score, output, system, segment, selection, skip_la
     from ..calibration import select_for_annotation
 
     if output != "-":
-        check_output_path(output)
+        check_output_path(output, inputs=[input])
     numeric = [score] + ([skip_labelled] if skip_labelled else [])
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
-    by_cols = [c.strip() for c in by.split(",") if c.strip()]
+    by_cols = parse_columns(by, "--by")
     chosen = select_for_annotation(df, by_cols if len(by_cols) > 1 else by_cols[0], budget, score=score, system=system,
                                    segment=segment, method=selection, label_column=label_column,
                                    skip_labelled=skip_labelled, random_state=seed)
@@ -352,10 +380,11 @@ def select(input, by, budget, score, output, system, segment, selection, skip_la
               help="Labels per group for the anchored budget curve, comma-separated.")
 @click.option("--selection", default="spread,random", help="Selections to compare: spread, random or both.")
 @_DIRECTION_OPTION
-@click.option("--folds", type=int, default=5, help="System folds.")
-@click.option("--repeats", type=int, default=10, help="Fold splits and label draws (results are means over them).")
-@click.option("--n-resamples", type=int, default=1000, help="Bootstrap resamples of systems for the CIs.")
-@click.option("--seed", type=int, default=0, help="Random state of folds, draws and resamples.")
+@click.option("--folds", type=click.IntRange(2), default=5, help="System folds.")
+@click.option("--repeats", type=click.IntRange(1), default=10, help="Fold splits and label draws (results are means "
+              "over them).")
+@click.option("--n-resamples", type=click.IntRange(1), default=1000, help="Bootstrap resamples of systems for the CIs.")
+@click.option("--seed", type=click.IntRange(0), default=0, help="Random state of folds, draws and resamples.")
 @col_option
 @format_option
 def evaluate(input, score, human, by, system, budget, selection, human_up, folds, repeats, n_resamples, seed, col,
@@ -372,8 +401,11 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
     bad = [s for s in selections if s not in ("spread", "random")]
     if bad or not selections:
         raise InputError(f"--selection {selection!r}: use spread, random or spread,random")
+    if score == human:
+        raise InputError(f"--score and --human name the same column ({score}); the evaluation compares one with "
+                         "the other")
     df = read_table(input, columns=parse_column_mapping(col), required=[score, human], numeric=[score, human])
-    by_cols = [c.strip() for c in by.split(",") if c.strip()]
+    by_cols = parse_columns(by, "--by")
     frame = prepare_frame(df, by_cols, input)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -415,9 +447,9 @@ def _render_evaluation(result, notes) -> None:
     for k, gain in result.selection_gain.items():
         console.print(f"spread minus random selection at {k} labels per group: {gain.estimate:+.3f} "
                       f"({gain.ci_low:+.3f} to {gain.ci_high:+.3f} over {gain.n} repeats)")
-    console.print(f"[bold]{result.verdict}[/bold]")
+    console.print(data_text(result.verdict, style="bold"))
     for note in list(result.notes) + notes:
-        err_console.print(f"note: {note}")
+        say("note", note, style="")
 
 
 def _fit_chunked(model, input, output, chunk_size, signature, col, fmt, backend) -> None:
@@ -436,7 +468,8 @@ def _fit_chunked(model, input, output, chunk_size, signature, col, fmt, backend)
                   f"batches ({backend.name}) -> {output}")
 
 
-def _apply_chunked(model, input, output, chunk_size, column, interval, signature, force, col, fmt, backend) -> None:
+def _apply_chunked(model, input, output, chunk_size, column, interval, signature, force, col, fmt, backend,
+                   overwrite) -> None:
     from ..scale import DEFAULT_CHUNK_SIZE, apply_chunked
 
     with warnings.catch_warnings(record=True) as caught:
@@ -444,16 +477,11 @@ def _apply_chunked(model, input, output, chunk_size, column, interval, signature
         with row_progress(input, "calibrating") as advance:
             result = apply_chunked(model, input, output, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, column=column,
                                    interval=interval, signature=signature, force=force,
-                                   columns=parse_column_mapping(col), backend=backend, progress=advance)
+                                   columns=parse_column_mapping(col), backend=backend, progress=advance,
+                                   overwrite=overwrite)
     if output != "-":
         _render(fmt, result.to_dict(), [str(w.message) for w in caught],
                 title=f"calibrated {result.rows} rows in {result.batches} batches ({result.backend}) -> {output}")
-
-
-def _override_terminal(model: LGN, terminal: str) -> None:
-    if terminal not in ("pooled", "raw", "error"):
-        raise InputError(f"--on-unseen {terminal!r}: use pooled, raw or error")
-    model.fallback_ = [terminal]
 
 
 def _render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
@@ -472,4 +500,4 @@ def _render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
         elif key == "min_count":
             err_console.print(f"min_count {value}")
     for note in notes:
-        err_console.print(f"[yellow]warning:[/yellow] {note}")
+        say("warning", note)

@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import warnings
+
 import click
 
+from .._base.terminal import data_text
 from ..calibration import prepare_frame
-from ..diagnostics import DEFAULT_THRESHOLD, diagnose as run_diagnose
+from ..diagnostics import DEFAULT_THRESHOLD
+from ..diagnostics import diagnose as run_diagnose
+from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
-from ._common import col_option, console, emit_json, err_console, format_option, print_table
+from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, say
 
 
 @click.command("diagnose")
@@ -19,13 +23,13 @@ from ._common import col_option, console, emit_json, err_console, format_option,
 @click.option("--system", default="system", help="System column for system-level agreement.")
 @click.option("--threshold", type=float, default=DEFAULT_THRESHOLD, help="Pooled-sd difference that advises calibration.")
 @click.option("--n-resamples", type=int, default=1000, help="Bootstrap/permutation resamples.")
-@click.option("--seed", type=int, default=0, help="Random state of resampling.")
+@click.option("--seed", type=click.IntRange(0), default=0, help="Random state of resampling.")
 @col_option
 @format_option
-@click.option("--chunk-size", type=int, help="Stream the input in batches of N rows and report the mergeable "
+@click.option("--chunk-size", type=click.IntRange(1), help="Stream the input in batches of N rows and report the mergeable "
               "statistics only (per-group moments, sd of group means, eta squared, largest d); no medians, tests or CIs.")
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
-@click.option("--workers", type=int, help="Dask: start a local cluster of N workers.")
+@click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
 def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples, seed, col, fmt, chunk_size, backend,
              workers, scheduler) -> None:
@@ -33,10 +37,13 @@ def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples
 
     INPUT is a table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin).
     """
-    by_cols = [c.strip() for c in by.split(",") if c.strip()]
+    by_cols = parse_columns(by, "--by")
     if chunk_size is not None or backend != "local":
         return _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated)
     numeric = [c for c in (score, human, calibrated) if c]
+    if len(set(numeric)) < len(numeric):
+        raise InputError(f"--score, --human and --calibrated name the same column ({', '.join(numeric)}); each "
+                         "compares one column with another: give different columns")
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
     frame = prepare_frame(df, by_cols, input)
     with warnings.catch_warnings(record=True) as caught:
@@ -52,7 +59,6 @@ def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples
 
 
 def _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated) -> None:
-    from ..exceptions import InputError
     from ..scale import DEFAULT_CHUNK_SIZE, bias_chunked, resolve_backend, should_stream
 
     if human or calibrated:
@@ -70,7 +76,7 @@ def _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, sch
     console.print(f"sd of group means {result.sd_of_means:.4g}; eta squared {result.eta_squared:.4g}; "
                   f"largest standardised difference {result.largest_smd if result.largest_smd is not None else float('nan'):.3g} ({pair})")
     for note in result.notes:
-        err_console.print(f"[yellow]note:[/yellow] {note}")
+        say("note", note)
 
 
 def _render(result, notes: list[str]) -> None:
@@ -79,7 +85,7 @@ def _render(result, notes: list[str]) -> None:
         print_table(result.comparison.summary.to_dict(orient="records"), title="bias before and after")
     else:
         print_table(result.bias.groups.to_dict(orient="records"), title=f"{result.score} by {result.by}")
-    console.print(f"[bold]{result.advice}[/bold]")
+    console.print(data_text(result.advice, style="bold"))
     for reason in result.bias.reasons:
         console.print(f"  - {reason}")
     if result.agreement is not None:
@@ -98,10 +104,11 @@ def _render(result, notes: list[str]) -> None:
         console.print(f"LGN validity, system level ({result.validity_system.status}): {result.validity_system.message}")
     console.print(f"LGN validity, segment level ({result.validity.status}): {result.validity.message}")
     if result.verdict is not None:
-        console.print(f"[bold]LGN validity verdict: {result.verdict.reason}[/bold]")
+        console.print(data_text(f"LGN validity verdict: {result.verdict.reason}", style="bold"))
     if result.recommendation is not None:
         console.print(f"recommended: {result.recommendation.summary()}")
         if result.recommendation.warning:
             console.print(result.recommendation.warning)
-    for note in dict.fromkeys(notes + list(result.bias.notes) + list(result.agreement.notes if result.agreement else [])):
-        err_console.print(f"[yellow]note:[/yellow] {note}")
+    agreement_notes = list(result.agreement.notes) if result.agreement else []
+    for note in dict.fromkeys(notes + list(result.bias.notes) + agreement_notes):
+        say("note", note)

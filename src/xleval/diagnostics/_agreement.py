@@ -24,10 +24,19 @@ import numpy as np
 import pandas as pd
 
 from .._base.result import Result
-from ..exceptions import DataQualityWarning, InputError
-from ..stats import (CorrelationResult, Estimate, PairwiseAccuracy, TestResult, bootstrap_pairwise_accuracy,
-                     compare_pairwise_accuracy, correlation, pairwise_accuracy, stratified_resample_counts)
 from .._base.seeding import make_rng
+from ..exceptions import DataQualityWarning, InputError
+from ..stats import (
+    CorrelationResult,
+    Estimate,
+    PairwiseAccuracy,
+    TestResult,
+    bootstrap_pairwise_accuracy,
+    compare_pairwise_accuracy,
+    correlation,
+    pairwise_accuracy,
+    stratified_resample_counts,
+)
 from ._common import group_labels, numeric, require_columns
 
 __all__ = ["ScoreAgreement", "Comparison", "AgreementResult", "human_agreement", "system_table"]

@@ -91,7 +91,7 @@ def diagnose_bias(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
     advised, reasons = _decide(groups, smd, pair, eta, kw, threshold)
     by_name = by if isinstance(by, str) else "+".join(by)
     sd_means = float(groups["mean"].std(ddof=1))
-    return BiasDiagnosis(score, by_name, groups, int(len(x)), int((~keep).sum()), sd_means, eta, kw, smd, pair,
+    return BiasDiagnosis(score, by_name, groups, len(x), int((~keep).sum()), sd_means, eta, kw, smd, pair,
                          float(threshold), advised, tuple(reasons), tuple(notes))
 
 

@@ -34,7 +34,7 @@ __all__ = ["MethodChoice", "DecisionStep", "choose_method", "REFERENCE", "RECOMM
 # Budget curve of `xleval calibrate evaluate` on WMT21 to-English sentence chrF against raw DA
 # (7 language pairs, 100 systems; system folds, 20 repeats; docs/wmt21-study.md): out-of-fold
 # cross-pair accuracy of system means of calibrated segments.
-REFERENCE = {"data": "WMT21 to-English, sentence chrF against raw DA (docs/wmt21-study.md)",
+REFERENCE: dict[str, Any] = {"data": "WMT21 to-English, sentence chrF against raw DA (docs/wmt21-study.md)",
              "raw": 0.710, "lgn": 0.564, "anchored": {25: 0.685, 50: 0.713, 100: 0.713, 200: 0.729}}
 RECOMMENDED_LABELS = 100
 
@@ -87,7 +87,7 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
     steps.append(DecisionStep("human labels", _labels_finding(human, per_group, labelled, groups)))
     if labelled and validity is None:
         validity = _verdict(data, by, human, system, labels, labelled, threshold)
-    if labelled and validity.status == "uninformative":
+    if validity is not None and labelled and validity.status == "uninformative":
         steps.append(DecisionStep("validity", validity.reason))
         reason = ("the human scores are standardised within groups: anchoring to them gives every group the same "
                   "mean, which is what LGN does, and they cannot test whether that is right")
@@ -130,6 +130,7 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
         steps.append(DecisionStep("method", "lgn (with warning)"))
         return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, need, None,
                             bias.calibration_advised)
+    assert validity is not None  # labelled groups exist: the check ran above
     steps.append(DecisionStep("validity", validity.reason))
     loud = validity.status != "holds"
     reason = (f"human labels in {len(labelled)} of {len(groups)} groups: anchored calibration needs every group; "
@@ -154,7 +155,7 @@ def _by_name(by) -> str:
 
 
 def _bias_finding(bias: BiasDiagnosis) -> str:
-    if bias.largest_smd is None:
+    if bias.largest_smd is None or bias.largest_smd_pair is None:
         return "the score has no spread within groups; the 0.5-sd rule cannot be applied"
     d = bias.largest_smd.estimate
     pair = " vs ".join(bias.largest_smd_pair)
@@ -166,7 +167,7 @@ def _bias_finding(bias: BiasDiagnosis) -> str:
 
 def _labels_per_group(data, score, human, labels, groups) -> dict[str, int]:
     if human is None:
-        return {g: 0 for g in groups}
+        return dict.fromkeys(groups, 0)
     has = np.isfinite(numeric(data, human)) & np.isfinite(numeric(data, score))
     counts = pd.Series(has).groupby(labels).sum()
     return {g: int(counts.get(g, 0)) for g in groups}

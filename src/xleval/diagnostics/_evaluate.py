@@ -104,7 +104,8 @@ class CalibrationEvaluation(Result):
         """The budget curve: one row per (budget, selection) with accuracy, CI and differences."""
         rows = [{"budget": v.budget, "selection": v.selection, "accuracy": v.accuracy.estimate,
                  "ci_low": v.accuracy.ci_low, "ci_high": v.accuracy.ci_high, "pearson": v.pearson.estimate,
-                 "minus_raw": v.minus_raw.estimate, "minus_lgn": v.minus_lgn.estimate if v.minus_lgn else math.nan,
+                 "minus_raw": v.minus_raw.estimate if v.minus_raw else math.nan,
+                 "minus_lgn": v.minus_lgn.estimate if v.minus_lgn else math.nan,
                  "worst_run": min(v.runs), "best_run": max(v.runs)}
                 for v in self.variants if v.budget is not None]
         return pd.DataFrame(rows)
@@ -313,9 +314,9 @@ def _score(t, runs, names, direction, score_up, level, n_resamples, rng, seed) -
             if ok.sum() < t.n_items:
                 raise InputError(f"{name}: {t.n_items - int(ok.sum())} system(s) got no calibrated score; check for "
                                  "systems whose rows all lack a finite score")
-            acc = pairwise_accuracy(row, human, groups=t.item_group, pairs="cross")
-            accs.append(acc.estimate)
-            corr_rows.append(pairs_correct(row, human, iu, ju, acc.epsilon))
+            point = pairwise_accuracy(row, human, groups=t.item_group, pairs="cross")
+            accs.append(point.estimate)
+            corr_rows.append(pairs_correct(row, human, iu, ju, point.epsilon))
             rs.append(float(np.corrcoef(row, human)[0, 1]))
             r_d.append(resampled_pearson(row, human, counts))
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -329,11 +330,12 @@ def _score(t, runs, names, direction, score_up, level, n_resamples, rng, seed) -
                         "resampled within groups (percentile), epsilon fixed per repeat", n_resamples, seed)
         r = _estimate(pearson[name], pdists[name], alpha, level, t.n_items, "pooled system-level Pearson, mean over "
                       "repeats; CI: systems resampled within groups", n_resamples, seed)
-        minus_raw = None if name == "raw" else _estimate(points[name] - points["raw"], dists[name] - dists["raw"],
-                                                         alpha, level, t.n_items, "paired difference", n_resamples, seed)
-        minus_lgn = None if name in ("raw", "lgn") else _estimate(points[name] - points["lgn"],
-                                                                  dists[name] - dists["lgn"], alpha, level, t.n_items,
-                                                                  "paired difference", n_resamples, seed)
+        def versus(other: str, this: str = name) -> Estimate:
+            return _estimate(points[this] - points[other], dists[this] - dists[other], alpha, level, t.n_items,
+                             "paired difference", n_resamples, seed)
+
+        minus_raw = None if name == "raw" else versus("raw")
+        minus_lgn = None if name in ("raw", "lgn") else versus("lgn")
         method = "raw" if name == "raw" else ("lgn" if name == "lgn" else "anchored")
         out[name] = VariantScore(name, method, budget, selection, acc, r, minus_raw, minus_lgn,
                                  tuple(float(a) for a in per_run[name]))
@@ -380,7 +382,7 @@ def _verdict(scores, budgets, selections) -> tuple[str, str]:
     def sure(est) -> bool:
         return est is not None and (est.ci_low > 0 or est.ci_high < 0)
 
-    best = max(acc, key=acc.get)
+    best = max(acc, key=lambda k: acc[k])
     if best == "anchored" and (sure(anch.minus_raw) or anch.minus_raw.estimate > 0) and anch.minus_raw.estimate >= 0:
         recommended = "anchored"
     elif best == "lgn" and sure(lgn.minus_raw):

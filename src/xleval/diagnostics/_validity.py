@@ -224,11 +224,12 @@ class ValidityVerdict(Result):
 
 def validity_verdict(segment: ValidityCheck, system: ValidityCheck | None = None) -> ValidityVerdict:
     """Combine the segment-level and the system-level check (the system level first)."""
-    primary, secondary = (system, segment) if system is not None else (segment, None)
+    primary: ValidityCheck = system if system is not None else segment
+    secondary: ValidityCheck | None = segment if system is not None else None
     checks = [c for c in (primary, secondary) if c is not None]
     worst = max(checks, key=lambda c: SEVERITY.index(c.status))
     level = "system level" if worst is system else "segment level"
-    if len(checks) == 2 and primary.status != secondary.status:
+    if secondary is not None and primary.status != secondary.status:
         other = secondary if worst is primary else primary
         other_level = "segment level" if worst is primary else "system level"
         where = f"at {level} (the worse of the two; {other_level}: {other.status})"
