@@ -45,3 +45,10 @@ def test_cli_system_table_is_plain_lgn_and_an_explicit_min_count_that_shrinks_ev
     report = json.loads(capsys.readouterr().out)
     assert report["min_count"] == "50 (given)"
     assert any("shrinks every group" in w for w in report["warnings"])
+
+
+def test_grouping_by_the_system_column_itself():
+    seg = _segments()
+    assert table_level(seg, "system") == "segment" and lgn_min_count(seg, "system")[0] == 50
+    systems = seg.groupby(["lp", "system"], as_index=False)["chrf"].mean()
+    assert table_level(systems, ["lp", "system"]) == "system"

@@ -29,7 +29,7 @@ def table_level(data: pd.DataFrame, by: str | Sequence[str], system: str | None 
     by_cols = [by] if isinstance(by, str) else list(by)
     if system is None or system not in data.columns:
         return "rows"
-    cells = group_index(data[[*by_cols, system]], where="table", allow_missing=True)
+    cells = group_index(data[list(dict.fromkeys([*by_cols, system]))], where="table", allow_missing=True)
     return "system" if cells.counts().max() <= 1 else "segment"
 
 
