@@ -52,3 +52,14 @@ def test_grouping_by_the_system_column_itself():
     assert table_level(seg, "system") == "segment" and lgn_min_count(seg, "system")[0] == 50
     systems = seg.groupby(["lp", "system"], as_index=False)["chrf"].mean()
     assert table_level(systems, ["lp", "system"]) == "system"
+
+
+def test_library_lgn_says_when_every_group_was_shrunk():
+    import pytest
+
+    from xleval.calibration import LGN
+    from xleval.exceptions import SmallGroupWarning
+
+    systems = _segments().groupby(["lp", "system"], as_index=False)["chrf"].mean()
+    with pytest.warns(SmallGroupWarning, match="every group has fewer than min_count=50"):
+        LGN(by="lp", score="chrf").fit(systems)
