@@ -92,3 +92,43 @@ def test_wmt21_system_quality_differs_between_language_pairs(wmt21_segments):
         warnings.simplefilter("ignore")
         assert check_lgn_validity(judged, "lp", "human_raw").status == "holds"
         assert check_lgn_validity(judged, "lp", "human_raw", system="system").status == "violated"
+
+
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_a_human_column_standardised_within_groups_is_uninformative(ddof):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"tgt_lang": np.repeat(["de", "fr", "sw"], 200), "system": np.tile(np.repeat(["a", "b"], 100), 3),
+                       "human": rng.normal(0, 1, 600) + np.repeat([0.0, 0.0, 2.0], 200)})
+    df["z"] = df.groupby("tgt_lang")["human"].transform(lambda s: (s - s.mean()) / s.std(ddof=ddof))
+    for system in (None, "system"):
+        check = check_lgn_validity(df, "tgt_lang", "z", system=system)
+        assert check.status == "uninformative" and check.warn and "\n" not in check.message
+        assert "standardised within each group" in check.message
+    assert check_lgn_validity(df, "tgt_lang", "human").status == "violated"
+
+
+def test_centred_within_groups_is_uninformative_but_near_zero_means_are_not():
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"tgt_lang": np.repeat(["de", "fr"], 300), "human": rng.normal(50, 10, 600)})
+    centred = df.assign(human=df["human"] - df.groupby("tgt_lang")["human"].transform("mean") + 3.0)
+    check = check_lgn_validity(centred, "tgt_lang", "human")
+    assert check.status == "uninformative" and "same human mean" in check.message
+    # like DA z: standardised per annotator, lp means near 0 but not equal: the check still runs
+    near = df.assign(human=(df["human"] - 50) / 10 + np.where(df.tgt_lang == "de", 0.03, -0.03))
+    assert check_lgn_validity(near, "tgt_lang", "human").status != "uninformative"
+
+
+@pytest.mark.data
+def test_wmt21_raw_da_standardised_per_pair_is_uninformative(wmt21_segments):
+    import warnings
+
+    from xleval.diagnostics import diagnose
+
+    judged = wmt21_segments[(wmt21_segments.human_n > 0) & ~wmt21_segments.is_human].copy()
+    judged["score"] = judged["hypothesis"].str.len().astype(float)
+    judged["z"] = judged.groupby("lp")["human_raw"].transform(lambda s: (s - s.mean()) / s.std())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = diagnose(judged, "score", "lp", human="z", n_resamples=20)
+    assert result.validity.status == result.validity_system.status == result.verdict.status == "uninformative"
+    assert result.recommendation.method == "lgn" and result.recommendation.warn

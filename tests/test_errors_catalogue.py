@@ -115,7 +115,7 @@ CASES: list[Case] = [
     _c("E24", "A malformed --target", f"{FIT} scores.tsv --score score --target 80 -o out/E24.json",
        "Give the mean and standard deviation of the calibrated scale: `--target 80,10`.", "out/E24.json"),
     _c("E25", "An unknown --method", f"{FIT} scores.tsv --score score --method minmax -o out/E25.json",
-       "Use zscore (the seed's formula), robust or quantile.", "out/E25.json"),
+       "Use lgn, anchored or auto (or one of the LGN statistics zscore, robust, quantile).", "out/E25.json"),
     _c("E26", "An unknown fallback level", f"{FIT} scores.tsv --score score --fallback country,pooled -o out/E26.json",
        "Chain levels from tgt_lang, script, family and end with pooled, raw or error.", "out/E26.json"),
     # --- calibrators ---

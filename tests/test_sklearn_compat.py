@@ -26,7 +26,7 @@ def _table(n=600, seed=0):
                         index=pd.RangeIndex(100, 100 + n))
 
 
-ESTIMATORS = [lambda: LGN(by="lp", score="chrf"), lambda: AnchoredCalibrator(by="lp", score="chrf", min_count=5)]
+ESTIMATORS = [lambda: LGN(by="lp", score="chrf"), lambda: AnchoredCalibrator(by="lp", score="chrf")]
 
 
 @pytest.mark.parametrize("make", ESTIMATORS, ids=["LGN", "AnchoredCalibrator"])

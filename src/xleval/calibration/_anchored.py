@@ -1,16 +1,37 @@
-"""Anchored calibration (the seed's "regression-based calibration", section 4.2): per group a
-monotone map from the metric to the human scale, fitted on rows that have human scores.
+"""Anchored calibration: metric scores mapped onto a human scale per group, from few human labels.
 
-* ``linear``  : ``h ~ a_g + b_g x`` by least squares;
-* ``isotonic``: the non-decreasing least-squares fit (``scipy.optimize.isotonic_regression`` on
-  the distinct metric values, weighted by their counts), linearly interpolated between them and
-  held constant beyond them.
+The metric side uses every row; the human side only the rows that carry a label (e.g. 25-200
+judged segments per language among thousands of scored rows). For row ``i`` of group ``g``
+(language pair, target language...) and system ``s``::
 
-A group with ``n < min_count`` anchor rows is shrunk toward the pooled map (one map fitted on
-all groups together) with the same credibility as LGN, ``Z = sqrt(n / min_count)``:
-``f(x) = Z f_g(x) + (1 - Z) f_pooled(x)``. A group with fewer than two distinct metric values is
-degenerate and, like an unseen group, uses the pooled map (``fallback="pooled"``) or is refused
-(``fallback="error"``). Persistence follows LGN: versioned JSON, metric signature, SHA-256 checksum.
+    human_i = a_g + B * m_s + C * (x_i - m_s) + e_i
+
+``x_i`` is the metric score and ``m_s`` the mean score of the row's system in its group, over all
+of its rows (labelled or not). So the mean of the calibrated rows of a system is ``a_g + B * m_s``:
+system scores come out on the human scale with the *between-system* slope ``B``, while single
+segments move with the *within-system* slope ``C`` (on WMT21 the between-system slope of human
+scores on chrF is about twice the segment one: a system's mean chrF is a more reliable measure of
+its quality than one segment's chrF). In a table with one row per system (or without a system
+column) ``m_s = x_i`` and there is one slope.
+
+* **Slopes** are common to all groups (least squares with one intercept per group, on the labelled
+  rows; cluster-robust covariance by system): 25 labels per group cannot determine a slope, seven
+  groups of them can. Their sign is the direction of the human scale: found in the labels
+  (``human_higher_is_better=None``) or given; with a direction, ``C`` is kept on its side of 0 and
+  ``|B| >= |C|`` (a system mean is at least as informative as one segment).
+* **Offsets** ``a_g`` are the groups' mean residuals over their labels (the difference estimator
+  of prediction-powered inference: calibrated group mean = mean of the map over all rows + mean
+  residual over the labelled rows), pulled toward the common offset by empirical Bayes
+  (Paule-Mandel between-group variance ``tau2``, weight ``tau2 / (tau2 + v_g)``). With no
+  evidence that a group sits elsewhere on the human scale than its metric scores say, it keeps the
+  common offset, i.e. the metric's own differences between groups; a group without labels, or
+  unseen in fit, gets the common offset too (``calibration_source = pooled``).
+* **Intervals** (:meth:`AnchoredCalibrator.interval`) carry the uncertainty of the offset and the
+  slopes that comes from the few labels (normal approximation): they are intervals for the
+  expected human score of rows like this one, not for one judge's score.
+
+Nothing of the human scale is used beyond the labelled rows given to ``fit``. Persistence follows
+LGN: versioned JSON with the metric signature and a SHA-256 checksum. See docs/calibration.md.
 """
 from __future__ import annotations
 
@@ -18,216 +39,548 @@ import math
 import os
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import isotonic_regression
+from scipy import special
 
 from .. import __version__
-from ..exceptions import (DegenerateGroupWarning, InputError, ModelFileError, NotFittedError, SmallGroupWarning, UnseenGroupWarning)
+from .._base.grouping import group_index
+from ..exceptions import (
+    DataQualityWarning,
+    InputError,
+    ModelFileError,
+    NotFittedError,
+    SmallGroupWarning,
+    UnseenGroupWarning,
+)
+from ._anchored_v1 import LegacyMaps
 from ._params import ParamsMixin
+from ._persist import _read_json as read_calibrator_json
 from ._persist import load_checked, save_checked
+from ._pooling import pooled_slopes, shrink_offsets
 from ._signature import check_compatible
 
-__all__ = ["AnchoredCalibrator"]
+__all__ = ["AnchoredCalibrator", "FORMAT_VERSION"]
 
 FORMAT = "xleval.AnchoredCalibrator"
-FORMAT_VERSION = 1
-METHODS = ("linear", "isotonic")
+FORMAT_VERSION = 2
+SHRINKAGE = ("eb", "none")
+PRIOR_LABELS = 5  # a group's residual variance is pooled with the common one as if that were worth 5 labels
+FEW_LABELS = 10
+FEW_SYSTEMS = 3  # in a table of system scores a label is a system
 
 
 class AnchoredCalibrator(ParamsMixin):
-    """Per-group metric -> human-scale map, a scikit-learn style estimator.
+    """Map metric scores onto a human scale per group from sparse human labels (module docstring).
 
-    Parameters: ``by`` (column or list of columns), ``method`` (``linear`` or ``isotonic``),
-    ``min_count`` (anchor rows for full credibility), ``score`` and ``human`` (column names when
-    ``X`` is a DataFrame), ``fallback`` (``pooled`` or ``error`` for unseen/degenerate groups).
-    Learned state: ``maps_`` (group label -> map dict), ``pooled_``, ``signature_``.
+    Parameters
+    ----------
+    by : str or list of str
+        Group columns (``lp``, ``tgt_lang``...).
+    score, human : str
+        Column names of the metric score and the human score (NaN = not labelled) in a DataFrame.
+    system : str or None
+        System column: system means of the score give the between-system slope. Absent column or
+        None: every row is its own unit (one slope).
+    shrinkage : {"eb", "none"}
+        ``eb``: offsets pulled toward the common one by empirical Bayes; ``none``: each labelled
+        group keeps its own mean residual.
+    human_higher_is_better : bool or None
+        Direction of the human scale (MQM: False). None: found in the labels and reported.
+    score_higher_is_better : bool
+        Direction of the metric (False for TER, losses).
+    fallback : {"pooled", "error"}
+        Groups unseen in fit: the common offset (with an UnseenGroupWarning) or refuse.
     """
 
-    _output_suffix = "anchored"
+    _output_suffix = "anchored"  # the calibrated column is <score>_anchored
+    legacy_: LegacyMaps | None = None  # set only by loading a file of format version 1
 
-    def __init__(self, by: str | Sequence[str] = "tgt_lang", method: str = "linear", min_count: int = 50,
-                 score: str = "score", human: str = "human", fallback: str = "pooled"):
+    def __init__(self, by: str | Sequence[str] = "tgt_lang", score: str = "score", human: str = "human",
+                 system: str | None = "system", shrinkage: str = "eb", human_higher_is_better: bool | None = None,
+                 score_higher_is_better: bool = True, fallback: str = "pooled"):
         self.by = by
-        self.method = method
-        self.min_count = min_count
         self.score = score
         self.human = human
+        self.system = system
+        self.shrinkage = shrinkage
+        self.human_higher_is_better = human_higher_is_better
+        self.score_higher_is_better = score_higher_is_better
         self.fallback = fallback
 
     # fitting -------------------------------------------------------------------------------------
-    def fit(self, X, groups=None, human=None, *, signature: str | None = None) -> AnchoredCalibrator:
-        """Fit on rows with a finite score and human score (others ignored). ``X``: a DataFrame with
-        the ``score``, ``human`` and ``by`` columns, or an array of scores with ``groups`` and ``human``."""
+    def fit(self, X, groups=None, human=None, *, systems=None, signature: str | None = None) -> AnchoredCalibrator:
+        """Fit on a DataFrame with the ``score``, ``human``, ``by`` (and ``system``) columns, or on an
+        array of scores with ``groups``, ``human`` (and ``systems``). Rows without a human score are
+        the metric side; rows with both are the labels."""
         self._validate()
-        x, labels, h = self._inputs(X, groups, human, need_human=True)
-        keep = np.isfinite(x) & np.isfinite(h)
-        if keep.sum() < 2:
-            raise InputError(f"anchored calibration needs at least 2 rows with both a score and a human score; got {int(keep.sum())}")
-        x, labels, h = x[keep], labels[keep], h[keep]
-        self.pooled_ = _fit_map(x, h, self.method)
-        if self.pooled_ is None:
-            raise InputError("scores are constant over all anchor rows; no map to the human scale can be fitted")
-        self.maps_ = {}
-        for g in sorted(set(labels.tolist())):
-            rows = labels == g
-            fitted = _fit_map(x[rows], h[rows], self.method)
-            n = int(rows.sum())
-            z = math.sqrt(min(1.0, n / self.min_count))
-            self.maps_[g] = {"n": n, "credibility": z if fitted is not None else 0.0,
-                             "degenerate": fitted is None, "map": fitted}
+        x, labels, h, sys_codes = self._inputs(X, groups, human, systems, need_human=True)
+        codes, keys = labels
+        self.by_ = [self.by] if isinstance(self.by, str) else list(self.by)
+        notes: list[str] = []
+        finite = np.isfinite(x)
+        if not finite.any():
+            raise InputError(f"score column {self.score!r} has no finite value; check --score")
+        if np.ptp(x[finite]) == 0:
+            raise InputError(f"score column {self.score!r} is constant ({x[finite][0]:g} in every row); "
+                             "no map to the human scale can be fitted; check that it is the metric's column")
+        labelled = finite & np.isfinite(h)
+        self._check_labels(h, labelled, finite)
+        m, self.level_ = _system_means(x, codes, sys_codes)
+        design = np.column_stack([m, x - m])
+        slopes = pooled_slopes(design[labelled], h[labelled], codes[labelled],
+                               None if sys_codes is None else _cell_codes(codes, sys_codes)[labelled])
+        between, within, self.direction_, self.direction_source_ = self._directed_slopes(slopes, notes)
+        self.slopes_ = {"between": between, "within": within, "between_estimate": _num(slopes.coef[0]),
+                        "within_estimate": _num(slopes.coef[1]), "cov": _effective_cov(slopes),
+                        "identified": [bool(v) for v in slopes.identified], "n_labels": slopes.n,
+                        "n_clusters": slopes.n_clusters}
+        self._fit_offsets(x, h, m, codes, keys, labelled, finite, notes)
         self.signature_ = signature
-        self._warn_fit()
+        self.notes_ = tuple(notes)
         return self
 
     def _validate(self) -> None:
-        if self.method not in METHODS:
-            raise InputError(f"method={self.method!r}: use one of {', '.join(METHODS)}")
-        if not isinstance(self.min_count, (int, np.integer)) or self.min_count < 1:
-            raise InputError(f"min_count={self.min_count!r}: expected an integer >= 1")
+        if self.shrinkage not in SHRINKAGE:
+            raise InputError(f"shrinkage={self.shrinkage!r}: use one of {', '.join(SHRINKAGE)}")
         if self.fallback not in ("pooled", "error"):
             raise InputError(f"fallback={self.fallback!r}: use 'pooled' or 'error'")
+        if self.human_higher_is_better not in (None, True, False) or self.score_higher_is_better not in (True, False):
+            raise InputError("human_higher_is_better must be True, False or None; score_higher_is_better True or False")
 
-    def _inputs(self, X, groups, human, need_human: bool):
+    def _inputs(self, X, groups, human, systems, need_human: bool):
         by = [self.by] if isinstance(self.by, str) else list(self.by)
         if isinstance(X, pd.DataFrame):
-            cols = [self.score, *(by if groups is None else []), *([self.human] if need_human and human is None else [])]
-            missing = [c for c in cols if c not in X.columns]
+            need = [self.score, *(by if groups is None else []),
+                    *([self.human] if need_human and human is None else [])]
+            missing = [c for c in need if c not in X.columns]
             if missing:
-                raise InputError(f"column(s) {missing} not in the data; columns are {list(X.columns)}")
-            x = X[self.score]
-            gframe = X[by] if groups is None else groups
-            h = X[self.human] if need_human and human is None else human
+                raise InputError(f"column(s) {missing} not in the data; columns are {list(X.columns)} (name them with "
+                                 "--score/--by/--human or map them with --col)")
+            x = _numeric(X[self.score], self.score)
+            gframe = X[by] if groups is None else _as_frame(groups, by)
+            h = (_numeric(X[self.human], self.human) if human is None else _numeric(pd.Series(human), "human")) \
+                if need_human else None
+            if systems is None and self.system is not None and self.system in X.columns:
+                systems = X[self.system]
         else:
             if groups is None or (need_human and human is None):
                 raise InputError("with an array of scores, pass groups= (and human= to fit)")
-            x, gframe, h = X, groups, human
-        x = np.asarray(x, dtype=np.float64)
-        labels = _labels(gframe, len(x))
-        h = None if h is None else np.asarray(h, dtype=np.float64)
-        if h is not None and len(h) != len(x):
-            raise InputError(f"{len(x)} scores but {len(h)} human scores; they must be aligned")
-        return x, labels, h
+            x = _numeric(pd.Series(np.asarray(X)), "scores")
+            gframe = _as_frame(groups, by)
+            h = _numeric(pd.Series(np.asarray(human)), "human") if need_human else None
+        if len(gframe) != len(x) or (h is not None and len(h) != len(x)):
+            raise InputError(f"{len(x)} scores, {len(gframe)} group rows and "
+                             f"{len(x) if h is None else len(h)} human scores: they must be aligned")
+        index = group_index(gframe, names=list(gframe.columns), where="data")
+        sys_codes = None
+        if systems is not None:
+            systems = pd.Series(np.asarray(systems, dtype=object)) if not isinstance(systems, pd.Series) else systems
+            if len(systems) != len(x):
+                raise InputError(f"{len(x)} scores but {len(systems)} system values; they must be aligned")
+            sys_codes = group_index([systems], names=[self.system or "system"], where="data").codes
+        return x, (index.codes, index.labels()), h, sys_codes
 
-    def _warn_fit(self) -> None:
-        small = [g for g, m in self.maps_.items() if not m["degenerate"] and m["credibility"] < 1]
-        degenerate = [g for g, m in self.maps_.items() if m["degenerate"]]
-        if small:
-            warnings.warn(f"{len(small)} group(s) have fewer than min_count={self.min_count} anchor rows and were shrunk "
-                          f"toward the pooled map: {', '.join(small[:10])}", SmallGroupWarning, stacklevel=3)
-        if degenerate:
-            warnings.warn(f"{len(degenerate)} group(s) have fewer than 2 distinct scores; they use the "
-                          f"{self.fallback} map: {', '.join(degenerate[:10])}", DegenerateGroupWarning, stacklevel=3)
+    def _check_labels(self, h, labelled, finite) -> None:
+        if not np.isfinite(h).any():
+            raise InputError(f"human column {self.human!r} has no values: anchored calibration needs human scores for "
+                             "some rows of each group (`xleval calibrate select` picks them); without any, use LGN")
+        if labelled.sum() < 2:
+            raise InputError(f"only {int(labelled.sum())} row(s) have both a score and a human score; anchored "
+                             "calibration needs at least 2 (better 25 or more per group)")
+        values = h[labelled]
+        if np.ptp(values) == 0:
+            raise InputError(f"human column {self.human!r} is constant ({values[0]:g} on every labelled row): there "
+                             "is no human scale to map onto; check --human")
+        dropped = int((np.isfinite(h) & ~finite).sum())
+        if dropped:
+            warnings.warn(f"{dropped} row(s) with a human score but no finite score were left out of the labels",
+                          DataQualityWarning, stacklevel=4)
+
+    def _directed_slopes(self, slopes, notes: list[str]) -> tuple[float, float, int, str]:
+        """Constrain the slopes to the direction of the human scale (given, or the sign of the better
+        determined slope); report what was found."""
+        b, c = slopes.coef
+        if not slopes.identified.any():
+            notes.append("the score does not vary within any group's labels: no slope, each group gets its offset")
+            warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
+            return 0.0, 0.0, 1, "none"
+        # the direction is read off the better determined slope (the within-system one, usually)
+        candidates = [(_z(slopes.coef[j], slopes.cov[j, j]), slopes.coef[j]) for j in (1, 0) if slopes.identified[j]]
+        z, ref = max(candidates, key=lambda zc: abs(zc[0]))
+        found = 1 if ref >= 0 else -1
+        human_word = {1: "rises", -1: "falls"}
+        if self.human_higher_is_better is None:
+            direction, source = found, "data"
+            text = (f"human scale direction from the labels: the human score {human_word[found]} with the score "
+                    f"({ref:+.4g} per score point, z = {z:.2f})")
+            notes.append(text)
+            if abs(z) < 1.96:
+                msg = (f"the labels do not settle the direction of the human scale ({ref:+.3g} per score point, "
+                       f"z = {z:.2f}); say it with human_higher_is_better (--human-higher-is-better/"
+                       "--human-lower-is-better) or label more rows")
+                notes.append(msg)
+                warnings.warn(msg, DataQualityWarning, stacklevel=4)
+        else:
+            direction = 1 if self.human_higher_is_better == self.score_higher_is_better else -1
+            source = "given"
+            notes.append(f"human scale direction given: {'higher' if self.human_higher_is_better else 'lower'} is "
+                         f"better; the labels give {ref:+.4g} per score point (z = {z:.2f})")
+            if found != direction and abs(z) >= 1.96:
+                msg = (f"the labels contradict the given direction of the human scale: the human score "
+                       f"{human_word[found]} with the score ({ref:+.3g} per point, z = {z:.2f}); check "
+                       "--human-higher-is-better/--human-lower-is-better and the score's direction")
+                notes.append(msg)
+                warnings.warn(msg, DataQualityWarning, stacklevel=4)
+        within = direction * max(direction * c, 0.0) if slopes.identified[1] else math.nan
+        between = direction * max(direction * b, 0.0) if slopes.identified[0] else math.nan
+        if not np.isfinite(within):
+            within = between
+        if not np.isfinite(between) or direction * between < direction * within:
+            between = within  # a system mean tells at least as much as one of its segments
+        if between == 0 and within == 0:
+            notes.append("no relation between score and human labels in that direction: every row of a group gets "
+                         "the group's offset")
+            warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
+        return float(between), float(within), direction, source
+
+    def _fit_offsets(self, x, h, m, codes, keys, labelled, finite, notes) -> None:
+        b, c = self.slopes_["between"], self.slopes_["within"]
+        resid = h - (b * m + c * (x - m))
+        n_groups = len(keys)
+        lab_codes = codes[labelled]
+        n_lab = np.bincount(lab_codes, minlength=n_groups)
+        r_sum = np.bincount(lab_codes, resid[labelled], minlength=n_groups)
+        has = n_lab > 0
+        r_mean = np.where(has, r_sum / np.maximum(n_lab, 1), np.nan)
+        dev2 = np.bincount(lab_codes, (resid[labelled] - r_mean[lab_codes]) ** 2, minlength=n_groups)
+        dof = np.maximum(n_lab - 1, 0)
+        if dof.sum() > 0:
+            s2_pool = dev2.sum() / dof.sum()
+        else:  # every labelled group has one label: the spread around the common offset stands in
+            s2_pool = float(np.var(resid[labelled], ddof=1))
+        s2 = (dev2 + PRIOR_LABELS * s2_pool) / (dof + PRIOR_LABELS)
+        floor = 1e-12 * max(1.0, float(np.nanmean(r_mean[has] ** 2)))
+        v = np.maximum(s2 / np.maximum(n_lab, 1), floor)
+        shrunk = shrink_offsets(r_mean[has], v[has], shrink=self.shrinkage == "eb")
+        z = np.column_stack([m, x - m])
+        z_mean = np.stack([np.bincount(lab_codes, z[labelled, j], minlength=n_groups) for j in range(2)], axis=1) \
+            / np.maximum(n_lab, 1)[:, None]
+        centre_w = (shrunk.weights[:, None] * z_mean[has]).sum(axis=0)
+        new_var = shrunk.tau2 + shrunk.mean_var
+        self.pooled_ = {"offset": shrunk.mean, "offset_var": _num(new_var), "mean_var": shrunk.mean_var,
+                        "tau2": _num(shrunk.tau2), "centre": centre_w.tolist(), "residual_var": float(s2_pool)}
+        rows = np.bincount(codes[finite], minlength=n_groups)
+        score_mean = np.bincount(codes[finite], x[finite], minlength=n_groups) / np.maximum(rows, 1)
+        self.groups_ = {}
+        at = {int(g): j for j, g in enumerate(np.flatnonzero(has))}
+        for g, key in enumerate(keys):
+            entry: dict[str, Any] = {"n_rows": int(rows[g]), "n_labels": int(n_lab[g]),
+                                     "score_mean": _num(score_mean[g])}
+            if g in at:
+                j = at[g]
+                lam = float(shrunk.lam[j])
+                entry.update(source="labels", residual_mean=float(r_mean[g]), residual_var=float(s2[g]),
+                             variance=float(v[g]), weight=lam, offset=float(shrunk.offset[j]),
+                             offset_var=float(shrunk.offset_var[j]),
+                             centre=(lam * z_mean[g] + (1 - lam) * centre_w).tolist())
+            else:
+                entry.update(source="pooled", residual_mean=math.nan, residual_var=math.nan, variance=math.nan,
+                             weight=0.0, offset=shrunk.mean, offset_var=_num(new_var), centre=centre_w.tolist())
+            self.groups_[str(key)] = entry
+        self._warn_groups(notes)
+
+    def _warn_groups(self, notes: list[str]) -> None:
+        none = [g for g, e in self.groups_.items() if e["n_labels"] == 0]
+        limit = FEW_LABELS if self.level_ != "system" else FEW_SYSTEMS
+        few = [g for g, e in self.groups_.items() if 0 < e["n_labels"] < limit]
+        if none:
+            notes.append(f"{len(none)} group(s) have no human labels and get the common offset (their score "
+                         f"differences to the other groups are kept as the metric has them): {', '.join(none[:10])}")
+            warnings.warn(notes[-1], SmallGroupWarning, stacklevel=4)
+        if few:
+            notes.append(f"{len(few)} group(s) have fewer than {limit} labels; their offsets lean on the "
+                         f"common one: {', '.join(few[:10])}")
+            warnings.warn(notes[-1], SmallGroupWarning, stacklevel=4)
 
     # applying ------------------------------------------------------------------------------------
     def _check_fitted(self) -> None:
-        if not hasattr(self, "maps_"):
+        if not hasattr(self, "groups_"):
             raise NotFittedError("this AnchoredCalibrator is not fitted yet; call fit() or load() first")
 
-    def transform(self, X, groups=None, *, signature: str | None = None, force: bool = False):
-        """Scores mapped to the human scale (NaN stays NaN): a 1-D array, or as configured by ``set_output``."""
+    def _rows(self, X, groups, systems, signature, force):
+        """Per row: score, system mean, fitted-group position (-1 unseen) and group labels."""
         self._check_fitted()
+        x, (codes, labels), _, sys_codes = self._inputs(X, groups, None, systems, need_human=False)
+        if not force:
+            languages = [str(v) for v in pd.unique(X["tgt_lang"])] if isinstance(X, pd.DataFrame) and \
+                "tgt_lang" in X.columns and signature is not None else None
+            check_compatible(self.signature_, signature, languages=languages)
+        if self.level_ == "segment":
+            if sys_codes is None:
+                warnings.warn(f"no system column ({self.system!r}): the rows of each group are treated as one system "
+                              "(their mean score sets the group's level)", DataQualityWarning, stacklevel=3)
+                sys_codes = np.zeros(len(x), dtype=np.intp)
+            m, _ = _system_means(x, codes, sys_codes)
+        else:
+            m = x.copy()
+        return x, m, codes, labels
+
+    def _group_params(self, labels: list[str], warn: bool = True):
+        """Offset, offset variance, centre and 'own' flag per distinct group of a table."""
+        n = len(labels)
+        offset, var, own = np.empty(n), np.empty(n), np.zeros(n, dtype=bool)
+        centre = np.empty((n, 2))
+        unseen = []
+        for j, label in enumerate(labels):
+            entry = self.groups_.get(label)
+            if entry is None:
+                unseen.append(label)
+                entry = self.pooled_
+            else:
+                own[j] = entry["source"] == "labels"
+            offset[j], var[j] = entry["offset"], _num(entry["offset_var"])
+            centre[j] = entry["centre"]
+        if unseen:
+            if self.fallback == "error":
+                raise InputError(f"group(s) {unseen[:10]} were not in the data the calibrator was fitted on; fit on "
+                                 "data that covers them or allow the common offset (fallback='pooled', "
+                                 "--on-unseen pooled)")
+            if warn:
+                warnings.warn(f"group(s) {unseen[:10]} unseen in fit: calibrated with the common offset",
+                              UnseenGroupWarning, stacklevel=3)
+        return offset, var, centre, own
+
+    def transform(self, X, groups=None, *, systems=None, signature: str | None = None, force: bool = False):
+        """Scores on the human scale (NaN where the score is missing or infinite): a 1-D array, or as
+        configured by ``set_output``."""
+        if self.legacy_ is not None:
+            return self._as_output(self._legacy_transform(X, groups, signature, force), X)
+        x, m, codes, labels = self._rows(X, groups, systems, signature, force)
+        offset, _, _, _ = self._group_params(labels)
+        with np.errstate(invalid="ignore"):  # inf - inf where a row is its own system: NaN, set below anyway
+            out = offset[codes] + self.slopes_["between"] * m + self.slopes_["within"] * (x - m)
+        out[~np.isfinite(x)] = np.nan
+        return self._as_output(out, X)
+
+    def _legacy_transform(self, X, groups, signature, force) -> np.ndarray:
+        self._check_fitted()
+        assert self.legacy_ is not None  # only called for a format-1 file
         if not force:
             check_compatible(self.signature_, signature)
-        x, labels, _ = self._inputs(X, groups, None, need_human=False)
-        out = np.full(len(x), np.nan)
-        fell = []
-        for g in np.unique(labels):
-            rows = labels == g
-            m = self.maps_.get(g)
-            if m is None or m["degenerate"]:
-                fell.append(str(g))
-                out[rows] = _apply(self.pooled_, x[rows])
-            else:
-                z = m["credibility"]
-                out[rows] = z * _apply(m["map"], x[rows]) + (1 - z) * _apply(self.pooled_, x[rows])
+        x, (codes, labels), _, _ = self._inputs(X, groups, None, None, need_human=False)
+        out, fell = self.legacy_.transform(x, np.asarray(labels, dtype=object)[codes])
         if fell:
             if self.fallback == "error":
                 raise InputError(f"group(s) {fell[:10]} were not fitted (or are degenerate); fit on data that covers "
                                  "them or use fallback='pooled'")
             warnings.warn(f"group(s) {fell[:10]} unseen or degenerate in fit: mapped with the pooled map",
-                          UnseenGroupWarning, stacklevel=2)
-        return self._as_output(out, X)
+                          UnseenGroupWarning, stacklevel=3)
+        return out
 
-    def fit_transform(self, X, groups=None, human=None, *, signature: str | None = None) -> np.ndarray:
-        return self.fit(X, groups, human, signature=signature).transform(X, groups, signature=signature)
+    def _no_legacy(self, what: str) -> None:
+        if self.legacy_ is not None:
+            raise ModelFileError(f"this anchored calibrator was saved in format version 1 and supports transform only, "
+                                 f"not {what}; refit it with this xleval")
+
+    def fit_transform(self, X, groups=None, human=None, *, systems=None, signature: str | None = None) -> np.ndarray:
+        return self.fit(X, groups, human, systems=systems, signature=signature).transform(
+            X, groups, systems=systems, signature=signature)
+
+    def interval(self, X, groups=None, *, systems=None, level: float = 0.95, signature: str | None = None,
+                 force: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Normal confidence interval of each calibrated score from the uncertainty of its group's
+        offset and of the slopes (the few labels); NaN where it cannot be estimated."""
+        self._no_legacy("intervals")
+        if not 0 < level < 1:
+            raise InputError(f"level={level!r}: expected a number between 0 and 1, e.g. 0.95")
+        x, m, codes, labels = self._rows(X, groups, systems, signature, force)
+        offset, var, centre, _ = self._group_params(labels, warn=False)
+        b, c = self.slopes_["between"], self.slopes_["within"]
+        with np.errstate(invalid="ignore"):
+            point = offset[codes] + b * m + c * (x - m)
+        with np.errstate(invalid="ignore"):
+            d1, d2 = m - centre[codes, 0], (x - m) - centre[codes, 1]
+        cov = np.nan_to_num(np.asarray(self.slopes_["cov"], dtype=float))
+        se = np.sqrt(var[codes] + cov[0, 0] * d1**2 + 2 * cov[0, 1] * d1 * d2 + cov[1, 1] * d2**2)
+        half = special.ndtri(0.5 + level / 2) * se
+        low, high = point - half, point + half
+        bad = ~np.isfinite(x)
+        low[bad] = high[bad] = np.nan
+        return low, high
 
     def sources(self, X, groups=None) -> np.ndarray:
-        """Per row: ``group`` (its own map, possibly shrunk) or ``pooled``."""
+        """Per row: the ``by`` columns joined by '+' (its group's own labels, possibly shrunk) or
+        ``pooled`` (a group without labels, or unseen in fit: the common offset)."""
         self._check_fitted()
-        _, labels, _ = self._inputs(X, groups, None, need_human=False)
-        own = np.array([g in self.maps_ and not self.maps_[g]["degenerate"] for g in labels], dtype=bool)
-        return np.where(own, "group", "pooled").astype(object)
+        _, (codes, labels), _, _ = self._inputs(X, groups, None, None, need_human=False)
+        if self.legacy_ is not None:
+            own = np.fromiter((self.legacy_.own(g) for g in labels), dtype=np.bool_, count=len(labels))
+            return np.where(own, "group", "pooled").astype(object)[codes]  # format 1's names
+        own = np.fromiter((self.groups_.get(g, {}).get("source") == "labels" for g in labels), dtype=np.bool_,
+                          count=len(labels))
+        names = np.where(own, "+".join(self.by_), "pooled").astype(object)
+        return names[codes]
 
+    # reporting -----------------------------------------------------------------------------------
     def group_table(self) -> pd.DataFrame:
-        """One row per fitted group: n, credibility, degenerate and (linear) intercept/slope."""
+        """One row per fitted group: rows, labels, score mean, mean residual, shrinkage weight, offset
+        and its standard error, and the source (``labels`` or ``pooled``)."""
         self._check_fitted()
-        rows = []
-        for g, m in self.maps_.items():
-            fitted = m["map"] or {}
-            rows.append({"group": g, "n": m["n"], "credibility": m["credibility"], "degenerate": m["degenerate"],
-                         "intercept": fitted.get("intercept", np.nan), "slope": fitted.get("slope", np.nan),
-                         "n_knots": len(fitted.get("x", ())) or np.nan})
+        self._no_legacy("group_table")
+        rows = [{"group": g, "n_rows": e["n_rows"], "n_labels": e["n_labels"], "score_mean": e["score_mean"],
+                 "residual_mean": e["residual_mean"], "weight": e["weight"], "offset": e["offset"],
+                 "offset_se": math.sqrt(e["offset_var"]) if np.isfinite(_num(e["offset_var"])) else math.nan,
+                 "source": e["source"]} for g, e in self.groups_.items()]
         return pd.DataFrame(rows)
+
+    def describe(self) -> dict:
+        """The fitted model in words and numbers: level, slopes, direction, common offset, notes."""
+        self._check_fitted()
+        self._no_legacy("describe")
+        s = self.slopes_
+        return {"level": self.level_, "between_slope": s["between"], "within_slope": s["within"],
+                "direction": "human rises with the score" if self.direction_ > 0 else "human falls as the score rises",
+                "direction_source": self.direction_source_, "common_offset": self.pooled_["offset"],
+                "tau2": self.pooled_["tau2"], "n_labels": s["n_labels"], "notes": list(self.notes_)}
 
     # persistence ---------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         self._check_fitted()
+        if self.legacy_ is not None:
+            return {k: v for k, v in self.legacy_.payload.items() if k != "checksum"}
         params = self.get_params()
         params["by"] = self.by if isinstance(self.by, str) else list(self.by)
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "xleval_version": __version__, "params": params,
-                "signature": self.signature_, "pooled": self.pooled_, "groups": self.maps_}
+                "signature": self.signature_, "level": self.level_, "direction": self.direction_,
+                "direction_source": self.direction_source_, "slopes": self.slopes_, "pooled": self.pooled_,
+                "groups": self.groups_, "notes": list(self.notes_)}
 
     def save(self, path: str | os.PathLike) -> None:
-        """Versioned JSON with options, per-group maps, the metric signature and a SHA-256 checksum."""
+        """Versioned JSON with options, slopes, per-group offsets, the metric signature and a SHA-256 checksum."""
         save_checked(self.to_dict(), path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> AnchoredCalibrator:
-        return cls.from_dict(load_checked(path, FORMAT, FORMAT_VERSION, "anchored calibrator"), source=str(path))
+        peek = read_calibrator_json(path, str(path))  # regular files of bounded size only
+        version = 1 if isinstance(peek, dict) and peek.get("format_version") == 1 else FORMAT_VERSION
+        return cls.from_dict(load_checked(path, FORMAT, version, "anchored calibrator"), source=str(path))
 
     @classmethod
     def from_dict(cls, payload: dict, source: str = "calibrator") -> AnchoredCalibrator:
+        if isinstance(payload, dict) and payload.get("format_version") == 1:
+            return cls._from_v1(load_checked(payload, FORMAT, 1, "anchored calibrator"), source)
         load_checked(payload, FORMAT, FORMAT_VERSION, "anchored calibrator")
         try:
             model = cls(**payload["params"])
             model._validate()
-            model.pooled_ = payload["pooled"]
-            model.maps_ = {str(g): m for g, m in payload["groups"].items()}
+            model.by_ = [model.by] if isinstance(model.by, str) else list(model.by)
             model.signature_ = payload.get("signature")
+            model.level_ = str(payload["level"])
+            model.direction_ = int(payload["direction"])
+            model.direction_source_ = str(payload["direction_source"])
+            model.slopes_ = dict(payload["slopes"])
+            model.pooled_ = dict(payload["pooled"])
+            model.groups_ = {str(g): dict(e) for g, e in payload["groups"].items()}
+            model.notes_ = tuple(payload.get("notes", ()))
+            _check_state(model)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
             raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
         return model
 
 
-def _labels(groups, n: int) -> np.ndarray:
-    frame = groups if isinstance(groups, pd.DataFrame) else pd.DataFrame({"g": np.asarray(groups, dtype=object)})
-    if len(frame) != n:
-        raise InputError(f"{n} scores but {len(frame)} group rows; they must be aligned")
-    if frame.isna().any(axis=1).any():
-        row = int(np.flatnonzero(frame.isna().any(axis=1).to_numpy())[0]) + 1
-        raise InputError(f"group value missing at row {row}; fill it in or drop the row")
-    if frame.shape[1] == 1:
-        return frame.iloc[:, 0].astype(str).to_numpy(dtype=object)
-    return frame.astype(str).agg("|".join, axis=1).to_numpy(dtype=object)
+    @classmethod
+    def _from_v1(cls, payload: dict, source: str) -> AnchoredCalibrator:
+        try:
+            params = payload["params"]
+            model = cls(by=params["by"], score=params["score"], human=params["human"], fallback=params["fallback"],
+                        system=None)
+            model._validate()
+            model.by_ = [model.by] if isinstance(model.by, str) else list(model.by)
+            model.signature_ = payload.get("signature")
+            model.legacy_ = LegacyMaps(payload)
+            model.groups_, model.level_ = {}, "legacy"
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
+            raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
+        return model
 
 
-def _fit_map(x: np.ndarray, h: np.ndarray, method: str) -> dict | None:
-    """The map of one group as a JSON-ready dict, or None with fewer than 2 distinct scores."""
-    values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
-    if len(values) < 2:
-        return None
-    if method == "linear":
-        slope, intercept = np.polyfit(x, h, 1)
-        return {"kind": "linear", "intercept": float(intercept), "slope": float(slope)}
-    means = np.bincount(inverse, weights=h) / counts
-    fitted = isotonic_regression(means, weights=counts.astype(float), increasing=True).x
-    return {"kind": "isotonic", "x": values.tolist(), "y": np.asarray(fitted, dtype=float).tolist()}
+# helpers -------------------------------------------------------------------------------------------
+def _check_state(model: AnchoredCalibrator) -> None:
+    """A loaded state that transform and interval can use (a file with a valid checksum can still be
+    crafted): finite slopes and offsets, a 2x2 covariance, centres of two numbers, known enums."""
+    if model.level_ not in ("segment", "system", "row") or model.direction_ not in (1, -1):
+        raise ValueError(f"level {model.level_!r} / direction {model.direction_!r}")
+    slopes: dict[str, Any] = model.slopes_
+    for key in ("between", "within"):
+        if not math.isfinite(float(slopes[key])):
+            raise ValueError(f"slope {key} is not a finite number")
+    if np.asarray(model.slopes_["cov"], dtype=float).shape != (2, 2):
+        raise ValueError("the slopes' covariance is not 2x2")
+    entries: list[tuple[str, Any]] = [("pooled", model.pooled_), *model.groups_.items()]
+    for name, entry in entries:
+        if not math.isfinite(float(entry["offset"])):
+            raise ValueError(f"offset of {name!r} is not a finite number")
+        float(entry["offset_var"])
+        if np.asarray(entry["centre"], dtype=float).shape != (2,):
+            raise ValueError(f"centre of {name!r} is not two numbers")
+        if name != "pooled" and (entry["source"] not in ("labels", "pooled") or int(entry["n_labels"]) < 0):
+            raise ValueError(f"group {name!r}: source {entry['source']!r}, n_labels {entry['n_labels']!r}")
 
 
-def _apply(m: dict, x: np.ndarray) -> np.ndarray:
-    if m["kind"] == "linear":
-        return m["intercept"] + m["slope"] * x
-    out = np.interp(x, np.asarray(m["x"]), np.asarray(m["y"]))
-    return np.where(np.isnan(x), np.nan, out)
+def _z(coef: float, var: float) -> float:
+    return coef / math.sqrt(var) if np.isfinite(var) and var > 0 else math.copysign(math.inf, coef)
+
+
+def _num(value) -> float:
+    value = float(value)
+    return value if math.isfinite(value) else math.nan
+
+
+def _numeric(values: pd.Series, name: str) -> np.ndarray:
+    try:
+        return pd.to_numeric(values, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        bad = pd.to_numeric(values, errors="coerce").isna() & values.notna()
+        row = int(np.flatnonzero(bad.to_numpy())[0]) + 1
+        raise InputError(f"column {name!r} must be numeric; row {row} holds {values.iloc[row - 1]!r}") from None
+
+
+def _as_frame(groups, by: list[str]) -> pd.DataFrame:
+    if isinstance(groups, pd.DataFrame):
+        return groups[by] if set(by) <= set(groups.columns) else groups
+    if len(by) != 1:
+        raise InputError(f"by={by} has several columns; pass groups as a DataFrame with those columns")
+    return pd.DataFrame({by[0]: np.asarray(groups, dtype=object)})
+
+
+def _cell_codes(codes: np.ndarray, sys_codes: np.ndarray) -> np.ndarray:
+    return group_index([codes, sys_codes], names=["group", "system"]).codes
+
+
+def _system_means(x: np.ndarray, codes: np.ndarray, sys_codes: np.ndarray | None) -> tuple[np.ndarray, str]:
+    """Each row's system mean of the finite scores within its group, and the table's level."""
+    if sys_codes is None:
+        return x.copy(), "row"
+    cell = _cell_codes(codes, sys_codes)
+    finite = np.isfinite(x)
+    counts = np.bincount(cell[finite], minlength=int(cell.max()) + 1 if len(cell) else 0)
+    sums = np.bincount(cell[finite], x[finite], minlength=len(counts))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / counts
+    level = "segment" if (counts >= 2).any() else "system"
+    return (means[cell] if level == "segment" else x.copy()), level
+
+
+def _effective_cov(slopes) -> list[list[float]]:
+    """Covariance of (between, within) as used: an unidentified slope takes the other's value, so
+    it takes its variance (and full covariance) too."""
+    cov = np.nan_to_num(np.asarray(slopes.cov, dtype=float))
+    b_ok, c_ok = slopes.identified
+    if c_ok and not b_ok:
+        cov[0, 0] = cov[0, 1] = cov[1, 0] = cov[1, 1]
+    if b_ok and not c_ok:
+        cov[1, 1] = cov[0, 1] = cov[1, 0] = cov[0, 0]
+    return cov.tolist()

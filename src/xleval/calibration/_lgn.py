@@ -255,7 +255,13 @@ class LGN(ParamsMixin):
         if warn:
             small = [group_label(k) for k, s in zip(main.keys, main.shrunk) if s]
             degenerate = [group_label(k) for k, d in zip(main.keys, main.degenerate) if d]
-            if small:
+            if small and len(small) == int(main.usable.sum()):
+                # nothing well estimated to shrink toward: the result is neither LGN nor the raw scores
+                warnings.warn(f"every group has fewer than min_count={self.min_count} scores, so every group was "
+                              f"shrunk toward the others ({', '.join(small[:10])}); for a table of system scores use "
+                              "min_count=1 (xleval.calibration.lgn_min_count chooses it by the table's level)",
+                              SmallGroupWarning, stacklevel=3)
+            elif small:
                 warnings.warn(f"{len(small)} group(s) have fewer than min_count={self.min_count} scores and were "
                               f"shrunk toward the other groups: {', '.join(small[:10])}", SmallGroupWarning, stacklevel=3)
             if degenerate:

@@ -4,13 +4,14 @@ from __future__ import annotations
 import warnings
 
 import click
-from rich.text import Text
 
+from .._base.terminal import data_text
 from ..calibration import prepare_frame
-from ..diagnostics import DEFAULT_THRESHOLD, diagnose as run_diagnose
+from ..diagnostics import DEFAULT_THRESHOLD
+from ..diagnostics import diagnose as run_diagnose
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
-from ._common import col_option, console, emit_json, err_console, format_option, parse_columns, print_table, say
+from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, say
 
 
 @click.command("diagnose")
@@ -58,7 +59,6 @@ def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples
 
 
 def _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated) -> None:
-    from ..exceptions import InputError
     from ..scale import DEFAULT_CHUNK_SIZE, bias_chunked, resolve_backend, should_stream
 
     if human or calibrated:
@@ -85,7 +85,7 @@ def _render(result, notes: list[str]) -> None:
         print_table(result.comparison.summary.to_dict(orient="records"), title="bias before and after")
     else:
         print_table(result.bias.groups.to_dict(orient="records"), title=f"{result.score} by {result.by}")
-    console.print(Text("calibration advised", style="bold") if result.bias.calibration_advised else "calibration not needed")
+    console.print(data_text(result.advice, style="bold"))
     for reason in result.bias.reasons:
         console.print(f"  - {reason}")
     if result.agreement is not None:
@@ -99,8 +99,16 @@ def _render(result, notes: list[str]) -> None:
         for c in result.agreement.comparisons:
             console.print(f"{c.b} - {c.a}: {c.difference.estimate:+.3f} (CI {c.difference.ci_low:+.3f} to "
                           f"{c.difference.ci_high:+.3f}), permutation p = {c.permutation.p_value:.3g}")
-    console.print(f"LGN validity ({result.validity.status}): {result.validity.message}")
+    # the system level decides when there is one (LGN ranks systems): it comes first
     if result.validity_system is not None:
         console.print(f"LGN validity, system level ({result.validity_system.status}): {result.validity_system.message}")
-    for note in notes + list(result.bias.notes) + list(result.agreement.notes if result.agreement else []):
+    console.print(f"LGN validity, segment level ({result.validity.status}): {result.validity.message}")
+    if result.verdict is not None:
+        console.print(data_text(f"LGN validity verdict: {result.verdict.reason}", style="bold"))
+    if result.recommendation is not None:
+        console.print(f"recommended: {result.recommendation.summary()}")
+        if result.recommendation.warning:
+            console.print(result.recommendation.warning)
+    agreement_notes = list(result.agreement.notes) if result.agreement else []
+    for note in dict.fromkeys(notes + list(result.bias.notes) + agreement_notes):
         say("note", note)

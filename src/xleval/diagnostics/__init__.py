@@ -6,14 +6,16 @@ HTML report); statistics come from :mod:`xleval.stats`. See docs/diagnostics.md.
 """
 from ._agreement import AgreementResult, Comparison, ScoreAgreement, human_agreement, system_table
 from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
-from ._crossval import CalibrationCV, cross_validate_calibration
-from ._diagnose import Diagnosis, diagnose
-from ._validity import DESIGN_ADVICE, ValidityCheck, check_lgn_validity
+from ._decide import RECOMMENDED_LABELS, REFERENCE, DecisionStep, MethodChoice, choose_method
+from ._diagnose import Diagnosis, advice_line, diagnose
+from ._evaluate import DEFAULT_BUDGETS, CalibrationEvaluation, VariantScore, evaluate_calibration
+from ._validity import DESIGN_ADVICE, SEVERITY, ValidityCheck, ValidityVerdict, check_lgn_validity, validity_verdict
 
 __all__ = [
-    "diagnose", "Diagnosis",
+    "diagnose", "Diagnosis", "advice_line",
+    "choose_method", "MethodChoice", "DecisionStep", "REFERENCE", "RECOMMENDED_LABELS",
     "diagnose_bias", "compare_bias", "BiasDiagnosis", "BiasComparison", "DEFAULT_THRESHOLD",
     "human_agreement", "system_table", "AgreementResult", "ScoreAgreement", "Comparison",
-    "check_lgn_validity", "ValidityCheck", "DESIGN_ADVICE",
-    "cross_validate_calibration", "CalibrationCV",
+    "check_lgn_validity", "ValidityCheck", "DESIGN_ADVICE", "validity_verdict", "ValidityVerdict", "SEVERITY",
+    "evaluate_calibration", "CalibrationEvaluation", "VariantScore", "DEFAULT_BUDGETS",
 ]

@@ -17,31 +17,33 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._base.result import Result
+from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
 from ..stats import (
     CorrelationResult,
     Estimate,
     PairwiseAccuracy,
     TestResult,
+    bootstrap_pairwise_accuracy,
     compare_pairwise_accuracy,
     correlation,
     pairwise_accuracy,
+    stratified_resample_counts,
 )
-from ..stats._validate import make_rng
-from ._common import group_labels, jsonable, numeric, require_columns
+from ._common import group_labels, numeric, require_columns
 
-__all__ = ["ScoreAgreement", "Comparison", "AgreementResult", "human_agreement", "system_table",
-           "bootstrap_pairwise_accuracy"]
+__all__ = ["ScoreAgreement", "Comparison", "AgreementResult", "human_agreement", "system_table"]
 
 
 @dataclass(frozen=True)
-class ScoreAgreement:
+class ScoreAgreement(Result):
     """Agreement of one score column with the human scores.
 
     ``segment_within``: group -> {"pearson": CorrelationResult, "kendall_b": ...} over segments
@@ -59,12 +61,9 @@ class ScoreAgreement:
     cross_group_accuracy: PairwiseAccuracy | None
     all_pairs_accuracy: PairwiseAccuracy | None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
-
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(Result):
     """``b`` (e.g. calibrated) against ``a`` (raw) on cross-group pairwise accuracy.
 
     ``difference``: Estimate of acc(b) - acc(a) with a paired bootstrap CI (same resamples);
@@ -76,12 +75,9 @@ class Comparison:
     difference: Estimate
     permutation: TestResult
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
-
 
 @dataclass(frozen=True)
-class AgreementResult:
+class AgreementResult(Result):
     """Agreement with humans of one or more score columns.
 
     ``scores``: column -> ScoreAgreement; ``comparisons``: tuple of Comparison; ``systems``:
@@ -105,9 +101,6 @@ class AgreementResult:
     n_resamples: int
     random_state: int | None
     notes: tuple[str, ...] = field(default=())
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
 
 
 def system_table(data: pd.DataFrame, columns: Sequence[str], by: str | list[str], system: str) -> pd.DataFrame:
@@ -195,7 +188,7 @@ def _system_level(systems, scores, human, level, n_resamples, rng, seed, tie_cal
     h = systems[human].to_numpy()
     groups = systems["group"].to_numpy()
     n_groups = len(np.unique(groups))
-    weights = _resample_weights(groups, n_resamples, rng)
+    weights = stratified_resample_counts(groups, n_resamples, rng)
     out, dists = {}, {}
     for c in scores:
         m = systems[c].to_numpy()
@@ -210,42 +203,6 @@ def _system_level(systems, scores, human, level, n_resamples, rng, seed, tie_cal
     if n_groups < 2:
         notes.append("only one group with >= 2 systems: no cross-group pairwise accuracy")
     return out, excluded, dists, systems
-
-
-def _resample_weights(groups: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(B, n) how often each system is drawn when systems are resampled within their group."""
-    n = len(groups)
-    weights = np.zeros((n_resamples, n))
-    for g in np.unique(groups):
-        idx = np.flatnonzero(groups == g)
-        draws = idx[rng.integers(0, len(idx), (n_resamples, len(idx)))]
-        np.add.at(weights, (np.repeat(np.arange(n_resamples), len(idx)), draws.ravel()), 1.0)
-    return weights
-
-
-def bootstrap_pairwise_accuracy(metric: np.ndarray, human: np.ndarray, groups: np.ndarray, pairs: str,
-                                weights: np.ndarray, level: float, seed: int | None,
-                                tie_calibration: bool = True) -> tuple[PairwiseAccuracy, np.ndarray]:
-    """acc23 of ``metric`` vs ``human`` and its bootstrap distribution under resample ``weights``
-    (B, n): a resample counts the pair (i, j) ``w_i * w_j`` times (see the module docstring)."""
-    point = pairwise_accuracy(metric, human, groups=groups, pairs=pairs, tie_calibration=tie_calibration)
-    iu, ju = np.triu_indices(len(metric), k=1)
-    if pairs == "cross":
-        keep = groups[iu] != groups[ju]
-        iu, ju = iu[keep], ju[keep]
-    dm, dh = metric[iu] - metric[ju], human[iu] - human[ju]
-    mtie, htie = np.abs(dm) <= point.epsilon, dh == 0
-    correct = ((~mtie & ~htie & (np.sign(dm) == np.sign(dh))) | (mtie & htie)).astype(float)
-    w = weights[:, iu] * weights[:, ju]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dist = (w @ correct) / w.sum(axis=1)
-    alpha = (1 - level) / 2
-    finite = dist[np.isfinite(dist)]
-    low, high = (np.quantile(finite, [alpha, 1 - alpha]) if finite.size else (np.nan, np.nan))
-    notes = ("CI: systems resampled within groups (percentile), epsilon fixed at the full-sample value",)
-    result = replace(point, ci_low=float(low), ci_high=float(high), level=level, n_resamples=len(dist),
-                     random_state=seed, notes=point.notes + notes, distribution=dist)
-    return result, dist
 
 
 def _compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibration) -> Comparison:

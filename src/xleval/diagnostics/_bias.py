@@ -1,8 +1,8 @@
-"""Bias diagnosis: is a metric's score distribution shifted by language (the seed, 3.4 and 4.3)?
+"""Bias diagnosis: is a metric's score distribution shifted by language (LGN's guide: verification and bias step)?
 
-Per group n, mean, std, median, IQR; the standard deviation of the group means (the seed's
+Per group n, mean, std, median, IQR; the standard deviation of the group means (the guide's
 number, ddof=1); eta squared with a stratified bootstrap CI; Kruskal-Wallis; the largest
-standardised mean difference (Cohen's d with the pair's pooled sd) and the seed's decision rule:
+standardised mean difference (Cohen's d with the pair's pooled sd) and the guide's decision rule:
 a difference above ``threshold`` pooled sd (default 0.5) advises calibration.
 """
 from __future__ import annotations
@@ -14,22 +14,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import Estimate, TestResult, cohens_d, eta_squared, kruskal_wallis
-from ._common import finite_rows, group_labels, jsonable, numeric
+from ._common import finite_rows, group_labels, numeric
 
 __all__ = ["BiasDiagnosis", "BiasComparison", "diagnose_bias", "compare_bias", "DEFAULT_THRESHOLD"]
 
-DEFAULT_THRESHOLD = 0.5  # pooled sd; the seed's section 4.3, step 2
+DEFAULT_THRESHOLD = 0.5  # pooled sd; LGN's guide, bias step
 
 
 @dataclass(frozen=True)
-class BiasDiagnosis:
+class BiasDiagnosis(Result):
     """How much a score differs by group.
 
     Fields: ``score`` and ``by`` (column names); ``groups`` (DataFrame, one row per group, sorted by
     label: ``group, n, mean, std, median, q1, q3, iqr``; std with ddof=1); ``n`` rows used and
-    ``n_excluded`` rows without a finite score; ``sd_of_means`` (ddof=1, the seed's 3.4 number);
+    ``n_excluded`` rows without a finite score; ``sd_of_means`` (ddof=1, the guide's verification number);
     ``eta_squared`` (Estimate: share of score variance explained by the groups, bootstrap CI,
     ANOVA p); ``kruskal`` (TestResult, effect_size = epsilon squared); ``largest_smd`` (Estimate:
     Cohen's d of ``largest_smd_pair`` = (higher group, lower group), always >= 0);
@@ -51,12 +52,9 @@ class BiasDiagnosis:
     reasons: tuple[str, ...]
     notes: tuple[str, ...] = field(default=())
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
-
 
 @dataclass(frozen=True)
-class BiasComparison:
+class BiasComparison(Result):
     """The same diagnosis before (raw ``score``) and after calibration (``calibrated`` column).
 
     ``table`` (DataFrame) puts them side by side per group: ``group, n, mean_before, mean_after,
@@ -68,9 +66,6 @@ class BiasComparison:
     after: BiasDiagnosis
     table: pd.DataFrame
     summary: pd.DataFrame
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in ("before", "after", "table", "summary")}
 
 
 def diagnose_bias(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *,
@@ -96,7 +91,7 @@ def diagnose_bias(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
     advised, reasons = _decide(groups, smd, pair, eta, kw, threshold)
     by_name = by if isinstance(by, str) else "+".join(by)
     sd_means = float(groups["mean"].std(ddof=1))
-    return BiasDiagnosis(score, by_name, groups, int(len(x)), int((~keep).sum()), sd_means, eta, kw, smd, pair,
+    return BiasDiagnosis(score, by_name, groups, len(x), int((~keep).sum()), sd_means, eta, kw, smd, pair,
                          float(threshold), advised, tuple(reasons), tuple(notes))
 
 
@@ -153,7 +148,7 @@ def _largest_smd(x: np.ndarray, labels: np.ndarray, groups: pd.DataFrame, level:
 
 def _decide(groups: pd.DataFrame, smd: Estimate | None, pair: tuple[str, str] | None, eta: Estimate,
             kw: TestResult, threshold: float) -> tuple[bool, list[str]]:
-    """The seed's rule (4.3, step 2) with the numbers that support it."""
+    """The guide's rule (bias step) with the numbers that support it."""
     reasons: list[str] = []
     lo, hi = groups.loc[groups["mean"].idxmin()], groups.loc[groups["mean"].idxmax()]
     reasons.append(f"group means range from {lo['mean']:.4g} ({lo['group']}) to {hi['mean']:.4g} ({hi['group']}); "
@@ -170,7 +165,7 @@ def _decide(groups: pd.DataFrame, smd: Estimate | None, pair: tuple[str, str] | 
                        f"(eta squared CI {100 * eta.ci_low:.1f}% to {100 * eta.ci_high:.1f}%)")
     if np.isfinite(kw.p_value):
         reasons.append(f"Kruskal-Wallis H = {kw.statistic:.4g}, p = {kw.p_value:.3g}")
-    reasons.append("calibration advised for comparisons across groups" if advised else
+    reasons.append("the groups' scores differ beyond the rule: comparisons across groups need calibration" if advised else
                    "no calibration needed by the 0.5-sd rule" if threshold == DEFAULT_THRESHOLD else
                    f"no calibration needed by the {threshold:g}-sd rule")
     if advised:

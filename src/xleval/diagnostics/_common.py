@@ -2,15 +2,13 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._base.jsonable import to_jsonable
 from ..exceptions import DataQualityWarning, InputError
 
-__all__ = ["group_labels", "finite_rows", "require_columns", "jsonable"]
+__all__ = ["group_labels", "finite_rows", "require_columns", "numeric"]
 
 
 def require_columns(data: pd.DataFrame, columns: list[str], what: str = "data") -> None:
@@ -58,16 +56,3 @@ def finite_rows(values: np.ndarray, what: str, notes: list[str], *, warn: bool =
         if warn:
             warnings.warn(msg, DataQualityWarning, stacklevel=3)
     return keep
-
-
-def jsonable(value: Any) -> Any:
-    """Plain JSON values for result ``to_dict()``: frames become row records, results their dicts."""
-    if isinstance(value, pd.DataFrame):
-        return [{str(k): jsonable(v) for k, v in row.items()} for row in value.to_dict(orient="records")]
-    if hasattr(value, "to_dict") and callable(value.to_dict):
-        return value.to_dict()
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    return to_jsonable(value)

@@ -6,16 +6,17 @@ from typing import Any
 
 import pandas as pd
 
+from .._base.result import Result
 from ._agreement import AgreementResult, human_agreement
 from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
-from ._common import jsonable
-from ._validity import ValidityCheck, check_lgn_validity
+from ._decide import MethodChoice, choose_method
+from ._validity import ValidityCheck, ValidityVerdict, check_lgn_validity, validity_verdict
 
 __all__ = ["Diagnosis", "diagnose"]
 
 
 @dataclass(frozen=True)
-class Diagnosis:
+class Diagnosis(Result):
     """Everything ``xleval diagnose`` reports.
 
     ``bias``: BiasDiagnosis of the raw score; ``comparison``: BiasComparison raw vs calibrated
@@ -24,7 +25,10 @@ class Diagnosis:
     accuracy); ``validity``: ValidityCheck of LGN's equal-quality assumption on this table
     (``untested`` without ``human``); ``validity_system``: the same check on (group, system) mean
     human scores, in units of the spread of system quality within a group (None without ``human``
-    or a ``system`` column); ``score``, ``calibrated``, ``human``, ``by``.
+    or a ``system`` column); ``verdict``: the two levels combined (system level primary, the worse
+    status wins); ``recommendation``: the method the decision flow chooses (:func:`choose_method`);
+    ``advice``: one line joining the bias rule and the recommendation (they never contradict);
+    ``score``, ``calibrated``, ``human``, ``by``.
     """
 
     score: str
@@ -37,9 +41,9 @@ class Diagnosis:
     agreement: AgreementResult | None = None
     notes: tuple[str, ...] = field(default=())
     validity_system: ValidityCheck | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
+    verdict: ValidityVerdict | None = None
+    recommendation: MethodChoice | None = None
+    advice: str = ""
 
 
 def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *, human: str | None = None,
@@ -63,5 +67,36 @@ def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *
     validity_system = None
     if human is not None and system is not None and system in data.columns:
         validity_system = check_lgn_validity(data, by, human, threshold=threshold, level=level, system=system)
+    verdict = validity_verdict(validity, validity_system)
+    recommendation = choose_method(data, score, by, human=human, system=system, threshold=threshold, bias=bias,
+                                   validity=verdict if human is not None else None)
     return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
-                     validity_system=validity_system)
+                     validity_system=validity_system, verdict=verdict, recommendation=recommendation,
+                     advice=advice_line(bias, verdict, recommendation, human))
+
+
+def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: MethodChoice, human: str | None) -> str:
+    """The bias rule and the method recommendation in one sentence that never contradicts itself."""
+    d = bias.largest_smd.estimate if bias.largest_smd is not None else float("nan")
+    human_opt = f"--human {human}" if human else "--human COL"
+    if not bias.calibration_advised:
+        text = f"calibration not needed by the {bias.threshold:g}-sd rule (largest d = {d:.2f})"
+        if verdict.status in ("violated", "uninformative"):
+            text += f"; and do not use LGN here: the validity check is {verdict.status}"
+        return text
+    head = f"calibration advised (largest d = {d:.2f} > {bias.threshold:g})"
+    if choice.method == "anchored":
+        return f"{head}: use anchored calibration (xleval calibrate fit --method anchored {human_opt})"
+    if verdict.status == "uninformative":
+        return (f"{head}; the human column cannot say whether LGN is right (it is standardised within groups): "
+                f"get human scores on one scale for about {choice.labels_needed} rows per group and use anchored "
+                "calibration; meanwhile LGN is the only option")
+    if verdict.status == "violated":
+        return (f"{head}, but not with LGN: the validity check is {verdict.status}; label about {choice.labels_needed} "
+                f"rows per group and use anchored calibration (xleval calibrate select, then calibrate fit --method "
+                f"anchored {human_opt})")
+    if choice.warn:
+        return (f"{head}: LGN is the only option without human labels in every group, but its equal-quality "
+                f"assumption is {verdict.status}; label about {choice.labels_needed} rows per group to use anchored "
+                "calibration instead")
+    return f"{head}: LGN ({choice.reason})"

@@ -12,7 +12,14 @@ human means in pooled-sd units (Cohen's d per pair, Hedges-Olkin standard error)
                    significant: too few human scores to tell.
 * ``holds``        every pair's upper bound is below the threshold: any real difference is
                    smaller than ``threshold`` pooled sd.
+* ``uninformative`` the human column is standardised within groups (every group's mean 0 and sd 1,
+                   or all group means equal, to 1e-6): equal means are built into the scale (DA z
+                   per annotator, z-scores per language), so it cannot show a quality difference.
 * ``untested``     no human scores: the equal-quality assumption cannot be checked.
+
+:func:`validity_verdict` combines the two levels: with a system column the system-level check is
+primary, and the verdict is the worse of the two (violated > uninformative > inconclusive >
+untested > holds).
 
 The upper bound is one-sided at ``level`` (0.95: z = 1.645) and treats segments as independent,
 which over-states the uncertainty of a fixed calibration set's mean (it includes the spread of
@@ -22,17 +29,21 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.stats as ss
 
+from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import TestResult, kruskal_wallis
-from ._common import finite_rows, group_labels, jsonable, numeric
+from ._common import finite_rows, group_labels, numeric
 
-__all__ = ["ValidityCheck", "check_lgn_validity", "DESIGN_ADVICE"]
+__all__ = ["ValidityCheck", "ValidityVerdict", "check_lgn_validity", "validity_verdict", "DESIGN_ADVICE",
+           "SEVERITY"]
+
+SEVERITY = ("holds", "untested", "inconclusive", "uninformative", "violated")
+STANDARDISED_TOL = 1e-6
 
 DESIGN_ADVICE = (
     "LGN assumes every group's calibration set has the same true quality distribution. It holds by design "
@@ -43,7 +54,7 @@ DESIGN_ADVICE = (
 
 
 @dataclass(frozen=True)
-class ValidityCheck:
+class ValidityCheck(Result):
     """Result of :func:`check_lgn_validity`.
 
     ``status``: ``violated``/``inconclusive``/``holds``/``untested`` (see the module docstring);
@@ -67,9 +78,6 @@ class ValidityCheck:
     alpha: float
     human: str | None
     notes: tuple[str, ...] = field(default=())
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: jsonable(getattr(self, k)) for k in self.__dataclass_fields__}
 
 
 def check_lgn_validity(data: pd.DataFrame | None, by: str | list[str] = "tgt_lang", human: str | None = "human", *,
@@ -97,6 +105,10 @@ def check_lgn_validity(data: pd.DataFrame | None, by: str | list[str] = "tgt_lan
         notes.append(f"human column {human!r} has no values")
         return _untested(threshold, level, alpha, human, notes)
     h, labels = h[keep], labels[keep]
+    standardised = _standardised(h, labels)
+    if standardised:
+        notes.append(standardised)
+        return _uninformative(standardised, _groups(h, labels), threshold, level, alpha, human, notes)
     if system is not None:
         if system not in data.columns:
             raise InputError(f"system column {system!r} not in the data; columns are {list(data.columns)}")
@@ -114,6 +126,31 @@ def check_lgn_validity(data: pd.DataFrame | None, by: str | list[str] = "tgt_lan
     pairs = _pairs(usable, ss.norm.ppf(level))
     test = kruskal_wallis(h, labels)
     return _verdict(groups, pairs, test, threshold, level, alpha, human, notes)
+
+
+def _standardised(h: np.ndarray, labels: np.ndarray) -> str | None:
+    """The reason a human column carries no between-group information, or None: every group's mean
+    is 0 and sd 1 (either ddof), or every group has the same mean, to STANDARDISED_TOL."""
+    frame = pd.DataFrame({"g": labels, "h": h}).groupby("g", sort=True)["h"]
+    means, n = frame.mean(), frame.size()
+    if len(means) < 2 or (n < 2).any():
+        return None
+    sd0, sd1 = frame.std(ddof=0), frame.std(ddof=1)
+    unit = ((sd0 - 1).abs() <= STANDARDISED_TOL) | ((sd1 - 1).abs() <= STANDARDISED_TOL)
+    if (means.abs() <= STANDARDISED_TOL).all() and unit.all():
+        return ("the human column is standardised within each group (mean 0 and sd 1 in every group): equal group "
+                "means are built into it, so it cannot show whether true quality differs; use raw human scores")
+    scale = max(1.0, float(np.nanmax(sd1.to_numpy())))
+    if float(means.max() - means.min()) <= STANDARDISED_TOL * scale:
+        return (f"every group has the same human mean ({float(means.iloc[0]):.6g}, to 1e-6): the column was "
+                "centred within groups, so it cannot show whether true quality differs; use raw human scores")
+    return None
+
+
+def _uninformative(reason, groups, threshold, level, alpha, human, notes) -> ValidityCheck:
+    message = f"{reason[0].upper()}{reason[1:]}."
+    return ValidityCheck("uninformative", True, message, (), groups, None, None, threshold, level, alpha, human,
+                         tuple(notes))
 
 
 def _untested(threshold, level, alpha, human, notes, groups=None) -> ValidityCheck:
@@ -170,3 +207,46 @@ def _verdict(groups, pairs, test, threshold, level, alpha, human, notes) -> Vali
         if status == "violated" else ()
     return ValidityCheck(status, status == "violated", message, flagged, groups, pairs, test, threshold, level, alpha,
                          human, tuple(notes))
+
+
+@dataclass(frozen=True)
+class ValidityVerdict(Result):
+    """The two levels of the validity check as one verdict. ``primary`` is the system-level check
+    when there is one (LGN is used to rank systems), else the segment-level one; ``status`` is the
+    worse of the two (``SEVERITY``); ``reason`` one line saying which level decided and why."""
+
+    status: str
+    warn: bool
+    reason: str
+    primary: ValidityCheck
+    secondary: ValidityCheck | None
+
+
+def validity_verdict(segment: ValidityCheck, system: ValidityCheck | None = None) -> ValidityVerdict:
+    """Combine the segment-level and the system-level check (the system level first)."""
+    primary: ValidityCheck = system if system is not None else segment
+    secondary: ValidityCheck | None = segment if system is not None else None
+    checks = [c for c in (primary, secondary) if c is not None]
+    worst = max(checks, key=lambda c: SEVERITY.index(c.status))
+    level = "system level" if worst is system else "segment level"
+    if secondary is not None and primary.status != secondary.status:
+        other = secondary if worst is primary else primary
+        other_level = "segment level" if worst is primary else "system level"
+        where = f"at {level} (the worse of the two; {other_level}: {other.status})"
+    else:
+        where = "at both levels" if len(checks) == 2 else f"at {level}"
+    if worst.pairs is not None and len(worst.pairs):
+        top = worst.pairs.iloc[0]
+        unit = "system sd" if worst is system else "segment sd"
+        detail = (f"largest difference {top['group_a']} vs {top['group_b']}, d = {top['d']:.2f} {unit} "
+                  f"(threshold {worst.threshold:g})")
+    else:
+        detail = _first_sentence(worst.message)
+    reason = f"{worst.status} {where}: {detail}"
+    return ValidityVerdict(worst.status, worst.status in ("violated", "uninformative"), reason, primary, secondary)
+
+
+def _first_sentence(text: str) -> str:
+    text = text.removeprefix("WARNING: ")
+    cut = text.find(". ")
+    return text if cut < 0 else text[:cut + 1]

@@ -15,6 +15,7 @@ from xleval.stats._paired_mt import (
                                      bootstrap_score_ci,
                                      paired_bootstrap_test,
 )
+from xleval.stats._grouped_bootstrap import bootstrap_pairwise_accuracy, resampled_pearson, stratified_resample_counts
 from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
 from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
@@ -46,4 +47,7 @@ __all__ = [
     "average_correlation",
     "compare_correlations",
     "williams_test",
+    "stratified_resample_counts",
+    "bootstrap_pairwise_accuracy",
+    "resampled_pearson",
 ]

@@ -1,0 +1,129 @@
+"""Which rows to send to annotators: K rows per group for anchored calibration.
+
+``spread`` (the default) allocates the budget evenly over the group's systems (the remainder to
+systems drawn at random) and, within a system, cuts its rows sorted by score into as many equal
+strata as it gets labels and draws one row per stratum, preferring segments not yet chosen in the
+group. So the labels cover every system and the metric's whole range, and no source segment is
+judged twice while others are left: a stratified sample whose mean residual (the group's offset)
+has no more variance than a simple random sample's, and whose spread over systems and scores
+steadies the slopes. ``random`` is a simple random sample of K rows per group (the reference in
+``calibrate evaluate``). Every draw comes from one seeded generator.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._base.grouping import group_index
+from .._base.seeding import make_rng
+from ..exceptions import InputError
+
+__all__ = ["select_rows", "select_for_annotation", "SELECTIONS", "ANNOTATION_COLUMNS"]
+
+SELECTIONS = ("spread", "random")
+ANNOTATION_COLUMNS = ("system", "seg_id", "doc_id", "source", "hypothesis", "reference")
+
+
+def select_rows(scores: np.ndarray, groups: np.ndarray, budget: int, *, systems: np.ndarray | None = None,
+                segments: np.ndarray | None = None, eligible: np.ndarray | None = None, method: str = "spread",
+                random_state: Any = 0) -> np.ndarray:
+    """Row positions of ``budget`` rows per group (all eligible rows of a smaller group). ``groups``,
+    ``systems`` and ``segments`` are integer codes; ``eligible`` masks the rows that may be chosen
+    (default: a finite score)."""
+    if method not in SELECTIONS:
+        raise InputError(f"selection {method!r}: use one of {', '.join(SELECTIONS)}")
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise InputError(f"budget={budget!r}: expected a whole number of rows per group >= 1")
+    rng, _ = make_rng(random_state)
+    scores = np.asarray(scores, dtype=float)
+    ok = np.isfinite(scores) if eligible is None else (np.asarray(eligible, dtype=bool) & np.isfinite(scores))
+    chosen: list[np.ndarray] = []
+    for g in np.unique(groups):
+        rows = np.flatnonzero(ok & (groups == g))
+        if len(rows) <= budget:
+            chosen.append(rows)
+        elif method == "random":
+            chosen.append(np.sort(rng.choice(rows, size=budget, replace=False)))
+        else:
+            chosen.append(_spread(rows, scores, budget, systems, segments, rng))
+    return np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.intp)
+
+
+def _allocate(sizes: np.ndarray, budget: int, rng: np.random.Generator) -> np.ndarray:
+    """Labels per system: as even as the budget allows, never more than a system's rows."""
+    alloc = np.zeros(len(sizes), dtype=int)
+    left = budget
+    while left > 0:
+        room = np.flatnonzero(alloc < sizes)
+        share, extra = divmod(left, len(room))
+        add = np.minimum(np.full(len(room), share), sizes[room] - alloc[room])
+        if extra:
+            lucky = rng.choice(len(room), size=extra, replace=False)
+            add[lucky] = np.minimum(add[lucky] + 1, sizes[room][lucky] - alloc[room][lucky])
+        alloc[room] += add
+        left = budget - int(alloc.sum())
+        if add.sum() == 0:
+            break
+    return alloc
+
+
+def _spread(rows: np.ndarray, scores: np.ndarray, budget: int, systems, segments, rng) -> np.ndarray:
+    sys_of = systems[rows] if systems is not None else np.zeros(len(rows), dtype=np.intp)
+    names, members = np.unique(sys_of, return_inverse=True)
+    sizes = np.bincount(members, minlength=len(names))
+    alloc = _allocate(sizes, budget, rng)
+    used: set = set()
+    picked = []
+    for s in rng.permutation(len(names)):
+        k = alloc[s]
+        if k == 0:
+            continue
+        own = rows[members == s]
+        jitter = rng.random(len(own))  # ties in the score are broken at random, not by row order
+        order = own[np.lexsort((jitter, scores[own]))]
+        for stratum in np.array_split(order, k):
+            fresh = stratum if segments is None else stratum[[segments[i] not in used for i in stratum]]
+            pool = fresh if len(fresh) else stratum
+            i = pool[rng.integers(len(pool))]
+            picked.append(i)
+            if segments is not None:
+                used.add(segments[i])
+    return np.sort(np.asarray(picked, dtype=np.intp))
+
+
+def select_for_annotation(data: pd.DataFrame, by: str | Sequence[str], budget: int, *, score: str,
+                          system: str | None = "system", segment: str | None = "seg_id", method: str = "spread",
+                          label_column: str | None = "human", skip_labelled: str | None = None,
+                          random_state: Any = 0) -> pd.DataFrame:
+    """The chosen rows ready for annotation: the group columns, system, seg_id, doc_id, source,
+    hypothesis and reference (those present; never the score, so that it cannot sway the judges),
+    the input row number (``row``, 1-based) and an empty ``label_column`` to fill in.
+    ``skip_labelled``: a human column; rows that already have a value are not chosen again."""
+    by_cols = [by] if isinstance(by, str) else list(by)
+    needed = [*by_cols, score] + ([skip_labelled] if skip_labelled else [])
+    missing = [c for c in needed if c not in data.columns]
+    if missing:
+        raise InputError(f"column(s) {missing} not in the table; columns are {list(data.columns)}")
+    x = pd.to_numeric(data[score], errors="coerce").to_numpy(dtype=float)
+    if not np.isfinite(x).any():
+        raise InputError(f"score column {score!r} has no finite value; the selection spreads labels over its range")
+    groups = group_index(data[by_cols], where="table").codes
+    systems = group_index([data[system]], names=[system], allow_missing=True).codes \
+        if system and system in data.columns else None
+    segments = group_index([data[segment]], names=[segment], allow_missing=True).codes \
+        if segment and segment in data.columns else None
+    eligible = None
+    if skip_labelled:
+        eligible = pd.to_numeric(data[skip_labelled], errors="coerce").isna().to_numpy()
+    rows = select_rows(x, groups, budget, systems=systems, segments=segments, eligible=eligible, method=method,
+                       random_state=random_state)
+    wanted = [*by_cols, system, segment, *ANNOTATION_COLUMNS]
+    keep = list(dict.fromkeys(c for c in wanted if c and c in data.columns))
+    out = data.iloc[rows][keep].reset_index(drop=True)
+    out.insert(0, "row", rows + 1)
+    if label_column:
+        out[label_column] = np.nan
+    return out

@@ -1,0 +1,415 @@
+"""Which calibration should I trust here? Raw vs LGN vs anchored, cross-validated by system folds.
+
+Systems (by name, across groups) are split into ``n_folds`` folds. For each fold, every
+calibrator is fitted with what the other folds offer and applied to the fold's systems:
+
+* ``raw``: the score as it is (system score = mean of its rows);
+* ``lgn``: per-group z-score (LGN, no shrinkage) fitted on the other folds' rows;
+* ``anchored``: AnchoredCalibrator with every human label of the other folds' systems;
+* ``anchored@K``: the same with only K labelled rows per group, chosen among the other folds'
+  labelled rows by ``spread`` (:func:`xleval.calibration.select_rows`, what ``calibrate select``
+  does) or ``random``; a new draw (and a new fold split) in every repeat.
+
+No held-out system's human score reaches a map that scores it. A system's calibrated score is the
+mean of its calibrated rows; its human score the mean of its labelled rows. Every variant is run
+on ``n_repeats`` fold splits and reported as the mean over them: cross-group pairwise accuracy
+(acc23 with tie calibration, pairs of systems from different groups) and pooled system-level
+Pearson r, oriented so that higher is better on both sides (MQM-like human scales are negated).
+CIs resample systems within groups (the same resamples for every variant, so differences to raw
+and to LGN are paired); the spread over repeats (``runs``) shows what one label draw can give.
+"""
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.stats as ss
+
+from .._base.grouping import group_index
+from .._base.result import Result
+from .._base.seeding import make_rng
+from ..calibration import LGN, SELECTIONS, AnchoredCalibrator, select_rows
+from ..exceptions import InputError
+from ..stats import Estimate, pairwise_accuracy, resampled_pearson, stratified_resample_counts
+from ..stats._grouped_bootstrap import pair_indices, pairs_correct
+from ._common import numeric, require_columns
+
+__all__ = ["VariantScore", "CalibrationEvaluation", "evaluate_calibration", "DEFAULT_BUDGETS"]
+
+DEFAULT_BUDGETS = (25, 50, 100, 200)
+MARGIN = 0.02  # "as good as": within this much cross-group accuracy
+
+
+@dataclass(frozen=True)
+class VariantScore(Result):
+    """One calibration variant out of fold: ``accuracy`` (cross-group pairwise accuracy, mean over
+    repeats, CI from systems resampled within groups), ``pearson`` (pooled system-level r),
+    ``minus_raw`` and ``minus_lgn`` (paired differences), ``runs`` (accuracy of each repeat)."""
+
+    name: str
+    method: str
+    budget: int | None
+    selection: str | None
+    accuracy: Estimate
+    pearson: Estimate
+    minus_raw: Estimate | None
+    minus_lgn: Estimate | None
+    runs: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class CalibrationEvaluation(Result):
+    """Result of :func:`evaluate_calibration` (module docstring). ``variants`` in the order raw, lgn,
+    anchored, then anchored@K per budget and selection; ``selection_gain``: budget -> Estimate of
+    accuracy(spread) - accuracy(random) over paired repeats; ``systems``: the evaluated systems
+    with their human score and the first repeat's out-of-fold raw/lgn/anchored scores;
+    ``verdict``: the answer in one paragraph; ``recommended``: ``raw``, ``lgn`` or ``anchored``."""
+
+    score: str
+    human: str
+    by: str
+    system: str
+    variants: tuple[VariantScore, ...]
+    selection_gain: dict[int, Estimate]
+    systems: pd.DataFrame
+    human_direction: int
+    direction_source: str
+    recommended: str
+    verdict: str
+    n_rows: int
+    n_labels: int
+    n_systems: int
+    n_groups: int
+    n_folds: int
+    n_repeats: int
+    budgets: tuple[int, ...]
+    level: float
+    n_resamples: int
+    random_state: int | None
+    notes: tuple[str, ...] = field(default=())
+
+    def variant(self, name: str) -> VariantScore:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise KeyError(name)
+
+    def curve(self) -> pd.DataFrame:
+        """The budget curve: one row per (budget, selection) with accuracy, CI and differences."""
+        rows = [{"budget": v.budget, "selection": v.selection, "accuracy": v.accuracy.estimate,
+                 "ci_low": v.accuracy.ci_low, "ci_high": v.accuracy.ci_high, "pearson": v.pearson.estimate,
+                 "minus_raw": v.minus_raw.estimate if v.minus_raw else math.nan,
+                 "minus_lgn": v.minus_lgn.estimate if v.minus_lgn else math.nan,
+                 "worst_run": min(v.runs), "best_run": max(v.runs)}
+                for v in self.variants if v.budget is not None]
+        return pd.DataFrame(rows)
+
+    def labels_needed(self, selection: str = "spread", target: float | None = None) -> int | None:
+        """Smallest budget whose mean accuracy reaches ``target`` (default: the better of raw and LGN),
+        or None when no evaluated budget does."""
+        goal = max(self.variant("raw").accuracy.estimate, self.variant("lgn").accuracy.estimate) \
+            if target is None else target
+        fits = [v.budget for v in self.variants
+                if v.budget is not None and v.selection == selection and v.accuracy.estimate >= goal]
+        return min(fits) if fits else None
+
+
+def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | list[str] = "lp", *,
+                         system: str = "system", budgets: Sequence[int] = DEFAULT_BUDGETS,
+                         selections: Sequence[str] = ("spread", "random"), n_folds: int = 5, n_repeats: int = 10,
+                         human_higher_is_better: bool | None = None, score_higher_is_better: bool = True,
+                         level: float = 0.95, n_resamples: int = 1000, random_state: Any = 0) -> CalibrationEvaluation:
+    """Raw vs LGN vs anchored (all labels, and K labels per group) out of fold; see the module docstring."""
+    by_cols = [by] if isinstance(by, str) else list(by)
+    require_columns(data, [score, human, *by_cols])
+    if system not in data.columns:
+        raise InputError(f"system column {system!r} not in the table (columns: {list(data.columns)}); the evaluation "
+                         "splits systems into folds: name it with --system")
+    budgets = _check_budgets(budgets)
+    selections = tuple(selections)
+    if not selections or any(s not in SELECTIONS for s in selections):
+        raise InputError(f"selections={selections!r}: use one or both of {', '.join(SELECTIONS)}")
+    if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
+        raise InputError(f"n_folds must be an integer >= 2; got {n_folds!r}")
+    if not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
+        raise InputError(f"n_repeats must be an integer >= 1; got {n_repeats!r}")
+    rng, seed = make_rng(random_state)
+    t = _Table(data, score, human, by_cols, system)
+    if len(t.sys_names) < n_folds:
+        raise InputError(f"{len(t.sys_names)} systems cannot be split into {n_folds} folds; use fewer folds (--folds)")
+    direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better)
+    names = ["raw", "lgn", "anchored"] + [f"anchored@{k} {s}" for k in budgets for s in selections]
+    runs = {n: np.full((n_repeats, t.n_items), np.nan) for n in names}
+    caught_all: list[str] = []
+    for r in range(n_repeats):
+        fold = _folds(t, n_folds, rng)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for k in range(n_folds):
+                _run_fold(t, fold, k, runs, r, budgets, selections, human_higher_is_better, score_higher_is_better,
+                          rng)
+        caught_all += [f"{w.category.__name__}: {w.message}" for w in caught]
+    runs["raw"][:] = t.raw_items
+    notes += _count_messages(caught_all)
+    systems = t.item_frame(runs)
+    scores = _score(t, runs, names, direction, score_higher_is_better, level, n_resamples, rng, seed)
+    gain = _selection_gain(scores, budgets, selections, level)
+    recommended, verdict = _verdict(scores, budgets, selections)
+    return CalibrationEvaluation(score, human, "+".join(by_cols), system, tuple(scores.values()), gain, systems,
+                                 direction, source, recommended, verdict, t.n_rows, int(t.labelled.sum()),
+                                 t.n_items, len(t.group_names), int(n_folds), int(n_repeats), budgets, level,
+                                 n_resamples, seed, tuple(notes))
+
+
+def _count_messages(messages: list[str]) -> list[str]:
+    """One note per kind of warning raised while fitting folds (numbers aside), with how often."""
+    kinds: dict[str, list[str]] = {}
+    for msg in messages:
+        kinds.setdefault(re.sub(r"[-+]?\d[\d.e+-]*", "#", msg), []).append(msg)
+    return [f"{found[0]} ({len(found)} of the fits raised this kind of warning)" if len(found) > 1 else found[0]
+            for found in kinds.values()]
+
+
+def _check_budgets(budgets) -> tuple[int, ...]:
+    out = []
+    for b in budgets:
+        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
+            raise InputError(f"budget {b!r}: expected whole numbers of labels per group >= 1, e.g. 25,50,100,200")
+        out.append(int(b))
+    return tuple(sorted(set(out)))
+
+
+class _Table:
+    """The table as integer codes: groups, systems, (group, system) items, segments, and the items
+    that can be evaluated (at least one label and one finite score)."""
+
+    def __init__(self, data, score, human, by_cols, system):
+        self.x = numeric(data, score)
+        self.h = numeric(data, human)
+        self.n_rows = len(data)
+        if not np.isfinite(self.h).any():
+            raise InputError(f"human column {human!r} has no values: the evaluation needs human scores")
+        groups = group_index(data[by_cols], where="table")
+        self.g, self.group_names = groups.codes, groups.labels()
+        systems = group_index([data[system]], names=[system], where="table")
+        self.s, self.sys_names = systems.codes, np.array(systems.labels(), dtype=object)
+        cells = group_index([self.g, self.s], names=["group", "system"])
+        self.cell = cells.codes
+        self.seg = group_index([data["seg_id"]], names=["seg_id"], allow_missing=True).codes \
+            if "seg_id" in data.columns else None
+        self.labelled = np.isfinite(self.h) & np.isfinite(self.x)
+        finite = np.isfinite(self.x)
+        n_cells = cells.n_groups
+        n_x = np.bincount(self.cell[finite], minlength=n_cells)
+        n_h = np.bincount(self.cell[np.isfinite(self.h)], minlength=n_cells)
+        usable = (n_x > 0) & (n_h > 0)
+        self.item_of_cell = np.where(usable, np.cumsum(usable) - 1, -1)
+        self.items = np.flatnonzero(usable)
+        self.n_items = len(self.items)
+        self.item_group = np.array([k[0] for k in cells.keys], dtype=np.intp)[self.items]
+        self.item_system = np.array([k[1] for k in cells.keys], dtype=np.intp)[self.items]
+        hsum = np.bincount(self.cell[np.isfinite(self.h)], self.h[np.isfinite(self.h)], minlength=n_cells)
+        self.truth = (hsum / np.maximum(n_h, 1))[self.items]
+        self.raw_items = self.item_means(np.where(finite, self.x, np.nan))
+        self.n_x, self.n_h = n_x[self.items], n_h[self.items]
+        if len(np.unique(self.item_group)) < 2:
+            raise InputError("the evaluation compares systems across groups; fewer than two groups have systems with "
+                             "human scores")
+
+    def item_means(self, values: np.ndarray) -> np.ndarray:
+        """Per evaluated item, the mean of the finite ``values`` of its rows."""
+        ok = np.isfinite(values) & (self.item_of_cell[self.cell] >= 0)
+        item = self.item_of_cell[self.cell[ok]]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.bincount(item, values[ok], minlength=self.n_items) / np.bincount(item, minlength=self.n_items)
+
+    def item_frame(self, runs) -> pd.DataFrame:
+        return pd.DataFrame({"group": np.asarray(self.group_names, dtype=object)[self.item_group],
+                             "system": self.sys_names[self.item_system], "n_rows": self.n_x, "n_labels": self.n_h,
+                             "human": self.truth, "raw": runs["raw"][0], "lgn": runs["lgn"][0],
+                             "anchored": runs["anchored"][0]})
+
+
+def _direction(t: _Table, given: bool | None, score_up: bool) -> tuple[int, str, list[str]]:
+    """+1 when higher human scores are better, -1 otherwise: given, or the sign of the within-group
+    correlation of system scores with system human scores."""
+    if given is not None:
+        return (1 if given else -1), "given", [f"human scale: {'higher' if given else 'lower'} is better (given)"]
+    xs, hs = t.raw_items.copy(), t.truth.copy()
+    for g in np.unique(t.item_group):
+        sel = t.item_group == g
+        xs[sel] -= np.nanmean(xs[sel])
+        hs[sel] -= hs[sel].mean()
+    ok = np.isfinite(xs)
+    r = float(np.corrcoef(xs[ok], hs[ok])[0, 1]) if ok.sum() > 2 and xs[ok].std() > 0 and hs[ok].std() > 0 else 0.0
+    sign = 1 if (r >= 0) == score_up else -1
+    note = (f"human scale: {'higher' if sign > 0 else 'lower'} is better, found in the data (within-group r of system "
+            f"scores with human scores {r:+.2f}); say it with --human-higher-is-better/--human-lower-is-better")
+    return sign, "data", [note]
+
+
+def _folds(t: _Table, n_folds: int, rng: np.random.Generator) -> np.ndarray:
+    """Fold of every row: systems split by name across groups."""
+    order = rng.permutation(len(t.sys_names))
+    fold_of_system = np.empty(len(t.sys_names), dtype=np.intp)
+    fold_of_system[order] = np.arange(len(order)) % n_folds
+    return fold_of_system[t.s]
+
+
+def _run_fold(t, fold, k, runs, r, budgets, selections, human_up, score_up, rng) -> None:
+    train, test = fold != k, fold == k
+    test_items = np.unique(t.item_of_cell[t.cell[test]])
+    test_items = test_items[test_items >= 0]
+    if not len(test_items):
+        return
+    finite_train = train & np.isfinite(t.x)
+    lgn = LGN(by="g", score="x", min_count=1, fallback=["pooled"])
+    lgn.fit(pd.DataFrame({"g": t.g[finite_train], "x": t.x[finite_train]}))
+    lgn_out = np.asarray(lgn.transform(pd.DataFrame({"g": t.g[test], "x": t.x[test]}))).reshape(-1)
+    _store(t, runs["lgn"], r, test, lgn_out, test_items)
+
+    def anchored(h_train: np.ndarray) -> np.ndarray:
+        model = AnchoredCalibrator(by="g", human_higher_is_better=human_up, score_higher_is_better=score_up)
+        model.fit(t.x, groups=t.g, human=h_train, systems=t.s)
+        return np.asarray(model.transform(t.x[test], groups=t.g[test], systems=t.s[test])).reshape(-1)
+
+    pool = t.labelled & train
+    _store(t, runs["anchored"], r, test, anchored(np.where(pool, t.h, np.nan)), test_items)
+    for budget in budgets:
+        for selection in selections:
+            rows = select_rows(t.x, t.g, budget, systems=t.s, segments=t.seg, eligible=pool, method=selection,
+                               random_state=rng)
+            h_k = np.full(len(t.h), np.nan)
+            h_k[rows] = t.h[rows]
+            _store(t, runs[f"anchored@{budget} {selection}"], r, test, anchored(h_k), test_items)
+
+
+def _store(t, target, r, test_mask, values, test_items) -> None:
+    full = np.full(len(t.x), np.nan)
+    full[test_mask] = values
+    target[r, test_items] = t.item_means(full)[test_items]
+
+
+def _score(t, runs, names, direction, score_up, level, n_resamples, rng, seed) -> dict[str, VariantScore]:
+    human = direction * t.truth
+    metric_sign = 1 if score_up else -1
+    counts = stratified_resample_counts(t.item_group, n_resamples, rng)
+    iu, ju = pair_indices(t.item_group, "cross")
+    weights = counts[:, iu] * counts[:, ju]
+    denom = weights.sum(axis=1)
+    alpha = (1 - level) / 2
+    points, dists, pearson, pdists, per_run = {}, {}, {}, {}, {}
+    for name in names:
+        sign = metric_sign if name in ("raw", "lgn") else direction
+        values = sign * runs[name]
+        accs, corr_rows, rs, r_d = [], [], [], []
+        for row in values:
+            ok = np.isfinite(row)
+            if ok.sum() < t.n_items:
+                raise InputError(f"{name}: {t.n_items - int(ok.sum())} system(s) got no calibrated score; check for "
+                                 "systems whose rows all lack a finite score")
+            point = pairwise_accuracy(row, human, groups=t.item_group, pairs="cross")
+            accs.append(point.estimate)
+            corr_rows.append(pairs_correct(row, human, iu, ju, point.epsilon))
+            rs.append(float(np.corrcoef(row, human)[0, 1]))
+            r_d.append(resampled_pearson(row, human, counts))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dists[name] = ((weights @ np.array(corr_rows).T) / denom[:, None]).mean(axis=1)
+        points[name], pearson[name], pdists[name] = float(np.mean(accs)), float(np.mean(rs)), np.mean(r_d, axis=0)
+        per_run[name] = accs
+    out = {}
+    for name in names:
+        budget, selection = _parse(name)
+        acc = _estimate(points[name], dists[name], alpha, level, t.n_items, "mean over repeats; CI: systems "
+                        "resampled within groups (percentile), epsilon fixed per repeat", n_resamples, seed)
+        r = _estimate(pearson[name], pdists[name], alpha, level, t.n_items, "pooled system-level Pearson, mean over "
+                      "repeats; CI: systems resampled within groups", n_resamples, seed)
+        def versus(other: str, this: str = name) -> Estimate:
+            return _estimate(points[this] - points[other], dists[this] - dists[other], alpha, level, t.n_items,
+                             "paired difference", n_resamples, seed)
+
+        minus_raw = None if name == "raw" else versus("raw")
+        minus_lgn = None if name in ("raw", "lgn") else versus("lgn")
+        method = "raw" if name == "raw" else ("lgn" if name == "lgn" else "anchored")
+        out[name] = VariantScore(name, method, budget, selection, acc, r, minus_raw, minus_lgn,
+                                 tuple(float(a) for a in per_run[name]))
+    return out
+
+
+def _parse(name: str) -> tuple[int | None, str | None]:
+    if "@" not in name:
+        return None, None
+    k, selection = name.split("@", 1)[1].split(" ", 1)
+    return int(k), selection
+
+
+def _estimate(point, dist, alpha, level, n, method, n_resamples, seed) -> Estimate:
+    finite = dist[np.isfinite(dist)]
+    low, high = (np.quantile(finite, [alpha, 1 - alpha]) if finite.size else (math.nan, math.nan))
+    se = float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
+    return Estimate(float(point), float(low), float(high), level, int(n), method, standard_error=se,
+                    n_resamples=int(n_resamples), random_state=seed, distribution=dist)
+
+
+def _selection_gain(scores, budgets, selections, level) -> dict[int, Estimate]:
+    if not {"spread", "random"} <= set(selections):
+        return {}
+    out = {}
+    for k in budgets:
+        diff = np.array(scores[f"anchored@{k} spread"].runs) - np.array(scores[f"anchored@{k} random"].runs)
+        n = len(diff)
+        mean = float(diff.mean())
+        if n > 1:
+            half = ss.t.ppf(0.5 + level / 2, n - 1) * diff.std(ddof=1) / math.sqrt(n)
+            low, high = mean - half, mean + half
+        else:
+            low = high = math.nan
+        out[k] = Estimate(mean, float(low), float(high), level, n, "spread minus random over paired repeats (same "
+                          "fold split); t interval over repeats", distribution=diff)
+    return out
+
+
+def _verdict(scores, budgets, selections) -> tuple[str, str]:
+    raw, lgn, anch = scores["raw"], scores["lgn"], scores["anchored"]
+    acc = {"raw": raw.accuracy.estimate, "lgn": lgn.accuracy.estimate, "anchored": anch.accuracy.estimate}
+
+    def sure(est) -> bool:
+        return est is not None and (est.ci_low > 0 or est.ci_high < 0)
+
+    best = max(acc, key=lambda k: acc[k])
+    if best == "anchored" and (sure(anch.minus_raw) or anch.minus_raw.estimate > 0) and anch.minus_raw.estimate >= 0:
+        recommended = "anchored"
+    elif best == "lgn" and sure(lgn.minus_raw):
+        recommended = "lgn"
+    else:
+        recommended = "raw" if acc["raw"] >= max(acc.values()) - MARGIN else best
+    names = {"raw": "the raw scores", "lgn": "LGN", "anchored": "anchored calibration"}
+    text = (f"Out of fold, cross-group pairwise accuracy is {acc['raw']:.3f} raw, {acc['lgn']:.3f} with LGN "
+            f"({_diff(lgn.minus_raw)} vs raw) and {acc['anchored']:.3f} anchored with every label "
+            f"({_diff(anch.minus_raw)} vs raw). Trust {names[recommended]} here"
+            + (" (the best here, though not significantly better than the raw scores)."
+               if recommended != "raw" and not sure(scores[recommended].minus_raw) else "."))
+    selection = "spread" if "spread" in selections else selections[0]
+    curve = [(k, scores[f"anchored@{k} {selection}"].accuracy.estimate) for k in budgets]
+    if curve:
+        text += " With K labels per group (" + selection + " selection): " + ", ".join(
+            f"K={k} {a:.3f}" for k, a in curve) + "."
+        goal = max(acc["raw"], acc["lgn"])
+        enough = [k for k, a in curve if a >= goal]
+        text += (f" {min(enough)} labels per group already match the better of raw and LGN ({goal:.3f})."
+                 if enough else f" No budget up to {max(budgets)} labels per group matches the better of raw and "
+                 f"LGN ({goal:.3f}).")
+    return recommended, text
+
+
+def _diff(est) -> str:
+    if est is None:
+        return ""
+    mark = "" if (est.ci_low <= 0 <= est.ci_high) else ", CI excludes 0"
+    return f"{est.estimate:+.3f}, 95% CI {est.ci_low:+.3f} to {est.ci_high:+.3f}{mark}"

@@ -1,0 +1,105 @@
+"""Choosing rows to annotate: the budget per group, spread over systems and the score's range,
+distinct segments, seeds, rows already labelled, and the annotation table."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from xleval.calibration import select_for_annotation, select_rows
+from xleval.exceptions import InputError
+
+
+def _table(n_sys=4, n_seg=50, groups=("en-de", "en-zh"), seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in groups:
+        for s in range(n_sys):
+            rows.append(pd.DataFrame({"lp": g, "system": f"s{s}", "seg_id": np.arange(n_seg),
+                                      "doc_id": np.arange(n_seg) // 10,
+                                      "source": [f"src {g} {i}" for i in range(n_seg)],
+                                      "hypothesis": [f"hyp {g} {s} {i}" for i in range(n_seg)],
+                                      "reference": [f"ref {g} {i}" for i in range(n_seg)],
+                                      "chrf": rng.uniform(0, 100, n_seg)}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _codes(df):
+    return (pd.factorize(df["lp"])[0], pd.factorize(df["system"])[0], df["seg_id"].to_numpy())
+
+
+def test_spread_gives_the_budget_per_group_evenly_over_systems():
+    df = _table()
+    g, s, seg = _codes(df)
+    rows = select_rows(df["chrf"], g, 10, systems=s, segments=seg, random_state=1)
+    chosen = df.iloc[rows]
+    assert chosen.groupby("lp").size().tolist() == [10, 10]
+    per_system = chosen.groupby(["lp", "system"]).size()
+    assert per_system.max() - per_system.min() <= 1 and per_system.sum() == 20
+    # no segment is chosen twice in a group while unchosen segments are left
+    assert not chosen.duplicated(["lp", "seg_id"]).any()
+
+
+def test_spread_covers_the_score_range_of_each_system():
+    df = _table(n_sys=1, n_seg=100, groups=("en-de",))
+    g, s, seg = _codes(df)
+    rows = select_rows(df["chrf"], g, 5, systems=s, segments=seg, random_state=0)
+    # five strata of 20 rows each: one row from each quintile of the system's scores
+    ranks = df["chrf"].rank(method="first").to_numpy()[rows] - 1
+    assert sorted((ranks // 20).astype(int).tolist()) == [0, 1, 2, 3, 4]
+
+
+def test_seeded_and_random_method():
+    df = _table()
+    g, s, seg = _codes(df)
+    a = select_rows(df["chrf"], g, 7, systems=s, segments=seg, random_state=3)
+    b = select_rows(df["chrf"], g, 7, systems=s, segments=seg, random_state=3)
+    c = select_rows(df["chrf"], g, 7, systems=s, segments=seg, random_state=4)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    r = select_rows(df["chrf"], g, 7, method="random", random_state=3)
+    assert pd.Series(g[r]).value_counts().tolist() == [7, 7]
+
+
+def test_small_groups_give_every_eligible_row_and_nan_scores_are_never_chosen():
+    df = _table(n_sys=1, n_seg=5)
+    df.loc[0, "chrf"] = np.nan
+    g, s, seg = _codes(df)
+    rows = select_rows(df["chrf"], g, 100, systems=s, segments=seg)
+    assert len(rows) == 9 and 0 not in rows
+
+
+def test_uneven_systems_get_the_rest_of_the_budget():
+    df = _table(n_sys=3, n_seg=40, groups=("en-de",))
+    df = df[~((df.system == "s0") & (df.seg_id >= 2))]  # s0 has 2 rows only
+    g, s, seg = _codes(df)
+    chosen = df.iloc[select_rows(df["chrf"], g, 12, systems=s, segments=seg)]
+    assert chosen.groupby("system").size().to_dict() == {"s0": 2, "s1": 5, "s2": 5}
+
+
+def test_annotation_table(tmp_path):
+    df = _table()
+    df["human"] = np.nan
+    df.loc[df.index[:30], "human"] = 50.0
+    out = select_for_annotation(df, "lp", 6, score="chrf", skip_labelled="human", random_state=0)
+    assert list(out.columns) == ["row", "lp", "system", "seg_id", "doc_id", "source", "hypothesis", "reference",
+                                 "human"]
+    assert "chrf" not in out.columns and out["human"].isna().all()
+    assert len(out) == 12 and (out["row"] > 30).all()  # labelled rows (1-30) are not chosen again
+    back = df.iloc[out["row"] - 1]
+    assert back["hypothesis"].tolist() == out["hypothesis"].tolist()
+
+
+@pytest.mark.parametrize("budget", [0, -3, 2.5, True])
+def test_bad_budget(budget):
+    df = _table()
+    with pytest.raises(InputError, match="budget"):
+        select_for_annotation(df, "lp", budget, score="chrf")
+
+
+def test_bad_inputs():
+    df = _table()
+    with pytest.raises(InputError, match="no finite value"):
+        select_for_annotation(df.assign(chrf=np.nan), "lp", 5, score="chrf")
+    with pytest.raises(InputError, match=r"\['bleu'\]"):
+        select_for_annotation(df, "lp", 5, score="bleu")
+    with pytest.raises(InputError, match="selection"):
+        select_for_annotation(df, "lp", 5, score="chrf", method="best")
