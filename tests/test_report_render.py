@@ -1,5 +1,6 @@
-"""The HTML/JSON report: deterministic, self-contained, the same content in both formats, and every
-number it shows traceable to the result objects (checked against independent pandas computations)."""
+"""The HTML/JSON report: answer first, deterministic, self-contained, the same content in both
+formats, and every number it shows traceable to the result objects (checked against independent
+pandas computations)."""
 from __future__ import annotations
 
 import html
@@ -12,6 +13,7 @@ import pytest
 import scipy.stats
 
 from xleval.calibration import LGN
+from xleval.exceptions import UnseenGroupWarning
 from xleval.report import (
     Figure,
     Report,
@@ -42,11 +44,11 @@ def evaluation(sim):
 
 @pytest.fixture(scope="module")
 def report(evaluation):
-    return mt_report(evaluation, "metric", human="human")
+    return mt_report(evaluation, "metric", human="human", method="lgn")
 
 
 def test_same_input_renders_the_same_bytes(evaluation, report, tmp_path):
-    again = mt_report(evaluation.copy(), "metric", human="human")
+    again = mt_report(evaluation.copy(), "metric", human="human", method="lgn")
     assert render_html(again) == render_html(report)
     assert render_json(again) == render_json(report)
     write_report(report, tmp_path / "a.html")
@@ -56,10 +58,45 @@ def test_same_input_renders_the_same_bytes(evaluation, report, tmp_path):
 
 def test_html_is_self_contained(report):
     page = render_html(report)
-    assert "<script" not in page.lower() and "<link" not in page.lower() and "@import" not in page
+    assert page.lower().count("<script") == 1 and "<script>" in page  # the inline table sorter, nothing loaded
     sources = re.findall(r'<img src="([^"]+)"', page)
-    assert len(sources) == 2 and all(s.startswith("data:image/svg+xml;base64,") for s in sources)
+    text = re.sub(r'<img src="[^"]+"', "", page)  # the figures are SVG (their clip paths say url(#...))
+    assert "<link" not in text.lower() and "@import" not in text and "url(" not in text
+    assert len(sources) == 4 and all(s.startswith("data:image/svg+xml;charset=utf-8,") for s in sources)
     assert not re.search(r'(src|href)="(https?:)?//', page)
+
+
+def test_the_answer_comes_first(report):
+    assert [s.id for s in report.sections][:3] == ["summary", "leaderboard", "warnings"]
+    payload = json.loads(render_json(report))
+    assert list(payload)[4:8] == ["summary", "leaderboard", "warnings", "meta"] and list(payload)[-1] == "sections"
+    assert payload["summary"]["recommendation"] in ("none", "lgn", "anchored") and payload["summary"]["reasons"]
+    assert len(payload["leaderboard"]) == 9  # 3 languages x 3 systems
+    page = render_html(report)
+    assert page.index("<section") == page.index('<section id="summary">') < page.index('<section id="leaderboard">')
+    assert "seed" not in page.lower()
+
+
+def test_leaderboard_numbers_are_the_system_means(evaluation, report):
+    # Oracle: pandas. The metric column has no texts, so a system's score is the mean of its segments.
+    means = evaluation.groupby(["tgt_lang", "system"])[["metric", "human"]].mean()
+    rows = {(r["group"], r["system"]): r for r in report.leaderboard}
+    assert set(rows) == set(means.index)
+    for key, row in rows.items():
+        assert row["raw"] == pytest.approx(means.loc[key, "metric"], rel=1e-12)
+        assert row["human"] == pytest.approx(means.loc[key, "human"], rel=1e-12)
+        assert row["raw_ci_low"] <= row["raw"] <= row["raw_ci_high"]
+        assert row["rank_in_group_low"] <= row["rank_in_group"] <= row["rank_in_group_high"]
+    # LGN: a system's calibrated score is the mean of its z-scored segments (the language's mean and population sd)
+    lang = evaluation.groupby("tgt_lang")["metric"].agg(["mean", lambda x: x.std(ddof=0)])
+    lang.columns = ["mean", "sd"]
+    for (g, system), value in means["metric"].items():
+        expected = (value - lang.loc[g, "mean"]) / lang.loc[g, "sd"]
+        assert rows[(g, system)]["calibrated"] == pytest.approx(expected, abs=1e-9)
+    ranks = sorted(rows.values(), key=lambda r: -r["calibrated"])
+    assert [r["rank_overall"] for r in ranks] == list(range(1, 10))
+    html_table = report.section("leaderboard").tables[0]
+    assert html_table.sortable and len(html_table.rows) == 9
 
 
 def test_svg_has_no_date_and_is_stable():
@@ -91,22 +128,23 @@ def test_json_has_the_same_sections_tables_and_warnings_as_html(report):
             assert warning in page
 
 
-def test_sections_show_the_seed_verification_numbers(evaluation, report):
-    # Oracle: the seed's own pandas recipe (section 3.4), computed here independently.
+def test_sections_show_the_verification_numbers(evaluation, report):
+    # Oracle: the LGN paper's pandas recipe (sd of the per-language means), computed here independently.
     raw_means = evaluation.groupby("tgt_lang")["metric"].mean()
     raw_sd = evaluation.groupby("tgt_lang")["metric"].std()
     facts = dict(report.section("calibration").facts)
-    assert facts["sd of group means, raw"] == pytest.approx(raw_means.std(), rel=1e-12)
-    assert abs(facts["sd of group means, calibrated"]) < 1e-9  # in-sample z-scores: every mean is the target 0
+    assert facts["sd of group means (segments), raw"] == pytest.approx(raw_means.std(), rel=1e-12)
+    # in-sample z-scores of system means (equal segments per system): every language's mean is 0
+    assert abs(facts["sd of group means (segments), calibrated"]) < 1e-9
     rows = {r["group"]: r for r in report.section("bias").tables[0].rows}
     for lang, mean in raw_means.items():
         assert rows[lang]["mean_before"] == pytest.approx(mean, rel=1e-12)
         assert rows[lang]["std_before"] == pytest.approx(raw_sd[lang], rel=1e-12)
-    headline = {r["statistic"]: r for r in report.section("bias").tables[1].rows}
-    assert headline["sd of group means"]["raw"] == pytest.approx(raw_means.std(), rel=1e-12)
+    headline = {r["score"]: r for r in report.section("bias").tables[1].rows}
+    assert headline["raw"]["sd of group means"] == pytest.approx(raw_means.std(), rel=1e-12)
     h = scipy.stats.kruskal(*[g["metric"].to_numpy() for _, g in evaluation.groupby("tgt_lang")])
-    assert headline["Kruskal-Wallis H"]["raw"] == pytest.approx(h.statistic, rel=1e-9)
-    assert headline["Kruskal-Wallis H"]["raw p"] == pytest.approx(h.pvalue, rel=1e-6, abs=1e-300)
+    assert headline["raw"]["Kruskal-Wallis H"] == pytest.approx(h.statistic, rel=1e-9)
+    assert headline["raw"]["Kruskal-Wallis p"] == pytest.approx(h.pvalue, rel=1e-6, abs=1e-300)
     data_rows = {r["group"]: r for r in report.section("data").tables[0].rows}
     assert {k: v["n"] for k, v in data_rows.items()} == evaluation.groupby("tgt_lang").size().to_dict()
     assert all(v["n_systems"] == 3 for v in data_rows.values())
@@ -127,7 +165,6 @@ def test_agreement_section_shows_the_diagnosis_numbers(evaluation, report):
     for row in acc.values():
         assert row["ci_low"] <= row["estimate"] <= row["ci_high"]
     assert [t.title for t in sec.tables][1] == "Raw vs calibrated: cross-group pairwise accuracy"
-    assert any("validity check" in w for w in report.section("warnings").warnings)
 
 
 def test_missing_scores_are_counted_not_dropped(evaluation):
@@ -147,19 +184,42 @@ def test_warnings_of_the_analysis_end_up_in_the_report(sim, evaluation):
     model = LGN(by="tgt_lang", score="metric", fallback=["pooled"]).fit(cal)
     rep = mt_report(evaluation, "metric", model=model)
     n_zh = int((evaluation["tgt_lang"] == "zh").sum())
-    assert any(t.startswith("UnseenGroupWarning") and str(n_zh) in t for t in rep.section("warnings").warnings)
-    assert dict(rep.meta)["calibrator"] == "LGN loaded from file"
-    sources = {r["source"]: r["rows"] for r in rep.section("calibration").tables[1].rows}
-    assert sources == {"pooled": n_zh, "tgt_lang": len(evaluation) - n_zh}
+    alerts = [a for a in rep.alerts if a.check == "groups the calibrator has not seen"]
+    assert len(alerts) == 1 and f"{n_zh} row(s)" in alerts[0].message and alerts[0].action
+    assert dict(rep.meta)["calibration"].startswith("saved LGN (by tgt_lang)")
+    zh = [r for r in rep.leaderboard if r["group"] == "zh"]
+    with pytest.warns(UnseenGroupWarning):
+        pooled = model.transform(pd.DataFrame({"tgt_lang": ["zh"] * 3, "metric": [r["raw"] for r in zh]}))
+    assert [r["calibrated"] for r in zh] == pytest.approx(pooled.tolist(), rel=1e-12)
 
 
-def test_small_groups_are_reported_as_warnings(evaluation):
-    rep = mt_report(evaluation, "metric")  # 120 rows per group, LGN's default min_count is 50: no warning
-    texts = rep.section("warnings").warnings
-    assert len(texts) == 1 and texts[0].startswith("LGN validity check (untested)")  # no human column
-    small = evaluation[(evaluation["tgt_lang"] != "fi") | (evaluation["seg_id"] <= 5)]
-    rep = mt_report(small, "metric")
-    assert any(t.startswith("SmallGroupWarning") and "fi" in t for t in rep.section("warnings").warnings)
+def test_warnings_are_the_checks_that_did_not_pass(evaluation, report):
+    rep = mt_report(evaluation, "metric")  # no human column: LGN's assumption is untested
+    assert [(a.check, a.status) for a in rep.alerts] == [("LGN validity check, segment level", "untested"),
+                                                         ("choice of calibration", "warning")]
+    assert "human scores" in rep.alerts[0].action and "label about 100 rows" in rep.alerts[1].message
+    payload = json.loads(render_json(rep))
+    assert payload["warnings"] == [a.to_dict() for a in rep.alerts]
+    assert payload["summary"]["recommendation"] == "lgn"  # no human labels: LGN is the only option, with a warning
+    # with human scores every listed check failed, was violated, inconclusive or untested: none that passed
+    statuses = {a.status for a in report.alerts}
+    assert statuses <= {"violated", "inconclusive", "untested", "failed", "warning"}
+    if report.summary["validity"]["status"] == "holds":
+        assert not any(a.check.startswith("LGN validity check, system") for a in report.alerts)
+
+
+def test_inconclusive_checks_are_warnings(evaluation):
+    # 3 systems per language cannot settle LGN's assumption at system level: listed with what to do
+    rep = mt_report(evaluation, "metric", human="human", method="anchored")
+    inconclusive = [a for a in rep.alerts if a.status == "inconclusive"]
+    assert [a.check for a in inconclusive] == ["LGN validity check, system level"] and inconclusive[0].action
+
+
+def test_one_system_per_group_is_not_calibrated_by_lgn(evaluation):
+    rep = mt_report(evaluation, "metric", method="lgn", system=None)  # each group is one "system"
+    assert [r["system"] for r in rep.leaderboard] == ["(all rows)"] * 3
+    assert all(r["calibrated"] == r["raw"] for r in rep.leaderboard)
+    assert any("LGN was not applied" in a.message for a in rep.alerts)
 
 
 def test_text_is_escaped(evaluation):
@@ -197,8 +257,8 @@ def test_generic_section_and_extra_sections_render(evaluation):
     rep = build_mt_report(analyze_mt(evaluation, "metric"), extra_sections=(extra,))
     page = render_html(rep)
     assert rep.section("fairness-gaps").tables[0].rows == ({"lang": "de", "ratio": 0.9},)
-    assert "<h3>ratio to en</h3>" in page and page.count("<img ") == 3
-    assert [s.id for s in rep.sections][-2:] == ["fairness-gaps", "warnings"]
+    assert "<h3>ratio to en</h3>" in page and page.count("<img ") == 3  # distributions, means, the extra one
+    assert [s.id for s in rep.sections][-2:] == ["fairness-gaps", "data"]
 
 
 def test_nan_is_rendered_as_missing_and_json_stays_valid():
@@ -219,7 +279,80 @@ def test_bad_format_is_an_input_error(report, tmp_path):
 
 
 def test_figure_data_uri_roundtrip():
-    import base64
+    from urllib.parse import unquote
 
-    fig = Figure("t", "image/svg+xml", "<svg xmlns='http://www.w3.org/2000/svg'/>")
-    assert base64.b64decode(fig.data_uri().split(",", 1)[1]).decode() == fig.content
+    fig = Figure("t", "image/svg+xml", "<svg xmlns='http://www.w3.org/2000/svg'><!-- 50% #1 --></svg>")
+    uri = fig.data_uri()
+    assert unquote(uri.split(",", 1)[1]) == fig.content and "#" not in uri and '"' not in uri
+
+
+def test_figures_carry_a_title_and_their_axis_labels(report):
+    for section in report.sections:
+        for fig in section.figures:
+            assert f"<title>{html.escape(fig.title)}</title>" in fig.content
+            assert fig.axes and all(x and y for x, y in fig.axes), (fig.title, fig.axes)
+            assert re.search(r'<g id="xlabel-', fig.content) and re.search(r'<g id="ylabel-', fig.content)
+
+
+def test_numbers_are_formatted_for_reading(report):
+    page = render_html(report)
+    assert "e-1" not in page.split("<footer>")[0].split("<img")[0]  # no 1.86e-15 style noise before the figures
+    calibration = page[page.index('<section id="calibration">'):page.index('<section id="agreement">')]
+    row = re.search(r"<dt>sd of group means \(segments\), calibrated</dt><dd>([^<]*)</dd>", calibration)
+    assert row.group(1) == "0"  # in-sample rounding noise reads 0
+    bias = page[page.index('<section id="bias">'):page.index('<section id="calibration">')]
+    assert "p &lt; 0.001" in bias and ">&lt; 0.001</td>" in bias  # Kruskal-Wallis p of the planted bias (0.00094)
+    assert "p = 0.000941" in report.section("bias").paragraphs[-3]  # as the analysis wrote it (the JSON keeps it)
+
+
+def test_the_budget_curve_is_drawn_when_the_recommendation_has_one(evaluation):
+    # The curve comes from the calibration evaluation (accuracy against human labels per group); the report
+    # draws it in the summary, with the methods that need no labels as horizontal lines.
+    from dataclasses import replace
+
+    analysis = analyze_mt(evaluation, "metric", human="human", method="lgn", n_resamples=50)
+    curve = pd.DataFrame({"labels_per_group": [5, 10, 20, 40] * 2, "method": ["anchored"] * 4 + ["anchored+lgn"] * 4,
+                          "accuracy": [0.6, 0.7, 0.75, 0.8, 0.65, 0.72, 0.76, 0.79],
+                          "ci_low": [0.5, 0.6, 0.7, 0.75, 0.55, 0.62, 0.7, 0.74],
+                          "ci_high": [0.7, 0.8, 0.8, 0.85, 0.75, 0.8, 0.82, 0.84]})
+    with_curve = replace(analysis, recommendation=replace(analysis.recommendation, budget=curve))
+    summary = build_mt_report(with_curve).section("summary")
+    titles = [f.title for f in summary.figures]
+    assert titles == ["System scores against human scores", "Accuracy against the number of human labels per group"]
+    budget = summary.figures[1]
+    assert budget.axes == (("human labels per tgt_lang", "cross-group accuracy (out of fold)"),)
+    assert "anchored+lgn" in budget.content  # legend entries are drawn as text (paths with the text as a comment)
+    assert len(build_mt_report(analysis).section("summary").figures) == 1
+
+
+def test_without_systems_anchored_keeps_the_real_difference():
+    # zh is truly worse (planted): LGN would erase that and the segment-level check fails; every group has
+    # labels, so anchored calibration is recommended and keeps zh's difference on the human scale.
+    sim = simulate_mt_evaluation(n_systems=3, n_segments=40, languages=("de", "fi", "zh"), seed=3,
+                                 language_effect={"zh": -1.0})
+    ev = sim.data[sim.data["split"] == "evaluation"].drop(columns=["system"]).reset_index(drop=True)
+    rep = mt_report(ev, "metric", human="human", n_resamples=100)
+    assert rep.summary["recommendation"] == "anchored" and rep.summary["validity"]["level"] == "segment"
+    assert [(a.check, a.status) for a in rep.alerts] == [("LGN validity check, segment level", "violated")]
+    human = ev.groupby("tgt_lang")["human"].mean()
+    calibrated = {r["group"]: r["calibrated"] for r in rep.leaderboard}
+    for g, value in calibrated.items():  # on the human scale, near the group's human mean (offsets are shrunk)
+        assert value == pytest.approx(human[g], abs=0.05)
+    assert calibrated["zh"] < min(calibrated["de"], calibrated["fi"]) - 0.8  # the planted difference is kept
+
+
+def test_long_group_names_are_cut_on_axes_but_drawn_without_layout_collapse():
+    """Eight long names under two stacked panels squeezed the axes to nothing (matplotlib warned that
+    constrained layout was not applied); the tick labels are cut, one line each."""
+    import numpy as np
+
+    from xleval.report._plots import TICK_CHARS, score_distributions_figure, tick_label
+
+    assert tick_label("two\nlines") == "two lines"
+    long = "[link=https://evil.example/x]totally-safe[/link]"
+    assert tick_label(long) == long[:TICK_CHARS - 1] + "\u2026" and len(tick_label(long)) == TICK_CHARS
+    groups = [f"{long}-{i}" for i in range(8)]
+    values = [np.random.default_rng(i).normal(size=30) for i in range(8)]
+    fig = score_distributions_figure(groups, values, values, score="s", group_label="system")
+    figure_from_matplotlib(fig, "distributions")  # pytest turns the layout warning into an error
+    assert all(len(t.get_text()) <= TICK_CHARS for ax in fig.axes for t in ax.get_xticklabels())

@@ -61,3 +61,17 @@ def test_bad_input_is_named(weights, kwargs, match):
         weighted_bootstrap_counts(weights, **kwargs)
     with pytest.raises(InputError, match="level"):
         percentile_bounds([1.0, 2.0], 1.5)
+
+
+def test_percentile_bounds_leave_out_non_finite_resamples():
+    """A resample where a statistic is undefined must not poison the others' interval (np.quantile
+    would return NaN for the whole column), and a column with no finite value has NaN bounds."""
+    col = np.arange(1001.0)
+    dist = np.column_stack([np.r_[col, np.nan, np.inf], np.full(1003, np.nan)])
+    low, high = percentile_bounds(dist, 0.95)
+    assert (low[0], high[0]) == pytest.approx((25.0, 975.0), abs=1e-9)
+    assert np.isnan(low[1]) and np.isnan(high[1])
+    # along another axis the same numbers come out
+    low_t, high_t = percentile_bounds(dist.T, 0.95, axis=1)
+    np.testing.assert_array_equal(low_t, low)
+    np.testing.assert_array_equal(high_t, high)

@@ -116,7 +116,7 @@ def test_plots_draw_names_literally(args, files, capsys):
     capsys.readouterr()
     assert main(args.split()) == 0, capsys.readouterr().err
     html = (files / "r.html").read_text()
-    assert 'src="data:image/svg+xml;base64,' in html
+    assert 'src="data:image/svg+xml;' in html
     assert "[bold red]B" in html and "\x1b" not in html and "\u202e" not in html
 
 

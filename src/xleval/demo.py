@@ -8,13 +8,17 @@ Steps (each a function, so later stages — diagnostics, the HTML report — plu
    true quality across languages (Kendall tau-b and the share of cross-language pairs ordered
    as the truth orders them);
 4. :func:`xleval.diagnostics.diagnose` runs on the evaluation split (bias before/after, agreement
-   with the simulated human scores, validity check) and is kept in ``DemoResult.diagnosis``.
+   with the simulated human scores, validity check) and is kept in ``DemoResult.diagnosis``;
+5. the report (``report.html``) leads with the ranking against the truth, then the verdict
+   (recommended calibration and why, cross-validated agreement) and the leaderboard; its summary
+   and leaderboard rows are kept in ``DemoResult.report_summary`` / ``DemoResult.leaderboard``.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,11 +43,21 @@ class DemoResult:
     verification: CalibrationSummary
     files: dict = field(default_factory=dict)
     diagnosis: Diagnosis | None = None  # xleval.diagnostics.diagnose of the evaluation split (raw vs metric_lgn)
+    report_summary: dict | None = None  # the report's verdict (recommendation, reasons, agreement)
+    board: Any = None  # the report's Leaderboard (xleval.leaderboard), best first
+
+    @property
+    def leaderboard(self) -> tuple[dict, ...] | None:
+        return None if self.board is None else tuple(self.board.to_dict()["rows"])
 
     def to_dict(self) -> dict:
-        out = {"seed": self.simulation.seed, "agreement": self.agreement,
+        out = {"random_state": self.simulation.seed, "agreement": self.agreement,
                "verification": self.verification.to_dict(), "files": self.files,
                "systems": self.systems.to_dict(orient="records")}
+        if self.report_summary is not None:
+            out["summary"] = self.report_summary
+        if self.leaderboard is not None:
+            out["leaderboard"] = list(self.leaderboard)
         if self.diagnosis is not None:
             out["diagnosis"] = self.diagnosis.to_dict()
         return out
@@ -89,24 +103,52 @@ def run_demo(out_dir: str | Path | None = None, *, seed: int = 0, target: tuple[
         write_table(ev, files["calibrated"])
     result = DemoResult(sim, model, ev, cells, agreement, verification, files, diagnosis)
     if out_dir is not None:
+        from .report import write_report
+
+        analysis = demo_analysis(result)
+        report = demo_report(result, analysis)
+        result = replace(result, report_summary=report.summary, board=analysis.board)
         write_text(files["summary"], json.dumps(to_jsonable(result.to_dict()), indent=2) + "\n")
-        write_demo_report(result, files["report"])
+        write_report(report, files["report"])
     return result
 
 
-def write_demo_report(result: DemoResult, path: str | Path) -> None:
-    """The HTML report of the evaluation split calibrated by the LGN fitted on the calibration split,
-    with the planted bias and the ranking against the known truth as a last section."""
-    from .report import analyze_mt, build_mt_report, generic_section, write_report
+def key_result(result: DemoResult) -> str:
+    """The demo's answer in one sentence: cross-language ranking against the known truth, raw vs calibrated."""
+    a = result.agreement
+    return (f"Key result: against the simulation's known true quality, raw metric scores order "
+            f"{a['raw']['cross_group_pairwise_accuracy']:.3f} of the pairs of (system, language) cells from different "
+            f"languages correctly; LGN-calibrated scores (LGN fitted on a separate calibration split) "
+            f"{a['calibrated']['cross_group_pairwise_accuracy']:.3f}; the simulated human scores "
+            f"{a['human']['cross_group_pairwise_accuracy']:.3f}.")
+
+
+def demo_analysis(result: DemoResult):
+    """:func:`xleval.report.analyze_mt` of the evaluation split with the LGN fitted on the calibration split."""
+    from .report import analyze_mt
+
+    return analyze_mt(result.calibrated, "metric", human="human", model=result.model,
+                      signature=result.model.signature_, random_state=result.simulation.seed)
+
+
+def demo_report(result: DemoResult, analysis=None):
+    """The report of the evaluation split calibrated by the LGN fitted on the calibration split, led by
+    :func:`key_result`, with the planted bias and the ranking against the truth as a section."""
+    from .report import build_mt_report, generic_section
 
     sim = result.simulation
     truth = generic_section("Known truth of the simulation", id="truth", paragraphs=[
         "The demo plants a per-language offset and scale in the metric (metric = 50 + offset + scale * quality + "
         "noise); every language has the same true quality distribution, the assumption LGN needs."], tables=[
-        ("Planted metric bias", [{"tgt_lang": k, "offset": sim.offsets[k], "scale": sim.scales[k]} for k in sim.offsets]),
         ("(system, language) cells ranked against the true quality",
-         [{"score": k, **v} for k, v in result.agreement.items()])])
-    analysis = analyze_mt(result.calibrated, "metric", human="human", model=result.model,
-                          signature=result.model.signature_, random_state=sim.seed)
-    write_report(build_mt_report(analysis, title=f"xleval demo report (seed {sim.seed})", extra_sections=(truth,)), path)
+         [{"score": k, **v} for k, v in result.agreement.items()]),
+        ("Planted metric bias", [{"tgt_lang": k, "offset": sim.offsets[k], "scale": sim.scales[k]} for k in sim.offsets])])
+    analysis = analysis if analysis is not None else demo_analysis(result)
+    return build_mt_report(analysis, title="xleval demo report", extra_sections=(truth,), headline=(key_result(result),))
 
+
+def write_demo_report(result: DemoResult, path: str | Path) -> None:
+    """Write :func:`demo_report` to ``path`` (HTML, or JSON for a .json path)."""
+    from .report import write_report
+
+    write_report(demo_report(result), path)

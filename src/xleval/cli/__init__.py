@@ -35,6 +35,7 @@ _GROUPS: list[tuple[str, str, str]] = [
     ("diagnose", "xleval.cli.diagnose:diagnose", "Diagnose language bias, agreement with humans and LGN validity."),
     ("demo", "xleval.cli.demo:demo", "Run the whole MT path on generated data with a known truth."),
     ("report", "xleval.cli.report:report", "Write one self-contained HTML (or JSON) report for a scored table."),
+    ("leaderboard", "xleval.cli.leaderboard:leaderboard", "Rank every (group, system) with intervals, within and across groups."),
     ("audit", "xleval.cli.audit:audit", "Audit a translated benchmark for a translation tax (E1-E4, parser validity)."),
     ("intrinsic", "xleval.cli.intrinsic:app", "Length-fair intrinsic LM metrics, their confounds, LM scoring."),
     ("fairness", "xleval.cli.fairness:app", "Multilingual performance gaps and minimum test-set size."),

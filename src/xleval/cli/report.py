@@ -13,30 +13,41 @@ from ._common import col_option, err_console
 @click.option("--score", required=True, help="Score column to report on.")
 @click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the report.")
 @click.option("--by", default="tgt_lang", help="Group by tgt_lang, lp or a column name.")
-@click.option("--human", help="Human score column (agreement with humans).")
-@click.option("--model", type=click.Path(path_type=Path), metavar="LGN.json",
-              help="Calibrator from `calibrate fit` (default: fit LGN on INPUT, in-sample).")
-@click.option("--format", "fmt", default="html", metavar="[html|json]", help="html (self-contained page) or json (the same content).")
-@click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap resampling in the diagnostics.")
+@click.option("--human", help="Human score column: agreement with humans, LGN's validity, anchored calibration.")
+@click.option("--system", default="system", help="System column (absent: each group is one system).")
+@click.option("--method", type=click.Choice(["auto", "anchored", "lgn", "none"]), default="auto",
+              help="Calibration fitted on INPUT's system scores; auto = the recommended one.")
+@click.option("--model", type=click.Path(path_type=Path), metavar="CALIBRATOR.json",
+              help="A calibrator from `calibrate fit` (LGN or anchored), applied instead of --method.")
+@click.option("--metric", help="Registry name of the metric that made --score, when the column is named otherwise.")
+@click.option("--format", "fmt", default="html", metavar="[html|json]",
+              help="html (self-contained page) or json (the same content).")
+@click.option("--n-resamples", type=click.IntRange(1), default=1000, help="Bootstrap and permutation resamples.")
+@click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
 @click.option("--force", is_flag=True, help="Use the calibrator even if the score's metric signature differs.")
 @col_option
-def report(input, score, output, by, human, model, fmt, seed, force, col) -> None:
+def report(input, score, output, by, human, system, method, model, metric, fmt, n_resamples, seed, force, col) -> None:
     """Write one self-contained HTML (or JSON) report for a scored table.
 
-    INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report holds a data
-    summary, per-group distributions before and after calibration, bias, calibration parameters,
-    agreement with humans and every warning, in one file.
+    INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report answers
+    first: is there language bias, may LGN be used, which calibration and why, agreement with humans
+    across groups (cross-validated), the leaderboard and every check that did not pass; then plots
+    and detail.
     """
-    from ..calibration import LGN, score_signature
+    from ..calibration import load_calibrator, score_signature
     from ..io import check_output_path, parse_column_mapping, read_table
-    from ..report import mt_report, write_report
+    from ..report import check_format, mt_report, write_report
 
+    check_format(fmt)
     check_output_path(output, inputs=[input] + ([model] if model is not None else []))
     numeric = [score] + ([human] if human else [])
-    lgn = LGN.load(model) if model is not None else None
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
-    result = mt_report(df, score, by=by, human=human, model=lgn, signature=score_signature(input, score),
-                       force=force, random_state=seed, where=input)
+    calibrator = load_calibrator(model) if model is not None else None
+    result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
+                       signature=score_signature(input, score), force=force, n_resamples=n_resamples,
+                       random_state=seed, where=input)
     write_report(result, output, fmt=fmt)
-    n_warn = len(result.section("warnings").warnings)
-    err_console.print(f"wrote {fmt} report on {len(df)} rows to {output}" + (f" ({n_warn} warning(s) inside)" if n_warn else ""))
+    n_warn = len(result.alerts)
+    summary = result.summary or {}
+    err_console.print(f"wrote {fmt} report on {len(df)} rows to {output}: recommended calibration "
+                      f"{summary.get('recommendation_name', '?')}" + (f"; {n_warn} warning(s) inside" if n_warn else ""))

@@ -1,6 +1,7 @@
-"""The HTML report: result objects in, one self-contained HTML file (or JSON) out.
+"""The HTML report: result objects in, one self-contained HTML file (or JSON) out, answer first
+(the verdict, the leaderboard, the checks that did not pass, then the detail).
 
-Compute, then render: :func:`analyze_mt` computes (with the calibration and diagnostics
+Compute, then render: :func:`analyze_mt` computes (with the leaderboard, calibration and diagnostics
 packages), :func:`build_mt_report` lays the results out as :class:`Section` objects, and
 :func:`render_html` / :func:`render_json` / :func:`write_report` render them deterministically.
 Other analyses plug in with :func:`result_section` (any result with ``to_dict()``) or
@@ -9,15 +10,18 @@ fairness, audit or intrinsic-confounds result and :func:`analysis_report` puts s
 """
 from ._analyses import analysis_report, audit_section, fairness_section, intrinsic_section, section_for
 from ._figures import figure_from_matplotlib
-from ._model import Figure, Report, Section, Table
+from ._format import format_column, format_p, format_value
+from ._leaderboard import leaderboard_lines, leaderboard_report, leaderboard_text
+from ._model import Alert, Figure, Report, Section, Table
 from ._mt import DataSummary, MTAnalysis, analyze_mt, build_mt_report, mt_report, summarize_data
-from ._render import render_html, render_json, write_report
+from ._render import check_format, render_html, render_json, write_report
 from ._sections import generic_section, result_section, warnings_section
 
 __all__ = [
-    "Report", "Section", "Table", "Figure", "figure_from_matplotlib",
+    "Report", "Section", "Table", "Figure", "Alert", "figure_from_matplotlib",
+    "leaderboard_report", "leaderboard_text", "leaderboard_lines", "format_column", "format_value", "format_p",
     "generic_section", "result_section", "warnings_section",
     "DataSummary", "MTAnalysis", "summarize_data", "analyze_mt", "build_mt_report", "mt_report",
-    "render_html", "render_json", "write_report",
+    "render_html", "render_json", "write_report", "check_format",
     "fairness_section", "audit_section", "intrinsic_section", "section_for", "analysis_report",
 ]

@@ -24,20 +24,17 @@ def _ci(result: Any, prefix: str = "") -> dict:
 
 
 def _headline_rows(before, after) -> list[dict]:
-    """One row per headline statistic, raw then calibrated, each with CI bounds and p where they exist."""
-    stats = (("sd of group means", lambda d: (d.sd_of_means, None, None, None)),
-             ("eta squared (share of variance explained by group)", lambda d: _est(d.eta_squared)),
-             ("largest standardised mean difference (Cohen's d)", lambda d: _est(d.largest_smd)),
-             ("Kruskal-Wallis H", lambda d: (d.kruskal.statistic, None, None, d.kruskal.p_value)),
-             ("calibration advised", lambda d: (d.calibration_advised, None, None, None)))
+    """One row per score (raw, then calibrated), one column per headline statistic, CIs and p beside it."""
     rows = []
-    for name, get in stats:
-        row = {"statistic": name}
-        for label, diag in (("raw", before), ("calibrated", after)):
-            if diag is not None:
-                value, low, high, p = get(diag)
-                row.update({label: value, f"{label} ci_low": low, f"{label} ci_high": high, f"{label} p": p})
-        rows.append(row)
+    for label, d in (("raw", before), ("calibrated", after)):
+        if d is None:
+            continue
+        eta, smd = _est(d.eta_squared), _est(d.largest_smd)
+        rows.append({"score": label, "sd of group means": d.sd_of_means,
+                     "eta squared": eta[0], "eta squared ci_low": eta[1], "eta squared ci_high": eta[2],
+                     "largest d": smd[0], "largest d ci_low": smd[1], "largest d ci_high": smd[2],
+                     "Kruskal-Wallis H": d.kruskal.statistic, "Kruskal-Wallis p": d.kruskal.p_value,
+                     "calibration advised": d.calibration_advised})
     return rows
 
 
@@ -47,12 +44,13 @@ def _est(e) -> tuple:
 
 def bias_section(diagnosis, figures: tuple[Figure, ...] = ()) -> Section:
     """The bias table: per-group n, mean, std, median (and IQR without calibration) before and after
-    calibration; headline statistics with CIs; the seed's decision rule with its reasons."""
+    calibration; headline statistics with CIs; the decision rule (groups more than 0.5 pooled sd apart)
+    with its reasons."""
     before = diagnosis.bias
     after = diagnosis.comparison.after if diagnosis.comparison is not None else None
     verdict = "Calibration is advised" if before.calibration_advised else "Calibration is not advised"
     paragraphs = [f"{verdict} for comparisons across groups of {before.score} (threshold: group differences > "
-                  f"{before.threshold:g} pooled sd, seed section 4.3). Reasons:", *before.reasons]
+                  f"{before.threshold:g} pooled standard deviations between some pair of groups). Reasons:", *before.reasons]
     groups = diagnosis.comparison.table if diagnosis.comparison is not None else before.groups
     pair = " vs ".join(before.largest_smd_pair) if before.largest_smd_pair else None
     facts = {"rows used": before.n, "rows without a finite score": before.n_excluded,
@@ -123,5 +121,5 @@ def validity_section(validity, *, title: str = "Validity of LGN's equal-quality 
 
 
 def validity_line(validity) -> str:
-    """One line for the warnings section."""
+    """One line naming the check and its status."""
     return f"LGN validity check ({validity.status}): {validity.message}"

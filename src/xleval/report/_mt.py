@@ -1,6 +1,11 @@
-"""The MT report: compute the results (calibration, its verification, diagnostics) with the
-library, then arrange them into sections. :func:`analyze_mt` is the compute step,
-:func:`build_mt_report` the layout step; :func:`mt_report` runs both."""
+"""The MT report: compute the results with the library, then arrange them answer first.
+
+:func:`analyze_mt` is the compute step: system scores with their bootstrap, the recommended
+calibration and why (bias, LGN's validity at system level, cross-validated agreement with humans),
+the calibration applied, the leaderboard, and the detail (bias before/after, in-sample agreement,
+validity checks, per-group fit lines). :func:`build_mt_report` is the layout step (no statistic is
+computed there); :func:`mt_report` runs both.
+"""
 from __future__ import annotations
 
 import logging
@@ -11,14 +16,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..calibration import LGN, CalibrationSummary, calibration_summary, prepare_frame
-from ..exceptions import InputError
+from ..calibration import CalibrationSummary, calibration_summary, prepare_frame
 from ..diagnostics import Diagnosis, diagnose
-from ._diagnostics import agreement_section, bias_section, validity_line, validity_section
+from ..exceptions import InputError
+from ..leaderboard import (Leaderboard, Recommendation, SystemCalibration, SystemScores, fit_calibration,
+                           higher_is_better_of, model_calibration, rank_systems, recommend_calibration, system_scores)
+from ._diagnostics import agreement_section, bias_section, validity_section
 from ._figures import figure_from_matplotlib
 from ._model import Report, Section
-from ._plots import group_means_figure, score_distributions_figure
+from ._plots import (group_means_figure, metric_human_figure, score_distributions_figure, system_scores_figure,
+                     budget_curve_figure)
 from ._sections import generic_section, warnings_section
+from ._summary import check_alerts, leaderboard_section, summary_section, verdict
 
 __all__ = ["DataSummary", "MTAnalysis", "summarize_data", "analyze_mt", "build_mt_report", "mt_report"]
 
@@ -42,52 +51,70 @@ class DataSummary:
                 "groups": self.groups.to_dict(orient="records")}
 
 
-def summarize_data(frame: pd.DataFrame, score: str, group: str, human: str | None = None) -> DataSummary:
+def summarize_data(frame: pd.DataFrame, score: str, group: str, human: str | None = None,
+                   system: str | None = "system") -> DataSummary:
     """Count rows per group; a score or human value counts as present when it is finite."""
-    g = frame.groupby(group, sort=True)
+    g = frame.groupby(group, sort=True, observed=True)
     table = pd.DataFrame({"n": g.size()})
-    if "system" in frame.columns:
-        table["n_systems"] = g["system"].nunique()
-    bad = ~np.isfinite(frame[score].to_numpy(dtype=float))
-    table["n_missing_score"] = pd.Series(bad, index=frame.index).groupby(frame[group]).sum()
+    has_system = system is not None and system in frame.columns
+    if has_system:
+        table["n_systems"] = g[system].nunique()
+    bad = ~np.isfinite(pd.to_numeric(frame[score], errors="coerce").to_numpy(dtype=float))
+    table["n_missing_score"] = pd.Series(bad, index=frame.index).groupby(frame[group], observed=True).sum()
     if human is not None:
-        table["n_human"] = pd.Series(np.isfinite(frame[human].to_numpy(dtype=float)), index=frame.index) \
-            .groupby(frame[group]).sum()
+        present = np.isfinite(pd.to_numeric(frame[human], errors="coerce").to_numpy(dtype=float))
+        table["n_human"] = pd.Series(present, index=frame.index).groupby(frame[group], observed=True).sum()
     table = table.reset_index().rename(columns={group: "group"})
-    n_systems = int(frame["system"].nunique()) if "system" in frame.columns else None
+    n_systems = int(frame[system].nunique()) if has_system else None
     n_human = int(table["n_human"].sum()) if human is not None else None
     return DataSummary(len(frame), len(table), n_systems, int(bad.sum()), n_human, table)
 
 
 @dataclass(frozen=True)
 class MTAnalysis:
-    """Everything the MT report shows, computed: the calibrated frame, the calibrator, the
-    before/after verification, the data summary, diagnostics results and the warnings raised."""
+    """Everything the MT report shows, computed.
+
+    ``frame``: the input rows (language columns normalised) with the calibrated segment score in
+    column ``calibrated``; ``scores``: raw system scores with their bootstrap; ``recommendation``:
+    which calibration and why; ``calibration``: the map applied (the recommended one, or ``model``);
+    ``board``: the leaderboard; ``verification``: per-group mean/std before and after; ``diagnosis``:
+    bias before/after, in-sample agreement with humans, validity checks; ``fits``: per-group
+    least-squares line of the human score on the segment score (None without human scores);
+    ``warnings``: warnings raised while computing; ``headline``: sentences to lead the summary with.
+    """
 
     frame: pd.DataFrame
     score: str
     calibrated: str
     group: str
     human: str | None
-    model: LGN
-    in_sample: bool
+    system: str | None
     summary: DataSummary
+    scores: SystemScores
+    recommendation: Recommendation
+    calibration: SystemCalibration
+    board: Leaderboard
     verification: CalibrationSummary
     diagnosis: Diagnosis
+    fits: pd.DataFrame | None
+    in_sample: bool
     warnings: tuple[str, ...] = ()
-    checks: tuple[str, ...] = ()
+    headline: tuple[str, ...] = ()
     meta: dict = field(default_factory=dict)
 
 
 def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str | None = None,
-               model: LGN | None = None, signature: str | None = None, force: bool = False,
-               random_state: int = 0, n_resamples: int = 1000, where: str = "input") -> MTAnalysis:
-    """Calibrate ``score`` (fit an LGN by ``by`` on ``df`` itself unless ``model`` is given) and
-    collect every result the report shows: the calibration's verification and
-    :func:`xleval.diagnostics.diagnose` of the raw and calibrated scores (agreement with ``human``
-    when given; ``random_state`` and ``n_resamples`` drive its bootstrap). Warnings raised on the
-    way (small groups, unseen groups, data quality) are recorded in the result, and logged,
-    rather than re-emitted."""
+               system: str | None = "system", model: Any = None, method: str = "auto", metric: str | None = None,
+               signature: str | None = None, force: bool = False, higher_is_better: bool | None = None,
+               random_state: int = 0, n_resamples: int = 1000, where: str = "input",
+               headline: tuple[str, ...] = ()) -> MTAnalysis:
+    """Compute every result the MT report shows (see :class:`MTAnalysis`).
+
+    The calibration is ``model`` (a saved LGN or AnchoredCalibrator) when given, else ``method``
+    (``auto``: the recommended one, fitted on this table's system scores; ``lgn``, ``anchored`` or
+    ``none``). ``system`` is the system column (found by its canonical name ``system``; None or a
+    missing column: each group is one system). ``random_state`` and ``n_resamples`` drive every
+    bootstrap and the cross-validation. Warnings raised on the way are recorded (and logged)."""
     for col in [score] + ([human] if human else []):
         if col not in df.columns:
             raise InputError(f"{where}: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
@@ -98,32 +125,84 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
     frame = prepare_frame(df, sorted(set(by_cols + [by])), where)
     if by not in frame.columns:
         raise InputError(f"{where}: cannot group by {by!r}: no such column (use tgt_lang, lp or a column name)")
-    calibrated = f"{score}_lgn"
+    system = system if system is not None and system in frame.columns else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        in_sample = model is None
-        if in_sample:
-            model = LGN(by=by, score=score).fit(frame, signature=signature)
-        frame = frame.assign(**{calibrated: model.transform(frame, signature=signature, force=force),
-                                "calibration_source": model.sources(frame)})
-        diagnosis = diagnose(frame, score, by, human=human, calibrated=calibrated, n_resamples=n_resamples,
-                             random_state=random_state)
-    messages = tuple(f"{w.category.__name__}: {w.message}" for w in caught)
+        scores = system_scores(frame, score, by, system=system, human=human, metric=metric,
+                               n_resamples=n_resamples, random_state=random_state, where=where)
+        rec = recommend_calibration(frame, score, by, human=human, system=system, n_resamples=n_resamples,
+                                    random_state=random_state)
+        if model is not None:
+            calibration = model_calibration(model, scores.frame, by, signature=signature, force=force)
+        else:
+            calibration = fit_calibration(rec.method if method == "auto" else method, scores.frame, score, by,
+                                          human=human, system=system)
+        hib = higher_is_better_of(score, metric) if higher_is_better is None else bool(higher_is_better)
+        board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
+        calibrated = f"{score}_calibrated"
+        frame = frame.assign(**{calibrated: _calibrate_rows(frame, score, by, calibration)})
+        diagnosis = diagnose(frame, score, by, human=human, calibrated=calibrated, system=system,
+                             n_resamples=n_resamples, random_state=random_state)
+        fits = _fit_lines(frame, score, human, by) if human else None
+    messages = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     for message in messages:
         logger.warning(message)
     verification = calibration_summary(frame[score], frame[calibrated], frame[by])
-    return MTAnalysis(frame, score, calibrated, by, human, model, in_sample,
-                      summarize_data(frame, score, by, human), verification, diagnosis, messages,
-                      (validity_line(diagnosis.validity),),
-                      meta={"signature": model.signature_, "rows": len(frame), "random_state": random_state})
+    meta = {"signature": signature or getattr(model, "signature_", None), "rows": len(frame),
+            "random_state": random_state}
+    return MTAnalysis(frame, score, calibrated, by, human, system, summarize_data(frame, score, by, human, system),
+                      scores, rec, calibration, board, verification, diagnosis, fits, model is None, messages,
+                      tuple(headline), meta)
+
+
+def _calibrate_rows(frame: pd.DataFrame, score: str, by: str, calibration: SystemCalibration) -> np.ndarray:
+    """Each segment through its group's map (the segments' view of the calibration: their means per
+    system are the calibrated system scores)."""
+    return calibration.apply_rows(frame, score)
+
+
+def _fit_lines(frame: pd.DataFrame, score: str, human: str, by: str) -> pd.DataFrame | None:
+    """Per group, the least-squares line of the human score on the segment score (the figure's lines;
+    ``scipy.stats.linregress``), NaN for a group with fewer than 2 distinct scores."""
+    from scipy.stats import linregress
+
+    x = pd.to_numeric(frame[score], errors="coerce").to_numpy(dtype=float)
+    h = pd.to_numeric(frame[human], errors="coerce").to_numpy(dtype=float)
+    labels = frame[by].astype(str).to_numpy()
+    both = np.isfinite(x) & np.isfinite(h)
+    if both.sum() < 2:
+        return None
+    rows = []
+    for g in sorted(set(labels[both].tolist())):
+        sel = both & (labels == g)
+        if np.unique(x[sel]).size < 2:
+            rows.append({"group": g, "n": int(sel.sum()), "intercept": np.nan, "slope": np.nan})
+            continue
+        fit = linregress(x[sel], h[sel])
+        rows.append({"group": g, "n": int(sel.sum()), "intercept": float(fit.intercept), "slope": float(fit.slope)})
+    return pd.DataFrame(rows)
 
 
 def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sections: tuple[Section, ...] = (),
-                    image_format: str = "svg") -> Report:
-    """Arrange an :class:`MTAnalysis` into the report's sections (no statistic is computed here)."""
+                    image_format: str = "svg", headline: tuple[str, ...] = ()) -> Report:
+    """Arrange an :class:`MTAnalysis` answer first: summary, leaderboard, warnings, the plots, the
+    detail (no statistic is computed here). ``headline``: sentences to lead the summary with."""
     a = analysis
-    sections = [_data_section(a), _distribution_section(a, image_format),
-                bias_section(a.diagnosis, (_means_figure(a, image_format),)), _calibration_section(a)]
+    lead = tuple(headline) + a.headline
+    figures = []
+    if a.human is not None:
+        figures.append(_system_figure(a, image_format))
+    if a.recommendation.budget is not None:
+        figures.append(_budget_figure(a, image_format))
+    summary = summary_section(a.recommendation, a.board, score=a.score, by=a.group, figures=figures, headline=lead,
+                              applied=_applied(a))
+    alerts = check_alerts(a.recommendation, a.diagnosis, calibration_method=_kind(a), board=a.board)
+    messages = list(a.warnings) + [n for n in a.calibration.notes]
+    sections = [summary, leaderboard_section(a.board), warnings_section(messages, checks=alerts)]
+    if a.human is not None and a.fits is not None:
+        sections.append(_human_section(a, image_format))
+    sections += [_distribution_section(a, image_format),
+                 bias_section(a.diagnosis, (_means_figure(a, image_format),)), _calibration_section(a)]
     if a.diagnosis.agreement is not None:
         sections.append(agreement_section(a.diagnosis.agreement))
     sections.append(validity_section(a.diagnosis.validity))
@@ -131,27 +210,82 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
         sections.append(validity_section(a.diagnosis.validity_system, id="validity-system",
                                          title="Validity of LGN's equal-quality assumption, system level"))
     sections += list(extra_sections)
-    sections.append(warnings_section(a.warnings, checks=a.checks))
-    meta = (("score", a.score), ("grouped by", a.group), ("human", a.human or "none"),
-            ("calibrator", "LGN fitted on this input (in-sample)" if a.in_sample else "LGN loaded from file"),
-            ("signature", a.model.signature_ or "not recorded"))
-    return Report(title or f"xleval report: {a.score} by {a.group}", tuple(sections), meta)
+    sections.append(_data_section(a))
+    meta = (("score", a.score), ("grouped by", a.group), ("systems", a.system or "none (each group is one system)"),
+            ("human", a.human or "none"), ("calibration", _applied(a)),
+            ("signature", a.meta.get("signature") or "not recorded"), ("random_state", a.meta.get("random_state")))
+    report_summary = verdict(a.recommendation, a.board, score=a.score, headline=lead)
+    return Report(title or f"xleval report: {a.score} by {a.group}", tuple(sections), meta, report_summary,
+                  tuple(a.board.to_dict()["rows"]))
 
 
 def mt_report(df: pd.DataFrame, score: str, **kwargs: Any) -> Report:
-    """:func:`analyze_mt` then :func:`build_mt_report` (layout options: ``title``, ``image_format``)."""
+    """:func:`analyze_mt` then :func:`build_mt_report` (layout options: ``title``, ``extra_sections``,
+    ``image_format``)."""
     layout = {k: kwargs.pop(k) for k in ("title", "extra_sections", "image_format") if k in kwargs}
     return build_mt_report(analyze_mt(df, score, **kwargs), **layout)
 
 
-def _data_section(a: MTAnalysis) -> Section:
-    s = a.summary
-    facts = {"rows": s.n_rows, f"groups ({a.group})": s.n_groups, "systems": s.n_systems,
-             "rows with a missing/non-finite score": s.n_missing_score}
-    if a.human is not None:
-        facts[f"rows with a human score ({a.human})"] = s.n_human
-    return generic_section("Data summary", facts={k: v for k, v in facts.items() if v is not None},
-                           tables=[("Rows per group", s.groups)], id="data")
+def _kind(a: MTAnalysis) -> str:
+    if a.calibration.method == "model":
+        return "model-lgn" if type(a.calibration.model).__name__ == "LGN" else "model-anchored"
+    return a.calibration.method
+
+
+def _applied(a: MTAnalysis) -> str:
+    if a.calibration.method == "model":
+        return a.calibration.description
+    how = "the recommended calibration" if a.recommendation.method == a.calibration.method else "as requested"
+    return f"{a.calibration.description}; fitted on this table ({how})"
+
+
+def _cal_label(a: MTAnalysis) -> str:
+    return {"anchored": "anchored", "lgn": "LGN", "none": "not calibrated"}.get(a.calibration.method,
+                                                                                "saved calibrator")
+
+
+def _system_figure(a: MTAnalysis, image_format: str):
+    rows = a.board.rows
+    fig = system_scores_figure(rows["group"], rows["raw"], rows["calibrated"], rows["human"], score=a.score,
+                               human_label=a.human, calibrated_label=_cal_label(a), group_label=a.group)
+    return figure_from_matplotlib(fig, "System scores against human scores",
+                                  "One marker per system, one colour per group. Top: raw scores; bottom: calibrated. "
+                                  "Scores are comparable across groups when all groups fall on one rising line.",
+                                  fmt=image_format)
+
+
+def _budget_figure(a: MTAnalysis, image_format: str):
+    rec = a.recommendation
+    reference = {}
+    if rec.evaluation is not None:
+        for name, label in (("raw", "raw"), ("lgn", "LGN"), ("anchored", "anchored, all labels")):
+            v = rec.evaluation.variant(name)
+            reference[label] = (v.accuracy.estimate, v.accuracy.ci_low, v.accuracy.ci_high)
+    fig = budget_curve_figure(rec.budget, reference=reference, group_label=a.group)
+    return figure_from_matplotlib(fig, "Accuracy against the number of human labels per group",
+                                  "Cross-validated cross-group pairwise accuracy of anchored calibration fitted with "
+                                  "K human labels per group (the budget curve); horizontal lines: raw and LGN, which "
+                                  "need no labels, and anchored with every label.", fmt=image_format)
+
+
+def _human_section(a: MTAnalysis, image_format: str) -> Section:
+    x = pd.to_numeric(a.frame[a.score], errors="coerce").to_numpy(dtype=float)
+    h = pd.to_numeric(a.frame[a.human], errors="coerce").to_numpy(dtype=float)
+    labels = a.frame[a.group].astype(str).to_numpy()
+    both = np.isfinite(x) & np.isfinite(h)
+    lines = {str(r["group"]): (r["intercept"], r["slope"]) for r in a.fits.to_dict(orient="records")
+             if np.isfinite(r["slope"])}
+    panels = []
+    for g in sorted(set(labels[both].tolist())):
+        sel = both & (labels == g)
+        intercept, slope = lines.get(g, (None, None))
+        panels.append((g, x[sel], h[sel], intercept, slope))
+    fig = metric_human_figure(panels, score=a.score, human_label=a.human)
+    image = figure_from_matplotlib(fig, f"{a.score} against {a.human}, per {a.group}",
+                                   "One panel per group with its least-squares line; the axes are shared, so lines "
+                                   "that differ in height or slope are the per-group bias a calibration must remove.",
+                                   fmt=image_format)
+    return generic_section(f"Scores against human scores, per {a.group}", figures=[image], id="human-scores")
 
 
 def _distribution_section(a: MTAnalysis, image_format: str) -> Section:
@@ -159,38 +293,44 @@ def _distribution_section(a: MTAnalysis, image_format: str) -> Section:
     key = a.frame[a.group].astype(str)
     raw = [a.frame.loc[key == g, a.score].to_numpy(dtype=float) for g in groups]
     cal = [a.frame.loc[key == g, a.calibrated].to_numpy(dtype=float) for g in groups]
+    target = float(a.calibration.model.target[0]) if _kind(a) in ("lgn", "model-lgn") else None
     fig = score_distributions_figure(groups, raw, cal, score=a.score, group_label=a.group,
-                                     target_mean=float(a.model.target[0]))
+                                     calibrated_label=_cal_label(a), target_mean=target)
     image = figure_from_matplotlib(fig, "Score distributions before and after calibration",
-                                   "Left: raw scores; right: LGN-calibrated scores. If LGN removed the "
-                                   "per-language location and scale bias, the right-hand boxes line up at the "
-                                   "target mean with similar heights.", fmt=image_format)
+                                   "Top: raw segment scores; bottom: the same segments through the calibration map. "
+                                   "Boxes: quartiles; whiskers: 1.5 IQR; diamonds: means.", fmt=image_format)
     return generic_section("Distributions per group", figures=[image], id="distributions")
 
 
 def _means_figure(a: MTAnalysis, image_format: str):
     v = a.verification
+    span = float(a.calibration.model.target[1]) if _kind(a) in ("lgn", "model-lgn") else None
     fig = group_means_figure([str(g) for g in v.groups["group"]], v.groups["mean_before"], v.groups["mean_after"],
-                             score=a.score, group_label=a.group, after_span=float(a.model.target[1]))
+                             score=a.score, group_label=a.group, calibrated_label=_cal_label(a), after_span=span)
     return figure_from_matplotlib(fig, "Group means before and after calibration", fmt=image_format)
 
 
 def _calibration_section(a: MTAnalysis) -> Section:
-    params = a.model.get_params()
-    pooled = getattr(a.model, "pooled_", (float("nan"), float("nan")))
-    facts = {"method": params["method"], "by": params["by"], "target (mean, std)": list(params["target"]),
-             "min_count": params["min_count"], "fallback": params["fallback"],
-             "pooled center": pooled[0], "pooled scale": pooled[1],
-             "sd of group means, raw": a.verification.sd_of_means_before,
-             "sd of group means, calibrated": a.verification.sd_of_means_after}
-    sources = a.frame["calibration_source"].value_counts().sort_index()
-    note = ("Fitted on the same rows it calibrates: on this data the calibrated group means equal the target "
-            "by construction, so the 'after' columns verify the arithmetic, not the benefit; judge the benefit "
-            "by agreement with humans on held-out data." if a.in_sample else "Loaded from a file fitted on other data.")
-    check = ("The spread of the group means (seed section 3.4) should drop to about 0 on the calibration set; "
-             "on other data it measures what is left of the between-group difference.")
-    return generic_section("Calibration parameters", paragraphs=[note, check], facts=facts, tables=[
-        ("Per-group statistics and parameters", a.model.group_table()),
-        ("Rows per calibration source", [{"source": k, "rows": int(v)} for k, v in sources.items()]),
-        ("Per-group mean and population std (ddof=0) before and after", a.verification.groups),
-    ], id="calibration")
+    cal = a.calibration
+    facts = {"method": cal.description, "calibrated scale": cal.scale,
+             "sd of group means (segments), raw": a.verification.sd_of_means_before,
+             "sd of group means (segments), calibrated": a.verification.sd_of_means_after}
+    tables = []
+    if cal.model is not None:
+        tables.append(("Per-group parameters of the calibration map", cal.model.group_table()))
+    tables.append(("Per-group mean and population std (ddof=0) of segment scores before and after",
+                   a.verification.groups))
+    note = ("Fitted on the system scores of this table; the cross-validated accuracy in the summary measures the same "
+            "procedure on systems it was not fitted on." if a.in_sample else "Loaded from a file fitted on other data.")
+    return generic_section("Calibration", paragraphs=[note], facts=facts, tables=tables, id="calibration")
+
+
+def _data_section(a: MTAnalysis) -> Section:
+    s = a.summary
+    facts = {"rows": s.n_rows, f"groups ({a.group})": s.n_groups, "systems": s.n_systems,
+             "rows with a missing/non-finite score": s.n_missing_score,
+             "system score": a.scores.aggregation, "bootstrap unit": a.scores.unit}
+    if a.human is not None:
+        facts[f"rows with a human score ({a.human})"] = s.n_human
+    return generic_section("Data summary", facts={k: v for k, v in facts.items() if v is not None},
+                           tables=[("Rows per group", s.groups)], id="data")

@@ -1,26 +1,35 @@
-"""Render a :class:`Report` to one self-contained HTML file or to JSON with the same content."""
+"""Render a :class:`Report` to one self-contained HTML file or to JSON with the same content.
+
+Numbers in the HTML go through :mod:`xleval.report._format` (column by column); the JSON keeps
+full-precision numbers. The HTML has no external resource: inline CSS, figures as data URIs, and
+one small inline script that sorts tables marked sortable when a column header is clicked.
+"""
 from __future__ import annotations
 
 import json
-import math
 import os
 
-from ._model import Report
+from ._format import format_rows, format_text, format_value, is_number
+from ._model import Report, Table
 
-__all__ = ["render_html", "render_json", "write_report"]
+__all__ = ["render_html", "render_json", "write_report", "check_format"]
+
+FORMATS = ("html", "json")
 
 
-def _cell(value) -> str:
-    """How a value reads in the HTML: 4 significant digits for floats, '–' for missing values."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.4e}"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_cell(v) for v in value)
-    return str(value)
+def _cells(table: Table) -> list[list[tuple[str, bool, object]]]:
+    """Per row, per column: (text, is it a number, the raw value used to sort)."""
+    columns = table.columns
+    texts = format_rows(columns, table.rows)
+    out = []
+    for row, text_row in zip(table.rows, texts):
+        cells = []
+        for col, text in zip(columns, text_row):
+            value = row.get(col)
+            numeric = is_number(value)
+            cells.append((text, numeric, repr(float(value)) if numeric else None))
+        out.append(cells)
+    return out
 
 
 def _visible(value):
@@ -40,29 +49,39 @@ def _environment():
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("xleval.report", "templates"), finalize=_visible,
                              autoescape=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-    env.filters["cell"] = _cell
+    env.filters["fact"] = lambda value, key="": format_text(format_value(value, key))
+    env.filters["text"] = format_text
+    env.globals["cells"] = _cells
     return env
 
 
 def render_html(report: Report) -> str:
-    """The report as one HTML document: inline CSS, images as data URIs, no script, no network."""
+    """The report as one HTML document: inline CSS and script, images as data URIs, no network."""
     from .. import __version__
 
-    return _environment().get_template("report.html.j2").render(report=report, version=__version__)
+    sortable = any(t.sortable for s in report.sections for t in s.tables)  # the sorter script only where needed
+    return _environment().get_template("report.html.j2").render(report=report, version=__version__, sortable=sortable)
 
 
 def render_json(report: Report) -> str:
-    """The same content as the HTML (figures included as SVG text / base64 PNG), as JSON."""
+    """The same content as the HTML (figures included as SVG text / base64 PNG), as JSON: ``summary``,
+    ``leaderboard`` and ``warnings`` first, then the sections."""
     return json.dumps(report.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_report(report: Report, path: str | os.PathLike, fmt: str | None = None) -> None:
     """Write atomically; ``fmt`` is ``html`` or ``json`` (default: from the extension, else html)."""
-    from ..exceptions import InputError
     from ..io import write_text
 
-    fmt = fmt or ("json" if str(path).lower().endswith(".json") else "html")
-    if fmt not in ("html", "json"):
-        raise InputError(f"report format {fmt!r}: use html or json")
+    fmt = check_format(fmt or ("json" if str(path).lower().endswith(".json") else "html"))
     text = render_html(report) if fmt == "html" else render_json(report)
     write_text(path, text)
+
+
+def check_format(fmt: str) -> str:
+    """``html`` or ``json``, else an InputError (checked before any work by the CLI)."""
+    if fmt not in FORMATS:
+        from ..exceptions import InputError
+
+        raise InputError(f"report format {fmt!r}: use html or json")
+    return fmt

@@ -10,9 +10,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ._model import Figure, Section, Table, _plain
+from .._base.jsonable import to_jsonable
+from ._model import Alert, Figure, Section, Table
 
-__all__ = ["generic_section", "result_section", "warnings_section", "slug"]
+__all__ = ["generic_section", "result_section", "warnings_section", "alert_from_warning", "slug"]
 
 
 def slug(title: str) -> str:
@@ -62,7 +63,7 @@ def _walk(value: Any, name: str, facts: dict, tables: list, notes: list) -> None
     elif isinstance(value, (list, tuple)) and len(value) > 12:
         facts[name] = f"[{len(value)} values]"  # distributions and long vectors are not for reading
     else:
-        facts[name] = _plain(value)
+        facts[name] = to_jsonable(value)
 
 
 def _scalar(v: Any) -> bool:
@@ -97,9 +98,39 @@ def _table(title: str, rows: list[dict]) -> Table:
     return Table(title, tuple({k: v for k, v in r.items() if k not in empty} for r in table.rows), table.note)
 
 
-def warnings_section(messages: Sequence[str], *, checks: Sequence[str] = (), title: str = "Warnings") -> Section:
-    """Every warning raised while the results were computed (deduplicated, in order), plus the
-    conclusions of validity checks (``checks``), so a reader sees them in one place."""
-    unique = list(dict.fromkeys(messages))
-    paragraphs = () if unique or checks else ("No warnings were raised.",)
-    return Section(slug(title), title, paragraphs, (), (), (), tuple(list(checks) + unique))
+# What to do about each warning class the library raises (the class name starts a captured warning's text).
+_ACTIONS = {
+    "SmallGroupWarning": ("small groups", "Add rows (or human scores) to these groups; until then their calibration "
+                          "leans on the pooled statistics."),
+    "UnseenGroupWarning": ("groups the calibrator has not seen", "Fit the calibrator on data that covers these groups."),
+    "DegenerateGroupWarning": ("groups without spread", "Check these groups' scores: they are (nearly) constant."),
+    "DataQualityWarning": ("data quality", "Fix or fill the rows named here, or drop them deliberately."),
+}
+
+
+def alert_from_warning(text: str) -> Alert:
+    """An :class:`Alert` from a captured warning ``"Category: message"`` (or any note)."""
+    category, sep, message = text.partition(": ")
+    if sep and category in _ACTIONS:
+        check, action = _ACTIONS[category]
+        return Alert(check, "warning", message, action)
+    return Alert("analysis note", "warning", text, "")
+
+
+def _merged(alerts: list[Alert]) -> list[Alert]:
+    """Warnings of one kind (e.g. one unseen-group warning per group) as one alert, messages joined."""
+    kinds: dict[tuple[str, str, str], list[str]] = {}
+    for a in alerts:
+        kinds.setdefault((a.check, a.status, a.action), []).append(a.message)
+    return [Alert(check, status, "; ".join(messages), action) for (check, status, action), messages in kinds.items()]
+
+
+def warnings_section(messages: Sequence[str], *, checks: Sequence[str | Alert] = (), title: str = "Warnings") -> Section:
+    """Every check that failed, was violated or was inconclusive (``checks``, first) and every warning
+    raised while the results were computed (``messages``, deduplicated, in order), each as an
+    :class:`Alert` with what to do; nothing that passed."""
+    alerts = [c if isinstance(c, Alert) else alert_from_warning(c) for c in checks]
+    alerts += _merged([alert_from_warning(m) for m in dict.fromkeys(messages)])
+    unique = tuple(dict.fromkeys(alerts))
+    paragraphs = () if unique else ("Every check passed and no warning was raised.",)
+    return Section(slug(title), title, paragraphs, alerts=unique)

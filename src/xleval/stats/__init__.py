@@ -16,6 +16,7 @@ from xleval.stats._paired_mt import (
                                      paired_bootstrap_test,
 )
 from xleval.stats._grouped_bootstrap import bootstrap_pairwise_accuracy, resampled_pearson, stratified_resample_counts
+from xleval.stats._joint import JointEstimate, RankIntervals, bootstrap_sums_joint, rank_intervals
 from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
 from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
@@ -26,11 +27,15 @@ __all__ = [
     "TestResult",
     "CorrelationResult",
     "PairwiseAccuracy",
+    "JointEstimate",
+    "RankIntervals",
     "bootstrap",
     "bootstrap_sums",
     "paired_bootstrap",
     "weighted_bootstrap_counts",
     "percentile_bounds",
+    "bootstrap_sums_joint",
+    "rank_intervals",
     "permutation_test_paired",
     "permutation_test_2samp",
     "correlation",

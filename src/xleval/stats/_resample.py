@@ -1,4 +1,5 @@
-"""Resampling a weighted sample: bootstrap counts over weighted points, percentile bounds per column.
+"""Resampling a weighted sample: bootstrap counts over weighted points, percentile bounds per column
+(over the finite values).
 
 Some summaries keep a compressed sample rather than rows: weighted points such as a quantile
 sketch (``xleval.calibration.QuantileSketch``). The bootstrap of the empirical distribution those
@@ -38,8 +39,22 @@ def weighted_bootstrap_counts(weights: Any, *, n_resamples: int = 1000, size: in
 
 def percentile_bounds(distribution: Any, level: float = 0.95, *, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval at confidence ``level`` of resampled values along ``axis`` (one interval
-    per remaining position, e.g. per row of a ``(n_resamples, n_rows)`` matrix)."""
+    per remaining position, e.g. per column of a ``(n_resamples, m)`` matrix).
+
+    Only finite values count: a resample where a statistic is undefined (NaN, e.g. a joint bootstrap
+    carried through a per-item map) leaves the others' interval as it is; a position with no finite
+    value gets NaN bounds."""
     level = v.check_level(level)
     dist = np.asarray(distribution, dtype=np.float64)
     alpha = (1.0 - level) / 2.0
-    return np.quantile(dist, alpha, axis=axis), np.quantile(dist, 1.0 - alpha, axis=axis)
+    if np.isfinite(dist).all():
+        return np.quantile(dist, alpha, axis=axis), np.quantile(dist, 1.0 - alpha, axis=axis)
+    moved = np.moveaxis(dist, axis, 0)
+    columns = moved.reshape(moved.shape[0], -1)
+    out = np.full((2, columns.shape[1]), np.nan)
+    for j in range(columns.shape[1]):  # a loop only when some value is not finite: the rare path
+        col = columns[:, j][np.isfinite(columns[:, j])]
+        if col.size:
+            out[:, j] = np.quantile(col, [alpha, 1.0 - alpha])
+    shape = moved.shape[1:]
+    return out[0].reshape(shape), out[1].reshape(shape)

@@ -1,0 +1,110 @@
+"""``xleval leaderboard TABLE --score COL --by lp``: every (group, system) with raw and calibrated
+scores, intervals, ranks within the group and overall, and the human score."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ._common import PROBABILITY, check_outputs, col_option, console, err_console
+
+
+@click.command("leaderboard")
+@click.argument("table")
+@click.option("--score", required=True, help="Score column (bleu/chrf/ter give corpus scores when the texts are there).")
+@click.option("--by", default="lp", help="Group by lp, tgt_lang or a column name.")
+@click.option("--system", default="system", help="System column (absent: each group is one system).")
+@click.option("--human", help="Human score column: mean per system, and what anchored calibration maps to.")
+@click.option("--method", type=click.Choice(["auto", "anchored", "lgn", "none"]), default="auto",
+              help="Calibration of system scores; auto = the recommended one (needs --human to consider anchored).")
+@click.option("--model", type=click.Path(path_type=Path), metavar="CALIBRATOR.json",
+              help="A calibrator from `calibrate fit` (LGN or anchored) instead of --method.")
+@click.option("--metric", help="Registry name of the metric that made --score, when the column is named otherwise.")
+@click.option("--unit", help="Column to resample in the bootstrap (default: doc_id, else seg_id, else rows).")
+@click.option("--lower-is-better", is_flag=True, help="Rank low scores first (default: from the metric; TER is).")
+@click.option("--n-resamples", type=click.IntRange(1), default=1000, help="Bootstrap resamples.")
+@click.option("--level", type=PROBABILITY, default=0.95, help="Confidence level of the intervals.")
+@click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
+@click.option("--force", is_flag=True, help="Use --model even if the score's metric signature differs.")
+@click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json", "html"]), default="text",
+              help="text (a table), tsv and json (full precision, for machines) or html (a self-contained page).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here instead of stdout (html needs it).")
+@col_option
+def leaderboard(table, score, by, system, human, method, model, metric, unit, lower_is_better, n_resamples, level, seed,
+                force, fmt, output, col) -> None:
+    """Rank every (group, system) of TABLE, with intervals, within groups and across groups.
+
+    TABLE is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). Raw scores are corpus
+    scores from summed statistics (BLEU/chrF/TER with the texts) or means; calibrated scores make
+    groups comparable; intervals resample documents (doc_id) or segments.
+    """
+    from ..calibration import load_calibrator, score_signature
+    from ..exceptions import InputError
+    from ..io import parse_column_mapping, read_table
+    from ..leaderboard import leaderboard as build
+
+    if fmt == "html" and output is None:
+        raise InputError("--format html writes a file: give -o PAGE.html")
+    check_outputs({"-o": output}, inputs=[table, model])
+    numeric = [score] + ([human] if human else [])
+    df = read_table(table, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    calibrator = load_calibrator(model) if model is not None else None
+    board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric, unit=unit,
+                  higher_is_better=False if lower_is_better else None, signature=score_signature(table, score),
+                  force=force, n_resamples=n_resamples, level=level, random_state=seed, where=table)
+    _write(board, fmt, output)
+
+
+def _write(board, fmt: str, output: Path | None) -> None:
+    import json
+
+    from .._base.jsonable import to_jsonable
+
+    if fmt == "html":
+        from ..report import leaderboard_report, write_report
+
+        write_report(leaderboard_report(board), output, fmt="html")
+        err_console.print(f"wrote leaderboard page ({len(board.rows)} rows) to {output}")
+        return
+    if fmt == "text" and output is None:
+        _print(board)
+        return
+    if fmt == "json":
+        text = json.dumps(to_jsonable(board.to_dict()), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "tsv":
+        text = board.rows.to_csv(sep="\t", index=False, float_format=lambda v: repr(float(v)), lineterminator="\n")
+    else:
+        from ..report import leaderboard_text
+
+        text = leaderboard_text(board) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from ..io import write_text
+
+    write_text(output, text)
+    err_console.print(f"wrote {fmt} leaderboard ({len(board.rows)} rows) to {output}")
+
+
+def _print(board) -> None:
+    print_board(board)
+
+
+def print_board(board, *, top: int | None = None, notes: bool = True) -> None:
+    """The leaderboard as a terminal table (the first ``top`` rows), then its notes."""
+    from rich.table import Table
+
+    from ..report import leaderboard_lines
+
+    header, rows, lines = leaderboard_lines(board)
+    shown = rows if top is None else rows[:top]
+    title = f"leaderboard: {board.score} by {board.by}" + (f" (top {len(shown)} of {len(rows)})" if len(shown) < len(rows) else "")
+    table = Table(title=title, show_lines=False)
+    for i, name in enumerate(header):
+        table.add_column(name, justify="right" if i not in (2, 3) else "left", no_wrap=True)
+    for row in shown:
+        table.add_row(*row)
+    console.print(table)
+    for line in lines if notes else lines[:1]:
+        console.print(line)

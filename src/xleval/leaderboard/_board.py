@@ -1,0 +1,293 @@
+"""The leaderboard: one row per (group, system) with raw and calibrated scores, their bootstrap
+intervals, ranks within the group and across groups with rank intervals, and the human score.
+
+Two steps, so that the report can decide the calibration in between: :func:`system_scores`
+computes every system's raw score and its bootstrap distribution (units resampled within each
+group, the same resamples for every system of the group; each group's draws come from its own seed,
+drawn from ``random_state``), then :func:`rank_systems` calibrates them with a
+:class:`SystemCalibration` (a map of system scores, or of segments whose calibrated means are
+bootstrapped with the group's seed, i.e. the very draws of the raw scores) and ranks them.
+:func:`leaderboard` runs both (and the recommendation when ``method="auto"``).
+"""
+from __future__ import annotations
+
+import logging
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._base.result import Result, array_field
+from .._base.seeding import make_rng
+from ..calibration import prepare_frame
+from ..exceptions import DataQualityWarning, InputError
+from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
+from ._calibration import METHODS, SystemCalibration, fit_calibration, model_calibration
+from ._system import row_statistics, unit_statistics
+
+__all__ = ["SystemScores", "Leaderboard", "system_scores", "rank_systems", "leaderboard", "COLUMNS"]
+
+logger = logging.getLogger(__name__)
+
+ALL_ROWS = "(all rows)"  # the system name when the table has no system column
+COLUMNS = ("group", "system", "n_segments", "raw", "raw_ci_low", "raw_ci_high", "calibrated", "calibrated_ci_low",
+           "calibrated_ci_high", "rank_in_group", "rank_in_group_low", "rank_in_group_high", "rank_overall",
+           "rank_overall_low", "rank_overall_high", "human", "n_human")
+
+
+@dataclass(frozen=True)
+class SystemScores(Result):
+    """Raw system scores with their joint bootstrap per group.
+
+    ``table``: one row per (group, system): ``group, system, n_segments, n_units, raw, human,
+    n_human`` (``human`` is the mean of the system's finite human scores); ``estimates``: group ->
+    JointEstimate of its systems (in ``table`` order); ``aggregation``: how a system score is made;
+    ``unit``: what the bootstrap resamples; ``score``, ``by``, ``system``, ``human`` (column names),
+    ``level``, ``n_resamples``, ``random_state``, ``n_excluded`` (rows without a finite score),
+    ``group_seeds`` (the seed of each group's draws), ``notes``. Kept for calibrating rows (not
+    dumped): ``frame`` (the scored rows) and ``layout`` (per group: its rows, system codes, unit codes).
+    """
+
+    score: str
+    by: str
+    system: str | None
+    human: str | None
+    table: pd.DataFrame
+    aggregation: str
+    unit: str
+    level: float
+    n_resamples: int
+    random_state: int | None
+    n_excluded: int
+    group_seeds: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = field(default=())
+    estimates: dict[str, JointEstimate] | None = array_field()
+    frame: pd.DataFrame | None = array_field()
+    layout: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = array_field()
+
+    def systems(self, group: str) -> pd.DataFrame:
+        return self.table[self.table["group"] == group]
+
+
+@dataclass(frozen=True)
+class Leaderboard(Result):
+    """The leaderboard. ``rows``: DataFrame with :data:`COLUMNS` (best overall first); ``calibration``:
+    method, description and scale of the calibrated column; ``recommendation``: the
+    :class:`~xleval.leaderboard.Recommendation` when the method was chosen automatically."""
+
+    score: str
+    by: str
+    system: str | None
+    human: str | None
+    aggregation: str
+    unit: str
+    calibration: dict
+    higher_is_better: bool
+    level: float
+    n_resamples: int
+    random_state: int | None
+    rows: pd.DataFrame
+    recommendation: Any = None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.rows.copy()
+
+
+def _labels(frame: pd.DataFrame, column: str) -> np.ndarray:
+    values = frame[column]
+    if values.isna().any():
+        row = int(np.flatnonzero(values.isna().to_numpy())[0]) + 1
+        raise InputError(f"column {column!r} is empty at row {row}; fill it in or drop those rows")
+    return values.astype(str).to_numpy(dtype=object)
+
+
+def _unit_column(frame: pd.DataFrame, unit: str | None) -> tuple[str | None, str]:
+    if unit is not None:
+        if unit not in frame.columns:
+            raise InputError(f"unit column {unit!r} not in the table; columns are {', '.join(map(str, frame.columns))}")
+        return unit, f"{unit} (resampled within each group)"
+    for name, text in (("doc_id", "documents (doc_id), resampled within each group"),
+                       ("seg_id", "segments (seg_id), resampled within each group")):
+        if name in frame.columns:
+            return name, text
+    return None, "rows (by their position within each system), resampled within each group"
+
+
+def system_scores(data: pd.DataFrame, score: str, by: str = "lp", *, system: str | None = "system",
+                  human: str | None = None, metric: str | None = None, unit: str | None = None,
+                  n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
+                  where: str = "input") -> SystemScores:
+    """Raw system scores per (``by`` group, ``system``): a corpus score from summed statistics for
+    BLEU/chrF/TER (see :func:`row_statistics`), else the mean; bootstrap over ``unit`` (default
+    ``doc_id``, else ``seg_id``, else rows) with the same resamples for every system of a group."""
+    for col in [score] + ([human] if human else []):
+        if col not in data.columns:
+            raise InputError(f"{where}: no column {col!r}; columns are {', '.join(map(str, data.columns))}")
+    frame = prepare_frame(data, [by], where)
+    if by not in frame.columns:
+        raise InputError(f"{where}: cannot group by {by!r}: no such column (use tgt_lang, lp or a column name)")
+    notes: list[str] = []
+    if system is not None and system not in frame.columns:
+        notes.append(f"no {system!r} column: each group is scored as one system, {ALL_ROWS!r}")
+        system = None
+    values = pd.to_numeric(frame[score], errors="coerce").to_numpy(dtype=float)
+    keep = np.isfinite(values)
+    n_excluded = int((~keep).sum())
+    if n_excluded:
+        msg = f"{n_excluded} of {len(frame)} row(s) have no finite {score} and are left out of the leaderboard"
+        notes.append(msg)
+        warnings.warn(msg, DataQualityWarning, stacklevel=2)
+    if not keep.any():
+        raise InputError(f"{where}: column {score!r} has no finite value")
+    frame = frame.loc[keep].reset_index(drop=True)
+    groups = _labels(frame, by)
+    systems = _labels(frame, system) if system is not None else np.full(len(frame), ALL_ROWS, dtype=object)
+    unit_col, unit_text = _unit_column(frame, unit)
+    rows = row_statistics(frame, score, groups, metric)
+    notes.extend(rows.notes)
+    h = pd.to_numeric(frame[human], errors="coerce").to_numpy(dtype=float) if human else None
+    rng, seed = make_rng(random_state)
+    labels = sorted(set(groups.tolist()))
+    group_seeds = dict(zip(labels, (int(x) for x in rng.integers(0, 2**32 - 1, size=len(labels)))))
+    table, estimates, layout = [], {}, {}
+    for g in labels:
+        sel = np.flatnonzero(groups == g)
+        names, codes = np.unique(systems[sel].astype(str), return_inverse=True)
+        units = frame[unit_col].to_numpy()[sel] if unit_col else _positions(codes)
+        stats = unit_statistics(rows.stats[sel], codes, units, len(names))
+        est = bootstrap_sums_joint(stats, rows.score_of_group[g], n_resamples=n_resamples, level=level,
+                                   random_state=group_seeds[g])
+        estimates[g], layout[g] = est, (sel, codes, units)
+        for j, name in enumerate(names):
+            mine = sel[codes == j]
+            row = {"group": g, "system": str(name), "n_segments": int(len(mine)),
+                   "n_units": int(len(pd.unique(units[codes == j]))), "raw": float(est.estimate[j])}
+            if h is not None:
+                finite = h[mine][np.isfinite(h[mine])]
+                row.update(human=float(finite.mean()) if len(finite) else float("nan"), n_human=int(len(finite)))
+            table.append(row)
+        notes.extend(f"{g}: {n}" for n in est.notes)
+    return SystemScores(score, by, system, human, pd.DataFrame(table), rows.aggregation, unit_text, level,
+                        n_resamples, seed, n_excluded, group_seeds, tuple(dict.fromkeys(notes)), estimates, frame,
+                        layout)
+
+
+def _positions(codes: np.ndarray) -> np.ndarray:
+    """Each row's position among its system's rows (0, 1, ...): the unit when rows carry no ids."""
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes)
+    starts = np.cumsum(counts) - counts
+    out = np.empty(len(codes), dtype=np.int64)
+    out[order] = np.arange(len(codes)) - np.repeat(starts, counts)
+    return out
+
+
+def _mean_of_sums(sums: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums[:, 0] / sums[:, 1]
+
+
+def _segment_means(scores: SystemScores, group: str, values: np.ndarray) -> JointEstimate:
+    """The mean of ``values`` (one per scored row) of every system of ``group``, bootstrapped with the
+    group's seed, so with the very draws of its raw scores."""
+    sel, codes, units = scores.layout[group]
+    v = values[sel]
+    ok = np.isfinite(v)
+    stats = np.column_stack([np.where(ok, v, 0.0), ok.astype(float)])
+    n_systems = int(codes.max()) + 1
+    return bootstrap_sums_joint(unit_statistics(stats, codes, units, n_systems), _mean_of_sums,
+                                n_resamples=scores.n_resamples, level=scores.level,
+                                random_state=scores.group_seeds[group])
+
+
+def _calibrated(scores: SystemScores, calibration: SystemCalibration, group: str, est: JointEstimate,
+                rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(point, distribution) of the calibrated scores of ``group``'s systems."""
+    if calibration.model is None:
+        return est.estimate.copy(), est.distribution.copy()
+    if calibration.level == "system-mean":
+        means = _segment_means(scores, group, pd.to_numeric(scores.frame[scores.score]).to_numpy(dtype=float))
+        mapped = calibration.apply_means(np.vstack([means.estimate[None, :], means.distribution]), group)
+        return mapped[0], mapped[1:]
+    cal = _segment_means(scores, group, rows)
+    return cal.estimate, cal.distribution
+
+
+def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher_is_better: bool = True,
+                 recommendation: Any = None) -> Leaderboard:
+    """Map every system score and resample through ``calibration`` and rank: within the group by the
+    raw score (a per-group monotone map cannot change that order), across groups by the calibrated score."""
+    table = scores.table.copy()
+    parts, cal_dists = [], []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rows = calibration.apply_rows(scores.frame, scores.score) \
+            if calibration.model is not None and calibration.level == "segment" else None
+        for g, est in scores.estimates.items():
+            point, dist = _calibrated(scores, calibration, g, est, rows)
+            within = rank_intervals(est.estimate, est.distribution, higher_is_better=higher_is_better,
+                                    level=scores.level)
+            low, high = percentile_bounds(dist, scores.level)
+            parts.append(pd.DataFrame({
+                "raw_ci_low": est.ci_low, "raw_ci_high": est.ci_high, "calibrated": point, "calibrated_ci_low": low,
+                "calibrated_ci_high": high, "rank_in_group": within.rank, "rank_in_group_low": within.rank_low,
+                "rank_in_group_high": within.rank_high}, index=table.index[table["group"] == g]))
+            cal_dists.append(dist)
+    notes = list(scores.notes) + list(calibration.notes)
+    notes.extend(sorted({f"{w.category.__name__}: {w.message}" for w in caught}))
+    table = table.join(pd.concat(parts))
+    overall = rank_intervals(table["calibrated"].to_numpy(dtype=float), np.hstack(cal_dists),
+                             higher_is_better=higher_is_better, level=scores.level)
+    table["rank_overall"], table["rank_overall_low"], table["rank_overall_high"] = \
+        overall.rank, overall.rank_low, overall.rank_high
+    if calibration.method == "none" and table["group"].nunique() > 1:
+        notes.append("the overall ranks compare raw scores across groups, which the calibration check may advise against")
+    columns = [c for c in COLUMNS if c in table.columns]
+    rows = table.sort_values(["rank_overall", "group", "system"], kind="stable")[columns].reset_index(drop=True)
+    info = {"method": calibration.method, "description": calibration.description, "scale": calibration.scale}
+    return Leaderboard(scores.score, scores.by, scores.system, scores.human, scores.aggregation, scores.unit, info,
+                       bool(higher_is_better), scores.level, scores.n_resamples, scores.random_state, rows,
+                       recommendation, tuple(dict.fromkeys(notes)))
+
+
+def higher_is_better_of(score: str, metric: str | None = None) -> bool:
+    """False for error rates (TER); True otherwise."""
+    from ..metrics._registry import METRICS, _load
+
+    entry = METRICS.get((metric or score).lower())
+    return True if entry is None else bool(_load(entry.target).higher_is_better)
+
+
+def leaderboard(data: pd.DataFrame, score: str, by: str = "lp", *, system: str | None = "system",
+                human: str | None = None, model: Any = None, method: str = "auto", metric: str | None = None,
+                unit: str | None = None, higher_is_better: bool | None = None, signature: str | None = None,
+                force: bool = False, n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
+                where: str = "input") -> Leaderboard:
+    """One row per (group, system): raw and calibrated scores with bootstrap intervals, ranks within the
+    group and overall with rank intervals, and the mean human score.
+
+    The calibration is ``model`` (a saved LGN or AnchoredCalibrator) when given, else ``method``:
+    ``lgn``, ``anchored`` (needs ``human``), ``none`` or ``auto`` (the recommendation of
+    :func:`recommend_calibration`, kept in ``Leaderboard.recommendation``).
+    """
+    from ._decision import recommend_calibration
+
+    if method not in METHODS:
+        raise InputError(f"method {method!r}: use one of {', '.join(METHODS)}")
+    scores = system_scores(data, score, by, system=system, human=human, metric=metric, unit=unit,
+                           n_resamples=n_resamples, level=level, random_state=random_state, where=where)
+    frame = prepare_frame(data, [by], where)
+    rec = None
+    if model is not None:
+        calibration = model_calibration(model, scores.frame, by, signature=signature, force=force)
+    else:
+        if method == "auto":
+            rec = recommend_calibration(frame, score, by, human=human, system=scores.system, n_resamples=n_resamples,
+                                        random_state=random_state)
+            method = rec.method
+        calibration = fit_calibration(method, scores.frame, score, by, human=human, system=scores.system)
+    hib = higher_is_better_of(score, metric) if higher_is_better is None else bool(higher_is_better)
+    return rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)

@@ -1,0 +1,145 @@
+"""Which calibration to use, and why: the verdict the report states first.
+
+One interface, :class:`Recommendation`, holds what the verdict reads, all computed by the
+diagnostics package: the bias diagnosis of the raw score; LGN's validity check at segment level
+and, with a system column, at system level, combined into one verdict (system level primary, the
+worse status wins, ``uninformative`` when the human scale is standardised within groups); the
+method of the decision flow of ``xleval calibrate fit --method auto``
+(:func:`xleval.diagnostics.choose_method`: anchored when every group has human labels, else LGN
+with a warning that says what would settle it); and the evaluation of raw, LGN and anchored
+calibration (all labels, and K labels per group: the budget curve) cross-validated by system folds
+(:func:`xleval.diagnostics.evaluate_calibration`).
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._base.result import Result
+from ..diagnostics import (DEFAULT_BUDGETS, BiasDiagnosis, CalibrationEvaluation, MethodChoice, ValidityCheck,
+                           ValidityVerdict, check_lgn_validity, choose_method, diagnose_bias, evaluate_calibration,
+                           validity_verdict)
+from ..exceptions import InputError
+
+__all__ = ["Recommendation", "recommend_calibration", "N_REPEATS"]
+
+N_REPEATS = 3  # fold splits of the evaluation (the spread over them is reported)
+_NAMES = {"none": "no calibration (raw scores)", "lgn": "LGN", "anchored": "anchored calibration"}
+
+
+@dataclass(frozen=True)
+class Recommendation(Result):
+    """``method``: ``anchored`` or ``lgn`` (the decision flow); ``reasons``: sentences for users, in
+    order; ``choice``: the decision flow's MethodChoice (its steps, warning, labels to ask for);
+    ``bias``: the raw score's BiasDiagnosis; ``validity``: the combined ValidityVerdict (None without
+    human scores), ``validity_segment``/``validity_system`` the two checks; ``evaluation``: the
+    cross-validated CalibrationEvaluation (None without human scores and enough systems); ``budget``:
+    its budget curve; ``human_groups``/``n_groups``: groups with human scores / all groups."""
+
+    method: str
+    reasons: tuple[str, ...]
+    choice: MethodChoice
+    bias: BiasDiagnosis
+    validity: ValidityVerdict | None
+    validity_segment: ValidityCheck
+    validity_system: ValidityCheck | None
+    evaluation: CalibrationEvaluation | None
+    human_groups: int
+    n_groups: int
+    budget: pd.DataFrame | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def name(self) -> str:
+        return _NAMES[self.method]
+
+    @property
+    def validity_level(self) -> str:
+        return "system" if self.validity_system is not None else "segment"
+
+    @property
+    def validity_status(self) -> str:
+        return self.validity.status if self.validity is not None else self.validity_segment.status
+
+    @property
+    def validity_reason(self) -> str:
+        return self.validity.reason if self.validity is not None else self.validity_segment.message
+
+
+def recommend_calibration(frame: pd.DataFrame, score: str, by: str, *, human: str | None = None,
+                          system: str | None = "system", n_folds: int = 5, n_repeats: int = N_REPEATS,
+                          budgets: tuple[int, ...] = DEFAULT_BUDGETS, threshold: float = 0.5,
+                          n_resamples: int = 1000, random_state: Any = 0, **_: Any) -> Recommendation:
+    """Decide between anchored calibration and LGN for ``score`` grouped by ``by`` (module docstring)."""
+    notes: list[str] = []
+    bias = diagnose_bias(frame, score, by, threshold=threshold, n_resamples=n_resamples, random_state=random_state)
+    has_system = system is not None and system in frame.columns
+    segment = check_lgn_validity(frame, by, human, threshold=threshold)
+    system_check = None
+    if human is not None and has_system:
+        system_check = check_lgn_validity(frame, by, human, threshold=threshold, system=system)
+    verdict = validity_verdict(segment, system_check) if human is not None else None
+    choice = choose_method(frame, score, by, human=human, system=system if has_system else None, threshold=threshold,
+                           bias=bias, validity=verdict, random_state=random_state)
+    labelled = sum(1 for n in choice.labels_per_group.values() if n > 0)
+    evaluation = None
+    if human is not None and has_system and labelled >= 2:
+        evaluation = _evaluate(frame, score, human, by, system, n_folds, n_repeats, budgets, n_resamples,
+                               random_state, notes)
+    budget = _budget(evaluation)
+    reasons = _reasons(bias, verdict, choice, evaluation)
+    return Recommendation(choice.method, tuple(reasons), choice, bias, verdict, segment, system_check, evaluation,
+                          labelled, len(choice.labels_per_group), budget, tuple(notes))
+
+
+def _evaluate(frame, score, human, by, system, n_folds, n_repeats, budgets, n_resamples, random_state, notes):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = evaluate_calibration(frame, score, human, by, system=system, budgets=budgets,
+                                          selections=("spread",), n_folds=n_folds, n_repeats=n_repeats,
+                                          n_resamples=n_resamples, random_state=random_state)
+        except InputError as exc:  # too few systems for the folds, one group with labels, ...
+            notes.append(f"no cross-validated evaluation: {exc}")
+            return None
+    notes.extend(sorted({f"{w.category.__name__}: {w.message}" for w in caught}))
+    return result
+
+
+def _budget(evaluation: CalibrationEvaluation | None) -> pd.DataFrame | None:
+    """The budget curve as the report draws it: accuracy against labels per group, per selection."""
+    if evaluation is None:
+        return None
+    curve = evaluation.curve()
+    if curve.empty:
+        return None
+    return pd.DataFrame({"labels_per_group": curve["budget"].astype(int),
+                         "method": "anchored, " + curve["selection"].astype(str) + " selection",
+                         "accuracy": curve["accuracy"], "ci_low": curve["ci_low"], "ci_high": curve["ci_high"]})
+
+
+def _reasons(bias, verdict, choice, evaluation) -> list[str]:
+    reasons = [_bias_reason(bias)]
+    if verdict is not None:
+        reasons.append(f"LGN's equal-quality assumption: {verdict.reason}")
+    reasons.append(f"{_NAMES[choice.method][0].upper()}{_NAMES[choice.method][1:]} is recommended: {choice.reason}.")
+    if choice.warning:
+        reasons.append(choice.warning)
+    if evaluation is not None:
+        reasons.append(evaluation.verdict)
+    return reasons
+
+
+def _bias_reason(bias: BiasDiagnosis) -> str:
+    d = bias.largest_smd
+    pair = " and ".join(bias.largest_smd_pair) if bias.largest_smd_pair else "the groups"
+    size = f"{d.estimate:.2f}" if d is not None and np.isfinite(d.estimate) else "an undefined number of"
+    if bias.calibration_advised:
+        return (f"Scores differ between groups: {pair} differ by {size} pooled standard deviations (more than "
+                f"{bias.threshold:g}), so raw scores are not comparable across groups as they stand.")
+    return (f"Scores differ between groups by at most {size} pooled standard deviations ({pair}), below the "
+            f"{bias.threshold:g} threshold: raw scores are roughly comparable across groups.")

@@ -1,0 +1,62 @@
+"""The leaderboard on its own: as text lines (the CLI's table), as plain text, and as a small HTML
+report (the verdict when the calibration was chosen automatically, the sortable leaderboard and the
+checks that did not pass). Every number is formatted by :mod:`xleval.report._format`."""
+from __future__ import annotations
+
+from ._figures import figure_from_matplotlib
+from ._format import format_rows
+from ._model import Report
+from ._plots import system_scores_figure
+from ._sections import warnings_section
+from ._summary import check_alerts, leaderboard_display_rows, leaderboard_section, summary_section, verdict
+
+__all__ = ["leaderboard_lines", "leaderboard_text", "leaderboard_report"]
+
+
+def leaderboard_lines(board) -> tuple[list[str], list[list[str]], list[str]]:
+    """(header, rows of formatted cells, notes) of the leaderboard, best first."""
+    rows = leaderboard_display_rows(board, compact=True)
+    header = list(rows[0]) if rows else []
+    notes = [f"calibrated: {board.calibration['description']} ({board.calibration['scale']})",
+             f"raw score: {board.aggregation}", f"intervals: {int(round(board.level * 100))}% bootstrap over "
+             f"{board.unit}, {board.n_resamples} resamples (random_state {board.random_state})"]
+    if board.recommendation is not None:
+        notes.append(f"calibration: {board.recommendation.name} (recommended): " + " ".join(board.recommendation.reasons))
+    notes += [n for n in board.notes]
+    return header, format_rows(header, rows), notes
+
+
+def leaderboard_text(board) -> str:
+    """The leaderboard as an aligned plain-text table followed by its notes."""
+    header, rows, notes = leaderboard_lines(board)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    left = {2, 3}  # group and system names
+    def line(cells):
+        return "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([line(header), *(line(r) for r in rows), "", *notes])
+
+
+def leaderboard_report(board, *, title: str | None = None, image_format: str = "svg") -> Report:
+    """A self-contained report of a leaderboard: the verdict (when ``board.recommendation`` is set),
+    the sortable table with the system-score figure (when human scores exist) and the warnings."""
+    figures = []
+    if board.human is not None and board.rows["human"].notna().any():
+        rows = board.rows
+        fig = system_scores_figure(rows["group"], rows["raw"], rows["calibrated"], rows["human"], score=board.score,
+                                   human_label=board.human, calibrated_label=board.calibration["method"],
+                                   group_label=board.by)
+        figures.append(figure_from_matplotlib(fig, "System scores against human scores", fmt=image_format))
+    sections = []
+    summary = None
+    if board.recommendation is not None:
+        sections.append(summary_section(board.recommendation, board, score=board.score, by=board.by, figures=figures))
+        figures = []
+        summary = verdict(board.recommendation, board, score=board.score)
+    sections.append(leaderboard_section(board, figures=figures))
+    alerts = check_alerts(board.recommendation, calibration_method=board.calibration["method"], board=board) \
+        if board.recommendation is not None else []
+    messages = [n for n in board.notes if n.split(":")[0].endswith("Warning")]
+    sections.append(warnings_section(messages, checks=alerts))
+    return Report(title or f"xleval leaderboard: {board.score} by {board.by}", tuple(sections),
+                  (("score", board.score), ("grouped by", board.by), ("random_state", board.random_state)),
+                  summary, tuple(board.to_dict()["rows"]))

@@ -1,0 +1,255 @@
+"""The answer-first sections: the verdict (is there language bias, may LGN be used, which
+calibration and why, how well raw and calibrated scores agree with humans across groups out of
+fold), the leaderboard, and the checks that did not pass (as :class:`Alert`s with what to do).
+
+Everything here arranges result objects (:class:`~xleval.leaderboard.Recommendation`,
+:class:`~xleval.leaderboard.Leaderboard`, validity checks); no statistic is computed.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._format import format_column, format_number
+from ._model import Alert, Figure, Section, Table
+
+__all__ = ["verdict", "summary_section", "leaderboard_section", "leaderboard_display_rows", "check_alerts",
+           "cv_rows", "VALIDITY_ACTIONS"]
+
+_METHOD_NAMES = {"none": "no calibration (raw scores)", "lgn": "LGN", "anchored": "anchored calibration",
+                 "model": "the saved calibrator"}
+_SCORE_NAMES = {"raw": "raw", "lgn": "LGN", "anchored": "anchored (all labels)"}
+
+VALIDITY_ACTIONS = {
+    "violated": "Do not use LGN to compare these groups: it would erase real quality differences. Use anchored "
+                "calibration (human scores for a sample of systems in every group), or a calibration set with the "
+                "same systems and source documents in every group.",
+    "inconclusive": "Add human scores for more systems (or segments) per group to settle it, or calibrate on a set "
+                    "with the same systems and source documents in every group, where the assumption holds by design.",
+    "untested": "Add human scores for a sample of every group (--human COL) so the assumption can be checked.",
+    "uninformative": "Use a human scale that is comparable across groups (e.g. raw scores rather than per-annotator "
+                     "z-scores, or MQM), or a calibration set with the same systems and documents in every group.",
+}
+_LGN_ANSWERS = {"holds": "yes", "violated": "no", "inconclusive": "cannot tell", "untested": "untested",
+                "uninformative": "cannot tell"}
+
+
+def _lgn_answer(status: str, level: str) -> str:
+    unit = "system means" if level == "system" else "segments"
+    answer = _LGN_ANSWERS.get(status, status)
+    why = {"holds": f"its equal-quality assumption is consistent with the human scores ({unit})",
+           "violated": f"the groups differ in true quality according to the human scores ({unit}); LGN would erase it",
+           "inconclusive": f"too few human scores to check its equal-quality assumption ({unit})",
+           "untested": "no human scores to check its equal-quality assumption",
+           "uninformative": "the human scale cannot tell whether the groups differ in quality"}.get(status, "")
+    return f"{answer}: {why}" if why else answer
+
+
+def _bias_answer(bias) -> str:
+    d = bias.largest_smd
+    if d is None or not np.isfinite(d.estimate):
+        return "cannot tell: the scores have no spread within groups"
+    pair = " and ".join(bias.largest_smd_pair)
+    size = format_number(float(d.estimate))
+    if bias.calibration_advised:
+        return f"yes: {pair} differ by {size} pooled standard deviations (threshold {bias.threshold:g})"
+    return f"no: groups differ by at most {size} pooled standard deviations ({pair}; threshold {bias.threshold:g})"
+
+
+def _variant_label(v) -> str:
+    if v.budget is None:
+        return _SCORE_NAMES.get(v.name, v.name)
+    return f"anchored, {v.budget} labels per group ({v.selection})"
+
+
+def cv_rows(evaluation) -> list[dict]:
+    """Cross-validated cross-group accuracy per variant with the paired difference against raw."""
+    rows = []
+    for v in evaluation.variants:
+        row = {"scores": _variant_label(v), "accuracy": v.accuracy.estimate, "ci_low": v.accuracy.ci_low,
+               "ci_high": v.accuracy.ci_high}
+        if v.minus_raw is not None and v.name != "raw":
+            row.update({"minus raw": v.minus_raw.estimate, "minus raw ci_low": v.minus_raw.ci_low,
+                        "minus raw ci_high": v.minus_raw.ci_high})
+        row["pooled Pearson r"] = v.pearson.estimate
+        rows.append(row)
+    return rows
+
+
+def _accuracy(evaluation, name: str) -> float | None:
+    try:
+        return float(evaluation.variant(name).accuracy.estimate)
+    except KeyError:
+        return None
+
+
+def verdict(recommendation, board, *, score: str, headline: Sequence[str] = ()) -> dict[str, Any]:
+    """The JSON ``summary``: the answers in words and numbers (plain values)."""
+    rec = recommendation
+    status, level = rec.validity_status, rec.validity_level
+    out: dict[str, Any] = {
+        "recommendation": rec.method, "recommendation_name": _METHOD_NAMES[rec.method], "reasons": list(rec.reasons),
+        "language_bias": bool(rec.bias.calibration_advised), "language_bias_answer": _bias_answer(rec.bias),
+        "lgn_allowed": _LGN_ANSWERS.get(status, status), "lgn_answer": _lgn_answer(status, level),
+        "validity": {"level": level, "status": status, "message": rec.validity_reason,
+                     "segment": rec.validity_segment.status,
+                     "system": rec.validity_system.status if rec.validity_system is not None else None},
+        "labels_needed": rec.choice.labels_needed,
+        "calibration_used": dict(board.calibration),
+        "headline": list(headline),
+    }
+    if rec.evaluation is not None:
+        ev = rec.evaluation
+        out["cross_validated_accuracy"] = {"folds": ev.n_folds, "repeats": ev.n_repeats, "systems": ev.n_systems,
+                                           "best_supported": ev.recommended, "verdict": ev.verdict,
+                                           "scores": cv_rows(ev)}
+    if rec.budget is not None:
+        out["budget_curve"] = rec.budget.to_dict(orient="records")
+    return out
+
+
+def _agreement_line(evaluation, method: str) -> str | None:
+    if evaluation is None or _accuracy(evaluation, "raw") is None:
+        return None
+    order = ["raw"] + ([method] if method in ("lgn", "anchored") else []) + \
+        [m for m in ("lgn", "anchored") if m != method]
+    parts = [f"{_SCORE_NAMES[m]} {format_number(a)}" for m in order if (a := _accuracy(evaluation, m)) is not None]
+    return ", ".join(parts) + " (share of cross-group system pairs ordered as the human scores order them, out of fold)"
+
+
+def summary_section(recommendation, board, *, score: str, by: str, figures: Sequence[Figure] = (),
+                    headline: Sequence[str] = (), applied: str | None = None) -> Section:
+    """The verdict: the lead answer, the four questions answered, the reasons, the cross-validated
+    agreement table and the figures that show it."""
+    rec = recommendation
+    name = _METHOD_NAMES[rec.method]
+    lead = list(headline)
+    answer = f"Recommended calibration for comparing {score} across {by} groups: {name}."
+    agreement = _agreement_line(rec.evaluation, rec.method)
+    if agreement:
+        answer += f" Agreement with human scores across groups: {agreement}."
+    lead.append(answer)
+    facts = {f"Language bias in {score}?": _bias_answer(rec.bias),
+             "May LGN be used here?": _lgn_answer(rec.validity_status, rec.validity_level),
+             "Recommended calibration": name,
+             "Calibration applied in this report": applied or board.calibration["description"]}
+    if agreement:
+        facts["Agreement with humans across groups"] = agreement
+    tables = []
+    if rec.evaluation is not None:
+        ev = rec.evaluation
+        tables.append(Table.from_records(
+            f"Agreement with human scores across groups, cross-validated by {ev.n_folds} system folds", cv_rows(ev),
+            note="Share of pairs of systems from different groups that the scores order as the human scores do "
+                 "(pairwise accuracy with ties, as in mt-metrics-eval), and the pooled Pearson r of system scores. "
+                 "Out of fold: each system is calibrated by maps fitted on the other folds' systems and labels; mean "
+                 f"over {ev.n_repeats} fold splits. Intervals resample systems within groups (the same resamples for "
+                 "every row, so the differences to raw are paired). K labels per group are chosen to spread over "
+                 "systems and scores."))
+    paragraphs = ["Why:", *rec.reasons]
+    return Section("summary", "Summary: the answer", tuple(paragraphs), tuple(facts.items()), tuple(tables),
+                   tuple(figures), lead=tuple(lead))
+
+
+def _interval(low: list[str], high: list[str]) -> list[str]:
+    return [f"{a} to {b}" if a != "–" and b != "–" else "–" for a, b in zip(low, high)]
+
+
+def leaderboard_display_rows(board, *, compact: bool = False) -> list[dict]:
+    """The leaderboard as people read it: intervals as 'low to high' text formatted like their column.
+    ``compact`` (a terminal): short headers, no raw-score interval."""
+    rows = board.rows
+    by = board.by
+    level = int(round(board.level * 100))
+
+    def interval(col: str) -> list[str]:
+        # bounds share their estimate's precision: format them in one column with the estimates
+        n = len(rows)
+        text = format_column(rows[f"{col}_ci_low"].tolist() + rows[f"{col}_ci_high"].tolist() + rows[col].tolist(), col)
+        return [f"{a} to {b}" if "–" not in (a, b) else "–" for a, b in zip(text[:n], text[n:2 * n])]
+
+    def ranks(prefix: str) -> list[str]:
+        return [f"{a} to {b}" for a, b in zip(rows[f"{prefix}_low"], rows[f"{prefix}_high"])]
+
+    scale = board.calibration["scale"]
+    cal = "calibrated" if board.calibration["method"] != "none" else "score"
+    out: dict[str, list] = {"rank": rows["rank_overall"].astype(int).tolist(),
+                            f"rank, {level}% interval" if not compact else "interval": ranks("rank_overall"),
+                            by: rows["group"].tolist(), "system": rows["system"].tolist(),
+                            (f"{cal} ({scale})" if not compact else cal): rows["calibrated"].tolist(),
+                            (f"{cal}, {level}% CI" if not compact else f"{level}% CI"): interval("calibrated"),
+                            f"raw {board.score}": rows["raw"].tolist()}
+    if not compact:
+        out[f"raw, {level}% CI"] = interval("raw")
+    out[f"rank in {by}"] = rows["rank_in_group"].astype(int).tolist()
+    out[f"rank in {by}, interval" if not compact else "interval "] = ranks("rank_in_group")
+    if "human" in rows.columns:
+        out[f"human ({board.human})" if not compact else "human"] = rows["human"].tolist()
+    out["segments"] = rows["n_segments"].astype(int).tolist()
+    return [dict(zip(out, values)) for values in zip(*out.values())]
+
+
+def leaderboard_section(board, *, figures: Sequence[Figure] = ()) -> Section:
+    """The sortable leaderboard with what its columns mean."""
+    level = int(round(board.level * 100))
+    cal = board.calibration
+    paragraphs = [
+        f"One row per ({board.by}, system), best first by the calibrated score (the only one comparable across "
+        f"{board.by} groups). Click a column header to sort.",
+        f"Raw score: {board.aggregation}. Calibrated score: {cal['description']}.",
+        f"Intervals: {level}% percentile bootstrap over {board.unit}, {board.n_resamples} resamples (the same resamples "
+        f"for every system of a group, so ranks within a group are compared on the same draws); the calibration map is "
+        f"held fixed. Rank intervals: the {level}% range of each system's rank over the resamples.",
+    ]
+    table = Table.from_records(f"Leaderboard: {board.score} by {board.by}", leaderboard_display_rows(board),
+                               sortable=True)
+    notes = [n for n in board.notes if not n.startswith(("SmallGroupWarning", "UnseenGroupWarning",
+                                                          "DegenerateGroupWarning", "DataQualityWarning"))]
+    return Section("leaderboard", "Leaderboard", tuple(paragraphs), (), (table,), tuple(figures), tuple(notes))
+
+
+def check_alerts(recommendation, diagnosis=None, *, calibration_method: str, board=None) -> list[Alert]:
+    """Every check that failed, was violated, untested or inconclusive, with what to do (nothing that passed)."""
+    rec = recommendation
+    alerts: list[Alert] = []
+    checks = [(rec.validity_system, "system"), (rec.validity_segment, "segment")]
+    for validity, level in checks:
+        if validity is not None and validity.status != "holds":
+            alerts.append(Alert(f"LGN validity check, {level} level", validity.status, validity.message,
+                                VALIDITY_ACTIONS.get(validity.status, "")))
+    if rec.choice.warn and rec.choice.warning:
+        alerts.append(Alert("choice of calibration", "warning", rec.choice.warning.removeprefix("WARNING: "),
+                            f"Label about {rec.choice.labels_needed} rows per group (xleval calibrate select) and "
+                            "fit with --method anchored." if rec.choice.labels_needed else ""))
+    if diagnosis is not None and diagnosis.comparison is not None and calibration_method in ("lgn", "model-lgn"):
+        after = diagnosis.comparison.after
+        if after.calibration_advised:
+            d = after.largest_smd
+            alerts.append(Alert("bias after calibration", "failed",
+                                f"calibrated scores still differ between groups by {format_number(d.estimate)} pooled sd "
+                                f"({' and '.join(after.largest_smd_pair)}).",
+                                "Check that the calibrator was fitted on data like this (same metric and options, "
+                                "same groups), or refit it on this data."))
+    if rec.evaluation is not None:
+        for v in rec.evaluation.variants:
+            diff = v.minus_raw
+            if v.name in ("lgn", "anchored") and diff is not None and diff.ci_high < 0:
+                name = _SCORE_NAMES[v.name]
+                alerts.append(Alert(f"cross-validated agreement of {name}", "failed",
+                                    f"{name} orders fewer cross-group system pairs as the human scores do than the raw "
+                                    f"scores (difference {format_number(diff.estimate)}, 95% CI "
+                                    f"{format_number(diff.ci_low)} to {format_number(diff.ci_high)}).",
+                                    f"Do not use {name} for cross-group comparisons of this data."))
+    if diagnosis is not None and diagnosis.agreement is not None and diagnosis.agreement.excluded_groups:
+        alerts.append(Alert("agreement with humans", "inconclusive",
+                            f"groups with fewer than 2 systems cannot enter system-level agreement: "
+                            f"{', '.join(diagnosis.agreement.excluded_groups)}.",
+                            "Add systems to these groups, or read their numbers with care."))
+    if board is not None:
+        unreliable = [n for n in board.notes if "unreliable" in n]
+        if unreliable:
+            alerts.append(Alert("bootstrap intervals", "inconclusive", "; ".join(unreliable[:5]),
+                                "Intervals from fewer than 5 documents or segments per group say little; add data."))
+    return alerts

@@ -1,0 +1,199 @@
+"""The leaderboard: corpus scores from summed statistics (sacrebleu is the oracle), the joint
+bootstrap over documents (the stats engine is the oracle), rank intervals from shared resamples,
+the calibrated column, and the recommendation on real data whose language pairs differ in quality."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xleval.calibration import LGN
+from xleval.exceptions import InputError
+from xleval.leaderboard import leaderboard, system_scores
+from xleval.stats import bootstrap_sums
+
+
+def _ratio(s):
+    return s[..., 0] / s[..., 1]
+
+
+@pytest.fixture(scope="module")
+def wmt_sample(wmt21_segments):
+    """chrF and BLEU of 3 to-English pairs x 4 systems x the first 120 segments (with documents)."""
+    from xleval.metrics import score_frame
+
+    df = wmt21_segments
+    lps = ["de-en", "ja-en", "zh-en"]
+    rows = df[df["lp"].isin(lps) & ~df["is_human"] & (df["seg_id"] <= 120)]
+    keep = rows.groupby("lp")["system"].unique().map(lambda s: sorted(s)[:4])
+    rows = rows[[sys in keep[lp] for lp, sys in zip(rows["lp"], rows["system"])]].reset_index(drop=True)
+    return score_frame(rows, ["chrf", "bleu"]).frame
+
+
+def test_corpus_scores_equal_sacrebleu(wmt_sample):
+    import sacrebleu
+
+    for metric, make in (("chrf", lambda: sacrebleu.CHRF()), ("bleu", lambda: sacrebleu.BLEU(tokenize="13a"))):
+        scores = system_scores(wmt_sample, metric, "lp", n_resamples=20, random_state=0)
+        assert scores.aggregation.startswith(f"corpus {'chrF' if metric == 'chrf' else 'BLEU'} from summed")
+        assert len(scores.table) == 12
+        for row in scores.table.itertuples():
+            part = wmt_sample[(wmt_sample["lp"] == row.group) & (wmt_sample["system"] == row.system)]
+            expected = make().corpus_score(part["hypothesis"].tolist(), [part["reference"].tolist()]).score
+            assert row.raw == pytest.approx(expected, abs=1e-9), (metric, row.group, row.system)
+            assert row.n_segments == len(part)
+        assert scores.unit.startswith("documents (doc_id)")
+
+
+def test_without_texts_or_with_other_options_a_system_score_is_the_mean(wmt_sample):
+    means = wmt_sample.groupby(["lp", "system"])["chrf"].mean()
+    bare = wmt_sample.drop(columns=["hypothesis", "reference", "source"])
+    scores = system_scores(bare, "chrf", "lp", n_resamples=20)
+    assert scores.aggregation == "mean of segment scores" and "no hypothesis, reference column" in scores.notes[0]
+    other = wmt_sample.assign(chrf=wmt_sample["chrf"] * 1.01)  # not what chrF gives for these texts
+    scores2 = system_scores(other, "chrf", "lp", n_resamples=20)
+    assert scores2.aggregation == "mean of segment scores" and "does not reproduce column 'chrf'" in scores2.notes[0]
+    for s, factor in ((scores, 1.0), (scores2, 1.01)):
+        got = s.table.set_index(["group", "system"])["raw"]
+        assert np.allclose(got.to_numpy(), means.loc[got.index].to_numpy() * factor, rtol=1e-12)
+
+
+def test_the_interval_is_the_stats_engine_cluster_bootstrap():
+    # One group, one system: the leaderboard's interval is bootstrap_sums over documents with the group's seed.
+    rng = np.random.default_rng(1)
+    docs = np.repeat(np.arange(30), rng.integers(1, 6, 30))
+    x = rng.normal(size=len(docs)) + docs * 0.1
+    df = pd.DataFrame({"lp": "de-en", "system": "a", "doc_id": docs.astype(str), "score": x})
+    scores = system_scores(df, "score", "lp", n_resamples=500, random_state=7)
+    board = leaderboard(df, "score", "lp", method="none", n_resamples=500, random_state=7)
+    ref = bootstrap_sums(np.column_stack([x, np.ones_like(x)]), _ratio, clusters=docs.astype(str), n_resamples=500,
+                         random_state=scores.group_seeds["de-en"])
+    row = board.rows.iloc[0]
+    assert (row["raw"], row["raw_ci_low"], row["raw_ci_high"]) == pytest.approx((ref.estimate, ref.ci_low, ref.ci_high),
+                                                                                rel=1e-12)
+
+
+def test_systems_of_a_group_share_their_resamples():
+    # b is a + 0.3 on every segment while documents differ by a lot: the raw intervals overlap, but b beats a
+    # in every resample because both are drawn from the same documents.
+    rng = np.random.default_rng(2)
+    docs = np.repeat(np.arange(40), 5)
+    difficulty = rng.normal(scale=10.0, size=40)[docs]
+    a = difficulty + rng.normal(size=len(docs))
+    frames = [pd.DataFrame({"lp": "de-en", "system": name, "doc_id": docs, "score": values})
+              for name, values in (("a", a), ("b", a + 0.3))]
+    board = leaderboard(pd.concat(frames), "score", "lp", method="none", n_resamples=300, random_state=0)
+    rows = board.rows.set_index("system")
+    assert rows.loc["b", "raw_ci_low"] < rows.loc["a", "raw_ci_high"]  # overlapping intervals
+    assert (rows.loc["b", "rank_in_group_low"], rows.loc["b", "rank_in_group_high"]) == (1, 1)
+    assert (rows.loc["a", "rank_in_group_low"], rows.loc["a", "rank_in_group_high"]) == (2, 2)
+
+
+@pytest.fixture(scope="module")
+def simulated():
+    from xleval.synthetic import simulate_mt_evaluation
+
+    sim = simulate_mt_evaluation(n_systems=4, n_segments=60, languages=("de", "fi", "zh"), seed=4)
+    return sim.data[sim.data["split"] == "evaluation"].reset_index(drop=True), \
+        sim.data[sim.data["split"] == "calibration"].reset_index(drop=True)
+
+
+def test_rows_ranks_and_human_means(simulated):
+    ev, _ = simulated
+    ev = ev.copy()
+    ev.loc[ev.index[:7], "human"] = np.nan
+    board = leaderboard(ev, "metric", "tgt_lang", human="human", method="lgn", n_resamples=200)
+    rows = board.rows
+    assert len(rows) == 12 and list(rows["rank_overall"]) == sorted(rows["rank_overall"])
+    human = ev.groupby(["tgt_lang", "system"])["human"].agg(["mean", "count"])
+    for r in rows.itertuples():
+        assert r.human == pytest.approx(human.loc[(r.group, r.system), "mean"], rel=1e-12)
+        assert r.n_human == human.loc[(r.group, r.system), "count"]
+        assert r.rank_overall_low <= r.rank_overall <= r.rank_overall_high
+        assert r.calibrated_ci_low <= r.calibrated <= r.calibrated_ci_high
+    for _, part in rows.groupby("group"):  # within a group the raw order is the rank
+        assert list(part.sort_values("raw", ascending=False)["rank_in_group"]) == [1, 2, 3, 4]
+    assert board.calibration["method"] == "lgn" and board.recommendation is None
+
+
+def test_without_ids_rows_are_paired_by_position():
+    # No doc_id/seg_id: a system's k-th row is unit k; b = a + 0.3 row by row, so b wins every resample.
+    rng = np.random.default_rng(3)
+    a = rng.normal(scale=10.0, size=60)
+    df = pd.concat([pd.DataFrame({"lp": "de-en", "system": s, "score": v}) for s, v in (("a", a), ("b", a + 0.3))])
+    board = leaderboard(df, "score", "lp", method="none", n_resamples=200)
+    assert board.unit.startswith("rows (by their position")
+    assert board.rows.set_index("system").loc["b", "rank_in_group_high"] == 1
+
+
+def test_a_saved_calibrator_maps_each_system_score(simulated):
+    ev, cal = simulated
+    for method in ("zscore", "quantile"):  # a saved map calibrates segments; a system's score is their mean
+        model = LGN(by="tgt_lang", score="metric", target=(80, 10), min_count=10, method=method).fit(cal)
+        board = leaderboard(ev, "metric", "lp", model=model, n_resamples=100)
+        assert board.calibration["method"] == "model" and board.calibration["scale"] == "target mean 80, sd 10"
+        calibrated = ev.assign(c=model.transform(ev)).groupby(["lp", "system"])["c"].mean()
+        for r in board.rows.itertuples():
+            assert r.calibrated == pytest.approx(calibrated.loc[(r.group, r.system)], rel=1e-12)
+            assert r.calibrated_ci_low <= r.calibrated <= r.calibrated_ci_high
+
+
+def test_same_seed_same_board_and_bad_input(simulated):
+    ev, _ = simulated
+    a = leaderboard(ev, "metric", "tgt_lang", method="lgn", n_resamples=100, random_state=3).rows
+    b = leaderboard(ev, "metric", "tgt_lang", method="lgn", n_resamples=100, random_state=3).rows
+    c = leaderboard(ev, "metric", "tgt_lang", method="lgn", n_resamples=100, random_state=4).rows
+    pd.testing.assert_frame_equal(a, b)
+    assert not np.allclose(a["raw_ci_low"], c["raw_ci_low"])
+    with pytest.raises(InputError, match="anchored calibration needs human scores"):
+        leaderboard(ev, "metric", "tgt_lang", method="anchored", n_resamples=10)
+    with pytest.raises(InputError, match="method 'best'"):
+        leaderboard(ev, "metric", "tgt_lang", method="best")
+    with pytest.raises(InputError, match="no column 'bleu'"):
+        leaderboard(ev, "bleu", "tgt_lang")
+
+
+def test_lower_is_better_for_ter():
+    df = pd.DataFrame({"lp": "de-en", "system": ["a"] * 5 + ["b"] * 5, "seg_id": list(range(5)) * 2,
+                       "ter": [10.0, 20, 30, 40, 50] + [15.0, 25, 35, 45, 55]})
+    board = leaderboard(df, "ter", "lp", method="none", n_resamples=100)
+    assert board.higher_is_better is False
+    assert board.rows.set_index("system").loc["a", "rank_in_group"] == 1
+
+
+def test_recommendation_where_language_pairs_differ_in_quality(wmt21_segments):
+    """WMT21 to-English, raw DA: the pairs' system sets differ in human quality (system-level validity
+    check violated), so LGN must not be recommended and the anchored map is."""
+    from xleval.metrics import score_frame
+
+    df = wmt21_segments
+    rows = df[(df["tgt_lang"] == "en") & ~df["is_human"] & (df["seg_id"] <= 150)].reset_index(drop=True)
+    scored = score_frame(rows, ["chrf"]).frame.rename(columns={"human_raw": "human"})
+    board = leaderboard(scored, "chrf", "lp", human="human", n_resamples=200, random_state=0)
+    rec = board.recommendation
+    assert rec.validity_level == "system" and rec.validity_system.status == "violated"
+    assert rec.validity_status == "violated" and rec.method == "anchored"
+    assert any("violated at system level" in r for r in rec.reasons)
+    lgn = rec.evaluation.variant("lgn").minus_raw
+    assert lgn.ci_high < 0  # out of fold, LGN orders cross-pair system pairs worse than raw
+    assert rec.budget is not None and list(rec.budget["labels_per_group"]) == [25, 50, 100, 200]
+    assert len(board.rows) == rows.groupby(["lp", "system"]).ngroups == 100
+    assert board.calibration["method"] == "anchored"
+
+
+def test_a_saved_anchored_calibrator_is_loaded_and_applied(simulated, tmp_path):
+    from xleval.calibration import AnchoredCalibrator, load_calibrator
+
+    ev, cal = simulated
+    AnchoredCalibrator(by="tgt_lang", score="metric", human="human").fit(cal).save(tmp_path / "a.json")
+    model = load_calibrator(tmp_path / "a.json")
+    assert type(model).__name__ == "AnchoredCalibrator"
+    board = leaderboard(ev, "metric", "tgt_lang", model=model, n_resamples=50)
+    assert board.calibration["description"].startswith("saved AnchoredCalibrator")
+    assert board.calibration["scale"] == "human scale"
+    mapped = ev.assign(c=model.transform(ev)).groupby(["tgt_lang", "system"])["c"].mean()  # = a_g + B * system mean
+    for r in board.rows.itertuples():
+        assert r.calibrated == pytest.approx(mapped.loc[(r.group, r.system)], rel=1e-9)
+    (tmp_path / "bad.json").write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(InputError, match="bad.json"):
+        load_calibrator(tmp_path / "bad.json")
