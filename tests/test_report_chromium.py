@@ -61,13 +61,16 @@ window.addEventListener("load", async () => {
     const r = el.getBoundingClientRect();
     if (r.width === 0 && r.height === 0) continue;
     if (r.right > vw + 0.5 || r.left < -0.5) {
-      out.overflow.push(`${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""} ${Math.round(r.left)}..${Math.round(r.right)}`);
+      const name = `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}`;
+      out.overflow.push(`${name} ${Math.round(r.left)}..${Math.round(r.right)}`);
     }
   }
   for (const s of document.querySelectorAll(".table-scroll")) {
     const t = s.querySelector("table");
-    out.scrollers.push({overflowX: getComputedStyle(s).overflowX, fits: s.getBoundingClientRect().right <= vw + 0.5,
-                        scrolls: t.getBoundingClientRect().width > s.clientWidth + 0.5 && s.scrollWidth > s.clientWidth});
+    out.scrollers.push({overflowX: getComputedStyle(s).overflowX,
+                        fits: s.getBoundingClientRect().right <= vw + 0.5,
+                        scrolls: t.getBoundingClientRect().width > s.clientWidth + 0.5
+                                 && s.scrollWidth > s.clientWidth});
   }
   for (const img of document.images) {
     try { await img.decode(); } catch (e) {}

@@ -33,7 +33,8 @@ def test_a_column_shares_one_precision():
 
 def test_rows_are_formatted_column_by_column():
     rows = [{"group": "de", "n": 10, "mean": 45.16, "p": 0.2}, {"group": "zh", "n": 12, "mean": 0.5, "p": 1e-9}]
-    assert format_rows(["group", "n", "mean", "p"], rows) == [["de", "10", "45.2", "0.20"], ["zh", "12", "0.5", "< 0.001"]]
+    assert format_rows(["group", "n", "mean", "p"], rows) == [["de", "10", "45.2", "0.20"],
+                                                               ["zh", "12", "0.5", "< 0.001"]]
 
 
 def test_sentences_get_p_values_as_people_read_them():

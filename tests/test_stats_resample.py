@@ -23,7 +23,8 @@ def test_unit_weights_are_the_ordinary_bootstrap_of_the_rows():
     x = np.random.default_rng(3).normal(10, 2, 60)
     counts = weighted_bootstrap_counts(np.ones_like(x), n_resamples=20000, random_state=4)
     low, high = percentile_bounds(counts @ x / len(x), 0.95)
-    ref = scipy.stats.bootstrap((x,), np.mean, n_resamples=20000, method="percentile", random_state=5).confidence_interval
+    ref = scipy.stats.bootstrap((x,), np.mean, n_resamples=20000, method="percentile",
+                                random_state=5).confidence_interval
     sd = x.std(ddof=1) / np.sqrt(len(x))
     assert abs(low - ref.low) < 0.2 * sd and abs(high - ref.high) < 0.2 * sd  # Monte-Carlo error ~0.03 sd
 

@@ -71,10 +71,11 @@ def ranking_agreement(estimate: np.ndarray, truth: np.ndarray, groups: np.ndarra
     cross = groups[i] != groups[j]
     agree = np.sign(estimate[i] - estimate[j]) == np.sign(truth[i] - truth[j])
     return {"kendall_tau_b": float(tau.statistic), "cross_group_pairwise_accuracy": float(agree[cross].mean()),
-            "n_cells": int(len(truth)), "n_cross_pairs": int(cross.sum())}
+            "n_cells": len(truth), "n_cross_pairs": int(cross.sum())}
 
 
-def run_demo(out_dir: str | Path | None = None, *, seed: int = 0, target: tuple[float, float] = (80.0, 10.0)) -> DemoResult:
+def run_demo(out_dir: str | Path | None = None, *, seed: int = 0,
+             target: tuple[float, float] = (80.0, 10.0)) -> DemoResult:
     sim = simulate_mt_evaluation(seed=seed)
     cal = sim.data[sim.data["split"] == "calibration"]
     ev = sim.data[sim.data["split"] == "evaluation"].reset_index(drop=True)
@@ -142,9 +143,11 @@ def demo_report(result: DemoResult, analysis=None):
         "noise); every language has the same true quality distribution, the assumption LGN needs."], tables=[
         ("(system, language) cells ranked against the true quality",
          [{"score": k, **v} for k, v in result.agreement.items()]),
-        ("Planted metric bias", [{"tgt_lang": k, "offset": sim.offsets[k], "scale": sim.scales[k]} for k in sim.offsets])])
+        ("Planted metric bias",
+         [{"tgt_lang": k, "offset": sim.offsets[k], "scale": sim.scales[k]} for k in sim.offsets])])
     analysis = analysis if analysis is not None else demo_analysis(result)
-    return build_mt_report(analysis, title="xleval demo report", extra_sections=(truth,), headline=(key_result(result),))
+    return build_mt_report(analysis, title="xleval demo report", extra_sections=(truth,),
+                           headline=(key_result(result),))
 
 
 def write_demo_report(result: DemoResult, path: str | Path) -> None:

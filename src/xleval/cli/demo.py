@@ -37,12 +37,17 @@ def demo(out, seed, fmt) -> None:
                       f"{sim.data['tgt_lang'].nunique()} target languages, calibration + evaluation splits")
     console.print(key_result(result))
     summary = result.report_summary
-    console.print(f"\nverdict: language bias: {summary['language_bias_answer']}")
+    console.print()
+    console.print(f"verdict: language bias: {summary['language_bias_answer']}")
     console.print(f"verdict: may LGN be used: {summary['lgn_answer']}")
     console.print(f"verdict: recommended calibration: {summary['recommendation_name']}")
     for reason in summary["reasons"]:
         console.print(f"  - {reason}")
     console.print()
     print_board(result.board, top=TOP, notes=False)
+    if summary.get("recommendation") not in (None, "lgn", "none") and "calibrated" in result.files:
+        console.print(f"the leaderboard above uses the demo's LGN model; ranked with the recommended calibration: "
+                      f"xleval leaderboard {result.files['calibrated']} --score metric --by tgt_lang --human human "
+                      f"--method {summary['recommendation']}")
     for kind, path in result.files.items():
         console.print(f"wrote {kind}: {path}")

@@ -12,7 +12,8 @@ from ._common import PROBABILITY, check_outputs, col_option, console, err_consol
 
 @click.command("leaderboard")
 @click.argument("table")
-@click.option("--score", required=True, help="Score column (bleu/chrf/ter give corpus scores when the texts are there).")
+@click.option("--score", required=True,
+              help="Score column (bleu/chrf/ter give corpus scores when the texts are there).")
 @click.option("--by", default="lp", help="Group by lp, tgt_lang or a column name.")
 @click.option("--system", default="system", help="System column (absent: each group is one system).")
 @click.option("--human", help="Human score column: mean per system, and what anchored calibration maps to.")
@@ -99,7 +100,9 @@ def print_board(board, *, top: int | None = None, notes: bool = True) -> None:
 
     header, rows, lines = leaderboard_lines(board)
     shown = rows if top is None else rows[:top]
-    title = f"leaderboard: {board.score} by {board.by}" + (f" (top {len(shown)} of {len(rows)})" if len(shown) < len(rows) else "")
+    title = f"leaderboard: {board.score} by {board.by}"
+    if len(shown) < len(rows):
+        title += f" (top {len(shown)} of {len(rows)})"
     table = Table(title=title, show_lines=False)
     for i, name in enumerate(header):
         table.add_column(name, justify="right" if i not in (2, 3) else "left", no_wrap=True)

@@ -49,5 +49,6 @@ def report(input, score, output, by, human, system, method, model, metric, fmt, 
     write_report(result, output, fmt=fmt)
     n_warn = len(result.alerts)
     summary = result.summary or {}
+    inside = f"; {n_warn} warning(s) inside" if n_warn else ""
     err_console.print(f"wrote {fmt} report on {len(df)} rows to {output}: recommended calibration "
-                      f"{summary.get('recommendation_name', '?')}" + (f"; {n_warn} warning(s) inside" if n_warn else ""))
+                      f"{summary.get('recommendation_name', '?')}{inside}")

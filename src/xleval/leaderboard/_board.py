@@ -151,7 +151,7 @@ def system_scores(data: pd.DataFrame, score: str, by: str = "lp", *, system: str
     h = pd.to_numeric(frame[human], errors="coerce").to_numpy(dtype=float) if human else None
     rng, seed = make_rng(random_state)
     labels = sorted(set(groups.tolist()))
-    group_seeds = dict(zip(labels, (int(x) for x in rng.integers(0, 2**32 - 1, size=len(labels)))))
+    group_seeds = dict(zip(labels, (int(x) for x in rng.integers(0, 2**32 - 1, size=len(labels))), strict=True))
     table, estimates, layout = [], {}, {}
     for g in labels:
         sel = np.flatnonzero(groups == g)
@@ -163,11 +163,11 @@ def system_scores(data: pd.DataFrame, score: str, by: str = "lp", *, system: str
         estimates[g], layout[g] = est, (sel, codes, units)
         for j, name in enumerate(names):
             mine = sel[codes == j]
-            row = {"group": g, "system": str(name), "n_segments": int(len(mine)),
-                   "n_units": int(len(pd.unique(units[codes == j]))), "raw": float(est.estimate[j])}
+            row = {"group": g, "system": str(name), "n_segments": len(mine),
+                   "n_units": len(pd.unique(units[codes == j])), "raw": float(est.estimate[j])}
             if h is not None:
                 finite = h[mine][np.isfinite(h[mine])]
-                row.update(human=float(finite.mean()) if len(finite) else float("nan"), n_human=int(len(finite)))
+                row.update(human=float(finite.mean()) if len(finite) else float("nan"), n_human=len(finite))
             table.append(row)
         notes.extend(f"{g}: {n}" for n in est.notes)
     return SystemScores(score, by, system, human, pd.DataFrame(table), rows.aggregation, unit_text, level,
@@ -244,7 +244,8 @@ def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher
     table["rank_overall"], table["rank_overall_low"], table["rank_overall_high"] = \
         overall.rank, overall.rank_low, overall.rank_high
     if calibration.method == "none" and table["group"].nunique() > 1:
-        notes.append("the overall ranks compare raw scores across groups, which the calibration check may advise against")
+        notes.append("the overall ranks compare raw scores across groups, which the calibration check may "
+                     "advise against")
     columns = [c for c in COLUMNS if c in table.columns]
     rows = table.sort_values(["rank_overall", "group", "system"], kind="stable")[columns].reset_index(drop=True)
     info = {"method": calibration.method, "description": calibration.description, "scale": calibration.scale}

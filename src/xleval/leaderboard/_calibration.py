@@ -106,7 +106,8 @@ def fit_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *, hu
             model = AnchoredCalibrator(by=by, score=score, human=human, system=system if has_system else None).fit(rows)
             result = SystemCalibration("anchored", "anchored calibration: per-group offset and common slopes from the "
                                        "metric to the human scale, fitted on the labelled segments"
-                                       + ("; a system's score maps with the between-system slope" if has_system else ""),
+                                       + ("; a system's score maps with the between-system slope"
+                                          if has_system else ""),
                                        "human scale", model, _keys(rows, [by]) if has_system else None, score,
                                        level="system-mean" if has_system else "segment")
         else:

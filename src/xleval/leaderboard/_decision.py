@@ -20,9 +20,19 @@ import numpy as np
 import pandas as pd
 
 from .._base.result import Result
-from ..diagnostics import (DEFAULT_BUDGETS, BiasDiagnosis, CalibrationEvaluation, MethodChoice, ValidityCheck,
-                           ValidityVerdict, check_lgn_validity, choose_method, diagnose_bias, evaluate_calibration,
-                           validity_verdict)
+from ..diagnostics import (
+    DEFAULT_BUDGETS,
+    BiasDiagnosis,
+    CalibrationEvaluation,
+    MethodChoice,
+    ValidityCheck,
+    ValidityVerdict,
+    check_lgn_validity,
+    choose_method,
+    diagnose_bias,
+    evaluate_calibration,
+    validity_verdict,
+)
 from ..exceptions import InputError
 
 __all__ = ["Recommendation", "recommend_calibration", "N_REPEATS"]

@@ -68,7 +68,8 @@ def row_statistics(frame: pd.DataFrame, score: str, groups: np.ndarray, metric: 
 def _corpus(frame, score, spec, groups, labels, values, fallback) -> RowStatistics:
     from ..metrics import score_frame
 
-    columns = [c for c in frame.columns if c in ("hypothesis", "source", "lp", "tgt_lang") or str(c).startswith("reference")]
+    columns = [c for c in frame.columns
+               if c in ("hypothesis", "source", "lp", "tgt_lang") or str(c).startswith("reference")]
     scored = score_frame(frame[columns].reset_index(drop=True), [spec])
     column = next(iter(scored.signatures))
     recomputed = scored.frame[column].to_numpy(dtype=float)

@@ -5,8 +5,9 @@ Compute, then render: :func:`analyze_mt` computes (with the leaderboard, calibra
 packages), :func:`build_mt_report` lays the results out as :class:`Section` objects, and
 :func:`render_html` / :func:`render_json` / :func:`write_report` render them deterministically.
 Other analyses plug in with :func:`result_section` (any result with ``to_dict()``) or
-:func:`generic_section` (a title, tables as lists of dicts, matplotlib figures); :func:`section_for` picks the section of a
-fairness, audit or intrinsic-confounds result and :func:`analysis_report` puts several together.
+:func:`generic_section` (a title, tables as lists of dicts, matplotlib figures); :func:`section_for`
+picks the section of a fairness, audit or intrinsic-confounds result and :func:`analysis_report` puts
+several together.
 """
 from ._analyses import analysis_report, audit_section, fairness_section, intrinsic_section, section_for
 from ._figures import figure_from_matplotlib

@@ -50,16 +50,18 @@ def bias_section(diagnosis, figures: tuple[Figure, ...] = ()) -> Section:
     after = diagnosis.comparison.after if diagnosis.comparison is not None else None
     verdict = "Calibration is advised" if before.calibration_advised else "Calibration is not advised"
     paragraphs = [f"{verdict} for comparisons across groups of {before.score} (threshold: group differences > "
-                  f"{before.threshold:g} pooled standard deviations between some pair of groups). Reasons:", *before.reasons]
+                  f"{before.threshold:g} pooled standard deviations between some pair of groups). Reasons:",
+                  *before.reasons]
     groups = diagnosis.comparison.table if diagnosis.comparison is not None else before.groups
     pair = " vs ".join(before.largest_smd_pair) if before.largest_smd_pair else None
     facts = {"rows used": before.n, "rows without a finite score": before.n_excluded,
              "largest difference between": pair}
     notes = list(before.notes) + (list(after.notes) if after is not None else [])
+    level = int(before.eta_squared.level * 100)
     return generic_section("Bias by group before and after calibration", id="bias", paragraphs=paragraphs,
                            facts={k: v for k, v in facts.items() if v is not None}, figures=figures, warnings=notes,
                            tables=[Table.from_records("Per-group statistics (std with ddof=1)", groups),
-                                   Table.from_records(f"Headline statistics ({int(before.eta_squared.level * 100)}% CIs)",
+                                   Table.from_records(f"Headline statistics ({level}% CIs)",
                                                       _headline_rows(before, after))])
 
 

@@ -132,7 +132,7 @@ def format_rows(columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> li
     """A table's rows as text, column by column (so a column shares its noise scale and digits)."""
     rows = list(rows)
     formatted = [format_column([r.get(c) for r in rows], c) for c in columns]
-    return [list(cells) for cells in zip(*formatted)] if formatted else [[] for _ in rows]
+    return [list(cells) for cells in zip(*formatted, strict=True)] if formatted else [[] for _ in rows]
 
 
 def format_text(text: str) -> str:

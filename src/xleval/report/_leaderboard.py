@@ -18,11 +18,12 @@ def leaderboard_lines(board) -> tuple[list[str], list[list[str]], list[str]]:
     rows = leaderboard_display_rows(board, compact=True)
     header = list(rows[0]) if rows else []
     notes = [f"calibrated: {board.calibration['description']} ({board.calibration['scale']})",
-             f"raw score: {board.aggregation}", f"intervals: {int(round(board.level * 100))}% bootstrap over "
+             f"raw score: {board.aggregation}", f"intervals: {round(board.level * 100)}% bootstrap over "
              f"{board.unit}, {board.n_resamples} resamples (random_state {board.random_state})"]
     if board.recommendation is not None:
-        notes.append(f"calibration: {board.recommendation.name} (recommended): " + " ".join(board.recommendation.reasons))
-    notes += [n for n in board.notes]
+        reasons = " ".join(board.recommendation.reasons)
+        notes.append(f"calibration: {board.recommendation.name} (recommended): {reasons}")
+    notes += list(board.notes)
     return header, format_rows(header, rows), notes
 
 
@@ -32,7 +33,8 @@ def leaderboard_text(board) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
     left = {2, 3}  # group and system names
     def line(cells):
-        return "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        return "  ".join(c.ljust(w) if i in left else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
     return "\n".join([line(header), *(line(r) for r in rows), "", *notes])
 
 

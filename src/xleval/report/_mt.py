@@ -19,13 +19,28 @@ import pandas as pd
 from ..calibration import CalibrationSummary, calibration_summary, prepare_frame
 from ..diagnostics import Diagnosis, diagnose
 from ..exceptions import InputError
-from ..leaderboard import (Leaderboard, Recommendation, SystemCalibration, SystemScores, fit_calibration,
-                           higher_is_better_of, model_calibration, rank_systems, recommend_calibration, system_scores)
+from ..leaderboard import (
+    Leaderboard,
+    Recommendation,
+    SystemCalibration,
+    SystemScores,
+    fit_calibration,
+    higher_is_better_of,
+    model_calibration,
+    rank_systems,
+    recommend_calibration,
+    system_scores,
+)
 from ._diagnostics import agreement_section, bias_section, validity_section
 from ._figures import figure_from_matplotlib
 from ._model import Report, Section
-from ._plots import (group_means_figure, metric_human_figure, score_distributions_figure, system_scores_figure,
-                     budget_curve_figure)
+from ._plots import (
+    budget_curve_figure,
+    group_means_figure,
+    metric_human_figure,
+    score_distributions_figure,
+    system_scores_figure,
+)
 from ._sections import generic_section, warnings_section
 from ._summary import check_alerts, leaderboard_section, summary_section, verdict
 
@@ -119,8 +134,9 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
         if col not in df.columns:
             raise InputError(f"{where}: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
     if model is not None and model.score is not None and model.score != score:
-        raise InputError(f"the calibrator was fitted on column {model.score!r}, not on {score!r}: its \"after\" would "
-                         f"be {model.score!r} calibrated; report --score {model.score}, or fit a calibrator on {score!r}")
+        raise InputError(f"the calibrator was fitted on column {model.score!r}, not on {score!r}: its \"after\" "
+                         f"would be {model.score!r} calibrated; report --score {model.score}, or fit a calibrator "
+                         f"on {score!r}")
     by_cols = list(model.by_) if model is not None else [by]
     frame = prepare_frame(df, sorted(set(by_cols + [by])), where)
     if by not in frame.columns:
@@ -197,7 +213,7 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
     summary = summary_section(a.recommendation, a.board, score=a.score, by=a.group, figures=figures, headline=lead,
                               applied=_applied(a))
     alerts = check_alerts(a.recommendation, a.diagnosis, calibration_method=_kind(a), board=a.board)
-    messages = list(a.warnings) + [n for n in a.calibration.notes]
+    messages = list(a.warnings) + list(a.calibration.notes)
     sections = [summary, leaderboard_section(a.board), warnings_section(messages, checks=alerts)]
     if a.human is not None and a.fits is not None:
         sections.append(_human_section(a, image_format))

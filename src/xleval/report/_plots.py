@@ -109,7 +109,7 @@ def metric_human_figure(panels: Sequence[tuple[str, np.ndarray, np.ndarray, floa
         fig = _figure(0.6 + 2.1 * nrows)
         axes = np.atleast_1d(fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)).ravel()
         extent = (*_limits(xs), *_limits(ys))
-        for ax, (group, x, h, intercept, slope) in zip(axes, panels):
+        for ax, (group, x, h, intercept, slope) in zip(axes, panels, strict=False):  # the grid may have spare cells
             if len(x) > HEXBIN_ABOVE:
                 ax.hexbin(x, h, gridsize=16, extent=extent, mincnt=1, cmap="Blues", bins="log", linewidths=0.1)
             else:
@@ -154,8 +154,8 @@ def budget_curve_figure(curve, *, reference: dict[str, tuple[float, float, float
             h = ax.axhline(acc, color=_colour(8 + i), linestyle=("--", ":", "-.")[i % 3], linewidth=1.4)
             handles.append(h)
             names.append(name)
-        for i, (method, part) in enumerate(frame.groupby("method", sort=True)):
-            part = part.sort_values("labels_per_group")
+        for i, (method, unsorted) in enumerate(frame.groupby("method", sort=True)):
+            part = unsorted.sort_values("labels_per_group")
             x = part["labels_per_group"].to_numpy(dtype=float)
             h, = ax.plot(x, part["accuracy"], marker="o", color=_colour(i), linewidth=1.8)
             ax.fill_between(x, part["ci_low"], part["ci_high"], color=_colour(i), alpha=0.15, linewidth=0)

@@ -22,9 +22,9 @@ def _cells(table: Table) -> list[list[tuple[str, bool, object]]]:
     columns = table.columns
     texts = format_rows(columns, table.rows)
     out = []
-    for row, text_row in zip(table.rows, texts):
+    for row, text_row in zip(table.rows, texts, strict=True):
         cells = []
-        for col, text in zip(columns, text_row):
+        for col, text in zip(columns, text_row, strict=True):
             value = row.get(col)
             numeric = is_number(value)
             cells.append((text, numeric, repr(float(value)) if numeric else None))

@@ -102,7 +102,8 @@ def _table(title: str, rows: list[dict]) -> Table:
 _ACTIONS = {
     "SmallGroupWarning": ("small groups", "Add rows (or human scores) to these groups; until then their calibration "
                           "leans on the pooled statistics."),
-    "UnseenGroupWarning": ("groups the calibrator has not seen", "Fit the calibrator on data that covers these groups."),
+    "UnseenGroupWarning": ("groups the calibrator has not seen",
+                           "Fit the calibrator on data that covers these groups."),
     "DegenerateGroupWarning": ("groups without spread", "Check these groups' scores: they are (nearly) constant."),
     "DataQualityWarning": ("data quality", "Fix or fill the rows named here, or drop them deliberately."),
 }
@@ -125,7 +126,8 @@ def _merged(alerts: list[Alert]) -> list[Alert]:
     return [Alert(check, status, "; ".join(messages), action) for (check, status, action), messages in kinds.items()]
 
 
-def warnings_section(messages: Sequence[str], *, checks: Sequence[str | Alert] = (), title: str = "Warnings") -> Section:
+def warnings_section(messages: Sequence[str], *, checks: Sequence[str | Alert] = (),
+                     title: str = "Warnings") -> Section:
     """Every check that failed, was violated or was inconclusive (``checks``, first) and every warning
     raised while the results were computed (``messages``, deduplicated, in order), each as an
     :class:`Alert` with what to do; nothing that passed."""

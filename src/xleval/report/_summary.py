@@ -154,7 +154,7 @@ def summary_section(recommendation, board, *, score: str, by: str, figures: Sequ
 
 
 def _interval(low: list[str], high: list[str]) -> list[str]:
-    return [f"{a} to {b}" if a != "–" and b != "–" else "–" for a, b in zip(low, high)]
+    return [f"{a} to {b}" if a != "–" and b != "–" else "–" for a, b in zip(low, high, strict=True)]
 
 
 def leaderboard_display_rows(board, *, compact: bool = False) -> list[dict]:
@@ -162,16 +162,16 @@ def leaderboard_display_rows(board, *, compact: bool = False) -> list[dict]:
     ``compact`` (a terminal): short headers, no raw-score interval."""
     rows = board.rows
     by = board.by
-    level = int(round(board.level * 100))
+    level = round(board.level * 100)
 
     def interval(col: str) -> list[str]:
         # bounds share their estimate's precision: format them in one column with the estimates
         n = len(rows)
         text = format_column(rows[f"{col}_ci_low"].tolist() + rows[f"{col}_ci_high"].tolist() + rows[col].tolist(), col)
-        return [f"{a} to {b}" if "–" not in (a, b) else "–" for a, b in zip(text[:n], text[n:2 * n])]
+        return [f"{a} to {b}" if "–" not in (a, b) else "–" for a, b in zip(text[:n], text[n:2 * n], strict=True)]
 
     def ranks(prefix: str) -> list[str]:
-        return [f"{a} to {b}" for a, b in zip(rows[f"{prefix}_low"], rows[f"{prefix}_high"])]
+        return [f"{a} to {b}" for a, b in zip(rows[f"{prefix}_low"], rows[f"{prefix}_high"], strict=True)]
 
     scale = board.calibration["scale"]
     cal = "calibrated" if board.calibration["method"] != "none" else "score"
@@ -188,20 +188,20 @@ def leaderboard_display_rows(board, *, compact: bool = False) -> list[dict]:
     if "human" in rows.columns:
         out[f"human ({board.human})" if not compact else "human"] = rows["human"].tolist()
     out["segments"] = rows["n_segments"].astype(int).tolist()
-    return [dict(zip(out, values)) for values in zip(*out.values())]
+    return [dict(zip(out, values, strict=True)) for values in zip(*out.values(), strict=True)]
 
 
 def leaderboard_section(board, *, figures: Sequence[Figure] = ()) -> Section:
     """The sortable leaderboard with what its columns mean."""
-    level = int(round(board.level * 100))
+    level = round(board.level * 100)
     cal = board.calibration
     paragraphs = [
         f"One row per ({board.by}, system), best first by the calibrated score (the only one comparable across "
         f"{board.by} groups). Click a column header to sort.",
         f"Raw score: {board.aggregation}. Calibrated score: {cal['description']}.",
-        f"Intervals: {level}% percentile bootstrap over {board.unit}, {board.n_resamples} resamples (the same resamples "
-        f"for every system of a group, so ranks within a group are compared on the same draws); the calibration map is "
-        f"held fixed. Rank intervals: the {level}% range of each system's rank over the resamples.",
+        f"Intervals: {level}% percentile bootstrap over {board.unit}, {board.n_resamples} resamples (the same "
+        f"resamples for every system of a group, so ranks within a group are compared on the same draws); the "
+        f"calibration map is held fixed. Rank intervals: the {level}% range of each system's rank over the resamples.",
     ]
     table = Table.from_records(f"Leaderboard: {board.score} by {board.by}", leaderboard_display_rows(board),
                                sortable=True)
@@ -228,7 +228,8 @@ def check_alerts(recommendation, diagnosis=None, *, calibration_method: str, boa
         if after.calibration_advised:
             d = after.largest_smd
             alerts.append(Alert("bias after calibration", "failed",
-                                f"calibrated scores still differ between groups by {format_number(d.estimate)} pooled sd "
+                                f"calibrated scores still differ between groups by {format_number(d.estimate)} "
+                                f"pooled sd "
                                 f"({' and '.join(after.largest_smd_pair)}).",
                                 "Check that the calibrator was fitted on data like this (same metric and options, "
                                 "same groups), or refit it on this data."))

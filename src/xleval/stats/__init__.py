@@ -9,14 +9,14 @@ from xleval.stats._bootstrap import bootstrap, bootstrap_sums, paired_bootstrap
 from xleval.stats._compare_correlations import average_correlation, compare_correlations, williams_test
 from xleval.stats._correlation import correlation, partial_correlation
 from xleval.stats._effects import cohens_d, eta_squared, kruskal_wallis
+from xleval.stats._grouped_bootstrap import bootstrap_pairwise_accuracy, resampled_pearson, stratified_resample_counts
+from xleval.stats._joint import JointEstimate, RankIntervals, bootstrap_sums_joint, rank_intervals
 from xleval.stats._paired_mt import (
                                      SystemTest,
                                      approximate_randomization_test,
                                      bootstrap_score_ci,
                                      paired_bootstrap_test,
 )
-from xleval.stats._grouped_bootstrap import bootstrap_pairwise_accuracy, resampled_pearson, stratified_resample_counts
-from xleval.stats._joint import JointEstimate, RankIntervals, bootstrap_sums_joint, rank_intervals
 from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
 from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts

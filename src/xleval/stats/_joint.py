@@ -19,9 +19,9 @@ import numpy as np
 from xleval._base.result import Result, array_field
 from xleval._base.seeding import make_rng
 from xleval.exceptions import InputError
-from xleval.stats._resample import percentile_bounds
 from xleval.stats import _validate as v
 from xleval.stats._bootstrap import _check_common, _resampled_sums, _Units
+from xleval.stats._resample import percentile_bounds
 
 __all__ = ["JointEstimate", "RankIntervals", "bootstrap_sums_joint", "rank_intervals"]
 

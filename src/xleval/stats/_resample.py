@@ -32,7 +32,7 @@ def weighted_bootstrap_counts(weights: Any, *, n_resamples: int = 1000, size: in
     if (w < 0).any() or not total > 0:
         raise InputError("weights must be non-negative with a positive sum")
     n_resamples = v.check_n_resamples(n_resamples)
-    m = max(int(round(total)), 1) if size is None else v.check_n_resamples(size)
+    m = max(round(total), 1) if size is None else v.check_n_resamples(size)
     rng, _ = make_rng(random_state)
     return rng.multinomial(m, w / total, size=n_resamples)
 
