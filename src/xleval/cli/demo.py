@@ -36,7 +36,7 @@ def demo(out, seed, fmt) -> None:
     err_console.print(f"simulated {len(sim.data)} segments: {sim.data['system'].nunique()} systems x "
                       f"{sim.data['tgt_lang'].nunique()} target languages, calibration + evaluation splits")
     console.print(key_result(result))
-    summary = result.report_summary
+    summary = result.report_summary or {}
     console.print()
     console.print(f"verdict: language bias: {summary['language_bias_answer']}")
     console.print(f"verdict: may LGN be used: {summary['lgn_answer']}")

@@ -62,7 +62,7 @@ def _write(board, fmt: str, output: Path | None) -> None:
 
     from .._base.jsonable import to_jsonable
 
-    if fmt == "html":
+    if fmt == "html" and output is not None:  # the command refused html without -o
         from ..report import leaderboard_report, write_report
 
         write_report(leaderboard_report(board), output, fmt="html")

@@ -63,9 +63,10 @@ class SystemScores(Result):
     n_excluded: int
     group_seeds: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = field(default=())
-    estimates: dict[str, JointEstimate] | None = array_field()
-    frame: pd.DataFrame | None = array_field()
-    layout: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = array_field()
+    # always set by system_scores; array_field keeps them out of comparisons and dumps
+    estimates: dict[str, JointEstimate] = array_field()
+    frame: pd.DataFrame = array_field()
+    layout: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = array_field()
 
     def systems(self, group: str) -> pd.DataFrame:
         return self.table[self.table["group"] == group]
@@ -212,6 +213,8 @@ def _calibrated(scores: SystemScores, calibration: SystemCalibration, group: str
         means = _segment_means(scores, group, pd.to_numeric(scores.frame[scores.score]).to_numpy(dtype=float))
         mapped = calibration.apply_means(np.vstack([means.estimate[None, :], means.distribution]), group)
         return mapped[0], mapped[1:]
+    if rows is None:
+        raise ValueError("a segment-level calibration maps the rows first")
     cal = _segment_means(scores, group, rows)
     return cal.estimate, cal.distribution
 

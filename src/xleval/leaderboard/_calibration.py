@@ -30,7 +30,8 @@ __all__ = ["SystemCalibration", "fit_calibration", "model_calibration", "METHODS
            "LGN_SETTINGS"]
 
 METHODS = ("auto", "anchored", "lgn", "none")
-LGN_SETTINGS = {"min_count": 1, "fallback": ["pooled"]}  # plain per-group z-score, as evaluate_calibration fits it
+# plain per-group z-score, as evaluate_calibration fits it
+LGN_SETTINGS: dict[str, Any] = {"min_count": 1, "fallback": ["pooled"]}
 _LANGUAGE_COLUMNS = ("tgt_lang", "lp", "src_lang")  # LGN's fallback chain reads them
 
 
@@ -67,6 +68,8 @@ class SystemCalibration:
         means = np.asarray(means, dtype=float)
         if self.model is None:
             return means.copy()
+        if self.keys is None:
+            raise ValueError("a system-mean calibration needs the group keys it was fitted with")
         flat = means.reshape(-1)
         row = self.keys.loc[[group]]
         frame = pd.DataFrame({c: np.repeat(row[c].to_numpy(), len(flat)) for c in self.keys.columns})
@@ -93,6 +96,7 @@ def fit_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *, hu
                                  "has one)", "raw", score_column=score,
                                  notes=("LGN was not applied: every group has a single system, and LGN would give "
                                         "them all the same score",))
+    model: LGN | AnchoredCalibrator
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if method == "lgn":

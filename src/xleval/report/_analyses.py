@@ -96,7 +96,8 @@ def analysis_report(title: str, results: Iterable[Any] | Mapping[str, Any], *, w
     from dataclasses import replace
 
     named = results.items() if isinstance(results, Mapping) else ((None, r) for r in results)
-    sections, ids = [], set()
+    sections: list[Section] = []
+    ids: set[str] = set()
     for name, result in named:
         section = section_for(result, image_format=image_format)
         if name is not None:

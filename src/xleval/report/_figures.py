@@ -13,12 +13,13 @@ import base64
 import html
 import io
 import re
+from typing import Any
 
 from ._model import Figure
 
 __all__ = ["figure_from_matplotlib", "RC_DETERMINISTIC", "axis_labels"]
 
-RC_DETERMINISTIC = {"svg.hashsalt": "xleval-report", "svg.fonttype": "path", "path.simplify": True}
+RC_DETERMINISTIC: dict[Any, Any] = {"svg.hashsalt": "xleval-report", "svg.fonttype": "path", "path.simplify": True}
 
 
 def axis_labels(fig) -> tuple[tuple[str, str], ...]:

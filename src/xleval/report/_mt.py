@@ -263,7 +263,7 @@ def _cal_label(a: MTAnalysis) -> str:
 def _system_figure(a: MTAnalysis, image_format: str):
     rows = a.board.rows
     fig = system_scores_figure(rows["group"], rows["raw"], rows["calibrated"], rows["human"], score=a.score,
-                               human_label=a.human, calibrated_label=_cal_label(a), group_label=a.group)
+                               human_label=str(a.human), calibrated_label=_cal_label(a), group_label=a.group)
     return figure_from_matplotlib(fig, "System scores against human scores",
                                   "One marker per system, one colour per group. Top: raw scores; bottom: calibrated. "
                                   "Scores are comparable across groups when all groups fall on one rising line.",
@@ -285,6 +285,8 @@ def _budget_figure(a: MTAnalysis, image_format: str):
 
 
 def _human_section(a: MTAnalysis, image_format: str) -> Section:
+    if a.human is None or a.fits is None:
+        raise ValueError("the human-score section needs human scores and their per-group fits")
     x = pd.to_numeric(a.frame[a.score], errors="coerce").to_numpy(dtype=float)
     h = pd.to_numeric(a.frame[a.human], errors="coerce").to_numpy(dtype=float)
     labels = a.frame[a.group].astype(str).to_numpy()

@@ -72,8 +72,8 @@ def system_scores_figure(groups: Sequence[str], raw: Sequence[float], calibrated
                          group_label: str):
     """System scores against the human score: raw (top) and calibrated (bottom), one marker per
     system, one colour per group. Calibration helps when the groups' clouds fall onto one rising line."""
-    groups = np.asarray(groups, dtype=object)
-    names = sorted(set(groups.tolist()))
+    group_of = np.asarray(groups, dtype=object)
+    names = sorted(set(group_of.tolist()))
     with _style():
         fig = _figure(3.0 * 2 + 0.6 + 0.25 * math.ceil(len(names) / 4))
         axes = fig.subplots(2, 1)
@@ -82,7 +82,7 @@ def system_scores_figure(groups: Sequence[str], raw: Sequence[float], calibrated
                                    (axes[1], calibrated, f"calibrated {score} ({calibrated_label})")):
             x, y = np.asarray(values, dtype=float), np.asarray(human, dtype=float)
             for i, g in enumerate(names):
-                sel = groups == g
+                sel = group_of == g
                 h = ax.scatter(x[sel], y[sel], s=28, color=_colour(i), marker=_marker(i), alpha=0.85,
                                edgecolors="white", linewidths=0.5)
                 if ax is axes[0]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from ._format import format_rows, format_text, format_value, is_number
 from ._model import Report, Table
@@ -17,7 +18,7 @@ __all__ = ["render_html", "render_json", "write_report", "check_format"]
 FORMATS = ("html", "json")
 
 
-def _cells(table: Table) -> list[list[tuple[str, bool, object]]]:
+def _cells(table: Table) -> list[list[tuple[str, bool, str | None]]]:
     """Per row, per column: (text, is it a number, the raw value used to sort)."""
     columns = table.columns
     texts = format_rows(columns, table.rows)
@@ -25,7 +26,7 @@ def _cells(table: Table) -> list[list[tuple[str, bool, object]]]:
     for row, text_row in zip(table.rows, texts, strict=True):
         cells = []
         for col, text in zip(columns, text_row, strict=True):
-            value = row.get(col)
+            value: Any = row.get(col)
             numeric = is_number(value)
             cells.append((text, numeric, repr(float(value)) if numeric else None))
         out.append(cells)

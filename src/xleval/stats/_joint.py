@@ -44,7 +44,7 @@ class JointEstimate(Result):
     n_resamples: int
     random_state: int | None
     notes: tuple[str, ...] = field(default=())
-    distribution: np.ndarray | None = array_field()
+    distribution: np.ndarray = array_field()  # always set by bootstrap_sums_joint
 
 
 @dataclass(frozen=True)
