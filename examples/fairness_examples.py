@@ -42,7 +42,7 @@ def _fmt(value, digits: int = 3) -> str:
     if isinstance(value, (int, np.integer)):
         return f"{int(value):,}"
     if isinstance(value, (float, np.floating)):
-        return f"{value:.{digits}g}" if abs(value) >= 1e4 or abs(value) < 1e-3 and value != 0 else f"{value:.{digits}f}"
+        return f"{value:.{digits}g}" if abs(value) >= 1e4 or (abs(value) < 1e-3 and value != 0) else f"{value:.{digits}f}"
     return str(value)
 
 

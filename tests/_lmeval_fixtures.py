@@ -53,7 +53,7 @@ def write_run(out: Path, tasks: dict[str, list[dict]], configs: dict[str, dict],
     folder_path = out / folder
     folder_path.mkdir(parents=True, exist_ok=True)
     results = {"results": {t: {"alias": t} for t in tasks}, "configs": configs,
-               "versions": {t: 1.0 for t in tasks}, "n-shot": {t: 0 for t in tasks},
+               "versions": dict.fromkeys(tasks, 1.0), "n-shot": dict.fromkeys(tasks, 0),
                "config": {"model": "hf", "model_args": f"pretrained={model},dtype=float32" if model else "",
                           "batch_size": "1", "device": "cpu"},
                "lm_eval_version": "0.4.8", "date": 1741944413.0}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from _lmeval_fixtures import (
     DATE,
     MODEL,
@@ -14,7 +15,6 @@ from _lmeval_fixtures import (
     rolling_record,
     write_run,
 )
-
 from xleval.exceptions import InputError
 from xleval.io import read_lm_eval_samples
 

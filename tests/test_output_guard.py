@@ -33,7 +33,7 @@ def _scores(n: int = 30) -> pd.DataFrame:
                          for lp in ("en-de", "en-fr", "de-en") for s in ("A", "B") for i in range(n)])
 
 
-@pytest.fixture()
+@pytest.fixture
 def files(tmp_path, monkeypatch):
     df = _scores()
     df.to_csv(tmp_path / "in.tsv", sep="\t", index=False)
@@ -98,13 +98,13 @@ def test_an_output_onto_an_input_is_refused_and_the_input_kept(case, files, caps
 def test_the_same_file_through_a_link_is_refused(link, files, capsys):
     (os.symlink if link == "symlink" else os.link)(files / "in.tsv", files / "alias.tsv")
     before = _digests(files)
-    rc, err = _run("calibrate apply m.json in.tsv -o alias.tsv".split(), capsys)
+    rc, err = _run(["calibrate", "apply", "m.json", "in.tsv", "-o", "alias.tsv"], capsys)
     assert rc == 2 and "alias.tsv: is the same file as the input in.tsv" in err, err
     assert _digests(files) == before and (files / "alias.tsv").is_symlink() == (link == "symlink")
 
 
 def test_two_outputs_of_one_command_are_refused_before_any_is_written(files, capsys):
-    rc, err = _run("audit audit.tsv --n-resamples 20 --checklist out.md --report out.md".split(), capsys)
+    rc, err = _run(["audit", "audit.tsv", "--n-resamples", "20", "--checklist", "out.md", "--report", "out.md"], capsys)
     assert rc == 2 and "--checklist and --report name the same file" in err, err
     assert not (files / "out.md").exists()
 
@@ -172,7 +172,7 @@ def test_dev_stdout_redirected_onto_the_input_is_refused(files):
 def test_a_symlinked_output_keeps_the_link_and_replaces_its_target(files, capsys):
     (files / "real.tsv").write_text("old\n")
     os.symlink("real.tsv", files / "link.tsv")
-    rc, err = _run("calibrate apply m.json in.tsv -o link.tsv".split(), capsys)
+    rc, err = _run(["calibrate", "apply", "m.json", "in.tsv", "-o", "link.tsv"], capsys)
     assert rc == 0, err
     assert (files / "link.tsv").is_symlink() and os.readlink(files / "link.tsv") == "real.tsv"
     assert len(read_table(files / "real.tsv")) == 180
@@ -227,24 +227,23 @@ def test_a_full_disk_keeps_the_previous_output_and_names_no_temporary_file(ext, 
 
 def test_a_failed_write_inside_the_block_is_an_output_error(tmp_path):
     target = tmp_path / "o.txt"
-    with pytest.raises(OutputError, match=r"o\.txt: cannot write \(Disk quota exceeded\)"):
-        with atomic_path(target):
-            raise OSError(errno.EDQUOT, "Disk quota exceeded")
+    with pytest.raises(OutputError, match=r"o\.txt: cannot write \(Disk quota exceeded\)"), atomic_path(target):
+        raise OSError(errno.EDQUOT, "Disk quota exceeded")
     assert list(tmp_path.iterdir()) == []
 
 
 def test_an_output_that_is_a_directory_or_a_loop_gets_one_line(files, capsys):
     (files / "adir").mkdir()
     os.symlink("loop", files / "loop")
-    rc, err = _run("calibrate fit in.tsv --score score -o adir".split(), capsys)
+    rc, err = _run(["calibrate", "fit", "in.tsv", "--score", "score", "-o", "adir"], capsys)
     assert rc == 2 and err == "xleval: error: adir: is a directory; give a file name\n"
-    rc, err = _run("calibrate fit in.tsv --score score -o loop".split(), capsys)
+    rc, err = _run(["calibrate", "fit", "in.tsv", "--score", "score", "-o", "loop"], capsys)
     assert rc == 2 and err.startswith("xleval: error: loop: cannot write (Too many levels of symbolic links)"), err
 
 
 def test_a_calibrator_written_to_a_fifo_is_refused_as_input_without_hanging(files, capsys):
     os.mkfifo(files / "m.fifo.json")
-    rc, err = _run("calibrate apply m.fifo.json in.tsv -o o.tsv".split(), capsys)
+    rc, err = _run(["calibrate", "apply", "m.fifo.json", "in.tsv", "-o", "o.tsv"], capsys)
     assert rc == 2
     assert err == ("xleval: error: m.fifo.json: cannot read the calibrator file (it is a FIFO (named pipe), not a "
                    "regular file); give the path of a JSON file written by `calibrate fit`\n")

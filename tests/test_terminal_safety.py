@@ -28,7 +28,7 @@ def _mt(systems, n: int = 30) -> pd.DataFrame:
                          for lp in ("en-de", "en-fr") for s in systems for i in range(n)])
 
 
-@pytest.fixture()
+@pytest.fixture
 def files(tmp_path, monkeypatch):
     _mt(HOSTILE).to_json(tmp_path / "mt.jsonl", orient="records", lines=True)
     rng = np.random.default_rng(1)
@@ -121,7 +121,7 @@ def test_plots_draw_names_literally(args, files, capsys):
 
 
 def test_fairness_report_names_each_model(files, capsys):
-    assert main("fairness gaps fair.jsonl --metric correct --model model --n-resamples 20 --report r.json".split()) == 0
+    assert main(["fairness", "gaps", "fair.jsonl", "--metric", "correct", "--model", "model", "--n-resamples", "20", "--report", "r.json"]) == 0
     titles = [s["title"] for s in json.loads((files / "r.json").read_text())["sections"]]
     for model in HOSTILE[:4]:
         assert any(t.startswith(f"{model}: Fairness gaps") for t in titles), titles

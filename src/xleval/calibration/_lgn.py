@@ -37,7 +37,7 @@ from ..exceptions import (
     SmallGroupWarning,
     UnseenGroupWarning,
 )
-from ._estimates import METHODS, GroupParams, group_params, pooled_params
+from ._estimates import METHODS, group_params, pooled_params
 from ._groupstats import GroupStats
 from ._interval import bootstrap_bounds, delta_halfwidth
 from ._levels import (

@@ -9,9 +9,20 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from xleval.audit import AnswerParser, audit as run_audit, lm_eval_answers, rating_scale
-from xleval.cli._common import (FiniteFloat, check_outputs, col_option, console, emit_json, format_option, print_table,
-                               report_option, say, write_analysis_report)
+from xleval.audit import AnswerParser, lm_eval_answers, rating_scale
+from xleval.audit import audit as run_audit
+from xleval.cli._common import (
+    FiniteFloat,
+    check_outputs,
+    col_option,
+    console,
+    emit_json,
+    format_option,
+    print_table,
+    report_option,
+    say,
+    write_analysis_report,
+)
 from xleval.exceptions import InputError
 from xleval.io import parse_column_mapping, read_table, write_table, write_text
 

@@ -7,8 +7,19 @@ import click
 
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table, select_rows
-from ._common import (PROBABILITY, FiniteFloat, check_outputs, col_option, emit_json, err_console, format_option,
-                      print_table, report_option, say, write_analysis_report)
+from ._common import (
+    PROBABILITY,
+    FiniteFloat,
+    check_outputs,
+    col_option,
+    emit_json,
+    err_console,
+    format_option,
+    print_table,
+    report_option,
+    say,
+    write_analysis_report,
+)
 
 
 @click.group("fairness", no_args_is_help=True, help="Multilingual fairness gaps and minimum test-set size.")

@@ -5,7 +5,6 @@ from xleval.fairness._elasticity import data_multiplier, resource_elasticity
 from xleval.fairness._gaps import DERIVED_FEATURES, fairness_gaps, fairness_gaps_by
 from xleval.fairness._plots import plot_elasticity, plot_levels, plot_power_curve, plot_ratios
 from xleval.fairness._power import cohens_h, detectable_effect, min_test_size, test_power
-from xleval.fairness._typology import typology_bias
 from xleval.fairness._results import (
     DetectableEffect,
     Elasticity,
@@ -15,6 +14,7 @@ from xleval.fairness._results import (
     SampleSize,
     TypologyBias,
 )
+from xleval.fairness._typology import typology_bias
 
 __all__ = [
     "fairness_gaps",

@@ -22,7 +22,15 @@ from xleval.exceptions import DataQualityWarning, InputError, LanguageCodeError
 from xleval.fairness._elasticity import resource_elasticity
 from xleval.fairness._results import Elasticity, FairnessReport, GapSummary, LanguageGap, TypologyBias
 from xleval.fairness._typology import typology_bias
-from xleval.io import add_language_columns, family_of, normalize_code, normalize_codes, script_of, split_lp, to_numeric_column
+from xleval.io import (
+    add_language_columns,
+    family_of,
+    normalize_code,
+    normalize_codes,
+    script_of,
+    split_lp,
+    to_numeric_column,
+)
 from xleval.stats import Estimate, bootstrap
 
 __all__ = ["fairness_gaps", "fairness_gaps_by", "DERIVED_FEATURES"]

@@ -38,14 +38,14 @@ __all__ = [
     "length_premiums",
     "parallel_items",
 ]
-from xleval.intrinsic._ingest import (  # noqa: E402
+from xleval.intrinsic._ingest import (
     APPLES_METRICS,
     TRANSLATION_SETS,
     apples_scores,
     lm_eval_scores,
     read_apples_results,
 )
-from xleval.intrinsic._read import APPLES_EVAL_SETS, SOURCES, detect_source, read_scores  # noqa: E402
+from xleval.intrinsic._read import APPLES_EVAL_SETS, SOURCES, detect_source, read_scores
 
 __all__ += ["APPLES_METRICS", "APPLES_EVAL_SETS", "SOURCES", "TRANSLATION_SETS", "apples_scores", "detect_source",
             "lm_eval_scores", "read_apples_results", "read_scores"]

@@ -117,9 +117,8 @@ def read_apples_results(
     column per metric (``sent_nll``, ``token_nll``, ``ppl``, ``bpb``, ``cpb``, ``mrr``; the
     paper's per-sentence values) plus the recovered statistics ``nll``, ``tokens``, ``chars``,
     ``bytes``. Reads only the needed columns; ``experiments``/``eval_sets`` filter at read time."""
-    import pyarrow.parquet as pq
-
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
     from xleval.io import require_file
 

@@ -97,9 +97,8 @@ class COMET(NeuralMetric):
             model = comet.load_from_checkpoint(str(self.checkpoint), local_files_only=True)
         else:
             # what load_from_checkpoint does, with the encoder name replaced by the local copy
-            from comet.models import str2model
-
             import torch
+            from comet.models import str2model
 
             model = str2model[self.hparams["class_identifier"]].load_from_checkpoint(
                 self.checkpoint,

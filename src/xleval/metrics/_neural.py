@@ -84,7 +84,7 @@ def check_model_dir(path: Any, what: str) -> Path:
 def offline() -> Iterator[None]:
     """Forbid hub access while loading (the adapters also pass ``local_files_only=True``)."""
     saved = {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
-    os.environ.update({k: "1" for k in saved})
+    os.environ.update(dict.fromkeys(saved, "1"))
     try:
         yield
     finally:
