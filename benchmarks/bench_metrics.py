@@ -54,7 +54,8 @@ def _bench(name, ours, theirs, groups, backends):
         ours_t = sum(t for _, t in timed)
         diff = np.abs(np.concatenate([o for o, _ in timed]) - theirs_all)
         rows.append({"metric": name, "xleval kernels": backend, "segments": n, "sacrebleu seg/s": n / their_t,
-                     "xleval seg/s": n / ours_t, "ratio": their_t / ours_t, "differing (>1e-9)": int((diff > 1e-9).sum())})
+                     "xleval seg/s": n / ours_t, "ratio": their_t / ours_t,
+                     "differing (>1e-9)": int((diff > 1e-9).sum())})
     return rows
 
 
@@ -89,8 +90,8 @@ def main() -> int:
               for t in np.unique(tok)]
     backends = _warm_up()
     rows = [
-        *_bench("sentence BLEU", lambda t: BLEU(tokenize=t, effective_order=True), lambda t: SacreBLEU(tokenize=t, effective_order=True),
-                groups, backends),
+        *_bench("sentence BLEU", lambda t: BLEU(tokenize=t, effective_order=True),
+                lambda t: SacreBLEU(tokenize=t, effective_order=True), groups, backends),
         *_bench("sentence chrF", lambda t: CHRF(), lambda t: SacreCHRF(), groups, backends),
     ]
     table = pd.DataFrame(rows)

@@ -118,7 +118,8 @@ def main() -> None:
         print(f"(a) {r['rows']:,} rows, chunk {args.chunk_size:,}: generate {gen:.1f} s; fit {r['fit_s']:.1f} s "
               f"({r['rows'] / r['fit_s'] / 1e6:.2f} M rows/s), apply {r['apply_s']:.1f} s "
               f"({r['rows'] / r['apply_s'] / 1e6:.2f} M rows/s), fit+apply {total:.1f} s; "
-              f"peak RSS {r['peak_rss'] / gb:.3f} GB (target < 1.5 GB: {'met' if r['peak_rss'] < 1.5 * gb else 'MISSED'})")
+              f"peak RSS {r['peak_rss'] / gb:.3f} GB (target < 1.5 GB: "
+              f"{'met' if r['peak_rss'] < 1.5 * gb else 'MISSED'})")
         if "c" in args.only and rows == args.rows[-1]:
             ref = numpy_reference(r["rows"], args.chunk_size)
             print(f"(c) numpy score*a[code]+b[code] over {r['rows']:,} in-memory rows: {ref:.2f} s "
@@ -138,7 +139,8 @@ def main() -> None:
         single = run_child(["fit_apply", str(src), str(root / "out_b1.parquet"), chunk, "local"])
         dask = run_child(["fit_apply", str(src), str(root / "out_b2.parquet"), chunk, "dask"])
         s_tot, d_tot = single["fit_s"] + single["apply_s"], dask["fit_s"] + dask["apply_s"]
-        print(f"(b) {single['rows']:,} rows: single process fit {single['fit_s']:.1f} s + apply {single['apply_s']:.1f} s"
+        print(f"(b) {single['rows']:,} rows: single process fit {single['fit_s']:.1f} s + apply "
+              f"{single['apply_s']:.1f} s"
               f" = {s_tot:.1f} s; 2-worker LocalCluster fit {dask['fit_s']:.1f} s + apply {dask['apply_s']:.1f} s = "
               f"{d_tot:.1f} s (+ {dask['setup_s']:.1f} s cluster start); speed-up {s_tot / d_tot:.2f}x "
               f"(fit {single['fit_s'] / dask['fit_s']:.2f}x, apply {single['apply_s'] / dask['apply_s']:.2f}x); "

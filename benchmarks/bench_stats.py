@@ -40,7 +40,8 @@ def run(n: int, b: int) -> None:
     x = rng.normal(size=n)
     num, den = rng.poisson(20, n).astype(float), rng.poisson(25, n).astype(float) + 1
 
-    scipy_mean = _time(lambda: ss.bootstrap((x,), np.mean, n_resamples=b, method="percentile", rng=np.random.default_rng(1)))
+    scipy_mean = _time(lambda: ss.bootstrap((x,), np.mean, n_resamples=b, method="percentile",
+                                            rng=np.random.default_rng(1)))
     ours_mean = _time(lambda: stats.bootstrap(x, "mean", n_resamples=b, random_state=1))
     strat = np.repeat(np.arange(20), n // 20)
     ours_strat = _time(lambda: stats.bootstrap(x[: strat.size], "mean", strata=strat, n_resamples=b, random_state=1))
@@ -53,8 +54,10 @@ def run(n: int, b: int) -> None:
     ours_ratio = _time(lambda: stats.bootstrap_sums(np.column_stack([num, den]), lambda s: s[..., 0] / s[..., 1],
                                                      n_resamples=b, random_state=1))
     print(f"n={n} resamples={b}")
-    print(f"bootstrap mean (sums path)            vs scipy.stats.bootstrap percentile : {scipy_mean / ours_mean:6.2f}x faster")
-    print(f"stratified bootstrap mean (20 strata) vs scipy unstratified             : {scipy_mean / ours_strat:6.2f}x faster")
+    print("bootstrap mean (sums path)            vs scipy.stats.bootstrap percentile : "
+          f"{scipy_mean / ours_mean:6.2f}x faster")
+    print("stratified bootstrap mean (20 strata) vs scipy unstratified             : "
+          f"{scipy_mean / ours_strat:6.2f}x faster")
     print(f"bootstrap_sums ratio of sums          vs Python loop over resamples     : {loop / ours_ratio:6.2f}x faster")
 
 

@@ -127,7 +127,8 @@ def scales(data_root) -> dict[str, Scale]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.environ.get("XLEVAL_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "data")))
+    parser.add_argument("--data", default=os.environ.get("XLEVAL_DATA",
+                                                         str(Path(__file__).resolve().parents[2] / "shared" / "data")))
     parser.add_argument("--draws", type=int, default=30)
     args = parser.parse_args(argv)
     methods = ("none", "pm", "dl", "hb")

@@ -215,7 +215,8 @@ def _vocab_finding(report) -> tuple[str, str, str]:
     return ("FLORES: token-normalised metrics (PPL, token NLL) move with the vocabulary size far more than Sent-NLL",
             "yes" if ok else "no",
             f"BPE models, median relative range over 5 vocab sizes: PPL {v.loc['ppl', 'rel_range_median']:.1%}, "
-            f"token NLL {v.loc['token_nll', 'rel_range_median']:.1%}, Sent-NLL {v.loc['sent_nll', 'rel_range_median']:.1%}, "
+            f"token NLL {v.loc['token_nll', 'rel_range_median']:.1%}, "
+            f"Sent-NLL {v.loc['sent_nll', 'rel_range_median']:.1%}, "
             f"BPB {v.loc['bpb', 'rel_range_median']:.1%}; PPL rises with the vocabulary in "
             f"{int(v.loc['ppl', 'n_increasing'])}/{int(v.loc['ppl', 'n_languages'])} languages (sign test "
             f"p = {_p(v.loc['ppl', 'sign_p'])}).")
@@ -333,8 +334,8 @@ def render(res: dict, command: str) -> str:
     parts.append(_anomaly_summary(c2["paper"]) + "\n")
     cols = ["tokenizer_algo", "metric", "order", "settings_with_flip", "n_settings", "spread_ratio_median",
             "spread_ratio_max"]
-    for label, rep in (("Paper's aggregation (per-sentence means)", c2["paper"]), ("xleval's aggregation (ratio of sums)",
-                                                                                 c2["ours"])):
+    for label, rep in (("Paper's aggregation (per-sentence means)", c2["paper"]),
+                       ("xleval's aggregation (ratio of sums)", c2["ours"])):
         s = rep.translation_summary[cols]
         parts.append(f"\n{label}:\n\n" + _md(s.assign(metric=s["metric"].map(NAMES))))
     parts.append("\nValue of each metric per text version (BPE models, paper's aggregation):\n")
@@ -344,7 +345,8 @@ def render(res: dict, command: str) -> str:
         parts.append(f"\n{NAMES[metric]}:\n\n" + _md(t))
     parts.append(CRITERION3)
     c3 = res["c3"]
-    cols = ["model_family", "corpus", "lang", "sent_nll", "bpb", "bpc", "ppl", "tokens_per_sentence", "bytes_per_sentence"]
+    cols = ["model_family", "corpus", "lang", "sent_nll", "bpb", "bpc", "ppl", "tokens_per_sentence",
+            "bytes_per_sentence"]
     parts.append(_md(c3["table"][cols].sort_values(["model_family", "corpus", "lang"])))
     for corpus, rep in c3["reports"].items():
         t = rep.tests
@@ -354,7 +356,8 @@ def render(res: dict, command: str) -> str:
             out[f"r {length}"] = wide[("r", length)]
             out[f"n {length}"] = wide[("n", length)].astype(int)
         out = out.reset_index()
-        confounded = ", ".join(f"{r.model_family} {NAMES[r.metric]}-{r.length}" for r in t[t["confounded"]].itertuples())
+        confounded = ", ".join(f"{r.model_family} {NAMES[r.metric]}-{r.length}"
+                               for r in t[t["confounded"]].itertuples())
         parts.append(f"\n{corpus}, each model separately (n = languages; after Holm over the "
                      f"{int(t['p'].notna().sum())} tests, confounded: {confounded or 'none'}):\n\n")
         parts.append(_md(out.assign(metric=out["metric"].map(NAMES))))

@@ -42,7 +42,8 @@ def _fmt(value, digits: int = 3) -> str:
     if isinstance(value, (int, np.integer)):
         return f"{int(value):,}"
     if isinstance(value, (float, np.floating)):
-        return f"{value:.{digits}g}" if abs(value) >= 1e4 or (abs(value) < 1e-3 and value != 0) else f"{value:.{digits}f}"
+        tiny = abs(value) < 1e-3 and value != 0
+        return f"{value:.{digits}g}" if abs(value) >= 1e4 or tiny else f"{value:.{digits}f}"
     return str(value)
 
 
@@ -191,8 +192,8 @@ def published(out: list[str]) -> None:
                "ACL), and the size of each language in CC-100 (Conneau et al. 2020, Appendix A, Table 6, "
                "transcribed in `mayhewsw/multilingual-data-stats`, commit 7397902). One row per language: "
                "aggregates, so no per-language CI is possible (xleval flags it).\n")
-    out.append("```\ngrep -v '^#' examples/xlmr_xnli_cc100.csv | tr ',' '\\t' | xleval fairness gaps - --metric xnli_acc "
-               "--by lang --resource cc100_gib --typology script --target-gain 5 --floor 80\n```\n"
+    out.append("```\ngrep -v '^#' examples/xlmr_xnli_cc100.csv | tr ',' '\\t' | xleval fairness gaps - "
+               "--metric xnli_acc --by lang --resource cc100_gib --typology script --target-gain 5 --floor 80\n```\n"
                "(the table readers do not skip `#` comment lines, so the citation header is stripped first)\n\n")
     rep, w = run(fairness_gaps, tab, "xnli_acc", "lang", resource="cc100_gib", typology=("script",), floor=80.0,
                  target_gain=5.0, n_resamples=200, random_state=SEED)
@@ -210,7 +211,8 @@ def published(out: list[str]) -> None:
                f"**{el.gain_per_doubling:.2f}** more accuracy points; +5 points would take "
                f"**{el.multiplier:.0f}×** the data (CI {el.multiplier_ci_low:.0f}×–{el.multiplier_ci_high:.0f}×). "
                "A larger slope means more gain per doubling.\n\n")
-    rep_t, w2 = run(fairness_gaps, tab, "xnli_acc", "lang", resource="cc100_tokens_m", n_resamples=200, random_state=SEED)
+    rep_t, w2 = run(fairness_gaps, tab, "xnli_acc", "lang", resource="cc100_tokens_m", n_resamples=200,
+                    random_state=SEED)
     rep_l, w3 = run(fairness_gaps, tab, "xnli_acc", "lang", resource="cc100_gib", log_performance=True,
                     n_resamples=200, random_state=SEED)
     out.append(table([

@@ -127,7 +127,8 @@ def test_kappa_keeps_an_unused_level_of_the_scale():
 
 def test_no_threes_example_against_sklearn():
     sk = pytest.importorskip("sklearn.metrics")
-    assert sk.cohen_kappa_score(NO_THREES_A, NO_THREES_B, weights="quadratic", labels=[1, 2, 3, 4, 5]) == pytest.approx(0.80)
+    assert sk.cohen_kappa_score(NO_THREES_A, NO_THREES_B, weights="quadratic",
+                                labels=[1, 2, 3, 4, 5]) == pytest.approx(0.80)
     assert sk.cohen_kappa_score(NO_THREES_A, NO_THREES_B, weights="quadratic") == pytest.approx(0.60)
 
 

@@ -52,7 +52,8 @@ def test_every_help_exits_0_and_lists_each_option_once(cli, argv, command):
     listed = re.findall(r"^  (-[\w-]+(?:, -[\w-]+)*)", out, re.M)
     names = [opt for entry in listed for opt in entry.split(", ")]
     assert len(names) == len(set(names)), names
-    expected = {opt for p in command.params if isinstance(p, click.Option) and not p.hidden for opt in p.opts} | {"--help"}
+    expected = {opt for p in command.params if isinstance(p,
+                                                          click.Option) and not p.hidden for opt in p.opts} | {"--help"}
     assert set(names) == expected
 
 

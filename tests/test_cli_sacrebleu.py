@@ -52,7 +52,8 @@ def test_score_only_equals_sacrebleu_b(tmp_path, hyp, ref):
     for metric in ("bleu", "chrf", "ter"):
         ours = _xleval("score", "-i", f["h"], "-r", f["r"], "-l", "de-en", "-m", metric, "-b", "-w", "6")
         assert ours.returncode == 0, ours.stderr
-        assert float(ours.stdout) == pytest.approx(float(_sacrebleu(f["r"], "-i", f["h"], "-m", metric, "-b", "-w", "6")),
+        assert float(ours.stdout) == pytest.approx(float(_sacrebleu(f["r"], "-i", f["h"], "-m", metric, "-b", "-w",
+                                                                    "6")),
                                                    abs=1e-6)
 
 
@@ -99,9 +100,11 @@ def test_lowercase_flag_is_bleu_only_as_in_sacrebleu(tmp_path):
     f = _files(tmp_path, h=["THE CAT SAT", "Hello"], r=["the cat sat", "hello"])
     for metric in ("bleu", "chrf"):
         ours = float(_xleval("score", "-i", f["h"], "-r", f["r"], "-m", metric, "-lc", "-b", "-w", "6").stdout)
-        assert ours == pytest.approx(float(_sacrebleu(f["r"], "-i", f["h"], "-m", metric, "-lc", "-b", "-w", "6")), abs=1e-6)
+        assert ours == pytest.approx(float(_sacrebleu(f["r"], "-i", f["h"], "-m", metric, "-lc", "-b", "-w", "6")),
+                                     abs=1e-6)
     ours = float(_xleval("score", "-i", f["h"], "-r", f["r"], "-m", "chrf", "--chrf-lowercase", "-b", "-w", "6").stdout)
-    assert ours == pytest.approx(float(_sacrebleu(f["r"], "-i", f["h"], "-m", "chrf", "--chrf-lowercase", "-b", "-w", "6")))
+    assert ours == pytest.approx(float(_sacrebleu(f["r"], "-i", f["h"], "-m", "chrf", "--chrf-lowercase", "-b", "-w",
+                                                  "6")))
 
 
 def test_stdin_and_gz_plain_files(tmp_path):
@@ -110,7 +113,8 @@ def test_stdin_and_gz_plain_files(tmp_path):
     f = _files(tmp_path, r=REF)
     (tmp_path / "a.txt.gz").write_bytes(gzip.compress(("\n".join(SYSTEMS["a"]) + "\n").encode()))
     direct = _xleval("score", "-i", str(tmp_path / "a.txt.gz"), "-r", f["r"], "-m", "bleu", "-b", "-w", "6").stdout
-    piped = _xleval("score", "-i", "-", "-r", f["r"], "-m", "bleu", "-b", "-w", "6", stdin="\n".join(SYSTEMS["a"]) + "\n").stdout
+    piped = _xleval("score", "-i", "-", "-r", f["r"], "-m", "bleu", "-b", "-w", "6",
+                    stdin="\n".join(SYSTEMS["a"]) + "\n").stdout
     assert direct == piped and float(direct) == pytest.approx(float(_sacrebleu(f["r"], "-i", str(tmp_path / "a.txt.gz"),
                                                                              "-m", "bleu", "-b", "-w", "6")), abs=1e-6)
 

@@ -93,7 +93,8 @@ def test_streamed_jsonl_types_and_late_keys_equal_the_one_pass_reading(tmp_path,
     for ext in ("jsonl", "parquet"):
         whole, streamed = tmp_path / f"w.{ext}", tmp_path / f"s.{ext}"
         assert cli("calibrate", "apply", str(model), str(source), "-o", str(whole)).exit_code == 0
-        assert cli("calibrate", "apply", str(model), str(source), "-o", str(streamed), "--chunk-size", "4").exit_code == 0
+        assert cli("calibrate", "apply", str(model), str(source), "-o", str(streamed), "--chunk-size",
+                   "4").exit_code == 0
         if ext == "jsonl":
             assert whole.read_bytes() == streamed.read_bytes()
         else:

@@ -128,7 +128,8 @@ def test_placeholder_codes_are_not_languages(code):
         normalize_code(code)
 
 
-@pytest.mark.parametrize("code, key", [("en-001", "en-001"), ("i-klingon", "tlh"), ("de-AT", "de-AT"), ("sr-Latn", "sr-Latn")])
+@pytest.mark.parametrize("code, key",
+                         [("en-001", "en-001"), ("i-klingon", "tlh"), ("de-AT", "de-AT"), ("sr-Latn", "sr-Latn")])
 def test_real_codes_near_the_placeholders_are_kept(code, key):
     assert normalize_code(code) == key
 
@@ -137,7 +138,8 @@ def test_an_lp_agreeing_with_src_and_tgt_is_kept_and_a_contradicting_one_refused
     ok = add_language_columns(pd.DataFrame({"lp": ["eng-deu"], "src_lang": ["en"], "tgt_lang": ["de"]}))
     assert ok["lp"].tolist() == ["en-de"] and ok["lp_orig"].tolist() == ["eng-deu"]
     with pytest.raises(LanguageCodeError, match=r"row 2: lp 'de-en' contradicts src_lang/tgt_lang \(en-fr\)"):
-        add_language_columns(pd.DataFrame({"lp": ["en-de", "de-en"], "src_lang": ["en", "en"], "tgt_lang": ["de", "fr"]}))
+        add_language_columns(pd.DataFrame({"lp": ["en-de", "de-en"], "src_lang": ["en", "en"],
+                                           "tgt_lang": ["de", "fr"]}))
     with pytest.raises(LanguageCodeError, match="contradicts"):  # a free label is not a pair either
         add_language_columns(pd.DataFrame({"lp": ["wmt21"], "src_lang": ["en"], "tgt_lang": ["de"]}))
 
@@ -262,7 +264,8 @@ def test_numpy_scalars_in_messages_read_as_numbers():
     ("diagnose in.tsv --score score --human score", "--score, --human and --calibrated name the same column"),
     ("demo --out in.tsv", "--out in.tsv: is a file, not a folder"),
     ("score -i in.tsv -r in.tsv -l english-german -m chrf", "-l/--lp: language pair 'english-german'"),
-    ("calibrate apply m.json lone_cr.csv -o o.tsv --chunk-size 2", "line 2: a carriage return (CR) without a line feed"),
+    ("calibrate apply m.json lone_cr.csv -o o.tsv --chunk-size 2",
+     "line 2: a carriage return (CR) without a line feed"),
     ("calibrate apply m.json pipe.tsv -o o.tsv --chunk-size 2", "is a FIFO (named pipe), which can be read once"),
     ("intrinsic ingest samples_dup.jsonl --lang en -o o.tsv", "key 'doc_id' occurs more than once"),
 ])
@@ -350,7 +353,8 @@ def test_several_systems_never_write_onto_one_of_them(systems, target, capsys, t
 
 def _hostile_table(path) -> None:
     rows = [{"lp": lp, "system": name, "seg_id": i + 1, "hypothesis": hyps[i], "reference": REF[i]}
-            for lp in ("en-de", "de-en") for name, hyps in zip(HOSTILE_NAMES, HYPS * 2, strict=False) for i in range(len(REF))]
+            for lp in ("en-de",
+                       "de-en") for name, hyps in zip(HOSTILE_NAMES, HYPS * 2, strict=False) for i in range(len(REF))]
     pd.DataFrame(rows).to_json(path, orient="records", lines=True, force_ascii=False)
 
 
@@ -430,7 +434,8 @@ def test_a_gz_output_is_compressed_reproducible_and_reads_back_as_the_plain_one(
     plain = read_table(tmp_path / "o.tsv")
     pd.testing.assert_frame_equal(read_table(tmp_path / "o.parquet.gz"), plain, check_dtype=False)
     assert read_table_metadata(tmp_path / "o.tsv.gz") == read_table_metadata(tmp_path / "o.tsv")
-    assert read_table_metadata(tmp_path / "o.parquet.gz")["signatures"] == read_table_metadata(tmp_path / "o.tsv")["signatures"]
+    tsv = read_table_metadata(tmp_path / "o.tsv")
+    assert read_table_metadata(tmp_path / "o.parquet.gz")["signatures"] == tsv["signatures"]
 
 
 @pytest.mark.parametrize("name, data, args, message", [

@@ -119,7 +119,8 @@ def test_replication_document(replication):
     text = module.render(res, "test")
     for claim, verdict, _ in module.findings(res):
         assert f"| {claim} | **{verdict}** |" in text
-    verdicts = {claim.split(":")[0] + (" bpb" if "BPB" in claim else " sent"): v for claim, v, _ in module.findings(res)}
+    verdicts = {claim.split(":")[0] + (" bpb" if "BPB" in claim else " sent"): v
+                for claim, v, _ in module.findings(res)}
     assert verdicts["pud bpb"] == "partly" and verdicts["pud sent"] == "consistent (low power)"
     # per-sentence means (the paper's own aggregation) flip token NLL and PPL in 1 of 5 vocab sizes
     paper = res["c2"]["paper"].translation_summary

@@ -222,7 +222,8 @@ def test_cli_confounds_json(tmp_path, cli):
     out = json.loads(stdout)
     assert out["level"] == "language" and out["n_languages"] == len(LANGS)
     rows = {(r["metric"], r["length"]): r for r in out["tests"]}
-    assert set(rows) == {(m, x) for m in ("sent_nll", "token_nll", "ppl", "bpc", "bpb") for x in ("tokens", "chars", "bytes")}
+    assert set(rows) == {(m, x) for m in ("sent_nll", "token_nll", "ppl", "bpc",
+                                          "bpb") for x in ("tokens", "chars", "bytes")}
     assert rows[("bpb", "bytes")]["confounded"] is True and rows[("bpb", "bytes")]["n"] == len(LANGS)
     rc, stdout, err = cli("intrinsic", "confounds", path, "--format", "json", "--level", "model", "--metric", "bpb")
     assert rc == 0, err

@@ -19,7 +19,8 @@ from xleval.io import (
     read_wmt_folder,
 )
 
-FRAME = pd.DataFrame({"lp": ["de-en", "de-en"], "hypothesis": ["NA", ""], "reference": ["a b", "c"], "human": [1.5, 2.0]})
+FRAME = pd.DataFrame({"lp": ["de-en", "de-en"], "hypothesis": ["NA", ""], "reference": ["a b", "c"],
+                      "human": [1.5, 2.0]})
 
 
 @pytest.mark.parametrize("ext", ["tsv", "csv", "jsonl", "parquet"])

@@ -54,7 +54,8 @@ def test_compiled_kernels_equal_the_jit_ones(compiled, wmt21_segments):
         args = (units, off, mode, t["space"], t["punct"], t["chinese"], *_fast.replace_args())
         for a, b in zip(aot.tokenize_re(*args), jit.tokenize_re(*args), strict=True):
             np.testing.assert_array_equal(a, b)
-    chars, tok_off, line_tok = jit.tokenize_re(units, off, 0, t["space"], t["punct"], t["chinese"], *_fast.replace_args())
+    chars, tok_off, line_tok = jit.tokenize_re(units, off, 0, t["space"], t["punct"], t["chinese"],
+                                               *_fast.replace_args())
     ids_a, n_a = aot.intern_tokens(chars, tok_off)
     ids_j, n_j = jit.intern_tokens(chars, tok_off)
     np.testing.assert_array_equal(ids_a, ids_j)

@@ -39,7 +39,8 @@ def _sacre_bleu(hyps, refs, **kw):
     kw.setdefault("effective_order", True)
     m = SacreBLEU(**kw)
     with _quiet_sacrebleu():
-        return np.array([m.sentence_score(h, list(r)).score for h, r in zip(hyps, zip(*refs, strict=True), strict=True)])
+        return np.array([m.sentence_score(h,
+                                          list(r)).score for h, r in zip(hyps, zip(*refs, strict=True), strict=True)])
 
 
 @contextlib.contextmanager
@@ -82,7 +83,8 @@ def test_very_long_line_10k_tokens():
     words = np.array(["alpha", "beta", "gamma", "delta", "eps", ",", ".", "x-1"])
     hyp = " ".join(rng.choice(words, 10_000))
     ref = " ".join(rng.choice(words, 10_000))
-    assert BLEU(effective_order=True).sentence_scores([hyp], [ref])[0] == pytest.approx(_sacre_bleu([hyp], [[ref]])[0], abs=TOL)
+    assert BLEU(effective_order=True).sentence_scores([hyp], [ref])[0] == pytest.approx(_sacre_bleu([hyp], [[ref]])[0],
+                                                                                        abs=TOL)
     assert CHRF().sentence_scores([hyp], [ref])[0] == pytest.approx(_sacre_chrf([hyp], [[ref]])[0], abs=TOL)
 
 
@@ -104,7 +106,8 @@ def test_ties_in_closest_reference_length_take_the_shorter():
     hyps, refs = ["a b c"], [["a b"], ["a b c d"]]
     stats = BLEU(nrefs=2).sentence_stats(hyps, refs)
     assert stats[0, 1] == 2
-    np.testing.assert_allclose(BLEU(nrefs=2, effective_order=True).sentence_scores(hyps, refs), _sacre_bleu(hyps, refs), atol=TOL)
+    np.testing.assert_allclose(BLEU(nrefs=2, effective_order=True).sentence_scores(hyps, refs), _sacre_bleu(hyps, refs),
+                               atol=TOL)
 
 
 @pytest.mark.parametrize(
@@ -165,7 +168,8 @@ def _check_rows(df: pd.DataFrame, systems: pd.DataFrame | None = None) -> None:
             np.testing.assert_array_equal(ours.score_from_stats(stats), their_scores)
             for key, idx in sub.groupby(["lp", "system"]).indices.items():
                 total = their_stats[idx].sum(axis=0)
-                assert ours.score_from_stats(stats[idx].sum(axis=0)) == theirs._compute_score_from_stats(list(total)).score, key
+                expected = theirs._compute_score_from_stats(list(total)).score
+                assert ours.score_from_stats(stats[idx].sum(axis=0)) == expected, key
         if systems is not None:
             _check_systems_csv(sub, systems, t)
 

@@ -28,7 +28,8 @@ ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="replacing /dev nodes n
 
 def _scores(n: int = 30) -> pd.DataFrame:
     rng = np.random.default_rng(0)
-    return pd.DataFrame([{"lp": lp, "system": s, "seg_id": i, "hypothesis": f"the cat {i}", "reference": f"the cat {i} sat",
+    return pd.DataFrame([{"lp": lp, "system": s, "seg_id": i, "hypothesis": f"the cat {i}",
+                          "reference": f"the cat {i} sat",
                           "score": float(rng.normal(50, 10)), "human": float(rng.normal())}
                          for lp in ("en-de", "en-fr", "de-en") for s in ("A", "B") for i in range(n)])
 
@@ -153,7 +154,8 @@ def test_dev_null_stays_a_device(args, files, capsys):
 
 @ROOT_ONLY
 def test_dev_stdout_is_written_in_place_and_stays_a_link(files):
-    proc = subprocess.run([sys.executable, "-m", "xleval", "calibrate", "apply", "m.json", "in.tsv", "-o", "/dev/stdout"],
+    proc = subprocess.run([sys.executable, "-m", "xleval", "calibrate", "apply", "m.json", "in.tsv", "-o",
+                           "/dev/stdout"],
                           capture_output=True, text=True, cwd=files)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].startswith("lp\tsystem\tseg_id") and len(proc.stdout.splitlines()) == 181
@@ -198,8 +200,8 @@ def test_a_fifo_is_written_in_place(files, capsys):
 def test_a_full_device_is_an_error_not_a_success(args, files):
     proc = subprocess.run([sys.executable, "-m", "xleval", *args.split()], capture_output=True, text=True, cwd=files)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr == "xleval: error: /dev/full: cannot write (No space left on device); free some space or write " \
-                          "elsewhere; the output is incomplete\n"
+    assert proc.stderr == ("xleval: error: /dev/full: cannot write (No space left on device); free some space or write "
+                           "elsewhere; the output is incomplete\n")
 
 
 def _no_space(*args, **kwargs):
@@ -287,7 +289,8 @@ def test_a_read_only_output_file_is_not_replaced(files):
         command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
     proc = subprocess.run(command, capture_output=True, text=True, cwd=files)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr == "xleval: error: ro.tsv: the file is read-only; make it writable or choose another output path\n"
+    assert proc.stderr == ("xleval: error: ro.tsv: the file is read-only; "
+                           "make it writable or choose another output path\n")
     assert target.read_text() == "keep\n"
 
 

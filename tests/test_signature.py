@@ -48,7 +48,8 @@ def test_lgn_applies_to_a_subset_of_languages():
 def test_the_xleval_version_is_provenance_not_an_option():
     newer = A.replace("xleval:0.1.0", "xleval:0.2.0")
     check_compatible(A, newer)
-    check_compatible(combine_signatures({"de": A, "zh": Z}), combine_signatures({"de": newer, "zh": Z.replace("0.1.0", "0.3")}))
+    check_compatible(combine_signatures({"de": A, "zh": Z}),
+                     combine_signatures({"de": newer, "zh": Z.replace("0.1.0", "0.3")}))
     assert merge_signatures(A, newer) == A  # the first fit's provenance is kept
     with pytest.raises(SignatureMismatchError):
         check_compatible(A, Z.replace("xleval:0.1.0", "xleval:0.2.0"))  # tok:zh vs tok:13a, whatever the version

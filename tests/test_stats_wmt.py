@@ -31,7 +31,8 @@ logging.getLogger("sacrebleu").setLevel(logging.ERROR)
 
 # ------------------------------------------------------------------------------ sacrebleu's paired tests
 def _systems(rng, n=60):
-    words = np.array(["the", "a", "cat", "dog", "sat", "on", "mat", "rug", "and", "big", "small", "red", "blue", "house"])
+    words = np.array(["the", "a", "cat", "dog", "sat", "on", "mat", "rug", "and", "big", "small", "red", "blue",
+                      "house"])
     ref = [" ".join(rng.choice(words, rng.integers(3, 12))) for _ in range(n)]
 
     def noisy(p):
@@ -147,7 +148,8 @@ def test_item_averaged_acc23_equals_mt_metrics_eval_search(seed):
     assert res.estimate == pytest.approx(expected, abs=1e-12)
     assert res.n_groups == len(rows_m) and res.average_by == "item" and "averaged by item" in res.method
     # the chosen epsilon reaches the best average (ties between thresholds may pick another one)
-    assert pairwise_accuracy(metric, human, average_by="item", items=items, epsilon=eps).estimate == pytest.approx(expected, abs=1e-12)
+    assert pairwise_accuracy(metric, human, average_by="item", items=items,
+                             epsilon=eps).estimate == pytest.approx(expected, abs=1e-12)
 
 
 def test_averaging_differs_from_pooling_and_needs_its_labels():
@@ -159,7 +161,8 @@ def test_averaging_differs_from_pooling_and_needs_its_labels():
     averaged = pairwise_accuracy(m, h, average_by="item", items=items, tie_calibration=False)
     assert pooled.estimate == pytest.approx(6 / 7)  # 1 + 5 of 7 pairs
     assert averaged.estimate == pytest.approx((1 + 5 / 6) / 2)
-    assert pairwise_accuracy(m, h, average_by="group", groups=items, tie_calibration=False).estimate == averaged.estimate
+    assert pairwise_accuracy(m, h, average_by="group", groups=items,
+                             tie_calibration=False).estimate == averaged.estimate
     with pytest.raises(InputError, match="needs items="):
         pairwise_accuracy(m, h, average_by="item")
     with pytest.raises(InputError, match="pairs='all'"):

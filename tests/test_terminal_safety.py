@@ -39,7 +39,8 @@ def files(tmp_path, monkeypatch):
                  ).to_json(tmp_path / "audit.jsonl", orient="records", lines=True)
     pd.DataFrame({"lang": ["en", "de"] * 20, "model": np.repeat(HOSTILE[:2], 20), "variant": "v",
                   "item": np.tile(np.repeat(np.arange(10), 2), 2), "nll": rng.uniform(10, 50, 40),
-                  "tokens": rng.integers(5, 20, 40), "chars": rng.integers(20, 80, 40), "bytes": rng.integers(20, 90, 40)}
+                  "tokens": rng.integers(5, 20, 40), "chars": rng.integers(20, 80, 40),
+                  "bytes": rng.integers(20, 90, 40)}
                  ).to_json(tmp_path / "intr.jsonl", orient="records", lines=True)
     monkeypatch.chdir(tmp_path)
     assert main(["calibrate", "fit", "mt.jsonl", "--score", "score", "--by", "system", "-o", "by_system.json",
@@ -53,7 +54,8 @@ SHOWS_NAMES = {"calibrate fit", "calibrate fit (small groups warn by name)", "ca
                "diagnose --human", "diagnose streamed", "score --corpus", "fairness gaps --model", "intrinsic metrics"}
 COMMANDS = {
     "calibrate fit": "calibrate fit mt.jsonl --score score --by system -o m.json",
-    "calibrate fit (small groups warn by name)": "calibrate fit mt.jsonl --score score --by system --min-count 100 -o m.json",
+    "calibrate fit (small groups warn by name)":
+        "calibrate fit mt.jsonl --score score --by system --min-count 100 -o m.json",
     "calibrate show": "calibrate show by_system.json",
     "calibrate fit streamed": "calibrate fit mt.jsonl --score score --by system -o m.json --chunk-size 100",
     "calibrate apply": "calibrate apply by_system.json mt.jsonl -o out.jsonl",
@@ -121,7 +123,8 @@ def test_plots_draw_names_literally(args, files, capsys):
 
 
 def test_fairness_report_names_each_model(files, capsys):
-    assert main(["fairness", "gaps", "fair.jsonl", "--metric", "correct", "--model", "model", "--n-resamples", "20", "--report", "r.json"]) == 0
+    assert main(["fairness", "gaps", "fair.jsonl", "--metric", "correct", "--model", "model", "--n-resamples", "20",
+                 "--report", "r.json"]) == 0
     titles = [s["title"] for s in json.loads((files / "r.json").read_text())["sections"]]
     for model in HOSTILE[:4]:
         assert any(t.startswith(f"{model}: Fairness gaps") for t in titles), titles

@@ -34,7 +34,8 @@ def weighted_kappa(rater_a: Any, rater_b: Any, *, weights: str | None = "quadrat
     sorted union of the observed labels. NaN/None ratings are refused."""
     a, b = np.asarray(rater_a), np.asarray(rater_b)
     if a.shape != b.shape or a.ndim != 1:
-        raise InputError(f"weighted_kappa: rater_a and rater_b must be 1-D of the same length; got {a.shape} and {b.shape}")
+        raise InputError("weighted_kappa: rater_a and rater_b must be 1-D of the same length; "
+                         f"got {a.shape} and {b.shape}")
     if a.size == 0:
         raise InputError("weighted_kappa: no ratings given")
     if pd.isna(a).any() or pd.isna(b).any():
@@ -208,7 +209,8 @@ def annotation_agreement(
     alpha CI resamples items (bootstrap from :mod:`xleval.stats`)."""
     missing = [c for c in ("item_id", "rater", "rating") if c not in ratings.columns]
     if missing:
-        raise InputError(f"ratings: missing column(s) {missing}; expected item_id, rater, rating (and optionally dimension)")
+        raise InputError(f"ratings: missing column(s) {missing}; expected item_id, rater, "
+                         "rating (and optionally dimension)")
     frame = ratings.assign(dimension=ratings["dimension"] if "dimension" in ratings else "rating")
     seed = resolve_seed(random_state)  # one recorded seed for every dimension's bootstrap
     return tuple(_one_dimension(str(dim), part, scale, weights, kappa_target, n_resamples, level, seed)
@@ -222,7 +224,8 @@ def _one_dimension(dim: str, part: pd.DataFrame, scale: Any, weights: str, targe
     dup = part.duplicated(["item_id", "rater"])
     if dup.any():
         row = part[dup].iloc[0]
-        raise InputError(f"ratings: rater {row['rater']!r} rated item {row['item_id']!r} twice in dimension {dim!r}; keep one rating")
+        raise InputError(f"ratings: rater {row['rater']!r} rated item {row['item_id']!r} twice in dimension {dim!r}; "
+                         "keep one rating")
     wide = part.pivot(index="item_id", columns="rater", values="rating").astype(float)
     observed = np.unique(wide.to_numpy()[~np.isnan(wide.to_numpy())])
     levels, notes = _scale_of(observed, scale, f"ratings ({dim})")

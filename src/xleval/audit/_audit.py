@@ -132,8 +132,8 @@ def audit(
         flagged_models=tuple(sorted({v.model for v in validity if v.flagged})),
         models_without_valid_parses=_no_valid(frame), invalid_policy=invalid_policy,
         contrasts=tuple(contrasts), sensitivity=tuple(sensitivity), dose_response=dose, family_interaction=family,
-        agreement=agreement, rating_signal=signal, estimators={s.key: asdict(s) for s in run}, level=level, n_resamples=n_resamples,
-        random_state=random_state, notes=tuple(notes),
+        agreement=agreement, rating_signal=signal, estimators={s.key: asdict(s) for s in run}, level=level,
+        n_resamples=n_resamples, random_state=random_state, notes=tuple(notes),
     )
 
 

@@ -136,7 +136,8 @@ def _agreement(r: AuditResult) -> list[str]:
                                 f"{'met' if a.meets_target else 'not met'}"))
     for dim, corr in r.rating_signal.items():
         lines.append(_box(True, f"{dim} rating vs item-level E1 signal: Spearman {corr.estimate:+.3f} "
-                                f"[{_num(corr.ci_low)}, {_num(corr.ci_high)}], p = {_num(corr.p_value, 4)}, n = {corr.n}"))
+                                f"[{_num(corr.ci_low)}, {_num(corr.ci_high)}], p = {_num(corr.p_value, 4)}, "
+                                f"n = {corr.n}"))
     return lines + [""]
 
 

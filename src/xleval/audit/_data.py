@@ -76,7 +76,8 @@ def _check_duplicates(out: pd.DataFrame, where: str) -> None:
 def _parse_responses(out: pd.DataFrame, df: pd.DataFrame, parser: AnswerParser, where: str) -> None:
     if "correct" in df.columns:
         warnings.warn(f"{where}: both 'correct' and 'response'/'answer' given; correctness is recomputed from the "
-                      f"parsed responses ({parser.description}) and 'correct' is ignored", DataQualityWarning, stacklevel=3)
+                      f"parsed responses ({parser.description}) and 'correct' is ignored", DataQualityWarning,
+                      stacklevel=3)
     answers = df["answer"].astype(str).str.strip().str.upper()
     bad = ~answers.isin(list(parser.letters.upper()))
     if bad.any():

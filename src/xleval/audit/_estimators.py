@@ -1,4 +1,5 @@
-"""Translation-tax estimators E1, E3, E4 (sections 3 and 6 of "Translation tax is not a scalar") on a prepared audit frame.
+"""Translation-tax estimators E1, E3, E4 (sections 3 and 6 of "Translation tax is not a scalar") on a prepared
+audit frame.
 
 Every estimator is an accuracy difference ``acc(condition_a) - acc(condition_b)``. Paired
 estimators (E1, E4) compare the same items; they use the item-level paired bootstrap of
@@ -175,7 +176,8 @@ def _paired(rows, frame, spec, policy, cluster_by_subject, kw):
             continue
         clusters = part["subject"].to_numpy() if cluster_by_subject else None
         out = paired_contrast(part[a].to_numpy(), part[b].to_numpy(), clusters=clusters, mcnemar=True, **kw)
-        results.append(_contrast(spec, model, policy, part[a].mean(), part[b].mean(), len(part), len(part), n_un, out, kw))
+        results.append(_contrast(spec, model, policy, part[a].mean(), part[b].mean(), len(part), len(part), n_un, out,
+                                 kw))
     if len(results) >= 1 and paired.index.get_level_values("item_id").nunique() >= 2:
         items = paired.groupby(level="item_id").agg({a: "mean", b: "mean", "subject": "first"})
         clusters = items["subject"].to_numpy() if cluster_by_subject else None

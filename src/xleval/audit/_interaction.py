@@ -65,7 +65,8 @@ def item_differences(frame: pd.DataFrame, spec: EstimatorSpec, policy: str) -> p
 
 
 def _high_minus_low(d: np.ndarray, high: np.ndarray, axis: int) -> np.ndarray:
-    return np.sum(d * high, axis=axis) / np.sum(high, axis=axis) - np.sum(d * (1 - high), axis=axis) / np.sum(1 - high, axis=axis)
+    low = 1 - high
+    return np.sum(d * high, axis=axis) / np.sum(high, axis=axis) - np.sum(d * low, axis=axis) / np.sum(low, axis=axis)
 
 
 def _stratum(name: str, d: np.ndarray, kw: dict) -> StratumEffect:

@@ -43,7 +43,8 @@ class AnswerParser:
         try:
             object.__setattr__(self, "_regex", re.compile(source))
         except re.error as exc:
-            raise InputError(f"AnswerParser: pattern {self.pattern!r} is not a valid regular expression ({exc})") from None
+            raise InputError(f"AnswerParser: pattern {self.pattern!r} is not a valid regular expression "
+                             f"({exc})") from None
 
     @property
     def description(self) -> str:

@@ -92,7 +92,8 @@ def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, 
     out["calibration_source"] = _sources(model, frame)
     n_bad = int((~np.isfinite(frame[model.score].to_numpy(dtype=float))).sum())
     if n_bad:
-        warnings.warn(f"{n_bad} row(s) have a missing, NaN or infinite score; their calibrated value is NaN (rows kept)",
+        warnings.warn(f"{n_bad} row(s) have a missing, NaN or infinite score; "
+                      "their calibrated value is NaN (rows kept)",
                       DataQualityWarning, stacklevel=2)
     if interval is not None:
         low, high = model.interval(frame, confidence=interval)

@@ -220,7 +220,8 @@ class LGN(ParamsMixin):
         needed = set(self.by_)
         if len(self.levels_) > 1:
             needed.add("tgt_lang")
-        missing = sorted(c for c in needed if c not in frame.columns and not (c == "tgt_lang" and "lp" in frame.columns))
+        missing = sorted(c for c in needed
+                         if c not in frame.columns and not (c == "tgt_lang" and "lp" in frame.columns))
         if missing:
             raise InputError(f"group column(s) {missing} not in the data; columns are {list(frame.columns)}")
         return scores, frame
@@ -263,7 +264,8 @@ class LGN(ParamsMixin):
                               SmallGroupWarning, stacklevel=3)
             elif small:
                 warnings.warn(f"{len(small)} group(s) have fewer than min_count={self.min_count} scores and were "
-                              f"shrunk toward the other groups: {', '.join(small[:10])}", SmallGroupWarning, stacklevel=3)
+                              f"shrunk toward the other groups: {', '.join(small[:10])}", SmallGroupWarning,
+                              stacklevel=3)
             if degenerate:
                 warnings.warn(f"{len(degenerate)} group(s) have (near) zero spread and are calibrated through the "
                               f"fallback chain: {', '.join(degenerate[:10])}", DegenerateGroupWarning, stacklevel=3)
@@ -353,7 +355,8 @@ class LGN(ParamsMixin):
         return self.fit(X, groups, signature=signature).transform(X, groups, signature=signature)
 
     def sources(self, X, groups=None) -> np.ndarray:
-        """Per row, the level that calibrated it: ``by`` columns joined by '+', a fallback level, ``pooled`` or ``raw``."""
+        """Per row, the level that calibrated it: ``by`` columns joined by '+', a fallback level, ``pooled`` or
+        ``raw``."""
         self._check_fitted()
         _, frame = self._scores_and_groups(X, groups)
         res = self._resolve(frame)

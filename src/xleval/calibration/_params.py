@@ -41,7 +41,8 @@ class ParamsMixin:
         valid = self._param_names()
         for name, value in params.items():
             if name not in valid:
-                raise InputError(f"{type(self).__name__} has no parameter {name!r}; valid parameters are {sorted(valid)}")
+                raise InputError(f"{type(self).__name__} has no parameter {name!r}; "
+                                 f"valid parameters are {sorted(valid)}")
             setattr(self, name, value)
         return self
 

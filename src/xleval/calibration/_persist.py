@@ -47,7 +47,8 @@ def _read_json(path: str | os.PathLike, name: str) -> object:
     try:
         return json.loads(raw.decode("utf-8"))
     except RecursionError:
-        raise ModelFileError(f"{name}: not a calibrator JSON file (nested too deeply); refit and save it again") from None
+        raise ModelFileError(f"{name}: not a calibrator JSON file (nested too deeply); "
+                             "refit and save it again") from None
     except (UnicodeDecodeError, ValueError) as exc:  # not JSON, an integer of thousands of digits
         reason = str(exc).split("; ")[0]
         raise ModelFileError(f"{name}: not a calibrator JSON file ({reason}); refit and save it again") from None
@@ -72,7 +73,8 @@ def load_checked(source: str | os.PathLike | dict, fmt: str, version: int, what:
     try:
         expected = checksum({k: v for k, v in payload.items() if k != "checksum"})
     except (RecursionError, ValueError):  # nested too deeply to be a calibrator
-        raise ModelFileError(f"{name}: not a calibrator (its content is nested too deeply); refit and save it again") from None
+        raise ModelFileError(f"{name}: not a calibrator (its content is nested too deeply); "
+                             "refit and save it again") from None
     if expected != payload["checksum"]:
         raise ModelFileError(f"{name}: checksum mismatch, the file was edited or truncated; refit and save it again")
     return payload

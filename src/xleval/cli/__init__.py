@@ -40,7 +40,8 @@ _GROUPS: list[tuple[str, str, str]] = [
     ("intrinsic", "xleval.cli.intrinsic:app", "Length-fair intrinsic LM metrics, their confounds, LM scoring."),
     ("fairness", "xleval.cli.fairness:app", "Multilingual performance gaps and minimum test-set size."),
     ("score", "xleval.cli.score:score", "Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact)."),
-    ("ingest", "xleval.cli.ingest:ingest", "Read a WMT system-output folder or the mt-metrics-eval layout into a table."),
+    ("ingest", "xleval.cli.ingest:ingest",
+     "Read a WMT system-output folder or the mt-metrics-eval layout into a table."),
 ]
 
 class _LazyGroup(click.Group):

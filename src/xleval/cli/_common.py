@@ -59,7 +59,9 @@ class FiniteFloat(click.ParamType):
     def _range(self) -> str:
         low = "(" if self.low_open else "["
         high = ")" if self.high_open else "]"
-        return f"{low}{'-inf' if self.low is None else f'{self.low:g}'}, {'inf' if self.high is None else f'{self.high:g}'}{high}"
+        lo = "-inf" if self.low is None else f"{self.low:g}"
+        hi = "inf" if self.high is None else f"{self.high:g}"
+        return f"{low}{lo}, {hi}{high}"
 
 
 #: a probability strictly between 0 and 1 (significance level, confidence level, power)

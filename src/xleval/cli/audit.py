@@ -45,15 +45,17 @@ _DEFAULTS = {k: p.default for k, p in inspect.signature(run_audit).parameters.it
               help="Flag model x condition parser validity below this.")
 @click.option("--cluster-by-subject", is_flag=True, default=_DEFAULTS["cluster_by_subject"],
               help="Resample whole subjects in the bootstrap.")
-@click.option("--residual-threshold", type=FiniteFloat(), help="Pre-declared high-residual cut (default: median split).")
+@click.option("--residual-threshold", type=FiniteFloat(),
+              help="Pre-declared high-residual cut (default: median split).")
 @click.option("--pattern", help="Answer regex (first group = letter); default: first standalone A-D.")
 @click.option("--letters", default="ABCD", help="Answer letters.")
 @click.option("--n-resamples", type=int, default=_DEFAULTS["n_resamples"], help="Bootstrap resamples.")
-@click.option("--seed", type=click.IntRange(0), default=_DEFAULTS["random_state"], help="Random seed (bootstrap, permutations).")
+@click.option("--seed", type=click.IntRange(0), default=_DEFAULTS["random_state"],
+              help="Random seed (bootstrap, permutations).")
 @click.option("--save-table", type=click.Path(), help="Also write the combined long table here.")
 @report_option
-def audit(inputs, fmt, checklist, ratings, scale, col, invalid, validity_threshold, cluster_by_subject, residual_threshold,
-          pattern, letters, n_resamples, seed, save_table, report_path) -> None:
+def audit(inputs, fmt, checklist, ratings, scale, col, invalid, validity_threshold, cluster_by_subject,
+          residual_threshold, pattern, letters, n_resamples, seed, save_table, report_path) -> None:
     """Audit a translated benchmark for a translation tax (estimators E1-E4, parser validity, dose-response).
 
     Each INPUT is a long table (TSV/CSV/JSONL/Parquet; '-' = TSV on stdin) with item_id, model,
@@ -64,12 +66,13 @@ def audit(inputs, fmt, checklist, ratings, scale, col, invalid, validity_thresho
         raise InputError("--scale is the scale of the --ratings; give --ratings too")
     levels = rating_scale(scale) if scale is not None else None  # a malformed scale is refused before any reading
     check_outputs({"--save-table": save_table, "--checklist": checklist, "--report": report_path},
-                  inputs=[spec.partition("=")[2] if "=" in spec and not Path(spec).exists() else spec for spec in inputs]
-                  + [ratings])
+                  inputs=[spec.partition("=")[2] if "=" in spec and not Path(spec).exists() else spec
+                          for spec in inputs] + [ratings])
     data = pd.concat([_read(spec, parse_column_mapping(col)) for spec in inputs], ignore_index=True)
     if save_table is not None:
         write_table(data, save_table)
-    rating_table = read_table(ratings, required=("item_id", "rater", "rating"), numeric=("rating",)) if ratings else None
+    rating_table = read_table(ratings, required=("item_id", "rater", "rating"),
+                              numeric=("rating",)) if ratings else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = run_audit(data, parser=AnswerParser(letters=letters, pattern=pattern),
@@ -99,7 +102,8 @@ def _read(spec: str, columns: dict[str, str]) -> pd.DataFrame:
 
 def _render(result) -> None:
     rows = [{"estimator": c.estimator, "model": c.model, "acc_a": c.acc_a, "acc_b": c.acc_b, "delta": c.estimate,
-             "ci": f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]", "p": c.p_value, "n": c.n_a if c.paired else f"{c.n_a}/{c.n_b}"}
+             "ci": f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]", "p": c.p_value,
+             "n": c.n_a if c.paired else f"{c.n_a}/{c.n_b}"}
             for c in result.contrasts]
     print_table(rows, title=f"Translation-tax estimators (invalid parses {result.invalid_policy})", digits=3)
     flagged = [v.to_dict() for v in result.validity if v.flagged]
@@ -108,7 +112,8 @@ def _render(result) -> None:
     d = result.dose_response
     if d is not None:
         console.print(f"dose-response {d.estimator} ({d.split} {d.threshold:g}): high {d.high.estimate:+.3f}, "
-                      f"low {d.low.estimate:+.3f}, high-low {d.contrast:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}], p={d.p_value:.4f}")
+                      f"low {d.low.estimate:+.3f}, high-low {d.contrast:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}], "
+                      f"p={d.p_value:.4f}")
     f = result.family_interaction
     if f is not None and f.tested:
         console.print(f"{f.grouping} interaction {f.estimator}: chi2={f.statistic:.2f}, df={f.df}, p={f.p_value:.4f}")

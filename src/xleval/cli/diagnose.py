@@ -21,13 +21,16 @@ from ._common import col_option, console, emit_json, format_option, parse_column
 @click.option("--human", help="Human score column: agreement and validity check.")
 @click.option("--calibrated", help="Calibrated score column: before/after.")
 @click.option("--system", default="system", help="System column for system-level agreement.")
-@click.option("--threshold", type=float, default=DEFAULT_THRESHOLD, help="Pooled-sd difference that advises calibration.")
+@click.option("--threshold", type=float, default=DEFAULT_THRESHOLD,
+              help="Pooled-sd difference that advises calibration.")
 @click.option("--n-resamples", type=int, default=1000, help="Bootstrap/permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of resampling.")
 @col_option
 @format_option
-@click.option("--chunk-size", type=click.IntRange(1), help="Stream the input in batches of N rows and report the mergeable "
-              "statistics only (per-group moments, sd of group means, eta squared, largest d); no medians, tests or CIs.")
+@click.option("--chunk-size", type=click.IntRange(1),
+              help="Stream the input in batches of N rows and report the mergeable "
+              "statistics only (per-group moments, sd of group means, eta squared, largest d); no medians, "
+              "tests or CIs.")
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
@@ -74,14 +77,16 @@ def _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, sch
     print_table(result.groups.to_dict(orient="records"), title=f"{score} by {result.by} (streamed, {result.n} rows)")
     pair = " vs ".join(result.largest_smd_pair) if result.largest_smd_pair else "-"
     console.print(f"sd of group means {result.sd_of_means:.4g}; eta squared {result.eta_squared:.4g}; "
-                  f"largest standardised difference {result.largest_smd if result.largest_smd is not None else float('nan'):.3g} ({pair})")
+                  "largest standardised difference "
+                  f"{result.largest_smd if result.largest_smd is not None else float('nan'):.3g} ({pair})")
     for note in result.notes:
         say("note", note)
 
 
 def _render(result, notes: list[str]) -> None:
     if result.comparison is not None:
-        print_table(result.comparison.table.to_dict(orient="records"), title=f"{result.score} vs {result.calibrated} by {result.by}")
+        print_table(result.comparison.table.to_dict(orient="records"),
+                    title=f"{result.score} vs {result.calibrated} by {result.by}")
         print_table(result.comparison.summary.to_dict(orient="records"), title="bias before and after")
     else:
         print_table(result.bias.groups.to_dict(orient="records"), title=f"{result.score} by {result.by}")

@@ -58,7 +58,8 @@ def _render(name: str, rep) -> None:
     if rep.typology:
         print_table([{"feature": t.feature, "r": t.correlation.estimate, "CI low": t.correlation.ci_low,
                       "CI high": t.correlation.ci_high, "p": t.correlation.p_value,
-                      "controls": ",".join(t.controls) or "-"} for t in rep.typology], title="typological bias", digits=3)
+                      "controls": ",".join(t.controls) or "-"} for t in rep.typology], title="typological bias",
+                      digits=3)
 
 
 @app.command("gaps")
@@ -90,7 +91,8 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
     from ..fairness import fairness_gaps, fairness_gaps_by
 
     check_outputs({"--report": report_path}, inputs=[input])
-    df = select_rows(read_table(input, columns=parse_column_mapping(col), required=[metric, by], numeric=[metric]), where)
+    df = select_rows(read_table(input, columns=parse_column_mapping(col), required=[metric, by], numeric=[metric]),
+                     where)
     kwargs = dict(reference=None if (reference or "").lower() == "none" else reference, item=item, resource=resource,
                   typology=tuple(typology), floor=floor, higher_is_better=not lower_is_better,
                   log_performance=log_performance, target_gain=target_gain, n_resamples=n_resamples, random_state=seed)
@@ -113,16 +115,19 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
 
 
 @app.command("min-size")
-@click.option("--effect", type=FiniteFloat(), help="Effect to detect: Cohen's h (proportions), d (continuous), or the accuracy "
+@click.option("--effect", type=FiniteFloat(),
+              help="Effect to detect: Cohen's h (proportions), d (continuous), or the accuracy "
               "difference with --paired.")
 @click.option("--power", type=PROBABILITY, default=0.8, help="Target power.")
 @click.option("--alpha", type=PROBABILITY, default=0.05, help="Significance level.")
 @click.option("--paired", is_flag=True, help="Parallel items in both languages (McNemar / paired t).")
 @click.option("--one-sample", is_flag=True, help="Reference level known without error (a one-sample test).")
 @click.option("--kind", default="proportion", help="proportion (accuracy, Cohen's h) or continuous (Cohen's d).")
-@click.option("--discordant", type=FiniteFloat(0, 1, low_open=True), help="With --paired accuracy: share of items right in one language only.")
+@click.option("--discordant", type=FiniteFloat(0, 1, low_open=True),
+              help="With --paired accuracy: share of items right in one language only.")
 @click.option("--one-sided", is_flag=True, help="One-sided test.")
-@click.option("--n", type=click.IntRange(1), help="Items per language you have: report the smallest detectable effect instead.")
+@click.option("--n", type=click.IntRange(1),
+              help="Items per language you have: report the smallest detectable effect instead.")
 @click.option("--baseline", type=PROBABILITY, help="With --n: reference accuracy, to express the effect as accuracies.")
 @format_option
 def min_size(effect, power, alpha, paired, one_sample, kind, discordant, one_sided, n, baseline, fmt) -> None:
@@ -143,7 +148,8 @@ def min_size(effect, power, alpha, paired, one_sample, kind, discordant, one_sid
         raise InputError("give --effect (how many items do I need?) or --n (what gap can my test set detect?)")
     else:
         if baseline is not None:
-            raise InputError("--baseline goes with --n; with --effect give Cohen's h directly (e.g. for 0.80 vs 0.75: 0.12)")
+            raise InputError("--baseline goes with --n; with --effect give Cohen's h directly "
+                             "(e.g. for 0.80 vs 0.75: 0.12)")
         result = min_test_size(effect, **common)
     if fmt == "json":
         emit_json(result.to_dict())

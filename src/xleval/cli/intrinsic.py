@@ -103,7 +103,8 @@ def metrics(inputs, by, reference, ci, seed, output, source, eval_set, lang, mod
     print_table(result.table[shown].to_dict(orient="records"), title=f"corpus metrics ({result.aggregation})")
     if reference:
         cols = ["setting", "lang", "variant", "n_items", "information_parity"]
-        print_table(ip[cols].to_dict(orient="records"), title=f"information parity vs {reference} (sum NLL_ref / sum NLL_l)")
+        print_table(ip[cols].to_dict(orient="records"),
+                    title=f"information parity vs {reference} (sum NLL_ref / sum NLL_l)")
     _notes(notes + more)
 
 
@@ -164,7 +165,8 @@ def _render_confounds(report) -> None:
 @click.option("--lang", help="Language of the texts (required for .txt input without a lang column).")
 @click.option("--bos", default="auto",
               help="auto (prepend BOS if the tokenizer has one), prepend, or none (first token unscored).")
-@click.option("--max-length", type=click.IntRange(1), help="Truncate texts to this many tokens (default: the model's context).")
+@click.option("--max-length", type=click.IntRange(1),
+              help="Truncate texts to this many tokens (default: the model's context).")
 @click.option("--batch-size", type=click.IntRange(1, 100_000), default=8, help="Texts per forward pass.")
 @click.option("--device", default="cpu", help="torch device, e.g. cpu or cuda:0.")
 @col_option

@@ -103,16 +103,20 @@ _ORDER = click.IntRange(0, 32)
 @click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
 @click.option("--ter-normalized", is_flag=True, help="TER: normalisation and tokenisation.")
 @click.option("-ci", "--confidence", is_flag=True, help="Bootstrap 95% interval of each system's score.")
-@click.option("-cin", "--confidence-n", type=_RESAMPLES, default=1000, show_default=True, help="Resamples for --confidence.")
+@click.option("-cin", "--confidence-n", type=_RESAMPLES, default=1000, show_default=True,
+              help="Resamples for --confidence.")
 @click.option("-pbs", "--paired-bs", is_flag=True, help="Paired bootstrap test of each system against the first.")
 @click.option("-par", "--paired-ar", is_flag=True, help="Paired approximate randomization test against the first.")
-@click.option("-pbsn", "--paired-bs-n", type=_RESAMPLES, default=1000, show_default=True, help="Resamples for --paired-bs.")
-@click.option("-parn", "--paired-ar-n", type=_RESAMPLES, default=10000, show_default=True, help="Trials for --paired-ar.")
+@click.option("-pbsn", "--paired-bs-n", type=_RESAMPLES, default=1000, show_default=True,
+              help="Resamples for --paired-bs.")
+@click.option("-parn", "--paired-ar-n", type=_RESAMPLES, default=10000, show_default=True,
+              help="Trials for --paired-ar.")
 @click.option("--seed", type=_Seed(), default="12345", envvar="SACREBLEU_SEED", show_default=True,
               help="Seed of --paired-bs/--paired-ar/--confidence ('none': a fresh one, printed); SACREBLEU_SEED.")
 @click.option("--baseline", help="Table input: the baseline system of --paired-bs/--paired-ar (default: first per lp).")
 @click.option("-b", "--score-only", is_flag=True, help="Print only the corpus score(s), one per line.")
-@click.option("-w", "--width", type=click.IntRange(0, 17), help="Decimals printed (1 for plain files, as sacrebleu; 4 for tables).")
+@click.option("-w", "--width", type=click.IntRange(0, 17),
+              help="Decimals printed (1 for plain files, as sacrebleu; 4 for tables).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               help="text (tables) or json (for machines).")
 @click.option("--batch-size", type=click.IntRange(1, 1_000_000), help="Neural metrics: segments per model call.")
@@ -120,7 +124,8 @@ _ORDER = click.IntRange(0, 32)
 @click.option("--precision", help="Neural metrics: fp32 or fp16.")
 @click.option("--progress", is_flag=True, help="Neural metrics: the model's own progress bar.")
 @col_option
-@click.option("--chunk-size", type=click.IntRange(1), help="Stream INPUT in batches of N rows into -o (bounded memory); "
+@click.option("--chunk-size", type=click.IntRange(1),
+              help="Stream INPUT in batches of N rows into -o (bounded memory); "
               "BLEU then needs an explicit --tokenize.")
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
@@ -359,7 +364,8 @@ def _render_comparisons(results, width: int, fmt: str) -> None:
             row: dict = {"system": ("Baseline: " if res.test and name == res.baseline else "") + name}
             for m in res.metrics:
                 r = res.results[m][name]
-                row[m] = f"{r.score:.{width}f}" + (f" (μ = {r.mean:.{width}f} ± {r.ci:.{width}f})" if r.mean is not None else "")
+                row[m] = f"{r.score:.{width}f}" + (f" (μ = {r.mean:.{width}f} ± "
+                                                   f"{r.ci:.{width}f})" if r.mean is not None else "")
                 if res.test:
                     row[f"{m} p"] = "" if r.p_value is None else f"{r.p_value:.4f}" + ("*" if r.p_value < 0.05 else "")
             rows.append(row)

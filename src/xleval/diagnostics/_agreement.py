@@ -134,7 +134,8 @@ def human_agreement(data: pd.DataFrame, scores: str | Sequence[str], human: str,
     if not has_h.any():
         raise InputError(f"human column {human!r} has no values; give a column with human scores")
     if not has_h.all():
-        msg = f"human column {human!r}: {int((~has_h).sum())} of {len(h)} rows have no human score; used the other {int(has_h.sum())}"
+        msg = (f"human column {human!r}: {int((~has_h).sum())} of {len(h)} rows have no human score; "
+               f"used the other {int(has_h.sum())}")
         notes.append(msg)
         warnings.warn(msg, DataQualityWarning, stacklevel=2)
     usable = has_h & np.logical_and.reduce([np.isfinite(v) for v in values.values()])
@@ -152,7 +153,8 @@ def human_agreement(data: pd.DataFrame, scores: str | Sequence[str], human: str,
         notes.append(f"no {system!r} column: system-level statistics skipped")
     systems = system_table(data.loc[usable], [*scores, human], by, system) if use_systems else None
     per_system = systems is not None and (systems["n_rows"] > 1).any()
-    seg = {c: _segment_level(values[c][usable], h[usable], labels[usable]) if (per_system or not use_systems) else ({}, {})
+    seg = {c: _segment_level(values[c][usable], h[usable], labels[usable])
+              if (per_system or not use_systems) else ({}, {})
            for c in scores}
     sys_res, excluded, dists, systems = _system_level(systems, scores, human, level, n_resamples, rng, seed,
                                                       tie_calibration, notes)

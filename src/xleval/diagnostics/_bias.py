@@ -165,7 +165,8 @@ def _decide(groups: pd.DataFrame, smd: Estimate | None, pair: tuple[str, str] | 
                        f"(eta squared CI {100 * eta.ci_low:.1f}% to {100 * eta.ci_high:.1f}%)")
     if np.isfinite(kw.p_value):
         reasons.append(f"Kruskal-Wallis H = {kw.statistic:.4g}, p = {kw.p_value:.3g}")
-    reasons.append("the groups' scores differ beyond the rule: comparisons across groups need calibration" if advised else
+    reasons.append("the groups' scores differ beyond the rule: "
+                   "comparisons across groups need calibration" if advised else
                    "no calibration needed by the 0.5-sd rule" if threshold == DEFAULT_THRESHOLD else
                    f"no calibration needed by the {threshold:g}-sd rule")
     if advised:

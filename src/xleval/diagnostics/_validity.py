@@ -155,7 +155,8 @@ def _uninformative(reason, groups, threshold, level, alpha, human, notes) -> Val
 
 def _untested(threshold, level, alpha, human, notes, groups=None) -> ValidityCheck:
     message = "The equal-quality assumption of LGN is untested: no human scores. " + DESIGN_ADVICE
-    return ValidityCheck("untested", False, message, (), groups, None, None, threshold, level, alpha, human, tuple(notes))
+    return ValidityCheck("untested", False, message, (), groups, None, None, threshold, level, alpha, human,
+                         tuple(notes))
 
 
 def _groups(h: np.ndarray, labels: np.ndarray) -> pd.DataFrame:
@@ -193,7 +194,8 @@ def _verdict(groups, pairs, test, threshold, level, alpha, human, notes) -> Vali
                    "LGN's equal-quality assumption is consistent with the human scores.")
     elif significant:
         status = "violated"
-        named = ", ".join(f"{a} > {b} (d = {d:.2f})" for a, b, d in reach[["group_a", "group_b", "d"]].head(10).itertuples(index=False))
+        named = ", ".join(f"{a} > {b} (d = {d:.2f})"
+                          for a, b, d in reach[["group_a", "group_b", "d"]].head(10).itertuples(index=False))
         message = (f"WARNING: human scores differ between groups (Kruskal-Wallis p = {test.p_value:.3g}) by up to "
                    f"{top['d']:.3g} pooled sd; differences that may reach {threshold:g} sd: {named}. LGN would erase "
                    "these real quality differences; prefer anchored calibration (AnchoredCalibrator) or a calibration "

@@ -60,12 +60,14 @@ def resource_elasticity(performance: Sequence[float], sizes: Sequence[float], la
 
 def _check_inputs(y: np.ndarray, x: np.ndarray, names: tuple, log_performance: bool, target_gain, level) -> None:
     if y.ndim != 1 or y.shape != x.shape or len(names) != len(y):
-        raise InputError(f"performance, sizes and languages need one value per language; got {y.shape}, {x.shape}, {len(names)}")
+        raise InputError(f"performance, sizes and languages need one value per language; got {y.shape}, {x.shape}, "
+                         f"{len(names)}")
     if len(y) < 3:
         raise InputError(f"resource elasticity needs at least 3 languages with a data size; got {len(y)}")
     if not np.isfinite(x).all() or (x <= 0).any():
         bad = names[int(np.flatnonzero(~np.isfinite(x) | (x <= 0))[0])]
-        raise InputError(f"data size of language {bad!r} is not a positive number; sizes are logged, give tokens/bytes > 0")
+        raise InputError(f"data size of language {bad!r} is not a positive number; sizes are logged, "
+                         "give tokens/bytes > 0")
     if not np.isfinite(y).all():
         raise InputError("performance has NaN/inf values; give one finite value per language")
     if log_performance and (y <= 0).any():
@@ -73,7 +75,8 @@ def _check_inputs(y: np.ndarray, x: np.ndarray, names: tuple, log_performance: b
     if np.ptp(x) == 0:
         raise InputError("every language has the same data size; a slope on data size is undefined")
     if target_gain is not None and log_performance and not target_gain > 0:
-        raise InputError(f"with log_performance the target gain is a factor > 0 (e.g. 1.2 for +20%); got {target_gain!r}")
+        raise InputError("with log_performance the target gain is a factor > 0 (e.g. 1.2 for +20%); "
+                         f"got {target_gain!r}")
     if not 0 < level < 1:
         raise InputError(f"level must be strictly between 0 and 1; got {level!r}")
 

@@ -99,7 +99,8 @@ class _Joint:
         finite = dist[np.isfinite(dist)]
         notes = list(self.notes)
         if finite.size < dist.size:
-            notes.append(f"{dist.size - finite.size} of {dist.size} resamples gave an undefined statistic and were left out")
+            notes.append(f"{dist.size - finite.size} of {dist.size} resamples gave an undefined statistic and were "
+                         "left out")
             if finite.size < 0.9 * dist.size:
                 notes.append("unreliable: more than 10% of resamples undefined")
         alpha = (1.0 - self.level) / 2.0
@@ -169,7 +170,8 @@ def fairness_gaps(
     if small:
         notes.append(f"unreliable: languages with fewer than {MIN_ITEMS} items: {', '.join(small)}; their CIs "
                      "(and those of summaries that include them) say little" +
-                     ("; with one row per language (aggregates) no per-language CI exists" if max(design.counts) == 1 else ""))
+                     ("; with one row per language (aggregates) no per-language CI "
+                      "exists" if max(design.counts) == 1 else ""))
     if len(labels) < 2:
         notes.append("only one language: there is no gap to measure")
     return FairnessReport(
@@ -179,12 +181,14 @@ def fairness_gaps(
     )
 
 
-def fairness_gaps_by(data: pd.DataFrame, model: str, metric: str, by: str = "lang", **kwargs: Any) -> dict[str, FairnessReport]:
+def fairness_gaps_by(data: pd.DataFrame, model: str, metric: str, by: str = "lang",
+                     **kwargs: Any) -> dict[str, FairnessReport]:
     """:func:`fairness_gaps` for each value of the ``model`` column (one report per model)."""
     if model not in data.columns:
         raise InputError(f"model column {model!r} not in the table; its columns are {list(data.columns)}")
     if data[model].isna().any():
-        raise InputError(f"model column {model!r} has {int(data[model].isna().sum())} empty cell(s); name every row's model")
+        raise InputError(f"model column {model!r} has {int(data[model].isna().sum())} empty cell(s); "
+                         "name every row's model")
     return {str(name): fairness_gaps(part, metric, by, **kwargs) for name, part in data.groupby(model, sort=True)}
 
 
@@ -257,7 +261,8 @@ def _design(frame: pd.DataFrame, metric: str, codes: np.ndarray, n_groups: int, 
     wide = keyed.pivot(index="item", columns="g", values="v").reindex(columns=range(n_groups))
     complete = wide.notna().all(axis=1)
     if not complete.any():
-        raise InputError(f"no item of column {item!r} is present in every language; a paired analysis needs parallel items")
+        raise InputError(f"no item of column {item!r} is present in every language; "
+                         "a paired analysis needs parallel items")
     if not complete.all():
         lost = int(wide.loc[~complete].notna().to_numpy().sum())
         warnings.warn(f"fairness: {int((~complete).sum())} items missing in some language; their {lost} rows "
@@ -353,7 +358,8 @@ def _elasticity(means, sizes, labels, log_performance, target_gain, level, notes
     known = np.array([_float_or_none(s) is not None for s in sizes])
     if not known.all():
         missing = [lab for lab, k in zip(labels, known) if not k]
-        warnings.warn(f"fairness: no data size for {missing}; left out of the elasticity fit", DataQualityWarning, stacklevel=4)
+        warnings.warn(f"fairness: no data size for {missing}; left out of the elasticity fit", DataQualityWarning,
+                      stacklevel=4)
         notes.append(f"languages without a data size, left out of the elasticity fit: {', '.join(missing)}")
     if known.sum() < 3:
         notes.append("resource elasticity not fitted: fewer than 3 languages have a data size")

@@ -93,7 +93,8 @@ def plot_power_curve(effects: Any, *, power: float = 0.8, alpha: float = 0.05, d
     from xleval.fairness._power import min_test_size
 
     effects = np.asarray(effects, dtype=float)
-    ns = [min_test_size(e, power=power, alpha=alpha, design=design, kind=kind, discordant=discordant).n for e in effects]
+    ns = [min_test_size(e, power=power, alpha=alpha, design=design, kind=kind,
+                        discordant=discordant).n for e in effects]
     fig, ax = _figure()
     ax.plot(effects, ns, marker="o")
     ax.set_yscale("log")

@@ -46,7 +46,8 @@ def _check_design(design: str, kind: str, alternative: str) -> tuple[str, str, s
 
 def _check_effect(effect: float, design: str, kind: str, discordant: float | None) -> tuple[float, float | None]:
     if not isinstance(effect, numbers.Real) or not math.isfinite(effect) or effect == 0:
-        raise InputError(f"effect must be a non-zero number (Cohen's h or d, or an accuracy difference); got {effect!r}")
+        raise InputError("effect must be a non-zero number (Cohen's h or d, or an accuracy difference); "
+                         f"got {effect!r}")
     effect = abs(float(effect))  # power is symmetric in the sign of the effect
     if effect < 1e-6:  # its n would exceed any test set (and effect**2 would underflow)
         raise InputError(f"effect {effect:g} is too small: more than {_MAX_N} items per language would be needed")

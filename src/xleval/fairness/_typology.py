@@ -47,7 +47,8 @@ def _indicators(name: str, values: Sequence) -> list[tuple[str, np.ndarray]]:
     return [(f"{name}={lv}", (series.astype(str) == lv).to_numpy(dtype=float)) for lv in levels]
 
 
-def _one(label: str, x: np.ndarray, y: np.ndarray, control: np.ndarray | None, method: str, level: float) -> TypologyBias:
+def _one(label: str, x: np.ndarray, y: np.ndarray, control: np.ndarray | None, method: str,
+         level: float) -> TypologyBias:
     n = len(y)
     controls = () if control is None else ("ln(size)",)
     need = 4 + len(controls)  # partial_correlation needs n - 3 - k >= 1; a plain r needs > 3 for a CI

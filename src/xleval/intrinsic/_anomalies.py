@@ -43,7 +43,8 @@ def flag_anomalies(lang_table: pd.DataFrame, *, empty_runs: Iterable[Mapping[str
     """
     keys = [c for c in ("model", *RUN_KEYS, *DESCRIPTION) if c in lang_table.columns]
     rows = [{**dict(run), "metric": "nll", "value": None, "bound": None,
-             "reason": f"no usable value: all {run.get('n_rows', '?')} log-likelihoods are NaN/inf"} for run in empty_runs]
+             "reason": f"no usable value: all {run.get('n_rows', '?')} log-likelihoods are "
+                       "NaN/inf"} for run in empty_runs]
     for metric, (bound, why) in ANOMALY_BOUNDS.items():
         if metric in lang_table.columns:
             rows += _over(lang_table, keys, metric, np.full(len(lang_table), bound), lambda b, why=why: why)

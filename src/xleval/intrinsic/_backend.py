@@ -140,6 +140,7 @@ def _batch_nll(torch: Any, lm: Any, batch: list[list[int]], device: str) -> np.n
 
 
 def score_texts(model: str, texts: Sequence[str], *, bos: str = "auto", max_length: int | None = None,
-                batch_size: int = 8, device: str = "cpu", progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+                batch_size: int = 8, device: str = "cpu",
+                progress: Callable[[int], None] | None = None) -> pd.DataFrame:
     """Score ``texts`` with the local causal LM in the folder ``model`` (see :class:`LMScorer`)."""
     return LMScorer(model, bos=bos, max_length=max_length, batch_size=batch_size, device=device).score(texts, progress)

@@ -310,7 +310,8 @@ def analyze_confounds(
     check_probability(alpha, "alpha")
     check_probability(power_r, "power_r")
     if isinstance(scores, LMScores):
-        table, empty_runs, excluded = language_table(scores, parallel=parallel), scores.empty_runs, dict(scores.excluded)
+        table = language_table(scores, parallel=parallel)
+        empty_runs, excluded = scores.empty_runs, dict(scores.excluded)
     else:
         table, excluded = scores, {}
     metrics = _metrics(table, metrics)
@@ -357,7 +358,8 @@ def _known(units: pd.DataFrame, metrics: Sequence[str]) -> tuple[list[str], list
     return kept_m, kept_l, unknown
 
 
-def _drop_anomalies(table: pd.DataFrame, anomalies: pd.DataFrame, strata: Sequence[str]) -> tuple[pd.DataFrame, list[str]]:
+def _drop_anomalies(table: pd.DataFrame, anomalies: pd.DataFrame,
+                    strata: Sequence[str]) -> tuple[pd.DataFrame, list[str]]:
     notes: list[str] = []
     if anomalies.empty:
         return table, notes

@@ -100,10 +100,12 @@ def _add_cis(rows: pd.DataFrame, table: pd.DataFrame, by: list[str], n_resamples
     return table.assign(**extra)
 
 
-def _metric_ci(stats: np.ndarray, metric: str, n_resamples: int, level: float, random_state: Any) -> tuple[float, float]:
+def _metric_ci(stats: np.ndarray, metric: str, n_resamples: int, level: float,
+               random_state: Any) -> tuple[float, float]:
     if np.isnan(stats).any() or len(stats) < 2:
         return float("nan"), float("nan")
-    est = bootstrap_sums(stats, lambda s: metrics_from_sums(s[..., 0], s[..., 1], s[..., 2], s[..., 3], s[..., 4])[metric],
+    est = bootstrap_sums(stats,
+                         lambda s: metrics_from_sums(s[..., 0], s[..., 1], s[..., 2], s[..., 3], s[..., 4])[metric],
                          n_resamples=n_resamples, level=level, random_state=random_state)
     return est.ci_low, est.ci_high
 

@@ -59,12 +59,14 @@ def lm_eval_scores(samples: str | os.PathLike | LMEvalSamples, *, lang: str | No
     found_lang = lang or samples.lang
     found_model = model or samples.model
     if found_lang is None:
-        where = f"the task config in {samples.results_path.name}" if samples.results_path else "no results file beside it"
+        where = (f"the task config in {samples.results_path.name}" if samples.results_path
+                 else "no results file beside it")
         raise InputError(f"{samples.path}: the language of the text is not named by the run ({where}: "
                          f"dataset_name {samples.task_config.get('dataset_name')!r}, task {samples.task!r}); "
                          "give the language (--lang / lang=)")
     if found_model is None:
-        raise InputError(f"{samples.path}: no model name (no results file, no folder); give the model (--model / model=)")
+        raise InputError(f"{samples.path}: no model name (no results file, no folder); "
+                         "give the model (--model / model=)")
     rows = [_lm_eval_row(rec, samples.path, i) for i, rec in enumerate(samples.records)]
     df = pd.DataFrame(rows)
     df.insert(1, "lang", found_lang)
@@ -183,7 +185,8 @@ def apples_scores(wide: pd.DataFrame, *, where: str = "apples results", warn: bo
     ``model_family`` (the architecture) name the strata the confound analysis keeps apart."""
     t = wide.copy()
     controlled = t["vocab_size"].astype(float) > 0
-    t["setting"] = np.where(controlled, t["tokenizer_algo"].astype(str) + "_" + t["vocab_size"].astype("Int64").astype(str),
+    t["setting"] = np.where(controlled,
+                            t["tokenizer_algo"].astype(str) + "_" + t["vocab_size"].astype("Int64").astype(str),
                             t["model_name"].astype(str))
     t["variant"] = np.where(t["eval_set"].isin(TRANSLATION_SETS), t["eval_set"], "")
     t["item"] = t["sent_idx"]

@@ -60,7 +60,8 @@ def _encoder(tokenizer: Any) -> Callable[[str], Sequence[Any]]:
     if encode is None:
         if callable(tokenizer):
             return tokenizer
-        raise InputError(f"tokenizer {tokenizer!r} has no encode(); give a callable str -> tokens or a tokenizer object")
+        raise InputError(f"tokenizer {tokenizer!r} has no encode(); give a callable str -> tokens or a tokenizer "
+                         "object")
     if type(tokenizer).__module__.startswith("tokenizers"):
         return lambda t: encode(t, add_special_tokens=False).ids
     try:
@@ -70,7 +71,8 @@ def _encoder(tokenizer: Any) -> Callable[[str], Sequence[Any]]:
     return lambda t: encode(t, add_special_tokens=False)
 
 
-def text_lengths(texts: Iterable[str], *, tokenizer: Any = None, char_unit: str = "codepoints") -> dict[str, np.ndarray]:
+def text_lengths(texts: Iterable[str], *, tokenizer: Any = None,
+                 char_unit: str = "codepoints") -> dict[str, np.ndarray]:
     """``{"chars", "bytes"[, "tokens"]}`` arrays for ``texts`` (tokens only with a tokenizer)."""
     items = _texts(texts)
     out = {"chars": count_chars(items, char_unit), "bytes": count_bytes(items)}

@@ -79,7 +79,8 @@ def from_token_logprobs(logprobs: Iterable[Sequence[float]], *, unit: str = "nat
     for i, lp in enumerate(logprobs):
         arr = np.asarray(lp, dtype=float).reshape(-1)
         if (arr > 1e-9).any():
-            raise InputError(f"token log-probs of sentence {i}: {arr.max():g} > 0; give log-probabilities (<= 0), not NLLs")
+            raise InputError(f"token log-probs of sentence {i}: {arr.max():g} > 0; give log-probabilities (<= 0), "
+                             "not NLLs")
         nll.append(-arr.sum() * scale)
         tokens.append(arr.size)
     return np.array(nll, dtype=float), np.array(tokens, dtype=float)
@@ -133,7 +134,8 @@ class LMScores:
         """
         _check_unit(unit)
         if "lang" not in df.columns:
-            raise InputError(f"{where}: no 'lang' column (language of the scored text); its columns are {list(df.columns)}")
+            raise InputError(f"{where}: no 'lang' column (language of the scored text); "
+                             f"its columns are {list(df.columns)}")
         t = df.reset_index(drop=True).copy()
         t["lang"] = normalize_codes(t["lang"], "lang", where)
         _fill_keys(t)
@@ -192,7 +194,8 @@ def _fill_nll(t: pd.DataFrame, unit: str, where: str) -> None:
     neg = values < -1e-9
     if neg.any():
         row = int(np.flatnonzero(neg)[0])
-        hint = "'loglik' values must be <= 0" if col == "loglik" else "an NLL is >= 0; if these are log-probabilities, name the column 'loglik'"
+        hint = ("'loglik' values must be <= 0" if col == "loglik"
+                else "an NLL is >= 0; if these are log-probabilities, name the column 'loglik'")
         raise InputError(f"{where}: column {col!r} row {row + 1}: {t[col].iloc[row]!r} has the wrong sign; {hint}")
     t["nll"] = np.maximum(values, 0.0) * scale
     if col != "nll":
@@ -225,7 +228,8 @@ def _check_unique(t: pd.DataFrame, where: str) -> None:
     if dup.any():
         row = int(np.flatnonzero(dup.to_numpy())[0])
         key = {k: t[k].iloc[row] for k in KEYS}
-        raise InputError(f"{where}: row {row + 1} repeats the key {key}; each (lang, model, setting, variant, item) must occur once")
+        raise InputError(f"{where}: row {row + 1} repeats the key {key}; each (lang, model, setting, variant, "
+                         "item) must occur once")
 
 
 RUN = ["model", "setting", "lang", "variant"]

@@ -124,7 +124,8 @@ def _stability_one(t: pd.DataFrame, metric: str) -> dict[str, Any]:
         flips += int(min((signs > 0).sum(), (signs < 0).sum()))
         combos += signs.size
     return {"n_languages": len(by_lang), "n_variants": int(t["variant"].nunique()),
-            "order": " < ".join(sorted(means, key=lambda lang: means[lang])), "variant_range_mean": float(np.mean(ranges)),
+            "order": " < ".join(sorted(means, key=lambda lang: means[lang])),
+            "variant_range_mean": float(np.mean(ranges)),
             "language_gap": gap, "spread_ratio": float(np.mean(ranges)) / gap if gap > 0 else float("inf"),
             "flip_rate": flips / combos if combos else float("nan"), "order_flips": bool(flips)}
 

@@ -19,7 +19,8 @@ GZIP_SUFFIX = ".gz"
 #: cells of a text table read as a missing value wherever a number is expected
 NA_TOKENS = frozenset({"", "nan", "NaN", "NAN", "na", "NA", "N/A", "null", "NULL", "None"})
 #: canonical columns that are text even when every cell looks like a number
-TEXT_COLUMNS = frozenset({"source", "hypothesis", "reference", "lp", "src_lang", "tgt_lang", "system", "sentence", "text"})
+TEXT_COLUMNS = frozenset({"source", "hypothesis", "reference", "lp", "src_lang", "tgt_lang", "system", "sentence",
+                          "text"})
 
 
 def table_format(path: str | os.PathLike) -> str:

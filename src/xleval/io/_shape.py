@@ -16,7 +16,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..exceptions import InputError
 
-__all__ = ["parse_column_mapping", "check_not_empty", "is_comment_line", "strip_leading_comments", "check_unique_columns",
+__all__ = ["parse_column_mapping", "check_not_empty", "is_comment_line", "strip_leading_comments",
+           "check_unique_columns",
            "check_header", "check_tsv_text", "check_csv_text", "check_text_file_shape", "iter_json_objects",
            "parse_json_object", "check_flat_values", "TextShape"]
 
@@ -78,7 +79,8 @@ def check_not_empty(n_columns: int, n_rows: int, name: str) -> None:
 
 
 def parse_column_mapping(items: Sequence[str] | None) -> dict[str, str]:
-    """``["hypothesis=mt", "reference=ref"]`` -> ``{"mt": "hypothesis", "ref": "reference"}`` (file name -> canonical)."""
+    """``["hypothesis=mt", "reference=ref"]`` -> ``{"mt": "hypothesis", "ref": "reference"}``
+    (file name -> canonical)."""
     mapping: dict[str, str] = {}
     for item in items or ():
         canonical, sep, in_file = item.partition("=")
@@ -113,7 +115,8 @@ def check_tsv_text(text: str, name: str, first_line: int = 1) -> int:
     lines = text.rstrip("\n").split("\n")
     width = lines[0].count("\t") + 1
     if width == 1 and ("," in lines[0] or ";" in lines[0]) and len(lines) > 1:
-        raise InputError(f"{name}: the header has no tab but has commas/semicolons; is this a CSV file? Rename it to .csv")
+        raise InputError(f"{name}: the header has no tab but has commas/semicolons; "
+                         "is this a CSV file? Rename it to .csv")
     for i, line in enumerate(lines[1:], start=1):
         fields = line.count("\t") + 1
         if fields != width:
@@ -268,5 +271,6 @@ def check_flat_values(record: Mapping, name: str, line: int) -> None:
     metrics and the language columns as its Python spelling)."""
     for key, value in record.items():
         if isinstance(value, (list, dict)):
-            raise InputError(f"{name}: line {line}: {key!r} is {_json_type(value) if isinstance(value, list) else 'an object'}; "
+            raise InputError(f"{name}: line {line}: "
+                             f"{key!r} is {_json_type(value) if isinstance(value, list) else 'an object'}; "
                              "a table cell holds one text, number, true/false or null (e.g. \"lp\": \"de-en\")")

@@ -44,8 +44,8 @@ from ._inputs import file_kind, input_named, output_named, record_output
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not at import
     import pandas as pd
 
-__all__ = ["check_output_path", "atomic_path", "open_output", "write_text", "write_table", "write_sidecar", "check_sidecar_path",
-           "check_stdout", "format_rows", "arrow_table", "is_arrow_table"]
+__all__ = ["check_output_path", "atomic_path", "open_output", "write_text", "write_table", "write_sidecar",
+           "check_sidecar_path", "check_stdout", "format_rows", "arrow_table", "is_arrow_table"]
 
 _HOST = socket.gethostname()
 _WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO,
@@ -111,7 +111,8 @@ def _refuse_inputs(target: Path, inputs: Sequence[str | os.PathLike]) -> None:
                           "choose another output path")
     written_as = output_named(target)
     if written_as is not None:
-        raise OutputError(f"{target}: is already an output of this command ({written_as}); give each output its own path")
+        raise OutputError(f"{target}: is already an output of this command ({written_as}); "
+                          "give each output its own path")
 
 
 def _is_file(path: str | os.PathLike, identity: tuple[int, int]) -> bool:

@@ -16,7 +16,8 @@ _LAZY = {"BLEU": "._bleu", "CHRF": "._chrf", "TER": "._ter", "COMET": "._comet",
          "ScoredFrame": "._frame",
          "set_backend": "._fast", "get_backend": "._fast",
          "compare_systems": "._systems", "compare_systems_frame": "._systems", "SystemsComparison": "._systems",
-         **dict.fromkeys(("Score", "corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "corpus_ter", "sentence_ter"), "._compat")}
+         **dict.fromkeys(("Score", "corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "corpus_ter",
+                          "sentence_ter"), "._compat")}
 
 
 def __getattr__(name: str):

@@ -78,7 +78,8 @@ def load() -> ModuleType | None:
     if not path.is_file():
         return None
     try:
-        spec = importlib.util.spec_from_file_location(name, path, loader=importlib.machinery.ExtensionFileLoader(name, str(path)))
+        spec = importlib.util.spec_from_file_location(name, path,
+                                                      loader=importlib.machinery.ExtensionFileLoader(name, str(path)))
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
         spec.loader.exec_module(module)  # type: ignore[union-attr]
     except ImportError as err:  # a broken or foreign build: ignore it, the JIT kernels run

@@ -44,7 +44,8 @@ class Score(Result):
         if self.precisions is not None:
             ratio = self.sys_len / self.ref_len if self.ref_len else 0
             text += (" " + "/".join(f"{p:.1f}" for p in self.precisions)
-                     + f" (BP = {self.bp:.3f} ratio = {ratio:.3f} hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d})")
+                     + f" (BP = {self.bp:.3f} ratio = {ratio:.3f} hyp_len = {self.sys_len:d} ref_len = "
+                       f"{self.ref_len:d})")
         return text
 
 
@@ -63,7 +64,8 @@ def _score(metric_cls, hyps, streams, name: str, **options) -> Score:
         order = metric.max_ngram_order  # type: ignore[attr-defined]
         _, prec, bp = bleu_parts(stats[None, :], order, metric.smooth_method, metric.smooth_value,  # type: ignore[attr-defined]
                                  metric.effective_order)  # type: ignore[attr-defined]
-        extra = {"counts": tuple(int(x) for x in stats[2 : 2 + order]), "totals": tuple(int(x) for x in stats[2 + order :]),
+        extra = {"counts": tuple(int(x) for x in stats[2 : 2 + order]),
+                 "totals": tuple(int(x) for x in stats[2 + order :]),
                  "precisions": tuple(float(x) for x in prec[0]), "bp": float(bp[0]), "sys_len": int(stats[0]),
                  "ref_len": int(stats[1])}
     return Score(name=name, score=value, signature=metric.signature, stats=tuple(stats.tolist()), **extra)

@@ -105,6 +105,7 @@ def _pooling_mode(model_dir) -> str:
                 # newer sentence-transformers write "pooling_mode": "mean"; older ones booleans
                 if isinstance(config.get("pooling_mode"), str):
                     return config["pooling_mode"]
-                modes = [k.removeprefix("pooling_mode_").removesuffix("_tokens") for k, v in config.items() if k.startswith("pooling_mode_") and v is True]
+                modes = [k.removeprefix("pooling_mode_").removesuffix("_tokens")
+                         for k, v in config.items() if k.startswith("pooling_mode_") and v is True]
                 return "+".join(modes) or "unknown"
     return "none"

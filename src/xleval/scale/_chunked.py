@@ -102,7 +102,8 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
                   backend: Backend = None, progress: Callable[[int], None] | None = None,
                   on_unseen: str | None = None, overwrite: bool = False) -> ApplyResult:
     """Calibrate the table at ``path`` batch by batch into ``output`` (every input row once, in input
-    order, all columns kept; the file appears only when complete); ``progress(rows)`` is called per batch. Warnings about unseen groups and
+    order, all columns kept; the file appears only when complete); ``progress(rows)`` is called per batch. Warnings
+    about unseen groups and
     NaN scores are emitted once, with totals, at the end.
 
     ``interval`` for ``robust``/``quantile`` bootstraps each batch with the same seed, so those
@@ -117,7 +118,8 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
     spec = ReadSpec(path, chunk_size, dict(columns or {}), required=[model.score], numeric=[model.score])
     sources: collections.Counter = collections.Counter()
     n_nan = 0
-    with _backend_context(backend) as be, open_writer(output, metadata=calibrated_metadata(model, path, column)) as writer:
+    with _backend_context(backend) as be, open_writer(output,
+                                                      metadata=calibrated_metadata(model, path, column)) as writer:
         shared = be.share(model)
         for frames in be.map(_apply_part, be.parts(spec), shared, name, interval, sig, force, overwrite):
             for out in frames:
@@ -154,7 +156,8 @@ def _warn_totals(model: LGN, sources: collections.Counter, n_nan: int) -> None:
         warnings.warn(f"{sum(fell.values())} row(s) of unseen or degenerate groups were calibrated by fallback "
                       f"({detail})", UnseenGroupWarning, stacklevel=3)
     if n_nan:
-        warnings.warn(f"{n_nan} row(s) have a missing, NaN or infinite score; their calibrated value is NaN (rows kept)",
+        warnings.warn(f"{n_nan} row(s) have a missing, NaN or infinite score; "
+                      "their calibrated value is NaN (rows kept)",
                       DataQualityWarning, stacklevel=3)
 
 

@@ -29,8 +29,8 @@ from ..io._parquet import check_flat_schema
 from ..io._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
 from ..io._shape import check_flat_values, check_header
 
-__all__ = ["TableBatch", "iter_batches", "count_rows", "table_columns", "DEFAULT_CHUNK_SIZE", "batch_context", "finish_batch",
-           "check_header", "parquet_columns", "open_parquet", "open_parquet_checked"]
+__all__ = ["TableBatch", "iter_batches", "count_rows", "table_columns", "DEFAULT_CHUNK_SIZE", "batch_context",
+           "finish_batch", "check_header", "parquet_columns", "open_parquet", "open_parquet_checked"]
 
 DEFAULT_CHUNK_SIZE = 200_000
 
@@ -136,7 +136,8 @@ def open_parquet_checked(path: str | os.PathLike, name: str):
         return open_parquet(path)
     except Exception as exc:  # pyarrow raises ArrowInvalid/OSError subclasses without a cheap common base
         text = str(exc).strip()
-        raise InputError(f"{name}: cannot read as parquet: {text.splitlines()[0] if text else type(exc).__name__}") from None
+        raise InputError(f"{name}: cannot read as parquet: "
+                         f"{text.splitlines()[0] if text else type(exc).__name__}") from None
 
 
 def open_parquet(path: str | os.PathLike):
@@ -211,7 +212,8 @@ def _frames(path, name, fmt, options) -> Iterator[pd.DataFrame]:
             except (StopIteration, pd.errors.EmptyDataError):
                 return
             except UnicodeDecodeError as exc:
-                raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
+                raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); "
+                                 "re-encode the file as UTF-8") from None
             except (pd.errors.ParserError, ValueError) as exc:
                 raise InputError(f"{name}: {_parser_message(exc)}; fix the row (a stray quote or delimiter?); "
                                  "no output was written") from None

@@ -22,7 +22,8 @@ __all__ = ["bootstrap", "bootstrap_sums", "paired_bootstrap"]
 
 METHODS = ("percentile", "bca")
 MIN_STRATUM = 5  # below this many units a stratum's resamples say little: flagged unreliable
-_CHUNK_ELEMENTS = 500_000  # B_chunk * U per index matrix: small chunks stay in cache (measured 3-5x faster than one big matrix)
+# B_chunk * U per index matrix: small chunks stay in cache (measured 3-5x faster than one big matrix)
+_CHUNK_ELEMENTS = 500_000
 
 
 # ----------------------------------------------------------------------------- resampling units
@@ -68,7 +69,8 @@ class _Units:
         for label, size in zip(self.strata_labels, sizes):
             if size < MIN_STRATUM:
                 self.notes.append(
-                    f"unreliable: stratum {_plain(label)!r} has {size} {what} (< {MIN_STRATUM}); its resamples vary little"
+                    f"unreliable: stratum {_plain(label)!r} has {size} {what} (< {MIN_STRATUM}); "
+                    "its resamples vary little"
                 )
 
     def draw(self, rng: np.random.Generator, n_resamples: int) -> np.ndarray:
@@ -132,7 +134,8 @@ def _interval(dist: np.ndarray, estimate: float, level: float, method: str,
               jackknife: Callable[[], np.ndarray] | None, notes: list[str]) -> tuple[float, float]:
     finite = dist[np.isfinite(dist)]
     if finite.size < dist.size:
-        notes.append(f"{dist.size - finite.size} of {dist.size} resamples gave an undefined statistic and were left out")
+        notes.append(f"{dist.size - finite.size} of {dist.size} resamples gave an undefined statistic and were left "
+                     "out")
         if finite.size < 0.9 * dist.size:
             notes.append("unreliable: more than 10% of resamples undefined")
     if finite.size == 0:

@@ -99,7 +99,9 @@ def average_correlation(metric: Any, human: Any, method: str = "pearson", *, ave
         return correlation(m[keep], h[keep], "kendall_b" if method == "kendall" else method)
     rows, bounds = _unit_bounds(average_by, groups, items, len(h), keep)
     r, used = _average(h[rows], m[rows], bounds, method)
-    notes: tuple[str, ...] = (f"mean of {used} {average_by}-wise {method} correlations ({len(bounds)} {average_by}s with 2+ rows)",)
+    notes: tuple[str,
+                 ...] = (f"mean of {used} {average_by}-wise {method} correlations ({len(bounds)} {average_by}s with 2+ "
+                         "rows)",)
     if not used:
         notes += ("unreliable: no group has a defined correlation",)
     return CorrelationResult(estimate=r, ci_low=float("nan"), ci_high=float("nan"), level=0.95, p_value=float("nan"),
@@ -124,7 +126,8 @@ def williams_test(r_a: float, r_b: float, r_ab: float, n: int, alternative: str 
     rbar = (r_a + r_b) / 2
     t = (r_b - r_a) * np.sqrt((n - 1) * (1 + r_ab)) / np.sqrt(2 * (n - 1) / (n - 3) * k + rbar**2 * (1 - r_ab) ** 3)
     df = n - 3
-    p = {"greater": ss.t.sf(t, df), "less": ss.t.cdf(t, df), "two-sided": min(1.0, 2 * ss.t.sf(abs(t), df))}[alternative]
+    p = {"greater": ss.t.sf(t, df), "less": ss.t.cdf(t, df),
+         "two-sided": min(1.0, 2 * ss.t.sf(abs(t), df))}[alternative]
     return TestResult(statistic=float(r_b - r_a), p_value=float(p), n=int(n),
                       method=f"Williams test (dependent correlations, Graham & Baldwin 2014), {_SIDED[alternative]}",
                       alternative=alternative, df=float(df), effect_size=float(t),

@@ -174,7 +174,8 @@ def _pair_mask(pairs: Any, groups: Any, n: int) -> tuple[str, np.ndarray]:
         return pairs, (~same if pairs == "cross" else same)
     mask = np.asarray(pairs)
     if mask.shape != (n, n) or mask.dtype != bool:
-        raise InputError(f"pairs must be 'all', 'cross', 'within' or a boolean ({n}, {n}) mask; got {mask.shape} {mask.dtype}")
+        raise InputError(f"pairs must be 'all', 'cross', 'within' or a boolean ({n}, {n}) mask; "
+                         f"got {mask.shape} {mask.dtype}")
     return "mask", mask
 
 

@@ -98,5 +98,6 @@ def make_rng(random_state: Any) -> tuple[np.random.Generator, int | None]:
     if random_state is None:
         random_state = int(np.random.SeedSequence().generate_state(1)[0])
     if not isinstance(random_state, numbers.Integral) or int(random_state) < 0:
-        raise InputError(f"random_state must be a non-negative integer, None or a numpy Generator; got {random_state!r}")
+        raise InputError("random_state must be a non-negative integer, None or a numpy Generator; "
+                         f"got {random_state!r}")
     return np.random.default_rng(int(random_state)), int(random_state)
