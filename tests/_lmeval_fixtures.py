@@ -73,7 +73,7 @@ def flores_perplexity_run(out: Path, **kw) -> dict[str, Path]:
     tasks, configs = {}, {}
     for lang, texts in TEXTS.items():
         task = f"flores_ppl_{lang}"
-        tasks[task] = [rolling_record(i, t, ll) for i, (t, ll) in enumerate(zip(texts, LOGLIK[lang]))]
+        tasks[task] = [rolling_record(i, t, ll) for i, (t, ll) in enumerate(zip(texts, LOGLIK[lang], strict=True))]
         configs[task] = perplexity_task_config(task, lang)
     return write_run(out, tasks, configs, **kw)
 

@@ -135,7 +135,7 @@ def test_no_threes_example_against_sklearn():
 def _no_threes(repeat=3):
     items = [f"i{k}" for k in range(4 * repeat)]
     return _ratings([(i, r, v, "cue") for r, values in (("r1", NO_THREES_A), ("r2", NO_THREES_B))
-                     for i, v in zip(items, values * repeat)])
+                     for i, v in zip(items, values * repeat, strict=True)])
 
 
 def test_annotation_agreement_uses_the_rating_scale():

@@ -76,8 +76,8 @@ def _pseudo_replicated():
     """Five models per language whose Sent-NLL differs from language to language by chance
     (fixed here: r = 0.65, p = 0.16 with characters over 6 languages) and hardly between models."""
     langs = ["en", "de", "fr", "fi", "pl", "ru"]
-    lang_effect = dict(zip(langs, [100.0, 112.0, 101.0, 108.0, 106.0, 110.0]))
-    chars = dict(zip(langs, [100.0, 130.0, 90.0, 120.0, 140.0, 110.0]))
+    lang_effect = dict(zip(langs, [100.0, 112.0, 101.0, 108.0, 106.0, 110.0], strict=True))
+    chars = dict(zip(langs, [100.0, 130.0, 90.0, 120.0, 140.0, 110.0], strict=True))
     rng = np.random.default_rng(1)
     rows = [{"lang": lang, "model": f"{lang}{v}", "setting": f"v{v}", "vocab_size": 1000 * (v + 1), "item": i,
              "nll": lang_effect[lang] + rng.normal(0, 0.2), "tokens": 30.0, "chars": chars[lang],
@@ -103,8 +103,9 @@ def test_pooling_models_of_a_language_is_pseudo_replication():
 def test_tokenizer_algorithms_are_never_pooled():
     bpe = _frame(n=10, algo="bpe")
     uni = _frame(n=10, algo="unigram", seed=3)
+    # another instrument
     uni = uni.assign(setting=uni["setting"].str.replace("bpe", "uni"), model="u" + uni["model"],
-                     nll=uni["nll"] * uni["lang"].map(dict(zip(LANGS, np.linspace(1, 1.5, 10)))))  # another instrument
+                     nll=uni["nll"] * uni["lang"].map(dict(zip(LANGS, np.linspace(1, 1.5, 10), strict=True))))
     rep = analyze_confounds(LMScores.from_frame(pd.concat([bpe, uni], ignore_index=True)))
     assert set(rep.tests["tokenizer_algo"]) == {"bpe", "unigram"}
     assert (rep.tests["n"] == len(LANGS)).all()
@@ -162,7 +163,7 @@ def test_correlation_power_against_simulation_and_hand_value():
     n, reps = 30, 4000
     x = rng.normal(size=(reps, n))
     y = 0.5 * x + math.sqrt(0.75) * rng.normal(size=(reps, n))
-    rejected = np.mean([ss.pearsonr(a, b).pvalue < 0.05 for a, b in zip(x, y)])
+    rejected = np.mean([ss.pearsonr(a, b).pvalue < 0.05 for a, b in zip(x, y, strict=True)])
     assert correlation_power(0.5, n, 0.05) == pytest.approx(rejected, abs=0.03)
     assert math.isnan(correlation_power(0.5, 3, 0.05))
 

@@ -99,7 +99,7 @@ def test_language_columns_per_distinct_value_equal_row_wise(columns, categorical
     df = pd.DataFrame({c: rng.choice(pools[c], 40) for c in columns})
     if {"lp", "src_lang", "tgt_lang"} <= set(columns):  # an lp beside src/tgt must name the same pair (else refused)
         pairs = {"en": "eng", "eng": "en", "DE": "de", "zh-Hans": "zh_Hans"}
-        df["lp"] = [f"{pairs[s]}-{t.upper()}" for s, t in zip(df["src_lang"], df["tgt_lang"])]
+        df["lp"] = [f"{pairs[s]}-{t.upper()}" for s, t in zip(df["src_lang"], df["tgt_lang"], strict=True)]
         pools = {**pools, "lp": sorted(set(df["lp"]))}
     if categorical_input:
         df = df.astype({c: pd.CategoricalDtype(pools[c] + ["xx-unused"]) for c in columns})

@@ -70,5 +70,6 @@ def simulate_mt_evaluation(
     truth = pd.DataFrame({
         "system": np.repeat(systems, L), "tgt_lang": np.tile(languages, S), "true_quality": q.ravel(),
     })
-    return SyntheticEval(pd.concat(frames, ignore_index=True), truth, dict(zip(languages, offsets.tolist())),
-                         dict(zip(languages, scales.tolist())), seed)
+    return SyntheticEval(pd.concat(frames, ignore_index=True), truth,
+                         dict(zip(languages, offsets.tolist(), strict=True)),
+                         dict(zip(languages, scales.tolist(), strict=True)), seed)

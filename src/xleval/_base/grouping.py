@@ -58,7 +58,7 @@ def group_index(columns: Sequence[Any] | pd.DataFrame, *, names: Sequence[str] |
     names = list(names) if names is not None else [f"column {i + 1}" for i in range(len(columns))]
     if not columns:
         raise ValueError("group_index needs at least one column")
-    parts = [_codes(col, name, allow_missing, where) for col, name in zip(columns, names)]
+    parts = [_codes(col, name, allow_missing, where) for col, name in zip(columns, names, strict=True)]
     n_rows = len(parts[0][0])
     if len(parts) == 1:
         codes, uniques, first = parts[0]
@@ -106,7 +106,7 @@ def _codes(values: Any, name: str, allow_missing: bool, where: str) -> tuple[np.
     used = first >= 0
     if len(codes) and not used.all():  # only a categorical has values no row uses
         codes = (np.cumsum(used) - 1)[codes]
-        uniques = [u for u, keep in zip(uniques, used) if keep]
+        uniques = [u for u, keep in zip(uniques, used, strict=True) if keep]
         first = first[used]
     return codes, [_py(u) for u in uniques], first
 

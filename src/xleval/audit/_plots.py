@@ -23,7 +23,7 @@ def plot_estimates(result: AuditResult) -> Any:
     fig = _figure(6.5, 0.3 * max(len(rows), 3) + 1.0)
     ax = fig.add_subplot()
     y = list(range(len(rows)))[::-1]
-    for yi, c in zip(y, rows):
+    for yi, c in zip(y, rows, strict=True):
         pooled = c.model == "pooled"
         ax.errorbar(c.estimate, yi, xerr=[[c.estimate - c.ci_low], [c.ci_high - c.estimate]], fmt="o",
                     color="black" if pooled else "tab:blue", capsize=3, markersize=6 if pooled else 4)

@@ -86,7 +86,8 @@ def _rows(rng, prob, condition, items, subject, residual, models) -> pd.DataFram
     wrong = (answer[:, None] + rng.integers(1, 4, (n, m))) % 4
     letter = np.where(correct, answer[:, None], wrong)
     template = rng.integers(0, len(_CORRECT_TEMPLATES), (n, m))
-    responses = [_CORRECT_TEMPLATES[t].format(_LETTERS[x]) for t, x in zip(template.ravel(), letter.ravel())]
+    responses = [_CORRECT_TEMPLATES[t].format(_LETTERS[x])
+                 for t, x in zip(template.ravel(), letter.ravel(), strict=True)]
     return pd.DataFrame({
         "item_id": np.repeat(items, m), "model": np.tile(models, n), "condition": condition,
         "subject": np.repeat(subject, m), "residual": np.repeat(residual, m),

@@ -164,7 +164,7 @@ class GroupStats:
         _check_representable(keys, n, mean, m2, np.concatenate([a.min, a.max, b.min, b.max]), None)
         sketches = None
         if a.sketches is not None and b.sketches is not None:
-            sketches = tuple(sa.merge(sb) for sa, sb in zip(a.sketches, b.sketches))
+            sketches = tuple(sa.merge(sb) for sa, sb in zip(a.sketches, b.sketches, strict=True))
         return GroupStats(tuple(keys), n, mean, m2, np.minimum(a.min, b.min), np.maximum(a.max, b.max),
                           a.n_nonfinite + b.n_nonfinite, sketches)
 
@@ -187,7 +187,7 @@ class GroupStats:
         sketches = None
         if self.sketches is not None:
             lst = list(out.sketches)
-            for i, s in zip(pos, self.sketches):
+            for i, s in zip(pos, self.sketches, strict=True):
                 lst[i] = s
             sketches = tuple(lst)
         assert k == len(count)

@@ -161,7 +161,7 @@ def resolve(frame: pd.DataFrame, by: list[str], levels: list[str], chain: list[s
     labels = [combo[0] if n_by == 1 else tuple(combo[:n_by]) for combo in index.keys]
     level = np.full(index.n_groups, Route.UNRESOLVED, dtype=np.int64)
     key = np.full(index.n_groups, -1, dtype=np.int64)
-    for i, (combo, label) in enumerate(zip(index.keys, labels)):
+    for i, (combo, label) in enumerate(zip(index.keys, labels, strict=True)):
         tgt = tgt_of(combo) if need_tgt else None
         for lv in active:
             j = usable[lv].get(label if lv == Level.BY else derived_label(lv, tgt))

@@ -254,8 +254,8 @@ class LGN(ParamsMixin):
         self.groups_ = list(main.keys)
         self._usable_ = {lv: {key: i for i, key in enumerate(p.keys) if p.usable[i]} for lv, p in self.params_.items()}
         if warn:
-            small = [group_label(k) for k, s in zip(main.keys, main.shrunk) if s]
-            degenerate = [group_label(k) for k, d in zip(main.keys, main.degenerate) if d]
+            small = [group_label(k) for k, s in zip(main.keys, main.shrunk, strict=True) if s]
+            degenerate = [group_label(k) for k, d in zip(main.keys, main.degenerate, strict=True) if d]
             if small and len(small) == int(main.usable.sum()):
                 # nothing well estimated to shrink toward: the result is neither LGN nor the raw scores
                 warnings.warn(f"every group has fewer than min_count={self.min_count} scores, so every group was "
@@ -434,7 +434,7 @@ class LGN(ParamsMixin):
     def _bootstrap_interval(self, scores, res: Resolution, point, confidence, n_resamples, random_state):
         rng, _ = make_rng(random_state)  # one stream over the groups, in level then key order
         low, high = point.copy(), point.copy()
-        for li, k in sorted({(int(lv), int(k)) for lv, k in zip(res.level, res.key) if lv >= 0}):
+        for li, k in sorted({(int(lv), int(k)) for lv, k in zip(res.level, res.key, strict=True) if lv >= 0}):
             combos = np.flatnonzero((res.level == li) & (res.key == k))
             rows = np.flatnonzero(np.isin(res.codes, combos))
             sketch = self.stats_[self.levels_[li]].sketches[k]

@@ -113,7 +113,7 @@ class _Joint:
 def _language_notes(design, estimates: list[Estimate]) -> tuple[str, ...]:
     if design.name == "paired":
         return estimates[0].notes
-    notes = [f"{lab}: {note}" for lab, e in zip(design.labels, estimates) for note in e.notes]
+    notes = [f"{lab}: {note}" for lab, e in zip(design.labels, estimates, strict=True) for note in e.notes]
     return tuple(dict.fromkeys(notes))
 
 
@@ -357,14 +357,15 @@ def _elasticity(means, sizes, labels, log_performance, target_gain, level, notes
         return None
     known = np.array([_float_or_none(s) is not None for s in sizes])
     if not known.all():
-        missing = [lab for lab, k in zip(labels, known) if not k]
+        missing = [lab for lab, k in zip(labels, known, strict=True) if not k]
         warnings.warn(f"fairness: no data size for {missing}; left out of the elasticity fit", DataQualityWarning,
                       stacklevel=4)
         notes.append(f"languages without a data size, left out of the elasticity fit: {', '.join(missing)}")
     if known.sum() < 3:
         notes.append("resource elasticity not fitted: fewer than 3 languages have a data size")
         return None
-    return resource_elasticity(means[known], sizes[known].astype(float), [lab for lab, k in zip(labels, known) if k],
+    return resource_elasticity(means[known], sizes[known].astype(float),
+                               [lab for lab, k in zip(labels, known, strict=True) if k],
                                log_performance=log_performance, target_gain=target_gain, level=level)
 
 

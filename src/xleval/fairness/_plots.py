@@ -74,7 +74,7 @@ def plot_elasticity(report: FairnessReport) -> Any:
     y = np.array([points[lang][1] for lang in el.languages])
     fig, ax = _figure()
     ax.scatter(x, y, color="tab:blue")
-    for xi, yi, lang in zip(x, y, el.languages):
+    for xi, yi, lang in zip(x, y, el.languages, strict=True):
         ax.annotate(lang, (xi, yi), textcoords="offset points", xytext=(3, 3), fontsize="small")
     grid = np.linspace(x.min(), x.max(), 50)
     fitted = el.intercept + el.slope * grid

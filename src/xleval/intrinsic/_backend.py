@@ -111,7 +111,7 @@ class LMScorer:
                bos_id: int | None, max_len: int) -> pd.DataFrame:
         skip = 0 if bos_id is None else 1
         # The metrics must describe the text that was scored: decode what was kept.
-        scored_text = [tok.decode(x[skip:]) if cut else t for x, t, cut in zip(ids, texts, truncated)]
+        scored_text = [tok.decode(x[skip:]) if cut else t for x, t, cut in zip(ids, texts, truncated, strict=True)]
         df = pd.DataFrame({"nll": nll, "tokens": [max(len(x) - 1, 0) for x in ids],
                            "chars": count_chars(scored_text), "bytes": count_bytes(scored_text),
                            "truncated": truncated})

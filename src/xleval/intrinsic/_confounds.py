@@ -250,7 +250,7 @@ class ConfoundReport(Result):
         if not self.tests.empty:
             for key, t in self.tests.groupby([*keys, "metric"], sort=False):
                 key = key if isinstance(key, tuple) else (key,)
-                row: dict[str, Any] = dict(zip([*keys, "metric"], key))
+                row: dict[str, Any] = dict(zip([*keys, "metric"], key, strict=True))
                 tested = t[t["p"].notna()]
                 row["n"] = int(t["n"].max())
                 row["confounded_with"] = ", ".join(tested.loc[tested["confounded"], "length"]) or "-"
@@ -258,7 +258,8 @@ class ConfoundReport(Result):
                     top = tested.loc[tested["r"].abs().idxmax()]
                     row.update({"max_abs_r": float(top["r"]), "max_abs_r_length": top["length"],
                                 "p_holm": float(top["p_holm"]), "power": float(top["power"])})
-                row.update(self._other_criteria(dict(zip(keys, key)), row["metric"]))
+                # key is (*keys, metric): the metric is row["metric"]
+                row.update(self._other_criteria(dict(zip(keys, key[:-1], strict=True)), row["metric"]))
                 rows.append(row)
         return pd.DataFrame(rows)
 

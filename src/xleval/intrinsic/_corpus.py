@@ -118,7 +118,8 @@ def parallel_items(table: pd.DataFrame, sides: Sequence[tuple[Any, ...]], side_c
     keyed = table.set_index(list(side_cols))
     item_sets = [set(keyed.loc[[s], "item"]) if s in keyed.index else set() for s in sides]
     common = set.intersection(*item_sets) if item_sets else set()
-    dropped = {"/".join(map(str, s)): len(items - common) for s, items in zip(sides, item_sets) if items - common}
+    dropped = {"/".join(map(str, s)): len(items - common)
+               for s, items in zip(sides, item_sets, strict=True) if items - common}
     if dropped:
         detail = ", ".join(f"{k}: {v}" for k, v in dropped.items())
         warnings.warn(f"{context}: rows without a parallel row in every language were left out ({detail}); "

@@ -16,7 +16,7 @@ def length_scatter(lang_table: pd.DataFrame, metrics: Sequence[str] = ("sent_nll
     from .._base.mathtext import LiteralFigure as Figure  # names from the data are never mathtext
 
     fig = Figure(figsize=(4 * len(metrics), 3.4), layout="constrained")
-    for ax, metric in zip(fig.subplots(1, len(metrics), squeeze=False)[0], metrics):
+    for ax, metric in zip(fig.subplots(1, len(metrics), squeeze=False)[0], metrics, strict=True):
         ax.scatter(lang_table[length], lang_table[metric], s=14)
         for _, row in lang_table.drop_duplicates("lang").iterrows():
             ax.annotate(str(row["lang"]), (row[length], row[metric]), fontsize=7)

@@ -260,6 +260,7 @@ def _exclude(t: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int], tuple[dict[
     runs = pd.Series(~drop, index=t.index).groupby(groups, sort=True).agg(["any", "size"])
     described = [c for c in RUN_DESCRIPTION if c in t.columns]
     first = t[described].groupby(groups, sort=True).first() if described else None
-    empty = tuple({**dict(zip(RUN, key)), **({c: _py(first.loc[key, c]) for c in described} if described else {}),
+    empty = tuple({**dict(zip(RUN, key, strict=True)),
+                   **({c: _py(first.loc[key, c]) for c in described} if described else {}),
                    "n_rows": int(row["size"])} for key, row in runs[~runs["any"]].iterrows())
     return t.loc[~drop], excluded, empty

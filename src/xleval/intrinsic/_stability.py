@@ -28,7 +28,7 @@ def strata_groups(table: pd.DataFrame, strata: Sequence[str]):
     keyed = table.assign(**{c: table[c].astype(object).where(table[c].notna(), "(none)") for c in strata})
     for key, rows in keyed.groupby(list(strata), sort=True):
         key = key if isinstance(key, tuple) else (key,)
-        yield dict(zip(strata, key)), rows
+        yield dict(zip(strata, key, strict=True)), rows
 
 
 # ----------------------------------------------------------------------------- vocabulary

@@ -417,7 +417,7 @@ def _to_jsonl(df: pd.DataFrame) -> str:
         return value
 
     columns = list(df.columns)
-    lines = (json.dumps(dict(zip(columns, map(clean, row))), ensure_ascii=False)
+    lines = (json.dumps(dict(zip(columns, map(clean, row), strict=True)), ensure_ascii=False)
              for row in df.itertuples(index=False, name=None))
     return "".join(line + "\n" for line in lines)
 

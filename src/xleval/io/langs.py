@@ -174,7 +174,7 @@ def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical:
         if name in out.columns and name not in coded:
             codes, uniques = _distinct(out[name], name, where, "language code; fill it in")
             keys = _normalized(codes, uniques, name, where)
-            if any(k is not None and k != u for k, u in zip(keys, uniques)):
+            if any(k is not None and k != u for k, u in zip(keys, uniques, strict=True)):
                 out[f"{name}_orig"] = out[name]
             coded[name] = (codes, keys)
             out[name] = _column(codes, keys, categorical)
@@ -232,7 +232,7 @@ def _check_lp_agrees(lp: pd.Series, codes: np.ndarray, keys: list, where: str) -
     inner, combos = pd.factorize(combined)
     first = np.empty(len(combos), dtype=np.int64)
     first[inner[::-1]] = np.arange(len(inner) - 1, -1, -1)  # the last write wins: each combination's first row
-    for combo, row in zip(combos, first):
+    for combo, row in zip(combos, first, strict=True):
         value, pair = lp_values[combo // max(len(keys), 1)], keys[combo % max(len(keys), 1)]
         try:
             agrees = "-".join(split_lp(value)) == pair
@@ -276,7 +276,7 @@ def language_table() -> pd.DataFrame:
 def _family_by_language() -> dict[str, str]:
     table = language_table()
     out: dict[str, str] = {}
-    for bcp47, family in zip(table["bcp47"], table["family"]):
+    for bcp47, family in zip(table["bcp47"], table["family"], strict=True):
         key = normalize_code(bcp47)
         out.setdefault(key, family)
         out.setdefault(key.split("-")[0], family)

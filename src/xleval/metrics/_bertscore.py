@@ -93,7 +93,7 @@ class BERTScore(NeuralMetric):
 
     def _neural_scores(self, model, hyps, refs, srcs) -> np.ndarray:
         # one stream: a flat list; several: per-segment lists (bert_score takes the max)
-        ref_arg = refs[0] if len(refs) == 1 else [list(group) for group in zip(*refs)]
+        ref_arg = refs[0] if len(refs) == 1 else [list(group) for group in zip(*refs, strict=True)]
         captured = io.StringIO()
         # bert_score prints warnings about empty sentences to stderr; the library never prints
         redirect = contextlib.nullcontext() if self.progress else contextlib.redirect_stderr(captured)

@@ -117,7 +117,7 @@ class COMET(NeuralMetric):
         ref_list = self._single_ref_stream(refs) if self.use_refs else None
         samples = [
             {"src": s, "mt": h, **({"ref": ref_list[i]} if ref_list is not None else {})}
-            for i, (s, h) in enumerate(zip(srcs, hyps))
+            for i, (s, h) in enumerate(zip(srcs, hyps, strict=True))
         ]
         gpus, devices = _lightning_devices(self.device)
         out = model.predict(

@@ -66,7 +66,7 @@ class _Units:
                 self.notes.append(f"unreliable: only {self.n_units} {what} to resample (< {MIN_STRATUM})")
             return
         sizes = np.bincount(self.strata, minlength=len(self.strata_labels))
-        for label, size in zip(self.strata_labels, sizes):
+        for label, size in zip(self.strata_labels, sizes, strict=True):
             if size < MIN_STRATUM:
                 self.notes.append(
                     f"unreliable: stratum {_plain(label)!r} has {size} {what} (< {MIN_STRATUM}); "

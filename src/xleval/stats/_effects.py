@@ -64,7 +64,7 @@ def eta_squared(
     q = np.bincount(codes, weights=x * x, minlength=g)
     point = float(_eta_from_sums(s, q, c))
     notes = [f"unreliable: group {lab.item() if isinstance(lab, np.generic) else lab!r} has {int(k)} rows "
-             f"(< {MIN_GROUP})" for lab, k in zip(labels, c) if k < MIN_GROUP]
+             f"(< {MIN_GROUP})" for lab, k in zip(labels, c, strict=True) if k < MIN_GROUP]
     dist = _eta_resamples(x, codes, g, n_resamples, rng)
 
     def jackknife() -> np.ndarray:

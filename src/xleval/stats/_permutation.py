@@ -134,7 +134,7 @@ def _scalar(value: Any) -> float:
 def _apply(func: Callable[..., Any], vectorized: bool, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     if vectorized:
         return np.asarray(func(first, second, axis=1), dtype=float).reshape(-1)
-    return np.array([func(p, q) for p, q in zip(first, second)], dtype=float)
+    return np.array([func(p, q) for p, q in zip(first, second, strict=True)], dtype=float)
 
 
 def _batched(iterable: Any, size: int) -> Iterator[list[Any]]:
