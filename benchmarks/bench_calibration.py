@@ -69,18 +69,18 @@ def main() -> None:
         df = pd.DataFrame({"tgt_lang": tgt, "score": scores})
         seed_df = pd.DataFrame({"tgt_lang": tgt, "raw_score": scores})
 
-        t_fit, model = best_of(lambda: LGN(target=(80, 10)).fit(df))
-        t_tr, out = best_of(lambda: model.transform(df))
+        t_fit, model = best_of(lambda df=df: LGN(target=(80, 10)).fit(df))
+        t_tr, out = best_of(lambda model=model, df=df: model.transform(df))
         a = 10.0 / model.params_["__by__"].scale
         b = 80.0 - model.params_["__by__"].center * a
         order = np.array([model.groups_.index(lang) for lang in langs])
         a, b = a[order], b[order]
-        t_np, ref = best_of(lambda: scores * a[codes] + b[codes])
+        t_np, ref = best_of(lambda scores=scores, a=a, b=b, codes=codes: scores * a[codes] + b[codes])
         assert np.allclose(out, ref, rtol=1e-12, atol=1e-9)
 
-        t_sfit, seed = best_of(lambda: SeedLGNCalibrator(80, 10).fit(seed_df), repeat=1)
+        t_sfit, seed = best_of(lambda seed_df=seed_df: SeedLGNCalibrator(80, 10).fit(seed_df), repeat=1)
         m = min(args.seed_slice, n)
-        t_sslice, seed_out = best_of(lambda: seed.transform(seed_df.iloc[:m]), repeat=1)
+        t_sslice, seed_out = best_of(lambda seed=seed, seed_df=seed_df, m=m: seed.transform(seed_df.iloc[:m]), repeat=1)
         assert np.allclose(seed_out["calibrated_score"].to_numpy(), out[:m], rtol=1e-9, atol=1e-9)
         t_str = t_sslice * n / m
 

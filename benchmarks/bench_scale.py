@@ -50,7 +50,7 @@ def generate(path: Path, rows: int, row_group: int = 1 << 20) -> float:
 
 def run_child(args: list[str]) -> dict:
     """Run one measurement in a fresh interpreter (its own peak RSS) and parse its JSON line."""
-    proc = subprocess.run([sys.executable, __file__, "_child", *args], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, __file__, "_child", *args], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"child {args} failed:\n{proc.stderr}")
     return json.loads(proc.stdout.strip().splitlines()[-1])

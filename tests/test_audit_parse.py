@@ -63,5 +63,5 @@ def test_conditions_no_estimator_can_use_are_an_error():
 
     df = pd.DataFrame({"item_id": ["q1", "q2"] * 2, "model": "m", "correct": [1, 0, 1, 1],
                        "condition": ["source", "source", "translated", "translated"]})
-    with pytest.raises(InputError, match="no estimator can run.*E1 needs source and back_translated"):
+    with pytest.raises(InputError, match=r"no estimator can run.*E1 needs source and back_translated"):
         audit(df)

@@ -108,7 +108,7 @@ def test_parquet_list_columns_are_refused(tmp_path):
 def test_a_corrupt_sidecar_is_one_line(tmp_path, sidecar):
     _scores().to_csv(tmp_path / "t.tsv", sep="\t", index=False)
     (tmp_path / "t.tsv.signatures.json").write_bytes(sidecar)
-    with pytest.raises(InputError, match="t.tsv.signatures.json: .*metadata") as info:
+    with pytest.raises(InputError, match=r"t.tsv.signatures.json: .*metadata") as info:
         read_table_metadata(tmp_path / "t.tsv")
     assert "\n" not in str(info.value)
 
@@ -124,7 +124,7 @@ def test_a_sidecar_that_is_a_directory_is_one_line(tmp_path):
 @pytest.mark.parametrize("code", ["qaa", "qtz", "mis", "mul", "zxx", "und", "x-klingon", "en-QM", "en-ZZ", "en-XA",
                                   "zh-Qaaa", "en-Zzzz", "qab-DE"])
 def test_placeholder_codes_are_not_languages(code):
-    with pytest.raises(LanguageCodeError, match="placeholder|not a known language"):
+    with pytest.raises(LanguageCodeError, match=r"placeholder|not a known language"):
         normalize_code(code)
 
 

@@ -5,6 +5,7 @@ is an error naming the output, never a success. Inputs are byte-identical afterw
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -214,11 +215,13 @@ def test_a_full_disk_keeps_the_previous_output_and_names_no_temporary_file(ext, 
     target = tmp_path / f"out.{ext}"
     target.write_bytes(b"previous complete version\n")
     monkeypatch.setattr("xleval.io._write._flush_to_disk", _no_space)
+    if ext == "json":
+        model = LGN(score="score").fit(prepare_frame(_scores(), ["tgt_lang"]))
+        write = functools.partial(model.save, target)
+    else:
+        write = functools.partial(write_table, _scores(), target)
     with pytest.raises(OutputError) as info:
-        if ext == "json":
-            LGN(score="score").fit(prepare_frame(_scores(), ["tgt_lang"])).save(target)
-        else:
-            write_table(_scores(), target)
+        write()
     message = str(info.value)
     assert message == f"{target}: cannot write (No space left on device); free some space or write elsewhere; " \
                       "no output was written"

@@ -142,7 +142,7 @@ def test_unseen_groups_warned_once_with_totals(tmp_path, table):
     n_ha = int((df["lp"] == "en-ha").sum())
     assert len(unseen) == 1 and f"{n_ha} row(s)" in str(unseen[0].message)
     assert result.calibration_source["lp"] == len(df) - n_ha
-    with pytest.warns(Warning):
+    with pytest.warns((UnseenGroupWarning, DataQualityWarning)):
         raw = apply_chunked(model, path, tmp_path / "raw.parquet", chunk_size=500, on_unseen="raw")
     assert raw.calibration_source == {"lp": len(df) - n_ha, "raw": n_ha}
     out = pd.read_parquet(tmp_path / "raw.parquet")

@@ -12,7 +12,7 @@ from xleval.calibration import LGN, AnchoredCalibrator
 rng = np.random.default_rng(20240616)
 langs = ["de", "fr", "zh"]
 rows = []
-for i, (lp, mu, sd) in enumerate([("en-de", 40, 8), ("cs-de", 45, 9), ("en-fr", 55, 6), ("en-zh", 25, 5)]):
+for lp, mu, sd in [("en-de", 40, 8), ("cs-de", 45, 9), ("en-fr", 55, 6), ("en-zh", 25, 5)]:
     n = 24 if lp != "cs-de" else 6  # cs-de is small: shrunk
     for x in rng.normal(mu, sd, n):
         rows.append({"lp": lp, "tgt_lang": lp[3:], "score": round(float(x), 3)})

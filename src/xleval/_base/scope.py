@@ -15,6 +15,7 @@ This module imports nothing heavy: the command line's root uses it before any co
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import stat
 import sys
@@ -33,7 +34,6 @@ class _Record:
 
 
 _SCOPE: ContextVar[_Record | None] = ContextVar("xleval_command_files", default=None)
-_HOOKED = False
 
 
 @contextlib.contextmanager
@@ -102,15 +102,13 @@ def _audit(event: str, args: tuple) -> None:
         writing = any(c in mode for c in "wax+") if isinstance(mode, str) else (flags or 0) & (os.O_WRONLY | os.O_RDWR)
         if not writing:
             record_input(os.fsdecode(path))
-    except Exception:  # an audit hook must never break the open it watches
+    except Exception:  # noqa: BLE001 - an audit hook must never break the open it watches
         return
 
 
+@functools.cache  # install once: hooks cannot be removed; it does nothing outside a scope
 def _install_open_hook() -> None:
-    global _HOOKED
-    if not _HOOKED:
-        sys.addaudithook(_audit)  # hooks cannot be removed; it does nothing outside a scope
-        _HOOKED = True
+    sys.addaudithook(_audit)
 
 
 def _fd_identity(fd: int) -> tuple[int, int] | None:

@@ -211,7 +211,7 @@ def annotation_agreement(
     if missing:
         raise InputError(f"ratings: missing column(s) {missing}; expected item_id, rater, "
                          "rating (and optionally dimension)")
-    frame = ratings.assign(dimension=ratings["dimension"] if "dimension" in ratings else "rating")
+    frame = ratings.assign(dimension=ratings.get("dimension", "rating"))
     seed = resolve_seed(random_state)  # one recorded seed for every dimension's bootstrap
     return tuple(_one_dimension(str(dim), part, scale, weights, kappa_target, n_resamples, level, seed)
                  for dim, part in frame.groupby("dimension", sort=True))

@@ -146,7 +146,7 @@ def _rating_signal(frame, ratings, run, policy, level, notes) -> dict[str, Any]:
         notes.append("E2 rating-signal correlation not computed: E1 was not run")
         return {}
     signal = item_differences(frame, ESTIMATORS["E1"], policy)
-    frame_r = ratings.assign(dimension=ratings["dimension"] if "dimension" in ratings else "rating")
+    frame_r = ratings.assign(dimension=ratings.get("dimension", "rating"))
     frame_r = frame_r.assign(item_id=frame_r["item_id"].astype(str))
     out = {}
     for dim, part in frame_r.groupby("dimension", sort=True):

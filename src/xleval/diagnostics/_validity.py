@@ -166,9 +166,8 @@ def _groups(h: np.ndarray, labels: np.ndarray) -> pd.DataFrame:
 
 def _pairs(groups: pd.DataFrame, z: float) -> pd.DataFrame:
     rows = []
-    for (_, a), (_, b) in itertools.combinations(groups.iterrows(), 2):
-        if a["human_mean"] < b["human_mean"]:
-            a, b = b, a
+    for (_, first), (_, second) in itertools.combinations(groups.iterrows(), 2):
+        a, b = (second, first) if first["human_mean"] < second["human_mean"] else (first, second)
         na, nb = a["n"], b["n"]
         pooled = np.sqrt(((na - 1) * a["human_std"] ** 2 + (nb - 1) * b["human_std"] ** 2) / (na + nb - 2))
         d = (a["human_mean"] - b["human_mean"]) / pooled if pooled > 0 else np.inf

@@ -382,7 +382,7 @@ def _typology(frame, typology, codes, labels, means, sizes, level) -> tuple[Typo
     keep = np.ones(len(labels), dtype=bool)
     if sizes is not None:
         keep = np.array([_float_or_none(s) is not None for s in sizes])
-    for name, vals in features.items():
+    for vals in features.values():
         keep &= ~pd.isna(pd.Series(list(vals))).to_numpy()
     control = None if sizes is None else sizes[keep].astype(float)
     return typology_bias(means[keep], {k: v[keep] for k, v in features.items()}, control, level=level)

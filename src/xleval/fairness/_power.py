@@ -179,7 +179,7 @@ def min_test_size(effect: float, *, power: float = 0.8, alpha: float = 0.05, des
 
 
 def _smallest_n(power_at: Callable[[int], float], target: float, start: float, min_n: int) -> int:
-    n = max(min_n, int(math.ceil(start)))
+    n = max(min_n, math.ceil(start))
     if n > _MAX_N:
         raise InputError(f"the effect is too small: more than {_MAX_N} items per language would be needed")
     while power_at(n) < target:  # the normal start is a lower bound for t tests

@@ -248,8 +248,8 @@ class ConfoundReport(Result):
         keys = [c for c in self.strata if c in self.tests.columns]
         rows = []
         if not self.tests.empty:
-            for key, t in self.tests.groupby([*keys, "metric"], sort=False):
-                key = key if isinstance(key, tuple) else (key,)
+            for group, t in self.tests.groupby([*keys, "metric"], sort=False):
+                key = group if isinstance(group, tuple) else (group,)
                 row: dict[str, Any] = dict(zip([*keys, "metric"], key, strict=True))
                 tested = t[t["p"].notna()]
                 row["n"] = int(t["n"].max())

@@ -26,8 +26,8 @@ def strata_groups(table: pd.DataFrame, strata: Sequence[str]):
         yield {}, table
         return
     keyed = table.assign(**{c: table[c].astype(object).where(table[c].notna(), "(none)") for c in strata})
-    for key, rows in keyed.groupby(list(strata), sort=True):
-        key = key if isinstance(key, tuple) else (key,)
+    for group, rows in keyed.groupby(list(strata), sort=True):
+        key = group if isinstance(group, tuple) else (group,)
         yield dict(zip(strata, key, strict=True)), rows
 
 
@@ -105,8 +105,8 @@ def translation_stability(lang_table: pd.DataFrame, metrics: Sequence[str], *,
         for metric in metrics:
             if metric not in part.columns:
                 continue
-            for setting, t in part.groupby("setting", sort=True):
-                t = t[np.isfinite(t[metric].to_numpy(dtype=float))]
+            for setting, in_setting in part.groupby("setting", sort=True):
+                t = in_setting[np.isfinite(in_setting[metric].to_numpy(dtype=float))]
                 if t["lang"].nunique() < 2 or t.groupby("lang")["variant"].nunique().max() < 2:
                     continue
                 rows.append({**stratum, "metric": metric, "setting": setting, **_stability_one(t, metric)})

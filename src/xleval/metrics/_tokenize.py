@@ -67,16 +67,11 @@ _TEMPLATES = {
     r"\1 \2 ": lambda g: [a + " " + b + " " for a, b in zip(g[0], g[1], strict=True)],
     r" \1 \2": lambda g: [" " + a + " " + b for a, b in zip(g[0], g[1], strict=True)],
 }
-_RE_13A: list | None = None
-
-
+@functools.cache  # built once, on first use
 def _re13a() -> list:
-    global _RE_13A
-    if _RE_13A is None:
-        from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
+    from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
 
-        _RE_13A = TokenizerRegexp()._re
-    return _RE_13A
+    return TokenizerRegexp()._re
 
 
 def _sub(pattern: re.Pattern, repl: str, text: str) -> str:

@@ -134,7 +134,8 @@ def open_parquet_checked(path: str | os.PathLike, name: str):
     """:func:`open_parquet`, with an unreadable file reported as an InputError."""
     try:
         return open_parquet(path)
-    except Exception as exc:  # pyarrow raises ArrowInvalid/OSError subclasses without a cheap common base
+    # pyarrow raises ArrowInvalid/OSError subclasses without a cheap common base
+    except Exception as exc:  # noqa: BLE001
         text = str(exc).strip()
         raise InputError(f"{name}: cannot read as parquet: "
                          f"{text.splitlines()[0] if text else type(exc).__name__}") from None
@@ -302,5 +303,6 @@ def count_rows(path: str | os.PathLike) -> int | None:
         if str(path) == "-" or table_format(path) != "parquet":
             return None
         return int(open_parquet(path).metadata.num_rows)
-    except Exception:  # an unknown format, or pyarrow's errors (no common base): reading the file names the problem
+    # an unknown format, or pyarrow's errors (no common base): reading the file names the problem
+    except Exception:  # noqa: BLE001
         return None
