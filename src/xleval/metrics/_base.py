@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 
@@ -53,8 +53,9 @@ class Metric(abc.ABC):
     higher_is_better: ClassVar[bool] = True
     range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     has_stats: ClassVar[bool] = False
-    needs_refs: ClassVar[bool] = True
-    needs_srcs: ClassVar[bool] = False
+    # class defaults that an instance may override (COMET as QE, embeddings against the source)
+    needs_refs: bool = True
+    needs_srcs: bool = False
     # Whether a missing reference (None) may be replaced by another reference of the same segment
     # without changing the number (true for max/best-over-references metrics: BLEU, chrF; not for
     # TER, which averages the reference lengths and handles None itself, as sacrebleu does).
@@ -134,12 +135,13 @@ class Metric(abc.ABC):
     # ------------------------------------------------------------------ subclass hooks
     @abc.abstractmethod
     def _sentence_scores(
-        self, hyps: list[str], refs: list[list[str]] | None, srcs: list[str] | None
+        self, hyps: list[str], refs: list[list[str | None]] | None, srcs: list[str] | None
     ) -> np.ndarray:
-        """Scores for validated inputs: ``refs`` is a list of reference *streams* (each of length n)."""
+        """Scores for validated inputs: ``refs`` is a list of reference *streams* (each of length n);
+        a missing reference (None) is left in only where ``fills_missing_refs`` is False."""
 
     def _sentence_stats(
-        self, hyps: list[str], refs: list[list[str]] | None, srcs: list[str] | None
+        self, hyps: list[str], refs: list[list[str | None]] | None, srcs: list[str] | None
     ) -> np.ndarray:
         raise NotImplementedError
 
@@ -157,7 +159,7 @@ class Metric(abc.ABC):
 
     def _check_inputs(
         self, hyps: Sequence[str], refs: References | None, srcs: Sequence[str] | None
-    ) -> tuple[list[str], list[list[str]] | None, list[str] | None]:
+    ) -> tuple[list[str], list[list[str | None]] | None, list[str] | None]:
         hyps_ = _as_str_list(hyps, "hyps")
         refs_ = _as_streams(refs, len(hyps_)) if refs is not None else None
         srcs_ = _as_str_list(srcs, "srcs", len(hyps_)) if srcs is not None else None
@@ -194,7 +196,16 @@ def _format_value(value: Any) -> str:
     return str(value)
 
 
-def _as_str_list(values: Any, what: str, n: int | None = None, allow_none: bool = False) -> list[str]:
+@overload
+def _as_str_list(values: Any, what: str, n: int | None = None, allow_none: Literal[False] = False) -> list[str]: ...
+
+
+@overload
+def _as_str_list(values: Any, what: str, n: int | None = None, *, allow_none: Literal[True]) -> list[str | None]: ...
+
+
+def _as_str_list(values: Any, what: str, n: int | None = None,
+                 allow_none: bool = False) -> list[str] | list[str | None]:
     if isinstance(values, str) or (not isinstance(values, Sequence | np.ndarray) and not hasattr(values, "__array__")):
         raise InputError(f"{what} must be a sequence of strings (one per segment), got {type(values).__name__}")
     out = list(values)
@@ -238,11 +249,12 @@ def count_refs(refs: Sequence[Sequence[str | None]]) -> int | str:
     return counts.pop() if len(counts) == 1 else "var"
 
 
-def _fill_missing(refs: list[list[str | None]]) -> list[list[str]]:
+def _fill_missing(refs: list[list[str | None]]) -> list[list[str | None]]:
     """Replace each missing reference by the segment's first present one: for metrics that take the
     maximum (BLEU's clipping counts, closest length) or the best (chrF) over references, a repeated
-    reference changes nothing, so this equals sacrebleu's dropping of the None entries."""
+    reference changes nothing, so this equals sacrebleu's dropping of the None entries. (Typed as its
+    input so that it can replace it; no None is left.)"""
     if not any(None in s for s in refs):
-        return refs  # type: ignore[return-value]
+        return refs
     first = [next(r for r in segment if r is not None) for segment in zip(*refs, strict=True)]
     return [[f if r is None else r for r, f in zip(stream, first, strict=True)] for stream in refs]

@@ -276,6 +276,7 @@ def bleu_parts(
             smooth = np.where(zero, smooth * 2, smooth)
             prec[:, n] = np.where(zero, 100.0 / (smooth * safe_total), 0.0)
         elif method == "floor":
+            assert value is not None  # floor has a default value
             prec[:, n] = np.where(zero, 100.0 * value / safe_total, 0.0)
         hit = alive & (correct[:, n] != 0)
         prec[:, n] = np.where(hit, 100.0 * correct[:, n] / safe_total, prec[:, n])

@@ -42,6 +42,7 @@ class Score(Result):
         """``NAME = 12.34`` (BLEU adds sacrebleu's precisions, BP and lengths)."""
         text = f"{self.name} = {self.score:.{width}f}"
         if self.precisions is not None:
+            assert self.sys_len is not None and self.ref_len is not None  # BLEU gives them with its precisions
             ratio = self.sys_len / self.ref_len if self.ref_len else 0
             text += (" " + "/".join(f"{p:.1f}" for p in self.precisions)
                      + f" (BP = {self.bp:.3f} ratio = {ratio:.3f} hyp_len = {self.sys_len:d} ref_len = "

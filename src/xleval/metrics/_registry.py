@@ -15,7 +15,7 @@ turns BLEU's effective order on, its ``BLEU()``/``corpus_bleu`` leave it off.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,7 +85,7 @@ def get_metric(spec: str, *, level: str = "corpus", **options: Any) -> Metric:
     if level not in LEVELS:
         raise InputError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
     _, _, arg, entry = _entry(spec)
-    cls = _load(entry.target)
+    cls: Callable[..., Metric] = _load(entry.target)  # the model-path metrics take it first
     kwargs = {**entry.defaults, **(entry.sentence if level == "sentence" else {}), **options}
     return cls(arg, **kwargs) if entry.takes_arg else cls(**kwargs)
 

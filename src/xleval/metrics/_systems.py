@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -118,7 +118,7 @@ def compare_systems(
     if test is not None and confidence:
         raise InputError("confidence intervals come with --paired-bs for several systems; use one of them")
     one_stream = references and isinstance(next(iter(references)), str)
-    streams = [list(references)] if one_stream else [list(s) for s in references]
+    streams = cast("list[list[str | None]]", [list(references)] if one_stream else [list(s) for s in references])
     n = len(streams[0]) if streams else 0
     for name, hyps in named:
         if len(hyps) != n:

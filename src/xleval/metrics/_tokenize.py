@@ -83,7 +83,7 @@ def _sub(pattern: re.Pattern, repl: str, text: str) -> str:
     if repl == r" \1 ":  # t0 + " c1 " + t1 + ... is exactly " ".join([t0, c1, t1, ...])
         return " ".join(parts)
     step = pattern.groups + 1
-    out = [None] * (2 * (len(parts) // step) + 1)
+    out = [""] * (2 * (len(parts) // step) + 1)  # every slot is filled below
     out[::2] = parts[::step]
     out[1::2] = build([parts[k::step] for k in range(1, step)])
     return "".join(out)
