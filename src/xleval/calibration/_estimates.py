@@ -51,6 +51,7 @@ def group_params(stats: GroupStats, method: str, min_count: int, sigma_floor: fl
     """Location and scale of every group of ``stats`` (see the module docstring)."""
     n = stats.count
     if method == "robust":
+        assert stats.sketches is not None  # kept for every method but zscore
         pairs = [robust_center_scale(s.values, s.weights) if s.weight > 0 else (np.nan, np.nan) for s in stats.sketches]
         center = np.array([c for c, _ in pairs], dtype=float)
         scale = np.array([s for _, s in pairs], dtype=float)

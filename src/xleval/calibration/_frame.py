@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -82,7 +83,7 @@ def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, 
     cannot calibrate itself (:meth:`LGN.with_on_unseen`)."""
     check_added_columns(model, df.columns, column, interval, overwrite=overwrite, where=where)
     model = model.with_on_unseen(on_unseen)
-    frame = prepare_frame(df, model.by_ if hasattr(model, "by_") else [model.by], where, categorical=True)
+    frame = prepare_frame(df, model.by_ if hasattr(model, "by_") else _columns(model.by), where, categorical=True)
     name = column or f"{model.score}_lgn"
     out = df.copy(deep=not copy_on_write())  # with copy-on-write a shallow copy is a copy: no column copied
     try:
@@ -114,3 +115,7 @@ def _sources(model: LGN, frame: pd.DataFrame):
 
     column = pa.DictionaryArray.from_arrays(pa.array(index.codes.astype(np.int32)), pa.array(names, type=pa.string()))
     return pd.array(column.cast(pa.string()), dtype=text)
+
+
+def _columns(by: str | Sequence[str]) -> list[str]:
+    return [by] if isinstance(by, str) else list(by)

@@ -51,7 +51,7 @@ class QuantileSketch:
     def scaled(self, factor: float) -> QuantileSketch:
         return QuantileSketch(self.values, self.weights * factor, self.capacity)
 
-    def quantile(self, q: np.ndarray | float) -> np.ndarray:
+    def quantile(self, q: np.ndarray | float) -> np.ndarray | float:
         """Weighted quantile with the 'mid-point' plotting position (the median of 1..n is exact)."""
         return weighted_quantile(self.values, self.weights, q, assume_sorted=True)
 
@@ -64,7 +64,7 @@ class QuantileSketch:
             return self
         total = self.weights.sum()
         q = (np.arange(self.capacity) + 0.5) / self.capacity
-        points = QuantileSketch(self.values, self.weights, self.capacity).quantile(q)
+        points = np.asarray(QuantileSketch(self.values, self.weights, self.capacity).quantile(q))
         return QuantileSketch(points, np.full(self.capacity, total / self.capacity), self.capacity)
 
 
@@ -186,6 +186,7 @@ class GroupStats:
         gmin[pos], gmax[pos], nn[pos] = self.min, self.max, self.n_nonfinite
         sketches = None
         if self.sketches is not None:
+            assert out.sketches is not None  # made with_sketch above
             lst = list(out.sketches)
             for i, s in zip(pos, self.sketches, strict=True):
                 lst[i] = s

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -114,7 +115,7 @@ def derived_stats_labels(level: str, by: list[str], by_keys: Sequence[Hashable])
     if "tgt_lang" not in by and "lp" not in by:
         return None
     col = by.index("tgt_lang" if "tgt_lang" in by else "lp")
-    values = [k[col] if isinstance(k, tuple) else k for k in by_keys]
+    values: list[Any] = [k[col] if isinstance(k, tuple) else k for k in by_keys]  # the column's codes
     tgt = values if "tgt_lang" in by else [tgt_of_lp(v) for v in values]
     return [derived_label(level, t) for t in tgt]
 
@@ -162,7 +163,7 @@ def resolve(frame: pd.DataFrame, by: list[str], levels: list[str], chain: list[s
     level = np.full(index.n_groups, Route.UNRESOLVED, dtype=np.int64)
     key = np.full(index.n_groups, -1, dtype=np.int64)
     for i, (combo, label) in enumerate(zip(index.keys, labels, strict=True)):
-        tgt = tgt_of(combo) if need_tgt else None
+        tgt: Any = tgt_of(combo) if need_tgt else None  # only the language levels (need_tgt) read it
         for lv in active:
             j = usable[lv].get(label if lv == Level.BY else derived_label(lv, tgt))
             if j is not None:

@@ -38,7 +38,7 @@ from ..exceptions import (
     UnseenGroupWarning,
 )
 from ._estimates import METHODS, group_params, pooled_params
-from ._groupstats import GroupStats
+from ._groupstats import GroupStats, QuantileSketch
 from ._interval import bootstrap_bounds, delta_halfwidth
 from ._levels import (
     ON_UNSEEN,
@@ -99,6 +99,11 @@ class LGN(ParamsMixin):
     """
 
     _output_suffix = "lgn"
+    # learned state (declared for the type checker; set by _reset and the fits)
+    signature_: str | None
+    stats_: dict[str, GroupStats]
+    n_batches_: int
+    _batches_: collections.deque[dict[str, GroupStats]] | None
 
     def __init__(self, by: str | Sequence[str] = "tgt_lang", method: str = "zscore",
                  target: tuple[float, float] = (0.0, 1.0), min_count: int = 50, sigma_floor: float = 1e-9,
@@ -153,6 +158,11 @@ class LGN(ParamsMixin):
     def _merged(self, a: dict[str, GroupStats], b: dict[str, GroupStats]) -> dict[str, GroupStats]:
         return {lv: a[lv].merge(b[lv]) for lv in self.levels_}
 
+    def _sketch(self, level: str, key: int) -> QuantileSketch:
+        sketches = self.stats_[level].sketches
+        assert sketches is not None  # kept by every method but zscore, the only one that needs none
+        return sketches[key]
+
     def _update(self, X, groups, signature) -> None:
         self._validate_params()
         if not hasattr(self, "levels_"):
@@ -161,10 +171,11 @@ class LGN(ParamsMixin):
         scores, frame = self._scores_and_groups(X, groups)
         batch = self._batch_stats(scores, frame)
         if self.window is not None:
+            assert self._batches_ is not None  # made by _reset when window is set
             self._batches_.append(batch)
-            acc = None
-            for b in self._batches_:
-                acc = b if acc is None else self._merged(acc, b)
+            acc = self._batches_[0]
+            for b in list(self._batches_)[1:]:
+                acc = self._merged(acc, b)
             self.stats_ = acc
         else:
             if self.decay is not None and self.n_batches_ > 0:
@@ -330,7 +341,7 @@ class LGN(ParamsMixin):
             pair = (int(res.level[c]), int(res.key[c]))
             if pair not in maps:
                 level = self.levels_[pair[0]]
-                sketch = self.stats_[level].sketches[pair[1]]
+                sketch = self._sketch(level, pair[1])
                 maps[pair] = QuantileMap.from_points(sketch.values, sketch.weights, self.params_[level].scale[pair[1]])
             qmap = maps[pair]
             out[rows] = qmap.inverse(x[rows], self.target) if inverse else qmap.forward(x[rows], self.target)
@@ -382,7 +393,7 @@ class LGN(ParamsMixin):
             return
         rows = res.rows_per_combination()
         names = route_names(self.by_, self.levels_, res.level)
-        per_name = collections.Counter()
+        per_name: collections.Counter[str] = collections.Counter()
         for c in np.flatnonzero(fell):
             per_name[names[c]] += int(rows[c])
         order = ["raw", "pooled", *self.levels_[1:]]
@@ -437,7 +448,7 @@ class LGN(ParamsMixin):
         for li, k in sorted({(int(lv), int(k)) for lv, k in zip(res.level, res.key, strict=True) if lv >= 0}):
             combos = np.flatnonzero((res.level == li) & (res.key == k))
             rows = np.flatnonzero(np.isin(res.codes, combos))
-            sketch = self.stats_[self.levels_[li]].sketches[k]
+            sketch = self._sketch(self.levels_[li], k)
             low[rows], high[rows] = bootstrap_bounds(self.method, sketch, scores[rows], self.target, confidence,
                                                      n_resamples, rng)
         pooled = (res.level == Route.POOLED)[res.codes]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,11 @@ _OUTPUTS = ("default", "pandas")
 
 class ParamsMixin:
     _output_suffix = "calibrated"  # the calibrated column is named <score>_<suffix>
+
+    if TYPE_CHECKING:  # provided by each calibrator class
+        score: str
+
+        def _check_fitted(self) -> None: ...
 
     @classmethod
     def _param_names(cls) -> tuple[str, ...]:

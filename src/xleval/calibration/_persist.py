@@ -57,6 +57,7 @@ def _read_json(path: str | os.PathLike, name: str) -> object:
 def load_checked(source: str | os.PathLike | dict, fmt: str, version: int, what: str) -> dict:
     """Read and verify a saved payload of format ``fmt`` and ``version``; ``source`` is a path or a dict."""
     name = "calibrator" if isinstance(source, dict) else str(source)
+    payload: object
     if isinstance(source, dict):
         payload = source
     else:
