@@ -33,24 +33,27 @@ class _Units:
     def __init__(self, n_rows: int, clusters: Any, strata: Any):
         self.n_rows = n_rows
         self.notes: list[str] = []
+        self.row_unit: np.ndarray | None
         if clusters is None:
             self.row_unit = None
             self.n_units = n_rows
             unit_strata = None if strata is None else v.group_codes(strata, n_rows, "strata")
         else:
-            self.row_unit, cluster_labels = v.group_codes(clusters, n_rows, "clusters")
+            row_unit, cluster_labels = v.group_codes(clusters, n_rows, "clusters")
+            self.row_unit = row_unit
             self.n_units = len(cluster_labels)
-            unit_strata = None if strata is None else self._cluster_strata(strata, cluster_labels)
+            unit_strata = None if strata is None else self._cluster_strata(strata, row_unit, cluster_labels)
         self.strata = None if unit_strata is None else unit_strata[0]
         self.strata_labels = None if unit_strata is None else unit_strata[1]
         self._flag_small_strata(clusters is not None)
 
-    def _cluster_strata(self, strata: Any, cluster_labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _cluster_strata(self, strata: Any, row_unit: np.ndarray,
+                        cluster_labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         codes, labels = v.group_codes(strata, self.n_rows, "strata")
         per_cluster = np.full(self.n_units, -1)
-        per_cluster[self.row_unit] = codes
+        per_cluster[row_unit] = codes
         mixed = np.zeros(self.n_units, dtype=bool)
-        np.logical_or.at(mixed, self.row_unit, codes != per_cluster[self.row_unit])
+        np.logical_or.at(mixed, row_unit, codes != per_cluster[row_unit])
         if mixed.any():
             bad = cluster_labels[np.nonzero(mixed)[0][0]]
             raise InputError(
@@ -61,7 +64,7 @@ class _Units:
 
     def _flag_small_strata(self, clustered: bool) -> None:
         what = "clusters" if clustered else "items"
-        if self.strata is None:
+        if self.strata is None or self.strata_labels is None:  # both or neither
             if self.n_units < MIN_STRATUM:
                 self.notes.append(f"unreliable: only {self.n_units} {what} to resample (< {MIN_STRATUM})")
             return
@@ -146,6 +149,7 @@ def _interval(dist: np.ndarray, estimate: float, level: float, method: str,
         notes.append("bootstrap distribution is degenerate (every resample gave the same value)")
         return float(finite[0]), float(finite[0])
     if method == "bca":
+        assert jackknife is not None, "BCa needs the jackknife"
         adjusted = _bca_probs(finite, estimate, probs, jackknife())
         if adjusted is None:
             notes.append("BCa acceleration undefined (constant jackknife values); used the percentile interval")
@@ -287,6 +291,7 @@ def paired_bootstrap(
     if isinstance(statistic, str) and statistic == "mean" and a_arr.ndim == 1 and b_arr.ndim == 1:
         return bootstrap(a_arr - b_arr, "mean", **kwargs)  # mean(a) - mean(b) == mean(a - b)
     func, vectorized = _resolve_statistic(statistic, kwargs.pop("vectorized", None))
+    diff: Callable[..., Any]
     if vectorized:
         diff = lambda x, y, axis: np.asarray(func(x, axis=axis)) - np.asarray(func(y, axis=axis))  # noqa: E731
     else:
@@ -326,7 +331,7 @@ def _as_arrays(data: Any) -> tuple[list[np.ndarray], bool]:
     return [v.as_float_array(data, "data", ndim=(1, 2))], True
 
 
-_NAMED = {"mean": np.mean, "median": np.median}
+_NAMED: dict[str, Callable[..., Any]] = {"mean": np.mean, "median": np.median}
 
 
 def _resolve_statistic(statistic: Any, vectorized: bool | None) -> tuple[Callable[..., Any], bool]:

@@ -17,6 +17,7 @@ tests whether ``metric_b`` correlates better than ``metric_a``, WMT's one-sided 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -163,12 +164,13 @@ def compare_correlations(metric_a: Any, metric_b: Any, human: Any, method: str =
         raise InputError("compare_correlations: no group/item has two rows with every score")
     h, a, b = h[rows], _zscore(a[rows]), _zscore(b[rows])
 
-    def delta(x: np.ndarray, y: np.ndarray) -> float:
+    def delta_one(x: np.ndarray, y: np.ndarray) -> float:
         return _average(h, y, bounds, method)[0] - _average(h, x, bounds, method)[0]
 
-    if method == "pearson" and average_by == "none":
-        def delta(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
-            return _pearson_rows(h, y) - _pearson_rows(h, x)
+    def delta_rows(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:  # (B, n) at once
+        return _pearson_rows(h, y) - _pearson_rows(h, x)
+
+    delta: Callable[..., Any] = delta_rows if method == "pearson" and average_by == "none" else delta_one
 
     res = permutation_test_paired(a, b, delta, alternative=alternative, n_resamples=n_resamples,
                                   random_state=random_state)

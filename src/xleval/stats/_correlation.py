@@ -56,7 +56,8 @@ def correlation(
         ci = "bootstrap" if method == "kendall_c" else "fisher"
     if ci == "fisher" and method == "kendall_c":
         raise InputError("ci='fisher' is not available for kendall_c; use ci='bootstrap'")
-    low, high, ci_name, extra = float("nan"), float("nan"), "none", {}
+    low, high, ci_name = float("nan"), float("nan"), "none"
+    extra: dict[str, Any] = {}
     if ci == "fisher":
         low, high, ci_name = (*_fisher_ci(r, len(xa), method, level, 0, notes), _FISHER[method][0])
     elif ci == "bootstrap" and np.isfinite(r):

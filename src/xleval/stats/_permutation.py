@@ -58,6 +58,7 @@ def permutation_test_paired(
             codes = np.arange(2**n)[:, None]
             yield ((codes >> np.arange(n)) & 1).astype(bool)
             return
+        assert rng is not None  # made whenever the test is not exact
         step = max(1, _CHUNK_ELEMENTS // n)
         for start in range(0, n_resamples, step):
             yield rng.random((min(step, n_resamples - start), n)) < 0.5
@@ -101,6 +102,7 @@ def permutation_test_2samp(
                 np.put_along_axis(rest, first, False, axis=1)
                 yield np.hstack([first, np.nonzero(rest)[1].reshape(len(first), n - nx)])
             return
+        assert rng is not None  # made whenever the test is not exact
         step = max(1, _CHUNK_ELEMENTS // n)
         for start in range(0, n_resamples, step):
             yield rng.permuted(np.tile(np.arange(n), (min(step, n_resamples - start), 1)), axis=1)
