@@ -55,9 +55,9 @@ def simulate_mt_evaluation(
     scales = rng.uniform(scale_low, scale_high, L)
     frames = []
     for split in ("calibration", "evaluation"):
-        s_idx, l_idx = np.meshgrid(np.arange(S), np.arange(L), indexing="ij")
-        s_idx = np.repeat(s_idx.ravel(), n_segments)
-        l_idx = np.repeat(l_idx.ravel(), n_segments)
+        s_grid, l_grid = np.meshgrid(np.arange(S), np.arange(L), indexing="ij")
+        s_idx = np.repeat(s_grid.ravel(), n_segments)
+        l_idx = np.repeat(l_grid.ravel(), n_segments)
         true = q[s_idx, l_idx] + rng.normal(0.0, 1.0, len(s_idx))
         metric = base + offsets[l_idx] + scales[l_idx] * true + metric_noise * rng.normal(0.0, 1.0, len(s_idx))
         human = true + human_noise * rng.normal(0.0, 1.0, len(s_idx))

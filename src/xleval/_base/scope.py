@@ -74,7 +74,7 @@ def record_output(path: str | os.PathLike) -> None:
     """Note that the running command wrote the regular file ``path``."""
     record = _SCOPE.get()
     key = _identity(path) if record is not None else None
-    if key is not None:
+    if record is not None and key is not None:
         record.outputs.setdefault(key, str(path))
 
 
@@ -82,14 +82,14 @@ def input_named(path: str | os.PathLike) -> str | None:
     """The name under which the running command read the file at ``path``, or None."""
     record = _SCOPE.get()
     key = _identity(path) if record is not None else None
-    return None if key is None else record.inputs.get(key)
+    return None if record is None or key is None else record.inputs.get(key)
 
 
 def output_named(path: str | os.PathLike) -> str | None:
     """The name under which the running command already wrote the file at ``path``, or None."""
     record = _SCOPE.get()
     key = _identity(path) if record is not None else None
-    return None if key is None else record.outputs.get(key)
+    return None if record is None or key is None else record.outputs.get(key)
 
 
 def _audit(event: str, args: tuple) -> None:
@@ -123,7 +123,7 @@ def record_stream_input(fd: int, name: str = "<stdin>") -> None:
     """Note that the running command reads the file behind descriptor ``fd`` (``< in.tsv``), if a file."""
     record = _SCOPE.get()
     key = _fd_identity(fd) if record is not None else None
-    if key is not None:
+    if record is not None and key is not None:
         record.inputs.setdefault(key, name)
 
 
@@ -132,4 +132,4 @@ def stream_input_named(fd: int) -> str | None:
     or ``>> in.tsv`` on standard output), or None."""
     record = _SCOPE.get()
     key = _fd_identity(fd) if record is not None else None
-    return None if key is None else record.inputs.get(key)
+    return None if record is None or key is None else record.inputs.get(key)

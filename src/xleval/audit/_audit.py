@@ -98,8 +98,8 @@ def audit(
     frame = prepare_audit_table(data, parser)
     notes: list[str] = []
     validity = parser_validity(frame, validity_threshold)
-    kw = dict(cluster_by_subject=cluster_by_subject, n_resamples=n_resamples, n_permutations=n_permutations,
-              level=level, random_state=random_state)
+    kw: dict[str, Any] = dict(cluster_by_subject=cluster_by_subject, n_resamples=n_resamples,
+                              n_permutations=n_permutations, level=level, random_state=random_state)
     present = set(frame["condition"])
     run = [s for s in ESTIMATORS.values() if {s.condition_a, s.condition_b} <= present]
     if not run and ratings is None:
@@ -109,7 +109,8 @@ def audit(
         if s not in run:
             notes.append(f"{s.key} ({s.name}) not run: needs conditions {s.condition_a} and {s.condition_b}")
     other = next(p for p in POLICIES if p != invalid_policy)
-    contrasts, sensitivity = [], []
+    contrasts: list[Contrast] = []
+    sensitivity: list[Contrast] = []
     for spec in run:
         main, spec_notes = estimate(frame, spec, policy=invalid_policy, **kw)
         alt, _ = estimate(frame, spec, policy=other, **kw)

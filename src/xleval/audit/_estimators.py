@@ -98,7 +98,8 @@ def paired_contrast(a: np.ndarray, b: np.ndarray, *, clusters: Any = None, mcnem
     given) and an exact McNemar p-value (0/1 data, ``mcnemar=True``) or a paired sign-flip
     permutation p-value over clusters (or items)."""
     est = bootstrap(a - b, "mean", clusters=clusters, n_resamples=n_resamples, level=level, random_state=random_state)
-    out = {"estimate": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "ci_method": est.method,
+    out: dict[str, Any] = {"estimate": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
+                           "ci_method": est.method,
            "n_resamples": est.n_resamples, "random_state": est.random_state, "notes": list(est.notes)}
     if mcnemar:
         out["discordant"] = (int(np.sum((a == 1) & (b == 0))), int(np.sum((a == 0) & (b == 1))))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import pandas as pd
 
@@ -60,7 +60,7 @@ def _row(rec: dict, path: Path, index: int) -> dict[str, Any]:
     return row
 
 
-def _is_loglik(resps: Any) -> bool:
+def _is_loglik(resps: Any) -> TypeGuard[list]:
     return isinstance(resps, list) and len(resps) > 1 and all(isinstance(r, list) and len(r) == 2 for r in resps)
 
 

@@ -135,7 +135,7 @@ def coverage_study(n_sims: int = 500, n_items: int = 200, n_models: int = 3, *, 
     src, bt, tr, nat = draw(p), draw(p - e1), draw(p), draw(p - e4)
     native = draw(_base(rng, (s, n_native), offsets) - e3)
     truth = {"E1": e1, "E1_model0": e1, "E4": (e4_high + e4_low) / 2, "E3": e3, "dose_contrast": e4_high - e4_low}
-    kw = dict(n_resamples=n_resamples, n_permutations=n_permutations, level=level)
+    kw: dict[str, Any] = dict(n_resamples=n_resamples, n_permutations=n_permutations, level=level)
     runs: dict[str, list[tuple[float, float, float, float]]] = {k: [] for k in truth}
     for k in range(s):
         sim = seed * 100_003 + k  # one reproducible resampling seed per simulated benchmark

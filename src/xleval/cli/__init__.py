@@ -163,11 +163,13 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def _command_path(args: list[str]) -> str:
     """The command a usage error belongs to, for errors click raises without a context (e.g. a flag
     given a value: ``--lowercase=true``): the leading command names of ``args``."""
-    command, path = app, ["xleval"]
+    command: click.Command = app
+    path = ["xleval"]
     for arg in args:
         if arg.startswith("-"):  # the root's own flags come before the command name
             continue
-        sub = command.get_command(None, arg) if isinstance(command, click.Group) else None
+        # no context exists for this error; click's groups (and the lazy root) look names up without one
+        sub = command.get_command(None, arg) if isinstance(command, click.Group) else None  # type: ignore[arg-type]
         if sub is None:
             break
         command, path = sub, path + [arg]

@@ -132,7 +132,7 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
 @format_option
 def min_size(effect, power, alpha, paired, one_sample, kind, discordant, one_sided, n, baseline, fmt) -> None:
     """How many items per language detect a gap of EFFECT; or, with --n, what gap a test set can detect."""
-    from ..fairness import detectable_effect, min_test_size
+    from ..fairness import DetectableEffect, SampleSize, detectable_effect, min_test_size
 
     if paired and one_sample:
         raise InputError("--paired and --one-sample exclude each other; choose one design")
@@ -142,6 +142,7 @@ def min_size(effect, power, alpha, paired, one_sample, kind, discordant, one_sid
     if n is not None and effect is not None:
         raise InputError("--effect and --n ask opposite questions (items needed for an effect / effect detectable "
                          "with n items); give one of them")
+    result: DetectableEffect | SampleSize
     if n is not None:
         result = detectable_effect(n, baseline=baseline, **common)
     elif effect is None:

@@ -151,7 +151,9 @@ def human_agreement(data: pd.DataFrame, scores: str | Sequence[str], human: str,
     use_systems = system is not None and system in data.columns
     if system is not None and not use_systems:
         notes.append(f"no {system!r} column: system-level statistics skipped")
-    systems = system_table(data.loc[usable], [*scores, human], by, system) if use_systems else None
+    systems = None
+    if use_systems and system is not None:
+        systems = system_table(data.loc[usable], [*scores, human], by, system)
     per_system = systems is not None and (systems["n_rows"] > 1).any()
     seg = {c: _segment_level(values[c][usable], h[usable], labels[usable])
               if (per_system or not use_systems) else ({}, {})

@@ -153,7 +153,7 @@ def _decide(groups: pd.DataFrame, smd: Estimate | None, pair: tuple[str, str] | 
     lo, hi = groups.loc[groups["mean"].idxmin()], groups.loc[groups["mean"].idxmax()]
     reasons.append(f"group means range from {lo['mean']:.4g} ({lo['group']}) to {hi['mean']:.4g} ({hi['group']}); "
                    f"sd of group means {groups['mean'].std(ddof=1):.4g}")
-    if smd is None:
+    if smd is None or pair is None:  # both or neither
         reasons.append("scores have no spread within groups; the rule cannot be applied")
         return False, reasons
     advised = smd.estimate > threshold

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -87,7 +87,8 @@ class _Joint:
 
     def __init__(self, design, estimates: list[Estimate], level: float, seed: int):
         self.point = np.array([e.estimate for e in estimates])
-        self.draws = np.column_stack([e.distribution for e in estimates])
+        # bootstrap estimates keep their distribution
+        self.draws = np.column_stack(cast("list[np.ndarray]", [e.distribution for e in estimates]))
         self.level, self.seed, self.n = level, seed, int(design.counts.sum())
         self.method = f"bootstrap-{'stratified' if design.name == 'independent' else 'paired'}-percentile"
         self.notes = _language_notes(design, estimates)
@@ -305,6 +306,11 @@ def _per_language(frame: pd.DataFrame, column: str, codes: np.ndarray, labels: l
 
 
 # ----------------------------------------------------------------------------- dimensions 1-2
+def _vs_reference(g: int, r: int, op: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Reducer:
+    """Language g's column against the reference's, row by row, in the joint draws."""
+    return lambda m: op(m[..., g], m[..., r])
+
+
 def _language_gaps(design, joint: _Joint, estimates, labels, ref, ratio_ok, floor, higher_is_better,
                    sizes) -> list[LanguageGap]:
     r = labels.index(ref) if ref is not None else None
@@ -313,9 +319,9 @@ def _language_gaps(design, joint: _Joint, estimates, labels, ref, ratio_ok, floo
         x = design.language_values(g)
         ratio = diff = None
         if r is not None and g != r:
-            diff = joint.estimate(lambda m, g=g: m[..., g] - m[..., r])
+            diff = joint.estimate(_vs_reference(g, r, np.subtract))
             if ratio_ok:
-                ratio = joint.estimate(lambda m, g=g: m[..., g] / m[..., r])
+                ratio = joint.estimate(_vs_reference(g, r, np.divide))
         below, clearly = _floor_flags(estimates[g], floor, higher_is_better)
         gaps.append(LanguageGap(
             language=label, n=int(design.counts[g]), mean=estimates[g],

@@ -5,11 +5,12 @@ GUI backend); matplotlib is imported here only, so ``import xleval`` stays light
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from xleval.fairness._results import FairnessReport
+from xleval.stats import Estimate
 
 __all__ = ["plot_levels", "plot_ratios", "plot_elasticity", "plot_power_curve"]
 
@@ -53,7 +54,8 @@ def plot_ratios(report: FairnessReport) -> Any:
     gaps = [g for g in report.languages if g.language != report.reference]
     if not gaps or report.reference is None:
         raise ValueError("the report has no reference language; nothing to plot")
-    ests = [g.ratio if use_ratio else g.difference for g in gaps]
+    # every language but the reference has a difference, and a ratio when use_ratio
+    ests = cast("list[Estimate]", [g.ratio if use_ratio else g.difference for g in gaps])
     order = np.argsort([e.estimate for e in ests])[:: 1 if not report.higher_is_better else -1]
     fig, ax = _figure()
     _errorbars(ax, [ests[i] for i in order], [gaps[i].language for i in order], ["tab:blue"] * len(gaps))
@@ -70,7 +72,7 @@ def plot_elasticity(report: FairnessReport) -> Any:
     if el is None:
         raise ValueError("the report has no elasticity fit (no resource column)")
     points = {g.language: (g.resource, g.mean.estimate) for g in report.languages if g.language in el.languages}
-    x = np.log([points[lang][0] for lang in el.languages])
+    x = np.log(np.array([points[lang][0] for lang in el.languages], dtype=float))
     y = np.array([points[lang][1] for lang in el.languages])
     fig, ax = _figure()
     ax.scatter(x, y, color="tab:blue")

@@ -95,6 +95,7 @@ def _power_fn(design: str, kind: str, alpha: float, alternative: str,
     """(power(effect, n), method, minimum n) for one design and kind."""
     two = alternative == "two-sided"
     if kind == "proportion" and design == "paired":
+        assert psi is not None  # _check_effect gives the discordant share for paired proportions
         z = _crit(alpha, alternative)
 
         def mcnemar(delta: float, n: float) -> float:
@@ -130,6 +131,7 @@ def _normal_start(effect: float, design: str, kind: str, alpha: float, power: fl
                   psi: float | None) -> float:
     z_a, z_b = _crit(alpha, alternative), float(ss.norm.ppf(power))
     if kind == "proportion" and design == "paired":
+        assert psi is not None  # _check_effect gives the discordant share for paired proportions
         return (z_a * math.sqrt(psi) + z_b * math.sqrt(psi - effect**2)) ** 2 / effect**2
     factor = 2.0 if design == "independent" else 1.0
     return factor * (z_a + z_b) ** 2 / effect**2
@@ -167,7 +169,7 @@ def min_test_size(effect: float, *, power: float = 0.8, alpha: float = 0.05, des
     fn, method, min_n = _power_fn(design, kind, alpha, alternative, psi)
     n = _smallest_n(lambda m: fn(effect, m), power, _normal_start(effect, design, kind, alpha, power, alternative, psi),
                     min_n)
-    notes = ()
+    notes: tuple[str, ...] = ()
     if design == "one-sample":
         notes = ("treats the reference level as known without error; comparing two estimated languages "
                  "needs design='independent' (about twice the items)",)
@@ -235,6 +237,7 @@ def _upper_effect(fn: Callable[[float, float], float], n: int, power: float, psi
     if psi is not None:  # McNemar: the difference cannot exceed the discordant share
         top = psi * (1 - 1e-12)
         return top if fn(top, n) >= power else None
+    assert n_at_unit_effect is not None  # given whenever psi is None
     upper = 2.0 * math.sqrt(n_at_unit_effect / n)  # twice the normal-approximation answer
     for _ in range(40):
         value = fn(upper, n)

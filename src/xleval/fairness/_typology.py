@@ -19,7 +19,8 @@ from xleval.stats import CorrelationResult, correlation, partial_correlation
 __all__ = ["typology_bias"]
 
 
-def typology_bias(performance: Sequence[float], features: Mapping[str, Sequence], sizes: Sequence[float] | None = None,
+def typology_bias(performance: Sequence[float], features: Mapping[str, Sequence | np.ndarray],
+                  sizes: Sequence[float] | None = None,
                   *, method: str = "pearson", level: float = 0.95) -> tuple[TypologyBias, ...]:
     """One :class:`TypologyBias` per numeric feature or per level of a categorical feature.
 
@@ -35,7 +36,7 @@ def typology_bias(performance: Sequence[float], features: Mapping[str, Sequence]
     return tuple(out)
 
 
-def _indicators(name: str, values: Sequence) -> list[tuple[str, np.ndarray]]:
+def _indicators(name: str, values: Sequence | np.ndarray) -> list[tuple[str, np.ndarray]]:
     series = pd.Series(list(values))
     numeric = pd.to_numeric(series, errors="coerce")
     if numeric.notna().all():

@@ -88,8 +88,8 @@ def _check_by(table: pd.DataFrame, by: Sequence[str]) -> list[str]:
 
 def _add_cis(rows: pd.DataFrame, table: pd.DataFrame, by: list[str], n_resamples: int, level: float,
              random_state: Any) -> pd.DataFrame:
-    lows = {m: [] for m in METRICS}
-    highs = {m: [] for m in METRICS}
+    lows: dict[str, list[float]] = {m: [] for m in METRICS}
+    highs: dict[str, list[float]] = {m: [] for m in METRICS}
     for _, group in rows.groupby(by, sort=True, observed=True):
         stats = np.column_stack([group[c].to_numpy(dtype=float) for c in STATS] + [np.ones(len(group))])
         for m in METRICS:

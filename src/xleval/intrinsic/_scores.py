@@ -261,6 +261,6 @@ def _exclude(t: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int], tuple[dict[
     described = [c for c in RUN_DESCRIPTION if c in t.columns]
     first = t[described].groupby(groups, sort=True).first() if described else None
     empty = tuple({**dict(zip(RUN, key, strict=True)),
-                   **({c: _py(first.loc[key, c]) for c in described} if described else {}),
+                   **({c: _py(first.loc[key, c]) for c in described} if first is not None else {}),
                    "n_rows": int(row["size"])} for key, row in runs[~runs["any"]].iterrows())
     return t.loc[~drop], excluded, empty

@@ -218,8 +218,10 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     record = dict(pairs)
     if len(record) != len(pairs):
         seen: set = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise _DuplicateKey(dup)
+        for k, _ in pairs:  # the first key seen twice
+            if k in seen:
+                raise _DuplicateKey(k)
+            seen.add(k)
     return record
 
 

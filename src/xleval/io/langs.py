@@ -128,7 +128,7 @@ def _per_used_value(fn, codes: np.ndarray, uniques: list, column: str, where: st
         try:
             out[i] = fn(uniques[i])
         except LanguageCodeError as exc:
-            raise LanguageCodeError(f"{where}: column {column!r} row {_first_row(codes, i)}: {exc}") from None
+            raise LanguageCodeError(f"{where}: column {column!r} row {_first_row(codes, int(i))}: {exc}") from None
     return out
 
 

@@ -192,7 +192,9 @@ class DaskBackend:
 
 def _row_group_parts(spec: ReadSpec, meta: Any) -> list[ParquetPart]:
     """Consecutive row groups bundled into parts of about ``chunk_size`` rows (at least one group each)."""
-    parts, groups, first, rows = [], [], 0, 0
+    parts: list[ParquetPart] = []
+    groups: list[int] = []
+    first, rows = 0, 0
     for g in range(meta.num_row_groups):
         groups.append(g)
         rows += meta.row_group(g).num_rows

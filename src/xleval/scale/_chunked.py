@@ -259,16 +259,17 @@ def bias_chunked(path: str | os.PathLike, score: str, by: str | list[str] = "tgt
     spec = ReadSpec(str(path), chunk_size, dict(columns or {}), required=[score, *[c for c in cols
                     if c not in _LANGUAGE_COLUMNS]], numeric=[score], read_columns=[score, *cols, *_LANGUAGE_COLUMNS])
     with _backend_context(backend) as be:
-        stats = None
+        stats: GroupStats | None = None
         for part_stats in be.map(_bias_part, be.parts(spec), score, cols):
             stats = part_stats if stats is None else stats.merge(part_stats)
+    assert stats is not None  # a table has at least one part (an empty one is refused when read)
     return _bias_result(stats, score, "+".join(cols) if len(cols) > 1 else cols[0])
 
 
 def _bias_part(part, score: str, cols: list[str]) -> GroupStats:
     from ..diagnostics._common import group_labels
 
-    stats = None
+    stats: GroupStats | None = None
     for batch in part.batches():
         with batch_context(batch, batch.source):
             frame = prepare_frame(batch.frame, cols, batch.source)
@@ -276,6 +277,7 @@ def _bias_part(part, score: str, cols: list[str]) -> GroupStats:
         codes, keys = pd.factorize(pd.Series(labels, dtype=object))
         s = GroupStats.from_values(frame[score].to_numpy(dtype=float), codes, list(keys))
         stats = s if stats is None else stats.merge(s)
+    assert stats is not None  # a part has at least one batch
     return stats
 
 

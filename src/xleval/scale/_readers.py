@@ -286,7 +286,7 @@ def table_columns(path: str | os.PathLike, columns: Mapping[str, str] | None = N
     if fmt == "parquet":
         names = list(open_parquet_checked(path, name).schema_arrow.names)
     elif fmt == "jsonl":
-        first = next(_json_records(path, name, 1), [{}])
+        first: list[dict] = next(_json_records(path, name, 1), [{}])
         names = list(first[0]) if first else []
     else:
         shape = check_text_file_shape(path, fmt, name)

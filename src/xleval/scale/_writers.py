@@ -86,10 +86,11 @@ class TableWriter:
 
     def _close(self) -> None:
         try:
-            if self._handle is not None and self._handle is not sys.stdout:
-                self._handle.close()
-            elif self._handle is sys.stdout:
-                sys.stdout.flush()
+            handle = self._handle
+            if handle is not None and handle is not sys.stdout:
+                handle.close()
+            elif handle is not None:  # standard output: flushed, never closed
+                handle.flush()
         finally:
             self._handle = None
             if self._sink is not None:
