@@ -15,7 +15,7 @@ from ._common import PROBABILITY, check_outputs, col_option, console, err_consol
 @click.option("--score", required=True,
               help="Score column (bleu/chrf/ter give corpus scores when the texts are there).")
 @click.option("--by", default="lp", help="Group by lp, tgt_lang or a column name.")
-@click.option("--system", default="system", help="System column (absent: each group is one system).")
+@click.option("--system", help="System column (default: system; without one, each group is one system).")
 @click.option("--human", help="Human score column: mean per system, and what anchored calibration maps to.")
 @click.option("--method", type=click.Choice(["auto", "anchored", "lgn", "none"]), default="auto",
               help="Calibration of system scores; auto = the recommended one (needs --human to consider anchored).")
@@ -50,6 +50,9 @@ def leaderboard(table, score, by, system, human, method, model, metric, unit, lo
     check_outputs({"-o": output}, inputs=[table, model])
     numeric = [score] + ([human] if human else [])
     df = read_table(table, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    if system is not None and system not in df.columns:
+        raise InputError(f"{table}: --system {system!r}: no such column; columns are {', '.join(map(str, df.columns))}")
+    system = system or "system"
     calibrator = load_calibrator(model) if model is not None else None
     board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric, unit=unit,
                   higher_is_better=False if lower_is_better else None, signature=score_signature(table, score),

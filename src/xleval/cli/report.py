@@ -14,7 +14,7 @@ from ._common import col_option, err_console
 @click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the report.")
 @click.option("--by", default="tgt_lang", help="Group by tgt_lang, lp or a column name.")
 @click.option("--human", help="Human score column: agreement with humans, LGN's validity, anchored calibration.")
-@click.option("--system", default="system", help="System column (absent: each group is one system).")
+@click.option("--system", help="System column (default: system; without one, each group is one system).")
 @click.option("--method", type=click.Choice(["auto", "anchored", "lgn", "none"]), default="auto",
               help="Calibration fitted on INPUT's system scores; auto = the recommended one.")
 @click.option("--model", type=click.Path(path_type=Path), metavar="CALIBRATOR.json",
@@ -35,6 +35,7 @@ def report(input, score, output, by, human, system, method, model, metric, fmt, 
     and detail.
     """
     from ..calibration import load_calibrator, score_signature
+    from ..exceptions import InputError
     from ..io import check_output_path, parse_column_mapping, read_table
     from ..report import check_format, mt_report, write_report
 
@@ -42,6 +43,9 @@ def report(input, score, output, by, human, system, method, model, metric, fmt, 
     check_output_path(output, inputs=[input] + ([model] if model is not None else []))
     numeric = [score] + ([human] if human else [])
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    if system is not None and system not in df.columns:
+        raise InputError(f"{input}: --system {system!r}: no such column; columns are {', '.join(map(str, df.columns))}")
+    system = system or "system"
     calibrator = load_calibrator(model) if model is not None else None
     result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
                        signature=score_signature(input, score), force=force, n_resamples=n_resamples,

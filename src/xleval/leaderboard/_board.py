@@ -127,6 +127,7 @@ def system_scores(data: pd.DataFrame, score: str, by: str = "lp", *, system: str
     for col in [score] + ([human] if human else []):
         if col not in data.columns:
             raise InputError(f"{where}: no column {col!r}; columns are {', '.join(map(str, data.columns))}")
+    check_metric_name(metric)
     frame = prepare_frame(data, [by], where)
     if by not in frame.columns:
         raise InputError(f"{where}: cannot group by {by!r}: no such column (use tgt_lang, lp or a column name)")
@@ -255,6 +256,15 @@ def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher
     return Leaderboard(scores.score, scores.by, scores.system, scores.human, scores.aggregation, scores.unit, info,
                        bool(higher_is_better), scores.level, scores.n_resamples, scores.random_state, rows,
                        recommendation, tuple(dict.fromkeys(notes)))
+
+
+def check_metric_name(metric: str | None) -> None:
+    """An explicit metric name must be one the registry knows (a typo would silently give means)."""
+    from ..metrics._registry import METRICS
+
+    if metric is not None and metric.lower().split(":", 1)[0] not in METRICS:
+        raise InputError(f"--metric {metric!r}: unknown metric; use one of {', '.join(METRICS)}, "
+                         "or leave it out when the score column is named after its metric")
 
 
 def higher_is_better_of(score: str, metric: str | None = None) -> bool:
