@@ -127,10 +127,13 @@ def test_negative_relation_found_and_reported_or_given():
     assert "falls" in " ".join(model.notes_)
     given = AnchoredCalibrator(by="lp", human_higher_is_better=False).fit(df)
     assert given.direction_ == -1 and given.direction_source_ == "given"
+    # labels that contradict the given direction are refused: the slopes kept on the stated side would be flat
+    with pytest.raises(InputError, match="contradict the given direction"):
+        AnchoredCalibrator(by="lp", human_higher_is_better=True).fit(df)
+    # strict=False (the out-of-fold evaluation's small draws): flat maps, never an inverted order within a group
     with pytest.warns(DataQualityWarning) as caught:
-        wrong = AnchoredCalibrator(by="lp", human_higher_is_better=True).fit(df)
+        wrong = AnchoredCalibrator(by="lp", human_higher_is_better=True).fit(df, strict=False)
     assert any("contradict" in str(w.message) for w in caught)
-    # the slopes are kept on the stated side: flat maps, never an inverted order within a group
     assert wrong.slopes_["between"] == 0 and wrong.slopes_["within"] == 0
 
 

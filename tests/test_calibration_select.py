@@ -103,3 +103,17 @@ def test_bad_inputs():
         select_for_annotation(df, "lp", 5, score="bleu")
     with pytest.raises(InputError, match="selection"):
         select_for_annotation(df, "lp", 5, score="chrf", method="best")
+
+
+def test_a_budget_above_some_groups_takes_all_of_theirs_and_says_so_and_above_every_group_is_refused():
+    from xleval.exceptions import DataQualityWarning
+
+    df = pd.concat([_table(), _table(n_sys=1, n_seg=5, groups=("en-ja",))], ignore_index=True)
+    with pytest.warns(DataQualityWarning, match="1 group.* fewer than 20 rows .*: en-ja"):
+        out = select_for_annotation(df, "lp", 20, score="chrf")
+    assert out.groupby("lp").size().to_dict() == {"en-de": 20, "en-ja": 5, "en-zh": 20}
+    with pytest.raises(InputError, match="give at most 200"):
+        select_for_annotation(df, "lp", 201, score="chrf")
+    for name in ("lp", "row", "hypothesis"):  # the empty label column would have blanked it
+        with pytest.raises(InputError, match=f"label column '{name}'"):
+            select_for_annotation(df, "lp", 5, score="chrf", label_column=name)

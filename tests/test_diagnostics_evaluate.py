@@ -102,3 +102,18 @@ def test_bad_inputs():
         evaluate_calibration(df[df.lp == "en-x0"], "score", "human", "lp")
     with pytest.raises(InputError, match="constant"):
         evaluate_calibration(df.assign(human=5.0), "score", "human", "lp", **FAST)
+
+
+def test_a_given_direction_the_labels_contradict_is_refused_but_one_label_per_group_is_evaluated():
+    df = _world(human_offsets=(-8, 0, 8), metric_bias=(6, 0, -6))
+    mqm_like = df.assign(human=-df["human"])  # higher = worse, said to be better
+    with pytest.raises(InputError, match="contradict the given direction"):
+        evaluate_calibration(mqm_like, "score", "human", "lp", human_higher_is_better=True, **FAST)
+    ev = evaluate_calibration(mqm_like, "score", "human", "lp", human_higher_is_better=False, **FAST)
+    assert ev.variant("anchored").accuracy.estimate > 0.9
+    # one label per group gives no slope: `fit` refuses it, the evaluation's draws report it as a flat map
+    one = evaluate_calibration(df, "score", "human", "lp", n_repeats=1, n_resamples=100, budgets=(1,),
+                               selections=("random",))
+    assert any("no slope" in note for note in one.notes)
+    with pytest.raises(InputError, match="one system"):
+        evaluate_calibration(df[df.system == "sys0"], "score", "human", "lp")

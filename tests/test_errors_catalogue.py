@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +29,7 @@ import pandas as pd
 import pytest
 
 from conftest import run_cli, xleval_command
-from xleval.calibration import LGN, prepare_frame
+from xleval.calibration import LGN, AnchoredCalibrator, prepare_frame
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "errors.md"
 SIG_BLEU = "bleu|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.5.1"
@@ -215,7 +216,8 @@ CASES: list[Case] = [
        "calibrate apply /dev/zero scores.tsv -o out/E63.tsv",
        "Give the JSON file written by `calibrate fit`; calibrators are read only from regular files (up to 1 GiB).",
        "out/E63.tsv"),
-    _c("E64", "A calibrator JSON nested thousands of levels deep", "calibrate apply nested.json scores.tsv -o out/E64.tsv",
+    _c("E64", "A calibrator JSON nested thousands of levels deep",
+       "calibrate apply nested.json scores.tsv -o out/E64.tsv",
        "Refit; a calibrator is a flat record of statistics.", "out/E64.tsv"),
     _c("E65", "A calibrator JSON holding an integer of thousands of digits",
        "calibrate apply huge_int.json scores.tsv -o out/E65.tsv", "Refit; no statistic has thousands of digits.",
@@ -256,7 +258,8 @@ CASES: list[Case] = [
        "--effect asks how many items you need, --n what effect your items can detect: give one."),
     _c("E79", "An effect no proportion can have (Cohen's h above pi)", "fairness min-size --effect 5",
        "Give Cohen's h (e.g. 0.12 for 0.80 vs 0.75), or --kind continuous for Cohen's d."),
-    _c("E80", "A resample count that would not fit in memory", "diagnose scores.tsv --score score --n-resamples 100000000",
+    _c("E80", "A resample count that would not fit in memory",
+       "diagnose scores.tsv --score score --n-resamples 100000000",
        "Use 1000-10000 resamples; at most 100000."),
     _c("E81", "A report whose calibrator was fitted on another column",
        "report scores.tsv --score human --model model.json -o out/E81.html",
@@ -268,7 +271,8 @@ CASES: list[Case] = [
     _c("E84", "Streaming standard input", f"{FIT} - --score score -o out/E84.json --chunk-size 5",
        "Save the table to a file first (streaming reads it twice), or drop --chunk-size.", "out/E84.json"),
     # --- found by our own adversarial pass ---
-    _c("E85", "An output path that ends with / (a folder that does not exist)", f"{FIT} scores.tsv --score score -o newdir/",
+    _c("E85", "An output path that ends with / (a folder that does not exist)",
+       f"{FIT} scores.tsv --score score -o newdir/",
        "Give a file name; create the folder first if you meant one.", "newdir"),
     _c("E86", "A streamed table that is a FIFO (named pipe)", f"{APPLY} pipe.tsv -o out/E86.tsv --chunk-size 5",
        "Save it to a file (a stream is read twice), or drop --chunk-size to read it once in memory.", "out/E86.tsv"),
@@ -280,7 +284,8 @@ CASES: list[Case] = [
        "Give the smallest effect that matters in practice (e.g. Cohen's h 0.1)."),
     _c("E90", "A Cohen's d no difference can have", "fairness min-size --effect 500 --kind continuous",
        "Give d in standard deviations: 0.2 small, 0.5 medium, 0.8 large."),
-    _c("E91", "A malformed -l language pair in plain-file mode", "score -i hyp.txt -r hyp.txt -l english-german -o out/E91.tsv",
+    _c("E91", "A malformed -l language pair in plain-file mode",
+       "score -i hyp.txt -r hyp.txt -l english-german -o out/E91.tsv",
        "Write the pair as SRC-TGT, e.g. -l en-de.", "out/E91.tsv"),
     _c("E92", "demo --out naming a file", "demo --out scores.tsv",
        "Give a folder (it is created) for the demo's data, calibrator, summary and report."),
@@ -305,7 +310,8 @@ CASES: list[Case] = [
     # --- sacrebleu-style inputs: .gz, standard input, several systems, published layouts ---
     _c("E98", "A .gz file that is not gzip (or was cut off)", "score broken.tsv.gz -o out/E98.tsv",
        "Check the file with `gunzip -t`; drop the .gz from its name if it is not compressed.", "out/E98.tsv"),
-    _c("E99", "A gzip-compressed Parquet file streamed", "score good.parquet.gz --tokenize 13a --chunk-size 5 -o out/E99.tsv",
+    _c("E99", "A gzip-compressed Parquet file streamed",
+       "score good.parquet.gz --tokenize 13a --chunk-size 5 -o out/E99.tsv",
        "Decompress it (Parquet compresses its pages itself), or drop --chunk-size to read it whole.", "out/E99.tsv"),
     _c("E100", "Standard input named for two files", "score -i - -r - -o out/E100.tsv",
        "Give the other file by name; standard input can be read once.", "out/E100.tsv"),
@@ -321,11 +327,60 @@ CASES: list[Case] = [
        "out/E104.parquet"),
     _c("E105", "A --seed that is not a number", "score -i hyp.txt -r hyp.txt --paired-bs --seed x",
        "Give a non-negative integer, or 'none' for a fresh seed (recorded in the signature)."),
+    # --- anchored calibration: fit, select, evaluate, apply ---
+    _c("E106", "--method anchored without --human",
+       f"{FIT} labelled.tsv --score score --method anchored -o out/E106.json",
+       "Name the human score column; rows without a human score are fine (see `calibrate select`).", "out/E106.json"),
+    _c("E107", "--human names the --score column",
+       f"{FIT} labelled.tsv --score score --method anchored --human score -o out/E107.json",
+       "Name the column of human scores (DA, MQM, ...); mapping a score onto itself measures nothing.",
+       "out/E107.json"),
+    _c("E108", "A human column without any value (anchored)",
+       f"{FIT} no_human.tsv --score score --method anchored --human human -o out/E108.json",
+       "Label some rows of every group (`xleval calibrate select --budget 100`), or use --method lgn.",
+       "out/E108.json"),
+    _c("E109", "Human labels that contradict --human-higher-is-better (e.g. MQM, where lower is better)",
+       f"{FIT} mqm.tsv --score score --method anchored --human human --human-higher-is-better -o out/E109.json",
+       "Give the scale's direction (--human-lower-is-better for MQM), or leave it out to take it from the labels.",
+       "out/E109.json"),
+    _c("E110", "Labels whose score does not vary within any group (one label per group)",
+       f"{FIT} one_label.tsv --score score --method anchored --human human -o out/E110.json",
+       "Label several rows of different scores per group; `calibrate select` spreads them over the score's range.",
+       "out/E110.json"),
+    _c("E111", "An LGN option (--target, --min-count) with --method anchored",
+       f"{FIT} labelled.tsv --score score --method anchored --human human --target 80,10 -o out/E111.json",
+       "Drop it: anchored scores are on the human scale; --target sets LGN's scale.", "out/E111.json"),
+    _c("E112", "--system names a column that is not in the table",
+       f"{FIT} labelled.tsv --score score --method anchored --human human --system model -o out/E112.json",
+       "Name the system column (or map it with --col); leave --system out for a table without systems.",
+       "out/E112.json"),
+    _c("E113", "select --budget 0 (or negative)",
+       "calibrate select labelled.tsv --budget 0 --score score -o out/E113.tsv",
+       "Give the number of rows to annotate per group, e.g. --budget 100.", "out/E113.tsv"),
+    _c("E114", "select --budget above every group's rows (a total given as the budget per group)",
+       "calibrate select labelled.tsv --budget 1000 --score score -o out/E114.tsv",
+       "The budget is per group: give at most the largest group's rows (a smaller group gives all of its rows).",
+       "out/E114.tsv"),
+    _c("E115", "select --label-column naming a column of the rows to annotate",
+       "calibrate select labelled.tsv --budget 10 --score score --label-column lp -o out/E115.tsv",
+       "Choose a new name for the empty column the annotators fill in (default: human).", "out/E115.tsv"),
+    _c("E116", "evaluate on a table of one system", "calibrate evaluate one_system.tsv --score score --human human",
+       "The evaluation holds out systems: give a table of several systems (or name the system column with --system)."),
+    _c("E117", "evaluate with a malformed --budget list",
+       "calibrate evaluate labelled.tsv --score score --human human --budget 25,50,all",
+       "Give whole numbers of labels per group separated by commas, e.g. --budget 25,50,100,200."),
+    _c("E118", "An anchored calibrator applied to a table without its group column",
+       "calibrate apply anchored.json no_lp.tsv -o out/E118.tsv",
+       "Add the column the calibrator groups by (lp here), or map yours with --col lp=COLUMN.", "out/E118.tsv"),
+    _c("E119", "--on-unseen raw with an anchored calibrator",
+       "calibrate apply anchored.json labelled.tsv --on-unseen raw -o out/E119.tsv",
+       "Use pooled (the common offset, on the human scale) or error; raw scores are not on the human scale.",
+       "out/E119.tsv"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
-SUBPROCESS = ["E01", "E05", "E08", "E11", "E17", "E29", "E33", "E35", "E37", "E40", "E43", "E53", "E57", "E58", "E60", "E63",
-              "E64", "E68", "E76"]
+SUBPROCESS = ["E01", "E05", "E08", "E11", "E17", "E29", "E33", "E35", "E37", "E40", "E43", "E53", "E57", "E58", "E60",
+              "E63", "E64", "E68", "E76", "E109"]
 SUBPROCESS_FAST = {"E01", "E29", "E53"}
 
 
@@ -377,7 +432,8 @@ def _write_files(root: Path) -> None:
         "bad_sidecar.tsv.signatures.json": b'{"signatures": {"score": "bleu|',
         "dup_keys.jsonl": b'{"lp": "en-de", "score": 1}\n{"lp": "en-de", "score": 2, "score": 3}\n',
         "list_lp.jsonl": b'{"lp": "en-de", "score": 1}\n{"lp": ["en", "de"], "score": 2}\n',
-        "placeholder.tsv": _tsv(df.drop(columns="lp").assign(src_lang="en", tgt_lang=np.where(df.index == 9, "qaa", "de"))),
+        "placeholder.tsv": _tsv(df.drop(columns="lp").assign(src_lang="en",
+                                                             tgt_lang=np.where(df.index == 9, "qaa", "de"))),
         "lp_conflict.tsv": _tsv(df.assign(src_lang="en", tgt_lang=df["lp"].str[-2:]).assign(
             lp=lambda d: d["lp"].where(d.index != 4, "de-en"))),
         "blank_line.tsv": "\n".join([header, first, "", *rest]).encode(),
@@ -427,6 +483,7 @@ def _write_files(root: Path) -> None:
     uneven = df[(df["lp"] == "en-de") & ~((df["system"] == "B") & (df["seg_id"] == 3))]
     (root / "uneven_systems.tsv").write_bytes(_tsv(uneven))
     _layouts(root)
+    _anchored_files(root, df)
     model = LGN(score="score").fit(prepare_frame(df, ["tgt_lang"]))
     model.save(root / "model.json")
     LGN(score="score").fit(prepare_frame(df, ["tgt_lang"]), signature=SIG_BLEU).save(root / "model_bleu.json")
@@ -436,6 +493,22 @@ def _write_files(root: Path) -> None:
     payload["levels"]["__by__"]["mean"][0] += 1.0
     (root / "edited.json").write_text(json.dumps(payload, indent=1))
     (root / "future.json").write_text(text.replace('"format_version": 1', '"format_version": 2'))
+
+
+def _anchored_files(root: Path, df: pd.DataFrame) -> None:
+    """Tables with sparse human labels (every third row) that follow the score, and an anchored calibrator."""
+    rng = np.random.default_rng(2)
+    human = df["score"] * 0.5 + rng.normal(0, 3, len(df))
+    labelled = df.assign(human=human.where(df.index % 3 == 0))
+    first_of_group = ~labelled["lp"].duplicated()
+    files = {"labelled.tsv": labelled, "mqm.tsv": labelled.assign(human=-labelled["human"]),
+             "one_label.tsv": labelled.assign(human=human.where(first_of_group)),
+             "one_system.tsv": labelled[labelled["system"] == "A"], "no_lp.tsv": labelled.drop(columns="lp")}
+    for name, table in files.items():
+        (root / name).write_bytes(_tsv(table))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its notes are not what these files are for
+        AnchoredCalibrator(by="lp").fit(labelled).save(root / "anchored.json")
 
 
 def _layouts(root: Path) -> None:

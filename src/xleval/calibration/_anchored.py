@@ -111,11 +111,20 @@ class AnchoredCalibrator(ParamsMixin):
         self.fallback = fallback
 
     # fitting -------------------------------------------------------------------------------------
-    def fit(self, X, groups=None, human=None, *, systems=None, signature: str | None = None) -> AnchoredCalibrator:
+    def fit(self, X, groups=None, human=None, *, systems=None, signature: str | None = None,
+            strict: bool = True) -> AnchoredCalibrator:
         """Fit on a DataFrame with the ``score``, ``human``, ``by`` (and ``system``) columns, or on an
         array of scores with ``groups``, ``human`` (and ``systems``). Rows without a human score are
-        the metric side; rows with both are the labels."""
+        the metric side; rows with both are the labels.
+
+        ``strict`` (default) refuses labels that leave no map from score to human scale: the score
+        does not vary within any group's labels, or the labels contradict a given direction (|z| >=
+        1.96). ``strict=False`` fits the flat map (every row gets its group's offset) with a warning:
+        the out-of-fold evaluation does, where a small draw of labels can do either by chance."""
         self._validate()
+        if isinstance(X, pd.DataFrame) and human is None and self.human == self.score:
+            raise InputError(f"the human column and the score column are the same ({self.score!r}); anchored "
+                             "calibration maps the score onto human scores: name the human column with --human")
         x, labels, h, sys_codes = self._inputs(X, groups, human, systems, need_human=True)
         codes, keys = labels
         self.by_ = [self.by] if isinstance(self.by, str) else list(self.by)
@@ -132,7 +141,7 @@ class AnchoredCalibrator(ParamsMixin):
         design = np.column_stack([m, x - m])
         slopes = pooled_slopes(design[labelled], h[labelled], codes[labelled],
                                None if sys_codes is None else _cell_codes(codes, sys_codes)[labelled])
-        between, within, self.direction_, self.direction_source_ = self._directed_slopes(slopes, notes)
+        between, within, self.direction_, self.direction_source_ = self._directed_slopes(slopes, notes, strict)
         self.slopes_ = {"between": between, "within": within, "between_estimate": _num(slopes.coef[0]),
                         "within_estimate": _num(slopes.coef[1]), "cov": _effective_cov(slopes),
                         "identified": [bool(v) for v in slopes.identified], "n_labels": slopes.n,
@@ -199,11 +208,16 @@ class AnchoredCalibrator(ParamsMixin):
             warnings.warn(f"{dropped} row(s) with a human score but no finite score were left out of the labels",
                           DataQualityWarning, stacklevel=4)
 
-    def _directed_slopes(self, slopes, notes: list[str]) -> tuple[float, float, int, str]:
+    def _directed_slopes(self, slopes, notes: list[str], strict: bool) -> tuple[float, float, int, str]:
         """Constrain the slopes to the direction of the human scale (given, or the sign of the better
         determined slope); report what was found."""
         b, c = slopes.coef
         if not slopes.identified.any():
+            if strict:
+                raise InputError(f"the score does not vary within any group's labelled rows ({slopes.n} label(s)): no "
+                                 "map from the score to the human scale can be fitted; label at least 2 rows of "
+                                 "different scores in a group (`xleval calibrate select` spreads them over the "
+                                 "score's range)")
             notes.append("the score does not vary within any group's labels: no slope, each group gets its offset")
             warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
             return 0.0, 0.0, 1, "none"
@@ -232,6 +246,9 @@ class AnchoredCalibrator(ParamsMixin):
                 msg = (f"the labels contradict the given direction of the human scale: the human score "
                        f"{human_word[found]} with the score ({ref:+.3g} per point, z = {z:.2f}); check "
                        "--human-higher-is-better/--human-lower-is-better and the score's direction")
+                if strict:  # the slopes would be clamped to 0: a flat map that ignores the score
+                    raise InputError(f"human column {self.human!r}: {msg} (or leave both out to take the direction "
+                                     "from the labels)")
                 notes.append(msg)
                 warnings.warn(msg, DataQualityWarning, stacklevel=4)
         within = direction * max(direction * c, 0.0) if slopes.identified[1] else math.nan

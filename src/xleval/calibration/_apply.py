@@ -20,6 +20,7 @@ from ..io.langs import copy_on_write
 from ._anchored import FORMAT as ANCHORED_FORMAT
 from ._anchored import AnchoredCalibrator
 from ._frame import calibrate_frame, calibrated_metadata, check_added_columns, prepare_frame
+from ._lgn import FORMAT as LGN_FORMAT
 from ._lgn import LGN
 from ._persist import _read_json
 
@@ -38,8 +39,11 @@ def output_column(model, column: str | None = None) -> str:
 def load_calibrator(path: str | os.PathLike):
     """An LGN or an AnchoredCalibrator, by the ``format`` the file declares (checked like every load)."""
     payload = _read_json(path, str(path))  # regular files of bounded size only; says what is wrong with others
-    is_anchored = isinstance(payload, dict) and payload.get("format") == ANCHORED_FORMAT
-    return AnchoredCalibrator.load(path) if is_anchored else LGN.load(path)
+    fmt = payload.get("format") if isinstance(payload, dict) else None
+    if isinstance(fmt, str) and fmt.startswith("xleval.") and fmt not in (ANCHORED_FORMAT, LGN_FORMAT):
+        raise ModelFileError(f"{path}: not an xleval calibrator (its format is {fmt[:60]!r}); pass the file written by "
+                             "`xleval calibrate fit -o`")
+    return AnchoredCalibrator.load(path) if fmt == ANCHORED_FORMAT else LGN.load(path)
 
 
 def apply_calibrator(model, df: pd.DataFrame, *, column: str | None = None, interval: float | None = None,
@@ -63,6 +67,11 @@ def apply_calibrator(model, df: pd.DataFrame, *, column: str | None = None, inte
                              "(pooled) or refuses them (error); raw scores are not on the human scale")
         model = copy.copy(model).set_params(fallback=on_unseen)
     frame = prepare_frame(df, model.by_, where)
+    missing = [c for c in model.by_ if c not in frame.columns]
+    if missing:
+        raise InputError(f"{where}: the calibrator groups by {'+'.join(model.by_)}, but column(s) {missing} are not in "
+                         f"the table (columns: {list(df.columns)}); add them, or map yours with --col "
+                         f"{missing[0]}=YOUR_COLUMN")
     name = output_column(model, column)
     out = df.copy(deep=not copy_on_write())
     try:

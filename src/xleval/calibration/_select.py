@@ -11,6 +11,7 @@ steadies the slopes. ``random`` is a simple random sample of K rows per group (t
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ import pandas as pd
 
 from .._base.grouping import group_index
 from .._base.seeding import make_rng
-from ..exceptions import InputError
+from ..exceptions import DataQualityWarning, InputError
 
 __all__ = ["select_rows", "select_for_annotation", "SELECTIONS", "ANNOTATION_COLUMNS"]
 
@@ -110,7 +111,8 @@ def select_for_annotation(data: pd.DataFrame, by: str | Sequence[str], budget: i
     x = pd.to_numeric(data[score], errors="coerce").to_numpy(dtype=float)
     if not np.isfinite(x).any():
         raise InputError(f"score column {score!r} has no finite value; the selection spreads labels over its range")
-    groups = group_index(data[by_cols], where="table").codes
+    index = group_index(data[by_cols], where="table")
+    groups = index.codes
     systems = group_index([data[system]], names=[system], allow_missing=True).codes \
         if system and system in data.columns else None
     segments = group_index([data[segment]], names=[segment], allow_missing=True).codes \
@@ -118,12 +120,36 @@ def select_for_annotation(data: pd.DataFrame, by: str | Sequence[str], budget: i
     eligible = None
     if skip_labelled:
         eligible = pd.to_numeric(data[skip_labelled], errors="coerce").isna().to_numpy()
-    rows = select_rows(x, groups, budget, systems=systems, segments=segments, eligible=eligible, method=method,
-                       random_state=random_state)
     wanted = [*by_cols, system, segment, *ANNOTATION_COLUMNS]
     keep = list(dict.fromkeys(c for c in wanted if c and c in data.columns))
+    if label_column and label_column in ("row", *keep):
+        raise InputError(f"label column {label_column!r} is a column of the rows to annotate ({['row', *keep]}); an "
+                         "empty label column would replace it: choose another name (--label-column)")
+    _check_budget(x, groups, eligible, budget, index.labels())
+    rows = select_rows(x, groups, budget, systems=systems, segments=segments, eligible=eligible, method=method,
+                       random_state=random_state)
     out = data.iloc[rows][keep].reset_index(drop=True)
     out.insert(0, "row", rows + 1)
     if label_column:
         out[label_column] = np.nan
     return out
+
+
+def _check_budget(x, groups, eligible, budget, names) -> None:
+    """A budget above every group's eligible rows selects nothing (every row would be sent: a total
+    mistaken for the budget per group); a budget above some groups' rows takes all of theirs, said."""
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        return  # select_rows names the mistake
+    ok = np.isfinite(x) if eligible is None else (eligible & np.isfinite(x))
+    sizes = np.bincount(groups[ok], minlength=int(groups.max()) + 1 if len(groups) else 0)
+    present = np.unique(groups)
+    if budget > sizes[present].max():
+        g = int(present[np.argmax(sizes[present])])
+        raise InputError(f"--budget {budget} is more than any group's rows to choose from (the largest, "
+                         f"{names[g]!r}, has {int(sizes[g])}): every row would be sent, none selected; the budget is "
+                         f"per group: give at most {int(sizes[g])}")
+    short = [names[int(g)] for g in present if sizes[g] < budget]
+    if short:
+        warnings.warn(f"{len(short)} group(s) have fewer than {budget} rows to choose from, so all of theirs are "
+                      f"chosen: {', '.join(short[:10])}{' ...' if len(short) > 10 else ''}",
+                      DataQualityWarning, stacklevel=3)

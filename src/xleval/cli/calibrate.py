@@ -52,11 +52,13 @@ def app() -> None:
 def _scale_options(command):
     """Out-of-core / distributed execution (xleval.scale); the in-memory path stays the default for small inputs."""
     for option in reversed([
-        click.option("--chunk-size", type=click.IntRange(1), help="Stream the input in batches of N rows (bounded memory); "
-                     "large inputs are streamed by default."),
+        click.option("--chunk-size", type=click.IntRange(1),
+                     help="Stream the input in batches of N rows (bounded memory); large inputs are streamed by "
+                          "default."),
         click.option("--backend", default="local", help="local (this process) or dask (a cluster)."),
         click.option("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."),
-        click.option("--workers", type=click.IntRange(1, 256), help="Start a local Dask cluster of N worker processes."),
+        click.option("--workers", type=click.IntRange(1, 256),
+                     help="Start a local Dask cluster of N worker processes."),
     ]):
         command = option(command)
     return command
@@ -189,9 +191,16 @@ def _fit_anchored_or_auto(input, score, output, by_cols, method, human, system, 
 
     if method == "anchored" and human is None:
         raise InputError("--method anchored maps scores onto a human scale: give the human score column with --human "
-                         "(rows without a score are fine; `xleval calibrate select` picks rows to annotate)")
+                         "(rows without a human score are fine; `xleval calibrate select` picks rows to annotate)")
+    lgn_only = [name for name, given in (("--target", target != "0,1"), ("--min-count", min_count is not None))
+                if given]
+    if method == "anchored" and lgn_only:
+        raise InputError(f"{' and '.join(lgn_only)} {'is an LGN option' if len(lgn_only) == 1 else 'are LGN options'}"
+                         f"; anchored calibration puts the scores on the human scale of --human: drop "
+                         f"{'/'.join(lgn_only)}, or use --method lgn")
     numeric = [score] + ([human] if human else [])
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    _check_named_column(df, "--system", system, input)
     frame = prepare_frame(df, by_cols, input)
     by = by_cols[0] if len(by_cols) == 1 else by_cols
     with warnings.catch_warnings(record=True) as caught:
@@ -199,7 +208,7 @@ def _fit_anchored_or_auto(input, score, output, by_cols, method, human, system, 
         sig = _signature_of(input, score, signature)
         choice = None
         if method == "auto":
-            choice = choose_method(frame, score, by, human=human, system=system)
+            choice = _in(input, choose_method, frame, score, by, human=human, system=system)
             if choice.method == "lgn":
                 chosen, why = _min_count(frame, by_cols, system, min_count)
                 model = _lgn_model(by_cols, "lgn", target, chosen, fallback, score)
@@ -211,7 +220,7 @@ def _fit_anchored_or_auto(input, score, output, by_cols, method, human, system, 
                              "(pooled) or refuses them (error)")
         anchored = AnchoredCalibrator(by=by, score=score, human=human, system=system, human_higher_is_better=human_up,
                                       fallback="error" if fallback == "error" else "pooled")
-        anchored.fit(frame, signature=sig)
+        _in(input, anchored.fit, frame, signature=sig)
         anchored.save(output)
     if choice is not None:
         _announce(choice, fmt)
@@ -227,6 +236,24 @@ def _fit_anchored_or_auto(input, score, output, by_cols, method, human, system, 
     if fmt != "json":
         for note in info["notes"]:
             say("note", note, style="")
+
+
+def _in(input, function, *args, **kwargs):
+    """``function(*args, **kwargs)``; an InputError about the data names the table (the library cannot know it)."""
+    try:
+        return function(*args, **kwargs)
+    except InputError as exc:
+        if str(exc).startswith(f"{input}: "):
+            raise
+        raise type(exc)(f"{input}: {exc}") from None
+
+
+def _check_named_column(df, option: str, name: str | None, input) -> None:
+    """A column named on the command line must exist (its default may be absent: the method then does without)."""
+    source = click.get_current_context().get_parameter_source(option.lstrip("-"))
+    if name and source == click.core.ParameterSource.COMMANDLINE and name not in df.columns:
+        raise InputError(f"{input}: {option} {name!r} is not a column of the table (columns: {list(df.columns)}); "
+                         f"name an existing column, or leave {option} out to do without one")
 
 
 def _announce(choice, fmt) -> None:
@@ -329,7 +356,7 @@ def show(model_path, fmt) -> None:
 @app.command("select")
 @click.argument("input")
 @click.option("--by", default="lp", help="Group by lp, tgt_lang, or COL[,COL...]: the budget is per group.")
-@click.option("--budget", type=int, required=True, help="Rows to annotate per group, e.g. 100.")
+@click.option("--budget", type=click.IntRange(1), required=True, help="Rows to annotate per group, e.g. 100.")
 @click.option("--score", required=True, help="Score column: the labels are spread over its range.")
 @click.option("-o", "--output", required=True, help="Where to write the rows to annotate (format by extension, '-' = "
               "TSV on stdout).")
@@ -357,17 +384,22 @@ def select(input, by, budget, score, output, system, segment, selection, skip_la
         check_output_path(output, inputs=[input])
     numeric = [score] + ([skip_labelled] if skip_labelled else [])
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    _check_named_column(df, "--system", system, input)
+    _check_named_column(df, "--segment", segment, input)
     by_cols = parse_columns(by, "--by")
-    chosen = select_for_annotation(df, by_cols if len(by_cols) > 1 else by_cols[0], budget, score=score, system=system,
-                                   segment=segment, method=selection, label_column=label_column,
-                                   skip_labelled=skip_labelled, random_state=seed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        chosen = _in(input, select_for_annotation, df, by_cols if len(by_cols) > 1 else by_cols[0], budget,
+                     score=score, system=system, segment=segment, method=selection, label_column=label_column,
+                     skip_labelled=skip_labelled, random_state=seed)
     write_table(chosen, output)
     if output == "-":
         return
     per_group = chosen.groupby(by_cols).size()
     counts = {("|".join(map(str, k)) if isinstance(k, tuple) else str(k)): int(v) for k, v in per_group.items()}
     _render(fmt, {"output": output, "rows": len(chosen), "selection": selection, "seed": seed, "per_group": counts},
-            [], title=f"selected {len(chosen)} rows ({budget} per group, {selection}) -> {output}")
+            [str(w.message) for w in caught],
+            title=f"selected {len(chosen)} rows (up to {budget} per group, {selection}) -> {output}")
 
 
 @app.command("evaluate")
@@ -409,10 +441,9 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
     frame = prepare_frame(df, by_cols, input)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = evaluate_calibration(frame, score, human, by_cols[0] if len(by_cols) == 1 else by_cols, system=system,
-                                      budgets=budgets, selections=selections, n_folds=folds, n_repeats=repeats,
-                                      human_higher_is_better=human_up, level=0.95, n_resamples=n_resamples,
-                                      random_state=seed)
+        result = _in(input, evaluate_calibration, frame, score, human, by_cols[0] if len(by_cols) == 1 else by_cols,
+                     system=system, budgets=budgets, selections=selections, n_folds=folds, n_repeats=repeats,
+                     human_higher_is_better=human_up, level=0.95, n_resamples=n_resamples, random_state=seed)
     notes = [str(w.message) for w in caught]
     if fmt == "json":
         emit_json({**result.to_dict(), "warnings": notes})
@@ -427,6 +458,8 @@ def _int_list(text: str, option: str) -> list[int]:
         raise InputError(f"{option} {text!r}: expected whole numbers separated by commas, e.g. 25,50,100,200") from None
     if not values:
         raise InputError(f"{option} {text!r}: give at least one number, e.g. 100")
+    if min(values) < 1:
+        raise InputError(f"{option} {text!r}: labels per group are whole numbers >= 1, e.g. 25,50,100,200")
     return values
 
 
@@ -494,7 +527,8 @@ def _render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
             print_table(value.to_dict(orient="records"), title=key)
         elif key == "verification":
             print_table(value.groups.to_dict(orient="records"), title="per-group mean/std before and after")
-            err_console.print(f"sd of group means: before {value.sd_of_means_before:.6g}, after {value.sd_of_means_after:.3g}")
+            err_console.print(f"sd of group means: before {value.sd_of_means_before:.6g}, "
+                              f"after {value.sd_of_means_after:.3g}")
         elif isinstance(value, dict):
             err_console.print(f"{key}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
         elif key == "min_count":

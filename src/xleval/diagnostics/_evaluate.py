@@ -141,8 +141,19 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
         raise InputError(f"n_repeats must be an integer >= 1; got {n_repeats!r}")
     rng, seed = make_rng(random_state)
     t = _Table(data, score, human, by_cols, system)
+    if len(t.sys_names) < 2:
+        raise InputError(f"system column {system!r} holds one system ({t.sys_names[0]!r}); the evaluation holds out "
+                         "systems and compares them: give a table of several systems (or name the system column with "
+                         "--system)")
     if len(t.sys_names) < n_folds:
-        raise InputError(f"{len(t.sys_names)} systems cannot be split into {n_folds} folds; use fewer folds (--folds)")
+        raise InputError(f"{len(t.sys_names)} systems cannot be split into {n_folds} folds; use at most "
+                         f"{len(t.sys_names)} folds (--folds {len(t.sys_names)})")
+    if human_higher_is_better is not None:  # a given direction the labels contradict: refused as `calibrate fit` does
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the folds' fits report what matters
+            AnchoredCalibrator(by="g", human=human, human_higher_is_better=human_higher_is_better,
+                               score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g, human=t.h,
+                                                                                  systems=t.s)
     direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better)
     names = ["raw", "lgn", "anchored"] + [f"anchored@{k} {s}" for k in budgets for s in selections]
     runs = {n: np.full((n_repeats, t.n_items), np.nan) for n in names}
@@ -276,7 +287,7 @@ def _run_fold(t, fold, k, runs, r, budgets, selections, human_up, score_up, rng)
 
     def anchored(h_train: np.ndarray) -> np.ndarray:
         model = AnchoredCalibrator(by="g", human_higher_is_better=human_up, score_higher_is_better=score_up)
-        model.fit(t.x, groups=t.g, human=h_train, systems=t.s)
+        model.fit(t.x, groups=t.g, human=h_train, systems=t.s, strict=False)  # a small draw may give no slope
         return np.asarray(model.transform(t.x[test], groups=t.g[test], systems=t.s[test])).reshape(-1)
 
     pool = t.labelled & train
