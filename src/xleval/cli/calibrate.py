@@ -84,10 +84,10 @@ _DIRECTION_OPTION = click.option("--human-higher-is-better/--human-lower-is-bett
 @click.option("--score", required=True, help="Score column to calibrate.")
 @click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the calibrator JSON.")
 @click.option("--by", default=_DEFAULTS["by"], help="Group by tgt_lang, lp, or COL[,COL...].")
-@click.option("--method", type=click.Choice(_METHODS), default="lgn",
+@click.option("--method", type=click.Choice(_METHODS), default=None,
               help="lgn (per-group z-score), anchored (map onto the human scale of --human; labels may be sparse), or "
                    "auto (anchored when every group has human labels, else LGN with the reason). zscore, robust and "
-                   "quantile are LGN with that statistic.")
+                   "quantile are LGN with that statistic. Default: auto with --human, else lgn.")
 @click.option("--human", help="Human score column (NaN = not labelled): anchored calibration and --method auto.")
 @click.option("--system", default="system",
               help="System column (anchored: system means give the between-system slope).")
@@ -115,6 +115,8 @@ def fit(input, score, output, by, method, human, system, human_up, target, min_c
 
     check_output_path(output, inputs=[input])
     by_cols = parse_columns(by, "--by")
+    if method is None:  # human scores given: the evidence favours anchoring to them where they cover every group
+        method = "auto" if human is not None else "lgn"
     if method in ("anchored", "auto"):
         if chunk_size is not None or backend != "local" or scheduler is not None or workers is not None:
             raise InputError(f"--method {method} fits in memory (system means over every row); drop "
