@@ -235,6 +235,8 @@ def test_overwrite_from_the_command_line(tmp_path, capsys):
     ("score in.tsv -m chrf,chrf -o o.tsv", "chrf given twice"),
     ("calibrate fit in.tsv --score score --by lp,lp -o m2.json", "a column is named twice"),
     ("calibrate apply m.json in.tsv -o o.tsv --interval 1.5", "'--interval': '1.5' is not in (0, 1)"),
+    ("calibrate apply m.json in.tsv -o o.tsv --interval 95",
+     "'95' is not in (0, 1): give a fraction, e.g. 0.95 for 95%"),
     ("calibrate fit in.tsv --score score --workers 0 -o m2.json", "'--workers': 0 is not in the range"),
     ("calibrate fit in.tsv --score score --target 80,-1 -o m2.json", "STD positive"),
     ("fairness min-size --effect 0.2 --power 1", "'--power': '1' is not in (0, 1)"),

@@ -53,7 +53,10 @@ class FiniteFloat(click.ParamType):
         too_low = self.low is not None and (number <= self.low if self.low_open else number < self.low)
         too_high = self.high is not None and (number >= self.high if self.high_open else number > self.high)
         if too_low or too_high:
-            self.fail(f"{value!r} is not in {self._range()}", param, ctx)
+            hint = ""
+            if (self.low, self.high) == (0, 1) and 1 < number < 100:  # a percentage where a fraction is meant
+                hint = f": give a fraction, e.g. {number / 100:g} for {number:g}%"
+            self.fail(f"{value!r} is not in {self._range()}{hint}", param, ctx)
         return number
 
     def _range(self) -> str:
