@@ -21,6 +21,7 @@ import pandas as pd
 from .._base.grouping import group_index
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
+from ._frame import prepare_frame
 
 __all__ = ["select_rows", "select_for_annotation", "SELECTIONS", "ANNOTATION_COLUMNS"]
 
@@ -104,6 +105,8 @@ def select_for_annotation(data: pd.DataFrame, by: str | Sequence[str], budget: i
     the input row number (``row``, 1-based) and an empty ``label_column`` to fill in.
     ``skip_labelled``: a human column; rows that already have a value are not chosen again."""
     by_cols = [by] if isinstance(by, str) else list(by)
+    if any(c not in data.columns for c in by_cols):  # tgt_lang/src_lang are derived from lp, as everywhere
+        data = prepare_frame(data, by_cols, "table")
     needed = [*by_cols, score] + ([skip_labelled] if skip_labelled else [])
     missing = [c for c in needed if c not in data.columns]
     if missing:

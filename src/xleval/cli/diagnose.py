@@ -7,7 +7,7 @@ import click
 
 from .._base.terminal import data_text
 from ..calibration import prepare_frame
-from ..diagnostics import DEFAULT_THRESHOLD
+from ..diagnostics import DEFAULT_THRESHOLD, CommandContext
 from ..diagnostics import diagnose as run_diagnose
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
@@ -23,6 +23,16 @@ from ._common import col_option, console, emit_json, format_option, parse_column
 @click.option("--system", default="system", help="System column for system-level agreement.")
 @click.option("--threshold", type=float, default=DEFAULT_THRESHOLD,
               help="Pooled-sd difference that advises calibration.")
+@click.option("--average-by", type=click.Choice(["none", "group", "item"]), default="none",
+              help="How the all-pairs accuracy of the agreement with --human averages: none (pool every pair of "
+                   "systems), group (the pairs of systems inside each group, mean over groups) or item (WMT23's "
+                   "segment-level accuracy: the systems' outputs of each seg_id, mean over segments). Cross-group "
+                   "accuracy compares pairs across groups, so averaging by group or item does not apply to it nor to "
+                   "the --calibrated comparison made on it (that combination is refused).")
+@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
+              help="Sidedness of the permutation test of --calibrated against --score on cross-group accuracy: "
+                   "two-sided, greater (WMT's one-sided test: the calibrated score orders more pairs as humans do) "
+                   "or less.")
 @click.option("--n-resamples", type=int, default=1000, help="Bootstrap/permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of resampling.")
 @col_option
@@ -34,8 +44,8 @@ from ._common import col_option, console, emit_json, format_option, parse_column
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
-def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples, seed, col, fmt, chunk_size, backend,
-             workers, scheduler) -> None:
+def diagnose(input, score, by, human, calibrated, system, threshold, average_by, alternative, n_resamples, seed, col,
+             fmt, chunk_size, backend, workers, scheduler) -> None:
     """Is SCORE biased by language? Did calibration remove it? Does it agree with humans across languages?
 
     INPUT is a table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin).
@@ -43,17 +53,20 @@ def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples
     by_cols = parse_columns(by, "--by")
     if chunk_size is not None or backend != "local":
         return _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated)
+    _check_agreement_options(average_by, alternative, human, calibrated)
     numeric = [c for c in (score, human, calibrated) if c]
     if len(set(numeric)) < len(numeric):
         raise InputError(f"--score, --human and --calibrated name the same column ({', '.join(numeric)}); each "
                          "compares one column with another: give different columns")
-    df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    columns = parse_column_mapping(col)
+    df = read_table(input, columns=columns, required=numeric, numeric=numeric)
     frame = prepare_frame(df, by_cols, input)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = run_diagnose(frame, score, by_cols[0] if len(by_cols) == 1 else by_cols, human=human,
                               calibrated=calibrated, system=system, threshold=threshold, n_resamples=n_resamples,
-                              random_state=seed)
+                              random_state=seed, commands=CommandContext.from_cli(input, col), average_by=average_by,
+                              alternative=alternative)
     notes = [str(w.message) for w in caught]
     if fmt == "json":
         emit_json({**result.to_dict(), "warnings": notes})
@@ -61,10 +74,26 @@ def diagnose(input, score, by, human, calibrated, system, threshold, n_resamples
     _render(result, notes)
 
 
+def _check_agreement_options(average_by, alternative, human, calibrated) -> None:
+    """Before reading the table: the options of the agreement need --human, and averaging cannot go
+    with the --calibrated comparison (its cross-group pairs lie in no group or segment)."""
+    given = [name for name, value, default in (("--average-by", average_by, "none"),
+                                               ("--alternative", alternative, "two-sided")) if value != default]
+    if given and human is None:
+        raise InputError(f"{' and '.join(given)} set(s) how agreement with human scores is measured: give --human COL")
+    if alternative != "two-sided" and calibrated is None:
+        raise InputError("--alternative is the sidedness of the test of --calibrated against --score: give "
+                         "--calibrated COL")
+    if average_by != "none" and calibrated is not None:
+        raise InputError(f"--average-by {average_by} does not apply with --calibrated: raw and calibrated scores are "
+                         "compared on cross-group accuracy, whose pairs cross groups (and a per-group calibration "
+                         f"cannot reorder pairs within a {average_by}); drop one of the two options")
+
+
 def _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated) -> None:
     from ..scale import DEFAULT_CHUNK_SIZE, bias_chunked, resolve_backend, should_stream
 
-    if human or calibrated:
+    if human or calibrated:  # (and with them --average-by and --alternative)
         raise InputError("--human and --calibrated need all rows in memory (agreement, tests, CIs); drop --chunk-size, "
                          "or diagnose the calibrated column on its own with --score")
     should_stream(input, chunk_size, backend)  # validates --chunk-size
@@ -83,6 +112,11 @@ def _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, sch
         say("note", note)
 
 
+# the all-pairs column says how it was averaged
+_ALL_PAIRS = {"none": "all-pairs acc", "group": "within-group acc (mean over groups)",
+              "item": "segment acc (mean over items)"}
+
+
 def _render(result, notes: list[str]) -> None:
     if result.comparison is not None:
         print_table(result.comparison.table.to_dict(orient="records"),
@@ -90,20 +124,25 @@ def _render(result, notes: list[str]) -> None:
         print_table(result.comparison.summary.to_dict(orient="records"), title="bias before and after")
     else:
         print_table(result.bias.groups.to_dict(orient="records"), title=f"{result.score} by {result.by}")
-    console.print(data_text(result.advice, style="bold"))
+    # lines that name commands are not wrapped: a hard line break inside a command breaks its paste
+    console.print(data_text(result.advice, style="bold"), soft_wrap=True)
     for reason in result.bias.reasons:
         console.print(f"  - {reason}")
     if result.agreement is not None:
+        agreement = result.agreement
+        all_pairs = _ALL_PAIRS[agreement.average_by]
         rows = [{"score": c, "cross-group acc": s.cross_group_accuracy.estimate if s.cross_group_accuracy else None,
                  "CI low": s.cross_group_accuracy.ci_low if s.cross_group_accuracy else None,
                  "CI high": s.cross_group_accuracy.ci_high if s.cross_group_accuracy else None,
-                 "all-pairs acc": s.all_pairs_accuracy.estimate if s.all_pairs_accuracy else None,
+                 all_pairs: s.all_pairs_accuracy.estimate if s.all_pairs_accuracy else None,
                  "seg pearson": s.segment_pooled["pearson"].estimate if s.segment_pooled else None}
-                for c, s in result.agreement.scores.items()]
-        print_table(rows, title=f"agreement with {result.human} ({result.agreement.n_systems} systems)", digits=3)
-        for c in result.agreement.comparisons:
-            console.print(f"{c.b} - {c.a}: {c.difference.estimate:+.3f} (CI {c.difference.ci_low:+.3f} to "
-                          f"{c.difference.ci_high:+.3f}), permutation p = {c.permutation.p_value:.3g}")
+                for c, s in agreement.scores.items()]
+        print_table(rows, title=f"agreement with {result.human} ({agreement.n_systems} systems)", digits=3)
+        for c in agreement.comparisons:
+            console.print(data_text(
+                f"{c.b} - {c.a} (cross-group accuracy): {c.difference.estimate:+.3f} (CI {c.difference.ci_low:+.3f} "
+                f"to {c.difference.ci_high:+.3f}), permutation p ({c.permutation.alternative}) = "
+                f"{c.permutation.p_value:.3g}"))
     # the system level decides when there is one (LGN ranks systems): it comes first
     if result.validity_system is not None:
         console.print(f"LGN validity, system level ({result.validity_system.status}): {result.validity_system.message}")
@@ -111,9 +150,9 @@ def _render(result, notes: list[str]) -> None:
     if result.verdict is not None:
         console.print(data_text(f"LGN validity verdict: {result.verdict.reason}", style="bold"))
     if result.recommendation is not None:
-        console.print(f"recommended: {result.recommendation.summary()}")
+        console.print(data_text(f"recommended: {result.recommendation.summary()}"), soft_wrap=True)
         if result.recommendation.warning:
-            console.print(result.recommendation.warning)
+            console.print(data_text(result.recommendation.warning), soft_wrap=True)
     agreement_notes = list(result.agreement.notes) if result.agreement else []
     for note in dict.fromkeys(notes + list(result.bias.notes) + agreement_notes):
         say("note", note)

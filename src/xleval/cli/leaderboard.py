@@ -41,6 +41,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, unit, lo
     groups comparable; intervals resample documents (doc_id) or segments.
     """
     from ..calibration import load_calibrator, score_signature
+    from ..diagnostics import CommandContext
     from ..exceptions import InputError
     from ..io import parse_column_mapping, read_table
     from ..leaderboard import leaderboard as build
@@ -56,7 +57,8 @@ def leaderboard(table, score, by, system, human, method, model, metric, unit, lo
     calibrator = load_calibrator(model) if model is not None else None
     board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric, unit=unit,
                   higher_is_better=False if lower_is_better else None, signature=score_signature(table, score),
-                  force=force, n_resamples=n_resamples, level=level, random_state=seed, where=table)
+                  force=force, n_resamples=n_resamples, level=level, random_state=seed, where=table,
+                  commands=CommandContext.from_cli(table, col))
     _write(board, fmt, output)
 
 
@@ -113,4 +115,4 @@ def print_board(board, *, top: int | None = None, notes: bool = True) -> None:
         table.add_row(*row)
     console.print(table)
     for line in lines if notes else lines[:1]:
-        console.print(line)
+        console.print(line, soft_wrap=True)  # a note may name a command: no hard line break inside it

@@ -35,6 +35,7 @@ def report(input, score, output, by, human, system, method, model, metric, fmt, 
     and detail.
     """
     from ..calibration import load_calibrator, score_signature
+    from ..diagnostics import CommandContext
     from ..exceptions import InputError
     from ..io import check_output_path, parse_column_mapping, read_table
     from ..report import check_format, mt_report, write_report
@@ -49,7 +50,7 @@ def report(input, score, output, by, human, system, method, model, metric, fmt, 
     calibrator = load_calibrator(model) if model is not None else None
     result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
                        signature=score_signature(input, score), force=force, n_resamples=n_resamples,
-                       random_state=seed, where=input)
+                       random_state=seed, where=input, commands=CommandContext.from_cli(input, col))
     write_report(result, output, fmt=fmt)
     n_warn = len(result.alerts)
     summary = result.summary or {}

@@ -11,7 +11,17 @@ intervals resample systems within each group (stratified bootstrap, the same res
 every score, so differences are paired); a resample counts each pair of original systems
 ``c_i * c_j`` times and never pairs a system with its own copy; epsilon stays at the value tie
 calibration chose on the full sample. Raw vs calibrated is tested with mt-metrics-eval's
-PERM-BOTH paired permutation test (:func:`xleval.stats.compare_pairwise_accuracy`).
+PERM-BOTH paired permutation test (:func:`xleval.stats.compare_pairwise_accuracy`), two-sided by
+default (``alternative``: ``greater`` is WMT's one-sided test that the calibrated score orders more
+pairs as humans do).
+
+``average_by`` (mt-metrics-eval's, see docs/stats.md) applies to the all-pairs accuracy: ``none``
+pools every pair of systems; ``group`` takes the pairs of systems inside each group and averages
+the groups' accuracies; ``item`` is WMT23's segment-level accuracy: the systems' outputs of each
+segment (``item`` column within a group) ordered against the human scores, averaged over segments.
+The cross-group accuracy compares pairs across groups, so it is never averaged by group or item,
+and it is what a per-group calibration can change (within a group or a segment its order stays):
+a comparison of raw and calibrated scores together with ``average_by`` other than ``none`` is refused.
 """
 from __future__ import annotations
 
@@ -50,7 +60,8 @@ class ScoreAgreement(Result):
     of that group; ``segment_pooled``: the same over all segments (empty dicts when the data are
     already one row per system); ``system_within``: group -> Pearson over that group's systems
     (groups with >= 3 systems); ``system_pooled``: {"pearson", "kendall_b"} over all systems;
-    ``cross_group_accuracy`` / ``all_pairs_accuracy``: PairwiseAccuracy with ``ci_low``/``ci_high``.
+    ``cross_group_accuracy`` / ``all_pairs_accuracy``: PairwiseAccuracy with ``ci_low``/``ci_high``
+    (the all-pairs one averaged by group or item when asked: its ``average_by`` says so, no CI).
     """
 
     score: str
@@ -67,7 +78,8 @@ class Comparison(Result):
     """``b`` (e.g. calibrated) against ``a`` (raw) on cross-group pairwise accuracy.
 
     ``difference``: Estimate of acc(b) - acc(a) with a paired bootstrap CI (same resamples);
-    ``permutation``: PERM-BOTH TestResult (two-sided) of the same difference.
+    ``permutation``: PERM-BOTH TestResult of the same difference (its ``alternative`` names the
+    sidedness: two-sided unless asked otherwise).
     """
 
     a: str
@@ -84,7 +96,8 @@ class AgreementResult(Result):
     DataFrame (``group, system, n_rows, n_human, <score columns>, <human>``) of the systems used;
     ``excluded_groups``: groups left out of system-level statistics (< 2 systems); ``n_rows``
     (input rows), ``n_used`` (rows with a human and every score), ``n_systems``, ``level``,
-    ``n_resamples``, ``random_state``, ``notes``.
+    ``n_resamples``, ``random_state``, ``notes``; ``average_by``: how the all-pairs accuracy was
+    averaged (``none``, ``group``, ``item``); ``alternative``: the sidedness of the comparisons' test.
     """
 
     human: str
@@ -101,6 +114,12 @@ class AgreementResult(Result):
     n_resamples: int
     random_state: int | None
     notes: tuple[str, ...] = field(default=())
+    average_by: str = "none"
+    alternative: str = "two-sided"
+
+
+AVERAGE_BY = ("none", "group", "item")
+ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 def system_table(data: pd.DataFrame, columns: Sequence[str], by: str | list[str], system: str) -> pd.DataFrame:
@@ -117,11 +136,16 @@ def system_table(data: pd.DataFrame, columns: Sequence[str], by: str | list[str]
 
 def human_agreement(data: pd.DataFrame, scores: str | Sequence[str], human: str, by: str | list[str] = "tgt_lang", *,
                     system: str | None = "system", compare: Sequence[tuple[str, str]] = (), level: float = 0.95,
-                    n_resamples: int = 1000, random_state: Any = 0, tie_calibration: bool = True) -> AgreementResult:
+                    n_resamples: int = 1000, random_state: Any = 0, tie_calibration: bool = True,
+                    average_by: str = "none", item: str = "seg_id",
+                    alternative: str = "two-sided") -> AgreementResult:
     """Segment- and system-level agreement of ``scores`` with ``human``; ``compare`` lists
-    (a, b) column pairs to test (e.g. ``[("bleu", "bleu_lgn")]``). ``system=None`` (or a column
-    that is absent) gives segment-level statistics only."""
+    (a, b) column pairs to test (e.g. ``[("bleu", "bleu_lgn")]``) with a test of sidedness
+    ``alternative``. ``system=None`` (or a column that is absent) gives segment-level statistics
+    only. ``average_by`` and ``item`` (the segment column): how the all-pairs accuracy averages
+    (module docstring)."""
     scores = [scores] if isinstance(scores, str) else list(scores)
+    _check_options(average_by, alternative, compare, data, item)
     require_columns(data, [*scores, human])
     for a, b in compare:
         if a not in scores or b not in scores:
@@ -160,12 +184,55 @@ def human_agreement(data: pd.DataFrame, scores: str | Sequence[str], human: str,
            for c in scores}
     sys_res, excluded, dists, systems = _system_level(systems, scores, human, level, n_resamples, rng, seed,
                                                       tie_calibration, notes)
+    if average_by != "none":
+        sys_res = _averaged(sys_res, systems, scores, human, average_by, tie_calibration, values, h, labels, usable,
+                            data[item].astype(str).to_numpy() if average_by == "item" else None, notes)
     results = {c: ScoreAgreement(c, *seg[c], *sys_res.get(c, ({}, {}, None, None))) for c in scores}
-    comparisons = tuple(_compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibration)
+    comparisons = tuple(_compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibration, alternative)
                         for a, b in compare) if systems is not None and dists else ()
     return AgreementResult(human, by_name, system if use_systems else None, results, comparisons, systems, excluded,
                            len(data), int(usable.sum()), 0 if systems is None else len(systems), level, n_resamples,
-                           seed, tuple(notes))
+                           seed, tuple(notes), average_by, alternative)
+
+
+def _check_options(average_by: str, alternative: str, compare: Sequence[tuple[str, str]], data: pd.DataFrame,
+                   item: str) -> None:
+    if average_by not in AVERAGE_BY:
+        raise InputError(f"average_by {average_by!r}: use one of {', '.join(AVERAGE_BY)}")
+    if alternative not in ALTERNATIVES:
+        raise InputError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)}")
+    if average_by != "none" and compare:
+        raise InputError(f"average by {average_by} does not apply to comparing raw and calibrated scores: they are "
+                         "compared on cross-group accuracy, whose pairs cross groups, and a per-group calibration "
+                         f"cannot change the order within a {average_by}; drop the averaging (--average-by none) to "
+                         "compare, or the calibrated column to see the averaged accuracy")
+    if average_by == "item" and item not in data.columns:
+        raise InputError(f"average by item needs the segment column {item!r} (the systems' outputs of one segment "
+                         "are compared); map it with --col seg_id=COLUMN, or average by group or none")
+
+
+def _averaged(sys_res, systems, scores, human, average_by, tie_calibration, values, h, labels, usable, items, notes):
+    """The all-pairs accuracy averaged by group (system means inside each group) or by item (the
+    systems' outputs of each segment of a group); the other statistics stay as computed."""
+    out = {}
+    for c in scores:
+        within, pooled, cross, _ = sys_res.get(c, ({}, {}, None, None))
+        try:
+            if average_by == "group":
+                if systems is None or len(systems) < 2:
+                    raise InputError("fewer than 2 systems")
+                acc = pairwise_accuracy(systems[c].to_numpy(), systems[human].to_numpy(),
+                                        groups=systems["group"].to_numpy(), average_by="group",
+                                        tie_calibration=tie_calibration)
+            else:
+                units = [f"{g}\x1f{i}" for g, i in zip(labels[usable], items[usable], strict=True)]
+                acc = pairwise_accuracy(values[c][usable], h[usable], average_by="item", items=units,
+                                        tie_calibration=tie_calibration)
+        except InputError as exc:
+            notes.append(f"{c}: no accuracy averaged by {average_by} ({exc})")
+            acc = None
+        out[c] = (within, pooled, cross, acc)
+    return out
 
 
 def _segment_level(x: np.ndarray, h: np.ndarray, labels: np.ndarray):
@@ -209,7 +276,7 @@ def _system_level(systems, scores, human, level, n_resamples, rng, seed, tie_cal
     return out, excluded, dists, systems
 
 
-def _compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibration) -> Comparison:
+def _compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibration, alternative) -> Comparison:
     groups = systems["group"].to_numpy()
     pa = {c: pairwise_accuracy(systems[c].to_numpy(), systems[human].to_numpy(), groups=groups, pairs="cross",
                                tie_calibration=tie_calibration).estimate for c in (a, b)}
@@ -222,5 +289,5 @@ def _compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibrat
                         distribution=diff)
     test = compare_pairwise_accuracy(systems[a].to_numpy(), systems[b].to_numpy(), systems[human].to_numpy(),
                                      groups=groups, pairs="cross", tie_calibration=tie_calibration,
-                                     alternative="two-sided", n_resamples=n_resamples, random_state=seed)
+                                     alternative=alternative, n_resamples=n_resamples, random_state=seed)
     return Comparison(a, b, estimate, test)

@@ -26,6 +26,7 @@ import pandas as pd
 
 from .._base.result import Result
 from ._bias import DEFAULT_THRESHOLD, BiasDiagnosis, diagnose_bias
+from ._commands import CommandContext
 from ._common import group_labels, numeric
 from ._validity import ValidityVerdict, check_lgn_validity, validity_verdict
 
@@ -51,7 +52,9 @@ class DecisionStep(Result):
 class MethodChoice(Result):
     """The method chosen (``anchored`` or ``lgn``), why (``reason``), the loud ``warning`` (None when
     there is nothing to warn about), the decision trace (``steps``), human labels per group, the
-    labels per group to ask for (``labels_needed``), the validity verdict and the bias rule."""
+    labels per group to ask for (``labels_needed``), the validity verdict and the bias rule;
+    ``commands``: the xleval command lines the advice names, in order (complete when
+    :func:`choose_method` was given a :class:`CommandContext`)."""
 
     method: str
     reason: str
@@ -63,6 +66,7 @@ class MethodChoice(Result):
     validity: ValidityVerdict | None
     calibration_advised: bool | None
     notes: tuple[str, ...] = field(default=())
+    commands: tuple[str, ...] = field(default=())
 
     def summary(self) -> str:
         """One line: the method and why."""
@@ -72,9 +76,15 @@ class MethodChoice(Result):
 def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *, human: str | None = None,
                   system: str | None = "system", source: str | None = "source", threshold: float = DEFAULT_THRESHOLD,
                   bias: BiasDiagnosis | None = None, validity: ValidityVerdict | None = None,
-                  n_resamples: int = 200, random_state: Any = 0) -> MethodChoice:
+                  n_resamples: int = 200, random_state: Any = 0,
+                  commands: CommandContext | None = None) -> MethodChoice:
     """Choose between anchored calibration and LGN for ``score`` grouped by ``by`` (module docstring).
-    ``bias`` and ``validity`` may be passed when already computed (``diagnose`` does)."""
+    ``bias`` and ``validity`` may be passed when already computed (``diagnose`` does). ``commands``:
+    the table's path and column mapping, so that the advice names commands that run as written
+    (without it the table shows as ``TABLE``)."""
+    ctx = commands or CommandContext()
+    select = ctx.select(score, by, RECOMMENDED_LABELS, system=system, skip_labelled=human)
+    fit = ctx.fit_anchored(score, by, human or "human", system=system)
     labels = group_labels(data, by)
     groups = sorted(set(labels.tolist()))
     steps: list[DecisionStep] = [DecisionStep("need", "scores are to be compared across groups "
@@ -92,28 +102,28 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
         reason = ("the human scores are standardised within groups: anchoring to them gives every group the same "
                   "mean, which is what LGN does, and they cannot test whether that is right")
         warning = (f"WARNING: {human!r} cannot compare groups (it is standardised within each group). Use human scores "
-                   f"on one scale for all groups (raw DA, MQM) for about {RECOMMENDED_LABELS} rows per group and fit "
-                   "with --method anchored.")
+                   f"on one scale for all groups (raw DA, MQM) for about {RECOMMENDED_LABELS} rows per group "
+                   f"(choose them with `{select}`) and fit with --method anchored on those.")
         steps.append(DecisionStep("method", "lgn (with warning)"))
         return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, RECOMMENDED_LABELS, validity,
-                            bias.calibration_advised)
+                            bias.calibration_advised, commands=(select,))
     if human is not None and len(labelled) == len(groups):
         few = min(per_group.values())
         reason = (f"every group has human labels ({_range(per_group)} per group): anchored calibration puts each group "
                   "on the human scale and needs no assumption about the groups' true quality")
         if few < 10:
             reason += (f"; the group(s) with fewest labels ({few}) lean on the common offset, so label up to "
-                       f"{RECOMMENDED_LABELS} rows there (xleval calibrate select)")
+                       f"{RECOMMENDED_LABELS} rows there (`{select}`)")
         steps.append(DecisionStep("method", "anchored"))
         return MethodChoice("anchored", reason, False, None, tuple(steps), per_group, None, validity,
-                            bias.calibration_advised)
+                            bias.calibration_advised, commands=((select, fit) if few < 10 else (fit,)))
     missing = [g for g in groups if per_group[g] == 0]
     need = RECOMMENDED_LABELS
     evidence = (f"on {REFERENCE['data']}, {need} labels per pair gave cross-pair accuracy "
                 f"{REFERENCE['anchored'][need]:.2f} against {REFERENCE['lgn']:.2f} for LGN and {REFERENCE['raw']:.2f} "
                 "raw")
-    ask = (f"label about {need} rows in each group without labels ({_list(missing)}; `xleval calibrate select "
-           f"--budget {need}`) and fit with --method anchored --human COL ({evidence})")
+    ask = (f"label about {need} rows in each group without labels ({_list(missing)}): choose them with `{select}`, "
+           f"merge the filled-in {human or 'human'!r} column into the table and fit with `{fit}` ({evidence})")
     if not labelled:
         parallel, finding = _parallel_design(data, labels, groups, system, source)
         steps.append(DecisionStep("validity", finding))
@@ -122,14 +132,14 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
                       "systems translating the same source segments")
             steps.append(DecisionStep("method", "lgn"))
             return MethodChoice("lgn", reason, False, None, tuple(steps), per_group, None, None,
-                                bias.calibration_advised)
+                                bias.calibration_advised, commands=())
         reason = ("no human labels: LGN is the only option, and its assumption that every group's true quality is "
                   "the same cannot be checked on this table")
         warning = (f"WARNING: LGN gives every group the same mean and erases any real quality difference between "
                    f"groups, and nothing in this table can show whether there is one. To settle it, {ask}.")
         steps.append(DecisionStep("method", "lgn (with warning)"))
         return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, need, None,
-                            bias.calibration_advised)
+                            bias.calibration_advised, commands=(select, fit))
     assert validity is not None  # labelled groups exist: the check ran above
     steps.append(DecisionStep("validity", validity.reason))
     loud = validity.status != "holds"
@@ -147,7 +157,7 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
     warning = f"{head}. To settle it, {ask}."
     steps.append(DecisionStep("method", "lgn (with warning)"))
     return MethodChoice("lgn", reason, loud, warning, tuple(steps), per_group, need, validity,
-                        bias.calibration_advised)
+                        bias.calibration_advised, commands=(select, fit))
 
 
 def _by_name(by) -> str:

@@ -9,6 +9,7 @@ import pandas as pd
 from .._base.result import Result
 from ._agreement import AgreementResult, human_agreement
 from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
+from ._commands import CommandContext
 from ._decide import MethodChoice, choose_method
 from ._validity import ValidityCheck, ValidityVerdict, check_lgn_validity, validity_verdict
 
@@ -48,9 +49,14 @@ class Diagnosis(Result):
 
 def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *, human: str | None = None,
              calibrated: str | None = None, system: str | None = "system", threshold: float = DEFAULT_THRESHOLD,
-             n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0) -> Diagnosis:
+             n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
+             commands: CommandContext | None = None, average_by: str = "none",
+             alternative: str = "two-sided") -> Diagnosis:
     """Diagnose language bias of ``score`` (and of ``calibrated``), its agreement with ``human``
-    and whether LGN's equal-quality assumption holds on ``data``."""
+    and whether LGN's equal-quality assumption holds on ``data``. ``commands``: the table's path and
+    column mapping, so that the advice names commands that run as written. ``average_by`` (none, group,
+    item) and ``alternative`` (two-sided, greater, less): how the agreement's all-pairs accuracy is
+    averaged and the sidedness of the raw-vs-calibrated test (:func:`human_agreement`)."""
     kwargs = dict(threshold=threshold, n_resamples=n_resamples, level=level, random_state=random_state)
     if calibrated is not None:
         comparison = compare_bias(data, score, calibrated, by, **kwargs)
@@ -62,41 +68,43 @@ def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *
         columns = [score] + ([calibrated] if calibrated else [])
         agreement = human_agreement(data, columns, human, by, system=system,
                                     compare=[(score, calibrated)] if calibrated else [], level=level,
-                                    n_resamples=n_resamples, random_state=random_state)
+                                    n_resamples=n_resamples, random_state=random_state, average_by=average_by,
+                                    alternative=alternative)
     validity = check_lgn_validity(data, by, human, threshold=threshold, level=level)
     validity_system = None
     if human is not None and system is not None and system in data.columns:
         validity_system = check_lgn_validity(data, by, human, threshold=threshold, level=level, system=system)
     verdict = validity_verdict(validity, validity_system)
     recommendation = choose_method(data, score, by, human=human, system=system, threshold=threshold, bias=bias,
-                                   validity=verdict if human is not None else None)
+                                   validity=verdict if human is not None else None, commands=commands)
     return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
                      validity_system=validity_system, verdict=verdict, recommendation=recommendation,
                      advice=advice_line(bias, verdict, recommendation, human))
 
 
 def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: MethodChoice, human: str | None) -> str:
-    """The bias rule and the method recommendation in one sentence that never contradicts itself."""
+    """The bias rule and the method recommendation in one sentence that never contradicts itself; the
+    commands it names are the choice's (``MethodChoice.commands``), complete when the choice was made
+    with a :class:`CommandContext`."""
     d = bias.largest_smd.estimate if bias.largest_smd is not None else float("nan")
-    human_opt = f"--human {human}" if human else "--human COL"
     if not bias.calibration_advised:
         text = f"calibration not needed by the {bias.threshold:g}-sd rule (largest d = {d:.2f})"
         if verdict.status in ("violated", "uninformative"):
             text += f"; and do not use LGN here: the validity check is {verdict.status}"
         return text
     head = f"calibration advised (largest d = {d:.2f} > {bias.threshold:g})"
+    then = " then ".join(f"`{c}`" for c in choice.commands)
     if choice.method == "anchored":
-        return f"{head}: use anchored calibration (xleval calibrate fit --method anchored {human_opt})"
+        return f"{head}: use anchored calibration ({then})"
     if verdict.status == "uninformative":
         return (f"{head}; the human column cannot say whether LGN is right (it is standardised within groups): "
-                f"get human scores on one scale for about {choice.labels_needed} rows per group and use anchored "
-                "calibration; meanwhile LGN is the only option")
+                f"get human scores on one scale for about {choice.labels_needed} rows per group ({then}) and use "
+                "anchored calibration; meanwhile LGN is the only option")
     if verdict.status == "violated":
         return (f"{head}, but not with LGN: the validity check is {verdict.status}; label about {choice.labels_needed} "
-                f"rows per group and use anchored calibration (xleval calibrate select, then calibrate fit --method "
-                f"anchored {human_opt})")
+                f"rows per group and use anchored calibration ({then})")
     if choice.warn:
         return (f"{head}: LGN is the only option without human labels in every group, but its equal-quality "
                 f"assumption is {verdict.status}; label about {choice.labels_needed} rows per group to use anchored "
-                "calibration instead")
+                f"calibration instead ({then})")
     return f"{head}: LGN ({choice.reason})"

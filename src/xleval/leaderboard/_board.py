@@ -279,13 +279,14 @@ def leaderboard(data: pd.DataFrame, score: str, by: str = "lp", *, system: str |
                 human: str | None = None, model: Any = None, method: str = "auto", metric: str | None = None,
                 unit: str | None = None, higher_is_better: bool | None = None, signature: str | None = None,
                 force: bool = False, n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
-                where: str = "input") -> Leaderboard:
+                where: str = "input", commands: Any = None) -> Leaderboard:
     """One row per (group, system): raw and calibrated scores with bootstrap intervals, ranks within the
     group and overall with rank intervals, and the mean human score.
 
     The calibration is ``model`` (a saved LGN or AnchoredCalibrator) when given, else ``method``:
     ``lgn``, ``anchored`` (needs ``human``), ``none`` or ``auto`` (the recommendation of
-    :func:`recommend_calibration`, kept in ``Leaderboard.recommendation``).
+    :func:`recommend_calibration`, kept in ``Leaderboard.recommendation``). ``commands``: a
+    :class:`xleval.diagnostics.CommandContext`, so that its advice names commands that run as written.
     """
     from ._decision import recommend_calibration
 
@@ -300,7 +301,7 @@ def leaderboard(data: pd.DataFrame, score: str, by: str = "lp", *, system: str |
     else:
         if method == "auto":
             rec = recommend_calibration(frame, score, by, human=human, system=scores.system, n_resamples=n_resamples,
-                                        random_state=random_state)
+                                        random_state=random_state, commands=commands)
             method = rec.method
         calibration = fit_calibration(method, scores.frame, score, by, human=human, system=scores.system)
     hib = higher_is_better_of(score, metric) if higher_is_better is None else bool(higher_is_better)

@@ -24,6 +24,7 @@ from ..diagnostics import (
     DEFAULT_BUDGETS,
     BiasDiagnosis,
     CalibrationEvaluation,
+    CommandContext,
     MethodChoice,
     ValidityCheck,
     ValidityVerdict,
@@ -83,8 +84,10 @@ class Recommendation(Result):
 def recommend_calibration(frame: pd.DataFrame, score: str, by: str, *, human: str | None = None,
                           system: str | None = "system", n_folds: int = 5, n_repeats: int = N_REPEATS,
                           budgets: tuple[int, ...] = DEFAULT_BUDGETS, threshold: float = 0.5,
-                          n_resamples: int = 1000, random_state: Any = 0, **_: Any) -> Recommendation:
-    """Decide between anchored calibration and LGN for ``score`` grouped by ``by`` (module docstring)."""
+                          n_resamples: int = 1000, random_state: Any = 0, commands: CommandContext | None = None,
+                          **_: Any) -> Recommendation:
+    """Decide between anchored calibration and LGN for ``score`` grouped by ``by`` (module docstring).
+    ``commands``: the table's path and column mapping, so that the advice names commands that run as written."""
     notes: list[str] = []
     bias = diagnose_bias(frame, score, by, threshold=threshold, n_resamples=n_resamples, random_state=random_state)
     has_system = system is not None and system in frame.columns
@@ -94,7 +97,7 @@ def recommend_calibration(frame: pd.DataFrame, score: str, by: str, *, human: st
         system_check = check_lgn_validity(frame, by, human, threshold=threshold, system=system)
     verdict = validity_verdict(segment, system_check) if human is not None else None
     choice = choose_method(frame, score, by, human=human, system=system if has_system else None, threshold=threshold,
-                           bias=bias, validity=verdict, random_state=random_state)
+                           bias=bias, validity=verdict, random_state=random_state, commands=commands)
     labelled = sum(1 for n in choice.labels_per_group.values() if n > 0)
     evaluation = None
     if human is not None and has_system and labelled >= 2:

@@ -122,14 +122,16 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
                system: str | None = "system", model: Any = None, method: str = "auto", metric: str | None = None,
                signature: str | None = None, force: bool = False, higher_is_better: bool | None = None,
                random_state: int = 0, n_resamples: int = 1000, where: str = "input",
-               headline: tuple[str, ...] = ()) -> MTAnalysis:
+               headline: tuple[str, ...] = (), commands: Any = None) -> MTAnalysis:
     """Compute every result the MT report shows (see :class:`MTAnalysis`).
 
     The calibration is ``model`` (a saved LGN or AnchoredCalibrator) when given, else ``method``
     (``auto``: the recommended one, fitted on this table's system scores; ``lgn``, ``anchored`` or
     ``none``). ``system`` is the system column (found by its canonical name ``system``; None or a
     missing column: each group is one system). ``random_state`` and ``n_resamples`` drive every
-    bootstrap and the cross-validation. Warnings raised on the way are recorded (and logged)."""
+    bootstrap and the cross-validation. Warnings raised on the way are recorded (and logged).
+    ``commands``: a :class:`xleval.diagnostics.CommandContext`, so that the advice names commands
+    that run as written."""
     for col in [score] + ([human] if human else []):
         if col not in df.columns:
             raise InputError(f"{where}: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
@@ -147,7 +149,7 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
         scores = system_scores(frame, score, by, system=system, human=human, metric=metric,
                                n_resamples=n_resamples, random_state=random_state, where=where)
         rec = recommend_calibration(frame, score, by, human=human, system=system, n_resamples=n_resamples,
-                                    random_state=random_state)
+                                    random_state=random_state, commands=commands)
         if model is not None:
             calibration = model_calibration(model, scores.frame, by, signature=signature, force=force)
         else:
@@ -158,7 +160,7 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
         calibrated = f"{score}_calibrated"
         frame = frame.assign(**{calibrated: _calibrate_rows(frame, score, by, calibration)})
         diagnosis = diagnose(frame, score, by, human=human, calibrated=calibrated, system=system,
-                             n_resamples=n_resamples, random_state=random_state)
+                             n_resamples=n_resamples, random_state=random_state, commands=commands)
         fits = _fit_lines(frame, score, human, by) if human else None
     messages = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     for message in messages:

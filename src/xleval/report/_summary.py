@@ -220,9 +220,10 @@ def check_alerts(recommendation, diagnosis=None, *, calibration_method: str, boa
             alerts.append(Alert(f"LGN validity check, {level} level", validity.status, validity.message,
                                 VALIDITY_ACTIONS.get(validity.status, "")))
     if rec.choice.warn and rec.choice.warning:
+        then = ", then ".join(f"`{c}`" for c in rec.choice.commands)
         alerts.append(Alert("choice of calibration", "warning", rec.choice.warning.removeprefix("WARNING: "),
-                            f"Label about {rec.choice.labels_needed} rows per group (xleval calibrate select) and "
-                            "fit with --method anchored." if rec.choice.labels_needed else ""))
+                            f"Label about {rec.choice.labels_needed} rows per group and fit anchored calibration: "
+                            f"{then}." if rec.choice.labels_needed and then else ""))
     if diagnosis is not None and diagnosis.comparison is not None and calibration_method in ("lgn", "model-lgn"):
         after = diagnosis.comparison.after
         if after.calibration_advised:

@@ -1,0 +1,116 @@
+"""Every command the advice prints runs as written: diagnose, report and leaderboard name the table,
+--score, --by, --col and -o, shell-quoted, and the printed command succeeds when pasted."""
+import json
+import re
+import shlex
+
+import numpy as np
+import pandas as pd
+
+from xleval.diagnostics import CommandContext, choose_method
+
+LANGS = {"x0": "en-de", "x1": "en-fr", "x2": "en-zh"}
+
+
+def _table(n_sys=5, n_seg=40, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g, (lp, bias) in enumerate(zip(LANGS.values(), (10.0, 0.0, -10.0), strict=True)):
+        for s in range(n_sys):
+            q = rng.normal()
+            rows.append(pd.DataFrame({"lp": lp, "system": f"s{s}", "seg_id": np.arange(n_seg),
+                                      "source": [f"source {g}-{i}" for i in range(n_seg)],
+                                      "m": 50 + bias + 5 * q + 5 * rng.normal(size=n_seg),
+                                      "human": 70 + 3 * q + 5 * rng.normal(size=n_seg)}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _commands(text: str) -> list[list[str]]:
+    """The backquoted xleval commands of the output, as argv (without 'xleval')."""
+    found = re.findall(r"`(xleval [^`]+)`", text.replace("\n", " "))
+    return [shlex.split(c)[1:] for c in dict.fromkeys(found)]
+
+
+def _write(df, path):
+    df.to_csv(path, sep="\t", index=False)
+    return path
+
+
+def test_without_a_context_the_library_names_every_option_but_the_table():
+    df = _table().rename(columns={"m": "my score"})
+    df["human"] = np.nan
+    choice = choose_method(df, "my score", "lp", human="human")
+    select, fit = choice.commands
+    assert select == ("xleval calibrate select TABLE --score 'my score' --by lp --budget 100 --skip-labelled human "
+                      "-o to_label.tsv")
+    assert fit.startswith("xleval calibrate fit TABLE --score 'my score' --by lp --method anchored --human human")
+    assert select in choice.warning and fit in choice.warning
+
+
+def test_context_quotes_paths_and_repeats_the_column_mapping():
+    ctx = CommandContext.from_cli("my data/it's.tsv", ("metric=m",))
+    argv = shlex.split(ctx.select("metric", ["lp", "domain"], 50, system="engine"))
+    assert argv == ["xleval", "calibrate", "select", "my data/it's.tsv", "--score", "metric", "--by", "lp,domain",
+                    "--budget", "50", "--system", "engine", "-o", "to_label.tsv", "--col", "metric=m"]
+    assert CommandContext.from_cli("-").table is None  # stdin cannot be read twice: the placeholder
+
+
+def test_diagnose_with_labels_everywhere_prints_a_fit_command_that_runs(cli, tmp_path):
+    path = _write(_table(), tmp_path / "my table.tsv")
+    rc, out, err = cli("diagnose", path, "--score", "metric", "--col", "metric=m", "--by", "tgt_lang",
+                       "--human", "human", "--n-resamples", "50", cwd=tmp_path)
+    assert rc == 0, err
+    (fit,) = _commands(out)
+    assert fit[:3] == ["calibrate", "fit", str(path)] and "--method" in fit and "anchored" in fit
+    rc, _, err = cli(*fit, cwd=tmp_path)
+    assert rc == 0, err
+    assert json.loads((tmp_path / "calibrator.json").read_text())["params"]["human"] == "human"
+
+
+def test_diagnose_with_partial_labels_prints_select_then_fit_and_both_run(cli, tmp_path):
+    df = _table()
+    df.loc[df["lp"] != "en-de", "human"] = np.nan
+    path = _write(df, tmp_path / "partial labels.tsv")
+    rc, out, err = cli("diagnose", path, "--score", "m", "--by", "tgt_lang", "--human", "human",
+                       "--n-resamples", "50", cwd=tmp_path)
+    assert rc == 0, err
+    select, fit = _commands(out)
+    assert select[:2] == ["calibrate", "select"] and fit[:2] == ["calibrate", "fit"]
+    rc, _, err = cli(*select, cwd=tmp_path)
+    assert rc == 0, err
+    chosen = pd.read_csv(tmp_path / "to_label.tsv", sep="\t")
+    assert set(chosen["tgt_lang"]) == {"fr", "zh"} and chosen.groupby("tgt_lang").size().eq(100).all()
+    # the annotators fill in the labels; merged back on the row number, the fit command runs as printed
+    truth = _table()["human"].to_numpy()
+    df.loc[chosen["row"] - 1, "human"] = truth[chosen["row"] - 1]
+    _write(df, path)
+    rc, _, err = cli(*fit, cwd=tmp_path)
+    assert rc == 0, err
+    assert (tmp_path / "calibrator.json").exists()
+
+
+def test_report_and_leaderboard_advice_runs_as_written(cli, tmp_path):
+    df = _table()
+    df["human"] = np.nan
+    path = _write(df, tmp_path / "no labels.tsv")
+    rc, _, err = cli("report", path, "--score", "m", "--by", "lp", "-o", tmp_path / "r.json", "--format", "json",
+                     "--n-resamples", "20", cwd=tmp_path)
+    assert rc == 0, err
+    text = (tmp_path / "r.json").read_text()
+    commands = _commands(json.loads(text)["summary"]["reasons"][-1])
+    assert [c[:2] for c in commands] == [["calibrate", "select"], ["calibrate", "fit"]]
+    rc, out, err = cli("leaderboard", path, "--score", "m", "--by", "lp", "--n-resamples", "20", cwd=tmp_path)
+    assert rc == 0, err
+    assert _commands(out) == commands  # the same advice in both places
+    rc, _, err = cli(*commands[0], cwd=tmp_path)
+    assert rc == 0, err
+    assert len(pd.read_csv(tmp_path / "to_label.tsv", sep="\t")) == 300
+
+
+def test_stdin_input_prints_the_table_placeholder(cli, tmp_path):
+    df = _table()
+    df["human"] = np.nan
+    rc, out, err = cli("diagnose", "-", "--score", "m", "--by", "lp", "--n-resamples", "20",
+                       input=df.to_csv(sep="\t", index=False), cwd=tmp_path)
+    assert rc == 0, err
+    assert all(c[2] == "TABLE" for c in _commands(out))
