@@ -114,3 +114,30 @@ def test_stdin_input_prints_the_table_placeholder(cli, tmp_path):
                        input=df.to_csv(sep="\t", index=False), cwd=tmp_path)
     assert rc == 0, err
     assert all(c[2] == "TABLE" for c in _commands(out))
+
+
+def test_calibrate_fit_auto_warning_names_commands_that_run(cli, tmp_path):
+    df = _table()
+    df.loc[df["lp"] == "en-zh", "human"] = np.nan
+    path = _write(df, tmp_path / "some labels.tsv")
+    rc, _, err = cli("calibrate", "fit", path, "--score", "m", "--by", "lp", "--method", "auto", "--human", "human",
+                     "-o", tmp_path / "auto.json", cwd=tmp_path)
+    assert rc == 0, err
+    select, fit = _commands(err)
+    assert select[:3] == ["calibrate", "select", str(path)] and "--skip-labelled" in select
+    assert fit[:3] == ["calibrate", "fit", str(path)]
+    rc, _, err = cli(*select, cwd=tmp_path)
+    assert rc == 0, err
+    assert set(pd.read_csv(tmp_path / "to_label.tsv", sep="\t")["lp"]) == {"en-zh"}
+
+
+def test_small_groups_get_a_budget_select_accepts(cli, tmp_path):
+    df = _table(n_sys=2, n_seg=15)  # 30 rows per group: below the recommended 100
+    df["human"] = np.nan
+    path = _write(df, tmp_path / "small.tsv")
+    rc, out, err = cli("diagnose", path, "--score", "m", "--by", "lp", "--n-resamples", "20", cwd=tmp_path)
+    assert rc == 0, err
+    select = _commands(out)[0]
+    assert select[select.index("--budget") + 1] == "30"
+    rc, _, err = cli(*select, cwd=tmp_path)
+    assert rc == 0, err

@@ -189,7 +189,7 @@ def _fit_lgn(model, frame, output, sig, by_cols, fmt, caught, title_note, min_co
 
 def _fit_anchored_or_auto(input, score, output, by_cols, method, human, system, human_up, target, min_count, fallback,
                           signature, col, fmt) -> None:
-    from ..diagnostics import choose_method
+    from ..diagnostics import CommandContext, choose_method
 
     if method == "anchored" and human is None:
         raise InputError("--method anchored maps scores onto a human scale: give the human score column with --human "
@@ -210,7 +210,8 @@ def _fit_anchored_or_auto(input, score, output, by_cols, method, human, system, 
         sig = _signature_of(input, score, signature)
         choice = None
         if method == "auto":
-            choice = _in(input, choose_method, frame, score, by, human=human, system=system)
+            choice = _in(input, choose_method, frame, score, by, human=human, system=system,
+                         commands=CommandContext.from_cli(input, col))
             if choice.method == "lgn":
                 chosen, why = _min_count(frame, by_cols, system, min_count)
                 model = _lgn_model(by_cols, "lgn", target, chosen, fallback, score)
@@ -262,9 +263,10 @@ def _announce(choice, fmt) -> None:
     """--method auto says what it chose and why (on stderr; in JSON it is the `decision` field)."""
     if fmt == "json":
         return
-    err_console.print(data_text(choice.summary(), style="bold"))
+    # soft wraps only: the warning names commands, and a hard line break inside one breaks its paste
+    err_console.print(data_text(choice.summary(), style="bold"), soft_wrap=True)
     if choice.warning:
-        err_console.print(data_text(choice.warning, style="bold red" if choice.warn else ""))
+        err_console.print(data_text(choice.warning, style="bold red" if choice.warn else ""), soft_wrap=True)
 
 
 @app.command("apply")

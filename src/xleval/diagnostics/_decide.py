@@ -82,10 +82,10 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
     ``bias`` and ``validity`` may be passed when already computed (``diagnose`` does). ``commands``:
     the table's path and column mapping, so that the advice names commands that run as written
     (without it the table shows as ``TABLE``)."""
-    ctx = commands or CommandContext()
-    select = ctx.select(score, by, RECOMMENDED_LABELS, system=system, skip_labelled=human)
-    fit = ctx.fit_anchored(score, by, human or "human", system=system)
     labels = group_labels(data, by)
+    ctx = commands or CommandContext()
+    select = ctx.select(score, by, _budget(data, score, human, labels), system=system, skip_labelled=human)
+    fit = ctx.fit_anchored(score, by, human or "human", system=system)
     groups = sorted(set(labels.tolist()))
     steps: list[DecisionStep] = [DecisionStep("need", "scores are to be compared across groups "
                                                       f"({len(groups)} groups by {_by_name(by)})")]
@@ -158,6 +158,16 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
     steps.append(DecisionStep("method", "lgn (with warning)"))
     return MethodChoice("lgn", reason, loud, warning, tuple(steps), per_group, need, validity,
                         bias.calibration_advised, commands=(select, fit))
+
+
+def _budget(data, score, human, labels) -> int:
+    """The rows per group the advice's `calibrate select` asks for: the recommended number, or fewer
+    when no group has that many rows to choose from (select refuses a budget above every group)."""
+    free = np.isfinite(numeric(data, score))
+    if human is not None and human in data.columns:
+        free &= ~np.isfinite(numeric(data, human))
+    largest = int(pd.Series(free).groupby(labels).sum().max()) if len(labels) else 0
+    return max(1, min(RECOMMENDED_LABELS, largest))
 
 
 def _by_name(by) -> str:
