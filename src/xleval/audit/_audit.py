@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from xleval._base.progress import Progress, Steps
 from xleval._base.result import Result
 from xleval.audit._agreement import annotation_agreement
 from xleval.audit._data import prepare_audit_table
@@ -77,6 +78,7 @@ def audit(
     n_permutations: int = 9999,
     level: float = 0.95,
     random_state: int | None = 0,
+    progress: Progress | None = None,
 ) -> AuditResult:
     """Audit item-level benchmark results for a translation tax (estimators E1-E4).
 
@@ -111,18 +113,23 @@ def audit(
     other = next(p for p in POLICIES if p != invalid_policy)
     contrasts: list[Contrast] = []
     sensitivity: list[Contrast] = []
+    steps = Steps(progress, 2 * len(run) + 2)
     for spec in run:
         main, spec_notes = estimate(frame, spec, policy=invalid_policy, **kw)
+        steps.done()
         alt, _ = estimate(frame, spec, policy=other, **kw)
+        steps.done()
         contrasts.extend(main)
         sensitivity.extend(alt)
         notes.extend(spec_notes)
     dose, family = _dose_and_family(frame, run, dose_estimator, residual_threshold, invalid_policy, kw, notes)
+    steps.done()
     agreement = annotation_agreement(ratings, scale=rating_scale, n_resamples=n_resamples, level=level,
                                      random_state=random_state) if ratings is not None else ()
     if ratings is None:
         notes.append("E2 (annotation calibration) not run: no ratings given")
     signal = _rating_signal(frame, ratings, run, invalid_policy, level, notes) if ratings is not None else {}
+    steps.done()
     return AuditResult(
         n_rows=len(frame), n_items=frame["item_id"].nunique(), models=tuple(sorted(frame["model"].unique())),
         items_per_condition={c: int(frame.loc[frame["condition"] == c, "item_id"].nunique())

@@ -129,16 +129,19 @@ PROGRESS_DELAY = 2.0
 
 
 @contextlib.contextmanager
-def progress_bar(what: str, total: int | None = None, *, delay: float = PROGRESS_DELAY):
-    """A progress bar on stderr for any long command; yields ``advance(units)``.
+def progress_bar(what: str, total: int | None = None, *, delay: float | None = None):
+    """A progress bar on stderr for any long command; yields ``advance(units, *, total=None)``,
+    the library's progress callback (:mod:`xleval._base.progress`: a ``total`` given there sets the
+    bar's).
 
-    Shown only on a terminal, only once the work has lasted ``delay`` seconds, and removed when it
-    ends (``transient``), so pipes, logs and short runs see nothing. ``total=None`` counts without
-    a total.
+    Shown only on a terminal, only once the work has lasted ``delay`` seconds (default
+    :data:`PROGRESS_DELAY`), and removed when it ends (``transient``), so pipes, logs and short runs
+    see nothing. ``total=None`` counts without a total until the library declares one.
     """
     if not err_console.is_terminal:
-        yield lambda units=1: None
+        yield lambda units=1, *, total=None: None
         return
+    delay = PROGRESS_DELAY if delay is None else delay
     import time
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -149,8 +152,10 @@ def progress_bar(what: str, total: int | None = None, *, delay: float = PROGRESS
     task = bar.add_task(visible_controls(what), total=total)
     start, shown = time.monotonic(), False
 
-    def advance(units: int = 1) -> None:
+    def advance(units: int = 1, *, total: int | None = None) -> None:
         nonlocal shown
+        if total is not None:
+            bar.update(task, total=total)
         bar.advance(task, units)
         if not shown and time.monotonic() - start >= delay:
             bar.start()

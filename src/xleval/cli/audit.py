@@ -19,6 +19,7 @@ from xleval.cli._common import (
     emit_json,
     format_option,
     print_table,
+    progress_bar,
     report_option,
     say,
     write_analysis_report,
@@ -75,10 +76,12 @@ def audit(inputs, fmt, checklist, ratings, scale, col, invalid, validity_thresho
                               numeric=("rating",)) if ratings else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = run_audit(data, parser=AnswerParser(letters=letters, pattern=pattern),
-                           validity_threshold=validity_threshold, invalid_policy=invalid,
-                           cluster_by_subject=cluster_by_subject, residual_threshold=residual_threshold,
-                           ratings=rating_table, rating_scale=levels, n_resamples=n_resamples, random_state=seed)
+        with progress_bar("auditing") as advance:
+            result = run_audit(data, parser=AnswerParser(letters=letters, pattern=pattern),
+                               validity_threshold=validity_threshold, invalid_policy=invalid,
+                               cluster_by_subject=cluster_by_subject, residual_threshold=residual_threshold,
+                               ratings=rating_table, rating_scale=levels, n_resamples=n_resamples, random_state=seed,
+                               progress=advance)
     for w in caught:  # on stderr, so that --format json stays one document
         say("warning", str(w.message))
     if checklist is not None:

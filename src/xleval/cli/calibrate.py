@@ -36,6 +36,7 @@ from ._common import (
     parse_columns,
     parse_pair,
     print_table,
+    progress_bar,
     row_progress,
     say,
 )
@@ -445,9 +446,11 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
     frame = prepare_frame(df, by_cols, input)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = _in(input, evaluate_calibration, frame, score, human, by_cols[0] if len(by_cols) == 1 else by_cols,
-                     system=system, budgets=budgets, selections=selections, n_folds=folds, n_repeats=repeats,
-                     human_higher_is_better=human_up, level=0.95, n_resamples=n_resamples, random_state=seed)
+        with progress_bar(f"evaluating on {input}") as advance:
+            result = _in(input, evaluate_calibration, frame, score, human,
+                         by_cols[0] if len(by_cols) == 1 else by_cols, system=system, budgets=budgets,
+                         selections=selections, n_folds=folds, n_repeats=repeats, human_higher_is_better=human_up,
+                         level=0.95, n_resamples=n_resamples, random_state=seed, progress=advance)
     notes = [str(w.message) for w in caught]
     if fmt == "json":
         emit_json({**result.to_dict(), "warnings": notes})

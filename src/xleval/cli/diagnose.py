@@ -11,7 +11,7 @@ from ..diagnostics import DEFAULT_THRESHOLD, CommandContext
 from ..diagnostics import diagnose as run_diagnose
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
-from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, say
+from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
 
 
 @click.command("diagnose")
@@ -63,10 +63,11 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
     frame = prepare_frame(df, by_cols, input)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = run_diagnose(frame, score, by_cols[0] if len(by_cols) == 1 else by_cols, human=human,
-                              calibrated=calibrated, system=system, threshold=threshold, n_resamples=n_resamples,
-                              random_state=seed, commands=CommandContext.from_cli(input, col), average_by=average_by,
-                              alternative=alternative)
+        with progress_bar(f"diagnosing {input}") as advance:
+            result = run_diagnose(frame, score, by_cols[0] if len(by_cols) == 1 else by_cols, human=human,
+                                  calibrated=calibrated, system=system, threshold=threshold, n_resamples=n_resamples,
+                                  random_state=seed, commands=CommandContext.from_cli(input, col),
+                                  average_by=average_by, alternative=alternative, progress=advance)
     notes = [str(w.message) for w in caught]
     if fmt == "json":
         emit_json({**result.to_dict(), "warnings": notes})

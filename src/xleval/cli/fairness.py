@@ -16,6 +16,7 @@ from ._common import (
     err_console,
     format_option,
     print_table,
+    progress_bar,
     report_option,
     say,
     write_analysis_report,
@@ -96,11 +97,12 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
     kwargs = dict(reference=None if (reference or "").lower() == "none" else reference, item=item, resource=resource,
                   typology=tuple(typology), floor=floor, higher_is_better=not lower_is_better,
                   log_performance=log_performance, target_gain=target_gain, n_resamples=n_resamples, random_state=seed)
-    if model:
-        reports, notes = _caught(fairness_gaps_by, df, model, metric, by, **kwargs)
-    else:
-        report, notes = _caught(fairness_gaps, df, metric, by, **kwargs)
-        reports = {"": report}
+    with progress_bar(f"fairness gaps of {input}") as advance:
+        if model:
+            reports, notes = _caught(fairness_gaps_by, df, model, metric, by, progress=advance, **kwargs)
+        else:
+            report, notes = _caught(fairness_gaps, df, metric, by, progress=advance, **kwargs)
+            reports = {"": report}
     write_analysis_report(report_path, f"Fairness gaps: {metric} by {by}", reports if model else [reports[""]], notes)
     if fmt == "json":
         body = reports[""].to_dict() if not model else {name: r.to_dict() for name, r in reports.items()}

@@ -20,6 +20,7 @@ from ._common import (
     format_option,
     parse_columns,
     print_table,
+    progress_bar,
     report_option,
     say,
     write_analysis_report,
@@ -132,7 +133,9 @@ def confounds(inputs, metric, level, alpha, power_r, source, eval_set, lang, mod
     """
     check_outputs({"--report": report_path}, inputs=list(inputs))
     scores, notes = _load(inputs, source, eval_set, lang, model_name, unit, col)
-    report, more = _caught(analyze_confounds, scores, list(metric) or None, level=level, alpha=alpha, power_r=power_r)
+    with progress_bar("confound tests") as advance:
+        report, more = _caught(analyze_confounds, scores, list(metric) or None, level=level, alpha=alpha,
+                               power_r=power_r, progress=advance)
     write_analysis_report(report_path, "Intrinsic LM metrics: confounds", [report], notes + more)
     if fmt == "json":
         emit_json({**report.to_dict(), "warnings": notes + more})

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ._common import PROBABILITY, check_outputs, col_option, console, err_console
+from ._common import PROBABILITY, check_outputs, col_option, console, err_console, progress_bar
 
 
 @click.command("leaderboard")
@@ -55,10 +55,11 @@ def leaderboard(table, score, by, system, human, method, model, metric, unit, lo
         raise InputError(f"{table}: --system {system!r}: no such column; columns are {', '.join(map(str, df.columns))}")
     system = system or "system"
     calibrator = load_calibrator(model) if model is not None else None
-    board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric, unit=unit,
-                  higher_is_better=False if lower_is_better else None, signature=score_signature(table, score),
-                  force=force, n_resamples=n_resamples, level=level, random_state=seed, where=table,
-                  commands=CommandContext.from_cli(table, col))
+    with progress_bar(f"ranking {table}") as advance:
+        board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric,
+                      unit=unit, higher_is_better=False if lower_is_better else None,
+                      signature=score_signature(table, score), force=force, n_resamples=n_resamples, level=level,
+                      random_state=seed, where=table, commands=CommandContext.from_cli(table, col), progress=advance)
     _write(board, fmt, output)
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from ._common import col_option, err_console
+from ._common import col_option, err_console, progress_bar
 
 
 @click.command("report")
@@ -48,9 +48,11 @@ def report(input, score, output, by, human, system, method, model, metric, fmt, 
         raise InputError(f"{input}: --system {system!r}: no such column; columns are {', '.join(map(str, df.columns))}")
     system = system or "system"
     calibrator = load_calibrator(model) if model is not None else None
-    result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
-                       signature=score_signature(input, score), force=force, n_resamples=n_resamples,
-                       random_state=seed, where=input, commands=CommandContext.from_cli(input, col))
+    with progress_bar(f"report on {input}") as advance:
+        result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
+                           signature=score_signature(input, score), force=force, n_resamples=n_resamples,
+                           random_state=seed, where=input, commands=CommandContext.from_cli(input, col),
+                           progress=advance)
     write_report(result, output, fmt=fmt)
     n_warn = len(result.alerts)
     summary = result.summary or {}

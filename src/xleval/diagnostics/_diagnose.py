@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._base.progress import Progress, Steps
 from .._base.result import Result
 from ._agreement import AgreementResult, human_agreement
 from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
@@ -51,18 +52,21 @@ def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *
              calibrated: str | None = None, system: str | None = "system", threshold: float = DEFAULT_THRESHOLD,
              n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
              commands: CommandContext | None = None, average_by: str = "none",
-             alternative: str = "two-sided") -> Diagnosis:
+             alternative: str = "two-sided", progress: Progress | None = None) -> Diagnosis:
     """Diagnose language bias of ``score`` (and of ``calibrated``), its agreement with ``human``
     and whether LGN's equal-quality assumption holds on ``data``. ``commands``: the table's path and
     column mapping, so that the advice names commands that run as written. ``average_by`` (none, group,
     item) and ``alternative`` (two-sided, greater, less): how the agreement's all-pairs accuracy is
-    averaged and the sidedness of the raw-vs-calibrated test (:func:`human_agreement`)."""
+    averaged and the sidedness of the raw-vs-calibrated test (:func:`human_agreement`). ``progress``:
+    told of each finished step (bias, agreement, validity, recommendation; :mod:`xleval._base.progress`)."""
+    steps = Steps(progress, 3 + (human is not None))
     kwargs = dict(threshold=threshold, n_resamples=n_resamples, level=level, random_state=random_state)
     if calibrated is not None:
         comparison = compare_bias(data, score, calibrated, by, **kwargs)
         bias = comparison.before
     else:
         comparison, bias = None, diagnose_bias(data, score, by, **kwargs)
+    steps.done()
     agreement = None
     if human is not None:
         columns = [score] + ([calibrated] if calibrated else [])
@@ -70,13 +74,16 @@ def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *
                                     compare=[(score, calibrated)] if calibrated else [], level=level,
                                     n_resamples=n_resamples, random_state=random_state, average_by=average_by,
                                     alternative=alternative)
+        steps.done()
     validity = check_lgn_validity(data, by, human, threshold=threshold, level=level)
     validity_system = None
     if human is not None and system is not None and system in data.columns:
         validity_system = check_lgn_validity(data, by, human, threshold=threshold, level=level, system=system)
     verdict = validity_verdict(validity, validity_system)
+    steps.done()
     recommendation = choose_method(data, score, by, human=human, system=system, threshold=threshold, bias=bias,
                                    validity=verdict if human is not None else None, commands=commands)
+    steps.done()
     return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
                      validity_system=validity_system, verdict=verdict, recommendation=recommendation,
                      advice=advice_line(bias, verdict, recommendation, human))

@@ -32,6 +32,7 @@ import pandas as pd
 import scipy.stats as ss
 
 from .._base.grouping import group_index
+from .._base.progress import Progress, Steps
 from .._base.result import Result
 from .._base.seeding import make_rng
 from ..calibration import LGN, SELECTIONS, AnchoredCalibrator, select_rows
@@ -124,8 +125,10 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
                          system: str = "system", budgets: Sequence[int] = DEFAULT_BUDGETS,
                          selections: Sequence[str] = ("spread", "random"), n_folds: int = 5, n_repeats: int = 10,
                          human_higher_is_better: bool | None = None, score_higher_is_better: bool = True,
-                         level: float = 0.95, n_resamples: int = 1000, random_state: Any = 0) -> CalibrationEvaluation:
-    """Raw vs LGN vs anchored (all labels, and K labels per group) out of fold; see the module docstring."""
+                         level: float = 0.95, n_resamples: int = 1000, random_state: Any = 0,
+                         progress: Progress | None = None) -> CalibrationEvaluation:
+    """Raw vs LGN vs anchored (all labels, and K labels per group) out of fold; see the module docstring.
+    ``progress``: told of each fold fitted (repeats x folds) and of the scoring at the end."""
     by_cols = [by] if isinstance(by, str) else list(by)
     require_columns(data, [score, human, *by_cols])
     if system not in data.columns:
@@ -158,6 +161,7 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
     names = ["raw", "lgn", "anchored"] + [f"anchored@{k} {s}" for k in budgets for s in selections]
     runs = {n: np.full((n_repeats, t.n_items), np.nan) for n in names}
     caught_all: list[str] = []
+    steps = Steps(progress, int(n_repeats) * int(n_folds) + 1)
     for r in range(n_repeats):
         fold = _folds(t, n_folds, rng)
         with warnings.catch_warnings(record=True) as caught:
@@ -165,12 +169,14 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
             for k in range(n_folds):
                 _run_fold(t, fold, k, runs, r, budgets, selections, human_higher_is_better, score_higher_is_better,
                           rng)
+                steps.done()
         caught_all += [f"{w.category.__name__}: {w.message}" for w in caught]
     runs["raw"][:] = t.raw_items
     notes += _count_messages(caught_all)
     systems = t.item_frame(runs)
     scores = _score(t, runs, names, direction, score_higher_is_better, level, n_resamples, rng, seed)
     gain = _selection_gain(scores, budgets, selections, level)
+    steps.done()
     recommended, verdict = _verdict(scores, budgets, selections)
     return CalibrationEvaluation(score, human, "+".join(by_cols), system, tuple(scores.values()), gain, systems,
                                  direction, source, recommended, verdict, t.n_rows, int(t.labelled.sum()),

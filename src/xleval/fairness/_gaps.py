@@ -18,6 +18,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from xleval._base.progress import Progress, Steps
 from xleval.exceptions import DataQualityWarning, InputError, LanguageCodeError
 from xleval.fairness._elasticity import resource_elasticity
 from xleval.fairness._results import Elasticity, FairnessReport, GapSummary, LanguageGap, TypologyBias
@@ -135,6 +136,7 @@ def fairness_gaps(
     level: float = 0.95,
     n_resamples: int = 1000,
     random_state: Any = None,
+    progress: Progress | None = None,
 ) -> FairnessReport:
     """Per-language level, ratio to ``reference``, resource elasticity and typological bias.
 
@@ -145,7 +147,9 @@ def fairness_gaps(
     within a language). ``typology``: per-language feature columns; ``script`` and ``family``
     are derived from the language code when no such column exists. ``floor``: the usability
     floor (e.g. 0.5 for F1 in [0, 1]); with ``higher_is_better=False`` it is a ceiling.
+    ``progress``: told of each finished step (language means, gaps, elasticity and typology).
     """
+    steps = Steps(progress, 3)
     if floor is not None and not (isinstance(floor, (int, float)) and math.isfinite(floor)):
         raise InputError(f"floor must be a finite number (a usability floor on the metric's scale); got {floor!r}")
     if by in ("src_lang", "tgt_lang") and by not in data.columns and "lp" in data.columns:
@@ -158,6 +162,7 @@ def fairness_gaps(
     seed = _resolve_seed(random_state)
     estimates = design.language_means(seed, {"n_resamples": n_resamples, "level": level})
     joint = _Joint(design, estimates, level, seed)
+    steps.done()
     worst = np.min if higher_is_better else np.max
     notes: list[str] = []
     ratio_ok = ref is not None and _ratio_scale(design, labels, ref, notes)
@@ -165,8 +170,10 @@ def fairness_gaps(
     gaps = _language_gaps(design, joint, estimates, labels, ref, ratio_ok, floor, higher_is_better, sizes)
     summary = _summary(joint, labels, ref, ratio_ok, worst)
     means = np.array([g.mean.estimate for g in gaps])
+    steps.done()
     elasticity = _elasticity(means, sizes, labels, log_performance, target_gain, level, notes)
     typo = _typology(frame, typology, langs, labels, means, sizes, level)
+    steps.done()
     small = [f"{g.language} ({g.n})" for g in gaps if g.n < MIN_ITEMS]
     if small:
         notes.append(f"unreliable: languages with fewer than {MIN_ITEMS} items: {', '.join(small)}; their CIs "
@@ -184,13 +191,16 @@ def fairness_gaps(
 
 def fairness_gaps_by(data: pd.DataFrame, model: str, metric: str, by: str = "lang",
                      **kwargs: Any) -> dict[str, FairnessReport]:
-    """:func:`fairness_gaps` for each value of the ``model`` column (one report per model)."""
+    """:func:`fairness_gaps` for each value of the ``model`` column (one report per model); a
+    ``progress`` keyword counts the steps of every model's report."""
     if model not in data.columns:
         raise InputError(f"model column {model!r} not in the table; its columns are {list(data.columns)}")
     if data[model].isna().any():
         raise InputError(f"model column {model!r} has {int(data[model].isna().sum())} empty cell(s); "
                          "name every row's model")
-    return {str(name): fairness_gaps(part, metric, by, **kwargs) for name, part in data.groupby(model, sort=True)}
+    parts = data.groupby(model, sort=True)
+    steps = Steps(kwargs.pop("progress", None), 3 * parts.ngroups)
+    return {str(name): fairness_gaps(part, metric, by, progress=steps.inner(), **kwargs) for name, part in parts}
 
 
 # ----------------------------------------------------------------------------- input handling

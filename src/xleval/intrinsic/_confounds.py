@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from xleval._base.progress import Progress, Steps
 from xleval._base.result import Result
 from xleval.exceptions import InputError
 from xleval.stats import correlation
@@ -297,6 +298,7 @@ def analyze_confounds(
     strata: Sequence[str] | None = None,
     parallel: bool = True,
     empty_runs: Iterable[Mapping[str, Any]] = (),
+    progress: Progress | None = None,
 ) -> ConfoundReport:
     """Flag and leave out anomalous runs, then run the length tests (at ``level``), vocabulary
     sensitivity and translation stability within each stratum.
@@ -305,7 +307,8 @@ def analyze_confounds(
     columns whose values are never pooled (default: those of :data:`STRATA` present).
     ``level="model"`` is the pooled sensitivity view (pseudo-replicated when a language has
     several models). ``alpha``: level of the Holm-corrected tests; ``power_r``: the correlation
-    whose detection power is reported.
+    whose detection power is reported. ``progress``: told of each finished step (anomalies and
+    units, length tests, vocabulary and translation).
     """
     check_choice(level, "level", LEVELS)
     check_probability(alpha, "alpha")
@@ -316,20 +319,24 @@ def analyze_confounds(
     else:
         table, excluded = scores, {}
     metrics = _metrics(table, metrics)
+    steps = Steps(progress, 3)
     strata = tuple(c for c in (STRATA if strata is None else strata) if c in table.columns)
     anomalies = flag_anomalies(table, empty_runs=empty_runs)
     clean, notes = _drop_anomalies(table, anomalies, strata)
     units, unit_notes = unit_table(clean, level=level, strata=strata, metrics=metrics)
     notes += unit_notes + _strata_notes(clean, strata, level)
     metrics, lengths, unknown = _known(units, metrics)
+    steps.done()
     if unknown:
         notes.append(f"not in the data (no value at all), so not tested: {', '.join(unknown)}")
     tests = length_tests(units, metrics, lengths, strata=strata, alpha=alpha, power_r=power_r, level=level)
+    steps.done()
     for column in STRATA:  # every row names its tokenizer algorithm and model family (null: not in the data)
         if column not in tests.columns:
             tests.insert(0, column, None)
     vocab = vocab_sensitivity(clean, metrics, strata=strata) if _has_vocab_sweep(clean) else pd.DataFrame()
     translation = translation_stability(clean, metrics, strata=strata) if _has_variants(clean) else pd.DataFrame()
+    steps.done()
     return ConfoundReport(level=level, n_languages=int(clean["lang"].nunique()), alpha=alpha, power_r=power_r,
                           strata=strata, tests=tests, anomalies=anomalies, vocab=vocab, translation=translation,
                           translation_summary=stability_summary(translation, strata), unit_table=units,

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base.progress import Progress, Steps
 from .._base.result import Result, array_field
 from .._base.seeding import make_rng
 from ..calibration import prepare_frame
@@ -279,7 +280,7 @@ def leaderboard(data: pd.DataFrame, score: str, by: str = "lp", *, system: str |
                 human: str | None = None, model: Any = None, method: str = "auto", metric: str | None = None,
                 unit: str | None = None, higher_is_better: bool | None = None, signature: str | None = None,
                 force: bool = False, n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
-                where: str = "input", commands: Any = None) -> Leaderboard:
+                where: str = "input", commands: Any = None, progress: Progress | None = None) -> Leaderboard:
     """One row per (group, system): raw and calibrated scores with bootstrap intervals, ranks within the
     group and overall with rank intervals, and the mean human score.
 
@@ -287,14 +288,18 @@ def leaderboard(data: pd.DataFrame, score: str, by: str = "lp", *, system: str |
     ``lgn``, ``anchored`` (needs ``human``), ``none`` or ``auto`` (the recommendation of
     :func:`recommend_calibration`, kept in ``Leaderboard.recommendation``). ``commands``: a
     :class:`xleval.diagnostics.CommandContext`, so that its advice names commands that run as written.
+    ``progress``: told of each finished step (system scores, recommendation, ranking).
     """
     from ._decision import recommend_calibration
+
+    steps = Steps(progress, 3)
 
     if method not in METHODS:
         raise InputError(f"method {method!r}: use one of {', '.join(METHODS)}")
     scores = system_scores(data, score, by, system=system, human=human, metric=metric, unit=unit,
                            n_resamples=n_resamples, level=level, random_state=random_state, where=where)
     frame = prepare_frame(data, [by], where)
+    steps.done()
     rec = None
     if model is not None:
         calibration = model_calibration(model, scores.frame, by, signature=signature, force=force)
@@ -304,5 +309,8 @@ def leaderboard(data: pd.DataFrame, score: str, by: str = "lp", *, system: str |
                                         random_state=random_state, commands=commands)
             method = rec.method
         calibration = fit_calibration(method, scores.frame, score, by, human=human, system=scores.system)
+    steps.done()
     hib = higher_is_better_of(score, metric) if higher_is_better is None else bool(higher_is_better)
-    return rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
+    board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
+    steps.done()
+    return board

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base.progress import Progress, Steps
 from ..calibration import CalibrationSummary, calibration_summary, prepare_frame
 from ..diagnostics import Diagnosis, diagnose
 from ..exceptions import InputError
@@ -122,7 +123,7 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
                system: str | None = "system", model: Any = None, method: str = "auto", metric: str | None = None,
                signature: str | None = None, force: bool = False, higher_is_better: bool | None = None,
                random_state: int = 0, n_resamples: int = 1000, where: str = "input",
-               headline: tuple[str, ...] = (), commands: Any = None) -> MTAnalysis:
+               headline: tuple[str, ...] = (), commands: Any = None, progress: Progress | None = None) -> MTAnalysis:
     """Compute every result the MT report shows (see :class:`MTAnalysis`).
 
     The calibration is ``model`` (a saved LGN or AnchoredCalibrator) when given, else ``method``
@@ -131,7 +132,9 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
     missing column: each group is one system). ``random_state`` and ``n_resamples`` drive every
     bootstrap and the cross-validation. Warnings raised on the way are recorded (and logged).
     ``commands``: a :class:`xleval.diagnostics.CommandContext`, so that the advice names commands
-    that run as written."""
+    that run as written. ``progress``: told of each finished step (system scores, recommendation,
+    ranking, diagnosis, fit lines)."""
+    steps = Steps(progress, 5)
     for col in [score] + ([human] if human else []):
         if col not in df.columns:
             raise InputError(f"{where}: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
@@ -148,8 +151,10 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
         warnings.simplefilter("always")
         scores = system_scores(frame, score, by, system=system, human=human, metric=metric,
                                n_resamples=n_resamples, random_state=random_state, where=where)
+        steps.done()
         rec = recommend_calibration(frame, score, by, human=human, system=system, n_resamples=n_resamples,
                                     random_state=random_state, commands=commands)
+        steps.done()
         if model is not None:
             calibration = model_calibration(model, scores.frame, by, signature=signature, force=force)
         else:
@@ -157,11 +162,14 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
                                           human=human, system=system)
         hib = higher_is_better_of(score, metric) if higher_is_better is None else bool(higher_is_better)
         board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
+        steps.done()
         calibrated = f"{score}_calibrated"
         frame = frame.assign(**{calibrated: _calibrate_rows(frame, score, by, calibration)})
         diagnosis = diagnose(frame, score, by, human=human, calibrated=calibrated, system=system,
                              n_resamples=n_resamples, random_state=random_state, commands=commands)
+        steps.done()
         fits = _fit_lines(frame, score, human, by) if human else None
+        steps.done()
     messages = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     for message in messages:
         logger.warning(message)
