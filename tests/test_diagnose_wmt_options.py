@@ -132,3 +132,30 @@ def test_wmt21_is_en_segment_accuracy_by_item_through_the_cli(cli, tmp_path, wmt
     assert rc == 0, err
     acc = json.loads(out)["agreement"]["scores"]["chrf"]["all_pairs_accuracy"]
     assert round(acc["estimate"], 4) == 0.5348 and acc["average_by"] == "item"
+
+
+def _evaluate_json(cli, path, *options):
+    rc, out, err = cli("calibrate", "evaluate", path, "--score", "m", "--human", "human", "--by", "lp", "--folds", "3",
+                       "--repeats", "2", "--budget", "5", "--selection", "spread", "--n-resamples", "400",
+                       "--format", "json", *options)
+    assert rc == 0, err
+    return json.loads(out)
+
+
+def test_calibrate_evaluate_tests_each_calibration_against_raw_with_the_sidedness_asked(cli, tmp_path):
+    path = _calibrated(tmp_path)  # group offsets in the metric that humans do not see: calibration helps
+    plain = _evaluate_json(cli, path)
+    assert plain["alternative"] is None and all(v["vs_raw"] is None for v in plain["variants"])
+    p = {}
+    for alternative in ("two-sided", "greater", "less"):
+        result = _evaluate_json(cli, path, "--alternative", alternative)
+        assert result["alternative"] == alternative
+        raw, lgn = result["variants"][0], result["variants"][1]
+        assert raw["vs_raw"] is None and lgn["vs_raw"]["alternative"] == alternative
+        p[alternative] = lgn["vs_raw"]["p_value"]
+    assert p["greater"] < 0.05 < 0.95 < p["less"]
+    assert p["two-sided"] == pytest.approx(min(1.0, 2 * min(p["greater"], p["less"])), abs=0.03)
+    rc, out, err = cli("calibrate", "evaluate", path, "--score", "m", "--human", "human", "--by", "lp", "--folds", "3",
+                       "--repeats", "1", "--budget", "5", "--n-resamples", "50", "--alternative", "greater")
+    assert rc == 0, err
+    assert "p vs raw (greater)" in out

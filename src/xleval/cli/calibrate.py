@@ -421,11 +421,17 @@ def select(input, by, budget, score, output, system, segment, selection, skip_la
 @click.option("--repeats", type=click.IntRange(1), default=10, help="Fold splits and label draws (results are means "
               "over them).")
 @click.option("--n-resamples", type=click.IntRange(1), default=1000, help="Bootstrap resamples of systems for the CIs.")
+@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
+              help="Also test each calibration against raw (PERM-BOTH permutation test of cross-group accuracy on "
+                   "the system scores averaged over repeats, --n-resamples permutations): two-sided, greater (WMT's "
+                   "one-sided test: the calibration orders more pairs as humans do) or less. Accuracy here is always "
+                   "cross-group, so there is no --average-by: a per-group calibration cannot reorder pairs inside a "
+                   "group or a segment (see `diagnose --average-by`).")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of folds, draws and resamples.")
 @col_option
 @format_option
-def evaluate(input, score, human, by, system, budget, selection, human_up, folds, repeats, n_resamples, seed, col,
-             fmt) -> None:
+def evaluate(input, score, human, by, system, budget, selection, human_up, folds, repeats, n_resamples, alternative,
+             seed, col, fmt) -> None:
     """Which calibration should I trust here? Raw vs LGN vs anchored out of system folds.
 
     Cross-group pairwise accuracy and system-level Pearson of raw scores, LGN, anchored with every
@@ -450,7 +456,8 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
             result = _in(input, evaluate_calibration, frame, score, human,
                          by_cols[0] if len(by_cols) == 1 else by_cols, system=system, budgets=budgets,
                          selections=selections, n_folds=folds, n_repeats=repeats, human_higher_is_better=human_up,
-                         level=0.95, n_resamples=n_resamples, random_state=seed, progress=advance)
+                         level=0.95, n_resamples=n_resamples, random_state=seed, progress=advance,
+                         alternative=alternative)
     notes = [str(w.message) for w in caught]
     if fmt == "json":
         emit_json({**result.to_dict(), "warnings": notes})
@@ -479,6 +486,8 @@ def _render_evaluation(result, notes) -> None:
 
     rows = [{"scores": v.name, "cross-group acc": f"{v.accuracy.estimate:.3f}", "95% CI": ci(v.accuracy),
              "minus raw (CI)": diff(v.minus_raw), "minus LGN (CI)": diff(v.minus_lgn),
+             **({f"p vs raw ({result.alternative})": "" if v.vs_raw is None else f"{v.vs_raw.p_value:.3g}"}
+                if result.alternative else {}),
              "pearson": f"{v.pearson.estimate:.3f}",
              "runs": f"{min(v.runs):.3f}-{max(v.runs):.3f}" if len(set(v.runs)) > 1 else f"{v.runs[0]:.3f}"}
             for v in result.variants]

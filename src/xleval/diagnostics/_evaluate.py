@@ -17,6 +17,14 @@ on ``n_repeats`` fold splits and reported as the mean over them: cross-group pai
 Pearson r, oriented so that higher is better on both sides (MQM-like human scales are negated).
 CIs resample systems within groups (the same resamples for every variant, so differences to raw
 and to LGN are paired); the spread over repeats (``runs``) shows what one label draw can give.
+
+With ``alternative`` (``two-sided``, ``greater``: WMT's one-sided test that the calibration orders
+more cross-group pairs as humans do, or ``less``) every variant is also tested against raw with
+mt-metrics-eval's PERM-BOTH permutation test (:func:`xleval.stats.compare_pairwise_accuracy`) on
+the system scores averaged over the repeats. Accuracy here is always cross-group: a per-group
+calibration cannot reorder pairs inside a group or a segment, so averaging by group or by item
+(``average_by`` of :func:`xleval.stats.pairwise_accuracy`) would show no difference between the
+variants and is not offered.
 """
 from __future__ import annotations
 
@@ -24,7 +32,7 @@ import math
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -37,9 +45,18 @@ from .._base.result import Result
 from .._base.seeding import make_rng
 from ..calibration import LGN, SELECTIONS, AnchoredCalibrator, select_rows
 from ..exceptions import InputError
-from ..stats import Estimate, pairwise_accuracy, resampled_pearson, stratified_resample_counts
+from ..stats import (
+    Estimate,
+    TestResult,
+    compare_pairwise_accuracy,
+    pairwise_accuracy,
+    resampled_pearson,
+    stratified_resample_counts,
+)
 from ..stats._grouped_bootstrap import pair_indices, pairs_correct
 from ._common import numeric, require_columns
+
+ALTERNATIVES = ("two-sided", "greater", "less")
 
 __all__ = ["VariantScore", "CalibrationEvaluation", "evaluate_calibration", "DEFAULT_BUDGETS"]
 
@@ -51,7 +68,9 @@ MARGIN = 0.02  # "as good as": within this much cross-group accuracy
 class VariantScore(Result):
     """One calibration variant out of fold: ``accuracy`` (cross-group pairwise accuracy, mean over
     repeats, CI from systems resampled within groups), ``pearson`` (pooled system-level r),
-    ``minus_raw`` and ``minus_lgn`` (paired differences), ``runs`` (accuracy of each repeat)."""
+    ``minus_raw`` and ``minus_lgn`` (paired differences), ``runs`` (accuracy of each repeat);
+    ``vs_raw``: the permutation test against raw (its ``alternative`` names the sidedness; None
+    unless asked for, and for raw itself)."""
 
     name: str
     method: str
@@ -62,6 +81,7 @@ class VariantScore(Result):
     minus_raw: Estimate | None
     minus_lgn: Estimate | None
     runs: tuple[float, ...]
+    vs_raw: TestResult | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +114,7 @@ class CalibrationEvaluation(Result):
     n_resamples: int
     random_state: int | None
     notes: tuple[str, ...] = field(default=())
+    alternative: str | None = None
 
     def variant(self, name: str) -> VariantScore:
         for v in self.variants:
@@ -126,9 +147,12 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
                          selections: Sequence[str] = ("spread", "random"), n_folds: int = 5, n_repeats: int = 10,
                          human_higher_is_better: bool | None = None, score_higher_is_better: bool = True,
                          level: float = 0.95, n_resamples: int = 1000, random_state: Any = 0,
-                         progress: Progress | None = None) -> CalibrationEvaluation:
+                         progress: Progress | None = None, alternative: str | None = None) -> CalibrationEvaluation:
     """Raw vs LGN vs anchored (all labels, and K labels per group) out of fold; see the module docstring.
-    ``progress``: told of each fold fitted (repeats x folds) and of the scoring at the end."""
+    ``progress``: told of each fold fitted (repeats x folds) and of the scoring at the end.
+    ``alternative``: also test every variant against raw, with this sidedness (module docstring)."""
+    if alternative is not None and alternative not in ALTERNATIVES:
+        raise InputError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)} (or None: no test)")
     by_cols = [by] if isinstance(by, str) else list(by)
     require_columns(data, [score, human, *by_cols])
     if system not in data.columns:
@@ -174,14 +198,14 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
     runs["raw"][:] = t.raw_items
     notes += _count_messages(caught_all)
     systems = t.item_frame(runs)
-    scores = _score(t, runs, names, direction, score_higher_is_better, level, n_resamples, rng, seed)
+    scores = _score(t, runs, names, direction, score_higher_is_better, level, n_resamples, rng, seed, alternative)
     gain = _selection_gain(scores, budgets, selections, level)
     steps.done()
     recommended, verdict = _verdict(scores, budgets, selections)
     return CalibrationEvaluation(score, human, "+".join(by_cols), system, tuple(scores.values()), gain, systems,
                                  direction, source, recommended, verdict, t.n_rows, int(t.labelled.sum()),
                                  t.n_items, len(t.group_names), int(n_folds), int(n_repeats), budgets, level,
-                                 n_resamples, seed, tuple(notes))
+                                 n_resamples, seed, tuple(notes), alternative)
 
 
 def _count_messages(messages: list[str]) -> list[str]:
@@ -313,7 +337,7 @@ def _store(t, target, r, test_mask, values, test_items) -> None:
     target[r, test_items] = t.item_means(full)[test_items]
 
 
-def _score(t, runs, names, direction, score_up, level, n_resamples, rng, seed) -> dict[str, VariantScore]:
+def _score(t, runs, names, direction, score_up, level, n_resamples, rng, seed, alternative) -> dict[str, VariantScore]:
     human = direction * t.truth
     metric_sign = 1 if score_up else -1
     counts = stratified_resample_counts(t.item_group, n_resamples, rng)
@@ -354,9 +378,21 @@ def _score(t, runs, names, direction, score_up, level, n_resamples, rng, seed) -
         minus_raw = None if name == "raw" else versus("raw")
         minus_lgn = None if name in ("raw", "lgn") else versus("lgn")
         method = "raw" if name == "raw" else ("lgn" if name == "lgn" else "anchored")
+        test = None
+        if alternative is not None and name != "raw":
+            test = _test_vs_raw(t, runs, name, human, metric_sign, direction, alternative, n_resamples, seed)
         out[name] = VariantScore(name, method, budget, selection, acc, r, minus_raw, minus_lgn,
-                                 tuple(float(a) for a in per_run[name]))
+                                 tuple(float(a) for a in per_run[name]), test)
     return out
+
+
+def _test_vs_raw(t, runs, name, human, metric_sign, direction, alternative, n_resamples, seed) -> TestResult:
+    """PERM-BOTH of cross-group accuracy, ``name`` against raw, on system scores averaged over repeats."""
+    sign = metric_sign if name == "lgn" else direction
+    result = compare_pairwise_accuracy(metric_sign * runs["raw"].mean(axis=0), sign * runs[name].mean(axis=0), human,
+                                       groups=t.item_group, pairs="cross", alternative=alternative,
+                                       n_resamples=n_resamples, random_state=seed)
+    return replace(result, notes=result.notes + ("system scores: out-of-fold, averaged over the repeats",))
 
 
 def _parse(name: str) -> tuple[int | None, str | None]:
