@@ -100,18 +100,18 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: MethodCho
             text += f"; and do not use LGN here: the validity check is {verdict.status}"
         return text
     head = f"calibration advised (largest d = {d:.2f} > {bias.threshold:g})"
-    then = " then ".join(f"`{c}`" for c in choice.commands)
+    then = " (" + " then ".join(f"`{c}`" for c in choice.commands) + ")" if choice.commands else ""
     if choice.method == "anchored":
-        return f"{head}: use anchored calibration ({then})"
+        return f"{head}: use anchored calibration{then}"
     if verdict.status == "uninformative":
         return (f"{head}; the human column cannot say whether LGN is right (it is standardised within groups): "
-                f"get human scores on one scale for about {choice.labels_needed} rows per group ({then}) and use "
+                f"get human scores on one scale for about {choice.labels_needed} rows per group{then} and use "
                 "anchored calibration; meanwhile LGN is the only option")
     if verdict.status == "violated":
         return (f"{head}, but not with LGN: the validity check is {verdict.status}; label about {choice.labels_needed} "
-                f"rows per group and use anchored calibration ({then})")
+                f"rows per group and use anchored calibration{then}")
     if choice.warn:
         return (f"{head}: LGN is the only option without human labels in every group, but its equal-quality "
                 f"assumption is {verdict.status}; label about {choice.labels_needed} rows per group to use anchored "
-                f"calibration instead ({then})")
+                f"calibration instead{then}")
     return f"{head}: LGN ({choice.reason})"
