@@ -163,6 +163,15 @@ def test_demo_prints_the_verdict_and_the_top_of_the_leaderboard(tmp_path, cli):
     first = page[page.index('<section id="summary">'):]
     assert first.index("Key result") < first.index("Why:")  # the report leads with the demo's key result
     assert "seed" not in page.lower()
+    # the command it names for the recommended calibration runs as printed (one line, the path quoted)
+    import shlex
+
+    command = next(line for line in lines if "ranked with the recommended calibration: " in line)
+    words = shlex.split(command.split("calibration: ", 1)[1])
+    assert words[0] == "xleval" and "--method" in words
+    rc, ranked, err = cli(*words[1:], "--n-resamples", "50")
+    assert rc == 0, err
+    assert "leaderboard: metric by tgt_lang" in ranked and "human scale" in ranked
 
 
 def test_two_runs_write_the_same_bytes(files, tmp_path, cli):

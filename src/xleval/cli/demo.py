@@ -46,8 +46,10 @@ def demo(out, seed, fmt) -> None:
     console.print()
     print_board(result.board, top=TOP, notes=False)
     if summary.get("recommendation") not in (None, "lgn", "none") and "calibrated" in result.files:
+        import shlex
+
         console.print(f"the leaderboard above uses the demo's LGN model; ranked with the recommended calibration: "
-                      f"xleval leaderboard {result.files['calibrated']} --score metric --by tgt_lang --human human "
-                      f"--method {summary['recommendation']}")
+                      f"xleval leaderboard {shlex.quote(str(result.files['calibrated']))} --score metric --by tgt_lang "
+                      f"--human human --method {summary['recommendation']}", soft_wrap=True)  # one line: pastes whole
     for kind, path in result.files.items():
         console.print(f"wrote {kind}: {path}")
