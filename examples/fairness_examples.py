@@ -230,17 +230,17 @@ def published(out: list[str]) -> None:
                "machine-translated training data, so they understate the zero-shot gap; 15 languages is few, "
                "and data size is confounded with script and typology (the high-resource languages are mostly "
                "European).\n\n")
-    out.append("### 3b. The seed's worked example, recomputed\n")
+    out.append("### 3b. A quoted worked example, recomputed\n")
     wrong = data_multiplier(0.60 - 0.31, 2.3)
     right = data_multiplier(60 - 31, 2.3)
     ours = data_multiplier(60 - 31, el.slope)
-    out.append(f"The seed says: with β ≈ 2.3, raising Amharic from 31% to 60% needs exp((0.6 − 0.31)/2.3) ≈ "
+    out.append(f"The example says: with β ≈ 2.3, raising Amharic from 31% to 60% needs exp((0.6 − 0.31)/2.3) ≈ "
                f"{wrong:.2f}× the data, then calls the result absurd and blames the log-linear model. The "
                "arithmetic mixes units: a slope of 2.3 is in points per e-fold of data (a slope of 2.3 on a 0–1 "
                "scale would add 160 points per doubling), so the gain must be in points too: "
                f"exp(29 / 2.3) = **{right:.3g}×** the data. With the slope fitted above ({el.slope:.2f}) it is "
-               f"{ours:.3g}×. The seed's 31% is also Amharic's F1 *relative to English*, not an absolute level, "
-               "and the seed reads the coefficient backwards (\"a smaller ε means more sensitive\"): a larger "
+               f"{ours:.3g}×. Its 31% is also Amharic's F1 *relative to English*, not an absolute level, "
+               "and it reads the coefficient backwards (\"a smaller ε means more sensitive\"): a larger "
                "slope means more gain per doubling. The model is not what failed; the units were.\n\n")
     out.append("### 3c. Typology: script, controlling for ln(data size)\n")
     rows = [{"feature": t.feature, "partial r": t.correlation.estimate, "95% CI": f"[{t.correlation.ci_low:.2f}, "
@@ -258,13 +258,14 @@ def sizes(out: list[str]) -> None:
     out.append("## 4. Minimum test-set size\n")
     out.append("Items per language to detect an accuracy gap below a baseline of 0.83 (XLM-R's XNLI average), "
                "two-sided α = 0.05, power 0.8. *independent*: each language its own test set (Cohen's h, "
-               "`NormalIndPower`); *one-sample*: the seed's formula, which treats the reference accuracy as known; "
+               "`NormalIndPower`); *one-sample*: the textbook formula, which treats the reference accuracy as known; "
                "*paired*: parallel items (McNemar, Connor 1987) with 10% or 20% of items answered differently.\n\n")
     rows = []
     for gap in (0.01, 0.02, 0.05, 0.10):
         h = cohens_h(0.83, 0.83 - gap)
         rows.append({"gap (points)": f"{gap * 100:.0f}", "Cohen's h": h,
-                     "independent": min_test_size(h).n, "one-sample (seed)": min_test_size(h, design="one-sample").n,
+                     "independent": min_test_size(h).n,
+                     "one-sample (textbook)": min_test_size(h, design="one-sample").n,
                      "paired, 10% discordant": min_test_size(gap, design="paired", discordant=0.10).n
                      if gap <= 0.10 else None,
                      "paired, 20% discordant": min_test_size(gap, design="paired", discordant=0.20).n})

@@ -1,6 +1,6 @@
 """Per-group location and scale of LGN: estimated, shrunk when the group is small, flagged when degenerate.
 
-* ``zscore``  : mean and population std (the seed's formula);
+* ``zscore``  : mean and population std (LGN's standard form);
 * ``robust``  : median and 1.4826 * MAD (consistent with the std for normal data);
 * ``quantile``: mean and std, which only serve shrinkage, the linear tails and intervals.
 

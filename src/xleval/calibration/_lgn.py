@@ -1,4 +1,4 @@
-"""LGN: Language-specific Group Normalization of metric scores (the seed, sections 2-4).
+"""LGN: Language-specific Group Normalization of metric scores (docs/calibration.md, docs/design.md).
 
 Per group ``g`` (target language by default) a location ``c_g`` and scale ``s_g`` are fitted on a
 calibration set and every score is mapped to ``(x - c_g) / s_g * target_std + target_mean``
@@ -87,7 +87,7 @@ class LGN(ParamsMixin):
         Exponential forgetting for online use: before each ``partial_fit`` batch is merged, earlier
         observations are down-weighted by ``decay`` (0 < decay <= 1).
     window : int or None
-        Keep only the last ``window`` ``partial_fit`` batches (the seed's dynamic LGN buffer).
+        Keep only the last ``window`` ``partial_fit`` batches (dynamic LGN over a sliding window).
     score : str
         Name of the score column when ``X`` is a DataFrame.
     sketch_capacity : int

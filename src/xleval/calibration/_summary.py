@@ -1,4 +1,4 @@
-"""The verification the seed asks for (section 3.4): per-group mean/std before and after calibration,
+"""The verification LGN calls for: per-group mean/std before and after calibration,
 and the standard deviation of the group means before and after (it should drop to ~0)."""
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ class CalibrationSummary(Result):
 
 
 def calibration_summary(raw, calibrated, groups) -> CalibrationSummary:
-    """Compare raw and calibrated scores per group. The sd of group means uses ddof=1 like the seed's
-    pandas code (``pre_stats['mean'].std()``); per-group std is the population std (ddof=0), the
+    """Compare raw and calibrated scores per group. The sd of group means uses ddof=1 like
+    pandas' ``Series.std()``; per-group std is the population std (ddof=0), the
     one LGN's z-score divides by, so a calibrated calibration set shows exactly the target std."""
     raw = np.asarray(raw, dtype=np.float64)
     calibrated = np.asarray(calibrated, dtype=np.float64)

@@ -4,7 +4,7 @@
 ``ln(performance) = a + b ln(size)`` with ``log_performance=True`` (then b is a true
 elasticity: % change of performance per % change of data). The slope's CI is the t interval
 ``b +- t_{n-2} se(b)``. A LARGER slope means MORE gain per doubling of data (``b ln 2`` points);
-the seed's reading ("a smaller coefficient means more sensitive") is backwards.
+the reading "a smaller coefficient means more sensitive", sometimes seen, is backwards.
 """
 from __future__ import annotations
 
@@ -106,8 +106,8 @@ def _multiplier_ci(gain: float, low: float, high: float, log_performance: bool) 
 def data_multiplier(gain: float, slope: float, *, log_performance: bool = False) -> float:
     """Factor by which the data must grow to gain ``gain`` under slope ``b``: ``exp(gain / b)``.
 
-    Units must match: a slope in points per ln-unit needs the gain in points. The seed's example
-    (amharic 31 -> 60 with b = 2.3) mixes them: ``exp(0.29 / 2.3) = 1.13`` treats the gain as a
+    Units must match: a slope in points per ln-unit needs the gain in points. A worked example
+    sometimes quoted (amharic 31 -> 60 with b = 2.3) mixes them: ``exp(0.29 / 2.3) = 1.13`` treats the gain as a
     fraction and the slope as points; in points it is ``exp(29 / 2.3)``, about 3 x 10^5.
     """
     if not math.isfinite(slope) or slope == 0:

@@ -3,7 +3,7 @@
 Designs (``design``):
 
 * ``one-sample`` - the compared level (e.g. English accuracy) is taken as known without error.
-  For proportions this is the seed's formula ``n = (z_{1-a/2} + z_power)^2 / h^2``.
+  For proportions this is the textbook formula ``n = (z_{1-a/2} + z_power)^2 / h^2``.
 * ``independent`` - two languages with their own test sets of ``n`` items each; twice the
   one-sample ``n`` (the difference of two estimates has twice the variance).
 * ``paired`` - the same (parallel) items in both languages: McNemar's test for 0/1 correctness

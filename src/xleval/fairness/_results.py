@@ -96,7 +96,7 @@ class LanguageGap(Result):
 
 @dataclass(frozen=True)
 class GapSummary(Result):
-    """Across languages: the mean, worst and standard deviation (ddof=0, as the seed) of the
+    """Across languages: the mean, worst and standard deviation (ddof=0, the population sd) of the
     language means, and the mean and worst ratio to the reference, each with a bootstrap CI."""
 
     mean: Estimate

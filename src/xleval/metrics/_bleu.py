@@ -63,7 +63,7 @@ class BLEU(Metric):
     lowercase : bool
     smooth_method : {"exp", "floor", "add-k", "none", "epsilon"}
         sacrebleu's methods; ``epsilon`` floors each precision (0-1 scale) at ``smooth_value``
-        (default 1e-16) as the seed's reference implementation does.
+        (default 1e-16), as the plain textbook BLEU of :meth:`BLEU.simple` does.
     smooth_value : float or None
         Parameter of ``floor``/``add-k``/``epsilon``; None = the method's default.
     max_ngram_order : int
@@ -112,10 +112,11 @@ class BLEU(Metric):
 
     @classmethod
     def simple(cls, nrefs: int = 1) -> BLEU:
-        """The seed document's BLEU: lowercase, whitespace split, no smoothing but a 1e-16 precision floor.
+        """The plain textbook BLEU: lowercase, whitespace split, no smoothing but a 1e-16 precision floor.
 
-        Differences from the seed's code: scores are on sacrebleu's 0-100 scale, and a tie for the
-        closest reference length takes the shorter reference (the seed takes the first listed).
+        Differences from a literal transcription of the formula: scores are on sacrebleu's 0-100 scale,
+        and a tie for the closest reference length takes the shorter reference (sacrebleu's rule; a
+        literal transcription often takes the first listed).
         """
         return cls(tokenize="none", lowercase=True, smooth_method="epsilon", effective_order=False, nrefs=nrefs)
 
