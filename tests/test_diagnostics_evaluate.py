@@ -1,6 +1,8 @@
 """`evaluate_calibration` (``xleval calibrate evaluate``): the right calibration wins where the truth
 is known, held-out systems never see their own labels, results are seeded, bad inputs say so."""
 import json
+import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -117,3 +119,23 @@ def test_a_given_direction_the_labels_contradict_is_refused_but_one_label_per_gr
     assert any("no slope" in note for note in one.notes)
     with pytest.raises(InputError, match="one system"):
         evaluate_calibration(df[df.system == "sys0"], "score", "human", "lp")
+
+
+def test_notes_name_groups_as_the_table_does():
+    """The folds' fits warned with internal group codes ("0, 1, 2"); a user cannot tell which group that is."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for lp in ("en-de", "en-xx-rare", "en-fr"):
+        for s in range(6):
+            quality = rng.normal()
+            for i in range(40):
+                labelled = lp != "en-xx-rare" or i < 1  # one label per system in the rare pair
+                rows.append({"lp": lp, "system": f"s{s}", "seg_id": i, "score": quality + rng.normal(),
+                             "human": quality + rng.normal() if labelled else np.nan})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = evaluate_calibration(pd.DataFrame(rows), "score", "human", "lp", budgets=(5,), n_repeats=2,
+                                  n_resamples=50)
+    small = [n for n in ev.notes if n.startswith("SmallGroupWarning")]
+    assert small and all("en-xx-rare" in n for n in small)
+    assert not any(re.search(r": (\d+, )*\d+ \(", n) for n in small)  # no list of bare codes

@@ -179,7 +179,7 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the folds' fits report what matters
             AnchoredCalibrator(by="g", human=human, human_higher_is_better=human_higher_is_better,
-                               score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g, human=t.h,
+                               score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g_label, human=t.h,
                                                                                   systems=t.s)
     direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better)
     names = ["raw", "lgn", "anchored"] + [f"anchored@{k} {s}" for k in budgets for s in selections]
@@ -238,6 +238,8 @@ class _Table:
             raise InputError(f"human column {human!r} has no values: the evaluation needs human scores")
         groups = group_index(data[by_cols], where="table")
         self.g, self.group_names = groups.codes, groups.labels()
+        # the fits see group names, so their warnings name the groups as the user does (not by code)
+        self.g_label = np.asarray(self.group_names, dtype=object)[self.g]
         systems = group_index([data[system]], names=[system], where="table")
         self.s, self.sys_names = systems.codes, np.array(systems.labels(), dtype=object)
         cells = group_index([self.g, self.s], names=["group", "system"])
@@ -311,14 +313,14 @@ def _run_fold(t, fold, k, runs, r, budgets, selections, human_up, score_up, rng)
         return
     finite_train = train & np.isfinite(t.x)
     lgn = LGN(by="g", score="x", min_count=1, fallback=["pooled"])
-    lgn.fit(pd.DataFrame({"g": t.g[finite_train], "x": t.x[finite_train]}))
-    lgn_out = np.asarray(lgn.transform(pd.DataFrame({"g": t.g[test], "x": t.x[test]}))).reshape(-1)
+    lgn.fit(pd.DataFrame({"g": t.g_label[finite_train], "x": t.x[finite_train]}))
+    lgn_out = np.asarray(lgn.transform(pd.DataFrame({"g": t.g_label[test], "x": t.x[test]}))).reshape(-1)
     _store(t, runs["lgn"], r, test, lgn_out, test_items)
 
     def anchored(h_train: np.ndarray) -> np.ndarray:
         model = AnchoredCalibrator(by="g", human_higher_is_better=human_up, score_higher_is_better=score_up)
-        model.fit(t.x, groups=t.g, human=h_train, systems=t.s, strict=False)  # a small draw may give no slope
-        return np.asarray(model.transform(t.x[test], groups=t.g[test], systems=t.s[test])).reshape(-1)
+        model.fit(t.x, groups=t.g_label, human=h_train, systems=t.s, strict=False)  # a small draw may give no slope
+        return np.asarray(model.transform(t.x[test], groups=t.g_label[test], systems=t.s[test])).reshape(-1)
 
     pool = t.labelled & train
     _store(t, runs["anchored"], r, test, anchored(np.where(pool, t.h, np.nan)), test_items)
