@@ -57,11 +57,22 @@ def test_corpus_equals_score_of_summed_stats_and_chunks_add_up(metric):
 
 
 def test_scoring_never_mutates_the_metric():
-    m = BLEU()
+    m = BLEU(nrefs=1)
     before = dict(vars(m))
     m.sentence_scores(["a b"], ["a b"])
     m.corpus_score(["a b"], ["a c"])
     assert vars(m) == before
+
+
+def test_without_nrefs_only_the_signatures_reference_count_follows_the_data():
+    """Built without nrefs (sacrebleu's way), the object records the number of references it last
+    scored, for its signature, as sacrebleu's get_signature() does; nothing else changes."""
+    m = BLEU()
+    before = dict(vars(m))
+    assert m.signature.startswith("nrefs:1|")
+    m.corpus_score(["a b"], [["a c"], ["a b"]])
+    assert {k: v for k, v in vars(m).items() if k != "_seen_nrefs"} == before
+    assert m.signature.startswith("nrefs:2|") and str(m.get_signature()).startswith("nrefs:2|")
 
 
 def test_bad_inputs_raise_input_errors():
@@ -70,7 +81,7 @@ def test_bad_inputs_raise_input_errors():
     with pytest.raises(InputError, match="not a string"):
         CHRF().sentence_scores(["a", None], ["a", "b"])
     with pytest.raises(InputError, match="nrefs=2"):
-        BLEU().sentence_scores(["a"], [["a"], ["b"]])
+        BLEU(nrefs=1).sentence_scores(["a"], [["a"], ["b"]])  # an explicit nrefs is checked
     with pytest.raises(InputError, match="nrefs='var'"):
         BLEU(nrefs=2).sentence_scores(["a", "b"], [["a", "b"], ["b", None]])
     with pytest.raises(InputError, match="segment 1 has no reference"):

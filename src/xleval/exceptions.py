@@ -27,6 +27,7 @@ import re
 __all__ = [
     "XlevalError",
     "InputError",
+    "ArgumentTypeError",
     "LanguageCodeError",
     "ModelFileError",
     "OutputError",
@@ -64,6 +65,11 @@ def _plain_numbers(message: str) -> str:
 
 class InputError(XlevalError, ValueError):
     """Bad input: the message says what is wrong, where (file, row, column), and how to fix it."""
+
+
+class ArgumentTypeError(InputError, TypeError):
+    """An argument of the wrong type (a string where a list of strings is expected, a number where a
+    text is): also a ``TypeError``, which sacrebleu raises for the same mistakes."""
 
 
 class LanguageCodeError(InputError):

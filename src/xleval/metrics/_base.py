@@ -13,9 +13,9 @@ from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 
-from xleval.exceptions import InputError
+from xleval.exceptions import ArgumentTypeError, InputError
 
-__all__ = ["Metric", "References", "count_refs"]
+__all__ = ["Metric", "References", "count_refs", "format_signature"]
 
 # One reference per segment (a sequence of strings), or sacrebleu-style reference *streams*:
 # a sequence of k sequences, each holding one reference per segment. A stream may hold ``None``
@@ -64,7 +64,14 @@ class Metric(abc.ABC):
     # Only these check the references against ``nrefs`` and accept None for a missing one; the
     # neural metrics take the best over several references (BERTScore, embeddings) or one (COMET).
     counts_refs: ClassVar[bool] = False
-    nrefs: int | str = 1
+    nrefs: int | str | None = 1
+    _seen_nrefs: int | str = 1  # with nrefs=None: the number of references of the last scoring
+
+    @property
+    def signature_nrefs(self) -> int | str:
+        """The ``nrefs:`` of the signature: ``nrefs``, or with ``nrefs=None`` the number of references
+        last scored by this object (1 before any scoring), as sacrebleu reports it."""
+        return self._seen_nrefs if self.nrefs is None else self.nrefs
 
     # ------------------------------------------------------------------ signature
     @abc.abstractmethod
@@ -79,9 +86,7 @@ class Metric(abc.ABC):
         (``nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0``); ``xleval:<version>``
         is appended.
         """
-        parts = [f"{key}:{_format_value(value)}" for key, value in self._signature_fields().items()]
-        parts.append(f"xleval:{_xleval_version()}")
-        return "|".join(parts)
+        return format_signature(self._signature_fields())
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.signature})"
@@ -125,9 +130,9 @@ class Metric(abc.ABC):
         """Score of one segment; ``references`` lists that segment's references (sacrebleu's
         ``sentence_score(hypothesis, references)`` convention)."""
         if not isinstance(hypothesis, str):
-            raise InputError(f"hypothesis must be a string, got {type(hypothesis).__name__}")
+            raise ArgumentTypeError(f"hypothesis must be a string, got {type(hypothesis).__name__}")
         if isinstance(references, str):
-            raise InputError("references must be a list of reference strings for this segment, not a string")
+            raise ArgumentTypeError("references must be a list of reference strings for this segment, not a string")
         refs = None if references is None else [[r] for r in references]
         srcs = None if source is None else [source]
         return float(self.sentence_scores([hypothesis], refs, srcs)[0])
@@ -180,6 +185,9 @@ class Metric(abc.ABC):
         """The references must match ``nrefs`` (sacrebleu counts each segment's non-None references:
         one count for all segments, or ``var`` when they differ)."""
         given = count_refs(refs)
+        if self.nrefs is None:  # any number, as sacrebleu's; the signature reports the last one scored
+            self._seen_nrefs = given
+            return
         if given != self.nrefs:
             detail = ("the number of references varies by segment" if given == "var"
                       else f"{given} reference(s) per segment given")
@@ -187,6 +195,13 @@ class Metric(abc.ABC):
                 f"{detail} but this {type(self).__name__} was built with nrefs={self.nrefs!r}; "
                 f"build it with nrefs={given!r} so the signature is right"
             )
+
+
+def format_signature(fields: dict[str, Any]) -> str:
+    """``key:value|...`` of the fields, then ``xleval:<version>``."""
+    parts = [f"{key}:{_format_value(value)}" for key, value in fields.items()]
+    parts.append(f"xleval:{_xleval_version()}")
+    return "|".join(parts)
 
 
 def _format_value(value: Any) -> str:
@@ -207,7 +222,7 @@ def _as_str_list(values: Any, what: str, n: int | None = None, *, allow_none: Li
 def _as_str_list(values: Any, what: str, n: int | None = None,
                  allow_none: bool = False) -> list[str] | list[str | None]:
     if isinstance(values, str) or (not isinstance(values, Sequence | np.ndarray) and not hasattr(values, "__array__")):
-        raise InputError(f"{what} must be a sequence of strings (one per segment), got {type(values).__name__}")
+        raise ArgumentTypeError(f"{what} must be a sequence of strings (one per segment), got {type(values).__name__}")
     out = list(values)
     allowed = {str, type(None)} if allow_none else {str}
     if not set(map(type, out)) <= allowed:  # one C-level pass; find the culprit only on failure
@@ -215,9 +230,10 @@ def _as_str_list(values: Any, what: str, n: int | None = None,
             if not isinstance(v, str) and not (allow_none and v is None):
                 advice = ("None marks a missing reference (sacrebleu's convention)" if allow_none
                           else "fill missing texts (e.g. with '') before scoring")
-                raise InputError(f"{what}[{i}] is {v!r} ({type(v).__name__}), not a string; {advice}")
+                raise ArgumentTypeError(f"{what}[{i}] is {v!r} ({type(v).__name__}), not a string; {advice}")
     if n is not None and len(out) != n:
-        raise InputError(f"{what} has {len(out)} items but there are {n} hypotheses; they must be aligned")
+        # a TypeError too, as sacrebleu's (newer versions) for streams of the wrong length
+        raise ArgumentTypeError(f"{what} has {len(out)} items but there are {n} hypotheses; they must be aligned")
     return out
 
 
@@ -225,7 +241,10 @@ def _as_streams(refs: Any, n: int) -> list[list[str | None]]:
     """Normalise references to a list of streams, each aligned with the hypotheses. ``None`` marks
     a missing reference (a segment with fewer references than others); every segment needs one."""
     if isinstance(refs, str):
-        raise InputError("refs must be a sequence of reference strings (one per segment), not a single string")
+        raise ArgumentTypeError("refs must be a sequence of reference strings (one per segment), not a single string")
+    if not isinstance(refs, Sequence | np.ndarray) and not hasattr(refs, "__array__"):
+        raise ArgumentTypeError(f"refs must be a sequence of reference strings (one per segment) or of reference "
+                                f"streams, got {type(refs).__name__}")
     refs_list = list(refs)
     first = next((r for r in refs_list if r is not None), None)
     if len(refs_list) and not isinstance(first, str) and isinstance(first, Sequence | np.ndarray):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from collections.abc import Sequence
 from importlib import metadata
 from typing import Any, ClassVar
 
@@ -23,7 +24,7 @@ import numpy as np
 from xleval.exceptions import InputError, MissingDependencyError, XlevalWarning
 
 from . import _fast
-from ._base import Metric
+from ._compat import SacrebleuMetric, Score
 from ._ngrams import build_pool, clipped_matches, in_chunks, ngram_totals
 from ._tokenize import TOKENIZERS, load_tokenizer, tokenize_lines, words_to_ragged
 
@@ -51,14 +52,14 @@ def default_tokenizer(tgt_lang: str | None) -> str:
     return _LANG_TOKENIZER.get(base, "13a")
 
 
-class BLEU(Metric):
+class BLEU(SacrebleuMetric):
     """sacrebleu-exact BLEU.
 
     Parameters
     ----------
     tokenize : str or None
-        ``13a`` (default), ``intl``, ``char``, ``zh``, ``none``, ``ja-mecab``, ``ko-mecab``.
-        ``None`` picks by ``tgt_lang`` (zh -> zh, ja -> ja-mecab, ko -> ko-mecab, else 13a); a
+        ``13a``, ``intl``, ``char``, ``zh``, ``none``, ``ja-mecab``, ``ko-mecab``.
+        ``None`` (default, as sacrebleu's) picks by ``tgt_lang`` (zh -> zh, ja -> ja-mecab, ko -> ko-mecab, else 13a); a
         missing MeCab extra then falls back (ja -> char, ko -> 13a) with an ``XlevalWarning``.
     lowercase : bool
     smooth_method : {"exp", "floor", "add-k", "none", "epsilon"}
@@ -71,44 +72,61 @@ class BLEU(Metric):
         Average only over orders that have n-grams. Off by default, as in sacrebleu's ``BLEU()``
         and ``corpus_bleu``; sacrebleu's ``sentence_bleu`` (and ``sacrebleu -sl``) turn it on.
         It changes corpus BLEU only when some order has no n-gram at all (tiny corpora).
-    nrefs : int or "var"
+    trg_lang : str
+        sacrebleu's name of ``tgt_lang``.
+    references : reference streams or None
+        sacrebleu's cached references: used by :meth:`corpus_score` when it gets none.
+    nrefs : int, "var" or None
         Number of references per segment (recorded in the signature; checked when scoring);
         ``"var"`` when segments have different numbers (``None`` entries in the reference streams).
+        None (default): any number, as sacrebleu's; the signature of the object then reads
+        ``nrefs:1`` and the :class:`Score` returned by ``corpus_score`` has the number scored.
     tgt_lang : str or None
         Target language, used only when ``tokenize`` is None.
+    force : bool
+        Accepted for sacrebleu's signature and ignored (it only silences a warning).
     """
 
     name: ClassVar[str] = "bleu"
     range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     has_stats: ClassVar[bool] = True
-    counts_refs: ClassVar[bool] = True
 
     def __init__(
         self,
-        tokenize: str | None = "13a",
         lowercase: bool = False,
+        force: bool = False,
+        tokenize: str | None = None,
         smooth_method: str = "exp",
         smooth_value: float | None = None,
         max_ngram_order: int = 4,
         effective_order: bool = False,
-        nrefs: int | str = 1,
+        trg_lang: str = "",
+        references: Sequence[Sequence[str | None]] | None = None,
+        *,
+        nrefs: int | str | None = None,
         tgt_lang: str | None = None,
     ):
+        # positional order and names are sacrebleu's BLEU(); force only silences sacrebleu's warning
+        # about tokenized input, so it is accepted and ignored
         if smooth_method not in SMOOTH_DEFAULTS:
             raise InputError(f"smooth_method={smooth_method!r} is unknown; choose from {', '.join(SMOOTH_DEFAULTS)}")
         if not isinstance(max_ngram_order, int) or max_ngram_order < 1:
             raise InputError(f"max_ngram_order must be a positive integer, got {max_ngram_order!r}")
         _check_nrefs_option(nrefs)
+        if trg_lang and tgt_lang and trg_lang != tgt_lang:
+            raise InputError(f"trg_lang={trg_lang!r} and tgt_lang={tgt_lang!r} differ; give one of them")
         self.tokenize = tokenize
         self.lowercase = bool(lowercase)
+        self.force = bool(force)
         self.smooth_method = smooth_method
         self.smooth_value = smooth_value
         self.max_ngram_order = max_ngram_order
         self.effective_order = bool(effective_order)
         self.nrefs = nrefs
-        self.tgt_lang = tgt_lang
-        self.tokenizer = self._resolve_tokenizer(tokenize, tgt_lang)
+        self.tgt_lang = tgt_lang or trg_lang or None
+        self.tokenizer = self._resolve_tokenizer(tokenize, self.tgt_lang)
         self._tok_signature = load_tokenizer(self.tokenizer).signature()
+        self._set_references(references)
 
     @classmethod
     def simple(cls, nrefs: int = 1) -> BLEU:
@@ -119,6 +137,37 @@ class BLEU(Metric):
         literal transcription often takes the first listed).
         """
         return cls(tokenize="none", lowercase=True, smooth_method="epsilon", effective_order=False, nrefs=nrefs)
+
+    def _score_details(self, stats: np.ndarray) -> dict[str, Any]:
+        order = self.max_ngram_order
+        _, prec, bp = bleu_parts(stats[None, :], order, self.smooth_method, self.smooth_value, self.effective_order)
+        counts, totals = stats[2 : 2 + order].astype(np.float64), stats[2 + order :].astype(np.float64)
+        if self.smooth_method == "add-k" and counts.any():
+            # sacrebleu's compute_bleu adds k to the lists it reports (orders 2 and up), so its
+            # BLEUScore.counts/totals include the smoothing; reported the same way here
+            k = 1.0 if self.smooth_value is None else self.smooth_value  # SMOOTH_DEFAULTS["add-k"]
+            counts[1:] += k
+            totals[1:] += k
+        return {"name": "BLEU", "counts": tuple(_number(x) for x in counts),
+                "totals": tuple(_number(x) for x in totals),
+                "precisions": tuple(float(x) for x in prec[0]), "bp": float(bp[0]), "sys_len": int(stats[0]),
+                "ref_len": int(stats[1])}
+
+    @staticmethod
+    def compute_bleu(correct: Sequence[int], total: Sequence[int], sys_len: int, ref_len: int,
+                     smooth_method: str = "none", smooth_value: float | None = None,
+                     effective_order: bool = False, max_ngram_order: int = 4) -> Score:
+        """sacrebleu's ``BLEU.compute_bleu``: the score of given sufficient statistics (note its default
+        ``smooth_method="none"``, unlike the constructor's ``exp``)."""
+        if smooth_method not in SMOOTH_DEFAULTS:
+            raise InputError(f"smooth_method={smooth_method!r} is unknown; choose from {', '.join(SMOOTH_DEFAULTS)}")
+        if len(correct) != max_ngram_order or len(total) != max_ngram_order:
+            raise InputError(f"correct and total need {max_ngram_order} counts each (max_ngram_order), "
+                             f"got {len(correct)} and {len(total)}")
+        metric = BLEU(smooth_method=smooth_method, smooth_value=smooth_value, effective_order=effective_order,
+                      max_ngram_order=max_ngram_order)
+        stats = np.array([sys_len, ref_len, *correct, *total], dtype=np.float64)
+        return metric._make_score(stats, 1)
 
     @staticmethod
     def _resolve_tokenizer(tokenize: str | None, tgt_lang: str | None) -> str:
@@ -152,7 +201,7 @@ class BLEU(Metric):
 
     def _signature_fields(self) -> dict[str, Any]:
         fields: dict[str, Any] = {
-            "nrefs": self.nrefs,
+            "nrefs": self.signature_nrefs,
             "case": "lc" if self.lowercase else "mixed",
             "eff": self.effective_order,
             "tok": self._tok_signature,
@@ -204,6 +253,11 @@ class BLEU(Metric):
         return bleu_from_stats(stats, order, self.smooth_method, self.smooth_value, self.effective_order)
 
 
+def _number(x: float) -> float:
+    """An int when integral (sacrebleu's counts are ints unless a fractional add-k value was added)."""
+    return int(x) if float(x).is_integer() else float(x)
+
+
 def _closest_ref_len(hyp_len: np.ndarray, ref_lens: list[np.ndarray]) -> np.ndarray:
     """sacrebleu's closest reference length: smallest |hyp - ref|, ties broken by the shorter ref."""
     lens = np.stack(ref_lens)
@@ -213,8 +267,8 @@ def _closest_ref_len(hyp_len: np.ndarray, ref_lens: list[np.ndarray]) -> np.ndar
 
 
 def _check_nrefs_option(nrefs: Any) -> None:
-    if nrefs != "var" and (not isinstance(nrefs, int) or isinstance(nrefs, bool) or nrefs < 1):
-        raise InputError(f"nrefs must be a positive integer or 'var', got {nrefs!r}")
+    if nrefs is not None and nrefs != "var" and (not isinstance(nrefs, int) or isinstance(nrefs, bool) or nrefs < 1):
+        raise InputError(f"nrefs must be a positive integer, 'var' or None, got {nrefs!r}")
 
 
 def exact_exp(x: np.ndarray) -> np.ndarray:

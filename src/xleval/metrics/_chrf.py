@@ -7,6 +7,7 @@ matches]``; with several references the one with the best sentence F-score is ke
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -14,8 +15,8 @@ import numpy as np
 from xleval.exceptions import InputError
 
 from . import _fast
-from ._base import Metric
 from ._bleu import _check_nrefs_option, _sacrebleu_version
+from ._compat import SacrebleuMetric
 from ._ngrams import build_pool, clipped_matches, in_chunks, ngram_totals
 from ._tokenize import chars_to_ragged, words_to_ragged
 
@@ -39,17 +40,17 @@ def _remove_punctuation(sent: str) -> list[str]:
     return out
 
 
-class CHRF(Metric):
+class CHRF(SacrebleuMetric):
     """sacrebleu-exact chrF / chrF++ (``word_order=2``).
 
     Parameters mirror ``sacrebleu.metrics.CHRF``: ``char_order`` (6), ``word_order`` (0; 2 for
     chrF++), ``beta`` (2), ``lowercase``, ``whitespace`` (keep spaces in character n-grams),
-    ``eps_smoothing`` (chrF++.py-style smoothing instead of effective order), and ``nrefs``.
+    ``eps_smoothing`` (chrF++.py-style smoothing instead of effective order), ``references``
+    (sacrebleu's cache), and ``nrefs`` (see :class:`~xleval.metrics.BLEU`).
     """
 
     range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     has_stats: ClassVar[bool] = True
-    counts_refs: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -59,7 +60,9 @@ class CHRF(Metric):
         lowercase: bool = False,
         whitespace: bool = False,
         eps_smoothing: bool = False,
-        nrefs: int | str = 1,
+        references: Sequence[Sequence[str | None]] | None = None,
+        *,
+        nrefs: int | str | None = None,
     ):
         for label, value, low in (("char_order", char_order, 1), ("word_order", word_order, 0), ("beta", beta, 0)):
             if not isinstance(value, int) or value < low:
@@ -72,6 +75,11 @@ class CHRF(Metric):
         self.whitespace = bool(whitespace)
         self.eps_smoothing = bool(eps_smoothing)
         self.nrefs = nrefs
+        self._set_references(references)
+
+    def _score_details(self, stats: np.ndarray) -> dict[str, Any]:
+        return {"name": f"chrF{self.beta}" + "+" * self.word_order, "char_order": self.char_order,
+                "word_order": self.word_order, "beta": self.beta}
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -79,7 +87,7 @@ class CHRF(Metric):
 
     def _signature_fields(self) -> dict[str, Any]:
         return {
-            "nrefs": self.nrefs,
+            "nrefs": self.signature_nrefs,
             "case": "lc" if self.lowercase else "mixed",
             "eff": not self.eps_smoothing,
             "nc": self.char_order,

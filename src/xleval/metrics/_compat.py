@@ -8,68 +8,186 @@ of the sentence functions the references of that one segment, as in sacrebleu.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+import numpy as np
+
+from xleval.exceptions import ArgumentTypeError, InputError
 
 from .._base.result import Result
-from ._base import Metric, count_refs
+from ._base import Metric, References, _as_str_list, _as_streams, format_signature
 
-__all__ = ["Score", "corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "corpus_ter", "sentence_ter"]
+__all__ = ["Score", "SacrebleuMetric", "corpus_bleu", "raw_corpus_bleu", "sentence_bleu", "corpus_chrf",
+           "sentence_chrf", "corpus_ter", "sentence_ter"]
 
 
-@dataclass(frozen=True)
-class Score(Result):
-    """A corpus or sentence score: sacrebleu's ``name`` (``BLEU``, ``chrF2``, ``chrF2++``, ``TER``),
-    ``score``, xleval's ``signature``, the summed sufficient statistics, and for BLEU sacrebleu's
-    details (``counts``, ``totals``, ``precisions`` in percent, ``bp``, ``sys_len``, ``ref_len``)."""
+@dataclass(frozen=True, eq=False, repr=False)
+class Score(float, Result):
+    """A corpus or sentence score, sacrebleu's score object and a float at once.
+
+    It is the number itself (``float(s) == s.score``, arithmetic and comparisons are numeric), so
+    code that treats a score as a float keeps working, and it has sacrebleu's attributes:
+    ``name`` (``BLEU``, ``chrF2``, ``chrF2++``, ``TER``), ``score``; for BLEU ``counts``, ``totals``,
+    ``precisions`` (percent), ``bp``, ``sys_len``, ``ref_len``, ``ratio``, ``prec_str``; for chrF
+    ``char_order``, ``word_order``, ``beta``; for TER ``num_edits``, ``ref_length``. ``signature`` is
+    xleval's (sacrebleu's fields, then ``|xleval:<version>``) with the number of references scored;
+    ``stats`` the summed sufficient statistics. ``str()`` and ``repr()`` are :meth:`format`, as in
+    sacrebleu."""
 
     name: str
     score: float
     signature: str
     stats: tuple[float, ...]
-    counts: tuple[int, ...] | None = None
-    totals: tuple[int, ...] | None = None
+    counts: tuple[float, ...] | None = None
+    totals: tuple[float, ...] | None = None
     precisions: tuple[float, ...] | None = None
     bp: float | None = None
     sys_len: int | None = None
     ref_len: int | None = None
+    char_order: int | None = None
+    word_order: int | None = None
+    beta: int | None = None
+    num_edits: int | None = None
+    ref_length: float | None = None
+
+    def __new__(cls, name: str, score: float, *args: Any, **kwargs: Any) -> Score:
+        return super().__new__(cls, score)
+
+    def __reduce__(self):  # float's pickling would call __new__ with the number only
+        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
 
     def __float__(self) -> float:
         return self.score
 
-    def format(self, width: int = 2) -> str:
-        """``NAME = 12.34`` (BLEU adds sacrebleu's precisions, BP and lengths)."""
-        text = f"{self.name} = {self.score:.{width}f}"
-        if self.precisions is not None:
-            assert self.sys_len is not None and self.ref_len is not None  # BLEU gives them with its precisions
-            ratio = self.sys_len / self.ref_len if self.ref_len else 0
-            text += (" " + "/".join(f"{p:.1f}" for p in self.precisions)
-                     + f" (BP = {self.bp:.3f} ratio = {ratio:.3f} hyp_len = {self.sys_len:d} ref_len = "
-                       f"{self.ref_len:d})")
-        return text
+    @property
+    def ratio(self) -> float | None:
+        """BLEU's hypothesis/reference length ratio (0 when the reference length is 0), as sacrebleu's."""
+        if self.sys_len is None or self.ref_len is None:
+            return None
+        return self.sys_len / self.ref_len if self.ref_len else 0
+
+    @property
+    def prec_str(self) -> str | None:
+        """BLEU's precisions as sacrebleu prints them (``82.4/50.0/45.5/37.5``)."""
+        return None if self.precisions is None else "/".join(f"{p:.1f}" for p in self.precisions)
+
+    def _verbose(self) -> str:
+        if self.precisions is None:
+            return ""
+        return (f"{self.prec_str} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} hyp_len = {self.sys_len:d} "
+                f"ref_len = {self.ref_len:d})")
+
+    def format(self, width: int = 2, score_only: bool = False, signature: str = "", is_json: bool = False) -> str:
+        """sacrebleu's ``Score.format``: ``NAME = 12.34`` (BLEU adds its precisions, BP and lengths),
+        ``NAME|SIGNATURE = ...`` when ``signature`` is given, the number alone with ``score_only``,
+        sacrebleu's JSON object with ``is_json`` (the signature's fields become keys)."""
+        number = f"{self.score:.{width}f}"
+        verbose = self._verbose()
+        if score_only:
+            return number
+        if is_json:
+            out: dict[str, Any] = {"name": self.name, "score": float(number), "signature": signature}
+            if verbose:
+                out["verbose_score"] = verbose
+            for field_ in filter(None, signature.split("|")):
+                key, _, value = field_.partition(":")
+                out[key] = value
+            return json.dumps(out, indent=1, ensure_ascii=False)
+        head = f"{self.name}|{signature}" if signature else self.name
+        return f"{head} = {number}" + (f" {verbose}" if verbose else "")
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def __repr__(self) -> str:
+        return self.format()
+
+
+class Signature(str):
+    """A metric's signature string with sacrebleu's ``format(short=...)`` (``str()`` is the long form)."""
+
+    _abbr: dict[str, str]
+
+    def __new__(cls, text: str, abbreviations: dict[str, str]) -> Signature:
+        obj = super().__new__(cls, text)
+        obj._abbr = abbreviations
+        return obj
+
+    def format(self, short: bool = False) -> str:  # type: ignore[override]  # sacrebleu's Signature.format
+        if not short:
+            return str(self)
+        pairs = (part.partition(":") for part in self.split("|"))
+        return "|".join(f"{self._abbr.get(key, key)}:{value}" for key, _, value in pairs)
+
+
+class SacrebleuMetric(Metric):
+    """BLEU, CHRF and TER: sacrebleu's ``corpus_score``/``sentence_score`` returning a :class:`Score`,
+    sacrebleu's ``references=`` cache, and the number of references taken from the data when the
+    object was built without ``nrefs`` (as sacrebleu counts them)."""
+
+    counts_refs: ClassVar[bool] = True
+    _references: list[list[str | None]] | None = None
+
+    def _set_references(self, references: Any) -> None:
+        if references is not None:
+            if isinstance(references, str) or not len(references):
+                raise InputError("references must be a non-empty list of reference streams (sacrebleu's convention)")
+            self._references = _as_streams(references, len(references[0]))
+
+    def _score_details(self, stats: np.ndarray) -> dict[str, Any]:
+        """``name`` and the score's sacrebleu attributes for summed statistics."""
+        raise NotImplementedError
+
+    # sacrebleu's short signature names (``Signature.format(short=True)``); TER abbreviates tok to t
+    _SIGNATURE_ABBR: ClassVar[dict[str, str]] = {"version": "v", "nrefs": "#", "case": "c", "eff": "e",
+                                                 "smooth": "s", "nc": "nc", "nw": "nw", "space": "s", "tok": "tok",
+                                                 "norm": "nr", "punct": "pn", "asian": "as"}
+
+    def get_signature(self) -> Signature:
+        """sacrebleu's ``get_signature()``: :attr:`signature` as a string that also has
+        ``format(short=False)``."""
+        return Signature(self.signature, self._SIGNATURE_ABBR)
+
+    def _make_score(self, stats: np.ndarray, nrefs: int | str) -> Score:
+        fields_ = self._signature_fields()
+        fields_["nrefs"] = nrefs
+        return Score(score=float(self.score_from_stats(stats)), signature=format_signature(fields_),
+                     stats=tuple(stats.tolist()), **self._score_details(stats))
+
+    def corpus_score(self, hyps: Sequence[str], refs: References | None = None,
+                     srcs: Sequence[str] | None = None) -> Score:
+        """sacrebleu's ``corpus_score``: a :class:`Score` (also a float) of the summed statistics.
+        ``refs`` None uses the references given to the constructor."""
+        if refs is None:
+            refs = self._references
+            if refs is None:
+                raise InputError(f"{type(self).__name__}.corpus_score needs references: pass refs, or build the "
+                                 "metric with references=")
+        hyps_ = _as_str_list(hyps, "hyps")
+        if not hyps_:
+            raise ArgumentTypeError("hyps is empty: give at least one hypothesis (sacrebleu fails on it too)")
+        streams = _as_streams(refs, len(hyps_))
+        stats = self.sentence_stats(hyps_, streams, srcs).sum(axis=0)
+        return self._make_score(stats, self.signature_nrefs)
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str | None] | None = None,
+                       source: str | None = None) -> Score:
+        """sacrebleu's ``sentence_score(hypothesis, references)``: ``references`` lists this
+        segment's references; returns a :class:`Score`."""
+        if not isinstance(hypothesis, str):
+            raise ArgumentTypeError(f"hypothesis must be a string, got {type(hypothesis).__name__}")
+        if isinstance(references, str) or not isinstance(references, Sequence) or not len(references):
+            raise ArgumentTypeError("references must be a non-empty list of reference strings for this segment")
+        return self.corpus_score([hypothesis], [[r] for r in references])
 
 
 def _streams_for_sentence(references: Sequence[str | None]) -> list[list[str | None]]:
+    if isinstance(references, str):
+        raise ArgumentTypeError("references must be a list of reference strings for this segment, not a string")
     return [[r] for r in references]
-
-
-def _score(metric_cls, hyps, streams, name: str, **options) -> Score:
-    metric: Metric = metric_cls(nrefs=count_refs(streams), **options)
-    stats = metric.sentence_stats(hyps, streams).sum(axis=0)
-    value = float(metric.score_from_stats(stats))
-    extra: dict[str, Any] = {}
-    if name == "BLEU":
-        from ._bleu import bleu_parts
-
-        order = metric.max_ngram_order  # type: ignore[attr-defined]
-        _, prec, bp = bleu_parts(stats[None, :], order, metric.smooth_method, metric.smooth_value,  # type: ignore[attr-defined]
-                                 metric.effective_order)  # type: ignore[attr-defined]
-        extra = {"counts": tuple(int(x) for x in stats[2 : 2 + order]),
-                 "totals": tuple(int(x) for x in stats[2 + order :]),
-                 "precisions": tuple(float(x) for x in prec[0]), "bp": float(bp[0]), "sys_len": int(stats[0]),
-                 "ref_len": int(stats[1])}
-    return Score(name=name, score=value, signature=metric.signature, stats=tuple(stats.tolist()), **extra)
 
 
 def _bleu():
@@ -90,53 +208,54 @@ def _ter():
     return TER
 
 
-def _chrf_name(beta: int, word_order: int) -> str:
-    return f"chrF{beta}" + "+" * word_order
-
-
 def corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str | None]], smooth_method: str = "exp",
                 smooth_value: float | None = None, force: bool = False, lowercase: bool = False,
                 tokenize: str = "13a", use_effective_order: bool = False) -> Score:
     """sacrebleu's ``corpus_bleu``: effective order off. ``force`` is accepted and ignored (it only
     silences sacrebleu's warning about tokenized input)."""
-    return _score(_bleu(), hypotheses, references, "BLEU", smooth_method=smooth_method, smooth_value=smooth_value,
-                  lowercase=lowercase, tokenize=tokenize, effective_order=use_effective_order)
+    return _bleu()(smooth_method=smooth_method, smooth_value=smooth_value, lowercase=lowercase, tokenize=tokenize,
+                   effective_order=use_effective_order).corpus_score(hypotheses, references)
+
+
+def raw_corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
+                    smooth_value: float | None = 0.1) -> Score:
+    """sacrebleu's ``raw_corpus_bleu``: no tokenization, ``floor`` smoothing (0.1), effective order on."""
+    return corpus_bleu(hypotheses, references, smooth_method="floor", smooth_value=smooth_value, force=True,
+                       tokenize="none", use_effective_order=True)
 
 
 def sentence_bleu(hypothesis: str, references: Sequence[str | None], smooth_method: str = "exp",
                   smooth_value: float | None = None, lowercase: bool = False, tokenize: str = "13a",
                   use_effective_order: bool = True) -> Score:
     """sacrebleu's ``sentence_bleu``: effective order on."""
-    return _score(_bleu(), [hypothesis], _streams_for_sentence(references), "BLEU", smooth_method=smooth_method,
-                  smooth_value=smooth_value, lowercase=lowercase, tokenize=tokenize,
-                  effective_order=use_effective_order)
+    return _bleu()(smooth_method=smooth_method, smooth_value=smooth_value, lowercase=lowercase, tokenize=tokenize,
+                   effective_order=use_effective_order).corpus_score([hypothesis], _streams_for_sentence(references))
 
 
 def corpus_chrf(hypotheses: Sequence[str], references: Sequence[Sequence[str | None]], char_order: int = 6,
                 word_order: int = 0, beta: int = 2, remove_whitespace: bool = True,
                 eps_smoothing: bool = False) -> Score:
     """sacrebleu's ``corpus_chrf``."""
-    return _score(_chrf(), hypotheses, references, _chrf_name(beta, word_order), char_order=char_order,
-                  word_order=word_order, beta=beta, whitespace=not remove_whitespace, eps_smoothing=eps_smoothing)
+    return _chrf()(char_order=char_order, word_order=word_order, beta=beta, whitespace=not remove_whitespace,
+                   eps_smoothing=eps_smoothing).corpus_score(hypotheses, references)
 
 
 def sentence_chrf(hypothesis: str, references: Sequence[str | None], char_order: int = 6, word_order: int = 0,
                   beta: int = 2, remove_whitespace: bool = True, eps_smoothing: bool = False) -> Score:
     """sacrebleu's ``sentence_chrf``."""
-    return _score(_chrf(), [hypothesis], _streams_for_sentence(references), _chrf_name(beta, word_order),
-                  char_order=char_order, word_order=word_order, beta=beta, whitespace=not remove_whitespace,
-                  eps_smoothing=eps_smoothing)
+    return _chrf()(char_order=char_order, word_order=word_order, beta=beta, whitespace=not remove_whitespace,
+                   eps_smoothing=eps_smoothing).corpus_score([hypothesis], _streams_for_sentence(references))
 
 
 def corpus_ter(hypotheses: Sequence[str], references: Sequence[Sequence[str | None]], normalized: bool = False,
                no_punct: bool = False, asian_support: bool = False, case_sensitive: bool = False) -> Score:
     """sacrebleu's ``corpus_ter``."""
-    return _score(_ter(), hypotheses, references, "TER", normalized=normalized, no_punct=no_punct,
-                  asian_support=asian_support, case_sensitive=case_sensitive)
+    return _ter()(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                  case_sensitive=case_sensitive).corpus_score(hypotheses, references)
 
 
 def sentence_ter(hypothesis: str, references: Sequence[str | None], normalized: bool = False,
                  no_punct: bool = False, asian_support: bool = False, case_sensitive: bool = False) -> Score:
     """sacrebleu's ``sentence_ter``."""
-    return _score(_ter(), [hypothesis], _streams_for_sentence(references), "TER", normalized=normalized,
-                  no_punct=no_punct, asian_support=asian_support, case_sensitive=case_sensitive)
+    return _ter()(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                  case_sensitive=case_sensitive).corpus_score([hypothesis], _streams_for_sentence(references))

@@ -1,24 +1,25 @@
 """TER through sacrebleu's own implementation (no vectorised kernel: its shift search is sequential)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ._base import Metric
 from ._bleu import _check_nrefs_option, _sacrebleu_version
+from ._compat import SacrebleuMetric
 
 __all__ = ["TER"]
 
 
-class TER(Metric):
+class TER(SacrebleuMetric):
     """Translation Edit Rate (sacrebleu ``TER``); lower is better. Statistics: ``[edits, ref_length]``."""
 
     name: ClassVar[str] = "ter"
     higher_is_better: ClassVar[bool] = False
     range: ClassVar[tuple[float, float]] = (0.0, float("inf"))
     has_stats: ClassVar[bool] = True
-    counts_refs: ClassVar[bool] = True
+    _SIGNATURE_ABBR: ClassVar[dict[str, str]] = {**SacrebleuMetric._SIGNATURE_ABBR, "tok": "t"}
     fills_missing_refs: ClassVar[bool] = False  # sacrebleu averages the reference lengths: None is dropped there
 
     def __init__(
@@ -27,7 +28,9 @@ class TER(Metric):
         no_punct: bool = False,
         asian_support: bool = False,
         case_sensitive: bool = False,
-        nrefs: int | str = 1,
+        references: Sequence[Sequence[str | None]] | None = None,
+        *,
+        nrefs: int | str | None = None,
     ):
         _check_nrefs_option(nrefs)
         self.normalized = bool(normalized)
@@ -35,6 +38,10 @@ class TER(Metric):
         self.asian_support = bool(asian_support)
         self.case_sensitive = bool(case_sensitive)
         self.nrefs = nrefs
+        self._set_references(references)
+
+    def _score_details(self, stats: np.ndarray) -> dict[str, Any]:
+        return {"name": "TER", "num_edits": int(stats[0]), "ref_length": float(stats[1])}
 
     def _sacrebleu(self):
         from sacrebleu.metrics import TER as SacreTER
@@ -48,7 +55,7 @@ class TER(Metric):
 
     def _signature_fields(self) -> dict[str, Any]:
         return {
-            "nrefs": self.nrefs,
+            "nrefs": self.signature_nrefs,
             "case": "mixed" if self.case_sensitive else "lc",
             "tok": self._sacrebleu().tokenizer.signature(),
             "norm": self.normalized,
