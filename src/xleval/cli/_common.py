@@ -15,7 +15,7 @@ from .._base.terminal import CONTROL_CHARACTERS, make_console, styled, visible_c
 
 __all__ = ["console", "err_console", "format_option", "col_option", "report_option", "emit_json", "print_table",
            "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
-           "to_jsonable", "write_analysis_report", "say",
+           "to_jsonable", "write_analysis_report", "say", "calibration_choice_options",
            "FiniteFloat", "PROBABILITY"]
 
 # rich wraps at 80 columns when output is not a terminal (logs, CI, pipes): tables need more.
@@ -76,6 +76,26 @@ format_option = click.option("--format", "fmt", type=click.Choice(["text", "json
                              help="text (tables) or json (for machines).")
 col_option = click.option("--col", multiple=True, metavar="CANONICAL=COLUMN",
                           help="Map a canonical column to a column of the file, e.g. --col hypothesis=mt (repeatable).")
+
+def calibration_choice_options(command):
+    """--system, --method, --model and --metric of the commands that rank systems across groups
+    (``report``, ``leaderboard``): one declaration, so their meaning cannot drift apart."""
+    from pathlib import Path
+
+    for option in reversed([
+        click.option("--system", help="System column (default: system; without one, each group is one system)."),
+        click.option("--method", type=click.Choice(["auto", "anchored", "lgn", "none"]), default="auto",
+                     help="Calibration fitted on the table's system scores; auto = the recommended one (anchored is "
+                          "considered only with --human)."),
+        click.option("--model", type=click.Path(path_type=Path), metavar="CALIBRATOR.json",
+                     help="A calibrator from `calibrate fit` (LGN or anchored), applied instead of --method."),
+        click.option("--metric", help="Registry name of the metric that made --score, when the column is named "
+                                      "otherwise."),
+    ]):
+        command = option(command)
+    return command
+
+
 report_option = click.option("--report", "report_path", metavar="PATH",
                              help="Also write a self-contained HTML report (.html) or its JSON (.json) here.")
 

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import click
 
-from ._common import PROBABILITY, check_outputs, col_option, console, err_console, progress_bar
+from ._common import (
+    PROBABILITY,
+    calibration_choice_options,
+    check_outputs,
+    col_option,
+    console,
+    err_console,
+    progress_bar,
+)
 
 
 @click.command("leaderboard")
@@ -15,13 +23,8 @@ from ._common import PROBABILITY, check_outputs, col_option, console, err_consol
 @click.option("--score", required=True,
               help="Score column (bleu/chrf/ter give corpus scores when the texts are there).")
 @click.option("--by", default="lp", help="Group by lp, tgt_lang or a column name.")
-@click.option("--system", help="System column (default: system; without one, each group is one system).")
 @click.option("--human", help="Human score column: mean per system, and what anchored calibration maps to.")
-@click.option("--method", type=click.Choice(["auto", "anchored", "lgn", "none"]), default="auto",
-              help="Calibration of system scores; auto = the recommended one (needs --human to consider anchored).")
-@click.option("--model", type=click.Path(path_type=Path), metavar="CALIBRATOR.json",
-              help="A calibrator from `calibrate fit` (LGN or anchored) instead of --method.")
-@click.option("--metric", help="Registry name of the metric that made --score, when the column is named otherwise.")
+@calibration_choice_options
 @click.option("--unit", help="Column to resample in the bootstrap (default: doc_id, else seg_id, else rows).")
 @click.option("--lower-is-better", is_flag=True, help="Rank low scores first (default: from the metric; TER is).")
 @click.option("--n-resamples", type=click.IntRange(1), default=1000, help="Bootstrap resamples.")

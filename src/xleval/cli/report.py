@@ -1,11 +1,9 @@
 """``xleval report``: one self-contained HTML report (or JSON with the same content) for a scored table."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from ._common import col_option, err_console, progress_bar
+from ._common import calibration_choice_options, col_option, err_console, progress_bar
 
 
 @click.command("report")
@@ -14,12 +12,7 @@ from ._common import col_option, err_console, progress_bar
 @click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the report.")
 @click.option("--by", default="tgt_lang", help="Group by tgt_lang, lp or a column name.")
 @click.option("--human", help="Human score column: agreement with humans, LGN's validity, anchored calibration.")
-@click.option("--system", help="System column (default: system; without one, each group is one system).")
-@click.option("--method", type=click.Choice(["auto", "anchored", "lgn", "none"]), default="auto",
-              help="Calibration fitted on INPUT's system scores; auto = the recommended one.")
-@click.option("--model", type=click.Path(path_type=Path), metavar="CALIBRATOR.json",
-              help="A calibrator from `calibrate fit` (LGN or anchored), applied instead of --method.")
-@click.option("--metric", help="Registry name of the metric that made --score, when the column is named otherwise.")
+@calibration_choice_options
 @click.option("--format", "fmt", default="html", metavar="[html|json]",
               help="html (self-contained page) or json (the same content).")
 @click.option("--n-resamples", type=click.IntRange(1), default=1000, help="Bootstrap and permutation resamples.")
