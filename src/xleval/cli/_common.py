@@ -15,7 +15,8 @@ from .._base.terminal import CONTROL_CHARACTERS, make_console, styled, visible_c
 
 __all__ = ["console", "err_console", "format_option", "col_option", "report_option", "emit_json", "print_table",
            "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
-           "to_jsonable", "write_analysis_report", "say", "calibration_choice_options",
+           "to_jsonable", "write_analysis_report", "say", "calibration_choice_options", "check_named_column",
+           "read_ranked_table",
            "FiniteFloat", "PROBABILITY"]
 
 # rich wraps at 80 columns when output is not a terminal (logs, CI, pipes): tables need more.
@@ -83,7 +84,8 @@ def calibration_choice_options(command):
     from pathlib import Path
 
     for option in reversed([
-        click.option("--system", help="System column (default: system; without one, each group is one system)."),
+        click.option("--system", default="system",
+                     help="System column (without one, each group is one system)."),
         click.option("--method", type=click.Choice(["auto", "anchored", "lgn", "none"]), default="auto",
                      help="Calibration fitted on the table's system scores; auto = the recommended one (anchored is "
                           "considered only with --human)."),
@@ -242,6 +244,32 @@ def _file_key(path: Any) -> tuple | None:
     except OSError:
         return None
     return ("file", st.st_dev, st.st_ino)
+
+
+def check_named_column(df, option: str, name: str | None, input) -> None:
+    """A column named on the command line must exist (its default may be absent: the command then does
+    without it)."""
+    from ..exceptions import InputError
+
+    source = click.get_current_context().get_parameter_source(option.lstrip("-"))
+    if name and source == click.core.ParameterSource.COMMANDLINE and name not in df.columns:
+        raise InputError(f"{input}: {option} {name!r}: no such column; columns are {', '.join(map(str, df.columns))}; "
+                         f"name an existing column, or leave {option} out to do without one")
+
+
+def read_ranked_table(path, *, score: str, human: str | None, system: str, model, col):
+    """What ``report`` and ``leaderboard`` start from: the table (score and human numeric; a --system
+    given on the command line must exist), the saved calibrator if any, the score's signature, and
+    the context that completes the commands they print."""
+    from ..calibration import load_calibrator, score_signature
+    from ..diagnostics import CommandContext
+    from ..io import parse_column_mapping, read_table
+
+    numeric = [score] + ([human] if human else [])
+    df = read_table(path, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    check_named_column(df, "--system", system, path)
+    calibrator = load_calibrator(model) if model is not None else None
+    return df, calibrator, score_signature(path, score), CommandContext.from_cli(path, col)
 
 
 def parse_columns(text: str, option: str) -> list[str]:

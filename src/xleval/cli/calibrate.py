@@ -28,6 +28,7 @@ from ..exceptions import DataQualityWarning, InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import (
     PROBABILITY,
+    check_named_column,
     col_option,
     console,
     emit_json,
@@ -203,7 +204,7 @@ def _fit_anchored_or_auto(input, score, output, by_cols, method, human, system, 
                          f"{'/'.join(lgn_only)}, or use --method lgn")
     numeric = [score] + ([human] if human else [])
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
-    _check_named_column(df, "--system", system, input)
+    check_named_column(df, "--system", system, input)
     frame = prepare_frame(df, by_cols, input)
     by = by_cols[0] if len(by_cols) == 1 else by_cols
     with warnings.catch_warnings(record=True) as caught:
@@ -250,14 +251,6 @@ def _in(input, function, *args, **kwargs):
         if str(exc).startswith(f"{input}: "):
             raise
         raise type(exc)(f"{input}: {exc}") from None
-
-
-def _check_named_column(df, option: str, name: str | None, input) -> None:
-    """A column named on the command line must exist (its default may be absent: the method then does without)."""
-    source = click.get_current_context().get_parameter_source(option.lstrip("-"))
-    if name and source == click.core.ParameterSource.COMMANDLINE and name not in df.columns:
-        raise InputError(f"{input}: {option} {name!r} is not a column of the table (columns: {list(df.columns)}); "
-                         f"name an existing column, or leave {option} out to do without one")
 
 
 def _announce(choice, fmt) -> None:
@@ -389,8 +382,8 @@ def select(input, by, budget, score, output, system, segment, selection, skip_la
         check_output_path(output, inputs=[input])
     numeric = [score] + ([skip_labelled] if skip_labelled else [])
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
-    _check_named_column(df, "--system", system, input)
-    _check_named_column(df, "--segment", segment, input)
+    check_named_column(df, "--system", system, input)
+    check_named_column(df, "--segment", segment, input)
     by_cols = parse_columns(by, "--by")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -15,6 +15,7 @@ from ._common import (
     console,
     err_console,
     progress_bar,
+    read_ranked_table,
 )
 
 
@@ -43,26 +44,19 @@ def leaderboard(table, score, by, system, human, method, model, metric, unit, lo
     scores from summed statistics (BLEU/chrF/TER with the texts) or means; calibrated scores make
     groups comparable; intervals resample documents (doc_id) or segments.
     """
-    from ..calibration import load_calibrator, score_signature
-    from ..diagnostics import CommandContext
     from ..exceptions import InputError
-    from ..io import parse_column_mapping, read_table
     from ..leaderboard import leaderboard as build
 
     if fmt == "html" and output is None:
         raise InputError("--format html writes a file: give -o PAGE.html")
     check_outputs({"-o": output}, inputs=[table, model])
-    numeric = [score] + ([human] if human else [])
-    df = read_table(table, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
-    if system is not None and system not in df.columns:
-        raise InputError(f"{table}: --system {system!r}: no such column; columns are {', '.join(map(str, df.columns))}")
-    system = system or "system"
-    calibrator = load_calibrator(model) if model is not None else None
+    df, calibrator, signature, commands = read_ranked_table(table, score=score, human=human, system=system,
+                                                            model=model, col=col)
     with progress_bar(f"ranking {table}") as advance:
         board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric,
                       unit=unit, higher_is_better=False if lower_is_better else None,
-                      signature=score_signature(table, score), force=force, n_resamples=n_resamples, level=level,
-                      random_state=seed, where=table, commands=CommandContext.from_cli(table, col), progress=advance)
+                      signature=signature, force=force, n_resamples=n_resamples, level=level,
+                      random_state=seed, where=table, commands=commands, progress=advance)
     _write(board, fmt, output)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from ._common import calibration_choice_options, col_option, err_console, progress_bar
+from ._common import calibration_choice_options, col_option, err_console, progress_bar, read_ranked_table
 
 
 @click.command("report")
@@ -27,25 +27,17 @@ def report(input, score, output, by, human, system, method, model, metric, fmt, 
     across groups (cross-validated), the leaderboard and every check that did not pass; then plots
     and detail.
     """
-    from ..calibration import load_calibrator, score_signature
-    from ..diagnostics import CommandContext
-    from ..exceptions import InputError
-    from ..io import check_output_path, parse_column_mapping, read_table
+    from ..io import check_output_path
     from ..report import check_format, mt_report, write_report
 
     check_format(fmt)
     check_output_path(output, inputs=[input] + ([model] if model is not None else []))
-    numeric = [score] + ([human] if human else [])
-    df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
-    if system is not None and system not in df.columns:
-        raise InputError(f"{input}: --system {system!r}: no such column; columns are {', '.join(map(str, df.columns))}")
-    system = system or "system"
-    calibrator = load_calibrator(model) if model is not None else None
+    df, calibrator, signature, commands = read_ranked_table(input, score=score, human=human, system=system,
+                                                            model=model, col=col)
     with progress_bar(f"report on {input}") as advance:
         result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
-                           signature=score_signature(input, score), force=force, n_resamples=n_resamples,
-                           random_state=seed, where=input, commands=CommandContext.from_cli(input, col),
-                           progress=advance)
+                           signature=signature, force=force, n_resamples=n_resamples, random_state=seed,
+                           where=input, commands=commands, progress=advance)
     write_report(result, output, fmt=fmt)
     n_warn = len(result.alerts)
     summary = result.summary or {}
