@@ -4,6 +4,7 @@
 
     XlevalError                      base of every error a user can cause
     ├── InputError (ValueError)      bad file, column, value or argument; says what, where, how to fix
+    │   ├── ArgumentTypeError (TypeError)  an argument of the wrong type (as sacrebleu raises TypeError)
     │   ├── LanguageCodeError        a language code langcodes cannot read
     │   ├── ModelFileError           a calibrator/model file that is missing, of another version, or tampered
     │   └── OutputError              an output that would destroy an input, or cannot be written (a full disk)
@@ -19,6 +20,10 @@
 
 The CLI turns every ``XlevalError`` into one line on stderr and exit status 2; an interrupted run
 (SIGINT, SIGTERM) removes its temporary files and exits with 130 or 143.
+
+Errors speak Python: a message names arguments as a Python caller wrote them (``score=``), never a
+command-line flag. An error about one argument carries it as ``argument`` (the keyword's name) and
+``value`` (what was given); the CLI maps ``argument`` to its own flag when it prints the line.
 """
 from __future__ import annotations
 
@@ -46,10 +51,26 @@ class XlevalError(Exception):
     """Base class of every error a user can cause. A message quoting a numpy scalar shows the number
     (``-5.0``), not its repr (``np.float64(-5.0)``): messages are for people, not for numpy."""
 
-    def __init__(self, *args: object):
+    #: the Python keyword the error is about (``"score"``, ``"by"``), or None
+    argument: str | None = None
+    #: the value given for ``argument`` (None when the error does not carry one)
+    value: object = None
+
+    def __init__(self, *args: object, argument: str | None = None, value: object = None):
         if args and isinstance(args[0], str):
             args = (_plain_numbers(args[0]), *args[1:])
         super().__init__(*args)
+        self.argument = argument
+        self.value = value
+
+    def prefixed(self, where: str) -> XlevalError:
+        """The same error (class, argument, value) with ``where: `` before its message: a caller that
+        knows the file names it, which the function that raised could not."""
+        out = type(self).__new__(type(self))
+        Exception.__init__(out, f"{where}: {self}")
+        out.argument, out.value = self.argument, self.value
+        out.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("argument", "value")})
+        return out
 
 
 _NUMPY_SCALAR = re.compile(r"np\.(?:u?int|float|complex|longdouble|clongdouble)\d*\(([^()]*)\)"

@@ -8,6 +8,7 @@ small, hashed otherwise), and by hashing tuples beyond (the overflow guard).
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,8 +41,17 @@ class GroupIndex:
         return np.bincount(self.codes, minlength=self.n_groups)
 
     def labels(self, sep: str = "|") -> list[str]:
-        """One text label per group: the value, or the values joined by ``sep``."""
-        return [sep.join(map(str, k)) if len(k) > 1 else str(k[0]) for k in self.keys]
+        """One distinct text label per group: the value, or the values joined by ``sep``. Where two
+        groups would read alike (``("a|b", "c")`` and ``("a", "b|c")``, or ``1`` and ``"1"``), those
+        groups are labelled by the ``repr`` of their key tuple instead, so a label never merges groups."""
+        plain = [sep.join(map(str, k)) if len(k) > 1 else str(k[0]) for k in self.keys]
+        seen = Counter(plain)
+        if len(seen) == len(plain):
+            return plain
+        out = [p if seen[p] == 1 else repr(k if len(k) > 1 else k[0]) for p, k in zip(plain, self.keys, strict=True)]
+        if len(set(out)) < len(out):  # reprs that still collide (objects printed alike): number them
+            out = [f"{o}#{g}" for g, o in enumerate(out)]
+        return out
 
 
 def group_index(columns: Sequence[Any] | pd.DataFrame, *, names: Sequence[str] | None = None,

@@ -80,7 +80,7 @@ def apply_calibrator(model, df: pd.DataFrame, *, column: str | None = None, inte
             low, high = model.interval(frame, level=interval, signature=signature, force=force)
             out[f"{name}_low"], out[f"{name}_high"] = low, high
     except (SignatureMismatchError, InputError) as exc:  # name the table: the model cannot know it
-        raise type(exc)(f"{where}: {exc}") from None
+        raise exc.prefixed(where) from None
     out["calibration_source"] = model.sources(frame)
     n_bad = int((~np.isfinite(pd.to_numeric(frame[model.score], errors="coerce").to_numpy(dtype=float))).sum())
     if n_bad:

@@ -89,7 +89,7 @@ def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, 
     try:
         out[name] = np.asarray(model.transform(frame, signature=signature, force=force)).reshape(-1)
     except (SignatureMismatchError, InputError) as exc:  # name the table: the model cannot know it
-        raise type(exc)(f"{where}: {exc}") from None
+        raise exc.prefixed(where) from None
     out["calibration_source"] = _sources(model, frame)
     n_bad = int((~np.isfinite(frame[model.score].to_numpy(dtype=float))).sum())
     if n_bad:

@@ -110,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     except XlevalError as exc:
         if debug:
             raise
-        _fail(str(exc))
+        from ._errors import cli_message
+
+        _fail(cli_message(exc, _command(args)))
         return 2
     except click.exceptions.Exit as exc:  # --help, --version
         return exc.exit_code
@@ -164,6 +166,16 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def _command_path(args: list[str]) -> str:
     """The command a usage error belongs to, for errors click raises without a context (e.g. a flag
     given a value: ``--lowercase=true``): the leading command names of ``args``."""
+    return " ".join(_walk(args)[1])
+
+
+def _command(args: list[str]) -> click.Command | None:
+    """The (sub)command ``args`` ran, whose flags an error's message is translated to."""
+    command = _walk(args)[0]
+    return None if command is app else command
+
+
+def _walk(args: list[str]) -> tuple[click.Command, list[str]]:
     command: click.Command = app
     path = ["xleval"]
     for arg in args:
@@ -174,7 +186,7 @@ def _command_path(args: list[str]) -> str:
         if sub is None:
             break
         command, path = sub, path + [arg]
-    return " ".join(path)
+    return command, path
 
 
 def _silence_stdout() -> None:

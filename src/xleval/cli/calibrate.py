@@ -250,7 +250,7 @@ def _in(input, function, *args, **kwargs):
     except InputError as exc:
         if str(exc).startswith(f"{input}: "):
             raise
-        raise type(exc)(f"{input}: {exc}") from None
+        raise exc.prefixed(str(input)) from None
 
 
 def _announce(choice, fmt) -> None:

@@ -5,8 +5,14 @@ import numbers
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from xleval._base.grouping import group_index
+from xleval._base.seeding import make_rng
 from xleval.exceptions import InputError
+
+__all__ = ["as_float_array", "check_same_length", "check_min_size", "check_probability", "check_level",
+           "check_n_resamples", "check_choice", "group_codes", "make_rng", "MAX_RESAMPLES"]
 
 _MAX_LISTED = 5
 
@@ -76,28 +82,27 @@ def check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
 
 
 def group_codes(groups: Any, n: int, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes 0..G-1 for a label array of length ``n``, and the sorted unique labels."""
+    """Integer codes 0..G-1 for a label array of length ``n``, and the unique labels in sorted order
+    (in order of first appearance when the labels do not sort): the one group index
+    (:func:`xleval._base.grouping.group_index`) of an array given to a statistic."""
     labels = np.asarray(groups)
     if labels.ndim != 1 or labels.shape[0] != n:
-        raise InputError(f"{name} must be a 1-D array with one label per row ({n}); got shape {labels.shape}")
+        raise InputError(f"{name} must be a 1-D array with one label per row ({n}); got shape {labels.shape}",
+                         argument=name)
     try:
-        missing = np.asarray([v is None or (isinstance(v, float) and v != v) for v in labels.tolist()])
-    except TypeError:  # pragma: no cover - exotic label types
-        missing = np.zeros(n, dtype=bool)
-    if missing.any():
-        raise InputError(f"{name} has {int(missing.sum())} missing label(s); give every row a group")
-    uniques, codes = np.unique(labels, return_inverse=True)
-    return codes.astype(np.intp), uniques
-
-
-def make_rng(random_state: Any) -> tuple[np.random.Generator, int | None]:
-    """A Generator and the integer seed to record (drawn fresh when ``random_state`` is None,
-    so every result can be reproduced from its own record; None when a Generator is passed)."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state, None
-    if random_state is None:
-        random_state = int(np.random.SeedSequence().generate_state(1)[0])
-    if not isinstance(random_state, numbers.Integral) or int(random_state) < 0:
-        raise InputError("random_state must be a non-negative integer, None or a numpy Generator; "
-                         f"got {random_state!r}")
-    return np.random.default_rng(int(random_state)), int(random_state)
+        index = group_index([pd.Series(labels, dtype=object if labels.dtype == object else None)], names=[name],
+                            where=name)
+    except InputError:
+        missing = pd.isna(pd.Series(labels, dtype=object)).to_numpy()
+        raise InputError(f"{name} has {int(missing.sum())} missing label(s); give every row a group",
+                         argument=name) from None
+    keys = [k[0] for k in index.keys]
+    try:
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+    except TypeError:  # labels of kinds that do not compare (1 and "1"): first appearance
+        order = list(range(len(keys)))
+    rank = np.empty(len(keys), dtype=np.intp)
+    rank[order] = np.arange(len(keys))
+    uniques = np.empty(len(keys), dtype=labels.dtype if labels.dtype != object else object)
+    uniques[:] = [keys[i] for i in order] if labels.dtype == object else np.asarray([keys[i] for i in order])
+    return rank[index.codes], uniques

@@ -1,0 +1,284 @@
+"""The evaluation table: one long table of scored rows and the roles of its columns, checked once.
+
+:class:`EvalTable` plays the part of mt-metrics-eval's ``EvalSet`` for xleval's long tables: it is
+built once from a frame and the column roles (score columns, grouping columns, human score,
+system, segment, document), and does once what every MT-path function used to do again:
+
+* checks that every named column exists (:func:`require_columns`, the one column check);
+* derives and normalises language columns (``lp``, ``src_lang``, ``tgt_lang``) in one place;
+* parses numbers with one parser (:func:`numeric_column`: the row and the value that is not a number);
+* computes the group codes with the one group-code function (:func:`xleval._base.grouping.group_index`):
+  group keys are tuples of values, never joined strings, so ``("a|b", "c")`` and ``("a", "b|c")`` stay
+  two groups, as do ``1`` and ``"1"``;
+* carries the metric signatures and where the table came from.
+
+Every MT-path entry point (diagnostics, leaderboard, report, calibrators, calibration evaluation and
+selection) accepts an :class:`EvalTable` or a DataFrame (:func:`as_table` builds the table from a
+frame and the roles given as keywords), so no call that passes a frame breaks.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._base.grouping import GroupIndex, group_index
+from .exceptions import ArgumentTypeError, InputError
+
+__all__ = ["EvalTable", "as_table", "require_columns", "numeric_column", "LANGUAGE_COLUMNS"]
+
+#: columns holding language codes: normalised (and derived from ``lp``) by the table
+LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
+
+#: the column roles a table knows, in the order they are listed
+ROLES = ("score", "by", "human", "system", "segment", "document")
+
+
+def require_columns(data: Any, columns: Sequence[str], *, what: str = "data",
+                    argument: str | None = None) -> None:
+    """The one column check: an :class:`InputError` naming the missing column(s), the argument that
+    named them (``argument``, carried on the error for the CLI to name its flag) and the columns the
+    table has."""
+    if not isinstance(data, pd.DataFrame):
+        raise ArgumentTypeError(f"{what} must be a pandas DataFrame or an EvalTable; got {type(data).__name__}",
+                                argument="data", value=type(data).__name__)
+    have = set(data.columns)
+    missing = [c for c in dict.fromkeys(columns) if c not in have]
+    if missing:
+        named = f" (given as {argument}=)" if argument else ""
+        listed = ", ".join(repr(c) for c in missing)
+        raise InputError(f"{what}: no column {listed}{named}; its columns are {list(data.columns)}; name an existing "
+                         "column or rename yours", argument=argument,
+                         value=missing[0] if len(missing) == 1 else missing)
+
+
+def numeric_column(data: pd.DataFrame, column: str, *, what: str = "data", argument: str | None = None) -> np.ndarray:
+    """The one number parser of table columns: ``column`` as float64 (missing values NaN), or an
+    InputError naming the first row (1-based) whose value is not a number."""
+    require_columns(data, [column], what=what, argument=argument)
+    values = data[column]
+    if pd.api.types.is_bool_dtype(values.dtype):
+        raise InputError(f"{what}: column {column!r} holds true/false values, not numbers", argument=argument,
+                         value=column)
+    try:
+        return pd.to_numeric(values, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        bad = pd.to_numeric(values, errors="coerce").isna() & values.notna()
+        row = int(np.flatnonzero(bad.to_numpy())[0]) + 1
+        raise InputError(f"{what}: column {column!r} must be numeric; row {row} holds {values.iloc[row - 1]!r}",
+                         argument=argument, value=column) from None
+
+
+def _columns(value: str | Sequence[str] | None, name: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+        raise ArgumentTypeError(f"{name} must be a column name or a list of column names; got {value!r}",
+                                argument=name, value=value)
+    return tuple(value)
+
+
+def _one(value: str | None, name: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ArgumentTypeError(f"{name} must be a column name (a string); got {value!r}", argument=name, value=value)
+    return value
+
+
+def _languages(frame: pd.DataFrame, needed: Sequence[str], where: str, normalize: bool) -> pd.DataFrame:
+    """The frame with normalised language columns (``normalize``), or with only the language columns
+    that ``needed`` lacks derived from ``lp`` (a frame passed as it is keeps its own spellings)."""
+    present = set(LANGUAGE_COLUMNS) & set(frame.columns)
+    if not present:
+        return frame
+    derive = any(c in LANGUAGE_COLUMNS and c not in frame.columns for c in needed)
+    if not (normalize or derive):
+        return frame
+    from .io import add_language_columns
+
+    return add_language_columns(frame, where=where)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class EvalTable:
+    """One long evaluation table and the roles of its columns (build it with :meth:`from_frame`,
+    :meth:`read` or :func:`as_table`).
+
+    ``frame`` is the checked table (language columns normalised, derived from ``lp`` where missing;
+    a copy: the caller's frame is never changed); ``score`` the score column(s); ``by`` the grouping
+    column(s); ``human``, ``system``, ``segment``, ``document`` one column each or None;
+    ``signatures`` the metric signature of each score column that has one; ``source`` where the
+    table came from (a path, or ``"data"``). The table is immutable: ``frame`` is a private copy
+    handed out as a copy (:meth:`to_frame`), and a new role makes a new table (:meth:`with_roles`).
+    """
+
+    _frame: pd.DataFrame = field(repr=False)
+    score: tuple[str, ...] = ()
+    by: tuple[str, ...] = ()
+    human: str | None = None
+    system: str | None = None
+    segment: str | None = None
+    document: str | None = None
+    signatures: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    source: str = "data"
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_frame(cls, data: pd.DataFrame, *, score: str | Sequence[str] | None = None,
+                   by: str | Sequence[str] | None = "tgt_lang", human: str | None = None, system: str | None = None,
+                   segment: str | None = None, document: str | None = None,
+                   columns: Mapping[str, str] | None = None, signatures: Mapping[str, str] | None = None,
+                   source: str | os.PathLike = "data", normalize_languages: bool = True) -> EvalTable:
+        """Check ``data`` against the roles and build the table.
+
+        ``columns`` renames columns first (``{"hypothesis": "mt"}``: the role's name on the left, the
+        frame's column on the right). ``normalize_languages=False`` keeps the frame's own spellings of
+        language codes (only a missing ``src_lang``/``tgt_lang`` needed by ``by`` is derived from ``lp``).
+        """
+        source = os.fspath(source)
+        if not isinstance(data, pd.DataFrame):
+            raise ArgumentTypeError(f"data must be a pandas DataFrame; got {type(data).__name__}",
+                                    argument="data", value=type(data).__name__)
+        frame = data
+        if columns:
+            require_columns(frame, list(columns.values()), what=source, argument="columns")
+            clash = [k for k, v in columns.items() if k in frame.columns and k not in columns.values()]
+            if clash:
+                raise InputError(f"{source}: columns={dict(columns)!r} would rename a column to {clash[0]!r}, "
+                                 "which the table already has; drop or rename that column first",
+                                 argument="columns", value=dict(columns))
+            frame = frame.rename(columns={v: k for k, v in columns.items()})
+        scores, by_cols = _columns(score, "score"), _columns(by, "by")
+        one = {"human": _one(human, "human"), "system": _one(system, "system"), "segment": _one(segment, "segment"),
+               "document": _one(document, "document")}
+        frame = _languages(frame, by_cols, source, normalize_languages)
+        if frame is data:
+            frame = data.copy(deep=False)  # the table's own object: the caller may add columns to theirs
+        require_columns(frame, scores, what=source, argument="score")
+        require_columns(frame, by_cols, what=source, argument="by")
+        for role, name in one.items():
+            require_columns(frame, [name] if name is not None else [], what=source, argument=role)
+        sigs = MappingProxyType({str(k): str(v) for k, v in (signatures or {}).items()})
+        return cls(frame, scores, by_cols, one["human"], one["system"], one["segment"], one["document"], sigs, source)
+
+    @classmethod
+    def read(cls, path: str | os.PathLike, *, columns: Mapping[str, str] | None = None, **roles: Any) -> EvalTable:
+        """Read a table file (TSV, CSV, JSONL, Parquet; see :func:`xleval.io.read_table`) with its
+        metric signatures (Parquet metadata or sidecar) and build the table."""
+        from .io import read_table, read_table_metadata
+
+        frame = read_table(path)
+        meta = read_table_metadata(path) if os.fspath(path) != "-" else {}
+        sigs = meta.get("signatures", {}) if isinstance(meta, dict) else {}
+        return cls.from_frame(frame, columns=columns, signatures=sigs if isinstance(sigs, dict) else {},
+                              source=path, **roles)
+
+    def with_roles(self, **roles: Any) -> EvalTable:
+        """A table over the same rows with some roles changed (``by="lp"``, ``score="bleu"``)."""
+        unknown = sorted(set(roles) - set(ROLES))
+        if unknown:
+            raise ArgumentTypeError(f"unknown role(s) {unknown}; roles are {list(ROLES)}", argument=unknown[0])
+        current: dict[str, Any] = {r: getattr(self, r) for r in ROLES}
+        current.update(roles)
+        return EvalTable.from_frame(self._frame, signatures=self.signatures, source=self.source,
+                                    normalize_languages=False, **current)
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The checked table (read-only by convention: change a copy, :meth:`to_frame`)."""
+        return self._frame
+
+    def to_frame(self) -> pd.DataFrame:
+        """A copy of the checked table, free to change."""
+        return self._frame.copy()
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def __repr__(self) -> str:
+        roles = ", ".join(f"{r}={getattr(self, r)!r}" for r in ROLES if getattr(self, r) not in (None, ()))
+        return f"EvalTable({len(self)} rows from {self.source!r}, {roles})"
+
+    @property
+    def columns(self) -> pd.Index:
+        return self._frame.columns
+
+    def values(self, column: str, *, argument: str | None = None) -> np.ndarray:
+        """Column ``column`` parsed as float64 (:func:`numeric_column`)."""
+        return numeric_column(self._frame, column, what=self.source, argument=argument)
+
+    def scores(self, column: str | None = None) -> np.ndarray:
+        """The (first) score column's values as float64."""
+        name = column or self.score_column
+        return self.values(name, argument="score")
+
+    def human_values(self) -> np.ndarray:
+        if self.human is None:
+            raise InputError(f"{self.source}: no human score column; give human=", argument="human")
+        return self.values(self.human, argument="human")
+
+    @property
+    def score_column(self) -> str:
+        if not self.score:
+            raise InputError(f"{self.source}: no score column; give score=", argument="score")
+        return self.score[0]
+
+    def signature(self, column: str | None = None) -> str | None:
+        """The metric signature of a score column, when the table came with one."""
+        return self.signatures.get(column or self.score_column)
+
+    # ------------------------------------------------------------------ groups
+    @cached_property
+    def groups(self) -> GroupIndex:
+        """The group index of the ``by`` columns (tuples of values; a missing value is an error)."""
+        if not self.by:
+            raise InputError(f"{self.source}: no grouping column; give by=", argument="by")
+        return group_index(self._frame[list(self.by)], where=self.source)
+
+    def group_labels(self) -> list[str]:
+        """One distinct display label per group (:meth:`GroupIndex.labels`)."""
+        return self.groups.labels()
+
+    def row_labels(self) -> np.ndarray:
+        """Each row's group label (an object array), distinct for distinct groups."""
+        return np.asarray(self.group_labels(), dtype=object)[self.groups.codes]
+
+    def index(self, columns: Sequence[str], *, allow_missing: bool = False) -> GroupIndex:
+        """The group index of any columns of the table (cells of group and system, segments, ...)."""
+        cols = list(columns)
+        require_columns(self._frame, cols, what=self.source)
+        return group_index(self._frame[cols], allow_missing=allow_missing, where=self.source)
+
+    @cached_property
+    def systems(self) -> GroupIndex:
+        """The index of the ``system`` column."""
+        if self.system is None:
+            raise InputError(f"{self.source}: no system column; give system=", argument="system")
+        return self.index([self.system])
+
+
+def as_table(data: EvalTable | pd.DataFrame, **roles: Any) -> EvalTable:
+    """``data`` as an :class:`EvalTable`: a table is returned with the roles given here applied
+    (when they differ), a frame becomes a table with these roles. A frame passed to a function keeps
+    its language spellings (as it did before the table existed); only missing language columns are
+    derived from ``lp``. A role given as None keeps the table's own (a frame: leaves it unset)."""
+    roles = {k: v for k, v in roles.items() if k not in ("columns", "signatures", "source") or v is not None}
+    if isinstance(data, EvalTable):
+        changed = {k: v for k, v in roles.items() if k in ROLES and v is not None and _differs(getattr(data, k), v)}
+        return data.with_roles(**changed) if changed else data
+    roles.setdefault("normalize_languages", False)
+    return EvalTable.from_frame(data, **roles)
+
+
+def _differs(current: Any, given: Any) -> bool:
+    if isinstance(current, tuple):
+        return current != _columns(given, "role")
+    return current != given
