@@ -54,7 +54,7 @@ def test_saved_model_with_an_unseen_language(files, cli):
 
 @pytest.mark.parametrize("args, message", [
     (["--score", "nope"], "nope"),
-    (["--score", "metric", "--by", "region"], "cannot group by 'region'"),
+    (["--score", "metric", "--by", "region"], "no column 'region' (the group column, given as --by)"),
     (["--score", "metric", "--format", "pdf"], "report format 'pdf': use html or json"),
     (["--score", "metric", "--method", "anchored"], "anchored calibration needs human scores"),
 ])

@@ -51,11 +51,16 @@ def require_columns(data: Any, columns: Sequence[str], *, what: str = "data",
     have = set(data.columns)
     missing = [c for c in dict.fromkeys(columns) if c not in have]
     if missing:
+        kind = _KINDS.get(argument or "")
         named = f" (given as {argument}=)" if argument else ""
+        named = f" (the {kind} column, given as {argument}=)" if kind else named
         listed = ", ".join(repr(c) for c in missing)
-        raise InputError(f"{what}: no column {listed}{named}; its columns are {list(data.columns)}; name an existing "
-                         "column or rename yours", argument=argument,
-                         value=missing[0] if len(missing) == 1 else missing)
+        raise InputError(f"{what}: no column{'s' if len(missing) > 1 else ''} {listed}{named}; columns are "
+                         f"{list(data.columns)}", argument=argument, value=missing[0] if len(missing) == 1 else missing)
+
+
+_KINDS = {"score": "score", "scores": "score", "by": "group", "human": "human", "system": "system",
+          "segment": "segment", "document": "document"}
 
 
 def numeric_column(data: pd.DataFrame, column: str, *, what: str = "data", argument: str | None = None) -> np.ndarray:
@@ -249,7 +254,12 @@ class EvalTable:
 
     def row_labels(self) -> np.ndarray:
         """Each row's group label (an object array), distinct for distinct groups."""
-        return np.asarray(self.group_labels(), dtype=object)[self.groups.codes]
+        return self.groups.row_labels()
+
+    def column_labels(self, column: str, *, allow_missing: bool = False) -> np.ndarray:
+        """Each row's value of ``column`` as a display label, distinct for distinct values (``1`` and
+        ``"1"`` stay apart; :meth:`GroupIndex.labels`)."""
+        return self.index([column], allow_missing=allow_missing).row_labels()
 
     def index(self, columns: Sequence[str], *, allow_missing: bool = False) -> GroupIndex:
         """The group index of any columns of the table (cells of group and system, segments, ...)."""
@@ -265,16 +275,21 @@ class EvalTable:
         return self.index([self.system])
 
 
-def as_table(data: EvalTable | pd.DataFrame, **roles: Any) -> EvalTable:
+def as_table(data: EvalTable | pd.DataFrame, *, default_by: str | Sequence[str] | None = None,
+             **roles: Any) -> EvalTable:
     """``data`` as an :class:`EvalTable`: a table is returned with the roles given here applied
     (when they differ), a frame becomes a table with these roles. A frame passed to a function keeps
     its language spellings (as it did before the table existed); only missing language columns are
     derived from ``lp``. A role given as None keeps the table's own (a frame: leaves it unset)."""
     roles = {k: v for k, v in roles.items() if k not in ("columns", "signatures", "source") or v is not None}
     if isinstance(data, EvalTable):
+        if not data.by and roles.get("by") is None and default_by is not None:
+            roles["by"] = default_by
         changed = {k: v for k, v in roles.items() if k in ROLES and v is not None and _differs(getattr(data, k), v)}
         return data.with_roles(**changed) if changed else data
     roles.setdefault("normalize_languages", False)
+    if roles.get("by") is None:
+        roles["by"] = default_by
     return EvalTable.from_frame(data, **roles)
 
 

@@ -40,6 +40,10 @@ class GroupIndex:
     def counts(self) -> np.ndarray:
         return np.bincount(self.codes, minlength=self.n_groups)
 
+    def row_labels(self, sep: str = "|") -> np.ndarray:
+        """Each row's group label (an object array of :meth:`labels`)."""
+        return np.asarray(self.labels(sep), dtype=object)[self.codes]
+
     def labels(self, sep: str = "|") -> list[str]:
         """One distinct text label per group: the value, or the values joined by ``sep``. Where two
         groups would read alike (``("a|b", "c")`` and ``("a", "b|c")``, or ``1`` and ``"1"``), those

@@ -12,17 +12,21 @@ __all__ = ["cli_message"]
 
 
 def cli_message(exc: XlevalError, command: click.Command | None) -> str:
-    """``exc``'s message with each ``name=`` that is a parameter of ``command`` written as its flag
-    (``by=`` -> ``--by``); an error about a missing column also names ``--col`` where the command has it."""
+    """``exc``'s message with the argument it is about (``exc.argument``), where the message writes it as
+    Python does (``by=``, ``by="lp"``), written as the command's flag (``--by``, ``--by "lp"``); an error
+    about a missing column of a role also names ``--col`` where the command has it. Messages about no
+    one argument are printed as they are."""
     message = str(exc)
-    if command is None:
+    argument = getattr(exc, "argument", None)
+    if command is None or argument is None:
         return message
     flags = _flags(command)
-    if flags:
-        names = "|".join(sorted(map(re.escape, flags), key=len, reverse=True))
-        message = re.sub(rf"(?<![\w.=-])({names})=(?=[\s;,).]|$)", lambda m: flags[m.group(1)], message)
-        message = re.sub(rf"(?<![\w.=-])({names})=(?=\S)", lambda m: flags[m.group(1)] + " ", message)
-    if getattr(exc, "argument", None) in _ROLES and "col" in flags and "no column" in message:
+    flag = flags.get(argument)
+    if flag is not None:
+        name = re.escape(argument)
+        message = re.sub(rf"(?<![\w.=(-]){name}=(?=[\s;,).]|$)", flag, message)
+        message = re.sub(rf"(?<![\w.=(-]){name}=(?=\S)", flag + " ", message)
+    if argument in _ROLES and "col" in flags and "not in" in message:
         message += "; or map yours with --col NAME=YOUR_COLUMN"
     return message
 

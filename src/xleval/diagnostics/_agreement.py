@@ -47,7 +47,7 @@ from ..stats import (
     pairwise_accuracy,
     stratified_resample_counts,
 )
-from ._common import group_labels, numeric, require_columns
+from ..table import EvalTable, as_table
 
 __all__ = ["ScoreAgreement", "Comparison", "AgreementResult", "human_agreement", "system_table"]
 
@@ -122,19 +122,23 @@ AVERAGE_BY = ("none", "group", "item")
 ALTERNATIVES = ("two-sided", "greater", "less")
 
 
-def system_table(data: pd.DataFrame, columns: Sequence[str], by: str | list[str], system: str) -> pd.DataFrame:
+def system_table(data: EvalTable | pd.DataFrame, columns: Sequence[str], by: str | list[str] | None = None,
+                 system: str | None = None) -> pd.DataFrame:
     """One row per (group, system): ``group, system, n_rows`` and each column's mean over its finite rows."""
-    require_columns(data, [system])
-    frame = pd.DataFrame({"group": group_labels(data, by), "system": data[system].astype(str).to_numpy()})
+    table = as_table(data, by=by, system=system, default_by="tgt_lang")
+    if table.system is None:
+        raise InputError("system_table needs the system column; give system=", argument="system")
+    frame = pd.DataFrame({"group": table.row_labels(), "system": table.column_labels(table.system)})
     for c in columns:
-        frame[c] = numeric(data, c)
+        frame[c] = table.values(c)
     g = frame.groupby(["group", "system"], sort=True)
     out = g[list(columns)].mean()
     out.insert(0, "n_rows", g.size())
     return out.reset_index()
 
 
-def human_agreement(data: pd.DataFrame, scores: str | Sequence[str], human: str, by: str | list[str] = "tgt_lang", *,
+def human_agreement(data: EvalTable | pd.DataFrame, scores: str | Sequence[str] | None = None,
+                    human: str | None = None, by: str | list[str] | None = None, *,
                     system: str | None = "system", compare: Sequence[tuple[str, str]] = (), level: float = 0.95,
                     n_resamples: int = 1000, random_state: Any = 0, tie_calibration: bool = True,
                     average_by: str = "none", item: str = "seg_id",
@@ -144,16 +148,20 @@ def human_agreement(data: pd.DataFrame, scores: str | Sequence[str], human: str,
     ``alternative``. ``system=None`` (or a column that is absent) gives segment-level statistics
     only. ``average_by`` and ``item`` (the segment column): how the all-pairs accuracy averages
     (module docstring)."""
-    scores = [scores] if isinstance(scores, str) else list(scores)
+    table = as_table(data, score=scores, human=human, by=by, default_by="tgt_lang")
+    scores, human, by = list(table.score), table.human, list(table.by)
+    if not scores or human is None:
+        raise InputError("human_agreement needs score column(s) and the human column; give scores= and human=",
+                         argument="scores" if not scores else "human")
+    data = table.frame
     _check_options(average_by, alternative, compare, data, item)
-    require_columns(data, [*scores, human])
     for a, b in compare:
         if a not in scores or b not in scores:
             raise InputError(f"compare=({a!r}, {b!r}): both columns must be among scores {scores}")
     notes: list[str] = []
-    labels = group_labels(data, by)
-    h = numeric(data, human)
-    values = {c: numeric(data, c) for c in scores}
+    labels = table.row_labels()
+    h = table.values(human, argument="human")
+    values = {c: table.values(c, argument="scores") for c in scores}
     has_h = np.isfinite(h)
     if not has_h.any():
         raise InputError(f"human column {human!r} has no values; give a column with human scores")
@@ -171,13 +179,13 @@ def human_agreement(data: pd.DataFrame, scores: str | Sequence[str], human: str,
         notes.append(msg)
         warnings.warn(msg, DataQualityWarning, stacklevel=2)
     rng, seed = make_rng(random_state)
-    by_name = by if isinstance(by, str) else "+".join(by)
+    by_name = "+".join(by)
     use_systems = system is not None and system in data.columns
     if system is not None and not use_systems:
         notes.append(f"no {system!r} column: system-level statistics skipped")
     systems = None
     if use_systems and system is not None:
-        systems = system_table(data.loc[usable], [*scores, human], by, system)
+        systems = system_table(table.frame.loc[usable], [*scores, human], by, system)
     per_system = systems is not None and (systems["n_rows"] > 1).any()
     seg = {c: _segment_level(values[c][usable], h[usable], labels[usable])
               if (per_system or not use_systems) else ({}, {})

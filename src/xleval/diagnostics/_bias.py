@@ -17,7 +17,8 @@ import pandas as pd
 from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import Estimate, TestResult, cohens_d, eta_squared, kruskal_wallis
-from ._common import finite_rows, group_labels, numeric
+from ..table import EvalTable, as_table
+from ._common import finite_rows
 
 __all__ = ["BiasDiagnosis", "BiasComparison", "diagnose_bias", "compare_bias", "DEFAULT_THRESHOLD"]
 
@@ -68,38 +69,44 @@ class BiasComparison(Result):
     summary: pd.DataFrame
 
 
-def diagnose_bias(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *,
+def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | list[str] | None = None, *,
                   threshold: float = DEFAULT_THRESHOLD, n_resamples: int = 1000, level: float = 0.95,
                   random_state: Any = 0) -> BiasDiagnosis:
     """Diagnose language bias of ``score`` in a long table grouped by ``by``.
 
-    Rows without a finite score are left out (counted in ``notes``, DataQualityWarning).
+    ``data`` is an :class:`~xleval.table.EvalTable` or a frame; ``score``/``by`` default to the table's
+    roles (a frame: ``by="tgt_lang"``). Rows without a finite score are left out (counted in ``notes``,
+    DataQualityWarning).
     """
     if not np.isfinite(threshold) or threshold <= 0:
         raise InputError(f"threshold must be a positive number of pooled sd (e.g. 0.5); got {threshold!r}")
-    labels = group_labels(data, by)
-    x = numeric(data, score)
+    table = as_table(data, score=score, by=by, default_by="tgt_lang")
+    score = table.score_column
+    labels = table.row_labels()
+    x = table.values(score, argument="score")
     notes: list[str] = []
     keep = finite_rows(x, f"score {score!r}", notes)
     x, labels = x[keep], labels[keep]
     groups = _group_table(x, labels)
     if len(groups) < 2:
-        raise InputError(f"bias diagnosis needs at least two groups in {by!r}; found {list(groups['group'])}")
+        raise InputError(f"bias diagnosis needs at least two groups in {'+'.join(table.by)!r}; found "
+                         f"{list(groups['group'])}", argument="by", value=list(table.by))
     eta = eta_squared(x, labels, level=level, n_resamples=n_resamples, random_state=random_state)
     kw = kruskal_wallis(x, labels)
     smd, pair = _largest_smd(x, labels, groups, level, notes)
     advised, reasons = _decide(groups, smd, pair, eta, kw, threshold)
-    by_name = by if isinstance(by, str) else "+".join(by)
+    by_name = "+".join(table.by)
     sd_means = float(groups["mean"].std(ddof=1))
     return BiasDiagnosis(score, by_name, groups, len(x), int((~keep).sum()), sd_means, eta, kw, smd, pair,
                          float(threshold), advised, tuple(reasons), tuple(notes))
 
 
-def compare_bias(data: pd.DataFrame, score: str, calibrated: str, by: str | list[str] = "tgt_lang",
-                 **kwargs: Any) -> BiasComparison:
+def compare_bias(data: EvalTable | pd.DataFrame, score: str | None, calibrated: str,
+                 by: str | list[str] | None = None, **kwargs: Any) -> BiasComparison:
     """:func:`diagnose_bias` of the raw and the calibrated column, side by side."""
-    before = diagnose_bias(data, score, by, **kwargs)
-    after = diagnose_bias(data, calibrated, by, **kwargs)
+    table = as_table(data, score=score, by=by, default_by="tgt_lang")
+    before = diagnose_bias(table, **kwargs)
+    after = diagnose_bias(table.with_roles(score=calibrated), **kwargs)
     b, a = before.groups.set_index("group"), after.groups.set_index("group")
     table = pd.DataFrame({"n": b["n"], "mean_before": b["mean"], "mean_after": a["mean"], "std_before": b["std"],
                           "std_after": a["std"], "median_before": b["median"], "median_after": a["median"]})

@@ -37,7 +37,8 @@ import scipy.stats as ss
 from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import TestResult, kruskal_wallis
-from ._common import finite_rows, group_labels, numeric
+from ..table import EvalTable, as_table
+from ._common import finite_rows
 
 __all__ = ["ValidityCheck", "ValidityVerdict", "check_lgn_validity", "validity_verdict", "DESIGN_ADVICE",
            "SEVERITY"]
@@ -80,7 +81,8 @@ class ValidityCheck(Result):
     notes: tuple[str, ...] = field(default=())
 
 
-def check_lgn_validity(data: pd.DataFrame | None, by: str | list[str] = "tgt_lang", human: str | None = "human", *,
+def check_lgn_validity(data: EvalTable | pd.DataFrame | None, by: str | list[str] | None = None,
+                       human: str | None = "human", *,
                        threshold: float = 0.5, level: float = 0.95, alpha: float = 0.05,
                        system: str | None = None) -> ValidityCheck:
     """Check LGN's equal-quality assumption on a calibration set with (or without) human scores.
@@ -98,8 +100,9 @@ def check_lgn_validity(data: pd.DataFrame | None, by: str | list[str] = "tgt_lan
     notes: list[str] = []
     if data is None or human is None:
         return _untested(threshold, level, alpha, human, notes)
-    labels = group_labels(data, by)
-    h = numeric(data, human)
+    table = as_table(data, by=by, human=human, system=system, default_by="tgt_lang")
+    labels = table.row_labels()
+    h = table.values(human, argument="human")
     keep = finite_rows(h, f"human column {human!r}", notes, warn=False)
     if not keep.any():
         notes.append(f"human column {human!r} has no values")
@@ -110,9 +113,7 @@ def check_lgn_validity(data: pd.DataFrame | None, by: str | list[str] = "tgt_lan
         notes.append(standardised)
         return _uninformative(standardised, _groups(h, labels), threshold, level, alpha, human, notes)
     if system is not None:
-        if system not in data.columns:
-            raise InputError(f"system column {system!r} not in the data; columns are {list(data.columns)}")
-        systems = data[system].astype(str).to_numpy()[keep]
+        systems = table.column_labels(system)[keep]
         means = pd.DataFrame({"g": labels, "s": systems, "h": h}).groupby(["g", "s"], sort=True)["h"].mean()
         labels = means.index.get_level_values("g").to_numpy()
         h = means.to_numpy()

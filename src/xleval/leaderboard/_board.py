@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base.grouping import group_index
 from .._base.progress import Progress, Steps
 from .._base.result import Result, array_field
 from .._base.seeding import make_rng
-from ..calibration import prepare_frame
 from ..exceptions import DataQualityWarning, InputError
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
+from ..table import EvalTable, as_table
 from ._calibration import METHODS, SystemCalibration, fit_calibration, model_calibration
 from ._system import row_statistics, unit_statistics
 
@@ -98,12 +99,10 @@ class Leaderboard(Result):
         return self.rows.copy()
 
 
-def _labels(frame: pd.DataFrame, column: str) -> np.ndarray:
-    values = frame[column]
-    if values.isna().any():
-        row = int(np.flatnonzero(values.isna().to_numpy())[0]) + 1
-        raise InputError(f"column {column!r} is empty at row {row}; fill it in or drop those rows")
-    return values.astype(str).to_numpy(dtype=object)
+def _labels(frame: pd.DataFrame, column: str, where: str) -> np.ndarray:
+    """Each row's value of ``column`` as a label, distinct for distinct values (``1`` and ``"1"`` stay two
+    groups or systems): the one group index."""
+    return group_index([frame[column]], names=[column], where=where).row_labels()
 
 
 def _unit_column(frame: pd.DataFrame, unit: str | None) -> tuple[str | None, str]:
@@ -118,20 +117,19 @@ def _unit_column(frame: pd.DataFrame, unit: str | None) -> tuple[str | None, str
     return None, "rows (by their position within each system), resampled within each group"
 
 
-def system_scores(data: pd.DataFrame, score: str, by: str = "lp", *, system: str | None = "system",
+def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | None = None, *,
+                  system: str | None = "system",
                   human: str | None = None, metric: str | None = None, unit: str | None = None,
                   n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
                   where: str = "input") -> SystemScores:
     """Raw system scores per (``by`` group, ``system``): a corpus score from summed statistics for
     BLEU/chrF/TER (see :func:`row_statistics`), else the mean; bootstrap over ``unit`` (default
-    ``doc_id``, else ``seg_id``, else rows) with the same resamples for every system of a group."""
-    for col in [score] + ([human] if human else []):
-        if col not in data.columns:
-            raise InputError(f"{where}: no column {col!r}; columns are {', '.join(map(str, data.columns))}")
+    ``doc_id``, else ``seg_id``, else rows) with the same resamples for every system of a group.
+    ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="lp"``)."""
+    evaluated = _table(data, score, by, human, where)
+    score, by, where = evaluated.score_column, evaluated.by[0], evaluated.source
     check_metric_name(metric)
-    frame = prepare_frame(data, [by], where)
-    if by not in frame.columns:
-        raise InputError(f"{where}: cannot group by {by!r}: no such column (use tgt_lang, lp or a column name)")
+    frame = evaluated.frame
     notes: list[str] = []
     if system is not None and system not in frame.columns:
         notes.append(f"no {system!r} column: each group is scored as one system, {ALL_ROWS!r}")
@@ -146,8 +144,8 @@ def system_scores(data: pd.DataFrame, score: str, by: str = "lp", *, system: str
     if not keep.any():
         raise InputError(f"{where}: column {score!r} has no finite value")
     frame = frame.loc[keep].reset_index(drop=True)
-    groups = _labels(frame, by)
-    systems = _labels(frame, system) if system is not None else np.full(len(frame), ALL_ROWS, dtype=object)
+    groups = _labels(frame, by, where)
+    systems = _labels(frame, system, where) if system is not None else np.full(len(frame), ALL_ROWS, dtype=object)
     unit_col, unit_text = _unit_column(frame, unit)
     rows = row_statistics(frame, score, groups, metric)
     notes.extend(rows.notes)
@@ -176,6 +174,16 @@ def system_scores(data: pd.DataFrame, score: str, by: str = "lp", *, system: str
     return SystemScores(score, by, system, human, pd.DataFrame(table), rows.aggregation, unit_text, level,
                         n_resamples, seed, n_excluded, group_seeds, tuple(dict.fromkeys(notes)), estimates, frame,
                         layout)
+
+
+def _table(data: EvalTable | pd.DataFrame, score: str | None, by: str | None, human: str | None,
+           where: str) -> EvalTable:
+    """The table the leaderboard ranks: language codes normalised, one grouping column."""
+    table = as_table(data, score=score, by=by, human=human, default_by="lp", source=where, normalize_languages=True)
+    if len(table.by) != 1:
+        raise InputError(f"{table.source}: the leaderboard groups by one column; got by={list(table.by)!r}",
+                         argument="by", value=list(table.by))
+    return table
 
 
 def _positions(codes: np.ndarray) -> np.ndarray:
@@ -276,7 +284,8 @@ def higher_is_better_of(score: str, metric: str | None = None) -> bool:
     return True if entry is None else bool(_load(entry.target).higher_is_better)
 
 
-def leaderboard(data: pd.DataFrame, score: str, by: str = "lp", *, system: str | None = "system",
+def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | None = None, *,
+                system: str | None = "system",
                 human: str | None = None, model: Any = None, method: str = "auto", metric: str | None = None,
                 unit: str | None = None, higher_is_better: bool | None = None, signature: str | None = None,
                 force: bool = False, n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
@@ -296,9 +305,11 @@ def leaderboard(data: pd.DataFrame, score: str, by: str = "lp", *, system: str |
 
     if method not in METHODS:
         raise InputError(f"method {method!r}: use one of {', '.join(METHODS)}")
-    scores = system_scores(data, score, by, system=system, human=human, metric=metric, unit=unit,
-                           n_resamples=n_resamples, level=level, random_state=random_state, where=where)
-    frame = prepare_frame(data, [by], where)
+    table = _table(data, score, by, human, where)
+    score, by = table.score_column, table.by[0]
+    scores = system_scores(table, system=system, human=human, metric=metric, unit=unit,
+                           n_resamples=n_resamples, level=level, random_state=random_state)
+    frame = table.frame
     steps.done()
     rec = None
     if model is not None:

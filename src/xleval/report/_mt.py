@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base.grouping import group_index
 from .._base.progress import Progress, Steps
-from ..calibration import CalibrationSummary, calibration_summary, prepare_frame
+from ..calibration import CalibrationSummary, calibration_summary
 from ..diagnostics import Diagnosis, diagnose
 from ..exceptions import InputError
 from ..leaderboard import (
@@ -32,6 +33,7 @@ from ..leaderboard import (
     recommend_calibration,
     system_scores,
 )
+from ..table import EvalTable, as_table
 from ._diagnostics import agreement_section, bias_section, validity_section
 from ._figures import figure_from_matplotlib
 from ._model import Report, Section
@@ -119,7 +121,8 @@ class MTAnalysis:
     meta: dict = field(default_factory=dict)
 
 
-def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str | None = None,
+def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: str | None = None,
+               human: str | None = None,
                system: str | None = "system", model: Any = None, method: str = "auto", metric: str | None = None,
                signature: str | None = None, force: bool = False, higher_is_better: bool | None = None,
                random_state: int = 0, n_resamples: int = 1000, where: str = "input",
@@ -135,17 +138,18 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
     that run as written. ``progress``: told of each finished step (system scores, recommendation,
     ranking, diagnosis, fit lines)."""
     steps = Steps(progress, 5)
-    for col in [score] + ([human] if human else []):
-        if col not in df.columns:
-            raise InputError(f"{where}: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
+    table = as_table(df, score=score, by=by, human=human, default_by="tgt_lang", source=where,
+                     normalize_languages=True)
+    score, human, where = table.score_column, table.human, table.source
+    if len(table.by) != 1:
+        raise InputError(f"{where}: the report groups by one column; got by={list(table.by)!r}", argument="by",
+                         value=list(table.by))
+    by = table.by[0]
     if model is not None and model.score is not None and model.score != score:
         raise InputError(f"the calibrator was fitted on column {model.score!r}, not on {score!r}: its \"after\" "
                          f"would be {model.score!r} calibrated; report --score {model.score}, or fit a calibrator "
                          f"on {score!r}")
-    by_cols = list(model.by_) if model is not None else [by]
-    frame = prepare_frame(df, sorted(set(by_cols + [by])), where)
-    if by not in frame.columns:
-        raise InputError(f"{where}: cannot group by {by!r}: no such column (use tgt_lang, lp or a column name)")
+    frame = table.frame
     system = system if system is not None and system in frame.columns else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -194,7 +198,7 @@ def _fit_lines(frame: pd.DataFrame, score: str, human: str, by: str) -> pd.DataF
 
     x = pd.to_numeric(frame[score], errors="coerce").to_numpy(dtype=float)
     h = pd.to_numeric(frame[human], errors="coerce").to_numpy(dtype=float)
-    labels = frame[by].astype(str).to_numpy()
+    labels = group_index([frame[by]], names=[by]).row_labels()
     both = np.isfinite(x) & np.isfinite(h)
     if both.sum() < 2:
         return None
@@ -245,7 +249,7 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
                   tuple(a.board.to_dict()["rows"]))
 
 
-def mt_report(df: pd.DataFrame, score: str, **kwargs: Any) -> Report:
+def mt_report(df: EvalTable | pd.DataFrame, score: str | None = None, **kwargs: Any) -> Report:
     """:func:`analyze_mt` then :func:`build_mt_report` (layout options: ``title``, ``extra_sections``,
     ``image_format``)."""
     layout = {k: kwargs.pop(k) for k in ("title", "extra_sections", "image_format") if k in kwargs}
@@ -299,7 +303,7 @@ def _human_section(a: MTAnalysis, image_format: str) -> Section:
         raise ValueError("the human-score section needs human scores and their per-group fits")
     x = pd.to_numeric(a.frame[a.score], errors="coerce").to_numpy(dtype=float)
     h = pd.to_numeric(a.frame[a.human], errors="coerce").to_numpy(dtype=float)
-    labels = a.frame[a.group].astype(str).to_numpy()
+    labels = group_index([a.frame[a.group]], names=[a.group]).row_labels()
     both = np.isfinite(x) & np.isfinite(h)
     lines = {str(r["group"]): (r["intercept"], r["slope"]) for r in a.fits.to_dict(orient="records")
              if np.isfinite(r["slope"])}
@@ -318,7 +322,7 @@ def _human_section(a: MTAnalysis, image_format: str) -> Section:
 
 def _distribution_section(a: MTAnalysis, image_format: str) -> Section:
     groups = [str(g) for g in a.verification.groups["group"]]
-    key = a.frame[a.group].astype(str)
+    key = group_index([a.frame[a.group]], names=[a.group]).row_labels()
     raw = [a.frame.loc[key == g, a.score].to_numpy(dtype=float) for g in groups]
     cal = [a.frame.loc[key == g, a.calibrated].to_numpy(dtype=float) for g in groups]
     target = float(a.calibration.model.target[0]) if _kind(a) in ("lgn", "model-lgn") else None

@@ -1,0 +1,123 @@
+"""Group keys are tuples of values, never joined text: every entry point that groups keeps apart the
+groups ``("a|b", "c")`` and ``("a", "b|c")`` (which a ``"|"``-join made one group of 100 rows), and the
+values ``1`` and ``"1"`` of one column (which ``astype(str)`` made one group).
+
+The two groups of each probe differ in score by 5 sd, so a merged group shows as one group, a pooled
+mean between the two, or a calibrated mean that is not the group's own.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xleval import EvalTable
+from xleval._base.grouping import group_index
+from xleval.calibration import LGN
+from xleval.diagnostics import check_lgn_validity, compare_bias, diagnose_bias, human_agreement, system_table
+from xleval.leaderboard import leaderboard, system_scores
+from xleval.table import as_table
+
+N_SYSTEMS, N_SEGMENTS = 4, 25
+
+
+def _probe(keys: list[dict]) -> pd.DataFrame:
+    """Two groups (their key columns given by ``keys``), 4 systems x 25 segments each; group 2 scores
+    about 5 points higher, and the human score follows the metric."""
+    rng = np.random.default_rng(7)
+    parts = []
+    for g, key in enumerate(keys):
+        n = N_SYSTEMS * N_SEGMENTS
+        system = np.repeat([f"s{i}" for i in range(N_SYSTEMS)], N_SEGMENTS)
+        quality = np.repeat(rng.normal(0, 0.3, N_SYSTEMS), N_SEGMENTS)
+        metric = 5.0 * g + quality + rng.normal(0, 1, n)
+        part = pd.DataFrame({"system": system, "seg_id": np.tile(np.arange(N_SEGMENTS), N_SYSTEMS), "metric": metric,
+                             "human": 50 + 10 * quality + rng.normal(0, 1, n)})
+        for column, value in key.items():
+            part.insert(0, column, pd.Series([value] * n, dtype=object))
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+PIPES = _probe([{"x": "a|b", "y": "c"}, {"x": "a", "y": "b|c"}])  # the probe of issue 21: by=["x", "y"]
+TYPES = _probe([{"g": 1}, {"g": "1"}])  # one column, the number 1 and the text "1"
+PROBES = {"pipes": (PIPES, ["x", "y"]), "types": (TYPES, ["g"])}
+
+
+def _truth(frame: pd.DataFrame, by: list[str]) -> np.ndarray:
+    """Which of the two groups each row is in, from the probe's own construction (first half, second half)."""
+    return (np.arange(len(frame)) >= len(frame) // 2).astype(int)
+
+
+@pytest.fixture(params=sorted(PROBES))
+def probe(request):
+    return PROBES[request.param]
+
+
+def test_the_group_index_keeps_tuples_and_gives_distinct_labels(probe):
+    frame, by = probe
+    index = group_index(frame[by])
+    assert index.n_groups == 2
+    assert (index.codes == _truth(frame, by)).all()
+    assert len(set(index.labels())) == 2
+
+
+def test_the_table_noun(probe):
+    frame, by = probe
+    table = EvalTable.from_frame(frame, score="metric", by=by, human="human", system="system")
+    assert table.groups.n_groups == 2
+    assert len(set(table.row_labels())) == 2
+
+
+def test_diagnose_bias_and_compare_bias(probe):
+    frame, by = probe
+    result = diagnose_bias(frame, "metric", by, n_resamples=50)
+    assert len(result.groups) == 2 and result.groups["n"].tolist() == [100, 100]
+    assert result.groups["mean"].max() - result.groups["mean"].min() > 4
+    comparison = compare_bias(frame.assign(same=frame["metric"]), "metric", "same", by, n_resamples=50)
+    assert len(comparison.table) == 2
+
+
+def test_check_lgn_validity(probe):
+    frame, by = probe
+    for system in (None, "system"):
+        check = check_lgn_validity(frame, by, "human", system=system)
+        assert len(check.groups) == 2, system
+        assert check.groups["n"].tolist() == ([100, 100] if system is None else [N_SYSTEMS, N_SYSTEMS])
+
+
+def test_human_agreement_and_system_table(probe):
+    frame, by = probe
+    table = system_table(frame, ["metric", "human"], by, "system")
+    assert len(table) == 2 * N_SYSTEMS and table["group"].nunique() == 2
+    result = human_agreement(frame, "metric", "human", by, n_resamples=20)
+    assert len(result.scores["metric"].segment_within) == 2
+    assert result.n_systems == 2 * N_SYSTEMS
+
+
+def test_lgn_normalises_each_group_by_itself(probe):
+    frame, by = probe
+    calibrated = LGN(by=by, score="metric", min_count=10).fit(frame).transform(frame)
+    truth = _truth(frame, by)
+    for g in (0, 1):  # each group's own z-scores: mean 0; a merged group would give about -2.5 and +2.5
+        assert abs(np.mean(calibrated[truth == g])) < 1e-9
+
+
+@pytest.mark.parametrize("entry", ["system_scores", "leaderboard"])
+def test_the_leaderboard_keeps_one_and_text_one_apart(entry):
+    frame = TYPES
+    if entry == "system_scores":
+        table = system_scores(frame, "metric", "g", n_resamples=20).table
+    else:
+        table = leaderboard(frame, "metric", "g", method="none", n_resamples=20).rows
+    assert len(table) == 2 * N_SYSTEMS and table["group"].nunique() == 2
+
+
+def test_as_table_accepts_a_table_or_a_frame(probe):
+    frame, by = probe
+    table = EvalTable.from_frame(frame, score="metric", by=by)
+    assert as_table(table) is table
+    assert as_table(frame, score="metric", by=by).groups.n_groups == 2
+    with_human = as_table(table, human="human")
+    assert with_human.human == "human" and table.human is None  # a new table; the first is unchanged
+    assert diagnose_bias(table, n_resamples=50).groups["n"].tolist() == [100, 100]
