@@ -121,3 +121,16 @@ def test_as_table_accepts_a_table_or_a_frame(probe):
     with_human = as_table(table, human="human")
     assert with_human.human == "human" and table.human is None  # a new table; the first is unchanged
     assert diagnose_bias(table, n_resamples=50).groups["n"].tolist() == [100, 100]
+
+
+@pytest.mark.parametrize("chunk_size", [7, 1000])
+def test_the_streamed_bias_keeps_the_probe_apart_in_every_batch(tmp_path, chunk_size):
+    from xleval.scale import bias_chunked
+
+    path = tmp_path / "probe.tsv"
+    PIPES.to_csv(path, sep="\t", index=False)
+    streamed = bias_chunked(path, "metric", ["x", "y"], chunk_size=chunk_size)
+    assert streamed.groups["n"].tolist() == [100, 100]
+    whole = diagnose_bias(PIPES, "metric", ["x", "y"], n_resamples=20)
+    assert streamed.groups["group"].tolist() == whole.groups["group"].tolist()  # one labelling, streamed or not
+    assert np.allclose(streamed.groups["mean"], whole.groups["mean"])

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["GroupIndex", "group_index"]
+__all__ = ["GroupIndex", "group_index", "key_labels"]
 
 _LIMIT = 2**62
 _DENSE = 4  # combined codes below 4x the rows are ranked through a table, not hashed
@@ -45,17 +45,22 @@ class GroupIndex:
         return np.asarray(self.labels(sep), dtype=object)[self.codes]
 
     def labels(self, sep: str = "|") -> list[str]:
-        """One distinct text label per group: the value, or the values joined by ``sep``. Where two
-        groups would read alike (``("a|b", "c")`` and ``("a", "b|c")``, or ``1`` and ``"1"``), those
-        groups are labelled by the ``repr`` of their key tuple instead, so a label never merges groups."""
-        plain = [sep.join(map(str, k)) if len(k) > 1 else str(k[0]) for k in self.keys]
-        seen = Counter(plain)
-        if len(seen) == len(plain):
-            return plain
-        out = [p if seen[p] == 1 else repr(k if len(k) > 1 else k[0]) for p, k in zip(plain, self.keys, strict=True)]
-        if len(set(out)) < len(out):  # reprs that still collide (objects printed alike): number them
-            out = [f"{o}#{g}" for g, o in enumerate(out)]
-        return out
+        """One distinct text label per group (:func:`key_labels` of the keys)."""
+        return key_labels(self.keys, sep)
+
+
+def key_labels(keys: Sequence[tuple], sep: str = "|") -> list[str]:
+    """One distinct text label per key tuple: the value, or the values joined by ``sep``. Where two keys
+    would read alike (``("a|b", "c")`` and ``("a", "b|c")``, or ``1`` and ``"1"``), those keys are
+    labelled by the ``repr`` of their values instead, so a label never merges groups."""
+    plain = [sep.join(map(str, k)) if len(k) > 1 else str(k[0]) for k in keys]
+    seen = Counter(plain)
+    if len(seen) == len(plain):
+        return plain
+    out = [p if seen[p] == 1 else repr(k if len(k) > 1 else k[0]) for p, k in zip(plain, keys, strict=True)]
+    if len(set(out)) < len(out):  # reprs that still collide (objects printed alike): number them
+        out = [f"{o}#{g}" for g, o in enumerate(out)]
+    return out
 
 
 def group_index(columns: Sequence[Any] | pd.DataFrame, *, names: Sequence[str] | None = None,

@@ -19,16 +19,18 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
+from .._base.grouping import key_labels
 from ..calibration import LGN, GroupStats, calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ..calibration._frame import check_added_columns
 from ..exceptions import DataQualityWarning, InputError, UnseenGroupWarning
 from ..io import check_output_path
 from ..io._write import check_stdout
+from ..table import as_table
 from ._backend import DaskBackend, LocalBackend, ReadSpec, resolve_backend, worker_metric
 from ._readers import DEFAULT_CHUNK_SIZE, batch_context
 from ._writers import open_writer
@@ -267,25 +269,25 @@ def bias_chunked(path: str | os.PathLike, score: str, by: str | list[str] = "tgt
 
 
 def _bias_part(part, score: str, cols: list[str]) -> GroupStats:
-    from ..diagnostics._common import group_labels
-
+    """Per-group statistics keyed by the tuple of group values (labels are made once, from every key,
+    in :func:`_bias_result`: a label made per batch could differ between batches)."""
     stats: GroupStats | None = None
     for batch in part.batches():
         with batch_context(batch, batch.source):
             frame = prepare_frame(batch.frame, cols, batch.source)
-            labels = group_labels(frame, cols if len(cols) > 1 else cols[0])
-        codes, keys = pd.factorize(pd.Series(labels, dtype=object))
-        s = GroupStats.from_values(frame[score].to_numpy(dtype=float), codes, list(keys))
+            index = as_table(frame, by=cols).groups
+        s = GroupStats.from_values(frame[score].to_numpy(dtype=float), index.codes, index.keys)
         stats = s if stats is None else stats.merge(s)
     assert stats is not None  # a part has at least one batch
     return stats
 
 
 def _bias_result(stats: GroupStats, score: str, by: str) -> StreamingBias:
-    order = np.argsort(np.asarray(stats.keys, dtype=object).astype(str), kind="stable")
+    labels = key_labels([cast(tuple, k) for k in stats.keys])  # the keys are tuples of group values
+    order = np.argsort(np.array(labels, dtype=str), kind="stable")
     n, mean, m2 = stats.count[order], stats.mean[order], stats.m2[order]
     keep = n > 0
-    keys = [str(stats.keys[i]) for i in order[keep]]
+    keys = [str(labels[i]) for i in order[keep]]
     n, mean, m2 = n[keep], mean[keep], m2[keep]
     if len(keys) < 2:
         raise InputError(f"bias statistics need at least two groups in {by!r}; found {keys}")
