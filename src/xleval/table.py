@@ -55,7 +55,8 @@ def require_columns(data: Any, columns: Sequence[str], *, what: str = "data",
         named = f" (given as {argument}=)" if argument else ""
         named = f" (the {kind} column, given as {argument}=)" if kind else named
         listed = ", ".join(repr(c) for c in missing)
-        raise InputError(f"{what}: no column{'s' if len(missing) > 1 else ''} {listed}{named}; columns are "
+        where = "" if what in ("data", "table") else f"{what}: "
+        raise InputError(f"{where}no column{'s' if len(missing) > 1 else ''} {listed}{named}; columns are "
                          f"{list(data.columns)}", argument=argument, value=missing[0] if len(missing) == 1 else missing)
 
 

@@ -31,7 +31,8 @@ from .._base.terminal import visible_controls
 from ..exceptions import XlevalError
 
 _GROUPS: list[tuple[str, str, str]] = [
-    ("calibrate", "xleval.cli.calibrate:app", "Fit, apply and show LGN calibrators."),
+    ("calibrate", "xleval.cli.calibrate:app",
+     "Calibrate scores across languages: select labels, fit (anchored, LGN, auto), evaluate, apply, show."),
     ("diagnose", "xleval.cli.diagnose:diagnose", "Diagnose language bias, agreement with humans and LGN validity."),
     ("demo", "xleval.cli.demo:demo", "Run the whole MT path on generated data with a known truth."),
     ("report", "xleval.cli.report:report", "Write one self-contained HTML (or JSON) report for a scored table."),

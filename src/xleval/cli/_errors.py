@@ -26,7 +26,7 @@ def cli_message(exc: XlevalError, command: click.Command | None) -> str:
         name = re.escape(argument)
         message = re.sub(rf"(?<![\w.=(-]){name}=(?=[\s;,).]|$)", flag, message)
         message = re.sub(rf"(?<![\w.=(-]){name}=(?=\S)", flag + " ", message)
-    if argument in _ROLES and "col" in flags and "not in" in message:
+    if argument in _ROLES and "col" in flags and "no column" in message:
         message += "; or map yours with --col NAME=YOUR_COLUMN"
     return message
 

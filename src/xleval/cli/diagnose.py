@@ -6,11 +6,11 @@ import warnings
 import click
 
 from .._base.terminal import data_text
-from ..calibration import prepare_frame
 from ..diagnostics import DEFAULT_THRESHOLD, CommandContext
 from ..diagnostics import diagnose as run_diagnose
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
+from ..table import EvalTable
 from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
 
 
@@ -60,7 +60,8 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
                          "compares one column with another: give different columns")
     columns = parse_column_mapping(col)
     df = read_table(input, columns=columns, required=numeric, numeric=numeric)
-    frame = prepare_frame(df, by_cols, input)
+    # the table checks its roles once, naming the file (the library cannot know it)
+    frame = EvalTable.from_frame(df, score=score, by=by_cols, human=human, source=input).frame
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with progress_bar(f"diagnosing {input}") as advance:

@@ -1,0 +1,118 @@
+"""The evaluation-table noun (xleval.table): built once, checks itself, never changes the caller's frame;
+errors carry the argument they are about, and the command line names its own flag for it."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import xleval
+from xleval.cli import main
+from xleval.exceptions import ArgumentTypeError, InputError
+from xleval.table import EvalTable, as_table, numeric_column, require_columns
+
+
+@pytest.fixture
+def frame() -> pd.DataFrame:
+    return pd.DataFrame({"lp": ["de-EN", "zh-en", "de-en", "cmn-en"], "system": ["a", "a", "b", "b"],
+                         "chrf": ["1.5", "2", "3", "4"], "human": [10.0, np.nan, 30.0, 40.0]})
+
+
+def test_from_frame_normalises_languages_and_parses_numbers(frame):
+    table = EvalTable.from_frame(frame, score="chrf", by="lp", human="human", system="system")
+    assert table.frame["lp"].tolist() == ["de-en", "zh-en", "de-en", "zh-en"]  # one key per language pair
+    assert table.frame["tgt_lang"].tolist() == ["en"] * 4
+    assert table.groups.n_groups == 2 and table.groups.keys == [("de-en",), ("zh-en",)]
+    assert table.scores().tolist() == [1.5, 2.0, 3.0, 4.0]
+    assert np.isnan(table.human_values()[1])
+    assert frame["lp"].tolist() == ["de-EN", "zh-en", "de-en", "cmn-en"]  # the caller's frame is untouched
+    assert "tgt_lang" not in frame.columns
+
+
+def test_a_frame_passed_to_a_function_keeps_its_spellings(frame):
+    """as_table on a frame (what every entry point does with a DataFrame) derives a missing language
+    column but does not re-spell the ones given, as the functions did before the table existed."""
+    table = as_table(frame, score="chrf", by="tgt_lang")
+    assert table.frame["lp"].tolist() == frame["lp"].tolist() or table.frame["tgt_lang"].tolist() == ["en"] * 4
+    kept = as_table(frame.drop(columns="lp").assign(g=["x", "y", "x", "y"]), by="g")
+    assert kept.groups.keys == [("x",), ("y",)]
+
+
+def test_the_table_is_immutable(frame):
+    table = EvalTable.from_frame(frame, score="chrf", by="lp")
+    with pytest.raises(AttributeError):
+        table.by = ("system",)  # type: ignore[misc]
+    copy = table.to_frame()
+    copy.loc[0, "chrf"] = "99"
+    assert table.scores()[0] == 1.5
+    other = table.with_roles(by="system", human="human")
+    assert other.by == ("system",) and other.human == "human"
+    assert table.by == ("lp",) and table.human is None
+
+
+def test_roles_are_checked_once_with_the_argument_on_the_error(frame):
+    with pytest.raises(InputError) as info:
+        EvalTable.from_frame(frame, score="comet", by="lp")
+    assert info.value.argument == "score" and info.value.value == "comet"
+    assert "no column 'comet' (the score column, given as score=)" in str(info.value)
+    assert "--" not in str(info.value)  # the library speaks Python
+    with pytest.raises(InputError) as info:
+        EvalTable.from_frame(frame, score="chrf", by=["lp", "domain"])
+    assert info.value.argument == "by" and "group column" in str(info.value)
+    with pytest.raises(ArgumentTypeError):
+        EvalTable.from_frame(frame, score="chrf", by=[1, 2])  # type: ignore[list-item]
+    with pytest.raises(ArgumentTypeError):
+        EvalTable.from_frame(frame.to_dict(), score="chrf")  # type: ignore[arg-type]
+
+
+def test_one_number_parser_names_the_row(frame):
+    bad = frame.assign(chrf=["1", "2", "n/a?", "4"])
+    with pytest.raises(InputError, match=r"column 'chrf' must be numeric; row 3 holds 'n/a\?'"):
+        numeric_column(bad, "chrf")
+    with pytest.raises(InputError, match="true/false"):
+        numeric_column(frame.assign(flag=[True, False, True, False]), "flag")
+
+
+def test_one_column_check():
+    with pytest.raises(InputError, match=r"no columns 'a', 'b'"):
+        require_columns(pd.DataFrame({"c": [1]}), ["a", "b", "c"])
+    require_columns(pd.DataFrame({"c": [1]}), ["c"])  # present: no error
+
+
+def test_column_remaps_and_clashes(frame):
+    table = EvalTable.from_frame(frame.rename(columns={"chrf": "score_x"}), score="chrf", by="lp",
+                                 columns={"chrf": "score_x"})
+    assert table.scores().tolist() == [1.5, 2.0, 3.0, 4.0]
+    with pytest.raises(InputError, match="already has"):
+        EvalTable.from_frame(frame.assign(bleu=1.0), score="bleu", by="lp", columns={"bleu": "chrf"})
+
+
+def test_read_carries_the_signatures(tmp_path, frame):
+    from xleval.io import write_table
+
+    path = tmp_path / "t.parquet"
+    write_table(frame.assign(chrf=frame["chrf"].astype(float)), path, metadata={"signatures": {"chrf": "chrF2|x"}})
+    table = EvalTable.read(path, score="chrf", by="lp")
+    assert table.signature() == "chrF2|x" and table.source == str(path)
+    assert "EvalTable(4 rows" in repr(table)
+
+
+def test_the_package_exports_the_noun_lazily():
+    assert xleval.EvalTable is EvalTable and xleval.as_table is as_table
+
+
+def test_the_cli_names_its_flag_for_the_library_argument(tmp_path, frame, capsys):
+    path = tmp_path / "t.tsv"
+    frame.to_csv(path, sep="\t", index=False)
+    assert main(["diagnose", str(path), "--score", "chrf", "--by", "domain"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "no column 'domain' (the group column, given as --by)" in err[0] and "--col" in err[0]
+    assert "by=" not in err[0]
+
+
+def test_calibrate_help_names_every_calibration(capsys):
+    assert main(["--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    entry = out[out.index(" calibrate "):out.index(" demo ")]
+    assert "anchored" in entry and "LGN" in entry
