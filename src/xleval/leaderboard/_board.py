@@ -25,7 +25,7 @@ from .._base.result import Result, array_field
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
-from ..table import EvalTable, as_table
+from ..table import EvalTable, as_table, require_columns
 from ._calibration import METHODS, SystemCalibration, fit_calibration, model_calibration
 from ._system import row_statistics, unit_statistics
 
@@ -107,8 +107,7 @@ def _labels(frame: pd.DataFrame, column: str, where: str) -> np.ndarray:
 
 def _unit_column(frame: pd.DataFrame, unit: str | None) -> tuple[str | None, str]:
     if unit is not None:
-        if unit not in frame.columns:
-            raise InputError(f"unit column {unit!r} not in the table; columns are {', '.join(map(str, frame.columns))}")
+        require_columns(frame, [unit], what="table", argument="unit")
         return unit, f"{unit} (resampled within each group)"
     for name, text in (("doc_id", "documents (doc_id), resampled within each group"),
                        ("seg_id", "segments (seg_id), resampled within each group")):
