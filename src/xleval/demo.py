@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import stats as _sps
 
 from ._base.jsonable import to_jsonable
+from ._base.result import Result
 from .calibration import LGN, CalibrationSummary, calibration_summary
 from .diagnostics import Diagnosis, diagnose
 from .io import write_table, write_text
@@ -33,8 +34,8 @@ from .synthetic import SyntheticEval, simulate_mt_evaluation
 __all__ = ["DemoResult", "run_demo", "ranking_agreement"]
 
 
-@dataclass(frozen=True)
-class DemoResult:
+@dataclass(frozen=True, eq=False)
+class DemoResult(Result):
     simulation: SyntheticEval
     model: LGN
     calibrated: pd.DataFrame
@@ -50,7 +51,8 @@ class DemoResult:
     def leaderboard(self) -> tuple[dict, ...] | None:
         return None if self.board is None else tuple(self.board.to_dict()["rows"])
 
-    def to_dict(self) -> dict:
+    def to_dict(self, *, include_distribution: bool = False) -> dict:
+        # what the demo reports (the model and the simulated tables are left out), not every field
         out = {"random_state": self.simulation.seed, "agreement": self.agreement,
                "verification": self.verification.to_dict(), "files": self.files,
                "systems": self.systems.to_dict(orient="records")}

@@ -23,7 +23,7 @@ from xleval.stats._validate import check_level, check_n_resamples
 __all__ = ["AuditResult", "audit"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class AuditResult(Result):
     """Everything the audit found; ``contrasts`` use ``invalid_policy``, ``sensitivity`` the
     other policy (invalid parses counted wrong vs excluded)."""

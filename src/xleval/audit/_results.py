@@ -10,7 +10,7 @@ __all__ = ["ParserValidity", "Contrast", "StratumEffect", "DoseResponse", "Famil
            "RaterAgreement", "AnnotationAgreement"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ParserValidity(Result):
     """Share of responses of one model in one condition from which an answer letter was parsed."""
 
@@ -23,7 +23,7 @@ class ParserValidity(Result):
     flagged: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Contrast(Result):
     """One estimator's accuracy difference ``acc(condition_a) - acc(condition_b)`` for one model
     (or ``model="pooled"``), with its CI, p-value and the assumption it rests on.
@@ -62,7 +62,7 @@ class Contrast(Result):
         return bool(self.ci_low > 0 or self.ci_high < 0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class StratumEffect(Result):
     """A paired contrast restricted to one residual stratum (item-level, models averaged)."""
 
@@ -73,7 +73,7 @@ class StratumEffect(Result):
     ci_high: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DoseResponse(Result):
     """The paired contrast within residual strata: ``contrast = delta_high - delta_low`` with
     its CI (bootstrap stratified by residual stratum) and the interaction test (two-sample
@@ -94,7 +94,7 @@ class DoseResponse(Result):
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FamilyInteraction(Result):
     """Does the paired contrast differ between model families? Logistic regression
     ``correct ~ condition * family`` with item-clustered robust covariance; Wald test of the
@@ -114,7 +114,7 @@ class FamilyInteraction(Result):
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RaterAgreement(Result):
     """Weighted Cohen's kappa of one pair of raters on the items both rated."""
 
@@ -125,7 +125,7 @@ class RaterAgreement(Result):
     weights: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class AnnotationAgreement(Result):
     """E2 calibration: agreement of Likert ratings on one dimension (weighted kappa per rater
     pair on the rating ``scale``, Krippendorff's alpha over all raters with missing ratings

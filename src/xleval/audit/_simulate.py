@@ -101,7 +101,7 @@ def _break_parses(rng, df: pd.DataFrame, parser_failure: dict[str, float] | floa
     df.loc[broken, "response"] = rng.choice(_FAILED, int(broken.sum()))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CoverageResult(Result):
     """How often the 95% CIs covered the planted values, the mean estimates (bias), and how
     often the tests rejected at 0.05, over ``n_sims`` simulated benchmarks."""

@@ -12,7 +12,7 @@ from .._base.result import Result
 __all__ = ["CalibrationSummary", "calibration_summary"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CalibrationSummary(Result):
     """Per-group table (n, n_nonfinite, mean/std before and after) and the spread of group means;
     ``to_dict()`` gives the table as row records."""

@@ -52,7 +52,7 @@ from ..table import EvalTable, as_table
 __all__ = ["ScoreAgreement", "Comparison", "AgreementResult", "human_agreement", "system_table"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ScoreAgreement(Result):
     """Agreement of one score column with the human scores.
 
@@ -73,7 +73,7 @@ class ScoreAgreement(Result):
     all_pairs_accuracy: PairwiseAccuracy | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Comparison(Result):
     """``b`` (e.g. calibrated) against ``a`` (raw) on cross-group pairwise accuracy.
 
@@ -88,7 +88,7 @@ class Comparison(Result):
     permutation: TestResult
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class AgreementResult(Result):
     """Agreement with humans of one or more score columns.
 

@@ -25,7 +25,7 @@ __all__ = ["BiasDiagnosis", "BiasComparison", "diagnose_bias", "compare_bias", "
 DEFAULT_THRESHOLD = 0.5  # pooled sd; LGN's guide, bias step
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BiasDiagnosis(Result):
     """How much a score differs by group.
 
@@ -54,7 +54,7 @@ class BiasDiagnosis(Result):
     notes: tuple[str, ...] = field(default=())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BiasComparison(Result):
     """The same diagnosis before (raw ``score``) and after calibration (``calibrated`` column).
 

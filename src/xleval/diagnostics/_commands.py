@@ -21,7 +21,7 @@ SELECT_OUTPUT = "to_label.tsv"
 FIT_OUTPUT = "calibrator.json"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CommandContext(Result):
     """``table``: the path the data came from (None, or ``-`` for stdin: the placeholder ``TABLE``);
     ``columns``: the ``--col CANONICAL=COLUMN`` options it was read with, as given."""

@@ -40,7 +40,7 @@ REFERENCE: dict[str, Any] = {"data": "WMT21 to-English, sentence chrF against ra
 RECOMMENDED_LABELS = 100
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DecisionStep(Result):
     """One step of the decision flow and what the data said there."""
 
@@ -48,7 +48,7 @@ class DecisionStep(Result):
     finding: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MethodChoice(Result):
     """The method chosen (``anchored`` or ``lgn``), why (``reason``), the loud ``warning`` (None when
     there is nothing to warn about), the decision trace (``steps``), human labels per group, the

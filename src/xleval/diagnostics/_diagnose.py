@@ -17,7 +17,7 @@ from ._validity import ValidityCheck, ValidityVerdict, check_lgn_validity, valid
 __all__ = ["Diagnosis", "diagnose"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Diagnosis(Result):
     """Everything ``xleval diagnose`` reports.
 

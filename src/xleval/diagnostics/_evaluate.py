@@ -64,7 +64,7 @@ DEFAULT_BUDGETS = (25, 50, 100, 200)
 MARGIN = 0.02  # "as good as": within this much cross-group accuracy
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class VariantScore(Result):
     """One calibration variant out of fold: ``accuracy`` (cross-group pairwise accuracy, mean over
     repeats, CI from systems resampled within groups), ``pearson`` (pooled system-level r),
@@ -84,7 +84,7 @@ class VariantScore(Result):
     vs_raw: TestResult | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CalibrationEvaluation(Result):
     """Result of :func:`evaluate_calibration` (module docstring). ``variants`` in the order raw, lgn,
     anchored, then anchored@K per budget and selection; ``selection_gain``: budget -> Estimate of

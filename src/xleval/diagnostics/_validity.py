@@ -54,7 +54,7 @@ DESIGN_ADVICE = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ValidityCheck(Result):
     """Result of :func:`check_lgn_validity`.
 
@@ -211,7 +211,7 @@ def _verdict(groups, pairs, test, threshold, level, alpha, human, notes) -> Vali
                          human, tuple(notes))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ValidityVerdict(Result):
     """The two levels of the validity check as one verdict. ``primary`` is the system-level check
     when there is one (LGN is used to rank systems), else the segment-level one; ``status`` is the

@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SampleSize(Result):
     """Smallest number of test items that detects ``effect`` with ``power`` at level ``alpha``.
 
@@ -47,7 +47,7 @@ class SampleSize(Result):
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DetectableEffect(Result):
     """Smallest effect a test set of ``n`` items per language detects with ``power`` at ``alpha``.
 
@@ -72,7 +72,7 @@ class DetectableEffect(Result):
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LanguageGap(Result):
     """One language: its level, spread, and its gap to the reference language.
 
@@ -94,7 +94,7 @@ class LanguageGap(Result):
     resource: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GapSummary(Result):
     """Across languages: the mean, worst and standard deviation (ddof=0, the population sd) of the
     language means, and the mean and worst ratio to the reference, each with a bootstrap CI."""
@@ -108,7 +108,7 @@ class GapSummary(Result):
     worst_difference: Estimate | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Elasticity(Result):
     """Fit of ``performance = a + b ln(size)`` (or ``ln(performance) = a + b ln(size)`` when
     ``log_performance``) across languages.
@@ -151,7 +151,7 @@ def _multiplier(gain: float, slope: float, log_performance: bool) -> float:
     return math.exp(exponent) if exponent < 700 else float("inf")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TypologyBias(Result):
     """Correlation between language performance and one typological feature, partial on
     ``ln(size)`` when ``controls`` says so. ``feature`` names the column; for a categorical
@@ -164,7 +164,7 @@ class TypologyBias(Result):
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FairnessReport(Result):
     """The four dimensions of a multilingual performance gap for one model.
 

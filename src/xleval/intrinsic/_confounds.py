@@ -214,7 +214,7 @@ def _fmt(p: float) -> str:
 
 
 # ----------------------------------------------------------------------------- report
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ConfoundReport(Result):
     """The confound analyses of one corpus.
 
@@ -224,7 +224,11 @@ class ConfoundReport(Result):
     values are analysed separately; ``anomalies``: runs left out and why; ``vocab`` and
     ``translation`` (+ ``translation_summary``): the other two criteria, per stratum;
     ``unit_table``: the table the tests ran on; ``language_table``: the model-level table.
+    ``to_dict()`` leads with the settings and :meth:`summary`, then the tables.
     """
+
+    _dump_extra = ("summary",)
+    _dump_order = ("level", "n_languages", "alpha", "power_r", "strata", "aggregation", "summary", ...)
 
     level: str
     n_languages: int
@@ -279,13 +283,6 @@ class ConfoundReport(Result):
                 out.update({f"{name}_{c}": first.get(c) for c in cols if c in table.columns})
         return out
 
-    def to_dict(self, *, include_distribution: bool = False) -> dict[str, Any]:
-        from xleval._base.jsonable import to_jsonable
-
-        base = super().to_dict(include_distribution=include_distribution)
-        order = ["level", "n_languages", "alpha", "power_r", "strata", "aggregation"]
-        return {**{k: base[k] for k in order}, "summary": to_jsonable(self.summary()),
-                **{k: v for k, v in base.items() if k not in order}}
 
 
 def analyze_confounds(

@@ -27,23 +27,20 @@ __all__ = ["CorpusMetrics", "corpus_metrics", "information_parity", "length_prem
 AGGREGATION = "ratio of sums over the sentences of each group (never a mean of per-sentence ratios)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CorpusMetrics(Result):
     """One row per group: sums of the sufficient statistics and every metric from them (with
     bootstrap CIs when asked; ``random_state`` is the seed every metric's resamples share).
-    ``to_dict()`` gives the table as ``rows``."""
+    ``to_dict()`` gives the table as ``rows``, last."""
 
-    table: pd.DataFrame
+    _dump_order = (..., "rows")
+
+    table: pd.DataFrame = field(metadata={"key": "rows"})
     by: tuple[str, ...]
     aggregation: str = AGGREGATION
     units: dict[str, str] = field(default_factory=lambda: dict(METRIC_UNITS))
     excluded: dict[str, int] = field(default_factory=dict)
     random_state: int | None = None
-
-    def to_dict(self, *, include_distribution: bool = False) -> dict[str, Any]:
-        out = super().to_dict(include_distribution=include_distribution)
-        out["rows"] = out.pop("table")
-        return out
 
 
 def _sums(table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:

@@ -39,7 +39,7 @@ COLUMNS = ("group", "system", "n_segments", "raw", "raw_ci_low", "raw_ci_high", 
            "rank_overall_low", "rank_overall_high", "human", "n_human")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SystemScores(Result):
     """Raw system scores with their joint bootstrap per group.
 
@@ -74,7 +74,7 @@ class SystemScores(Result):
         return self.table[self.table["group"] == group]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Leaderboard(Result):
     """The leaderboard. ``rows``: DataFrame with :data:`COLUMNS` (best overall first); ``calibration``:
     method, description and scale of the calibrated column; ``recommendation``: the

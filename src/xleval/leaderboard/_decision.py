@@ -42,7 +42,7 @@ N_REPEATS = 3  # fold splits of the evaluation (the spread over them is reported
 _NAMES = {"none": "no calibration (raw scores)", "lgn": "LGN", "anchored": "anchored calibration"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Recommendation(Result):
     """``method``: ``anchored`` or ``lgn`` (the decision flow); ``reasons``: sentences for users, in
     order; ``choice``: the decision flow's MethodChoice (its steps, warning, labels to ask for);

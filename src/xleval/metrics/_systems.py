@@ -24,7 +24,7 @@ TESTS = ("bs", "ar")
 DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SystemsComparison(Result):
     """Corpus scores of several systems on the same segments (sacrebleu's multi-system mode).
 

@@ -13,14 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._base.jsonable import to_jsonable
+from .._base.result import Result
 
 __all__ = ["Table", "Figure", "Section", "Report", "Alert"]
 
 FORMAT_VERSION = 2
 
 
-@dataclass(frozen=True)
-class Table:
+@dataclass(frozen=True, eq=False)
+class Table(Result):
     """Rows of a table (dicts with the same keys) with a title and an optional note under it.
     ``sortable`` tables can be sorted by clicking a column header in the HTML."""
 
@@ -44,14 +45,17 @@ class Table:
             seen.update(dict.fromkeys(row))
         return list(seen)
 
-    def to_dict(self) -> dict:
+    def to_dict(self, *, include_distribution: bool = False) -> dict:
+        # the columns (computed) lead the rows; whether the HTML sorts them is no data
         return {"title": self.title, "note": self.note, "columns": self.columns, "rows": [dict(r) for r in self.rows]}
 
 
-@dataclass(frozen=True)
-class Figure:
+@dataclass(frozen=True, eq=False)
+class Figure(Result):
     """A rendered image: ``media_type`` ``image/svg+xml`` (``content`` is SVG text) or ``image/png``
     (``content`` is base64). ``axes``: per panel its ``(x label, y label)``, as drawn."""
+
+    _dump_order = ("title", "caption", "axes", "media_type", "content")
 
     title: str
     media_type: str
@@ -73,13 +77,10 @@ class Figure:
         panels = "; ".join(f"{y} against {x}" for x, y in self.axes if x or y)
         return f"{self.title}: {panels}" if panels else self.title
 
-    def to_dict(self) -> dict:
-        return {"title": self.title, "caption": self.caption, "axes": [list(a) for a in self.axes],
-                "media_type": self.media_type, "content": self.content}
 
 
-@dataclass(frozen=True)
-class Alert:
+@dataclass(frozen=True, eq=False)
+class Alert(Result):
     """One check that failed, was violated or was inconclusive: what was checked, its status, what
     was found and what to do about it."""
 
@@ -91,12 +92,9 @@ class Alert:
     def text(self) -> str:
         return f"{self.check} ({self.status}): {self.message}" + (f" What to do: {self.action}" if self.action else "")
 
-    def to_dict(self) -> dict:
-        return {"check": self.check, "status": self.status, "message": self.message, "action": self.action}
 
-
-@dataclass(frozen=True)
-class Section:
+@dataclass(frozen=True, eq=False)
+class Section(Result):
     """One part of the report: a lead (the key result, shown first), paragraphs, key figures
     (``facts``), tables, figures, notes (``warnings``) and, in the warnings section, ``alerts``."""
 
@@ -110,7 +108,8 @@ class Section:
     lead: tuple[str, ...] = ()
     alerts: tuple[Alert, ...] = ()
 
-    def to_dict(self) -> dict:
+    def to_dict(self, *, include_distribution: bool = False) -> dict:
+        # facts as one mapping, alerts only where there are some (the warnings section)
         out = {"id": self.id, "title": self.title, "lead": list(self.lead), "paragraphs": list(self.paragraphs),
                "facts": {k: to_jsonable(v) for k, v in self.facts},
                "tables": [t.to_dict() for t in self.tables], "figures": [f.to_dict() for f in self.figures],
@@ -120,8 +119,8 @@ class Section:
         return out
 
 
-@dataclass(frozen=True)
-class Report:
+@dataclass(frozen=True, eq=False)
+class Report(Result):
     """The whole report: a title, run parameters (``meta``), the sections in order and, for the
     answer-first layout, a ``summary`` mapping and the ``leaderboard`` rows (plain JSON values)."""
 
@@ -141,7 +140,8 @@ class Report:
     def alerts(self) -> tuple[Alert, ...]:
         return tuple(a for s in self.sections for a in s.alerts)
 
-    def to_dict(self) -> dict:
+    def to_dict(self, *, include_distribution: bool = False) -> dict:
+        # the file format header, then the answer first (summary, leaderboard, warnings), then the detail
         from .. import __version__
 
         out: dict[str, Any] = {"format": "xleval.report", "format_version": FORMAT_VERSION,

@@ -18,6 +18,7 @@ import pandas as pd
 
 from .._base.grouping import group_index
 from .._base.progress import Progress, Steps
+from .._base.result import Result
 from ..calibration import CalibrationSummary, calibration_summary
 from ..diagnostics import Diagnosis, diagnose
 from ..exceptions import InputError
@@ -52,8 +53,8 @@ __all__ = ["DataSummary", "MTAnalysis", "summarize_data", "analyze_mt", "build_m
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class DataSummary:
+@dataclass(frozen=True, eq=False)
+class DataSummary(Result):
     """Counts of the input: rows, groups, systems, missing scores and human-score coverage."""
 
     n_rows: int
@@ -62,11 +63,6 @@ class DataSummary:
     n_missing_score: int
     n_human: int | None
     groups: pd.DataFrame  # per group: n, n_systems, n_missing_score, n_human
-
-    def to_dict(self) -> dict:
-        return {"n_rows": self.n_rows, "n_groups": self.n_groups, "n_systems": self.n_systems,
-                "n_missing_score": self.n_missing_score, "n_human": self.n_human,
-                "groups": self.groups.to_dict(orient="records")}
 
 
 def summarize_data(frame: pd.DataFrame, score: str, group: str, human: str | None = None,
@@ -88,8 +84,8 @@ def summarize_data(frame: pd.DataFrame, score: str, group: str, human: str | Non
     return DataSummary(len(frame), len(table), n_systems, int(bad.sum()), n_human, table)
 
 
-@dataclass(frozen=True)
-class MTAnalysis:
+@dataclass(frozen=True, eq=False)
+class MTAnalysis(Result):
     """Everything the MT report shows, computed.
 
     ``frame``: the input rows (language columns normalised) with the calibrated segment score in

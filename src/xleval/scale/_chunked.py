@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .._base.grouping import key_labels
+from .._base.result import Result
 from ..calibration import LGN, GroupStats, calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ..calibration._frame import check_added_columns
 from ..exceptions import DataQualityWarning, InputError, UnseenGroupWarning
@@ -82,8 +83,8 @@ def _fit_part(part, params: dict, signature: str | None) -> LGN:
 
 
 # apply ----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ApplyResult:
+@dataclass(frozen=True, eq=False)
+class ApplyResult(Result):
     """What ``apply_chunked`` wrote: rows, batches, per-source row counts, non-finite scores (``n_nan``), the column."""
 
     output: str
@@ -93,9 +94,6 @@ class ApplyResult:
     calibration_source: dict[str, int]
     n_nan: int
     backend: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
 def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike, *,
@@ -164,8 +162,8 @@ def _warn_totals(model: LGN, sources: collections.Counter, n_nan: int) -> None:
 
 
 # score ----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ScoreResult:
+@dataclass(frozen=True, eq=False)
+class ScoreResult(Result):
     """Rows/batches written, and per metric its signature and mean segment score (finite scores)."""
 
     output: str
@@ -174,9 +172,6 @@ class ScoreResult:
     signatures: dict[str, str]
     mean_segment_score: dict[str, float]
     backend: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
 def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str | os.PathLike, *,
@@ -226,8 +221,8 @@ def _score_part(part, metrics: Sequence[Any]) -> list[pd.DataFrame]:
 
 
 # bias statistics --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class StreamingBias:
+@dataclass(frozen=True, eq=False)
+class StreamingBias(Result):
     """The mergeable part of :class:`xleval.diagnostics.BiasDiagnosis`, computed in one streaming pass.
 
     ``groups``: group, n, mean, std (ddof=1), min, max, sorted by label; ``sd_of_means`` (ddof=1);
@@ -246,11 +241,6 @@ class StreamingBias:
     largest_smd: float | None
     largest_smd_pair: tuple[str, str] | None
     notes: tuple[str, ...] = field(default=())
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        out["groups"] = self.groups.to_dict(orient="records")
-        return out
 
 
 def bias_chunked(path: str | os.PathLike, score: str, by: str | list[str] = "tgt_lang", *,

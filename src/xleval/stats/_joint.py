@@ -26,7 +26,7 @@ from xleval.stats._resample import percentile_bounds
 __all__ = ["JointEstimate", "RankIntervals", "bootstrap_sums_joint", "rank_intervals"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class JointEstimate(Result):
     """Estimates of ``m`` items from shared bootstrap resamples.
 
@@ -47,7 +47,7 @@ class JointEstimate(Result):
     distribution: np.ndarray = array_field()  # always set by bootstrap_sums_joint
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RankIntervals(Result):
     """Ranks of ``m`` items (1 = best; tied items share the best rank of their tie) and the
     ``level`` percentile interval of each item's rank over the resamples (integers: the lower

@@ -42,7 +42,7 @@ _ONE_DRAW = 50_000_000
 Score = Callable[[np.ndarray], Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SystemTest(Result):
     """A system's corpus score, optionally tested against a baseline and with a bootstrap interval.
 

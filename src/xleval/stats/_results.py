@@ -15,7 +15,7 @@ from .._base.result import Result, array_field
 __all__ = ["Estimate", "TestResult", "CorrelationResult", "PairwiseAccuracy"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Estimate(Result):
     """A point estimate with a confidence interval.
 
@@ -37,7 +37,7 @@ class Estimate(Result):
     distribution: np.ndarray | None = array_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TestResult(Result):
     """A hypothesis test: statistic, p-value and how it was obtained.
 
@@ -62,7 +62,7 @@ class TestResult(Result):
     null_distribution: np.ndarray | None = array_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CorrelationResult(Result):
     """A correlation coefficient with its CI, p-value and n.
 
@@ -85,7 +85,7 @@ class CorrelationResult(Result):
     distribution: np.ndarray | None = array_field()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PairwiseAccuracy(Result):
     """Pairwise ranking accuracy with ties (mt-metrics-eval's acc23).
 
