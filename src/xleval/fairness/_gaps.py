@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from xleval._base.progress import Progress, Steps
+from xleval._base.seeding import child_seeds, resolve_seed
 from xleval.exceptions import DataQualityWarning, InputError, LanguageCodeError
 from xleval.fairness._elasticity import resource_elasticity
 from xleval.fairness._results import Elasticity, FairnessReport, GapSummary, LanguageGap, TypologyBias
@@ -56,8 +57,8 @@ class _Independent:
         return self.values[self.codes == g]
 
     def language_means(self, seed: int, kw: dict) -> list[Estimate]:
-        seeds = np.random.SeedSequence(seed).generate_state(len(self.labels))
-        return [bootstrap(self.language_values(g), "mean", random_state=int(seeds[g]), **kw)
+        seeds = child_seeds(seed, len(self.labels))
+        return [bootstrap(self.language_values(g), "mean", random_state=seeds[g], **kw)
                 for g in range(len(self.labels))]
 
 
@@ -159,7 +160,7 @@ def fairness_gaps(
     langs, labels = _language_keys(frame[by], by)
     ref = _reference(reference, labels, by)
     design = _design(frame, metric, langs, len(labels), item, labels)
-    seed = _resolve_seed(random_state)
+    seed = resolve_seed(random_state)  # one seed for every bootstrap of the report: the same resamples
     estimates = design.language_means(seed, {"n_resamples": n_resamples, "level": level})
     joint = _Joint(design, estimates, level, seed)
     steps.done()
@@ -279,17 +280,6 @@ def _design(frame: pd.DataFrame, metric: str, codes: np.ndarray, n_groups: int, 
         warnings.warn(f"fairness: {int((~complete).sum())} items missing in some language; their {lost} rows "
                       "left out of the paired analysis", DataQualityWarning, stacklevel=3)
     return _Paired(wide.loc[complete].to_numpy(dtype=float), labels)
-
-
-def _resolve_seed(random_state: Any) -> int:
-    # One integer seed for every bootstrap of the report, so all summaries use the same resamples.
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(0, 2**32 - 1))
-    if random_state is None:
-        return int(np.random.SeedSequence().generate_state(1)[0])
-    if isinstance(random_state, (int, np.integer)) and random_state >= 0:
-        return int(random_state)
-    raise InputError(f"random_state must be a non-negative integer, None or a numpy Generator; got {random_state!r}")
 
 
 def _ratio_scale(design, labels: list[str], ref: str, notes: list[str]) -> bool:
