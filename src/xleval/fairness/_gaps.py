@@ -33,7 +33,7 @@ from xleval.io import (
     split_lp,
     to_numeric_column,
 )
-from xleval.stats import Estimate, bootstrap
+from xleval.stats import Estimate, bootstrap, estimate_from_distribution
 
 __all__ = ["fairness_gaps", "fairness_gaps_by", "DERIVED_FEATURES"]
 
@@ -92,25 +92,15 @@ class _Joint:
         # bootstrap estimates keep their distribution
         self.draws = np.column_stack(cast("list[np.ndarray]", [e.distribution for e in estimates]))
         self.level, self.seed, self.n = level, seed, int(design.counts.sum())
-        self.method = f"bootstrap-{'stratified' if design.name == 'independent' else 'paired'}-percentile"
+        self.label = f"bootstrap-{'stratified' if design.name == 'independent' else 'paired'}"
         self.notes = _language_notes(design, estimates)
 
     def estimate(self, reducer: Reducer) -> Estimate:
         with np.errstate(divide="ignore", invalid="ignore"):
             point = float(reducer(self.point))
             dist = np.asarray(reducer(self.draws), dtype=float)
-        finite = dist[np.isfinite(dist)]
-        notes = list(self.notes)
-        if finite.size < dist.size:
-            notes.append(f"{dist.size - finite.size} of {dist.size} resamples gave an undefined statistic and were "
-                         "left out")
-            if finite.size < 0.9 * dist.size:
-                notes.append("unreliable: more than 10% of resamples undefined")
-        alpha = (1.0 - self.level) / 2.0
-        low, high = np.quantile(finite, [alpha, 1.0 - alpha]) if finite.size else (np.nan, np.nan)
-        return Estimate(estimate=point, ci_low=float(low), ci_high=float(high), level=self.level, n=self.n,
-                        method=self.method, standard_error=float(np.std(finite, ddof=1)) if finite.size > 1 else None,
-                        n_resamples=int(dist.size), random_state=self.seed, notes=tuple(notes), distribution=dist)
+        return estimate_from_distribution(point, dist, n=self.n, level=self.level, label=self.label,
+                                          random_state=self.seed, notes=self.notes)
 
 
 def _language_notes(design, estimates: list[Estimate]) -> tuple[str, ...]:
