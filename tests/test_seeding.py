@@ -211,3 +211,29 @@ def test_the_synthetic_generator_keeps_its_stream_and_refuses_a_bool_seed():
     assert sim.seed == 5
     with pytest.raises(InputError, match=re.escape(ONE_MESSAGE)):
         simulate_mt_evaluation(seed=True)
+
+
+# ----------------------------------------------------------------------------- resampling only in stats
+# modules outside xleval.stats that draw random numbers, and why that is not resampling
+DRAWS_ALLOWED = {
+    "synthetic.py": "the simulated data set itself (its documented stream)",
+    "audit/_simulate.py": "simulated benchmarks (the data, not a resample of it)",
+    "calibration/_select.py": "which rows to send for annotation (a sampling design)",
+    "diagnostics/_evaluate.py": "cross-validation folds (the resamples come from stats.stratified_resample_counts)",
+    "leaderboard/_board.py": "one seed per group, drawn from the resolved generator",
+    "_base/seeding.py": "the one seed resolver",
+}
+_DRAW = re.compile(r"default_rng\(|SeedSequence\(|RandomState\(|\brng\.(integers|choice|multinomial|permutation|"
+                   r"random|shuffle)\(")
+
+
+def test_random_draws_outside_stats_are_the_listed_exceptions():
+    from pathlib import Path
+
+    import xleval
+
+    root = Path(xleval.__file__).parent
+    drawing = {str(p.relative_to(root)) for p in root.rglob("*.py")
+               if p.relative_to(root).parts[0] != "stats" and _DRAW.search(p.read_text(encoding="utf-8"))}
+    unexpected = sorted(drawing - set(DRAWS_ALLOWED))
+    assert unexpected == [], f"resample through xleval.stats instead: {unexpected}"
