@@ -102,6 +102,8 @@ CALLS = {
         _X, _Y, _X[::-1], random_state=rs),
     "compare_correlations": lambda rs: __import__("xleval.stats").stats.compare_correlations(
         _X, _Y, _X[::-1], random_state=rs),
+    "estimate_from_distribution": lambda rs: __import__("xleval.stats").stats.estimate_from_distribution(
+        0.5, [0.1, 0.6, 0.9], n=3, random_state=rs),
     "eta_squared": lambda rs: __import__("xleval.stats").stats.eta_squared(_X, _G, random_state=rs),
     "paired_bootstrap_test": lambda rs: __import__("xleval.stats").stats.paired_bootstrap_test(
         _SUMS, _SUMS[::-1], lambda s: s[..., 0] / s[..., 1], random_state=rs),

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from xleval._base.seeding import resolve_seed
 from xleval.exceptions import InputError
 from xleval.stats import _validate as v
 from xleval.stats._results import Estimate
@@ -55,6 +56,10 @@ def estimate_from_distribution(
                          argument="jackknife")
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
         raise InputError(f"n must be a non-negative integer (the sample size); got {n!r}", argument="n", value=n)
+    if isinstance(random_state, np.random.Generator):
+        raise InputError("random_state here records the seed the resamples were drawn with: an integer or None",
+                         argument="random_state")
+    seed = None if random_state is None else resolve_seed(random_state)  # the one check of a seed
     dist = v.as_float_array(distribution, "distribution", allow_nan=True)
     found = list(notes)
     low, high = _interval(dist, float(point), level, method, jackknife, found)
@@ -62,7 +67,7 @@ def estimate_from_distribution(
     se = float(np.std(finite, ddof=1)) if finite.size > 1 else float("nan")
     return Estimate(
         estimate=float(point), ci_low=low, ci_high=high, level=level, n=int(n), method=f"{label}-{method}",
-        standard_error=se, n_resamples=int(dist.size), random_state=random_state, notes=tuple(found),
+        standard_error=se, n_resamples=int(dist.size), random_state=seed, notes=tuple(found),
         distribution=dist,
     )
 
