@@ -178,3 +178,35 @@ def test_cluster_bootstrap_covers_where_row_bootstrap_undercovers():
         cover_rows += r.ci_low <= 0 <= r.ci_high
     assert 0.92 <= cover_cluster / n_sim <= 0.97
     assert cover_rows / n_sim < 0.85
+
+
+# ----------------------------------------------------------------------------- distribution -> estimate
+def test_estimate_from_distribution_is_the_percentile_interval_of_the_finite_resamples():
+    from xleval.stats import estimate_from_distribution
+
+    dist = np.r_[np.linspace(0.0, 1.0, 101), np.nan, np.inf]
+    est = estimate_from_distribution(0.5, dist, n=30, level=0.9, random_state=3)
+    assert (est.ci_low, est.ci_high) == (pytest.approx(0.05), pytest.approx(0.95))  # 5th/95th of 0..1 step 0.01
+    assert est.standard_error == pytest.approx(np.std(np.linspace(0.0, 1.0, 101), ddof=1))
+    assert est.method == "bootstrap-percentile" and est.random_state == 3 and est.n == 30 and est.n_resamples == 103
+    assert est.notes == ("2 of 103 resamples gave an undefined statistic and were left out",)
+
+
+def test_estimate_from_distribution_reproduces_the_engines_intervals_from_its_distribution():
+    from xleval.stats import estimate_from_distribution
+
+    x = np.random.default_rng(8).normal(size=25)
+    for method in ("percentile", "bca"):
+        ours = bootstrap(x, "median", method=method, n_resamples=500, random_state=4)
+        jack = np.array([np.median(np.delete(x, i)) for i in range(len(x))])
+        again = estimate_from_distribution(ours.estimate, ours.distribution, n=len(x), method=method,
+                                           random_state=4, jackknife=jack)
+        assert (again.ci_low, again.ci_high, again.standard_error) == (ours.ci_low, ours.ci_high, ours.standard_error)
+        assert again.method == ours.method
+
+
+def test_estimate_from_distribution_refuses_bca_without_a_jackknife():
+    from xleval.stats import estimate_from_distribution
+
+    with pytest.raises(InputError, match="jackknife"):
+        estimate_from_distribution(0.0, [0.1, 0.2, 0.3], n=3, method="bca")

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from xleval._base.seeding import make_rng
+
 __all__ = ["SyntheticEval", "simulate_mt_evaluation", "DEFAULT_LANGUAGES"]
 
 DEFAULT_LANGUAGES = ("de", "fr", "ru", "zh", "ja", "fi", "hi", "sw")
@@ -44,7 +46,7 @@ def simulate_mt_evaluation(
     base: float = 50.0, language_effect: dict[str, float] | None = None, seed: int = 0,
 ) -> SyntheticEval:
     """Draw one evaluation (see the module docstring for the model)."""
-    rng = np.random.default_rng(seed)
+    rng, resolved = make_rng(seed)  # an int seed gives numpy.random.default_rng(seed): the documented stream
     L, S = len(languages), n_systems
     systems = [f"sys{i + 1}" for i in range(S)]
     skill = rng.normal(0.0, system_sd, S)
@@ -72,4 +74,4 @@ def simulate_mt_evaluation(
     })
     return SyntheticEval(pd.concat(frames, ignore_index=True), truth,
                          dict(zip(languages, offsets.tolist(), strict=True)),
-                         dict(zip(languages, scales.tolist(), strict=True)), seed)
+                         dict(zip(languages, scales.tolist(), strict=True)), seed if resolved is None else resolved)

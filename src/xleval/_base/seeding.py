@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["make_rng", "resolve_seed"]
+__all__ = ["make_rng", "resolve_seed", "child_seeds"]
 
 _MESSAGE = "random_state must be a non-negative integer, None or a numpy Generator; got {!r}"
 
@@ -30,5 +30,11 @@ def resolve_seed(random_state: Any) -> int:
     if random_state is None:
         return int(np.random.SeedSequence().generate_state(1)[0])
     if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral) or int(random_state) < 0:
-        raise InputError(_MESSAGE.format(random_state))
+        raise InputError(_MESSAGE.format(random_state), argument="random_state", value=random_state)
     return int(random_state)
+
+
+def child_seeds(seed: int, n: int) -> list[int]:
+    """``n`` independent integer seeds derived from one recorded ``seed`` (numpy's SeedSequence), for a
+    procedure that resamples several parts on their own streams and records only ``seed``."""
+    return [int(s) for s in np.random.SeedSequence(seed).generate_state(n)]

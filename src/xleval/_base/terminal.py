@@ -8,7 +8,7 @@ bidirectional overrides that reorder what follows).
 
 So the command line prints through :func:`make_console`, whose every string (printed, or a table
 cell or title) is shown as it is: never read as markup or emoji codes, control characters as
-escapes (``\\x1b``). Styles come from ``Text`` objects: :func:`styled` joins a styled prefix and
+escapes (``\\x1b``, ``\\U000e0041``). Styles come from ``Text`` objects: :func:`styled` joins a styled prefix and
 data, :func:`data_text` makes one for data. :func:`visible_controls` is the plain-text form, for
 the one-line error messages.
 """
@@ -20,13 +20,17 @@ from typing import Any
 __all__ = ["visible_controls", "data_text", "styled", "make_console", "CONTROL_CHARACTERS"]
 
 # C0 and C1 controls and DEL, and the invisible format characters that reorder or hide text
-# (bidirectional embeddings/overrides/isolates, zero-width characters, the byte-order mark)
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]")
+# (bidirectional embeddings/overrides/isolates, zero-width characters, the byte-order mark, and the
+# tag characters U+E0000-U+E007F, which render as nothing and can smuggle text past a reader)
+CONTROL_CHARACTERS = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]")
 
 
 def _escape(match: re.Match) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible_controls(text: str) -> str:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import sys
 from collections.abc import Mapping, Sequence
@@ -10,14 +9,14 @@ from typing import Any
 
 import click
 
+from .._base.emit import json_text, plain_text, tsv_text
 from .._base.jsonable import to_jsonable
-from .._base.terminal import CONTROL_CHARACTERS, make_console, styled, visible_controls
+from .._base.terminal import make_console, styled, visible_controls
 
-__all__ = ["console", "err_console", "format_option", "col_option", "report_option", "emit_json", "print_table",
-           "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
+__all__ = ["console", "err_console", "format_option", "col_option", "report_option", "emit_json", "emit_tsv",
+           "emit_text", "print_table", "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
            "to_jsonable", "write_analysis_report", "say", "calibration_choice_options", "check_named_column",
-           "read_ranked_table",
-           "FiniteFloat", "PROBABILITY"]
+           "read_ranked_table", "FiniteFloat", "PROBABILITY"]
 
 # rich wraps at 80 columns when output is not a terminal (logs, CI, pipes): tables need more.
 # Names from the data reach these consoles: they show every string as it is (no markup, no emoji
@@ -102,16 +101,29 @@ report_option = click.option("--report", "report_path", metavar="PATH",
                              help="Also write a self-contained HTML report (.html) or its JSON (.json) here.")
 
 
-def emit_json(payload: Any) -> None:
-    text = json.dumps(to_jsonable(payload), indent=2, ensure_ascii=False, sort_keys=False)
-    # json escapes C0 controls inside strings (a newline outside is layout); C1 controls and bidi
-    # overrides from the data get \\u escapes too, which is still the same JSON
-    sys.stdout.write(CONTROL_CHARACTERS.sub(_json_escape, text) + "\n")
+def emit_json(payload: Any, output: Any = None) -> None:
+    """``payload`` as JSON (:func:`xleval._base.emit.json_text`) on stdout, or into the file ``output``."""
+    _write(json_text(payload), output)
 
 
-def _json_escape(match) -> str:
-    char = match.group()
-    return char if char < " " else f"\\u{ord(char):04x}"
+def emit_tsv(frame: Any, output: Any = None, *, float_format: Any = None) -> None:
+    """A table as TSV (:func:`xleval._base.emit.tsv_text`) on stdout, or into the file ``output``."""
+    _write(tsv_text(frame, float_format=float_format), output)
+
+
+def emit_text(text: str, output: Any = None) -> None:
+    """Plain text with its control characters escaped (:func:`xleval._base.emit.plain_text`), on stdout
+    or into the file ``output``."""
+    _write(plain_text(text), output)
+
+
+def _write(text: str, output: Any) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from ..io import write_text
+
+    write_text(output, text)  # atomically
 
 
 def _cell(value: Any, digits: int) -> str:

@@ -2,7 +2,6 @@
 scores, intervals, ranks within the group and overall, and the human score."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -13,6 +12,9 @@ from ._common import (
     check_outputs,
     col_option,
     console,
+    emit_json,
+    emit_text,
+    emit_tsv,
     err_console,
     progress_bar,
     read_ranked_table,
@@ -61,10 +63,6 @@ def leaderboard(table, score, by, system, human, method, model, metric, unit, lo
 
 
 def _write(board, fmt: str, output: Path | None) -> None:
-    import json
-
-    from .._base.jsonable import to_jsonable
-
     if fmt == "html" and output is not None:  # the command refused html without -o
         from ..report import leaderboard_report, write_report
 
@@ -75,20 +73,15 @@ def _write(board, fmt: str, output: Path | None) -> None:
         _print(board)
         return
     if fmt == "json":
-        text = json.dumps(to_jsonable(board.to_dict()), indent=2, ensure_ascii=False) + "\n"
+        emit_json(board.to_dict(), output)
     elif fmt == "tsv":
-        text = board.rows.to_csv(sep="\t", index=False, float_format=lambda v: repr(float(v)), lineterminator="\n")
+        emit_tsv(board.rows, output, float_format=lambda v: repr(float(v)))
     else:
         from ..report import leaderboard_text
 
-        text = leaderboard_text(board) + "\n"
-    if output is None:
-        sys.stdout.write(text)
-        return
-    from ..io import write_text
-
-    write_text(output, text)
-    err_console.print(f"wrote {fmt} leaderboard ({len(board.rows)} rows) to {output}")
+        emit_text(leaderboard_text(board) + "\n", output)
+    if output is not None:
+        err_console.print(f"wrote {fmt} leaderboard ({len(board.rows)} rows) to {output}")
 
 
 def _print(board) -> None:

@@ -44,6 +44,7 @@ from ..stats import (
     bootstrap_pairwise_accuracy,
     compare_pairwise_accuracy,
     correlation,
+    estimate_from_distribution,
     pairwise_accuracy,
     stratified_resample_counts,
 )
@@ -288,13 +289,8 @@ def _compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibrat
     groups = systems["group"].to_numpy()
     pa = {c: pairwise_accuracy(systems[c].to_numpy(), systems[human].to_numpy(), groups=groups, pairs="cross",
                                tie_calibration=tie_calibration).estimate for c in (a, b)}
-    diff = dists[b] - dists[a]
-    alpha = (1 - level) / 2
-    low, high = np.quantile(diff[np.isfinite(diff)], [alpha, 1 - alpha])
-    estimate = Estimate(estimate=pa[b] - pa[a], ci_low=float(low), ci_high=float(high), level=level,
-                        n=len(systems), method="paired-bootstrap-stratified-systems-percentile",
-                        standard_error=float(np.nanstd(diff, ddof=1)), n_resamples=len(diff), random_state=seed,
-                        distribution=diff)
+    estimate = estimate_from_distribution(pa[b] - pa[a], dists[b] - dists[a], n=len(systems), level=level,
+                                          label="paired-bootstrap-stratified-systems", random_state=seed)
     test = compare_pairwise_accuracy(systems[a].to_numpy(), systems[b].to_numpy(), systems[human].to_numpy(),
                                      groups=groups, pairs="cross", tie_calibration=tie_calibration,
                                      alternative=alternative, n_resamples=n_resamples, random_state=seed)

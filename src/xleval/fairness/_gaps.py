@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from xleval._base.progress import Progress, Steps
+from xleval._base.seeding import child_seeds, resolve_seed
 from xleval.exceptions import DataQualityWarning, InputError, LanguageCodeError
 from xleval.fairness._elasticity import resource_elasticity
 from xleval.fairness._results import Elasticity, FairnessReport, GapSummary, LanguageGap, TypologyBias
@@ -32,7 +33,7 @@ from xleval.io import (
     split_lp,
     to_numeric_column,
 )
-from xleval.stats import Estimate, bootstrap
+from xleval.stats import Estimate, bootstrap, estimate_from_distribution
 
 __all__ = ["fairness_gaps", "fairness_gaps_by", "DERIVED_FEATURES"]
 
@@ -56,8 +57,8 @@ class _Independent:
         return self.values[self.codes == g]
 
     def language_means(self, seed: int, kw: dict) -> list[Estimate]:
-        seeds = np.random.SeedSequence(seed).generate_state(len(self.labels))
-        return [bootstrap(self.language_values(g), "mean", random_state=int(seeds[g]), **kw)
+        seeds = child_seeds(seed, len(self.labels))
+        return [bootstrap(self.language_values(g), "mean", random_state=seeds[g], **kw)
                 for g in range(len(self.labels))]
 
 
@@ -91,25 +92,15 @@ class _Joint:
         # bootstrap estimates keep their distribution
         self.draws = np.column_stack(cast("list[np.ndarray]", [e.distribution for e in estimates]))
         self.level, self.seed, self.n = level, seed, int(design.counts.sum())
-        self.method = f"bootstrap-{'stratified' if design.name == 'independent' else 'paired'}-percentile"
+        self.label = f"bootstrap-{'stratified' if design.name == 'independent' else 'paired'}"
         self.notes = _language_notes(design, estimates)
 
     def estimate(self, reducer: Reducer) -> Estimate:
         with np.errstate(divide="ignore", invalid="ignore"):
             point = float(reducer(self.point))
             dist = np.asarray(reducer(self.draws), dtype=float)
-        finite = dist[np.isfinite(dist)]
-        notes = list(self.notes)
-        if finite.size < dist.size:
-            notes.append(f"{dist.size - finite.size} of {dist.size} resamples gave an undefined statistic and were "
-                         "left out")
-            if finite.size < 0.9 * dist.size:
-                notes.append("unreliable: more than 10% of resamples undefined")
-        alpha = (1.0 - self.level) / 2.0
-        low, high = np.quantile(finite, [alpha, 1.0 - alpha]) if finite.size else (np.nan, np.nan)
-        return Estimate(estimate=point, ci_low=float(low), ci_high=float(high), level=self.level, n=self.n,
-                        method=self.method, standard_error=float(np.std(finite, ddof=1)) if finite.size > 1 else None,
-                        n_resamples=int(dist.size), random_state=self.seed, notes=tuple(notes), distribution=dist)
+        return estimate_from_distribution(point, dist, n=self.n, level=self.level, label=self.label,
+                                          random_state=self.seed, notes=self.notes)
 
 
 def _language_notes(design, estimates: list[Estimate]) -> tuple[str, ...]:
@@ -159,7 +150,7 @@ def fairness_gaps(
     langs, labels = _language_keys(frame[by], by)
     ref = _reference(reference, labels, by)
     design = _design(frame, metric, langs, len(labels), item, labels)
-    seed = _resolve_seed(random_state)
+    seed = resolve_seed(random_state)  # one seed for every bootstrap of the report: the same resamples
     estimates = design.language_means(seed, {"n_resamples": n_resamples, "level": level})
     joint = _Joint(design, estimates, level, seed)
     steps.done()
@@ -279,17 +270,6 @@ def _design(frame: pd.DataFrame, metric: str, codes: np.ndarray, n_groups: int, 
         warnings.warn(f"fairness: {int((~complete).sum())} items missing in some language; their {lost} rows "
                       "left out of the paired analysis", DataQualityWarning, stacklevel=3)
     return _Paired(wide.loc[complete].to_numpy(dtype=float), labels)
-
-
-def _resolve_seed(random_state: Any) -> int:
-    # One integer seed for every bootstrap of the report, so all summaries use the same resamples.
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(0, 2**32 - 1))
-    if random_state is None:
-        return int(np.random.SeedSequence().generate_state(1)[0])
-    if isinstance(random_state, (int, np.integer)) and random_state >= 0:
-        return int(random_state)
-    raise InputError(f"random_state must be a non-negative integer, None or a numpy Generator; got {random_state!r}")
 
 
 def _ratio_scale(design, labels: list[str], ref: str, notes: list[str]) -> bool:

@@ -6,10 +6,10 @@ one small inline script that sorts tables marked sortable when a column header i
 """
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
+from .._base.emit import json_text
 from ._format import format_rows, format_text, format_value, is_number
 from ._model import Report, Table
 
@@ -67,7 +67,7 @@ def render_html(report: Report) -> str:
 def render_json(report: Report) -> str:
     """The same content as the HTML (figures included as SVG text / base64 PNG), as JSON: ``summary``,
     ``leaderboard`` and ``warnings`` first, then the sections."""
-    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_text(report.to_dict())
 
 
 def write_report(report: Report, path: str | os.PathLike, fmt: str | None = None) -> None:

@@ -9,6 +9,7 @@ from xleval.stats._bootstrap import bootstrap, bootstrap_sums, paired_bootstrap
 from xleval.stats._compare_correlations import average_correlation, compare_correlations, williams_test
 from xleval.stats._correlation import correlation, partial_correlation
 from xleval.stats._effects import cohens_d, eta_squared, kruskal_wallis
+from xleval.stats._estimate import estimate_from_distribution
 from xleval.stats._grouped_bootstrap import bootstrap_pairwise_accuracy, resampled_pearson, stratified_resample_counts
 from xleval.stats._joint import JointEstimate, RankIntervals, bootstrap_sums_joint, rank_intervals
 from xleval.stats._paired_mt import (
@@ -32,6 +33,7 @@ __all__ = [
     "bootstrap",
     "bootstrap_sums",
     "paired_bootstrap",
+    "estimate_from_distribution",
     "weighted_bootstrap_counts",
     "percentile_bounds",
     "bootstrap_sums_joint",

@@ -12,15 +12,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 from xleval.exceptions import InputError
 from xleval.stats import _validate as v
+from xleval.stats._estimate import METHODS, estimate_from_distribution
 from xleval.stats._results import Estimate
 
 __all__ = ["bootstrap", "bootstrap_sums", "paired_bootstrap"]
 
-METHODS = ("percentile", "bca")
 MIN_STRATUM = 5  # below this many units a stratum's resamples say little: flagged unreliable
 # B_chunk * U per index matrix: small chunks stay in cache (measured 3-5x faster than one big matrix)
 _CHUNK_ELEMENTS = 500_000
@@ -132,62 +131,6 @@ def _counts(idx: np.ndarray, n_units: int) -> np.ndarray:
     return np.bincount(flat, minlength=b * n_units).reshape(b, n_units)
 
 
-# ----------------------------------------------------------------------------- intervals
-def _interval(dist: np.ndarray, estimate: float, level: float, method: str,
-              jackknife: Callable[[], np.ndarray] | None, notes: list[str]) -> tuple[float, float]:
-    finite = dist[np.isfinite(dist)]
-    if finite.size < dist.size:
-        notes.append(f"{dist.size - finite.size} of {dist.size} resamples gave an undefined statistic and were left "
-                     "out")
-        if finite.size < 0.9 * dist.size:
-            notes.append("unreliable: more than 10% of resamples undefined")
-    if finite.size == 0:
-        return float("nan"), float("nan")
-    alpha = (1.0 - level) / 2.0
-    probs = np.array([alpha, 1.0 - alpha])
-    if np.ptp(finite) == 0:
-        notes.append("bootstrap distribution is degenerate (every resample gave the same value)")
-        return float(finite[0]), float(finite[0])
-    if method == "bca":
-        assert jackknife is not None, "BCa needs the jackknife"
-        adjusted = _bca_probs(finite, estimate, probs, jackknife())
-        if adjusted is None:
-            notes.append("BCa acceleration undefined (constant jackknife values); used the percentile interval")
-        else:
-            probs = adjusted
-    low, high = np.quantile(finite, probs)
-    return float(low), float(high)
-
-
-def _bca_probs(dist: np.ndarray, estimate: float, probs: np.ndarray, jack: np.ndarray) -> np.ndarray | None:
-    # Efron & Tibshirani (1993) 14.3 / 15.4; the same conventions as scipy.stats.bootstrap.
-    # Values within ~100 ulp of the estimate count as ties, so that summation order (sums path
-    # vs direct mean) cannot flip the bias correction; otherwise identical to scipy.
-    gamma = abs(estimate) * np.finfo(float).eps * 100
-    below = np.count_nonzero(dist < estimate - gamma)
-    percentile = (below + below + np.count_nonzero(np.abs(dist - estimate) <= gamma)) / (2 * dist.size)
-    z0 = ndtri(percentile)
-    u = (len(jack) - 1) * (jack.mean() - jack)
-    den = np.sum(u**2) / len(jack) ** 2
-    if not np.isfinite(z0) or den == 0 or not np.isfinite(den):
-        return None
-    a_hat = (np.sum(u**3) / len(jack) ** 3) / (6.0 * den**1.5)
-    z = ndtri(probs)
-    return ndtr(z0 + (z0 + z) / (1 - a_hat * (z0 + z)))
-
-
-def _estimate(point: float, dist: np.ndarray, level: float, method: str, n: int, seed: int | None,
-              jackknife: Callable[[], np.ndarray], notes: list[str], label: str) -> Estimate:
-    low, high = _interval(dist, point, level, method, jackknife, notes)
-    finite = dist[np.isfinite(dist)]
-    se = float(np.std(finite, ddof=1)) if finite.size > 1 else float("nan")
-    return Estimate(
-        estimate=float(point), ci_low=low, ci_high=high, level=level, n=n,
-        method=f"{label}-{method}", standard_error=se, n_resamples=int(dist.size),
-        random_state=seed, notes=tuple(notes), distribution=dist,
-    )
-
-
 # ----------------------------------------------------------------------------- sums
 def bootstrap_sums(
     stats: Any,
@@ -226,7 +169,8 @@ def bootstrap_sums(
         for idx in units.chunks(rng, n_resamples)
     ])
     jackknife = lambda: np.asarray(score(total[None, :] - unit_stats), dtype=float).reshape(-1)  # noqa: E731
-    return _estimate(point, dist, level, method, len(arr), seed, jackknife, units.notes, _label(units, "sums"))
+    return estimate_from_distribution(point, dist, n=len(arr), level=level, method=method, label=_label(units, "sums"),
+                                      random_state=seed, notes=units.notes, jackknife=jackknife)
 
 
 # ----------------------------------------------------------------------------- general
@@ -273,7 +217,8 @@ def bootstrap(
         dist = np.array([_call(func, vectorized, [a[units.rows_of(row)] for a in arrays], axis=0)
                          for idx in units.chunks(rng, n_resamples) for row in idx], dtype=float)
     jackknife = lambda: _jackknife(func, vectorized, arrays, units)  # noqa: E731
-    return _estimate(point, dist, level, method, n, seed, jackknife, units.notes, _label(units, "bootstrap"))
+    return estimate_from_distribution(point, dist, n=n, level=level, method=method, label=_label(units, "bootstrap"),
+                                      random_state=seed, notes=units.notes, jackknife=jackknife)
 
 
 def paired_bootstrap(

@@ -10,7 +10,7 @@ import scipy.stats as ss
 
 from xleval.exceptions import InputError
 from xleval.stats import _validate as v
-from xleval.stats._bootstrap import METHODS, _estimate  # shared interval code
+from xleval.stats._estimate import METHODS, estimate_from_distribution
 from xleval.stats._results import Estimate, TestResult
 
 __all__ = ["eta_squared", "kruskal_wallis", "cohens_d"]
@@ -82,7 +82,9 @@ def eta_squared(
     if np.isnan(point):
         notes.append("unreliable: values are constant; eta squared undefined")
     p = _anova_p(x, codes, g)
-    est = _estimate(point, dist, level, method, len(x), seed, jackknife, notes, "eta_squared-bootstrap-stratified")
+    est = estimate_from_distribution(point, dist, n=len(x), level=level, method=method,
+                                     label="eta_squared-bootstrap-stratified", random_state=seed, notes=notes,
+                                     jackknife=jackknife)
     return replace(est, p_value=p)
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from xleval._base.seeding import make_rng
 from xleval.stats import _validate as v
+from xleval.stats._estimate import estimate_from_distribution
 from xleval.stats._pairwise import pairwise_accuracy
 from xleval.stats._results import PairwiseAccuracy
 
@@ -69,12 +70,10 @@ def bootstrap_pairwise_accuracy(metric: np.ndarray, human: np.ndarray, groups: n
     point = pairwise_accuracy(metric, human, groups=groups, pairs=pairs, tie_calibration=tie_calibration)
     iu, ju = pair_indices(np.asarray(groups), pairs)
     dist = resampled_pair_accuracy(pairs_correct(metric, human, iu, ju, point.epsilon), counts, iu, ju)
-    alpha = (1 - level) / 2
-    finite = dist[np.isfinite(dist)]
-    low, high = (np.quantile(finite, [alpha, 1 - alpha]) if finite.size else (np.nan, np.nan))
-    notes = ("CI: items resampled within groups (percentile), epsilon fixed at the full-sample value",)
-    result = replace(point, ci_low=float(low), ci_high=float(high), level=level, n_resamples=len(dist),
-                     random_state=seed, notes=point.notes + notes, distribution=dist)
+    how = "CI: items resampled within groups (percentile), epsilon fixed at the full-sample value"
+    ci = estimate_from_distribution(point.estimate, dist, n=len(metric), level=level, random_state=seed, notes=(how,))
+    result = replace(point, ci_low=ci.ci_low, ci_high=ci.ci_high, level=level, n_resamples=ci.n_resamples,
+                     random_state=seed, notes=point.notes + ci.notes, distribution=dist)
     return result, dist
 
 
