@@ -140,8 +140,8 @@ def analyze_mt(df: pd.DataFrame, score: str, *, by: str = "tgt_lang", human: str
             raise InputError(f"{where}: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
     if model is not None and model.score is not None and model.score != score:
         raise InputError(f"the calibrator was fitted on column {model.score!r}, not on {score!r}: its \"after\" "
-                         f"would be {model.score!r} calibrated; report --score {model.score}, or fit a calibrator "
-                         f"on {score!r}")
+                         f"would be {model.score!r} calibrated; pass score={model.score!r}, or fit a calibrator "
+                         f"on {score!r}", argument="score", value=score)
     by_cols = list(model.by_) if model is not None else [by]
     frame = prepare_frame(df, sorted(set(by_cols + [by])), where)
     if by not in frame.columns:
