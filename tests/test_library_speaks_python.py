@@ -350,3 +350,15 @@ def test_the_command_line_names_its_flags(tmp_path, capsys, args, flag_text):
     d = _write(tmp_path)
     line = _one_error_line(capsys, [a.format(d=d) for a in args])
     assert flag_text in line
+
+
+def test_an_unrendered_xleval_warning_names_the_commands_flags(capsys):
+    from xleval.cli import _show_warning
+    from xleval.exceptions import SmallGroupWarning
+
+    command = _command(click.Option(["--min-count"], type=int))
+    _show_warning(SmallGroupWarning("groups below min_count=50; use min_count=1"), SmallGroupWarning, "f.py", 1,
+                  command=command)
+    _show_warning(UserWarning("not ours: min_count=50"), UserWarning, "f.py", 1, command=command)
+    assert capsys.readouterr().err.splitlines() == [
+        "xleval: warning: groups below --min-count 50; use --min-count 1", "xleval: warning: not ours: min_count=50"]
