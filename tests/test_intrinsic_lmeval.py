@@ -78,7 +78,7 @@ def test_a_run_that_names_no_language_needs_one(tmp_path):
     task = "wikitext"
     paths = write_run(tmp_path, {task: [rolling_record(0, "Some text here", -20.0)]},
                       {task: perplexity_task_config(task, "wikitext-2-raw-v1")})
-    with pytest.raises(InputError, match="--lang"):
+    with pytest.raises(InputError, match=r"give the language \(lang=\)"):
         read_scores(paths[task])
     assert set(read_scores(paths[task], lang="en").table["lang"]) == {"en"}
 

@@ -69,7 +69,7 @@ def test_bad_tables_get_one_clear_error(tmp_path, content, message):
 def test_missing_column_names_the_fix(tmp_path):
     path = tmp_path / "t.tsv"
     FRAME.to_csv(path, sep="\t", index=False)
-    with pytest.raises(InputError, match=r"--col human=YOUR_COLUMN"):
+    with pytest.raises(InputError, match=r"rename yours with columns=\{'YOUR_COLUMN': 'human'\}"):
         read_table(path, required=["human"])
 
 

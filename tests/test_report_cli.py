@@ -135,7 +135,7 @@ def test_leaderboard_command_formats(wmt_tsv, tmp_path, cli):
     (["--method", "anchored"], "anchored calibration needs human scores"),
     (["--model", "missing.json"], "no such calibrator file"),
     (["--system", "sys"], "--system 'sys': no such column"),  # a misspelt column is not "one system per group"
-    (["--metric", "chrF2"], "--metric 'chrF2': unknown metric"),  # a typo is not "the mean of the column"
+    (["--metric", "chrF2"], "--metric chrF2: unknown metric"),  # a typo is not "the mean of the column"
 ])
 def test_leaderboard_user_errors(files, cli, args, message):
     rc, _, err = cli("leaderboard", files / "eval.tsv", "--score", "metric", "--by", "tgt_lang", *args)

@@ -180,7 +180,7 @@ def _scale_of(values: np.ndarray, scale: Any, where: str) -> tuple[tuple[float, 
     if unused:
         notes.append(f"{where}: level(s) {_show(unused)} of the scale {_show(levels)} ({source}) are unused; "
                      "weighted kappa keeps their distance" + ("" if source == "given" else
-                     "; give the scale (scale= / --scale LOW-HIGH) if its ends differ from the ratings' range"))
+                     "; give the scale (scale=\"LOW-HIGH\") if its ends differ from the ratings' range"))
     return levels, notes
 
 

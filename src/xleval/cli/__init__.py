@@ -9,6 +9,7 @@ files it reads are recorded, and the one writer refuses to write an output over 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
 import sys
@@ -28,7 +29,7 @@ from .. import __version__
 from .._base.interrupt import Terminated, signals_as_exceptions
 from .._base.scope import command_scope
 from .._base.terminal import visible_controls
-from ..exceptions import XlevalError
+from ..exceptions import XlevalError, XlevalWarning
 
 _GROUPS: list[tuple[str, str, str]] = [
     ("calibrate", "xleval.cli.calibrate:app",
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # make_context + invoke, not app.main: click's main turns Ctrl-C into Abort after printing a blank line;
         # the scope records the command's inputs (its outputs may not overwrite them), SIGTERM unwinds like Ctrl-C
-        with signals_as_exceptions(), command_scope(), _one_line_warnings(), \
+        with signals_as_exceptions(), command_scope(), _one_line_warnings(_command(args)), \
                 app.make_context("xleval", list(args)) as ctx:
             rc = app.invoke(ctx)
     except Terminated as exc:
@@ -113,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         from ._errors import cli_message
 
-        _fail(cli_message(exc, _command(args)))
+        _fail(cli_message(exc, _command(args), args))
         return 2
     except click.exceptions.Exit as exc:  # --help, --version
         return exc.exit_code
@@ -152,16 +153,23 @@ def main(argv: list[str] | None = None) -> int:
 
 
 @contextlib.contextmanager
-def _one_line_warnings():
+def _one_line_warnings(command: click.Command | None = None):
     """A warning no command rendered (numpy, matplotlib, a library's own) is one line on stderr,
-    'xleval: warning: MESSAGE', without the source path and line python would show."""
+    'xleval: warning: MESSAGE', without the source path and line python would show; an xleval warning
+    names the running ``command``'s flags where it names a Python argument (``on_unseen=``)."""
     with warnings.catch_warnings():
-        warnings.showwarning = _show_warning
+        warnings.showwarning = functools.partial(_show_warning, command=command)
         yield
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    sys.stderr.write(f"xleval: warning: {visible_controls(str(message))}\n")
+def _show_warning(message, category, filename, lineno, file=None, line=None, *,
+                  command: click.Command | None = None) -> None:
+    text = str(message)
+    if isinstance(category, type) and issubclass(category, XlevalWarning):
+        from ._errors import cli_words
+
+        text = cli_words(text, command)
+    sys.stderr.write(f"xleval: warning: {visible_controls(text)}\n")
 
 
 def _command_path(args: list[str]) -> str:

@@ -1,47 +1,124 @@
-"""Library errors in the command line's words: a message names Python arguments (``score=``); the
-command that ran knows which of its flags sets each one, so the line the user reads names the flag."""
+"""Library errors in the command line's words: a message names Python arguments (``score=``,
+``overwrite=True``, ``on_unseen="raw"``, ``columns={'bleu': 'score'}``); the command that ran knows
+which of its flags sets each one, so the line the user reads names the flag (``--score``,
+``--overwrite``, ``--on-unseen raw``, ``--col score=bleu``)."""
 from __future__ import annotations
 
 import re
+import shlex
+from collections.abc import Sequence
 
 import click
 
 from ..exceptions import XlevalError
 
-__all__ = ["cli_message"]
+__all__ = ["cli_message", "cli_words"]
+
+#: library argument -> the parameter of a command that sets it under another name (used only where
+#: the command has no parameter of the library's name): ``columns={'FILE': 'CANONICAL'}`` is ``--col``,
+#: the intrinsic commands' ``--model`` is ``model_name``, ``--interval`` is the calibrators' level.
+ALIASES = {
+    "columns": "col",
+    "model": "model_name",
+    "level": "interval",
+    "confidence": "interval",
+    "conditions": "where",
+    "human_higher_is_better": "human_up",
+}
+
+_ROLES = {"score", "scores", "by", "human", "system", "segment", "document", "columns"}
+#: arguments that name a column of the data (``item``: the segment column of an agreement average)
+_COLUMN_ARGUMENTS = _ROLES | {"item"}
+# a value the way a message quotes it: True/False, a quoted word, or a one-pair column mapping
+_VALUE = r"""(True|False)\b|'([^'\\\n]*)'|"([^"\\\n]*)"|\{'([^'\\\n]*)': '([^'\\\n]*)'\}"""
 
 
-def cli_message(exc: XlevalError, command: click.Command | None) -> str:
-    """``exc``'s message with the argument it is about (``exc.argument``), where the message writes it as
-    Python does (``by=``, ``by="lp"``), written as the command's flag (``--by``, ``--by "lp"``); an error
-    about a missing column of a role also names ``--col`` where the command has it. Messages about no
-    one argument are printed as they are."""
-    message = str(exc)
-    argument = getattr(exc, "argument", None)
-    if command is None or argument is None:
+def cli_message(exc: XlevalError, command: click.Command | None, args: Sequence[str] = ()) -> str:
+    """``exc``'s message with each ``name=`` that is a parameter of ``command`` written as its flag
+    (``by=`` -> ``--by``); an error about a missing column also names ``--col`` where the command has it,
+    and the flag of ``args`` (the command line) that named the column (``--score bleu``)."""
+    message = cli_words(str(exc), command)
+    if command is None:
         return message
-    flags = _flags(command)
-    flag = flags.get(argument)
-    if flag is not None:
-        name = re.escape(argument)
-        message = re.sub(rf"(?<![\w.=(-]){name}=(?=[\s;,).]|$)", flag, message)
-        message = re.sub(rf"(?<![\w.=(-]){name}=(?=\S)", flag + " ", message)
-    if argument in _ROLES and "col" in flags and "no column" in message:
+    argument, value, options = getattr(exc, "argument", None), getattr(exc, "value", None), _options(command)
+    if argument in _ROLES and "col" in options and "no column" in message:
         message += "; or map yours with --col NAME=YOUR_COLUMN"
+    if argument in _COLUMN_ARGUMENTS and argument not in options and "col" in options and isinstance(value, str):
+        # a column the command has no flag for is reached by mapping the file's column onto its name
+        mapping = f"--col {shlex.quote(value + '=YOUR_COLUMN')}"
+        message = re.sub(rf"(?<![\w.=\-'\"]){argument}=(?=[\s;,).]|$)", lambda _: mapping, message)
+    if argument == "columns" and isinstance(value, str) and _EXISTING in message:
+        named = _named_by(value, command, args)
+        if named:
+            message = message.replace(_EXISTING, f"{_EXISTING} with {'/'.join(named)}", 1)
     return message
 
 
-_ROLES = {"score", "scores", "by", "human", "system", "segment", "document", "columns"}
+# how the library's fix for a missing required column begins; the CLI adds the flag that named the column
+_EXISTING = "name an existing column"
 
 
-def _flags(command: click.Command) -> dict[str, str]:
-    """Parameter name -> its long flag (the first ``--`` spelling), for the command's options."""
-    out: dict[str, str] = {}
-    for param in command.params:
-        if isinstance(param, click.Option) and param.name:
-            long = [o for o in param.opts if o.startswith("--")]
-            if long:
-                out[param.name] = long[0]
-    if "col" in out:
-        out.setdefault("columns", out["col"])
+def _named_by(column: str, command: click.Command, args: Sequence[str]) -> list[str]:
+    """The long flags of ``command`` that ``args`` gave ``column`` as (part of) their value:
+    ``--score bleu``, ``--by=lp,domain``; never ``--col``, whose values are mappings."""
+    by_spelling = {o: p for p in command.params if isinstance(p, click.Option) and p.name != "col" for o in p.opts}
+    found: list[str] = []
+    for i, arg in enumerate(args):
+        spelling, eq, value = arg.partition("=")
+        option = by_spelling.get(spelling) if arg.startswith("-") else None
+        if option is None or option.is_flag:
+            continue
+        if not eq:
+            value = args[i + 1] if i + 1 < len(args) else ""
+        flag = _long(option) or spelling
+        if column in (v.strip() for v in value.split(",")) and flag not in found:
+            found.append(flag)
+    return found
+
+
+def cli_words(text: str, command: click.Command | None) -> str:
+    """``text`` with each ``name=VALUE`` whose ``name`` a parameter of ``command`` sets written as that
+    option is typed: ``name=`` -> ``--name``, ``flag=True`` -> ``--flag`` (``False``: its off-switch),
+    ``name='raw'`` -> ``--name raw``, ``columns={'bleu': 'score'}`` -> ``--col score=bleu``. One pass,
+    so a rewritten part is never rewritten again; text inside quotes is left as it is."""
+    if command is None:
+        return text
+    options = _options(command)
+    if not options:
+        return text
+    names = "|".join(sorted(map(re.escape, options), key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w.=\-'\"])({names})=(?:{_VALUE})?")
+
+    def typed(m: re.Match) -> str:
+        option = options[m.group(1)]
+        flag = _long(option)
+        truth, single, double, file_col, canonical = m.group(2, 3, 4, 5, 6)
+        if truth is not None:
+            if option.is_flag:
+                off = [o for o in option.secondary_opts if o.startswith("--")]
+                return flag if truth == "True" else off[0] if off else f"without {flag}"
+            return f"{flag} {truth.lower()}"
+        if single is not None or double is not None:
+            return f"{flag} {shlex.quote(single if single is not None else double)}"
+        if canonical is not None:
+            return f"{flag} {shlex.quote(f'{canonical}={file_col}')}"
+        rest = text[m.end():m.end() + 1]
+        return flag if rest == "" or rest in " \t\n;,)." or option.is_flag else flag + " "
+
+    out = pattern.sub(typed, text)
+    return re.sub(r"(--[\w-]+) \(\1\)", r"\1", out)  # 'pass force=True (--force)' would say it twice
+
+
+def _options(command: click.Command) -> dict[str, click.Option]:
+    """Parameter name -> its option, for the command's options with a long flag; an :data:`ALIASES`
+    name stands for its option where the command has no parameter of that name."""
+    out = {p.name: p for p in command.params if isinstance(p, click.Option) and p.name and _long(p)}
+    for library, param in ALIASES.items():
+        if param in out:
+            out.setdefault(library, out[param])
     return out
+
+
+def _long(option: click.Option) -> str:
+    """The option's first ``--`` spelling ('' when it has none)."""
+    return next((o for o in option.opts if o.startswith("--")), "")

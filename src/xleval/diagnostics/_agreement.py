@@ -174,7 +174,8 @@ def human_agreement(data: EvalTable | pd.DataFrame, scores: str | Sequence[str] 
     usable = has_h & np.logical_and.reduce([np.isfinite(v) for v in values.values()])
     if not usable.any():
         raise InputError(f"human column {human!r} and score column(s) {scores} share no row: the {int(has_h.sum())} "
-                         "row(s) with a human score have no score; give human scores for scored rows (check --human)")
+                         "row(s) with a human score have no score; give human scores for scored rows (check human=)",
+                         argument="human", value=human)
     if (has_h & ~usable).any():
         msg = f"{int((has_h & ~usable).sum())} row(s) with a human score but a missing score left out"
         notes.append(msg)
@@ -207,17 +208,20 @@ def human_agreement(data: EvalTable | pd.DataFrame, scores: str | Sequence[str] 
 def _check_options(average_by: str, alternative: str, compare: Sequence[tuple[str, str]], data: pd.DataFrame,
                    item: str) -> None:
     if average_by not in AVERAGE_BY:
-        raise InputError(f"average_by {average_by!r}: use one of {', '.join(AVERAGE_BY)}")
+        raise InputError(f"average_by={average_by!r}: use one of {', '.join(AVERAGE_BY)}", argument="average_by",
+                         value=average_by)
     if alternative not in ALTERNATIVES:
         raise InputError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)}")
     if average_by != "none" and compare:
         raise InputError(f"average by {average_by} does not apply to comparing raw and calibrated scores: they are "
                          "compared on cross-group accuracy, whose pairs cross groups, and a per-group calibration "
-                         f"cannot change the order within a {average_by}; drop the averaging (--average-by none) to "
-                         "compare, or the calibrated column to see the averaged accuracy")
+                         f"cannot change the order within a {average_by}; drop the averaging (average_by=\"none\") to "
+                         "compare, or the calibrated column to see the averaged accuracy", argument="average_by",
+                         value=average_by)
     if average_by == "item" and item not in data.columns:
         raise InputError(f"average by item needs the segment column {item!r} (the systems' outputs of one segment "
-                         "are compared); map it with --col seg_id=COLUMN, or average by group or none")
+                         "are compared); name yours with item=, or average by group or none", argument="item",
+                         value=item)
 
 
 def _averaged(sys_res, systems, scores, human, average_by, tie_calibration, values, h, labels, usable, items, notes):

@@ -177,6 +177,6 @@ def _decide(groups: pd.DataFrame, smd: Estimate | None, pair: tuple[str, str] | 
                    "no calibration needed by the 0.5-sd rule" if threshold == DEFAULT_THRESHOLD else
                    f"no calibration needed by the {threshold:g}-sd rule")
     if advised:
-        reasons.append("a score gap may be real quality, not bias: check it against human scores (--human) "
+        reasons.append("a score gap may be real quality, not bias: check it against human scores (human=) "
                        "before trusting LGN")
     return advised, reasons

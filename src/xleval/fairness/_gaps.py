@@ -211,7 +211,8 @@ def _clean(data: pd.DataFrame, metric: str, by: str, item: str | None) -> pd.Dat
     frame[metric] = to_numeric_column(frame[metric], metric, "fairness input")
     bad = ~np.isfinite(frame[metric].to_numpy())
     if bad.all():
-        raise InputError(f"column {metric!r} has no finite values; choose the metric column with --metric")
+        raise InputError(f"column {metric!r} has no finite values; choose the metric column with metric=",
+                         argument="metric", value=metric)
     if bad.any():
         warnings.warn(f"fairness: {int(bad.sum())} of {len(frame)} rows with a NaN/inf {metric!r} left out",
                       DataQualityWarning, stacklevel=3)
@@ -242,7 +243,7 @@ def _reference(reference: str | None, labels: list[str], by: str) -> str | None:
     if key not in labels:
         raise InputError(
             f"reference language {reference!r} is not in column {by!r} (languages: {', '.join(labels)}); "
-            "pick one with --reference, or pass reference=None to skip the ratios"
+            "pick one with reference=, or pass reference=None to skip the ratios", argument="reference", value=reference
         )
     return key
 
@@ -258,7 +259,8 @@ def _design(frame: pd.DataFrame, metric: str, codes: np.ndarray, n_groups: int, 
         row = int(np.flatnonzero(dup.to_numpy())[0])
         raise InputError(
             f"item {keyed['item'].iloc[row]!r} appears more than once for language {labels[codes[row]]!r} "
-            f"(row {row + 1}); with several models use fairness_gaps_by / --model, or aggregate first"
+            f"(row {row + 1}); with several models name their column with fairness_gaps_by(..., model=), or "
+            "aggregate first"
         )
     wide = keyed.pivot(index="item", columns="g", values="v").reindex(columns=range(n_groups))
     complete = wide.notna().all(axis=1)

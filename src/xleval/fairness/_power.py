@@ -59,7 +59,8 @@ def _check_effect(effect: float, design: str, kind: str, discordant: float | Non
         if effect > psi:
             raise InputError(
                 f"effect {effect} (accuracy difference) cannot exceed the discordant share {psi}: "
-                "a difference needs at least that many items answered differently; raise --discordant"
+                "a difference needs at least that many items answered differently; raise discordant=",
+                argument="discordant", value=psi
             )
         if psi - effect**2 <= 0:
             raise InputError(f"discordant share {psi} with difference {effect} leaves no variance; lower the effect")
@@ -76,8 +77,8 @@ def _check_discordant(discordant: float | None) -> float:
     if discordant is None:
         raise InputError(
             "paired accuracy (McNemar) needs the expected share of discordant items (right in one language, "
-            "wrong in the other), e.g. discordant=0.2 / --discordant 0.2; under independence it is "
-            "p1(1-p2) + p2(1-p1)"
+            "wrong in the other), e.g. discordant=0.2; under independence it is "
+            "p1(1-p2) + p2(1-p1)", argument="discordant"
         )
     value = float(discordant)
     if not 0.0 < value <= 1.0:

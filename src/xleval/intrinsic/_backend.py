@@ -57,8 +57,8 @@ class LMScorer:
         if self.batch_size < 1:
             raise InputError(f"batch_size={self.batch_size}: must be >= 1")
         if not os.path.isdir(self.model):  # checked before torch is imported
-            raise InputError(f"--model {self.model}: no such directory; give a local transformers model folder "
-                             "(config.json, weights and tokenizer files)")
+            raise InputError(f"model={self.model!r}: no such directory; give a local transformers model folder "
+                             "(config.json, weights and tokenizer files)", argument="model", value=self.model)
         if self.max_length is not None and self.max_length < 2:
             raise InputError(f"max_length={self.max_length}: must be >= 2 (one context token + one scored token)")
 
@@ -73,8 +73,8 @@ class LMScorer:
         ``truncated``; ``df.attrs["signature"]`` records the resolved options."""
         torch, transformers = _import_lm()
         if not os.path.isdir(self.model):
-            raise InputError(f"--model {self.model}: no such directory; give a local transformers model folder "
-                             "(config.json, weights and tokenizer files)")
+            raise InputError(f"model={self.model!r}: no such directory; give a local transformers model folder "
+                             "(config.json, weights and tokenizer files)", argument="model", value=self.model)
         tok = transformers.AutoTokenizer.from_pretrained(self.model)
         lm = transformers.AutoModelForCausalLM.from_pretrained(self.model, dtype=getattr(torch, self.dtype))
         lm.to(self.device).eval()

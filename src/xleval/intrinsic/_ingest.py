@@ -63,10 +63,10 @@ def lm_eval_scores(samples: str | os.PathLike | LMEvalSamples, *, lang: str | No
                  else "no results file beside it")
         raise InputError(f"{samples.path}: the language of the text is not named by the run ({where}: "
                          f"dataset_name {samples.task_config.get('dataset_name')!r}, task {samples.task!r}); "
-                         "give the language (--lang / lang=)")
+                         "give the language (lang=)", argument="lang")
     if found_model is None:
         raise InputError(f"{samples.path}: no model name (no results file, no folder); "
-                         "give the model (--model / model=)")
+                         "give the model (model=)", argument="model")
     rows = [_lm_eval_row(rec, samples.path, i) for i, rec in enumerate(samples.records)]
     df = pd.DataFrame(rows)
     df.insert(1, "lang", found_lang)

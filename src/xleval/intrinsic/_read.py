@@ -104,7 +104,7 @@ def _apples(items: list, eval_set: str | None) -> LMScores:
     if len(items) != 1:
         raise InputError("give one Apples results file at a time")
     if eval_set not in APPLES_EVAL_SETS:
-        raise InputError(f"an Apples results file holds several corpora; choose one with eval_set / --eval-set "
-                         f"({', '.join(APPLES_EVAL_SETS)}); got {eval_set!r}")
+        raise InputError(f"an Apples results file holds several corpora; choose one with eval_set= "
+                         f"({', '.join(APPLES_EVAL_SETS)}); got {eval_set!r}", argument="eval_set", value=eval_set)
     sets = list(TRANSLATION_SETS) if eval_set == "wmt19" else [eval_set]
     return apples_scores(read_apples_results(items[0], experiments=["main"], eval_sets=sets), where=str(items[0]))

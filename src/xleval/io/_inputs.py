@@ -37,7 +37,8 @@ def require_file(path: str | os.PathLike, name: str | None = None, *, streams: b
         raise InputError(f"{name}: is a directory; give a file")
     if stat.S_ISFIFO(st.st_mode) and not streams:
         raise InputError(f"{name}: is a FIFO (named pipe), which can be read once; a streamed table is read twice "
-                         "(record widths, column types): save it to a file, or drop --chunk-size")
+                         "(record widths, column types): save it to a file, or read it whole (without chunk_size=)",
+                         argument="chunk_size")
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
         raise InputError(f"{name}: is {file_kind(st.st_mode)}, not a file; give a file")
     if not os.access(path, os.R_OK):

@@ -21,10 +21,11 @@ def select_rows(df: pd.DataFrame, conditions: Iterable[str] | None) -> pd.DataFr
     for cond in conditions or ():
         column, sep, value = cond.partition("=")
         if not sep or column not in df.columns:
-            raise InputError(f"--where {cond!r}: expected COLUMN=VALUE with a column of the table ({list(df.columns)})")
+            raise InputError(f"condition {cond!r} (conditions=): expected COLUMN=VALUE with a column of the table "
+                             f"({list(df.columns)})", argument="conditions", value=cond)
         kept = df[df[column].astype(str) == value]
         if len(kept) == 0:
-            raise InputError(f"--where {cond!r} leaves no rows; values of {column!r} are e.g. "
-                             f"{sorted(map(str, df[column].unique()))[:5]}")
+            raise InputError(f"condition {cond!r} (conditions=) leaves no rows; values of {column!r} are e.g. "
+                             f"{sorted(map(str, df[column].unique()))[:5]}", argument="conditions", value=cond)
         df = kept
     return df

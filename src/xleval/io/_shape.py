@@ -58,16 +58,21 @@ def check_header(cols: Sequence, rename: Mapping[str, str], required: Sequence[s
     check_unique_columns(cols, name)
     unknown = [c for c in rename if c not in cols]
     if unknown:
-        raise InputError(f"{name}: --col names column(s) {unknown} not in the file; its columns are {cols}")
+        raise InputError(f"{name}: the column mapping (columns=) names column(s) {unknown} not in the file; "
+                         f"its columns are {cols}", argument="columns",
+                         value=unknown[0] if len(unknown) == 1 else unknown)
     renamed = [rename.get(c, c) for c in cols]
     if rename:
         check_unique_columns(renamed, name)
     missing = [c for c in required if c not in renamed]
     if missing:
         m = missing[0]
-        fix = (f"remove the '#' before {m!r} in the header (or map it: --col '{m}=#{m}')" if f"#{m}" in cols
-               else f"rename with --col {m}=YOUR_COLUMN")  # '#lp<TAB>...' is a header, its '#' part of the name
-        raise InputError(f"{name}: missing required column(s) {missing}; its columns are {cols}; {fix}")
+        if f"#{m}" in cols:  # '#lp<TAB>...' is a header, its '#' part of the name
+            fix = f"remove the '#' before {m!r} in the header (or map it: columns={{{'#' + m!r}: {m!r}}})"
+        else:
+            fix = f"name an existing column, or rename yours with columns={{'YOUR_COLUMN': {m!r}}}"
+        raise InputError(f"{name}: missing required column(s) {missing}; its columns are {cols}; {fix}",
+                         argument="columns", value=m)
 
 
 def check_not_empty(n_columns: int, n_rows: int, name: str) -> None:
@@ -85,7 +90,8 @@ def parse_column_mapping(items: Sequence[str] | None) -> dict[str, str]:
     for item in items or ():
         canonical, sep, in_file = item.partition("=")
         if not sep or not canonical.strip() or not in_file.strip():
-            raise InputError(f"--col {item!r}: expected CANONICAL=FILE_COLUMN, e.g. --col hypothesis=mt")
+            raise InputError(f"column mapping {item!r} (columns=): expected CANONICAL=FILE_COLUMN, e.g. "
+                             "'hypothesis=mt'", argument="columns", value=item)
         mapping[in_file.strip()] = canonical.strip()
     return mapping
 

@@ -187,7 +187,8 @@ def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical:
         lp = _column(codes, keys, categorical)
         out["lp"] = lp if categorical else pd.Series(lp, index=out.index, dtype=str)  # text even when empty
     elif "lp" not in out.columns and "tgt_lang" not in out.columns:
-        raise InputError(f"{where}: no language column; give 'lp' (e.g. de-en) or 'tgt_lang', or map one with --col")
+        raise InputError(f"{where}: no language column; give 'lp' (e.g. de-en) or 'tgt_lang', or map one with "
+                         "columns=", argument="columns")
     return out
 
 

@@ -271,8 +271,9 @@ def check_metric_name(metric: str | None) -> None:
     from ..metrics._registry import METRICS
 
     if metric is not None and metric.lower().split(":", 1)[0] not in METRICS:
-        raise InputError(f"--metric {metric!r}: unknown metric; use one of {', '.join(METRICS)}, "
-                         "or leave it out when the score column is named after its metric")
+        raise InputError(f"metric={metric!r}: unknown metric; use one of {', '.join(METRICS)}, "
+                         "or leave it out when the score column is named after its metric", argument="metric",
+                         value=metric)
 
 
 def higher_is_better_of(score: str, metric: str | None = None) -> bool:

@@ -246,7 +246,8 @@ def score_inputs(df: Any) -> tuple[list[str], list[list[str | None]] | None, lis
 
 def _checked(table: _Table):
     if "hypothesis" not in table.columns:
-        raise InputError(f"no 'hypothesis' column (columns: {table.columns}); map yours with --col hypothesis=NAME")
+        raise InputError(f"no 'hypothesis' column (columns: {table.columns}); map yours with "
+                         "columns={'NAME': 'hypothesis'}", argument="columns", value="hypothesis")
     hyps = _texts(table, "hypothesis")
     refs = _references(table)
     srcs = _texts(table, "source") if "source" in table.columns else None

@@ -116,7 +116,8 @@ def compare_systems(
     if test is not None and len(named) < 2:
         raise InputError("a paired test needs at least two systems (the first is the baseline)")
     if test is not None and confidence:
-        raise InputError("confidence intervals come with --paired-bs for several systems; use one of them")
+        raise InputError(f"confidence=True does not combine with test={test!r}: a paired test gives every system its "
+                         "interval too; use one of them", argument="confidence", value=confidence)
     one_stream = references and isinstance(next(iter(references)), str)
     streams = cast("list[list[str | None]]", [list(references)] if one_stream else [list(s) for s in references])
     n = len(streams[0]) if streams else 0

@@ -143,8 +143,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     by = table.by[0]
     if model is not None and model.score is not None and model.score != score:
         raise InputError(f"the calibrator was fitted on column {model.score!r}, not on {score!r}: its \"after\" "
-                         f"would be {model.score!r} calibrated; report --score {model.score}, or fit a calibrator "
-                         f"on {score!r}")
+                         f"would be {model.score!r} calibrated; pass score={model.score!r}, or fit a calibrator "
+                         f"on {score!r}", argument="score", value=score)
     frame = table.frame
     system = system if system is not None and system in frame.columns else None
     with warnings.catch_warnings(record=True) as caught:

@@ -28,7 +28,7 @@ VALIDITY_ACTIONS = {
                 "same systems and source documents in every group.",
     "inconclusive": "Add human scores for more systems (or segments) per group to settle it, or calibrate on a set "
                     "with the same systems and source documents in every group, where the assumption holds by design.",
-    "untested": "Add human scores for a sample of every group (--human COL) so the assumption can be checked.",
+    "untested": "Add human scores for a sample of every group (a human score column) so the assumption can be checked.",
     "uninformative": "Use a human scale that is comparable across groups (e.g. raw scores rather than per-annotator "
                      "z-scores, or MQM), or a calibration set with the same systems and documents in every group.",
 }

@@ -120,9 +120,10 @@ class DaskBackend:
     def __init__(self, scheduler: str | None = None, workers: int | None = None, *, processes: bool = True,
                  threads_per_worker: int = 1, in_flight: int | None = None, client: Any = None):
         if scheduler is not None and workers is not None:
-            raise InputError("give either --scheduler ADDRESS or --workers N, not both")
+            raise InputError("give either scheduler= (an address) or workers= (a number), not both", argument="workers",
+                             value=workers)
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise InputError(f"--workers {workers!r}: expected a positive integer")
+            raise InputError(f"workers={workers!r}: expected a positive integer", argument="workers", value=workers)
         self.scheduler, self.workers, self.processes = scheduler, workers, processes
         self.threads_per_worker, self.in_flight = threads_per_worker, in_flight
         self.client, self._owns = client, client is None
@@ -139,7 +140,8 @@ class DaskBackend:
             try:
                 self.client = Client(self.scheduler, timeout="20s")
             except (OSError, TimeoutError) as exc:
-                raise InputError(f"--scheduler {self.scheduler}: cannot connect ({exc}); check the address") from None
+                raise InputError(f"scheduler={self.scheduler!r}: cannot connect ({exc}); check the address",
+                                 argument="scheduler", value=self.scheduler) from None
         else:
             self._cluster = LocalCluster(n_workers=self.workers or 2, threads_per_worker=self.threads_per_worker,
                                          processes=self.processes, host="127.0.0.1", dashboard_address=None)
@@ -209,7 +211,7 @@ def resolve_backend(backend: str | LocalBackend | DaskBackend | None, *, schedul
     """``None``/"local" -> LocalBackend; "dask" -> DaskBackend(scheduler, workers); objects pass through."""
     if backend is None or backend == "local":
         if scheduler is not None or workers is not None:
-            raise InputError("--scheduler/--workers need --backend dask")
+            raise InputError("scheduler= and workers= need backend=\"dask\"", argument="backend", value=backend)
         return LocalBackend()
     if backend == "dask":
         return DaskBackend(scheduler=scheduler, workers=workers)
@@ -241,7 +243,8 @@ def should_stream(path: str | os.PathLike, chunk_size: int | None, backend: str 
     """Whether a command should take the chunked path: asked for (``--chunk-size``, ``--backend dask``)
     or the input is large; small inputs keep the in-memory path (full verification tables)."""
     if chunk_size is not None and chunk_size < 1:
-        raise InputError(f"--chunk-size {chunk_size}: the chunk size must be a positive number of rows, e.g. 100000")
+        raise InputError(f"chunk_size={chunk_size}: the chunk size must be a positive number of rows, e.g. 100000",
+                         argument="chunk_size", value=chunk_size)
     if chunk_size is not None or (backend not in (None, "local")):
         return True
     if str(path) == "-":

@@ -76,7 +76,8 @@ def iter_batches(path: str | os.PathLike, batch_size: int = DEFAULT_CHUNK_SIZE, 
         raise InputError(f"chunk size {batch_size!r}: expected a positive integer number of rows, e.g. 100000")
     if str(path) == "-":
         raise InputError("'-' (standard input) cannot be streamed: a streamed table is read twice (record widths and "
-                         "column types); save it to a file first, or drop --chunk-size")
+                         "column types); save it to a file first, or read it whole (without chunk_size=)",
+                         argument="chunk_size")
     name = str(path)
     require_file(path, name, streams=False)  # before the format: a missing file is the clearer news
     fmt = table_format(path)
@@ -97,7 +98,8 @@ def _check_streamable(path, fmt: str, name: str) -> None:
     does not: Parquet is read by seeking to its footer and column chunks, which a gzip stream cannot do."""
     if fmt == "parquet" and is_compressed(path):
         raise InputError(f"{name}: a gzip-compressed Parquet file cannot be streamed (Parquet is read by seeking); "
-                         "decompress it (gunzip; Parquet compresses its pages itself), or drop --chunk-size")
+                         "decompress it (gunzip; Parquet compresses its pages itself), or read it whole (without "
+                         "chunk_size=)", argument="chunk_size")
 
 
 def finish_batch(frame: pd.DataFrame, start: int, index: int, rename: Mapping[str, str], numeric: Sequence[str],
