@@ -43,7 +43,7 @@ from .._base.grouping import group_index
 from .._base.progress import Progress, Steps
 from .._base.result import Result
 from .._base.seeding import make_rng
-from ..calibration import LGN, SELECTIONS, AnchoredCalibrator, select_rows
+from ..calibration import PLAIN_LGN, SELECTIONS, build_anchored, build_lgn, select_rows
 from ..exceptions import InputError
 from ..stats import (
     Estimate,
@@ -178,9 +178,9 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
     if human_higher_is_better is not None:  # a given direction the labels contradict: refused as `calibrate fit` does
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the folds' fits report what matters
-            AnchoredCalibrator(by="g", human=human, human_higher_is_better=human_higher_is_better,
-                               score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g_label, human=t.h,
-                                                                                  systems=t.s)
+            build_anchored("g", "score", human, human_higher_is_better=human_higher_is_better,
+                           score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g_label, human=t.h,
+                                                                              systems=t.s)
     direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better)
     names = ["raw", "lgn", "anchored"] + [f"anchored@{k} {s}" for k in budgets for s in selections]
     runs = {n: np.full((n_repeats, t.n_items), np.nan) for n in names}
@@ -312,13 +312,13 @@ def _run_fold(t, fold, k, runs, r, budgets, selections, human_up, score_up, rng)
     if not len(test_items):
         return
     finite_train = train & np.isfinite(t.x)
-    lgn = LGN(by="g", score="x", min_count=1, fallback=["pooled"])
+    lgn = build_lgn("g", "x", **PLAIN_LGN)
     lgn.fit(pd.DataFrame({"g": t.g_label[finite_train], "x": t.x[finite_train]}))
     lgn_out = np.asarray(lgn.transform(pd.DataFrame({"g": t.g_label[test], "x": t.x[test]}))).reshape(-1)
     _store(t, runs["lgn"], r, test, lgn_out, test_items)
 
     def anchored(h_train: np.ndarray) -> np.ndarray:
-        model = AnchoredCalibrator(by="g", human_higher_is_better=human_up, score_higher_is_better=score_up)
+        model = build_anchored("g", "score", "human", human_higher_is_better=human_up, score_higher_is_better=score_up)
         model.fit(t.x, groups=t.g_label, human=h_train, systems=t.s, strict=False)  # a small draw may give no slope
         return np.asarray(model.transform(t.x[test], groups=t.g_label[test], systems=t.s[test])).reshape(-1)
 
