@@ -56,6 +56,7 @@ from ..exceptions import (
     SmallGroupWarning,
     UnseenGroupWarning,
 )
+from ..table import require_columns
 from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
@@ -133,14 +134,16 @@ class AnchoredCalibrator(ParamsMixin):
         self._validate()
         if isinstance(X, pd.DataFrame) and human is None and self.human == self.score:
             raise InputError(f"the human column and the score column are the same ({self.score!r}); anchored "
-                             "calibration maps the score onto human scores: name the human column with --human")
+                             "calibration maps the score onto human scores: name the human column with human=",
+                             argument="human", value=self.human)
         x, labels, h, sys_codes = self._inputs(X, groups, human, systems, need_human=True)
         codes, keys = labels
         self.by_ = [self.by] if isinstance(self.by, str) else list(self.by)
         notes: list[str] = []
         finite = np.isfinite(x)
         if not finite.any():
-            raise InputError(f"score column {self.score!r} has no finite value; check --score")
+            raise InputError(f"score column {self.score!r} has no finite value; check score=", argument="score",
+                             value=self.score)
         if np.ptp(x[finite]) == 0:
             raise InputError(f"score column {self.score!r} is constant ({x[finite][0]:g} in every row); "
                              "no map to the human scale can be fitted; check that it is the metric's column")
@@ -172,12 +175,9 @@ class AnchoredCalibrator(ParamsMixin):
         by = [self.by] if isinstance(self.by, str) else list(self.by)
         X = self._table_frame(X)
         if isinstance(X, pd.DataFrame):
-            need = [self.score, *(by if groups is None else []),
-                    *([self.human] if need_human and human is None else [])]
-            missing = [c for c in need if c not in X.columns]
-            if missing:
-                raise InputError(f"column(s) {missing} not in the data; columns are {list(X.columns)} (name them with "
-                                 "--score/--by/--human or map them with --col)")
+            require_columns(X, [self.score], argument="score")  # the one column check: names the argument
+            require_columns(X, by if groups is None else [], argument="by")
+            require_columns(X, [self.human] if need_human and human is None else [], argument="human")
             x = _numeric(X[self.score], self.score)
             gframe = X[by] if groups is None else _as_frame(groups, by)
             h = (_numeric(X[self.human], self.human) if human is None else _numeric(pd.Series(human), "human")) \
@@ -212,7 +212,7 @@ class AnchoredCalibrator(ParamsMixin):
         values = h[labelled]
         if np.ptp(values) == 0:
             raise InputError(f"human column {self.human!r} is constant ({values[0]:g} on every labelled row): there "
-                             "is no human scale to map onto; check --human")
+                             "is no human scale to map onto; check human=", argument="human", value=self.human)
         dropped = int((np.isfinite(h) & ~finite).sum())
         if dropped:
             warnings.warn(f"{dropped} row(s) with a human score but no finite score were left out of the labels",
@@ -243,8 +243,7 @@ class AnchoredCalibrator(ParamsMixin):
             notes.append(text)
             if abs(z) < 1.96:
                 msg = (f"the labels do not settle the direction of the human scale ({ref:+.3g} per score point, "
-                       f"z = {z:.2f}); say it with human_higher_is_better (--human-higher-is-better/"
-                       "--human-lower-is-better) or label more rows")
+                       f"z = {z:.2f}); say it with human_higher_is_better=True or False, or label more rows")
                 notes.append(msg)
                 warnings.warn(msg, DataQualityWarning, stacklevel=4)
         else:
@@ -374,8 +373,8 @@ class AnchoredCalibrator(ParamsMixin):
         if unseen:
             if self.fallback == "error":
                 raise InputError(f"group(s) {unseen[:10]} were not in the data the calibrator was fitted on; fit on "
-                                 "data that covers them or allow the common offset (fallback='pooled', "
-                                 "--on-unseen pooled)")
+                                 "data that covers them or allow the common offset (fallback='pooled', or "
+                                 "on_unseen='pooled' where it is applied)", argument="on_unseen", value="error")
             if warn:
                 warnings.warn(f"group(s) {unseen[:10]} unseen in fit: calibrated with the common offset",
                               UnseenGroupWarning, stacklevel=3)
