@@ -8,6 +8,7 @@ from ._fit import (
     FIT_METHODS,
     LGN_STATISTICS,
     PLAIN_LGN,
+    UNSEEN_CHOICES,
     FittedCalibration,
     build_anchored,
     build_lgn,
@@ -30,5 +31,5 @@ __all__ = [
     "apply_calibrator", "load_calibrator", "output_column", "output_metadata",
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",
     "fit_calibration", "FittedCalibration", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",
-    "FIT_METHODS", "LGN_STATISTICS",
+    "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES",
 ]

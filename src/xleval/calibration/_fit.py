@@ -29,17 +29,20 @@ from .._base.result import Result
 from ..exceptions import DataQualityWarning, InputError
 from ..table import EvalTable
 from ._anchored import AnchoredCalibrator
+from ._levels import ON_UNSEEN
 from ._lgn import LGN
 from ._protocol import Calibrator
 from ._table_level import ROW_MIN_COUNT, lgn_min_count
 
 __all__ = ["fit_calibration", "FittedCalibration", "build_lgn", "build_anchored", "choose_min_count",
-           "PLAIN_LGN", "FIT_METHODS", "LGN_STATISTICS"]
+           "PLAIN_LGN", "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES"]
 
 #: what fit_calibration fits: lgn, anchored, or auto (the decision flow chooses one of the two)
 FIT_METHODS = ("lgn", "anchored", "auto")
 #: LGN's statistics (``LGN(method=...)``); ``calibrate fit --method`` accepts them as LGN with that statistic
 LGN_STATISTICS = ("zscore", "robust", "quantile")
+#: what a calibrator may do with groups unseen in fit when it is applied (``on_unseen=``; anchored: not raw)
+UNSEEN_CHOICES = tuple(str(t.value) for t in ON_UNSEEN)
 #: LGN as the leaderboard and ``calibrate evaluate`` fit it: plain per-group z-score, no shrinkage
 PLAIN_LGN: Mapping[str, Any] = MappingProxyType({"min_count": 1, "fallback": ("pooled",)})
 

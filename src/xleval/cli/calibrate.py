@@ -15,6 +15,7 @@ from ..calibration import (
     LGN,
     LGN_STATISTICS,
     ROW_MIN_COUNT,
+    UNSEEN_CHOICES,
     apply_calibrator,
     build_lgn,
     calibration_summary,
@@ -183,7 +184,7 @@ def _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes) -> 
               "calibration_source) instead of refusing.")
 @click.option("--interval", type=PROBABILITY, help="Add lower/upper columns of a confidence interval at this level, "
               "e.g. 0.95 (anchored: the uncertainty that comes from the few human labels).")
-@click.option("--on-unseen", type=click.Choice(["pooled", "raw", "error"]),
+@click.option("--on-unseen", type=click.Choice(UNSEEN_CHOICES),
               help="Groups the calibrator has not seen: pooled, raw or error (instead of the fitted fallback chain; "
                    "anchored: pooled or error).")
 @click.option("--force", is_flag=True, help="Apply even if the score's metric signature differs from the calibrator's.")

@@ -6,7 +6,8 @@ import warnings
 import click
 
 from .._base.terminal import data_text
-from ..calibration import prepare_frame
+from ..calibration import SELECTIONS, prepare_frame
+from ..diagnostics._evaluate import ALTERNATIVES
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
@@ -21,13 +22,14 @@ from .calibrate_common import DIRECTION_OPTION, app, in_table
 @click.option("--system", default="system", help="System column (folds split systems).")
 @click.option("--budget", default=",".join(map(str, (25, 50, 100, 200))),
               help="Labels per group for the anchored budget curve, comma-separated.")
-@click.option("--selection", default="spread,random", help="Selections to compare: spread, random or both.")
+@click.option("--selection", default=",".join(SELECTIONS),
+              help="Selections to compare: spread, random or both.")
 @DIRECTION_OPTION
 @click.option("--folds", type=click.IntRange(2), default=5, help="System folds.")
 @click.option("--repeats", type=click.IntRange(1), default=10, help="Fold splits and label draws (results are means "
               "over them).")
 @click.option("--n-resamples", type=click.IntRange(1), default=1000, help="Bootstrap resamples of systems for the CIs.")
-@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
+@click.option("--alternative", type=click.Choice(ALTERNATIVES),
               help="Also test each calibration against raw (PERM-BOTH permutation test of cross-group accuracy on "
                    "the system scores averaged over repeats, --n-resamples permutations): two-sided, greater (WMT's "
                    "one-sided test: the calibration orders more pairs as humans do) or less. Accuracy here is always "
@@ -47,7 +49,7 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
 
     budgets = _int_list(budget, "--budget")
     selections = [s.strip() for s in selection.split(",") if s.strip()]
-    bad = [s for s in selections if s not in ("spread", "random")]
+    bad = [s for s in selections if s not in SELECTIONS]
     if bad or not selections:
         raise InputError(f"--selection {selection!r}: use spread, random or spread,random")
     if score == human:

@@ -5,6 +5,7 @@ import warnings
 
 import click
 
+from ..calibration import SELECTIONS
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import check_named_column, col_option, format_option, parse_columns
 from .calibrate_common import app, in_table, render
@@ -20,7 +21,7 @@ from .calibrate_common import app, in_table, render
 @click.option("--system", default="system", help="System column: the labels are spread over systems.")
 @click.option("--segment", default="seg_id", help="Segment column: no segment is chosen twice in a group while "
               "others are left.")
-@click.option("--selection", type=click.Choice(["spread", "random"]), default="spread",
+@click.option("--selection", type=click.Choice(SELECTIONS), default="spread",
               help="spread (over systems and the score's range) or random.")
 @click.option("--skip-labelled", metavar="COL", help="Human column: rows that already have a value are not chosen.")
 @click.option("--label-column", default="human", help="Name of the empty column the annotators fill in.")
