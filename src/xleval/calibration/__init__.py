@@ -13,6 +13,7 @@ from ._fit import (
     build_anchored,
     build_lgn,
     choose_min_count,
+    default_method,
     fit_calibration,
 )
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
@@ -31,5 +32,5 @@ __all__ = [
     "apply_calibrator", "load_calibrator", "output_column", "output_metadata",
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",
     "fit_calibration", "FittedCalibration", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",
-    "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES",
+    "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method",
 ]

@@ -35,7 +35,7 @@ from ._protocol import Calibrator
 from ._table_level import ROW_MIN_COUNT, lgn_min_count
 
 __all__ = ["fit_calibration", "FittedCalibration", "build_lgn", "build_anchored", "choose_min_count",
-           "PLAIN_LGN", "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES"]
+           "PLAIN_LGN", "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method"]
 
 #: what fit_calibration fits: lgn, anchored, or auto (the decision flow chooses one of the two)
 FIT_METHODS = ("lgn", "anchored", "auto")
@@ -62,6 +62,12 @@ class FittedCalibration(Result):
     min_count: int | None = None
     min_count_reason: str = ""
     notes: tuple[str, ...] = field(default=())
+
+
+def default_method(method: str | None, human: str | None) -> str:
+    """``method``, or the default: ``auto`` when a human column is named (the evidence favours anchoring
+    to human scores where they cover every group), else ``lgn``."""
+    return method or ("auto" if human is not None else "lgn")
 
 
 def build_lgn(by: str | Sequence[str], score: str, *, statistic: str = "zscore",
@@ -135,8 +141,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
         raise InputError("no score column: give score=", argument="score")
     score_col = score
     by_cols = ["tgt_lang"] if by is None else ([by] if isinstance(by, str) else list(by))  # the calibrators' default
-    if method is None:
-        method = "auto" if human is not None else "lgn"
+    method = default_method(method, human)
     if method not in FIT_METHODS:
         raise InputError(f"method={method!r}: use one of {', '.join(FIT_METHODS)}", argument="method", value=method)
     if method == "anchored" and human is None:

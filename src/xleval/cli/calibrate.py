@@ -19,6 +19,7 @@ from ..calibration import (
     apply_calibrator,
     build_lgn,
     calibration_summary,
+    default_method,
     fit_calibration,
     load_calibrator,
     output_column,
@@ -83,7 +84,7 @@ def fit(input, score, output, by, method, human, system, human_up, target, min_c
     """
     check_output_path(output, inputs=[input])
     by_cols = parse_columns(by, "--by")
-    method = method or ("auto" if human is not None else "lgn")
+    method = default_method(method, human)
     _check_fit_options(method, human, target, min_count, scale_asked(chunk_size, backend, scheduler, workers))
     statistic, kind = (method, "lgn") if method in LGN_STATISTICS else ("zscore", method)
     chain = "default" if fallback == "default" else fallback.split(",")
