@@ -28,7 +28,7 @@ def test_v1_lgn_files_load_and_give_the_numbers_they_gave_when_written(name):
         out = model.transform(PROBE, signature=f"{CHRF}|xleval:0.1.0")
         sources = model.sources(PROBE)
         back = model.inverse_transform(PROBE.assign(score=out))
-        low, high = model.interval(PROBE, confidence=0.9, n_resamples=50, random_state=3)
+        low, high = model.interval(PROBE, level=0.9, n_resamples=50, random_state=3)
     # the same formulas; the linear map is now one a*x+b for every path, so allow a few ulp
     np.testing.assert_allclose(out, expected["transform"], rtol=1e-13, atol=1e-12)
     assert list(sources) == expected["sources"]

@@ -272,7 +272,7 @@ def test_zscore_interval_coverage(n):
     for _ in range(sims):
         cal = pd.DataFrame({"tgt_lang": "de", "score": rng.normal(mu, sigma, n)})
         model = LGN(min_count=1).fit(cal)
-        low, high = model.interval(pd.DataFrame({"tgt_lang": "de", "score": probes}), confidence=0.95)
+        low, high = model.interval(pd.DataFrame({"tgt_lang": "de", "score": probes}), level=0.95)
         hits += (low <= truth) & (truth <= high)
     coverage = hits / sims
     assert np.all((coverage >= 0.93) & (coverage <= 0.97)), coverage
@@ -287,7 +287,7 @@ def test_robust_interval_coverage():
     for _ in range(sims):
         cal = pd.DataFrame({"tgt_lang": "de", "score": rng.normal(mu, sigma, n)})
         model = LGN(method="robust", min_count=1).fit(cal)
-        low, high = model.interval(pd.DataFrame({"tgt_lang": "de", "score": probe}), confidence=0.95, n_resamples=300,
+        low, high = model.interval(pd.DataFrame({"tgt_lang": "de", "score": probe}), level=0.95, n_resamples=300,
                                    random_state=int(rng.integers(1 << 31)))
         hits += int(low[0] <= 1.0 <= high[0])
     assert 0.90 <= hits / sims <= 0.99
@@ -374,11 +374,12 @@ def test_on_unseen_replaces_the_fallback_chain_without_touching_the_model():
         assert list(calibrate_frame(model, new)["calibration_source"]) == ["tgt_lang", "pooled"]
 
 
-def test_interval_level_keyword_is_deprecated_for_confidence():
+def test_interval_takes_level_as_every_calibrator_and_xleval_stats_do():
     df = _table(n=500)
     model = LGN().fit(df)
-    with pytest.warns(FutureWarning, match="confidence"):
-        old = model.interval(df, level=0.8)
-    new = model.interval(df, confidence=0.8)
-    np.testing.assert_array_equal(old[0], new[0])
-    assert (new[1] - new[0] < np.subtract(*model.interval(df, confidence=0.95)[::-1])).all()
+    narrow, wide = model.interval(df, level=0.8), model.interval(df, level=0.95)
+    assert (narrow[1] - narrow[0] < wide[1] - wide[0]).all()
+    with pytest.raises(TypeError):  # one keyword: the former confidence= is gone
+        model.interval(df, confidence=0.8)  # type: ignore[call-arg]
+    with pytest.raises(InputError, match=r"level=1\.5"):
+        model.interval(df, level=1.5)

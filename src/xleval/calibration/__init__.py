@@ -1,19 +1,36 @@
 """Calibration of metric scores across languages: mergeable group statistics, LGN, anchored calibration
 (sparse human labels), selection of rows to annotate, and applying any saved calibrator to a table."""
 from ._anchored import AnchoredCalibrator
+from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._apply import apply_calibrator, load_calibrator, output_column, output_metadata
 from ._estimates import GroupParams
+from ._fit import (
+    FIT_METHODS,
+    LGN_STATISTICS,
+    PLAIN_LGN,
+    UNSEEN_CHOICES,
+    FittedCalibration,
+    build_anchored,
+    build_lgn,
+    choose_min_count,
+    default_method,
+    fit_calibration,
+)
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
 from ._lgn import LGN
+from ._protocol import Calibrator
 from ._select import SELECTIONS, select_for_annotation, select_rows
 from ._summary import CalibrationSummary, calibration_summary
 from ._table_level import ROW_MIN_COUNT, lgn_min_count, table_level
 
 __all__ = [
-    "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "GroupParams", "CalibrationSummary",
+    "Calibrator", "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "LegacyAnchoredCalibrator",
+    "GroupParams", "CalibrationSummary",
     "calibration_summary", "calibrate_frame", "calibrated_metadata", "prepare_frame", "score_signature",
     "select_for_annotation", "select_rows", "SELECTIONS",
     "apply_calibrator", "load_calibrator", "output_column", "output_metadata",
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",
+    "fit_calibration", "FittedCalibration", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",
+    "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method",
 ]

@@ -35,6 +35,7 @@ LGN: versioned JSON with the metric signature and a SHA-256 checksum. See docs/c
 """
 from __future__ import annotations
 
+import copy
 import math
 import os
 import warnings
@@ -55,7 +56,8 @@ from ..exceptions import (
     SmallGroupWarning,
     UnseenGroupWarning,
 )
-from ._anchored_v1 import LegacyMaps
+from ..table import require_columns
+from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
 from ._persist import load_checked, save_checked
@@ -95,8 +97,9 @@ class AnchoredCalibrator(ParamsMixin):
         Groups unseen in fit: the common offset (with an UnseenGroupWarning) or refuse.
     """
 
-    _output_suffix = "anchored"  # the calibrated column is <score>_anchored
-    legacy_: LegacyMaps | None = None  # set only by loading a file of format version 1
+    _output_suffix = "anchored"
+    kind = "anchored"  # the calibrated column is <score>_anchored
+    signature_: str | None = None  # the metric signature of the fitted scores (None: unknown or unfitted)
 
     def __init__(self, by: str | Sequence[str] = "tgt_lang", score: str = "score", human: str = "human",
                  system: str | None = "system", shrinkage: str = "eb", human_higher_is_better: bool | None = None,
@@ -111,27 +114,36 @@ class AnchoredCalibrator(ParamsMixin):
         self.fallback = fallback
 
     # fitting -------------------------------------------------------------------------------------
-    def fit(self, X, groups=None, human=None, *, systems=None, signature: str | None = None,
+    def fit(self, X, y=None, *, groups=None, human=None, systems=None, signature: str | None = None,
             strict: bool = True) -> AnchoredCalibrator:
-        """Fit on a DataFrame with the ``score``, ``human``, ``by`` (and ``system``) columns, or on an
-        array of scores with ``groups``, ``human`` (and ``systems``). Rows without a human score are
-        the metric side; rows with both are the labels.
+        """Fit on an EvalTable or a DataFrame with the ``score``, ``human``, ``by`` (and ``system``)
+        columns, or on an array of scores with ``groups``, ``human`` (and ``systems``). Rows without a
+        human score are the metric side; rows with both are the labels. ``y`` is ignored
+        (scikit-learn's signature: the human scores come from the ``human`` column or ``human=``,
+        the groups from the ``by`` columns, never from ``y``). A refused fit leaves the calibrator
+        as it was before the call (or unfitted).
 
         ``strict`` (default) refuses labels that leave no map from score to human scale: the score
         does not vary within any group's labels, or the labels contradict a given direction (|z| >=
         1.96). ``strict=False`` fits the flat map (every row gets its group's offset) with a warning:
         the out-of-fold evaluation does, where a small draw of labels can do either by chance."""
+        with self._all_or_nothing():
+            return self._fit(self._table_frame(X), groups, human, systems, signature, strict)
+
+    def _fit(self, X, groups, human, systems, signature, strict) -> AnchoredCalibrator:
         self._validate()
         if isinstance(X, pd.DataFrame) and human is None and self.human == self.score:
             raise InputError(f"the human column and the score column are the same ({self.score!r}); anchored "
-                             "calibration maps the score onto human scores: name the human column with --human")
+                             "calibration maps the score onto human scores: name the human column with human=",
+                             argument="human", value=self.human)
         x, labels, h, sys_codes = self._inputs(X, groups, human, systems, need_human=True)
         codes, keys = labels
         self.by_ = [self.by] if isinstance(self.by, str) else list(self.by)
         notes: list[str] = []
         finite = np.isfinite(x)
         if not finite.any():
-            raise InputError(f"score column {self.score!r} has no finite value; check --score")
+            raise InputError(f"score column {self.score!r} has no finite value; check score=", argument="score",
+                             value=self.score)
         if np.ptp(x[finite]) == 0:
             raise InputError(f"score column {self.score!r} is constant ({x[finite][0]:g} in every row); "
                              "no map to the human scale can be fitted; check that it is the metric's column")
@@ -161,13 +173,11 @@ class AnchoredCalibrator(ParamsMixin):
 
     def _inputs(self, X, groups, human, systems, need_human: bool):
         by = [self.by] if isinstance(self.by, str) else list(self.by)
+        X = self._table_frame(X)
         if isinstance(X, pd.DataFrame):
-            need = [self.score, *(by if groups is None else []),
-                    *([self.human] if need_human and human is None else [])]
-            missing = [c for c in need if c not in X.columns]
-            if missing:
-                raise InputError(f"column(s) {missing} not in the data; columns are {list(X.columns)} (name them with "
-                                 "--score/--by/--human or map them with --col)")
+            require_columns(X, [self.score], argument="score")  # the one column check: names the argument
+            require_columns(X, by if groups is None else [], argument="by")
+            require_columns(X, [self.human] if need_human and human is None else [], argument="human")
             x = _numeric(X[self.score], self.score)
             gframe = X[by] if groups is None else _as_frame(groups, by)
             h = (_numeric(X[self.human], self.human) if human is None else _numeric(pd.Series(human), "human")) \
@@ -202,7 +212,7 @@ class AnchoredCalibrator(ParamsMixin):
         values = h[labelled]
         if np.ptp(values) == 0:
             raise InputError(f"human column {self.human!r} is constant ({values[0]:g} on every labelled row): there "
-                             "is no human scale to map onto; check --human")
+                             "is no human scale to map onto; check human=", argument="human", value=self.human)
         dropped = int((np.isfinite(h) & ~finite).sum())
         if dropped:
             warnings.warn(f"{dropped} row(s) with a human score but no finite score were left out of the labels",
@@ -233,8 +243,7 @@ class AnchoredCalibrator(ParamsMixin):
             notes.append(text)
             if abs(z) < 1.96:
                 msg = (f"the labels do not settle the direction of the human scale ({ref:+.3g} per score point, "
-                       f"z = {z:.2f}); say it with human_higher_is_better (--human-higher-is-better/"
-                       "--human-lower-is-better) or label more rows")
+                       f"z = {z:.2f}); say it with human_higher_is_better=True or False, or label more rows")
                 notes.append(msg)
                 warnings.warn(msg, DataQualityWarning, stacklevel=4)
         else:
@@ -330,6 +339,7 @@ class AnchoredCalibrator(ParamsMixin):
     def _rows(self, X, groups, systems, signature, force):
         """Per row: score, system mean, fitted-group position (-1 unseen) and group labels."""
         self._check_fitted()
+        X = self._table_frame(X)
         x, (codes, labels), _, sys_codes = self._inputs(X, groups, None, systems, need_human=False)
         if not force:
             languages = [str(v) for v in pd.unique(X["tgt_lang"])] if isinstance(X, pd.DataFrame) and \
@@ -363,8 +373,8 @@ class AnchoredCalibrator(ParamsMixin):
         if unseen:
             if self.fallback == "error":
                 raise InputError(f"group(s) {unseen[:10]} were not in the data the calibrator was fitted on; fit on "
-                                 "data that covers them or allow the common offset (fallback='pooled', "
-                                 "--on-unseen pooled)")
+                                 "data that covers them or allow the common offset (fallback='pooled', or "
+                                 "on_unseen='pooled' where it is applied)", argument="on_unseen", value="error")
             if warn:
                 warnings.warn(f"group(s) {unseen[:10]} unseen in fit: calibrated with the common offset",
                               UnseenGroupWarning, stacklevel=3)
@@ -373,8 +383,7 @@ class AnchoredCalibrator(ParamsMixin):
     def transform(self, X, groups=None, *, systems=None, signature: str | None = None, force: bool = False):
         """Scores on the human scale (NaN where the score is missing or infinite): a 1-D array, or as
         configured by ``set_output``."""
-        if self.legacy_ is not None:
-            return self._as_output(self._legacy_transform(X, groups, signature, force), X)
+        X = self._table_frame(X)
         x, m, codes, labels = self._rows(X, groups, systems, signature, force)
         offset, _, _, _ = self._group_params(labels)
         with np.errstate(invalid="ignore"):  # inf - inf where a row is its own system: NaN, set below anyway
@@ -382,37 +391,19 @@ class AnchoredCalibrator(ParamsMixin):
         out[~np.isfinite(x)] = np.nan
         return self._as_output(out, X)
 
-    def _legacy_transform(self, X, groups, signature, force) -> np.ndarray:
-        self._check_fitted()
-        assert self.legacy_ is not None  # only called for a format-1 file
-        if not force:
-            check_compatible(self.signature_, signature)
-        x, (codes, labels), _, _ = self._inputs(X, groups, None, None, need_human=False)
-        out, fell = self.legacy_.transform(x, np.asarray(labels, dtype=object)[codes])
-        if fell:
-            if self.fallback == "error":
-                raise InputError(f"group(s) {fell[:10]} were not fitted (or are degenerate); fit on data that covers "
-                                 "them or use fallback='pooled'")
-            warnings.warn(f"group(s) {fell[:10]} unseen or degenerate in fit: mapped with the pooled map",
-                          UnseenGroupWarning, stacklevel=3)
-        return out
-
-    def _no_legacy(self, what: str) -> None:
-        if self.legacy_ is not None:
-            raise ModelFileError(f"this anchored calibrator was saved in format version 1 and supports transform only, "
-                                 f"not {what}; refit it with this xleval")
-
-    def fit_transform(self, X, groups=None, human=None, *, systems=None, signature: str | None = None) -> np.ndarray:
-        return self.fit(X, groups, human, systems=systems, signature=signature).transform(
+    def fit_transform(self, X, y=None, *, groups=None, human=None, systems=None,
+                      signature: str | None = None) -> np.ndarray:
+        return self.fit(X, groups=groups, human=human, systems=systems, signature=signature).transform(
             X, groups, systems=systems, signature=signature)
 
     def interval(self, X, groups=None, *, systems=None, level: float = 0.95, signature: str | None = None,
                  force: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Normal confidence interval of each calibrated score from the uncertainty of its group's
         offset and of the slopes (the few labels); NaN where it cannot be estimated."""
-        self._no_legacy("intervals")
         if not 0 < level < 1:
-            raise InputError(f"level={level!r}: expected a number between 0 and 1, e.g. 0.95")
+            raise InputError(f"level={level!r}: expected a number between 0 and 1, e.g. 0.95", argument="level",
+                             value=level)
+        X = self._table_frame(X)
         x, m, codes, labels = self._rows(X, groups, systems, signature, force)
         offset, var, centre, _ = self._group_params(labels, warn=False)
         b, c = self.slopes_["between"], self.slopes_["within"]
@@ -433,9 +424,6 @@ class AnchoredCalibrator(ParamsMixin):
         ``pooled`` (a group without labels, or unseen in fit: the common offset)."""
         self._check_fitted()
         _, (codes, labels), _, _ = self._inputs(X, groups, None, None, need_human=False)
-        if self.legacy_ is not None:
-            own = np.fromiter((self.legacy_.own(g) for g in labels), dtype=np.bool_, count=len(labels))
-            return np.where(own, "group", "pooled").astype(object)[codes]  # format 1's names
         own = np.fromiter((self.groups_.get(g, {}).get("source") == "labels" for g in labels), dtype=np.bool_,
                           count=len(labels))
         names = np.where(own, "+".join(self.by_), "pooled").astype(object)
@@ -446,7 +434,6 @@ class AnchoredCalibrator(ParamsMixin):
         """One row per fitted group: rows, labels, score mean, mean residual, shrinkage weight, offset
         and its standard error, and the source (``labels`` or ``pooled``)."""
         self._check_fitted()
-        self._no_legacy("group_table")
         rows = [{"group": g, "n_rows": e["n_rows"], "n_labels": e["n_labels"], "score_mean": e["score_mean"],
                  "residual_mean": e["residual_mean"], "weight": e["weight"], "offset": e["offset"],
                  "offset_se": math.sqrt(e["offset_var"]) if np.isfinite(_num(e["offset_var"])) else math.nan,
@@ -456,7 +443,6 @@ class AnchoredCalibrator(ParamsMixin):
     def describe(self) -> dict:
         """The fitted model in words and numbers: level, slopes, direction, common offset, notes."""
         self._check_fitted()
-        self._no_legacy("describe")
         s = self.slopes_
         return {"level": self.level_, "between_slope": s["between"], "within_slope": s["within"],
                 "direction": "human rises with the score" if self.direction_ > 0 else "human falls as the score rises",
@@ -466,8 +452,6 @@ class AnchoredCalibrator(ParamsMixin):
     # persistence ---------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         self._check_fitted()
-        if self.legacy_ is not None:
-            return {k: v for k, v in self.legacy_.payload.items() if k != "checksum"}
         params = self.get_params()
         params["by"] = self.by if isinstance(self.by, str) else list(self.by)
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "xleval_version": __version__, "params": params,
@@ -479,16 +463,38 @@ class AnchoredCalibrator(ParamsMixin):
         """Versioned JSON with options, slopes, per-group offsets, the metric signature and a SHA-256 checksum."""
         save_checked(self.to_dict(), path)
 
+    def with_on_unseen(self, on_unseen: str | None) -> AnchoredCalibrator:
+        """This fitted calibrator with unseen groups given the common offset (``pooled``) or refused
+        (``error``) instead of its ``fallback``; ``None`` returns it unchanged. A shallow copy."""
+        self._check_fitted()
+        if on_unseen is None:
+            return self
+        if on_unseen not in ("pooled", "error"):
+            raise InputError(f"on_unseen={on_unseen!r}: an anchored calibrator gives unseen groups the common offset "
+                             "(pooled) or refuses them (error); raw scores are not on the human scale",
+                             argument="on_unseen", value=on_unseen)
+        return copy.copy(self).set_params(fallback=on_unseen)
+
+    def calibrated_signature(self) -> str:
+        """The signature of the calibrated column: groups, human column and direction, level, labels
+        and the score's signature."""
+        self._check_fitted()
+        direction = "higher" if self.direction_ * (1 if self.score_higher_is_better else -1) > 0 else "lower"
+        return (f"anchored|by:{'+'.join(self.by_)}|human:{self.human}|human_better:{direction}|level:{self.level_}"
+                f"|labels:{self.slopes_['n_labels']}|of:{self.signature_ or 'unknown'}")
+
     @classmethod
-    def load(cls, path: str | os.PathLike) -> AnchoredCalibrator:
+    def load(cls, path: str | os.PathLike) -> AnchoredCalibrator | LegacyAnchoredCalibrator:
+        """A saved anchored calibrator; a file of format version 1 loads as a
+        :class:`LegacyAnchoredCalibrator` (transform and sources only)."""
         peek = read_calibrator_json(path, str(path))  # regular files of bounded size only
         version = 1 if isinstance(peek, dict) and peek.get("format_version") == 1 else FORMAT_VERSION
         return cls.from_dict(load_checked(path, FORMAT, version, "anchored calibrator"), source=str(path))
 
     @classmethod
-    def from_dict(cls, payload: dict, source: str = "calibrator") -> AnchoredCalibrator:
+    def from_dict(cls, payload: dict, source: str = "calibrator") -> AnchoredCalibrator | LegacyAnchoredCalibrator:
         if isinstance(payload, dict) and payload.get("format_version") == 1:
-            return cls._from_v1(load_checked(payload, FORMAT, 1, "anchored calibrator"), source)
+            return LegacyAnchoredCalibrator.from_dict(load_checked(payload, FORMAT, 1, "anchored calibrator"), source)
         load_checked(payload, FORMAT, FORMAT_VERSION, "anchored calibrator")
         try:
             model = cls(**payload["params"])
@@ -503,22 +509,6 @@ class AnchoredCalibrator(ParamsMixin):
             model.groups_ = {str(g): dict(e) for g, e in payload["groups"].items()}
             model.notes_ = tuple(payload.get("notes", ()))
             _check_state(model)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
-            raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
-        return model
-
-
-    @classmethod
-    def _from_v1(cls, payload: dict, source: str) -> AnchoredCalibrator:
-        try:
-            params = payload["params"]
-            model = cls(by=params["by"], score=params["score"], human=params["human"], fallback=params["fallback"],
-                        system=None)
-            model._validate()
-            model.by_ = [model.by] if isinstance(model.by, str) else list(model.by)
-            model.signature_ = payload.get("signature")
-            model.legacy_ = LegacyMaps(payload)
-            model.groups_, model.level_ = {}, "legacy"
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
             raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
         return model

@@ -1,21 +1,21 @@
-"""Calibrating a whole table: language-code normalisation of the group columns, the calibrated column,
-``calibration_source`` and optional interval columns, every input row and column kept in order."""
+"""Calibrating a whole table with any calibrator: language-code normalisation of the group columns, the
+calibrated column, ``calibration_source`` and optional interval columns, every input row and column kept
+in order, and the output's metadata (a signature for the calibrated column)."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from .._base.grouping import group_index
-from ..exceptions import DataQualityWarning, InputError, SignatureMismatchError
+from ..exceptions import DataQualityWarning, InputError, ModelFileError, SignatureMismatchError
 from ..io import add_language_columns, read_table_metadata
 from ..io.langs import copy_on_write
-from ._lgn import LGN
+from ._protocol import Calibrator
 
 __all__ = ["prepare_frame", "calibrate_frame", "score_signature", "calibrated_metadata", "added_columns",
-           "check_added_columns"]
+           "check_added_columns", "output_column"]
 
 _LANGUAGE_COLUMNS = {"lp", "src_lang", "tgt_lang"}
 
@@ -37,75 +37,88 @@ def score_signature(path, score: str) -> str | None:
     return sig if isinstance(sig, str) else None
 
 
-def calibrated_metadata(model: LGN, path, column: str | None = None) -> dict:
+def output_column(model: Calibrator, column: str | None = None) -> str:
+    """The calibrated column's name: ``column``, else ``<score>_<kind>`` (``chrf_lgn``, ``chrf_anchored``)."""
+    return column or f"{model.score}_{model.kind}"
+
+
+def calibrated_metadata(model: Calibrator, path, column: str | None = None) -> dict:
     """The input table's metadata (its metric signatures) plus one for the calibrated column, which
     names the calibrator and the signature of the score it calibrated, so the output stays traceable."""
     meta = read_table_metadata(path) if str(path) != "-" else {}
     meta = dict(meta) if isinstance(meta, dict) else {}
     signatures = dict(meta.get("signatures", {}))
-    t_mean, t_std = model.target
-    by = "+".join(model.by_)
-    signatures[column or f"{model.score}_lgn"] = (f"lgn|method:{model.method}|by:{by}|target:{t_mean:g},{t_std:g}"
-                                                  f"|of:{model.signature_ or 'unknown'}")
+    signatures[output_column(model, column)] = model.calibrated_signature()
     meta["signatures"] = signatures
     return meta
 
 
-def added_columns(model: LGN, column: str | None = None, interval: float | None = None) -> list[str]:
+def added_columns(model: Calibrator, column: str | None = None, interval: float | None = None) -> list[str]:
     """The columns :func:`calibrate_frame` adds: the calibrated one, ``calibration_source``, the interval's."""
-    name = column or f"{model.score}_lgn"
+    name = output_column(model, column)
     return [name, "calibration_source"] + ([f"{name}_low", f"{name}_high"] if interval is not None else [])
 
 
-def check_added_columns(model: LGN, columns, column: str | None = None, interval: float | None = None, *,
+def check_added_columns(model: Calibrator, columns, column: str | None = None, interval: float | None = None, *,
                         overwrite: bool = False, where: str = "input") -> None:
     """Refuse output column names that collide with each other, or (unless ``overwrite``) with an input
     column: writing the calibrated values over ``score`` or ``lp`` would destroy input data silently."""
     added = added_columns(model, column, interval)
     if not isinstance(added[0], str) or not added[0].strip():
-        raise InputError(f"--column {added[0]!r}: give a column name, e.g. --column {model.score}_lgn")
+        raise InputError(f"column={added[0]!r}: give a column name, e.g. column={output_column(model)!r}",
+                         argument="column", value=added[0])
     if len(set(added)) < len(added):
-        raise InputError(f"--column {added[0]!r}: the name is taken by another output column ({', '.join(added[1:])}); "
-                         "choose another name")
+        raise InputError(f"column={added[0]!r}: the name is taken by another output column ({', '.join(added[1:])}); "
+                         "choose another name", argument="column", value=added[0])
     taken = [c for c in added if c in set(columns)]
     if taken and not overwrite:
         raise InputError(f"{where}: already has column(s) {taken}, which calibrating would replace; choose another "
-                         "name with --column, or pass --overwrite (overwrite=True) to replace them")
+                         "name with --column, or pass --overwrite (overwrite=True) to replace them", argument="column",
+                         value=taken)
 
 
-def calibrate_frame(model: LGN, df: pd.DataFrame, *, column: str | None = None, interval: float | None = None,
-                    signature: str | None = None, force: bool = False, where: str = "input",
-                    on_unseen: str | None = None, overwrite: bool = False) -> pd.DataFrame:
-    """``df`` with ``column`` (default ``<score>_lgn``), ``calibration_source`` and, with ``interval`` (a
-    confidence level, e.g. 0.95), ``<column>_low``/``<column>_high`` appended; rows and existing columns
-    untouched (an input column of one of these names is an error, or replaced with ``overwrite=True``).
-    ``on_unseen`` (``pooled``, ``raw`` or ``error``) replaces the model's fallback chain for groups it
-    cannot calibrate itself (:meth:`LGN.with_on_unseen`)."""
+def calibrate_frame(model: Calibrator, df: pd.DataFrame, *, column: str | None = None,
+                    interval: float | None = None, signature: str | None = None, force: bool = False,
+                    where: str = "input", on_unseen: str | None = None, overwrite: bool = False) -> pd.DataFrame:
+    """``df`` with ``column`` (default ``<score>_<kind>``), ``calibration_source`` and, with ``interval``
+    (a confidence level, e.g. 0.95), ``<column>_low``/``<column>_high`` appended; rows and existing
+    columns untouched (an input column of one of these names is an error, or replaced with
+    ``overwrite=True``). ``on_unseen`` replaces the calibrator's handling of groups it cannot calibrate
+    itself (``Calibrator.with_on_unseen``: LGN ``pooled``, ``raw``, ``error``; anchored ``pooled``,
+    ``error``). Any :class:`Calibrator`: one path for all of them."""
+    if not isinstance(model, Calibrator):
+        raise ModelFileError(f"{where}: not a calibrator ({type(model).__name__})")
     check_added_columns(model, df.columns, column, interval, overwrite=overwrite, where=where)
     model = model.with_on_unseen(on_unseen)
-    frame = prepare_frame(df, model.by_ if hasattr(model, "by_") else _columns(model.by), where, categorical=True)
-    name = column or f"{model.score}_lgn"
+    by = model.group_columns()
+    frame = prepare_frame(df, by, where, categorical=True)
+    missing = [c for c in by if c not in frame.columns]
+    if missing:
+        raise InputError(f"{where}: the calibrator groups by {'+'.join(by)}, but column(s) {missing} are not in "
+                         f"the table (columns: {list(df.columns)}); add them, or map yours with --col "
+                         f"{missing[0]}=YOUR_COLUMN", argument="by", value=missing)
+    name = output_column(model, column)
     out = df.copy(deep=not copy_on_write())  # with copy-on-write a shallow copy is a copy: no column copied
     try:
         out[name] = np.asarray(model.transform(frame, signature=signature, force=force)).reshape(-1)
+        if interval is not None:
+            low, high = model.interval(frame, level=interval, signature=signature, force=force)
+            out[f"{name}_low"], out[f"{name}_high"] = low, high
     except (SignatureMismatchError, InputError) as exc:  # name the table: the model cannot know it
         raise exc.prefixed(where) from None
     out["calibration_source"] = _sources(model, frame)
-    n_bad = int((~np.isfinite(frame[model.score].to_numpy(dtype=float))).sum())
+    n_bad = int((~np.isfinite(pd.to_numeric(frame[model.score], errors="coerce").to_numpy(dtype=float))).sum())
     if n_bad:
         warnings.warn(f"{n_bad} row(s) have a missing, NaN or infinite score; "
                       "their calibrated value is NaN (rows kept)",
                       DataQualityWarning, stacklevel=2)
-    if interval is not None:
-        low, high = model.interval(frame, confidence=interval)
-        out[f"{name}_low"], out[f"{name}_high"] = low, high
     return out
 
 
-def _sources(model: LGN, frame: pd.DataFrame):
+def _sources(model: Calibrator, frame: pd.DataFrame):
     """``model.sources(frame)`` as a text column, resolved once per distinct combination of the group
     columns: turning a million per-row Python strings into pandas text costs ten times the calibration."""
-    cols = [c for c in dict.fromkeys([*model.by_, "tgt_lang", "lp"]) if c in frame.columns]
+    cols = [c for c in dict.fromkeys([*model.group_columns(), "tgt_lang", "lp"]) if c in frame.columns]
     index = group_index([frame[c] for c in cols], names=cols, allow_missing=True)  # a column outside `by` may have gaps
     names = np.asarray(model.sources(frame.iloc[index.first]), dtype=object)
     text = pd.Series(np.array(["x"], dtype=object)).dtype  # what pandas makes of strings (pyarrow-backed on pandas 3)
@@ -115,7 +128,3 @@ def _sources(model: LGN, frame: pd.DataFrame):
 
     column = pa.DictionaryArray.from_arrays(pa.array(index.codes.astype(np.int32)), pa.array(names, type=pa.string()))
     return pd.array(column.cast(pa.string()), dtype=text)
-
-
-def _columns(by: str | Sequence[str]) -> list[str]:
-    return [by] if isinstance(by, str) else list(by)

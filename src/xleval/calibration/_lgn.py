@@ -99,8 +99,9 @@ class LGN(ParamsMixin):
     """
 
     _output_suffix = "lgn"
+    kind = "lgn"  # the calibrated column is <score>_lgn
     # learned state (declared for the type checker; set by _reset and the fits)
-    signature_: str | None
+    signature_: str | None = None  # the metric signature of the fitted scores (None: unknown or unfitted)
     stats_: dict[str, GroupStats]
     n_batches_: int
     _batches_: collections.deque[dict[str, GroupStats]] | None
@@ -121,17 +122,21 @@ class LGN(ParamsMixin):
         self.sketch_capacity = sketch_capacity
 
     # fitting -----------------------------------------------------------------------------------
-    def fit(self, X, groups=None, *, signature: str | None = None) -> LGN:
-        """Fit on a calibration set (resets any earlier state). ``X``: a DataFrame with the score and
-        group columns, or an array of scores with ``groups`` (array, Series or DataFrame)."""
-        self._reset()
-        self._update(X, groups, signature)
-        self._refresh_params(warn=True, strict=True)
+    def fit(self, X, y=None, *, groups=None, signature: str | None = None) -> LGN:
+        """Fit on a calibration set (resets any earlier state; a refused fit leaves the earlier state).
+        ``X``: an EvalTable or a DataFrame with the score and group columns, or an array of scores with
+        ``groups`` (array, Series or DataFrame). ``y`` is ignored (scikit-learn's signature; the groups
+        come from the ``by`` columns, never from ``y``)."""
+        with self._all_or_nothing():
+            self._reset()
+            self._update(X, groups, signature)
+            self._refresh_params(warn=True, strict=True)
         return self
 
-    def partial_fit(self, X, groups=None, *, signature: str | None = None) -> LGN:
+    def partial_fit(self, X, y=None, *, groups=None, signature: str | None = None) -> LGN:
         """Add a batch; over all batches gives the one-pass ``fit`` (unless ``decay``/``window``).
-        Small/degenerate groups are flagged in :meth:`group_table` (``fit`` also warns about them)."""
+        Small/degenerate groups are flagged in :meth:`group_table` (``fit`` also warns about them).
+        ``y`` is ignored, as in :meth:`fit`."""
         self._update(X, groups, signature)
         self._refresh_params(warn=False, strict=False)
         return self
@@ -142,17 +147,18 @@ class LGN(ParamsMixin):
         the result equals ``fit`` on all the data. Warns and refuses like ``fit``. Returns ``self``."""
         if self.decay is not None or self.window is not None:
             raise InputError("fit_from merges independent parts; decay/window depend on the order of batches")
-        self._reset()
-        fitted = [p for p in parts if getattr(p, "n_batches_", 0) > 0]
-        for part in fitted:
-            if part.get_params() != self.get_params():
-                raise InputError("fit_from: every part must have this estimator's parameters")
-            self.signature_ = merge_signatures(self.signature_, part.signature_)
-            self.stats_ = part.stats_ if self.n_batches_ == 0 else self._merged(self.stats_, part.stats_)
-            self.n_batches_ += part.n_batches_
-        if not fitted:
-            raise InputError("fit_from: no part saw any data")
-        self._refresh_params(warn=True, strict=True)
+        with self._all_or_nothing():
+            self._reset()
+            fitted = [p for p in parts if getattr(p, "n_batches_", 0) > 0]
+            for part in fitted:
+                if part.get_params() != self.get_params():
+                    raise InputError("fit_from: every part must have this estimator's parameters")
+                self.signature_ = merge_signatures(self.signature_, part.signature_)
+                self.stats_ = part.stats_ if self.n_batches_ == 0 else self._merged(self.stats_, part.stats_)
+                self.n_batches_ += part.n_batches_
+            if not fitted:
+                raise InputError("fit_from: no part saw any data")
+            self._refresh_params(warn=True, strict=True)
         return self
 
     def _merged(self, a: dict[str, GroupStats], b: dict[str, GroupStats]) -> dict[str, GroupStats]:
@@ -213,6 +219,7 @@ class LGN(ParamsMixin):
 
     # data plumbing -----------------------------------------------------------------------------
     def _scores_and_groups(self, X, groups) -> tuple[np.ndarray, pd.DataFrame]:
+        X = self._table_frame(X)
         if isinstance(X, pd.DataFrame):
             if self.score not in X.columns:
                 raise InputError(f"score column {self.score!r} not in the data; columns are {list(X.columns)}")
@@ -350,6 +357,7 @@ class LGN(ParamsMixin):
         """Calibrated scores (NaN where the score is NaN; raw where the fallback is ``raw``): a 1-D
         array, or as configured by :meth:`set_output`."""
         self._check_fitted()
+        X = self._table_frame(X)
         scores, frame = self._scores_and_groups(X, groups)
         self._check_signature(signature, force, frame)
         res = self._resolve(frame)
@@ -362,8 +370,14 @@ class LGN(ParamsMixin):
         calibrated, frame = self._scores_and_groups(X, groups)
         return self._map(calibrated, self._resolve(frame), inverse=True)
 
-    def fit_transform(self, X, groups=None, *, signature: str | None = None):
-        return self.fit(X, groups, signature=signature).transform(X, groups, signature=signature)
+    def fit_transform(self, X, y=None, *, groups=None, signature: str | None = None):
+        return self.fit(X, groups=groups, signature=signature).transform(X, groups, signature=signature)
+
+    def calibrated_signature(self) -> str:
+        """The signature of the calibrated column: this calibrator's options and the score's signature."""
+        t_mean, t_std = self.target
+        return (f"lgn|method:{self.method}|by:{'+'.join(self.group_columns())}|target:{t_mean:g},{t_std:g}"
+                f"|of:{self.signature_ or 'unknown'}")
 
     def sources(self, X, groups=None) -> np.ndarray:
         """Per row, the level that calibrated it: ``by`` columns joined by '+', a fallback level, ``pooled`` or
@@ -402,23 +416,22 @@ class LGN(ParamsMixin):
                       f"({detail})", UnseenGroupWarning, stacklevel=3)
 
     # uncertainty -------------------------------------------------------------------------------
-    def interval(self, X, groups=None, *, confidence: float = 0.95, n_resamples: int = 400,
-                 random_state: int | np.random.Generator | None = 0,
-                 level: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Confidence interval at ``confidence`` of each calibrated score from the sampling uncertainty of
+    def interval(self, X, groups=None, *, level: float = 0.95, n_resamples: int = 400,
+                 random_state: int | np.random.Generator | None = 0, signature: str | None = None,
+                 force: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Confidence interval at ``level`` of each calibrated score from the sampling uncertainty of
         its group's statistics. ``zscore``: delta method, ``Var(z_hat) ~ (1 + z^2/2) / n`` for near-normal
         calibration sets. ``robust``/``quantile``: percentile bootstrap of the stored calibration sample
         (the sketch), ``n_resamples`` draws with ``random_state``. Rows calibrated raw get NaN (and rows
-        calibrated by the pooled parameters too, for the bootstrap). ``level`` is the former name of
-        ``confidence`` (deprecated)."""
-        if level is not None:
-            warnings.warn("LGN.interval(level=...) is renamed confidence=...; level= will be removed",
-                          FutureWarning, stacklevel=2)
-            confidence = level
+        calibrated by the pooled parameters too, for the bootstrap). ``signature``/``force``: checked as
+        by :meth:`transform`."""
         self._check_fitted()
-        if not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
-            raise InputError(f"confidence={confidence!r}: expected a number between 0 and 1, e.g. 0.95")
+        if not isinstance(level, numbers.Real) or isinstance(level, bool) or not 0 < level < 1:
+            raise InputError(f"level={level!r}: expected a number between 0 and 1, e.g. 0.95", argument="level",
+                             value=level)
+        confidence = float(level)
         scores, frame = self._scores_and_groups(X, groups)
+        self._check_signature(signature, force, frame)
         res = self._resolve(frame)
         point = self._map(scores, res, inverse=False)
         if self.method == "zscore":

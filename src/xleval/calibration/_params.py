@@ -13,8 +13,10 @@ a one-column DataFrame named by :meth:`get_feature_names_out`, with the input's 
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,8 +34,46 @@ class ParamsMixin:
 
     if TYPE_CHECKING:  # provided by each calibrator class
         score: str
+        by: Any
 
         def _check_fitted(self) -> None: ...
+
+    def group_columns(self) -> list[str]:
+        """The columns the calibrator groups by (fitted: as fitted; else as its ``by`` names them)."""
+        by = getattr(self, "by_", None) or self.by
+        return [by] if isinstance(by, str) else list(by)
+
+    def _table_frame(self, X: Any) -> Any:
+        """``X`` as the calibrators read it: an EvalTable gives its checked frame (its ``by`` and
+        ``score`` roles, when set, must be the columns this calibrator reads), anything else is
+        returned as it is (a DataFrame, or an array of scores with ``groups=``)."""
+        from ..table import EvalTable
+
+        if not isinstance(X, EvalTable):
+            return X
+        by = [self.by] if isinstance(self.by, str) else list(self.by)
+        if X.by and list(X.by) != by:
+            raise InputError(f"the table groups by {list(X.by)}, this {type(self).__name__} by {by}: build the "
+                             f"table with by={by!r} or the calibrator with by={list(X.by)!r}", argument="by",
+                             value=list(X.by))
+        if X.score and self.score not in X.score:
+            raise InputError(f"the table's score column is {X.score[0]!r}, this {type(self).__name__} reads "
+                             f"score={self.score!r}: build one with the other's score column", argument="score",
+                             value=self.score)
+        return X.frame
+
+    @contextlib.contextmanager
+    def _all_or_nothing(self) -> Iterator[None]:
+        """A fit that raises leaves the learned state (attributes ending in ``_``) as it was before
+        the call: never new attributes beside old ones, so a refused refit cannot half-transform."""
+        saved = {k: v for k, v in vars(self).items() if _learned(k)}
+        try:
+            yield
+        except BaseException:
+            for name in [k for k in vars(self) if _learned(k)]:
+                delattr(self, name)
+            vars(self).update(saved)
+            raise
 
     @classmethod
     def _param_names(cls) -> tuple[str, ...]:
@@ -98,3 +138,7 @@ class ParamsMixin:
         if mode == "default":
             return values.reshape(-1, 1)
         return values
+
+
+def _learned(name: str) -> bool:
+    return name.endswith("_") and not name.startswith("__")

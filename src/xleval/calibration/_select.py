@@ -127,7 +127,8 @@ def select_for_annotation(data: pd.DataFrame, by: str | Sequence[str], budget: i
     keep = list(dict.fromkeys(c for c in wanted if c and c in data.columns))
     if label_column and label_column in ("row", *keep):
         raise InputError(f"label column {label_column!r} is a column of the rows to annotate ({['row', *keep]}); an "
-                         "empty label column would replace it: choose another name (--label-column)")
+                         "empty label column would replace it: choose another name (label_column=)",
+                         argument="label_column", value=label_column)
     _check_budget(x, groups, eligible, budget, index.labels())
     rows = select_rows(x, groups, budget, systems=systems, segments=segments, eligible=eligible, method=method,
                        random_state=random_state)
@@ -148,9 +149,9 @@ def _check_budget(x, groups, eligible, budget, names) -> None:
     present = np.unique(groups)
     if budget > sizes[present].max():
         g = int(present[np.argmax(sizes[present])])
-        raise InputError(f"--budget {budget} is more than any group's rows to choose from (the largest, "
+        raise InputError(f"budget={budget} is more than any group's rows to choose from (the largest, "
                          f"{names[g]!r}, has {int(sizes[g])}): every row would be sent, none selected; the budget is "
-                         f"per group: give at most {int(sizes[g])}")
+                         f"per group: give at most {int(sizes[g])}", argument="budget", value=budget)
     short = [names[int(g)] for g in present if sizes[g] < budget]
     if short:
         warnings.warn(f"{len(short)} group(s) have fewer than {budget} rows to choose from, so all of theirs are "

@@ -14,11 +14,26 @@ from dataclasses import dataclass
 
 from .._base.result import Result
 
-__all__ = ["CommandContext", "SELECT_OUTPUT", "FIT_OUTPUT"]
+__all__ = ["CommandContext", "AdviceAction", "SELECT_OUTPUT", "FIT_OUTPUT"]
 
 #: output files the suggested commands write (in the current directory)
 SELECT_OUTPUT = "to_label.tsv"
 FIT_OUTPUT = "calibrator.json"
+
+
+@dataclass(frozen=True, eq=False)
+class AdviceAction(Result):
+    """One thing the advice asks the user to do, as facts (no command line): ``select`` ``budget`` rows
+    per group to label (``skip`` rows that already have a ``human`` score), or ``fit`` the anchored
+    calibrator of ``score`` onto the ``human`` column. :meth:`CommandContext.render` writes it as the
+    ``xleval`` command that does it."""
+
+    action: str
+    score: str
+    by: tuple[str, ...]
+    system: str | None = "system"
+    human: str | None = None
+    budget: int | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,6 +55,14 @@ class CommandContext(Result):
         cols = [f"--col {shlex.quote(c)}" for c in self.columns]
         quoted = [table if w == _TABLE else shlex.quote(w) for w in words]
         return " ".join(["xleval", *quoted, *cols])
+
+    def render(self, action: AdviceAction) -> str:
+        """The command line of one advised action."""
+        by = action.by[0] if len(action.by) == 1 else list(action.by)
+        if action.action == "select":
+            return self.select(action.score, by, int(action.budget or 1), system=action.system,
+                               skip_labelled=action.human)
+        return self.fit_anchored(action.score, by, action.human or "human", system=action.system)
 
     def select(self, score: str, by: str | Sequence[str], budget: int, *, system: str | None = "system",
                skip_labelled: str | None = None) -> str:

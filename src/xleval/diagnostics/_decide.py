@@ -26,7 +26,7 @@ import pandas as pd
 
 from .._base.result import Result
 from ._bias import DEFAULT_THRESHOLD, BiasDiagnosis, diagnose_bias
-from ._commands import CommandContext
+from ._commands import AdviceAction, CommandContext
 from ._common import group_labels, numeric
 from ._validity import ValidityVerdict, check_lgn_validity, validity_verdict
 
@@ -53,8 +53,10 @@ class MethodChoice(Result):
     """The method chosen (``anchored`` or ``lgn``), why (``reason``), the loud ``warning`` (None when
     there is nothing to warn about), the decision trace (``steps``), human labels per group, the
     labels per group to ask for (``labels_needed``), the validity verdict and the bias rule;
-    ``commands``: the xleval command lines the advice names, in order (complete when
-    :func:`choose_method` was given a :class:`CommandContext`)."""
+    ``actions``: what the advice asks for, as facts (:class:`AdviceAction`: rows to select for
+    labelling, the anchored fit), in order; ``groups_to_label``: the groups without labels;
+    ``commands``: those actions as xleval command lines (complete when :func:`choose_method` was
+    given a :class:`CommandContext`; a caller with its own context renders ``actions`` itself)."""
 
     method: str
     reason: str
@@ -67,6 +69,8 @@ class MethodChoice(Result):
     calibration_advised: bool | None
     notes: tuple[str, ...] = field(default=())
     commands: tuple[str, ...] = field(default=())
+    actions: tuple[AdviceAction, ...] = field(default=())
+    groups_to_label: tuple[str, ...] = field(default=())
 
     def summary(self) -> str:
         """One line: the method and why."""
@@ -84,8 +88,10 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
     (without it the table shows as ``TABLE``)."""
     labels = group_labels(data, by)
     ctx = commands or CommandContext()
-    select = ctx.select(score, by, _budget(data, score, human, labels), system=system, skip_labelled=human)
-    fit = ctx.fit_anchored(score, by, human or "human", system=system)
+    by_cols = (by,) if isinstance(by, str) else tuple(by)
+    to_select = AdviceAction("select", score, by_cols, system, human, _budget(data, score, human, labels))
+    to_fit = AdviceAction("fit", score, by_cols, system, human or "human")
+    select, fit = ctx.render(to_select), ctx.render(to_fit)
     groups = sorted(set(labels.tolist()))
     steps: list[DecisionStep] = [DecisionStep("need", "scores are to be compared across groups "
                                                       f"({len(groups)} groups by {_by_name(by)})")]
@@ -106,7 +112,7 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
                    f"(choose them with `{select}`) and fit with --method anchored on those.")
         steps.append(DecisionStep("method", "lgn (with warning)"))
         return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, RECOMMENDED_LABELS, validity,
-                            bias.calibration_advised, commands=(select,))
+                            bias.calibration_advised, commands=(select,), actions=(to_select,))
     if human is not None and len(labelled) == len(groups):
         few = min(per_group.values())
         reason = (f"every group has human labels ({_range(per_group)} per group): anchored calibration puts each group "
@@ -116,7 +122,8 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
                        f"{RECOMMENDED_LABELS} rows there (`{select}`)")
         steps.append(DecisionStep("method", "anchored"))
         return MethodChoice("anchored", reason, False, None, tuple(steps), per_group, None, validity,
-                            bias.calibration_advised, commands=((select, fit) if few < 10 else (fit,)))
+                            bias.calibration_advised, commands=((select, fit) if few < 10 else (fit,)),
+                            actions=((to_select, to_fit) if few < 10 else (to_fit,)))
     missing = [g for g in groups if per_group[g] == 0]
     need = RECOMMENDED_LABELS
     evidence = (f"on {REFERENCE['data']}, {need} labels per pair gave cross-pair accuracy "
@@ -139,7 +146,8 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
                    f"groups, and nothing in this table can show whether there is one. To settle it, {ask}.")
         steps.append(DecisionStep("method", "lgn (with warning)"))
         return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, need, None,
-                            bias.calibration_advised, commands=(select, fit))
+                            bias.calibration_advised, commands=(select, fit), actions=(to_select, to_fit),
+                            groups_to_label=tuple(missing))
     assert validity is not None  # labelled groups exist: the check ran above
     steps.append(DecisionStep("validity", validity.reason))
     loud = validity.status != "holds"
@@ -157,7 +165,8 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
     warning = f"{head}. To settle it, {ask}."
     steps.append(DecisionStep("method", "lgn (with warning)"))
     return MethodChoice("lgn", reason, loud, warning, tuple(steps), per_group, need, validity,
-                        bias.calibration_advised, commands=(select, fit))
+                        bias.calibration_advised, commands=(select, fit), actions=(to_select, to_fit),
+                        groups_to_label=tuple(missing))
 
 
 def _budget(data, score, human, labels) -> int:

@@ -43,7 +43,7 @@ from .._base.grouping import group_index
 from .._base.progress import Progress, Steps
 from .._base.result import Result
 from .._base.seeding import make_rng
-from ..calibration import LGN, SELECTIONS, AnchoredCalibrator, select_rows
+from ..calibration import PLAIN_LGN, SELECTIONS, build_anchored, build_lgn, select_rows
 from ..exceptions import InputError
 from ..stats import (
     Estimate,
@@ -157,7 +157,7 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
     require_columns(data, [score, human, *by_cols])
     if system not in data.columns:
         raise InputError(f"system column {system!r} not in the table (columns: {list(data.columns)}); the evaluation "
-                         "splits systems into folds: name it with --system")
+                         "splits systems into folds: name it with system=", argument="system", value=system)
     budgets = _check_budgets(budgets)
     selections = tuple(selections)
     if not selections or any(s not in SELECTIONS for s in selections):
@@ -171,16 +171,16 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
     if len(t.sys_names) < 2:
         raise InputError(f"system column {system!r} holds one system ({t.sys_names[0]!r}); the evaluation holds out "
                          "systems and compares them: give a table of several systems (or name the system column with "
-                         "--system)")
+                         "system=)", argument="system", value=system)
     if len(t.sys_names) < n_folds:
         raise InputError(f"{len(t.sys_names)} systems cannot be split into {n_folds} folds; use at most "
-                         f"{len(t.sys_names)} folds (--folds {len(t.sys_names)})")
+                         f"{len(t.sys_names)} folds (n_folds={len(t.sys_names)})", argument="n_folds", value=n_folds)
     if human_higher_is_better is not None:  # a given direction the labels contradict: refused as `calibrate fit` does
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the folds' fits report what matters
-            AnchoredCalibrator(by="g", human=human, human_higher_is_better=human_higher_is_better,
-                               score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g_label, human=t.h,
-                                                                                  systems=t.s)
+            build_anchored("g", "score", human, human_higher_is_better=human_higher_is_better,
+                           score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g_label, human=t.h,
+                                                                              systems=t.s)
     direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better)
     names = ["raw", "lgn", "anchored"] + [f"anchored@{k} {s}" for k in budgets for s in selections]
     runs = {n: np.full((n_repeats, t.n_items), np.nan) for n in names}
@@ -293,7 +293,7 @@ def _direction(t: _Table, given: bool | None, score_up: bool) -> tuple[int, str,
     r = float(np.corrcoef(xs[ok], hs[ok])[0, 1]) if ok.sum() > 2 and xs[ok].std() > 0 and hs[ok].std() > 0 else 0.0
     sign = 1 if (r >= 0) == score_up else -1
     note = (f"human scale: {'higher' if sign > 0 else 'lower'} is better, found in the data (within-group r of system "
-            f"scores with human scores {r:+.2f}); say it with --human-higher-is-better/--human-lower-is-better")
+            f"scores with human scores {r:+.2f}); say it with human_higher_is_better=True or False")
     return sign, "data", [note]
 
 
@@ -312,13 +312,13 @@ def _run_fold(t, fold, k, runs, r, budgets, selections, human_up, score_up, rng)
     if not len(test_items):
         return
     finite_train = train & np.isfinite(t.x)
-    lgn = LGN(by="g", score="x", min_count=1, fallback=["pooled"])
+    lgn = build_lgn("g", "x", **PLAIN_LGN)
     lgn.fit(pd.DataFrame({"g": t.g_label[finite_train], "x": t.x[finite_train]}))
     lgn_out = np.asarray(lgn.transform(pd.DataFrame({"g": t.g_label[test], "x": t.x[test]}))).reshape(-1)
     _store(t, runs["lgn"], r, test, lgn_out, test_items)
 
     def anchored(h_train: np.ndarray) -> np.ndarray:
-        model = AnchoredCalibrator(by="g", human_higher_is_better=human_up, score_higher_is_better=score_up)
+        model = build_anchored("g", "score", "human", human_higher_is_better=human_up, score_higher_is_better=score_up)
         model.fit(t.x, groups=t.g_label, human=h_train, systems=t.s, strict=False)  # a small draw may give no slope
         return np.asarray(model.transform(t.x[test], groups=t.g_label[test], systems=t.s[test])).reshape(-1)
 

@@ -23,15 +23,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..calibration import LGN, AnchoredCalibrator
-from ..exceptions import InputError, XlevalWarning
+from ..calibration import PLAIN_LGN, Calibrator
+from ..calibration import fit_calibration as fit_table_calibration
+from ..exceptions import InputError, ModelFileError, XlevalWarning
 
 __all__ = ["SystemCalibration", "fit_calibration", "model_calibration", "METHODS",
            "LGN_SETTINGS"]
 
 METHODS = ("auto", "anchored", "lgn", "none")
-# plain per-group z-score, as evaluate_calibration fits it
-LGN_SETTINGS: dict[str, Any] = {"min_count": 1, "fallback": ["pooled"]}
+# plain per-group z-score, as evaluate_calibration fits it (the library's one definition)
+LGN_SETTINGS: dict[str, Any] = dict(PLAIN_LGN)
 _LANGUAGE_COLUMNS = ("tgt_lang", "lp", "src_lang")  # LGN's fallback chain reads them
 
 
@@ -78,10 +79,8 @@ class SystemCalibration:
         return np.asarray(self.model.transform(frame, force=True), dtype=float).reshape(means.shape)
 
     def _model_columns(self) -> list[str]:
-        by = getattr(self.model, "by_", None) or self.model.by
         system = getattr(self.model, "system", None)
-        return list(dict.fromkeys(([by] if isinstance(by, str) else list(by)) + ([system] if system else [])
-                                  + list(_LANGUAGE_COLUMNS)))
+        return list(dict.fromkeys(self.model.group_columns() + ([system] if system else []) + list(_LANGUAGE_COLUMNS)))
 
 
 def fit_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *, human: str | None = None,
@@ -96,18 +95,20 @@ def fit_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *, hu
                                  "has one)", "raw", score_column=score,
                                  notes=("LGN was not applied: every group has a single system, and LGN would give "
                                         "them all the same score",))
-    model: LGN | AnchoredCalibrator
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if method == "lgn":
-            model = LGN(by=by, score=score, **LGN_SETTINGS).fit(rows)
+            model = fit_table_calibration(rows, "lgn", score=score, by=by, system=system if has_system else None,
+                                          **PLAIN_LGN).model
             result = SystemCalibration("lgn", "LGN: per-group z-score of the segment scores; a system's calibrated "
                                        "score is the mean of its calibrated segments", "sd of the group's segments",
                                        model, score_column=score)
         elif method == "anchored":
             if human is None or not np.isfinite(pd.to_numeric(rows[human], errors="coerce")).any():
-                raise InputError("anchored calibration needs human scores: give --human COL or use --method lgn")
-            model = AnchoredCalibrator(by=by, score=score, human=human, system=system if has_system else None).fit(rows)
+                raise InputError("anchored calibration needs human scores: give human= (a column with human scores) "
+                                 "or use method='lgn'", argument="human", value=human)
+            model = fit_table_calibration(rows, "anchored", score=score, by=by, human=human,
+                                          system=system if has_system else None).model
             result = SystemCalibration("anchored", "anchored calibration: per-group offset and common slopes from the "
                                        "metric to the human scale, fitted on the labelled segments"
                                        + ("; a system's score maps with the between-system slope"
@@ -142,14 +143,17 @@ def _keys(frame: pd.DataFrame, by: list[str], label: str | None = None) -> pd.Da
 
 def model_calibration(model: Any, frame: pd.DataFrame, by: str, *, signature: str | None = None,
                       force: bool = False) -> SystemCalibration:
-    """A saved LGN or AnchoredCalibrator applied to the table (grouped by ``by`` for the leaderboard).
-    The metric signature is checked here, once per combination of the columns the calibrator groups by."""
-    model_by = list(getattr(model, "by_", None) or ([model.by] if isinstance(model.by, str) else model.by))
+    """A saved calibrator (any :class:`~xleval.calibration.Calibrator`) applied to the table (grouped by
+    ``by`` for the leaderboard). The metric signature is checked here, once per combination of the
+    columns the calibrator groups by."""
+    if not isinstance(model, Calibrator):
+        raise ModelFileError(f"not a calibrator ({type(model).__name__})")
+    model_by = model.group_columns()
     missing = [c for c in model_by if c not in frame.columns]
     if missing:
         raise InputError(f"the calibrator groups by {', '.join(missing)}, which the table lacks; "
                          "use a calibrator fitted on columns of this table")
-    kind = type(model).__name__
+    kind = type(model).__name__  # named in the description: LGN, AnchoredCalibrator
     system = getattr(model, "system", None)
     keys = _keys(frame, model_by, by) if system and system in frame.columns else None
     level = "system-mean" if keys is not None else "segment"
@@ -166,7 +170,7 @@ def model_calibration(model: Any, frame: pd.DataFrame, by: str, *, signature: st
 
 
 def _model_scale(model: Any) -> str:
-    if type(model).__name__ == "AnchoredCalibrator":
+    if model.kind == "anchored":
         return "human scale"
-    mean, sd = (float(v) for v in model.target)
+    mean, sd = (float(v) for v in model.target)  # LGN's target scale
     return f"target mean {mean:g}, sd {sd:g}"

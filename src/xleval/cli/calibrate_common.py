@@ -1,0 +1,86 @@
+"""What the ``xleval calibrate`` subcommands share: the click group, the options several of them
+declare, the execution backend, and the rendering of a result (text or JSON)."""
+from __future__ import annotations
+
+import click
+
+from ..exceptions import InputError
+from ._common import emit_json, err_console, print_table, say
+
+__all__ = ["app", "scale_options", "scale_backend", "streaming", "SIGNATURE_HELP", "DIRECTION_OPTION", "in_table",
+           "render"]
+
+
+@click.group("calibrate", no_args_is_help=True,
+             help="Fit (LGN, anchored or auto), apply and show calibrators; select rows to annotate; evaluate.")
+def app() -> None:
+    pass
+
+
+SIGNATURE_HELP = "Metric signature of the score (default: from the table's metadata)."
+DIRECTION_OPTION = click.option("--human-higher-is-better/--human-lower-is-better", "human_up", default=None,
+                                help="Direction of the human scale (MQM: lower is better). Default: found in the "
+                                     "labels and reported.")
+
+
+def scale_options(command):
+    """Out-of-core / distributed execution (xleval.scale); the in-memory path stays the default for small inputs."""
+    for option in reversed([
+        click.option("--chunk-size", type=click.IntRange(1),
+                     help="Stream the input in batches of N rows (bounded memory); large inputs are streamed by "
+                          "default."),
+        click.option("--backend", default="local", help="local (this process) or dask (a cluster)."),
+        click.option("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."),
+        click.option("--workers", type=click.IntRange(1, 256),
+                     help="Start a local Dask cluster of N worker processes."),
+    ]):
+        command = option(command)
+    return command
+
+
+def scale_backend(backend: str, scheduler: str | None, workers: int | None):
+    from ..scale import resolve_backend
+
+    return resolve_backend(backend, scheduler=scheduler, workers=workers)
+
+
+def scale_asked(chunk_size, backend, scheduler, workers) -> bool:
+    """Any of the scale options given (an in-memory-only calibrator refuses them)."""
+    return chunk_size is not None or backend != "local" or scheduler is not None or workers is not None
+
+
+def streaming(input, chunk_size, backend, scheduler, workers) -> bool:
+    """Whether the input is streamed in batches (given, or large) rather than read whole."""
+    from ..scale import should_stream
+
+    return should_stream(input, chunk_size, backend) or scheduler is not None or workers is not None
+
+
+def in_table(input, function, *args, **kwargs):
+    """``function(*args, **kwargs)``; an InputError about the data names the table (the library cannot know it)."""
+    try:
+        return function(*args, **kwargs)
+    except InputError as exc:
+        if str(exc).startswith(f"{input}: "):
+            raise
+        raise exc.prefixed(str(input)) from None
+
+
+def render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
+    if fmt == "json":
+        emit_json({**payload, "warnings": notes})
+        return
+    err_console.print(title)
+    for key, value in payload.items():
+        if hasattr(value, "to_dict") and hasattr(value, "columns"):
+            print_table(value.to_dict(orient="records"), title=key)
+        elif key == "verification":
+            print_table(value.groups.to_dict(orient="records"), title="per-group mean/std before and after")
+            err_console.print(f"sd of group means: before {value.sd_of_means_before:.6g}, "
+                              f"after {value.sd_of_means_after:.3g}")
+        elif isinstance(value, dict):
+            err_console.print(f"{key}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
+        elif key == "min_count":
+            err_console.print(f"min_count {value}")
+    for note in notes:
+        say("warning", note)

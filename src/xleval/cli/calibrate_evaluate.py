@@ -1,0 +1,109 @@
+"""``xleval calibrate evaluate``: which calibration to trust here, raw vs LGN vs anchored out of system folds."""
+from __future__ import annotations
+
+import warnings
+
+import click
+
+from .._base.terminal import data_text
+from ..calibration import SELECTIONS, prepare_frame
+from ..diagnostics._evaluate import ALTERNATIVES
+from ..exceptions import InputError
+from ..io import parse_column_mapping, read_table
+from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
+from .calibrate_common import DIRECTION_OPTION, app, in_table
+
+
+@app.command("evaluate")
+@click.argument("input")
+@click.option("--score", required=True, help="Score column.")
+@click.option("--human", required=True, help="Human score column (the reference the calibrations are judged by).")
+@click.option("--by", default="lp", help="Group by lp, tgt_lang, or COL[,COL...].")
+@click.option("--system", default="system", help="System column (folds split systems).")
+@click.option("--budget", default=",".join(map(str, (25, 50, 100, 200))),
+              help="Labels per group for the anchored budget curve, comma-separated.")
+@click.option("--selection", default=",".join(SELECTIONS),
+              help="Selections to compare: spread, random or both.")
+@DIRECTION_OPTION
+@click.option("--folds", type=click.IntRange(2), default=5, help="System folds.")
+@click.option("--repeats", type=click.IntRange(1), default=10, help="Fold splits and label draws (results are means "
+              "over them).")
+@click.option("--n-resamples", type=click.IntRange(1), default=1000, help="Bootstrap resamples of systems for the CIs.")
+@click.option("--alternative", type=click.Choice(ALTERNATIVES),
+              help="Also test each calibration against raw (PERM-BOTH permutation test of cross-group accuracy on "
+                   "the system scores averaged over repeats, --n-resamples permutations): two-sided, greater (WMT's "
+                   "one-sided test: the calibration orders more pairs as humans do) or less. Accuracy here is always "
+                   "cross-group, so there is no --average-by: a per-group calibration cannot reorder pairs inside a "
+                   "group or a segment (see `diagnose --average-by`).")
+@click.option("--seed", type=click.IntRange(0), default=0, help="Random state of folds, draws and resamples.")
+@col_option
+@format_option
+def evaluate(input, score, human, by, system, budget, selection, human_up, folds, repeats, n_resamples, alternative,
+             seed, col, fmt) -> None:
+    """Which calibration should I trust here? Raw vs LGN vs anchored out of system folds.
+
+    Cross-group pairwise accuracy and system-level Pearson of raw scores, LGN, anchored with every
+    label and anchored with K labels per group (repeated draws), with CIs and paired differences.
+    """
+    from ..diagnostics import evaluate_calibration
+
+    budgets = _int_list(budget, "--budget")
+    selections = [s.strip() for s in selection.split(",") if s.strip()]
+    bad = [s for s in selections if s not in SELECTIONS]
+    if bad or not selections:
+        raise InputError(f"--selection {selection!r}: use spread, random or spread,random")
+    if score == human:
+        raise InputError(f"--score and --human name the same column ({score}); the evaluation compares one with "
+                         "the other")
+    df = read_table(input, columns=parse_column_mapping(col), required=[score, human], numeric=[score, human])
+    by_cols = parse_columns(by, "--by")
+    frame = prepare_frame(df, by_cols, input)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with progress_bar(f"evaluating on {input}") as advance:
+            result = in_table(input, evaluate_calibration, frame, score, human,
+                         by_cols[0] if len(by_cols) == 1 else by_cols, system=system, budgets=budgets,
+                         selections=selections, n_folds=folds, n_repeats=repeats, human_higher_is_better=human_up,
+                         level=0.95, n_resamples=n_resamples, random_state=seed, progress=advance,
+                         alternative=alternative)
+    notes = [str(w.message) for w in caught]
+    if fmt == "json":
+        emit_json({**result.to_dict(), "warnings": notes})
+        return
+    _render_evaluation(result, notes)
+
+
+def _int_list(text: str, option: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InputError(f"{option} {text!r}: expected whole numbers separated by commas, e.g. 25,50,100,200") from None
+    if not values:
+        raise InputError(f"{option} {text!r}: give at least one number, e.g. 100")
+    if min(values) < 1:
+        raise InputError(f"{option} {text!r}: labels per group are whole numbers >= 1, e.g. 25,50,100,200")
+    return values
+
+
+def _render_evaluation(result, notes) -> None:
+    def ci(est) -> str:
+        return f"{est.ci_low:.3f} to {est.ci_high:.3f}"
+
+    def diff(est) -> str:
+        return "" if est is None else f"{est.estimate:+.3f} ({est.ci_low:+.3f} to {est.ci_high:+.3f})"
+
+    rows = [{"scores": v.name, "cross-group acc": f"{v.accuracy.estimate:.3f}", "95% CI": ci(v.accuracy),
+             "minus raw (CI)": diff(v.minus_raw), "minus LGN (CI)": diff(v.minus_lgn),
+             **({f"p vs raw ({result.alternative})": "" if v.vs_raw is None else f"{v.vs_raw.p_value:.3g}"}
+                if result.alternative else {}),
+             "pearson": f"{v.pearson.estimate:.3f}",
+             "runs": f"{min(v.runs):.3f}-{max(v.runs):.3f}" if len(set(v.runs)) > 1 else f"{v.runs[0]:.3f}"}
+            for v in result.variants]
+    print_table(rows, title=f"{result.score} against {result.human} by {result.by}: {result.n_systems} systems in "
+                f"{result.n_groups} groups, {result.n_folds} system folds x {result.n_repeats} repeats")
+    for k, gain in result.selection_gain.items():
+        console.print(f"spread minus random selection at {k} labels per group: {gain.estimate:+.3f} "
+                      f"({gain.ci_low:+.3f} to {gain.ci_high:+.3f} over {gain.n} repeats)")
+    console.print(data_text(result.verdict, style="bold"))
+    for note in list(result.notes) + notes:
+        say("note", note, style="")

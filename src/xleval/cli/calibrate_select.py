@@ -1,0 +1,60 @@
+"""``xleval calibrate select``: choose the rows to send to annotators for anchored calibration."""
+from __future__ import annotations
+
+import warnings
+
+import click
+
+from ..calibration import SELECTIONS
+from ..io import check_output_path, parse_column_mapping, read_table, write_table
+from ._common import check_named_column, col_option, format_option, parse_columns
+from .calibrate_common import app, in_table, render
+
+
+@app.command("select")
+@click.argument("input")
+@click.option("--by", default="lp", help="Group by lp, tgt_lang, or COL[,COL...]: the budget is per group.")
+@click.option("--budget", type=click.IntRange(1), required=True, help="Rows to annotate per group, e.g. 100.")
+@click.option("--score", required=True, help="Score column: the labels are spread over its range.")
+@click.option("-o", "--output", required=True, help="Where to write the rows to annotate (format by extension, '-' = "
+              "TSV on stdout).")
+@click.option("--system", default="system", help="System column: the labels are spread over systems.")
+@click.option("--segment", default="seg_id", help="Segment column: no segment is chosen twice in a group while "
+              "others are left.")
+@click.option("--selection", type=click.Choice(SELECTIONS), default="spread",
+              help="spread (over systems and the score's range) or random.")
+@click.option("--skip-labelled", metavar="COL", help="Human column: rows that already have a value are not chosen.")
+@click.option("--label-column", default="human", help="Name of the empty column the annotators fill in.")
+@click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the selection.")
+@col_option
+@format_option
+def select(input, by, budget, score, output, system, segment, selection, skip_labelled, label_column, seed, col,
+           fmt) -> None:
+    """Choose BUDGET rows per group to send to annotators for anchored calibration.
+
+    Writes lp (the --by columns), system, seg_id, doc_id, source, hypothesis and reference (those
+    present), the input row number and an empty label column; never the score (it would sway the
+    judges). Merge the filled-in labels back on the row number (or lp, system, seg_id).
+    """
+    from ..calibration import select_for_annotation
+
+    if output != "-":
+        check_output_path(output, inputs=[input])
+    numeric = [score] + ([skip_labelled] if skip_labelled else [])
+    df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    check_named_column(df, "--system", system, input)
+    check_named_column(df, "--segment", segment, input)
+    by_cols = parse_columns(by, "--by")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        chosen = in_table(input, select_for_annotation, df, by_cols if len(by_cols) > 1 else by_cols[0], budget,
+                     score=score, system=system, segment=segment, method=selection, label_column=label_column,
+                     skip_labelled=skip_labelled, random_state=seed)
+    write_table(chosen, output)
+    if output == "-":
+        return
+    per_group = chosen.groupby(by_cols).size()
+    counts = {("|".join(map(str, k)) if isinstance(k, tuple) else str(k)): int(v) for k, v in per_group.items()}
+    render(fmt, {"output": output, "rows": len(chosen), "selection": selection, "seed": seed, "per_group": counts},
+            [str(w.message) for w in caught],
+            title=f"selected {len(chosen)} rows (up to {budget} per group, {selection}) -> {output}")
