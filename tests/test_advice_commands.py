@@ -7,7 +7,8 @@ import shlex
 import numpy as np
 import pandas as pd
 
-from xleval.diagnostics import CommandContext, choose_method
+from xleval.cli._advice import CommandContext
+from xleval.diagnostics import choose_method
 
 LANGS = {"x0": "en-de", "x1": "en-fr", "x2": "en-zh"}
 
@@ -36,10 +37,23 @@ def _write(df, path):
     return path
 
 
-def test_without_a_context_the_library_names_every_option_but_the_table():
+def test_without_a_renderer_the_library_names_library_calls_not_flags():
+    """A Python caller is told the call that does it; the actions carry the facts for any renderer."""
     df = _table().rename(columns={"m": "my score"})
     df["human"] = np.nan
     choice = choose_method(df, "my score", "lp", human="human")
+    select, fit = choice.commands
+    assert select == ("xleval.calibration.select_for_annotation(data, by='lp', budget=100, score='my score', "
+                      "system='system', skip_labelled='human')")
+    assert fit.startswith("xleval.calibration.fit_calibration(data, 'anchored', score='my score', by='lp'")
+    assert select in choice.warning and "--" not in choice.warning
+    assert [a.action for a in choice.actions] == ["select", "fit"] and choice.actions[0].budget == 100
+
+
+def test_the_cli_renderer_names_every_option_but_the_table():
+    df = _table().rename(columns={"m": "my score"})
+    df["human"] = np.nan
+    choice = choose_method(df, "my score", "lp", human="human", commands=CommandContext())
     select, fit = choice.commands
     assert select == ("xleval calibrate select TABLE --score 'my score' --by lp --budget 100 --skip-labelled human "
                       "-o to_label.tsv")

@@ -38,8 +38,8 @@ def test_no_labels_choose_lgn_with_a_loud_warning_that_says_what_would_settle_it
     choice = choose_method(df, "score", "lp")
     assert choice.method == "lgn" and choice.warn
     assert choice.labels_needed == RECOMMENDED_LABELS
-    assert f"--budget {RECOMMENDED_LABELS}" in choice.warning and "en-x0" in choice.warning
-    assert "--method anchored" in choice.warning
+    assert f"budget={RECOMMENDED_LABELS}" in choice.warning and "en-x0" in choice.warning
+    assert "fit_calibration(data, 'anchored'" in choice.warning
 
 
 def test_no_labels_but_parallel_design_chooses_lgn_quietly():

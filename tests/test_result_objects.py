@@ -23,7 +23,7 @@ MODULES = ("xleval.stats", "xleval.diagnostics", "xleval.fairness", "xleval.audi
            "xleval.leaderboard", "xleval.calibration", "xleval.report", "xleval.scale", "xleval.metrics",
            "xleval.demo")
 # results that hold a fitted calibrator: equal only with that same calibrator object (estimators have no ==)
-HOLDS_ESTIMATOR = {"MTAnalysis", "DemoResult"}
+HOLDS_ESTIMATOR = {"MTAnalysis", "DemoResult", "FittedCalibration"}
 
 
 def public_result_classes() -> dict[str, type]:
@@ -59,7 +59,7 @@ def _lm_frame() -> pd.DataFrame:
 
 def build(tmp_path) -> list[Result]:
     """One of each top-level result, from small seeded inputs through the public functions."""
-    from xleval import audit, diagnostics, fairness, intrinsic, leaderboard, metrics, report, scale, stats
+    from xleval import audit, calibration, diagnostics, fairness, intrinsic, leaderboard, metrics, report, scale, stats
     from xleval.calibration import LGN, calibration_summary
     from xleval.demo import run_demo
 
@@ -98,9 +98,10 @@ def build(tmp_path) -> list[Result]:
     out += [analysis, report.build_mt_report(analysis),
             leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system", n_resamples=50, random_state=0),
             calibration_summary(table["metric"], table["metric"] * 2, table["tgt_lang"]),
+            calibration.fit_calibration(table, "lgn", score="metric", by="tgt_lang"),
             diagnostics.evaluate_calibration(table, "metric", "human", "tgt_lang", n_repeats=2, n_resamples=50,
                                              n_folds=3, budgets=(5,), random_state=0),
-            diagnostics.CommandContext(table="scored.tsv", columns=("metric",)),
+            diagnostics.AdviceAction("select", "metric", ("lp",), budget=10),
             run_demo(seed=0)]
     path = tmp_path / "scored.tsv"
     table.to_csv(path, sep="\t", index=False)

@@ -81,10 +81,12 @@ def test_one_column_check():
 
 def test_column_remaps_and_clashes(frame):
     table = EvalTable.from_frame(frame.rename(columns={"chrf": "score_x"}), score="chrf", by="lp",
-                                 columns={"chrf": "score_x"})
+                                 columns={"score_x": "chrf"})
     assert table.scores().tolist() == [1.5, 2.0, 3.0, 4.0]
-    with pytest.raises(InputError, match="already has"):
-        EvalTable.from_frame(frame.assign(bleu=1.0), score="bleu", by="lp", columns={"bleu": "chrf"})
+    with pytest.raises(InputError, match="names column"):  # a mapping of a column the frame does not have
+        EvalTable.from_frame(frame, score="chrf", by="lp", columns={"nope": "chrf"})
+    with pytest.raises(InputError, match="chrf"):  # two columns would be called chrf
+        EvalTable.from_frame(frame.assign(bleu=1.0), score="chrf", by="lp", columns={"bleu": "chrf"})
 
 
 def test_read_carries_the_signatures(tmp_path, frame):

@@ -144,23 +144,21 @@ class EvalTable:
                    source: str | os.PathLike = "data", normalize_languages: bool = True) -> EvalTable:
         """Check ``data`` against the roles and build the table.
 
-        ``columns`` renames columns first (``{"hypothesis": "mt"}``: the role's name on the left, the
-        frame's column on the right). ``normalize_languages=False`` keeps the frame's own spellings of
-        language codes (only a missing ``src_lang``/``tgt_lang`` needed by ``by`` is derived from ``lp``).
+        ``columns`` renames columns first, as every reader's ``columns=`` does (``{"mt": "hypothesis"}``:
+        the frame's column on the left, the canonical name on the right). ``normalize_languages=False``
+        keeps the frame's own spellings of language codes (only a missing ``src_lang``/``tgt_lang``
+        needed by ``by`` is derived from ``lp``).
         """
         source = os.fspath(source)
         if not isinstance(data, pd.DataFrame):
             raise ArgumentTypeError(f"data must be a pandas DataFrame; got {type(data).__name__}",
                                     argument="data", value=type(data).__name__)
         frame = data
-        if columns:
-            require_columns(frame, list(columns.values()), what=source, argument="columns")
-            clash = [k for k, v in columns.items() if k in frame.columns and k not in columns.values()]
-            if clash:
-                raise InputError(f"{source}: columns={dict(columns)!r} would rename a column to {clash[0]!r}, "
-                                 "which the table already has; drop or rename that column first",
-                                 argument="columns", value=dict(columns))
-            frame = frame.rename(columns={v: k for k, v in columns.items()})
+        if columns:  # file column -> canonical name, as every reader's columns= (checked the same way)
+            from .io._shape import check_header
+
+            check_header(frame.columns, dict(columns), (), source)
+            frame = frame.rename(columns=dict(columns))
         scores, by_cols = _columns(score, "score"), _columns(by, "by")
         one = {"human": _one(human, "human"), "system": _one(system, "system"), "segment": _one(segment, "segment"),
                "document": _one(document, "document")}

@@ -254,9 +254,9 @@ class AnchoredCalibrator(ParamsMixin):
             if found != direction and abs(z) >= 1.96:
                 msg = (f"the labels contradict the given direction of the human scale: the human score "
                        f"{human_word[found]} with the score ({ref:+.3g} per point, z = {z:.2f}); check "
-                       "--human-higher-is-better/--human-lower-is-better and the score's direction")
+                       "human_higher_is_better= and the score's direction")
                 if strict:  # the slopes would be clamped to 0: a flat map that ignores the score
-                    raise InputError(f"human column {self.human!r}: {msg} (or leave both out to take the direction "
+                    raise InputError(f"human column {self.human!r}: {msg} (or leave it out to take the direction "
                                      "from the labels)")
                 notes.append(msg)
                 warnings.warn(msg, DataQualityWarning, stacklevel=4)

@@ -73,7 +73,7 @@ def check_added_columns(model: Calibrator, columns, column: str | None = None, i
     taken = [c for c in added if c in set(columns)]
     if taken and not overwrite:
         raise InputError(f"{where}: already has column(s) {taken}, which calibrating would replace; choose another "
-                         "name with --column, or pass --overwrite (overwrite=True) to replace them", argument="column",
+                         "name with column=, or pass overwrite=True to replace them", argument="column",
                          value=taken)
 
 
@@ -95,8 +95,8 @@ def calibrate_frame(model: Calibrator, df: pd.DataFrame, *, column: str | None =
     missing = [c for c in by if c not in frame.columns]
     if missing:
         raise InputError(f"{where}: the calibrator groups by {'+'.join(by)}, but column(s) {missing} are not in "
-                         f"the table (columns: {list(df.columns)}); add them, or map yours with --col "
-                         f"{missing[0]}=YOUR_COLUMN", argument="by", value=missing)
+                         f"the table (columns: {list(df.columns)}); add them, or map yours with "
+                         f"columns={{'YOUR_COLUMN': {missing[0]!r}}}", argument="by", value=missing)
     name = output_column(model, column)
     out = df.copy(deep=not copy_on_write())  # with copy-on-write a shallow copy is a copy: no column copied
     try:

@@ -177,7 +177,7 @@ def resolve(frame: pd.DataFrame, by: list[str], levels: list[str], chain: list[s
             n_rows = int(np.isin(index.codes, np.flatnonzero(unresolved)).sum())
             raise InputError(
                 f"{n_rows} row(s) belong to group(s) the calibrator cannot calibrate ({', '.join(names[:10])}); "
-                "fit on data that covers them or allow a fallback (e.g. --on-unseen pooled)")
+                "fit on data that covers them or allow a fallback (e.g. on_unseen=\"pooled\")", argument="on_unseen")
         level[unresolved] = Route.POOLED if terminal == Terminal.POOLED else Route.RAW
     return Resolution(index.codes, level, key, labels)
 

@@ -63,7 +63,7 @@ def check_compatible(fitted: str | None, given: str | None, *, languages=None, w
             where = "" if lang == _ANY else f" for tgt_lang={lang}"
             raise SignatureMismatchError(
                 f"{what} have metric signature {sig!r}{where} but the calibrator was fitted on {fitted!r}; "
-                "score with the same metric options, or pass force=True (--force) to apply it anyway"
+                "score with the same metric options, or pass force=True to apply it anyway"
             )
 
 

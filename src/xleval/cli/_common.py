@@ -274,8 +274,8 @@ def read_ranked_table(path, *, score: str, human: str | None, system: str, model
     given on the command line must exist), the saved calibrator if any, the score's signature, and
     the context that completes the commands they print."""
     from ..calibration import load_calibrator, score_signature
-    from ..diagnostics import CommandContext
     from ..io import parse_column_mapping, read_table
+    from ._advice import CommandContext
 
     numeric = [score] + ([human] if human else [])
     df = read_table(path, columns=parse_column_mapping(col), required=numeric, numeric=numeric)

@@ -10,7 +10,7 @@ __all__ = ["announce", "decision_commands"]
 
 def decision_commands(input, col):
     """The context that completes the advice's commands: this table's path and ``--col`` mapping."""
-    from ..diagnostics import CommandContext
+    from ._advice import CommandContext
 
     return CommandContext.from_cli(input, col)
 

@@ -6,11 +6,12 @@ import warnings
 import click
 
 from .._base.terminal import data_text
-from ..diagnostics import DEFAULT_THRESHOLD, CommandContext
+from ..diagnostics import DEFAULT_THRESHOLD
 from ..diagnostics import diagnose as run_diagnose
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ..table import EvalTable
+from ._advice import CommandContext
 from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
 
 

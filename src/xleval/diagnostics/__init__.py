@@ -6,14 +6,14 @@ HTML report); statistics come from :mod:`xleval.stats`. See docs/diagnostics.md.
 """
 from ._agreement import AgreementResult, Comparison, ScoreAgreement, human_agreement, system_table
 from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
-from ._commands import CommandContext
+from ._commands import AdviceAction, AdviceRenderer, PythonAdvice
 from ._decide import RECOMMENDED_LABELS, REFERENCE, DecisionStep, MethodChoice, choose_method
 from ._diagnose import Diagnosis, advice_line, diagnose
 from ._evaluate import DEFAULT_BUDGETS, CalibrationEvaluation, VariantScore, evaluate_calibration
 from ._validity import DESIGN_ADVICE, SEVERITY, ValidityCheck, ValidityVerdict, check_lgn_validity, validity_verdict
 
 __all__ = [
-    "diagnose", "Diagnosis", "advice_line", "CommandContext",
+    "diagnose", "Diagnosis", "advice_line", "AdviceAction", "AdviceRenderer", "PythonAdvice",
     "choose_method", "MethodChoice", "DecisionStep", "REFERENCE", "RECOMMENDED_LABELS",
     "diagnose_bias", "compare_bias", "BiasDiagnosis", "BiasComparison", "DEFAULT_THRESHOLD",
     "human_agreement", "system_table", "AgreementResult", "ScoreAgreement", "Comparison",

@@ -1,32 +1,26 @@
-"""Complete command lines for advice: what the library cannot know about the user's invocation.
+"""What advice asks the user to do, as facts, and how it is written out.
 
-Advice such as "label 100 rows per group" names the ``xleval`` command that does it. The library
-knows the score, grouping and human columns of the call; only the caller knows the table's path
-and the ``--col`` mapping it was read with. A :class:`CommandContext` carries those two, so the
-printed command runs as written; without one the table shows as the placeholder ``TABLE``.
-Every value that comes from the data or the user (paths, column names) is shell-quoted.
+Advice such as "label 100 rows per group" is an :class:`AdviceAction` (no command line). A caller
+that knows how the user works writes each action in the user's words through an
+:class:`AdviceRenderer` (the command line passes one that writes complete ``xleval`` commands for the
+table it read, ``xleval.cli._advice.CommandContext``). Without one, :class:`PythonAdvice` writes the
+library call that does it: a Python user is never told about command-line flags.
 """
 from __future__ import annotations
 
-import shlex
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from .._base.result import Result
 
-__all__ = ["CommandContext", "AdviceAction", "SELECT_OUTPUT", "FIT_OUTPUT"]
-
-#: output files the suggested commands write (in the current directory)
-SELECT_OUTPUT = "to_label.tsv"
-FIT_OUTPUT = "calibrator.json"
+__all__ = ["AdviceAction", "AdviceRenderer", "PythonAdvice"]
 
 
 @dataclass(frozen=True, eq=False)
 class AdviceAction(Result):
     """One thing the advice asks the user to do, as facts (no command line): ``select`` ``budget`` rows
     per group to label (``skip`` rows that already have a ``human`` score), or ``fit`` the anchored
-    calibrator of ``score`` onto the ``human`` column. :meth:`CommandContext.render` writes it as the
-    ``xleval`` command that does it."""
+    calibrator of ``score`` onto the ``human`` column. An :class:`AdviceRenderer` writes it out."""
 
     action: str
     score: str
@@ -36,55 +30,21 @@ class AdviceAction(Result):
     budget: int | None = None
 
 
-@dataclass(frozen=True, eq=False)
-class CommandContext(Result):
-    """``table``: the path the data came from (None, or ``-`` for stdin: the placeholder ``TABLE``);
-    ``columns``: the ``--col CANONICAL=COLUMN`` options it was read with, as given."""
+@runtime_checkable
+class AdviceRenderer(Protocol):
+    """Writes an :class:`AdviceAction` as the instruction that does it (a command, a library call)."""
 
-    table: str | None = None
-    columns: tuple[str, ...] = ()
+    def render(self, action: AdviceAction) -> str: ...
 
-    @classmethod
-    def from_cli(cls, table: str | None, col: Sequence[str] = ()) -> CommandContext:
-        """From a command's INPUT argument and its ``--col`` options (stdin, ``-``, is no path to repeat)."""
-        return cls(None if table in (None, "-") else str(table), tuple(col))
 
-    def command(self, *words: str) -> str:
-        """``xleval WORDS...`` with every word shell-quoted (the table placeholder stays bare)."""
-        table = "TABLE" if self.table is None else shlex.quote(self.table)
-        cols = [f"--col {shlex.quote(c)}" for c in self.columns]
-        quoted = [table if w == _TABLE else shlex.quote(w) for w in words]
-        return " ".join(["xleval", *quoted, *cols])
+class PythonAdvice:
+    """The default renderer: the ``xleval`` library call that does the action, on ``data``."""
 
     def render(self, action: AdviceAction) -> str:
-        """The command line of one advised action."""
         by = action.by[0] if len(action.by) == 1 else list(action.by)
         if action.action == "select":
-            return self.select(action.score, by, int(action.budget or 1), system=action.system,
-                               skip_labelled=action.human)
-        return self.fit_anchored(action.score, by, action.human or "human", system=action.system)
-
-    def select(self, score: str, by: str | Sequence[str], budget: int, *, system: str | None = "system",
-               skip_labelled: str | None = None) -> str:
-        """``xleval calibrate select``: ``budget`` rows per group to send to annotators."""
-        words = ["calibrate", "select", _TABLE, "--score", score, "--by", _by(by), "--budget", str(budget)]
-        words += _system(system) + (["--skip-labelled", skip_labelled] if skip_labelled else [])
-        return self.command(*words, "-o", SELECT_OUTPUT)
-
-    def fit_anchored(self, score: str, by: str | Sequence[str], human: str, *, system: str | None = "system") -> str:
-        """``xleval calibrate fit --method anchored``: map ``score`` onto the scale of ``human``."""
-        words = ["calibrate", "fit", _TABLE, "--score", score, "--by", _by(by), "--method", "anchored",
-                 "--human", human, *_system(system)]
-        return self.command(*words, "-o", FIT_OUTPUT)
-
-
-# a marker word: where the table goes (the placeholder is not quoted, a path is)
-_TABLE = "\0TABLE"
-
-
-def _by(by: str | Sequence[str]) -> str:
-    return by if isinstance(by, str) else ",".join(by)
-
-
-def _system(system: str | None) -> list[str]:
-    return ["--system", system] if system and system != "system" else []
+            skip = f", skip_labelled={action.human!r}" if action.human else ""
+            return (f"xleval.calibration.select_for_annotation(data, by={by!r}, budget={int(action.budget or 1)}, "
+                    f"score={action.score!r}, system={action.system!r}{skip})")
+        return (f"xleval.calibration.fit_calibration(data, 'anchored', score={action.score!r}, by={by!r}, "
+                f"human={action.human or 'human'!r}, system={action.system!r})")

@@ -26,7 +26,7 @@ import pandas as pd
 
 from .._base.result import Result
 from ._bias import DEFAULT_THRESHOLD, BiasDiagnosis, diagnose_bias
-from ._commands import AdviceAction, CommandContext
+from ._commands import AdviceAction, AdviceRenderer, PythonAdvice
 from ._common import group_labels, numeric
 from ._validity import ValidityVerdict, check_lgn_validity, validity_verdict
 
@@ -56,7 +56,7 @@ class MethodChoice(Result):
     ``actions``: what the advice asks for, as facts (:class:`AdviceAction`: rows to select for
     labelling, the anchored fit), in order; ``groups_to_label``: the groups without labels;
     ``commands``: those actions as xleval command lines (complete when :func:`choose_method` was
-    given a :class:`CommandContext`; a caller with its own context renders ``actions`` itself)."""
+    given an :class:`AdviceRenderer`, library calls without one; a caller may render ``actions`` itself)."""
 
     method: str
     reason: str
@@ -81,13 +81,13 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
                   system: str | None = "system", source: str | None = "source", threshold: float = DEFAULT_THRESHOLD,
                   bias: BiasDiagnosis | None = None, validity: ValidityVerdict | None = None,
                   n_resamples: int = 200, random_state: Any = 0,
-                  commands: CommandContext | None = None) -> MethodChoice:
+                  commands: AdviceRenderer | None = None) -> MethodChoice:
     """Choose between anchored calibration and LGN for ``score`` grouped by ``by`` (module docstring).
     ``bias`` and ``validity`` may be passed when already computed (``diagnose`` does). ``commands``:
-    the table's path and column mapping, so that the advice names commands that run as written
-    (without it the table shows as ``TABLE``)."""
+    an :class:`AdviceRenderer` that writes the advice in the caller's terms (the CLI's names complete
+    commands for its table); without one the advice names library calls (:class:`PythonAdvice`)."""
     labels = group_labels(data, by)
-    ctx = commands or CommandContext()
+    ctx = commands or PythonAdvice()
     by_cols = (by,) if isinstance(by, str) else tuple(by)
     to_select = AdviceAction("select", score, by_cols, system, human, _budget(data, score, human, labels))
     to_fit = AdviceAction("fit", score, by_cols, system, human or "human")
@@ -109,7 +109,7 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
                   "mean, which is what LGN does, and they cannot test whether that is right")
         warning = (f"WARNING: {human!r} cannot compare groups (it is standardised within each group). Use human scores "
                    f"on one scale for all groups (raw DA, MQM) for about {RECOMMENDED_LABELS} rows per group "
-                   f"(choose them with `{select}`) and fit with --method anchored on those.")
+                   f"(choose them with `{select}`) and fit anchored calibration on those.")
         steps.append(DecisionStep("method", "lgn (with warning)"))
         return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, RECOMMENDED_LABELS, validity,
                             bias.calibration_advised, commands=(select,), actions=(to_select,))

@@ -10,7 +10,7 @@ from .._base.progress import Progress, Steps
 from .._base.result import Result
 from ._agreement import AgreementResult, human_agreement
 from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
-from ._commands import CommandContext
+from ._commands import AdviceRenderer
 from ._decide import MethodChoice, choose_method
 from ._validity import ValidityCheck, ValidityVerdict, check_lgn_validity, validity_verdict
 
@@ -51,7 +51,7 @@ class Diagnosis(Result):
 def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *, human: str | None = None,
              calibrated: str | None = None, system: str | None = "system", threshold: float = DEFAULT_THRESHOLD,
              n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
-             commands: CommandContext | None = None, average_by: str = "none",
+             commands: AdviceRenderer | None = None, average_by: str = "none",
              alternative: str = "two-sided", progress: Progress | None = None) -> Diagnosis:
     """Diagnose language bias of ``score`` (and of ``calibrated``), its agreement with ``human``
     and whether LGN's equal-quality assumption holds on ``data``. ``commands``: the table's path and
@@ -92,7 +92,7 @@ def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *
 def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: MethodChoice, human: str | None) -> str:
     """The bias rule and the method recommendation in one sentence that never contradicts itself; the
     commands it names are the choice's (``MethodChoice.commands``), complete when the choice was made
-    with a :class:`CommandContext`."""
+    with an :class:`AdviceRenderer` (the CLI passes one that writes commands)."""
     d = bias.largest_smd.estimate if bias.largest_smd is not None else float("nan")
     if not bias.calibration_advised:
         text = f"calibration not needed by the {bias.threshold:g}-sd rule (largest d = {d:.2f})"

@@ -295,8 +295,9 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
 
     The calibration is ``model`` (a saved LGN or AnchoredCalibrator) when given, else ``method``:
     ``lgn``, ``anchored`` (needs ``human``), ``none`` or ``auto`` (the recommendation of
-    :func:`recommend_calibration`, kept in ``Leaderboard.recommendation``). ``commands``: a
-    :class:`xleval.diagnostics.CommandContext`, so that its advice names commands that run as written.
+    :func:`recommend_calibration`, kept in ``Leaderboard.recommendation``). ``commands``: an
+    :class:`xleval.diagnostics.AdviceRenderer` (the CLI passes one), so that its advice names commands
+    that run as written.
     ``progress``: told of each finished step (system scores, recommendation, ranking).
     """
     from ._decision import recommend_calibration

@@ -22,9 +22,9 @@ import pandas as pd
 from .._base.result import Result
 from ..diagnostics import (
     DEFAULT_BUDGETS,
+    AdviceRenderer,
     BiasDiagnosis,
     CalibrationEvaluation,
-    CommandContext,
     MethodChoice,
     ValidityCheck,
     ValidityVerdict,
@@ -84,7 +84,7 @@ class Recommendation(Result):
 def recommend_calibration(frame: pd.DataFrame, score: str, by: str, *, human: str | None = None,
                           system: str | None = "system", n_folds: int = 5, n_repeats: int = N_REPEATS,
                           budgets: tuple[int, ...] = DEFAULT_BUDGETS, threshold: float = 0.5,
-                          n_resamples: int = 1000, random_state: Any = 0, commands: CommandContext | None = None,
+                          n_resamples: int = 1000, random_state: Any = 0, commands: AdviceRenderer | None = None,
                           **_: Any) -> Recommendation:
     """Decide between anchored calibration and LGN for ``score`` grouped by ``by`` (module docstring).
     ``commands``: the table's path and column mapping, so that the advice names commands that run as written."""

@@ -130,7 +130,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     ``none``). ``system`` is the system column (found by its canonical name ``system``; None or a
     missing column: each group is one system). ``random_state`` and ``n_resamples`` drive every
     bootstrap and the cross-validation. Warnings raised on the way are recorded (and logged).
-    ``commands``: a :class:`xleval.diagnostics.CommandContext`, so that the advice names commands
+    ``commands``: an :class:`xleval.diagnostics.AdviceRenderer` (the CLI passes one), so that the advice names commands
     that run as written. ``progress``: told of each finished step (system scores, recommendation,
     ranking, diagnosis, fit lines)."""
     steps = Steps(progress, 5)
