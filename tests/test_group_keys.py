@@ -134,3 +134,40 @@ def test_the_streamed_bias_keeps_the_probe_apart_in_every_batch(tmp_path, chunk_
     whole = diagnose_bias(PIPES, "metric", ["x", "y"], n_resamples=20)
     assert streamed.groups["group"].tolist() == whole.groups["group"].tolist()  # one labelling, streamed or not
     assert np.allclose(streamed.groups["mean"], whole.groups["mean"])
+
+
+def test_the_anchored_calibrator_and_fit_calibration(probe):
+    from xleval.calibration import AnchoredCalibrator, fit_calibration
+
+    frame, by = probe
+    truth, human = _truth(frame, by), frame["human"].to_numpy()
+    model = AnchoredCalibrator(by=by, score="metric", human="human").fit(frame)
+    assert len(model.group_table()) == 2
+    out = model.transform(frame)
+    for g in (0, 1):  # each group put on its own human level (merged: 5 metric points apart in one map)
+        assert abs(np.mean(out[truth == g]) - np.mean(human[truth == g])) < 0.05
+    fitted = fit_calibration(frame, "auto", score="metric", by=by, human="human")
+    assert len(fitted.model.group_table()) == 2
+
+
+def test_calibration_summary_selection_decision_and_evaluation(probe):
+    from xleval.calibration import calibration_summary, select_for_annotation
+    from xleval.diagnostics import choose_method, evaluate_calibration
+
+    frame, by = probe
+    assert len(calibration_summary(frame["metric"], frame["metric"], frame[by]).groups) == 2
+    chosen = select_for_annotation(frame, by, 5, score="metric")
+    assert len(chosen) == 10  # 5 rows from each of the two groups
+    choice = choose_method(frame, "metric", by, human="human", n_resamples=20)
+    assert sorted(choice.labels_per_group.values()) == [100, 100]
+    evaluation = evaluate_calibration(frame, "metric", "human", by, n_repeats=1, n_resamples=20, n_folds=2,
+                                      budgets=(5,), random_state=0)
+    assert evaluation.to_dict()["n_groups"] == 2
+
+
+def test_the_report_keeps_one_and_text_one_apart():
+    from xleval.report import analyze_mt
+
+    analysis = analyze_mt(TYPES, "metric", by="g", human="human", method="lgn", n_resamples=20)
+    assert analysis.board.rows["group"].nunique() == 2
+    assert len(analysis.verification.groups) == 2

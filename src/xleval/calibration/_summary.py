@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._base.grouping import group_index
 from .._base.result import Result
 
 __all__ = ["CalibrationSummary", "calibration_summary"]
@@ -32,8 +33,9 @@ def calibration_summary(raw, calibrated, groups) -> CalibrationSummary:
     one LGN's z-score divides by, so a calibrated calibration set shows exactly the target std."""
     raw = np.asarray(raw, dtype=np.float64)
     calibrated = np.asarray(calibrated, dtype=np.float64)
-    key = pd.Series(groups).astype(str).to_numpy() if not isinstance(groups, pd.DataFrame) else \
-        groups.astype(str).agg("|".join, axis=1).to_numpy()
+    # one label per group from the one group index: tuples of values, never joined text
+    columns = groups if isinstance(groups, pd.DataFrame) else pd.DataFrame({"group": pd.Series(groups)})
+    key = group_index(columns.reset_index(drop=True), allow_missing=True).row_labels()
     frame = pd.DataFrame({"group": key, "raw": raw, "cal": calibrated})
     finite = np.isfinite(frame["raw"]) & np.isfinite(frame["cal"])
     g = frame[finite].groupby("group", sort=True)
