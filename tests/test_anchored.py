@@ -256,13 +256,13 @@ def test_bad_inputs_get_one_clear_error():
         AnchoredCalibrator(by="lp").fit(df.assign(human=np.where(df.index == 0, 1.0, np.nan)))
     with pytest.raises(InputError, match="constant"):
         AnchoredCalibrator(by="lp").fit(df.assign(human=3.0))
-    with pytest.raises(InputError, match="must be numeric; row 2"):
+    with pytest.raises(InputError, match="row 2: .good. is not a number"):
         AnchoredCalibrator(by="lp").fit(df.assign(human=["1.0", "good"] + ["2"] * (len(df) - 2)))
     with pytest.raises(InputError, match="score column 'score' is constant"):
         AnchoredCalibrator(by="lp").fit(df.assign(score=1.0))
     with pytest.raises(InputError, match="shrinkage"):
         AnchoredCalibrator(by="lp", shrinkage="james-stein").fit(df)
-    with pytest.raises(InputError, match=r"no column 'mqm' \(given as human=\)") as refused:
+    with pytest.raises(InputError, match=r"no column 'mqm' \(the human column, given as human=\)") as refused:
         AnchoredCalibrator(by="lp", human="mqm").fit(df)
     assert (refused.value.argument, refused.value.value) == ("human", "mqm")  # the CLI names its --human flag
 

@@ -88,7 +88,7 @@ def test_a_group_without_labels_is_left_out_of_the_evaluation():
 
 def test_bad_inputs():
     df = _world(human_offsets=(0, 0, 0), metric_bias=(0, 0, 0))
-    with pytest.raises(InputError, match="system column 'model'"):
+    with pytest.raises(InputError, match=r"no column .model. \(the system column"):
         evaluate_calibration(df, "score", "human", "lp", system="model")
     with pytest.raises(InputError, match="budget"):
         evaluate_calibration(df, "score", "human", "lp", budgets=(0,))
@@ -98,7 +98,7 @@ def test_bad_inputs():
         evaluate_calibration(df, "score", "human", "lp", n_folds=20)
     with pytest.raises(InputError, match="no values"):
         evaluate_calibration(df.assign(human=np.nan), "score", "human", "lp")
-    with pytest.raises(InputError, match="must be numeric"):
+    with pytest.raises(InputError, match="is not a number"):
         evaluate_calibration(df.assign(human="good"), "score", "human", "lp")
     with pytest.raises(InputError, match="fewer than two groups"):
         evaluate_calibration(df[df.lp == "en-x0"], "score", "human", "lp")

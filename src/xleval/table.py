@@ -65,20 +65,17 @@ _KINDS = {"score": "score", "scores": "score", "by": "group", "human": "human", 
 
 
 def numeric_column(data: pd.DataFrame, column: str, *, what: str = "data", argument: str | None = None) -> np.ndarray:
-    """The one number parser of table columns: ``column`` as float64 (missing values NaN), or an
-    InputError naming the first row (1-based) whose value is not a number."""
+    """A frame's column as float64 through the one number parser, the readers'
+    (:func:`xleval.io.to_numeric_column`: empty and NA tokens are NaN, ``inf`` stays inf, anything else
+    is an InputError naming the row and the cell)."""
+    from .io._read import to_numeric_column
+
     require_columns(data, [column], what=what, argument=argument)
-    values = data[column]
-    if pd.api.types.is_bool_dtype(values.dtype):
-        raise InputError(f"{what}: column {column!r} holds true/false values, not numbers", argument=argument,
-                         value=column)
     try:
-        return pd.to_numeric(values, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError):
-        bad = pd.to_numeric(values, errors="coerce").isna() & values.notna()
-        row = int(np.flatnonzero(bad.to_numpy())[0]) + 1
-        raise InputError(f"{what}: column {column!r} must be numeric; row {row} holds {values.iloc[row - 1]!r}",
-                         argument=argument, value=column) from None
+        return to_numeric_column(data[column], column, what).to_numpy(dtype=np.float64, na_value=np.nan)
+    except InputError as exc:
+        exc.argument, exc.value = argument, column
+        raise
 
 
 def _columns(value: str | Sequence[str] | None, name: str) -> tuple[str, ...]:

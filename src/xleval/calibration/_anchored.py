@@ -56,7 +56,7 @@ from ..exceptions import (
     SmallGroupWarning,
     UnseenGroupWarning,
 )
-from ..table import require_columns
+from ..table import numeric_column, require_columns
 from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
@@ -547,12 +547,7 @@ def _num(value) -> float:
 
 
 def _numeric(values: pd.Series, name: str) -> np.ndarray:
-    try:
-        return pd.to_numeric(values, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError):
-        bad = pd.to_numeric(values, errors="coerce").isna() & values.notna()
-        row = int(np.flatnonzero(bad.to_numpy())[0]) + 1
-        raise InputError(f"column {name!r} must be numeric; row {row} holds {values.iloc[row - 1]!r}") from None
+    return numeric_column(pd.DataFrame({name: values}), name, argument=name if name in ("score", "human") else None)
 
 
 def _as_frame(groups, by: list[str]) -> pd.DataFrame:

@@ -4,22 +4,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 
 from ..exceptions import DataQualityWarning
-from ..table import as_table, numeric_column, require_columns
 
-__all__ = ["group_labels", "finite_rows", "require_columns", "numeric"]
-
-
-def group_labels(data: pd.DataFrame, by: str | list[str]) -> np.ndarray:
-    """One label per row, distinct for distinct groups: the table's group index of the ``by``
-    column(s) (:meth:`xleval.table.EvalTable.row_labels`; group keys are tuples, never joined text)."""
-    return as_table(data, by=by).row_labels()
-
-
-def numeric(data: pd.DataFrame, column: str, argument: str | None = None) -> np.ndarray:
-    return numeric_column(data, column, argument=argument)
+__all__ = ["finite_rows"]
 
 
 def finite_rows(values: np.ndarray, what: str, notes: list[str], *, warn: bool = True) -> np.ndarray:

@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from .._base.result import Result
+from ..table import as_table, numeric_column
 from ._bias import DEFAULT_THRESHOLD, BiasDiagnosis, diagnose_bias
 from ._commands import AdviceAction, AdviceRenderer, PythonAdvice
-from ._common import group_labels, numeric
 from ._validity import ValidityVerdict, check_lgn_validity, validity_verdict
 
 __all__ = ["MethodChoice", "DecisionStep", "choose_method", "REFERENCE", "RECOMMENDED_LABELS"]
@@ -86,7 +86,7 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
     ``bias`` and ``validity`` may be passed when already computed (``diagnose`` does). ``commands``:
     an :class:`AdviceRenderer` that writes the advice in the caller's terms (the CLI's names complete
     commands for its table); without one the advice names library calls (:class:`PythonAdvice`)."""
-    labels = group_labels(data, by)
+    labels = as_table(data, by=by).row_labels()
     ctx = commands or PythonAdvice()
     by_cols = (by,) if isinstance(by, str) else tuple(by)
     to_select = AdviceAction("select", score, by_cols, system, human, _budget(data, score, human, labels))
@@ -172,9 +172,9 @@ def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lan
 def _budget(data, score, human, labels) -> int:
     """The rows per group the advice's `calibrate select` asks for: the recommended number, or fewer
     when no group has that many rows to choose from (select refuses a budget above every group)."""
-    free = np.isfinite(numeric(data, score))
+    free = np.isfinite(numeric_column(data, score))
     if human is not None and human in data.columns:
-        free &= ~np.isfinite(numeric(data, human))
+        free &= ~np.isfinite(numeric_column(data, human))
     largest = int(pd.Series(free).groupby(labels).sum().max()) if len(labels) else 0
     return max(1, min(RECOMMENDED_LABELS, largest))
 
@@ -197,7 +197,7 @@ def _bias_finding(bias: BiasDiagnosis) -> str:
 def _labels_per_group(data, score, human, labels, groups) -> dict[str, int]:
     if human is None:
         return dict.fromkeys(groups, 0)
-    has = np.isfinite(numeric(data, human)) & np.isfinite(numeric(data, score))
+    has = np.isfinite(numeric_column(data, human)) & np.isfinite(numeric_column(data, score))
     counts = pd.Series(has).groupby(labels).sum()
     return {g: int(counts.get(g, 0)) for g in groups}
 

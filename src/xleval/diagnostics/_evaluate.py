@@ -54,7 +54,7 @@ from ..stats import (
     stratified_resample_counts,
 )
 from ..stats._grouped_bootstrap import pair_indices, pairs_correct
-from ._common import numeric, require_columns
+from ..table import EvalTable, as_table
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
@@ -142,22 +142,26 @@ class CalibrationEvaluation(Result):
         return min(fits) if fits else None
 
 
-def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | list[str] = "lp", *,
-                         system: str = "system", budgets: Sequence[int] = DEFAULT_BUDGETS,
+def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = None, human: str | None = None,
+                         by: str | list[str] | None = None, *, system: str | None = None,
+                         budgets: Sequence[int] = DEFAULT_BUDGETS,
                          selections: Sequence[str] = ("spread", "random"), n_folds: int = 5, n_repeats: int = 10,
                          human_higher_is_better: bool | None = None, score_higher_is_better: bool = True,
                          level: float = 0.95, n_resamples: int = 1000, random_state: Any = 0,
                          progress: Progress | None = None, alternative: str | None = None) -> CalibrationEvaluation:
     """Raw vs LGN vs anchored (all labels, and K labels per group) out of fold; see the module docstring.
     ``progress``: told of each fold fitted (repeats x folds) and of the scoring at the end.
-    ``alternative``: also test every variant against raw, with this sidedness (module docstring)."""
+    ``alternative``: also test every variant against raw, with this sidedness (module docstring).
+    ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="lp"``,
+    ``system="system"``)."""
     if alternative is not None and alternative not in ALTERNATIVES:
         raise InputError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)} (or None: no test)")
-    by_cols = [by] if isinstance(by, str) else list(by)
-    require_columns(data, [score, human, *by_cols])
-    if system not in data.columns:
-        raise InputError(f"system column {system!r} not in the table (columns: {list(data.columns)}); the evaluation "
-                         "splits systems into folds: name it with system=", argument="system", value=system)
+    if system is None and not (isinstance(data, EvalTable) and data.system is not None):
+        system = "system"
+    table = as_table(data, score=score, human=human, by=by, system=system, default_by="lp")
+    if table.human is None:
+        raise InputError("the evaluation needs the human column; give human=", argument="human")
+    score, human, by_cols, system = table.score_column, table.human, list(table.by), table.system or "system"
     budgets = _check_budgets(budgets)
     selections = tuple(selections)
     if not selections or any(s not in SELECTIONS for s in selections):
@@ -167,7 +171,7 @@ def evaluate_calibration(data: pd.DataFrame, score: str, human: str, by: str | l
     if not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
         raise InputError(f"n_repeats must be an integer >= 1; got {n_repeats!r}")
     rng, seed = make_rng(random_state)
-    t = _Table(data, score, human, by_cols, system)
+    t = _Table(table)
     if len(t.sys_names) < 2:
         raise InputError(f"system column {system!r} holds one system ({t.sys_names[0]!r}); the evaluation holds out "
                          "systems and compares them: give a table of several systems (or name the system column with "
@@ -230,17 +234,18 @@ class _Table:
     """The table as integer codes: groups, systems, (group, system) items, segments, and the items
     that can be evaluated (at least one label and one finite score)."""
 
-    def __init__(self, data, score, human, by_cols, system):
-        self.x = numeric(data, score)
-        self.h = numeric(data, human)
+    def __init__(self, table: EvalTable):
+        data, human = table.frame, table.human
+        self.x = table.scores()
+        self.h = table.human_values()
         self.n_rows = len(data)
         if not np.isfinite(self.h).any():
             raise InputError(f"human column {human!r} has no values: the evaluation needs human scores")
-        groups = group_index(data[by_cols], where="table")
+        groups = table.groups
         self.g, self.group_names = groups.codes, groups.labels()
         # the fits see group names, so their warnings name the groups as the user does (not by code)
         self.g_label = np.asarray(self.group_names, dtype=object)[self.g]
-        systems = group_index([data[system]], names=[system], where="table")
+        systems = table.systems
         self.s, self.sys_names = systems.codes, np.array(systems.labels(), dtype=object)
         cells = group_index([self.g, self.s], names=["group", "system"])
         self.cell = cells.codes
