@@ -256,7 +256,7 @@ def test_bad_inputs_get_one_clear_error():
         AnchoredCalibrator(by="lp").fit(df.assign(human=np.where(df.index == 0, 1.0, np.nan)))
     with pytest.raises(InputError, match="constant"):
         AnchoredCalibrator(by="lp").fit(df.assign(human=3.0))
-    with pytest.raises(InputError, match="row 2: .good. is not a number"):
+    with pytest.raises(InputError, match=r"row 2: .good. is not a number"):
         AnchoredCalibrator(by="lp").fit(df.assign(human=["1.0", "good"] + ["2"] * (len(df) - 2)))
     with pytest.raises(InputError, match="score column 'score' is constant"):
         AnchoredCalibrator(by="lp").fit(df.assign(score=1.0))
