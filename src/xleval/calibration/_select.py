@@ -21,7 +21,7 @@ import pandas as pd
 from .._base.grouping import group_index
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
-from ._frame import prepare_frame
+from ..table import EvalTable, as_table, numeric_column, require_columns
 
 __all__ = ["select_rows", "select_for_annotation", "SELECTIONS", "ANNOTATION_COLUMNS"]
 
@@ -96,25 +96,25 @@ def _spread(rows: np.ndarray, scores: np.ndarray, budget: int, systems, segments
     return np.sort(np.asarray(picked, dtype=np.intp))
 
 
-def select_for_annotation(data: pd.DataFrame, by: str | Sequence[str], budget: int, *, score: str,
+def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, budget: int, *,
+                          score: str | None = None,
                           system: str | None = "system", segment: str | None = "seg_id", method: str = "spread",
                           label_column: str | None = "human", skip_labelled: str | None = None,
                           random_state: Any = 0) -> pd.DataFrame:
     """The chosen rows ready for annotation: the group columns, system, seg_id, doc_id, source,
     hypothesis and reference (those present; never the score, so that it cannot sway the judges),
     the input row number (``row``, 1-based) and an empty ``label_column`` to fill in.
-    ``skip_labelled``: a human column; rows that already have a value are not chosen again."""
-    by_cols = [by] if isinstance(by, str) else list(by)
-    if any(c not in data.columns for c in by_cols):  # tgt_lang/src_lang are derived from lp, as everywhere
-        data = prepare_frame(data, by_cols, "table")
-    needed = [*by_cols, score] + ([skip_labelled] if skip_labelled else [])
-    missing = [c for c in needed if c not in data.columns]
-    if missing:
-        raise InputError(f"column(s) {missing} not in the table; columns are {list(data.columns)}")
-    x = pd.to_numeric(data[score], errors="coerce").to_numpy(dtype=float)
+    ``skip_labelled``: a human column; rows that already have a value are not chosen again.
+    ``data``: an :class:`~xleval.table.EvalTable` (its ``by`` and ``score`` are the defaults) or a frame
+    (tgt_lang/src_lang are derived from lp, as everywhere)."""
+    table = as_table(data, by=by, score=score, default_by="tgt_lang")
+    data, by_cols, score = table.frame, list(table.by), table.score_column
+    if skip_labelled:
+        require_columns(data, [skip_labelled], what="table", argument="skip_labelled")
+    x = table.scores()
     if not np.isfinite(x).any():
         raise InputError(f"score column {score!r} has no finite value; the selection spreads labels over its range")
-    index = group_index(data[by_cols], where="table")
+    index = table.groups
     groups = index.codes
     systems = group_index([data[system]], names=[system], allow_missing=True).codes \
         if system and system in data.columns else None
@@ -122,7 +122,7 @@ def select_for_annotation(data: pd.DataFrame, by: str | Sequence[str], budget: i
         if segment and segment in data.columns else None
     eligible = None
     if skip_labelled:
-        eligible = pd.to_numeric(data[skip_labelled], errors="coerce").isna().to_numpy()
+        eligible = np.isnan(numeric_column(data, skip_labelled, what="table", argument="skip_labelled"))
     wanted = [*by_cols, system, segment, *ANNOTATION_COLUMNS]
     keep = list(dict.fromkeys(c for c in wanted if c and c in data.columns))
     if label_column and label_column in ("row", *keep):
