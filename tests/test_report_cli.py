@@ -134,7 +134,8 @@ def test_leaderboard_command_formats(wmt_tsv, tmp_path, cli):
     (["--format", "html"], "give -o PAGE.html"),
     (["--method", "anchored"], "anchored calibration needs human scores"),
     (["--model", "missing.json"], "no such calibrator file"),
-    (["--system", "sys"], "--system 'sys': no such column"),  # a misspelt column is not "one system per group"
+    # a misspelt column is not "one system per group"
+    (["--system", "sys"], "no column 'sys' (the system column, given as --system)"),
     (["--metric", "chrF2"], "--metric chrF2: unknown metric"),  # a typo is not "the mean of the column"
 ])
 def test_leaderboard_user_errors(files, cli, args, message):

@@ -467,13 +467,7 @@ class AnchoredCalibrator(ParamsMixin):
         """This fitted calibrator with unseen groups given the common offset (``pooled``) or refused
         (``error``) instead of its ``fallback``; ``None`` returns it unchanged. A shallow copy."""
         self._check_fitted()
-        if on_unseen is None:
-            return self
-        if on_unseen not in ("pooled", "error"):
-            raise InputError(f"on_unseen={on_unseen!r}: an anchored calibrator gives unseen groups the common offset "
-                             "(pooled) or refuses them (error); raw scores are not on the human scale",
-                             argument="on_unseen", value=on_unseen)
-        return copy.copy(self).set_params(fallback=on_unseen)
+        return anchored_on_unseen(self, on_unseen)
 
     def calibrated_signature(self) -> str:
         """The signature of the calibrated column: groups, human column and direction, level, labels
@@ -535,6 +529,18 @@ def _check_state(model: AnchoredCalibrator) -> None:
             raise ValueError(f"centre of {name!r} is not two numbers")
         if name != "pooled" and (entry["source"] not in ("labels", "pooled") or int(entry["n_labels"]) < 0):
             raise ValueError(f"group {name!r}: source {entry['source']!r}, n_labels {entry['n_labels']!r}")
+
+
+def anchored_on_unseen(model: Any, on_unseen: str | None) -> Any:
+    """``model`` (an anchored calibrator of either format) with unseen groups given the common offset
+    (``pooled``) or refused (``error``); None returns it unchanged. A shallow copy."""
+    if on_unseen is None:
+        return model
+    if on_unseen not in ("pooled", "error"):
+        raise InputError(f"on_unseen={on_unseen!r}: an anchored calibrator gives unseen groups the common offset "
+                         "(pooled) or refuses them (error); raw scores are not on the human scale",
+                         argument="on_unseen", value=on_unseen)
+    return copy.copy(model).set_params(fallback=on_unseen)
 
 
 def _z(coef: float, var: float) -> float:

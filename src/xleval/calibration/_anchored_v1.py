@@ -5,7 +5,6 @@ supported (:class:`LegacyAnchoredCalibrator`, what ``AnchoredCalibrator.load`` r
 file); refit with this xleval for sparse labels, intervals and the between-system slope."""
 from __future__ import annotations
 
-import copy
 import os
 import warnings
 from collections.abc import Sequence
@@ -130,14 +129,10 @@ class LegacyAnchoredCalibrator(ParamsMixin):
         return np.where([self.maps_.own(g) for g in labels], "group", "pooled").astype(object)
 
     def with_on_unseen(self, on_unseen: str | None) -> LegacyAnchoredCalibrator:
+        from ._anchored import anchored_on_unseen
+
         self._check_fitted()
-        if on_unseen is None:
-            return self
-        if on_unseen not in ("pooled", "error"):
-            raise InputError(f"on_unseen={on_unseen!r}: an anchored calibrator gives unseen groups the common offset "
-                             "(pooled) or refuses them (error); raw scores are not on the human scale",
-                             argument="on_unseen", value=on_unseen)
-        return copy.copy(self).set_params(fallback=on_unseen)
+        return anchored_on_unseen(self, on_unseen)
 
     def calibrated_signature(self) -> str:
         return (f"anchored|by:{'+'.join(self.group_columns())}|human:{self.human}|format:1"

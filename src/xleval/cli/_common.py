@@ -260,13 +260,18 @@ def _file_key(path: Any) -> tuple | None:
 
 def check_named_column(df, option: str, name: str | None, input) -> None:
     """A column named on the command line must exist (its default may be absent: the command then does
-    without it)."""
+    without it): the one column check, with the way out a default does not need."""
     from ..exceptions import InputError
+    from ..table import require_columns
 
-    source = click.get_current_context().get_parameter_source(option.lstrip("-"))
-    if name and source == click.core.ParameterSource.COMMANDLINE and name not in df.columns:
-        raise InputError(f"{input}: {option} {name!r}: no such column; columns are {', '.join(map(str, df.columns))}; "
-                         f"name an existing column, or leave {option} out to do without one")
+    param = option.lstrip("-").replace("-", "_")
+    source = click.get_current_context().get_parameter_source(param)
+    if name and source == click.core.ParameterSource.COMMANDLINE:
+        try:
+            require_columns(df, [name], what=str(input), argument=param)
+        except InputError as exc:
+            raise InputError(f"{exc}; leave {option} out to do without one",
+                             argument=exc.argument, value=exc.value) from None
 
 
 def read_ranked_table(path, *, score: str, human: str | None, system: str, model, col):

@@ -34,6 +34,7 @@ from xleval.io import (
     to_numeric_column,
 )
 from xleval.stats import Estimate, bootstrap, estimate_from_distribution
+from xleval.table import require_columns
 
 __all__ = ["fairness_gaps", "fairness_gaps_by", "DERIVED_FEATURES"]
 
@@ -196,12 +197,10 @@ def fairness_gaps_by(data: pd.DataFrame, model: str, metric: str, by: str = "lan
 
 # ----------------------------------------------------------------------------- input handling
 def _check_columns(data: pd.DataFrame, metric: str, by: str, item, resource, typology) -> None:
-    if not isinstance(data, pd.DataFrame):
-        raise InputError(f"data must be a pandas DataFrame; got {type(data).__name__}")
-    needed = [metric, by] + [c for c in (item, resource) if c] + [c for c in typology if c not in DERIVED_FEATURES]
-    missing = [c for c in needed if c not in data.columns]
-    if missing:
-        raise InputError(f"column(s) {missing} not in the table; its columns are {list(data.columns)}")
+    for argument, names in (("metric", [metric]), ("by", [by]), ("item", [item] if item else []),
+                            ("resource", [resource] if resource else []),
+                            ("typology", [c for c in typology if c not in DERIVED_FEATURES])):
+        require_columns(data, names, what="table", argument=argument)
     if len(data) == 0:
         raise InputError("the table has no rows; nothing to analyse")
 
