@@ -25,6 +25,13 @@ from xleval.table import EvalTable
 SIG = "chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.5.1"
 
 
+def _fitted(make, df):
+    """``make()`` fitted on ``df`` (the fit's notes on small groups are not what these tests check)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return make().fit(df)
+
+
 def _table(n_per_cell=20, seed=0) -> pd.DataFrame:
     """Three pairs x four systems, every tenth row labelled by a human on another scale."""
     rng = np.random.default_rng(seed)
@@ -83,9 +90,7 @@ def test_save_and_load_give_the_same_transform(make, tmp_path):
 
 def test_interval_at_level_brackets_the_calibrated_score_and_narrows_with_the_level(make):
     df = _table()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = make().fit(df)
+    model = _fitted(make, df)
     point = model.transform(df)
     low, high = model.interval(df, level=0.95)
     assert (low <= point).all() and (point <= high).all() and (high > low).all()
@@ -95,9 +100,7 @@ def test_interval_at_level_brackets_the_calibrated_score_and_narrows_with_the_le
 
 def test_one_source_per_row_naming_the_group_columns(make):
     df = _table()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = make().fit(df)
+    model = _fitted(make, df)
     sources = model.sources(df)
     assert len(sources) == len(df) and set(sources) == {"lp"}
 
