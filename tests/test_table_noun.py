@@ -119,3 +119,16 @@ def test_calibrate_help_names_every_calibration(capsys):
     out = " ".join(capsys.readouterr().out.split())
     entry = out[out.index(" calibrate "):out.index(" demo ")]
     assert "anchored" in entry and "LGN" in entry
+
+
+def test_a_calibrator_fitted_on_a_table_records_its_signature(frame):
+    from xleval.calibration import LGN, AnchoredCalibrator
+
+    data = frame.assign(chrf=frame["chrf"].astype(float) + np.arange(4), human=[10.0, 20.0, 30.0, 40.0])
+    table = EvalTable.from_frame(pd.concat([data] * 5, ignore_index=True), score="chrf", by="lp",
+                                 signatures={"chrf": "chrF2|nc:6"})
+    lgn = LGN(by="lp", score="chrf", min_count=1).fit(table)
+    assert lgn.signature_ == "chrF2|nc:6"
+    assert LGN(by="lp", score="chrf", min_count=1).fit(table, signature="given").signature_ == "given"
+    anchored = AnchoredCalibrator(by="lp", score="chrf", human="human", system=None).fit(table)
+    assert anchored.signature_ == "chrF2|nc:6"

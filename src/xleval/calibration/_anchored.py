@@ -128,7 +128,7 @@ class AnchoredCalibrator(ParamsMixin):
         1.96). ``strict=False`` fits the flat map (every row gets its group's offset) with a warning:
         the out-of-fold evaluation does, where a small draw of labels can do either by chance."""
         with self._all_or_nothing():
-            return self._fit(self._table_frame(X), groups, human, systems, signature, strict)
+            return self._fit(self._table_frame(X), groups, human, systems, self._table_signature(X, signature), strict)
 
     def _fit(self, X, groups, human, systems, signature, strict) -> AnchoredCalibrator:
         self._validate()

@@ -171,6 +171,7 @@ class LGN(ParamsMixin):
 
     def _update(self, X, groups, signature) -> None:
         self._validate_params()
+        signature = self._table_signature(X, signature)
         if not hasattr(self, "levels_"):
             self._reset()
         self.signature_ = merge_signatures(self.signature_, signature)

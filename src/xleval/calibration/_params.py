@@ -62,6 +62,15 @@ class ParamsMixin:
                              value=self.score)
         return X.frame
 
+    def _table_signature(self, X: Any, signature: str | None) -> str | None:
+        """The metric signature a fit records: the one given, else the one the EvalTable carries for
+        this calibrator's score column (a frame or an array carries none)."""
+        from ..table import EvalTable
+
+        if signature is None and isinstance(X, EvalTable):
+            return X.signature(getattr(self, "score", None))
+        return signature
+
     @contextlib.contextmanager
     def _all_or_nothing(self) -> Iterator[None]:
         """A fit that raises leaves the learned state (attributes ending in ``_``) as it was before
