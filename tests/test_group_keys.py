@@ -171,3 +171,13 @@ def test_the_report_keeps_one_and_text_one_apart():
     analysis = analyze_mt(TYPES, "metric", by="g", human="human", method="lgn", n_resamples=20)
     assert analysis.board.rows["group"].nunique() == 2
     assert len(analysis.verification.groups) == 2
+
+
+def test_diagnose_the_front_door(probe):
+    from xleval.diagnostics import diagnose
+
+    frame, by = probe
+    result = diagnose(frame, "metric", by, human="human", n_resamples=20)
+    assert result.bias.groups["n"].tolist() == [100, 100]
+    assert len(result.validity.groups) == 2 and len(result.agreement.scores["metric"].segment_within) == 2
+    assert sorted(result.recommendation.labels_per_group.values()) == [100, 100]
