@@ -132,3 +132,64 @@ def test_a_calibrator_fitted_on_a_table_records_its_signature(frame):
     assert LGN(by="lp", score="chrf", min_count=1).fit(table, signature="given").signature_ == "given"
     anchored = AnchoredCalibrator(by="lp", score="chrf", human="human", system=None).fit(table)
     assert anchored.signature_ == "chrF2|nc:6"
+
+
+def _entry_points(frame):
+    """(name, from the table, from the frame and column names): every MT-path entry point."""
+    from xleval import calibration as c
+    from xleval import diagnostics as d
+    from xleval import leaderboard as lb
+    from xleval.report import analyze_mt
+
+    def lgn_column(data, *args):
+        return c.apply_calibrator(c.LGN(by="lp", score="metric").fit(data), data)["metric_lgn"]
+
+    return [
+        ("diagnose", lambda t: d.diagnose(t, n_resamples=20),
+         lambda f: d.diagnose(f, "metric", "lp", human="human", n_resamples=20)),
+        ("diagnose_bias", lambda t: d.diagnose_bias(t, n_resamples=20),
+         lambda f: d.diagnose_bias(f, "metric", "lp", n_resamples=20)),
+        ("check_lgn_validity", lambda t: d.check_lgn_validity(t, system="system"),
+         lambda f: d.check_lgn_validity(f, "lp", "human", system="system")),
+        ("human_agreement", lambda t: d.human_agreement(t, n_resamples=20),
+         lambda f: d.human_agreement(f, "metric", "human", "lp", n_resamples=20)),
+        ("system_table", lambda t: d.system_table(t, ["metric"]),
+         lambda f: d.system_table(f, ["metric"], "lp", "system")),
+        ("choose_method", lambda t: d.choose_method(t, n_resamples=20),
+         lambda f: d.choose_method(f, "metric", "lp", human="human", n_resamples=20)),
+        ("evaluate_calibration", lambda t: d.evaluate_calibration(t, n_repeats=1, n_folds=2, budgets=(5,),
+                                                                  n_resamples=20),
+         lambda f: d.evaluate_calibration(f, "metric", "human", "lp", n_repeats=1, n_folds=2, budgets=(5,),
+                                          n_resamples=20)),
+        ("select_for_annotation", lambda t: c.select_for_annotation(t, None, 5),
+         lambda f: c.select_for_annotation(f, "lp", 5, score="metric")),
+        ("recommend_calibration", lambda t: lb.recommend_calibration(t, n_resamples=20, n_repeats=1),
+         lambda f: lb.recommend_calibration(f, "metric", "lp", human="human", n_resamples=20, n_repeats=1)),
+        ("leaderboard", lambda t: lb.leaderboard(t, method="lgn", n_resamples=20),
+         lambda f: lb.leaderboard(f, "metric", "lp", human="human", method="lgn", n_resamples=20)),
+        ("analyze_mt", lambda t: analyze_mt(t, method="lgn", n_resamples=20).board,
+         lambda f: analyze_mt(f, "metric", by="lp", human="human", method="lgn", n_resamples=20).board),
+        ("fit_calibration", lambda t: c.fit_calibration(t, "anchored").model.transform(frame),
+         lambda f: c.fit_calibration(f, "anchored", score="metric", by="lp", human="human").model.transform(f)),
+        ("apply_calibrator", lgn_column, lgn_column),
+    ]
+
+
+@pytest.mark.parametrize("name", [e[0] for e in _entry_points(None)])
+def test_every_entry_point_gives_the_same_result_from_a_table(name):
+    """A table built with the roles gives what the frame and the column names give (compared by value:
+    results compare by value)."""
+    from test_group_keys import _probe
+
+    frame = _probe([{"lp": "de-en"}, {"lp": "zh-en"}])
+    table = EvalTable.from_frame(frame, score="metric", by="lp", human="human", system="system")
+    _, from_table, from_frame = next(e for e in _entry_points(frame) if e[0] == name)
+    a, b = from_table(table), from_frame(frame)
+    if isinstance(a, (pd.DataFrame, pd.Series)):
+        # the table's language columns are normalised text (the frame's are objects): the same values
+        assert_equal = pd.testing.assert_series_equal if isinstance(a, pd.Series) else pd.testing.assert_frame_equal
+        assert_equal(a, b, check_dtype=False)
+    elif isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b)
+    else:
+        assert a == b

@@ -31,7 +31,7 @@ import pandas as pd
 from ._base.grouping import GroupIndex, group_index
 from .exceptions import ArgumentTypeError, InputError
 
-__all__ = ["EvalTable", "as_table", "require_columns", "numeric_column", "LANGUAGE_COLUMNS"]
+__all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "LANGUAGE_COLUMNS"]
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
 LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
@@ -287,6 +287,24 @@ def as_table(data: EvalTable | pd.DataFrame, *, default_by: str | Sequence[str] 
     if roles.get("by") is None:
         roles["by"] = default_by
     return EvalTable.from_frame(data, **roles)
+
+
+def resolve_roles(data: EvalTable | pd.DataFrame, *, score: str | None = None,
+                  by: str | Sequence[str] | None = None, human: str | None = None, system: str | None = "system",
+                  default_by: str | Sequence[str] = "tgt_lang") -> tuple[pd.DataFrame, dict[str, Any]]:
+    """For functions written on a frame and column names: ``data`` as a frame and its roles (``score``,
+    ``by`` as a name or a list of names, ``human``, ``system``), each the argument given, else the
+    table's, else the default. ``system`` keeps the functions' convention: ``"system"`` (the default)
+    is the table's system column when it has one, None is no system. A frame is returned as it is (its
+    columns are checked where used)."""
+    if isinstance(data, EvalTable):
+        by_cols = _columns(by, "by") or data.by or _columns(default_by, "by")
+        roles = {"score": score or (data.score[0] if data.score else None),
+                 "by": by_cols[0] if len(by_cols) == 1 else list(by_cols),
+                 "human": human if human is not None else data.human,
+                 "system": data.system if system == "system" and data.system is not None else system}
+        return data.frame, roles
+    return data, {"score": score, "by": default_by if by is None else by, "human": human, "system": system}
 
 
 def _differs(current: Any, given: Any) -> bool:

@@ -9,6 +9,7 @@ import os
 import pandas as pd
 
 from ..exceptions import ModelFileError
+from ..table import EvalTable
 from ._anchored import FORMAT as ANCHORED_FORMAT
 from ._anchored import AnchoredCalibrator
 from ._frame import calibrate_frame, calibrated_metadata, output_column
@@ -36,7 +37,8 @@ def load_calibrator(path: str | os.PathLike) -> Calibrator:
     return AnchoredCalibrator.load(path) if fmt == ANCHORED_FORMAT else LGN.load(path)
 
 
-def apply_calibrator(model: Calibrator, df: pd.DataFrame, *, column: str | None = None, interval: float | None = None,
+def apply_calibrator(model: Calibrator, df: EvalTable | pd.DataFrame, *, column: str | None = None,
+                     interval: float | None = None,
                      signature: str | None = None, force: bool = False, where: str = "input",
                      on_unseen: str | None = None, overwrite: bool = False) -> pd.DataFrame:
     """``df`` with the calibrated column, ``calibration_source`` and, with ``interval`` (a level such as

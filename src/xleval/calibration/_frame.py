@@ -12,6 +12,7 @@ from .._base.grouping import group_index
 from ..exceptions import DataQualityWarning, InputError, ModelFileError, SignatureMismatchError
 from ..io import add_language_columns, read_table_metadata
 from ..io.langs import copy_on_write
+from ..table import EvalTable
 from ._protocol import Calibrator
 
 __all__ = ["prepare_frame", "calibrate_frame", "score_signature", "calibrated_metadata", "added_columns",
@@ -77,7 +78,7 @@ def check_added_columns(model: Calibrator, columns, column: str | None = None, i
                          value=taken)
 
 
-def calibrate_frame(model: Calibrator, df: pd.DataFrame, *, column: str | None = None,
+def calibrate_frame(model: Calibrator, df: EvalTable | pd.DataFrame, *, column: str | None = None,
                     interval: float | None = None, signature: str | None = None, force: bool = False,
                     where: str = "input", on_unseen: str | None = None, overwrite: bool = False) -> pd.DataFrame:
     """``df`` with ``column`` (default ``<score>_<kind>``), ``calibration_source`` and, with ``interval``
@@ -86,6 +87,8 @@ def calibrate_frame(model: Calibrator, df: pd.DataFrame, *, column: str | None =
     ``overwrite=True``). ``on_unseen`` replaces the calibrator's handling of groups it cannot calibrate
     itself (``Calibrator.with_on_unseen``: LGN ``pooled``, ``raw``, ``error``; anchored ``pooled``,
     ``error``). Any :class:`Calibrator`: one path for all of them."""
+    if isinstance(df, EvalTable):  # the rows as the table checked them (language columns normalised)
+        df = df.frame
     if not isinstance(model, Calibrator):
         raise ModelFileError(f"{where}: not a calibrator ({type(model).__name__})")
     check_added_columns(model, df.columns, column, interval, overwrite=overwrite, where=where)

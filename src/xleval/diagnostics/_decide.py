@@ -25,7 +25,8 @@ import numpy as np
 import pandas as pd
 
 from .._base.result import Result
-from ..table import as_table, numeric_column
+from ..exceptions import InputError
+from ..table import EvalTable, as_table, numeric_column, resolve_roles
 from ._bias import DEFAULT_THRESHOLD, BiasDiagnosis, diagnose_bias
 from ._commands import AdviceAction, AdviceRenderer, PythonAdvice
 from ._validity import ValidityVerdict, check_lgn_validity, validity_verdict
@@ -77,15 +78,21 @@ class MethodChoice(Result):
         return f"method {self.method}: {self.reason}"
 
 
-def choose_method(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *, human: str | None = None,
-                  system: str | None = "system", source: str | None = "source", threshold: float = DEFAULT_THRESHOLD,
+def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | list[str] | None = None, *,
+                  human: str | None = None, system: str | None = "system", source: str | None = "source",
+                  threshold: float = DEFAULT_THRESHOLD,
                   bias: BiasDiagnosis | None = None, validity: ValidityVerdict | None = None,
                   n_resamples: int = 200, random_state: Any = 0,
                   commands: AdviceRenderer | None = None) -> MethodChoice:
     """Choose between anchored calibration and LGN for ``score`` grouped by ``by`` (module docstring).
     ``bias`` and ``validity`` may be passed when already computed (``diagnose`` does). ``commands``:
     an :class:`AdviceRenderer` that writes the advice in the caller's terms (the CLI's names complete
-    commands for its table); without one the advice names library calls (:class:`PythonAdvice`)."""
+    commands for its table); without one the advice names library calls (:class:`PythonAdvice`).
+    ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame."""
+    data, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
+    score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
+    if score is None:
+        raise InputError("no score column: give score=", argument="score")
     labels = as_table(data, by=by).row_labels()
     ctx = commands or PythonAdvice()
     by_cols = (by,) if isinstance(by, str) else tuple(by)

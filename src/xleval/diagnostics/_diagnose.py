@@ -8,6 +8,8 @@ import pandas as pd
 
 from .._base.progress import Progress, Steps
 from .._base.result import Result
+from ..exceptions import InputError
+from ..table import EvalTable, resolve_roles
 from ._agreement import AgreementResult, human_agreement
 from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
 from ._commands import AdviceRenderer
@@ -48,8 +50,9 @@ class Diagnosis(Result):
     advice: str = ""
 
 
-def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *, human: str | None = None,
-             calibrated: str | None = None, system: str | None = "system", threshold: float = DEFAULT_THRESHOLD,
+def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | list[str] | None = None, *,
+             human: str | None = None, calibrated: str | None = None, system: str | None = "system",
+             threshold: float = DEFAULT_THRESHOLD,
              n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
              commands: AdviceRenderer | None = None, average_by: str = "none",
              alternative: str = "two-sided", progress: Progress | None = None) -> Diagnosis:
@@ -58,7 +61,13 @@ def diagnose(data: pd.DataFrame, score: str, by: str | list[str] = "tgt_lang", *
     column mapping, so that the advice names commands that run as written. ``average_by`` (none, group,
     item) and ``alternative`` (two-sided, greater, less): how the agreement's all-pairs accuracy is
     averaged and the sidedness of the raw-vs-calibrated test (:func:`human_agreement`). ``progress``:
-    told of each finished step (bias, agreement, validity, recommendation; :mod:`xleval._base.progress`)."""
+    told of each finished step (bias, agreement, validity, recommendation; :mod:`xleval._base.progress`).
+    ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="tgt_lang"``,
+    ``system="system"``)."""
+    data, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
+    score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
+    if score is None:
+        raise InputError("no score column: give score=", argument="score")
     steps = Steps(progress, 3 + (human is not None))
     kwargs = dict(threshold=threshold, n_resamples=n_resamples, level=level, random_state=random_state)
     if calibrated is not None:

@@ -126,7 +126,9 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     ``doc_id``, else ``seg_id``, else rows) with the same resamples for every system of a group.
     ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="lp"``)."""
     evaluated = _table(data, score, by, human, where)
-    score, by, where = evaluated.score_column, evaluated.by[0], evaluated.source
+    score, by, where, human = evaluated.score_column, evaluated.by[0], evaluated.source, evaluated.human
+    if system == "system" and evaluated.system is not None:  # the table's system column
+        system = evaluated.system
     check_metric_name(metric)
     frame = evaluated.frame
     notes: list[str] = []
@@ -307,7 +309,9 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     if method not in METHODS:
         raise InputError(f"method {method!r}: use one of {', '.join(METHODS)}")
     table = _table(data, score, by, human, where)
-    score, by = table.score_column, table.by[0]
+    score, by, human = table.score_column, table.by[0], table.human
+    if system == "system" and table.system is not None:  # the table's system column
+        system = table.system
     scores = system_scores(table, system=system, human=human, metric=metric, unit=unit,
                            n_resamples=n_resamples, level=level, random_state=random_state)
     frame = table.frame

@@ -35,6 +35,7 @@ from ..diagnostics import (
     validity_verdict,
 )
 from ..exceptions import InputError
+from ..table import EvalTable, resolve_roles
 
 __all__ = ["Recommendation", "recommend_calibration", "N_REPEATS"]
 
@@ -81,13 +82,19 @@ class Recommendation(Result):
         return self.validity.reason if self.validity is not None else self.validity_segment.message
 
 
-def recommend_calibration(frame: pd.DataFrame, score: str, by: str, *, human: str | None = None,
-                          system: str | None = "system", n_folds: int = 5, n_repeats: int = N_REPEATS,
+def recommend_calibration(frame: EvalTable | pd.DataFrame, score: str | None = None, by: str | None = None, *,
+                          human: str | None = None, system: str | None = "system", n_folds: int = 5,
+                          n_repeats: int = N_REPEATS,
                           budgets: tuple[int, ...] = DEFAULT_BUDGETS, threshold: float = 0.5,
                           n_resamples: int = 1000, random_state: Any = 0, commands: AdviceRenderer | None = None,
                           **_: Any) -> Recommendation:
     """Decide between anchored calibration and LGN for ``score`` grouped by ``by`` (module docstring).
-    ``commands``: the table's path and column mapping, so that the advice names commands that run as written."""
+    ``commands``: the table's path and column mapping, so that the advice names commands that run as written.
+    ``frame``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="lp"``)."""
+    frame, roles = resolve_roles(frame, score=score, by=by, human=human, system=system, default_by="lp")
+    score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
+    if score is None:
+        raise InputError("no score column: give score=", argument="score")
     notes: list[str] = []
     bias = diagnose_bias(frame, score, by, threshold=threshold, n_resamples=n_resamples, random_state=random_state)
     has_system = system is not None and system in frame.columns
