@@ -258,3 +258,14 @@ def test_missing_sentencepiece_names_the_extra(monkeypatch, tmp_path, model_file
     monkeypatch.setitem(sys.modules, "sentencepiece", None)
     with pytest.raises(MissingDependencyError, match=r"xleval\[spm\]"):
         BLEU(tokenize="flores200", spm_model=path)
+
+
+def test_score_frame_takes_spm_options(model_file):
+    pd = pytest.importorskip("pandas")
+    from xleval.metrics import score_frame
+
+    frame = pd.DataFrame({"hypothesis": HYPS, "reference": REFS, "lp": ["en-zh"] * len(HYPS)})
+    scored = score_frame(frame, ["bleu"], {"bleu": {"tokenize": "flores200", "spm_model": str(model_file)}})
+    direct = BLEU(tokenize="flores200", effective_order=True, spm_model=model_file)  # sentence level: sentence_bleu
+    assert scored.frame["bleu"].tolist() == direct.sentence_scores(HYPS, [REFS]).tolist()
+    assert scored.signatures["bleu"] == direct.signature
