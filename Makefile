@@ -26,14 +26,15 @@ $(STAMP): $(BIN)/python pyproject.toml
 install: $(STAMP)
 
 # Full set-up for the test suite: core + dev + dask + torch + lm/neural extras + numba (fast) + MeCab
-# tokenizers (ja, ko). torch comes first so that the extras' torch>=2.1 is already satisfied: the torch
-# in the venv if any; else a torch wheel already on this machine (pip's find-links, no download; its
-# dependencies come from the registry in the next step); else torch from the registry.
+# tokenizers (ja, ko) + SentencePiece (spm: spBLEU). torch comes first so that the extras' torch>=2.1 is
+# already satisfied: the torch in the venv if any; else a torch wheel already on this machine (pip's
+# find-links, no download; its dependencies come from the registry in the next step); else torch from the
+# registry.
 $(VENV)/.installed-full: $(STAMP)
 	$(BIN)/python -c "import torch" 2>/dev/null \
 		|| $(BIN)/pip install --quiet --no-index --no-deps "$(TORCH_SPEC)" 2>/dev/null \
 		|| $(BIN)/pip install --quiet $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH_SPEC)"
-	$(BIN)/pip install --quiet -e ".[dev,dask,lm,neural,fast,ja,ko]"
+	$(BIN)/pip install --quiet -e ".[dev,dask,lm,neural,fast,ja,ko,spm]"
 	# unbabel-comet pins numpy<2 / transformers<5 / torchmetrics<0.11 (see docs/neural.md): its code runs on the
 	# versions above, so install it without its pins; its runtime deps are in the neural extra.
 	$(BIN)/pip install --quiet --no-deps "unbabel-comet==2.2.7"

@@ -198,9 +198,15 @@ class Metric(abc.ABC):
 
 
 def format_signature(fields: dict[str, Any]) -> str:
-    """``key:value|...`` of the fields, then ``xleval:<version>``."""
-    parts = [f"{key}:{_format_value(value)}" for key, value in fields.items()]
-    parts.append(f"xleval:{_xleval_version()}")
+    """``key:value|...`` of the fields, then ``xleval:<version>``.
+
+    A field named ``xleval`` is provenance that is not one of sacrebleu's fields (the checksum of spBLEU's
+    model file): it is written inside the ``xleval:`` field, after the version and a comma
+    (``xleval:0.4.0,spm-sha256:0123456789ab``), so the other fields stay exactly sacrebleu's.
+    """
+    parts = [f"{key}:{_format_value(value)}" for key, value in fields.items() if key != "xleval"]
+    provenance = f",{fields['xleval']}" if "xleval" in fields else ""
+    parts.append(f"xleval:{_xleval_version()}{provenance}")
     return "|".join(parts)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import warnings
 from collections.abc import Sequence
 from importlib import metadata
@@ -26,6 +27,7 @@ from xleval.exceptions import InputError, MissingDependencyError, XlevalWarning
 from . import _fast
 from ._compat import SacrebleuMetric, Score
 from ._ngrams import build_pool, clipped_matches, in_chunks, ngram_totals
+from ._spm import SPM_MODELS, SpmTokenizer, load_spm_tokenizer
 from ._tokenize import TOKENIZERS, load_tokenizer, tokenize_lines, words_to_ragged
 
 __all__ = ["BLEU", "default_tokenizer"]
@@ -58,7 +60,9 @@ class BLEU(SacrebleuMetric):
     Parameters
     ----------
     tokenize : str or None
-        ``13a``, ``intl``, ``char``, ``zh``, ``none``, ``ja-mecab``, ``ko-mecab``.
+        ``13a``, ``intl``, ``char``, ``zh``, ``none``, ``ja-mecab``, ``ko-mecab``; spBLEU's SentencePiece
+        tokenizers ``flores101``, ``flores200``, ``spBLEU-1K`` (and ``spm``, flores101's old name) on a local
+        model file (see ``spm_model``).
         ``None`` (default, as sacrebleu's) picks by ``tgt_lang`` (zh -> zh, ja -> ja-mecab, ko -> ko-mecab, else 13a); a
         missing MeCab extra then falls back (ja -> char, ko -> 13a) with an ``XlevalWarning``.
     lowercase : bool
@@ -85,6 +89,12 @@ class BLEU(SacrebleuMetric):
         Target language, used only when ``tokenize`` is None.
     force : bool
         Accepted for sacrebleu's signature and ignored (it only silences a warning).
+    spm_model : path or None
+        The SentencePiece model of an spBLEU ``tokenize`` (the file, or a folder holding it under sacrebleu's
+        file name: ``flores200sacrebleuspm``, ``sacrebleu_tokenizer_spm.model`` for flores101/spm,
+        ``spbleu-1k_tokenizer_spm.model``). None: that file in the folder named by ``$XLEVAL_SPM_MODELS``, else
+        in sacrebleu's ``$SACREBLEU/models``. Never downloaded. The signature keeps sacrebleu's
+        ``tok:flores200``; the file's sha256 (12 hex digits) goes into its ``xleval:`` field.
     """
 
     name: ClassVar[str] = "bleu"
@@ -105,6 +115,7 @@ class BLEU(SacrebleuMetric):
         *,
         nrefs: int | str | None = None,
         tgt_lang: str | None = None,
+        spm_model: str | os.PathLike | None = None,
     ):
         # positional order and names are sacrebleu's BLEU(); force only silences sacrebleu's warning
         # about tokenized input, so it is accepted and ignored
@@ -124,8 +135,18 @@ class BLEU(SacrebleuMetric):
         self.effective_order = bool(effective_order)
         self.nrefs = nrefs
         self.tgt_lang = tgt_lang or trg_lang or None
+        self.spm_model = spm_model
         self.tokenizer = self._resolve_tokenizer(tokenize, self.tgt_lang)
-        self._tok_signature = load_tokenizer(self.tokenizer).signature()
+        self._spm_sha256: str | None = None
+        if self.tokenizer in SPM_MODELS:
+            spm = load_spm_tokenizer(self.tokenizer, spm_model)
+            self._spm_path, self._spm_sha256 = spm.path, spm.sha256
+            self._tok_signature = spm.signature()
+        elif spm_model is not None:
+            raise InputError(f"spm_model= is the model of a SentencePiece tokenizer ({', '.join(SPM_MODELS)}); "
+                             f"tokenize={self.tokenizer!r} does not use it", argument="spm_model", value=spm_model)
+        else:
+            self._tok_signature = load_tokenizer(self.tokenizer).signature()
         self._set_references(references)
 
     @classmethod
@@ -172,8 +193,9 @@ class BLEU(SacrebleuMetric):
     @staticmethod
     def _resolve_tokenizer(tokenize: str | None, tgt_lang: str | None) -> str:
         if tokenize is not None:
-            if tokenize not in TOKENIZERS:
-                raise InputError(f"tokenize={tokenize!r} is unknown; choose from {', '.join(TOKENIZERS)}")
+            if tokenize not in TOKENIZERS and tokenize not in SPM_MODELS:
+                raise InputError(f"tokenize={tokenize!r} is unknown; choose from "
+                                 f"{', '.join([*TOKENIZERS, *SPM_MODELS])}")
             return tokenize
         chosen = default_tokenizer(tgt_lang)
         try:
@@ -209,11 +231,24 @@ class BLEU(SacrebleuMetric):
             # like sacrebleu, no field for max_ngram_order (its signature has none)
             "version": _sacrebleu_version(),
         }
+        if self._spm_sha256 is not None:  # which model file tokenised: provenance, inside the xleval: field
+            fields["xleval"] = f"spm-sha256:{self._spm_sha256[:12]}"
         return fields
 
     # ------------------------------------------------------------------ statistics
+    def _tokenizer(self) -> str | SpmTokenizer:
+        """The tokenizer name, or for spBLEU the SentencePiece tokenizer on the model file (loaded once per
+        process: the object holds only the path, so it pickles)."""
+        if self._spm_sha256 is None:
+            return self.tokenizer
+        spm = load_spm_tokenizer(self.tokenizer, self._spm_path)
+        if spm.sha256 != self._spm_sha256:  # the signature names the file this object was built with
+            raise InputError(f"the SentencePiece model {str(self._spm_path)!r} changed since this BLEU was built; "
+                             "build the metric again", argument="spm_model", value=str(self._spm_path))
+        return spm
+
     def _to_ragged(self, lines: list[str]):
-        tokenized = tokenize_lines(lines, self.tokenizer, self.lowercase)
+        tokenized = tokenize_lines(lines, self._tokenizer(), self.lowercase)
         return words_to_ragged([s.split() for s in tokenized])
 
     def _sentence_stats(self, hyps, refs, srcs) -> np.ndarray:
@@ -226,7 +261,11 @@ class BLEU(SacrebleuMetric):
         lines, hyp_idx, ref_idx = _fast.dedupe(hyps, refs)
         if self.lowercase:
             lines = [s.lower() for s in lines]
-        ids, off = _fast.words(lines, self.tokenizer)
+        if self._spm_sha256 is None:
+            ids, off = _fast.words(lines, self.tokenizer)
+        else:  # SentencePiece pieces: no compiled tokenizer, the ids of the pieces
+            ids, off = _fast.ragged_csr(words_to_ragged([s.split() for s in tokenize_lines(lines, self._tokenizer(),
+                                                                                            lowercase=False)]))
         lengths = np.diff(off)
         hyp_len = lengths[hyp_idx]
         ref_len = _closest_ref_len(hyp_len, list(lengths[ref_idx]))

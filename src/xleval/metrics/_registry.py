@@ -38,7 +38,8 @@ class _Entry:
     sentence: dict[str, Any] = field(default_factory=dict)  # sentence-level defaults
 
 
-_BLEU_OPTS = ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order", "effective_order")
+_BLEU_OPTS = ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order", "effective_order",
+              "spm_model")
 _CHRF_OPTS = ("char_order", "word_order", "beta", "lowercase", "whitespace", "eps_smoothing")
 _TER_OPTS = ("normalized", "no_punct", "asian_support", "case_sensitive")
 _NEURAL_OPTS = ("batch_size", "device", "precision", "progress")

@@ -13,6 +13,7 @@ import importlib
 import re
 from collections.abc import Sequence
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,9 +21,13 @@ from xleval.exceptions import InputError, MissingDependencyError
 
 from ._ngrams import Ragged
 
+if TYPE_CHECKING:
+    from ._spm import SpmTokenizer
+
 __all__ = ["TOKENIZERS", "load_tokenizer", "tokenize_lines", "words_to_ragged", "chars_to_ragged"]
 
-# sacrebleu tokenizer name -> "module.Class" under sacrebleu.tokenizers (spm variants need downloads)
+# sacrebleu tokenizer name -> "module.Class" under sacrebleu.tokenizers; the SentencePiece ones (spBLEU)
+# need a model file and are built by _spm.load_spm_tokenizer instead
 TOKENIZERS = {
     "13a": "tokenizer_13a.Tokenizer13a",
     "intl": "tokenizer_intl.TokenizerV14International",
@@ -103,12 +108,15 @@ def _batch_13a(lines: list[str]) -> list[str]:
     return text.split("\n")
 
 
-def tokenize_lines(lines: Sequence[str], tokenizer: str, lowercase: bool) -> list[str]:
+def tokenize_lines(lines: Sequence[str], tokenizer: str | SpmTokenizer, lowercase: bool) -> list[str]:
     """Tokenised form of each line exactly as sacrebleu's BLEU preprocesses it (lower, rstrip, tokenize).
 
+    ``tokenizer`` is a name of :data:`TOKENIZERS` or a SentencePiece tokenizer on its model file (spBLEU).
     Token boundaries are whitespace in the returned strings (``str.split()``).
     """
     prepped = [s.lower().rstrip() if lowercase else s.rstrip() for s in lines]
+    if not isinstance(tokenizer, str):
+        return tokenizer.lines(prepped)
     if tokenizer == "13a":
         return _batch_13a(prepped)
     func = _uncached(load_tokenizer(tokenizer))
