@@ -8,10 +8,15 @@ through pandas and through xleval, whole and streamed.
 from __future__ import annotations
 
 import csv
+import os
+import tempfile
 import warnings
+from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import read_table, write_table
@@ -213,3 +218,68 @@ def test_calibrate_select_output_reads_back_through_pandas(tmp_path, cli):
     for column in ("hypothesis", "source", "reference", "lp", "system"):
         assert chosen[column].tolist() == truth.loc[chosen["seg_id"], column].tolist(), column
     assert read_table(tmp_path / "select.tsv")["hypothesis"].tolist() == chosen["hypothesis"].tolist()
+
+
+# any text ---------------------------------------------------------------------------------------------
+FUZZ = settings(max_examples=int(os.environ.get("XLEVAL_FUZZ_EXAMPLES", "100")), deadline=None)
+#: quotes, tabs and line breaks often; a CR is left out (CRLF is read as a line end in every text file)
+_QUOTEY = st.text(st.one_of(st.sampled_from(['"', '"', "\t", "\n", " ", "a"]),
+                            st.characters(exclude_categories=("Cs",), exclude_characters="\r\x00")), max_size=12)
+
+
+@FUZZ
+@given(st.lists(_QUOTEY, min_size=1, max_size=6))
+def test_any_pandas_tsv_reads_as_written(texts):
+    """Whatever the texts, a TSV from pandas' defaults is never misread, whole or streamed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "p.tsv"
+        frame(texts).to_csv(path, sep="\t", index=False)
+        assert read_both(path) == texts
+
+
+@FUZZ
+@given(st.lists(_QUOTEY.filter(lambda t: "\t" not in t and "\n" not in t), min_size=1, max_size=6))
+def test_any_xleval_tsv_reads_back_through_pandas_and_xleval(texts):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "x.tsv"
+        write_table(frame(texts), path)
+        assert pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)["hypothesis"].tolist() == texts
+        assert read_both(path) == texts
+
+
+@FUZZ
+@given(st.lists(_QUOTEY.filter(lambda t: "\t" not in t and "\n" not in t), min_size=1, max_size=6))
+def test_a_literal_tsv_is_read_literally_or_the_choice_is_said(texts):
+    """A WMT-style file is never misread in silence: its texts come back, or the file is refused naming
+    quoting=, or the CSV reading it was given is said in a note naming the way back (quoting="none")."""
+    import logging
+
+    df = frame(texts)
+    notes: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: notes.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("xleval.io._quoting")
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "wmt.tsv"
+            path.write_text("\t".join(df.columns) + "\n"
+                            + "".join("\t".join(row) + "\n" for row in df.itertuples(index=False)), encoding="utf-8")
+            refused: InputError | None = None
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DataQualityWarning)  # said, and the texts are right
+                    got = read_table(path)["hypothesis"].tolist()
+            except InputError as exc:
+                refused, got = exc, []
+            if refused is not None:
+                assert refused.argument == "quoting"
+                assert read_table(path, quoting="none")["hypothesis"].tolist() == texts
+            elif got != texts:
+                assert any('read with CSV quoting' in n and 'quoting="none"' in n for n in notes), notes
+                assert read_table(path, quoting="none")["hypothesis"].tolist() == texts
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
