@@ -177,6 +177,17 @@ def test_cli_quoting_option_settles_an_ambiguous_file(tmp_path, cli):
     assert as_text["hypothesis"].tolist() == ['"Yes."'] and float(as_text["chrf"][0]) < 100
 
 
+def test_streamed_cli_says_the_rule_once_and_scores_the_true_strings(tmp_path, cli):
+    path = tmp_path / "outputs.tsv"
+    frame(LINE_TEXTS).to_csv(path, sep="\t", index=False)
+    whole = cli("score", path, "--metric", "chrf", "-o", tmp_path / "whole.parquet")
+    streamed = cli("score", path, "--metric", "chrf", "--chunk-size", "2", "-o", tmp_path / "streamed.parquet")
+    assert whole.exit_code == streamed.exit_code == 0, streamed.stderr
+    assert streamed.stderr.count("xleval: note: ") == 1 and "--quoting none" in streamed.stderr
+    for name in ("whole", "streamed"):
+        assert pd.read_parquet(tmp_path / f"{name}.parquet")["hypothesis"].tolist() == LINE_TEXTS
+
+
 def test_sentence_chrf_of_a_pandas_tsv_equals_sacrebleu_on_the_true_strings(tmp_path, cli, wmt21_segments):
     """The issue's check, on real WMT21 text with quotes (wholly quoted, leading, inside)."""
     import sacrebleu

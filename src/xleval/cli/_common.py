@@ -98,16 +98,21 @@ def _use_quoting(ctx: click.Context, param: click.Parameter, value: str) -> None
 
 
 class _NoteLine(logging.Handler):
-    """A log note of the library as one line on stderr, 'xleval: note: ...', in the command's words."""
+    """A log note of the library as one line on stderr, 'xleval: note: ...', in the command's words; once,
+    though a streamed reader decides on the file for its header and again for its rows."""
 
     def __init__(self, command: click.Command | None):
         super().__init__(logging.INFO)
         self.command = command
+        self.said: set[str] = set()
 
     def emit(self, record: logging.LogRecord) -> None:
         from ._errors import cli_words
 
-        sys.stderr.write(f"xleval: note: {cli_words(record.getMessage(), self.command)}\n")
+        text = cli_words(record.getMessage(), self.command)
+        if text not in self.said:
+            self.said.add(text)
+            sys.stderr.write(f"xleval: note: {text}\n")
 
 
 _quoting_flag = click.option(

@@ -115,13 +115,17 @@ class QuoteEvidence:
 
 
 def decide_quoting(quoting: str, evidence: QuoteEvidence, name: str, *, literal_error: InputError | None,
-                   csv_fits: Callable[[], bool]) -> str:
+                   csv_fits: Callable[[], bool], quiet: bool = False) -> str:
     """'csv' or 'none' for a TSV file: ``quoting`` if forced, else the rule of this module.
 
     ``literal_error`` is what reading every quote as text found wrong with the record widths (None:
-    nothing); ``csv_fits()`` tells whether the file reads as strict CSV with the header's width."""
+    nothing); ``csv_fits()`` tells whether the file reads as strict CSV with the header's width.
+    ``quiet``: the choice is not said (a reader that only looks at the header, before the rows are read)."""
     if quoting != "auto":
         return quoting
+    if quiet:
+        with _silenced():
+            return decide_quoting(quoting, evidence, name, literal_error=literal_error, csv_fits=csv_fits)
     if not evidence.any:
         if literal_error is not None:
             raise literal_error
@@ -154,10 +158,25 @@ def _short(field: str) -> str:
     return repr(field if len(field) <= 40 else field[:37] + "...")
 
 
+_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("xleval_tsv_quoting_quiet", default=False)
+
+
+@contextlib.contextmanager
+def _silenced() -> Iterator[None]:
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
+
+
 def _say(message: str) -> None:
-    warnings.warn(message, DataQualityWarning, stacklevel=4)
+    if _QUIET.get():
+        return
+    warnings.warn(message, DataQualityWarning, stacklevel=3)  # names the reader that decided
 
 
 def _note(message: str) -> None:
     """A decision the file's evidence settles: a note in the log (the command line prints it)."""
-    logger.info(message)
+    if not _QUIET.get():
+        logger.info(message)

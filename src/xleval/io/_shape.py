@@ -209,10 +209,11 @@ def _raise_csv_width(name: str, row: int, line: int, fields: int, width: int) ->
                      "fix the row (quote a text that holds a comma)")
 
 
-def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str, quoting: str = "auto") -> TextShape:
+def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str, quoting: str = "auto", *,
+                          quiet: bool = False) -> TextShape:
     """The width checks of the in-memory reader, streamed over a file of any size (one pass, constant
     memory; a second one when a TSV's quotes need CSV's view), for readers that parse in chunks; a
-    TSV's quoting rule is decided as :func:`check_tsv_quoting` decides it."""
+    TSV's quoting rule is decided as :func:`check_tsv_quoting` decides it (and said, unless ``quiet``)."""
     from ._compressed import open_input
 
     with open_input(path, "rb", name=name) as fh:
@@ -230,7 +231,7 @@ def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str, quoting:
     if fmt == "tsv":
         if quoting != "csv":
             rule = decide_quoting(quoting, evidence, name, literal_error=error,
-                                  csv_fits=lambda: _csv_file_fits(path, name, comments))
+                                  csv_fits=lambda: _csv_file_fits(path, name, comments), quiet=quiet)
             if rule == "none":
                 if error is not None:
                     raise error

@@ -300,7 +300,8 @@ def table_columns(path: str | os.PathLike, columns: Mapping[str, str] | None = N
         first: list[dict] = next(_json_records(path, name, 1), [{}])
         names = list(first[0]) if first else []
     else:
-        shape = check_text_file_shape(path, fmt, name, resolve_quoting(quoting))
+        # quiet: the rows are read next (iter_batches), which says the rule chosen once
+        shape = check_text_file_shape(path, fmt, name, resolve_quoting(quoting), quiet=True)
         header = list(_frames(path, name, fmt, dict(_text_options(fmt, shape), nrows=0)))
         names = list(header[0].columns) if header else []
     rename = dict(columns or {})
