@@ -1,7 +1,8 @@
 """Tables in and out (TSV, CSV, JSONL, Parquet, plain files; each optionally .gz) and language codes.
 
 Reading (:mod:`._read`; Parquet as Arrow tables in :mod:`._parquet`; ``.gz`` and standard input in
-:mod:`._compressed`), shape and record checks (:mod:`._shape`), the column-type policy
+:mod:`._compressed`), shape and record checks (:mod:`._shape`), the TSV quoting rule (:mod:`._quoting`),
+the column-type policy
 (:mod:`._schema`), the inputs of the running command (:mod:`._inputs`), the one writer with the output
 guard (:mod:`._write`), and readers of published layouts (:mod:`._wmt`, :mod:`._mtme`).
 
