@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import sys
 from collections.abc import Mapping, Sequence
@@ -74,8 +75,57 @@ PROBABILITY = FiniteFloat(0, 1, low_open=True, high_open=True)
 # options several commands share; each is a decorator, applied like click.option
 format_option = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
                              help="text (tables) or json (for machines).")
-col_option = click.option("--col", multiple=True, metavar="CANONICAL=COLUMN",
-                          help="Map a canonical column to a column of the file, e.g. --col hypothesis=mt (repeatable).")
+_col_flag = click.option("--col", multiple=True, metavar="CANONICAL=COLUMN",
+                         help="Map a canonical column to a column of the file, e.g. --col hypothesis=mt (repeatable).")
+
+
+def _use_quoting(ctx: click.Context, param: click.Parameter, value: str) -> None:
+    """Every TSV this command reads is read with ``value`` (the library's ``quoting=``), and the rule
+    an ``auto`` reading chose is printed as a note, until the command ends."""
+    from ..io._quoting import logger, set_default_quoting
+
+    restore = set_default_quoting(value)
+    handler = _NoteLine(ctx.command)
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+    def done() -> None:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        restore()
+    ctx.call_on_close(done)
+
+
+class _NoteLine(logging.Handler):
+    """A log note of the library as one line on stderr, 'xleval: note: ...', in the command's words; once,
+    though a streamed reader decides on the file for its header and again for its rows."""
+
+    def __init__(self, command: click.Command | None):
+        super().__init__(logging.INFO)
+        self.command = command
+        self.said: set[str] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from ._errors import cli_words
+
+        text = cli_words(record.getMessage(), self.command)
+        if text not in self.said:
+            self.said.add(text)
+            sys.stderr.write(f"xleval: note: {text}\n")
+
+
+_quoting_flag = click.option(
+    "--quoting", type=click.Choice(["auto", "csv", "none"]), default="auto", show_default=True, expose_value=False,
+    callback=_use_quoting,
+    help="How double quotes in a TSV are read: csv = CSV quoting is taken off (pandas' to_csv, csv.writer); none = "
+         "quotes are text (WMT files); auto = decided from the whole file, said when the readings differ.")
+
+
+def col_option(command):
+    """``--col`` (column mapping) and ``--quoting`` (how a TSV's quotes are read): the options of every
+    command that reads a table."""
+    return _quoting_flag(_col_flag(command))
 
 def calibration_choice_options(command):
     """--system, --method, --model and --metric of the commands that rank systems across groups

@@ -1,9 +1,9 @@
 """Tables in and out (TSV, CSV, JSONL, Parquet, plain files; each optionally .gz) and language codes.
 
 Reading (:mod:`._read`; Parquet as Arrow tables in :mod:`._parquet`; ``.gz`` and standard input in
-:mod:`._compressed`), shape and record checks (:mod:`._shape`), the column-type policy
-(:mod:`._schema`), the inputs of the running command (:mod:`._inputs`), the one writer with the output
-guard (:mod:`._write`), and readers of published layouts (:mod:`._wmt`, :mod:`._mtme`).
+:mod:`._compressed`), shape and record checks (:mod:`._shape`), the TSV quoting rule (:mod:`._quoting`),
+the column-type policy (:mod:`._schema`), the inputs of the running command (:mod:`._inputs`), the one
+writer with the output guard (:mod:`._write`), and readers of published layouts (:mod:`._wmt`, :mod:`._mtme`).
 
 Names are imported on first use (PEP 562): ``from xleval.io import check_output_path`` loads the
 writer, not pandas; scoring a Parquet file into a Parquet file never imports pandas at all.

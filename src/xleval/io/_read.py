@@ -24,13 +24,14 @@ from ._formats import NA_TOKENS, SIDECAR_SUFFIX, display_name, table_format
 from ._inputs import read_regular_file, require_file
 from ._parquet import first_line as _first_line
 from ._parquet import read_parquet, read_parquet_schema
+from ._quoting import resolve_quoting
 from ._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
 from ._shape import (
     check_csv_text,
     check_flat_values,
     check_header,
     check_not_empty,
-    check_tsv_text,
+    check_tsv_quoting,
     check_unique_columns,
     iter_json_objects,
     parse_column_mapping,
@@ -50,17 +51,25 @@ def read_table(
     columns: Mapping[str, str] | None = None,
     required: Sequence[str] = (),
     numeric: Sequence[str] = (),
+    quoting: str | None = None,
 ) -> pd.DataFrame:
     """Read a table; rename ``columns`` (file name -> canonical name); check ``required``; parse ``numeric``.
 
+    ``quoting`` is how a TSV's double quotes are read: ``"auto"`` (the default) decides from the
+    whole file and says what it chose when the readings differ, ``"csv"`` takes CSV quoting off (files
+    of pandas' ``to_csv(sep="\t")``, ``csv.writer``), ``"none"`` keeps every quote as text (WMT,
+    mt-metrics-eval); see :mod:`xleval.io._quoting`.
+
     Raises :class:`InputError` for a missing/empty file, a header without rows, duplicate or
-    missing columns, and non-numeric cells in ``numeric`` columns (NaN/inf are kept as values).
+    missing columns, non-numeric cells in ``numeric`` columns (NaN/inf are kept as values), and a
+    TSV whose quotes read both ways with nothing to tell which is meant.
     """
+    quoting = resolve_quoting(quoting)
     name = display_name(path)
     if name != "<stdin>":
         require_file(path, name)  # before the format: a missing file is the clearer news
     fmt = table_format(path)
-    df = _read_any(path, fmt, name)
+    df = _read_any(path, fmt, name, quoting)
     check_not_empty(df.shape[1], len(df), name)
     check_header(df.columns, dict(columns or {}), required, name)
     if columns:
@@ -120,14 +129,14 @@ def _cell_text(value: object) -> str:
         return repr(str(value))
 
 
-def _read_any(path, fmt: str, name: str) -> pd.DataFrame:
+def _read_any(path, fmt: str, name: str, quoting: str = "auto") -> pd.DataFrame:
     try:
         if fmt == "parquet":
             return _read_parquet(path, name)
         text = decode_text(read_input_bytes(path, name), name)
         if fmt == "jsonl":
             return _read_jsonl(text, name)
-        return _read_text_table(text, fmt, name)
+        return _read_text_table(text, fmt, name, quoting)
     except InputError:
         raise
     except (pd.errors.ParserError, ValueError, OSError) as exc:
@@ -143,15 +152,19 @@ def _read_parquet(path, name: str) -> pd.DataFrame:
         raise InputError(f"{name}: cannot read as parquet: {_first_line(exc)}") from exc
 
 
-def _read_text_table(text: str, fmt: str, name: str) -> pd.DataFrame:
+def _read_text_table(text: str, fmt: str, name: str, quoting: str = "auto") -> pd.DataFrame:
     body = strip_leading_comments(text)
     first_line = text.count("\n") - body.count("\n") + 1  # the header's line in the file
     if not body.strip():
         return pd.DataFrame()
     header = body.split("\n", 1)[0]
     if fmt == "tsv":
+        shape = check_tsv_quoting(body, name, first_line, quoting)
+        if shape.quoting == "csv":
+            check_unique_columns(next(csv.reader([header], delimiter="\t")), name)
+            return pd.read_csv(_io.StringIO(body), sep="\t", dtype=str, keep_default_na=False)
         check_unique_columns(header.split("\t"), name)
-        rows = check_tsv_text(body, name, first_line)
+        rows = shape.rows
         return pd.read_csv(_io.StringIO(body), sep="\t", dtype=str, keep_default_na=False, quoting=csv.QUOTE_NONE,
                            lineterminator="\n", skip_blank_lines=False, nrows=rows)
     check_csv_text(body, name, first_line)  # first: it explains a header that csv cannot split (a lone CR)

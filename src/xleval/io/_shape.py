@@ -15,11 +15,12 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..exceptions import InputError
+from ._quoting import QuoteEvidence, decide_quoting
 
 __all__ = ["parse_column_mapping", "check_not_empty", "is_comment_line", "strip_leading_comments",
            "check_unique_columns",
            "check_header", "check_tsv_text", "check_csv_text", "check_text_file_shape", "iter_json_objects",
-           "parse_json_object", "check_flat_values", "TextShape"]
+           "parse_json_object", "check_flat_values", "TextShape", "check_tsv_quoting"]
 
 
 # comment block -----------------------------------------------------------------------------------
@@ -98,11 +99,11 @@ def parse_column_mapping(items: Sequence[str] | None) -> dict[str, str]:
 
 # record widths -------------------------------------------------------------------------------------
 class TextShape:
-    """What the width check learnt: comment lines before the header, and data rows (trailing blank
-    lines of a TSV file are not rows)."""
+    """What the width check learnt: comment lines before the header, data rows (trailing blank
+    lines of a TSV file are not rows; -1: not counted) and a TSV's quoting rule ('csv' or 'none')."""
 
-    def __init__(self, comments: int, rows: int):
-        self.comments, self.rows = comments, rows
+    def __init__(self, comments: int, rows: int, quoting: str = "none"):
+        self.comments, self.rows, self.quoting = comments, rows, quoting
 
 
 def _tsv_width_error(name: str, row: int, line: int, fields: int, width: int) -> InputError:
@@ -132,6 +133,39 @@ def check_tsv_text(text: str, name: str, first_line: int = 1) -> int:
     return len(lines) - 1
 
 
+def check_tsv_quoting(text: str, name: str, first_line: int = 1, quoting: str = "auto") -> TextShape:
+    """The quoting rule of a TSV text (:mod:`._quoting`, decided from every field) with its record
+    widths checked under that rule; rows are counted when quotes are text (-1 under CSV quoting)."""
+    if quoting == "csv":
+        _check_csv_records(_io.StringIO(text), name, first_line - 1, delimiter="\t")
+        return TextShape(0, -1, "csv")
+    try:
+        rows, error = check_tsv_text(text, name, first_line), None
+    except InputError as exc:
+        rows, error = -1, exc
+    evidence = QuoteEvidence()
+    if quoting == "auto" and '"' in text:
+        for i, line in enumerate(text.split("\n")):
+            evidence.add(line, i + first_line, header=i == 0)
+    rule = decide_quoting(quoting, evidence, name, literal_error=error,
+                          csv_fits=lambda: _csv_fits(_io.StringIO(text), name))
+    if rule == "csv":
+        _check_csv_records(_io.StringIO(text), name, first_line - 1, delimiter="\t")
+        return TextShape(0, -1, "csv")
+    if error is not None:
+        raise error
+    return TextShape(0, rows, "none")
+
+
+def _csv_fits(lines, name: str, offset: int = 0) -> bool:
+    """Whether tab-separated records read as strict CSV, each with the header's width."""
+    try:
+        _check_csv_records(lines, name, offset, delimiter="\t", strict=True)
+    except InputError:
+        return False
+    return True
+
+
 def check_csv_text(text: str, name: str, first_line: int = 1) -> None:
     """Every CSV record (quotes honoured) has the header's width; blank lines are skipped, as pandas does."""
     if '"' not in text and "\r" not in text:  # no quoting: a record is a line, counting commas is enough
@@ -145,17 +179,20 @@ def check_csv_text(text: str, name: str, first_line: int = 1) -> None:
     _check_csv_records(_io.StringIO(text), name, first_line - 1)
 
 
-def _check_csv_records(lines, name: str, offset: int = 0) -> None:
+def _check_csv_records(lines, name: str, offset: int = 0, *, delimiter: str = ",", strict: bool = False) -> None:
     """Every CSV record (quotes honoured) has the header's width; a lone CR outside quotes is refused
-    (pandas would silently start a new row there). Blank lines are skipped, as pandas does."""
+    (pandas would silently start a new row there). Blank lines are skipped, as pandas does. ``strict``
+    also refuses a quote where CSV cannot have one (``"a"b``), which pandas reads leniently."""
     limit = csv.field_size_limit()
     csv.field_size_limit(2**31 - 1)  # a long quoted text is data, not an error
-    records = csv.reader(lines)
+    records = csv.reader(lines, delimiter=delimiter, strict=strict)
     try:
         width, row = len(next(records, [])), 0
         for record in records:
             if record:
                 row += 1
+                if len(record) != width and delimiter == "\t":
+                    raise _tsv_width_error(name, row, records.line_num + offset, len(record), width)
                 if len(record) != width:
                     _raise_csv_width(name, row, records.line_num + offset, len(record), width)
     except csv.Error as exc:
@@ -172,9 +209,11 @@ def _raise_csv_width(name: str, row: int, line: int, fields: int, width: int) ->
                      "fix the row (quote a text that holds a comma)")
 
 
-def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str) -> TextShape:
+def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str, quoting: str = "auto", *,
+                          quiet: bool = False) -> TextShape:
     """The width checks of the in-memory reader, streamed over a file of any size (one pass, constant
-    memory), for readers that parse in chunks."""
+    memory; a second one when a TSV's quotes need CSV's view), for readers that parse in chunks; a
+    TSV's quoting rule is decided as :func:`check_tsv_quoting` decides it (and said, unless ``quiet``)."""
     from ._compressed import open_input
 
     with open_input(path, "rb", name=name) as fh:
@@ -183,20 +222,54 @@ def check_text_file_shape(path: str | os.PathLike, fmt: str, name: str) -> TextS
         while header and is_comment_line(header):
             comments += 1
             header = fh.readline()
-        if fmt == "tsv":
-            return TextShape(comments, _tsv_rows(fh, header, name, comments))
-    try:  # lines end at LF only (CRLF keeps its CR for csv to strip): a lone CR is then an error, as in memory
-        with open_input(path, "r", name=name, encoding="utf-8-sig", newline="\n") as fh:
-            _check_csv_records(_after_leading_comments(fh), name, comments)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
+        if fmt == "tsv" and quoting != "csv":
+            evidence = QuoteEvidence()
+            try:
+                rows, error = _tsv_rows(fh, header, name, comments, evidence if quoting == "auto" else None), None
+            except InputError as exc:
+                rows, error = -1, exc
+    if fmt == "tsv":
+        if quoting != "csv":
+            rule = decide_quoting(quoting, evidence, name, literal_error=error,
+                                  csv_fits=lambda: _csv_file_fits(path, name, comments), quiet=quiet)
+            if rule == "none":
+                if error is not None:
+                    raise error
+                return TextShape(comments, rows, "none")
+        _check_csv_file(path, name, comments, "\t")
+        return TextShape(comments, -1, "csv")
+    _check_csv_file(path, name, comments, ",")
     return TextShape(comments, -1)
 
 
-def _tsv_rows(lines: Iterable[bytes], header: bytes, name: str, comments: int) -> int:
+def _check_csv_file(path, name: str, comments: int, delimiter: str, strict: bool = False) -> None:
+    from ._compressed import open_input
+
+    try:  # lines end at LF only (CRLF keeps its CR for csv to strip): a lone CR is then an error, as in memory
+        with open_input(path, "r", name=name, encoding="utf-8-sig", newline="\n") as fh:
+            _check_csv_records(_after_leading_comments(fh), name, comments, delimiter=delimiter, strict=strict)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name}: bytes are not valid UTF-8 ({exc.reason}); re-encode the file as UTF-8") from None
+
+
+def _csv_file_fits(path, name: str, comments: int) -> bool:
+    try:
+        _check_csv_file(path, name, comments, "\t", strict=True)
+    except InputError:
+        return False
+    return True
+
+
+def _tsv_rows(lines: Iterable[bytes], header: bytes, name: str, comments: int,
+              evidence: QuoteEvidence | None = None) -> int:
     width = header.count(b"\t") + 1
     row = blank = 0  # blank: blank lines seen since the last row (an error only if a row follows)
+    if evidence is not None and b'"' in header:
+        evidence.add(header.decode("utf-8", "replace").removeprefix("\ufeff").rstrip("\r\n"), comments + 1,
+                     header=True)
     for line in lines:
+        if evidence is not None and b'"' in line:
+            evidence.add(line.decode("utf-8", "replace").rstrip("\r\n"), row + comments + 2)
         if not line.rstrip(b"\r\n") and width > 1:
             blank += 1
             continue

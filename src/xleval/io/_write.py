@@ -423,6 +423,10 @@ def _to_jsonl(df: pd.DataFrame) -> str:
 
 
 def _to_tsv(df: pd.DataFrame, where: str = "") -> str:
+    """TSV with the CSV quoting rule (what pandas' ``to_csv(sep="\\t")`` and ``csv.writer`` write): a field
+    holding a double quote is written wholly in quotes with its quotes doubled, every other field as it
+    is, so ``pd.read_csv(path, sep="\\t", dtype=str, keep_default_na=False)`` and xleval's reader give
+    back the same texts. Tabs and line breaks are refused: a line stays a row for line-based tools."""
     import pandas as pd
 
     for col in df.columns:
@@ -433,4 +437,4 @@ def _to_tsv(df: pd.DataFrame, where: str = "") -> str:
                     f"{where}column {col!r} has a text with a tab or newline, which TSV cannot hold; write .parquet, "
                     ".jsonl or .csv instead"
                 )
-    return df.to_csv(sep="\t", index=False, quoting=csv.QUOTE_NONE, lineterminator="\n", escapechar=None)
+    return df.to_csv(sep="\t", index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")

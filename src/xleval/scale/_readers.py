@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from ..io import check_text_file_shape, iter_json_objects, require_file, table_f
 from ..io._compressed import open_input
 from ..io._formats import TEXT_COLUMNS, is_compressed
 from ..io._parquet import check_flat_schema
+from ..io._quoting import resolve_quoting
 from ..io._schema import JsonEvidence, apply_json_types, apply_text_types, json_types, text_evidence, text_types
 from ..io._shape import check_flat_values, check_header
 
@@ -65,15 +67,18 @@ def batch_context(batch: TableBatch, name: str) -> Iterator[None]:
 
 def iter_batches(path: str | os.PathLike, batch_size: int = DEFAULT_CHUNK_SIZE, *,
                  columns: Mapping[str, str] | None = None, required: Sequence[str] = (),
-                 numeric: Sequence[str] = (), read_columns: Sequence[str] | None = None) -> Iterator[TableBatch]:
+                 numeric: Sequence[str] = (), read_columns: Sequence[str] | None = None,
+                 quoting: str | None = None) -> Iterator[TableBatch]:
     """Batches of at most ``batch_size`` rows of the table at ``path``.
 
     ``columns`` renames file columns to canonical names (file name -> canonical), ``required`` are
     checked once against the header, ``numeric`` columns are parsed as float64 (a bad cell names its
     file row). ``read_columns`` (canonical names) limits what is decoded (Parquet) and typed (text).
+    ``quoting`` is how a TSV's quotes are read, decided as :func:`xleval.io.read_table` decides it.
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise InputError(f"chunk size {batch_size!r}: expected a positive integer number of rows, e.g. 100000")
+    quoting = resolve_quoting(quoting)
     if str(path) == "-":
         raise InputError("'-' (standard input) cannot be streamed: a streamed table is read twice (record widths and "
                          "column types); save it to a file first, or read it whole (without chunk_size=)",
@@ -83,7 +88,8 @@ def iter_batches(path: str | os.PathLike, batch_size: int = DEFAULT_CHUNK_SIZE, 
     fmt = table_format(path)
     _check_streamable(path, fmt, name)
     rename = dict(columns or {})
-    reader = {"parquet": _parquet_frames, "jsonl": _jsonl_frames}.get(fmt, _text_frames)
+    reader = {"parquet": _parquet_frames, "jsonl": _jsonl_frames}.get(fmt, functools.partial(_text_frames,
+                                                                                          quoting=quoting))
     start, index = 0, 0
     for frame, types in reader(path, fmt, name, int(batch_size), rename, numeric, read_columns, required):
         batch = finish_batch(frame, start, index, rename, numeric, name, types)
@@ -167,14 +173,16 @@ def parquet_columns(names: Sequence[str], rename: Mapping[str, str], read_column
 
 def _text_options(fmt: str, shape) -> dict:
     options = dict(dtype=str, keep_default_na=False, skiprows=shape.comments)
-    if fmt == "tsv":
+    if fmt == "tsv" and shape.quoting == "csv":
+        options.update(sep="\t")
+    elif fmt == "tsv":
         options.update(sep="\t", quoting=csv.QUOTE_NONE, lineterminator="\n", skip_blank_lines=False, nrows=shape.rows)
     return options
 
 
-def _text_frames(path, fmt, name, batch_size, rename, numeric, read_columns, required):
+def _text_frames(path, fmt, name, batch_size, rename, numeric, read_columns, required, quoting="auto"):
     # pandas' chunked parser pads a short row with empty cells: check every record's width first
-    shape = check_text_file_shape(path, fmt, name)
+    shape = check_text_file_shape(path, fmt, name, quoting)
     options = _text_options(fmt, shape)
     header = list(_frames(path, name, fmt, dict(options, nrows=0)))
     cols = list(header[0].columns) if header else []
@@ -220,7 +228,7 @@ def _frames(path, name, fmt, options) -> Iterator[pd.DataFrame]:
             except (pd.errors.ParserError, ValueError) as exc:
                 raise InputError(f"{name}: {_parser_message(exc)}; fix the row (a stray quote or delimiter?); "
                                  "no output was written") from None
-            if fmt == "tsv" and frame.shape[1]:
+            if options.get("quoting") == csv.QUOTE_NONE and frame.shape[1]:
                 frame = _strip_cr(frame)
             yield frame
 
@@ -278,7 +286,8 @@ def _json_records(path, name: str, batch_size: int) -> Iterator[list[dict]]:
             yield records
 
 
-def table_columns(path: str | os.PathLike, columns: Mapping[str, str] | None = None) -> list[str]:
+def table_columns(path: str | os.PathLike, columns: Mapping[str, str] | None = None,
+                  quoting: str | None = None) -> list[str]:
     """The (renamed) column names of a table from its header, without reading its rows: a Parquet
     schema, a text header, or the keys of the first JSONL record."""
     name = str(path)
@@ -291,7 +300,8 @@ def table_columns(path: str | os.PathLike, columns: Mapping[str, str] | None = N
         first: list[dict] = next(_json_records(path, name, 1), [{}])
         names = list(first[0]) if first else []
     else:
-        shape = check_text_file_shape(path, fmt, name)
+        # quiet: the rows are read next (iter_batches), which says the rule chosen once
+        shape = check_text_file_shape(path, fmt, name, resolve_quoting(quoting), quiet=True)
         header = list(_frames(path, name, fmt, dict(_text_options(fmt, shape), nrows=0)))
         names = list(header[0].columns) if header else []
     rename = dict(columns or {})
