@@ -376,6 +376,10 @@ CASES: list[Case] = [
        "calibrate apply anchored.json labelled.tsv --on-unseen raw -o out/E119.tsv",
        "Use pooled (the common offset, on the human scale) or error; raw scores are not on the human scale.",
        "out/E119.tsv"),
+    _c("E120", "A TSV whose only quotes wrap whole texts (CSV quoting or literal quotes: the file cannot tell)",
+       "calibrate fit quoted_only.tsv --score score -o out/E120.json",
+       "Say how the file was written: --quoting csv (pandas, csv.writer, spreadsheets) or --quoting none "
+       "(plain text, WMT files).", "out/E120.json"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -406,6 +410,7 @@ def _write_files(root: Path) -> None:
     files: dict[str, bytes] = {
         "scores.tsv": tsv,
         "empty.tsv": b"",
+        "quoted_only.tsv": b'lp\tscore\thypothesis\nen-de\t1.5\t"Yes."\nen-fr\t2.5\tno\n',
         "header_only.tsv": (header + "\n").encode(),
         "comma.tsv": df.to_csv(index=False).encode(),
         "ragged.tsv": "\n".join([header, first, first.replace("the cat", "the\tcat", 1), *rest]).encode(),
