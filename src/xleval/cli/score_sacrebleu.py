@@ -155,7 +155,7 @@ def _metrics(req: Request, streams) -> list[_Built]:
         try:
             tgt = split_lp(req.lp)[1]
         except InputError as exc:
-            raise InputError(f"-l/--language-pair: {exc}") from None
+            raise InputError(f"-l/--lp: {exc}") from None
     built = []
     for spec in req.specs:
         opts = dict(req.options.get(spec, {}))
@@ -288,13 +288,17 @@ def _print_table(columns: dict[str, list[Any]], signatures: dict[str, str], req:
         return
     from tabulate import tabulate  # type: ignore[import-untyped]  # sacrebleu's table printer (its dependency)
 
+    from .._base.terminal import visible_controls
+
     grid = req.fmt == "text"
-    cells = _format_cells(columns, req.width, multiline=grid)
+    # file names are data: control characters (ANSI escapes, newlines, bidi overrides) shown as escapes
+    shown = {**columns, "System": [visible_controls(name) for name in columns["System"]]}
+    cells = _format_cells(shown, req.width, multiline=grid)
     click.echo(tabulate(cells, headers="keys", tablefmt="fancy_grid" if grid else "latex_booktabs",
                         colalign=("right",), stralign="center", numalign="center", floatfmt=f".{req.width}f"))
     click.echo()
     if req.test is not None:
-        _explain_test(req, columns["System"][0])
+        _explain_test(req, shown["System"][0])
     click.echo("-----------------\nMetric signatures\n-----------------")
     for name, sig in signatures.items():
         click.echo(f" - {name:<10} {sig}")
