@@ -74,14 +74,14 @@ class _Fd:
         pass
 
 
-def _sacrebleu(args: list[str], capfd) -> tuple[int, str]:
+def _sacrebleu(args: list[str], capfd, stdin: str = os.devnull) -> tuple[int, str]:
     """sacrebleu's main() in this process. It reopens standard input and output by descriptor and
     leaves its input files open, so it gets descriptors of its own (closed afterwards), its leaked
     files are collected with ResourceWarning off, and the logging handler it adds is removed."""
     saved = sys.argv, sys.stdin, sys.stdout
     handlers = list(logging.getLogger().handlers)
     out_fd, out_path = tempfile.mkstemp()
-    in_fd = os.open(os.devnull, os.O_RDONLY)
+    in_fd = os.open(stdin, os.O_RDONLY)
     code = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)
@@ -105,9 +105,15 @@ def _sacrebleu(args: list[str], capfd) -> tuple[int, str]:
     return code, out
 
 
-def _xleval(args: list[str], capfd) -> tuple[int, str, str]:
+def _xleval(args: list[str], capfd, stdin: str = os.devnull) -> tuple[int, str, str]:
     capfd.readouterr()
-    code = xleval_main(["score", *args])
+    saved = sys.stdin
+    with open(stdin, encoding="utf-8") as piped:
+        sys.stdin = piped
+        try:
+            code = xleval_main(["score", *args])
+        finally:
+            sys.stdin = saved
     sys.stdout.flush()
     out = capfd.readouterr()
     return code, out.out, out.err
@@ -182,6 +188,26 @@ def test_same_output_as_sacrebleu(files, capfd, command):
     code, theirs = _sacrebleu(args, capfd)
     assert code == 0, capfd.readouterr().err
     ours_code, ours, err = _xleval(args, capfd)
+    assert ours_code == 0, err
+    assert _normalise(ours) == theirs
+
+
+@pytest.mark.parametrize("command", ["ref.en", "ref.en -m bleu chrf ter -f text", "ref.en ref2.en -m chrf -sl",
+                                     "ref.en -m bleu chrf -f latex", "ref.en -pbs -pbsn 50 -f text",
+                                     "ref.en -m ter -par -parn 50 -f latex"])
+def test_systems_on_standard_input_as_in_sacrebleu(files, capfd, command):
+    # sacrebleu REF < HYP: the systems are the tab-separated columns of standard input; a reference
+    # that is no table (.en) tells xleval the same
+    for name in ("ref", "ref2"):
+        (files / f"{name}.en").write_bytes((files / f"{name}.txt").read_bytes())
+    one = "-sl" in command
+    (files / "in.tsv").write_text("\n".join(a if one else f"{a}\t{b}\t{c}" for a, b, c in
+                                           zip(SYSTEMS["a"], SYSTEMS["b"], SYSTEMS["c"], strict=True)) + "\n",
+                                  encoding="utf-8")
+    args = command.split()
+    code, theirs = _sacrebleu(args, capfd, stdin="in.tsv")
+    assert code == 0, capfd.readouterr().err
+    ours_code, ours, err = _xleval(args, capfd, stdin="in.tsv")
     assert ours_code == 0, err
     assert _normalise(ours) == theirs
 

@@ -174,8 +174,11 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
     if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
         raise InputError(f"--encoding {encoding!r}: xleval reads UTF-8 only; convert the files (iconv -f {encoding} "
                          "-t utf-8)")
+    # sacrebleu's REF... < HYP: no table among the inputs, the systems on standard input
+    stdin_systems = not hyp and bool(inputs) and not ref and all(_plain_text(path) for path in inputs)
     # sacrebleu's default metric on plain files is BLEU alone; tables get BLEU and chrF
-    specs = [m.strip() for item in (metric or ("bleu" if hyp else "bleu,chrf",)) for m in item.split(",")
+    plain = bool(hyp) or stdin_systems
+    specs = [m.strip() for item in (metric or ("bleu" if plain else "bleu,chrf",)) for m in item.split(",")
              if m.strip()]
     if not specs:
         raise InputError(f"--metric {','.join(metric)!r}: name at least one metric, e.g. -m bleu,chrf")
@@ -198,7 +201,7 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
     test = "bs" if paired_bs else "ar" if paired_ar else None
     resampling = {"test": test, "n": paired_bs_n if paired_bs else paired_ar_n if paired_ar else confidence_n,
                   "confidence": confidence, "seed": seed}
-    if hyp:
+    if hyp or stdin_systems:
         if ref and inputs:
             raise InputError("give references either with -r or before -i (sacrebleu's order), not both")
         refs = list(ref) or list(inputs)
@@ -267,6 +270,20 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
         _render_corpus(corpus_table(scored), scored, width, fmt, score_only)
     elif fmt == "json":
         emit_json({"output": output, "rows": len(df), **scored.metadata()})
+
+
+def _plain_text(path) -> bool:
+    """A file that is no table (``ref.de``, ``newstest2021.en-de.ref``): sacrebleu's reference."""
+    from ..exceptions import InputError
+    from ..io import table_format
+
+    if str(path) == "-":
+        return False
+    try:
+        table_format(path)
+    except InputError:
+        return True
+    return False
 
 
 def _parquet(path) -> bool:

@@ -32,7 +32,7 @@ def output_format(fmt: str | None) -> str:
 class Request:
     """What the command line asked for, in sacrebleu's terms."""
 
-    hyps: Sequence[str]
+    hyps: Sequence[str]  # empty: the systems come from standard input, one tab-separated column each
     refs: Sequence[str]
     specs: Sequence[str]
     options: dict[str, dict[str, Any]]
@@ -61,7 +61,7 @@ def run(req: Request) -> list[tuple[str, list[str]]]:
     if req.num_refs != 1 and len(req.refs) > 1:
         raise InputError("--num-refs reads several tab-separated references from ONE file; give one reference file")
     streams = _references(req.refs, req.num_refs)
-    named = _systems(req.hyps, paired=req.test is not None)
+    named = _systems(req.hyps, paired=req.test is not None) if req.hyps else _stdin_systems()
     if req.sentence_level:
         if len(named) > 1:
             raise InputError("only one system can be evaluated in sentence-level mode (-sl)")
@@ -130,6 +130,29 @@ def _systems(paths: Sequence[str], paired: bool) -> list[tuple[str, list[str]]]:
             raise InputError(f"{path!r} is given twice; each system needs its own file")
         named.append((path, _lines(path)))
     return named
+
+
+def _stdin_systems() -> list[tuple[str, list[str]]]:
+    """sacrebleu without -i: standard input holds the systems as tab-separated columns."""
+    import sys
+
+    hint = ("give the system output on standard input (REF.txt < HYP.txt) or with -i HYP.txt, as sacrebleu; "
+            "a table needs a table suffix (.tsv, .csv, .jsonl, .parquet)")
+    if sys.stdin is None or sys.stdin.isatty():  # nothing piped in: say so rather than wait for typing
+        raise InputError(f"no system output: {hint}")
+    lines = _lines("-")
+    if not lines:
+        raise InputError(f"no system output: standard input is empty; {hint}")
+    n = len(lines[0].split("\t"))
+    columns: list[list[str]] = [[] for _ in range(n)]
+    for lineno, line in enumerate(lines, 1):
+        fields = line.split("\t")
+        if len(fields) != n:
+            raise InputError(f"standard input line {lineno}: {len(fields)} tab-separated systems, line 1 has {n}; "
+                             "every line needs one field per system")
+        for column, field in zip(columns, fields, strict=True):
+            column.append(field.rstrip())
+    return [(f"System {i + 1}", column) for i, column in enumerate(columns)]
 
 
 @dataclass(frozen=True)
@@ -256,7 +279,10 @@ def _several(req: Request, metrics: list[_Built], named, streams, sources) -> No
     else:
         from ..metrics import compare_systems
 
-        columns["System"][0] = f"Baseline: {columns['System'][0]}"
+        if req.hyps:
+            columns["System"][0] = f"Baseline: {columns['System'][0]}"
+        else:  # sacrebleu's names for systems read from standard input
+            columns["System"] = ["Baseline"] + [f"System {i + 1}" for i in range(len(named) - 1)]
         for b in metrics:
             if not b.sacrebleu:
                 raise InputError(f"paired tests need summable statistics; {b.spec} has none (use bleu, chrf, ter)")
@@ -298,7 +324,8 @@ def _print_table(columns: dict[str, list[Any]], signatures: dict[str, str], req:
                         colalign=("right",), stralign="center", numalign="center", floatfmt=f".{req.width}f"))
     click.echo()
     if req.test is not None:
-        _explain_test(req, shown["System"][0])
+        # sacrebleu names the baseline here only when its name has the 'Baseline:' prefix (-i files)
+        _explain_test(req, shown["System"][0] if shown["System"][0].startswith("Baseline:") else "")
     click.echo("-----------------\nMetric signatures\n-----------------")
     for name, sig in signatures.items():
         click.echo(f" - {name:<10} {sig}")
