@@ -52,8 +52,8 @@ class Request:
 
 
 def run(req: Request) -> list[tuple[str, list[str]]]:
-    """Read, check and score as ``sacrebleu REF... -i HYP...`` does, print its output and return the
-    systems read (name, lines) and the reference streams for ``-o``."""
+    """Read, check and score as ``sacrebleu REF... -i HYP...`` does, print its output, and return the
+    systems read (name, lines) for ``-o``."""
     if req.sentence_level and len(req.specs) > 1:
         raise InputError("only one metric can be used in sentence-level mode (-sl)")
     if req.num_refs < 1:
