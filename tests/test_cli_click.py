@@ -38,7 +38,8 @@ def test_score_help_is_conventional(cli):
         assert noise not in out
     assert "Usage: xleval score [OPTIONS] [INPUT | REF...]" in out
     assert re.search(r"^\s+-lc, --lowercase\s+Case-insensitive", out, re.M)  # a flag: no value placeholder
-    assert re.search(r"^\s+-f, --format \[text\|json\]", out, re.M)
+    assert re.search(r"^\s+-f, --format \[text\|json\|latex\]", out, re.M)  # sacrebleu's three formats
+    assert re.search(r"^\s+-s, --smooth-method", out, re.M)  # -s is sacrebleu's, no longer --src
     assert "default bleu,chrf" in " ".join(out.split())
 
 
@@ -87,13 +88,14 @@ def test_lc_short_flag_lowercases_like_sacrebleu(tmp_path, cli):
     hyps, refs = hyp.read_text().splitlines(), ref.read_text().splitlines()
     results = {}
     for flag in ([], ["-lc"], ["--lowercase"]):
-        rc, out, err = cli("score", "-i", hyp, "-r", ref, "-l", "en-de", "-m", "bleu", "--format", "json", *flag)
+        rc, out, err = cli("score", "-i", hyp, "-r", ref, "-l", "en-de", "-m", "bleu", "--format", "json", "-w", "6",
+                           *flag)
         assert rc == 0, err
-        payload = json.loads(out)
-        results[" ".join(flag)] = payload["corpus"][0]["bleu"]
-    assert results["-lc"] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs], lowercase=True).score)
+        payload = json.loads(out)  # sacrebleu's JSON on plain files
+        results[" ".join(flag)] = payload["score"]
+    assert results["-lc"] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs], lowercase=True).score, abs=1e-6)
     assert results["--lowercase"] == results["-lc"]
-    assert results[""] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs]).score)
+    assert results[""] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs]).score, abs=1e-6)
     assert results[""] < results["-lc"]
 
 

@@ -327,13 +327,13 @@ def systems(tmp_path, monkeypatch):
 
 def test_several_systems_with_hostile_file_names_are_shown_as_they_are(systems, capsys):
     rc, out, err = _run(["score", "-i", *systems[:3], "-r", "ref.txt", "-m", "bleu", "chrf", "--paired-bs",
-                         "--paired-bs-n", "50"], capsys)
+                         "--paired-bs-n", "50", "-f", "text"], capsys)  # plain files: sacrebleu's default is JSON
     assert rc == 0, err
     text = out + err
     assert not [raw for raw in RAW if raw in text], text
     assert "[bold red]B.txt" in text and "[link=evil.example]ok.txt" in text
     assert "\\x1b[31mred.txt" in text and "Baseline: [bold red]B.txt" in text  # the baseline, named literally
-    assert "baseline '[bold red]B.txt'" in err  # the note names it too, as it is
+    assert "compared to Baseline: [bold red]B.txt." in out  # sacrebleu's explanation names it too, as it is
 
 
 def test_paired_json_keeps_the_hostile_names_exactly(systems, capsys):
@@ -341,7 +341,8 @@ def test_paired_json_keeps_the_hostile_names_exactly(systems, capsys):
                          "50", "-f", "json"], capsys)
     assert rc == 0, err
     assert "\x1b" not in out and "\u202e" not in out
-    assert [s["system"] for s in json.loads(out)["systems"]] == systems[2:]
+    # sacrebleu's JSON: one object per system, the baseline's name prefixed as in its table
+    assert [s["system"] for s in json.loads(out)] == [f"Baseline: {systems[2]}", *systems[3:]]
 
 
 @pytest.mark.parametrize("target", [1, 2, "ref"])

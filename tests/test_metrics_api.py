@@ -214,11 +214,12 @@ def test_cli_plain_files_corpus_json_equals_sacrebleu(tmp_path, cli):
     hyps, refs = ["Hello world .", "The cat sat on the mat"], ["Hello world!", "The cat is on the mat"]
     hyp.write_text("\n".join(hyps) + "\n", encoding="utf-8")
     ref.write_text("\n".join(refs) + "\n", encoding="utf-8")
-    res = cli("score", "-i", hyp, "-r", ref, "-l", "de-en", "--metric", "bleu,chrf", "--format", "json")
+    # plain files print sacrebleu's JSON: one object per metric, the score rounded to -w decimals
+    res = cli("score", "-i", hyp, "-r", ref, "-l", "de-en", "--metric", "bleu,chrf", "--format", "json", "-w", "6")
     assert res.exit_code == 0, res.stderr
-    corpus = json.loads(res.stdout)["corpus"][0]
-    assert corpus["chrf"] == pytest.approx(SacreCHRF().corpus_score(hyps, [refs]).score)
-    assert corpus["bleu"] == pytest.approx(SacreBLEU().corpus_score(hyps, [refs]).score)
+    corpus = {row["name"]: row["score"] for row in json.loads(res.stdout)}
+    assert corpus["chrF2"] == pytest.approx(SacreCHRF().corpus_score(hyps, [refs]).score, abs=1e-6)
+    assert corpus["BLEU"] == pytest.approx(SacreBLEU().corpus_score(hyps, [refs]).score, abs=1e-6)
 
 
 def test_cli_user_errors_are_one_line_exit_2(tmp_path, cli):

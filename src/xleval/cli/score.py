@@ -7,7 +7,7 @@ import click
 from ._common import FiniteFloat, col_option, emit_json, err_console, print_table, progress_bar, say
 
 # options that take several values in sacrebleu's style: ``-i A B C``, ``-m bleu chrf``
-_GREEDY = ("-i", "--input", "--hyp", "-m", "--metric", "--metrics")
+_GREEDY = ("-i", "--input", "--hyp", "-m", "--metric", "--metrics", "--echo")
 _METRIC_OPTIONS = ("-m", "--metric", "--metrics")
 
 
@@ -82,14 +82,20 @@ _ORDER = click.IntRange(0, 32)
               help="Plain-text reference file (repeat for several). sacrebleu's order also works: REF... -i HYP.")
 @click.option("-m", "--metric", "--metrics", "metric", multiple=True,
               help="bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH (comma- or space-separated; "
-                   "default bleu,chrf).")
+                   "default bleu,chrf for tables; bleu for plain files, as sacrebleu).")
 @click.option("-o", "--output", help="Write the table with score columns here (signatures in its metadata).")
 @click.option("--corpus", is_flag=True, help="Print corpus scores per (lp, system) from summed statistics.")
-@click.option("-s", "--src", metavar="FILE", help="Plain-text sources (QE metrics).")
-@click.option("-l", "--lp", help="Language pair of the plain files, e.g. de-en (BLEU's tokenizer follows the target).")
+@click.option("--src", metavar="FILE", help="Plain-text sources (QE metrics).")
+@click.option("-l", "--lp", "--language-pair", "lp",
+              help="Language pair of the plain files, e.g. de-en (BLEU's tokenizer follows the target).")
+@click.option("-nr", "--num-refs", type=click.IntRange(1), default=1,
+              help="Plain files: split the one reference file's lines on tabs into this many references (sacrebleu).")
+@click.option("-e", "--encoding", default="utf-8", help="Plain files' encoding (xleval reads UTF-8 only).")
+@click.option("-sl", "--sentence-level", is_flag=True, help="Plain files: one score per line (one metric, one system).")
 @click.option("-tok", "--tokenize", help="BLEU tokenizer for all rows (default: by target language; 13a).")
 @click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU (as sacrebleu; chrF: --chrf-lowercase).")
-@click.option("--smooth-method", type=click.Choice(["exp", "floor", "add-k", "none"]), help="BLEU smoothing (exp).")
+@click.option("-s", "--smooth-method", type=click.Choice(["exp", "floor", "add-k", "none"]),
+              help="BLEU smoothing (exp).")
 @click.option("-sv", "--smooth-value", type=FiniteFloat(0), help="BLEU smoothing value (floor 0.1, add-k 1).")
 @click.option("--force", is_flag=True, hidden=True, help="Accepted for sacrebleu compatibility (no effect).")
 @click.option("-cc", "--chrf-char-order", type=_ORDER, help="chrF character n-gram order (6).")
@@ -111,14 +117,28 @@ _ORDER = click.IntRange(0, 32)
               help="Resamples for --paired-bs.")
 @click.option("-parn", "--paired-ar-n", type=_RESAMPLES, default=10000, show_default=True,
               help="Trials for --paired-ar.")
+@click.option("-j", "--paired-jobs", type=click.IntRange(0), default=1,
+              help="Accepted as in sacrebleu (xleval runs the tests in one process; the numbers are the same).")
 @click.option("--seed", type=_Seed(), default="12345", envvar="SACREBLEU_SEED", show_default=True,
               help="Seed of --paired-bs/--paired-ar/--confidence ('none': a fresh one, printed); SACREBLEU_SEED.")
 @click.option("--baseline", help="Table input: the baseline system of --paired-bs/--paired-ar (default: first per lp).")
 @click.option("-b", "--score-only", is_flag=True, help="Print only the corpus score(s), one per line.")
 @click.option("-w", "--width", type=click.IntRange(0, 17),
               help="Decimals printed (1 for plain files, as sacrebleu; 4 for tables).")
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              help="text (tables) or json (for machines).")
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "latex"]),
+              help="Plain files: sacrebleu's json (default; SACREBLEU_FORMAT overrides), text or latex (several "
+                   "systems). Tables: text (default) or json.")
+@click.option("-sh", "--short", is_flag=True, help="Plain files: sacrebleu's short signatures.")
+@click.option("-q", "--quiet", is_flag=True, help="No notes on standard error.")
+@click.option("-nc", "--no-color", is_flag=True, help="Accepted as in sacrebleu (xleval prints no colours here).")
+@click.option("-t", "--test-set", hidden=True)
+@click.option("--echo", multiple=True, hidden=True)
+@click.option("--download", hidden=True)
+@click.option("--list", "list_", is_flag=True, hidden=True)
+@click.option("--citation", "--cite", is_flag=True, hidden=True)
+@click.option("-ol", "--origlang", hidden=True)
+@click.option("--subset", hidden=True)
+@click.option("-d", "--detail", is_flag=True, hidden=True)
 @click.option("--batch-size", type=click.IntRange(1, 1_000_000), help="Neural metrics: segments per model call.")
 @click.option("--device", help="Neural metrics: cpu, cuda, cuda:N or mps.")
 @click.option("--precision", help="Neural metrics: fp32 or fp16.")
@@ -134,19 +154,32 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
           chrf_char_order, chrf_word_order, chrf_beta, chrf_whitespace, chrf_lowercase, chrf_eps_smoothing,
           ter_case_sensitive, ter_asian_support, ter_no_punct, ter_normalized, confidence, confidence_n, paired_bs,
           paired_ar, paired_bs_n, paired_ar_n, seed, baseline, score_only, width, fmt, batch_size, device, precision,
-          progress, col, chunk_size, backend, workers, scheduler) -> None:
+          progress, col, chunk_size, backend, workers, scheduler, num_refs, encoding, sentence_level, paired_jobs,
+          short, quiet, no_color, test_set, echo, download, list_, citation, origlang, subset, detail) -> None:
     """Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact).
 
     INPUT is a table (.tsv/.csv/.jsonl/.parquet, optionally .gz; '-' = TSV on stdin): every row is
     scored (sentence-level, as sacrebleu -sl) and corpus scores per (lp, system) are printed with
     --corpus or when no -o is given (sacrebleu's corpus defaults). Or give plain files: -i HYP.txt
-    [-i HYP2.txt ...] -r REF.txt [-l de-en], or sacrebleu's order REF.txt -i HYP.txt HYP2.txt.
+    [-i HYP2.txt ...] -r REF.txt [-l de-en], or sacrebleu's order REF.txt -i HYP.txt HYP2.txt: then
+    sacrebleu's options mean what they mean in sacrebleu and the output is sacrebleu's (JSON by default).
     """
     from ..exceptions import InputError
     from ..metrics import metric_options
     from ._common import check_outputs
 
-    specs = [m.strip() for item in (metric or ("bleu,chrf",)) for m in item.split(",") if m.strip()]
+    if test_set or echo or download or list_ or citation or origlang or subset or detail:
+        raise InputError("sacrebleu's test sets (-t, --echo, --download, --list, --citation, --origlang, --subset, "
+                         "-d) need a download; xleval works offline: give the files, e.g. REF.txt -i HYP.txt")
+    if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        raise InputError(f"--encoding {encoding!r}: xleval reads UTF-8 only; convert the files (iconv -f {encoding} "
+                         "-t utf-8)")
+    # sacrebleu's REF... < HYP: no table among the inputs, the systems on standard input
+    stdin_systems = not hyp and bool(inputs) and not ref and all(_plain_text(path) for path in inputs)
+    # sacrebleu's default metric on plain files is BLEU alone; tables get BLEU and chrF
+    plain = bool(hyp) or stdin_systems
+    specs = [m.strip() for item in (metric or ("bleu" if plain else "bleu,chrf",)) for m in item.split(",")
+             if m.strip()]
     if not specs:
         raise InputError(f"--metric {','.join(metric)!r}: name at least one metric, e.g. -m bleu,chrf")
     twice = sorted({s for s in specs if specs.count(s) > 1})
@@ -168,7 +201,7 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
     test = "bs" if paired_bs else "ar" if paired_ar else None
     resampling = {"test": test, "n": paired_bs_n if paired_bs else paired_ar_n if paired_ar else confidence_n,
                   "confidence": confidence, "seed": seed}
-    if hyp:
+    if hyp or stdin_systems:
         if ref and inputs:
             raise InputError("give references either with -r or before -i (sacrebleu's order), not both")
         refs = list(ref) or list(inputs)
@@ -176,8 +209,19 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
             raise InputError("--baseline is for tables; with plain files the first -i is the baseline")
         if not refs:
             raise InputError("plain files need references: -r REF.txt (or REF.txt before -i, as sacrebleu)")
-        return _plain(list(hyp), refs, src, lp, specs, options, output, resampling, score_only,
-                      1 if width is None else width, fmt)
+        from .score_sacrebleu import Request, output_format
+
+        req = Request(hyps=list(hyp), refs=refs, specs=specs, options=options, lp=lp, src=src, num_refs=num_refs,
+                      sentence_level=sentence_level, confidence=confidence, confidence_n=confidence_n, test=test,
+                      test_n=resampling["n"], seed=seed, score_only=score_only, width=1 if width is None else width,
+                      fmt=output_format(fmt), short=short)
+        return _plain(req, output, quiet)
+    plain_only = [flag for flag, given in (("-sl", sentence_level), ("-nr", num_refs != 1), ("--short", short),
+                                           ("-f latex", fmt == "latex")) if given]
+    if plain_only:
+        raise InputError(f"{', '.join(plain_only)}: for plain files (REF.txt -i HYP.txt), as in sacrebleu; a table "
+                         "is scored per row already")
+    fmt = fmt or "text"
     if len(inputs) != 1:
         raise InputError("give either an INPUT table or plain files with -i HYP.txt -r REF.txt [-l de-en]"
                          if not inputs else f"one INPUT table at a time (got {len(inputs)}); for plain files use -i")
@@ -228,6 +272,20 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
         emit_json({"output": output, "rows": len(df), **scored.metadata()})
 
 
+def _plain_text(path) -> bool:
+    """A file that is no table (``ref.de``, ``newstest2021.en-de.ref``): sacrebleu's reference."""
+    from ..exceptions import InputError
+    from ..io import table_format
+
+    if str(path) == "-":
+        return False
+    try:
+        table_format(path)
+    except InputError:
+        return True
+    return False
+
+
 def _parquet(path) -> bool:
     from ..exceptions import InputError
     from ..io import table_format
@@ -245,56 +303,32 @@ def _score(df, specs, options):
         return score_frame(df, specs, options, progress=advance)
 
 
-def _plain(hyps, refs, src, lp, specs, options, output, resampling, score_only, width, fmt) -> None:
+def _plain(req, output, quiet) -> None:
+    """sacrebleu's command on plain files (score_sacrebleu); ``-o`` also writes the scored rows."""
     from ..exceptions import InputError
-    from ..io import read_plain_files, write_table
-    from ..metrics import compare_systems, corpus_table
+    from .score_sacrebleu import references, run
 
-    if lp is not None:
-        from ..io import split_lp
-
-        try:
-            split_lp(lp)
-        except InputError as exc:
-            raise InputError(f"-l/--lp: {exc}") from None
-    names = list(dict.fromkeys(hyps))
-    if len(names) != len(hyps):
-        raise InputError(f"a system file is given twice ({next(h for h in hyps if hyps.count(h) > 1)}); "
-                         "each system needs its own file")
-    if [*hyps, *refs, src].count("-") > 1:
+    if [*req.hyps, *req.refs, req.src].count("-") > 1:
         raise InputError("standard input ('-') can be read once; give the other files by name")
-    # lines are right-stripped as sacrebleu's command line does
-    frames = [read_plain_files(hypotheses=h, references=refs, sources=src, lp=lp, system=h, rstrip=True) for h in hyps]
-    test, confidence = resampling["test"], resampling["confidence"]
-    if test and len(hyps) < 2:
-        raise InputError("paired tests need two or more systems: -i BASELINE.txt SYSTEM.txt [...]")
-    if confidence and len(hyps) > 1:
-        raise InputError("for several systems use --paired-bs (it gives each system's interval), not --confidence")
-    if output is not None or (len(hyps) == 1 and not confidence):
+    named = run(req)
+    if output is not None:
         import pandas as pd
 
-        scored = _score(pd.concat(frames, ignore_index=True), specs, options)
-        if output is not None:
-            write_table(scored.frame, output, metadata=scored.metadata())
-            err_console.print(f"wrote {len(scored.frame)} rows with {', '.join(scored.signatures)} to {output}")
-        if len(hyps) == 1 and not confidence:
-            return _render_corpus(corpus_table(scored), scored, width, fmt, score_only)
-    from ..metrics import score_inputs
+        from ..io import write_table
 
-    # the checks of every other scoring path: texts, references, the language pair
-    _, references, sources, tgt = score_inputs(frames[0])
-    systems = [(name, score_inputs(f[["hypothesis"]])[0]) for name, f in zip(names, frames, strict=True)]
-    with progress_bar("scoring systems", len(frames[0]) * len(hyps) * len(specs)) as advance:
-        result = compare_systems(systems, references, specs, options=options,
-                                 tgt_lang=None if tgt is None else str(tgt[0]), test=test, confidence=confidence,
-                                 n_resamples=resampling["n"] if (test or confidence) else None,
-                                 random_state=resampling["seed"], sources=sources, progress=advance)
-    if score_only:
-        for m in result.metrics:
-            for name in result.systems:
-                click.echo(f"{result.results[m][name].score:.{width}f}")
-        return None
-    return _render_comparisons([result], width, fmt)
+        streams = references(req)
+        frames = []
+        for name, lines in named:
+            frame = pd.DataFrame({"system": name, "seg_id": range(1, len(lines) + 1), "hypothesis": lines})
+            if req.lp is not None:
+                frame.insert(1, "lp", req.lp)
+            for i, stream in enumerate(streams):
+                frame["reference" if i == 0 else f"reference_{i + 1}"] = stream
+            frames.append(frame)
+        scored = _score(pd.concat(frames, ignore_index=True), list(req.specs), req.options)
+        write_table(scored.frame, output, metadata=scored.metadata())
+        if not quiet:
+            err_console.print(f"wrote {len(scored.frame)} rows with {', '.join(scored.signatures)} to {output}")
 
 
 def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus) -> None:

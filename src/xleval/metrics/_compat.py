@@ -80,16 +80,27 @@ class Score(float, Result):
         return (f"{self.prec_str} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} hyp_len = {self.sys_len:d} "
                 f"ref_len = {self.ref_len:d})")
 
-    def format(self, width: int = 2, score_only: bool = False, signature: str = "", is_json: bool = False) -> str:
+    def format(self, width: int = 2, score_only: bool = False, signature: str = "", is_json: bool = False,
+               confidence: tuple[float, float] | None = None) -> str:
         """sacrebleu's ``Score.format``: ``NAME = 12.34`` (BLEU adds its precisions, BP and lengths),
         ``NAME|SIGNATURE = ...`` when ``signature`` is given, the number alone with ``score_only``,
-        sacrebleu's JSON object with ``is_json`` (the signature's fields become keys)."""
+        sacrebleu's JSON object with ``is_json`` (the signature's fields become keys). ``confidence``
+        (bootstrap mean, 95% half-width) adds sacrebleu's ``(μ = mean ± ci)`` after the number; as in
+        sacrebleu it is left out when the mean is not positive."""
         number = f"{self.score:.{width}f}"
         verbose = self._verbose()
+        interval = None
+        if confidence is not None and confidence[0] > 0:
+            interval = f"μ = {confidence[0]:.{width}f} ± {confidence[1]:.{width}f}"
+            number += f" ({interval})"
         if score_only:
             return number
         if is_json:
-            out: dict[str, Any] = {"name": self.name, "score": float(number), "signature": signature}
+            out: dict[str, Any] = {"name": self.name, "score": float(f"{self.score:.{width}f}"),
+                                   "signature": signature}
+            if confidence is not None and interval is not None:
+                out.update(confidence_mean=float(f"{confidence[0]:.{width}f}"),
+                           confidence_var=float(f"{confidence[1]:.{width}f}"), confidence=interval)
             if verbose:
                 out["verbose_score"] = verbose
             for field_ in filter(None, signature.split("|")):
@@ -144,12 +155,17 @@ class SacrebleuMetric(Metric):
     # sacrebleu's short signature names (``Signature.format(short=True)``); TER abbreviates tok to t
     _SIGNATURE_ABBR: ClassVar[dict[str, str]] = {"version": "v", "nrefs": "#", "case": "c", "eff": "e",
                                                  "smooth": "s", "nc": "nc", "nw": "nw", "space": "s", "tok": "tok",
-                                                 "norm": "nr", "punct": "pn", "asian": "as"}
+                                                 "norm": "nr", "punct": "pn", "asian": "as", "seed": "rs"}
 
     def get_signature(self) -> Signature:
         """sacrebleu's ``get_signature()``: :attr:`signature` as a string that also has
         ``format(short=False)``."""
         return Signature(self.signature, self._SIGNATURE_ABBR)
+
+    def stats_score(self, stats: Any) -> Score:
+        """The :class:`Score` of summed sufficient statistics (as :meth:`corpus_score` returns it), for
+        callers that computed the per-segment statistics once and sum them per system or segment."""
+        return self._make_score(np.asarray(stats), self.signature_nrefs)
 
     def _make_score(self, stats: np.ndarray, nrefs: int | str) -> Score:
         fields_ = self._signature_fields()
