@@ -269,3 +269,23 @@ def test_score_frame_takes_spm_options(model_file):
     direct = BLEU(tokenize="flores200", effective_order=True, spm_model=model_file)  # sentence level: sentence_bleu
     assert scored.frame["bleu"].tolist() == direct.sentence_scores(HYPS, [REFS]).tolist()
     assert scored.signatures["bleu"] == direct.signature
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_command_line_gives_sacrebleus_spbleu(name, sacrebleu_home, model_file, tmp_path, capsys):
+    """`xleval score REF -i SYS -tok NAME --spm-model FILE -b` prints sacrebleu's corpus spBLEU of the
+    same files, and without a model one line that names --spm-model (exit 2, nothing downloaded)."""
+    from xleval.cli import main
+
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "sys.txt"
+    ref.write_text("\n".join(REFS) + "\n", encoding="utf-8")
+    hyp.write_text("\n".join(HYPS) + "\n", encoding="utf-8")
+    expected = _sacrebleu(name).corpus_score(HYPS, [REFS]).score
+    assert main(["score", str(ref), "-i", str(hyp), "-m", "bleu", "-tok", name, "--spm-model", str(model_file), "-b"]) == 0
+    assert float(capsys.readouterr().out.strip()) == round(expected, 1)
+    assert main(["score", str(ref), "-i", str(hyp), "-m", "bleu", "-tok", name, "-b", "-w", "6"]) == 0  # $SACREBLEU/models
+    assert float(capsys.readouterr().out.strip()) == pytest.approx(expected, abs=5e-7)
+    (sacrebleu_home / "models" / FILES[name]).unlink()
+    assert main(["score", str(ref), "-i", str(hyp), "-m", "bleu", "-tok", name, "-b"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--spm-model" in err[0] and FILES[name] in err[0]

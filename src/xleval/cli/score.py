@@ -93,6 +93,9 @@ _ORDER = click.IntRange(0, 32)
 @click.option("-e", "--encoding", default="utf-8", help="Plain files' encoding (xleval reads UTF-8 only).")
 @click.option("-sl", "--sentence-level", is_flag=True, help="Plain files: one score per line (one metric, one system).")
 @click.option("-tok", "--tokenize", help="BLEU tokenizer for all rows (default: by target language; 13a).")
+@click.option("--spm-model", "spm_model", type=click.Path(), default=None,
+              help="SentencePiece model for -tok flores101/flores200/spBLEU-1K/spm (a file, or a folder holding it); "
+                   "else $XLEVAL_SPM_MODELS, else $SACREBLEU/models. Never downloaded.")
 @click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU (as sacrebleu; chrF: --chrf-lowercase).")
 @click.option("-s", "--smooth-method", type=click.Choice(["exp", "floor", "add-k", "none"]),
               help="BLEU smoothing (exp).")
@@ -150,7 +153,8 @@ _ORDER = click.IntRange(0, 32)
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
-def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase, smooth_method, smooth_value, force,
+def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model, lowercase, smooth_method,
+          smooth_value, force,
           chrf_char_order, chrf_word_order, chrf_beta, chrf_whitespace, chrf_lowercase, chrf_eps_smoothing,
           ter_case_sensitive, ter_asian_support, ter_no_punct, ter_normalized, confidence, confidence_n, paired_bs,
           paired_ar, paired_bs_n, paired_ar_n, seed, baseline, score_only, width, fmt, batch_size, device, precision,
@@ -187,7 +191,8 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, lowercase
         raise InputError(f"--metric {','.join(metric)!r}: {', '.join(twice)} given twice; name each metric once")
     check_outputs({"--output": output}, inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"])
     settings = {
-        "bleu_tokenize": tokenize, "bleu_lowercase": lowercase or None, "bleu_smooth_method": smooth_method,
+        "bleu_tokenize": tokenize, "bleu_spm_model": spm_model, "bleu_lowercase": lowercase or None,
+        "bleu_smooth_method": smooth_method,
         "bleu_smooth_value": smooth_value, "chrf_char_order": chrf_char_order, "chrf_word_order": chrf_word_order,
         "chrf_beta": chrf_beta, "chrf_whitespace": chrf_whitespace or None, "chrf_lowercase": chrf_lowercase or None,
         "chrf_eps_smoothing": chrf_eps_smoothing or None, "ter_case_sensitive": ter_case_sensitive or None,
