@@ -281,11 +281,12 @@ def test_the_command_line_gives_sacrebleus_spbleu(name, sacrebleu_home, model_fi
     ref.write_text("\n".join(REFS) + "\n", encoding="utf-8")
     hyp.write_text("\n".join(HYPS) + "\n", encoding="utf-8")
     expected = _sacrebleu(name).corpus_score(HYPS, [REFS]).score
-    assert main(["score", str(ref), "-i", str(hyp), "-m", "bleu", "-tok", name, "--spm-model", str(model_file), "-b"]) == 0
+    args = ["score", str(ref), "-i", str(hyp), "-m", "bleu", "-tok", name, "-b"]
+    assert main([*args, "--spm-model", str(model_file)]) == 0
     assert float(capsys.readouterr().out.strip()) == round(expected, 1)
-    assert main(["score", str(ref), "-i", str(hyp), "-m", "bleu", "-tok", name, "-b", "-w", "6"]) == 0  # $SACREBLEU/models
+    assert main([*args, "-w", "6"]) == 0  # found in $SACREBLEU/models
     assert float(capsys.readouterr().out.strip()) == pytest.approx(expected, abs=5e-7)
     (sacrebleu_home / "models" / FILES[name]).unlink()
-    assert main(["score", str(ref), "-i", str(hyp), "-m", "bleu", "-tok", name, "-b"]) == 2
+    assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--spm-model" in err[0] and FILES[name] in err[0]
