@@ -97,3 +97,22 @@ def test_readme_blocks_run_as_written(tmp_path, monkeypatch):
 ])
 def test_bash_commands_skip_make_and_comments(code, expected):
     assert bash_commands(code) == expected
+
+
+def test_inline_commands_with_table_and_column_run(tmp_path, monkeypatch):
+    """The README's inline `xleval ... TABLE ...` commands run as printed once TABLE and COL name the
+    user's table and human column (the "No labels yet?" command lacked its -o, and exited 2)."""
+    _user_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    table = pd.read_csv("outputs.tsv", sep="\t")  # six systems: `calibrate evaluate` holds systems out in 5 folds
+    pd.concat([table, table.assign(system=table["system"] + "-v2")]).to_csv("outputs.tsv", sep="\t", index=False)
+    assert run_cli("score", "outputs.tsv", "--metric", "chrf", "-o", "scored.parquet").exit_code == 0
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    commands = [c for c in re.findall(r"`(xleval [^`]*)`", text) if " TABLE " in c]
+    assert len(commands) >= 2
+    for command in commands:
+        words = shlex.split(command.replace("TABLE", "scored.parquet").replace("COL", "human"))
+        rc, _, err = run_cli(*words[1:])
+        assert rc == 0, f"`{command}` exited {rc}: {err}"
+        for output in _outputs(words):
+            assert (tmp_path / output).exists(), f"`{command}` did not write {output}"
