@@ -193,3 +193,17 @@ def test_every_entry_point_gives_the_same_result_from_a_table(name):
         np.testing.assert_array_equal(a, b)
     else:
         assert a == b
+
+
+def test_cli_notes_name_flags_not_python_arguments(tmp_path, capsys):
+    """A note the library writes in Python terms (``human_higher_is_better=True``) reaches the command
+    line in its flags, as errors do."""
+    from test_group_keys import _probe
+
+    path = tmp_path / "probe.tsv"
+    _probe([{"lp": "de-en"}, {"lp": "zh-en"}]).to_csv(path, sep="\t", index=False)
+    assert main(["calibrate", "evaluate", str(path), "--score", "metric", "--human", "human", "--by", "lp",
+                 "--folds", "2", "--repeats", "1", "--n-resamples", "20", "--budget", "5"]) == 0
+    err = " ".join(capsys.readouterr().err.split())  # the console wraps long notes
+    assert "--human-higher-is-better or --human-lower-is-better" in err
+    assert "human_higher_is_better" not in err

@@ -243,7 +243,8 @@ class AnchoredCalibrator(ParamsMixin):
             notes.append(text)
             if abs(z) < 1.96:
                 msg = (f"the labels do not settle the direction of the human scale ({ref:+.3g} per score point, "
-                       f"z = {z:.2f}); say it with human_higher_is_better=True or False, or label more rows")
+                       f"z = {z:.2f}); say it with human_higher_is_better=True or human_higher_is_better=False, "
+                       "or label more rows")
                 notes.append(msg)
                 warnings.warn(msg, DataQualityWarning, stacklevel=4)
         else:

@@ -28,7 +28,14 @@ err_console = make_console(stderr=True, width=None if sys.stderr.isatty() else 1
 
 
 def say(kind: str, text: object, style: str = "yellow") -> None:
-    """One 'warning: ...' / 'note: ...' line on stderr; ``text`` is shown as it is."""
+    """One 'warning: ...' / 'note: ...' line on stderr; ``text`` is shown as it is, except that the
+    library's Python spelling of an argument (``human_higher_is_better=True``) is written as the running
+    command's flag (:func:`xleval.cli._errors.cli_words`): notes and warnings speak the user's language."""
+    from ._errors import cli_words
+
+    if isinstance(text, str):
+        ctx = click.get_current_context(silent=True)
+        text = cli_words(text, ctx.command if ctx is not None else None)
     err_console.print(styled(f"{kind}: ", style, text))
 
 

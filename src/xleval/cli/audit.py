@@ -50,7 +50,7 @@ _DEFAULTS = {k: p.default for k, p in inspect.signature(run_audit).parameters.it
               help="Pre-declared high-residual cut (default: median split).")
 @click.option("--pattern", help="Answer regex (first group = letter); default: first standalone A-D.")
 @click.option("--letters", default="ABCD", help="Answer letters.")
-@click.option("--n-resamples", type=int, default=_DEFAULTS["n_resamples"], help="Bootstrap resamples.")
+@click.option("--n-resamples", type=click.IntRange(2), default=_DEFAULTS["n_resamples"], help="Bootstrap resamples.")
 @click.option("--seed", type=click.IntRange(0), default=_DEFAULTS["random_state"],
               help="Random seed (bootstrap, permutations).")
 @click.option("--save-table", type=click.Path(), help="Also write the combined long table here.")

@@ -28,7 +28,7 @@ from .calibrate_common import DIRECTION_OPTION, app, in_table
 @click.option("--folds", type=click.IntRange(2), default=5, help="System folds.")
 @click.option("--repeats", type=click.IntRange(1), default=10, help="Fold splits and label draws (results are means "
               "over them).")
-@click.option("--n-resamples", type=click.IntRange(1), default=1000, help="Bootstrap resamples of systems for the CIs.")
+@click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples of systems for the CIs.")
 @click.option("--alternative", type=click.Choice(ALTERNATIVES),
               help="Also test each calibration against raw (PERM-BOTH permutation test of cross-group accuracy on "
                    "the system scores averaged over repeats, --n-resamples permutations): two-sided, greater (WMT's "

@@ -34,7 +34,7 @@ from ._common import col_option, console, emit_json, format_option, parse_column
               help="Sidedness of the permutation test of --calibrated against --score on cross-group accuracy: "
                    "two-sided, greater (WMT's one-sided test: the calibrated score orders more pairs as humans do) "
                    "or less.")
-@click.option("--n-resamples", type=int, default=1000, help="Bootstrap/permutation resamples.")
+@click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap/permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of resampling.")
 @col_option
 @format_option

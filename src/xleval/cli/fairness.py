@@ -77,7 +77,7 @@ def _render(name: str, rep) -> None:
 @click.option("--lower-is-better", is_flag=True, help="The metric is a loss (e.g. bits per byte).")
 @click.option("--log-performance", is_flag=True, help="Fit ln(performance) on ln(size).")
 @click.option("--target-gain", type=FiniteFloat(0, low_open=True), help="Gain (log model: factor) to price in data.")
-@click.option("--n-resamples", type=int, default=1000, help="Bootstrap resamples.")
+@click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="random_state of the bootstrap.")
 @col_option
 @format_option

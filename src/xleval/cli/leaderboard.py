@@ -30,7 +30,7 @@ from ._common import (
 @calibration_choice_options
 @click.option("--unit", help="Column to resample in the bootstrap (default: doc_id, else seg_id, else rows).")
 @click.option("--lower-is-better", is_flag=True, help="Rank low scores first (default: from the metric; TER is).")
-@click.option("--n-resamples", type=click.IntRange(1), default=1000, help="Bootstrap resamples.")
+@click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples.")
 @click.option("--level", type=PROBABILITY, default=0.95, help="Confidence level of the intervals.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
 @click.option("--force", is_flag=True, help="Use --model even if the score's metric signature differs.")

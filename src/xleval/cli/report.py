@@ -15,7 +15,7 @@ from ._common import calibration_choice_options, col_option, err_console, progre
 @calibration_choice_options
 @click.option("--format", "fmt", default="html", metavar="[html|json]",
               help="html (self-contained page) or json (the same content).")
-@click.option("--n-resamples", type=click.IntRange(1), default=1000, help="Bootstrap and permutation resamples.")
+@click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap and permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
 @click.option("--force", is_flag=True, help="Use the calibrator even if the score's metric signature differs.")
 @col_option

@@ -298,7 +298,8 @@ def _direction(t: _Table, given: bool | None, score_up: bool) -> tuple[int, str,
     r = float(np.corrcoef(xs[ok], hs[ok])[0, 1]) if ok.sum() > 2 and xs[ok].std() > 0 and hs[ok].std() > 0 else 0.0
     sign = 1 if (r >= 0) == score_up else -1
     note = (f"human scale: {'higher' if sign > 0 else 'lower'} is better, found in the data (within-group r of system "
-            f"scores with human scores {r:+.2f}); say it with human_higher_is_better=True or False")
+            f"scores with human scores {r:+.2f}); say it with human_higher_is_better=True or "
+            "human_higher_is_better=False")
     return sign, "data", [note]
 
 
