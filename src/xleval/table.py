@@ -208,10 +208,6 @@ class EvalTable:
         roles = ", ".join(f"{r}={getattr(self, r)!r}" for r in ROLES if getattr(self, r) not in (None, ()))
         return f"EvalTable({len(self)} rows from {self.source!r}, {roles})"
 
-    @property
-    def columns(self) -> pd.Index:
-        return self._frame.columns
-
     def values(self, column: str, *, argument: str | None = None) -> np.ndarray:
         """Column ``column`` parsed as float64 (:func:`numeric_column`)."""
         return numeric_column(self._frame, column, what=self.source, argument=argument)
@@ -232,6 +228,11 @@ class EvalTable:
             raise InputError(f"{self.source}: no score column; give score=", argument="score")
         return self.score[0]
 
+    def system_role(self, given: str | None = "system") -> str | None:
+        """The system column for a function argument whose default is ``"system"``: the table's system
+        column when the argument was left at that default, else the argument (None: no system)."""
+        return self.system if given == "system" and self.system is not None else given
+
     def signature(self, column: str | None = None) -> str | None:
         """The metric signature of a score column, when the table came with one."""
         return self.signatures.get(column or self.score_column)
@@ -243,10 +244,6 @@ class EvalTable:
         if not self.by:
             raise InputError(f"{self.source}: no grouping column; give by=", argument="by")
         return group_index(self._frame[list(self.by)], where=self.source)
-
-    def group_labels(self) -> list[str]:
-        """One distinct display label per group (:meth:`GroupIndex.labels`)."""
-        return self.groups.labels()
 
     def row_labels(self) -> np.ndarray:
         """Each row's group label (an object array), distinct for distinct groups."""
@@ -302,7 +299,7 @@ def resolve_roles(data: EvalTable | pd.DataFrame, *, score: str | None = None,
         roles = {"score": score or (data.score[0] if data.score else None),
                  "by": by_cols[0] if len(by_cols) == 1 else list(by_cols),
                  "human": human if human is not None else data.human,
-                 "system": data.system if system == "system" and data.system is not None else system}
+                 "system": data.system_role(system)}
         return data.frame, roles
     return data, {"score": score, "by": default_by if by is None else by, "human": human, "system": system}
 

@@ -52,7 +52,7 @@ class Result:
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
-        if _is_frame(value):  # the stored table stays as built, whatever the caller does with this one
+        if name[0] != "_" and _is_frame(value):  # the stored table stays as built, whatever the caller does
             return _copy_frame(value)
         return value
 
@@ -117,9 +117,9 @@ def _is_frame(value: Any) -> bool:
 def _copy_frame(value: Any) -> Any:
     # with copy-on-write (always on from pandas 3) a shallow copy shares the data until either side
     # writes, and a write never reaches the other; without it only a deep copy is safe
-    pd = _pandas()
-    cow = int(pd.__version__.split(".")[0]) >= 3 or pd.get_option("mode.copy_on_write") is True
-    return value.copy(deep=not cow)
+    from .frames import copy_on_write
+
+    return value.copy(deep=not copy_on_write())
 
 
 def _is_array(value: Any) -> bool:

@@ -134,7 +134,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
         score = score or data.score_column
         by = by or (list(data.by) or None)
         human = human or data.human
-        system = data.system if system == "system" and data.system is not None else system
+        system = data.system_role(system)
         signature = signature if signature is not None else data.signature(score)
     frame = data.frame if isinstance(data, EvalTable) else data
     if score is None:

@@ -8,10 +8,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .._base.frames import copy_on_write
 from .._base.grouping import group_index
 from ..exceptions import DataQualityWarning, InputError, ModelFileError, SignatureMismatchError
 from ..io import add_language_columns, read_table_metadata
-from ..io.langs import copy_on_write
 from ..table import EvalTable
 from ._protocol import Calibrator
 

@@ -14,6 +14,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from .._base.frames import copy_on_write
 from ..exceptions import InputError, LanguageCodeError
 
 __all__ = [
@@ -81,11 +82,6 @@ def normalize_codes(values: Iterable, column: str = "language", where: str = "in
     """Normalise an array of codes (each distinct value once); errors name the column and first row."""
     codes, uniques = _distinct(pd.Series(values, dtype=object), column, where, "language code; fill it in")
     return np.asarray(_normalized(codes, uniques, column, where), dtype=object)[codes]
-
-
-def copy_on_write() -> bool:
-    """Whether pandas copies on write (always from pandas 3), so that a shallow copy behaves as a copy."""
-    return int(pd.__version__.split(".")[0]) >= 3 or bool(pd.get_option("mode.copy_on_write"))
 
 
 def _distinct(values: pd.Series, column: str, where: str, missing: str) -> tuple[np.ndarray, list]:

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._base.grouping import group_index
 from .._base.progress import Progress, Steps
 from .._base.result import Result, array_field
 from .._base.seeding import make_rng
@@ -99,12 +98,6 @@ class Leaderboard(Result):
         return self.rows.copy()
 
 
-def _labels(frame: pd.DataFrame, column: str, where: str) -> np.ndarray:
-    """Each row's value of ``column`` as a label, distinct for distinct values (``1`` and ``"1"`` stay two
-    groups or systems): the one group index."""
-    return group_index([frame[column]], names=[column], where=where).row_labels()
-
-
 def _unit_column(frame: pd.DataFrame, unit: str | None) -> tuple[str | None, str]:
     if unit is not None:
         require_columns(frame, [unit], what="table", argument="unit")
@@ -127,15 +120,14 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="lp"``)."""
     evaluated = _table(data, score, by, human, where)
     score, by, where, human = evaluated.score_column, evaluated.by[0], evaluated.source, evaluated.human
-    if system == "system" and evaluated.system is not None:  # the table's system column
-        system = evaluated.system
+    system = evaluated.system_role(system)
     check_metric_name(metric)
     frame = evaluated.frame
     notes: list[str] = []
     if system is not None and system not in frame.columns:
         notes.append(f"no {system!r} column: each group is scored as one system, {ALL_ROWS!r}")
         system = None
-    values = pd.to_numeric(frame[score], errors="coerce").to_numpy(dtype=float)
+    values = evaluated.scores()
     keep = np.isfinite(values)
     n_excluded = int((~keep).sum())
     if n_excluded:
@@ -145,12 +137,13 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     if not keep.any():
         raise InputError(f"{where}: column {score!r} has no finite value")
     frame = frame.loc[keep].reset_index(drop=True)
-    groups = _labels(frame, by, where)
-    systems = _labels(frame, system, where) if system is not None else np.full(len(frame), ALL_ROWS, dtype=object)
+    groups = evaluated.row_labels()[keep]
+    systems = evaluated.column_labels(system)[keep] if system is not None else np.full(len(frame), ALL_ROWS,
+                                                                                       dtype=object)
     unit_col, unit_text = _unit_column(frame, unit)
     rows = row_statistics(frame, score, groups, metric)
     notes.extend(rows.notes)
-    h = pd.to_numeric(frame[human], errors="coerce").to_numpy(dtype=float) if human else None
+    h = evaluated.human_values()[keep] if human else None
     rng, seed = make_rng(random_state)
     labels = sorted(set(groups.tolist()))
     group_seeds = dict(zip(labels, (int(x) for x in rng.integers(0, 2**32 - 1, size=len(labels))), strict=True))
@@ -310,8 +303,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
         raise InputError(f"method {method!r}: use one of {', '.join(METHODS)}")
     table = _table(data, score, by, human, where)
     score, by, human = table.score_column, table.by[0], table.human
-    if system == "system" and table.system is not None:  # the table's system column
-        system = table.system
+    system = table.system_role(system)
     scores = system_scores(table, system=system, human=human, metric=metric, unit=unit,
                            n_resamples=n_resamples, level=level, random_state=random_state)
     frame = table.frame

@@ -146,8 +146,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
                          f"would be {model.score!r} calibrated; pass score={model.score!r}, or fit a calibrator "
                          f"on {score!r}", argument="score", value=score)
     frame = table.frame
-    if system == "system" and table.system is not None:  # the table's system column
-        system = table.system
+    system = table.system_role(system)
     system = system if system is not None and system in frame.columns else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
