@@ -49,6 +49,7 @@ from ..stats import (
     Estimate,
     TestResult,
     compare_pairwise_accuracy,
+    estimate_from_distribution,
     pairwise_accuracy,
     resampled_pearson,
     stratified_resample_counts,
@@ -352,7 +353,6 @@ def _score(t, runs, names, direction, score_up, level, n_resamples, rng, seed, a
     iu, ju = pair_indices(t.item_group, "cross")
     weights = counts[:, iu] * counts[:, ju]
     denom = weights.sum(axis=1)
-    alpha = (1 - level) / 2
     points, dists, pearson, pdists, per_run = {}, {}, {}, {}, {}
     for name in names:
         sign = metric_sign if name in ("raw", "lgn") else direction
@@ -375,12 +375,12 @@ def _score(t, runs, names, direction, score_up, level, n_resamples, rng, seed, a
     out = {}
     for name in names:
         budget, selection = _parse(name)
-        acc = _estimate(points[name], dists[name], alpha, level, t.n_items, "mean over repeats; CI: systems "
+        acc = _estimate(points[name], dists[name], level, t.n_items, "mean over repeats; CI: systems "
                         "resampled within groups (percentile), epsilon fixed per repeat", n_resamples, seed)
-        r = _estimate(pearson[name], pdists[name], alpha, level, t.n_items, "pooled system-level Pearson, mean over "
+        r = _estimate(pearson[name], pdists[name], level, t.n_items, "pooled system-level Pearson, mean over "
                       "repeats; CI: systems resampled within groups", n_resamples, seed)
         def versus(other: str, this: str = name) -> Estimate:
-            return _estimate(points[this] - points[other], dists[this] - dists[other], alpha, level, t.n_items,
+            return _estimate(points[this] - points[other], dists[this] - dists[other], level, t.n_items,
                              "paired difference", n_resamples, seed)
 
         minus_raw = None if name == "raw" else versus("raw")
@@ -410,12 +410,11 @@ def _parse(name: str) -> tuple[int | None, str | None]:
     return int(k), selection
 
 
-def _estimate(point, dist, alpha, level, n, method, n_resamples, seed) -> Estimate:
-    finite = dist[np.isfinite(dist)]
-    low, high = (np.quantile(finite, [alpha, 1 - alpha]) if finite.size else (math.nan, math.nan))
-    se = float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
-    return Estimate(float(point), float(low), float(high), level, int(n), method, standard_error=se,
-                    n_resamples=int(n_resamples), random_state=seed, distribution=dist)
+def _estimate(point, dist, level, n, method, n_resamples, seed) -> Estimate:
+    """The one "distribution -> estimate with CI" (percentile, at ``level``), with the evaluation's
+    description of the procedure as the method."""
+    est = estimate_from_distribution(point, dist, n=int(n), level=level, random_state=seed)
+    return replace(est, method=method, n_resamples=int(n_resamples))
 
 
 def _selection_gain(scores, budgets, selections, level) -> dict[int, Estimate]:
