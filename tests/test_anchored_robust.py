@@ -291,3 +291,19 @@ def test_format_2_file_loads_and_gives_the_numbers_it_gave(tmp_path):
     original = json.loads((DATA / "anchored_v2.json").read_text())
     assert {k: v for k, v in again.items() if k not in ("checksum", "xleval_version")} == \
         {k: v for k, v in original.items() if k not in ("checksum", "xleval_version")}
+
+
+def test_fit_calibration_refuses_an_unsettled_direction_unless_not_strict():
+    """Callers without a direction option (the leaderboard, the report) can ask for offsets only."""
+    from xleval.calibration import fit_calibration
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"lp": np.repeat(["de-en", "cs-en"], 200), "system": np.tile(np.repeat(list("abcd"), 50), 2),
+                       "score": rng.normal(50, 10, 400)})
+    df["human"] = np.where(rng.random(400) < 0.3, rng.normal(70, 10, 400), np.nan)  # unrelated to the score
+    with pytest.raises(InputError, match="do not settle the direction"):
+        fit_calibration(df, "anchored", score="score", by="lp", human="human")
+    with pytest.warns(DataQualityWarning):
+        fitted = fit_calibration(df, "anchored", score="score", by="lp", human="human", strict=False)
+    assert fitted.model.slopes_["between"] == fitted.model.slopes_["within"] == 0
+    assert any("do not settle the direction" in n for n in fitted.notes)

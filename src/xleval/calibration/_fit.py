@@ -119,7 +119,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
                     min_count: int | None = None, fallback: str | Sequence[str] = "default",
                     human_higher_is_better: bool | None = None, signature: str | None = None,
                     decision: Any = None, commands: Any = None,
-                    human_range: tuple[float, float] | None = None) -> FittedCalibration:
+                    human_range: tuple[float, float] | None = None, strict: bool = True) -> FittedCalibration:
     """Fit the calibration for this table.
 
     ``data``: an EvalTable or a DataFrame; ``score``, ``by``, ``human``, ``system`` name its columns
@@ -131,7 +131,9 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
 
     LGN: ``statistic``, ``target``, ``fallback`` and ``min_count`` (None: by the table's level,
     :func:`choose_min_count`). Anchored: ``human_higher_is_better``, ``human_range`` (bounds of the human
-    scale; ``auto`` that chooses LGN does not use it); ``fallback`` ``"default"`` or
+    scale; ``auto`` that chooses LGN does not use it), ``strict`` (False: labels that do not settle the
+    direction of the human scale give offsets only, with a warning, instead of an InputError; for callers
+    without a direction option); ``fallback`` ``"default"`` or
     ``"pooled"`` gives unseen groups the common offset, ``"error"`` refuses them. ``signature``: the
     score's metric signature (default: the table's). Warnings raised while fitting are re-raised after
     it and kept in ``notes``."""
@@ -176,7 +178,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
         else:
             decision = None
         result = _fit(frame, chosen, method, score_col, by_cols, human, system, statistic, target, min_count,
-                      fallback, human_higher_is_better, sig, decision, human_range)
+                      fallback, human_higher_is_better, sig, decision, human_range, strict)
     notes = tuple(str(w.message) for w in caught)
     for w in caught:  # the caller's filters decide what to show (the CLI records them)
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -185,7 +187,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
 
 
 def _fit(frame, chosen, requested, score, by_cols, human, system, statistic, target, min_count, fallback,
-         human_up, sig, decision, human_range=None) -> FittedCalibration:
+         human_up, sig, decision, human_range=None, strict=True) -> FittedCalibration:
     if chosen == "lgn":
         count, why = choose_min_count(frame, by_cols, system, min_count)
         model: Calibrator = build_lgn(by_cols, score, statistic=statistic, target=target, min_count=count,
@@ -197,5 +199,5 @@ def _fit(frame, chosen, requested, score, by_cols, human, system, statistic, tar
                          "(pooled) or refuses them (error)", argument="fallback", value=fallback)
     model = build_anchored(by_cols, score, human, system=system, human_higher_is_better=human_up,
                            fallback="error" if chain == ["error"] else "pooled",
-                           human_range=human_range).fit(frame, signature=sig)
+                           human_range=human_range).fit(frame, signature=sig, strict=strict)
     return FittedCalibration(model, "anchored", requested, decision)
