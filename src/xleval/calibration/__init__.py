@@ -3,6 +3,7 @@
 from ._anchored import AnchoredCalibrator
 from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._apply import apply_calibrator, load_calibrator, output_column, output_metadata
+from ._cell_interval import CELL_TARGET, CellUncertainty, cell_uncertainty, deviation_variance
 from ._estimates import GroupParams
 from ._fit import (
     FIT_METHODS,
@@ -26,7 +27,7 @@ from ._table_level import ROW_MIN_COUNT, lgn_min_count, table_level
 
 __all__ = [
     "Calibrator", "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "LegacyAnchoredCalibrator",
-    "GroupParams", "CalibrationSummary",
+    "GroupParams", "CalibrationSummary", "CellUncertainty", "cell_uncertainty", "deviation_variance", "CELL_TARGET",
     "calibration_summary", "calibrate_frame", "calibrated_metadata", "prepare_frame", "score_signature",
     "select_for_annotation", "select_rows", "SELECTIONS",
     "apply_calibrator", "load_calibrator", "output_column", "output_metadata",
