@@ -123,14 +123,18 @@ def deviation_variance(residuals: np.ndarray, groups: np.ndarray,
 
 
 def cell_uncertainty(model: Any, residuals: np.ndarray | None = None, groups: np.ndarray | None = None,
-                     cells: np.ndarray | None = None) -> CellUncertainty:
+                     cells: np.ndarray | None = None, *, one_cell_per_group: bool = False) -> CellUncertainty:
     """The uncertainty of ``model``'s (a fitted :class:`~xleval.calibration.AnchoredCalibrator`)
     calibrated cell means. ``residuals`` (label minus calibrated value per labelled row) with their
     ``groups`` and ``cells`` codes give the cells' deviation from the common line; without them the
-    deviation is left out and a note says the intervals then cover only the map's uncertainty."""
+    deviation is left out and a note says the intervals then cover only the map's uncertainty.
+    ``one_cell_per_group``: each group is one cell (no system column), so its offset is its whole
+    deviation and there is none to add."""
     cov = np.nan_to_num(np.asarray(model.slopes_["cov"], dtype=float))
     slope_cov = ((float(cov[0, 0]), float(cov[0, 1])), (float(cov[1, 0]), float(cov[1, 1])))
     notes: list[str] = []
+    if one_cell_per_group:
+        return CellUncertainty(0.0, 0.0, 0.0, math.nan, 0, 0, slope_cov)
     if residuals is None or groups is None or cells is None:
         estimate = se = within = math.nan
         n_cells = n_labels = 0

@@ -310,7 +310,9 @@ def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.
         means.append(sums / np.maximum(np.bincount(codes, minlength=n_systems), 1))
         cell_groups += [calibration.model_group(g)] * n_systems
         start += n_systems
-    if human is not None and rows is not None:
+    if all(len(m) == 1 for m in means):
+        uncertainty = cell_uncertainty(model, one_cell_per_group=True)
+    elif human is not None and rows is not None:
         labelled = np.isfinite(human) & np.isfinite(rows)
         uncertainty = cell_uncertainty(model, (human - rows)[labelled], group_of_row[labelled],
                                        cell_of_row[labelled])
@@ -360,9 +362,13 @@ def interval_texts(scores: SystemScores, joint: _JointDraws | None) -> dict[str,
                                f"cells ({sampling}, map fixed)")
         return out
     u = joint.uncertainty
-    deviation = (f"each system's deviation from the common line (sd {math.sqrt(u.deviation_var):.3g} on the human "
-                 f"scale, estimated from {u.n_labels} labels in {u.n_cells} systems)" if np.isfinite(u.deviation_var)
-                 else "no deviation of the systems from the common line (not estimable here)")
+    if u.n_cells == 0 and u.deviation_var == 0:
+        deviation = "no deviation from the common line (one system per group: its offset is the whole of it)"
+    elif np.isfinite(u.deviation_var):
+        deviation = (f"each system's deviation from the common line (sd {math.sqrt(u.deviation_var):.3g} on the "
+                     f"human scale on average, estimated from {u.n_labels} labels in {u.n_cells} systems)")
+    else:
+        deviation = "no deviation of the systems from the common line (not estimable here)"
     parts = f"the offset and slope errors of the map from the labels, {deviation}, and the {sampling}"
     out["calibrated"] = (f"{level} interval for the mean human score of the (group, system) cell over its judged "
                          f"segments (what judging them all would give); joint draws of {parts}")
