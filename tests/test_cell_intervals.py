@@ -280,3 +280,29 @@ def test_calibrate_apply_says_its_row_interval_is_not_for_a_system_mean(tmp_path
     assert said["for"].startswith("the expected human score of rows like this one") and "not a system's" in said["for"]
     stored = read_table_metadata(output)["intervals"]["score_anchored_low, score_anchored_high"]
     assert stored.startswith("0.9 interval for the expected human score")
+
+
+def test_map_error_draws_match_the_row_interval_and_share_errors_as_the_fit_does():
+    from scipy import special
+
+    w = _world(np.random.default_rng(8), n_groups=4, n_systems=5, sd_deviation=0.0, n_labels=60)
+    labels = np.array(["g0", "g1", "g2", "g3"], dtype=object)[w["group"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = AnchoredCalibrator(by="lp", score="x", human="h", shrinkage="none").fit(
+            w["x"], groups=labels, human=w["labels"], systems=w["system"])
+    u = cell_uncertainty(model, one_cell_per_group=True)  # the map's error alone
+    means = np.array([40.0, 55.0, 70.0, 55.0])
+    groups = ["g0", "g0", "g0", "g1"]
+    draws = u.draws(model, groups, means, 200_000, np.random.default_rng(0))
+    # one cell: the variance of the row interval of a row that is its own system (x = m_s)
+    low, high = model.interval(means, groups, systems=np.arange(4), level=0.95)
+    se = (high - low) / 2 / special.ndtri(0.975)
+    assert np.allclose(draws.std(axis=0), se, rtol=0.01)
+    # two cells of one group share its offset error: at the same mean score their errors are identical
+    same = u.draws(model, ["g2", "g2"], np.array([50.0, 50.0]), 1000, np.random.default_rng(1))
+    assert np.array_equal(same[:, 0], same[:, 1])
+    # cells of different groups share only the slope error: nearly independent at the groups' centres
+    centres = [model.groups_[g]["centre"][0] for g in ("g2", "g3")]
+    apart = u.draws(model, ["g2", "g3"], np.array(centres), 20_000, np.random.default_rng(2))
+    assert abs(np.corrcoef(apart.T)[0, 1]) < 0.1

@@ -366,7 +366,7 @@ def interval_texts(scores: SystemScores, joint: _JointDraws | None) -> dict[str,
         deviation = "no deviation from the common line (one system per group: its offset is the whole of it)"
     elif np.isfinite(u.deviation_var):
         deviation = (f"each system's deviation from the common line (sd {math.sqrt(u.deviation_var):.3g} on the "
-                     f"human scale on average, estimated from {u.n_labels} labels in {u.n_cells} systems)")
+                     f"human scale, its variance's posterior mean from {u.n_labels} labels in {u.n_cells} systems)")
     else:
         deviation = "no deviation of the systems from the common line (not estimable here)"
     parts = f"the offset and slope errors of the map from the labels, {deviation}, and the {sampling}"
