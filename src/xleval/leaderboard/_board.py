@@ -6,7 +6,10 @@ computes every system's raw score and its bootstrap distribution (units resample
 group, the same resamples for every system of the group; each group's draws come from its own seed,
 drawn from ``random_state``), then :func:`rank_systems` calibrates them with a
 :class:`SystemCalibration` (a map of system scores, or of segments whose calibrated means are
-bootstrapped with the group's seed, i.e. the very draws of the raw scores) and ranks them.
+bootstrapped with the group's seed, i.e. the very draws of the raw scores) and ranks them. With
+anchored calibration each resample also carries one joint draw of the map's label error and of the
+systems' deviations from the common line (:mod:`xleval.calibration._cell_interval`), so the calibrated
+and rank intervals are for the cells' human means and their ranks; ``Leaderboard.intervals`` says so.
 :func:`leaderboard` runs both (and the recommendation when ``method="auto"``).
 """
 from __future__ import annotations
