@@ -1,0 +1,73 @@
+"""Hints that point the right way (issue 23, item 12): a score column asked of a table of texts
+that was never scored says to score it first, with the command; a column of another spelling gets
+"did you mean"."""
+from __future__ import annotations
+
+import warnings
+
+import pandas as pd
+import pytest
+
+from xleval.cli import main
+from xleval.diagnostics import diagnose_bias
+from xleval.exceptions import InputError
+
+
+def _table(scored: bool) -> pd.DataFrame:
+    frame = pd.DataFrame({"lp": ["de-en"] * 4 + ["ja-en"] * 4, "system": ["a", "b"] * 4,
+                          "source": ["s"] * 8, "hypothesis": ["h x", "h y"] * 4, "reference": ["h x"] * 8})
+    if scored:
+        frame["chrf"] = range(8)
+    return frame
+
+
+def _run(args: list[str], capsys) -> tuple[int, str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(args)
+    captured = capsys.readouterr()
+    return int(code or 0), captured.err + captured.out
+
+
+def test_unscored_table_says_score_it_first_with_the_command(tmp_path, capsys):
+    path = tmp_path / "texts.tsv"
+    _table(scored=False).to_csv(path, sep="\t", index=False)
+    code, out = _run(capsys=capsys, args=["diagnose", str(path), "--score", "chrf", "--by", "lp"])
+    assert code == 2
+    assert f"score it first: `xleval score {path} --metric chrf -o scored.tsv`" in out
+    assert "Traceback" not in out and len(out.strip().splitlines()) == 1
+
+
+def test_the_suggested_score_command_runs_and_then_the_command_works(tmp_path, capsys):
+    path = tmp_path / "texts.tsv"
+    _table(scored=False).to_csv(path, sep="\t", index=False)
+    scored = tmp_path / "scored.tsv"
+    code, out = _run(capsys=capsys, args=["score", str(path), "--metric", "chrf", "-o", str(scored)])
+    assert code == 0, out
+    code, out = _run(capsys=capsys, args=["diagnose", str(scored), "--score", "chrf", "--by", "lp"])
+    assert code == 0, out
+
+
+def test_case_mismatch_gets_did_you_mean_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "scored.tsv"
+    _table(scored=True).to_csv(path, sep="\t", index=False)
+    code, out = _run(capsys=capsys, args=["diagnose", str(path), "--score", "chrF", "--by", "lp"])
+    assert code == 2
+    assert "did you mean 'chrf'?" in out
+    assert "score it first" not in out  # the scores are there, only spelled otherwise
+
+
+def test_no_hint_for_an_unrelated_name(tmp_path, capsys):
+    path = tmp_path / "scored.tsv"
+    _table(scored=True).to_csv(path, sep="\t", index=False)
+    code, out = _run(capsys=capsys, args=["diagnose", str(path), "--score", "zzz", "--by", "lp"])
+    assert code == 2
+    assert "did you mean" not in out and "score it first" not in out
+
+
+def test_library_hints_speak_python():
+    with pytest.raises(InputError, match=r"did you mean 'chrf'\?"):
+        diagnose_bias(_table(scored=True), "chrF", "lp")
+    with pytest.raises(InputError, match=r"xleval\.metrics\.get_metric\('chrf'\)") as info:
+        diagnose_bias(_table(scored=False), "chrf", "lp")
+    assert "--" not in str(info.value)
