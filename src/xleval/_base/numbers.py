@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["SIGNIFICANT", "MISSING", "is_p_name", "format_p", "p_text", "format_number", "format_value",
+__all__ = ["SIGNIFICANT", "MISSING", "is_p_name", "format_p", "format_number", "format_value",
            "format_column",
            "format_rows", "is_number", "format_text"]
 
@@ -51,12 +51,6 @@ def format_p(p: Any) -> str:
     if p < 0.001:
         return "< 0.001"
     return _fixed(p, 2)
-
-
-def p_text(p: Any) -> str:
-    """A p-value in a sentence: ``p < 0.001`` or ``p = 0.034`` (never ``p = 0``)."""
-    text = format_p(p)
-    return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
 def _fixed(value: float, significant: int) -> str:

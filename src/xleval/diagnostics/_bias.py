@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._base.numbers import format_column, format_number, p_text
+from .._base.numbers import format_column, format_number
 from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import Estimate, TestResult, cohens_d, eta_squared, kruskal_wallis
@@ -173,7 +173,8 @@ def _decide(groups: pd.DataFrame, smd: Estimate | None, pair: tuple[str, str] | 
         reasons.append(f"language explains {100 * eta.estimate:.1f}% of score variance "
                        f"(eta squared CI {100 * eta.ci_low:.1f}% to {100 * eta.ci_high:.1f}%)")
     if np.isfinite(kw.p_value):
-        reasons.append(f"Kruskal-Wallis H = {format_number(kw.statistic)}, {p_text(kw.p_value)}")
+        # the p-value as computed (the JSON and the report keep it; text renderers write "p < 0.001")
+        reasons.append(f"Kruskal-Wallis H = {format_number(kw.statistic)}, p = {kw.p_value:.3g}")
     reasons.append("the groups' scores differ beyond the rule: "
                    "comparisons across groups need calibration" if advised else
                    "no calibration needed by the 0.5-sd rule" if threshold == DEFAULT_THRESHOLD else
