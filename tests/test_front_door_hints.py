@@ -71,3 +71,19 @@ def test_library_hints_speak_python():
     with pytest.raises(InputError, match=r"xleval\.metrics\.get_metric\('chrf'\)") as info:
         diagnose_bias(_table(scored=False), "chrf", "lp")
     assert "--" not in str(info.value)
+
+
+def test_sparse_labels_are_not_a_data_quality_warning():
+    """Issue 23, item 7: rows without a human score, by design (`calibrate select` labels a few per
+    group), were raised as "data quality" with the fix "Fix or fill the rows named here"."""
+    from xleval.diagnostics import human_agreement
+
+    frame = _table(scored=True)
+    frame = pd.concat([frame.assign(lp=lp) for lp in ("de-en", "ja-en", "ha-en")], ignore_index=True)
+    frame["system"] = [f"s{i % 4}" for i in range(len(frame))]
+    frame["human"] = [float(i % 7) if i % 3 else float("nan") for i in range(len(frame))]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = human_agreement(frame, ["chrf"], "human", by="lp")
+    assert not [w for w in caught if "human score" in str(w.message)], [str(w.message) for w in caught]
+    assert any("human scores on" in n for n in result.notes)  # still stated, as a note
