@@ -87,3 +87,32 @@ def test_sparse_labels_are_not_a_data_quality_warning():
         result = human_agreement(frame, ["chrf"], "human", by="lp")
     assert not [w for w in caught if "human score" in str(w.message)], [str(w.message) for w in caught]
     assert any("human scores on" in n for n in result.notes)  # still stated, as a note
+
+
+@pytest.mark.parametrize("width", [80, 200])
+def test_the_leaderboard_fits_the_terminal_without_cutting_names(width, monkeypatch, capsys):
+    """Issue 23, item 5: in 80 columns the leaderboard printed an empty rank column, systems as 's…'
+    and the human column as '…'. Columns a reader can do without are left out instead, and said so."""
+    from rich.console import Console
+
+    import xleval.cli.leaderboard as board_cli
+    from xleval.leaderboard import leaderboard
+    from xleval.synthetic import simulate_mt_evaluation
+
+    data = simulate_mt_evaluation(n_systems=4, n_segments=30, languages=("de", "fi", "zh"), seed=1).data
+    data["system"] = data["system"].map(lambda s: f"{s}-a-rather-long-system-name")
+    board = leaderboard(data, "metric", "tgt_lang", human="human", method="none", n_resamples=50)
+    monkeypatch.setattr(board_cli, "console", Console(width=width, force_terminal=False))
+    board_cli.print_board(board)
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines() if line.startswith(("┃", "│"))) <= width
+    assert "…" not in out
+    if width == 200:
+        assert "sys1-a-rather-long-system-name" in out  # whole, on one line
+    else:  # folded over lines when nothing else can give way: every character still there
+        column = [line.split("│")[4].strip() for line in out.splitlines() if line.startswith("│")]
+        assert "sys1-a-rather-long-system-name" in "".join(column)
+    first = next(line for line in out.splitlines() if line.startswith("│"))
+    cells = [c.strip() for c in first.strip("│").split("│")]
+    assert cells[0] == "1" and cells[-1] not in ("", "…")  # a rank, and the last column has its value
+    assert ("left out to fit" in out) == (width == 80)
