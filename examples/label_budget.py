@@ -94,6 +94,32 @@ class Scale:
         return np.concatenate([step1, second.rows["row"].to_numpy() - 1])
 
 
+def stopping(scale: Scale, k: int, draws: int) -> str:
+    """What the plan's stopping rule says after K random labels per pair, checked against the full data:
+    of the gaps between adjacent pairs it calls settled, how many have the pairs in their true order
+    (truth: the mean over a pair's systems of the full-data human system means)."""
+    truth = pd.Series(scale.truth).groupby(scale.cell_lp).mean()
+    status, settled, right, asked = [], 0, 0, []
+    for seed in range(draws):
+        rows = scale.rows("random", k, seed)
+        y = np.full(len(scale.frame), np.nan)
+        y[rows] = scale.frame[scale.human].to_numpy()[rows]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            plan = plan_labels(scale.frame.assign(_labels=y), "lp", len(rows) + 1, score="chrf", human="_labels",
+                               label_column=None, random_state=seed)
+        status.append(plan.status)
+        done = plan.gaps[plan.gaps["settled_now"]]
+        settled += len(done)
+        right += int(sum(truth[h] > truth[lo] for h, lo in zip(done["higher"], done["lower"], strict=True)))
+        if plan.more_per_group:
+            asked.append(max(plan.more_per_group.values()))
+    counts = pd.Series(status).value_counts().to_dict()
+    more = f"; more labels asked for (largest per group, median over draws) {int(np.median(asked))}" if asked else ""
+    return (f"Stopping rule after {k} random labels per pair ({draws} draws): status {counts}; adjacent gaps called "
+            f"settled {settled} of {draws * (scale.n_groups - 1)}, in the true order {right} of {settled}{more}.")
+
+
 def scales(data_root: str) -> dict[str, Scale]:
     root = Path(data_root) / "wmt21"
     seg = pd.read_parquet(root / "segments.parquet", columns=["lp", "system", "seg_id", "doc_id", "hypothesis",
@@ -159,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.time()
     for name, scale in scales(args.data).items():
         print("\n".join(report(name, scale, budgets, run(scale, budgets, draws))), flush=True)
+        print(stopping(scale, 100, draws) + "\n", flush=True)
     print(f"{draws} draws per cell; {time.time() - start:.0f} s")
     return 0
 
