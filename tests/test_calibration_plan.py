@@ -2,6 +2,7 @@
 rule. The allocation is checked against what Neyman allocation must do (more labels where the residual
 variance or the cross-group system pairs are larger, fewer where labels are already there, exact totals,
 a label for every system); the stopping rule against simulated worlds whose gaps are known."""
+import io
 import json
 
 import numpy as np
@@ -249,3 +250,31 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys, extra, message):
     assert main(["calibrate", "plan", str(path), "--score", "chrf", "--human", "lab", *extra]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_rows_systems_are_even_over_systems_counting_the_labels_there():
+    df = _world(systems=(4, 4), labelled=(0, 0))
+    df.loc[df.index[(df.lp == "en-de") & (df.system == "s0")][:6], "lab"] = 1.0  # s0 of en-de has 6 already
+    df.loc[df.index[(df.lp == "en-de") & (df.system == "s1")][:1], "lab"] = 2.0
+    plan = plan_labels(df, "lp", 47, score="chrf", human="lab", rows="systems", random_state=0)
+    g = plan.groups.set_index("group")
+    have = df[df.lab.notna()].groupby(["lp", "system"]).size()
+    total = plan.rows.groupby(["lp", "system"]).size().add(have, fill_value=0)
+    en_de = total["en-de"].sort_index().tolist()
+    # water-filling: s0 keeps its 6 and gets nothing, the others are filled up evenly
+    assert plan.rows[(plan.rows.lp == "en-de") & (plan.rows.system == "s0")].empty
+    assert en_de[0] == 6 and max(en_de[1:]) - min(en_de[1:]) <= 1
+    assert total["en-zh"].max() - total["en-zh"].min() <= 1 and g["planned"].sum() == 47
+
+
+def test_cli_warnings_reach_json_and_rows_go_to_stdout(tmp_path, capsys):
+    path = tmp_path / "t.tsv"
+    df = _world(systems=(10, 10), labelled=(0, 0))
+    df.to_csv(path, sep="\t", index=False)
+    assert main(["calibrate", "plan", str(path), "--score", "chrf", "--budget", "12", "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert any("does not reach one label for every system" in w for w in payload["warnings"])
+    assert payload["status"] == "unknown" and payload["to_add"] == 12
+    assert main(["calibrate", "plan", str(path), "--score", "chrf", "--budget", "30", "-o", "-"]) == 0
+    rows = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t")
+    assert len(rows) == 30 and rows.groupby(["lp", "system"]).size().min() >= 1

@@ -15,12 +15,12 @@ from .calibrate_common import app, in_table, render
 @click.argument("input")
 @click.option("--by", default="lp", help="Group by lp, tgt_lang, or COL[,COL...]: the budget is per group.")
 @click.option("--budget", type=click.IntRange(1), required=True, help="Rows to annotate per group, e.g. 100.")
-@click.option("--score", required=True, help="Score column: the labels are spread over its range.")
+@click.option("--score", required=True, help="Score column (--selection spread spreads the labels over its range).")
 @click.option("-o", "--output", required=True, help="Where to write the rows to annotate (format by extension, '-' = "
               "TSV on stdout).")
-@click.option("--system", default="system", help="System column: the labels are spread over systems.")
-@click.option("--segment", default="seg_id", help="Segment column: no segment is chosen twice in a group while "
-              "others are left.")
+@click.option("--system", default="system", help="System column (--selection spread: evenly over systems).")
+@click.option("--segment", default="seg_id", help="Segment column (--selection spread: no segment is chosen twice in "
+              "a group while others are left).")
 @click.option("--selection", type=click.Choice(SELECTIONS), default="random",
               help="random (the default: on WMT21 no rule beat a simple random sample measurably) or spread (over "
                    "systems and the score's range). `calibrate plan` says how many labels each group needs.")
