@@ -111,60 +111,65 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
     ``by`` for the cross-group comparison of anchored calibration, choose the rows, and say whether the
     ranking of the groups is settled (module docstring). ``human``: the human column (NaN = not yet
     labelled); without it nothing is labelled yet. ``residual_sd``: the residual sd of the human scale
-    to assume where no labels tell it (e.g. about 27 points for raw DA on WMT21; docs/calibration.md).
+    to assume where no labels tell it (raw DA on WMT21: 26-34 points per pair; docs/calibration.md).
     ``rows``: ``random`` (default), ``systems`` (evenly over systems) or ``spread`` (evenly over systems,
     over documents and segments within a system)."""
     table = as_table(data, by=by, score=score, default_by="tgt_lang")
-    frame, by_cols = table.frame, list(table.by)
     _check_arguments(budget, rows, confidence, power, residual_sd)
     rng, seed = make_rng(random_state)
-    x = table.scores()
-    finite = np.isfinite(x)
-    if not finite.any():
-        raise InputError(f"score column {table.score_column!r} has no finite value; check score=", argument="score",
-                         value=table.score_column)
-    h = np.full(len(x), np.nan)
-    if human is not None:
-        require_columns(frame, [human], what="table", argument="human")
-        h = numeric_column(frame, human, what="table", argument="human")
-    labelled = finite & np.isfinite(h)
-    eligible = finite & ~np.isfinite(h)
-    index = table.groups
-    codes, names = index.codes, index.labels()
-    sys_col = system if system and system in frame.columns else None
-    seg_col = segment if segment and segment in frame.columns else None
-    doc_col = document if document and document in frame.columns else None
-    systems = _codes(frame, sys_col)
-    keep = annotation_columns(frame, by_cols, sys_col, seg_col, label_column)
+    frame, by_cols = table.frame, list(table.by)
+    x, h = _score_and_labels(table, human)
+    cols = {role: name if name and name in frame.columns else None
+            for role, name in (("system", system), ("segment", segment), ("document", document))}
+    keep = annotation_columns(frame, by_cols, cols["system"], cols["segment"], label_column)
+    codes, names = table.groups.codes, table.groups.labels()
+    labelled, eligible = np.isfinite(x) & np.isfinite(h), np.isfinite(x) & ~np.isfinite(h)
+    cells = _Cells(codes, _codes(frame, cols["system"]), labelled, eligible, np.isfinite(x), len(names))
     notes: list[str] = []
-    cells = _Cells(codes, systems, labelled, eligible, finite, len(names))
-    calibrated = _calibrated(frame, table.score_column, by_cols, human, sys_col, labelled)
+    calibrated = _calibrated(frame, table.score_column, by_cols, human, cols["system"], labelled)
     resid = None if calibrated is None else np.where(labelled, h - calibrated, np.nan)
     sigma, sigma_from = _residual_sd(resid, codes, labelled, cells, residual_sd, notes)
-    floor = _floors(cells, budget, notes)
-    planned = _allocate(budget, cells, sigma, floor)
-    chosen = _choose_rows(cells, planned - cells.n_labels, rows, _codes(frame, seg_col), _codes(frame, doc_col), rng)
-    levels = _levels(calibrated, resid, codes, cells, labelled)
-    known = sigma_from != "assumed"
-    se_now = np.where(known & (cells.n_labels > 0), sigma / np.sqrt(np.maximum(cells.n_labels, 1)), np.nan)
-    se_after = np.where(known, sigma / np.sqrt(np.maximum(planned, 1)), np.nan)
+    planned = _allocate(budget, cells, sigma, _floors(cells, budget, notes))
+    chosen = _choose_rows(cells, planned - cells.n_labels, rows, _codes(frame, cols["segment"]),
+                          _codes(frame, cols["document"]), rng)
+    known = bool((sigma_from != "assumed").all())
     z, zp = float(special.ndtri(0.5 + confidence / 2)), float(special.ndtri(power))
+    levels = _levels(calibrated, resid, codes, cells, labelled)
     gaps = _gaps(levels, sigma, cells.n_labels, planned, cells.available + cells.n_labels, names, z, zp)
-    status, verdict, more = _verdict(gaps, levels, planned, names, confidence, power, known.all())
-    groups = pd.DataFrame({"group": names, "systems": cells.n_systems, "rows": cells.n_rows,
-                           "labelled": cells.n_labels, "to_add": planned - cells.n_labels, "planned": planned,
-                           "residual_sd": sigma if known.all() else np.full(len(names), np.nan),
-                           "residual_sd_from": sigma_from, "level": levels, "se_now": se_now,
-                           "se_after": se_after, "more_to_settle": [more.get(n, 0) for n in names]})
-    out = annotation_rows(frame, chosen, keep, label_column)
+    status, verdict, more = _verdict(gaps, len(names), confidence, power, known)
     for note in notes:
         if note.startswith("budget="):  # a plan that leaves systems without labels; planning blind is no fault
             warnings.warn(note, DataQualityWarning, stacklevel=2)
-    return LabelPlan(groups=groups, gaps=gaps, rows=out, budget=int(budget), labelled=int(cells.n_labels.sum()),
-                     to_add=len(chosen), status=status, verdict=verdict, more_per_group=more,
-                     confidence=float(confidence), power=float(power), row_choice=rows,
+    return LabelPlan(groups=_group_table(names, cells, planned, sigma, sigma_from, known, levels, more),
+                     gaps=gaps, rows=annotation_rows(frame, chosen, keep, label_column), budget=int(budget),
+                     labelled=int(cells.n_labels.sum()), to_add=len(chosen), status=status, verdict=verdict,
+                     more_per_group=more, confidence=float(confidence), power=float(power), row_choice=rows,
                      method=METHOD.format(rows=ROW_WORDS[rows], z=z, confidence=confidence, power=power),
                      random_state=seed, notes=tuple(notes))
+
+
+def _score_and_labels(table: EvalTable, human: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """The score (with a finite value somewhere) and the human column (all NaN without one)."""
+    x = table.scores()
+    if not np.isfinite(x).any():
+        raise InputError(f"score column {table.score_column!r} has no finite value; check score=", argument="score",
+                         value=table.score_column)
+    if human is None:
+        return x, np.full(len(x), np.nan)
+    require_columns(table.frame, [human], what="table", argument="human")
+    return x, numeric_column(table.frame, human, what="table", argument="human")
+
+
+def _group_table(names, cells, planned, sigma, sigma_from, known, levels, more) -> pd.DataFrame:
+    """One row per group: counts, the residual sd and its source, the level, and the offset's standard
+    error with the labels there and with the planned ones (NaN where no sd is known)."""
+    sd = sigma if known else np.full(len(names), np.nan)
+    return pd.DataFrame({"group": names, "systems": cells.n_systems, "rows": cells.n_rows,
+                         "labelled": cells.n_labels, "to_add": planned - cells.n_labels, "planned": planned,
+                         "residual_sd": sd, "residual_sd_from": sigma_from, "level": levels,
+                         "se_now": np.where(cells.n_labels > 0, sd / np.sqrt(np.maximum(cells.n_labels, 1)), np.nan),
+                         "se_after": sd / np.sqrt(np.maximum(planned, 1)),
+                         "more_to_settle": [more.get(n, 0) for n in names]})
 
 
 # ------------------------------------------------------------------------------------ checks
@@ -443,10 +448,11 @@ def _gaps(levels, sigma, n_now, planned, most, names, z, zp) -> pd.DataFrame:
     return pd.DataFrame(out, columns=columns)
 
 
-def _verdict(gaps, levels, planned, names, confidence, power, known) -> tuple[str, str, dict]:
+def _verdict(gaps, n_groups, confidence, power, known) -> tuple[str, str, dict]:
+    """Status, verdict in words, and the labels per group to add beyond the plan to settle the open gaps."""
     if not known or len(gaps) == 0:
         return "unknown", ("no labels to judge the ranking of the groups by: label the planned rows and plan again"
-                           if len(names) > 1 else "one group: there is no ranking across groups to settle"), {}
+                           if n_groups > 1 else "one group: there is no ranking across groups to settle"), {}
     if gaps["settled_now"].all():
         return "settled", (f"the ranking across groups is settled at {confidence:g} confidence with the labels "
                            f"already collected (every gap between adjacent groups is at least "

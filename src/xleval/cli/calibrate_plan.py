@@ -18,7 +18,9 @@ from .calibrate_common import app, in_table, render
 @click.option("--score", required=True, help="Score column of the anchored calibration.")
 @click.option("--by", default="lp", help="Group by lp, tgt_lang, or COL[,COL...].")
 @click.option("--human", help="Human column: its values are the labels already collected (NaN = not labelled).")
-@click.option("--system", default="system", help="System column: labels are spread evenly over a group's systems.")
+@click.option("--system", default="system",
+              help="System column: every system gets a label when the budget allows (--rows systems|spread: evenly "
+                   "over systems).")
 @click.option("--segment", default="seg_id", help="Segment column (--rows spread: distinct segments first).")
 @click.option("--document", default="doc_id", help="Document column (--rows spread: distinct documents first).")
 @click.option("--rows", "rows", type=click.Choice(ROW_CHOICES), default="random",
@@ -29,7 +31,8 @@ from .calibrate_common import app, in_table, render
 @click.option("--power", type=PROBABILITY, default=0.8,
               help="Chance that the labels asked for settle a gap, if the gap is as estimated.")
 @click.option("--residual-sd", type=FiniteFloat(0, None, low_open=True),
-              help="Residual sd of the human scale to assume where no labels tell it (raw DA on WMT21: about 27).")
+              help="Residual sd of the human scale to assume where no labels tell it (raw DA on WMT21: 26-34 "
+                   "points per pair).")
 @click.option("-o", "--output", help="Where to write the rows to label (format by extension, '-' = TSV on stdout).")
 @click.option("--label-column", default="human", help="Name of the empty column the annotators fill in.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the row choice.")
