@@ -7,15 +7,15 @@ with variance ``sigma_g^2 / n_g`` (the group's residual variance over its labels
 every comparison of one of the group's ``S_g`` systems with one of the ``S - S_g`` systems of
 the other groups. The plan minimises the summed variance of those comparisons,
 ``sum_g S_g (S - S_g) sigma_g^2 / n_g``, for a total of labels: Neyman allocation (Neyman 1934;
-Cochran 1977, 5.5), ``n_g`` proportional to ``sigma_g * sqrt(S_g (S - S_g))``, never below the
-labels a group already has, nor below one label per system when the budget allows (so that every
-system has labels to estimate its deviation from the common line). Within a group the rows are a
-simple random sample after one row for each system without a label (``rows="random"``, the
-default), or spread evenly over systems (a stratified sample), at random within a system
-(``rows="systems"``) or over documents and segments not yet labelled (``rows="spread"``). On WMT21
-neither stratified choice nor the allocation beat uniform random selection measurably
-(docs/calibration.md, "Label budget"): random is the default, the allocation and the stopping rule
-are what the plan adds.
+Cochran 1977, 5.5; stratified prediction-powered inference, Fisch et al. 2024), ``n_g`` proportional
+to ``sigma_g * sqrt(S_g (S - S_g))``, never below the labels a group already has, nor below one
+label per system when the budget allows (so that every system has labels to estimate its deviation
+from the common line). Within a group the rows are a simple random sample after one row for each
+system without a label (``rows="random"``, the default), or spread evenly over systems (a stratified
+sample), at random within a system (``rows="systems"``) or over documents and segments not yet
+labelled (``rows="spread"``). On WMT21 neither the stratified choices nor the allocation beat uniform
+random selection measurably (docs/calibration.md, "Label budget"): random is the default, and what
+the plan adds is the expected standard errors and the stopping rule.
 
 ``sigma_g`` comes from the labels already there (residuals of the anchored map fitted on them,
 pooled with the common residual variance as if that were worth 5 labels, as the estimator does);
