@@ -99,6 +99,8 @@ def build(tmp_path) -> list[Result]:
             leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system", n_resamples=50, random_state=0),
             calibration_summary(table["metric"], table["metric"] * 2, table["tgt_lang"]),
             calibration.fit_calibration(table, "lgn", score="metric", by="tgt_lang"),
+            calibration.plan_labels(table.assign(some=table["human"].where(table.index % 4 == 0)), "tgt_lang", 200,
+                                    score="metric", human="some", random_state=0),
             diagnostics.evaluate_calibration(table, "metric", "human", "tgt_lang", n_repeats=2, n_resamples=50,
                                              n_folds=3, budgets=(5,), random_state=0),
             diagnostics.AdviceAction("select", "metric", ("lp",), budget=10),

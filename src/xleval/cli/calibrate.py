@@ -242,4 +242,4 @@ def show(model_path, fmt) -> None:
     render(fmt, {**head, **body, "groups": model.group_table()}, [], title=f"{model!r} signature={model.signature_}")
 
 
-from . import calibrate_evaluate, calibrate_select  # noqa: E402,F401  (registers the two subcommands on `app`)
+from . import calibrate_evaluate, calibrate_plan, calibrate_select  # noqa: E402,F401  (register their subcommands)
