@@ -68,9 +68,9 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @click.option("--min-count", type=click.IntRange(1, 10**9), default=None, show_default=False,
               help="LGN: smaller groups are shrunk toward the others and flagged. Default by the table's level: 50 for "
                    "segment rows, no shrinkage for a table of system scores or when no group reaches 50 rows.")
-@click.option("--fallback", default="default",
-              help="LGN: chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last). Anchored: "
-                   "pooled or error.")
+@click.option("--fallback", default="default", show_default=False,
+              help="LGN: chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last); default: the "
+                   "language levels coarser than --by, then pooled. Anchored: pooled (the default) or error.")
 @click.option("--signature", help=SIGNATURE_HELP)
 @col_option
 @format_option
@@ -248,4 +248,4 @@ def show(model_path, fmt) -> None:
     render(fmt, {**head, **body, "groups": model.group_table()}, [], title=f"{model!r} signature={model.signature_}")
 
 
-from . import calibrate_evaluate, calibrate_select  # noqa: E402,F401  (registers the two subcommands on `app`)
+from . import calibrate_evaluate, calibrate_plan, calibrate_select  # noqa: E402,F401  (register their subcommands)
