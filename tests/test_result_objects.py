@@ -99,6 +99,7 @@ def build(tmp_path) -> list[Result]:
             leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system", n_resamples=50, random_state=0),
             calibration_summary(table["metric"], table["metric"] * 2, table["tgt_lang"]),
             calibration.fit_calibration(table, "lgn", score="metric", by="tgt_lang"),
+            calibration.cell_uncertainty(calibration.AnchoredCalibrator(by="tgt_lang", score="metric").fit(table)),
             calibration.plan_labels(table.assign(some=table["human"].where(table.index % 4 == 0)), "tgt_lang", 200,
                                     score="metric", human="some", random_state=0),
             diagnostics.evaluate_calibration(table, "metric", "human", "tgt_lang", n_repeats=2, n_resamples=50,
