@@ -293,8 +293,9 @@ def test_format_2_file_loads_and_gives_the_numbers_it_gave(tmp_path):
         {k: v for k, v in original.items() if k not in ("checksum", "xleval_version")}
 
 
-def test_fit_calibration_refuses_an_unsettled_direction_unless_not_strict():
-    """Callers without a direction option (the leaderboard, the report) can ask for offsets only."""
+def test_fit_calibration_gives_offsets_only_for_an_unsettled_direction_unless_strict():
+    """Callers without a direction option (the leaderboard, the report) get offsets only and a warning;
+    `calibrate fit` (strict=True) refuses and names its direction flags."""
     from xleval.calibration import fit_calibration
 
     rng = np.random.default_rng(3)
@@ -302,8 +303,8 @@ def test_fit_calibration_refuses_an_unsettled_direction_unless_not_strict():
                        "score": rng.normal(50, 10, 400)})
     df["human"] = np.where(rng.random(400) < 0.3, rng.normal(70, 10, 400), np.nan)  # unrelated to the score
     with pytest.raises(InputError, match="do not settle the direction"):
-        fit_calibration(df, "anchored", score="score", by="lp", human="human")
+        fit_calibration(df, "anchored", score="score", by="lp", human="human", strict=True)
     with pytest.warns(DataQualityWarning):
-        fitted = fit_calibration(df, "anchored", score="score", by="lp", human="human", strict=False)
+        fitted = fit_calibration(df, "anchored", score="score", by="lp", human="human")
     assert fitted.model.slopes_["between"] == fitted.model.slopes_["within"] == 0
     assert any("do not settle the direction" in n for n in fitted.notes)

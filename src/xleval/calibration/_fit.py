@@ -119,7 +119,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
                     min_count: int | None = None, fallback: str | Sequence[str] = "default",
                     human_higher_is_better: bool | None = None, signature: str | None = None,
                     decision: Any = None, commands: Any = None,
-                    human_range: tuple[float, float] | None = None, strict: bool = True) -> FittedCalibration:
+                    human_range: tuple[float, float] | None = None, strict: bool = False) -> FittedCalibration:
     """Fit the calibration for this table.
 
     ``data``: an EvalTable or a DataFrame; ``score``, ``by``, ``human``, ``system`` name its columns
@@ -131,9 +131,10 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
 
     LGN: ``statistic``, ``target``, ``fallback`` and ``min_count`` (None: by the table's level,
     :func:`choose_min_count`). Anchored: ``human_higher_is_better``, ``human_range`` (bounds of the human
-    scale; ``auto`` that chooses LGN does not use it), ``strict`` (False: labels that do not settle the
-    direction of the human scale give offsets only, with a warning, instead of an InputError; for callers
-    without a direction option); ``fallback`` ``"default"`` or
+    scale; ``auto`` that chooses LGN does not use it), ``strict`` (default False: labels that do not settle
+    the direction of the human scale give offsets only, with a warning kept in ``notes``, as the leaderboard
+    and the report need, having no direction option; True refuses them, as ``calibrate fit`` does, whose
+    error names its direction flags); ``fallback`` ``"default"`` or
     ``"pooled"`` gives unseen groups the common offset, ``"error"`` refuses them. ``signature``: the
     score's metric signature (default: the table's). Warnings raised while fitting are re-raised after
     it and kept in ``notes``."""
@@ -187,7 +188,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
 
 
 def _fit(frame, chosen, requested, score, by_cols, human, system, statistic, target, min_count, fallback,
-         human_up, sig, decision, human_range=None, strict=True) -> FittedCalibration:
+         human_up, sig, decision, human_range=None, strict=False) -> FittedCalibration:
     if chosen == "lgn":
         count, why = choose_min_count(frame, by_cols, system, min_count)
         model: Calibrator = build_lgn(by_cols, score, statistic=statistic, target=target, min_count=count,

@@ -117,7 +117,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
             fitted = fit_calibration(frame, "lgn", **common)
         else:
             fitted = in_table(input, fit_calibration, frame, kind, human=human, human_higher_is_better=human_up,
-                              human_range=bounds, commands=decision_commands(input, col), **common)
+                              human_range=bounds, strict=True, commands=decision_commands(input, col), **common)
         calibrated = fitted.model.transform(frame) if fitted.method == "lgn" else None  # the verification's
         fitted.model.save(output)
     if fitted.decision is not None:
