@@ -13,6 +13,7 @@ from ..io import parse_column_mapping, read_table
 from ..table import EvalTable
 from ._advice import CommandContext
 from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
+from .calibrate_advice import human_scale_option
 
 
 @click.command("diagnose")
@@ -36,6 +37,7 @@ from ._common import col_option, console, emit_json, format_option, parse_column
                    "or less.")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap/permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of resampling.")
+@human_scale_option
 @col_option
 @format_option
 @click.option("--chunk-size", type=click.IntRange(1),
@@ -45,8 +47,8 @@ from ._common import col_option, console, emit_json, format_option, parse_column
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
-def diagnose(input, score, by, human, calibrated, system, threshold, average_by, alternative, n_resamples, seed, col,
-             fmt, chunk_size, backend, workers, scheduler) -> None:
+def diagnose(input, score, by, human, calibrated, system, threshold, average_by, alternative, n_resamples, seed,
+             human_scale, col, fmt, chunk_size, backend, workers, scheduler) -> None:
     """Is SCORE biased by language? Did calibration remove it? Does it agree with humans across languages?
 
     INPUT is a table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin).
@@ -69,7 +71,8 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
             result = run_diagnose(frame, score, by_cols[0] if len(by_cols) == 1 else by_cols, human=human,
                                   calibrated=calibrated, system=system, threshold=threshold, n_resamples=n_resamples,
                                   random_state=seed, commands=CommandContext.from_cli(input, col),
-                                  average_by=average_by, alternative=alternative, progress=advance)
+                                  average_by=average_by, alternative=alternative, progress=advance,
+                                  human_scale=human_scale)
     notes = [str(w.message) for w in caught]
     if fmt == "json":
         emit_json({**result.to_dict(), "warnings": notes})
@@ -156,6 +159,10 @@ def _render(result, notes: list[str]) -> None:
         console.print(data_text(f"recommended: {result.recommendation.summary()}"), soft_wrap=True)
         if result.recommendation.warning:
             console.print(data_text(result.recommendation.warning), soft_wrap=True)
+        if result.recommendation.evaluation is not None:
+            console.print(data_text(result.recommendation.paragraph), soft_wrap=True)
+        for note in result.recommendation.notes:
+            say("note", note)
     agreement_notes = list(result.agreement.notes) if result.agreement else []
     for note in dict.fromkeys(notes + list(result.bias.notes) + agreement_notes):
         say("note", note)
