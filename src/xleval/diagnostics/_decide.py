@@ -393,7 +393,8 @@ def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None,
     by it). ``n_folds``, ``n_repeats``, ``random_state``: the comparison's procedure (one set of
     defaults for every caller: ``N_FOLDS``, ``N_REPEATS``, ``RANDOM_STATE``; its intervals always use
     ``N_RESAMPLES``); ``n_resamples``: bootstrap resamples of the bias diagnosis. ``bias``/``validity``:
-    when already computed. ``commands``: an :class:`AdviceRenderer` for the advice. ``progress``: told of each fold fitted."""
+    when already computed. ``commands``: an :class:`AdviceRenderer` for the advice. ``progress``: told of
+    each fold fitted."""
     from ._evaluate import evaluate_calibration
 
     frame, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
