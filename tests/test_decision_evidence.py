@@ -5,6 +5,7 @@ plus its own; the metric is the true quality plus a per-group bias (what calibra
 plus noise; the human scale is the true quality plus noise, raw or standardised per annotator (like
 WMT DA z). Only K rows per group keep their human label, as a user's table does.
 """
+import json
 import re
 import warnings
 
@@ -190,3 +191,19 @@ def test_advice_quotes_the_measured_effect_not_the_bias_rule():
     assert result.advice.startswith(f"calibration advised: anchored calibration moves cross-group accuracy from "
                                     f"{acc['none']:.2f} (raw) to {acc['anchored']:.2f}")
     assert "not needed" not in result.advice
+
+
+def test_the_command_line_declares_the_scale_and_states_a_budget(cli, tmp_path):
+    path = tmp_path / "z labels.tsv"
+    _world((-1.5, 0.0, 1.0, 2.0), (0, 0, 0, 0), human="z", k=40).to_csv(path, sep="\t", index=False)
+    rc, out, err = cli("calibrate", "evaluate", path, "--score", "score", "--human", "human", "--by", "lp",
+                       "--budget", "20", "--human-scale", "z", "--n-resamples", "200", "--format", "json")
+    assert rc == 0, err
+    result = json.loads(out)
+    assert result["recommended"] == "lgn" and result["budget"] == 20
+    assert result["decision"]["basis"] == "standardised"
+    assert any("cannot compare groups" in w and "--skip-labelled" not in w for w in result["warnings"])
+    rc, out, err = cli("calibrate", "fit", path, "--score", "score", "--by", "lp", "--human", "human",
+                       "--human-scale", "z", "-o", tmp_path / "m.json", "--format", "json")
+    assert rc == 0, err
+    assert json.loads(out)["method"] == "lgn" and json.loads(out)["decision"].startswith("method lgn")
