@@ -1,7 +1,7 @@
 """``diagnose``: the whole answer for one table — bias, before/after, agreement with humans, validity."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -100,9 +100,22 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
         data, score, by, human=human, system=system, threshold=threshold, bias=bias,
         validity=verdict if human is not None else None, commands=commands, human_scale=human_scale)
     steps.done()
+    bias = _qualified(bias, recommendation)
     return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
                      validity_system=validity_system, verdict=verdict, recommendation=recommendation,
                      advice=advice_line(bias, verdict, recommendation, human))
+
+
+def _qualified(bias: BiasDiagnosis, decision: CalibrationDecision) -> BiasDiagnosis:
+    """The bias rule's verdict line, qualified where the effect of calibration was measured: the rule
+    reads score means only, and the measured effect decides (no second opinion beside the advice)."""
+    if decision.basis not in ("evidence", "tie"):
+        return bias
+    rule = ("the groups' scores differ beyond the rule", "no calibration needed by the")
+    measured = (f"; the measured effect of calibration decides instead: {decision.accuracy['none']:.2f} raw, "
+                f"{decision.accuracy['lgn']:.2f} LGN, {decision.accuracy['anchored']:.2f} anchored out of fold")
+    reasons = tuple(r + measured if r.startswith(rule) else r for r in bias.reasons)
+    return replace(bias, reasons=reasons)
 
 
 def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: CalibrationDecision,

@@ -140,11 +140,12 @@ def _reasons(bias, verdict, choice: CalibrationDecision) -> list[str]:
     if verdict is not None:
         reasons.append(f"LGN's equal-quality assumption: {verdict.reason}")
     name = _NAMES[choice.method]
-    reasons.append(f"{name[0].upper()}{name[1:]} is recommended: {choice.reason}.")
+    if choice.evaluation is not None:  # its paragraph states the method and why, with the numbers
+        reasons.append(choice.paragraph)
+    else:
+        reasons.append(f"{name[0].upper()}{name[1:]} is recommended: {choice.reason}.")
     if choice.warning:
         reasons.append(choice.warning)
-    if choice.evaluation is not None:
-        reasons.append(choice.paragraph)
     return reasons
 
 
