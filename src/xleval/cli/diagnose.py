@@ -75,7 +75,9 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
                                   human_scale=human_scale)
     notes = [str(w.message) for w in caught]
     if fmt == "json":
-        emit_json({**result.to_dict(), "warnings": notes})
+        decision = result.recommendation
+        loud = [decision.warning] if decision is not None and decision.warning else []
+        emit_json({**result.to_dict(), "warnings": loud + list(decision.notes if decision else ()) + notes})
         return
     _render(result, notes)
 

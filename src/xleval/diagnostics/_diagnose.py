@@ -144,9 +144,12 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: Calibrati
             return f"{head}: use anchored calibration{then}"
         return f"{head}: use LGN"
     if choice.basis == "standardised":
+        steps = [c if a.action == "relabel" else f"`{c}`"
+                 for a, c in zip(choice.actions, choice.commands, strict=False)]
+        get = f" ({' then '.join(steps)})" if steps else ""
         return (f"calibration cannot be judged against {human!r}: it is standardised within groups, so it cannot say "
-                f"whether LGN is right; get raw-scale human scores for the rows that carry it{then} and use anchored "
-                "calibration; meanwhile LGN is the only option")
+                f"whether LGN is right; get raw-scale human scores for the rows that carry it{get} and use anchored "
+                "calibration; meanwhile LGN is applied")
     if not bias.calibration_advised:
         text = f"calibration not needed by the {bias.threshold:g}-sd rule (largest d = {d:.2f})"
         if verdict.status in ("violated", "uninformative"):
