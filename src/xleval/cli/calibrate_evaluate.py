@@ -13,7 +13,7 @@ from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ._advice import CommandContext
 from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
-from .calibrate_advice import human_scale_option
+from .calibrate_advice import flags, human_scale_option
 from .calibrate_common import DIRECTION_OPTION, app, in_table
 
 
@@ -118,9 +118,9 @@ def _render_evaluation(result, notes) -> None:
     for k, gain in result.selection_gain.items():
         console.print(f"spread minus random selection at {k} labels per group: {gain.estimate:+.3f} "
                       f"({gain.ci_low:+.3f} to {gain.ci_high:+.3f} over {gain.n} repeats)")
-    console.print(data_text(result.verdict, style="bold"), soft_wrap=True)
+    console.print(data_text(flags(result.verdict), style="bold"), soft_wrap=True)
     decision = result.decision
     if decision is not None and decision.warning:
-        console.print(data_text(decision.warning, style="bold red" if decision.warn else ""), soft_wrap=True)
+        console.print(data_text(flags(decision.warning), style="bold red" if decision.warn else ""), soft_wrap=True)
     for note in list(result.notes) + list(decision.notes if decision is not None else ()) + notes:
         say("note", note, style="")

@@ -13,7 +13,7 @@ from ..io import parse_column_mapping, read_table
 from ..table import EvalTable
 from ._advice import CommandContext
 from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
-from .calibrate_advice import human_scale_option
+from .calibrate_advice import flags, human_scale_option
 
 
 @click.command("diagnose")
@@ -133,7 +133,7 @@ def _render(result, notes: list[str]) -> None:
     else:
         print_table(result.bias.groups.to_dict(orient="records"), title=f"{result.score} by {result.by}")
     # lines that name commands are not wrapped: a hard line break inside a command breaks its paste
-    console.print(data_text(result.advice, style="bold"), soft_wrap=True)
+    console.print(data_text(flags(result.advice), style="bold"), soft_wrap=True)
     for reason in result.bias.reasons:
         console.print(f"  - {reason}")
     if result.agreement is not None:
@@ -158,11 +158,11 @@ def _render(result, notes: list[str]) -> None:
     if result.verdict is not None:
         console.print(data_text(f"LGN validity verdict: {result.verdict.reason}", style="bold"))
     if result.recommendation is not None:
-        console.print(data_text(f"recommended: {result.recommendation.summary()}"), soft_wrap=True)
+        console.print(data_text(f"recommended: {flags(result.recommendation.summary())}"), soft_wrap=True)
         if result.recommendation.warning:
-            console.print(data_text(result.recommendation.warning), soft_wrap=True)
+            console.print(data_text(flags(result.recommendation.warning)), soft_wrap=True)
         if result.recommendation.evaluation is not None:
-            console.print(data_text(result.recommendation.paragraph), soft_wrap=True)
+            console.print(data_text(flags(result.recommendation.paragraph)), soft_wrap=True)
         for note in result.recommendation.notes:
             say("note", note)
     agreement_notes = list(result.agreement.notes) if result.agreement else []

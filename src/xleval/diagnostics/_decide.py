@@ -558,6 +558,9 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
                    "calibration by the same rule)")
     steps.append(DecisionStep("method", method + (" (tie rule)" if basis == "tie" else "")))
     paragraph = _numbers(evaluation, anchored) + " " + verdict + _curve(evaluation)
+    if source == "table" and len(evaluation.curve()):
+        paragraph += (" The decision is made at the labels in this table; a table with fewer labels per group may "
+                      "call for another method (state that number as the evaluation's budget to decide there).")
     return CalibrationDecision(method, calibrator, basis, reason, paragraph, warn, warning, budget, source, acc, runs,
                                MARGIN, evaluation.n_folds, evaluation.n_repeats, evaluation.random_state, scale,
                                rules, tuple(steps), notes=tuple(notes))
