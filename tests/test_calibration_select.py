@@ -29,7 +29,7 @@ def _codes(df):
 def test_spread_gives_the_budget_per_group_evenly_over_systems():
     df = _table()
     g, s, seg = _codes(df)
-    rows = select_rows(df["chrf"], g, 10, systems=s, segments=seg, random_state=1)
+    rows = select_rows(df["chrf"], g, 10, systems=s, segments=seg, method="spread", random_state=1)
     chosen = df.iloc[rows]
     assert chosen.groupby("lp").size().tolist() == [10, 10]
     per_system = chosen.groupby(["lp", "system"]).size()
@@ -41,7 +41,7 @@ def test_spread_gives_the_budget_per_group_evenly_over_systems():
 def test_spread_covers_the_score_range_of_each_system():
     df = _table(n_sys=1, n_seg=100, groups=("en-de",))
     g, s, seg = _codes(df)
-    rows = select_rows(df["chrf"], g, 5, systems=s, segments=seg, random_state=0)
+    rows = select_rows(df["chrf"], g, 5, systems=s, segments=seg, method="spread", random_state=0)
     # five strata of 20 rows each: one row from each quintile of the system's scores
     ranks = df["chrf"].rank(method="first").to_numpy()[rows] - 1
     assert sorted((ranks // 20).astype(int).tolist()) == [0, 1, 2, 3, 4]
@@ -50,28 +50,44 @@ def test_spread_covers_the_score_range_of_each_system():
 def test_seeded_and_random_method():
     df = _table()
     g, s, seg = _codes(df)
-    a = select_rows(df["chrf"], g, 7, systems=s, segments=seg, random_state=3)
-    b = select_rows(df["chrf"], g, 7, systems=s, segments=seg, random_state=3)
-    c = select_rows(df["chrf"], g, 7, systems=s, segments=seg, random_state=4)
+    a = select_rows(df["chrf"], g, 7, systems=s, segments=seg, method="spread", random_state=3)
+    b = select_rows(df["chrf"], g, 7, systems=s, segments=seg, method="spread", random_state=3)
+    c = select_rows(df["chrf"], g, 7, systems=s, segments=seg, method="spread", random_state=4)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
     r = select_rows(df["chrf"], g, 7, method="random", random_state=3)
     assert pd.Series(g[r]).value_counts().tolist() == [7, 7]
 
 
+def test_the_default_is_a_simple_random_sample():
+    """On WMT21 spread never beat random measurably (examples/label_budget.py): random is the default.
+    A simple random sample of 40 of 200 rows leaves the systems uneven far more often than not; spread
+    never does."""
+    df = _table(n_sys=4, n_seg=50, groups=("en-de",))
+    g, s, seg = _codes(df)
+    default = select_rows(df["chrf"], g, 40, systems=s, segments=seg, random_state=7)
+    np.testing.assert_array_equal(default, select_rows(df["chrf"], g, 40, method="random", random_state=7))
+    uneven = [np.ptp(np.bincount(s[select_rows(df["chrf"], g, 40, systems=s, random_state=r)])) > 1
+              for r in range(20)]
+    assert sum(uneven) >= 10
+    out = select_for_annotation(df, "lp", 40, score="chrf", random_state=7)
+    np.testing.assert_array_equal(out["row"].to_numpy() - 1, default)
+
+
 def test_small_groups_give_every_eligible_row_and_nan_scores_are_never_chosen():
     df = _table(n_sys=1, n_seg=5)
     df.loc[0, "chrf"] = np.nan
     g, s, seg = _codes(df)
-    rows = select_rows(df["chrf"], g, 100, systems=s, segments=seg)
-    assert len(rows) == 9 and 0 not in rows
+    for method in ("spread", "random"):
+        rows = select_rows(df["chrf"], g, 100, systems=s, segments=seg, method=method)
+        assert len(rows) == 9 and 0 not in rows
 
 
 def test_uneven_systems_get_the_rest_of_the_budget():
     df = _table(n_sys=3, n_seg=40, groups=("en-de",))
     df = df[~((df.system == "s0") & (df.seg_id >= 2))]  # s0 has 2 rows only
     g, s, seg = _codes(df)
-    chosen = df.iloc[select_rows(df["chrf"], g, 12, systems=s, segments=seg)]
+    chosen = df.iloc[select_rows(df["chrf"], g, 12, systems=s, segments=seg, method="spread")]
     assert chosen.groupby("system").size().to_dict() == {"s0": 2, "s1": 5, "s2": 5}
 
 

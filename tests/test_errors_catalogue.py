@@ -380,6 +380,12 @@ CASES: list[Case] = [
        "calibrate fit quoted_only.tsv --score score -o out/E120.json",
        "Say how the file was written: --quoting csv (pandas, csv.writer, spreadsheets) or --quoting none "
        "(plain text, WMT files).", "out/E120.json"),
+    _c("E130", "plan --budget not above the labels already collected (the budget is the total)",
+       "calibrate plan labelled.tsv --budget 40 --score score --human human -o out/E130.tsv",
+       "Give the total number of labels wanted, those already in --human included.", "out/E130.tsv"),
+    _c("E131", "plan --budget above the rows that can carry a label",
+       "calibrate plan labelled.tsv --budget 100000 --score score -o out/E131.tsv",
+       "Give at most the number of rows with a score.", "out/E131.tsv"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)

@@ -9,7 +9,7 @@ import pytest
 
 from xleval.calibration import LGN
 from xleval.exceptions import InputError
-from xleval.leaderboard import leaderboard, system_scores
+from xleval.leaderboard import leaderboard, model_calibration, system_scores
 from xleval.stats import bootstrap_sums
 
 
@@ -197,3 +197,42 @@ def test_a_saved_anchored_calibrator_is_loaded_and_applied(simulated, tmp_path):
     (tmp_path / "bad.json").write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(InputError, match=r"bad\.json"):
         load_calibrator(tmp_path / "bad.json")
+
+
+def test_without_anchored_calibration_the_intervals_are_the_bootstraps_as_before():
+    # method none: the calibrated interval is the raw one and the rank intervals are those of the raw resamples
+    from xleval.stats import rank_intervals
+
+    rng = np.random.default_rng(5)
+    docs = np.repeat(np.arange(20), 4)
+    frames = [pd.DataFrame({"lp": lp, "system": s, "doc_id": docs, "score": rng.normal(q, 5, len(docs))})
+              for lp in ("de-en", "fi-en") for s, q in (("a", 50), ("b", 51), ("c", 53))]
+    df = pd.concat(frames, ignore_index=True)
+    board = leaderboard(df, "score", "lp", method="none", n_resamples=300, random_state=2)
+    scores = system_scores(df, "score", "lp", n_resamples=300, random_state=2)
+    rows = board.rows.set_index(["group", "system"])
+    for g, est in scores.estimates.items():
+        part = rows.loc[g].loc[scores.systems(g)["system"]]
+        assert np.allclose(part["calibrated_ci_low"], est.ci_low)
+        assert np.allclose(part["calibrated_ci_high"], est.ci_high)
+        ranks = rank_intervals(est.estimate, est.distribution)
+        assert (part["rank_in_group_low"].to_numpy() == ranks.rank_low).all()
+        assert (part["rank_in_group_high"].to_numpy() == ranks.rank_high).all()
+    assert set(board.rows["interval_target"]) == {"score under test-set resampling (calibration map fixed)"}
+    assert board.uncertainty == {}
+
+
+def test_a_saved_anchored_calibrator_of_other_groups_gives_intervals_for_the_human_means(simulated):
+    from xleval.calibration import AnchoredCalibrator
+
+    ev, cal = simulated
+    model = AnchoredCalibrator(by="tgt_lang", score="metric", human="human").fit(cal)
+    board = leaderboard(ev, "metric", "lp", human="human", model=model, n_resamples=100)  # model by tgt_lang
+    assert board.rows["interval_target"].iloc[0].startswith("human cell mean")
+    assert board.uncertainty["n_labels"] == int(ev["human"].notna().sum())
+    # each lp draws the offset error of its own tgt_lang group (not the common offset's)
+    calibration = model_calibration(model, ev, "lp")
+    assert {lp: calibration.model_group(lp) for lp in ev["lp"].unique()} == {"en-de": "de", "en-fi": "fi",
+                                                                             "en-zh": "zh"}
+    bare = leaderboard(ev.drop(columns="human"), "metric", "lp", model=model, n_resamples=100)  # no labels: map error
+    assert bare.uncertainty["n_labels"] == 0 and bare.uncertainty["deviation_var"] is None  # NaN in JSON: null

@@ -95,6 +95,10 @@ window.addEventListener("load", async () => {
   out.sections = Array.from(document.querySelectorAll("main > section")).map((s) => s.id);
   const table = document.querySelector("table.sortable");
   if (table) {
+    // where the calibrated score (the column the ranking reads) ends, before any sideways scroll
+    const names = Array.from(table.tHead.rows[0].cells).map((c) => c.textContent);
+    const at = names.findIndex((n) => n.startsWith("calibrated") || n.startsWith("score"));
+    out.calibratedRight = at < 0 ? null : table.tBodies[0].rows[0].cells[at].getBoundingClientRect().right;
     const head = table.tHead.rows[0].cells[0];
     head.click(); head.click();  // the first column (rank), descending
     const last = table.tBodies[0].rows[0].cells[0].textContent;
@@ -246,6 +250,8 @@ def test_layout_holds_at_desktop_and_phone_width(which, width, request, tmp_path
     assert facts["scrollers"] and all(s["overflowX"] == "auto" and s["fits"] for s in facts["scrollers"])
     if width == 400:
         assert any(s["scrolls"] for s in facts["scrollers"])  # the leaderboard is wider than a phone: it scrolls
+        # ... but rank, its interval, group, system and the calibrated score are seen without scrolling
+        assert facts["calibratedRight"] is not None and facts["calibratedRight"] <= width, facts["calibratedRight"]
     assert facts["sections"][0] == "summary" and facts["sections"][1] == "leaderboard"
     assert len(facts["images"]) >= n_figures
     for img in facts["images"]:

@@ -356,3 +356,19 @@ def test_long_group_names_are_cut_on_axes_but_drawn_without_layout_collapse():
     fig = score_distributions_figure(groups, values, values, score="s", group_label="system")
     figure_from_matplotlib(fig, "distributions")  # pytest turns the layout warning into an error
     assert all(len(t.get_text()) <= TICK_CHARS for ax in fig.axes for t in ax.get_xticklabels())
+
+
+def test_box_plots_say_when_they_leave_out_the_outliers(report, monkeypatch, evaluation):
+    """Issue 23, item 14: above FLIERS_UP_TO rows a group's box plot draws no points beyond the
+    whiskers; the caption says so (and says dots are those points when they are drawn)."""
+    from xleval.report import _mt, _plots
+
+    def caption(rep):
+        section = next(s for s in rep.sections if s.id == "distributions")
+        return section.figures[0].caption
+
+    assert "Dots: segments beyond the whiskers." in caption(report)
+    for module in (_mt, _plots):  # the small table now counts as large, for the plot and its caption
+        monkeypatch.setattr(module, "FLIERS_UP_TO", 10)
+    big = mt_report(evaluation, "metric", human="human", method="lgn")
+    assert "not drawn" in caption(big) and "more than 10" in caption(big)

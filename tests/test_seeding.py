@@ -148,6 +148,8 @@ CALLS = {
         _mt_table(), "tgt_lang", 6, score="metric", random_state=rs),
     "select_rows": lambda rs: __import__("xleval.calibration").calibration.select_rows(
         _X, _G, 6, random_state=rs),
+    "plan_labels": lambda rs: __import__("xleval.calibration").calibration.plan_labels(
+        _mt_table(), "tgt_lang", 12, score="metric", random_state=rs),
     "leaderboard": lambda rs: __import__("xleval.leaderboard").leaderboard.leaderboard(
         _mt_table(), "metric", "tgt_lang", random_state=rs),
     "system_scores": lambda rs: __import__("xleval.leaderboard").leaderboard.system_scores(
@@ -223,6 +225,7 @@ DRAWS_ALLOWED = {
     "synthetic.py": "the simulated data set itself (its documented stream)",
     "audit/_simulate.py": "simulated benchmarks (the data, not a resample of it)",
     "calibration/_select.py": "which rows to send for annotation (a sampling design)",
+    "calibration/_plan.py": "which rows to send for annotation (a sampling design)",
     "diagnostics/_evaluate.py": "cross-validation folds (the resamples come from stats.stratified_resample_counts)",
     "leaderboard/_board.py": "one seed per group, drawn from the resolved generator",
     "_base/seeding.py": "the one seed resolver",

@@ -56,8 +56,12 @@ def require_columns(data: Any, columns: Sequence[str], *, what: str = "data",
         named = f" (the {kind} column, given as {argument}=)" if kind else named
         listed = ", ".join(repr(c) for c in missing)
         where = "" if what in ("data", "table") else f"{what}: "
+        from .io._shape import missing_column_hint
+
+        hint = missing_column_hint(missing[0], list(data.columns), list(data.columns)).removesuffix("; or ")
         raise InputError(f"{where}no column{'s' if len(missing) > 1 else ''} {listed}{named}; columns are "
-                         f"{list(data.columns)}", argument=argument, value=missing[0] if len(missing) == 1 else missing)
+                         f"{list(data.columns)}" + (f"; {hint.strip()}" if hint else ""),
+                         argument=argument, value=missing[0] if len(missing) == 1 else missing)
 
 
 _KINDS = {"score": "score", "scores": "score", "by": "group", "human": "human", "system": "system",

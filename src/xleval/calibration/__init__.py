@@ -2,7 +2,8 @@
 (sparse human labels), selection of rows to annotate, and applying any saved calibrator to a table."""
 from ._anchored import AnchoredCalibrator
 from ._anchored_v1 import LegacyAnchoredCalibrator
-from ._apply import apply_calibrator, load_calibrator, output_column, output_metadata
+from ._apply import apply_calibrator, load_calibrator, output_column, output_metadata, row_interval_target
+from ._cell_interval import CELL_TARGET, CellUncertainty, cell_uncertainty, deviation_variance
 from ._estimates import GroupParams
 from ._fit import (
     FIT_METHODS,
@@ -19,6 +20,7 @@ from ._fit import (
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
 from ._lgn import LGN
+from ._plan import ROW_CHOICES, LabelPlan, plan_labels
 from ._protocol import Calibrator
 from ._select import SELECTIONS, select_for_annotation, select_rows
 from ._summary import CalibrationSummary, calibration_summary
@@ -26,10 +28,10 @@ from ._table_level import ROW_MIN_COUNT, lgn_min_count, table_level
 
 __all__ = [
     "Calibrator", "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "LegacyAnchoredCalibrator",
-    "GroupParams", "CalibrationSummary",
+    "GroupParams", "CalibrationSummary", "CellUncertainty", "cell_uncertainty", "deviation_variance", "CELL_TARGET",
     "calibration_summary", "calibrate_frame", "calibrated_metadata", "prepare_frame", "score_signature",
-    "select_for_annotation", "select_rows", "SELECTIONS",
-    "apply_calibrator", "load_calibrator", "output_column", "output_metadata",
+    "select_for_annotation", "select_rows", "SELECTIONS", "plan_labels", "LabelPlan", "ROW_CHOICES",
+    "apply_calibrator", "load_calibrator", "output_column", "output_metadata", "row_interval_target",
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",
     "fit_calibration", "FittedCalibration", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",
     "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method",

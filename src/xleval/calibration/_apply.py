@@ -18,7 +18,18 @@ from ._lgn import LGN
 from ._persist import _read_json
 from ._protocol import Calibrator
 
-__all__ = ["load_calibrator", "apply_calibrator", "output_metadata", "output_column", "calibrator_kind"]
+__all__ = ["load_calibrator", "apply_calibrator", "output_metadata", "output_column", "calibrator_kind",
+           "row_interval_target"]
+
+# what the row intervals of `calibrate apply --interval` (``Calibrator.interval``) are intervals for
+_ROW_INTERVAL_TARGETS = {
+    "anchored": ("the expected human score of rows like this one (group, system mean and score): the map's "
+                 "uncertainty from the labels (offset and slopes). Not one judge's score, and not a system's human "
+                 "mean: a system also deviates from the common line, so averaged row bounds under-cover it; the "
+                 "leaderboard with method='anchored' gives intervals for the systems' human means and ranks"),
+    "lgn": ("the calibrated score when the group's calibration sample is resampled (the map's sampling "
+            "uncertainty); not an interval for a human score"),
+}
 
 
 def calibrator_kind(model: Calibrator) -> str:
@@ -45,11 +56,23 @@ def apply_calibrator(model: Calibrator, df: EvalTable | pd.DataFrame, *, column:
     0.95), ``<column>_low``/``<column>_high``; every input row and column kept in order (an input column
     of one of those names is an error, or replaced with ``overwrite=True``). ``on_unseen``: what to do
     with groups the calibrator has not seen (LGN: ``pooled``, ``raw``, ``error``; anchored: ``pooled``,
-    ``error``). The same as :func:`calibrate_frame`, which takes any calibrator."""
+    ``error``). The same as :func:`calibrate_frame`, which takes any calibrator. What the interval
+    covers: :func:`row_interval_target` (anchored: the expected human score of rows like this one, not
+    a system's human mean)."""
     return calibrate_frame(model, df, column=column, interval=interval, signature=signature, force=force,
                            where=where, on_unseen=on_unseen, overwrite=overwrite)
 
 
-def output_metadata(model: Calibrator, path, column: str | None = None) -> dict:
-    """The input table's metadata plus a signature for the calibrated column naming the calibrator."""
-    return calibrated_metadata(model, path, column)
+def row_interval_target(model: Calibrator) -> str:
+    """What the interval columns of :func:`apply_calibrator` (``interval=``) are intervals for."""
+    return _ROW_INTERVAL_TARGETS.get(model.kind, "the calibrated score under the map's uncertainty")
+
+
+def output_metadata(model: Calibrator, path, column: str | None = None, interval: float | None = None) -> dict:
+    """The input table's metadata plus a signature for the calibrated column naming the calibrator and,
+    with ``interval`` (its level), what the interval columns are intervals for."""
+    meta = calibrated_metadata(model, path, column)
+    if interval is not None:
+        name = output_column(model, column)
+        meta["intervals"] = {f"{name}_low, {name}_high": f"{interval:g} interval for {row_interval_target(model)}"}
+    return meta

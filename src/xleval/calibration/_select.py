@@ -1,13 +1,14 @@
 """Which rows to send to annotators: K rows per group for anchored calibration.
 
-``spread`` (the default) allocates the budget evenly over the group's systems (the remainder to
-systems drawn at random) and, within a system, cuts its rows sorted by score into as many equal
-strata as it gets labels and draws one row per stratum, preferring segments not yet chosen in the
-group. So the labels cover every system and the metric's whole range, and no source segment is
-judged twice while others are left: a stratified sample whose mean residual (the group's offset)
-has no more variance than a simple random sample's, and whose spread over systems and scores
-steadies the slopes. ``random`` is a simple random sample of K rows per group (the reference in
-``calibrate evaluate``). Every draw comes from one seeded generator.
+``random`` (the default) is a simple random sample of K rows per group. ``spread`` allocates the
+budget evenly over the group's systems (the remainder to systems drawn at random) and, within a
+system, cuts its rows sorted by score into as many equal strata as it gets labels and draws one row
+per stratum, preferring segments not yet chosen in the group: labels over every system and the
+metric's whole range, no source segment judged twice while others are left. On WMT21 spread was
+never measurably better than random for the cross-group accuracy of anchored calibration (paired
+intervals over draws include 0; docs/calibration.md, "Label budget"), so random is the default and
+spread an option. ``calibrate plan`` (:mod:`._plan`) decides how many labels each group needs. Every
+draw comes from one seeded generator.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ ANNOTATION_COLUMNS = ("system", "seg_id", "doc_id", "source", "hypothesis", "ref
 
 
 def select_rows(scores: np.ndarray, groups: np.ndarray, budget: int, *, systems: np.ndarray | None = None,
-                segments: np.ndarray | None = None, eligible: np.ndarray | None = None, method: str = "spread",
+                segments: np.ndarray | None = None, eligible: np.ndarray | None = None, method: str = "random",
                 random_state: Any = 0) -> np.ndarray:
     """Row positions of ``budget`` rows per group (all eligible rows of a smaller group). ``groups``,
     ``systems`` and ``segments`` are integer codes; ``eligible`` masks the rows that may be chosen
@@ -98,7 +99,7 @@ def _spread(rows: np.ndarray, scores: np.ndarray, budget: int, systems, segments
 
 def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, budget: int, *,
                           score: str | None = None,
-                          system: str | None = "system", segment: str | None = "seg_id", method: str = "spread",
+                          system: str | None = "system", segment: str | None = "seg_id", method: str = "random",
                           label_column: str | None = "human", skip_labelled: str | None = None,
                           random_state: Any = 0) -> pd.DataFrame:
     """The chosen rows ready for annotation: the group columns, system, seg_id, doc_id, source,
@@ -113,7 +114,8 @@ def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str
         require_columns(data, [skip_labelled], what="table", argument="skip_labelled")
     x = table.scores()
     if not np.isfinite(x).any():
-        raise InputError(f"score column {score!r} has no finite value; the selection spreads labels over its range")
+        raise InputError(f"score column {score!r} has no finite value; rows to annotate are chosen among rows with "
+                         "a score")
     index = table.groups
     groups = index.codes
     systems = group_index([data[system]], names=[system], allow_missing=True).codes \
@@ -123,17 +125,33 @@ def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str
     eligible = None
     if skip_labelled:
         eligible = np.isnan(numeric_column(data, skip_labelled, what="table", argument="skip_labelled"))
+    keep = annotation_columns(data, by_cols, system, segment, label_column)
+    _check_budget(x, groups, eligible, budget, index.labels())
+    rows = select_rows(x, groups, budget, systems=systems, segments=segments, eligible=eligible, method=method,
+                       random_state=random_state)
+    return annotation_rows(data, rows, keep, label_column)
+
+
+def annotation_columns(data: pd.DataFrame, by_cols: Sequence[str], system: str | None, segment: str | None,
+                       label_column: str | None) -> list[str]:
+    """The columns of the rows to annotate that ``data`` has (never the score); refuses a label
+    column that would blank one of them."""
     wanted = [*by_cols, system, segment, *ANNOTATION_COLUMNS]
     keep = list(dict.fromkeys(c for c in wanted if c and c in data.columns))
     if label_column and label_column in ("row", *keep):
         raise InputError(f"label column {label_column!r} is a column of the rows to annotate ({['row', *keep]}); an "
                          "empty label column would replace it: choose another name (label_column=)",
                          argument="label_column", value=label_column)
-    _check_budget(x, groups, eligible, budget, index.labels())
-    rows = select_rows(x, groups, budget, systems=systems, segments=segments, eligible=eligible, method=method,
-                       random_state=random_state)
-    out = data.iloc[rows][keep].reset_index(drop=True)
-    out.insert(0, "row", rows + 1)
+    return keep
+
+
+def annotation_rows(data: pd.DataFrame, rows: np.ndarray, keep: Sequence[str],
+                    label_column: str | None) -> pd.DataFrame:
+    """The rows to annotate: ``keep`` columns of the chosen ``rows`` (positions), the input row number
+    (``row``, 1-based) first and an empty ``label_column`` last. Written with :func:`xleval.io.write_table`,
+    pandas and xleval read it back alike."""
+    out = data.iloc[rows][list(keep)].reset_index(drop=True)
+    out.insert(0, "row", np.asarray(rows, dtype=np.int64) + 1)
     if label_column:
         out[label_column] = np.nan
     return out

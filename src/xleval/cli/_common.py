@@ -191,18 +191,37 @@ def _cell(value: Any, digits: int) -> str:
     return str(value)
 
 
-def print_table(rows: Sequence[Mapping[str, Any]], title: str | None = None, digits: int = 4) -> None:
-    """Render a list of dicts (same keys) as a rich table on stdout."""
+def print_table(rows: Sequence[Mapping[str, Any]], title: str | None = None, digits: int | None = None) -> None:
+    """Render a list of dicts (same keys) as a rich table on stdout. Numbers are formatted as the report
+    formats them (``report._format``: counts as integers, one precision per column, p-values by name,
+    rounding noise as 0); ``digits`` fixes the decimals of every float instead (sacrebleu's corpus table)."""
     if not rows:
         return
     from rich.table import Table
 
+    from .._base.numbers import format_column
+
     table = Table(title=title, show_lines=False)
-    for key in rows[0]:
+    keys = list(rows[0])
+    for key in keys:
         table.add_column(str(key), justify="right" if isinstance(rows[0][key], (int, float)) else "left")
-    for row in rows:
-        table.add_row(*(_cell(to_jsonable(v) if not isinstance(v, float) else v, digits) for v in row.values()))
+    if digits is not None:
+        cells = [[_cell(to_jsonable(v) if not isinstance(v, float) else v, digits) for v in row.values()]
+                 for row in rows]
+    else:
+        columns = [format_column([_plain(row[key]) for row in rows], str(key)) for key in keys]
+        cells = [list(values) for values in zip(*columns, strict=True)]
+    for row_cells in cells:
+        table.add_row(*row_cells)
     console.print(table)
+
+
+def _plain(value: Any) -> Any:
+    """A cell as the formatter takes it: numpy numbers as Python numbers, other values JSON-able."""
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    converted = to_jsonable(value)
+    return converted if isinstance(converted, (bool, int, float)) else str(converted)
 
 
 def write_analysis_report(path, title: str, results, notes=()) -> None:

@@ -37,7 +37,7 @@ def cli_message(exc: XlevalError, command: click.Command | None, args: Sequence[
     """``exc``'s message with each ``name=`` that is a parameter of ``command`` written as its flag
     (``by=`` -> ``--by``); an error about a missing column also names ``--col`` where the command has it,
     and the flag of ``args`` (the command line) that named the column (``--score bleu``)."""
-    message = cli_words(str(exc), command)
+    message = _score_first(cli_words(str(exc), command))
     if command is None:
         return message
     argument, value, options = getattr(exc, "argument", None), getattr(exc, "value", None), _options(command)
@@ -52,6 +52,19 @@ def cli_message(exc: XlevalError, command: click.Command | None, args: Sequence[
         if named:
             message = message.replace(_EXISTING, f"{_EXISTING} with {'/'.join(named)}", 1)
     return message
+
+
+_SCORE_FIRST = re.compile(r"score it first \(the `score` command with metric '([^'\n]+)', or [^)]*\) in Python\)")
+
+
+def _score_first(message: str) -> str:
+    """The library's "score it first" for a table of texts, as the command to run on that file."""
+    found = _SCORE_FIRST.search(message)
+    path = message.partition(": missing required column")[0] if found else ""
+    if not found or not path or path == message:
+        return message
+    command = f"xleval score {shlex.quote(path)} --metric {shlex.quote(found.group(1))} -o scored.tsv"
+    return message[:found.start()] + f"score it first: `{command}`" + message[found.end():]
 
 
 # how the library's fix for a missing required column begins; the CLI adds the flag that named the column

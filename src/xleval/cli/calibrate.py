@@ -25,6 +25,7 @@ from ..calibration import (
     output_column,
     output_metadata,
     prepare_frame,
+    row_interval_target,
     score_signature,
 )
 from ..exceptions import DataQualityWarning, InputError
@@ -69,9 +70,9 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @click.option("--min-count", type=click.IntRange(1, 10**9), default=None, show_default=False,
               help="LGN: smaller groups are shrunk toward the others and flagged. Default by the table's level: 50 for "
                    "segment rows, no shrinkage for a table of system scores or when no group reaches 50 rows.")
-@click.option("--fallback", default="default",
-              help="LGN: chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last). Anchored: "
-                   "pooled or error.")
+@click.option("--fallback", default="default", show_default=False,
+              help="LGN: chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last); default: the "
+                   "language levels coarser than --by, then pooled. Anchored: pooled (the default) or error.")
 @click.option("--signature", help=SIGNATURE_HELP)
 @human_scale_option
 @col_option
@@ -190,7 +191,9 @@ def _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes) -> 
 @click.option("--overwrite", is_flag=True, help="Replace input columns named like the added ones (--column, "
               "calibration_source) instead of refusing.")
 @click.option("--interval", type=PROBABILITY, help="Add lower/upper columns of a confidence interval at this level, "
-              "e.g. 0.95 (anchored: the uncertainty that comes from the few human labels).")
+              "e.g. 0.95. Anchored: for the expected human score of rows like this one (the map's uncertainty from "
+              "the labels), not for a system's human mean (use `xleval leaderboard` for those); LGN: for the "
+              "calibrated score under resampling of the calibration sample.")
 @click.option("--on-unseen", type=click.Choice(UNSEEN_CHOICES),
               help="Groups the calibrator has not seen: pooled, raw or error (instead of the fitted fallback chain; "
                    "anchored: pooled or error).")
@@ -224,14 +227,17 @@ def apply(model_path, input, output, column, overwrite, interval, on_unseen, for
         warnings.simplefilter("always")
         out = apply_calibrator(model, df, column=column, interval=interval, signature=sig, force=force, where=input,
                                on_unseen=on_unseen, overwrite=overwrite)
-    write_table(out, output, metadata=output_metadata(model, input, column))
+    write_table(out, output, metadata=output_metadata(model, input, column, interval))
     if output == "-":
         return
     name = output_column(model, column)
     counts = out["calibration_source"].value_counts().to_dict()
-    render(fmt, {"output": output, "rows": len(out), "column": name, "calibration_source": counts,
-                 "n_nan": int(out[name].isna().sum())}, [str(w.message) for w in caught],
-           title=f"calibrated {len(out)} rows -> {output}")
+    payload = {"output": output, "rows": len(out), "column": name, "calibration_source": counts,
+               "n_nan": int(out[name].isna().sum())}
+    if interval is not None:
+        payload["interval"] = {"columns": f"{name}_low, {name}_high", "level": interval,
+                               "for": row_interval_target(model)}
+    render(fmt, payload, [str(w.message) for w in caught], title=f"calibrated {len(out)} rows -> {output}")
 
 
 @app.command("show")
@@ -248,4 +254,4 @@ def show(model_path, fmt) -> None:
     render(fmt, {**head, **body, "groups": model.group_table()}, [], title=f"{model!r} signature={model.signature_}")
 
 
-from . import calibrate_evaluate, calibrate_select  # noqa: E402,F401  (registers the two subcommands on `app`)
+from . import calibrate_evaluate, calibrate_plan, calibrate_select  # noqa: E402,F401  (register their subcommands)

@@ -2,8 +2,11 @@
 declare, the execution backend, and the rendering of a result (text or JSON)."""
 from __future__ import annotations
 
+import math
+
 import click
 
+from .._base.numbers import format_number, format_value
 from ..exceptions import InputError
 from ._common import emit_json, err_console, print_table, say
 
@@ -76,10 +79,12 @@ def render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
             print_table(value.to_dict(orient="records"), title=key)
         elif key == "verification":
             print_table(value.groups.to_dict(orient="records"), title="per-group mean/std before and after")
-            err_console.print(f"sd of group means: before {value.sd_of_means_before:.6g}, "
-                              f"after {value.sd_of_means_after:.3g}")
+            before, after = value.sd_of_means_before, value.sd_of_means_after
+            scale = max(abs(before), abs(after)) if math.isfinite(before) and math.isfinite(after) else None
+            err_console.print(f"sd of group means: before {format_number(before, scale=scale)}, "
+                              f"after {format_number(after, scale=scale)}")
         elif isinstance(value, dict):
-            err_console.print(f"{key}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
+            err_console.print(f"{key}: " + ", ".join(f"{k}={format_value(v, k)}" for k, v in value.items()))
         elif key == "min_count":
             err_console.print(f"min_count {value}")
     for note in notes:

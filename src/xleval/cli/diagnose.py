@@ -5,6 +5,7 @@ import warnings
 
 import click
 
+from .._base.numbers import format_text
 from .._base.terminal import data_text
 from ..diagnostics import DEFAULT_THRESHOLD
 from ..diagnostics import diagnose as run_diagnose
@@ -135,7 +136,7 @@ def _render(result, notes: list[str]) -> None:
     # lines that name commands are not wrapped: a hard line break inside a command breaks its paste
     console.print(data_text(flags(result.advice), style="bold"), soft_wrap=True)
     for reason in result.bias.reasons:
-        console.print(f"  - {reason}")
+        console.print(f"  - {format_text(reason)}")
     if result.agreement is not None:
         agreement = result.agreement
         all_pairs = _ALL_PAIRS[agreement.average_by]

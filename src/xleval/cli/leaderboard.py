@@ -101,11 +101,35 @@ def print_board(board, *, top: int | None = None, notes: bool = True) -> None:
     title = f"leaderboard: {board.score} by {board.by}"
     if len(shown) < len(rows):
         title += f" (top {len(shown)} of {len(rows)})"
+    keep = _columns_that_fit(header, shown, board, console.width)
     table = Table(title=title, show_lines=False)
-    for i, name in enumerate(header):
-        table.add_column(name, justify="right" if i not in (2, 3) else "left", no_wrap=True)
+    for i in keep:
+        if i in (2, 3):  # names: wrapped (folded) when nothing else can give way, never cut to '…'
+            table.add_column(header[i], justify="left", overflow="fold")
+        else:  # numbers and intervals keep their width
+            widest = max([len(header[i]), *(len(r[i]) for r in shown)])
+            table.add_column(header[i], justify="right", no_wrap=True, min_width=widest)
     for row in shown:
-        table.add_row(*row)
+        table.add_row(*(row[i] for i in keep))
     console.print(table)
-    for line in lines if notes else lines[:1]:
+    left_out = [header[i].strip() for i in range(len(header)) if i not in keep]
+    if left_out:
+        lines = [f"left out to fit the terminal's {console.width} columns: {', '.join(left_out)} (--format tsv "
+                 "shows every column)", *lines]
+    for line in lines if notes else lines[:1 + bool(left_out)]:
         console.print(line, soft_wrap=True)  # a note may name a command: no hard line break inside it
+
+
+def _columns_that_fit(header: list[str], rows: list[list[str]], board, width: int) -> list[int]:
+    """The columns to print in ``width`` characters: all when they fit, else the least needed ones
+    left out first (segments, raw score, rank within the group and its interval), never a name, a
+    calibrated score, its interval or the human score cut to '…'."""
+    natural = [max([len(h), *(len(r[i]) for r in rows)]) + 3 for i, h in enumerate(header)]  # padding + border
+    keep = list(range(len(header)))
+    by_name = {h: i for i, h in enumerate(header)}
+    for name in ("segments", f"raw {board.score}", "interval ", f"rank in {board.by}"):
+        if sum(natural[i] for i in keep) + 1 <= width:
+            break
+        if name in by_name and by_name[name] in keep:
+            keep.remove(by_name[name])
+    return keep

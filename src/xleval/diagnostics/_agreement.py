@@ -166,11 +166,9 @@ def human_agreement(data: EvalTable | pd.DataFrame, scores: str | Sequence[str] 
     has_h = np.isfinite(h)
     if not has_h.any():
         raise InputError(f"human column {human!r} has no values; give a column with human scores")
-    if not has_h.all():
-        msg = (f"human column {human!r}: {int((~has_h).sum())} of {len(h)} rows have no human score; "
-               f"used the other {int(has_h.sum())}")
-        notes.append(msg)
-        warnings.warn(msg, DataQualityWarning, stacklevel=2)
+    if not has_h.all():  # sparse labels are a design (`calibrate select`), not a fault: a note, no warning
+        notes.append(f"human column {human!r}: human scores on {int(has_h.sum())} of {len(h)} rows; the agreement "
+                     "is measured on those")
     usable = has_h & np.logical_and.reduce([np.isfinite(v) for v in values.values()])
     if not usable.any():
         raise InputError(f"human column {human!r} and score column(s) {scores} share no row: the {int(has_h.sum())} "

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base.numbers import format_column, format_number
 from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import Estimate, TestResult, cohens_d, eta_squared, kruskal_wallis
@@ -165,13 +166,15 @@ def _decide(groups: pd.DataFrame, smd: Estimate | None, pair: tuple[str, str] | 
         return False, reasons
     advised = smd.estimate > threshold
     cmp = ">" if advised else "<="
-    reasons.append(f"largest standardised difference: {pair[0]} vs {pair[1]}, d = {smd.estimate:.3g} "
-                   f"(CI {smd.ci_low:.3g} to {smd.ci_high:.3g}) {cmp} {threshold:g} pooled sd")
+    d, low, high = format_column([smd.estimate, smd.ci_low, smd.ci_high])  # one precision for the three
+    reasons.append(f"largest standardised difference: {pair[0]} vs {pair[1]}, d = {d} (CI {low} to {high}) {cmp} "
+                   f"{threshold:g} pooled sd")
     if np.isfinite(eta.estimate):
         reasons.append(f"language explains {100 * eta.estimate:.1f}% of score variance "
                        f"(eta squared CI {100 * eta.ci_low:.1f}% to {100 * eta.ci_high:.1f}%)")
     if np.isfinite(kw.p_value):
-        reasons.append(f"Kruskal-Wallis H = {kw.statistic:.4g}, p = {kw.p_value:.3g}")
+        # the p-value as computed (the JSON and the report keep it; text renderers write "p < 0.001")
+        reasons.append(f"Kruskal-Wallis H = {format_number(kw.statistic)}, p = {kw.p_value:.3g}")
     reasons.append("the groups' scores differ beyond the rule: "
                    "comparisons across groups need calibration" if advised else
                    "no calibration needed by the 0.5-sd rule" if threshold == DEFAULT_THRESHOLD else

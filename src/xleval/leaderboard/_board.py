@@ -6,12 +6,16 @@ computes every system's raw score and its bootstrap distribution (units resample
 group, the same resamples for every system of the group; each group's draws come from its own seed,
 drawn from ``random_state``), then :func:`rank_systems` calibrates them with a
 :class:`SystemCalibration` (a map of system scores, or of segments whose calibrated means are
-bootstrapped with the group's seed, i.e. the very draws of the raw scores) and ranks them.
+bootstrapped with the group's seed, i.e. the very draws of the raw scores) and ranks them. With
+anchored calibration each resample also carries one joint draw of the map's label error and of the
+systems' deviations from the common line (:mod:`xleval.calibration._cell_interval`), so the calibrated
+and rank intervals are for the cells' human means and their ranks; ``Leaderboard.intervals`` says so.
 :func:`leaderboard` runs both (and the recommendation when ``method="auto"``).
 """
 from __future__ import annotations
 
 import logging
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +25,8 @@ import pandas as pd
 
 from .._base.progress import Progress, Steps
 from .._base.result import Result, array_field
-from .._base.seeding import make_rng
+from .._base.seeding import child_seeds, make_rng
+from ..calibration import CellUncertainty, cell_uncertainty
 from ..exceptions import DataQualityWarning, InputError
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
 from ..table import EvalTable, as_table, require_columns
@@ -35,7 +40,10 @@ logger = logging.getLogger(__name__)
 ALL_ROWS = "(all rows)"  # the system name when the table has no system column
 COLUMNS = ("group", "system", "n_segments", "raw", "raw_ci_low", "raw_ci_high", "calibrated", "calibrated_ci_low",
            "calibrated_ci_high", "rank_in_group", "rank_in_group_low", "rank_in_group_high", "rank_overall",
-           "rank_overall_low", "rank_overall_high", "human", "n_human")
+           "rank_overall_low", "rank_overall_high", "human", "n_human", "interval_target")
+# what the calibrated and rank intervals are intervals for (the ``interval_target`` column)
+HUMAN_TARGET = "human cell mean and its rank (label error of the map, system deviation, test-set sampling)"
+SAMPLING_TARGET = "score under test-set resampling (calibration map fixed)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,7 +85,10 @@ class SystemScores(Result):
 class Leaderboard(Result):
     """The leaderboard. ``rows``: DataFrame with :data:`COLUMNS` (best overall first); ``calibration``:
     method, description and scale of the calibrated column; ``recommendation``: the
-    :class:`~xleval.leaderboard.Recommendation` when the method was chosen automatically."""
+    :class:`~xleval.leaderboard.Recommendation` when the method was chosen automatically;
+    ``intervals``: per interval (``raw``, ``calibrated``, ``rank_in_group``, ``rank_overall``) what it
+    is an interval for and what it includes; ``uncertainty``: for anchored calibration, the parts of
+    the joint draws (:class:`~xleval.calibration.CellUncertainty` as a dict), else empty."""
 
     score: str
     by: str
@@ -93,6 +104,8 @@ class Leaderboard(Result):
     rows: pd.DataFrame
     recommendation: Any = None
     notes: tuple[str, ...] = field(default=())
+    intervals: dict = field(default_factory=dict)
+    uncertainty: dict = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
         return self.rows.copy()
@@ -226,39 +239,147 @@ def _calibrated(scores: SystemScores, calibration: SystemCalibration, group: str
 def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher_is_better: bool = True,
                  recommendation: Any = None) -> Leaderboard:
     """Map every system score and resample through ``calibration`` and rank: within the group by the
-    raw score (a per-group monotone map cannot change that order), across groups by the calibrated score."""
+    raw score (a per-group monotone map cannot change that order), across groups by the calibrated score.
+
+    Intervals: with anchored calibration (fitted or saved) the calibrated intervals and both rank
+    intervals are for the human mean of each (group, system) cell and its rank, from joint draws of the
+    map's label error, each system's deviation from the common line and the bootstrap of the test set
+    (:mod:`xleval.calibration._cell_interval`); otherwise they are bootstrap intervals of the test set
+    with the map held fixed. ``Leaderboard.intervals`` says which."""
     table = scores.table.copy()
-    parts, cal_dists = [], []
+    parts, cal_dists, points, raw_within = [], [], [], {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rows = calibration.apply_rows(scores.frame, scores.score) \
-            if calibration.model is not None and calibration.level == "segment" else None
+        rows = calibration.apply_rows(scores.frame, scores.score) if calibration.model is not None and (
+            calibration.level == "segment" or calibration.is_anchored) else None
         for g, est in scores.estimates.items():
             point, dist = _calibrated(scores, calibration, g, est, rows)
-            within = rank_intervals(est.estimate, est.distribution, higher_is_better=higher_is_better,
-                                    level=scores.level)
-            low, high = percentile_bounds(dist, scores.level)
-            parts.append(pd.DataFrame({
-                "raw_ci_low": est.ci_low, "raw_ci_high": est.ci_high, "calibrated": point, "calibrated_ci_low": low,
-                "calibrated_ci_high": high, "rank_in_group": within.rank, "rank_in_group_low": within.rank_low,
-                "rank_in_group_high": within.rank_high}, index=table.index[table["group"] == g]))
+            raw_within[g] = rank_intervals(est.estimate, est.distribution, higher_is_better=higher_is_better,
+                                           level=scores.level)
+            parts.append(pd.DataFrame({"raw_ci_low": est.ci_low, "raw_ci_high": est.ci_high, "calibrated": point,
+                                       "rank_in_group": raw_within[g].rank},
+                                      index=table.index[table["group"] == g]))
+            points.append(point)
             cal_dists.append(dist)
+        joint = _joint_draws(scores, calibration, rows, np.hstack(points)) if calibration.is_anchored else None
     notes = list(scores.notes) + list(calibration.notes)
     notes.extend(sorted({f"{w.category.__name__}: {w.message}" for w in caught}))
     table = table.join(pd.concat(parts))
-    overall = rank_intervals(table["calibrated"].to_numpy(dtype=float), np.hstack(cal_dists),
-                             higher_is_better=higher_is_better, level=scores.level)
+    dist = np.hstack(cal_dists)
+    if joint is not None:
+        dist = dist + joint.draws
+        notes.extend(joint.uncertainty.notes)
+    table["calibrated_ci_low"], table["calibrated_ci_high"] = percentile_bounds(dist, scores.level)
+    _within_group_intervals(table, scores, raw_within, dist if joint is not None else None, higher_is_better)
+    overall = rank_intervals(table["calibrated"].to_numpy(dtype=float), dist, higher_is_better=higher_is_better,
+                             level=scores.level)
     table["rank_overall"], table["rank_overall_low"], table["rank_overall_high"] = \
         overall.rank, overall.rank_low, overall.rank_high
+    table["interval_target"] = HUMAN_TARGET if joint is not None else SAMPLING_TARGET
     if calibration.method == "none" and table["group"].nunique() > 1:
         notes.append("the overall ranks compare raw scores across groups, which the calibration check may "
                      "advise against")
     columns = [c for c in COLUMNS if c in table.columns]
-    rows = table.sort_values(["rank_overall", "group", "system"], kind="stable")[columns].reset_index(drop=True)
+    rows_out = table.sort_values(["rank_overall", "group", "system"], kind="stable")[columns].reset_index(drop=True)
     info = {"method": calibration.method, "description": calibration.description, "scale": calibration.scale}
     return Leaderboard(scores.score, scores.by, scores.system, scores.human, scores.aggregation, scores.unit, info,
-                       bool(higher_is_better), scores.level, scores.n_resamples, scores.random_state, rows,
-                       recommendation, tuple(dict.fromkeys(notes)))
+                       bool(higher_is_better), scores.level, scores.n_resamples, scores.random_state, rows_out,
+                       recommendation, tuple(dict.fromkeys(notes)), interval_texts(scores, joint),
+                       joint.uncertainty.to_dict() if joint is not None else {})
+
+
+@dataclass(frozen=True)
+class _JointDraws:
+    draws: np.ndarray  # (n_resamples, cells in table order): the map's label error + the cells' deviations
+    uncertainty: CellUncertainty
+
+
+def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.ndarray | None,
+                 points: np.ndarray) -> _JointDraws:
+    """Draws of the calibrated cells' error against their human means, in ``scores.table`` order (groups
+    as in ``scores.estimates``, systems by code): one slope error, one offset error per group and one
+    deviation per cell in each draw, from the group's own labels (module docstring of _cell_interval)."""
+    model = calibration.model
+    x = pd.to_numeric(scores.frame[scores.score], errors="coerce").to_numpy(dtype=float)
+    human = _human_values(scores, model)
+    cell_of_row = np.full(len(x), -1, dtype=np.int64)
+    group_of_row = np.full(len(x), -1, dtype=np.int64)
+    cell_groups, means, start = [], [], 0
+    for j, g in enumerate(scores.estimates):
+        sel, codes, _ = scores.layout[g]
+        n_systems = int(codes.max()) + 1
+        cell_of_row[sel], group_of_row[sel] = start + codes, j
+        sums = np.bincount(codes, x[sel], minlength=n_systems)
+        means.append(sums / np.maximum(np.bincount(codes, minlength=n_systems), 1))
+        cell_groups += [calibration.model_group(g)] * n_systems
+        start += n_systems
+    if all(len(m) == 1 for m in means):
+        uncertainty = cell_uncertainty(model, one_cell_per_group=True)
+    elif human is not None and rows is not None:
+        labelled = np.isfinite(human) & np.isfinite(rows)
+        uncertainty = cell_uncertainty(model, (human - rows)[labelled], group_of_row[labelled],
+                                       cell_of_row[labelled])
+    else:
+        uncertainty = cell_uncertainty(model)
+    rng, _ = make_rng(child_seeds(scores.random_state, 1)[0] if scores.random_state is not None else None)
+    draws = uncertainty.draws(model, cell_groups, np.concatenate(means), scores.n_resamples, rng)
+    return _JointDraws(draws, uncertainty)
+
+
+def _human_values(scores: SystemScores, model: Any) -> np.ndarray | None:
+    """The table's human labels: the leaderboard's human column, else the calibrator's if the table has it."""
+    column = scores.human or getattr(model, "human", None)
+    if column is None or column not in scores.frame.columns:
+        return None
+    return pd.to_numeric(scores.frame[column], errors="coerce").to_numpy(dtype=float)
+
+
+def _within_group_intervals(table: pd.DataFrame, scores: SystemScores, raw_within: dict,
+                            joint: np.ndarray | None, higher_is_better: bool) -> None:
+    """Rank-in-group intervals: of the joint draws of the calibrated cells (anchored), else of the raw
+    scores' bootstrap."""
+    low, high = np.empty(len(table), dtype=int), np.empty(len(table), dtype=int)
+    start = 0
+    for g, est in scores.estimates.items():
+        at = np.flatnonzero((table["group"] == g).to_numpy())
+        if joint is None:
+            ranks = raw_within[g]
+        else:
+            ranks = rank_intervals(est.estimate, joint[:, start:start + len(at)], higher_is_better=higher_is_better,
+                                   level=scores.level)
+        low[at], high[at] = ranks.rank_low, ranks.rank_high
+        start += len(at)
+    table["rank_in_group_low"], table["rank_in_group_high"] = low, high
+
+
+def interval_texts(scores: SystemScores, joint: _JointDraws | None) -> dict[str, str]:
+    """What each interval of the leaderboard is an interval for, in words (every output shows them)."""
+    level = f"{round(scores.level * 100)}%"
+    sampling = f"bootstrap over {scores.unit}, {scores.n_resamples} resamples"
+    out = {"raw": f"{level} interval of the raw system score under test-set resampling ({sampling})"}
+    if joint is None:
+        out["calibrated"] = (f"{level} interval of the calibrated score under test-set resampling ({sampling}); the "
+                             "calibration map is held fixed, so it is not an interval for the human score")
+        out["rank_in_group"] = f"{level} interval of the rank by the raw score within the group ({sampling})"
+        out["rank_overall"] = (f"{level} interval of the rank by the calibrated score among all (group, system) "
+                               f"cells ({sampling}, map fixed)")
+        return out
+    u = joint.uncertainty
+    if u.n_cells == 0 and u.deviation_var == 0:
+        deviation = "no deviation from the common line (one system per group: its offset is the whole of it)"
+    elif np.isfinite(u.deviation_var):
+        deviation = (f"each system's deviation from the common line (sd {math.sqrt(u.deviation_var):.3g} on the "
+                     f"human scale, its variance's posterior mean from {u.n_labels} labels in {u.n_cells} systems)")
+    else:
+        deviation = "no deviation of the systems from the common line (not estimable here)"
+    parts = f"the offset and slope errors of the map from the labels, {deviation}, and the {sampling}"
+    out["calibrated"] = (f"{level} interval for the mean human score of the (group, system) cell over its judged "
+                         f"segments (what judging them all would give); joint draws of {parts}")
+    out["rank_in_group"] = (f"{level} interval for the rank of the cell's human mean within its group, from the "
+                            "same joint draws")
+    out["rank_overall"] = (f"{level} interval for the rank of the cell's human mean among all (group, system) "
+                           "cells, from the same joint draws")
+    return out
 
 
 def check_metric_name(metric: str | None) -> None:

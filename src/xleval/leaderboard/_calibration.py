@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base.grouping import key_labels
 from ..calibration import PLAIN_LGN, Calibrator
 from ..calibration import fit_calibration as fit_table_calibration
 from ..exceptions import InputError, ModelFileError, XlevalWarning
@@ -77,6 +78,20 @@ class SystemCalibration:
         frame[self.score_column] = flat
         frame[self.model.system] = [f"_{i}" for i in range(len(flat))]
         return np.asarray(self.model.transform(frame, force=True), dtype=float).reshape(means.shape)
+
+    @property
+    def is_anchored(self) -> bool:
+        """An anchored map with its fitted uncertainty (offsets, slopes, their variances): the leaderboard
+        then gives intervals for the human cell means (a format-1 file has no variances)."""
+        return getattr(self.model, "kind", None) == "anchored" and hasattr(self.model, "slopes_")
+
+    def model_group(self, group: str) -> str:
+        """The calibrator's group label (a key of its ``groups_``) of leaderboard group ``group``."""
+        if self.keys is None or self.model is None:
+            return group
+        by = list(getattr(self.model, "by_", self.keys.columns))
+        row = self.keys.loc[group]
+        return key_labels([tuple(str(row[c]) for c in by if c in row.index)])[0]
 
     def _model_columns(self) -> list[str]:
         system = getattr(self.model, "system", None)

@@ -10,7 +10,16 @@ from ._plots import system_scores_figure
 from ._sections import warnings_section
 from ._summary import check_alerts, leaderboard_display_rows, leaderboard_section, summary_section, verdict
 
-__all__ = ["leaderboard_lines", "leaderboard_text", "leaderboard_report"]
+__all__ = ["leaderboard_lines", "leaderboard_text", "leaderboard_report", "interval_lines"]
+
+
+def interval_lines(board) -> list[str]:
+    """What each interval of the board is an interval for (``Leaderboard.intervals``), one line each."""
+    names = {"calibrated": "calibrated CI", "rank_overall": "overall rank interval",
+             "rank_in_group": f"rank-in-{board.by} interval", "raw": "raw CI"}
+    texts = getattr(board, "intervals", None) or {}
+    lines = [f"{names.get(k, k)}: {v}" for k, v in texts.items() if k != "raw"]
+    return lines + [f"intervals drawn with random_state {board.random_state}"]
 
 
 def leaderboard_lines(board) -> tuple[list[str], list[list[str]], list[str]]:
@@ -18,8 +27,7 @@ def leaderboard_lines(board) -> tuple[list[str], list[list[str]], list[str]]:
     rows = leaderboard_display_rows(board, compact=True)
     header = list(rows[0]) if rows else []
     notes = [f"calibrated: {board.calibration['description']} ({board.calibration['scale']})",
-             f"raw score: {board.aggregation}", f"intervals: {round(board.level * 100)}% bootstrap over "
-             f"{board.unit}, {board.n_resamples} resamples (random_state {board.random_state})"]
+             f"raw score: {board.aggregation}", *interval_lines(board)]
     if board.recommendation is not None:
         reasons = " ".join(board.recommendation.reasons)
         notes.append(f"calibration: {board.recommendation.name} (recommended): {reasons}")

@@ -39,6 +39,7 @@ from ._diagnostics import agreement_section, bias_section, validity_section
 from ._figures import figure_from_matplotlib
 from ._model import Report, Section
 from ._plots import (
+    FLIERS_UP_TO,
     budget_curve_figure,
     group_means_figure,
     metric_human_figure,
@@ -329,8 +330,18 @@ def _distribution_section(a: MTAnalysis, image_format: str) -> Section:
                                      calibrated_label=_cal_label(a), target_mean=target)
     image = figure_from_matplotlib(fig, "Score distributions before and after calibration",
                                    "Top: raw segment scores; bottom: the same segments through the calibration map. "
-                                   "Boxes: quartiles; whiskers: 1.5 IQR; diamonds: means.", fmt=image_format)
+                                   "Boxes: quartiles; whiskers: 1.5 IQR; diamonds: means. " + _outliers_caption(raw),
+                                   fmt=image_format)
     return generic_section("Distributions per group", figures=[image], id="distributions")
+
+
+def _outliers_caption(raw) -> str:
+    """What the box plots do with the points beyond the whiskers (drawn for small groups only)."""
+    largest = max((int(np.isfinite(np.asarray(v, dtype=float)).sum()) for v in raw), default=0)
+    if largest <= FLIERS_UP_TO:
+        return "Dots: segments beyond the whiskers."
+    return (f"Segments beyond the whiskers are not drawn (a group has {largest} rows, more than {FLIERS_UP_TO}); "
+            "the whiskers end at 1.5 IQR, and the means include every segment.")
 
 
 def _means_figure(a: MTAnalysis, image_format: str):

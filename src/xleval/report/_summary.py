@@ -191,6 +191,10 @@ def leaderboard_display_rows(board, *, compact: bool = False) -> list[dict]:
     return [dict(zip(out, values, strict=True)) for values in zip(*out.values(), strict=True)]
 
 
+_INTERVAL_NAMES = {"raw": "Raw CI", "calibrated": "Calibrated CI", "rank_in_group": "Rank in group, interval",
+                   "rank_overall": "Rank, interval"}
+
+
 def leaderboard_section(board, *, figures: Sequence[Figure] = ()) -> Section:
     """The sortable leaderboard with what its columns mean."""
     level = round(board.level * 100)
@@ -199,9 +203,9 @@ def leaderboard_section(board, *, figures: Sequence[Figure] = ()) -> Section:
         f"One row per ({board.by}, system), best first by the calibrated score (the only one comparable across "
         f"{board.by} groups). Click a column header to sort.",
         f"Raw score: {board.aggregation}. Calibrated score: {cal['description']}.",
-        f"Intervals: {level}% percentile bootstrap over {board.unit}, {board.n_resamples} resamples (the same "
-        f"resamples for every system of a group, so ranks within a group are compared on the same draws); the "
-        f"calibration map is held fixed. Rank intervals: the {level}% range of each system's rank over the resamples.",
+        f"Intervals ({level}%): resamples of {board.unit}, {board.n_resamples} of them, the same for every system "
+        "of a group.",
+        *(f"{_INTERVAL_NAMES.get(k, k)}: {v}." for k, v in getattr(board, "intervals", {}).items()),
     ]
     table = Table.from_records(f"Leaderboard: {board.score} by {board.by}", leaderboard_display_rows(board),
                                sortable=True)

@@ -1,0 +1,194 @@
+"""Spending a label budget: `calibrate plan` against uniform random selection and `calibrate select
+--selection spread`, on WMT21. The figures of docs/calibration.md ("Label budget") come from here.
+
+For each human scale (raw DA of the 7 to-English pairs; expert MQM of en-de and zh-en; the same MQM
+with zh-en moved to 0.3 MQM points from en-de, a planted shift that makes the pairs hard to order) and
+each total budget K x (number of pairs), every rule picks the rows to label among the judged rows,
+the anchored calibrator (the library's, as `calibrate fit --method anchored` builds it) is fitted on
+those labels and applied to every judged row, and the system means of the calibrated rows are compared
+with the full-data human system means (cross-pair accuracy, acc23 with tie calibration). Rules:
+
+* ``random``: K random rows per pair (`calibrate select --selection random`);
+* ``spread``: K rows per pair over systems and the score's range (`calibrate select --selection spread`);
+* ``plan``: `calibrate plan --budget K*G` with nothing labelled yet (labels per pair by its systems,
+  rows a random sample of the pair's rows after one row for each system: ``--rows random``, the default);
+* ``plan systems``: the same with ``--rows systems`` (evenly over a pair's systems, at random within one);
+* ``plan spread``: ``--rows spread`` (evenly over systems, distinct documents and segments);
+* ``plan 2 steps``: half the budget by ``plan``, then the plan again for the whole budget with those
+  labels (the allocation then uses each pair's residual sd).
+
+Draw d uses random_state=d for every rule (paired). Output: mean accuracy (min-max over draws) per rule
+and budget, paired differences to random with a t interval over draws, and the labels each rule needs
+to reach the mean accuracy that random reaches at K=100 (linear interpolation on the budget grid).
+
+    python examples/label_budget.py [--data ../shared/data] [--draws 10] [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from xleval.calibration import build_anchored, plan_labels, select_rows
+from xleval.metrics import score_frame
+from xleval.stats import pairwise_accuracy
+
+RULES = ("random", "spread", "plan", "plan systems", "plan spread", "plan 2 steps")
+BUDGETS = (25, 50, 75, 100, 150, 200)
+
+
+class Scale:
+    """One human scale of judged rows: the table, the truth (full-data human system means) and the raw order."""
+
+    def __init__(self, frame: pd.DataFrame, human: str):
+        self.frame = frame.reset_index(drop=True)
+        self.human = human
+        self.cell = pd.factorize(self.frame["lp"] + "\t" + self.frame["system"])[0]
+        self.truth = np.bincount(self.cell, self.frame[human]) / np.bincount(self.cell)
+        self.cell_lp = np.empty(len(self.truth), dtype=object)
+        self.cell_lp[self.cell] = self.frame["lp"].to_numpy()
+        self.g = pd.factorize(self.frame["lp"])[0]
+        self.s = pd.factorize(self.frame["system"])[0]
+        self.seg = self.frame["seg_id"].to_numpy()
+        self.n_groups = int(self.g.max()) + 1
+
+    def accuracy(self, rows: np.ndarray) -> float:
+        y = np.full(len(self.frame), np.nan)
+        y[rows] = self.frame[self.human].to_numpy()[rows]
+        model = build_anchored("lp", "chrf", "_labels")
+        table = self.frame.assign(_labels=y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # notes on few labels per group are the point of this study
+            calibrated = model.fit(table, strict=False).transform(table)
+        means = np.bincount(self.cell, calibrated) / np.bincount(self.cell)
+        return pairwise_accuracy(means, self.truth, groups=self.cell_lp, pairs="cross").estimate
+
+    def raw(self) -> float:
+        means = np.bincount(self.cell, self.frame["chrf"]) / np.bincount(self.cell)
+        return pairwise_accuracy(means, self.truth, groups=self.cell_lp, pairs="cross").estimate
+
+    def rows(self, rule: str, k: int, seed: int) -> np.ndarray:
+        x = self.frame["chrf"].to_numpy()
+        if rule in ("random", "spread"):
+            return select_rows(x, self.g, k, systems=self.s, segments=self.seg, method=rule, random_state=seed)
+        total = k * self.n_groups
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if rule != "plan 2 steps":
+                choice = rule.split()[-1].replace("plan", "random")
+                plan = plan_labels(self.frame, "lp", total, score="chrf", rows=choice, label_column=None,
+                                   random_state=seed)
+                return plan.rows["row"].to_numpy() - 1
+            first = plan_labels(self.frame, "lp", total // 2, score="chrf", label_column=None, random_state=seed)
+            step1 = first.rows["row"].to_numpy() - 1
+            y = np.full(len(self.frame), np.nan)
+            y[step1] = self.frame[self.human].to_numpy()[step1]
+            second = plan_labels(self.frame.assign(_labels=y), "lp", total, score="chrf", human="_labels",
+                                 label_column=None, random_state=seed + 10_000)
+        return np.concatenate([step1, second.rows["row"].to_numpy() - 1])
+
+
+def stopping(scale: Scale, k: int, draws: int) -> str:
+    """What the plan's stopping rule says after K random labels per pair, checked against the full data:
+    of the gaps between adjacent pairs it calls settled, how many have the pairs in their true order
+    (truth: the mean over a pair's systems of the full-data human system means)."""
+    truth = pd.Series(scale.truth).groupby(scale.cell_lp).mean()
+    status, settled, right, asked = [], 0, 0, []
+    for seed in range(draws):
+        rows = scale.rows("random", k, seed)
+        y = np.full(len(scale.frame), np.nan)
+        y[rows] = scale.frame[scale.human].to_numpy()[rows]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            plan = plan_labels(scale.frame.assign(_labels=y), "lp", len(rows) + 1, score="chrf", human="_labels",
+                               label_column=None, random_state=seed)
+        status.append(plan.status)
+        done = plan.gaps[plan.gaps["settled_now"]]
+        settled += len(done)
+        right += int(sum(truth[h] > truth[lo] for h, lo in zip(done["higher"], done["lower"], strict=True)))
+        if plan.more_per_group:
+            asked.append(max(plan.more_per_group.values()))
+    counts = pd.Series(status).value_counts().to_dict()
+    more = f"; more labels asked for (largest per group, median over draws) {int(np.median(asked))}" if asked else ""
+    return (f"Stopping rule after {k} random labels per pair ({draws} draws): status {counts}; adjacent gaps called "
+            f"settled {settled} of {draws * (scale.n_groups - 1)}, in the true order {right} of {settled}{more}.")
+
+
+def scales(data_root: str) -> dict[str, Scale]:
+    root = Path(data_root) / "wmt21"
+    seg = pd.read_parquet(root / "segments.parquet", columns=["lp", "system", "seg_id", "doc_id", "hypothesis",
+                                                              "reference", "human_raw", "is_human"])
+    seg = seg[(seg["lp"].str.endswith("-en") | (seg["lp"] == "en-de")) & ~seg["is_human"].astype(bool)]
+    frame = score_frame(seg.drop(columns="is_human").reset_index(drop=True), ["chrf"]).frame
+    frame = frame.drop(columns=["hypothesis", "reference"])
+    toen = frame[frame["lp"].str.endswith("-en") & frame["human_raw"].notna()]
+    mqm = pd.read_parquet(root / "mqm_newstest2021.parquet", columns=["lp", "system", "seg_id", "mqm"])
+    rated = frame.drop(columns="human_raw").merge(mqm, on=["lp", "system", "seg_id"])
+    close = rated.assign(mqm=rated["mqm"] - np.where(rated["lp"] == "zh-en", 5.05 - 1.40 - 0.3, 0.0))
+    return {"raw DA, 7 to-English pairs": Scale(toen, "human_raw"), "MQM, en-de and zh-en": Scale(rated, "mqm"),
+            "MQM, zh-en moved to 0.3 from en-de (planted)": Scale(close, "mqm")}
+
+
+def needed(budgets, curve: np.ndarray, target: float) -> float:
+    """The smallest budget (linear interpolation) at which the mean accuracy reaches ``target``."""
+    for j, value in enumerate(curve):
+        if value >= target - 1e-12:
+            if j == 0:
+                return float(budgets[0])
+            k0, k1, a0, a1 = budgets[j - 1], budgets[j], curve[j - 1], curve[j]
+            return float(k0 + (target - a0) / (a1 - a0) * (k1 - k0))
+    return float("nan")
+
+
+def paired(diff: np.ndarray) -> str:
+    half = sps.t.ppf(0.975, len(diff) - 1) * diff.std(ddof=1) / np.sqrt(len(diff))
+    return f"{diff.mean():+.3f} [{diff.mean() - half:+.3f}, {diff.mean() + half:+.3f}]"
+
+
+def run(scale: Scale, budgets, draws: int) -> dict:
+    acc = {rule: np.array([[scale.accuracy(scale.rows(rule, k, seed)) for seed in range(draws)] for k in budgets])
+           for rule in RULES}
+    return acc
+
+
+def report(name: str, scale: Scale, budgets, acc: dict) -> list[str]:
+    lines = [f"### {name} (raw chrF {scale.raw():.3f}; {scale.n_groups} pairs, {len(scale.truth)} systems)", "",
+             "| K per pair (total) | " + " | ".join(RULES) + " |", "|---|" + "---|" * len(RULES)]
+    for j, k in enumerate(budgets):
+        cells = [f"{a[j].mean():.3f} ({a[j].min():.3f}-{a[j].max():.3f})" for a in acc.values()]
+        lines.append(f"| {k} ({k * scale.n_groups}) | " + " | ".join(cells) + " |")
+    lines += ["", "Paired difference to random (mean [95% t interval over draws]):", "",
+              "| K per pair | " + " | ".join(RULES[1:]) + " |", "|---|" + "---|" * (len(RULES) - 1)]
+    for j, k in enumerate(budgets):
+        lines.append(f"| {k} | " + " | ".join(paired(acc[r][j] - acc["random"][j]) for r in RULES[1:]) + " |")
+    if 100 in budgets:
+        target = acc["random"][list(budgets).index(100)].mean()
+        words = ", ".join(f"{r} {needed(budgets, acc[r].mean(axis=1), target):.0f}" for r in RULES)
+        lines += ["", f"Labels per pair to reach random's mean accuracy at K=100 ({target:.3f}): {words}."]
+    return lines + [""]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=os.environ.get("XLEVAL_DATA",
+                                                         str(Path(__file__).resolve().parents[2] / "shared" / "data")))
+    parser.add_argument("--draws", type=int, default=10)
+    parser.add_argument("--quick", action="store_true", help="3 draws, budgets 25 and 100")
+    args = parser.parse_args(argv)
+    draws, budgets = (3, (25, 100)) if args.quick else (args.draws, BUDGETS)
+    start = time.time()
+    for name, scale in scales(args.data).items():
+        print("\n".join(report(name, scale, budgets, run(scale, budgets, draws))), flush=True)
+        print(stopping(scale, 100, draws) + "\n", flush=True)
+    print(f"{draws} draws per cell; {time.time() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,198 @@
+"""The joint uncertainty of anchored-calibrated (group, system) means: intervals for the human mean of
+a cell, and for its rank among all cells.
+
+The **target** of a cell (group ``g``, system ``s``) is ``H_gs``, the mean human score of the cell
+over its judged segments: what judging them all would give. The calibrated mean is
+``a_g + B * m_s`` (``m_s``: the system's mean score in the group, see :mod:`._anchored`), and
+
+    H_gs - (a_g_hat + B_hat * m_s) = -(offset error of g) - (slope error) * (m_s - centre_g) + d_gs
+
+* **offset and slope errors** come from the few labels. Their covariance is the fitted calibrator's
+  (``slopes_["cov"]``, ``groups_[g]["offset_var"]`` at the group's labelled centre, the delta method
+  of :meth:`AnchoredCalibrator.interval`). The structure matters for ranks: every cell of a group
+  shares its offset error, every cell shares the slope error, and shrunk offsets share the error of
+  the common offset they are pulled toward (in proportion ``1 - weight``);
+* **the cell's deviation** ``d_gs`` from the common line: systems of one group are not exactly where
+  the line puts them. Its variance ``sigma_delta^2`` is estimated by the method of moments (the
+  ANOVA estimator of a random effect with unequal cell sizes: cells nested in groups) from the
+  labelled rows' residuals, ``(SS_between - df_between * s2_within) / sum_g (K_g - sum_s n_gs^2 / K_g)``,
+  so that the within-cell noise of the labels (about ``s2_within / n_gs`` in a cell mean) is subtracted.
+  A single draw of ~100 labels per group estimates it poorly (a difference of two large numbers: on
+  WMT21 raw DA the estimate has a standard error of about 20 DA points squared against a value near 10),
+  and a plug-in of a negative or low estimate gives intervals that miss. So the draws integrate over
+  it: with a flat prior on ``sigma_delta^2 >= 0`` and the estimate normal around the truth with its
+  standard error, ``sigma_delta^2`` has a normal posterior truncated at 0; every joint draw takes its
+  own ``sigma_delta^2`` from it (the cells' deviations are then a scale mixture of normals, heavier-tailed
+  than one normal of the same variance). A deviation left out is the error the map-fixed intervals made.
+
+The leaderboard adds test-set sampling (its bootstrap of the documents moves ``m_s``) and draws all
+three jointly: one draw = one slope error, one offset error per group, one deviation per cell and one
+bootstrap resample of the system means; the same draws give the intervals of the calibrated means and
+of the ranks within and across groups. We did not shrink a cell's own labelled residual into its
+prediction (a small-area / empirical-Bayes predictor): with 5-15 labels per cell its weight
+``sigma_delta^2 / (sigma_delta^2 + s2_within / n_gs)`` is under 10% on WMT21 raw DA (about
+10 / (10 + 800 / 7)), so it would remove under 10% of the deviation's share of the error, and the
+calibrated column stays the map that ``calibrate apply`` writes. See docs/calibration.md, "Intervals:
+what they cover".
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._base.result import Result
+
+__all__ = ["CellUncertainty", "cell_uncertainty", "deviation_variance", "CELL_TARGET"]
+
+CELL_TARGET = ("the mean human score of the (group, system) cell over its judged segments (what judging them all "
+               "would give), and its rank among all cells")
+
+
+@dataclass(frozen=True, eq=False)
+class CellUncertainty(Result):
+    """What the joint draws of calibrated cell means are made of (module docstring).
+
+    ``deviation_var``: the variance of the cells' deviations from the common line that the draws use on
+    average (the mean of its posterior, module docstring; NaN when no labels tell);
+    ``deviation_estimate`` and ``deviation_se``: the method-of-moments estimate and its standard error;
+    ``within_var``: the labels' variance within a cell; ``n_cells`` / ``n_labels``: labelled cells and
+    labels behind them; ``slope_cov``: covariance of (between, within) slope errors; ``target``."""
+
+    deviation_var: float
+    deviation_estimate: float
+    deviation_se: float
+    within_var: float
+    n_cells: int
+    n_labels: int
+    slope_cov: tuple[tuple[float, float], tuple[float, float]]
+    target: str = CELL_TARGET
+    notes: tuple[str, ...] = field(default=())
+
+    def draws(self, model: Any, groups: list[str], means: np.ndarray, n_draws: int,
+              rng: np.random.Generator) -> np.ndarray:
+        """``(n_draws, n_cells)`` joint draws of the error of the calibrated mean of each cell (its
+        fitted-group label in ``groups``, its system-mean score in ``means``): slope and offset errors
+        shared as the fit shares them, plus an independent deviation per cell. Add them to the
+        calibrated means (and their test-set resamples) to get draws of the target."""
+        means = np.asarray(means, dtype=float)
+        error = _map_error_draws(model, groups, means, n_draws, rng)
+        if not np.isfinite(self.deviation_var):
+            return error
+        var = _posterior_draws(self.deviation_estimate, self.deviation_se, n_draws, rng)
+        return error + np.sqrt(var)[:, None] * rng.standard_normal((n_draws, len(means)))
+
+
+def deviation_variance(residuals: np.ndarray, groups: np.ndarray,
+                       cells: np.ndarray) -> tuple[float, float, float, int, int]:
+    """Method-of-moments variance of cell means around their group's mean, within-cell noise subtracted.
+
+    ``residuals``: label minus calibrated value of each labelled row; ``groups``/``cells``: integer codes
+    (cells nested in groups). Returns ``(estimate, standard_error, within_var, n_cells, n_labels)``;
+    NaN estimate when no group has two labelled cells or no cell has two labels."""
+    r = np.asarray(residuals, dtype=float)
+    ok = np.isfinite(r)
+    r, groups, cells = r[ok], np.asarray(groups)[ok], np.asarray(cells)[ok]
+    _, cell = np.unique(cells, return_inverse=True)
+    n_cells = int(cell.max()) + 1 if len(cell) else 0
+    if n_cells == 0:
+        return math.nan, math.nan, math.nan, 0, 0
+    n = np.bincount(cell, minlength=n_cells).astype(float)
+    cell_mean = np.bincount(cell, r, minlength=n_cells) / n
+    group_of_cell = np.zeros(n_cells, dtype=np.int64)
+    group_of_cell[cell] = groups
+    _, g = np.unique(group_of_cell, return_inverse=True)
+    k = np.bincount(g, weights=n)  # labels per group
+    group_mean = np.bincount(g, n * cell_mean) / k
+    ss_within = float(((r - cell_mean[cell]) ** 2).sum())
+    df_within = len(r) - n_cells
+    cells_per_group = np.bincount(g)
+    df_between = int((cells_per_group - 1).sum())
+    if df_within < 1 or df_between < 1:
+        return math.nan, math.nan, math.nan, n_cells, len(r)
+    within = ss_within / df_within
+    ss_between = float((n * (cell_mean - group_mean[g]) ** 2).sum())
+    coef = float((k - np.bincount(g, n**2) / k).sum())  # E[SS_between] = df_b * within + coef * sigma_delta^2
+    estimate = (ss_between - df_between * within) / coef
+    # normal-theory variance of the ANOVA estimator (balanced-design formula with the average cell size)
+    n_bar = coef / df_between
+    mean_sq_between = within + n_bar * max(estimate, 0.0)
+    var = 2.0 / n_bar**2 * (mean_sq_between**2 / df_between + within**2 / df_within)
+    return float(estimate), float(math.sqrt(var)), float(within), n_cells, len(r)
+
+
+def cell_uncertainty(model: Any, residuals: np.ndarray | None = None, groups: np.ndarray | None = None,
+                     cells: np.ndarray | None = None, *, one_cell_per_group: bool = False) -> CellUncertainty:
+    """The uncertainty of ``model``'s (a fitted :class:`~xleval.calibration.AnchoredCalibrator`)
+    calibrated cell means. ``residuals`` (label minus calibrated value per labelled row) with their
+    ``groups`` and ``cells`` codes give the cells' deviation from the common line; without them the
+    deviation is left out and a note says the intervals then cover only the map's uncertainty.
+    ``one_cell_per_group``: each group is one cell (no system column), so its offset is its whole
+    deviation and there is none to add."""
+    cov = np.nan_to_num(np.asarray(model.slopes_["cov"], dtype=float))
+    slope_cov = ((float(cov[0, 0]), float(cov[0, 1])), (float(cov[1, 0]), float(cov[1, 1])))
+    notes: list[str] = []
+    if one_cell_per_group:
+        return CellUncertainty(0.0, 0.0, 0.0, math.nan, 0, 0, slope_cov)
+    if residuals is None or groups is None or cells is None:
+        estimate = se = within = math.nan
+        n_cells = n_labels = 0
+    else:
+        estimate, se, within, n_cells, n_labels = deviation_variance(residuals, groups, cells)
+    if not np.isfinite(estimate):
+        notes.append("the systems' deviations from the common line could not be estimated (needs human labels in "
+                     "at least two systems of a group, two in some system): the calibrated intervals cover only "
+                     "the map's uncertainty and test-set sampling, and are too narrow for the human means")
+        used = math.nan
+    else:
+        used = _posterior_mean(estimate, se)
+    return CellUncertainty(used, estimate, se, within, n_cells, n_labels, slope_cov, notes=tuple(notes))
+
+
+def _posterior_mean(estimate: float, se: float) -> float:
+    """Mean of N(estimate, se^2) truncated to [0, inf): the posterior of a variance under a flat prior."""
+    from scipy.stats import truncnorm
+
+    if not se > 0:
+        return max(estimate, 0.0)
+    return float(truncnorm.mean(-estimate / se, np.inf, loc=estimate, scale=se))
+
+
+def _posterior_draws(estimate: float, se: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    from scipy.stats import truncnorm
+
+    if not se > 0:
+        return np.full(n, max(estimate, 0.0))
+    return truncnorm.rvs(-estimate / se, np.inf, loc=estimate, scale=se, size=n, random_state=rng)
+
+
+def _map_error_draws(model: Any, groups: list[str], means: np.ndarray, n_draws: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    """Joint normal draws of (offset error of the cell's group) + (slope errors) x (distance of the cell
+    from its group's labelled centre), as :meth:`AnchoredCalibrator.interval` has them one at a time."""
+    labels = list(dict.fromkeys(groups))
+    at = {g: j for j, g in enumerate(labels)}
+    pooled = model.pooled_
+    shared_var = _finite(pooled.get("mean_var", 0.0))
+    own_sd, shared_coef, centre = np.empty(len(labels)), np.empty(len(labels)), np.empty((len(labels), 2))
+    for j, g in enumerate(labels):
+        entry = model.groups_.get(g, pooled)
+        weight = _finite(entry.get("weight", 0.0 if entry is pooled else 1.0))
+        shared_coef[j] = 1.0 - weight
+        own_sd[j] = math.sqrt(max(_finite(entry["offset_var"]) - shared_coef[j] ** 2 * shared_var, 0.0))
+        centre[j] = np.asarray(entry["centre"], dtype=float)
+    index = np.array([at[g] for g in groups], dtype=np.int64)
+    cov = np.nan_to_num(np.asarray(model.slopes_["cov"], dtype=float))
+    slope = rng.multivariate_normal(np.zeros(2), cov, size=n_draws, method="eigh")  # (n_draws, 2)
+    offsets = rng.standard_normal((n_draws, len(labels))) * own_sd \
+        + np.outer(rng.standard_normal(n_draws), shared_coef * math.sqrt(shared_var))
+    d_between = means - centre[index, 0]
+    d_within = -centre[index, 1]  # a cell's mean of (x - m_s) is 0
+    return offsets[:, index] + np.outer(slope[:, 0], d_between) + np.outer(slope[:, 1], d_within)
+
+
+def _finite(value: Any) -> float:
+    value = float(value)
+    return value if math.isfinite(value) else 0.0

@@ -1,0 +1,81 @@
+"""``xleval calibrate plan``: how many more labels per group, which rows, and whether to stop."""
+from __future__ import annotations
+
+import warnings
+
+import click
+
+from ..calibration import ROW_CHOICES
+from ..io import check_output_path, parse_column_mapping, read_table, write_table
+from ._common import PROBABILITY, FiniteFloat, check_named_column, col_option, format_option, parse_columns, say
+from .calibrate_common import app, in_table, render
+
+
+@app.command("plan")
+@click.argument("input")
+@click.option("--budget", type=click.IntRange(1), required=True,
+              help="Labels in all, those already in --human included (e.g. 700 for 100 per pair over 7 pairs).")
+@click.option("--score", required=True, help="Score column of the anchored calibration.")
+@click.option("--by", default="lp", help="Group by lp, tgt_lang, or COL[,COL...].")
+@click.option("--human", help="Human column: its values are the labels already collected (NaN = not labelled).")
+@click.option("--system", default="system",
+              help="System column: every system gets a label when the budget allows (--rows systems|spread: evenly "
+                   "over systems).")
+@click.option("--segment", default="seg_id", help="Segment column (--rows spread: distinct segments first).")
+@click.option("--document", default="doc_id", help="Document column (--rows spread: distinct documents first).")
+@click.option("--rows", "rows", type=click.Choice(ROW_CHOICES), default="random",
+              help="Rows within a group: random (the default: on WMT21 no other rule beat a random sample; one "
+                   "row for each system without a label first), systems (evenly over systems) or spread (evenly "
+                   "over systems, over documents and segments within a system).")
+@click.option("--confidence", type=PROBABILITY, default=0.95, help="Confidence of the stopping rule.")
+@click.option("--power", type=PROBABILITY, default=0.8,
+              help="Chance that the labels asked for settle a gap, if the gap is as estimated.")
+@click.option("--residual-sd", type=FiniteFloat(0, None, low_open=True),
+              help="Residual sd of the human scale to assume where no labels tell it (raw DA on WMT21: 26-34 "
+                   "points per pair).")
+@click.option("-o", "--output", help="Where to write the rows to label (format by extension, '-' = TSV on stdout).")
+@click.option("--label-column", default="human", help="Name of the empty column the annotators fill in.")
+@click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the row choice.")
+@col_option
+@format_option
+def plan(input, budget, score, by, human, system, segment, document, rows, confidence, power, residual_sd, output,
+         label_column, seed, col, fmt) -> None:
+    """Plan BUDGET labels in all for anchored calibration: how many more per group, which rows, and
+    whether the ranking across groups is settled.
+
+    Labels go to groups by Neyman allocation for the cross-group comparison (residual sd times the
+    root of the cross-group system pairs a group's offset enters), at least one per system; the
+    output states the method, the expected standard error of each group's offset after the
+    planned labels, and the stopping rule. -o writes the rows as `calibrate select` does.
+    """
+    from ..calibration import plan_labels
+
+    if output not in (None, "-"):
+        check_output_path(output, inputs=[input])
+    numeric = [score] + ([human] if human else [])
+    df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    for flag, name in (("--system", system), ("--segment", segment), ("--document", document)):
+        check_named_column(df, flag, name, input)
+    by_cols = parse_columns(by, "--by")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = in_table(input, plan_labels, df, by_cols if len(by_cols) > 1 else by_cols[0], budget, score=score,
+                          human=human, system=system, segment=segment, document=document, rows=rows,
+                          confidence=confidence, power=power, residual_sd=residual_sd, label_column=label_column,
+                          random_state=seed)
+    if output is not None:
+        write_table(result.rows, output)
+        if output == "-":
+            return
+    payload = {**result.to_dict(), "output": output} if fmt == "json" else \
+        {"groups": result.groups, "gaps between adjacent groups": result.gaps}
+    payload_warnings = [str(w.message) for w in caught]
+    render(fmt, payload, payload_warnings,
+           title=f"plan: {result.to_add} more labels ({result.labelled} already, {result.budget} in all)"
+                 + (f" -> {output}" if output else " (give -o to write the rows)"))
+    if fmt != "json":
+        for note in result.notes:
+            if note not in payload_warnings:
+                say("note", note, style="")
+        say("verdict", result.verdict, style="")
+        say("method", result.method, style="")
