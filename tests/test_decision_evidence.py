@@ -207,3 +207,17 @@ def test_the_command_line_declares_the_scale_and_states_a_budget(cli, tmp_path):
                        "--human-scale", "z", "-o", tmp_path / "m.json", "--format", "json")
     assert rc == 0, err
     assert json.loads(out)["method"] == "lgn" and json.loads(out)["decision"].startswith("method lgn")
+
+
+def test_leaderboard_and_report_take_the_declared_scale(cli, tmp_path):
+    path = tmp_path / "z labels.tsv"
+    _world((-1.5, 0.0, 1.0, 2.0), (0, 0, 0, 0), human="z", k=40).to_csv(path, sep="\t", index=False)
+    rc, out, err = cli("leaderboard", path, "--score", "score", "--by", "lp", "--human", "human", "--human-scale", "z",
+                       "--n-resamples", "50", "--format", "json")
+    assert rc == 0, err
+    recommendation = json.loads(out)["recommendation"]
+    assert recommendation["method"] == "lgn" and recommendation["choice"]["basis"] == "standardised"
+    rc, _, err = cli("report", path, "--score", "score", "--by", "lp", "--human", "human", "--human-scale", "z",
+                     "--n-resamples", "50", "--format", "json", "-o", tmp_path / "r.json")
+    assert rc == 0, err
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["recommendation"] == "lgn"
