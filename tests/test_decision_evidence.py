@@ -221,3 +221,18 @@ def test_leaderboard_and_report_take_the_declared_scale(cli, tmp_path):
                      "--n-resamples", "50", "--format", "json", "-o", tmp_path / "r.json")
     assert rc == 0, err
     assert json.loads((tmp_path / "r.json").read_text())["summary"]["recommendation"] == "lgn"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_tie_on_labels_that_look_like_z_applies_lgn_first(seed):
+    """Labels whose every group has mean near 0 and sd near 1 (DA z under a plain column name): where the
+    evidence cannot separate the methods, LGN is applied (anchoring to such labels pulls every group
+    toward one mean, which LGN does without the labels' noise); before, the tie gave anchored or raw."""
+    decision = _decide(_world(**{**LGN_WORLD, "seed": seed}))
+    assert decision.scale.status == "unknown" and decision.scale.moments_say_z
+    if decision.basis == "tie":
+        assert decision.method == "lgn" and "look like a z scale" in decision.reason
+    else:  # a clear winner by the evidence stands whatever the tie rule says
+        assert decision.basis == "evidence"
+    raw = _decide(_world(**{**ANCHORED_WORLD, "human": "exact", "bias": (0, 0, 0, 0), "seed": seed}))
+    assert not raw.scale.moments_say_z and "look like a z scale" not in raw.reason  # a raw scale keeps the rule

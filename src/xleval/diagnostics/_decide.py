@@ -52,7 +52,16 @@ from ..exceptions import InputError
 from ..table import EvalTable, as_table, numeric_column, resolve_roles
 from ._bias import DEFAULT_THRESHOLD, BiasDiagnosis, diagnose_bias
 from ._commands import AdviceAction, AdviceRenderer, PythonAdvice
-from ._defaults import DECISION_SELECTION, MARGIN, N_FOLDS, N_REPEATS, N_RESAMPLES, PREFERENCE, RANDOM_STATE
+from ._defaults import (
+    DECISION_SELECTION,
+    MARGIN,
+    N_FOLDS,
+    N_REPEATS,
+    N_RESAMPLES,
+    PREFERENCE,
+    RANDOM_STATE,
+    Z_LIKE_PREFERENCE,
+)
 from ._validity import HumanScale, ValidityVerdict, check_lgn_validity, human_scale_check, validity_verdict
 
 if TYPE_CHECKING:
@@ -519,9 +528,11 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
             for m, n in names.items()}
     budget, source, _ = _budget_words(evaluation)
     lower = _paired_lower_bounds(evaluation, names)
-    tied = _tied(acc, lower, PREFERENCE)
-    calibrator = _tied(acc, lower, tuple(m for m in PREFERENCE if m != "none"))[0]
     scale = evaluation.scale
+    z_like = scale is not None and scale.status == "unknown" and bool(scale.moments_say_z)
+    order = Z_LIKE_PREFERENCE if z_like else PREFERENCE
+    tied = _tied(acc, lower, order)
+    calibrator = _tied(acc, lower, tuple(m for m in order if m != "none"))[0]
     figures = (f"{acc['anchored']:.3f} anchored, {acc['none']:.3f} raw, {acc['lgn']:.3f} LGN (out-of-fold "
                f"cross-group accuracy at {budget} labels per group)")
     steps = list(rules.steps[:-1]) + [DecisionStep("evidence", figures)]
@@ -548,8 +559,12 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
             reason = (f"no clear winner out of fold at {budget} labels per group ({figures}): "
                       f"{' and '.join(METHOD_NAMES[m] for m in tied)} lie within {MARGIN:g} of the best or cannot be "
                       f"told from it ({evaluation.level:.0%} paired interval includes 0); the tie rule applies "
-                      f"{METHOD_NAMES[method]} (among tied methods: anchored, which assumes nothing about the groups' "
-                      "true quality, then the raw scores, which change nothing, then LGN)")
+                      f"{METHOD_NAMES[method]} " + (
+                          "(the human scores look like a z scale by their moments: among tied methods LGN, which "
+                          "does what anchoring to such labels does without their noise, then anchored, then the raw "
+                          "scores)" if z_like else
+                          "(among tied methods: anchored, which assumes nothing about the groups' true quality, then "
+                          "the raw scores, which change nothing, then LGN)"))
         verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
         if scale is not None and scale.status == "unknown":
             notes.append(scale.reason)
