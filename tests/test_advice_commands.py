@@ -13,16 +13,16 @@ from xleval.diagnostics import choose_method
 LANGS = {"x0": "en-de", "x1": "en-fr", "x2": "en-zh"}
 
 
-def _table(n_sys=5, n_seg=40, seed=0):
+def _table(n_sys=5, n_seg=40, seed=0, quality=(0.0, 0.0, 0.0)):
     rng = np.random.default_rng(seed)
     rows = []
-    for g, (lp, bias) in enumerate(zip(LANGS.values(), (10.0, 0.0, -10.0), strict=True)):
+    for g, (lp, bias, true) in enumerate(zip(LANGS.values(), (10.0, 0.0, -10.0), quality, strict=True)):
         for s in range(n_sys):
             q = rng.normal()
             rows.append(pd.DataFrame({"lp": lp, "system": f"s{s}", "seg_id": np.arange(n_seg),
                                       "source": [f"source {g}-{i}" for i in range(n_seg)],
                                       "m": 50 + bias + 5 * q + 5 * rng.normal(size=n_seg),
-                                      "human": 70 + 3 * q + 5 * rng.normal(size=n_seg)}))
+                                      "human": 70 + true + 3 * q + 5 * rng.normal(size=n_seg)}))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -70,7 +70,8 @@ def test_context_quotes_paths_and_repeats_the_column_mapping():
 
 
 def test_diagnose_with_labels_everywhere_prints_a_fit_command_that_runs(cli, tmp_path):
-    path = _write(_table(), tmp_path / "my table.tsv")
+    # the groups differ in true quality as the metric says: anchored keeps it, LGN would erase it
+    path = _write(_table(quality=(8.0, 0.0, -8.0)), tmp_path / "my table.tsv")
     rc, out, err = cli("diagnose", path, "--score", "metric", "--col", "metric=m", "--by", "tgt_lang",
                        "--human", "human", "--n-resamples", "50", cwd=tmp_path)
     assert rc == 0, err

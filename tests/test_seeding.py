@@ -117,6 +117,8 @@ CALLS = {
         _mt_table(), "metric", "tgt_lang", human="human", random_state=rs),
     "choose_method": lambda rs: __import__("xleval.diagnostics").diagnostics.choose_method(
         _mt_table(), "metric", "tgt_lang", human="human", random_state=rs),
+    "decide_calibration": lambda rs: __import__("xleval.diagnostics").diagnostics.decide_calibration(
+        _mt_table(), "metric", "tgt_lang", human="human", random_state=rs),
     "diagnose_bias": lambda rs: __import__("xleval.diagnostics").diagnostics.diagnose_bias(
         _mt_table(), "metric", "tgt_lang", random_state=rs),
     "human_agreement": lambda rs: __import__("xleval.diagnostics").diagnostics.human_agreement(

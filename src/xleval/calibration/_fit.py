@@ -11,8 +11,9 @@ calls :func:`fit_calibration`; every LGN is built by :func:`build_lgn` and every
   z-score with no shrinkage and the pooled parameters for a group without spread, the map whose
   out-of-fold accuracy ``calibrate evaluate`` measures and the leaderboard quotes.
 
-``method="auto"`` runs :func:`xleval.diagnostics.choose_method` (anchored when every group has human
-labels, else LGN with the reason and what would settle it) and fits what it chose.
+``method="auto"`` runs :func:`xleval.diagnostics.decide_calibration` (the cross-validated comparison of
+raw, LGN and anchored at the labels in the table, or the rule-based flow where it cannot be measured)
+and fits what it chose.
 """
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ PLAIN_LGN: Mapping[str, Any] = MappingProxyType({"min_count": 1, "fallback": ("p
 class FittedCalibration(Result):
     """A fitted calibrator and how it was chosen. ``model``: the calibrator (a :class:`Calibrator`);
     ``method``: ``lgn`` or ``anchored`` (what was fitted); ``requested``: the method asked for
-    (``auto`` included); ``decision``: the decision flow's :class:`~xleval.diagnostics.MethodChoice`
+    (``auto`` included); ``decision``: the :class:`~xleval.diagnostics.CalibrationDecision`
     (``auto`` only); ``min_count``/``min_count_reason``: LGN's shrinkage threshold and why (None for
     anchored); ``notes``: the warnings raised while fitting, in order."""
 
@@ -118,7 +119,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
                     statistic: str = "zscore", target: tuple[float, float] = (0.0, 1.0),
                     min_count: int | None = None, fallback: str | Sequence[str] = "default",
                     human_higher_is_better: bool | None = None, signature: str | None = None,
-                    decision: Any = None, commands: Any = None,
+                    decision: Any = None, commands: Any = None, human_scale: str | None = None,
                     human_range: tuple[float, float] | None = None, strict: bool = False) -> FittedCalibration:
     """Fit the calibration for this table.
 
@@ -126,8 +127,10 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     (given here, or the table's roles; ``system`` may be absent from the table, None says there is none:
     it sets LGN's ``min_count`` by the table's level and the anchored calibrator's between-system slope).
     ``method``: ``lgn``, ``anchored`` or ``auto``; None is ``auto`` when a human column is named, else
-    ``lgn``. ``auto`` asks the decision flow (:func:`xleval.diagnostics.choose_method`; pass ``decision``
-    when it was already made, ``commands`` to name the table in its advice).
+    ``lgn``. ``auto`` fits what the one decision chooses (:func:`xleval.diagnostics.decide_calibration`:
+    raw vs LGN vs anchored cross-validated by system folds at the labels in the table; pass ``decision``
+    when it was already made, ``commands`` to name the table in its advice, ``human_scale`` ``z`` or
+    ``raw`` to say whether the human column is standardised within groups).
 
     LGN: ``statistic``, ``target``, ``fallback`` and ``min_count`` (None: by the table's level,
     :func:`choose_min_count`). Anchored: ``human_higher_is_better``, ``human_range`` (bounds of the human
@@ -171,11 +174,16 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
         chosen = method
         if method == "auto":
             if decision is None:
-                from ..diagnostics import choose_method
+                from ..diagnostics import decide_calibration
 
-                decision = choose_method(frame, score_col, by_cols[0] if len(by_cols) == 1 else by_cols,
-                                         human=human, system=system, commands=commands)
-            chosen = decision.method
+                decision = decide_calibration(frame, score_col, by_cols[0] if len(by_cols) == 1 else by_cols,
+                                              human=human, system=system, commands=commands,
+                                              human_scale=human_scale)
+            chosen = decision.calibrator
+            if decision.method == "none":
+                warnings.warn(f"the raw scores order cross-group pairs as well as any calibration here "
+                              f"({decision.reason}); fitted {chosen}, as a calibrator was asked for",
+                              DataQualityWarning, stacklevel=2)
         else:
             decision = None
         result = _fit(frame, chosen, method, score_col, by_cols, human, system, statistic, target, min_count,

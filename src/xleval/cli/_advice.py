@@ -46,6 +46,11 @@ class CommandContext(Result):
     def render(self, action: AdviceAction) -> str:
         """The command line of one advised action."""
         by = action.by[0] if len(action.by) == 1 else list(action.by)
+        if action.action == "relabel":  # no command selects them: the rows are named by their column
+            table = "TABLE" if self.table is None else shlex.quote(self.table)
+            return (f"raw-scale human scores (raw DA, MQM) in a new column {shlex.quote(action.label_column or 'raw')} "
+                    f"for the {int(action.budget or 0)} rows of {table} where {shlex.quote(action.human or '')} has a "
+                    "value")
         if action.action == "select":
             return self.select(action.score, by, int(action.budget or 1), system=action.system,
                                skip_labelled=action.human)

@@ -32,7 +32,7 @@ from ..calibration import (
 from ..exceptions import DataQualityWarning, InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import PROBABILITY, check_named_column, col_option, format_option, parse_columns, parse_pair, say
-from .calibrate_advice import announce, decision_commands
+from .calibrate_advice import announce, decision_commands, human_scale_option
 from .calibrate_common import (
     DIRECTION_OPTION,
     HUMAN_RANGE_OPTION,
@@ -61,7 +61,9 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @click.option("--by", default=_DEFAULTS["by"], help="Group by tgt_lang, lp, or COL[,COL...].")
 @click.option("--method", type=click.Choice(_METHODS), default=None,
               help="lgn (per-group z-score), anchored (map onto the human scale of --human; labels may be sparse), or "
-                   "auto (anchored when every group has human labels, else LGN with the reason). zscore, robust and "
+                   "auto (raw vs LGN vs anchored compared out of system folds at the labels in the table; where "
+                   "that cannot be measured, anchored when every group has labels, else LGN with the reason; "
+                   "docs/calibration.md). zscore, robust and "
                    "quantile are LGN with that statistic. Default: auto with --human, else lgn.")
 @click.option("--human", help="Human score column (NaN = not labelled): anchored calibration and --method auto.")
 @click.option("--system", default="system",
@@ -76,11 +78,12 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
               help="LGN: chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last); default: the "
                    "language levels coarser than --by, then pooled. Anchored: pooled (the default) or error.")
 @click.option("--signature", help=SIGNATURE_HELP)
+@human_scale_option
 @col_option
 @format_option
 @scale_options
 def fit(input, score, output, by, method, human, system, human_up, human_range, target, min_count, fallback, signature,
-        col, fmt, chunk_size, backend, scheduler, workers) -> None:
+        human_scale, col, fmt, chunk_size, backend, scheduler, workers) -> None:
     """Fit a calibrator on a table and save it.
 
     INPUT is the calibration table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). With
@@ -116,13 +119,17 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         if kind == "lgn":  # LGN's messages name the column, as `calibrate fit` always printed them
             fitted = fit_calibration(frame, "lgn", **common)
         else:
+            scale = {"human_scale": human_scale} if kind == "auto" else {}
             fitted = in_table(input, fit_calibration, frame, kind, human=human, human_higher_is_better=human_up,
-                              human_range=bounds, strict=True, commands=decision_commands(input, col), **common)
+                              human_range=bounds, strict=True, commands=decision_commands(input, col), **scale,
+                              **common)
         calibrated = fitted.model.transform(frame) if fitted.method == "lgn" else None  # the verification's
         fitted.model.save(output)
     if fitted.decision is not None:
         announce(fitted.decision, fmt)
     notes = [str(w.message) for w in caught]
+    if fmt == "json" and fitted.decision is not None:  # the decision's warning and notes reach `warnings`
+        notes = [*([fitted.decision.warning] if fitted.decision.warning else []), *fitted.decision.notes, *notes]
     if fitted.method == "lgn":
         return _render_lgn(fitted, frame, calibrated, output, sig, by_cols, fmt, notes)
     _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes)

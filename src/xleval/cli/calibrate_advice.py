@@ -2,10 +2,29 @@
 and the commands its advice names, complete for the table this command read."""
 from __future__ import annotations
 
+import click
+
 from .._base.terminal import data_text
+from ..diagnostics import HUMAN_SCALES
 from ._common import err_console
 
-__all__ = ["announce", "decision_commands"]
+__all__ = ["announce", "decision_commands", "human_scale_option", "flags"]
+
+#: --human-scale, on every command that decides which calibration to use
+human_scale_option = click.option(
+    "--human-scale", type=click.Choice(HUMAN_SCALES), default=None,
+    help="z: the --human column is standardised within groups (per-annotator z such as WMT DA z), so it cannot "
+         "compare groups; raw: one scale for every group (raw DA, MQM). Default: the column's name and its group "
+         "means and sds decide, or the output says the tool cannot tell.")
+
+
+def flags(text: str) -> str:
+    """The decision's text with the library's arguments written as the running command's flags
+    (``human_scale='z'`` -> ``--human-scale z``), as ``say`` writes notes."""
+    from ._errors import cli_words
+
+    ctx = click.get_current_context(silent=True)
+    return cli_words(text, ctx.command if ctx is not None else None)
 
 
 def decision_commands(input, col):
@@ -20,6 +39,8 @@ def announce(choice, fmt) -> None:
     if fmt == "json":
         return
     # soft wraps only: the warning names commands, and a hard line break inside one breaks its paste
-    err_console.print(data_text(choice.summary(), style="bold"), soft_wrap=True)
+    err_console.print(data_text(flags(choice.summary()), style="bold"), soft_wrap=True)
     if choice.warning:
-        err_console.print(data_text(choice.warning, style="bold red" if choice.warn else ""), soft_wrap=True)
+        err_console.print(data_text(flags(choice.warning), style="bold red" if choice.warn else ""), soft_wrap=True)
+    for note in getattr(choice, "notes", ()):
+        err_console.print(data_text(f"note: {flags(note)}"), soft_wrap=True)

@@ -7,10 +7,13 @@ import click
 
 from .._base.terminal import data_text
 from ..calibration import SELECTIONS, prepare_frame
+from ..diagnostics import N_FOLDS, N_REPEATS, N_RESAMPLES, RANDOM_STATE
 from ..diagnostics._evaluate import ALTERNATIVES
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
+from ._advice import CommandContext
 from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
+from .calibrate_advice import flags, human_scale_option
 from .calibrate_common import DIRECTION_OPTION, app, in_table
 
 
@@ -20,26 +23,34 @@ from .calibrate_common import DIRECTION_OPTION, app, in_table
 @click.option("--human", required=True, help="Human score column (the reference the calibrations are judged by).")
 @click.option("--by", default="lp", help="Group by lp, tgt_lang, or COL[,COL...].")
 @click.option("--system", default="system", help="System column (folds split systems).")
-@click.option("--budget", default=",".join(map(str, (25, 50, 100, 200))),
-              help="Labels per group for the anchored budget curve, comma-separated.")
+@click.option("--budget", default=None,
+              help="Labels per group: one number K (the labels you have or will have) makes the recommendation at K "
+                   "random labels per group and adds K to the budget curve; several, comma-separated, are the budget "
+                   "curve alone, and the recommendation is made at the labels in the table. Default: the curve "
+                   "25,50,100,200, the recommendation at the labels in the table.")
 @click.option("--selection", default=",".join(SELECTIONS),
               help="Selections to compare: spread, random or both.")
 @DIRECTION_OPTION
-@click.option("--folds", type=click.IntRange(2), default=5, help="System folds.")
-@click.option("--repeats", type=click.IntRange(1), default=10, help="Fold splits and label draws (results are means "
-              "over them).")
-@click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples of systems for the CIs.")
+@click.option("--folds", type=click.IntRange(2), default=N_FOLDS,
+              help="System folds (the decision's default everywhere).")
+@click.option("--repeats", type=click.IntRange(1), default=N_REPEATS, help="Fold splits and label draws (results are "
+              "means over them; the decision's default everywhere).")
+@click.option("--n-resamples", type=click.IntRange(2), default=N_RESAMPLES,
+              help="Bootstrap resamples of systems for the CIs (the decision reads them: keep the default for the "
+                   "decision `calibrate fit --method auto` makes).")
 @click.option("--alternative", type=click.Choice(ALTERNATIVES),
               help="Also test each calibration against raw (PERM-BOTH permutation test of cross-group accuracy on "
                    "the system scores averaged over repeats, --n-resamples permutations): two-sided, greater (WMT's "
                    "one-sided test: the calibration orders more pairs as humans do) or less. Accuracy here is always "
                    "cross-group, so there is no --average-by: a per-group calibration cannot reorder pairs inside a "
                    "group or a segment (see `diagnose --average-by`).")
-@click.option("--seed", type=click.IntRange(0), default=0, help="Random state of folds, draws and resamples.")
+@click.option("--seed", type=click.IntRange(0), default=RANDOM_STATE,
+              help="Random state of folds, draws and resamples.")
+@human_scale_option
 @col_option
 @format_option
 def evaluate(input, score, human, by, system, budget, selection, human_up, folds, repeats, n_resamples, alternative,
-             seed, col, fmt) -> None:
+             seed, human_scale, col, fmt) -> None:
     """Which calibration should I trust here? Raw vs LGN vs anchored out of system folds.
 
     Cross-group pairwise accuracy and system-level Pearson of raw scores, LGN, anchored with every
@@ -47,7 +58,8 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
     """
     from ..diagnostics import evaluate_calibration
 
-    budgets = _int_list(budget, "--budget")
+    budgets = _int_list(budget or "25,50,100,200", "--budget")
+    stated = budgets[0] if budget is not None and len(budgets) == 1 else None
     selections = [s.strip() for s in selection.split(",") if s.strip()]
     bad = [s for s in selections if s not in SELECTIONS]
     if bad or not selections:
@@ -65,10 +77,12 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
                          by_cols[0] if len(by_cols) == 1 else by_cols, system=system, budgets=budgets,
                          selections=selections, n_folds=folds, n_repeats=repeats, human_higher_is_better=human_up,
                          level=0.95, n_resamples=n_resamples, random_state=seed, progress=advance,
-                         alternative=alternative)
+                         alternative=alternative, budget=stated, human_scale=human_scale,
+                         commands=CommandContext.from_cli(input, col))
     notes = [str(w.message) for w in caught]
     if fmt == "json":
-        emit_json({**result.to_dict(), "warnings": notes})
+        loud = [result.decision.warning] if result.decision is not None and result.decision.warning else []
+        emit_json({**result.to_dict(), "warnings": loud + notes})
         return
     _render_evaluation(result, notes)
 
@@ -104,6 +118,9 @@ def _render_evaluation(result, notes) -> None:
     for k, gain in result.selection_gain.items():
         console.print(f"spread minus random selection at {k} labels per group: {gain.estimate:+.3f} "
                       f"({gain.ci_low:+.3f} to {gain.ci_high:+.3f} over {gain.n} repeats)")
-    console.print(data_text(result.verdict, style="bold"))
-    for note in list(result.notes) + notes:
+    console.print(data_text(flags(result.verdict), style="bold"), soft_wrap=True)
+    decision = result.decision
+    if decision is not None and decision.warning:
+        console.print(data_text(flags(decision.warning), style="bold red" if decision.warn else ""), soft_wrap=True)
+    for note in list(result.notes) + list(decision.notes if decision is not None else ()) + notes:
         say("note", note, style="")

@@ -14,6 +14,7 @@ from ..io import parse_column_mapping, read_table
 from ..table import EvalTable
 from ._advice import CommandContext
 from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
+from .calibrate_advice import flags, human_scale_option
 
 
 @click.command("diagnose")
@@ -37,6 +38,7 @@ from ._common import col_option, console, emit_json, format_option, parse_column
                    "or less.")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap/permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of resampling.")
+@human_scale_option
 @col_option
 @format_option
 @click.option("--chunk-size", type=click.IntRange(1),
@@ -46,8 +48,8 @@ from ._common import col_option, console, emit_json, format_option, parse_column
 @click.option("--backend", default="local", help="local or dask (with --chunk-size).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
-def diagnose(input, score, by, human, calibrated, system, threshold, average_by, alternative, n_resamples, seed, col,
-             fmt, chunk_size, backend, workers, scheduler) -> None:
+def diagnose(input, score, by, human, calibrated, system, threshold, average_by, alternative, n_resamples, seed,
+             human_scale, col, fmt, chunk_size, backend, workers, scheduler) -> None:
     """Is SCORE biased by language? Did calibration remove it? Does it agree with humans across languages?
 
     INPUT is a table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin).
@@ -70,10 +72,13 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
             result = run_diagnose(frame, score, by_cols[0] if len(by_cols) == 1 else by_cols, human=human,
                                   calibrated=calibrated, system=system, threshold=threshold, n_resamples=n_resamples,
                                   random_state=seed, commands=CommandContext.from_cli(input, col),
-                                  average_by=average_by, alternative=alternative, progress=advance)
+                                  average_by=average_by, alternative=alternative, progress=advance,
+                                  human_scale=human_scale)
     notes = [str(w.message) for w in caught]
     if fmt == "json":
-        emit_json({**result.to_dict(), "warnings": notes})
+        decision = result.recommendation
+        loud = [decision.warning] if decision is not None and decision.warning else []
+        emit_json({**result.to_dict(), "warnings": loud + list(decision.notes if decision else ()) + notes})
         return
     _render(result, notes)
 
@@ -129,7 +134,7 @@ def _render(result, notes: list[str]) -> None:
     else:
         print_table(result.bias.groups.to_dict(orient="records"), title=f"{result.score} by {result.by}")
     # lines that name commands are not wrapped: a hard line break inside a command breaks its paste
-    console.print(data_text(result.advice, style="bold"), soft_wrap=True)
+    console.print(data_text(flags(result.advice), style="bold"), soft_wrap=True)
     for reason in result.bias.reasons:
         console.print(f"  - {format_text(reason)}")
     if result.agreement is not None:
@@ -154,9 +159,13 @@ def _render(result, notes: list[str]) -> None:
     if result.verdict is not None:
         console.print(data_text(f"LGN validity verdict: {result.verdict.reason}", style="bold"))
     if result.recommendation is not None:
-        console.print(data_text(f"recommended: {result.recommendation.summary()}"), soft_wrap=True)
+        console.print(data_text(f"recommended: {flags(result.recommendation.summary())}"), soft_wrap=True)
         if result.recommendation.warning:
-            console.print(data_text(result.recommendation.warning), soft_wrap=True)
+            console.print(data_text(flags(result.recommendation.warning)), soft_wrap=True)
+        if result.recommendation.evaluation is not None:
+            console.print(data_text(flags(result.recommendation.paragraph)), soft_wrap=True)
+        for note in result.recommendation.notes:
+            say("note", note)
     agreement_notes = list(result.agreement.notes) if result.agreement else []
     for note in dict.fromkeys(notes + list(result.bias.notes) + agreement_notes):
         say("note", note)

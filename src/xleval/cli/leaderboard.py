@@ -19,6 +19,7 @@ from ._common import (
     progress_bar,
     read_ranked_table,
 )
+from .calibrate_advice import human_scale_option
 
 
 @click.command("leaderboard")
@@ -28,6 +29,7 @@ from ._common import (
 @click.option("--by", default="lp", help="Group by lp, tgt_lang or a column name.")
 @click.option("--human", help="Human score column: mean per system, and what anchored calibration maps to.")
 @calibration_choice_options
+@human_scale_option
 @click.option("--unit", help="Column to resample in the bootstrap (default: doc_id, else seg_id, else rows).")
 @click.option("--lower-is-better", is_flag=True, help="Rank low scores first (default: from the metric; TER is).")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples.")
@@ -38,8 +40,8 @@ from ._common import (
               help="text (a table), tsv and json (full precision, for machines) or html (a self-contained page).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here instead of stdout (html needs it).")
 @col_option
-def leaderboard(table, score, by, system, human, method, model, metric, unit, lower_is_better, n_resamples, level, seed,
-                force, fmt, output, col) -> None:
+def leaderboard(table, score, by, system, human, method, model, metric, human_scale, unit, lower_is_better, n_resamples,
+                level, seed, force, fmt, output, col) -> None:
     """Rank every (group, system) of TABLE, with intervals, within groups and across groups.
 
     TABLE is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). Raw scores are corpus
@@ -58,7 +60,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, unit, lo
         board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric,
                       unit=unit, higher_is_better=False if lower_is_better else None,
                       signature=signature, force=force, n_resamples=n_resamples, level=level,
-                      random_state=seed, where=table, commands=commands, progress=advance)
+                      random_state=seed, where=table, commands=commands, progress=advance, human_scale=human_scale)
     _write(board, fmt, output)
 
 

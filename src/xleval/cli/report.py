@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from ._common import calibration_choice_options, col_option, err_console, progress_bar, read_ranked_table
+from .calibrate_advice import human_scale_option
 
 
 @click.command("report")
@@ -13,13 +14,15 @@ from ._common import calibration_choice_options, col_option, err_console, progre
 @click.option("--by", default="tgt_lang", help="Group by tgt_lang, lp or a column name.")
 @click.option("--human", help="Human score column: agreement with humans, LGN's validity, anchored calibration.")
 @calibration_choice_options
+@human_scale_option
 @click.option("--format", "fmt", default="html", metavar="[html|json]",
               help="html (self-contained page) or json (the same content).")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap and permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
 @click.option("--force", is_flag=True, help="Use the calibrator even if the score's metric signature differs.")
 @col_option
-def report(input, score, output, by, human, system, method, model, metric, fmt, n_resamples, seed, force, col) -> None:
+def report(input, score, output, by, human, system, method, model, metric, human_scale, fmt, n_resamples, seed, force,
+           col) -> None:
     """Write one self-contained HTML (or JSON) report for a scored table.
 
     INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report answers
@@ -37,7 +40,7 @@ def report(input, score, output, by, human, system, method, model, metric, fmt, 
     with progress_bar(f"report on {input}") as advance:
         result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
                            signature=signature, force=force, n_resamples=n_resamples, random_state=seed,
-                           where=input, commands=commands, progress=advance)
+                           where=input, commands=commands, progress=advance, human_scale=human_scale)
     write_report(result, output, fmt=fmt)
     n_warn = len(result.alerts)
     summary = result.summary or {}

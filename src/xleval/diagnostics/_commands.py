@@ -19,8 +19,11 @@ __all__ = ["AdviceAction", "AdviceRenderer", "PythonAdvice"]
 @dataclass(frozen=True, eq=False)
 class AdviceAction(Result):
     """One thing the advice asks the user to do, as facts (no command line): ``select`` ``budget`` rows
-    per group to label (``skip`` rows that already have a ``human`` score), or ``fit`` the anchored
-    calibrator of ``score`` onto the ``human`` column. An :class:`AdviceRenderer` writes it out."""
+    per group to label (``skip`` rows that already have a ``human`` score), ``relabel`` the ``budget``
+    rows that carry a ``human`` score standardised within groups with raw-scale scores (into the column
+    ``label_column``: those rows, not others, are the ones to re-judge or fetch raw scores for), or
+    ``fit`` the anchored calibrator of ``score`` onto the ``human`` column. An :class:`AdviceRenderer`
+    writes it out."""
 
     action: str
     score: str
@@ -28,6 +31,7 @@ class AdviceAction(Result):
     system: str | None = "system"
     human: str | None = None
     budget: int | None = None
+    label_column: str | None = None
 
 
 @runtime_checkable
@@ -42,6 +46,9 @@ class PythonAdvice:
 
     def render(self, action: AdviceAction) -> str:
         by = action.by[0] if len(action.by) == 1 else list(action.by)
+        if action.action == "relabel":
+            return (f"raw-scale human scores (raw DA, MQM) in a new column {action.label_column!r} for the "
+                    f"{int(action.budget or 0)} rows data[data[{action.human!r}].notna()]")
         if action.action == "select":
             skip = f", skip_labelled={action.human!r}" if action.human else ""
             return (f"xleval.calibration.select_for_annotation(data, by={by!r}, budget={int(action.budget or 1)}, "

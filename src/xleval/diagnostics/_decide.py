@@ -1,6 +1,27 @@
-"""Which calibration to use (``--method auto``): LGN's decision flow with human anchors added.
+"""Which calibration to use: one decision for ``--method auto``, ``calibrate evaluate``, ``diagnose``, the
+leaderboard and the report (:func:`decide_calibration` -> :class:`CalibrationDecision`).
 
-The flow of the LGN guide (need -> bias -> data -> method -> verify -> interpret) becomes:
+**The evidence decides.** Where system folds are possible, raw scores, LGN and anchored calibration
+are compared out of fold (:func:`xleval.diagnostics.evaluate_calibration`: maps fitted on the other
+folds' systems and labels, cross-group pairwise accuracy of system means against the human means) **at
+the label budget the user has**: the labels per group in the table (anchored with every label of the
+other folds), or the ``budget`` the user states (anchored with that many random labels per group).
+The method with the highest mean accuracy over the repeats is applied; methods within ``MARGIN``
+(0.02) of the best are tied, and the tie rule applies the first of ``PREFERENCE`` among them: anchored
+(assumes nothing about the groups' true quality), then raw scores (change nothing), then LGN (assumes
+equal true quality). One set of defaults (folds, repeats, seed: :mod:`._defaults`) serves every caller.
+
+**A standardised human column cannot be the yardstick.** Human scores standardised within groups
+(per-annotator z such as WMT DA z, z per language) have equal group means by construction; measured
+against them, LGN looks right whatever the truth. :func:`human_scale_check` looks at the user's
+``human_scale``, exact standardisation, a z-like name and z-like group moments (or says it cannot
+tell, and the evidence decides). Recognised, the decision applies LGN, says that nothing here can show
+whether the groups differ, and asks for raw-scale scores for the rows that carry the z labels.
+
+**Fallback: the rule-based flow** (:func:`choose_method`) where the evidence cannot be measured (no
+human column, no system column, fewer systems than folds, one row per system, labels in fewer than two
+groups or not in every group), with a plain statement of why. Its flow (need -> bias -> labels ->
+validity -> method):
 
 1. **Human labels in every group** -> ``anchored``: the labels put every group on the human scale,
    so no assumption about the groups' true quality is needed.
@@ -13,13 +34,15 @@ The flow of the LGN guide (need -> bias -> data -> method -> verify -> interpret
    label, loud unless the check holds.
 
 Every choice records the bias diagnosis (largest standardised difference of the groups' score
-means against the 0.5-sd rule): below it, calibration is not needed and LGN changes little.
+means against the 0.5-sd rule); where the evidence exists, it qualifies the rule.
 The number of labels to ask for comes from the budget curve measured on WMT21 (``REFERENCE``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+import re
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,9 +52,26 @@ from ..exceptions import InputError
 from ..table import EvalTable, as_table, numeric_column, resolve_roles
 from ._bias import DEFAULT_THRESHOLD, BiasDiagnosis, diagnose_bias
 from ._commands import AdviceAction, AdviceRenderer, PythonAdvice
-from ._validity import ValidityVerdict, check_lgn_validity, validity_verdict
+from ._defaults import (
+    DECISION_SELECTION,
+    MARGIN,
+    N_FOLDS,
+    N_REPEATS,
+    N_RESAMPLES,
+    PREFERENCE,
+    RANDOM_STATE,
+    Z_LIKE_PREFERENCE,
+)
+from ._validity import HumanScale, ValidityVerdict, check_lgn_validity, human_scale_check, validity_verdict
 
-__all__ = ["MethodChoice", "DecisionStep", "choose_method", "REFERENCE", "RECOMMENDED_LABELS"]
+if TYPE_CHECKING:
+    from ._evaluate import CalibrationEvaluation
+
+__all__ = ["MethodChoice", "DecisionStep", "choose_method", "REFERENCE", "RECOMMENDED_LABELS",
+           "CalibrationDecision", "decide_calibration", "METHOD_NAMES"]
+
+#: what each method is called in sentences
+METHOD_NAMES = {"none": "the raw scores", "lgn": "LGN", "anchored": "anchored calibration"}
 
 # Budget curve of `xleval calibrate evaluate` on WMT21 to-English sentence chrF against raw DA
 # (7 language pairs, 100 systems; system folds, 20 repeats; docs/wmt21-study.md): out-of-fold
@@ -83,11 +123,12 @@ def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
                   threshold: float = DEFAULT_THRESHOLD,
                   bias: BiasDiagnosis | None = None, validity: ValidityVerdict | None = None,
                   n_resamples: int = 200, random_state: Any = 0,
-                  commands: AdviceRenderer | None = None) -> MethodChoice:
+                  commands: AdviceRenderer | None = None, human_scale: str | None = None) -> MethodChoice:
     """Choose between anchored calibration and LGN for ``score`` grouped by ``by`` (module docstring).
     ``bias`` and ``validity`` may be passed when already computed (``diagnose`` does). ``commands``:
     an :class:`AdviceRenderer` that writes the advice in the caller's terms (the CLI's names complete
     commands for its table); without one the advice names library calls (:class:`PythonAdvice`).
+    ``human_scale``: ``z``, ``raw`` or None (:func:`human_scale_check` looks at the data).
     ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame."""
     data, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
     score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
@@ -109,17 +150,21 @@ def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     labelled = [g for g in groups if per_group[g] > 0]
     steps.append(DecisionStep("human labels", _labels_finding(human, per_group, labelled, groups)))
     if labelled and validity is None:
-        validity = _verdict(data, by, human, system, labels, labelled, threshold)
+        validity = _verdict(data, by, human, system, labels, labelled, threshold, human_scale)
     if validity is not None and labelled and validity.status == "uninformative":
         steps.append(DecisionStep("validity", validity.reason))
         reason = ("the human scores are standardised within groups: anchoring to them gives every group the same "
                   "mean, which is what LGN does, and they cannot test whether that is right")
-        warning = (f"WARNING: {human!r} cannot compare groups (it is standardised within each group). Use human scores "
-                   f"on one scale for all groups (raw DA, MQM) for about {RECOMMENDED_LABELS} rows per group "
-                   f"(choose them with `{select}`) and fit anchored calibration on those.")
+        raw = raw_column_name(human)
+        to_relabel = AdviceAction("relabel", score, by_cols, system, human, sum(per_group.values()), raw)
+        to_fit_raw = AdviceAction("fit", score, by_cols, system, raw)
+        relabel, fit_raw = ctx.render(to_relabel), ctx.render(to_fit_raw)
+        warning = (f"WARNING: {human!r} cannot compare groups (it is standardised within each group). Get {relabel} "
+                   "(re-judge them, or fetch their raw scores: WMT publishes raw DA beside DA z); those rows, not "
+                   f"others, are the ones the z scores were given for. Then fit with `{fit_raw}`.")
         steps.append(DecisionStep("method", "lgn (with warning)"))
         return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, RECOMMENDED_LABELS, validity,
-                            bias.calibration_advised, commands=(select,), actions=(to_select,))
+                            bias.calibration_advised, commands=(relabel, fit_raw), actions=(to_relabel, to_fit_raw))
     if human is not None and len(labelled) == len(groups):
         few = min(per_group.values())
         reason = (f"every group has human labels ({_range(per_group)} per group): anchored calibration puts each group "
@@ -226,12 +271,18 @@ def _list(names: list[str]) -> str:
     return ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
 
 
-def _verdict(data, by, human, system, labels, labelled, threshold) -> ValidityVerdict:
+def raw_column_name(human: str | None) -> str:
+    """The column the advice asks raw-scale scores to go into: ``human_z`` -> ``human_raw``."""
+    base = re.sub(r"(?i)[_\-. ]?z(?:[_\- ]?scores?)?$", "", human or "")
+    return f"{base}_raw" if base else "human_raw"
+
+
+def _verdict(data, by, human, system, labels, labelled, threshold, human_scale=None) -> ValidityVerdict:
     subset = data.loc[np.isin(labels, labelled)]
-    segment = check_lgn_validity(subset, by, human, threshold=threshold)
+    segment = check_lgn_validity(subset, by, human, threshold=threshold, human_scale=human_scale)
     sys_check = None
     if system is not None and system in data.columns:
-        sys_check = check_lgn_validity(subset, by, human, threshold=threshold, system=system)
+        sys_check = check_lgn_validity(subset, by, human, threshold=threshold, system=system, human_scale=human_scale)
     return validity_verdict(segment, sys_check)
 
 
@@ -249,3 +300,344 @@ def _parallel_design(data, labels, groups, system, source) -> tuple[bool, str]:
     if len(set(sources.values())) > 1:
         return False, "untested: the groups share their systems but translate different source segments"
     return True, "holds by design: the same systems translate the same source segments in every group"
+
+
+@dataclass(frozen=True, eq=False)
+class CalibrationDecision(Result):
+    """The one decision (module docstring). ``method``: ``anchored``, ``lgn`` or ``none`` (raw scores);
+    ``calibrator``: what ``fit_calibration(method="auto")`` fits (``method``, or the better calibration by
+    the same tie rule when the raw scores win); ``basis``: ``evidence`` (one method beat the others by
+    more than ``margin``), ``tie`` (the tie rule chose), ``standardised`` (the human column cannot be the
+    yardstick) or ``rules`` (the evidence could not be measured; the rule-based flow chose); ``reason``:
+    one sentence; ``paragraph``: the answer as ``calibrate evaluate`` prints it; ``warn``/``warning``:
+    the loud warning or None; ``budget``: labels per group at which the evidence was measured and
+    ``budget_source`` (``stated``, ``table``); ``accuracy``: out-of-fold cross-group accuracy (mean over
+    repeats) of ``none``, ``lgn`` and ``anchored`` at the budget, ``runs`` its (min, max) over repeats;
+    ``margin``, ``n_folds``, ``n_repeats``, ``random_state``: the procedure; ``scale``: the
+    standardisation check of the human column; ``rules``: the rule-based flow's :class:`MethodChoice`
+    (its advice: ``actions``, ``commands``, ``labels_needed``, ``groups_to_label``); ``evaluation``: the
+    :class:`~xleval.diagnostics.CalibrationEvaluation` (None without one); ``steps``: the trace."""
+
+    method: str
+    calibrator: str
+    basis: str
+    reason: str
+    paragraph: str
+    warn: bool
+    warning: str | None
+    budget: int | None
+    budget_source: str
+    accuracy: dict[str, float]
+    runs: dict[str, tuple[float, float]]
+    margin: float
+    n_folds: int
+    n_repeats: int
+    random_state: Any
+    scale: HumanScale | None
+    rules: MethodChoice
+    steps: tuple[DecisionStep, ...]
+    evaluation: Any = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def evaluated_method(self) -> str:
+        """The method as ``calibrate evaluate`` names its variants (``raw`` for ``none``)."""
+        return "raw" if self.method == "none" else self.method
+
+    @property
+    def labels_per_group(self) -> dict[str, int]:
+        return self.rules.labels_per_group
+
+    @property
+    def labels_needed(self) -> int | None:
+        return self.rules.labels_needed if self.basis in ("rules", "standardised") else None
+
+    @property
+    def validity(self) -> ValidityVerdict | None:
+        return self.rules.validity
+
+    @property
+    def calibration_advised(self) -> bool | None:
+        """Whether calibration changes the cross-group order for the better: the evidence when measured
+        (the best calibration beats raw by more than the margin), else the 0.5-sd bias rule."""
+        if self.basis in ("evidence", "tie"):
+            return self.method != "none"
+        return self.rules.calibration_advised
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        return self.rules.commands if self.basis in ("rules", "standardised") else self._evidence_commands()
+
+    @property
+    def actions(self) -> tuple[AdviceAction, ...]:
+        if self.basis in ("rules", "standardised"):
+            return self.rules.actions
+        return tuple(a for a in self.rules.actions if a.action == "fit") if self.method == "anchored" else ()
+
+    @property
+    def groups_to_label(self) -> tuple[str, ...]:
+        return self.rules.groups_to_label
+
+    def _evidence_commands(self) -> tuple[str, ...]:
+        fits = [c for a, c in zip(self.rules.actions, self.rules.commands, strict=False) if a.action == "fit"]
+        return tuple(fits) if self.method == "anchored" else ()
+
+    def summary(self) -> str:
+        """One line: the method and why."""
+        return f"method {self.method}: {self.reason}"
+
+
+def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | list[str] | None = None,
+                       *, human: str | None = None, system: str | None = "system", human_scale: str | None = None,
+                       budget: int | None = None, budgets: tuple[int, ...] = (), n_folds: int = N_FOLDS,
+                       n_repeats: int = N_REPEATS, random_state: Any = RANDOM_STATE, n_resamples: int = 200,
+                       threshold: float = DEFAULT_THRESHOLD, bias: BiasDiagnosis | None = None,
+                       validity: ValidityVerdict | None = None, commands: AdviceRenderer | None = None,
+                       progress: Any = None) -> CalibrationDecision:
+    """Decide which calibration to apply to ``score`` grouped by ``by`` (module docstring).
+
+    ``human_scale``: ``z`` (the human column is standardised within groups, like WMT DA z), ``raw`` or
+    None (look at the data). ``budget``: the labels per group the user has or will have (default: the
+    labels in the table). ``budgets``: a budget curve evaluated beside the decision (shown, never read
+    by it). ``n_folds``, ``n_repeats``, ``random_state``: the comparison's procedure (one set of
+    defaults for every caller: ``N_FOLDS``, ``N_REPEATS``, ``RANDOM_STATE``; its intervals always use
+    ``N_RESAMPLES``); ``n_resamples``: bootstrap resamples of the bias diagnosis. ``bias``/``validity``:
+    when already computed. ``commands``: an :class:`AdviceRenderer` for the advice. ``progress``: told of
+    each fold fitted."""
+    from ._evaluate import evaluate_calibration
+
+    frame, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
+    score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
+    if score is None:
+        raise InputError("no score column: give score=", argument="score")
+    why_not = _no_evidence(frame, score, by, human, system, n_folds)
+    if why_not is None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                evaluation = evaluate_calibration(frame, score, human, by, system=system, budgets=budgets,
+                                                  selections=(DECISION_SELECTION,), n_folds=n_folds,
+                                                  n_repeats=n_repeats, n_resamples=N_RESAMPLES,
+                                                  random_state=random_state, progress=progress, budget=budget,
+                                                  human_scale=human_scale, commands=commands, threshold=threshold)
+            except InputError as exc:  # a table the comparison cannot use (e.g. systems without a finite score)
+                why_not = str(exc)
+        if why_not is None:
+            for w in caught:  # the caller's filters decide what to show
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            decision = evaluation.decision
+            return replace(decision, evaluation=replace(evaluation, decision=None))
+    rules = choose_method(frame, score, by, human=human, system=system, threshold=threshold, bias=bias,
+                          validity=validity, n_resamples=n_resamples, random_state=random_state, commands=commands,
+                          human_scale=human_scale)
+    scale = _scale(frame, by, human, human_scale)
+    return _from_rules(rules, scale, why_not or "", n_folds, n_repeats, random_state)
+
+
+def decide_from_evaluation(data: EvalTable | pd.DataFrame, evaluation: CalibrationEvaluation, *,
+                           commands: AdviceRenderer | None = None,
+                           threshold: float = DEFAULT_THRESHOLD) -> CalibrationDecision:
+    """The decision read from a finished evaluation of ``data`` (``evaluate_calibration`` calls this)."""
+    by = evaluation.by.split("+")
+    by_arg: str | list[str] = by[0] if len(by) == 1 else by
+    rules = choose_method(data, evaluation.score, by_arg, human=evaluation.human, system=evaluation.system,
+                          threshold=threshold, random_state=evaluation.random_state, commands=commands,
+                          human_scale=_declared(evaluation.scale))
+    groups = [g for g, n in rules.labels_per_group.items() if n == 0]
+    if groups:
+        why = (f"anchored calibration needs labels in every group, and {len(groups)} group(s) have none "
+               f"({_list(groups)})")
+        decision = _from_rules(rules, evaluation.scale, why, evaluation.n_folds, evaluation.n_repeats,
+                               evaluation.random_state)
+        return replace(decision, paragraph=_numbers(evaluation, _anchored_name(evaluation)) + " " + decision.reason
+                       + ".")
+    return _from_evidence(evaluation, rules)
+
+
+def _declared(scale: HumanScale | None) -> str | None:
+    """The scale as the check found it, passed on so that every check agrees (``z``/``raw``/None)."""
+    if scale is None or scale.status == "unknown":
+        return None
+    return "z" if scale.standardised else ("raw" if scale.source in ("declared",) else None)
+
+
+def _scale(frame, by, human, declared) -> HumanScale | None:
+    if human is None or human not in frame.columns:
+        return None
+    labels = as_table(frame, by=by).row_labels()
+    return human_scale_check(numeric_column(frame, human), labels, human, declared)
+
+
+def _no_evidence(frame, score, by, human, system, n_folds) -> str | None:
+    """Why system folds are impossible on this table, or None."""
+    if human is None:
+        return "no human column"
+    if human not in frame.columns:
+        return f"no column {human!r}"
+    if system is None or system not in frame.columns:
+        return "no system column to split into folds"
+    labels = as_table(frame, by=by).row_labels()
+    has = np.isfinite(numeric_column(frame, human)) & np.isfinite(numeric_column(frame, score))
+    groups = set(labels.tolist())
+    labelled = set(labels[has].tolist())
+    if len(labelled) < 2:
+        return f"human labels in {len(labelled)} group(s); the comparison needs at least two"
+    if labelled != groups:
+        return (f"anchored calibration needs labels in every group, and {len(groups - labelled)} group(s) have none "
+                f"({_list(sorted(groups - labelled))})")
+    n_systems = frame.loc[has, system].nunique()
+    if n_systems < n_folds:
+        return f"{n_systems} systems with labels cannot be split into {n_folds} folds"
+    cells = pd.DataFrame({"g": labels, "s": frame[system].to_numpy()}).value_counts()
+    if (cells <= 1).all():
+        return "one row per system and group (a table of system scores): no segment labels to fit on within a fold"
+    return None
+
+
+def _anchored_name(evaluation) -> str:
+    return f"anchored@{evaluation.budget} {DECISION_SELECTION}" if evaluation.budget is not None else "anchored"
+
+
+def _budget_words(evaluation) -> tuple[int, str, str]:
+    """The budget the evidence is read at, where it comes from, and how it reads."""
+    if evaluation.budget is not None:
+        k = int(evaluation.budget)
+        return k, "stated", f"{k} random labels per group (the budget given)"
+    per = list(evaluation.labels_per_group.values()) or [0]
+    k = int(min(per))
+    span = f"{min(per)}" if min(per) == max(per) else f"{min(per)}-{max(per)}"
+    return k, "table", (f"the labels in the table ({span} per group; each fold's map sees those of the other "
+                        f"folds' systems)")
+
+
+def _numbers(evaluation, anchored: str) -> str:
+    acc = {m: evaluation.variant(n).accuracy.estimate for m, n in (("none", "raw"), ("lgn", "lgn"),
+                                                                   ("anchored", anchored))}
+    _, _, where = _budget_words(evaluation)
+    return (f"Out of fold ({evaluation.n_folds} system folds x {evaluation.n_repeats} repeats), cross-group pairwise "
+            f"accuracy is {acc['none']:.3f} raw, {acc['lgn']:.3f} with LGN "
+            f"({_diff(evaluation.variant('lgn').minus_raw)} vs raw) and {acc['anchored']:.3f} anchored with {where} "
+            f"({_diff(evaluation.variant(anchored).minus_raw)} vs raw).")
+
+
+def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
+    anchored = _anchored_name(evaluation)
+    names = {"none": "raw", "lgn": "lgn", "anchored": anchored}
+    acc = {m: float(evaluation.variant(n).accuracy.estimate) for m, n in names.items()}
+    runs = {m: (float(min(evaluation.variant(n).runs)), float(max(evaluation.variant(n).runs)))
+            for m, n in names.items()}
+    budget, source, _ = _budget_words(evaluation)
+    lower = _paired_lower_bounds(evaluation, names)
+    scale = evaluation.scale
+    z_like = scale is not None and scale.status == "unknown" and bool(scale.moments_say_z)
+    order = Z_LIKE_PREFERENCE if z_like else PREFERENCE
+    tied = _tied(acc, lower, order)
+    calibrator = _tied(acc, lower, tuple(m for m in order if m != "none"))[0]
+    figures = (f"{acc['anchored']:.3f} anchored, {acc['none']:.3f} raw, {acc['lgn']:.3f} LGN (out-of-fold "
+               f"cross-group accuracy at {budget} labels per group)")
+    steps = list(rules.steps[:-1]) + [DecisionStep("evidence", figures)]
+    notes: list[str] = []
+    warning, warn = None, False
+    if scale is not None and scale.standardised:
+        method, basis = "lgn", "standardised"
+        calibrator = "lgn"
+        reason = (f"{scale.reason}: measured against it, every method is judged by a scale whose groups are equal "
+                  f"by construction ({figures}), so this comparison cannot show whether the groups differ; "
+                  "LGN is applied (it assumes what the scale assumes)")
+        warning, warn = rules.warning, True
+        verdict = (f"Do not read this as evidence across groups: {scale.reason}. LGN is applied, and nothing in this "
+                   "table can show whether the groups differ in quality.")
+    else:
+        method = tied[0]
+        basis = "evidence" if len(tied) == 1 else "tie"
+        if basis == "evidence":
+            others = ", ".join(f"{acc[m]:.3f} {_short(m)}" for m in PREFERENCE if m != method)
+            reason = (f"out of fold at {budget} labels per group, {METHOD_NAMES[method]} orders cross-group system "
+                      f"pairs best: {acc[method]:.3f} against {others}, a lead above the {MARGIN:g} tolerance whose "
+                      f"{evaluation.level:.0%} paired interval excludes 0")
+        else:
+            reason = (f"no clear winner out of fold at {budget} labels per group ({figures}): "
+                      f"{' and '.join(METHOD_NAMES[m] for m in tied)} lie within {MARGIN:g} of the best or cannot be "
+                      f"told from it ({evaluation.level:.0%} paired interval includes 0); the tie rule applies "
+                      f"{METHOD_NAMES[method]} " + (
+                          "(the human scores look like a z scale by their moments: among tied methods LGN, which "
+                          "does what anchoring to such labels does without their noise, then anchored, then the raw "
+                          "scores)" if z_like else
+                          "(among tied methods: anchored, which assumes nothing about the groups' true quality, then "
+                          "the raw scores, which change nothing, then LGN)"))
+        verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
+        if scale is not None and scale.status == "unknown":
+            notes.append(scale.reason)
+    if method == "none":
+        reason += (f"; a calibrator, where one must be fitted, is {METHOD_NAMES[calibrator]} (the better "
+                   "calibration by the same rule)")
+    steps.append(DecisionStep("method", method + (" (tie rule)" if basis == "tie" else "")))
+    paragraph = _numbers(evaluation, anchored) + " " + verdict + _curve(evaluation)
+    if source == "table" and len(evaluation.curve()):
+        paragraph += (" The decision is made at the labels in this table; a table with fewer labels per group may "
+                      "call for another method (state that number as the evaluation's budget to decide there).")
+    return CalibrationDecision(method, calibrator, basis, reason, paragraph, warn, warning, budget, source, acc, runs,
+                               MARGIN, evaluation.n_folds, evaluation.n_repeats, evaluation.random_state, scale,
+                               rules, tuple(steps), notes=tuple(notes))
+
+
+def _tied(acc: dict[str, float], lower: dict[tuple[str, str], float], order: tuple[str, ...]) -> list[str]:
+    """The methods of ``order`` (in its order) tied with the best of them: those the best does not clearly
+    beat. The best clearly beats ``m`` when its out-of-fold accuracy is higher by more than MARGIN *and*
+    the lower bound of the paired interval of the difference is above 0: with few labels per system the
+    held-out truth is noisy, and a lead inside that noise is no evidence."""
+    best = max(order, key=lambda m: acc[m])
+    return [m for m in order if m == best or not (acc[best] - acc[m] > MARGIN and lower[(best, m)] > 0)]
+
+
+def _paired_lower_bounds(evaluation, names: dict[str, str]) -> dict[tuple[str, str], float]:
+    """Lower bound of the paired interval of accuracy(a) - accuracy(b) for every ordered pair of methods
+    (the evaluation's paired differences: systems resampled within groups, the same resamples for all)."""
+    anchored, lgn = evaluation.variant(names["anchored"]), evaluation.variant("lgn")
+    intervals = {("anchored", "none"): anchored.minus_raw, ("lgn", "none"): lgn.minus_raw,
+                 ("anchored", "lgn"): anchored.minus_lgn}
+    out = {}
+    for (a, b), est in intervals.items():
+        out[(a, b)] = float(est.ci_low)
+        out[(b, a)] = float(-est.ci_high)
+    return out
+
+
+def _from_rules(rules: MethodChoice, scale, why_not: str, n_folds, n_repeats, random_state) -> CalibrationDecision:
+    standardised = scale is not None and scale.standardised and rules.validity is not None \
+        and rules.validity.status == "uninformative"
+    basis = "standardised" if standardised else "rules"
+    reason = (f"{rules.reason} (the cross-validated comparison could not be measured: {why_not}; the rule-based "
+              "flow decided)")
+    steps = rules.steps[:-1] + (DecisionStep("evidence", f"not measured: {why_not}"), rules.steps[-1])
+    notes = (scale.reason,) if scale is not None and scale.status == "unknown" else ()
+    return CalibrationDecision(rules.method, rules.method, basis, reason, reason[0].upper() + reason[1:] + ".",
+                               rules.warn, rules.warning, None, "", {}, {}, MARGIN, int(n_folds), int(n_repeats),
+                               random_state, scale, rules, steps, notes=notes)
+
+
+def _short(method: str) -> str:
+    return {"none": "raw", "lgn": "LGN", "anchored": "anchored"}[method]
+
+
+def _curve(evaluation) -> str:
+    curve = evaluation.curve()
+    if curve.empty:
+        return ""
+    selection = str(curve["selection"].iloc[0])
+    curve = curve[curve["selection"] == selection]
+    text = (f" With K labels per group ({selection} selection): "
+            + ", ".join(f"K={int(k)} {a:.3f}" for k, a in zip(curve["budget"], curve["accuracy"], strict=True)) + ".")
+    goal = max(evaluation.variant("raw").accuracy.estimate, evaluation.variant("lgn").accuracy.estimate)
+    enough = curve.loc[curve["accuracy"] >= goal, "budget"]
+    if len(enough):
+        return text + f" {int(enough.min())} labels per group already match the better of raw and LGN ({goal:.3f})."
+    return text + (f" No budget up to {int(curve['budget'].max())} labels per group matches the better of raw and "
+                   f"LGN ({goal:.3f}).")
+
+
+def _diff(est) -> str:
+    if est is None:
+        return ""
+    mark = "" if (est.ci_low <= 0 <= est.ci_high) else ", CI excludes 0"
+    return f"{est.estimate:+.3f}, 95% CI {est.ci_low:+.3f} to {est.ci_high:+.3f}{mark}"

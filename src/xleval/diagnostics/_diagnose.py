@@ -1,7 +1,7 @@
 """``diagnose``: the whole answer for one table — bias, before/after, agreement with humans, validity."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -13,7 +13,7 @@ from ..table import EvalTable, resolve_roles
 from ._agreement import AgreementResult, human_agreement
 from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
 from ._commands import AdviceRenderer
-from ._decide import MethodChoice, choose_method
+from ._decide import METHOD_NAMES, CalibrationDecision, decide_calibration
 from ._validity import ValidityCheck, ValidityVerdict, check_lgn_validity, validity_verdict
 
 __all__ = ["Diagnosis", "diagnose"]
@@ -30,8 +30,9 @@ class Diagnosis(Result):
     (``untested`` without ``human``); ``validity_system``: the same check on (group, system) mean
     human scores, in units of the spread of system quality within a group (None without ``human``
     or a ``system`` column); ``verdict``: the two levels combined (system level primary, the worse
-    status wins); ``recommendation``: the method the decision flow chooses (:func:`choose_method`);
-    ``advice``: one line joining the bias rule and the recommendation (they never contradict);
+    status wins); ``recommendation``: the decision (:func:`decide_calibration`: the cross-validated
+    comparison at the labels in the table where it can be made, else the rule-based flow);
+    ``advice``: one line from that decision (the bias rule only where no measured effect exists);
     ``score``, ``calibrated``, ``human``, ``by``.
     """
 
@@ -46,7 +47,7 @@ class Diagnosis(Result):
     notes: tuple[str, ...] = field(default=())
     validity_system: ValidityCheck | None = None
     verdict: ValidityVerdict | None = None
-    recommendation: MethodChoice | None = None
+    recommendation: CalibrationDecision | None = None
     advice: str = ""
 
 
@@ -55,13 +56,17 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
              threshold: float = DEFAULT_THRESHOLD,
              n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
              commands: AdviceRenderer | None = None, average_by: str = "none",
-             alternative: str = "two-sided", progress: Progress | None = None) -> Diagnosis:
+             alternative: str = "two-sided", progress: Progress | None = None,
+             human_scale: str | None = None, decision: CalibrationDecision | None = None) -> Diagnosis:
     """Diagnose language bias of ``score`` (and of ``calibrated``), its agreement with ``human``
     and whether LGN's equal-quality assumption holds on ``data``. ``commands``: the table's path and
     column mapping, so that the advice names commands that run as written. ``average_by`` (none, group,
     item) and ``alternative`` (two-sided, greater, less): how the agreement's all-pairs accuracy is
     averaged and the sidedness of the raw-vs-calibrated test (:func:`human_agreement`). ``progress``:
     told of each finished step (bias, agreement, validity, recommendation; :mod:`xleval._base.progress`).
+    ``human_scale``: ``z`` (the human column is standardised within groups, like WMT DA z), ``raw`` or None
+    (:func:`~xleval.diagnostics.human_scale_check` looks at the data). ``decision``: the decision when already
+    made on this table (the report makes it once).
     ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="tgt_lang"``,
     ``system="system"``)."""
     data, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
@@ -84,38 +89,75 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
                                     n_resamples=n_resamples, random_state=random_state, average_by=average_by,
                                     alternative=alternative)
         steps.done()
-    validity = check_lgn_validity(data, by, human, threshold=threshold, level=level)
+    validity = check_lgn_validity(data, by, human, threshold=threshold, level=level, human_scale=human_scale)
     validity_system = None
     if human is not None and system is not None and system in data.columns:
-        validity_system = check_lgn_validity(data, by, human, threshold=threshold, level=level, system=system)
+        validity_system = check_lgn_validity(data, by, human, threshold=threshold, level=level, system=system,
+                                             human_scale=human_scale)
     verdict = validity_verdict(validity, validity_system)
     steps.done()
-    recommendation = choose_method(data, score, by, human=human, system=system, threshold=threshold, bias=bias,
-                                   validity=verdict if human is not None else None, commands=commands)
+    recommendation = decision or decide_calibration(
+        data, score, by, human=human, system=system, threshold=threshold, bias=bias,
+        validity=verdict if human is not None else None, commands=commands, human_scale=human_scale)
     steps.done()
+    bias = _qualified(bias, recommendation)
     return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
                      validity_system=validity_system, verdict=verdict, recommendation=recommendation,
                      advice=advice_line(bias, verdict, recommendation, human))
 
 
-def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: MethodChoice, human: str | None) -> str:
-    """The bias rule and the method recommendation in one sentence that never contradicts itself; the
-    commands it names are the choice's (``MethodChoice.commands``), complete when the choice was made
+def _qualified(bias: BiasDiagnosis, decision: CalibrationDecision) -> BiasDiagnosis:
+    """The bias rule's verdict line, qualified where the effect of calibration was measured: the rule
+    reads score means only, and the measured effect decides (no second opinion beside the advice)."""
+    if decision.basis not in ("evidence", "tie"):
+        return bias
+    rule = ("the groups' scores differ beyond the rule", "no calibration needed by the")
+    measured = (f"; the measured effect of calibration decides instead: {decision.accuracy['none']:.2f} raw, "
+                f"{decision.accuracy['lgn']:.2f} LGN, {decision.accuracy['anchored']:.2f} anchored out of fold")
+    reasons = tuple(r + measured if r.startswith(rule) else r for r in bias.reasons)
+    return replace(bias, reasons=reasons)
+
+
+def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: CalibrationDecision,
+                human: str | None) -> str:
+    """The decision in one sentence that never contradicts itself nor the measured effect: where the
+    cross-validated comparison exists, its numbers speak and the 0.5-sd rule only qualifies them; the
+    commands it names are the decision's (``CalibrationDecision.commands``), complete when it was made
     with an :class:`AdviceRenderer` (the CLI passes one that writes commands)."""
     d = bias.largest_smd.estimate if bias.largest_smd is not None else float("nan")
+    then = " (" + " then ".join(f"`{c}`" for c in choice.commands) + ")" if choice.commands else ""
+    if choice.basis in ("evidence", "tie"):
+        acc = choice.accuracy
+        best = max(acc[m] for m in ("lgn", "anchored"))
+        says = "advises" if bias.calibration_advised else "would not advise"
+        rule = f"the {bias.threshold:g}-sd rule on score means alone {says} calibration (largest d = {d:.2f})"
+        if choice.method == "none":
+            return (f"calibration not needed: out of fold the raw scores order cross-group pairs as well as any "
+                    f"calibration ({acc['none']:.2f} raw, {acc['lgn']:.2f} LGN, {acc['anchored']:.2f} anchored at "
+                    f"{choice.budget} labels per group; {rule})")
+        head = (f"calibration advised: {METHOD_NAMES[choice.method]} moves cross-group accuracy from "
+                f"{acc['none']:.2f} (raw) to {acc[choice.method]:.2f} out of fold at {choice.budget} labels per group "
+                f"({rule})")
+        if choice.basis == "tie":
+            head += f"; the better calibration reaches {best:.2f}, within the {choice.margin:g} tolerance (tie rule)"
+        if choice.method == "anchored":
+            return f"{head}: use anchored calibration{then}"
+        return f"{head}: use LGN"
+    if choice.basis == "standardised":
+        steps = [c if a.action == "relabel" else f"`{c}`"
+                 for a, c in zip(choice.actions, choice.commands, strict=False)]
+        get = f" ({' then '.join(steps)})" if steps else ""
+        return (f"calibration cannot be judged against {human!r}: it is standardised within groups, so it cannot say "
+                f"whether LGN is right; get raw-scale human scores for the rows that carry it{get} and use anchored "
+                "calibration; meanwhile LGN is applied")
     if not bias.calibration_advised:
         text = f"calibration not needed by the {bias.threshold:g}-sd rule (largest d = {d:.2f})"
         if verdict.status in ("violated", "uninformative"):
             text += f"; and do not use LGN here: the validity check is {verdict.status}"
         return text
     head = f"calibration advised (largest d = {d:.2f} > {bias.threshold:g})"
-    then = " (" + " then ".join(f"`{c}`" for c in choice.commands) + ")" if choice.commands else ""
     if choice.method == "anchored":
         return f"{head}: use anchored calibration{then}"
-    if verdict.status == "uninformative":
-        return (f"{head}; the human column cannot say whether LGN is right (it is standardised within groups): "
-                f"get human scores on one scale for about {choice.labels_needed} rows per group{then} and use "
-                "anchored calibration; meanwhile LGN is the only option")
     if verdict.status == "violated":
         return (f"{head}, but not with LGN: the validity check is {verdict.status}; label about {choice.labels_needed} "
                 f"rows per group and use anchored calibration{then}")
@@ -123,4 +165,4 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: MethodCho
         return (f"{head}: LGN is the only option without human labels in every group, but its equal-quality "
                 f"assumption is {verdict.status}; label about {choice.labels_needed} rows per group to use anchored "
                 f"calibration instead{then}")
-    return f"{head}: LGN ({choice.reason})"
+    return f"{head}: LGN ({choice.rules.reason})"

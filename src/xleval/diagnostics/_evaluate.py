@@ -42,7 +42,7 @@ import scipy.stats as ss
 from .._base.grouping import group_index
 from .._base.progress import Progress, Steps
 from .._base.result import Result
-from .._base.seeding import make_rng
+from .._base.seeding import make_rng, resolve_seed
 from ..calibration import PLAIN_LGN, SELECTIONS, build_anchored, build_lgn, select_rows
 from ..exceptions import InputError
 from ..stats import (
@@ -56,13 +56,15 @@ from ..stats import (
 )
 from ..stats._grouped_bootstrap import pair_indices, pairs_correct
 from ..table import EvalTable, as_table
+from ._bias import DEFAULT_THRESHOLD
+from ._defaults import DECISION_SELECTION, N_FOLDS, N_REPEATS, N_RESAMPLES, RANDOM_STATE
+from ._validity import HumanScale, human_scale_check
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
 __all__ = ["VariantScore", "CalibrationEvaluation", "evaluate_calibration", "DEFAULT_BUDGETS"]
 
 DEFAULT_BUDGETS = (25, 50, 100, 200)
-MARGIN = 0.02  # "as good as": within this much cross-group accuracy
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,7 +93,10 @@ class CalibrationEvaluation(Result):
     anchored, then anchored@K per budget and selection; ``selection_gain``: budget -> Estimate of
     accuracy(spread) - accuracy(random) over paired repeats; ``systems``: the evaluated systems
     with their human score and the first repeat's out-of-fold raw/lgn/anchored scores;
-    ``verdict``: the answer in one paragraph; ``recommended``: ``raw``, ``lgn`` or ``anchored``."""
+    ``verdict``: the answer in one paragraph and ``recommended`` (``raw``, ``lgn`` or ``anchored``), both
+    from ``decision`` (:class:`~xleval.diagnostics.CalibrationDecision`, made at ``budget`` labels per
+    group when given, else at the labels in the table: ``labels_per_group``); ``scale``: the
+    standardisation check of the human column (:func:`~xleval.diagnostics.human_scale_check`)."""
 
     score: str
     human: str
@@ -116,6 +121,10 @@ class CalibrationEvaluation(Result):
     random_state: int | None
     notes: tuple[str, ...] = field(default=())
     alternative: str | None = None
+    budget: int | None = None
+    scale: HumanScale | None = None
+    labels_per_group: dict[str, int] = field(default_factory=dict)
+    decision: Any = None
 
     def variant(self, name: str) -> VariantScore:
         for v in self.variants:
@@ -146,13 +155,25 @@ class CalibrationEvaluation(Result):
 def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = None, human: str | None = None,
                          by: str | list[str] | None = None, *, system: str | None = None,
                          budgets: Sequence[int] = DEFAULT_BUDGETS,
-                         selections: Sequence[str] = ("spread", "random"), n_folds: int = 5, n_repeats: int = 10,
+                         selections: Sequence[str] = ("spread", "random"), n_folds: int = N_FOLDS,
+                         n_repeats: int = N_REPEATS,
                          human_higher_is_better: bool | None = None, score_higher_is_better: bool = True,
-                         level: float = 0.95, n_resamples: int = 1000, random_state: Any = 0,
-                         progress: Progress | None = None, alternative: str | None = None) -> CalibrationEvaluation:
+                         level: float = 0.95, n_resamples: int = N_RESAMPLES, random_state: Any = RANDOM_STATE,
+                         progress: Progress | None = None, alternative: str | None = None,
+                         budget: int | None = None, human_scale: str | None = None, commands: Any = None,
+                         threshold: float = DEFAULT_THRESHOLD) -> CalibrationEvaluation:
     """Raw vs LGN vs anchored (all labels, and K labels per group) out of fold; see the module docstring.
     ``progress``: told of each fold fitted (repeats x folds) and of the scoring at the end.
     ``alternative``: also test every variant against raw, with this sidedness (module docstring).
+    ``budget``: the labels per group the user has or will have; the recommendation is made there
+    (anchored with ``budget`` random labels per group), else at the labels in the table (anchored with
+    every label). ``human_scale``: ``z``, ``raw`` or None (the standardisation check looks at the data).
+    ``commands`` (an :class:`~xleval.diagnostics.AdviceRenderer`) and ``threshold`` (the 0.5-sd rule):
+    for the decision's advice.
+    The recommendation and the verdict are :func:`xleval.diagnostics.decide_calibration`'s, made from
+    this evaluation. ``n_folds``, ``n_repeats``, ``random_state``: the one set of defaults of every
+    decision (``xleval.diagnostics.N_FOLDS``, ``N_REPEATS``, ``RANDOM_STATE``, and ``N_RESAMPLES`` for the
+    paired intervals the decision reads: with other values the decision may differ from ``fit``'s).
     ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="lp"``,
     ``system="system"``)."""
     if alternative is not None and alternative not in ALTERNATIVES:
@@ -164,6 +185,8 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
         raise InputError("the evaluation needs the human column; give human=", argument="human")
     score, human, by_cols, system = table.score_column, table.human, list(table.by), table.system or "system"
     budgets = _check_budgets(budgets)
+    if budget is not None:
+        _check_budgets([budget])
     selections = tuple(selections)
     if not selections or any(s not in SELECTIONS for s in selections):
         raise InputError(f"selections={selections!r}: use one or both of {', '.join(SELECTIONS)}")
@@ -172,7 +195,9 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
     if not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
         raise InputError(f"n_repeats must be an integer >= 1; got {n_repeats!r}")
     rng, seed = make_rng(random_state)
+    seed = seed if seed is not None else resolve_seed(rng)
     t = _Table(table)
+    scale = human_scale_check(t.h, t.g_label, human, human_scale)
     if len(t.sys_names) < 2:
         raise InputError(f"system column {system!r} holds one system ({t.sys_names[0]!r}); the evaluation holds out "
                          "systems and compares them: give a table of several systems (or name the system column with "
@@ -187,17 +212,21 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
                            score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g_label, human=t.h,
                                                                               systems=t.s)
     direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better)
-    names = ["raw", "lgn", "anchored"] + [f"anchored@{k} {s}" for k in budgets for s in selections]
+    draws = [(k, s) for k in budgets for s in selections]
+    if budget is not None and (int(budget), DECISION_SELECTION) not in draws:
+        draws.append((int(budget), DECISION_SELECTION))
+    names = ["raw", "lgn", "anchored"] + [f"anchored@{k} {s}" for k, s in draws]
     runs = {n: np.full((n_repeats, t.n_items), np.nan) for n in names}
     caught_all: list[str] = []
     steps = Steps(progress, int(n_repeats) * int(n_folds) + 1)
     for r in range(n_repeats):
-        fold = _folds(t, n_folds, rng)
+        # every fold split and every label draw on a stream of its own: the variants the decision reads
+        # are the same whichever budget curve is evaluated beside them
+        fold = _folds(t, n_folds, np.random.default_rng([seed, r]))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             for k in range(n_folds):
-                _run_fold(t, fold, k, runs, r, budgets, selections, human_higher_is_better, score_higher_is_better,
-                          rng)
+                _run_fold(t, fold, k, runs, r, draws, human_higher_is_better, score_higher_is_better, seed)
                 steps.done()
         caught_all += [f"{w.category.__name__}: {w.message}" for w in caught]
     runs["raw"][:] = t.raw_items
@@ -206,11 +235,16 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
     scores = _score(t, runs, names, direction, score_higher_is_better, level, n_resamples, rng, seed, alternative)
     gain = _selection_gain(scores, budgets, selections, level)
     steps.done()
-    recommended, verdict = _verdict(scores, budgets, selections)
-    return CalibrationEvaluation(score, human, "+".join(by_cols), system, tuple(scores.values()), gain, systems,
-                                 direction, source, recommended, verdict, t.n_rows, int(t.labelled.sum()),
-                                 t.n_items, len(t.group_names), int(n_folds), int(n_repeats), budgets, level,
-                                 n_resamples, seed, tuple(notes), alternative)
+    labels = pd.Series(t.labelled).groupby(t.g_label).sum()
+    evaluation = CalibrationEvaluation(score, human, "+".join(by_cols), system, tuple(scores.values()), gain, systems,
+                                       direction, source, "", "", t.n_rows, int(t.labelled.sum()),
+                                       t.n_items, len(t.group_names), int(n_folds), int(n_repeats), budgets, level,
+                                       n_resamples, seed, tuple(notes), alternative, budget=budget, scale=scale,
+                                       labels_per_group={str(g): int(n) for g, n in labels.items()})
+    from ._decide import decide_from_evaluation  # the decision reads this evaluation
+
+    decision = decide_from_evaluation(table, evaluation, commands=commands, threshold=threshold)
+    return replace(evaluation, recommended=decision.evaluated_method, verdict=decision.paragraph, decision=decision)
 
 
 def _count_messages(messages: list[str]) -> list[str]:
@@ -312,7 +346,7 @@ def _folds(t: _Table, n_folds: int, rng: np.random.Generator) -> np.ndarray:
     return fold_of_system[t.s]
 
 
-def _run_fold(t, fold, k, runs, r, budgets, selections, human_up, score_up, rng) -> None:
+def _run_fold(t, fold, k, runs, r, draws, human_up, score_up, seed) -> None:
     train, test = fold != k, fold == k
     test_items = np.unique(t.item_of_cell[t.cell[test]])
     test_items = test_items[test_items >= 0]
@@ -331,13 +365,13 @@ def _run_fold(t, fold, k, runs, r, budgets, selections, human_up, score_up, rng)
 
     pool = t.labelled & train
     _store(t, runs["anchored"], r, test, anchored(np.where(pool, t.h, np.nan)), test_items)
-    for budget in budgets:
-        for selection in selections:
-            rows = select_rows(t.x, t.g, budget, systems=t.s, segments=t.seg, eligible=pool, method=selection,
-                               random_state=rng)
-            h_k = np.full(len(t.h), np.nan)
-            h_k[rows] = t.h[rows]
-            _store(t, runs[f"anchored@{budget} {selection}"], r, test, anchored(h_k), test_items)
+    for budget, selection in draws:
+        stream = np.random.default_rng([seed, r, k, budget, SELECTIONS.index(selection) + 1])
+        rows = select_rows(t.x, t.g, budget, systems=t.s, segments=t.seg, eligible=pool, method=selection,
+                           random_state=stream)
+        h_k = np.full(len(t.h), np.nan)
+        h_k[rows] = t.h[rows]
+        _store(t, runs[f"anchored@{budget} {selection}"], r, test, anchored(h_k), test_items)
 
 
 def _store(t, target, r, test_mask, values, test_items) -> None:
@@ -433,43 +467,3 @@ def _selection_gain(scores, budgets, selections, level) -> dict[int, Estimate]:
         out[k] = Estimate(mean, float(low), float(high), level, n, "spread minus random over paired repeats (same "
                           "fold split); t interval over repeats", distribution=diff)
     return out
-
-
-def _verdict(scores, budgets, selections) -> tuple[str, str]:
-    raw, lgn, anch = scores["raw"], scores["lgn"], scores["anchored"]
-    acc = {"raw": raw.accuracy.estimate, "lgn": lgn.accuracy.estimate, "anchored": anch.accuracy.estimate}
-
-    def sure(est) -> bool:
-        return est is not None and (est.ci_low > 0 or est.ci_high < 0)
-
-    best = max(acc, key=lambda k: acc[k])
-    if best == "anchored" and (sure(anch.minus_raw) or anch.minus_raw.estimate > 0) and anch.minus_raw.estimate >= 0:
-        recommended = "anchored"
-    elif best == "lgn" and sure(lgn.minus_raw):
-        recommended = "lgn"
-    else:
-        recommended = "raw" if acc["raw"] >= max(acc.values()) - MARGIN else best
-    names = {"raw": "the raw scores", "lgn": "LGN", "anchored": "anchored calibration"}
-    text = (f"Out of fold, cross-group pairwise accuracy is {acc['raw']:.3f} raw, {acc['lgn']:.3f} with LGN "
-            f"({_diff(lgn.minus_raw)} vs raw) and {acc['anchored']:.3f} anchored with every label "
-            f"({_diff(anch.minus_raw)} vs raw). Trust {names[recommended]} here"
-            + (" (the best here, though not significantly better than the raw scores)."
-               if recommended != "raw" and not sure(scores[recommended].minus_raw) else "."))
-    selection = "spread" if "spread" in selections else selections[0]
-    curve = [(k, scores[f"anchored@{k} {selection}"].accuracy.estimate) for k in budgets]
-    if curve:
-        text += " With K labels per group (" + selection + " selection): " + ", ".join(
-            f"K={k} {a:.3f}" for k, a in curve) + "."
-        goal = max(acc["raw"], acc["lgn"])
-        enough = [k for k, a in curve if a >= goal]
-        text += (f" {min(enough)} labels per group already match the better of raw and LGN ({goal:.3f})."
-                 if enough else f" No budget up to {max(budgets)} labels per group matches the better of raw and "
-                 f"LGN ({goal:.3f}).")
-    return recommended, text
-
-
-def _diff(est) -> str:
-    if est is None:
-        return ""
-    mark = "" if (est.ci_low <= 0 <= est.ci_high) else ", CI excludes 0"
-    return f"{est.estimate:+.3f}, 95% CI {est.ci_low:+.3f} to {est.ci_high:+.3f}{mark}"

@@ -12,9 +12,11 @@ human means in pooled-sd units (Cohen's d per pair, Hedges-Olkin standard error)
                    significant: too few human scores to tell.
 * ``holds``        every pair's upper bound is below the threshold: any real difference is
                    smaller than ``threshold`` pooled sd.
-* ``uninformative`` the human column is standardised within groups (every group's mean 0 and sd 1,
-                   or all group means equal, to 1e-6): equal means are built into the scale (DA z
-                   per annotator, z-scores per language), so it cannot show a quality difference.
+* ``uninformative`` the human column is standardised within groups (:func:`human_scale_check`: the user
+                   says so with ``human_scale="z"``, every group's mean is 0 and sd 1 or all group means
+                   are equal to 1e-6, or a z-like name *and* z-like moments): equal means are built into
+                   the scale (DA z per annotator, z-scores per language), so it cannot show a quality
+                   difference.
 * ``untested``     no human scores: the equal-quality assumption cannot be checked.
 
 :func:`validity_verdict` combines the two levels: with a system column the system-level check is
@@ -28,6 +30,7 @@ true quality, not only human noise), so the check errs towards firing.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,10 +44,18 @@ from ..table import EvalTable, as_table
 from ._common import finite_rows
 
 __all__ = ["ValidityCheck", "ValidityVerdict", "check_lgn_validity", "validity_verdict", "DESIGN_ADVICE",
-           "SEVERITY"]
+           "SEVERITY", "HumanScale", "human_scale_check", "HUMAN_SCALES"]
 
 SEVERITY = ("holds", "untested", "inconclusive", "uninformative", "violated")
 STANDARDISED_TOL = 1e-6
+#: what a user may say about the human column (``human_scale=``): standardised per annotator or group, or not
+HUMAN_SCALES = ("z", "raw")
+# a z-like name: `z`, `human_z`, `da-z`, `zscore`, `z_score` (not `zh`, `size`)
+_Z_NAME = re.compile(r"(?:^|[_\-. ])z(?:$|[_\-. ])|z[_\- ]?scores?", re.IGNORECASE)
+# z-like moments: every group's sd within these bounds (averaging several judgments shrinks a z column's sd:
+# WMT21 DA z per pair 0.82-0.89) and its mean within Z_MEAN of 0 plus 3 standard errors (a sample of labels)
+Z_SD = (0.5, 1.5)
+Z_MEAN = 0.1
 
 DESIGN_ADVICE = (
     "LGN assumes every group's calibration set has the same true quality distribution. It holds by design "
@@ -81,10 +92,77 @@ class ValidityCheck(Result):
     notes: tuple[str, ...] = field(default=())
 
 
+@dataclass(frozen=True, eq=False)
+class HumanScale(Result):
+    """Is the human column standardised within groups (a z scale such as WMT DA z)? ``status``:
+    ``standardised``, ``raw`` (a scale comparable across groups) or ``unknown`` (the tool cannot tell);
+    ``source``: what said so (``declared``: the user's ``human_scale=``; ``exact``: every group's mean 0
+    and sd 1 or equal means, to 1e-6; ``signals``: the name and the per-group moments); ``reason``: one
+    sentence for users; ``name_says_z``/``moments_say_z``: the two signals (None when not looked at)."""
+
+    status: str
+    source: str
+    reason: str
+    human: str | None
+    name_says_z: bool | None = None
+    moments_say_z: bool | None = None
+
+    @property
+    def standardised(self) -> bool:
+        return self.status == "standardised"
+
+
+def human_scale_check(h: np.ndarray, labels: np.ndarray, human: str | None, declared: str | None = None) -> HumanScale:
+    """Whether the human scores ``h`` (NaN = no label) grouped by ``labels`` are standardised within groups.
+
+    Per-annotator z (WMT DA z) cannot be recognised from group means alone: its pair means are not exactly
+    equal (WMT21 to-English: -0.04 to +0.05, about 10 standard errors apart). So: the user's ``declared``
+    scale (``z`` or ``raw``) wins; exact per-group standardisation is recognised; otherwise a z-like name
+    (``human_z``, ``zscore``) and z-like moments (every group's sd 0.5-1.5, mean within 0.1 + 3 se of 0)
+    together say ``standardised``, neither says ``raw``, and one alone says ``unknown``."""
+    if declared is not None and declared not in HUMAN_SCALES:
+        raise InputError(f"human_scale={declared!r}: use 'z' (standardised per annotator or group, like WMT DA z), "
+                         "'raw' (one scale for every group: raw DA, MQM) or None (look at the data)",
+                         argument="human_scale", value=declared)
+    if declared == "z":
+        return HumanScale("standardised", "declared", f"{human!r} is standardised within groups (human_scale='z', "
+                          "as given)", human)
+    if declared == "raw":
+        return HumanScale("raw", "declared", f"{human!r} is on one scale for every group (human_scale='raw', as "
+                          "given)", human)
+    ok = np.isfinite(h)
+    exact = _standardised(h[ok], labels[ok]) if ok.any() else None
+    if exact:
+        return HumanScale("standardised", "exact", exact, human, None, True)
+    by_name = bool(human and _Z_NAME.search(str(human)))
+    by_moments = _z_moments(h[ok], labels[ok])
+    if by_name and by_moments:
+        return HumanScale("standardised", "signals", f"{human!r} looks standardised within groups (a z-like name, "
+                          "and every group's mean is near 0 and its sd near 1, like WMT DA z); say human_scale='raw' "
+                          "if it is not", human, True, True)
+    if by_name or by_moments:
+        why = ("its name says z, but its group means and sds are not those of a z scale" if by_name else
+               "every group's mean is near 0 and its sd near 1, as on a z scale, but its name does not say z")
+        return HumanScale("unknown", "signals", f"cannot tell whether {human!r} is standardised within groups ({why}); "
+                          "the cross-validated comparison decides; say human_scale='z' or human_scale='raw'",
+                          human, by_name, by_moments)
+    return HumanScale("raw", "signals", f"{human!r} does not look standardised within groups (neither its name nor "
+                      "its group means and sds say z)", human, False, False)
+
+
+def _z_moments(h: np.ndarray, labels: np.ndarray) -> bool:
+    frame = pd.DataFrame({"g": labels, "h": h}).groupby("g", sort=True)["h"]
+    n, mean, sd = frame.size(), frame.mean(), frame.std(ddof=1)
+    if len(n) < 2 or (n < 3).any():
+        return False
+    inside = (sd >= Z_SD[0]) & (sd <= Z_SD[1]) & (mean.abs() <= Z_MEAN + 3 * sd / np.sqrt(n))
+    return bool(inside.all())
+
+
 def check_lgn_validity(data: EvalTable | pd.DataFrame | None, by: str | list[str] | None = None,
                        human: str | None = "human", *,
                        threshold: float = 0.5, level: float = 0.95, alpha: float = 0.05,
-                       system: str | None = None) -> ValidityCheck:
+                       system: str | None = None, human_scale: str | None = None) -> ValidityCheck:
     """Check LGN's equal-quality assumption on a calibration set with (or without) human scores.
 
     ``human=None`` (or a column that is all missing) gives ``status="untested"`` with the design
@@ -92,6 +170,8 @@ def check_lgn_validity(data: EvalTable | pd.DataFrame | None, by: str | list[str
     With ``system``, each (group, system) mean human score is one observation, so differences are
     measured in units of the spread of *system* quality within a group: the scale on which LGN of
     system scores ranks systems (a gap that is small in segment sd can be large in system sd).
+    ``human_scale``: ``z``, ``raw`` or None; a column standardised within groups (:func:`human_scale_check`)
+    is ``uninformative``.
     """
     if not (np.isfinite(threshold) and threshold > 0):
         raise InputError(f"threshold must be a positive number of pooled sd (e.g. 0.5); got {threshold!r}")
@@ -108,10 +188,10 @@ def check_lgn_validity(data: EvalTable | pd.DataFrame | None, by: str | list[str
         notes.append(f"human column {human!r} has no values")
         return _untested(threshold, level, alpha, human, notes)
     h, labels = h[keep], labels[keep]
-    standardised = _standardised(h, labels)
-    if standardised:
-        notes.append(standardised)
-        return _uninformative(standardised, _groups(h, labels), threshold, level, alpha, human, notes)
+    scale = human_scale_check(h, labels, human, human_scale)
+    if scale.standardised:
+        notes.append(scale.reason)
+        return _uninformative(scale.reason, _groups(h, labels), threshold, level, alpha, human, notes)
     if system is not None:
         systems = table.column_labels(system)[keep]
         means = pd.DataFrame({"g": labels, "s": systems, "h": h}).groupby(["g", "s"], sort=True)["h"].mean()

@@ -405,7 +405,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
                 human: str | None = None, model: Any = None, method: str = "auto", metric: str | None = None,
                 unit: str | None = None, higher_is_better: bool | None = None, signature: str | None = None,
                 force: bool = False, n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
-                where: str = "input", commands: Any = None, progress: Progress | None = None) -> Leaderboard:
+                where: str = "input", commands: Any = None, progress: Progress | None = None,
+                human_scale: str | None = None) -> Leaderboard:
     """One row per (group, system): raw and calibrated scores with bootstrap intervals, ranks within the
     group and overall with rank intervals, and the mean human score.
 
@@ -414,7 +415,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     :func:`recommend_calibration`, kept in ``Leaderboard.recommendation``). ``commands``: an
     :class:`xleval.diagnostics.AdviceRenderer` (the CLI passes one), so that its advice names commands
     that run as written.
-    ``progress``: told of each finished step (system scores, recommendation, ranking).
+    ``progress``: told of each finished step (system scores, recommendation, ranking). ``human_scale``:
+    ``z``, ``raw`` or None, for the recommendation (:func:`xleval.diagnostics.decide_calibration`).
     """
     from ._decision import recommend_calibration
 
@@ -435,7 +437,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     else:
         if method == "auto":
             rec = recommend_calibration(frame, score, by, human=human, system=scores.system, n_resamples=n_resamples,
-                                        random_state=random_state, commands=commands)
+                                        random_state=random_state, commands=commands, human_scale=human_scale)
             method = rec.method
         calibration = fit_calibration(method, scores.frame, score, by, human=human, system=scores.system)
     steps.done()

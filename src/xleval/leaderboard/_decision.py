@@ -3,12 +3,11 @@
 One interface, :class:`Recommendation`, holds what the verdict reads, all computed by the
 diagnostics package: the bias diagnosis of the raw score; LGN's validity check at segment level
 and, with a system column, at system level, combined into one verdict (system level primary, the
-worse status wins, ``uninformative`` when the human scale is standardised within groups); the
-method of the decision flow of ``xleval calibrate fit --method auto``
-(:func:`xleval.diagnostics.choose_method`: anchored when every group has human labels, else LGN
-with a warning that says what would settle it); and the evaluation of raw, LGN and anchored
-calibration (all labels, and K labels per group: the budget curve) cross-validated by system folds
-(:func:`xleval.diagnostics.evaluate_calibration`).
+worse status wins, ``uninformative`` when the human scale is standardised within groups); and **the
+one decision** (:func:`xleval.diagnostics.decide_calibration`, the same as ``calibrate fit --method
+auto`` and ``calibrate evaluate``): raw vs LGN vs anchored cross-validated by system folds at the
+labels in the table, with its budget curve, or the rule-based flow where the comparison cannot be
+made. The method, the reasons and the warnings are the decision's; nothing here adds a second opinion.
 """
 from __future__ import annotations
 
@@ -22,31 +21,33 @@ import pandas as pd
 from .._base.result import Result
 from ..diagnostics import (
     DEFAULT_BUDGETS,
+    N_FOLDS,
+    N_REPEATS,
+    RANDOM_STATE,
     AdviceRenderer,
     BiasDiagnosis,
+    CalibrationDecision,
     CalibrationEvaluation,
-    MethodChoice,
     ValidityCheck,
     ValidityVerdict,
     check_lgn_validity,
-    choose_method,
+    decide_calibration,
     diagnose_bias,
-    evaluate_calibration,
     validity_verdict,
 )
 from ..exceptions import InputError
 from ..table import EvalTable, resolve_roles
 
-__all__ = ["Recommendation", "recommend_calibration", "N_REPEATS"]
+__all__ = ["Recommendation", "recommend_calibration"]
 
-N_REPEATS = 3  # fold splits of the evaluation (the spread over them is reported)
 _NAMES = {"none": "no calibration (raw scores)", "lgn": "LGN", "anchored": "anchored calibration"}
 
 
 @dataclass(frozen=True, eq=False)
 class Recommendation(Result):
-    """``method``: ``anchored`` or ``lgn`` (the decision flow); ``reasons``: sentences for users, in
-    order; ``choice``: the decision flow's MethodChoice (its steps, warning, labels to ask for);
+    """``method``: ``anchored``, ``lgn`` or ``none`` (the decision's); ``reasons``: sentences for users, in
+    order; ``choice``: the :class:`~xleval.diagnostics.CalibrationDecision` (its steps, warning, labels
+    to ask for, the evidence);
     ``bias``: the raw score's BiasDiagnosis; ``validity``: the combined ValidityVerdict (None without
     human scores), ``validity_segment``/``validity_system`` the two checks; ``evaluation``: the
     cross-validated CalibrationEvaluation (None without human scores and enough systems); ``budget``:
@@ -54,7 +55,7 @@ class Recommendation(Result):
 
     method: str
     reasons: tuple[str, ...]
-    choice: MethodChoice
+    choice: CalibrationDecision
     bias: BiasDiagnosis
     validity: ValidityVerdict | None
     validity_segment: ValidityCheck
@@ -83,13 +84,15 @@ class Recommendation(Result):
 
 
 def recommend_calibration(frame: EvalTable | pd.DataFrame, score: str | None = None, by: str | None = None, *,
-                          human: str | None = None, system: str | None = "system", n_folds: int = 5,
+                          human: str | None = None, system: str | None = "system", n_folds: int = N_FOLDS,
                           n_repeats: int = N_REPEATS,
                           budgets: tuple[int, ...] = DEFAULT_BUDGETS, threshold: float = 0.5,
-                          n_resamples: int = 1000, random_state: Any = 0, commands: AdviceRenderer | None = None,
+                          n_resamples: int = 1000, random_state: Any = RANDOM_STATE,
+                          commands: AdviceRenderer | None = None, human_scale: str | None = None,
                           **_: Any) -> Recommendation:
-    """Decide between anchored calibration and LGN for ``score`` grouped by ``by`` (module docstring).
-    ``commands``: the table's path and column mapping, so that the advice names commands that run as written.
+    """Decide between anchored calibration, LGN and the raw scores for ``score`` grouped by ``by`` (module
+    docstring). ``commands``: the table's path and column mapping, so that the advice names commands that
+    run as written. ``human_scale``: ``z``, ``raw`` or None (the standardisation check looks at the data).
     ``frame``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="lp"``)."""
     frame, roles = resolve_roles(frame, score=score, by=by, human=human, system=system, default_by="lp")
     score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
@@ -98,36 +101,26 @@ def recommend_calibration(frame: EvalTable | pd.DataFrame, score: str | None = N
     notes: list[str] = []
     bias = diagnose_bias(frame, score, by, threshold=threshold, n_resamples=n_resamples, random_state=random_state)
     has_system = system is not None and system in frame.columns
-    segment = check_lgn_validity(frame, by, human, threshold=threshold)
+    segment = check_lgn_validity(frame, by, human, threshold=threshold, human_scale=human_scale)
     system_check = None
     if human is not None and has_system:
-        system_check = check_lgn_validity(frame, by, human, threshold=threshold, system=system)
+        system_check = check_lgn_validity(frame, by, human, threshold=threshold, system=system,
+                                          human_scale=human_scale)
     verdict = validity_verdict(segment, system_check) if human is not None else None
-    choice = choose_method(frame, score, by, human=human, system=system if has_system else None, threshold=threshold,
-                           bias=bias, validity=verdict, random_state=random_state, commands=commands)
-    labelled = sum(1 for n in choice.labels_per_group.values() if n > 0)
-    evaluation = None
-    if human is not None and has_system and labelled >= 2:
-        evaluation = _evaluate(frame, score, human, by, system, n_folds, n_repeats, budgets, n_resamples,
-                               random_state, notes)
-    budget = _budget(evaluation)
-    reasons = _reasons(bias, verdict, choice, evaluation)
-    return Recommendation(choice.method, tuple(reasons), choice, bias, verdict, segment, system_check, evaluation,
-                          labelled, len(choice.labels_per_group), budget, tuple(notes))
-
-
-def _evaluate(frame, score, human, by, system, n_folds, n_repeats, budgets, n_resamples, random_state, notes):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
-            result = evaluate_calibration(frame, score, human, by, system=system, budgets=budgets,
-                                          selections=("spread",), n_folds=n_folds, n_repeats=n_repeats,
-                                          n_resamples=n_resamples, random_state=random_state)
-        except InputError as exc:  # too few systems for the folds, one group with labels, ...
-            notes.append(f"no cross-validated evaluation: {exc}")
-            return None
+        choice = decide_calibration(frame, score, by, human=human, system=system if has_system else None,
+                                    threshold=threshold, bias=bias, validity=verdict, random_state=random_state,
+                                    commands=commands, budgets=tuple(budgets), n_folds=n_folds, n_repeats=n_repeats,
+                                    n_resamples=n_resamples, human_scale=human_scale)
     notes.extend(sorted({f"{w.category.__name__}: {w.message}" for w in caught}))
-    return result
+    notes.extend(choice.notes)
+    labelled = sum(1 for n in choice.labels_per_group.values() if n > 0)
+    evaluation = choice.evaluation
+    budget = _budget(evaluation)
+    reasons = _reasons(bias, verdict, choice)
+    return Recommendation(choice.method, tuple(reasons), choice, bias, verdict, segment, system_check, evaluation,
+                          labelled, len(choice.labels_per_group), budget, tuple(notes))
 
 
 def _budget(evaluation: CalibrationEvaluation | None) -> pd.DataFrame | None:
@@ -142,24 +135,31 @@ def _budget(evaluation: CalibrationEvaluation | None) -> pd.DataFrame | None:
                          "accuracy": curve["accuracy"], "ci_low": curve["ci_low"], "ci_high": curve["ci_high"]})
 
 
-def _reasons(bias, verdict, choice, evaluation) -> list[str]:
-    reasons = [_bias_reason(bias)]
+def _reasons(bias, verdict, choice: CalibrationDecision) -> list[str]:
+    reasons = [_bias_reason(bias, choice)]
     if verdict is not None:
         reasons.append(f"LGN's equal-quality assumption: {verdict.reason}")
-    reasons.append(f"{_NAMES[choice.method][0].upper()}{_NAMES[choice.method][1:]} is recommended: {choice.reason}.")
+    name = _NAMES[choice.method]
+    if choice.evaluation is not None:  # its paragraph states the method and why, with the numbers
+        reasons.append(choice.paragraph)
+    else:
+        reasons.append(f"{name[0].upper()}{name[1:]} is recommended: {choice.reason}.")
     if choice.warning:
         reasons.append(choice.warning)
-    if evaluation is not None:
-        reasons.append(evaluation.verdict)
     return reasons
 
 
-def _bias_reason(bias: BiasDiagnosis) -> str:
+def _bias_reason(bias: BiasDiagnosis, choice: CalibrationDecision) -> str:
     d = bias.largest_smd
     pair = " and ".join(bias.largest_smd_pair) if bias.largest_smd_pair else "the groups"
     size = f"{d.estimate:.2f}" if d is not None and np.isfinite(d.estimate) else "an undefined number of"
+    measured = choice.basis in ("evidence", "tie")
     if bias.calibration_advised:
-        return (f"Scores differ between groups: {pair} differ by {size} pooled standard deviations (more than "
-                f"{bias.threshold:g}), so raw scores are not comparable across groups as they stand.")
-    return (f"Scores differ between groups by at most {size} pooled standard deviations ({pair}), below the "
-            f"{bias.threshold:g} threshold: raw scores are roughly comparable across groups.")
+        text = (f"Scores differ between groups: {pair} differ by {size} pooled standard deviations (more than "
+                f"{bias.threshold:g})")
+        return text + (": the measured effect of calibration below decides." if measured else
+                       ", so raw scores are not comparable across groups as they stand.")
+    text = (f"Scores differ between groups by at most {size} pooled standard deviations ({pair}), below the "
+            f"{bias.threshold:g} threshold")
+    return text + (": the measured effect of calibration below decides." if measured else
+                   ": raw scores are roughly comparable across groups.")

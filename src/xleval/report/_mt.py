@@ -123,7 +123,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
                system: str | None = "system", model: Any = None, method: str = "auto", metric: str | None = None,
                signature: str | None = None, force: bool = False, higher_is_better: bool | None = None,
                random_state: int = 0, n_resamples: int = 1000, where: str = "input",
-               headline: tuple[str, ...] = (), commands: Any = None, progress: Progress | None = None) -> MTAnalysis:
+               headline: tuple[str, ...] = (), commands: Any = None, progress: Progress | None = None,
+               human_scale: str | None = None) -> MTAnalysis:
     """Compute every result the MT report shows (see :class:`MTAnalysis`).
 
     The calibration is ``model`` (a saved LGN or AnchoredCalibrator) when given, else ``method``
@@ -133,7 +134,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     bootstrap and the cross-validation. Warnings raised on the way are recorded (and logged).
     ``commands``: an :class:`xleval.diagnostics.AdviceRenderer` (the CLI passes one), so that the advice names commands
     that run as written. ``progress``: told of each finished step (system scores, recommendation,
-    ranking, diagnosis, fit lines)."""
+    ranking, diagnosis, fit lines). ``human_scale``: ``z``, ``raw`` or None, for the decision."""
     steps = Steps(progress, 5)
     table = as_table(df, score=score, by=by, human=human, default_by="tgt_lang", source=where,
                      normalize_languages=True)
@@ -155,7 +156,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
                                n_resamples=n_resamples, random_state=random_state, where=where)
         steps.done()
         rec = recommend_calibration(frame, score, by, human=human, system=system, n_resamples=n_resamples,
-                                    random_state=random_state, commands=commands)
+                                    random_state=random_state, commands=commands, human_scale=human_scale)
         steps.done()
         if model is not None:
             calibration = model_calibration(model, scores.frame, by, signature=signature, force=force)
@@ -168,7 +169,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         calibrated = f"{score}_calibrated"
         frame = frame.assign(**{calibrated: _calibrate_rows(frame, score, by, calibration)})
         diagnosis = diagnose(frame, score, by, human=human, calibrated=calibrated, system=system,
-                             n_resamples=n_resamples, random_state=random_state, commands=commands)
+                             n_resamples=n_resamples, random_state=random_state, commands=commands,
+                             human_scale=human_scale, decision=rec.choice)
         steps.done()
         fits = _fit_lines(frame, score, human, by) if human else None
         steps.done()
