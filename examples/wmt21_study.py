@@ -112,7 +112,8 @@ def cli_command(table_path: str, score: str, human: str, flag: str, repeats: int
 
 
 def fit_apply_protocol(table: pd.DataFrame, score: str, human: str, *, k: int = 100, draws: int = 20) -> dict:
-    """The `calibrate fit --method anchored` + `calibrate apply` path with every default: keep the
+    """The `calibrate fit --method anchored` + `calibrate apply` path with every default (and
+    `--human-lower-is-better` for MQM, as docs/calibration.md asks): keep the
     human score on k random labelled rows per pair, blank the rest, fit and apply on the whole table,
     take system means of the calibrated column; cross-pair accuracy against the system means of the
     full human column, both oriented so that higher is better (MQM is negated). Raw and LGN (fitted on
@@ -137,7 +138,10 @@ def fit_apply_protocol(table: pd.DataFrame, score: str, human: str, *, k: int = 
         sparse.loc[keep, "_h"] = table.loc[keep, human]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model = AnchoredCalibrator(by="lp", score=score, human="_h").fit(sparse)
+            # as documented: a scale whose direction the user knows is given (MQM: lower is better), else
+            # found in the labels (raw DA here always settles it)
+            model = AnchoredCalibrator(by="lp", score=score, human="_h",
+                                       human_higher_is_better=False if human == "mqm" else None).fit(sparse)
             out = apply_calibrator(model, sparse)
         anchored.append(acc(sign * out[f"{score}_anchored"]))
     return {"raw": raw, "lgn": lgn, "anchored": np.array(anchored), "k": k, "draws": draws}

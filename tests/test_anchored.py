@@ -54,7 +54,7 @@ def test_slopes_and_covariance_match_statsmodels_fixed_effects_ols():
     df["d"] = df["score"] - df["m"]
     ols = smf.ols("human ~ C(lp) + m + d", data=df).fit(cov_type="cluster",
                                                          cov_kwds={"groups": pd.factorize(df.lp + df.system)[0]})
-    model = AnchoredCalibrator(by="lp", shrinkage="none").fit(df)
+    model = AnchoredCalibrator(by="lp", shrinkage="none", between_shrinkage="none").fit(df)
     assert model.level_ == "segment"
     np.testing.assert_allclose([model.slopes_["between"], model.slopes_["within"]], ols.params[["m", "d"]], rtol=1e-9)
     np.testing.assert_allclose(model.slopes_["cov"], ols.cov_params().loc[["m", "d"], ["m", "d"]], rtol=1e-7)
@@ -97,11 +97,12 @@ def test_shrinkage_by_hand():
 
 
 def test_do_no_harm_when_labels_agree_with_the_metric():
-    """No group effect beyond the metric: with EB the offsets collapse to the common one, so system
-    means keep the metric's own order across groups (the raw ordering)."""
+    """No group effect beyond the metric: with full EB the offsets collapse to the common one, so system
+    means keep the metric's own order across groups (the raw ordering). (The default, shrinkage="auto",
+    does not shrink three groups: tests/test_anchored_robust.py.)"""
     df = _segments(offsets={"de": 0.0, "fr": 0.0, "zh": 0.0}, noise=8.0)
     sparse = _sparse(df, 25)
-    model = AnchoredCalibrator(by="lp").fit(sparse)
+    model = AnchoredCalibrator(by="lp", shrinkage="eb").fit(sparse)
     if model.pooled_["tau2"] == 0:  # the usual case for this seed; asserted so that the test cannot pass vacuously
         out = sparse.assign(cal=model.transform(sparse)).groupby(["lp", "system"])[["cal", "score"]].mean()
         assert (out["cal"].rank().to_numpy() == out["score"].rank().to_numpy()).all()
@@ -137,10 +138,14 @@ def test_negative_relation_found_and_reported_or_given():
     assert wrong.slopes_["between"] == 0 and wrong.slopes_["within"] == 0
 
 
-def test_undetermined_direction_warns():
-    df = _segments(between=0.0, within=0.0, noise=5.0)
+def test_undetermined_direction_is_refused_or_gives_offsets_only():
+    df = _sparse(_segments(between=0.0, within=0.0, noise=5.0), 25, seed=1)
+    with pytest.raises(InputError, match="do not settle the direction") as refused:
+        AnchoredCalibrator(by="lp").fit(df)
+    assert refused.value.argument == "human_higher_is_better"
     with pytest.warns(DataQualityWarning, match="do not settle the direction"):
-        AnchoredCalibrator(by="lp").fit(_sparse(df, 25, seed=1))
+        flat = AnchoredCalibrator(by="lp").fit(df, strict=False)
+    assert flat.slopes_["between"] == flat.slopes_["within"] == 0
 
 
 def test_group_without_labels_and_unseen_group_get_the_common_offset():
@@ -165,8 +170,8 @@ def test_group_without_labels_and_unseen_group_get_the_common_offset():
 def test_group_with_one_label_is_shrunk_hard():
     df = _segments(noise=5.0)
     keep = (df.lp != "en-zh") | (df.index == df.index[df.lp == "en-zh"][0])
-    with pytest.warns(SmallGroupWarning, match="fewer than 10"):
-        model = AnchoredCalibrator(by="lp").fit(df.assign(human=df["human"].where(keep)))
+    with pytest.warns(SmallGroupWarning, match="fewer than 10"):  # 3 groups: the default does not shrink them
+        model = AnchoredCalibrator(by="lp", shrinkage="eb").fit(df.assign(human=df["human"].where(keep)))
     table = model.group_table().set_index("group")
     assert table.loc["en-zh", "n_labels"] == 1
     assert table.loc["en-zh", "weight"] < table.loc["en-de", "weight"]

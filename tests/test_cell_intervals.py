@@ -61,7 +61,7 @@ def _draws(w: dict, rng: np.random.Generator, n_draws: int = 400) -> tuple[np.nd
     labels = np.array([f"g{g}" for g in range(w["n_groups"])], dtype=object)[w["group"]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # few labels per system and group: expected notes
-        model = AnchoredCalibrator(by="lp", score="x", human="h", system="system").fit(
+        model = AnchoredCalibrator(by="lp", score="x", human="h", system="system", human_higher_is_better=True).fit(
             w["x"], groups=labels, human=w["labels"], systems=w["system"])
         calibrated = model.transform(w["x"], labels, systems=w["system"])
     n_cells = w["n_groups"] * w["n_systems"]
@@ -173,7 +173,7 @@ def test_without_two_labelled_systems_in_a_group_the_deviation_is_not_estimable(
     est, se, *_ = deviation_variance(np.array([1.0, 2.0, 3.0]), np.array([0, 0, 0]), np.array([0, 0, 0]))
     assert np.isnan(est) and np.isnan(se)
     with pytest.warns(SmallGroupWarning):  # two labels per group
-        model = AnchoredCalibrator(by="lp", score="x", human="h", system=None).fit(
+        model = AnchoredCalibrator(by="lp", score="x", human="h", system=None, human_higher_is_better=True).fit(
             np.array([1.0, 2, 3, 4]), groups=["a", "a", "b", "b"], human=np.array([1.0, 2.5, 3, 4.5]))
     u = cell_uncertainty(model)
     assert np.isnan(u.deviation_var) and "could not be estimated" in u.notes[0]
@@ -243,7 +243,7 @@ def test_a_saved_calibrator_on_a_table_without_labels_says_the_deviation_is_left
     frame, _ = _board_world(np.random.default_rng(4))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = AnchoredCalibrator(by="pair", score="score", human="human").fit(frame)
+        model = AnchoredCalibrator(by="pair", score="score", human="human", human_higher_is_better=True).fit(frame)
         board = leaderboard(frame.drop(columns="human"), "score", "pair", model=model, n_resamples=100)
     assert board.rows["interval_target"].iloc[0].startswith("human cell mean")
     assert any("deviations from the common line could not be estimated" in n for n in board.notes)
@@ -272,7 +272,8 @@ def test_calibrate_apply_says_its_row_interval_is_not_for_a_system_mean(tmp_path
     frame.to_csv(path, sep="\t", index=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        AnchoredCalibrator(by="pair", score="score", human="human").fit(frame).save(model_path)
+        AnchoredCalibrator(by="pair", score="score", human="human", human_higher_is_better=True).fit(frame).save(
+            model_path)
     rc, out, err = cli("calibrate", "apply", model_path, path, "-o", output, "--interval", "0.9", "--format", "json")
     assert rc == 0, err
     said = json.loads(out)["interval"]

@@ -380,6 +380,13 @@ CASES: list[Case] = [
        "calibrate fit quoted_only.tsv --score score -o out/E120.json",
        "Say how the file was written: --quoting csv (pandas, csv.writer, spreadsheets) or --quoting none "
        "(plain text, WMT files).", "out/E120.json"),
+    _c("E121", "--human-range whose LOW is not below HIGH (or not two numbers)",
+       f"{FIT} labelled.tsv --score score --method anchored --human human --human-range 100,0 -o out/E121.json",
+       "Give the bounds of the human scale as LOW,HIGH with LOW < HIGH, e.g. --human-range 0,100.", "out/E121.json"),
+    _c("E122", "Labels that do not settle the direction of the human scale (no direction given)",
+       f"{FIT} unrelated.tsv --score score --method anchored --human human -o out/E122.json",
+       "Give the scale's direction (--human-higher-is-better, or --human-lower-is-better for MQM), or label more "
+       "rows: a sign the labels cannot tell could reverse every order within a group.", "out/E122.json"),
     _c("E130", "plan --budget not above the labels already collected (the budget is the total)",
        "calibrate plan labelled.tsv --budget 40 --score score --human human -o out/E130.tsv",
        "Give the total number of labels wanted, those already in --human included.", "out/E130.tsv"),
@@ -514,7 +521,9 @@ def _anchored_files(root: Path, df: pd.DataFrame) -> None:
     first_of_group = ~labelled["lp"].duplicated()
     files = {"labelled.tsv": labelled, "mqm.tsv": labelled.assign(human=-labelled["human"]),
              "one_label.tsv": labelled.assign(human=human.where(first_of_group)),
-             "one_system.tsv": labelled[labelled["system"] == "A"], "no_lp.tsv": labelled.drop(columns="lp")}
+             "one_system.tsv": labelled[labelled["system"] == "A"], "no_lp.tsv": labelled.drop(columns="lp"),
+             "unrelated.tsv": labelled.assign(human=pd.Series(np.random.default_rng(1).normal(50, 3, len(df)))
+                                              .where(df.index % 3 == 0))}
     for name, table in files.items():
         (root / name).write_bytes(_tsv(table))
     with warnings.catch_warnings():

@@ -17,15 +17,24 @@ column) ``m_s = x_i`` and there is one slope.
 * **Slopes** are common to all groups (least squares with one intercept per group, on the labelled
   rows; cluster-robust covariance by system): 25 labels per group cannot determine a slope, seven
   groups of them can. Their sign is the direction of the human scale: found in the labels
-  (``human_higher_is_better=None``) or given; with a direction, ``C`` is kept on its side of 0 and
-  ``|B| >= |C|`` (a system mean is at least as informative as one segment).
+  (``human_higher_is_better=None``, only when the better determined slope has |z| >= t(0.975, clusters - 1),
+  i.e. 1.96 with many systems: else refused,
+  or with ``strict=False`` offsets only) or given; with a direction, ``C`` is kept on its side of 0 and
+  ``|B| >= |C|`` (a system mean is at least as informative as one segment). A slope estimated on the
+  other side of the direction is not used (``B`` becomes ``C``, ``C`` becomes 0) and a warning says so.
+  ``B`` from a few systems per group is noisy: it is shrunk toward ``C`` by positive-part James-Stein,
+  ``B_used = C + max(0, 1 - Var(B - C) / (B - C)^2) * (B - C)`` (``between_shrinkage="none"``: not).
 * **Offsets** ``a_g`` are the groups' mean residuals over their labels (the difference estimator
   of prediction-powered inference: calibrated group mean = mean of the map over all rows + mean
   residual over the labelled rows), pulled toward the common offset by empirical Bayes
-  (Paule-Mandel between-group variance ``tau2``, weight ``tau2 / (tau2 + v_g)``). With no
-  evidence that a group sits elsewhere on the human scale than its metric scores say, it keeps the
-  common offset, i.e. the metric's own differences between groups; a group without labels, or
-  unseen in fit, gets the common offset too (``calibration_source = pooled``).
+  (Paule-Mandel between-group variance ``tau2``, weight ``tau2 / (tau2 + v_g)``) only as far as the
+  number of groups supports it (``shrinkage="auto"``: none with 3 groups or fewer, Morris's factor
+  ``(k - 3) / (k - 1)`` on the shrinkage above; ``"eb"``: full empirical Bayes, the format-2 default).
+  A group without labels, or unseen in fit, gets the common offset (``calibration_source = pooled``).
+* **Bounded scale** (``human_range=(lo, hi)``): every calibrated value (a row, or a system score in a
+  table of system scores) is clipped to the range, so system means of calibrated rows stay inside it.
+  Undeclared, a fit whose labels lie in [0, 1] or [0, 100] but whose calibrated system means leave that
+  range says so (a warning), and guesses nothing.
 * **Intervals** (:meth:`AnchoredCalibrator.interval`) carry the uncertainty of the offset and the
   slopes that comes from the few labels (normal approximation): they are intervals for the
   expected human score of rows like this one, not for one judge's score.
@@ -40,11 +49,11 @@ import math
 import os
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import special
+from scipy import special, stats
 
 from .. import __version__
 from .._base.grouping import group_index
@@ -61,14 +70,19 @@ from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
 from ._persist import load_checked, save_checked
-from ._pooling import pooled_slopes, shrink_offsets
+from ._pooling import SHRINKAGE_MODES, pooled_slopes, shrink_offsets, shrink_slope_toward
 from ._signature import check_compatible
 
 __all__ = ["AnchoredCalibrator", "FORMAT_VERSION"]
 
 FORMAT = "xleval.AnchoredCalibrator"
-FORMAT_VERSION = 2
-SHRINKAGE = ("eb", "none")
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (2, 3)  # format 2: no James-Stein slope, no human_range; its files load and transform as before
+SHRINKAGE = SHRINKAGE_MODES
+BETWEEN_SHRINKAGE = ("james-stein", "none")
+SETTLED_LEVEL = 0.975  # a slope's sign is settled when |z| reaches the two-sided 95% quantile of t(clusters - 1)
+#: labels inside one of these look like a bounded scale (probabilities, DA 0-100); the first that holds them counts
+BOUNDED_LOOKING = ((0.0, 1.0), (0.0, 100.0))
 PRIOR_LABELS = 5  # a group's residual variance is pooled with the common one as if that were worth 5 labels
 FEW_LABELS = 10
 FEW_SYSTEMS = 3  # in a table of system scores a label is a system
@@ -86,9 +100,14 @@ class AnchoredCalibrator(ParamsMixin):
     system : str or None
         System column: system means of the score give the between-system slope. Absent column or
         None: every row is its own unit (one slope).
-    shrinkage : {"eb", "none"}
-        ``eb``: offsets pulled toward the common one by empirical Bayes; ``none``: each labelled
-        group keeps its own mean residual.
+    shrinkage : {"auto", "eb", "none"}
+        ``auto``: offsets pulled toward the common one by empirical Bayes only as far as the number of
+        labelled groups supports (none with 3 or fewer; Morris's factor with more); ``eb``: full
+        empirical Bayes (the format-2 default); ``none``: each labelled group keeps its own mean residual.
+    between_shrinkage : {"james-stein", "none"}
+        The between-system slope shrunk toward the within-system one by positive-part James-Stein, or not.
+    human_range : (float, float) or None
+        Bounds of the human scale (e.g. ``(0, 100)`` for DA): calibrated values are clipped to them.
     human_higher_is_better : bool or None
         Direction of the human scale (MQM: False). None: found in the labels and reported.
     score_higher_is_better : bool
@@ -102,8 +121,9 @@ class AnchoredCalibrator(ParamsMixin):
     signature_: str | None = None  # the metric signature of the fitted scores (None: unknown or unfitted)
 
     def __init__(self, by: str | Sequence[str] = "tgt_lang", score: str = "score", human: str = "human",
-                 system: str | None = "system", shrinkage: str = "eb", human_higher_is_better: bool | None = None,
-                 score_higher_is_better: bool = True, fallback: str = "pooled"):
+                 system: str | None = "system", shrinkage: str = "auto", human_higher_is_better: bool | None = None,
+                 score_higher_is_better: bool = True, fallback: str = "pooled", between_shrinkage: str = "james-stein",
+                 human_range: tuple[float, float] | None = None):
         self.by = by
         self.score = score
         self.human = human
@@ -112,6 +132,8 @@ class AnchoredCalibrator(ParamsMixin):
         self.human_higher_is_better = human_higher_is_better
         self.score_higher_is_better = score_higher_is_better
         self.fallback = fallback
+        self.between_shrinkage = between_shrinkage
+        self.human_range = human_range
 
     # fitting -------------------------------------------------------------------------------------
     def fit(self, X, y=None, *, groups=None, human=None, systems=None, signature: str | None = None,
@@ -124,9 +146,11 @@ class AnchoredCalibrator(ParamsMixin):
         as it was before the call (or unfitted).
 
         ``strict`` (default) refuses labels that leave no map from score to human scale: the score
-        does not vary within any group's labels, or the labels contradict a given direction (|z| >=
-        1.96). ``strict=False`` fits the flat map (every row gets its group's offset) with a warning:
-        the out-of-fold evaluation does, where a small draw of labels can do either by chance."""
+        does not vary within any group's labels, the labels contradict a given direction, or, with no
+        direction given (``human_higher_is_better=None``), they do not settle it (|z| of the better
+        determined slope against the 95% quantile of t with clusters - 1 degrees of freedom, 1.96 with
+        many systems). ``strict=False`` fits the flat map (every row gets its group's offset) with a
+        warning: the out-of-fold evaluation does, where a small draw of labels can do either by chance."""
         with self._all_or_nothing():
             return self._fit(self._table_frame(X), groups, human, systems, self._table_signature(X, signature), strict)
 
@@ -139,6 +163,7 @@ class AnchoredCalibrator(ParamsMixin):
         x, labels, h, sys_codes = self._inputs(X, groups, human, systems, need_human=True)
         codes, keys = labels
         self.by_ = [self.by] if isinstance(self.by, str) else list(self.by)
+        self.format_version_ = FORMAT_VERSION
         notes: list[str] = []
         finite = np.isfinite(x)
         if not finite.any():
@@ -153,12 +178,16 @@ class AnchoredCalibrator(ParamsMixin):
         design = np.column_stack([m, x - m])
         slopes = pooled_slopes(design[labelled], h[labelled], codes[labelled],
                                None if sys_codes is None else _cell_codes(codes, sys_codes)[labelled])
-        between, within, self.direction_, self.direction_source_ = self._directed_slopes(slopes, notes, strict)
-        self.slopes_ = {"between": between, "within": within, "between_estimate": _num(slopes.coef[0]),
-                        "within_estimate": _num(slopes.coef[1]), "cov": _effective_cov(slopes),
+        directed = self._directed_slopes(slopes, notes, strict)
+        self.direction_, self.direction_source_ = directed.direction, directed.source
+        self.slopes_ = {"between": directed.between, "within": directed.within,
+                        "between_estimate": _num(slopes.coef[0]), "within_estimate": _num(slopes.coef[1]),
+                        "between_unshrunk": directed.between_unshrunk, "between_weight": directed.weight,
+                        "z": [_num(v) for v in directed.z], "cov": _effective_cov(slopes),
                         "identified": [bool(v) for v in slopes.identified], "n_labels": slopes.n,
                         "n_clusters": slopes.n_clusters}
         self._fit_offsets(x, h, m, codes, keys, labelled, finite, notes)
+        self._check_scale(x, h, m, codes, keys, sys_codes, labelled, finite, notes)
         self.signature_ = signature
         self.notes_ = tuple(notes)
         return self
@@ -166,6 +195,11 @@ class AnchoredCalibrator(ParamsMixin):
     def _validate(self) -> None:
         if self.shrinkage not in SHRINKAGE:
             raise InputError(f"shrinkage={self.shrinkage!r}: use one of {', '.join(SHRINKAGE)}")
+        if self.between_shrinkage not in BETWEEN_SHRINKAGE:
+            raise InputError(f"between_shrinkage={self.between_shrinkage!r}: use one of "
+                             f"{', '.join(BETWEEN_SHRINKAGE)}", argument="between_shrinkage",
+                             value=self.between_shrinkage)
+        human_range_of(self.human_range)
         if self.fallback not in ("pooled", "error"):
             raise InputError(f"fallback={self.fallback!r}: use 'pooled' or 'error'")
         if self.human_higher_is_better not in (None, True, False) or self.score_higher_is_better not in (True, False):
@@ -218,10 +252,15 @@ class AnchoredCalibrator(ParamsMixin):
             warnings.warn(f"{dropped} row(s) with a human score but no finite score were left out of the labels",
                           DataQualityWarning, stacklevel=4)
 
-    def _directed_slopes(self, slopes, notes: list[str], strict: bool) -> tuple[float, float, int, str]:
+    def _directed_slopes(self, slopes, notes: list[str], strict: bool) -> DirectedSlopes:
         """Constrain the slopes to the direction of the human scale (given, or the sign of the better
-        determined slope); report what was found."""
+        determined slope when the labels settle it), replace a slope estimated on the other side, shrink
+        ``B`` toward ``C``; report what was found and what was not used."""
         b, c = slopes.coef
+        cov = np.asarray(slopes.cov, dtype=float)
+        settled = settled_z(slopes.n_clusters)
+        z_b = _z(b, cov[0, 0]) if slopes.identified[0] else math.nan
+        z_c = _z(c, cov[1, 1]) if slopes.identified[1] else math.nan
         if not slopes.identified.any():
             if strict:
                 raise InputError(f"the score does not vary within any group's labelled rows ({slopes.n} label(s)): no "
@@ -230,29 +269,32 @@ class AnchoredCalibrator(ParamsMixin):
                                  "score's range)")
             notes.append("the score does not vary within any group's labels: no slope, each group gets its offset")
             warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
-            return 0.0, 0.0, 1, "none"
+            return DirectedSlopes(0.0, 0.0, 1, "none", 0.0, 0.0, (z_b, z_c))
         # the direction is read off the better determined slope (the within-system one, usually)
-        candidates = [(_z(slopes.coef[j], slopes.cov[j, j]), slopes.coef[j]) for j in (1, 0) if slopes.identified[j]]
-        z, ref = max(candidates, key=lambda zc: abs(zc[0]))
+        candidates = [(z, coef, other) for z, coef, other in ((z_c, c, (b, z_b)), (z_b, b, (c, z_c)))
+                      if np.isfinite(coef)]
+        z, ref, other = max(candidates, key=lambda zc: abs(zc[0]))
         found = 1 if ref >= 0 else -1
         human_word = {1: "rises", -1: "falls"}
         if self.human_higher_is_better is None:
             direction, source = found, "data"
-            text = (f"human scale direction from the labels: the human score {human_word[found]} with the score "
-                    f"({ref:+.4g} per score point, z = {z:.2f})")
-            notes.append(text)
-            if abs(z) < 1.96:
-                msg = (f"the labels do not settle the direction of the human scale ({ref:+.3g} per score point, "
-                       f"z = {z:.2f}); say it with human_higher_is_better=True or human_higher_is_better=False, "
-                       "or label more rows")
-                notes.append(msg)
-                warnings.warn(msg, DataQualityWarning, stacklevel=4)
+            notes.append(f"human scale direction from the labels: the human score {human_word[found]} with the "
+                         f"score ({ref:+.4g} per score point, z = {z:.2f})")
+            if abs(z) < settled:
+                msg = (f"the labels do not settle the direction of the human scale (the better determined slope is "
+                       f"{ref:+.3g} per score point, z = {z:.2f}{_other_words(*other)}); say it with "
+                       "human_higher_is_better=True or human_higher_is_better=False, or label more rows")
+                if strict:  # a sign the labels do not settle could reverse every order within a group
+                    raise InputError(msg, argument="human_higher_is_better", value=None)
+                notes.append(msg + ": no slope is used, each group gets its offset")
+                warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
+                return DirectedSlopes(0.0, 0.0, direction, "none", 0.0, 0.0, (z_b, z_c))
         else:
             direction = 1 if self.human_higher_is_better == self.score_higher_is_better else -1
             source = "given"
             notes.append(f"human scale direction given: {'higher' if self.human_higher_is_better else 'lower'} is "
                          f"better; the labels give {ref:+.4g} per score point (z = {z:.2f})")
-            if found != direction and abs(z) >= 1.96:
+            if found != direction and abs(z) >= settled:
                 msg = (f"the labels contradict the given direction of the human scale: the human score "
                        f"{human_word[found]} with the score ({ref:+.3g} per point, z = {z:.2f}); check "
                        "human_higher_is_better= and the score's direction")
@@ -263,15 +305,36 @@ class AnchoredCalibrator(ParamsMixin):
                 warnings.warn(msg, DataQualityWarning, stacklevel=4)
         within = direction * max(direction * c, 0.0) if slopes.identified[1] else math.nan
         between = direction * max(direction * b, 0.0) if slopes.identified[0] else math.nan
+        self._warn_other_side(b, z_b, c, z_c, direction, settled, notes)
         if not np.isfinite(within):
             within = between
         if not np.isfinite(between) or direction * between < direction * within:
             between = within  # a system mean tells at least as much as one of its segments
-        if between == 0 and within == 0:
+        weight = 1.0
+        if self.between_shrinkage == "james-stein" and slopes.identified.all():
+            # positive-part James-Stein of the estimated B - C toward 0, with the variance of the difference
+            weight = shrink_slope_toward(float(b), float(c), float(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]))
+        used = within + weight * (between - within)
+        if weight < 1.0 and between != within:
+            notes.append(f"between-system slope {between:+.4g} shrunk toward the within-system one {within:+.4g} "
+                         f"(James-Stein weight {weight:.2f}): {used:+.4g} per score point")
+        if used == 0 and within == 0:
             notes.append("no relation between score and human labels in that direction: every row of a group gets "
                          "the group's offset")
             warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
-        return float(between), float(within), direction, source
+        return DirectedSlopes(float(used), float(within), direction, source, float(between), float(weight), (z_b, z_c))
+
+    def _warn_other_side(self, b, z_b, c, z_c, direction, settled: float, notes: list[str]) -> None:
+        """A slope estimated on the other side of the direction is not used (its sign would reverse the
+        order of systems, or of segments, within a group): say which, and what stands in for it."""
+        for level, coef, z, instead in (
+                ("between-system", b, z_b, "system means move with the within-system slope"),
+                ("within-system", c, z_c, "the rows of a system get their system's calibrated mean (slope 0)")):
+            if np.isfinite(coef) and direction * coef < 0:
+                unsettled = "" if abs(z) >= settled else ", a sign the labels do not settle"
+                notes.append(f"the labels give the {level} slope {coef:+.3g} per score point (z = {z:.2f}{unsettled}), "
+                             f"against the direction of the human scale: it is not used, {instead}")
+                warnings.warn(notes[-1], DataQualityWarning, stacklevel=5)
 
     def _fit_offsets(self, x, h, m, codes, keys, labelled, finite, notes) -> None:
         b, c = self.slopes_["between"], self.slopes_["within"]
@@ -291,7 +354,7 @@ class AnchoredCalibrator(ParamsMixin):
         s2 = (dev2 + PRIOR_LABELS * s2_pool) / (dof + PRIOR_LABELS)
         floor = 1e-12 * max(1.0, float(np.nanmean(r_mean[has] ** 2)))
         v = np.maximum(s2 / np.maximum(n_lab, 1), floor)
-        shrunk = shrink_offsets(r_mean[has], v[has], shrink=self.shrinkage == "eb")
+        shrunk = shrink_offsets(r_mean[has], v[has], mode=self.shrinkage)
         z = np.column_stack([m, x - m])
         z_mean = np.stack([np.bincount(lab_codes, z[labelled, j], minlength=n_groups) for j in range(2)], axis=1) \
             / np.maximum(n_lab, 1)[:, None]
@@ -318,6 +381,35 @@ class AnchoredCalibrator(ParamsMixin):
                              weight=0.0, offset=shrunk.mean, offset_var=_num(new_var), centre=centre_w.tolist())
             self.groups_[str(key)] = entry
         self._warn_groups(notes)
+
+    def _check_scale(self, x, h, m, codes, keys, sys_codes, labelled, finite, notes: list[str]) -> None:
+        """A declared range must hold the labels; undeclared, labels that look bounded while calibrated
+        system means leave [0, 1] or [0, 100] get a warning (the range is never guessed)."""
+        values = h[labelled]
+        bounds = human_range_of(self.human_range)
+        if bounds is not None:
+            outside = values[(values < bounds[0]) | (values > bounds[1])]
+            if len(outside):
+                raise InputError(f"{len(outside)} human label(s) lie outside human_range={self.human_range!r} (e.g. "
+                                 f"{outside[0]:g}); check human_range= and the human column", argument="human_range",
+                                 value=self.human_range)
+            return
+        low, high = float(values.min()), float(values.max())
+        scale = next((r for r in BOUNDED_LOOKING if r[0] <= low and high <= r[1]), None)
+        if scale is None:
+            return
+        rows = np.flatnonzero(finite)
+        if sys_codes is not None:  # one row per (group, system): its system mean
+            rows = rows[np.unique(_cell_codes(codes, sys_codes)[rows], return_index=True)[1]]
+        offsets = np.array([self.groups_[str(k)]["offset"] for k in keys])
+        means = offsets[codes[rows]] + self.slopes_["between"] * m[rows]
+        beyond = means[(means < scale[0]) | (means > scale[1])]
+        if len(beyond):
+            notes.append(f"{len(beyond)} calibrated system mean(s) lie outside [{scale[0]:g}, {scale[1]:g}] (e.g. "
+                         f"{beyond[np.argmax(np.abs(beyond - sum(scale) / 2))]:.4g}), the range the labels look like "
+                         f"they come from (all lie in [{low:g}, {high:g}]); if the human scale is bounded, declare it "
+                         f"with human_range=({scale[0]:g}, {scale[1]:g}) to keep calibrated scores inside it")
+            warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
 
     def _warn_groups(self, notes: list[str]) -> None:
         none = [g for g, e in self.groups_.items() if e["n_labels"] == 0]
@@ -390,7 +482,12 @@ class AnchoredCalibrator(ParamsMixin):
         with np.errstate(invalid="ignore"):  # inf - inf where a row is its own system: NaN, set below anyway
             out = offset[codes] + self.slopes_["between"] * m + self.slopes_["within"] * (x - m)
         out[~np.isfinite(x)] = np.nan
-        return self._as_output(out, X)
+        return self._as_output(self._clip(out), X)
+
+    def _clip(self, values: np.ndarray) -> np.ndarray:
+        """``values`` inside the declared human range (NaN stays NaN); unchanged without one."""
+        bounds = human_range_of(getattr(self, "human_range", None))
+        return values if bounds is None else np.clip(values, *bounds)
 
     def fit_transform(self, X, y=None, *, groups=None, human=None, systems=None,
                       signature: str | None = None) -> np.ndarray:
@@ -415,7 +512,7 @@ class AnchoredCalibrator(ParamsMixin):
         cov = np.nan_to_num(np.asarray(self.slopes_["cov"], dtype=float))
         se = np.sqrt(var[codes] + cov[0, 0] * d1**2 + 2 * cov[0, 1] * d1 * d2 + cov[1, 1] * d2**2)
         half = special.ndtri(0.5 + level / 2) * se
-        low, high = point - half, point + half
+        low, high = self._clip(point - half), self._clip(point + half)
         bad = ~np.isfinite(x)
         low[bad] = high[bad] = np.nan
         return low, high
@@ -444,18 +541,28 @@ class AnchoredCalibrator(ParamsMixin):
     def describe(self) -> dict:
         """The fitted model in words and numbers: level, slopes, direction, common offset, notes."""
         self._check_fitted()
-        s = self.slopes_
-        return {"level": self.level_, "between_slope": s["between"], "within_slope": s["within"],
+        s: dict[str, Any] = self.slopes_
+        extra = {} if "between_weight" not in s else {  # format 2 files have no raw/shrunk split
+            "between_slope_estimate": s["between_estimate"], "between_slope_unshrunk": s["between_unshrunk"],
+            "between_slope_weight": s["between_weight"], "within_slope_estimate": s["within_estimate"],
+            "slope_z": {"between": s["z"][0], "within": s["z"][1]}}
+        return {"level": self.level_, "between_slope": s["between"], "within_slope": s["within"], **extra,
                 "direction": "human rises with the score" if self.direction_ > 0 else "human falls as the score rises",
                 "direction_source": self.direction_source_, "common_offset": self.pooled_["offset"],
-                "tau2": self.pooled_["tau2"], "n_labels": s["n_labels"], "notes": list(self.notes_)}
+                "tau2": self.pooled_["tau2"], "shrinkage": self.shrinkage, "human_range": self.human_range,
+                "n_labels": s["n_labels"], "notes": list(self.notes_)}
 
     # persistence ---------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         self._check_fitted()
         params = self.get_params()
         params["by"] = self.by if isinstance(self.by, str) else list(self.by)
-        return {"format": FORMAT, "format_version": FORMAT_VERSION, "xleval_version": __version__, "params": params,
+        version = getattr(self, "format_version_", FORMAT_VERSION)  # a loaded format-2 model saves as it was read
+        if version == 2:
+            params = {k: v for k, v in params.items() if k not in ("between_shrinkage", "human_range")}
+        elif self.human_range is not None:
+            params["human_range"] = list(human_range_of(self.human_range) or ())
+        return {"format": FORMAT, "format_version": version, "xleval_version": __version__, "params": params,
                 "signature": self.signature_, "level": self.level_, "direction": self.direction_,
                 "direction_source": self.direction_source_, "slopes": self.slopes_, "pooled": self.pooled_,
                 "groups": self.groups_, "notes": list(self.notes_)}
@@ -483,16 +590,26 @@ class AnchoredCalibrator(ParamsMixin):
         """A saved anchored calibrator; a file of format version 1 loads as a
         :class:`LegacyAnchoredCalibrator` (transform and sources only)."""
         peek = read_calibrator_json(path, str(path))  # regular files of bounded size only
-        version = 1 if isinstance(peek, dict) and peek.get("format_version") == 1 else FORMAT_VERSION
+        found = peek.get("format_version") if isinstance(peek, dict) else None
+        version = found if found in (1, *READABLE_VERSIONS) and not isinstance(found, bool) else FORMAT_VERSION
         return cls.from_dict(load_checked(path, FORMAT, version, "anchored calibrator"), source=str(path))
 
     @classmethod
     def from_dict(cls, payload: dict, source: str = "calibrator") -> AnchoredCalibrator | LegacyAnchoredCalibrator:
         if isinstance(payload, dict) and payload.get("format_version") == 1:
             return LegacyAnchoredCalibrator.from_dict(load_checked(payload, FORMAT, 1, "anchored calibrator"), source)
-        load_checked(payload, FORMAT, FORMAT_VERSION, "anchored calibrator")
+        found = payload.get("format_version") if isinstance(payload, dict) else None
+        version = found if found in READABLE_VERSIONS and not isinstance(found, bool) else FORMAT_VERSION
+        load_checked(payload, FORMAT, version, "anchored calibrator")
         try:
-            model = cls(**payload["params"])
+            params = dict(payload["params"])
+            if version == 2:  # fitted without the James-Stein slope; its stored slopes are used as they are
+                params = {**params, "between_shrinkage": "none", "human_range": None}
+            if params.get("human_range") is not None:
+                params["human_range"] = tuple(params["human_range"])
+            model = cls(**params)
+            if version != FORMAT_VERSION:
+                model.format_version_ = version
             model._validate()
             model.by_ = [model.by] if isinstance(model.by, str) else list(model.by)
             model.signature_ = payload.get("signature")
@@ -510,6 +627,50 @@ class AnchoredCalibrator(ParamsMixin):
 
 
 # helpers -------------------------------------------------------------------------------------------
+class DirectedSlopes(NamedTuple):
+    """The slopes as used (``between`` after the James-Stein shrinkage, ``between_unshrunk`` before it,
+    ``weight`` the share of ``between_unshrunk - within`` kept), the direction and its source, and the
+    z values of the raw between and within estimates."""
+
+    between: float
+    within: float
+    direction: int
+    source: str
+    between_unshrunk: float
+    weight: float
+    z: tuple[float, float]
+
+
+def settled_z(n_clusters: int) -> float:
+    """The |z| from which the labels settle a slope's sign: the two-sided 95% quantile of Student's t with
+    (clusters - 1) degrees of freedom, as for a cluster-robust (CR1) covariance from few clusters (Cameron &
+    Miller 2015); 1.96 with many."""
+    return float(stats.t.ppf(SETTLED_LEVEL, max(int(n_clusters) - 1, 1)))
+
+
+def _other_words(coef: float, z: float) -> str:
+    return f"; the other slope {coef:+.3g}, z = {z:.2f}" if np.isfinite(coef) else ""
+
+
+def human_range_of(value: Any) -> tuple[float, float] | None:
+    """``human_range`` checked: None, or two finite numbers ``lo < hi``."""
+    if value is None:
+        return None
+    try:
+        if isinstance(value, (str, bytes)) or len(value) != 2:
+            raise TypeError
+        lo, hi = (float(v) for v in value)
+        if any(isinstance(v, bool) for v in value):
+            raise TypeError
+    except (TypeError, ValueError):
+        raise InputError(f"human_range={value!r}: give the bounds of the human scale as two numbers (LOW, HIGH), "
+                         "e.g. human_range=(0, 100)", argument="human_range", value=value) from None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
+        raise InputError(f"human_range={value!r}: the bounds must be finite with LOW < HIGH, e.g. "
+                         "human_range=(0, 100)", argument="human_range", value=value)
+    return lo, hi
+
+
 def _check_state(model: AnchoredCalibrator) -> None:
     """A loaded state that transform and interval can use (a file with a valid checksum can still be
     crafted): finite slopes and offsets, a 2x2 covariance, centres of two numbers, known enums."""

@@ -84,13 +84,16 @@ def build_lgn(by: str | Sequence[str], score: str, *, statistic: str = "zscore",
 
 def build_anchored(by: str | Sequence[str], score: str, human: str, *, system: str | None = "system",
                    human_higher_is_better: bool | None = None, score_higher_is_better: bool = True,
-                   fallback: str = "pooled") -> AnchoredCalibrator:
-    """The one way the anchored calibrator is built for a table (defaults: empirical-Bayes offsets,
-    the direction of the human scale from the labels, unseen groups get the common offset)."""
+                   fallback: str = "pooled", human_range: tuple[float, float] | None = None) -> AnchoredCalibrator:
+    """The one way the anchored calibrator is built for a table (defaults: offsets shrunk only as far as
+    the number of groups supports, the between-system slope shrunk toward the within-system one, the
+    direction of the human scale from the labels, unseen groups get the common offset, no declared
+    bounds of the human scale)."""
     by_cols = [by] if isinstance(by, str) else list(by)
     return AnchoredCalibrator(by=by_cols[0] if len(by_cols) == 1 else by_cols, score=score, human=human,
                               system=system, human_higher_is_better=human_higher_is_better,
-                              score_higher_is_better=score_higher_is_better, fallback=fallback)
+                              score_higher_is_better=score_higher_is_better, fallback=fallback,
+                              human_range=human_range)
 
 
 def choose_min_count(data: pd.DataFrame, by: str | Sequence[str], system: str | None = "system",
@@ -116,7 +119,8 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
                     statistic: str = "zscore", target: tuple[float, float] = (0.0, 1.0),
                     min_count: int | None = None, fallback: str | Sequence[str] = "default",
                     human_higher_is_better: bool | None = None, signature: str | None = None,
-                    decision: Any = None, commands: Any = None, human_scale: str | None = None) -> FittedCalibration:
+                    decision: Any = None, commands: Any = None, human_scale: str | None = None,
+                    human_range: tuple[float, float] | None = None, strict: bool = False) -> FittedCalibration:
     """Fit the calibration for this table.
 
     ``data``: an EvalTable or a DataFrame; ``score``, ``by``, ``human``, ``system`` name its columns
@@ -129,7 +133,11 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     ``raw`` to say whether the human column is standardised within groups).
 
     LGN: ``statistic``, ``target``, ``fallback`` and ``min_count`` (None: by the table's level,
-    :func:`choose_min_count`). Anchored: ``human_higher_is_better``; ``fallback`` ``"default"`` or
+    :func:`choose_min_count`). Anchored: ``human_higher_is_better``, ``human_range`` (bounds of the human
+    scale; ``auto`` that chooses LGN does not use it), ``strict`` (default False: labels that do not settle
+    the direction of the human scale give offsets only, with a warning kept in ``notes``, as the leaderboard
+    and the report need, having no direction option; True refuses them, as ``calibrate fit`` does, whose
+    error names its direction flags); ``fallback`` ``"default"`` or
     ``"pooled"`` gives unseen groups the common offset, ``"error"`` refuses them. ``signature``: the
     score's metric signature (default: the table's). Warnings raised while fitting are re-raised after
     it and kept in ``notes``."""
@@ -152,6 +160,9 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
                          "(rows without a human score are fine), or use method='lgn'", argument="human", value=None)
     lgn_only = [name for name, given in (("statistic", statistic != "zscore"), ("target", tuple(target) != (0, 1)),
                                          ("min_count", min_count is not None)) if given]
+    if method == "lgn" and human_range is not None:
+        raise InputError("human_range= bounds the human scale of anchored calibration; LGN has no human scale: "
+                         "leave it out, or use method='anchored'", argument="human_range", value=human_range)
     if method == "anchored" and lgn_only:
         raise InputError(f"{'= and '.join(lgn_only)}= "
                          f"{'is an LGN option' if len(lgn_only) == 1 else 'are LGN options'}; "
@@ -176,7 +187,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
         else:
             decision = None
         result = _fit(frame, chosen, method, score_col, by_cols, human, system, statistic, target, min_count,
-                      fallback, human_higher_is_better, sig, decision)
+                      fallback, human_higher_is_better, sig, decision, human_range, strict)
     notes = tuple(str(w.message) for w in caught)
     for w in caught:  # the caller's filters decide what to show (the CLI records them)
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -185,7 +196,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
 
 
 def _fit(frame, chosen, requested, score, by_cols, human, system, statistic, target, min_count, fallback,
-         human_up, sig, decision) -> FittedCalibration:
+         human_up, sig, decision, human_range=None, strict=False) -> FittedCalibration:
     if chosen == "lgn":
         count, why = choose_min_count(frame, by_cols, system, min_count)
         model: Calibrator = build_lgn(by_cols, score, statistic=statistic, target=target, min_count=count,
@@ -196,5 +207,6 @@ def _fit(frame, chosen, requested, score, by_cols, human, system, statistic, tar
         raise InputError(f"fallback={fallback!r}: anchored calibration gives unseen groups the common offset "
                          "(pooled) or refuses them (error)", argument="fallback", value=fallback)
     model = build_anchored(by_cols, score, human, system=system, human_higher_is_better=human_up,
-                           fallback="error" if chain == ["error"] else "pooled").fit(frame, signature=sig)
+                           fallback="error" if chain == ["error"] else "pooled",
+                           human_range=human_range).fit(frame, signature=sig, strict=strict)
     return FittedCalibration(model, "anchored", requested, decision)

@@ -7,8 +7,12 @@
 * :func:`paule_mandel_tau2`: the between-group variance of the groups' offsets (Paule & Mandel
   1982; DerSimonian & Kacker 2007), the method statsmodels calls ``method_re="iterated"``.
 * :func:`shrink_offsets`: each group's offset is pulled toward the precision-weighted common
-  offset by ``lambda_g = tau2 / (tau2 + v_g)`` (normal-normal empirical Bayes): a group whose few
-  labels cannot tell its offset apart from the others' keeps the common one.
+  offset by ``lambda_g = tau2 / (tau2 + v_g)`` (normal-normal empirical Bayes, ``mode="eb"``): a group
+  whose few labels cannot tell its offset apart from the others' keeps the common one. ``mode="auto"``
+  (the anchored calibrator's default) shrinks only as far as ``k`` groups can support: none with 3
+  groups or fewer, and Morris's (1983) factor ``(k - 3) / (k - 1)`` on the shrinkage ``1 - lambda_g``, so that
+  ``tau2`` estimated at 0 from a handful of groups does not pull every group onto the common offset
+  (with equal variances this is the positive-part James-Stein / Efron-Morris estimator).
 """
 from __future__ import annotations
 
@@ -17,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-__all__ = ["SlopeFit", "OffsetShrinkage", "pooled_slopes", "paule_mandel_tau2", "shrink_offsets"]
+__all__ = ["SlopeFit", "OffsetShrinkage", "pooled_slopes", "paule_mandel_tau2", "shrink_offsets", "morris_factor",
+           "SHRINKAGE_MODES", "shrink_slope_toward"]
 
 
 @dataclass(frozen=True)
@@ -107,10 +112,22 @@ def paule_mandel_tau2(effects: np.ndarray, variances: np.ndarray) -> float:
     return float(brentq(excess, 0.0, high, xtol=1e-12 * high, rtol=1e-12))
 
 
-def shrink_offsets(effects: np.ndarray, variances: np.ndarray, *, shrink: bool = True) -> OffsetShrinkage:
-    """Empirical-Bayes offsets: ``mean + lam * (effect - mean)`` with ``lam = tau2 / (tau2 + v)`` and
-    posterior variance ``lam * v + (1 - lam)^2 * var(mean)``. ``shrink=False`` keeps every group's
-    own offset (``lam = 1``) but still estimates ``tau2`` and the common offset (for new groups)."""
+SHRINKAGE_MODES = ("auto", "eb", "none")
+
+
+def morris_factor(k: int) -> float:
+    """The share of the empirical-Bayes shrinkage that ``k`` groups support (Morris 1983): ``(k - 3) / (k - 1)``,
+    0 for 3 groups or fewer. (With 2 groups tau2 has one degree of freedom and is 0 whenever the two mean
+    residuals are within about a standard error: full shrinkage would give back the metric's own order.)"""
+    return max(0.0, (k - 3) / (k - 1)) if k > 1 else 0.0
+
+
+def shrink_offsets(effects: np.ndarray, variances: np.ndarray, *, mode: str = "eb") -> OffsetShrinkage:
+    """Empirical-Bayes offsets: ``mean + lam * (effect - mean)``. ``mode="eb"``: ``lam = tau2 / (tau2 + v)``
+    and posterior variance ``lam * v + (1 - lam)^2 * var(mean)``. ``mode="auto"``: ``1 - lam`` times
+    :func:`morris_factor` (no shrinkage with 3 groups or fewer), and Morris's term for the uncertainty of ``tau2``,
+    ``2 / (k - 3) * (1 - lam)^2 * (effect - mean)^2``, added to the variance. ``mode="none"`` keeps every
+    group's own offset (``lam = 1``). Every mode estimates ``tau2`` and the common offset (for new groups)."""
     effects, variances = np.asarray(effects, dtype=float), np.asarray(variances, dtype=float)
     k = len(effects)
     if k == 1:
@@ -120,7 +137,19 @@ def shrink_offsets(effects: np.ndarray, variances: np.ndarray, *, shrink: bool =
     w = 1.0 / (variances + tau2)
     mean = float((w * effects).sum() / w.sum())
     mean_var = float(1.0 / w.sum())
-    lam = tau2 / (tau2 + variances) if shrink else np.ones(k)
+    shrink = variances / (tau2 + variances) * {"eb": 1.0, "auto": morris_factor(k), "none": 0.0}[mode]
+    lam = 1.0 - shrink
     offset = mean + lam * (effects - mean)
-    offset_var = lam * variances + (1 - lam) ** 2 * mean_var
+    offset_var = lam * variances + shrink**2 * mean_var
+    if mode == "auto" and k > 3:
+        offset_var = offset_var + 2.0 / (k - 3) * shrink**2 * (effects - mean) ** 2
     return OffsetShrinkage(lam, offset, offset_var, mean, mean_var, tau2, w / w.sum())
+
+
+def shrink_slope_toward(slope: float, target: float, var_difference: float) -> float:
+    """The weight kept of ``slope - target`` by positive-part James-Stein: ``max(0, 1 - var / (slope - target)^2)``
+    (1 when the difference is exact, 0 when it is within one standard error)."""
+    d2 = (slope - target) ** 2
+    if not np.isfinite(var_difference) or var_difference <= 0:
+        return 1.0
+    return 0.0 if d2 <= var_difference else float(1.0 - var_difference / d2)

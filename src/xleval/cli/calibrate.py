@@ -4,6 +4,7 @@
 decided by :func:`xleval.calibration.fit_calibration`; this module parses, calls and renders."""
 from __future__ import annotations
 
+import copy
 import warnings
 from pathlib import Path
 from typing import Any
@@ -34,9 +35,11 @@ from ._common import PROBABILITY, check_named_column, col_option, format_option,
 from .calibrate_advice import announce, decision_commands, human_scale_option
 from .calibrate_common import (
     DIRECTION_OPTION,
+    HUMAN_RANGE_OPTION,
     SIGNATURE_HELP,
     app,
     in_table,
+    parse_human_range,
     render,
     scale_asked,
     scale_backend,
@@ -66,6 +69,7 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @click.option("--system", default="system",
               help="System column (anchored: system means give the between-system slope).")
 @DIRECTION_OPTION
+@HUMAN_RANGE_OPTION
 @click.option("--target", default="0,1", help="LGN: shared MEAN,STD of calibrated scores, e.g. 80,10.")
 @click.option("--min-count", type=click.IntRange(1, 10**9), default=None, show_default=False,
               help="LGN: smaller groups are shrunk toward the others and flagged. Default by the table's level: 50 for "
@@ -78,8 +82,8 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @col_option
 @format_option
 @scale_options
-def fit(input, score, output, by, method, human, system, human_up, target, min_count, fallback, signature, human_scale,
-        col, fmt, chunk_size, backend, scheduler, workers) -> None:
+def fit(input, score, output, by, method, human, system, human_up, human_range, target, min_count, fallback, signature,
+        human_scale, col, fmt, chunk_size, backend, scheduler, workers) -> None:
     """Fit a calibrator on a table and save it.
 
     INPUT is the calibration table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). With
@@ -90,6 +94,10 @@ def fit(input, score, output, by, method, human, system, human_up, target, min_c
     by_cols = parse_columns(by, "--by")
     method = default_method(method, human)
     _check_fit_options(method, human, target, min_count, scale_asked(chunk_size, backend, scheduler, workers))
+    bounds = parse_human_range(human_range)
+    if bounds is not None and method not in ("anchored", "auto"):
+        raise InputError("--human-range bounds the human scale of anchored calibration; use it with --method "
+                         "anchored or auto (and --human)")
     statistic, kind = (method, "lgn") if method in LGN_STATISTICS else ("zscore", method)
     chain = "default" if fallback == "default" else fallback.split(",")
     pair = parse_pair(target, "--target")
@@ -113,7 +121,8 @@ def fit(input, score, output, by, method, human, system, human_up, target, min_c
         else:
             scale = {"human_scale": human_scale} if kind == "auto" else {}
             fitted = in_table(input, fit_calibration, frame, kind, human=human, human_higher_is_better=human_up,
-                              commands=decision_commands(input, col), **scale, **common)
+                              human_range=bounds, strict=True, commands=decision_commands(input, col), **scale,
+                              **common)
         calibrated = fitted.model.transform(frame) if fitted.method == "lgn" else None  # the verification's
         fitted.model.save(output)
     if fitted.decision is not None:
@@ -175,11 +184,14 @@ def _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes) -> 
                "notes": info["notes"]}
     if fitted.decision is not None:
         payload["decision"] = fitted.decision.summary()
-    render(fmt, payload, [n for n in notes if n not in info["notes"]],
+    # every warning raised while fitting stays in `warnings` (a slope sign not used, an unsettled direction...);
+    # the notes keep what the model says besides
+    payload["notes"] = [n for n in info["notes"] if n not in notes]
+    render(fmt, payload, notes,
            title=f"anchored by {'+'.join(by_cols)} on {human!r}: {len(frame)} rows, {info['n_labels']} labels "
                  f"-> {output}")
     if fmt != "json":
-        for note in info["notes"]:
+        for note in payload["notes"]:
             say("note", note, style="")
 
 
@@ -199,16 +211,18 @@ def _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes) -> 
                    "anchored: pooled or error).")
 @click.option("--force", is_flag=True, help="Apply even if the score's metric signature differs from the calibrator's.")
 @click.option("--signature", help=SIGNATURE_HELP)
+@click.option("--human-range", help="Anchored: keep calibrated scores inside LOW,HIGH (e.g. 0,100 for DA) instead of "
+                                    "the range declared at fit (if any).")
 @col_option
 @format_option
 @scale_options
-def apply(model_path, input, output, column, overwrite, interval, on_unseen, force, signature, col, fmt, chunk_size,
-          backend, scheduler, workers) -> None:
+def apply(model_path, input, output, column, overwrite, interval, on_unseen, force, signature, human_range, col, fmt,
+          chunk_size, backend, scheduler, workers) -> None:
     """Add the calibrated column and `calibration_source`, keeping every input row and column in order.
 
     MODEL.json is a calibrator written by `calibrate fit`; INPUT is the table to calibrate.
     """
-    model = load_calibrator(model_path)
+    model = _with_human_range(load_calibrator(model_path), parse_human_range(human_range))
     if output != "-":
         check_output_path(output, inputs=[input, model_path])
     if model.kind != "lgn":  # only LGN streams (xleval.scale); the anchored map needs every row of a system
@@ -238,6 +252,16 @@ def apply(model_path, input, output, column, overwrite, interval, on_unseen, for
         payload["interval"] = {"columns": f"{name}_low, {name}_high", "level": interval,
                                "for": row_interval_target(model)}
     render(fmt, payload, [str(w.message) for w in caught], title=f"calibrated {len(out)} rows -> {output}")
+
+
+def _with_human_range(model, bounds):
+    """``model`` with its calibrated scores kept inside ``bounds`` (anchored calibrators only); None: as fitted."""
+    if bounds is None:
+        return model
+    if model.kind != "anchored" or "human_range" not in model.get_params():
+        raise InputError("--human-range bounds the human scale of an anchored calibrator (format 2 or later); this "
+                         f"calibrator is {type(model).__name__}: drop --human-range")
+    return copy.copy(model).set_params(human_range=bounds)
 
 
 @app.command("show")

@@ -11,7 +11,7 @@ from ..exceptions import InputError
 from ._common import emit_json, err_console, print_table, say
 
 __all__ = ["app", "scale_options", "scale_backend", "streaming", "SIGNATURE_HELP", "DIRECTION_OPTION", "in_table",
-           "render"]
+           "render", "HUMAN_RANGE_OPTION", "parse_human_range"]
 
 
 @click.group("calibrate", no_args_is_help=True,
@@ -24,6 +24,27 @@ SIGNATURE_HELP = "Metric signature of the score (default: from the table's metad
 DIRECTION_OPTION = click.option("--human-higher-is-better/--human-lower-is-better", "human_up", default=None,
                                 help="Direction of the human scale (MQM: lower is better). Default: found in the "
                                      "labels and reported.")
+
+
+HUMAN_RANGE_OPTION = click.option("--human-range", help="Anchored: bounds LOW,HIGH of the human scale (e.g. 0,100 for "
+                                  "DA): calibrated scores are kept inside them. Default: none declared.")
+
+
+def parse_human_range(text: str | None) -> tuple[float, float] | None:
+    """'0,100' -> (0.0, 100.0); None stays None."""
+    if text is None:
+        return None
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        low, high = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise InputError(f"--human-range {text!r}: expected two numbers LOW,HIGH, e.g. --human-range 0,100") from None
+    if not (math.isfinite(low) and math.isfinite(high)) or low >= high:
+        raise InputError(f"--human-range {text!r}: LOW and HIGH must be finite with LOW < HIGH, e.g. "
+                         "--human-range 0,100")
+    return low, high
 
 
 def scale_options(command):
