@@ -236,3 +236,16 @@ def test_a_tie_on_labels_that_look_like_z_applies_lgn_first(seed):
         assert decision.basis == "evidence"
     raw = _decide(_world(**{**ANCHORED_WORLD, "human": "exact", "bias": (0, 0, 0, 0), "seed": seed}))
     assert not raw.scale.moments_say_z and "look like a z scale" not in raw.reason  # a raw scale keeps the rule
+
+
+def test_small_draws_in_the_evaluation_use_the_direction_found_on_every_label():
+    """A budget of a few labels per group rarely settles the direction of the human scale by itself; the
+    fold fits take the direction found on every label (as the user's own fit is told it), so the budget
+    curve measures the calibration, not the offsets-only fallback of an unsettled draw."""
+    df = _world(**{**ANCHORED_WORLD, "k": 400, "metric_sd": 6.0})  # a noisy metric: 6 labels settle little
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = evaluate_calibration(df, "score", "human", "lp", system="system", budgets=(6,),
+                                      selections=("random",), n_repeats=2, n_resamples=100)
+    assert result.direction_source == "data"
+    assert not [n for n in result.notes if "do not settle the direction" in n], result.notes

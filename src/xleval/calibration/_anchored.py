@@ -265,8 +265,7 @@ class AnchoredCalibrator(ParamsMixin):
             if strict:
                 raise InputError(f"the score does not vary within any group's labelled rows ({slopes.n} label(s)): no "
                                  "map from the score to the human scale can be fitted; label at least 2 rows of "
-                                 "different scores in a group (`xleval calibrate select` spreads them over the "
-                                 "score's range)")
+                                 "different scores in a group")
             notes.append("the score does not vary within any group's labels: no slope, each group gets its offset")
             warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
             return DirectedSlopes(0.0, 0.0, 1, "none", 0.0, 0.0, (z_b, z_c))

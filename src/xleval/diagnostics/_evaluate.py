@@ -212,6 +212,10 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
                            score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g_label, human=t.h,
                                                                               systems=t.s)
     direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better)
+    # the fold fits take the direction of the human scale found on every label (one bit, as the user's own
+    # fit is told it with human_higher_is_better=): a small draw that cannot settle it alone would otherwise
+    # fall back to offsets only, and the budget curve would measure that fallback, not the calibration
+    fold_direction = human_higher_is_better if human_higher_is_better is not None else bool(direction > 0)
     draws = [(k, s) for k in budgets for s in selections]
     if budget is not None and (int(budget), DECISION_SELECTION) not in draws:
         draws.append((int(budget), DECISION_SELECTION))
@@ -226,7 +230,7 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             for k in range(n_folds):
-                _run_fold(t, fold, k, runs, r, draws, human_higher_is_better, score_higher_is_better, seed)
+                _run_fold(t, fold, k, runs, r, draws, fold_direction, score_higher_is_better, seed)
                 steps.done()
         caught_all += [f"{w.category.__name__}: {w.message}" for w in caught]
     runs["raw"][:] = t.raw_items
