@@ -135,7 +135,8 @@ def col_option(command):
     return _quoting_flag(_col_flag(command))
 
 def calibration_choice_options(command):
-    """--system, --method, --model and --metric of the commands that rank systems across groups
+    """--system, --method, --model, --metric and the anchored map's --human-higher-is-better and --human-range
+    of the commands that rank systems across groups
     (``report``, ``leaderboard``): one declaration, so their meaning cannot drift apart."""
     from pathlib import Path
 
@@ -149,6 +150,11 @@ def calibration_choice_options(command):
                      help="A calibrator from `calibrate fit` (LGN or anchored), applied instead of --method."),
         click.option("--metric", help="Registry name of the metric that made --score, when the column is named "
                                       "otherwise."),
+        click.option("--human-higher-is-better/--human-lower-is-better", "human_up", default=None,
+                     help="Anchored: direction of the human scale (MQM: lower is better). Default: found in the "
+                          "labels; where they do not settle it, offsets only, with a warning."),
+        click.option("--human-range", help="Anchored: bounds LOW,HIGH of the human scale (e.g. 0,100 for raw DA): "
+                                           "calibrated scores stay inside."),
     ]):
         command = option(command)
     return command

@@ -40,8 +40,8 @@ from .calibrate_advice import human_scale_option
               help="text (a table), tsv and json (full precision, for machines) or html (a self-contained page).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here instead of stdout (html needs it).")
 @col_option
-def leaderboard(table, score, by, system, human, method, model, metric, human_scale, unit, lower_is_better, n_resamples,
-                level, seed, force, fmt, output, col) -> None:
+def leaderboard(table, score, by, system, human, method, model, metric, human_up, human_range, human_scale, unit,
+                lower_is_better, n_resamples, level, seed, force, fmt, output, col) -> None:
     """Rank every (group, system) of TABLE, with intervals, within groups and across groups.
 
     TABLE is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). Raw scores are corpus
@@ -50,6 +50,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_sc
     """
     from ..exceptions import InputError
     from ..leaderboard import leaderboard as build
+    from .calibrate_common import parse_human_range
 
     if fmt == "html" and output is None:
         raise InputError("--format html writes a file: give -o PAGE.html")
@@ -60,7 +61,8 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_sc
         board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric,
                       unit=unit, higher_is_better=False if lower_is_better else None,
                       signature=signature, force=force, n_resamples=n_resamples, level=level,
-                      random_state=seed, where=table, commands=commands, progress=advance, human_scale=human_scale)
+                      random_state=seed, where=table, commands=commands, progress=advance, human_scale=human_scale,
+                      human_higher_is_better=human_up, human_range=parse_human_range(human_range))
     _write(board, fmt, output)
 
 

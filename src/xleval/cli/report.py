@@ -21,8 +21,8 @@ from .calibrate_advice import human_scale_option
 @click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
 @click.option("--force", is_flag=True, help="Use the calibrator even if the score's metric signature differs.")
 @col_option
-def report(input, score, output, by, human, system, method, model, metric, human_scale, fmt, n_resamples, seed, force,
-           col) -> None:
+def report(input, score, output, by, human, system, method, model, metric, human_up, human_range, human_scale, fmt,
+           n_resamples, seed, force, col) -> None:
     """Write one self-contained HTML (or JSON) report for a scored table.
 
     INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report answers
@@ -32,6 +32,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     """
     from ..io import check_output_path
     from ..report import check_format, mt_report, write_report
+    from .calibrate_common import parse_human_range
 
     check_format(fmt)
     check_output_path(output, inputs=[input] + ([model] if model is not None else []))
@@ -40,7 +41,8 @@ def report(input, score, output, by, human, system, method, model, metric, human
     with progress_bar(f"report on {input}") as advance:
         result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
                            signature=signature, force=force, n_resamples=n_resamples, random_state=seed,
-                           where=input, commands=commands, progress=advance, human_scale=human_scale)
+                           where=input, commands=commands, progress=advance, human_scale=human_scale,
+                           human_higher_is_better=human_up, human_range=parse_human_range(human_range))
     write_report(result, output, fmt=fmt)
     n_warn = len(result.alerts)
     summary = result.summary or {}

@@ -406,7 +406,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
                 unit: str | None = None, higher_is_better: bool | None = None, signature: str | None = None,
                 force: bool = False, n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
                 where: str = "input", commands: Any = None, progress: Progress | None = None,
-                human_scale: str | None = None) -> Leaderboard:
+                human_scale: str | None = None, human_higher_is_better: bool | None = None,
+                human_range: tuple[float, float] | None = None) -> Leaderboard:
     """One row per (group, system): raw and calibrated scores with bootstrap intervals, ranks within the
     group and overall with rank intervals, and the mean human score.
 
@@ -417,6 +418,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     that run as written.
     ``progress``: told of each finished step (system scores, recommendation, ranking). ``human_scale``:
     ``z``, ``raw`` or None, for the recommendation (:func:`xleval.diagnostics.decide_calibration`).
+    ``human_higher_is_better`` (None: found in the labels) and ``human_range`` (bounds of the human scale):
+    for an anchored calibration fitted here (:class:`~xleval.calibration.AnchoredCalibrator`).
     """
     from ._decision import recommend_calibration
 
@@ -439,7 +442,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
             rec = recommend_calibration(frame, score, by, human=human, system=scores.system, n_resamples=n_resamples,
                                         random_state=random_state, commands=commands, human_scale=human_scale)
             method = rec.method
-        calibration = fit_calibration(method, scores.frame, score, by, human=human, system=scores.system)
+        calibration = fit_calibration(method, scores.frame, score, by, human=human, system=scores.system,
+                                      human_higher_is_better=human_higher_is_better, human_range=human_range)
     steps.done()
     hib = higher_is_better_of(score, metric) if higher_is_better is None else bool(higher_is_better)
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)

@@ -99,7 +99,8 @@ class SystemCalibration:
 
 
 def fit_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *, human: str | None = None,
-                    system: str | None = None) -> SystemCalibration:
+                    system: str | None = None, human_higher_is_better: bool | None = None,
+                    human_range: tuple[float, float] | None = None) -> SystemCalibration:
     """Fit ``method`` (``lgn``, ``anchored``, ``none``) on the segments of ``frame`` grouped by ``by``."""
     if method == "none":
         return SystemCalibration("none", "no calibration: the raw system scores", "raw", score_column=score)
@@ -123,7 +124,9 @@ def fit_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *, hu
                 raise InputError("anchored calibration needs human scores: give human= (a column with human scores) "
                                  "or use method='lgn'", argument="human", value=human)
             model = fit_table_calibration(rows, "anchored", score=score, by=by, human=human,
-                                          system=system if has_system else None).model
+                                          system=system if has_system else None,
+                                          human_higher_is_better=human_higher_is_better,
+                                          human_range=human_range).model
             result = SystemCalibration("anchored", "anchored calibration: per-group offset and common slopes from the "
                                        "metric to the human scale, fitted on the labelled segments"
                                        + ("; a system's score maps with the between-system slope"

@@ -124,7 +124,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
                signature: str | None = None, force: bool = False, higher_is_better: bool | None = None,
                random_state: int = 0, n_resamples: int = 1000, where: str = "input",
                headline: tuple[str, ...] = (), commands: Any = None, progress: Progress | None = None,
-               human_scale: str | None = None) -> MTAnalysis:
+               human_scale: str | None = None, human_higher_is_better: bool | None = None,
+               human_range: tuple[float, float] | None = None) -> MTAnalysis:
     """Compute every result the MT report shows (see :class:`MTAnalysis`).
 
     The calibration is ``model`` (a saved LGN or AnchoredCalibrator) when given, else ``method``
@@ -162,7 +163,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
             calibration = model_calibration(model, scores.frame, by, signature=signature, force=force)
         else:
             calibration = fit_calibration(rec.method if method == "auto" else method, scores.frame, score, by,
-                                          human=human, system=system)
+                                          human=human, system=system, human_higher_is_better=human_higher_is_better,
+                                          human_range=human_range)
         hib = higher_is_better_of(score, metric) if higher_is_better is None else bool(higher_is_better)
         board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
         steps.done()
