@@ -116,3 +116,26 @@ def test_the_leaderboard_fits_the_terminal_without_cutting_names(width, monkeypa
     cells = [c.strip() for c in first.strip("│").split("│")]
     assert cells[0] == "1" and cells[-1] not in ("", "…")  # a rank, and the last column has its value
     assert ("left out to fit" in out) == (width == 80)
+
+
+def test_an_inconclusive_system_level_check_names_systems_not_labels():
+    """Issue 23, item 6: with 1,200 human scores per group the demo said "too few human scores"; at system
+    level the observations are the systems (6 per group there), and the verdict says so and says what an
+    inconclusive d above the threshold means."""
+    import numpy as np
+
+    from xleval.diagnostics import check_lgn_validity, validity_verdict
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for g, shift in (("de", 0.0), ("fr", 0.6), ("hi", -0.4)):
+        for s in range(4):
+            quality = shift + rng.normal(0, 1)
+            rows += [{"tgt_lang": g, "system": f"s{s}", "human": quality + rng.normal(0, 8)} for _ in range(300)]
+    frame = pd.DataFrame(rows)
+    system = check_lgn_validity(frame, "tgt_lang", "human", system="system")
+    segment = check_lgn_validity(frame, "tgt_lang", "human")
+    assert system.status == "inconclusive", system.message
+    assert "4 systems per group" in system.message and "too few human scores" not in system.message
+    verdict = validity_verdict(segment, system)
+    assert "more systems per group would tell" in verdict.reason, verdict.reason

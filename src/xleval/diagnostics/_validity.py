@@ -206,7 +206,7 @@ def check_lgn_validity(data: EvalTable | pd.DataFrame | None, by: str | list[str
         return _untested(threshold, level, alpha, human, notes, groups)
     pairs = _pairs(usable, ss.norm.ppf(level))
     test = kruskal_wallis(h, labels)
-    return _verdict(groups, pairs, test, threshold, level, alpha, human, notes)
+    return _verdict(groups, pairs, test, threshold, level, alpha, human, notes, unit="system" if system else "row")
 
 
 def _standardised(h: np.ndarray, labels: np.ndarray) -> str | None:
@@ -240,6 +240,11 @@ def _untested(threshold, level, alpha, human, notes, groups=None) -> ValidityChe
                          tuple(notes))
 
 
+def _count_range(groups: pd.DataFrame) -> str:
+    low, high = int(groups["n"].min()), int(groups["n"].max())
+    return f"{low}" if low == high else f"{low}-{high}"
+
+
 def _groups(h: np.ndarray, labels: np.ndarray) -> pd.DataFrame:
     g = pd.DataFrame({"group": labels, "h": h}).groupby("group", sort=True)["h"]
     return pd.DataFrame({"n": g.size(), "human_mean": g.mean(), "human_std": g.std(ddof=1)}).reset_index()
@@ -258,7 +263,7 @@ def _pairs(groups: pd.DataFrame, z: float) -> pd.DataFrame:
         "d", ascending=False, kind="stable").reset_index(drop=True)
 
 
-def _verdict(groups, pairs, test, threshold, level, alpha, human, notes) -> ValidityCheck:
+def _verdict(groups, pairs, test, threshold, level, alpha, human, notes, unit: str = "row") -> ValidityCheck:
     reach = pairs[pairs["upper"] >= threshold]
     # name the pairs that may reach the threshold *and* differ (lower bound above 0): with few
     # observations per group every upper bound can reach it, and naming equal groups misleads
@@ -282,8 +287,11 @@ def _verdict(groups, pairs, test, threshold, level, alpha, human, notes) -> Vali
                    "set with the same systems and source documents in every group.")
     else:
         status = "inconclusive"
+        # at system level a system's mean is one observation: the limit is systems per group, not labels
+        few = (f"with {_count_range(groups)} systems per group (each system's mean human score is one observation) "
+               "the check cannot" if unit == "system" else "too few human scores to")
         message = (f"Human means differ by up to d = {top['d']:.3g} pooled sd ({top['group_a']} vs {top['group_b']}), "
-                   f"not significantly (p = {test.p_value:.3g}), but too few human scores to rule out a difference "
+                   f"not significantly (p = {test.p_value:.3g}), but {few} rule out a difference "
                    f"of {threshold:g} sd. " + DESIGN_ADVICE)
     flagged = tuple((str(a), str(b)) for a, b in reach[["group_a", "group_b"]].itertuples(index=False)) \
         if status == "violated" else ()
@@ -322,6 +330,10 @@ def validity_verdict(segment: ValidityCheck, system: ValidityCheck | None = None
         unit = "system sd" if worst is system else "segment sd"
         detail = (f"largest difference {top['group_a']} vs {top['group_b']}, d = {top['d']:.2f} {unit} "
                   f"(threshold {worst.threshold:g})")
+        if worst.status == "inconclusive":  # a d above the threshold that is not significant: say what is missing
+            missing = "systems per group" if worst is system else "human scores"
+            detail += (f", not significant (p = {worst.test.p_value:.2g}): more {missing} would tell whether the "
+                       "groups differ" if worst.test is not None else "")
     else:
         detail = _first_sentence(worst.message)
     reason = f"{worst.status} {where}: {detail}"

@@ -41,7 +41,9 @@ def _lgn_answer(status: str, level: str) -> str:
     answer = _LGN_ANSWERS.get(status, status)
     why = {"holds": f"its equal-quality assumption is consistent with the human scores ({unit})",
            "violated": f"the groups differ in true quality according to the human scores ({unit}); LGN would erase it",
-           "inconclusive": f"too few human scores to check its equal-quality assumption ({unit})",
+           "inconclusive": ("too few systems per group to check its equal-quality assumption on system means "
+                            "(a system is one observation, however many segments are judged)" if level == "system"
+                            else "too few human scores to check its equal-quality assumption (segments)"),
            "untested": "no human scores to check its equal-quality assumption",
            "uninformative": "the human scale cannot tell whether the groups differ in quality"}.get(status, "")
     return f"{answer}: {why}" if why else answer
