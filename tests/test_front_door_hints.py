@@ -139,3 +139,17 @@ def test_an_inconclusive_system_level_check_names_systems_not_labels():
     assert "4 systems per group" in system.message and "too few human scores" not in system.message
     verdict = validity_verdict(segment, system)
     assert "more systems per group would tell" in verdict.reason, verdict.reason
+
+
+def test_the_demo_says_why_it_shows_another_calibration_than_it_recommends(tmp_path, capsys):
+    """Issue 23, item 15: the demo recommended anchored calibration and showed LGN on the next line
+    without a word; it now says in one line why (and the report says the applied calibrator was given)."""
+    code, out = _run(capsys=capsys, args=["demo", "--out", str(tmp_path / "demo")])
+    assert code == 0, out
+    recommended = next(line for line in out.splitlines() if line.startswith("verdict: recommended calibration"))
+    name = recommended.partition(": ")[2].partition(": ")[2]
+    if name != "LGN":
+        line = next(line for line in out.splitlines() if line.startswith("the leaderboard above uses"))
+        assert "the subject of the demo" in line and f"{name} is recommended" in line and "--method" in line
+        page = (tmp_path / "demo" / "report.html").read_text(encoding="utf-8")
+        assert "not chosen by the recommendation above" in page

@@ -48,7 +48,9 @@ def demo(out, seed, fmt) -> None:
     if summary.get("recommendation") not in (None, "lgn", "none") and "calibrated" in result.files:
         import shlex
 
-        console.print(f"the leaderboard above uses the demo's LGN model; ranked with the recommended calibration: "
+        console.print("the leaderboard above uses the demo's LGN model, the subject of the demo (its languages have "
+                      "equal true quality by construction, LGN's assumption); with human scores in every group "
+                      f"{summary['recommendation_name']} is recommended, and ranked with it: "
                       f"xleval leaderboard {shlex.quote(str(result.files['calibrated']))} --score metric --by tgt_lang "
                       f"--human human --method {summary['recommendation']}", soft_wrap=True)  # one line: pastes whole
     for kind, path in result.files.items():

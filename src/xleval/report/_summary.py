@@ -137,6 +137,10 @@ def summary_section(recommendation, board, *, score: str, by: str, figures: Sequ
              "May LGN be used here?": _lgn_answer(rec.validity_status, rec.validity_level),
              "Recommended calibration": name,
              "Calibration applied in this report": applied or board.calibration["description"]}
+    if board.calibration["method"] == "model":  # a saved calibrator was given: say it is not the recommendation
+        facts["Calibration applied in this report"] += (
+            f" — a saved calibrator given to this report (model=), not chosen by the recommendation above "
+            f"({name})")
     if agreement:
         facts["Agreement with humans across groups"] = agreement
     tables = []
