@@ -50,7 +50,7 @@ def demo(out, seed, fmt) -> None:
 
         console.print("the leaderboard above uses the demo's LGN model, the subject of the demo (its languages have "
                       "equal true quality by construction, LGN's assumption); with human scores in every group "
-                      f"{summary['recommendation_name']} is recommended, and ranked with it: "
+                      f"{summary['recommendation_name']} is recommended; ranked with the recommended calibration: "
                       f"xleval leaderboard {shlex.quote(str(result.files['calibrated']))} --score metric --by tgt_lang "
                       f"--human human --method {summary['recommendation']}", soft_wrap=True)  # one line: pastes whole
     for kind, path in result.files.items():
