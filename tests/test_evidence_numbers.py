@@ -84,3 +84,14 @@ def test_the_check_can_fail(study):
     changed = {k: dict(v) for k, v in study.items()}
     changed["raw DA"]["lgn"] = "0.999"
     assert _claims(changed)["README.md"][0] not in _flat(ROOT / "README.md")
+
+
+def test_the_decisions_reference_curve_is_the_studys(study):
+    """The advice quotes REFERENCE (labels to ask for, what they gave on WMT21): the study's raw-DA
+    numbers for the default selection (random)."""
+    from xleval.diagnostics._decide import REFERENCE
+
+    da = study["raw DA"]
+    assert f"{REFERENCE['raw']:.3f}" == da["raw"] and f"{REFERENCE['lgn']:.3f}" == da["lgn"]
+    assert {k: f"{v:.3f}" for k, v in REFERENCE["anchored"].items()} == \
+        {k: da[f"anchored@{k} random"] for k in (25, 50, 100, 200)}
