@@ -37,6 +37,7 @@ SIGNATURES = {
     "intern_tokens": "Tuple((i4[::1], i8))(i4[::1], i8[::1])",
     "clipped_matches": "i8[:, ::1](i4[::1], i8[::1], i8[::1], i8[:, :], i8)",
     "clipped_matches_shared": "i8[:, ::1](i4[::1], i8[::1], i8[::1], i8[::1], i8)",
+    "gather_lines": "Tuple((i4[::1], i8[::1]))(i4[::1], i8[::1], i8[::1])",
 }
 
 
