@@ -261,14 +261,9 @@ class TextPool:
             return None
         codes = np.concatenate([arrow_ints(c.indices) for c in encoded.chunks]).astype(np.int64)
         bounds = np.frombuffer(dictionary.buffers()[1], dtype=np.int64)[dictionary.offset :][: len(dictionary) + 1]
-        try:
-            text = str(memoryview(dictionary.buffers()[2])[bounds[0] : bounds[-1]], "utf-8")
-        except UnicodeDecodeError:
-            return None
-        units = np.frombuffer(text.encode("utf-32-le"), dtype="<i4")
-        off = np.zeros(len(dictionary) + 1, dtype=np.int64)
-        np.cumsum(arrow_ints(pc.utf8_length(dictionary)), out=off[1:])
-        if off[-1] != len(units):
+        data = np.frombuffer(dictionary.buffers()[2], dtype=np.uint8)
+        units, off, ok = _require_kernels().utf8_units(data, np.ascontiguousarray(bounds))
+        if not ok:  # not valid UTF-8: Python's decoding and its errors decide
             return None
         return cls(units, off, codes[:n], codes[n:].reshape(len(columns) - 1, n))
 

@@ -269,6 +269,60 @@ def strip_space(units, off, space):
 
 
 @njit(cache=True)
+def _continuation(data, i, end, low, high):
+    """Whether ``data[i]`` exists before ``end`` and lies in ``[low, high]`` (a valid continuation byte)."""
+    return i < end and low <= data[i] <= high
+
+
+@njit(cache=True)
+def utf8_units(data, bounds):
+    """Code points of the UTF-8 byte strings ``data[bounds[i]:bounds[i+1]]``: ``(units, off, ok)``.
+
+    Strict (as Python's ``bytes.decode("utf-8")``): overlong forms, surrogates, code points above
+    U+10FFFF and truncated sequences make ``ok`` False (the caller then decodes another way).
+    """
+    n = len(bounds) - 1
+    out = np.empty(max(bounds[n] - bounds[0], 0), np.int32)
+    off = np.empty(n + 1, np.int64)
+    off[0] = 0
+    k = 0
+    for line in range(n):
+        i = bounds[line]
+        end = bounds[line + 1]
+        while i < end:
+            b = np.int64(data[i])
+            if b < 0x80:
+                out[k] = b
+                i += 1
+            elif 0xC2 <= b <= 0xDF:
+                if not _continuation(data, i + 1, end, 0x80, 0xBF):
+                    return out[:0], off, False
+                out[k] = ((b & 0x1F) << 6) | (np.int64(data[i + 1]) & 0x3F)
+                i += 2
+            elif 0xE0 <= b <= 0xEF:
+                low = 0xA0 if b == 0xE0 else 0x80
+                high = 0x9F if b == 0xED else 0xBF
+                if not (_continuation(data, i + 1, end, low, high) and _continuation(data, i + 2, end, 0x80, 0xBF)):
+                    return out[:0], off, False
+                out[k] = ((b & 0x0F) << 12) | ((np.int64(data[i + 1]) & 0x3F) << 6) | (np.int64(data[i + 2]) & 0x3F)
+                i += 3
+            elif 0xF0 <= b <= 0xF4:
+                low = 0x90 if b == 0xF0 else 0x80
+                high = 0x8F if b == 0xF4 else 0xBF
+                if not (_continuation(data, i + 1, end, low, high) and _continuation(data, i + 2, end, 0x80, 0xBF)
+                        and _continuation(data, i + 3, end, 0x80, 0xBF)):
+                    return out[:0], off, False
+                out[k] = (((b & 0x07) << 18) | ((np.int64(data[i + 1]) & 0x3F) << 12)
+                          | ((np.int64(data[i + 2]) & 0x3F) << 6) | (np.int64(data[i + 3]) & 0x3F))
+                i += 4
+            else:
+                return out[:0], off, False
+            k += 1
+        off[line + 1] = k
+    return out[:k], off, True
+
+
+@njit(cache=True)
 def gather_lines(units, off, lines):
     """Lines ``lines`` of a CSR pool as a pool of their own ``(units, off)`` (one copy, no index arrays)."""
     new_off = np.empty(len(lines) + 1, np.int64)
