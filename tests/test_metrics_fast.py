@@ -237,3 +237,15 @@ def test_a_table_scores_as_sacrebleu_per_row_in_every_language(wmt21_segments):
             got = frame if isinstance(frame, pd.DataFrame) else frame.to_pandas()
             np.testing.assert_array_equal(got["bleu"].to_numpy(), expected_bleu)
             np.testing.assert_array_equal(got["chrf"].to_numpy(), expected_chrf)
+
+
+@pytest.mark.parametrize("source", [["s1", None, "s3"], [1.0, float("nan"), 3.0]], ids=["text", "numbers"])
+def test_a_missing_source_is_refused_though_bleu_does_not_read_it(source):
+    import pyarrow as pa
+
+    from xleval.metrics import score_frame
+
+    df = pd.DataFrame({"hypothesis": ["a b", "c", "d"], "reference": ["a b", "c d", "d"], "source": source})
+    for table in (df, pa.Table.from_pandas(df, preserve_index=False)):
+        with pytest.raises(InputError, match="column 'source' row 2: missing text"):
+            score_frame(table, ["bleu", "chrf"])

@@ -218,6 +218,30 @@ def _compiled_words(kernels, lines: list[str], tokenizer: str) -> list[list[str]
 # ---------------------------------------------------------------------------------- batch preparation
 
 
+def _arrow_compute():
+    """Arrow's compute registry: importing ``pyarrow.compute`` itself builds a wrapper for each of its
+    ~300 functions (tens of ms a process), so the registry is called directly where it exists."""
+    try:
+        from pyarrow import _compute
+    except ImportError:  # a pyarrow without the private module: the public one
+        import pyarrow.compute as _compute
+    return _compute
+
+
+def dictionary_encode(values):
+    """Arrow's ``dictionary_encode``: codes in first-seen order."""
+    return _arrow_compute().call_function("dictionary_encode", [values])
+
+
+def _large_strings(column):
+    import pyarrow as pa
+
+    if pa.types.is_large_string(column.type):
+        return column
+    compute = _arrow_compute()
+    return compute.call_function("cast", [column], compute.CastOptions(target_type=pa.large_string()))
+
+
 def arrow_ints(array) -> np.ndarray:
     """The values of an Arrow integer array without nulls, read from its buffer (``to_numpy`` imports pandas)."""
     dtype = np.dtype(f"<i{array.type.bit_width // 8}")  # the signed integers Arrow's indices and lengths are
@@ -247,13 +271,12 @@ class TextPool:
         deduplicated and decoded by Arrow and Python's codecs, not string by string; None when a column
         is not plain text or the bytes are not valid UTF-8 (the caller reads the texts as Python strings)."""
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         if any(c.null_count or not (pa.types.is_string(c.type) or pa.types.is_large_string(c.type)) for c in columns):
             return None
         n = len(columns[0])
-        chunks = [chunk for c in columns for chunk in c.cast(pa.large_string()).chunks]
-        encoded = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.large_string()))
+        chunks = [chunk for c in columns for chunk in _large_strings(c).chunks]
+        encoded = dictionary_encode(pa.chunked_array(chunks, type=pa.large_string()))
         if not encoded.num_chunks:
             return None
         dictionary = encoded.chunks[-1].dictionary  # the one dictionary of every chunk

@@ -78,9 +78,7 @@ class _Table:
         if self.arrow:
             values = self.data.column(column)
             if _arrow_text(values.type) and not _arrow_dictionary(values.type):
-                import pyarrow.compute as pc
-
-                encoded = pc.dictionary_encode(values).combine_chunks()  # codes in first-seen order, as below
+                encoded = _fast.dictionary_encode(values).combine_chunks()  # codes in first-seen order, as below
                 codes = _fast.arrow_ints(encoded.indices).astype(np.int64)
                 if encoded.indices.null_count:  # pyarrow's fill_null and to_numpy would import pandas
                     bitmap = np.frombuffer(encoded.indices.buffers()[0], dtype=np.uint8)
@@ -202,7 +200,9 @@ def _check_present(table: _Table, column: str) -> None:
     """The check of :func:`_texts` without making the texts (a column the metrics may not read)."""
     if table.arrow:
         values = table.data.column(column)
-        if values.null_count:
+        if not _arrow_text(values.type):  # numbers become text through pandas, NaN a missing cell
+            _texts(table, column)
+        elif values.null_count:
             _refuse_missing(column, values.is_null().to_numpy(zero_copy_only=False))
         return
     _refuse_missing(column, table.data[column].isna().to_numpy())
