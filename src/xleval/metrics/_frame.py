@@ -429,7 +429,8 @@ def _score_pooled(metrics: list, rows_of: list[np.ndarray], pool: _fast.TextPool
             stats = np.zeros((n, st.shape[1]), dtype=st.dtype)
         stats[rows] = st
         for metric, part in members:
-            scores[part] = metric.score_from_stats(stats[part])
+            if len(part):
+                scores[part] = metric.score_from_stats(stats[part])
         if progress is not None:
             progress(len(rows))
     return scores, stats
