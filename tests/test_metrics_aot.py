@@ -63,6 +63,16 @@ def test_compiled_kernels_equal_the_jit_ones(compiled, wmt21_segments):
     stripped = aot.strip_space(units, off, t["space"])
     for a, b in zip(stripped, jit.strip_space(units, off, t["space"]), strict=True):
         np.testing.assert_array_equal(a, b)
+    used = np.array([len(lines) - 1, 0, 3], dtype=np.int64)
+    for a, b in zip(aot.gather_lines(units, off, used), jit.gather_lines(units, off, used), strict=True):
+        np.testing.assert_array_equal(a, b)
+    encoded = [s.encode() for s in lines]
+    data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    bounds = np.cumsum([0] + [len(b) for b in encoded]).astype(np.int64)
+    decoded = aot.utf8_units(data, bounds)
+    assert decoded[2] and jit.utf8_units(data, bounds)[2]
+    np.testing.assert_array_equal(decoded[0], units)
+    np.testing.assert_array_equal(decoded[1], off)
     for u, o, order in ((ids_j, line_tok, 4), (*stripped, 6)):
         expected = jit.clipped_matches(u, o, hyp_idx, ref_idx, order)
         np.testing.assert_array_equal(aot.clipped_matches(u, o, hyp_idx, ref_idx, order), expected)

@@ -3,6 +3,7 @@ sacrebleu's 13a / zh tokenizers splits every line as sacrebleu does (fuzz + all 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from xleval.exceptions import InputError, MissingDependencyError
@@ -165,3 +166,86 @@ def test_backend_switch_and_errors(monkeypatch):
     assert _fast.get_backend() == "numpy"
     with pytest.raises(MissingDependencyError, match="numba"):
         _fast.set_backend("numba")
+
+
+# ------------------------------------------------------------------------------- one pool per table
+
+
+def _utf8_units(encoded: list[bytes]):
+    data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    bounds = np.cumsum([0] + [len(b) for b in encoded]).astype(np.int64)
+    return _fast._kernels().utf8_units(data, bounds)
+
+
+def test_utf8_decoding_equals_pythons():
+    rng = np.random.default_rng(5)
+    ranges = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF), (0x10000, 0x10FFFF)]
+    lines = ["", "\x00", "\u0080\u07ff\u0800\uffff\U00010000\U0010ffff"] + [
+        "".join(chr(int(rng.integers(*ranges[int(rng.integers(5))], endpoint=True))) for _ in range(rng.integers(30)))
+        for _ in range(2000)]
+    units, off, ok = _utf8_units([s.encode() for s in lines])
+    assert ok
+    np.testing.assert_array_equal(units, np.frombuffer("".join(lines).encode("utf-32-le"), dtype="<i4"))
+    assert np.diff(off).tolist() == [len(s) for s in lines]
+    # overlong, surrogate, above U+10FFFF, stray continuation, truncated, invalid lead bytes
+    for bad in [b"\xc0\x80", b"\xc1\xbf", b"\xe0\x9f\xbf", b"\xed\xa0\x80", b"\xf0\x8f\xbf\xbf", b"\xf4\x90\x80\x80",
+                b"\xf5\x80\x80\x80", b"\x80", b"\xc3", b"\xe4\xb8", b"a\xff", b"\xfe"]:
+        with pytest.raises(UnicodeDecodeError):
+            bad.decode("utf-8")
+        assert not _utf8_units([b"ok", bad])[2], bad
+    assert not _utf8_units(["é".encode()[:1], "é".encode()[1:]])[2]  # a character split across two lines
+
+
+def test_arrow_pool_holds_the_texts_of_every_segment():
+    import pyarrow as pa
+
+    hyps = ["a b", "中文，句子。", "", "a b", "😀 x", "Ünïcödé"]
+    refs = ["a b c", "中文的句子。", "x", "a b c", "😀", "a b c"]
+    for kind in (pa.string(), pa.large_string()):
+        columns = [pa.chunked_array([texts[:2], texts[2:]], type=kind) for texts in (hyps, refs)]
+        pool = _fast.TextPool.from_arrow(columns)
+        assert [pool.lines[i] for i in pool.hyp] == hyps and [pool.lines[i] for i in pool.refs[0]] == refs
+        assert len(pool.lines) == len(set(hyps + refs))
+        sub = pool.subset(np.array([4, 1]))
+        assert [sub.lines[i] for i in sub.hyp] == [hyps[4], hyps[1]] and len(sub.lines) == 4
+    # bytes that are not UTF-8, or a missing text: no pool (score_frame reads the texts as Python strings)
+    invalid = pa.Array.from_buffers(pa.string(), 1, [None, pa.py_buffer(np.array([0, 1], np.int32)),
+                                                     pa.py_buffer(b"\xff")])
+    assert _fast.TextPool.from_arrow([pa.chunked_array([invalid]), pa.chunked_array([pa.array(["a"])])]) is None
+    missing = [pa.chunked_array([pa.array(["a", None])]), pa.chunked_array([pa.array(["a", "b"])])]
+    assert _fast.TextPool.from_arrow(missing) is None
+
+
+def test_a_table_scores_as_sacrebleu_per_row_in_every_language(wmt21_segments):
+    """score_frame counts the target languages that share a tokenizer in one pass over one pool of the
+    table's texts (from Arrow or from Python strings): every row must still be sacrebleu's score."""
+    import pyarrow as pa
+    from sacrebleu.metrics import BLEU as SacreBLEU
+    from sacrebleu.metrics import CHRF as SacreCHRF
+
+    from xleval.metrics import score_frame
+
+    df = wmt21_segments.groupby("lp").sample(12, random_state=2)[["lp", "system", "hypothesis", "reference"]]
+    chrf = SacreCHRF()
+    bleu = {lp: SacreBLEU(trg_lang=lp.split("-")[1], effective_order=True) for lp in df["lp"].unique()}
+    rows = list(zip(df["lp"], df["hypothesis"], df["reference"], strict=True))
+    expected_bleu = [bleu[lp].sentence_score(h, [r]).score for lp, h, r in rows]
+    expected_chrf = [chrf.sentence_score(h, [r]).score for _, h, r in rows]
+    with _fast.backend("numba"):
+        for table in (df, pa.Table.from_pandas(df, preserve_index=False)):
+            frame = score_frame(table, ["bleu", "chrf"]).frame
+            got = frame if isinstance(frame, pd.DataFrame) else frame.to_pandas()
+            np.testing.assert_array_equal(got["bleu"].to_numpy(), expected_bleu)
+            np.testing.assert_array_equal(got["chrf"].to_numpy(), expected_chrf)
+
+
+@pytest.mark.parametrize("source", [["s1", None, "s3"], [1.0, float("nan"), 3.0]], ids=["text", "numbers"])
+def test_a_missing_source_is_refused_though_bleu_does_not_read_it(source):
+    import pyarrow as pa
+
+    from xleval.metrics import score_frame
+
+    df = pd.DataFrame({"hypothesis": ["a b", "c", "d"], "reference": ["a b", "c d", "d"], "source": source})
+    for table in (df, pa.Table.from_pandas(df, preserve_index=False)):
+        with pytest.raises(InputError, match="column 'source' row 2: missing text"):
+            score_frame(table, ["bleu", "chrf"])

@@ -80,7 +80,7 @@ def read_parquet(path, name: str):
     check_unique_columns(schema.names, name)  # pyarrow's own message would be 'Multiple matches for FieldRef'
     check_flat_schema(schema, name)
     try:
-        table = pf.read()
+        table = pf.read(use_threads=False)  # threads cost CPU time (several times the single thread's here)
     except Exception as exc:
         raise InputError(f"{name}: cannot read as parquet: {first_line(exc)}") from exc
     return table

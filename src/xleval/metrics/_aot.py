@@ -37,6 +37,8 @@ SIGNATURES = {
     "intern_tokens": "Tuple((i4[::1], i8))(i4[::1], i8[::1])",
     "clipped_matches": "i8[:, ::1](i4[::1], i8[::1], i8[::1], i8[:, :], i8)",
     "clipped_matches_shared": "i8[:, ::1](i4[::1], i8[::1], i8[::1], i8[::1], i8)",
+    "gather_lines": "Tuple((i4[::1], i8[::1]))(i4[::1], i8[::1], i8[::1])",
+    "utf8_units": "Tuple((i4[::1], i8[::1], b1))(u1[::1], i8[::1])",
 }
 
 

@@ -258,18 +258,21 @@ class BLEU(SacrebleuMetric):
 
     def _fast_chunk_stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
         """The compiled path: same statistics as :meth:`_chunk_stats`."""
-        lines, hyp_idx, ref_idx = _fast.dedupe(hyps, refs)
+        return self._pool_stats(_fast.TextPool.of(hyps, refs))
+
+    def _stats_key(self) -> tuple:
+        """Metrics with equal keys give equal statistics (score_frame computes them once for all their rows)."""
+        return ("bleu", self.tokenizer, self.lowercase, self.max_ngram_order, self._spm_sha256)
+
+    def _pool_stats(self, pool: _fast.TextPool) -> np.ndarray:
+        """Statistics of the pool's segments (compiled kernels; references without None)."""
         if self.lowercase:
-            lines = [s.lower() for s in lines]
-        if self._spm_sha256 is None:
-            ids, off = _fast.words(lines, self.tokenizer)
-        else:  # SentencePiece pieces: no compiled tokenizer, the ids of the pieces
-            ids, off = _fast.ragged_csr(words_to_ragged([s.split() for s in tokenize_lines(lines, self._tokenizer(),
-                                                                                            lowercase=False)]))
+            pool = pool.mapped(str.lower)
+        ids, off = _fast.words(pool, self._tokenizer())
         lengths = np.diff(off)
-        hyp_len = lengths[hyp_idx]
-        ref_len = _closest_ref_len(hyp_len, list(lengths[ref_idx]))
-        correct = _fast.matches(ids, off, hyp_idx, ref_idx, self.max_ngram_order)
+        hyp_len = lengths[pool.hyp]
+        ref_len = _closest_ref_len(hyp_len, list(lengths[pool.refs]))
+        correct = _fast.matches(ids, off, pool.hyp, pool.refs, self.max_ngram_order)
         total = ngram_totals(hyp_len, self.max_ngram_order)
         return np.column_stack((hyp_len, ref_len, correct, total)).astype(np.int64)
 

@@ -139,12 +139,20 @@ class CHRF(SacrebleuMetric):
 
     def _fast_chunk_stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
         """The compiled path: same statistics as :meth:`_chunk_stats`."""
-        lines, hyp_idx, ref_idx = _fast.dedupe(hyps, refs)
-        lines = self._prep(lines)
-        parts = [_fast_part(_fast.chars(lines, self.whitespace), hyp_idx, ref_idx, self.char_order)]
+        return self._pool_stats(_fast.TextPool.of(hyps, refs))
+
+    def _stats_key(self) -> tuple:
+        """Metrics with equal keys give equal statistics (score_frame computes them once for all their rows)."""
+        return ("chrf", self.char_order, self.word_order, self.lowercase, self.whitespace)
+
+    def _pool_stats(self, pool: _fast.TextPool) -> np.ndarray:
+        """Statistics of the pool's segments (compiled kernels; references without None)."""
+        if self.lowercase:
+            pool = pool.mapped(str.lower)
+        parts = [_fast_part(_fast.chars(pool, self.whitespace), pool.hyp, pool.refs, self.char_order)]
         if self.word_order > 0:
-            units = _fast.ragged_csr(words_to_ragged([_remove_punctuation(s) for s in lines]))
-            parts.append(_fast_part(units, hyp_idx, ref_idx, self.word_order))
+            units = _fast.ragged_csr(words_to_ragged([_remove_punctuation(s) for s in pool.lines]))
+            parts.append(_fast_part(units, pool.hyp, pool.refs, self.word_order))
         return self._best_ref(np.concatenate(parts, axis=2))
 
     def _best_ref(self, stats: np.ndarray) -> np.ndarray:

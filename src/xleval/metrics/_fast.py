@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import itertools
 import logging
 import os
 from collections.abc import Callable
@@ -217,6 +218,105 @@ def _compiled_words(kernels, lines: list[str], tokenizer: str) -> list[list[str]
 # ---------------------------------------------------------------------------------- batch preparation
 
 
+def _arrow_compute():
+    """Arrow's compute registry: importing ``pyarrow.compute`` itself builds a wrapper for each of its
+    ~300 functions (tens of ms a process), so the registry is called directly where it exists."""
+    try:
+        from pyarrow import _compute
+    except ImportError:  # a pyarrow without the private module: the public one
+        import pyarrow.compute as _compute
+    return _compute
+
+
+def dictionary_encode(values):
+    """Arrow's ``dictionary_encode``: codes in first-seen order."""
+    return _arrow_compute().call_function("dictionary_encode", [values])
+
+
+def _large_strings(column):
+    import pyarrow as pa
+
+    if pa.types.is_large_string(column.type):
+        return column
+    compute = _arrow_compute()
+    return compute.call_function("cast", [column], compute.CastOptions(target_type=pa.large_string()))
+
+
+def arrow_ints(array) -> np.ndarray:
+    """The values of an Arrow integer array without nulls, read from its buffer (``to_numpy`` imports pandas)."""
+    dtype = np.dtype(f"<i{array.type.bit_width // 8}")  # the signed integers Arrow's indices and lengths are
+    return np.frombuffer(array.buffers()[1], dtype=dtype)[array.offset : array.offset + len(array)]
+
+
+class TextPool:
+    """The distinct texts of a batch, each converted to code points once: ``units[off[i]:off[i+1]]``
+    is line ``i``; ``hyp`` (n,) and ``refs`` (k, n) are the line of each segment's hypothesis and
+    references. References repeat across systems and BLEU and chrF read the same lines, so a table
+    is deduplicated and converted once for all its metrics. ``lines`` (the Python strings, for the
+    tokenizers that are not compiled) are made only when read."""
+
+    def __init__(self, units: np.ndarray, off: np.ndarray, hyp: np.ndarray, refs: np.ndarray,
+                 lines: list[str] | None = None):
+        self.units, self.off, self.hyp, self.refs = units, off, hyp, refs
+        self._lines = lines
+
+    @classmethod
+    def of(cls, hyps: list[str], refs: list[list[str]]) -> TextPool:
+        lines, hyp, ref = dedupe(hyps, refs)
+        return cls(*code_points(lines), hyp, ref, lines)
+
+    @classmethod
+    def from_arrow(cls, columns: list) -> TextPool | None:
+        """The pool of Arrow text columns without nulls (hypotheses, then each reference column),
+        deduplicated and decoded by Arrow and Python's codecs, not string by string; None when a column
+        is not plain text or the bytes are not valid UTF-8 (the caller reads the texts as Python strings)."""
+        import pyarrow as pa
+
+        if any(c.null_count or not (pa.types.is_string(c.type) or pa.types.is_large_string(c.type)) for c in columns):
+            return None
+        n = len(columns[0])
+        chunks = [chunk for c in columns for chunk in _large_strings(c).chunks]
+        encoded = dictionary_encode(pa.chunked_array(chunks, type=pa.large_string()))
+        if not encoded.num_chunks:
+            return None
+        dictionary = encoded.chunks[-1].dictionary  # the one dictionary of every chunk
+        if any(len(c.dictionary) != len(dictionary) for c in encoded.chunks):
+            return None
+        codes = np.concatenate([arrow_ints(c.indices) for c in encoded.chunks]).astype(np.int64)
+        bounds = np.frombuffer(dictionary.buffers()[1], dtype=np.int64)[dictionary.offset :][: len(dictionary) + 1]
+        data = np.frombuffer(dictionary.buffers()[2], dtype=np.uint8)
+        units, off, ok = _require_kernels().utf8_units(data, np.ascontiguousarray(bounds))
+        if not ok:  # not valid UTF-8: Python's decoding and its errors decide
+            return None
+        return cls(units, off, codes[:n], codes[n:].reshape(len(columns) - 1, n))
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            text = self.units.astype("<u4", copy=False).tobytes().decode("utf-32-le", "surrogatepass")
+            bounds = self.off.tolist()
+            self._lines = [text[a:b] for a, b in itertools.pairwise(bounds)]
+        return self._lines
+
+    def __len__(self) -> int:
+        return len(self.hyp)
+
+    def subset(self, rows: np.ndarray) -> TextPool:
+        """The segments ``rows``, with only the lines they use (all lines when ``rows`` covers every segment)."""
+        hyp, refs = self.hyp[rows], self.refs[:, rows]
+        if len(rows) == len(self.hyp):
+            return TextPool(self.units, self.off, hyp, refs, self._lines)
+        used, inverse = np.unique(np.concatenate([hyp, refs.ravel()]), return_inverse=True)
+        units, off = _require_kernels().gather_lines(self.units, self.off, used.astype(np.int64))
+        lines = None if self._lines is None else [self._lines[i] for i in used.tolist()]
+        return TextPool(units, off, inverse[: len(hyp)], inverse[len(hyp) :].reshape(refs.shape), lines)
+
+    def mapped(self, func: Callable[[str], str]) -> TextPool:
+        """The same segments with ``func`` applied to every line (e.g. ``str.lower``)."""
+        lines = [func(s) for s in self.lines]
+        return TextPool(*code_points(lines), self.hyp, self.refs, lines)
+
+
 def dedupe(hyps: list[str], refs: list[list[str]]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Distinct strings of the batch, the string index of each hypothesis and of each reference ``(k, n)``."""
     n = len(hyps)
@@ -237,28 +337,27 @@ def code_points(lines: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(data, dtype="<i4"), off
 
 
-def words(lines: list[str], tokenizer: str) -> tuple[np.ndarray, np.ndarray]:
-    """BLEU tokens of each (already lowercased) line as ids: ``(ids, line offsets)``."""
+def words(pool: TextPool, tokenizer) -> tuple[np.ndarray, np.ndarray]:
+    """BLEU tokens of each (already lowercased) line of the pool as ids: ``(ids, line offsets)``.
+    ``tokenizer``: a name of ``_tokenize.TOKENIZERS`` or a SentencePiece tokenizer object (spBLEU)."""
     kernels = _require_kernels()
-    if tokenizer in compiled_tokenizers():
+    if isinstance(tokenizer, str) and tokenizer in compiled_tokenizers():
         t = tables()
-        units, off = code_points(lines)
         chars, tok_off, line_tok = kernels.tokenize_re(
-            units, off, 0 if tokenizer == "13a" else 1, t["space"], t["punct"], t["chinese"], *replace_args()
+            pool.units, pool.off, 0 if tokenizer == "13a" else 1, t["space"], t["punct"], t["chinese"], *replace_args()
         )
         ids, _ = kernels.intern_tokens(chars, tok_off)
         return ids, line_tok
     from ._tokenize import tokenize_lines, words_to_ragged
 
-    return ragged_csr(words_to_ragged([s.split() for s in tokenize_lines(lines, tokenizer, lowercase=False)]))
+    return ragged_csr(words_to_ragged([s.split() for s in tokenize_lines(pool.lines, tokenizer, lowercase=False)]))
 
 
-def chars(lines: list[str], whitespace: bool) -> tuple[np.ndarray, np.ndarray]:
+def chars(pool: TextPool, whitespace: bool) -> tuple[np.ndarray, np.ndarray]:
     """chrF's character units: code points with whitespace removed unless ``whitespace``."""
-    units, off = code_points(lines)
-    if not whitespace:
-        units, off = _require_kernels().strip_space(units, off, tables()["space"])
-    return units, off
+    if whitespace:
+        return pool.units, pool.off
+    return _require_kernels().strip_space(pool.units, pool.off, tables()["space"])
 
 
 def ragged_csr(ragged) -> tuple[np.ndarray, np.ndarray]:

@@ -21,6 +21,7 @@ import numpy as np
 from xleval.exceptions import InputError
 from xleval.io._write import is_arrow_table
 
+from . import _fast
 from ._base import Metric, count_refs
 from ._registry import get_metric
 
@@ -75,9 +76,19 @@ class _Table:
     def factorize(self, column: str) -> tuple[np.ndarray, list]:
         """Codes in first-seen order (-1 for a missing cell) and the distinct values, as pandas.factorize."""
         if self.arrow:
+            values = self.data.column(column)
+            if _arrow_text(values.type) and not _arrow_dictionary(values.type):
+                encoded = _fast.dictionary_encode(values).combine_chunks()  # codes in first-seen order, as below
+                codes = _fast.arrow_ints(encoded.indices).astype(np.int64)
+                if encoded.indices.null_count:  # pyarrow's fill_null and to_numpy would import pandas
+                    bitmap = np.frombuffer(encoded.indices.buffers()[0], dtype=np.uint8)
+                    valid = np.unpackbits(bitmap, bitorder="little")
+                    offset = encoded.indices.offset
+                    codes[valid[offset : offset + len(codes)] == 0] = -1
+                return codes, encoded.dictionary.to_pylist()
             index: dict = {}
             put = index.setdefault
-            codes = np.fromiter((-1 if v is None else put(v, len(index)) for v in self.data.column(column).to_pylist()),
+            codes = np.fromiter((-1 if v is None else put(v, len(index)) for v in values.to_pylist()),
                                 dtype=np.int64, count=self.n)
             return codes, list(index)
         import pandas as pd
@@ -119,6 +130,12 @@ def _arrow_floats(values: np.ndarray):
     bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
     return pa.Array.from_buffers(pa.float64(), len(values), [bitmap, pa.py_buffer(values)],
                                  null_count=int(len(values) - valid.sum()))
+
+
+def _arrow_dictionary(kind) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_dictionary(kind)
 
 
 def _arrow_text(kind) -> bool:
@@ -165,13 +182,30 @@ class ScoredFrame:
 
 def _texts(table: _Table, column: str, allow_missing: bool = False) -> list[str | None]:
     texts, missing = table.texts(column)
-    if missing is not None and missing.any() and not allow_missing:
+    if missing is not None and not allow_missing:
+        _refuse_missing(column, missing)
+    return texts
+
+
+def _refuse_missing(column: str, missing: np.ndarray) -> None:
+    if missing.any():
         row = int(np.flatnonzero(missing)[0]) + 1
         raise InputError(
             f"column {column!r} row {row}: missing text ({int(missing.sum())} row(s) in all); "
             "fill them (e.g. with an empty string) — rows are never dropped silently"
         )
-    return texts
+
+
+def _check_present(table: _Table, column: str) -> None:
+    """The check of :func:`_texts` without making the texts (a column the metrics may not read)."""
+    if table.arrow:
+        values = table.data.column(column)
+        if not _arrow_text(values.type):  # numbers become text through pandas, NaN a missing cell
+            _texts(table, column)
+        elif values.null_count:
+            _refuse_missing(column, values.is_null().to_numpy(zero_copy_only=False))
+        return
+    _refuse_missing(column, table.data[column].isna().to_numpy())
 
 
 def _references(table: _Table) -> list[list[str | None]] | None:
@@ -244,13 +278,20 @@ def score_inputs(df: Any) -> tuple[list[str], list[list[str | None]] | None, lis
     return _checked(_Table(df))
 
 
-def _checked(table: _Table):
+def _checked(table: _Table, sources: bool = True):
+    """Hypotheses, references, sources (None when ``sources`` is False: then only checked) and target
+    languages."""
     if "hypothesis" not in table.columns:
         raise InputError(f"no 'hypothesis' column (columns: {table.columns}); map yours with "
                          "columns={'NAME': 'hypothesis'}", argument="columns", value="hypothesis")
     hyps = _texts(table, "hypothesis")
     refs = _references(table)
-    srcs = _texts(table, "source") if "source" in table.columns else None
+    srcs = None
+    if "source" in table.columns:
+        if sources:
+            srcs = _texts(table, "source")
+        else:
+            _check_present(table, "source")
     return hyps, refs, srcs, _tgt_langs(table)
 
 
@@ -290,8 +331,25 @@ def score_frame(
     """
     options = options or {}
     table = _Table(df)
-    hyps, refs, srcs, tgt = _checked(table)
+    # BLEU and chrF read a table whose segments all have every reference through one pool of its
+    # distinct texts (converted once for every metric and language); other metrics read the lists.
+    # A Parquet table's texts go into the pool without becoming Python strings.
+    arrow_texts = _fast.enabled() and _plain_arrow_texts(table)
+    hyps: list | None = None
+    refs: list | None = None
+    if arrow_texts:
+        if "source" in table.columns:
+            _check_present(table, "source")
+        tgt = _tgt_langs(table)
+        n_refs = len(reference_columns(table.data))
+        whole_refs = True
+    else:
+        hyps, refs, _, tgt = _checked(table, sources=False)
+        n_refs = len(refs) if refs is not None else 0
+        whole_refs = refs is not None and _fast.enabled() and not any(None in stream for stream in refs)
     n = table.n
+    pool: _fast.TextPool | None = None
+    srcs: list | None = None
     parts: dict[str, dict] = {key: {} for key in ("signatures", "signatures_by_group", "stats", "metrics",
                                                    "group_of_row", "corpus_metrics", "corpus_signatures")}
     columns: dict[str, np.ndarray] = {}
@@ -301,12 +359,25 @@ def score_frame(
         rows_of = [np.arange(n)] if len(groups) == 1 else [np.flatnonzero(inverse == i) for i in range(len(groups))]
         seg_metrics, corpus_metrics = {}, {}
         for g, rows in zip(groups, rows_of, strict=True):
-            nrefs = count_refs([[s[i] for i in rows] for s in refs]) if refs is not None and len(rows) else None
+            nrefs = n_refs if whole_refs and len(rows) else _count_refs(refs, rows)
             seg_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "sentence")
             corpus_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "corpus")
         first = next(iter(seg_metrics.values()))
         column = spec.split(":")[0] if spec.lower().startswith(_NEURAL) else first.name
-        scores, stats = _score_groups(list(seg_metrics.values()), rows_of, hyps, refs, srcs, progress)
+        if whole_refs and all(hasattr(m, "_pool_stats") for m in seg_metrics.values()):
+            if pool is None:
+                pool = _arrow_pool(table) if arrow_texts else None
+            if pool is None:
+                if hyps is None:
+                    hyps, refs = _texts(table, "hypothesis"), _references(table)
+                pool = _fast.TextPool.of(hyps, refs)  # type: ignore[arg-type]
+            scores, stats = _score_pooled(list(seg_metrics.values()), rows_of, pool, progress)
+        else:
+            if hyps is None:
+                hyps, refs = _texts(table, "hypothesis"), _references(table)
+            if srcs is None and "source" in table.columns:
+                srcs = _texts(table, "source")
+            scores, stats = _score_groups(list(seg_metrics.values()), rows_of, hyps, refs, srcs, progress)
         columns[column] = scores
         sigs = {g: m.signature for g, m in seg_metrics.items()}
         parts["signatures"][column] = _combined_signature(sigs)
@@ -317,6 +388,52 @@ def score_frame(
         parts["corpus_metrics"][column] = corpus_metrics
         parts["group_of_row"][column] = inverse
     return ScoredFrame(table.with_columns(columns), **parts)
+
+
+def _count_refs(refs, rows: np.ndarray) -> int | str | None:
+    """sacrebleu's number of references of the rows."""
+    if refs is None or not len(rows):
+        return None
+    return count_refs([[s[i] for i in rows] for s in refs])
+
+
+def _plain_arrow_texts(table: _Table) -> bool:
+    """An Arrow table whose hypotheses and references are text columns without a missing cell."""
+    if not table.arrow or "hypothesis" not in table.columns:
+        return False
+    import pyarrow as pa
+
+    columns = ["hypothesis", *reference_columns(table.data)]
+    return len(columns) > 1 and all(
+        (pa.types.is_string(c.type) or pa.types.is_large_string(c.type)) and not c.null_count
+        for c in map(table.data.column, columns))
+
+
+def _arrow_pool(table: _Table) -> _fast.TextPool | None:
+    return _fast.TextPool.from_arrow([table.data.column(c) for c in ["hypothesis", *reference_columns(table.data)]])
+
+
+def _score_pooled(metrics: list, rows_of: list[np.ndarray], pool: _fast.TextPool, progress):
+    """Scores and statistics of BLEU/chrF from the pool: row groups whose metrics give equal statistics
+    (BLEU of target languages with one tokenizer) are counted in one pass, then scored by their metric."""
+    n = len(pool)
+    scores = np.full(n, np.nan)
+    stats = None
+    same: dict[tuple, list] = {}
+    for metric, rows in zip(metrics, rows_of, strict=True):
+        same.setdefault(metric._stats_key(), []).append((metric, rows))
+    for members in same.values():
+        rows = members[0][1] if len(members) == 1 else np.concatenate([r for _, r in members])
+        st = members[0][0]._pool_stats(pool.subset(rows))
+        if stats is None:
+            stats = np.zeros((n, st.shape[1]), dtype=st.dtype)
+        stats[rows] = st
+        for metric, part in members:
+            if len(part):
+                scores[part] = metric.score_from_stats(stats[part])
+        if progress is not None:
+            progress(len(rows))
+    return scores, stats
 
 
 def _score_groups(metrics: list[Metric], rows_of: list[np.ndarray], hyps, refs, srcs, progress):

@@ -269,6 +269,76 @@ def strip_space(units, off, space):
 
 
 @njit(cache=True)
+def _continuation(data, i, end, low, high):
+    """Whether ``data[i]`` exists before ``end`` and lies in ``[low, high]`` (a valid continuation byte)."""
+    return i < end and low <= data[i] <= high
+
+
+@njit(cache=True)
+def utf8_units(data, bounds):
+    """Code points of the UTF-8 byte strings ``data[bounds[i]:bounds[i+1]]``: ``(units, off, ok)``.
+
+    Strict (as Python's ``bytes.decode("utf-8")``): overlong forms, surrogates, code points above
+    U+10FFFF and truncated sequences make ``ok`` False (the caller then decodes another way).
+    """
+    n = len(bounds) - 1
+    out = np.empty(max(bounds[n] - bounds[0], 0), np.int32)
+    off = np.empty(n + 1, np.int64)
+    off[0] = 0
+    k = 0
+    for line in range(n):
+        i = bounds[line]
+        end = bounds[line + 1]
+        while i < end:
+            b = np.int64(data[i])
+            if b < 0x80:
+                out[k] = b
+                i += 1
+            elif 0xC2 <= b <= 0xDF:
+                if not _continuation(data, i + 1, end, 0x80, 0xBF):
+                    return out[:0], off, False
+                out[k] = ((b & 0x1F) << 6) | (np.int64(data[i + 1]) & 0x3F)
+                i += 2
+            elif 0xE0 <= b <= 0xEF:
+                low = 0xA0 if b == 0xE0 else 0x80
+                high = 0x9F if b == 0xED else 0xBF
+                if not (_continuation(data, i + 1, end, low, high) and _continuation(data, i + 2, end, 0x80, 0xBF)):
+                    return out[:0], off, False
+                out[k] = ((b & 0x0F) << 12) | ((np.int64(data[i + 1]) & 0x3F) << 6) | (np.int64(data[i + 2]) & 0x3F)
+                i += 3
+            elif 0xF0 <= b <= 0xF4:
+                low = 0x90 if b == 0xF0 else 0x80
+                high = 0x8F if b == 0xF4 else 0xBF
+                if not (_continuation(data, i + 1, end, low, high) and _continuation(data, i + 2, end, 0x80, 0xBF)
+                        and _continuation(data, i + 3, end, 0x80, 0xBF)):
+                    return out[:0], off, False
+                out[k] = (((b & 0x07) << 18) | ((np.int64(data[i + 1]) & 0x3F) << 12)
+                          | ((np.int64(data[i + 2]) & 0x3F) << 6) | (np.int64(data[i + 3]) & 0x3F))
+                i += 4
+            else:
+                return out[:0], off, False
+            k += 1
+        off[line + 1] = k
+    return out[:k], off, True
+
+
+@njit(cache=True)
+def gather_lines(units, off, lines):
+    """Lines ``lines`` of a CSR pool as a pool of their own ``(units, off)`` (one copy, no index arrays)."""
+    new_off = np.empty(len(lines) + 1, np.int64)
+    new_off[0] = 0
+    for i in range(len(lines)):
+        new_off[i + 1] = new_off[i] + off[lines[i] + 1] - off[lines[i]]
+    out = np.empty(new_off[-1], np.int32)
+    for i in range(len(lines)):
+        start = off[lines[i]]
+        k = new_off[i]
+        for j in range(new_off[i + 1] - k):
+            out[k + j] = units[start + j]
+    return out, new_off
+
+
+@njit(cache=True)
 def _pow2_at_least(n):
     size = 16
     bits = 4
@@ -496,13 +566,33 @@ def clipped_matches(units, off, hyp_line, ref_lines, max_order):
 
 
 @njit(cache=True)
+def _find(key, keys, vals, stamp, gen, mask, shift):
+    """Id of ``key`` in the current generation's hash table, -1 when absent (see :func:`_slot`)."""
+    slot = np.int64((np.uint64(key) * _GOLDEN) >> shift)
+    while stamp[slot] == gen:
+        if keys[slot] == key:
+            return vals[slot]
+        slot = (slot + 1) & mask
+    return -1
+
+
+_LOW32 = 0xFFFFFFFF
+
+
+@njit(cache=True)
 def clipped_matches_shared(units, off, hyp_line, ref_line, max_order):
     """:func:`clipped_matches` for one reference per segment, reference-centric: the segments are
     grouped by reference line, each distinct reference's n-grams get ids once (order-1 ids number
     its distinct units, the order-n key is ``id_{n-1} * d + id_1`` as in ``clipped_matches``), and
     each hypothesis only looks its n-grams up in them. References shared by many systems are thus
-    counted once, not once per system. A hypothesis n-gram absent from the reference has no id and
-    cannot extend to one; matches are ``sum over ids of min(hypothesis count, reference count)``.
+    counted once, not once per system, and a hypothesis that repeats under the same reference is
+    counted once. A hypothesis n-gram absent from the reference has no id and cannot extend to one;
+    matches are ``sum over ids of min(hypothesis count, reference count)``.
+
+    Each hypothesis is walked position by position: from a start position the n-gram grows one unit
+    at a time until it leaves the reference (no longer n-gram from there can match), so every lookup
+    is of an n-gram whose prefix matched. A table entry holds ``generation << 32 | id`` (one load
+    tells whether it belongs to the current reference and its id).
     """
     n_seg = len(hyp_line)
     out = np.zeros((n_seg, max_order), np.int64)
@@ -511,29 +601,26 @@ def clipped_matches_shared(units, off, hyp_line, ref_line, max_order):
     top = 0
     for i in range(len(units)):
         top = max(top, units[i])
-    unit_id = np.empty(top + 1, np.int64)  # order-1 id of a unit in the current reference
-    unit_stamp = np.zeros(top + 1, np.int64)
+    unit_tag = np.zeros(top + 1, np.int64)  # generation << 32 | order-1 id of a unit in the current reference
     max_r = 1
     max_h = 1
     for s in range(n_seg):
         max_r = max(max_r, off[ref_line[s] + 1] - off[ref_line[s]])
         max_h = max(max_h, off[hyp_line[s] + 1] - off[hyp_line[s]])
     size = DIRECT
-    vals = np.empty((max_order, size), np.int64)
-    stamp = np.zeros((max_order, size), np.int64)
+    tag = np.zeros((max_order, size), np.int64)  # direct keys: generation << 32 | id
     hash_size, _ = _pow2_at_least(2 * max_r)
     h_keys = np.empty((max_order, hash_size), np.int64)
     h_vals = np.empty((max_order, hash_size), np.int64)
     h_stamp = np.zeros((max_order, hash_size), np.int64)
     rid = np.empty((max_order, max_r), np.int64)
     rcnt = np.zeros((max_order, max_r), np.int64)
-    n_rid = np.zeros(max_order, np.int64)
-    hid_prev = np.empty(max_h, np.int64)
-    hid_cur = np.empty(max_h, np.int64)
+    hcnt = np.zeros((max_order, max_r), np.int64)
+    touched = np.empty((max_order, max_h), np.int64)
+    n_touched = np.zeros(max_order, np.int64)
     hid1 = np.empty(max_h, np.int64)
-    hcnt = np.zeros(max_r, np.int64)
-    touched = np.empty(max_h, np.int64)
-    order_of = np.argsort(ref_line, kind="mergesort")
+    # by reference, then by hypothesis: a repeated (hypothesis, reference) pair is adjacent
+    order_of = np.argsort(ref_line * np.int64(len(off)) + hyp_line, kind="mergesort")
     gen = 0
     k = 0
     while k < n_seg:
@@ -541,84 +628,88 @@ def clipped_matches_shared(units, off, hyp_line, ref_line, max_order):
         rs = off[ref]
         rl = off[ref + 1] - rs
         gen += 1
-        # the reference's ids, order by order
-        d = 0
+        g32 = np.int64(gen) << 32
+        d = 0  # the reference's ids, order by order
         for j in range(rl):
             c = units[rs + j]
-            if unit_stamp[c] != gen:
-                unit_stamp[c] = gen
-                unit_id[c] = d
+            t = unit_tag[c]
+            if (t >> 32) != gen:
+                t = g32 | d
+                unit_tag[c] = t
                 rcnt[0, d] = 0
                 d += 1
-            v = unit_id[c]
+            v = t & _LOW32
             rid[0, j] = v
             rcnt[0, v] += 1
-        n_rid[0] = d
         hsize, bits = _pow2_at_least(2 * rl)
         mask = hsize - 1
         shift = np.uint64(64 - bits)
-        for order in range(2, max_order + 1):
-            o = order - 1
+        for o in range(1, max_order):
             n_ids = 0
-            for j in range(max(rl - order + 1, 0)):
-                key = rid[o - 1, j] * d + rid[0, j + order - 1]
+            for j in range(max(rl - o, 0)):
+                key = rid[o - 1, j] * d + rid[0, j + o]
                 if key >= size:
                     v, n_new = _slot(key, True, h_keys[o], h_vals[o], h_stamp[o], gen, mask, shift, n_ids)
                     if n_new != n_ids:
                         rcnt[o, v] = 0
                         n_ids = n_new
-                elif stamp[o, key] == gen:
-                    v = vals[o, key]
                 else:
-                    stamp[o, key] = gen
-                    vals[o, key] = n_ids
-                    rcnt[o, n_ids] = 0
-                    v = n_ids
-                    n_ids += 1
+                    t = tag[o, key]
+                    if (t >> 32) == gen:
+                        v = t & _LOW32
+                    else:
+                        tag[o, key] = g32 | n_ids
+                        rcnt[o, n_ids] = 0
+                        v = n_ids
+                        n_ids += 1
                 rid[o, j] = v
                 rcnt[o, v] += 1
-            n_rid[o] = n_ids
-        # every hypothesis of this reference
-        while k < n_seg and ref_line[order_of[k]] == ref:
+        previous = -1
+        while k < n_seg and ref_line[order_of[k]] == ref:  # every hypothesis of this reference
             s = order_of[k]
             k += 1
+            if hyp_line[s] == previous:  # the same pair again: the same counts
+                out[s] = out[order_of[k - 2]]
+                continue
+            previous = hyp_line[s]
             hs = off[hyp_line[s]]
             hl = off[hyp_line[s] + 1] - hs
-            for order in range(1, max_order + 1):
-                o = order - 1
-                n_pos = hl - order + 1
-                if n_pos <= 0:
-                    break
-                n_touched = 0
-                for i in range(n_pos):
-                    if order == 1:
-                        c = units[hs + i]
-                        v = unit_id[c] if unit_stamp[c] == gen else -1
-                        hid1[i] = v
+            for i in range(hl):
+                t = unit_tag[units[hs + i]]
+                hid1[i] = (t & _LOW32) if (t >> 32) == gen else -1
+            for o in range(max_order):
+                n_touched[o] = 0
+            for i in range(hl):
+                v = hid1[i]
+                if v < 0:
+                    continue
+                if hcnt[0, v] == 0:
+                    touched[0, n_touched[0]] = v
+                    n_touched[0] += 1
+                hcnt[0, v] += 1
+                for o in range(1, min(max_order, hl - i)):
+                    q = hid1[i + o]
+                    if q < 0:
+                        break
+                    key = v * d + q
+                    if key >= size:
+                        v = _find(key, h_keys[o], h_vals[o], h_stamp[o], gen, mask, shift)
+                        if v < 0:
+                            break
                     else:
-                        p = hid_prev[i]
-                        q = hid1[i + order - 1]
-                        v = -1
-                        if p >= 0 and q >= 0:
-                            key = p * d + q
-                            if key >= size:
-                                v, _ = _slot(key, False, h_keys[o], h_vals[o], h_stamp[o], gen, mask, shift, n_rid[o])
-                            elif stamp[o, key] == gen:
-                                v = vals[o, key]
-                    hid_cur[i] = v
-                    if v >= 0:
-                        if hcnt[v] == 0:
-                            touched[n_touched] = v
-                            n_touched += 1
-                        hcnt[v] += 1
+                        t = tag[o, key]
+                        if (t >> 32) != gen:
+                            break
+                        v = t & _LOW32
+                    if hcnt[o, v] == 0:
+                        touched[o, n_touched[o]] = v
+                        n_touched[o] += 1
+                    hcnt[o, v] += 1
+            for o in range(max_order):
                 matched = 0
-                for t in range(n_touched):
-                    v = touched[t]
-                    matched += min(hcnt[v], rcnt[o, v])
-                    hcnt[v] = 0
+                for x in range(n_touched[o]):
+                    v = touched[o, x]
+                    matched += min(hcnt[o, v], rcnt[o, v])
+                    hcnt[o, v] = 0
                 out[s, o] = matched
-                if matched == 0:  # no shared n-gram of this order: none of any higher order
-                    break
-                for i in range(n_pos):
-                    hid_prev[i] = hid_cur[i]
     return out
