@@ -1,0 +1,182 @@
+"""Issue 26, names shown as they are: two rules, one function each, used by every writer.
+
+* Display rule (:func:`xleval._base.terminal.visible_controls`): terminal tables, messages, the HTML
+  report, figures and JSON/TSV/text shown on a stream write every code point a reader cannot see, or
+  would see as something else, as an escape (``\\u202e``, ``\\U000e0041``): C0/C1 controls, bidi
+  controls, zero-width characters, tag characters, variation selectors, the other default-ignorable
+  code points, line separators and the non-ASCII spaces. So ``A`` and ``A`` + U+E0041 look different.
+* Data rule: JSON (stdout or a file) parses back to the exact names (the escapes are JSON's).
+
+One test per writer, each over one name per class of code point.
+"""
+from __future__ import annotations
+
+import json
+import unicodedata
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xleval._base.terminal import CONTROL_CHARACTERS, visible_controls
+
+#: one system name per class of invisible code point, and the plain name they must not look like
+CLASSES = {
+    "tag": "\U000e0041", "tag-cancel": "\U000e007f", "variation-selector": "\ufe0f",
+    "variation-selector-supplement": "\U000e0100", "zero-width-space": "\u200b", "zero-width-joiner": "\u200d",
+    "zero-width-non-joiner": "\u200c", "word-joiner": "\u2060", "byte-order-mark": "\ufeff",
+    "bidi-override": "\u202e", "bidi-isolate": "\u2066", "bidi-mark": "\u200f", "c0": "\x1b", "c1": "\x85",
+    "soft-hyphen": "\u00ad", "grapheme-joiner": "\u034f", "hangul-filler": "\u3164", "mongolian-separator": "\u180e",
+    "no-break-space": "\u00a0", "ideographic-space": "\u3000", "line-separator": "\u2028",
+}
+PLAIN = "A"
+NAMES = {kind: f"{PLAIN}{char}" for kind, char in CLASSES.items()}
+KINDS = list(CLASSES)
+
+
+def _table() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame([{"lp": lp, "system": name, "seg_id": i, "score": float(rng.normal(50, 10)),
+                          "human": float(rng.normal())}
+                         for lp in ("en-de", "en-fr") for name in [PLAIN, *NAMES.values()] for i in range(6)])
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("escape") / "names.jsonl"  # JSONL keeps every name exactly
+    _table().to_json(path, orient="records", lines=True)
+    return str(path)
+
+
+def _board(cli, table: str, *args) -> tuple[str, str]:
+    rc, out, err = cli("leaderboard", table, "--score", "score", "--by", "lp", "--n-resamples", "20", *args)
+    assert rc == 0, err
+    return out, err
+
+
+def _shows_every_class(text: str, kind: str) -> None:
+    """``text`` holds the escape of ``kind``'s code point, never the code point itself."""
+    assert CLASSES[kind] not in text, f"{kind}: raw {CLASSES[kind]!r} shown"
+    assert visible_controls(NAMES[kind]) in text, f"{kind}: {visible_controls(NAMES[kind])} not shown"
+    assert visible_controls(NAMES[kind]) != PLAIN
+
+
+# the rule itself ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_visible_controls_escapes_every_class(kind):
+    shown = visible_controls(NAMES[kind])
+    assert shown != PLAIN and CLASSES[kind] not in shown and shown.isascii()
+
+
+def test_the_class_covers_every_control_format_separator_and_non_ascii_space_of_unicodedata():
+    missing = [f"U+{c:04X}" for c in range(0x110000)
+               if (unicodedata.category(chr(c)) in ("Cc", "Cf", "Zl", "Zp", "Cs")
+                   or (unicodedata.category(chr(c)) == "Zs" and c != 0x20))
+               and not CONTROL_CHARACTERS.match(chr(c))]
+    assert not missing
+
+
+def test_visible_text_is_left_as_it_is():
+    text = "en-de Ünïcödé 中文 العربية हिन्दी e\u0301 \U0001f600 [b] $x$ a b\\x"
+    assert visible_controls(text) == text
+
+
+# display outputs --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_leaderboard_terminal_table(cli, table, kind):
+    out, err = _board(cli, table)
+    _shows_every_class(out, kind)
+    assert CLASSES[kind] not in err
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_print_table(capsys, kind):
+    from xleval.cli._common import print_table
+
+    print_table([{"system": PLAIN, "score": 1.0}, {"system": NAMES[kind], "score": 2.0}], title=f"t {NAMES[kind]}")
+    out = capsys.readouterr().out
+    _shows_every_class(out, kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_say(capsys, kind):
+    from xleval.cli._common import say
+
+    say("warning", f"system {NAMES[kind]} has few rows")
+    err = capsys.readouterr().err
+    _shows_every_class(err, kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_html_leaderboard_page(cli, table, tmp_path, kind):
+    page = tmp_path / "board.html"
+    _board(cli, table, "--format", "html", "-o", page)
+    _shows_every_class(page.read_text(encoding="utf-8"), kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_plot_label(kind):
+    from xleval.report._plots import label
+
+    assert label(NAMES[kind]) == visible_controls(NAMES[kind]) != PLAIN
+
+
+def test_figure_texts_show_group_names_visibly():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from xleval.report._plots import system_scores_figure
+
+    groups = [PLAIN, PLAIN, NAMES["tag"], NAMES["tag"], NAMES["variation-selector"], NAMES["variation-selector"]]
+    fig = system_scores_figure(groups, [1.0, 2, 3, 4, 5, 6], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [1.0, 2, 3, 4, 5, 6],
+                               score=f"s{CLASSES['bidi-override']}", human_label="h", calibrated_label="c",
+                               group_label=f"lp{CLASSES['zero-width-space']}")
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    shown = "\n".join(texts)
+    for kind in ("tag", "variation-selector"):
+        _shows_every_class(shown, kind)
+    assert not any(CONTROL_CHARACTERS.search(t) for t in texts)
+
+
+# text and TSV shown as text ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_leaderboard_tsv_on_stdout(cli, table, kind):
+    out, _ = _board(cli, table, "--format", "tsv")
+    _shows_every_class(out, kind)
+    assert len(out.splitlines()) == 1 + 2 * (1 + len(NAMES))  # a header and one line per row
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_leaderboard_text_file(cli, table, tmp_path, kind):
+    target = tmp_path / "board.txt"
+    _board(cli, table, "--format", "text", "-o", target)
+    _shows_every_class(target.read_text(encoding="utf-8"), kind)
+
+
+@pytest.mark.parametrize("where", ["stdout", "file"])
+def test_leaderboard_text_stays_aligned_with_escapes(cli, table, tmp_path, where):
+    target = tmp_path / "board.txt"
+    out, _ = _board(cli, table, "--format", "text", *(["-o", target] if where == "file" else []))
+    text = target.read_text(encoding="utf-8") if where == "file" else out
+    table_lines = text.split("\n\n")[0].splitlines()
+    if where == "stdout":  # the terminal table: its rows between the box lines
+        table_lines = [line for line in text.splitlines() if line.startswith(("\u2502", "\u2503"))]
+    assert len({len(line) for line in table_lines}) == 1  # every row as wide as the header: columns line up
+
+
+# JSON: escaped as JSON, lossless ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["stdout", "file"])
+def test_leaderboard_json_escapes_every_class_and_parses_back_exactly(cli, table, tmp_path, where):
+    target = tmp_path / "board.json"
+    out, _ = _board(cli, table, "--format", "json", *(["-o", target] if where == "file" else []))
+    text = target.read_text(encoding="utf-8") if where == "file" else out
+    assert not any(char in text for char in CLASSES.values())  # every one written as a JSON escape
+    assert {r["system"] for r in json.loads(text)["rows"]} == {PLAIN, *NAMES.values()}
