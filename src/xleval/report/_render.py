@@ -19,7 +19,11 @@ FORMATS = ("html", "json")
 
 
 def _cells(table: Table) -> list[list[tuple[str, bool, str | None]]]:
-    """Per row, per column: (text, is it a number, the raw value used to sort)."""
+    """Per row, per column: (text, is it a number, the raw value used to sort). A cell is a name from the
+    data or a number: every code point a reader could not see is an escape, a tab or line break too
+    (``A\\x0aB`` is not ``A B``; :func:`~xleval._base.terminal.visible_controls`)."""
+    from .._base.terminal import visible_controls
+
     columns = table.columns
     texts = format_rows(columns, table.rows)
     out = []
@@ -28,14 +32,16 @@ def _cells(table: Table) -> list[list[tuple[str, bool, str | None]]]:
         for col, text in zip(columns, text_row, strict=True):
             value: Any = row.get(col)
             numeric = is_number(value)
-            cells.append((text, numeric, repr(float(value)) if numeric else None))
+            cells.append((visible_controls(text), numeric, repr(float(value)) if numeric else None))
         out.append(cells)
     return out
 
 
 def _visible(value):
     """Every text the template shows, before HTML escaping: control characters and bidi overrides from
-    the data (which reorder what a browser shows) are written as escapes; markup the code made is kept."""
+    the data (which reorder what a browser shows) are written as escapes; markup the code made is kept.
+    Prose may break lines (shown as spaces); table cells and column names are escaped whole
+    (:func:`_cells`, the ``name`` filter)."""
     import markupsafe
 
     from .._base.terminal import visible_controls
@@ -45,6 +51,13 @@ def _visible(value):
     return visible_controls(value.replace("\n", " ").replace("\t", " "))
 
 
+def _name(value: object) -> str:
+    """A name from the data (a column name) as the display rule shows it, line breaks and tabs included."""
+    from .._base.terminal import visible_controls
+
+    return visible_controls(str(value))
+
+
 def _environment():
     import jinja2
 
@@ -52,6 +65,7 @@ def _environment():
                              autoescape=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.filters["fact"] = lambda value, key="": format_text(format_value(value, key))
     env.filters["text"] = format_text
+    env.filters["name"] = _name
     env.globals["cells"] = _cells
     return env
 
