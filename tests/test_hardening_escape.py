@@ -5,7 +5,9 @@
   would see as something else, as an escape (``\\u202e``, ``\\U000e0041``): C0/C1 controls, bidi
   controls, zero-width characters, tag characters, variation selectors, the other default-ignorable
   code points, line separators and the non-ASCII spaces. So ``A`` and ``A`` + U+E0041 look different.
-* Data rule: JSON (stdout or a file) parses back to the exact names (the escapes are JSON's).
+* Data rule: JSON (stdout or a file) parses back to the exact names (the escapes are JSON's); a TSV file
+  (``leaderboard --format tsv -o FILE``) holds the exact names under the TSV quoting rule, and a name
+  with a tab or line break, which TSV cannot hold, is refused (E129).
 
 One test per writer, each over one name per class of code point.
 """
@@ -182,3 +184,35 @@ def test_leaderboard_json_escapes_every_class_and_parses_back_exactly(cli, table
     text = target.read_text(encoding="utf-8") if where == "file" else out
     assert not any(char in text for char in CLASSES.values() if char not in "\t\n")  # written as JSON escapes
     assert {r["system"] for r in json.loads(text)["rows"]} == {PLAIN, *NAMES.values()}
+
+
+# TSV to a file: data, lossless ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tsv_safe_table(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("escape") / "tsv_safe.jsonl"
+    df = _table()
+    df[~df["system"].str.contains("[\t\n]")].to_json(path, orient="records", lines=True)
+    return str(path)
+
+
+def test_leaderboard_tsv_file_is_lossless(cli, tsv_safe_table, tmp_path):
+    from xleval.io import read_table
+
+    target = tmp_path / "board.tsv"
+    _board(cli, tsv_safe_table, "--format", "tsv", "-o", target)
+    expected = {PLAIN, *(n for n in NAMES.values() if "\t" not in n and "\n" not in n)}
+    assert set(read_table(target)["system"]) == expected
+    assert set(pd.read_csv(target, sep="\t", dtype=str, keep_default_na=False)["system"]) == expected
+
+
+@pytest.mark.parametrize("kind", ["tab", "newline"])
+def test_leaderboard_tsv_file_refuses_a_name_tsv_cannot_hold(cli, tmp_path, kind):
+    source = tmp_path / "in.jsonl"
+    _table().query("system in @keep", local_dict={"keep": [PLAIN, NAMES[kind]]}).to_json(
+        source, orient="records", lines=True)
+    target = tmp_path / "board.tsv"
+    rc, _, err = cli("leaderboard", source, "--score", "score", "--n-resamples", "20", "--format", "tsv", "-o", target)
+    assert rc == 2 and len(err.splitlines()) == 1 and "--format json" in err and "Traceback" not in err
+    assert not target.exists() and not list(tmp_path.glob(".board.tsv*"))
