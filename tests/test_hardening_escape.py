@@ -216,3 +216,43 @@ def test_leaderboard_tsv_file_refuses_a_name_tsv_cannot_hold(cli, tmp_path, kind
     rc, _, err = cli("leaderboard", source, "--score", "score", "--n-resamples", "20", "--format", "tsv", "-o", target)
     assert rc == 2 and len(err.splitlines()) == 1 and "--format json" in err and "Traceback" not in err
     assert not target.exists() and not list(tmp_path.glob(".board.tsv*"))
+
+
+# spaces a reader cannot count: at a name's ends, or in a run (a page collapses them) -------------------------
+
+SPACED = ["A", "A ", " A", "A B", "A  B"]
+
+
+@pytest.fixture(scope="module")
+def spaced_table(tmp_path_factory) -> str:
+    rng = np.random.default_rng(2)
+    path = tmp_path_factory.mktemp("escape") / "spaced.jsonl"
+    pd.DataFrame([{"lp": lp, "system": name, "seg_id": i, "score": float(rng.normal(50, 10))}
+                  for lp in ("en-de", "en-fr") for name in SPACED for i in range(6)]
+                 ).to_json(path, orient="records", lines=True)
+    return str(path)
+
+
+def test_name_rule_shows_edge_and_repeated_spaces():
+    shown = [visible_controls(n, name=True) for n in SPACED]
+    assert len(set(shown)) == len(SPACED) and shown[1] == "A\\x20" and shown[4] == "A\\x20\\x20B"
+    assert visible_controls("A  B") == "A  B"  # prose keeps its spaces
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "tsv", "text-file", "html"])
+def test_names_differing_by_spaces_look_different(cli, spaced_table, tmp_path, fmt):
+    target = tmp_path / ("board.html" if fmt == "html" else "board.txt")
+    args = {"terminal": [], "tsv": ["--format", "tsv"], "text-file": ["--format", "text", "-o", target],
+            "html": ["--format", "html", "-o", target]}[fmt]
+    out, _ = _board(cli, spaced_table, *args)
+    text = target.read_text(encoding="utf-8") if fmt in ("text-file", "html") else out
+    for edged in ("A\\x20", "\\x20A", "A\\x20\\x20B"):
+        assert edged in text
+
+
+def test_print_table_shows_edge_spaces(capsys):
+    from xleval.cli._common import print_table
+
+    print_table([{"system": n, "score": float(i)} for i, n in enumerate(SPACED)])
+    out = capsys.readouterr().out
+    assert "A\\x20" in out and "\\x20A" in out and "A\\x20\\x20B" in out

@@ -46,10 +46,10 @@ def tsv_text(frame: Any, *, float_format: Any = None) -> str:
     """``frame`` (a DataFrame) as TSV with a header, one line per row; floats through ``float_format``."""
     import pandas as pd
 
-    def show(value: Any) -> Any:
-        return visible_controls(value) if isinstance(value, str) else value
+    def show(value: Any) -> Any:  # a cell is a name on its own: spaces at its ends shown too
+        return visible_controls(value, name=True) if isinstance(value, str) else value
 
-    shown = frame.rename(columns=lambda c: show(str(c)))
+    shown = frame.rename(columns=lambda c: visible_controls(str(c)))
     for col in shown.columns:
         if shown[col].dtype == object or pd.api.types.is_string_dtype(shown[col]):
             shown[col] = shown[col].map(show)

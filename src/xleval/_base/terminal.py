@@ -45,10 +45,18 @@ def _escape(match: re.Match) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-def visible_controls(text: str) -> str:
+# spaces a reader cannot count in a name standing alone (a table cell): at either end, or two or more in a row
+# (an HTML page collapses them)
+_LOOSE_SPACES = re.compile(r"^ +| +$| {2,}")
+
+
+def visible_controls(text: str, *, name: bool = False) -> str:
     """``text`` with every control or reordering character written as an escape (``\\x1b``, a newline
-    as ``\\x0a``, ``\\u202e``): one line, nothing a terminal would act on."""
-    return CONTROL_CHARACTERS.sub(_escape, text)
+    as ``\\x0a``, ``\\u202e``): one line, nothing a terminal would act on. ``name=True`` for a name
+    shown on its own (a table cell): spaces at its ends or in a run are written ``\\x20`` too, so ``A``,
+    ``A `` and ``A  B``/``A B`` never look alike."""
+    shown = CONTROL_CHARACTERS.sub(_escape, text)
+    return _LOOSE_SPACES.sub(lambda m: "\\x20" * len(m.group()), shown) if name else shown
 
 
 def data_text(value: Any, style: str = "") -> Any:

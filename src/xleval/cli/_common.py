@@ -230,8 +230,8 @@ def print_table(rows: Sequence[Mapping[str, Any]], title: str | None = None, dig
     else:
         columns = [format_column([_plain(row[key]) for row in rows], str(key)) for key in keys]
         cells = [list(values) for values in zip(*columns, strict=True)]
-    for row_cells in cells:
-        table.add_row(*row_cells)
+    for row_cells in cells:  # a cell is a name on its own: spaces at its ends or in a run shown as \x20
+        table.add_row(*(visible_controls(c, name=True) if isinstance(c, str) else c for c in row_cells))
     console.print(table)
 
 

@@ -37,7 +37,7 @@ def leaderboard_lines(board) -> tuple[list[str], list[list[str]], list[str]]:
         reasons = " ".join(board.recommendation.reasons)
         notes.append(f"calibration: {board.recommendation.name} (recommended): {reasons}")
     notes += list(board.notes)
-    cells = [[visible_controls(c) for c in row] for row in format_rows(header, rows)]
+    cells = [[visible_controls(c, name=True) for c in row] for row in format_rows(header, rows)]
     return [visible_controls(h) for h in header], cells, [visible_controls(n) for n in notes]
 
 

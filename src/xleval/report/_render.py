@@ -21,7 +21,8 @@ FORMATS = ("html", "json")
 def _cells(table: Table) -> list[list[tuple[str, bool, str | None]]]:
     """Per row, per column: (text, is it a number, the raw value used to sort). A cell is a name from the
     data or a number: every code point a reader could not see is an escape, a tab or line break too
-    (``A\\x0aB`` is not ``A B``; :func:`~xleval._base.terminal.visible_controls`)."""
+    (``A\\x0aB`` is not ``A B``), and spaces at its ends or in a run (``A\\x20``; the page would collapse
+    them; :func:`~xleval._base.terminal.visible_controls` with ``name=True``)."""
     from .._base.terminal import visible_controls
 
     columns = table.columns
@@ -32,7 +33,7 @@ def _cells(table: Table) -> list[list[tuple[str, bool, str | None]]]:
         for col, text in zip(columns, text_row, strict=True):
             value: Any = row.get(col)
             numeric = is_number(value)
-            cells.append((visible_controls(text), numeric, repr(float(value)) if numeric else None))
+            cells.append((visible_controls(text, name=True), numeric, repr(float(value)) if numeric else None))
         out.append(cells)
     return out
 
@@ -55,7 +56,7 @@ def _name(value: object) -> str:
     """A name from the data (a column name) as the display rule shows it, line breaks and tabs included."""
     from .._base.terminal import visible_controls
 
-    return visible_controls(str(value))
+    return visible_controls(str(value), name=True)
 
 
 def _environment():
