@@ -256,3 +256,16 @@ def test_print_table_shows_edge_spaces(capsys):
     print_table([{"system": n, "score": float(i)} for i, n in enumerate(SPACED)])
     out = capsys.readouterr().out
     assert "A\\x20" in out and "\\x20A" in out and "A\\x20\\x20B" in out
+
+
+@pytest.mark.parametrize("kind", ["bidi-override", "tag", "variation-selector"])
+def test_library_notes_quote_file_names_visibly(cli, tmp_path, kind):
+    # the TSV quoting note ('xleval: note: FILE: read with CSV quoting ...') names the file
+    rng = np.random.default_rng(0)
+    source = tmp_path / f"q{CLASSES[kind]}x.tsv"
+    pd.DataFrame([{"lp": lp, "system": 'say "hi"', "seg_id": i, "score": float(rng.normal(50, 10))}
+                  for lp in ("en-de", "en-fr") for i in range(8)]).to_csv(source, sep="\t", index=False)
+    rc, _, err = cli("calibrate", "fit", source, "--score", "score", "-o", tmp_path / "m.json")
+    assert rc == 0, err
+    note = next(line for line in err.splitlines() if line.startswith("xleval: note:"))
+    assert CLASSES[kind] not in note and f"q{visible_controls(CLASSES[kind])}x.tsv" in note

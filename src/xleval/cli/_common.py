@@ -119,7 +119,7 @@ class _NoteLine(logging.Handler):
         text = cli_words(record.getMessage(), self.command)
         if text not in self.said:
             self.said.add(text)
-            sys.stderr.write(f"xleval: note: {text}\n")
+            sys.stderr.write(f"xleval: note: {visible_controls(text)}\n")  # it may quote a file name
 
 
 _quoting_flag = click.option(
@@ -173,7 +173,7 @@ def emit_tsv(frame: Any, output: Any = None, *, float_format: Any = None) -> Non
     """A table as TSV: on stdout shown as text (:func:`xleval._base.emit.tsv_text`, names escaped); into the
     file ``output`` as data, lossless (:func:`xleval.io.format_rows`, the TSV quoting rule: the file reads
     back to the exact names), refused when a text holds a tab or line break, which TSV cannot hold."""
-    if output is None:
+    if output is None or str(output) == "-":  # standard output, however it is asked for: shown as text
         _write(tsv_text(frame, float_format=float_format), output)
         return
     from ..exceptions import InputError
