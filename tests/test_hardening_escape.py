@@ -269,3 +269,24 @@ def test_library_notes_quote_file_names_visibly(cli, tmp_path, kind):
     assert rc == 0, err
     note = next(line for line in err.splitlines() if line.startswith("xleval: note:"))
     assert CLASSES[kind] not in note and f"q{visible_controls(CLASSES[kind])}x.tsv" in note
+
+
+def test_json_text_escapes_a_lone_surrogate_and_parses_back():
+    from xleval._base.emit import json_text
+
+    name = "run\udcff.jsonl"  # a file name with a byte that is not UTF-8 (sys.argv's surrogateescape)
+    text = json_text({"where": name})
+    assert "\udcff" not in text and "\\udcff" in text
+    text.encode("utf-8")  # writable: no lone surrogate left
+    assert json.loads(text)["where"] == name
+
+
+def test_json_on_stdout_with_an_undecodable_file_name(cli_process, table, tmp_path):
+    import os
+    import shutil
+
+    source = os.fsdecode(os.fsencode(str(tmp_path)) + b"/run\xff.jsonl")  # '...run\udcff.jsonl'
+    shutil.copy(table, source)
+    rc, out, err = cli_process("leaderboard", source, "--score", "score", "--n-resamples", "20", "--format", "json")
+    assert rc == 0 and "Traceback" not in err, err
+    assert {r["system"] for r in json.loads(out)["rows"]} == {PLAIN, *NAMES.values()}
