@@ -290,3 +290,15 @@ def test_json_on_stdout_with_an_undecodable_file_name(cli_process, table, tmp_pa
     rc, out, err = cli_process("leaderboard", source, "--score", "score", "--n-resamples", "20", "--format", "json")
     assert rc == 0 and "Traceback" not in err, err
     assert {r["system"] for r in json.loads(out)["rows"]} == {PLAIN, *NAMES.values()}
+
+
+def test_html_prose_shows_a_line_break_in_a_name():
+    from xleval.report._model import Report, Section
+    from xleval.report._render import render_html
+
+    section = Section(id="s", title=f"about {NAMES['tag']}", paragraphs=("system A\nB is not system A B",),
+                      warnings=(f"system {NAMES['zero-width-space']} has few rows",))
+    html = render_html(Report(title=f"t{NAMES['bidi-override']}", sections=(section,)))
+    assert "system A\\x0aB is not system A B" in html
+    for kind in ("tag", "zero-width-space", "bidi-override"):
+        _shows_every_class(html, kind)

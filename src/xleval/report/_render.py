@@ -41,15 +41,15 @@ def _cells(table: Table) -> list[list[tuple[str, bool, str | None]]]:
 def _visible(value):
     """Every text the template shows, before HTML escaping: control characters and bidi overrides from
     the data (which reorder what a browser shows) are written as escapes; markup the code made is kept.
-    Prose may break lines (shown as spaces); table cells and column names are escaped whole
-    (:func:`_cells`, the ``name`` filter)."""
+    A tab or line break is an escape too (``A\\x0aB``: a page would show it as the space of ``A B``); table
+    cells and column names also show spaces at their ends or in a run (:func:`_cells`, the ``name`` filter)."""
     import markupsafe
 
     from .._base.terminal import visible_controls
 
     if not isinstance(value, str) or isinstance(value, markupsafe.Markup):
         return value
-    return visible_controls(value.replace("\n", " ").replace("\t", " "))
+    return visible_controls(value)
 
 
 def _name(value: object) -> str:
