@@ -387,6 +387,9 @@ CASES: list[Case] = [
        f"{FIT} unrelated.tsv --score score --method anchored --human human -o out/E122.json",
        "Give the scale's direction (--human-higher-is-better, or --human-lower-is-better for MQM), or label more "
        "rows: a sign the labels cannot tell could reverse every order within a group.", "out/E122.json"),
+    _c("E129", "leaderboard --format tsv -o FILE with a tab or line break in a name (a TSV file is data: lossless)",
+       "leaderboard tab_in_system.jsonl --score score --n-resamples 20 --format tsv -o out/E129.tsv",
+       "Write --format json (it holds any name), or fix the name.", "out/E129.tsv"),
     _c("E130", "plan --budget not above the labels already collected (the budget is the total)",
        "calibrate plan labelled.tsv --budget 40 --score score --human human -o out/E130.tsv",
        "Give the total number of labels wanted, those already in --human included.", "out/E130.tsv"),
@@ -465,6 +468,8 @@ def _write_files(root: Path) -> None:
         "not_a_model.json": b'{"format": "xleval.report", "sections": []}\n',
         "chrf_scores.tsv": tsv,
         "chrf_scores.tsv.signatures.json": json.dumps({"signatures": {"score": SIG_CHRF}}).encode(),
+        "tab_in_system.jsonl": df.assign(system=df["system"].where(df["system"] != "B", "B\tnew")).to_json(
+            orient="records", lines=True).encode(),
         "tab_in_text.jsonl": "".join(json.dumps({**r, "hypothesis": r["hypothesis"] + ("\tx" if i == 3 else "")}) + "\n"
                                      for i, r in enumerate(df.to_dict(orient="records"))).encode(),
         "audit.tsv": _audit_table().to_csv(sep="\t", index=False).encode(),

@@ -1,12 +1,15 @@
 """The one JSON, TSV and plain-text form of what xleval writes for a reader (stdout or a file): names
 from the data never reach a terminal as characters it would act on.
 
-* :func:`json_text`: valid JSON that parses back to the exact values; control, reordering and
-  invisible tag characters inside strings are written as JSON escapes (``\\u202e``, a surrogate pair
-  for a tag character), so the text shows them and ``json.loads`` restores them.
-* :func:`tsv_text`: a table as TSV, every text cell and column name with those characters shown as
-  escapes (:func:`~xleval._base.terminal.visible_controls`); TSV has no escape syntax, so this is
-  for reading, and a tab or newline in a name can no longer split a row.
+* :func:`json_text`: valid JSON that parses back to the exact values; every code point of the display
+  rule (:data:`~xleval._base.terminal.CONTROL_CHARACTERS`: controls, bidi, zero-width, tag characters,
+  variation selectors, non-ASCII spaces) inside strings is written as a JSON escape (``\\u202e``, a
+  surrogate pair for a tag character), so the text shows them and ``json.loads`` restores them: JSON is
+  both display-safe and lossless (the data rule).
+* :func:`tsv_text`: a table as TSV *shown as text* (stdout), every text cell and column name with those
+  characters shown as escapes (:func:`~xleval._base.terminal.visible_controls`); TSV has no escape
+  syntax, so this is for reading, and a tab or newline in a name can no longer split a row. A TSV
+  *file* is data: ``xleval.io._write.format_rows`` (lossless, the TSV quoting rule).
 * :func:`plain_text`: lines of text with the same escapes (the line breaks kept).
 """
 from __future__ import annotations
@@ -43,10 +46,10 @@ def tsv_text(frame: Any, *, float_format: Any = None) -> str:
     """``frame`` (a DataFrame) as TSV with a header, one line per row; floats through ``float_format``."""
     import pandas as pd
 
-    def show(value: Any) -> Any:
-        return visible_controls(value) if isinstance(value, str) else value
+    def show(value: Any) -> Any:  # a cell is a name on its own: spaces at its ends shown too
+        return visible_controls(value, name=True) if isinstance(value, str) else value
 
-    shown = frame.rename(columns=lambda c: show(str(c)))
+    shown = frame.rename(columns=lambda c: visible_controls(str(c)))
     for col in shown.columns:
         if shown[col].dtype == object or pd.api.types.is_string_dtype(shown[col]):
             shown[col] = shown[col].map(show)

@@ -19,11 +19,23 @@ from typing import Any
 
 __all__ = ["visible_controls", "data_text", "styled", "make_console", "CONTROL_CHARACTERS"]
 
-# C0 and C1 controls and DEL, and the invisible format characters that reorder or hide text
-# (bidirectional embeddings/overrides/isolates, zero-width characters, the byte-order mark, and the
-# tag characters U+E0000-U+E007F, which render as nothing and can smuggle text past a reader)
+# What a reader cannot see, or sees as something else, written as escapes wherever a name from the data is
+# shown (the display rule: terminal tables, messages, the HTML report, figures, JSON/TSV/text on a stream):
+# C0 and C1 controls and DEL; every format character (general category Cf: bidirectional marks,
+# embeddings, overrides and isolates, zero-width space/joiner/non-joiner, word joiner, invisible
+# operators, the byte-order mark, Arabic/Syriac/Kaithi/Egyptian format marks, the tag characters
+# U+E0000-U+E007F that render as nothing and can smuggle text past a reader); the rest of Unicode's
+# default-ignorable code points (soft hyphen, combining grapheme joiner, Hangul fillers, Khmer inherent
+# vowels, Mongolian selectors, variation selectors U+FE00-U+FE0F and U+E0100-U+E01EF, shorthand and
+# musical format controls, U+E0000-U+E0FFF); line and paragraph separators; every space other than
+# U+0020 (no-break, en/em/thin/hair, ideographic: 'A\u00a0B' is not 'A B'); lone surrogates; and the
+# specials U+FFF0-U+FFFB. Two names that differ by any of these look different. A test checks the class
+# against ``unicodedata`` (Cc, Cf, Zl, Zp, Zs, Cs) of the running Python.
 CONTROL_CHARACTERS = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]")
+    "[\x00-\x1f\x7f-\xa0\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f-\u1160"
+    "\u1680\u17b4-\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164"
+    "\ud800-\udfff\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
 
 
 def _escape(match: re.Match) -> str:
@@ -33,10 +45,18 @@ def _escape(match: re.Match) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-def visible_controls(text: str) -> str:
+# spaces a reader cannot count in a name standing alone (a table cell): at either end, or two or more in a row
+# (an HTML page collapses them)
+_LOOSE_SPACES = re.compile(r"^ +| +$| {2,}")
+
+
+def visible_controls(text: str, *, name: bool = False) -> str:
     """``text`` with every control or reordering character written as an escape (``\\x1b``, a newline
-    as ``\\x0a``, ``\\u202e``): one line, nothing a terminal would act on."""
-    return CONTROL_CHARACTERS.sub(_escape, text)
+    as ``\\x0a``, ``\\u202e``): one line, nothing a terminal would act on. ``name=True`` for a name
+    shown on its own (a table cell): spaces at its ends or in a run are written ``\\x20`` too, so ``A``,
+    ``A `` and ``A  B``/``A B`` never look alike."""
+    shown = CONTROL_CHARACTERS.sub(_escape, text)
+    return _LOOSE_SPACES.sub(lambda m: "\\x20" * len(m.group()), shown) if name else shown
 
 
 def data_text(value: Any, style: str = "") -> Any:

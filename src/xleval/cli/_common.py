@@ -119,7 +119,7 @@ class _NoteLine(logging.Handler):
         text = cli_words(record.getMessage(), self.command)
         if text not in self.said:
             self.said.add(text)
-            sys.stderr.write(f"xleval: note: {text}\n")
+            sys.stderr.write(f"xleval: note: {visible_controls(text)}\n")  # it may quote a file name
 
 
 _quoting_flag = click.option(
@@ -170,8 +170,21 @@ def emit_json(payload: Any, output: Any = None) -> None:
 
 
 def emit_tsv(frame: Any, output: Any = None, *, float_format: Any = None) -> None:
-    """A table as TSV (:func:`xleval._base.emit.tsv_text`) on stdout, or into the file ``output``."""
-    _write(tsv_text(frame, float_format=float_format), output)
+    """A table as TSV: on stdout shown as text (:func:`xleval._base.emit.tsv_text`, names escaped); into the
+    file ``output`` as data, lossless (:func:`xleval.io.format_rows`, the TSV quoting rule: the file reads
+    back to the exact names), refused when a text holds a tab or line break, which TSV cannot hold."""
+    if output is None or str(output) == "-":  # standard output, however it is asked for: shown as text
+        _write(tsv_text(frame, float_format=float_format), output)
+        return
+    from ..exceptions import InputError
+    from ..io._write import format_rows
+
+    for col in frame.columns:
+        texts = [v for v in frame[col].tolist() + [col] if isinstance(v, str) and ("\t" in v or "\n" in v)]
+        if texts:
+            raise InputError(f"{output}: {visible_controls(repr(texts[0]))} in column {visible_controls(repr(col))} "
+                             "holds a tab or line break, which a TSV file cannot hold; use --format json")
+    _write(format_rows(frame, "tsv", where=f"{output}: "), output)
 
 
 def emit_text(text: str, output: Any = None) -> None:
@@ -217,8 +230,8 @@ def print_table(rows: Sequence[Mapping[str, Any]], title: str | None = None, dig
     else:
         columns = [format_column([_plain(row[key]) for row in rows], str(key)) for key in keys]
         cells = [list(values) for values in zip(*columns, strict=True)]
-    for row_cells in cells:
-        table.add_row(*row_cells)
+    for row_cells in cells:  # a cell is a name on its own: spaces at its ends or in a run shown as \x20
+        table.add_row(*(visible_controls(c, name=True) if isinstance(c, str) else c for c in row_cells))
     console.print(table)
 
 

@@ -129,7 +129,10 @@ def _columns_that_fit(header: list[str], rows: list[list[str]], board, width: in
     natural = [max([len(h), *(len(r[i]) for r in rows)]) + 3 for i, h in enumerate(header)]  # padding + border
     keep = list(range(len(header)))
     by_name = {h: i for i, h in enumerate(header)}
-    for name in ("segments", f"raw {board.score}", "interval ", f"rank in {board.by}"):
+    from .._base.terminal import visible_controls
+
+    # the header is shown as the display rule shows it (leaderboard_lines): look its names up the same way
+    for name in map(visible_controls, ("segments", f"raw {board.score}", "interval ", f"rank in {board.by}")):
         if sum(natural[i] for i in keep) + 1 <= width:
             break
         if name in by_name and by_name[name] in keep:

@@ -23,7 +23,12 @@ def interval_lines(board) -> list[str]:
 
 
 def leaderboard_lines(board) -> tuple[list[str], list[list[str]], list[str]]:
-    """(header, rows of formatted cells, notes) of the leaderboard, best first."""
+    """(header, rows of formatted cells, notes) of the leaderboard, best first. Names from the data (the
+    group column, groups, systems) are shown as the display rule shows them
+    (:func:`~xleval._base.terminal.visible_controls`) before any width is measured, so the text table
+    stays aligned and two systems that differ by an invisible code point look different."""
+    from .._base.terminal import visible_controls
+
     rows = leaderboard_display_rows(board, compact=True)
     header = list(rows[0]) if rows else []
     notes = [f"calibrated: {board.calibration['description']} ({board.calibration['scale']})",
@@ -32,7 +37,8 @@ def leaderboard_lines(board) -> tuple[list[str], list[list[str]], list[str]]:
         reasons = " ".join(board.recommendation.reasons)
         notes.append(f"calibration: {board.recommendation.name} (recommended): {reasons}")
     notes += list(board.notes)
-    return header, format_rows(header, rows), notes
+    cells = [[visible_controls(c, name=True) for c in row] for row in format_rows(header, rows)]
+    return [visible_controls(h) for h in header], cells, [visible_controls(n) for n in notes]
 
 
 def leaderboard_text(board) -> str:

@@ -32,8 +32,11 @@ _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 def label(text: object) -> str:
     """Every piece of text drawn in a figure (titles, axis and tick labels, legend entries) passes
     through here. Names are drawn as typed: the figures are LiteralFigures (no mathtext), so
-    ``$x$`` stays ``$x$``."""
-    return str(text)
+    ``$x$`` stays ``$x$``; what a reader could not see (control, bidi, tag, zero-width code points) is
+    drawn as an escape (:func:`~xleval._base.terminal.visible_controls`), as in the terminal and the HTML."""
+    from .._base.terminal import visible_controls
+
+    return visible_controls(str(text))
 
 
 @contextmanager

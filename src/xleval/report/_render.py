@@ -19,7 +19,12 @@ FORMATS = ("html", "json")
 
 
 def _cells(table: Table) -> list[list[tuple[str, bool, str | None]]]:
-    """Per row, per column: (text, is it a number, the raw value used to sort)."""
+    """Per row, per column: (text, is it a number, the raw value used to sort). A cell is a name from the
+    data or a number: every code point a reader could not see is an escape, a tab or line break too
+    (``A\\x0aB`` is not ``A B``), and spaces at its ends or in a run (``A\\x20``; the page would collapse
+    them; :func:`~xleval._base.terminal.visible_controls` with ``name=True``)."""
+    from .._base.terminal import visible_controls
+
     columns = table.columns
     texts = format_rows(columns, table.rows)
     out = []
@@ -28,21 +33,30 @@ def _cells(table: Table) -> list[list[tuple[str, bool, str | None]]]:
         for col, text in zip(columns, text_row, strict=True):
             value: Any = row.get(col)
             numeric = is_number(value)
-            cells.append((text, numeric, repr(float(value)) if numeric else None))
+            cells.append((visible_controls(text, name=True), numeric, repr(float(value)) if numeric else None))
         out.append(cells)
     return out
 
 
 def _visible(value):
     """Every text the template shows, before HTML escaping: control characters and bidi overrides from
-    the data (which reorder what a browser shows) are written as escapes; markup the code made is kept."""
+    the data (which reorder what a browser shows) are written as escapes; markup the code made is kept.
+    A tab or line break is an escape too (``A\\x0aB``: a page would show it as the space of ``A B``); table
+    cells and column names also show spaces at their ends or in a run (:func:`_cells`, the ``name`` filter)."""
     import markupsafe
 
     from .._base.terminal import visible_controls
 
     if not isinstance(value, str) or isinstance(value, markupsafe.Markup):
         return value
-    return visible_controls(value.replace("\n", " ").replace("\t", " "))
+    return visible_controls(value)
+
+
+def _name(value: object) -> str:
+    """A name from the data (a column name) as the display rule shows it, line breaks and tabs included."""
+    from .._base.terminal import visible_controls
+
+    return visible_controls(str(value), name=True)
 
 
 def _environment():
@@ -52,6 +66,7 @@ def _environment():
                              autoescape=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.filters["fact"] = lambda value, key="": format_text(format_value(value, key))
     env.filters["text"] = format_text
+    env.filters["name"] = _name
     env.globals["cells"] = _cells
     return env
 
