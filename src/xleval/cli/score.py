@@ -189,7 +189,8 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
     twice = sorted({s for s in specs if specs.count(s) > 1})
     if twice:
         raise InputError(f"--metric {','.join(metric)!r}: {', '.join(twice)} given twice; name each metric once")
-    check_outputs({"--output": output}, inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"])
+    check_outputs({"--output": output}, inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"],
+                  stdout=["--output"])
     settings = {
         "bleu_tokenize": tokenize, "bleu_spm_model": spm_model, "bleu_lowercase": lowercase or None,
         "bleu_smooth_method": smooth_method,
