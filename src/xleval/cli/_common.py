@@ -161,7 +161,8 @@ def calibration_choice_options(command):
 
 
 report_option = click.option("--report", "report_path", metavar="PATH",
-                             help="Also write a self-contained HTML report (.html) or its JSON (.json) here.")
+                             help="Also write a self-contained HTML report (.html) or its JSON (.json) here (a file: "
+                                  "stdout carries the results).")
 
 
 def emit_json(payload: Any, output: Any = None) -> None:

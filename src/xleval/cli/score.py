@@ -83,7 +83,8 @@ _ORDER = click.IntRange(0, 32)
 @click.option("-m", "--metric", "--metrics", "metric", multiple=True,
               help="bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH (comma- or space-separated; "
                    "default bleu,chrf for tables; bleu for plain files, as sacrebleu).")
-@click.option("-o", "--output", help="Write the table with score columns here (signatures in its metadata).")
+@click.option("-o", "--output", help="Write the table with score columns here (signatures in its metadata; '-' = "
+              "TSV on stdout, without them).")
 @click.option("--corpus", is_flag=True, help="Print corpus scores per (lp, system) from summed statistics.")
 @click.option("--src", metavar="FILE", help="Plain-text sources (QE metrics).")
 @click.option("-l", "--lp", "--language-pair", "lp",
