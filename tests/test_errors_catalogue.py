@@ -396,6 +396,24 @@ CASES: list[Case] = [
     _c("E131", "plan --budget above the rows that can carry a label",
        "calibrate plan labelled.tsv --budget 100000 --score score -o out/E131.tsv",
        "Give at most the number of rows with a score.", "out/E131.tsv"),
+    # --- outputs and inputs, issue 26 (closed stdin, stdout into an input, table and sidecar together:
+    # shell redirections, in tests/test_hardening_io.py and the Outputs table above) ---
+    _c("E180", "-o - where the output is a file (a calibrator: `--model` reads it back)",
+       f"{FIT} scores.tsv --score score -o -",
+       "Give a file name; '-' is standard output only where the output is the command's result (tables, leaderboard, "
+       "report).", "-"),
+    _c("E181", "'-' for a second output while standard output carries the command's results",
+       "audit audit.tsv --n-resamples 20 --report -",
+       "Give the report a file name; the command's own results are on standard output.", "-"),
+    _c("E182", "A binary (bytes) column written to a text table", f"{APPLY} binary.parquet -o out/E182.jsonl",
+       "Write .parquet, which holds bytes, or decode the column to text first (dates, decimals and durations are "
+       "written as ISO 8601 or exact digits).", "out/E182.jsonl"),
+    _c("E183", "A tab or newline in a column name written to TSV", f"{APPLY} tab_header.jsonl -o out/E183.tsv",
+       "Rename the column, or write .parquet, .jsonl or .csv.", "out/E183.tsv"),
+    _c("E184", "leaderboard --format tsv -o FILE with a tab or newline in a system name",
+       "leaderboard tab_system.jsonl --score score --by lp --n-resamples 20 --format tsv -o out/E184.tsv",
+       "Use --format json, which holds any name exactly (TSV to a file is data: names are written as they are).",
+       "out/E184.tsv"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -507,6 +525,11 @@ def _write_files(root: Path) -> None:
     (root / "uneven_systems.tsv").write_bytes(_tsv(uneven))
     _layouts(root)
     _anchored_files(root, df)
+    df.assign(blob=[bytes([i % 256]) for i in range(len(df))]).to_parquet(root / "binary.parquet")
+    (root / "tab_header.jsonl").write_text(df.rename(columns={"human": "human\tscore"}).to_json(orient="records",
+                                           lines=True), encoding="utf-8")
+    (root / "tab_system.jsonl").write_text(df.assign(system=df["system"].where(df["system"] != "A", "A\tx"))
+                                           .to_json(orient="records", lines=True), encoding="utf-8")
     model = LGN(score="score").fit(prepare_frame(df, ["tgt_lang"]))
     model.save(root / "model.json")
     LGN(score="score").fit(prepare_frame(df, ["tgt_lang"]), signature=SIG_BLEU).save(root / "model_bleu.json")

@@ -24,13 +24,14 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 __all__ = ["command_scope", "record_input", "record_output", "input_named", "output_named", "record_stream_input",
-           "stream_input_named"]
+           "stream_input_named", "stdout_input"]
 
 
 @dataclass
 class _Record:
     inputs: dict[tuple[int, int], str] = field(default_factory=dict)  # (device, inode) -> the name it was read by
     outputs: dict[tuple[int, int], str] = field(default_factory=dict)
+    stdout: tuple[int, int] | None = None  # the regular file the shell sent standard output to (> f, >> f)
 
 
 _SCOPE: ContextVar[_Record | None] = ContextVar("xleval_command_files", default=None)
@@ -43,7 +44,7 @@ def command_scope() -> Iterator[None]:
         yield
         return
     _install_open_hook()
-    token = _SCOPE.set(_Record())
+    token = _SCOPE.set(_Record(stdout=_stdout_identity()))
     try:
         yield
     finally:
@@ -68,6 +69,7 @@ def record_input(path: str | os.PathLike) -> None:
     key = _identity(path)
     if key is not None:
         record.inputs.setdefault(key, str(path))
+        _refuse_stdout_into(record, key, str(path))
 
 
 def record_output(path: str | os.PathLike) -> None:
@@ -125,6 +127,7 @@ def record_stream_input(fd: int, name: str = "<stdin>") -> None:
     key = _fd_identity(fd) if record is not None else None
     if record is not None and key is not None:
         record.inputs.setdefault(key, name)
+        _refuse_stdout_into(record, key, name)
 
 
 def stream_input_named(fd: int) -> str | None:
@@ -133,3 +136,36 @@ def stream_input_named(fd: int) -> str | None:
     record = _SCOPE.get()
     key = _fd_identity(fd) if record is not None else None
     return None if record is None or key is None else record.inputs.get(key)
+
+
+def _stdout_identity() -> tuple[int, int] | None:
+    try:
+        return _fd_identity(sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError):  # no standard output, or a replaced one (tests) without a descriptor
+        return None
+
+
+def stdout_input(paths: tuple[str | os.PathLike, ...] = ()) -> str | None:
+    """The input that standard output goes to (``>> in.tsv``), if any: a file the running command has
+    read, or one of ``paths``; compared by device and inode."""
+    out = _stdout_identity()
+    if out is None:
+        return None
+    record = _SCOPE.get()
+    if record is not None and out in record.inputs:
+        return record.inputs[out]
+    return next((str(p) for p in paths if str(p) != "-" and _identity(p) == out), None)
+
+
+def _refuse_stdout_into(record: _Record, key: tuple[int, int], name: str) -> None:
+    """The one rule of standard output and the inputs: a command never reads the file its standard output
+    goes to (``xleval leaderboard in.tsv >> in.tsv`` would append to, or ``> in.tsv`` has emptied, its input)."""
+    if record.stdout is not None and key == record.stdout:
+        from ..exceptions import OutputError
+
+        raise OutputError(stdout_message(name))
+
+
+def stdout_message(name: str) -> str:
+    return (f"-: standard output goes to the input {name} of this command; writing the output there would destroy it; "
+            "redirect it to another file")

@@ -161,7 +161,8 @@ def calibration_choice_options(command):
 
 
 report_option = click.option("--report", "report_path", metavar="PATH",
-                             help="Also write a self-contained HTML report (.html) or its JSON (.json) here.")
+                             help="Also write a self-contained HTML report (.html) or its JSON (.json) here (a file: "
+                                  "stdout carries the results).")
 
 
 def emit_json(payload: Any, output: Any = None) -> None:
@@ -170,21 +171,16 @@ def emit_json(payload: Any, output: Any = None) -> None:
 
 
 def emit_tsv(frame: Any, output: Any = None, *, float_format: Any = None) -> None:
-    """A table as TSV: on stdout shown as text (:func:`xleval._base.emit.tsv_text`, names escaped); into the
-    file ``output`` as data, lossless (:func:`xleval.io.format_rows`, the TSV quoting rule: the file reads
-    back to the exact names), refused when a text holds a tab or line break, which TSV cannot hold."""
-    if output is None or str(output) == "-":  # standard output, however it is asked for: shown as text
-        _write(tsv_text(frame, float_format=float_format), output)
-        return
-    from ..exceptions import InputError
-    from ..io._write import format_rows
+    """A table as TSV: on stdout (``output`` None or ``-``) for reading, names shown with escapes
+    (:func:`xleval._base.emit.tsv_text`); into the file ``output`` as data, through the one TSV writer
+    (:func:`xleval.io._write.format_rows`: every name exactly, read back the same by xleval and pandas;
+    a tab or line break in a name is refused, naming --format json, which holds any name)."""
+    from ..io._write import format_rows, is_stdout
 
-    for col in frame.columns:
-        texts = [v for v in frame[col].tolist() + [col] if isinstance(v, str) and ("\t" in v or "\n" in v)]
-        if texts:
-            raise InputError(f"{output}: {visible_controls(repr(texts[0]))} in column {visible_controls(repr(col))} "
-                             "holds a tab or line break, which a TSV file cannot hold; use --format json")
-    _write(format_rows(frame, "tsv", where=f"{output}: "), output)
+    if output is None or is_stdout(output):
+        _write(tsv_text(frame, float_format=float_format), None)
+        return
+    _write(format_rows(frame, "tsv", where=f"{output}: ", instead="use --format json, which holds any name"), output)
 
 
 def emit_text(text: str, output: Any = None) -> None:
@@ -194,7 +190,10 @@ def emit_text(text: str, output: Any = None) -> None:
 
 
 def _write(text: str, output: Any) -> None:
-    if output is None:
+    from ..io._write import check_stdout, is_stdout
+
+    if output is None or is_stdout(output):
+        check_stdout()  # never into a file the command read (`>> in.tsv`)
         sys.stdout.write(text)
         return
     from ..io import write_text
@@ -325,18 +324,30 @@ def parse_pair(text: str, option: str) -> tuple[float, float]:
     return mean, std
 
 
-def check_outputs(outputs: Mapping[str, Any], inputs: Sequence[Any] = ()) -> None:
+def check_outputs(outputs: Mapping[str, Any], inputs: Sequence[Any] = (), *, stdout: Sequence[str] = ()) -> None:
     """Before any work: each output path (option -> path, None for absent) can be written, is none of
-    ``inputs``, and no two options name the same file (the second would replace the first)."""
+    ``inputs``, and no two options name the same file (the second would replace the first).
+
+    ``-`` is standard output (the one rule, :func:`xleval.io._write.check_stdout_output`): accepted for the
+    options in ``stdout`` (the command then writes nothing else there), refused with one line for the others,
+    and refused where the shell sends standard output into one of ``inputs`` (``>> in.tsv``)."""
     import os
 
     from ..exceptions import OutputError
     from ..io import check_output_path
+    from ..io._write import check_stdout_output, is_stdout
 
-    given = {option: path for option, path in outputs.items() if path is not None and str(path) != "-"}
+    given = {option: path for option, path in outputs.items() if path is not None}
+    read = [p for p in inputs if p is not None]
     seen: dict[tuple, str] = {}
     for option, path in given.items():
-        check_output_path(path, inputs=[p for p in inputs if p is not None])
+        if is_stdout(path):
+            if option not in stdout:
+                raise OutputError(f"{option} -: this output is written to a file, and '-' (standard output) carries "
+                                  "the command's own results; give a file name")
+            check_stdout_output(inputs=read)
+            continue
+        check_output_path(path, inputs=read)
         key = _file_key(path) or ("path", os.path.abspath(path))
         if key in seen:
             raise OutputError(f"{path}: {seen[key]} and {option} name the same file; give each output its own path")

@@ -31,7 +31,16 @@ from ..calibration import (
 )
 from ..exceptions import DataQualityWarning, InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
-from ._common import PROBABILITY, check_named_column, col_option, format_option, parse_columns, parse_pair, say
+from ._common import (
+    PROBABILITY,
+    check_named_column,
+    check_outputs,
+    col_option,
+    format_option,
+    parse_columns,
+    parse_pair,
+    say,
+)
 from .calibrate_advice import announce, decision_commands, human_scale_option
 from .calibrate_common import (
     DIRECTION_OPTION,
@@ -57,7 +66,8 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @app.command("fit")
 @click.argument("input")
 @click.option("--score", required=True, help="Score column to calibrate.")
-@click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the calibrator JSON.")
+@click.option("-o", "--output", required=True, type=click.Path(),
+              help="Where to write the calibrator JSON (a file: '-' is refused).")
 @click.option("--by", default=_DEFAULTS["by"], help="Group by tgt_lang, lp, or COL[,COL...].")
 @click.option("--method", type=click.Choice(_METHODS), default=None,
               help="lgn (per-group z-score), anchored (map onto the human scale of --human; labels may be sparse), or "
@@ -90,7 +100,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     --method anchored the metric side uses every row and the human side the rows that carry a
     --human score (e.g. 100 judged segments per language pair; `calibrate select` picks them).
     """
-    check_output_path(output, inputs=[input])
+    check_outputs({"-o": output}, inputs=[input])  # a calibrator is a file: '-' is refused
     by_cols = parse_columns(by, "--by")
     method = default_method(method, human)
     _check_fit_options(method, human, target, min_count, scale_asked(chunk_size, backend, scheduler, workers))
@@ -223,8 +233,7 @@ def apply(model_path, input, output, column, overwrite, interval, on_unseen, for
     MODEL.json is a calibrator written by `calibrate fit`; INPUT is the table to calibrate.
     """
     model = _with_human_range(load_calibrator(model_path), parse_human_range(human_range))
-    if output != "-":
-        check_output_path(output, inputs=[input, model_path])
+    check_output_path(output, inputs=[input, model_path], stdout=True)
     if model.kind != "lgn":  # only LGN streams (xleval.scale); the anchored map needs every row of a system
         if scale_asked(chunk_size, backend, scheduler, workers):
             raise InputError("an anchored calibrator is applied in memory (system means over every row); drop "

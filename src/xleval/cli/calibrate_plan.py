@@ -50,8 +50,8 @@ def plan(input, budget, score, by, human, system, segment, document, rows, confi
     """
     from ..calibration import plan_labels
 
-    if output not in (None, "-"):
-        check_output_path(output, inputs=[input])
+    if output is not None:
+        check_output_path(output, inputs=[input], stdout=True)
     numeric = [score] + ([human] if human else [])
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
     for flag, name in (("--system", system), ("--segment", segment), ("--document", document)):

@@ -40,8 +40,7 @@ def select(input, by, budget, score, output, system, segment, selection, skip_la
     """
     from ..calibration import select_for_annotation
 
-    if output != "-":
-        check_output_path(output, inputs=[input])
+    check_output_path(output, inputs=[input], stdout=True)
     numeric = [score] + ([skip_labelled] if skip_labelled else [])
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
     check_named_column(df, "--system", system, input)

@@ -19,7 +19,7 @@ def _write(df, output: str, fmt: str, what: str) -> None:
     write_table(df, output)  # the output guard refuses any file the reader read (recorded as inputs)
     summary: dict[str, Any] = {"output": output, "rows": len(df), "lps": sorted(df["lp"].unique().tolist()),
                "systems": int(df[["lp", "system"]].drop_duplicates().shape[0])}
-    if fmt == "json":
+    if fmt == "json" and output != "-":  # '-': standard output holds the table
         emit_json(summary)
     else:
         err_console.print(f"wrote {summary['rows']} rows ({what}: {len(summary['lps'])} language pair(s), "
@@ -28,7 +28,8 @@ def _write(df, output: str, fmt: str, what: str) -> None:
 
 @ingest.command("wmt")
 @click.argument("folder")
-@click.option("-o", "--output", required=True, help="Table to write (.parquet, .tsv, .jsonl, .csv).")
+@click.option("-o", "--output", required=True,
+              help="Table to write (.parquet, .tsv, .jsonl, .csv; '-' = TSV on stdout).")
 @click.option("--test-set", help="e.g. newstest2021 (default: every test set found).")
 @click.option("-l", "--lp", "lps", multiple=True, help="Language pair(s) to read (repeatable; default: all).")
 @click.option("--system", "systems", multiple=True, help="System(s) to read (repeatable; default: all).")
@@ -39,7 +40,7 @@ def wmt(folder, output, test_set, lps, systems, reference, all_references, fmt) 
     """A WMT system-output folder: FOLDER/txt/{sources,references,system-outputs}/TESTSET.LP.*"""
     from ..io import read_wmt_folder
 
-    check_outputs({"--output": output})  # before reading: a missing output folder is found at once
+    check_outputs({"--output": output}, stdout=["--output"])  # before reading: a missing output folder is found at once
 
     df = read_wmt_folder(folder, test_set=test_set, lps=list(lps) or None, systems=list(systems) or None,
                          reference=reference, all_references=all_references)
@@ -48,7 +49,8 @@ def wmt(folder, output, test_set, lps, systems, reference, all_references, fmt) 
 
 @ingest.command("mtme")
 @click.argument("root")
-@click.option("-o", "--output", required=True, help="Table to write (.parquet, .tsv, .jsonl, .csv).")
+@click.option("-o", "--output", required=True,
+              help="Table to write (.parquet, .tsv, .jsonl, .csv; '-' = TSV on stdout).")
 @click.option("--test-set", help="Test-set folder under ROOT, e.g. wmt21.news (omit if ROOT is that folder).")
 @click.option("-l", "--lp", "lps", multiple=True, required=True, help="Language pair(s) (repeatable).")
 @click.option("--reference", help="Reference in the 'reference' column (default refA, else the first).")
@@ -58,7 +60,7 @@ def mtme(root, output, test_set, lps, reference, systems, fmt) -> None:
     """The mt-metrics-eval layout: ROOT/TESTSET/{sources,references,system-outputs,human-scores}."""
     from ..io import read_mtme
 
-    check_outputs({"--output": output})
+    check_outputs({"--output": output}, stdout=["--output"])
 
     df = read_mtme(root, list(lps), test_set=test_set, reference=reference, systems=list(systems) or None)
     _write(df, output, fmt, "mt-metrics-eval")

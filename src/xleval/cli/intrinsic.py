@@ -179,7 +179,7 @@ def score(model, input, output, lang, bos, max_length, batch_size, device, col) 
 
     from ..intrinsic import LMScorer
 
-    check_outputs({"-o": output}, inputs=[input])
+    check_outputs({"-o": output}, inputs=[input], stdout=["-o"])
     if Path(model).is_dir() and Path(output).resolve().is_relative_to(Path(model).resolve()):
         raise InputError(f"{output}: is inside the --model folder {model}; write the scores elsewhere")
     df = _read_texts(input, lang, col)
@@ -216,7 +216,7 @@ def _read_texts(path: str, lang: str | None, col: list[str] | None):
 def ingest(inputs, output, source, eval_set, lang, model_name, unit, col) -> None:
     """Convert external results (lm-eval samples, Apples results) into the canonical scores table
     (lang, model, setting, variant, item, nll, tokens, chars, bytes)."""
-    check_outputs({"-o": output}, inputs=list(inputs))
+    check_outputs({"-o": output}, inputs=list(inputs), stdout=["-o"])
     scores, notes = _load(inputs, source, eval_set, lang, model_name, unit, col)
     write_table(scores.table, output, metadata={"excluded": dict(scores.excluded), "unit": "nats"})
     err_console.print(f"{len(scores.table)} rows -> {output}")

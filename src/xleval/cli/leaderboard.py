@@ -38,7 +38,8 @@ from .calibrate_advice import human_scale_option
 @click.option("--force", is_flag=True, help="Use --model even if the score's metric signature differs.")
 @click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json", "html"]), default="text",
               help="text (a table), tsv and json (full precision, for machines) or html (a self-contained page).")
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here instead of stdout (html needs it).")
+@click.option("-o", "--output", type=click.Path(path_type=Path),
+              help="Write here instead of stdout (html needs it; '-' = stdout).")
 @col_option
 def leaderboard(table, score, by, system, human, method, model, metric, human_up, human_range, human_scale, unit,
                 lower_is_better, n_resamples, level, seed, force, fmt, output, col) -> None:
@@ -54,7 +55,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
 
     if fmt == "html" and output is None:
         raise InputError("--format html writes a file: give -o PAGE.html")
-    check_outputs({"-o": output}, inputs=[table, model])
+    check_outputs({"-o": "-" if output is None else output}, inputs=[table, model], stdout=["-o"])
     df, calibrator, signature, commands = read_ranked_table(table, score=score, human=human, system=system,
                                                             model=model, col=col)
     with progress_bar(f"ranking {table}") as advance:
@@ -71,7 +72,7 @@ def _write(board, fmt: str, output: Path | None) -> None:
         from ..report import leaderboard_report, write_report
 
         write_report(leaderboard_report(board), output, fmt="html")
-        err_console.print(f"wrote leaderboard page ({len(board.rows)} rows) to {output}")
+        err_console.print(f"wrote leaderboard page ({len(board.rows)} rows) to {_shown(output)}")
         return
     if fmt == "text" and output is None:
         _print(board)
@@ -84,8 +85,12 @@ def _write(board, fmt: str, output: Path | None) -> None:
         from ..report import leaderboard_text
 
         emit_text(leaderboard_text(board) + "\n", output)
-    if output is not None:
+    if output is not None and str(output) != "-":
         err_console.print(f"wrote {fmt} leaderboard ({len(board.rows)} rows) to {output}")
+
+
+def _shown(output: Path) -> str:
+    return "standard output" if str(output) == "-" else str(output)
 
 
 def _print(board) -> None:

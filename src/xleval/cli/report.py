@@ -10,7 +10,7 @@ from .calibrate_advice import human_scale_option
 @click.command("report")
 @click.argument("input")
 @click.option("--score", required=True, help="Score column to report on.")
-@click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the report.")
+@click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the report ('-' = stdout).")
 @click.option("--by", default="tgt_lang", help="Group by tgt_lang, lp or a column name.")
 @click.option("--human", help="Human score column: agreement with humans, LGN's validity, anchored calibration.")
 @calibration_choice_options
@@ -35,7 +35,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     from .calibrate_common import parse_human_range
 
     check_format(fmt)
-    check_output_path(output, inputs=[input] + ([model] if model is not None else []))
+    check_output_path(output, inputs=[input] + ([model] if model is not None else []), stdout=True)
     df, calibrator, signature, commands = read_ranked_table(input, score=score, human=human, system=system,
                                                             model=model, col=col)
     with progress_bar(f"report on {input}") as advance:
@@ -47,5 +47,6 @@ def report(input, score, output, by, human, system, method, model, metric, human
     n_warn = len(result.alerts)
     summary = result.summary or {}
     inside = f"; {n_warn} warning(s) inside" if n_warn else ""
-    err_console.print(f"wrote {fmt} report on {len(df)} rows to {output}: recommended calibration "
+    shown = "standard output" if output == "-" else output
+    err_console.print(f"wrote {fmt} report on {len(df)} rows to {shown}: recommended calibration "
                       f"{summary.get('recommendation_name', '?')}{inside}")

@@ -83,7 +83,8 @@ _ORDER = click.IntRange(0, 32)
 @click.option("-m", "--metric", "--metrics", "metric", multiple=True,
               help="bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH (comma- or space-separated; "
                    "default bleu,chrf for tables; bleu for plain files, as sacrebleu).")
-@click.option("-o", "--output", help="Write the table with score columns here (signatures in its metadata).")
+@click.option("-o", "--output", help="Write the table with score columns here (signatures in its metadata; '-' = "
+              "TSV on stdout, without them).")
 @click.option("--corpus", is_flag=True, help="Print corpus scores per (lp, system) from summed statistics.")
 @click.option("--src", metavar="FILE", help="Plain-text sources (QE metrics).")
 @click.option("-l", "--lp", "--language-pair", "lp",
@@ -189,7 +190,8 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
     twice = sorted({s for s in specs if specs.count(s) > 1})
     if twice:
         raise InputError(f"--metric {','.join(metric)!r}: {', '.join(twice)} given twice; name each metric once")
-    check_outputs({"--output": output}, inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"])
+    check_outputs({"--output": output}, inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"],
+                  stdout=["--output"])
     settings = {
         "bleu_tokenize": tokenize, "bleu_spm_model": spm_model, "bleu_lowercase": lowercase or None,
         "bleu_smooth_method": smooth_method,

@@ -40,9 +40,20 @@ def read_stdin() -> bytes:
     """All bytes of standard input; a file redirected into it (``< in.tsv``) is recorded as an input."""
     from .._base.scope import record_stream_input
 
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None or getattr(stream, "closed", False):  # started with standard input closed (<&-)
+        raise InputError("<stdin>: standard input is closed, so '-' has nothing to read; redirect a file into it "
+                         "(< FILE) or give the file's path instead of '-'")
+    fd = None
     with contextlib.suppress(AttributeError, ValueError, OSError):  # a replaced stdin (tests) has no descriptor
-        record_stream_input(sys.stdin.fileno())
-    return sys.stdin.buffer.read()
+        fd = sys.stdin.fileno()
+    if fd is not None:
+        record_stream_input(fd)  # refuses standard input read from the file standard output goes to
+    try:
+        return stream.read()
+    except OSError as exc:  # a descriptor that cannot be read (EBADF: closed after start-up)
+        raise InputError(f"<stdin>: cannot read standard input ({exc.strerror or exc}); redirect a file into it "
+                         "(< FILE) or give the file's path instead of '-'") from None
 
 
 def read_input_bytes(path: str | os.PathLike, name: str | None = None) -> bytes:

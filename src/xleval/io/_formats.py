@@ -8,12 +8,14 @@ from pathlib import Path
 
 from ..exceptions import InputError
 
-__all__ = ["FORMATS", "SIDECAR_SUFFIX", "NA_TOKENS", "TEXT_COLUMNS", "GZIP_SUFFIX", "table_format", "display_name",
-           "is_compressed", "inner_suffix"]
+__all__ = ["FORMATS", "SIDECAR_SUFFIX", "STDOUT", "NA_TOKENS", "TEXT_COLUMNS", "GZIP_SUFFIX", "table_format",
+           "display_name", "is_compressed", "inner_suffix"]
 
 FORMATS = {".tsv": "tsv", ".txt": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",
            ".pq": "parquet"}
 SIDECAR_SUFFIX = ".signatures.json"
+#: ``-`` as an input is standard input, as an output standard output (never a file named ``-``)
+STDOUT = "-"
 #: a file ``NAME.EXT.gz`` is ``NAME.EXT`` compressed with gzip (read and written as such)
 GZIP_SUFFIX = ".gz"
 #: cells of a text table read as a missing value wherever a number is expected

@@ -38,14 +38,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..exceptions import InputError, OutputError
-from ._formats import SIDECAR_SUFFIX, is_compressed, table_format, through_fd_link
+from ._formats import SIDECAR_SUFFIX, STDOUT, is_compressed, table_format, through_fd_link
 from ._inputs import file_kind, input_named, output_named, record_output
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not at import
     import pandas as pd
 
-__all__ = ["check_output_path", "atomic_path", "open_output", "write_text", "write_table", "write_sidecar",
-           "check_sidecar_path", "check_stdout", "format_rows", "arrow_table", "is_arrow_table"]
+__all__ = ["check_output_path", "atomic_path", "atomic_table", "open_output", "write_text", "write_table",
+           "check_sidecar_path", "check_stdout", "check_stdout_output", "is_stdout", "format_rows", "arrow_table",
+           "is_arrow_table"]
 
 _HOST = socket.gethostname()
 _WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO,
@@ -54,10 +55,16 @@ _WRITE_MESSAGES = ("No space left on device", "Disk quota exceeded", "File too l
                    "Input/output error")
 
 
-def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.PathLike] = ()) -> Path:
+def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.PathLike] = (),
+                      stdout: bool = False) -> Path:
     """Refuse, before any work is done, an output path that cannot or must not be written: its folder
     is missing or not writable, it is a directory, a block device or a socket, or it is one of
-    ``inputs`` or a file the running command has read (same file by device and inode)."""
+    ``inputs`` or a file the running command has read (same file by device and inode).
+
+    ``-`` is standard output, never a file named ``-`` (:func:`check_stdout_output`): accepted where the
+    caller writes it there (``stdout=True``: :func:`write_text` and :func:`write_table` do), else refused."""
+    if is_stdout(path):
+        return check_stdout_output(inputs=inputs, allowed=stdout)
     if not str(path).strip():
         raise OutputError(f"output path {str(path)!r}: give a file name")
     if str(path).endswith(("/", os.sep)) and not os.path.isdir(path):  # 'out/': a folder was meant, not a file 'out'
@@ -85,6 +92,21 @@ def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
     if not os.access(final, os.W_OK):  # a rename could replace it; a plain open() would refuse, and so do we
         raise OutputError(f"{target}: the file is read-only; make it writable or choose another output path")
     return target
+
+
+def is_stdout(path: object) -> bool:
+    """The one spelling of standard output as an output path: ``-``."""
+    return isinstance(path, (str, os.PathLike)) and os.fspath(path) == STDOUT
+
+
+def check_stdout_output(*, inputs: Sequence[str | os.PathLike] = (), allowed: bool = True,
+                        what: str = "this output") -> Path:
+    """The one rule of ``-`` as an output: standard output where the output can go there (``allowed``),
+    else refused with one line; standard output must not be sent into an input (:func:`check_stdout`)."""
+    if not allowed:
+        raise OutputError(f"-: {what} is written to a file, not to standard output; give a file name")
+    check_stdout(inputs)
+    return Path(STDOUT)
 
 
 def _plan(target: Path) -> tuple[bool, Path]:
@@ -137,33 +159,124 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     when the block ends without an error (removed otherwise), or the path itself for a device or a
     FIFO. Write errors become :class:`OutputError` naming ``path``."""
     target = check_output_path(path)
-    direct, final = _plan(target)
+    direct, _ = _plan(target)
     if direct:
-        with _write_errors(target, None):
+        with _write_errors(target, []):
             yield target
         return
-    _remove_stale_temporaries(final.parent, final.name)
-    tmp_path: Path | None = None
+    with _atomic_files(target) as tmp:
+        yield tmp
+
+
+@contextlib.contextmanager
+def atomic_table(path: str | os.PathLike, metadata: Mapping[str, object] | None = None) -> Iterator[Path]:
+    """The one output-commit step of a table: yield the temporary file to write the table ``path`` to;
+    a text table's metadata (``PATH.signatures.json``) is written to a temporary file of its own, and both
+    are renamed into place together when the block ends, or neither is (a failed write or rename leaves
+    the earlier table and its sidecar as they were). Without metadata, a sidecar left by an earlier
+    write of ``path`` is removed in the same step (it describes a table that is gone). A device or a
+    FIFO has no sidecar; a Parquet table keeps its metadata inside."""
+    target = check_output_path(path)
+    if _plan(target)[0] or table_format(path) == "parquet":
+        with atomic_path(target) as tmp:
+            yield tmp
+        return
+    sidecar = Path(str(path) + SIDECAR_SUFFIX)
+    stale = not metadata and os.path.lexists(sidecar) and input_named(sidecar) is None
+    text = json.dumps(metadata, indent=2, sort_keys=True) + "\n" if metadata else None
+    with _atomic_files(target, [(sidecar, text)] if text else [], remove=[sidecar] if stale else []) as tmp:
+        yield tmp
+
+
+@contextlib.contextmanager
+def _atomic_files(target: Path, beside: Sequence[tuple[Path, str]] = (), remove: Sequence[Path] = ()) -> Iterator[Path]:
+    """A temporary file for the regular file ``target``; when the block ends without an error, the small
+    texts ``beside`` (path, text) are written to temporary files of their own, and all are renamed over
+    their files, with the files ``remove`` removed, together (:func:`_replace_together`)."""
+    targets = [target, *(path for path, _ in beside)]
+    finals = [_plan(t)[1] for t in targets]
+    for final in finals:
+        _remove_stale_temporaries(final.parent, final.name)
+    tmps: list[Path] = []
     try:
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{_short(final.name)}.{os.getpid()}@{_HOST}.", suffix=".tmp",
-                                       dir=final.parent)
-        except OSError as exc:  # the message names the output, never the temporary file
-            raise OutputError(f"{target}: cannot write ({exc.strerror or exc}); no output was written") from None
-        os.close(fd)
-        tmp_path = Path(tmp)
-        with _write_errors(target, tmp_path):
-            os.chmod(tmp_path, _output_mode(final))  # mkstemp makes 0600; an output gets the usual mode
-            yield tmp_path
-            _flush_to_disk(tmp_path)
-        _refuse_inputs(target, ())  # a streamed reader records its input while the output is being written
-        os.replace(tmp_path, final)
+        tmps.append(_temporary(target, finals[0]))
+        with _write_errors(target, tmps, also=[*targets, *finals, *remove]):
+            yield tmps[0]
+            for (path, text), final in zip(beside, finals[1:], strict=True):
+                tmps.append(_temporary(path, final))
+                with open(tmps[-1], "w", encoding="utf-8", newline="") as fh:
+                    fh.write(text)
+            for tmp in tmps:
+                _flush_to_disk(tmp)
+            for path in targets:
+                _refuse_inputs(path, ())  # a streamed reader records its input while the output is being written
+            _replace_together(list(zip(tmps, finals, strict=True)), list(remove))
     except BaseException:
-        if tmp_path is not None:
+        for tmp in tmps:
             with contextlib.suppress(FileNotFoundError):
-                tmp_path.unlink()
+                tmp.unlink()
         raise
-    record_output(final)
+    for final in finals:
+        record_output(final)
+
+
+def _temporary(target: Path, final: Path) -> Path:
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{_short(final.name)}.{os.getpid()}@{_HOST}.", suffix=".tmp",
+                                   dir=final.parent)
+    except OSError as exc:  # the message names the output, never the temporary file
+        raise OutputError(f"{target}: cannot write ({exc.strerror or exc}); no output was written") from None
+    os.close(fd)
+    os.chmod(tmp, _output_mode(final))  # mkstemp makes 0600; an output gets the usual mode
+    return Path(tmp)
+
+
+def _replace_together(pairs: list[tuple[Path, Path]], remove: list[Path]) -> None:
+    """Rename each ``(tmp, final)`` over its final file and remove ``remove``, all or nothing: the first
+    pair (the table) is renamed last; until then every other file replaced or removed is kept under a
+    backup name, and put back if a later step fails."""
+    backups: list[tuple[Path, Path | None]] = []  # (final, its earlier file now at this name, or None)
+    try:
+        for path in remove:
+            aside = _backup_name(path)
+            os.replace(path, aside)
+            backups.append((path, aside))
+        for tmp, final in pairs[1:]:
+            backups.append((final, _keep_aside(final) if os.path.lexists(final) else None))
+            os.replace(tmp, final)
+        os.replace(*pairs[0])
+    except BaseException:
+        for final, kept in reversed(backups):
+            with contextlib.suppress(OSError):
+                if kept is None:
+                    final.unlink()
+                    continue
+                os.replace(kept, final)  # a no-op when the rename never happened (two links of one file)
+                if os.path.lexists(kept):
+                    kept.unlink()
+        raise
+    for _, kept in backups:
+        if kept is not None:
+            with contextlib.suppress(OSError):
+                kept.unlink()
+
+
+def _keep_aside(final: Path) -> Path:
+    """A second name for the file ``final``, to put it back by: a hard link (the file stays in place), or,
+    on a file system without hard links, the file moved there."""
+    aside = _backup_name(final)
+    try:
+        os.link(final, aside)
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO):
+            raise
+        os.replace(final, aside)
+    return aside
+
+
+def _backup_name(path: Path) -> Path:
+    """A free name beside ``path`` of the temporary files' form (an interrupted run's is removed later)."""
+    return path.parent / f".{_short(path.name)}.{os.getpid()}@{_HOST}.{os.urandom(4).hex()}.tmp"
 
 
 def _flush_to_disk(path: Path) -> None:
@@ -179,20 +292,23 @@ def _flush_to_disk(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def _write_errors(target: Path, tmp: Path | None) -> Iterator[None]:
+def _write_errors(target: Path, tmps: Sequence[Path], also: Sequence[Path] = ()) -> Iterator[None]:
+    """An OSError about the output ``target``, its temporary files ``tmps`` or the files ``also`` written
+    or replaced with it becomes an OutputError naming ``target``."""
     try:
         yield
     except OSError as exc:
         text = str(exc)
-        if exc.filename is not None and exc.filename not in (str(tmp), str(target)):
+        own = {str(t) for t in (*tmps, target, *also)}
+        if exc.filename is not None and str(exc.filename) not in own and not str(exc.filename).endswith(".tmp"):
             raise  # about another file (an input read while the output is written): not this output's failure
         if not (exc.errno in _WRITE_ERRNOS or any(m in text for m in _WRITE_MESSAGES)
-                or (tmp is not None and str(tmp) in text) or exc.filename in (str(tmp), str(target))):
+                or any(str(t) in text for t in tmps) or exc.filename in own):
             raise
         reason = exc.strerror or text
-        if tmp is not None:
+        for tmp in tmps:
             reason = reason.replace(str(tmp), str(target))
-        done = "no output was written" if tmp is not None or not target.exists() else "the output is incomplete"
+        done = "no output was written" if tmps or not target.exists() else "the output is incomplete"
         fix = "; free some space or write elsewhere" if exc.errno == errno.ENOSPC or "No space" in text else ""
         raise OutputError(f"{target}: cannot write ({reason}){fix}; {done}") from None
 
@@ -264,7 +380,13 @@ class _GzipOutput(gzip.GzipFile):
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` through the output guard, atomically (gzip for ``.gz``)."""
+    """Write ``text`` (UTF-8) to ``path`` through the output guard, atomically (gzip for ``.gz``);
+    ``-`` is standard output."""
+    if is_stdout(path):
+        check_stdout()
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
     with atomic_path(path) as tmp, open_output(tmp, path, "w") as fh:
         fh.write(text)
 
@@ -273,40 +395,21 @@ def _is_direct(path: str | os.PathLike) -> bool:
     return _plan(Path(path))[0]
 
 
-def write_sidecar(path: str | os.PathLike, metadata: Mapping[str, object] | None) -> None:
-    """The metadata of the text table at ``path`` in ``PATH.signatures.json``; without metadata, a
-    sidecar left by an earlier write of this path is removed (it describes a table that is gone).
-    A device or a FIFO has no sidecar."""
-    if _is_direct(path):
-        return
-    sidecar = Path(str(path) + SIDECAR_SUFFIX)
-    if metadata:
-        write_text(sidecar, json.dumps(metadata, indent=2, sort_keys=True) + "\n")
-    elif os.path.lexists(sidecar) and input_named(sidecar) is None:
-        with contextlib.suppress(FileNotFoundError):
-            sidecar.unlink()
-
-
 def check_stdout(inputs: Sequence[str | os.PathLike] = ()) -> None:
     """Refuse '-' (standard output) when the shell sends it into an input of the command (``>> in.tsv``):
-    one the running command has read, or one of ``inputs``."""
-    from .._base.scope import stream_input_named
+    one the running command has read, or one of ``inputs`` (:func:`xleval._base.scope.stdout_input`, the
+    rule the command's readers also apply when they record an input)."""
+    from .._base.scope import stdout_input, stdout_message
 
-    try:
-        fd = sys.stdout.fileno()
-        out = os.fstat(fd)
-    except (AttributeError, ValueError, OSError):  # a replaced stdout (tests) has no descriptor
-        return
-    read_as = stream_input_named(fd) or next((str(p) for p in inputs if _is_file(p, (out.st_dev, out.st_ino))), None)
+    read_as = stdout_input(tuple(p for p in inputs if p is not None))
     if read_as is not None:
-        raise OutputError(f"-: standard output goes to the input {read_as} of this command; writing the output there "
-                          "would destroy it; redirect it to another file")
+        raise OutputError(stdout_message(read_as))
 
 
 def check_sidecar_path(path: str | os.PathLike, metadata: Mapping[str, object] | None) -> None:
     """Before a text table is written: its sidecar can be written too (or a stale one removed), so the
     table never ends up without the signatures it should carry, or beside another table's."""
-    if _is_direct(path) or table_format(path) == "parquet":
+    if is_stdout(path) or _is_direct(path) or table_format(path) == "parquet":
         return
     sidecar = str(path) + SIDECAR_SUFFIX
     if metadata:
@@ -325,10 +428,8 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
     fmt = table_format(path)
     if is_arrow_table(df) and fmt != "parquet":
         df = df.to_pandas()
-    if str(path) == "-":
-        check_stdout()
-        sys.stdout.write(format_rows(df, "tsv"))
-        sys.stdout.flush()
+    if is_stdout(path):
+        write_text(path, format_rows(df, "tsv", where="-: "))
         return
     check_output_path(path)
     check_sidecar_path(path, metadata)
@@ -340,15 +441,16 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
             meta = dict(table.schema.metadata or {})
             meta[b"xleval"] = json.dumps(metadata, sort_keys=True).encode()
             table = table.replace_schema_metadata(meta)
-        with atomic_path(path) as tmp:
+        with atomic_table(path) as tmp:
             if is_compressed(path):
                 with open_output(tmp, path) as fh:
                     pq.write_table(table, fh, compression="zstd")
             else:
                 pq.write_table(table, tmp, compression="zstd")
         return
-    write_text(path, format_rows(df, fmt, where=f"{path}: "))
-    write_sidecar(path, metadata)
+    text = format_rows(df, fmt, where=f"{path}: ")
+    with atomic_table(path, metadata) as tmp, open_output(tmp, path, "w") as fh:
+        fh.write(text)
 
 
 def is_arrow_table(obj: object) -> bool:
@@ -392,14 +494,59 @@ def _mixed(values: pd.Series) -> bool:
     return len({k if k not in (int, float) else float for k in kinds}) > 1
 
 
-def format_rows(df: pd.DataFrame, fmt: str, *, header: bool = True, where: str = "") -> str:
-    """The rows of ``df`` as TSV, CSV or JSONL text (every text table xleval writes, whole or in batches)."""
+#: how a text table (TSV, CSV, JSONL) writes the cells that have no text form of their own: dates,
+#: times and timestamps in ISO 8601 (``2020-01-31``, ``2020-01-31T09:30:00+00:00``), decimals as their
+#: exact digits (``"1.10"``: a JSON string, since a JSON number would be read back as a float), durations in
+#: ISO 8601 (``P0DT0H0M1.5S``, which ``pandas.Timedelta`` reads back). Bytes have none: refused.
+_SIMPLE_KINDS = frozenset({"string", "empty", "integer", "floating", "mixed-integer-float", "boolean", "integer-na"})
+
+
+def format_rows(df: pd.DataFrame, fmt: str, *, header: bool = True, where: str = "",
+                instead: str = "write .parquet, .jsonl or .csv instead") -> str:
+    """The rows of ``df`` as TSV, CSV or JSONL text (every text table xleval writes, whole or in batches).
+    ``instead``: the way out a refusal offers (a tab in a TSV cell, bytes in any text format)."""
+    df = _text_cells(df, fmt, where)
     if fmt == "jsonl":
         return _to_jsonl(df)
     if fmt == "csv":
         return df.to_csv(index=False, header=header, lineterminator="\n")
-    text = _to_tsv(df, where)
+    text = _to_tsv(df, where, instead)
     return text if header else text.split("\n", 1)[1]
+
+
+def _text_cells(df: pd.DataFrame, fmt: str, where: str) -> pd.DataFrame:
+    """``df`` with dates, times, decimals and durations as text (see ``_SIMPLE_KINDS``'s note): the
+    one conversion of the three text formats. Binary cells are an InputError naming the column."""
+    import pandas as pd
+
+    converted = {}
+    for col in df.columns:
+        values = df[col]
+        if pd.api.types.is_timedelta64_dtype(values.dtype):
+            converted[col] = values.map(_text_value, na_action="ignore").astype(object)
+        elif values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in _SIMPLE_KINDS:
+            if values.map(lambda v: isinstance(v, (bytes, bytearray, memoryview))).any():
+                raise InputError(f"{where}column {col!r} holds binary values (bytes), which a {fmt.upper()} file "
+                                 "cannot hold; write .parquet, or decode the column to text first")
+            converted[col] = values.map(_text_value)
+    return df.assign(**converted) if converted else df
+
+
+def _text_value(value: Any) -> Any:
+    import datetime
+    import decimal
+
+    import pandas as pd
+
+    if isinstance(value, (datetime.timedelta, np.timedelta64)):
+        return None if pd.isna(value) else pd.Timedelta(value).isoformat()
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime and pandas' Timestamp are dates too
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
 
 
 def _to_jsonl(df: pd.DataFrame) -> str:
@@ -408,7 +555,7 @@ def _to_jsonl(df: pd.DataFrame) -> str:
     import pandas as pd
 
     def clean(value):
-        if isinstance(value, float) and not np.isfinite(value):
+        if value is pd.NaT or (isinstance(value, float) and not np.isfinite(value)):
             return None
         if isinstance(value, np.generic):
             return clean(value.item())
@@ -422,19 +569,22 @@ def _to_jsonl(df: pd.DataFrame) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _to_tsv(df: pd.DataFrame, where: str = "") -> str:
+def _to_tsv(df: pd.DataFrame, where: str = "", instead: str = "write .parquet, .jsonl or .csv instead") -> str:
     """TSV with the CSV quoting rule (what pandas' ``to_csv(sep="\\t")`` and ``csv.writer`` write): a field
     holding a double quote is written wholly in quotes with its quotes doubled, every other field as it
     is, so ``pd.read_csv(path, sep="\\t", dtype=str, keep_default_na=False)`` and xleval's reader give
-    back the same texts. Tabs and line breaks are refused: a line stays a row for line-based tools."""
+    back the same texts. Tabs and line breaks are refused, in a cell and in a column name: a line stays a
+    row for line-based tools, and a header field is one name."""
     import pandas as pd
 
     for col in df.columns:
+        if any(c in str(col) for c in "\t\n\r"):
+            raise InputError(f"{where}column name {str(col)!r} has a tab or line break, which a TSV header cannot "
+                             f"hold; rename the column, or {instead}")
         if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
             cells = df[col].dropna().astype(str)
             if cells.str.contains("[\t\n]", regex=True).any():
                 raise InputError(
-                    f"{where}column {col!r} has a text with a tab or newline, which TSV cannot hold; write .parquet, "
-                    ".jsonl or .csv instead"
+                    f"{where}column {col!r} has a text with a tab or newline, which TSV cannot hold; {instead}"
                 )
     return df.to_csv(sep="\t", index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")

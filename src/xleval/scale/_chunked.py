@@ -30,7 +30,6 @@ from ..calibration import LGN, GroupStats, calibrate_frame, calibrated_metadata,
 from ..calibration._frame import check_added_columns
 from ..exceptions import DataQualityWarning, InputError, UnseenGroupWarning
 from ..io import check_output_path
-from ..io._write import check_stdout
 from ..table import as_table
 from ._backend import DaskBackend, LocalBackend, ReadSpec, resolve_backend, worker_metric
 from ._readers import DEFAULT_CHUNK_SIZE, batch_context
@@ -319,10 +318,7 @@ def _largest_smd(groups: pd.DataFrame) -> tuple[float | None, tuple[str, str] | 
 # helpers ----------------------------------------------------------------------------------------------
 def _check_output(output, path) -> None:
     """Before reading: the output (a file, or '-' redirected by the shell) is not the input."""
-    if str(output) == "-":
-        check_stdout(inputs=[path])
-    else:
-        check_output_path(output, inputs=[path])
+    check_output_path(output, inputs=[path], stdout=True)
 
 
 def _stored_signature(path: str, score: str) -> str | None:

@@ -18,9 +18,9 @@ from typing import Any
 import pandas as pd
 
 from ..exceptions import InputError
-from ..io import atomic_path, check_output_path, table_format
+from ..io import check_output_path, table_format
 from ..io._formats import is_compressed
-from ..io._write import arrow_table, check_sidecar_path, check_stdout, format_rows, open_output, write_sidecar
+from ..io._write import arrow_table, atomic_table, check_sidecar_path, check_stdout, format_rows, is_stdout, open_output
 
 __all__ = ["TableWriter", "open_writer"]
 
@@ -121,7 +121,7 @@ def open_writer(path: str | os.PathLike, *, metadata: Mapping[str, Any] | None =
     goes into the Parquet schema or a ``PATH.signatures.json`` sidecar, as with ``write_table``.
     """
     fmt = table_format(path)
-    if str(path) == "-":
+    if is_stdout(path):
         check_stdout()
         writer = TableWriter(None, fmt, None)
         try:
@@ -131,7 +131,7 @@ def open_writer(path: str | os.PathLike, *, metadata: Mapping[str, Any] | None =
         return
     check_output_path(path)
     check_sidecar_path(path, metadata)
-    with atomic_path(path) as tmp:
+    with atomic_table(path, metadata) as tmp:  # the table and its sidecar land together, or neither
         writer = TableWriter(tmp, fmt, metadata, path)
         try:
             yield writer
@@ -139,5 +139,3 @@ def open_writer(path: str | os.PathLike, *, metadata: Mapping[str, Any] | None =
                 raise InputError(f"{path}: no rows to write")
         finally:
             writer._close()
-    if fmt != "parquet":
-        write_sidecar(path, metadata)
