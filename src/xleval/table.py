@@ -31,7 +31,8 @@ import pandas as pd
 from ._base.grouping import GroupIndex, group_index
 from .exceptions import ArgumentTypeError, InputError
 
-__all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "LANGUAGE_COLUMNS"]
+__all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "check_labels_finite",
+           "LANGUAGE_COLUMNS"]
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
 LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
@@ -71,15 +72,35 @@ _KINDS = {"score": "score", "scores": "score", "by": "group", "human": "human", 
 def numeric_column(data: pd.DataFrame, column: str, *, what: str = "data", argument: str | None = None) -> np.ndarray:
     """A frame's column as float64 through the one number parser, the readers'
     (:func:`xleval.io.to_numeric_column`: empty and NA tokens are NaN, ``inf`` stays inf, anything else
-    is an InputError naming the row and the cell)."""
+    is an InputError naming the row and the cell). A column of human scores (``argument`` ``human`` or
+    ``skip_labelled``) refuses ``inf`` (:func:`check_labels_finite`)."""
     from .io._read import to_numeric_column
 
     require_columns(data, [column], what=what, argument=argument)
     try:
-        return to_numeric_column(data[column], column, what).to_numpy(dtype=np.float64, na_value=np.nan)
+        values = to_numeric_column(data[column], column, what).to_numpy(dtype=np.float64, na_value=np.nan)
     except InputError as exc:
         exc.argument, exc.value = argument, column
         raise
+    if argument in HUMAN_ARGUMENTS:
+        check_labels_finite(values, column, what=what, argument=argument)
+    return values
+
+
+#: the arguments that name a column of human scores (read by :func:`numeric_column` as labels)
+HUMAN_ARGUMENTS = ("human", "skip_labelled")
+
+
+def check_labels_finite(values: np.ndarray, column: str, *, what: str = "data", argument: str | None = "human") -> None:
+    """The one rule for human scores: a label is a finite number or missing (NaN: not labelled); an infinite
+    one is bad input, never dropped as missing nor counted as a label. Names the first row (1-based)."""
+    bad = np.isinf(values)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        where = "" if what in ("data", "table") else f"{what}: "
+        raise InputError(f"{where}column {column!r} row {first + 1}: human score {values[first]:g} is infinite "
+                         f"({int(bad.sum())} such cells); a label is a finite number: fix the cell, or leave it "
+                         "empty for a row without a label", argument=argument, value=column)
 
 
 def _columns(value: str | Sequence[str] | None, name: str) -> tuple[str, ...]:
@@ -155,11 +176,14 @@ class EvalTable:
             raise ArgumentTypeError(f"data must be a pandas DataFrame; got {type(data).__name__}",
                                     argument="data", value=type(data).__name__)
         frame = data
+        signatures = dict(signatures or {})
         if columns:  # file column -> canonical name, as every reader's columns= (checked the same way)
+            from .calibration._signature import renamed_signatures
             from .io._shape import check_header
 
             check_header(frame.columns, dict(columns), (), source)
             frame = frame.rename(columns=dict(columns))
+            signatures = renamed_signatures(signatures, columns)  # a signature travels with its file column
         scores, by_cols = _columns(score, "score"), _columns(by, "by")
         one = {"human": _one(human, "human"), "system": _one(system, "system"), "segment": _one(segment, "segment"),
                "document": _one(document, "document")}
@@ -170,7 +194,7 @@ class EvalTable:
         require_columns(frame, by_cols, what=source, argument="by")
         for role, name in one.items():
             require_columns(frame, [name] if name is not None else [], what=source, argument=role)
-        sigs = MappingProxyType({str(k): str(v) for k, v in (signatures or {}).items()})
+        sigs = MappingProxyType({str(k): str(v) for k, v in signatures.items()})
         return cls(frame, scores, by_cols, one["human"], one["system"], one["segment"], one["document"], sigs, source)
 
     @classmethod

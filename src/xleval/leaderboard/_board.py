@@ -436,7 +436,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     steps.done()
     rec = None
     if model is not None:
-        calibration = model_calibration(model, scores.frame, by, signature=signature, force=force)
+        calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,
+                                        where=table.source)
     else:
         if method == "auto":
             rec = recommend_calibration(frame, score, by, human=human, system=scores.system, n_resamples=n_resamples,
