@@ -119,3 +119,128 @@ def test_infinite_human_score_is_refused_by_the_table():
                                  score="bleu", by="lp", human="human")
     with pytest.raises(InputError, match="row 4: human score -inf is infinite"):
         table.human_values()
+
+
+# --- 7. hand-edited calibrators (checksum recomputed) are validated at load -------------------------------
+def _edited(path, edit):
+    """The calibrator at ``path`` edited by ``edit(payload)`` and saved with a recomputed checksum, as
+    :func:`xleval.calibration._persist.save_checked` computes it."""
+    from xleval.calibration._persist import checksum
+
+    payload = json.loads(path.read_text())
+    payload.pop("checksum")
+    edit(payload)
+    payload["checksum"] = checksum(json.loads(json.dumps(payload, allow_nan=True)))
+    path.write_text(json.dumps(payload, allow_nan=True))
+
+
+def _set(*keys, value):
+    def edit(payload):
+        node = payload
+        for k in keys[:-1]:
+            node = node[k]
+        node[keys[-1]] = value(node[keys[-1]]) if callable(value) else value
+    return edit
+
+
+def _no_sketches(payload):
+    for level in payload["levels"].values():
+        level.pop("sketches", None)
+
+
+LGN_EDITS = {
+    "by-empty": _set("params", "by", value=[]),
+    "by-nested": _set("params", "by", value=[["lp"]]),
+    "score-number": _set("params", "score", value=5),
+    "m2-nan": _set("levels", "__by__", "m2", value=lambda v: [float("nan")] * len(v)),
+    "mean-nan": _set("levels", "__by__", "mean", value=lambda v: [float("nan")] * len(v)),
+    "count-nan": _set("levels", "__by__", "count", value=lambda v: [float("nan")] * len(v)),
+    "target-nan": _set("params", "target", value=[0, float("nan")]),
+}
+ANCHORED_EDITS = {
+    "by-empty": _set("params", "by", value=[]),
+    "by-nested": _set("params", "by", value=[["lp"]]),
+    "score-number": _set("params", "score", value=5),
+    "human-number": _set("params", "human", value=1),
+    "pooled-offset-var-negative": _set("pooled", "offset_var", value=-1.0),
+    "group-offset-var-nan": lambda p: p["groups"]["en-de"].update(offset_var=float("nan")),
+    "group-offset-var-negative": lambda p: p["groups"]["en-de"].update(offset_var=-2.0),
+    "cov-nan": _set("slopes", "cov", value=[[float("nan"), 0.0], [0.0, 1.0]]),
+    "cov-negative": _set("slopes", "cov", value=[[-1.0, 0.0], [0.0, 1.0]]),
+    "tau2-negative": _set("pooled", "tau2", value=-3.0),
+}
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fitted")
+    write_table(_frame(human=True), root / "t.tsv")
+    for name, extra in (("lgn", ()), ("quantile", ("--method", "quantile")),
+                        ("anchored", ("--method", "anchored", "--human", "human"))):
+        r = run_cli("calibrate", "fit", "t.tsv", "--score", "bleu", "--by", "lp", *extra, "-o", f"{name}.json",
+                    cwd=root)
+        assert r.exit_code == 0, r.stderr
+    return root
+
+
+def _refused_everywhere(root, model):
+    for args in (("calibrate", "show", model),
+                 ("calibrate", "apply", model, "t.tsv", "--interval", "0.9", "-o", "o.tsv"),
+                 ("leaderboard", "t.tsv", "--score", "bleu", "--by", "lp", "--model", model, "-o", "o.tsv")):
+        r = run_cli(*args, cwd=root)
+        assert r.exit_code == 2, (args, r.stdout[-300:], r.stderr[-600:])
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
+        assert "refit" in r.stderr and not (root / "o.tsv").exists(), r.stderr
+
+
+@pytest.mark.parametrize("edit", sorted(LGN_EDITS))
+def test_edited_lgn_is_refused_at_load(fitted, edit):
+    import shutil
+
+    shutil.copy(fitted / "lgn.json", fitted / f"lgn-{edit}.json")
+    _edited(fitted / f"lgn-{edit}.json", LGN_EDITS[edit])
+    _refused_everywhere(fitted, f"lgn-{edit}.json")
+
+
+def test_quantile_lgn_without_sketches_is_refused_at_load(fitted):
+    import shutil
+
+    shutil.copy(fitted / "quantile.json", fitted / "q-edited.json")
+    _edited(fitted / "q-edited.json", _no_sketches)
+    _refused_everywhere(fitted, "q-edited.json")
+
+
+@pytest.mark.parametrize("edit", sorted(ANCHORED_EDITS))
+def test_edited_anchored_is_refused_at_load(fitted, edit):
+    import shutil
+
+    shutil.copy(fitted / "anchored.json", fitted / f"a-{edit}.json")
+    _edited(fitted / f"a-{edit}.json", ANCHORED_EDITS[edit])
+    _refused_everywhere(fitted, f"a-{edit}.json")
+
+
+# --- 10. one group: a valid leaderboard, a clear line elsewhere ---------------------------------------------
+@pytest.fixture
+def one_group(tmp_path):
+    write_table(_frame(n_lp=1, human=True), tmp_path / "one.tsv")
+    return tmp_path
+
+
+@pytest.mark.parametrize("human", [(), ("--human", "human")])
+def test_one_group_leaderboard_is_ranked_with_a_note(one_group, human):
+    r = run_cli("leaderboard", "one.tsv", "--score", "bleu", "--by", "lp", *human, "--format", "json",
+                "-o", "board.json", cwd=one_group)
+    assert r.exit_code == 0, r.stderr
+    board = json.loads((one_group / "board.json").read_text())
+    assert "no cross-group question exists" in json.dumps(board)
+    assert len(board["rows"] if "rows" in board else board["leaderboard"]) == 3
+
+
+@pytest.mark.parametrize("args", [
+    ("report", "one.tsv", "--score", "bleu", "--by", "lp", "-o", "out.html"),
+    ("calibrate", "fit", "one.tsv", "--score", "bleu", "--by", "lp", "--human", "human", "-o", "out.json"),
+])
+def test_one_group_report_and_fit_say_why_in_one_line(one_group, args):
+    r = run_cli(*args, cwd=one_group)
+    assert r.exit_code == 2 and "no cross-group question" in r.stderr and "--by" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not list(one_group.glob("out.*"))

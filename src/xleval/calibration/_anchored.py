@@ -69,7 +69,7 @@ from ..table import numeric_column, require_columns
 from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
-from ._persist import load_checked, save_checked
+from ._persist import check_loaded_columns, check_variance, load_checked, save_checked
 from ._pooling import SHRINKAGE_MODES, pooled_slopes, shrink_offsets, shrink_slope_toward
 from ._signature import check_compatible
 
@@ -679,13 +679,26 @@ def _check_state(model: AnchoredCalibrator) -> None:
     for key in ("between", "within"):
         if not math.isfinite(float(slopes[key])):
             raise ValueError(f"slope {key} is not a finite number")
-    if np.asarray(model.slopes_["cov"], dtype=float).shape != (2, 2):
+    check_loaded_columns(model.by, score=model.score, human=model.human, **{"system?": model.system})
+    cov = np.asarray(model.slopes_["cov"], dtype=float)
+    if cov.shape != (2, 2):
         raise ValueError("the slopes' covariance is not 2x2")
+    if not np.isfinite(cov).all() or (np.diag(cov) < 0).any():
+        raise ValueError("the slopes' covariance has a negative or non-finite entry")
+    for key in ("offset_var", "tau2"):  # NaN: one labelled group, no between-group spread estimated
+        if key in model.pooled_:
+            check_variance(model.pooled_[key], f"pooled {key}", unknown=True)
+    for key in ("mean_var", "residual_var"):
+        if key in model.pooled_:
+            check_variance(model.pooled_[key], f"pooled {key}")
     entries: list[tuple[str, Any]] = [("pooled", model.pooled_), *model.groups_.items()]
     for name, entry in entries:
         if not math.isfinite(float(entry["offset"])):
             raise ValueError(f"offset of {name!r} is not a finite number")
-        float(entry["offset_var"])
+        labelled = name != "pooled" and entry.get("source") == "labels"
+        for key in ("offset_var", "variance", "residual_var") if labelled else ("offset_var",):
+            if key in entry or key == "offset_var":
+                check_variance(entry[key], f"{key} of {name!r}", unknown=not labelled)
         if np.asarray(entry["centre"], dtype=float).shape != (2,):
             raise ValueError(f"centre of {name!r} is not two numbers")
         if name != "pooled" and (entry["source"] not in ("labels", "pooled") or int(entry["n_labels"]) < 0):

@@ -11,7 +11,7 @@ import os
 
 from ..exceptions import ModelFileError
 
-__all__ = ["save_checked", "load_checked", "checksum"]
+__all__ = ["save_checked", "load_checked", "checksum", "check_loaded_columns", "check_variance"]
 
 
 def checksum(payload: dict) -> str:
@@ -79,3 +79,28 @@ def load_checked(source: str | os.PathLike | dict, fmt: str, version: int, what:
     if expected != payload["checksum"]:
         raise ModelFileError(f"{name}: checksum mismatch, the file was edited or truncated; refit and save it again")
     return payload
+
+
+def check_loaded_columns(by, **columns) -> None:
+    """The column options of a loaded calibrator are what ``fit`` could have saved (ValueError otherwise, which
+    ``from_dict`` turns into one :class:`ModelFileError` line): ``by`` a column name or a non-empty list of
+    distinct names, each of ``columns`` (``score=``, ``human=``, ...) a name or, for an optional one, None."""
+    names = [by] if isinstance(by, str) else by
+    if not isinstance(names, list) or not names or not all(isinstance(c, str) and c for c in names):
+        raise ValueError(f"by={by!r} is not a column name or a non-empty list of column names")
+    if len(set(names)) < len(names):
+        raise ValueError(f"by={by!r} names a column twice")
+    for option, value in columns.items():
+        optional = option.endswith("?")
+        if not (isinstance(value, str) and value) and not (optional and value is None):
+            raise ValueError(f"{option.rstrip('?')}={value!r} is not a column name")
+
+
+def check_variance(value, what: str, *, unknown: bool = False) -> None:
+    """A loaded variance is a finite number >= 0 (or, where the fit writes NaN for "not estimated",
+    ``unknown=True``, NaN): a negative, infinite or (otherwise) NaN one would give NaN intervals."""
+    v = float(value)
+    if v != v and unknown:
+        return
+    if not (v >= 0 and v != float("inf")):
+        raise ValueError(f"{what} is {v!r}, not a variance (a finite number >= 0)")
