@@ -107,9 +107,9 @@ def one_group_error(groups: list, by) -> InputError:
     by_name = "+".join(by) if isinstance(by, (list, tuple)) else str(by)
     found = f"one group ({groups[0]!r})" if len(groups) == 1 else "no group with finite scores"
     return InputError(f"{by_name!r} has {found}: there is no cross-group question (bias between groups, "
-                      "calibration across them) to answer; group by a column with several values (by=) (a "
-                      "leaderboard of one group ranks its systems on the raw scores)", argument="by", value=list(by)
-                      if isinstance(by, (list, tuple)) else by)
+                      "calibration across them), which needs two groups; group by a column with several values "
+                      "(by=) (a leaderboard of one group ranks its systems on the raw scores)", argument="by",
+                      value=list(by) if isinstance(by, (list, tuple)) else by)
 
 
 def compare_bias(data: EvalTable | pd.DataFrame, score: str | None, calibrated: str,
