@@ -244,3 +244,22 @@ def test_one_group_report_and_fit_say_why_in_one_line(one_group, args):
     r = run_cli(*args, cwd=one_group)
     assert r.exit_code == 2 and "no cross-group question" in r.stderr and "--by" in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and not list(one_group.glob("out.*"))
+
+
+# --- 11. a budget above the labels a group has is capped, and said so ------------------------------------
+def test_evaluate_budget_above_the_labels_is_capped_and_said(tmp_path):
+    frame = _frame(n_lp=3, systems=6, segs=40, human=True)
+    keep = frame.groupby("lp").sample(30, random_state=1).index
+    frame.loc[~frame.index.isin(keep), "human"] = np.nan
+    write_table(frame, tmp_path / "ev.tsv")
+    args = ("calibrate", "evaluate", "ev.tsv", "--score", "bleu", "--by", "lp", "--human", "human", "--budget", "200",
+            "--repeats", "1")
+    r = run_cli(*args, cwd=tmp_path)
+    assert r.exit_code == 0, r.stderr
+    text = r.stdout + r.stderr
+    assert "capped at 30" in text and "200 labels per group already match" not in text, text
+    r = run_cli(*args, "--format", "json", cwd=tmp_path)
+    result = json.loads(r.stdout)
+    assert result["budget"] == 30 and list(result["budgets"]) == [30]
+    assert any("capped at 30" in n for n in result["notes"])
+    assert not any(v["name"].startswith("anchored@200") for v in result["variants"])
