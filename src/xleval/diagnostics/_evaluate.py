@@ -267,9 +267,9 @@ def cap_budgets(budgets: tuple[int, ...], budget: int | None,
         listed = ", ".join(str(k) for k in over)
         notes.append(f"budget {listed} labels per group capped at {most}, the most labels a group has in the table: "
                      f"a draw of more labels than a group has takes all of them, so {listed} was not measured")
-    fewest = int(labels_per_group.min())
-    if fewest < min(most, max(budgets)) and fewest < most:
-        short = sorted(str(g) for g, n in labels_per_group.items() if n < min(most, max(budgets)))
+    fewest, largest = int(labels_per_group.min()), min(most, max(budgets, default=0))
+    if fewest < largest:
+        short = sorted(str(g) for g, n in labels_per_group.items() if n < largest)
         notes.append(f"group(s) {', '.join(short[:5])}{' ...' if len(short) > 5 else ''} have fewer labels than "
                      f"the larger budgets (as few as {fewest}): at those budgets they use all of theirs")
     capped = tuple(sorted({min(int(k), most) for k in budgets}))
