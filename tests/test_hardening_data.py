@@ -263,3 +263,53 @@ def test_evaluate_budget_above_the_labels_is_capped_and_said(tmp_path):
     assert result["budget"] == 30 and list(result["budgets"]) == [30]
     assert any("capped at 30" in n for n in result["notes"])
     assert not any(v["name"].startswith("anchored@200") for v in result["variants"])
+
+
+def test_infinite_label_in_a_column_not_named_human_is_refused_by_anchored():
+    from xleval.calibration import AnchoredCalibrator
+
+    frame = _frame(human=True).rename(columns={"human": "da"})
+    frame.loc[5, "da"] = np.inf
+    with pytest.raises(InputError, match="row 6: human score inf is infinite"):
+        AnchoredCalibrator(by="lp", score="bleu", human="da").fit(frame)
+
+
+# --- 5. repeated keys with contradicting labels are said ----------------------------------------------------
+@pytest.fixture
+def repeated(tmp_path):
+    frame = _frame(human=True)
+    extra = frame.iloc[[0, 1, 2]].assign(human=frame["human"].iloc[[0, 1, 2]] + 40)  # same keys, other labels
+    same = frame.iloc[[3]]  # a repeated key with the same label is not a contradiction
+    write_table(pd.concat([frame, extra, same], ignore_index=True), tmp_path / "rep.tsv")
+    return tmp_path
+
+
+@pytest.mark.parametrize("args", [
+    ("calibrate", "fit", "rep.tsv", "--score", "bleu", "--by", "lp", "--human", "human", "--method", "anchored",
+     "-o", "m.json"),
+    ("calibrate", "evaluate", "rep.tsv", "--score", "bleu", "--by", "lp", "--human", "human", "--repeats", "1",
+     "--folds", "3"),
+    ("leaderboard", "rep.tsv", "--score", "bleu", "--by", "lp", "--human", "human", "--method", "anchored"),
+])
+def test_contradicting_repeated_labels_are_warned(repeated, args):
+    import warnings
+
+    with warnings.catch_warnings():  # a warning no command renders is printed by the CLI (an error under pytest)
+        warnings.simplefilter("default")
+        r = run_cli(*args, cwd=repeated)
+    assert r.exit_code == 0, r.stderr
+    text = " ".join((r.stdout + r.stderr).split())  # the terminal wraps long lines
+    assert "3 (lp, system, seg_id) key(s) repeat with different human scores" in text, text[-2000:]
+    assert "(e.g. ('en-de', 'S0', 0): " in text
+
+
+def test_repeated_keys_with_equal_labels_are_not_warned():
+    import warnings
+
+    from xleval.table import EvalTable
+
+    frame = _frame(human=True)
+    table = EvalTable.from_frame(pd.concat([frame, frame.iloc[:5]]), score="bleu", by="lp", human="human")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table.human_values()

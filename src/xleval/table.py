@@ -32,7 +32,7 @@ from ._base.grouping import GroupIndex, group_index
 from .exceptions import ArgumentTypeError, InputError
 
 __all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "check_labels_finite",
-           "LANGUAGE_COLUMNS"]
+           "warn_contradicting_labels", "LANGUAGE_COLUMNS"]
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
 LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
@@ -101,6 +101,40 @@ def check_labels_finite(values: np.ndarray, column: str, *, what: str = "data", 
         raise InputError(f"{where}column {column!r} row {first + 1}: human score {values[first]:g} is infinite "
                          f"({int(bad.sum())} such cells); a label is a finite number: fix the cell, or leave it "
                          "empty for a row without a label", argument=argument, value=column)
+
+
+def warn_contradicting_labels(frame: pd.DataFrame, human: str, values: np.ndarray, *, system: str | None = "system",
+                              segment: str | None = "seg_id", where: str = "data") -> None:
+    """The one check of repeated labels: rows that repeat a (language pair, system, segment) key with
+    different human scores are each used as a label of their own, so a DataQualityWarning names how
+    many keys contradict themselves and one of them. Tables without those columns are not checked
+    (the pair is ``lp``, else ``src_lang`` and ``tgt_lang``)."""
+    pair = ["lp"] if "lp" in frame.columns else [c for c in ("src_lang", "tgt_lang") if c in frame.columns]
+    key = [*pair, *(c for c in (system, segment) if c is not None)]
+    if not pair or len(key) < len(pair) + 2 or not all(c in frame.columns for c in key):
+        return
+    labelled = np.isfinite(values)
+    if labelled.sum() < 2:
+        return
+    rows = frame.loc[labelled, key].assign(_h=values[labelled])
+    repeated = rows[rows.duplicated(key, keep=False)]
+    if repeated.empty:
+        return
+    spread = repeated.groupby(key, sort=True, dropna=False, observed=True)["_h"].agg(["nunique", "min", "max"])
+    bad = spread[spread["nunique"] > 1]
+    if bad.empty:
+        return
+    import warnings
+
+    from .exceptions import DataQualityWarning
+
+    first = bad.index[0] if isinstance(bad.index[0], tuple) else (bad.index[0],)
+    example = tuple(v.item() if isinstance(v, np.generic) else v for v in first)
+    prefix = "" if where in ("data", "table") else f"{where}: "
+    warnings.warn(f"{prefix}{len(bad)} ({', '.join(key)}) key(s) repeat with different human scores in {human!r} "
+                  f"(e.g. {example!r}: {bad['min'].iloc[0]:g} to {bad['max'].iloc[0]:g}); each row counts as a label "
+                  "of its own: remove the duplicates, or average the labels of one segment", DataQualityWarning,
+                  stacklevel=3)
 
 
 def _columns(value: str | Sequence[str] | None, name: str) -> tuple[str, ...]:
@@ -246,9 +280,14 @@ class EvalTable:
         return self.values(name, argument="score")
 
     def human_values(self) -> np.ndarray:
+        """The human scores (NaN: not labelled; an infinite one is refused), with a warning about
+        repeated keys whose labels contradict each other (:func:`warn_contradicting_labels`)."""
         if self.human is None:
             raise InputError(f"{self.source}: no human score column; give human=", argument="human")
-        return self.values(self.human, argument="human")
+        values = self.values(self.human, argument="human")
+        warn_contradicting_labels(self._frame, self.human, values, system=self.system or "system",
+                                  segment=self.segment or "seg_id", where=self.source)
+        return values
 
     @property
     def score_column(self) -> str:

@@ -65,7 +65,7 @@ from ..exceptions import (
     SmallGroupWarning,
     UnseenGroupWarning,
 )
-from ..table import numeric_column, require_columns
+from ..table import numeric_column, require_columns, warn_contradicting_labels
 from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
@@ -214,8 +214,10 @@ class AnchoredCalibrator(ParamsMixin):
             require_columns(X, [self.human] if need_human and human is None else [], argument="human")
             x = _numeric(X[self.score], self.score)
             gframe = X[by] if groups is None else _as_frame(groups, by)
-            h = (_numeric(X[self.human], self.human) if human is None else _numeric(pd.Series(human), "human")) \
-                if need_human else None
+            h = (_numeric(X[self.human], self.human, "human") if human is None
+                 else _numeric(pd.Series(human), "human")) if need_human else None
+            if h is not None and human is None:
+                warn_contradicting_labels(X, self.human, h, system=self.system)
             if systems is None and self.system is not None and self.system in X.columns:
                 systems = X[self.system]
         else:
@@ -726,8 +728,9 @@ def _num(value) -> float:
     return value if math.isfinite(value) else math.nan
 
 
-def _numeric(values: pd.Series, name: str) -> np.ndarray:
-    return numeric_column(pd.DataFrame({name: values}), name, argument=name if name in ("score", "human") else None)
+def _numeric(values: pd.Series, name: str, argument: str | None = None) -> np.ndarray:
+    argument = argument or (name if name in ("score", "human") else None)
+    return numeric_column(pd.DataFrame({name: values}), name, argument=argument)
 
 
 def _as_frame(groups, by: list[str]) -> pd.DataFrame:
