@@ -313,3 +313,31 @@ def test_repeated_keys_with_equal_labels_are_not_warned():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         table.human_values()
+
+
+# --- 6. two input codes that become one group are named --------------------------------------------------------
+def test_merged_language_codes_are_named(tmp_path):
+    import warnings
+
+    frame = _frame(n_lp=2)
+    frame["lp"] = frame["lp"].map({"en-de": "twi-en", "en-zh": "ak-en"})
+    write_table(pd.concat([frame, _frame(n_lp=1)]), tmp_path / "langs.tsv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        r = run_cli("leaderboard", "langs.tsv", "--score", "bleu", "--by", "lp", "--method", "none", cwd=tmp_path)
+    assert r.exit_code == 0, r.stderr
+    text = " ".join(r.stderr.split())
+    assert "'ak-en' and 'twi-en' become one group, 'ak-en'" in text, text
+
+
+def test_spellings_of_one_code_are_not_a_merge():
+    import warnings
+
+    from xleval.io import add_language_columns
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = add_language_columns(pd.DataFrame({"lp": ["de-en", "DE_en", " de-en"]}))
+    assert set(out["lp"]) == {"de-en"}
+    with pytest.warns(Warning, match="'ak' and 'twi' become one group"):
+        add_language_columns(pd.DataFrame({"src_lang": ["twi", "ak"], "tgt_lang": ["en", "en"]}))
