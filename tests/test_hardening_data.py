@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from conftest import run_cli
+from xleval.calibration import LGN
 from xleval.exceptions import InputError
 from xleval.io import write_table
 
@@ -341,3 +342,23 @@ def test_spellings_of_one_code_are_not_a_merge():
     assert set(out["lp"]) == {"de-en"}
     with pytest.warns(Warning, match="'ak' and 'twi' become one group"):
         add_language_columns(pd.DataFrame({"src_lang": ["twi", "ak"], "tgt_lang": ["en", "en"]}))
+
+
+# --- 8. scikit-learn Pipeline: y is ignored by fit, never taken as groups ------------------------------------
+@pytest.mark.parametrize("kind", ["lgn", "anchored"])
+def test_sklearn_pipeline_ignores_y_and_refuses_y_as_groups(kind):
+    pipeline_module = pytest.importorskip("sklearn.pipeline")
+    from xleval.calibration import AnchoredCalibrator
+
+    frame = _frame(human=True)
+    model = LGN(by="lp", score="bleu") if kind == "lgn" else AnchoredCalibrator(by="lp", score="bleu", human="human")
+    pipe = pipeline_module.Pipeline([("calibrate", model)])
+    out = pipe.fit(frame, frame["human"]).transform(frame)  # y ignored, as scikit-learn transformers do
+    assert np.isfinite(np.asarray(out, dtype=float)).all()
+    assert np.allclose(pipe.fit_transform(frame, frame["human"]), out)
+    with pytest.raises(InputError, match="groups come from those columns"):
+        model.transform(frame, frame["human"])  # a second positional argument is groups, never y
+    with pytest.raises(InputError, match="groups come from those columns"):
+        model.sources(frame, frame["human"])
+    with pytest.raises(InputError, match=r"y is never the groups|pass groups="):
+        pipeline_module.Pipeline([("calibrate", model)]).fit(frame["bleu"].to_numpy(), frame["human"].to_numpy())

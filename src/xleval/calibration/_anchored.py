@@ -67,6 +67,7 @@ from ..exceptions import (
 )
 from ..table import numeric_column, require_columns, warn_contradicting_labels
 from ._anchored_v1 import LegacyAnchoredCalibrator
+from ._lgn import refuse_groups_beside_columns
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
 from ._persist import check_loaded_columns, check_variance, load_checked, save_checked
@@ -213,6 +214,7 @@ class AnchoredCalibrator(ParamsMixin):
             require_columns(X, by if groups is None else [], argument="by")
             require_columns(X, [self.human] if need_human and human is None else [], argument="human")
             x = _numeric(X[self.score], self.score)
+            refuse_groups_beside_columns(X, groups, by)  # LGN's rule: y in a Pipeline is never the groups
             gframe = X[by] if groups is None else _as_frame(groups, by)
             h = (_numeric(X[self.human], self.human, "human") if human is None
                  else _numeric(pd.Series(human), "human")) if need_human else None

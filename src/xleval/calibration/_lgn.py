@@ -225,10 +225,12 @@ class LGN(ParamsMixin):
             if self.score not in X.columns:
                 raise InputError(f"score column {self.score!r} not in the data; columns are {list(X.columns)}")
             scores = X[self.score]
+            refuse_groups_beside_columns(X, groups, self.by_)
             frame = X if groups is None else _as_frame(groups, self.by_)
         else:
             if groups is None:
-                raise InputError("groups are required when X is an array of scores")
+                raise InputError(f"groups= is required when X is an array of scores (y is never the groups): pass a "
+                                 f"table with the score and group column(s) {self.by_}, or groups=", argument="groups")
             scores = X
             frame = _as_frame(groups, self.by_)
         scores = np.asarray(scores, dtype=np.float64)
@@ -533,6 +535,16 @@ def _check_loaded_stats(model: LGN) -> None:
             raise ValueError(f"level {level!r}: a count, mean or sum of squares is not a finite number")
         if model.method != "zscore" and stats.sketches is None:
             raise ValueError(f"level {level!r}: method {model.method!r} needs the quantile sketches, which are missing")
+
+
+def refuse_groups_beside_columns(X: pd.DataFrame, groups, by: list[str]) -> None:
+    """A table holding the group columns takes its groups from them; ``groups`` beside it is refused (in a
+    scikit-learn ``Pipeline``, ``transform(X, y)`` would take the human scores ``y`` as groups). ``y`` of
+    ``fit``/``partial_fit``/``fit_transform`` is ignored, as scikit-learn transformers ignore it."""
+    if groups is not None and all(c in X.columns for c in by):
+        raise InputError(f"groups= was given with a table that holds the group column(s) {by}: the groups come "
+                         "from those columns; leave groups out (it is for an array of scores; a second positional "
+                         "argument of transform/sources/interval is groups, never y)", argument="groups")
 
 
 def _as_frame(groups, by: list[str]) -> pd.DataFrame:
