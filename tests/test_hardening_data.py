@@ -362,3 +362,26 @@ def test_sklearn_pipeline_ignores_y_and_refuses_y_as_groups(kind):
         model.sources(frame, frame["human"])
     with pytest.raises(InputError, match=r"y is never the groups|pass groups="):
         pipeline_module.Pipeline([("calibrate", model)]).fit(frame["bleu"].to_numpy(), frame["human"].to_numpy())
+
+
+# --- 9. a compressed calibrator name is refused at fit time ----------------------------------------------------
+def test_fit_refuses_a_gz_calibrator_before_fitting(tmp_path):
+    write_table(_frame(), tmp_path / "t.tsv")
+    r = run_cli("calibrate", "fit", "t.tsv", "--score", "bleu", "--by", "lp", "-o", "model.json.gz", cwd=tmp_path)
+    assert r.exit_code == 2 and "plain JSON" in r.stderr and "model.json" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "model.json.gz").exists()
+    model = LGN(by="lp", score="bleu").fit(_frame())
+    with pytest.raises(InputError, match="plain JSON"):
+        model.save(tmp_path / "m.json.gz")
+    assert not (tmp_path / "m.json.gz").exists()
+
+
+def test_a_gzipped_calibrator_is_named_as_such(tmp_path):
+    import gzip
+
+    model = LGN(by="lp", score="bleu").fit(_frame())
+    model.save(tmp_path / "m.json")
+    (tmp_path / "z.json").write_bytes(gzip.compress((tmp_path / "m.json").read_bytes()))
+    write_table(_frame(), tmp_path / "t.tsv")
+    r = run_cli("calibrate", "apply", "z.json", "t.tsv", "-o", "o.tsv", cwd=tmp_path)
+    assert r.exit_code == 2 and "gzip-compressed" in r.stderr and "refit" not in r.stderr, r.stderr

@@ -29,6 +29,7 @@ from ..calibration import (
     row_interval_target,
     score_signature,
 )
+from ..calibration._persist import check_calibrator_path
 from ..exceptions import DataQualityWarning, InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import PROBABILITY, check_named_column, col_option, format_option, parse_columns, parse_pair, say
@@ -91,6 +92,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     --human score (e.g. 100 judged segments per language pair; `calibrate select` picks them).
     """
     check_output_path(output, inputs=[input])
+    check_calibrator_path(output)  # plain JSON only: refused before fitting
     by_cols = parse_columns(by, "--by")
     method = default_method(method, human)
     _check_fit_options(method, human, target, min_count, scale_asked(chunk_size, backend, scheduler, workers))
