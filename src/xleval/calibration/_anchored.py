@@ -683,7 +683,7 @@ def _check_state(model: AnchoredCalibrator) -> None:
     for key in ("between", "within"):
         if not math.isfinite(float(slopes[key])):
             raise ValueError(f"slope {key} is not a finite number")
-    check_loaded_columns(model.by, score=model.score, human=model.human, **{"system?": model.system})
+    check_loaded_columns(model.by, score=model.score, **{"human?": model.human, "system?": model.system})
     cov = np.asarray(model.slopes_["cov"], dtype=float)
     if cov.shape != (2, 2):
         raise ValueError("the slopes' covariance is not 2x2")
