@@ -385,3 +385,13 @@ def test_a_gzipped_calibrator_is_named_as_such(tmp_path):
     write_table(_frame(), tmp_path / "t.tsv")
     r = run_cli("calibrate", "apply", "z.json", "t.tsv", "-o", "o.tsv", cwd=tmp_path)
     assert r.exit_code == 2 and "gzip-compressed" in r.stderr and "refit" not in r.stderr, r.stderr
+
+
+def test_col_mapping_keeps_the_signature_in_the_streamed_paths(files):
+    r = run_cli("calibrate", "apply", "bleu.json", "chrf.tsv", "--col", "bleu=chrf", "--chunk-size", "50",
+                "-o", "out.tsv", cwd=files)
+    assert r.exit_code == 2 and "chrF2" in r.stderr and not (files / "out.tsv").exists(), r.stderr
+    r = run_cli("calibrate", "fit", "chrf.tsv", "--score", "bleu", "--col", "bleu=chrf", "--by", "lp",
+                "--chunk-size", "50", "-o", "m.json", cwd=files)
+    assert r.exit_code == 0, r.stderr
+    assert json.loads((files / "m.json").read_text())["signature"] == SIG_CHRF
