@@ -414,6 +414,36 @@ CASES: list[Case] = [
        "leaderboard tab_system.jsonl --score score --by lp --n-resamples 20 --format tsv -o out/E184.tsv",
        "Use --format json, which holds any name exactly (TSV to a file is data: names are written as they are).",
        "out/E184.tsv"),
+    # --- issue 26: calibration and data semantics ---
+    _c("E170", "--col maps another metric's column onto the calibrator's score name",
+       "calibrate apply model_bleu.json chrf_column.tsv --col score=chrf -o out/E170.tsv",
+       "A signature travels with the file's column: score the table with the calibrator's metric, or fit a "
+       "calibrator on this metric.", "out/E170.tsv"),
+    _c("E171", "leaderboard --model with a calibrator fitted on another score column",
+       "leaderboard scores.tsv --score human --model model.json -o out/E171.tsv",
+       "Rank the column the calibrator was fitted on (--score), or fit one on this column; report refuses the same.",
+       "out/E171.tsv"),
+    _c("E172", "leaderboard --model: the table's signature differs from the calibrator's",
+       "leaderboard chrf_scores.tsv --score score --by tgt_lang --model model_bleu.json -o out/E172.tsv",
+       "Score the table with the calibrator's metric options (the message names the table).", "out/E172.tsv"),
+    _c("E173", "An infinite human score (inf) in the label column",
+       f"{FIT} inf_label.tsv --score score --method anchored --human human -o out/E173.json",
+       "Fix the cell, or leave it empty for a row without a label; select --skip-labelled refuses it too.",
+       "out/E173.json"),
+    _c("E174", "A hand-edited calibrator with a recomputed checksum and a negative variance",
+       "calibrate show negative_var.json",
+       "Refit and save the calibrator; variances are finite numbers >= 0 (NaN only where the fit writes it)."),
+    _c("E175", "A hand-edited calibrator whose by is a nested list",
+       "calibrate apply nested_by.json scores.tsv -o out/E175.tsv",
+       "Refit and save the calibrator; by is a column name or a list of names.", "out/E175.tsv"),
+    _c("E176", "fit -o with a compressed name (.gz)",
+       f"{FIT} scores.tsv --score score -o out/E176.json.gz",
+       "Name the calibrator .json: calibrators are plain JSON, and no command reads a compressed one.",
+       "out/E176.json.gz"),
+    _c("E177", "A one-group table where groups are compared (fit --human, report)",
+       f"{FIT} one_group.tsv --score score --human human -o out/E177.json",
+       "Group by a column with several values (--by); a leaderboard of one group ranks it on the raw scores.",
+       "out/E177.json"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -557,6 +587,30 @@ def _anchored_files(root: Path, df: pd.DataFrame) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its notes are not what these files are for
         AnchoredCalibrator(by="lp").fit(labelled).save(root / "anchored.json")
+    _issue26_files(root, df, labelled)
+
+
+def _issue26_files(root: Path, df: pd.DataFrame, labelled: pd.DataFrame) -> None:
+    """Issue 26: a chrF column, an infinite label, one group, and calibrators
+    edited by hand with a recomputed checksum (as save_checked computes it)."""
+    from xleval.calibration._persist import checksum
+    from xleval.io import write_table
+
+    write_table(df.rename(columns={"score": "chrf"}), root / "chrf_column.tsv",
+                metadata={"signatures": {"chrf": SIG_CHRF}})
+    (root / "inf_label.tsv").write_bytes(_tsv(labelled.assign(human=labelled["human"].where(labelled.index != 3,
+                                                                                            np.inf))))
+    (root / "one_group.tsv").write_bytes(_tsv(labelled[labelled["lp"] == "en-de"]))
+
+    def edited(source: str, target: str, edit) -> None:
+        payload = json.loads((root / source).read_text())
+        payload.pop("checksum")
+        edit(payload)
+        payload["checksum"] = checksum(json.loads(json.dumps(payload, allow_nan=True)))
+        (root / target).write_text(json.dumps(payload, allow_nan=True))
+
+    edited("anchored.json", "negative_var.json", lambda p: p["pooled"].update(offset_var=-1.0))
+    edited("anchored.json", "nested_by.json", lambda p: p["params"].update(by=[["lp"]]))
 
 
 def _layouts(root: Path) -> None:

@@ -31,7 +31,8 @@ import pandas as pd
 from ._base.grouping import GroupIndex, group_index
 from .exceptions import ArgumentTypeError, InputError
 
-__all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "LANGUAGE_COLUMNS"]
+__all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "check_labels_finite",
+           "warn_contradicting_labels", "LANGUAGE_COLUMNS"]
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
 LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
@@ -71,15 +72,69 @@ _KINDS = {"score": "score", "scores": "score", "by": "group", "human": "human", 
 def numeric_column(data: pd.DataFrame, column: str, *, what: str = "data", argument: str | None = None) -> np.ndarray:
     """A frame's column as float64 through the one number parser, the readers'
     (:func:`xleval.io.to_numeric_column`: empty and NA tokens are NaN, ``inf`` stays inf, anything else
-    is an InputError naming the row and the cell)."""
+    is an InputError naming the row and the cell). A column of human scores (``argument`` ``human`` or
+    ``skip_labelled``) refuses ``inf`` (:func:`check_labels_finite`)."""
     from .io._read import to_numeric_column
 
     require_columns(data, [column], what=what, argument=argument)
     try:
-        return to_numeric_column(data[column], column, what).to_numpy(dtype=np.float64, na_value=np.nan)
+        values = to_numeric_column(data[column], column, what).to_numpy(dtype=np.float64, na_value=np.nan)
     except InputError as exc:
         exc.argument, exc.value = argument, column
         raise
+    if argument in HUMAN_ARGUMENTS:
+        check_labels_finite(values, column, what=what, argument=argument)
+    return values
+
+
+#: the arguments that name a column of human scores (read by :func:`numeric_column` as labels)
+HUMAN_ARGUMENTS = ("human", "skip_labelled")
+
+
+def check_labels_finite(values: np.ndarray, column: str, *, what: str = "data", argument: str | None = "human") -> None:
+    """The one rule for human scores: a label is a finite number or missing (NaN: not labelled); an infinite
+    one is bad input, never dropped as missing nor counted as a label. Names the first row (1-based)."""
+    bad = np.isinf(values)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        where = "" if what in ("data", "table") else f"{what}: "
+        raise InputError(f"{where}column {column!r} row {first + 1}: human score {values[first]:g} is infinite "
+                         f"({int(bad.sum())} such cells); a label is a finite number: fix the cell, or leave it "
+                         "empty for a row without a label", argument=argument, value=column)
+
+
+def warn_contradicting_labels(frame: pd.DataFrame, human: str, values: np.ndarray, *, system: str | None = "system",
+                              segment: str | None = "seg_id", where: str = "data") -> None:
+    """The one check of repeated labels: rows that repeat a (language pair, system, segment) key with
+    different human scores are each used as a label of their own, so a DataQualityWarning names how
+    many keys contradict themselves and one of them. Tables without those columns are not checked
+    (the pair is ``lp``, else ``src_lang`` and ``tgt_lang``)."""
+    pair = ["lp"] if "lp" in frame.columns else [c for c in ("src_lang", "tgt_lang") if c in frame.columns]
+    key = [*pair, *(c for c in (system, segment) if c is not None)]
+    if not pair or len(key) < len(pair) + 2 or not all(c in frame.columns for c in key):
+        return
+    labelled = np.isfinite(values)
+    if labelled.sum() < 2:
+        return
+    rows = frame.loc[labelled, key].assign(_h=values[labelled])
+    repeated = rows[rows.duplicated(key, keep=False)]
+    if repeated.empty:
+        return
+    spread = repeated.groupby(key, sort=True, dropna=False, observed=True)["_h"].agg(["nunique", "min", "max"])
+    bad = spread[spread["nunique"] > 1]
+    if bad.empty:
+        return
+    import warnings
+
+    from .exceptions import DataQualityWarning
+
+    first = bad.index[0] if isinstance(bad.index[0], tuple) else (bad.index[0],)
+    example = tuple(v.item() if isinstance(v, np.generic) else v for v in first)
+    prefix = "" if where in ("data", "table") else f"{where}: "
+    warnings.warn(f"{prefix}{len(bad)} ({', '.join(key)}) key(s) repeat with different human scores in {human!r} "
+                  f"(e.g. {example!r}: {bad['min'].iloc[0]:g} to {bad['max'].iloc[0]:g}); each row counts as a label "
+                  "of its own: remove the duplicates, or average the labels of one segment", DataQualityWarning,
+                  stacklevel=3)
 
 
 def _columns(value: str | Sequence[str] | None, name: str) -> tuple[str, ...]:
@@ -155,11 +210,14 @@ class EvalTable:
             raise ArgumentTypeError(f"data must be a pandas DataFrame; got {type(data).__name__}",
                                     argument="data", value=type(data).__name__)
         frame = data
+        signatures = dict(signatures or {})
         if columns:  # file column -> canonical name, as every reader's columns= (checked the same way)
+            from .calibration._signature import renamed_signatures
             from .io._shape import check_header
 
             check_header(frame.columns, dict(columns), (), source)
             frame = frame.rename(columns=dict(columns))
+            signatures = renamed_signatures(signatures, columns)  # a signature travels with its file column
         scores, by_cols = _columns(score, "score"), _columns(by, "by")
         one = {"human": _one(human, "human"), "system": _one(system, "system"), "segment": _one(segment, "segment"),
                "document": _one(document, "document")}
@@ -170,7 +228,7 @@ class EvalTable:
         require_columns(frame, by_cols, what=source, argument="by")
         for role, name in one.items():
             require_columns(frame, [name] if name is not None else [], what=source, argument=role)
-        sigs = MappingProxyType({str(k): str(v) for k, v in (signatures or {}).items()})
+        sigs = MappingProxyType({str(k): str(v) for k, v in signatures.items()})
         return cls(frame, scores, by_cols, one["human"], one["system"], one["segment"], one["document"], sigs, source)
 
     @classmethod
@@ -222,9 +280,14 @@ class EvalTable:
         return self.values(name, argument="score")
 
     def human_values(self) -> np.ndarray:
+        """The human scores (NaN: not labelled; an infinite one is refused), with a warning about
+        repeated keys whose labels contradict each other (:func:`warn_contradicting_labels`)."""
         if self.human is None:
             raise InputError(f"{self.source}: no human score column; give human=", argument="human")
-        return self.values(self.human, argument="human")
+        values = self.values(self.human, argument="human")
+        warn_contradicting_labels(self._frame, self.human, values, system=self.system or "system",
+                                  segment=self.segment or "seg_id", where=self.source)
+        return values
 
     @property
     def score_column(self) -> str:

@@ -65,11 +65,12 @@ from ..exceptions import (
     SmallGroupWarning,
     UnseenGroupWarning,
 )
-from ..table import numeric_column, require_columns
+from ..table import numeric_column, require_columns, warn_contradicting_labels
 from ._anchored_v1 import LegacyAnchoredCalibrator
+from ._lgn import refuse_groups_beside_columns
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
-from ._persist import load_checked, save_checked
+from ._persist import check_loaded_columns, check_variance, load_checked, save_checked
 from ._pooling import SHRINKAGE_MODES, pooled_slopes, shrink_offsets, shrink_slope_toward
 from ._signature import check_compatible
 
@@ -213,9 +214,12 @@ class AnchoredCalibrator(ParamsMixin):
             require_columns(X, by if groups is None else [], argument="by")
             require_columns(X, [self.human] if need_human and human is None else [], argument="human")
             x = _numeric(X[self.score], self.score)
+            refuse_groups_beside_columns(X, groups, by)  # LGN's rule: y in a Pipeline is never the groups
             gframe = X[by] if groups is None else _as_frame(groups, by)
-            h = (_numeric(X[self.human], self.human) if human is None else _numeric(pd.Series(human), "human")) \
-                if need_human else None
+            h = (_numeric(X[self.human], self.human, "human") if human is None
+                 else _numeric(pd.Series(human), "human")) if need_human else None
+            if h is not None and human is None:
+                warn_contradicting_labels(X, self.human, h, system=self.system)
             if systems is None and self.system is not None and self.system in X.columns:
                 systems = X[self.system]
         else:
@@ -679,13 +683,26 @@ def _check_state(model: AnchoredCalibrator) -> None:
     for key in ("between", "within"):
         if not math.isfinite(float(slopes[key])):
             raise ValueError(f"slope {key} is not a finite number")
-    if np.asarray(model.slopes_["cov"], dtype=float).shape != (2, 2):
+    check_loaded_columns(model.by, score=model.score, **{"human?": model.human, "system?": model.system})
+    cov = np.asarray(model.slopes_["cov"], dtype=float)
+    if cov.shape != (2, 2):
         raise ValueError("the slopes' covariance is not 2x2")
+    if not np.isfinite(cov).all() or (np.diag(cov) < 0).any():
+        raise ValueError("the slopes' covariance has a negative or non-finite entry")
+    for key in ("offset_var", "tau2"):  # NaN: one labelled group, no between-group spread estimated
+        if key in model.pooled_:
+            check_variance(model.pooled_[key], f"pooled {key}", unknown=True)
+    for key in ("mean_var", "residual_var"):
+        if key in model.pooled_:
+            check_variance(model.pooled_[key], f"pooled {key}")
     entries: list[tuple[str, Any]] = [("pooled", model.pooled_), *model.groups_.items()]
     for name, entry in entries:
         if not math.isfinite(float(entry["offset"])):
             raise ValueError(f"offset of {name!r} is not a finite number")
-        float(entry["offset_var"])
+        labelled = name != "pooled" and entry.get("source") == "labels"
+        for key in ("offset_var", "variance", "residual_var") if labelled else ("offset_var",):
+            if key in entry or key == "offset_var":
+                check_variance(entry[key], f"{key} of {name!r}", unknown=not labelled)
         if np.asarray(entry["centre"], dtype=float).shape != (2,):
             raise ValueError(f"centre of {name!r} is not two numbers")
         if name != "pooled" and (entry["source"] not in ("labels", "pooled") or int(entry["n_labels"]) < 0):
@@ -713,8 +730,9 @@ def _num(value) -> float:
     return value if math.isfinite(value) else math.nan
 
 
-def _numeric(values: pd.Series, name: str) -> np.ndarray:
-    return numeric_column(pd.DataFrame({name: values}), name, argument=name if name in ("score", "human") else None)
+def _numeric(values: pd.Series, name: str, argument: str | None = None) -> np.ndarray:
+    argument = argument or (name if name in ("score", "human") else None)
+    return numeric_column(pd.DataFrame({name: values}), name, argument=argument)
 
 
 def _as_frame(groups, by: list[str]) -> pd.DataFrame:

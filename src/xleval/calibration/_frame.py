@@ -30,12 +30,15 @@ def prepare_frame(df: pd.DataFrame, by: list[str], where: str = "input", *, cate
     return df
 
 
-def score_signature(path, score: str) -> str | None:
-    """The metric signature stored with a table for ``score`` (Parquet metadata or sidecar), if any."""
+def score_signature(path, score: str, columns=None) -> str | None:
+    """The metric signature stored with a table for ``score`` (Parquet metadata or sidecar), if any;
+    ``columns`` is the readers' rename (file column -> canonical): the signature is the one of the file
+    column read as ``score`` (:func:`renamed_signatures`)."""
+    from ._signature import renamed_signatures
+
     meta = read_table_metadata(path)
     signatures = meta.get("signatures", {}) if isinstance(meta, dict) else {}
-    sig = signatures.get(score)
-    return sig if isinstance(sig, str) else None
+    return renamed_signatures(signatures, columns).get(score)
 
 
 def output_column(model: Calibrator, column: str | None = None) -> str:

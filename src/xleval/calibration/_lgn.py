@@ -55,7 +55,7 @@ from ._levels import (
 )
 from ._maps import QuantileMap, linear_coefficients
 from ._params import ParamsMixin
-from ._persist import load_checked, save_checked
+from ._persist import check_loaded_columns, load_checked, save_checked
 from ._signature import check_compatible, merge_signatures
 
 __all__ = ["LGN", "FORMAT_VERSION"]
@@ -225,10 +225,12 @@ class LGN(ParamsMixin):
             if self.score not in X.columns:
                 raise InputError(f"score column {self.score!r} not in the data; columns are {list(X.columns)}")
             scores = X[self.score]
+            refuse_groups_beside_columns(X, groups, self.by_)
             frame = X if groups is None else _as_frame(groups, self.by_)
         else:
             if groups is None:
-                raise InputError("groups are required when X is an array of scores")
+                raise InputError(f"groups= is required when X is an array of scores (y is never the groups): pass a "
+                                 f"table with the score and group column(s) {self.by_}, or groups=", argument="groups")
             scores = X
             frame = _as_frame(groups, self.by_)
         scores = np.asarray(scores, dtype=np.float64)
@@ -507,17 +509,42 @@ class LGN(ParamsMixin):
         try:
             params = dict(payload["params"])
             params["target"] = tuple(params["target"])
+            check_loaded_columns(params.get("by"), score=params.get("score"))
             model = cls(**params)
             model._reset()
             model.stats_ = {lv: GroupStats.from_dict(d) for lv, d in payload["levels"].items()}
             if list(model.stats_) != model.levels_:
                 raise ValueError("levels do not match the options")
+            _check_loaded_stats(model)
             model.signature_ = payload.get("signature")
             model.n_batches_ = int(payload.get("n_batches", 1))
             model._refresh_params(warn=False)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError,
+                InputError) as exc:
             raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
         return model
+
+
+def _check_loaded_stats(model: LGN) -> None:
+    """Per-level statistics a fit could have saved (ValueError): finite counts, finite means and sums of
+    squares where a group has scores, and the quantile sketches that ``robust``/``quantile`` read."""
+    for level, stats in model.stats_.items():
+        has = stats.count > 0
+        if not np.isfinite(stats.count).all() or not (np.isfinite(stats.mean[has]).all()
+                                                       and np.isfinite(stats.m2[has]).all()):
+            raise ValueError(f"level {level!r}: a count, mean or sum of squares is not a finite number")
+        if model.method != "zscore" and stats.sketches is None:
+            raise ValueError(f"level {level!r}: method {model.method!r} needs the quantile sketches, which are missing")
+
+
+def refuse_groups_beside_columns(X: pd.DataFrame, groups, by: list[str]) -> None:
+    """A table holding the group columns takes its groups from them; ``groups`` beside it is refused (in a
+    scikit-learn ``Pipeline``, ``transform(X, y)`` would take the human scores ``y`` as groups). ``y`` of
+    ``fit``/``partial_fit``/``fit_transform`` is ignored, as scikit-learn transformers ignore it."""
+    if groups is not None and all(c in X.columns for c in by):
+        raise InputError(f"groups= was given with a table that holds the group column(s) {by}: the groups come "
+                         "from those columns; leave groups out (it is for an array of scores; a second positional "
+                         "argument of transform/sources/interval is groups, never y)", argument="groups")
 
 
 def _as_frame(groups, by: list[str]) -> pd.DataFrame:

@@ -9,9 +9,10 @@ import hashlib
 import json
 import os
 
-from ..exceptions import ModelFileError
+from ..exceptions import ModelFileError, OutputError
 
-__all__ = ["save_checked", "load_checked", "checksum"]
+__all__ = ["save_checked", "load_checked", "checksum", "check_loaded_columns", "check_variance",
+           "check_calibrator_path"]
 
 
 def checksum(payload: dict) -> str:
@@ -19,9 +20,20 @@ def checksum(payload: dict) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def check_calibrator_path(path: str | os.PathLike) -> None:
+    """A calibrator is saved as plain JSON: a compressed name (``model.json.gz``) is refused before any
+    work, since no command reads a compressed calibrator (one rule for ``save`` and ``calibrate fit``)."""
+    name = os.fspath(path)
+    if isinstance(name, str) and name.lower().endswith(".gz"):
+        raise OutputError(f"{name}: a calibrator is saved as plain JSON, never compressed (no command would read "
+                          f"it); name the file {name[:-3] if name[:-3].lower().endswith('.json') else 'model.json'}")
+
+
 def save_checked(payload: dict, path: str | os.PathLike) -> None:
     """Write ``payload`` plus its checksum atomically (plain JSON types first, so reload checks equal)."""
     from ..io import write_text
+
+    check_calibrator_path(path)
 
     body = json.loads(json.dumps(payload, allow_nan=True))
     body["checksum"] = checksum(body)
@@ -44,6 +56,9 @@ def _read_json(path: str | os.PathLike, name: str) -> object:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ModelFileError(f"{name}: cannot read the calibrator file ({reason}); "
                              "give the path of a JSON file written by `calibrate fit`") from None
+    if raw[:2] == b"\x1f\x8b":  # gzip's magic bytes: a calibrator compressed after it was saved
+        raise ModelFileError(f"{name}: a gzip-compressed file; calibrators are plain JSON: decompress it "
+                             "(gunzip) and give the .json file")
     try:
         return json.loads(raw.decode("utf-8"))
     except RecursionError:
@@ -79,3 +94,28 @@ def load_checked(source: str | os.PathLike | dict, fmt: str, version: int, what:
     if expected != payload["checksum"]:
         raise ModelFileError(f"{name}: checksum mismatch, the file was edited or truncated; refit and save it again")
     return payload
+
+
+def check_loaded_columns(by, **columns) -> None:
+    """The column options of a loaded calibrator are what ``fit`` could have saved (ValueError otherwise, which
+    ``from_dict`` turns into one :class:`ModelFileError` line): ``by`` a column name or a non-empty list of
+    distinct names, each of ``columns`` (``score=``, ``human=``, ...) a name or, for an optional one, None."""
+    names = [by] if isinstance(by, str) else by
+    if not isinstance(names, list) or not names or not all(isinstance(c, str) and c for c in names):
+        raise ValueError(f"by={by!r} is not a column name or a non-empty list of column names")
+    if len(set(names)) < len(names):
+        raise ValueError(f"by={by!r} names a column twice")
+    for option, value in columns.items():
+        optional = option.endswith("?")
+        if not (isinstance(value, str) and value) and not (optional and value is None):
+            raise ValueError(f"{option.rstrip('?')}={value!r} is not a column name")
+
+
+def check_variance(value, what: str, *, unknown: bool = False) -> None:
+    """A loaded variance is a finite number >= 0 (or, where the fit writes NaN for "not estimated",
+    ``unknown=True``, NaN): a negative, infinite or (otherwise) NaN one would give NaN intervals."""
+    v = float(value)
+    if v != v and unknown:
+        return
+    if not (v >= 0 and v != float("inf")):
+        raise ValueError(f"{what} is {v!r}, not a variance (a finite number >= 0)")

@@ -14,12 +14,27 @@ from __future__ import annotations
 
 from ..exceptions import SignatureMismatchError
 
-__all__ = ["parse_signature", "combine_signatures", "check_compatible", "merge_signatures", "metric_options"]
+__all__ = ["parse_signature", "combine_signatures", "check_compatible", "merge_signatures", "metric_options",
+           "renamed_signatures"]
 
 _SEP = " ; "
 _PREFIX = "tgt_lang="
 _ANY = "*"
 _PROVENANCE = ("xleval:",)
+
+
+def renamed_signatures(signatures, columns=None) -> dict[str, str]:
+    """A table's signatures (keyed by the file's column names) after the readers' rename ``columns``
+    (file column -> canonical name): a signature travels with its file column, never with the name it
+    is mapped to, so ``columns={"chrf": "bleu"}`` gives ``bleu`` chrF's signature (and a calibrator of
+    BLEU refuses it). A file column shadowed by a mapped one (``bleu`` when ``chrf`` is mapped onto it)
+    keeps no signature under that name. Only text signatures are kept."""
+    if not isinstance(signatures, dict):
+        return {}
+    rename = dict(columns or {})
+    targets = set(rename.values())
+    return {str(rename.get(k, k)): v for k, v in signatures.items()
+            if isinstance(v, str) and (k in rename or k not in targets)}
 
 
 def metric_options(signature: str) -> str:

@@ -392,7 +392,7 @@ def read_ranked_table(path, *, score: str, human: str | None, system: str, model
     df = read_table(path, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
     check_named_column(df, "--system", system, path)
     calibrator = load_calibrator(model) if model is not None else None
-    return df, calibrator, score_signature(path, score), CommandContext.from_cli(path, col)
+    return df, calibrator, score_signature(path, score, parse_column_mapping(col)), CommandContext.from_cli(path, col)
 
 
 def parse_columns(text: str, option: str) -> list[str]:

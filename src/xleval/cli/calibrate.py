@@ -29,6 +29,7 @@ from ..calibration import (
     row_interval_target,
     score_signature,
 )
+from ..calibration._persist import check_calibrator_path
 from ..exceptions import DataQualityWarning, InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import (
@@ -101,6 +102,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     --human score (e.g. 100 judged segments per language pair; `calibrate select` picks them).
     """
     check_outputs({"-o": output}, inputs=[input])  # a calibrator is a file: '-' is refused
+    check_calibrator_path(output)  # plain JSON only: refused before fitting
     by_cols = parse_columns(by, "--by")
     method = default_method(method, human)
     _check_fit_options(method, human, target, min_count, scale_asked(chunk_size, backend, scheduler, workers))
@@ -123,7 +125,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     frame = prepare_frame(df, by_cols, input)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sig = _signature_of(input, score, signature)
+        sig = _signature_of(input, score, signature, col)
         common = {"score": score, "by": by_cols, "system": system, "statistic": statistic, "target": pair,
                   "min_count": min_count, "fallback": chain, "signature": sig}
         if kind == "lgn":  # LGN's messages name the column, as `calibrate fit` always printed them
@@ -164,11 +166,11 @@ def _check_fit_options(method, human, target, min_count, scaled) -> None:
                          f"{'/'.join(lgn_only)}, or use --method lgn")
 
 
-def _signature_of(input, score, given):
+def _signature_of(input, score, given, col=()):
     """The score's metric signature: given, or from the table's metadata; a lost one is said once."""
     if given is not None:
         return given
-    sig = score_signature(input, score)
+    sig = score_signature(input, score, parse_column_mapping(col))
     if sig is None:
         warnings.warn(f"{input}: no metric signature stored for column {score!r} (written by another tool, or "
                       "filtered without keeping xleval's metadata): the calibrator cannot refuse scores of another "
@@ -245,7 +247,7 @@ def apply(model_path, input, output, column, overwrite, interval, on_unseen, for
         return apply_chunked(model.with_on_unseen(on_unseen), input, output, chunk_size, column, interval, signature,
                              force, col, fmt, scale_backend(backend, scheduler, workers), overwrite)
     df = read_table(input, columns=parse_column_mapping(col), required=[model.score], numeric=[model.score])
-    sig = signature if signature is not None else score_signature(input, model.score)
+    sig = signature if signature is not None else score_signature(input, model.score, parse_column_mapping(col))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = apply_calibrator(model, df, column=column, interval=interval, signature=sig, force=force, where=input,

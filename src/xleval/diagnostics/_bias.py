@@ -21,7 +21,7 @@ from ..stats import Estimate, TestResult, cohens_d, eta_squared, kruskal_wallis
 from ..table import EvalTable, as_table
 from ._common import finite_rows
 
-__all__ = ["BiasDiagnosis", "BiasComparison", "diagnose_bias", "compare_bias", "DEFAULT_THRESHOLD"]
+__all__ = ["BiasDiagnosis", "BiasComparison", "diagnose_bias", "compare_bias", "one_group_error", "DEFAULT_THRESHOLD"]
 
 DEFAULT_THRESHOLD = 0.5  # pooled sd; LGN's guide, bias step
 
@@ -90,8 +90,7 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     x, labels = x[keep], labels[keep]
     groups = _group_table(x, labels)
     if len(groups) < 2:
-        raise InputError(f"bias diagnosis needs at least two groups in {'+'.join(table.by)!r}; found "
-                         f"{list(groups['group'])}", argument="by", value=list(table.by))
+        raise one_group_error(list(groups["group"]), table.by)
     eta = eta_squared(x, labels, level=level, n_resamples=n_resamples, random_state=random_state)
     kw = kruskal_wallis(x, labels)
     smd, pair = _largest_smd(x, labels, groups, level, notes)
@@ -100,6 +99,17 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     sd_means = float(groups["mean"].std(ddof=1))
     return BiasDiagnosis(score, by_name, groups, len(x), int((~keep).sum()), sd_means, eta, kw, smd, pair,
                          float(threshold), advised, tuple(reasons), tuple(notes))
+
+
+def one_group_error(groups: list, by) -> InputError:
+    """The one message for a table of fewer than two groups where groups are compared (bias, calibration
+    across groups): there is no cross-group question; a ranking of one group needs no calibration."""
+    by_name = "+".join(by) if isinstance(by, (list, tuple)) else str(by)
+    found = f"one group ({groups[0]!r})" if len(groups) == 1 else "no group with finite scores"
+    return InputError(f"{by_name!r} has {found}: there is no cross-group question (bias between groups, "
+                      "calibration across them), which needs two groups; group by a column with several values "
+                      "(by=) (a leaderboard of one group ranks its systems on the raw scores)", argument="by",
+                      value=list(by) if isinstance(by, (list, tuple)) else by)
 
 
 def compare_bias(data: EvalTable | pd.DataFrame, score: str | None, calibrated: str,

@@ -226,7 +226,7 @@ def _budget(data, score, human, labels) -> int:
     when no group has that many rows to choose from (select refuses a budget above every group)."""
     free = np.isfinite(numeric_column(data, score))
     if human is not None and human in data.columns:
-        free &= ~np.isfinite(numeric_column(data, human))
+        free &= ~np.isfinite(numeric_column(data, human, argument="human"))
     largest = int(pd.Series(free).groupby(labels).sum().max()) if len(labels) else 0
     return max(1, min(RECOMMENDED_LABELS, largest))
 
@@ -249,7 +249,7 @@ def _bias_finding(bias: BiasDiagnosis) -> str:
 def _labels_per_group(data, score, human, labels, groups) -> dict[str, int]:
     if human is None:
         return dict.fromkeys(groups, 0)
-    has = np.isfinite(numeric_column(data, human)) & np.isfinite(numeric_column(data, score))
+    has = np.isfinite(numeric_column(data, human, argument="human")) & np.isfinite(numeric_column(data, score))
     counts = pd.Series(has).groupby(labels).sum()
     return {g: int(counts.get(g, 0)) for g in groups}
 
@@ -465,7 +465,7 @@ def _scale(frame, by, human, declared) -> HumanScale | None:
     if human is None or human not in frame.columns:
         return None
     labels = as_table(frame, by=by).row_labels()
-    return human_scale_check(numeric_column(frame, human), labels, human, declared)
+    return human_scale_check(numeric_column(frame, human, argument="human"), labels, human, declared)
 
 
 def _no_evidence(frame, score, by, human, system, n_folds) -> str | None:
@@ -477,7 +477,7 @@ def _no_evidence(frame, score, by, human, system, n_folds) -> str | None:
     if system is None or system not in frame.columns:
         return "no system column to split into folds"
     labels = as_table(frame, by=by).row_labels()
-    has = np.isfinite(numeric_column(frame, human)) & np.isfinite(numeric_column(frame, score))
+    has = np.isfinite(numeric_column(frame, human, argument="human")) & np.isfinite(numeric_column(frame, score))
     groups = set(labels.tolist())
     labelled = set(labels[has].tolist())
     if len(labelled) < 2:

@@ -212,6 +212,8 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
                            score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g_label, human=t.h,
                                                                               systems=t.s)
     direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better)
+    budgets, budget, capped = cap_budgets(budgets, budget, pd.Series(t.labelled).groupby(t.g_label).sum())
+    notes += capped
     # the fold fits take the direction of the human scale found on every label (one bit, as the user's own
     # fit is told it with human_higher_is_better=): a small draw that cannot settle it alone would otherwise
     # fall back to offsets only, and the budget curve would measure that fallback, not the calibration
@@ -249,6 +251,29 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
 
     decision = decide_from_evaluation(table, evaluation, commands=commands, threshold=threshold)
     return replace(evaluation, recommended=decision.evaluated_method, verdict=decision.paragraph, decision=decision)
+
+
+def cap_budgets(budgets: tuple[int, ...], budget: int | None,
+                labels_per_group: pd.Series) -> tuple[tuple[int, ...], int | None, list[str]]:
+    """Budgets (labels per group) above the labels any group has are capped at that number: a draw of K
+    labels from a group of fewer takes all of them, so K was never measured. Returns the capped budget
+    curve, the capped decision ``budget`` and the notes that say so (the result's and the text's)."""
+    most = int(labels_per_group.max()) if len(labels_per_group) else 0
+    if most < 1:
+        return budgets, budget, []
+    over = sorted({int(k) for k in (*budgets, *([budget] if budget is not None else ())) if k > most})
+    notes = []
+    if over:
+        listed = ", ".join(str(k) for k in over)
+        notes.append(f"budget {listed} labels per group capped at {most}, the most labels a group has in the table: "
+                     f"a draw of more labels than a group has takes all of them, so {listed} was not measured")
+    fewest, largest = int(labels_per_group.min()), min(most, max(budgets, default=0))
+    if fewest < largest:
+        short = sorted(str(g) for g, n in labels_per_group.items() if n < largest)
+        notes.append(f"group(s) {', '.join(short[:5])}{' ...' if len(short) > 5 else ''} have fewer labels than "
+                     f"the larger budgets (as few as {fewest}): at those budgets they use all of theirs")
+    capped = tuple(sorted({min(int(k), most) for k in budgets}))
+    return capped, (None if budget is None else min(int(budget), most)), notes
 
 
 def _count_messages(messages: list[str]) -> list[str]:

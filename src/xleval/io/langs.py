@@ -25,6 +25,7 @@ __all__ = [
     "script_of",
     "family_of",
     "language_table",
+    "note_merges",
 ]
 
 
@@ -162,6 +163,7 @@ def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical:
         derived_from.add("lp")
         codes, uniques = _distinct(out["lp"], "lp", where, "language pair; fill it in (e.g. de-en)")
         pairs = _per_used_value(split_lp, codes, uniques, "lp", where)
+        note_merges("lp", uniques, [None if p is None else "-".join(p) for p in pairs], where)
         for side, name in ((0, "src_lang"), (1, "tgt_lang")):
             if name not in out.columns:
                 coded[name] = (codes, [None if p is None else p[side] for p in pairs])
@@ -170,6 +172,7 @@ def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical:
         if name in out.columns and name not in coded:
             codes, uniques = _distinct(out[name], name, where, "language code; fill it in")
             keys = _normalized(codes, uniques, name, where)
+            note_merges(name, uniques, keys, where)
             if any(k is not None and k != u for k, u in zip(keys, uniques, strict=True)):
                 out[f"{name}_orig"] = out[name]
             coded[name] = (codes, keys)
@@ -186,6 +189,34 @@ def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical:
         raise InputError(f"{where}: no language column; give 'lp' (e.g. de-en) or 'tgt_lang', or map one with "
                          "columns=", argument="columns")
     return out
+
+
+def _spelling(value) -> str:
+    return str(value).strip().replace("_", "-").casefold()
+
+
+def note_merges(column: str, uniques: list, keys: list, where: str = "input") -> None:
+    """Say when two distinct input codes of ``column`` become one group (``twi`` and ``ak`` are both
+    Akan, ``cmn`` and ``zh`` both Chinese): a DataQualityWarning naming the input codes and their key.
+    Spellings of one code (case, ``_`` for ``-``) are not distinct codes. ``keys[i]`` is the key of
+    ``uniques[i]`` (None: unused)."""
+    merged: dict[str, set[str]] = {}
+    for value, key in zip(uniques, keys, strict=True):
+        if key is not None:
+            merged.setdefault(key, set()).add(_spelling(value))
+    merges = {k: sorted(v) for k, v in merged.items() if len(v) > 1}
+    if not merges:
+        return
+    import warnings
+
+    from ..exceptions import DataQualityWarning
+
+    shown = "; ".join(f"{' and '.join(repr(v) for v in codes)} become one group, {key!r}"
+                      for key, codes in sorted(merges.items())[:5])
+    more = f" (and {len(merges) - 5} more)" if len(merges) > 5 else ""
+    warnings.warn(f"{where}: column {column!r}: {shown}{more}: language codes are normalised to one key per "
+                  "language (macrolanguage, likely script dropped); if they are different varieties, give them "
+                  "codes that stay distinct (e.g. with a region or script subtag)", DataQualityWarning, stacklevel=3)
 
 
 def _column(codes: np.ndarray, keys: list, categorical: bool):

@@ -6,12 +6,12 @@ Compute in steps (:func:`system_scores`, :func:`recommend_calibration`, a :class
 is the CLI's and the report's. See docs/report.md.
 """
 from ._board import COLUMNS, Leaderboard, SystemScores, higher_is_better_of, leaderboard, rank_systems, system_scores
-from ._calibration import METHODS, SystemCalibration, fit_calibration, model_calibration
+from ._calibration import METHODS, SystemCalibration, check_model_score, fit_calibration, model_calibration
 from ._decision import Recommendation, recommend_calibration
 from ._system import CORPUS_METRICS, row_statistics
 
 __all__ = [
     "leaderboard", "Leaderboard", "COLUMNS", "system_scores", "SystemScores", "rank_systems", "higher_is_better_of",
-    "SystemCalibration", "fit_calibration", "model_calibration", "METHODS",
+    "SystemCalibration", "check_model_score", "fit_calibration", "model_calibration", "METHODS",
     "Recommendation", "recommend_calibration", "CORPUS_METRICS", "row_statistics",
 ]

@@ -392,6 +392,14 @@ def check_metric_name(metric: str | None) -> None:
                          value=metric)
 
 
+def _one_group(group: str, by: str, score: str) -> SystemCalibration:
+    """The default calibration of a one-group table: none, and the note that says why."""
+    note = (f"one group in {by!r} ({group}): no cross-group question exists (calibration maps groups onto one "
+            "scale), so the systems are ranked on the raw scores")
+    return SystemCalibration("none", "no calibration: one group, nothing to compare across groups", "raw",
+                             score_column=score, notes=(note,))
+
+
 def higher_is_better_of(score: str, metric: str | None = None) -> bool:
     """False for error rates (TER); True otherwise."""
     from ..metrics._registry import METRICS, _load
@@ -436,14 +444,19 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     steps.done()
     rec = None
     if model is not None:
-        calibration = model_calibration(model, scores.frame, by, signature=signature, force=force)
+        calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,
+                                        where=table.source)
     else:
-        if method == "auto":
+        groups = scores.table["group"].unique().tolist()
+        if method == "auto" and len(groups) == 1:  # ranking one group is valid; no calibration question exists
+            calibration = _one_group(groups[0], by, score)
+        elif method == "auto":
             rec = recommend_calibration(frame, score, by, human=human, system=scores.system, n_resamples=n_resamples,
                                         random_state=random_state, commands=commands, human_scale=human_scale)
             method = rec.method
-        calibration = fit_calibration(method, scores.frame, score, by, human=human, system=scores.system,
-                                      human_higher_is_better=human_higher_is_better, human_range=human_range)
+        if method != "auto" or len(groups) != 1:
+            calibration = fit_calibration(method, scores.frame, score, by, human=human, system=scores.system,
+                                          human_higher_is_better=human_higher_is_better, human_range=human_range)
     steps.done()
     hib = higher_is_better_of(score, metric) if higher_is_better is None else bool(higher_is_better)
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)

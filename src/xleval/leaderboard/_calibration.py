@@ -26,9 +26,9 @@ import pandas as pd
 from .._base.grouping import key_labels
 from ..calibration import PLAIN_LGN, Calibrator
 from ..calibration import fit_calibration as fit_table_calibration
-from ..exceptions import InputError, ModelFileError, XlevalWarning
+from ..exceptions import InputError, ModelFileError, SignatureMismatchError, XlevalWarning
 
-__all__ = ["SystemCalibration", "fit_calibration", "model_calibration", "METHODS",
+__all__ = ["SystemCalibration", "fit_calibration", "model_calibration", "check_model_score", "METHODS",
            "LGN_SETTINGS"]
 
 METHODS = ("auto", "anchored", "lgn", "none")
@@ -159,13 +159,26 @@ def _keys(frame: pd.DataFrame, by: list[str], label: str | None = None) -> pd.Da
     return keys
 
 
+def check_model_score(model: Any, score: str | None) -> None:
+    """The one rule for a saved calibrator and the score column it is asked to calibrate (the leaderboard's
+    and the report's): a calibrator fitted on another column is refused, whatever the signatures say
+    (its "after" would be that other column calibrated, or another metric's map applied to this one)."""
+    fitted = getattr(model, "score", None)
+    if score is not None and fitted is not None and fitted != score:
+        raise InputError(f"the calibrator was fitted on column {fitted!r}, not on {score!r}: its \"after\" "
+                         f"would be {fitted!r} calibrated; pass score={fitted!r}, or fit a calibrator "
+                         f"on {score!r}", argument="score", value=score)
+
+
 def model_calibration(model: Any, frame: pd.DataFrame, by: str, *, signature: str | None = None,
-                      force: bool = False) -> SystemCalibration:
+                      force: bool = False, score: str | None = None, where: str | None = None) -> SystemCalibration:
     """A saved calibrator (any :class:`~xleval.calibration.Calibrator`) applied to the table (grouped by
-    ``by`` for the leaderboard). The metric signature is checked here, once per combination of the
-    columns the calibrator groups by."""
+    ``by`` for the leaderboard) whose score column is ``score`` (:func:`check_model_score`; None: the
+    calibrator's own). The metric signature is checked here, once per combination of the columns the
+    calibrator groups by; a mismatch names the table ``where``."""
     if not isinstance(model, Calibrator):
         raise ModelFileError(f"not a calibrator ({type(model).__name__})")
+    check_model_score(model, score)
     model_by = model.group_columns()
     missing = [c for c in model_by if c not in frame.columns]
     if missing:
@@ -183,7 +196,12 @@ def model_calibration(model: Any, frame: pd.DataFrame, by: str, *, signature: st
     columns = [c for c in calibration._model_columns() if c in probe.columns]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", XlevalWarning)  # unseen groups are reported when the rows are calibrated
-        model.transform(probe[columns].assign(**{model.score: 0.0}), signature=signature, force=force)
+        try:
+            model.transform(probe[columns].assign(**{model.score: 0.0}), signature=signature, force=force)
+        except SignatureMismatchError as exc:
+            if where is None:
+                raise
+            raise SignatureMismatchError(f"{where}: {exc}") from None
     return calibration
 
 

@@ -27,6 +27,7 @@ from ..leaderboard import (
     Recommendation,
     SystemCalibration,
     SystemScores,
+    check_model_score,
     fit_calibration,
     higher_is_better_of,
     model_calibration,
@@ -144,10 +145,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         raise InputError(f"{where}: the report groups by one column; got by={list(table.by)!r}", argument="by",
                          value=list(table.by))
     by = table.by[0]
-    if model is not None and model.score is not None and model.score != score:
-        raise InputError(f"the calibrator was fitted on column {model.score!r}, not on {score!r}: its \"after\" "
-                         f"would be {model.score!r} calibrated; pass score={model.score!r}, or fit a calibrator "
-                         f"on {score!r}", argument="score", value=score)
+    if model is not None:
+        check_model_score(model, score)  # before the bootstrap: the leaderboard's rule
     frame = table.frame
     system = table.system_role(system)
     system = system if system is not None and system in frame.columns else None
@@ -160,7 +159,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
                                     random_state=random_state, commands=commands, human_scale=human_scale)
         steps.done()
         if model is not None:
-            calibration = model_calibration(model, scores.frame, by, signature=signature, force=force)
+            calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,
+                                            where=where)
         else:
             calibration = fit_calibration(rec.method if method == "auto" else method, scores.frame, score, by,
                                           human=human, system=system, human_higher_is_better=human_higher_is_better,

@@ -57,7 +57,7 @@ def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAUL
         raise InputError("chunked fitting equals one pass only without decay/window; fit online models with "
                          "partial_fit on your own batches")
     path = str(path)
-    sig = signature if signature is not None else _stored_signature(path, model.score)
+    sig = signature if signature is not None else _stored_signature(path, model.score, columns)
     by = [model.by] if isinstance(model.by, str) else list(model.by)
     spec = ReadSpec(path, chunk_size, dict(columns or {}), required=[model.score], numeric=[model.score],
                     read_columns=[model.score, *by, *_LANGUAGE_COLUMNS])
@@ -111,7 +111,7 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
     model = model.with_on_unseen(on_unseen)  # also checks that it is fitted
     path, output = str(path), str(output)
     _check_output(output, path)
-    sig = signature if signature is not None else _stored_signature(path, model.score)
+    sig = signature if signature is not None else _stored_signature(path, model.score, columns)
     # the signature is checked per batch by transform, against the languages each batch holds
     name = column or f"{model.score}_lgn"
     spec = ReadSpec(path, chunk_size, dict(columns or {}), required=[model.score], numeric=[model.score])
@@ -321,8 +321,8 @@ def _check_output(output, path) -> None:
     check_output_path(output, inputs=[path], stdout=True)
 
 
-def _stored_signature(path: str, score: str) -> str | None:
-    return None if path == "-" else score_signature(path, score)
+def _stored_signature(path: str, score: str, columns=None) -> str | None:
+    return None if path == "-" else score_signature(path, score, columns)
 
 
 class _backend_context:
