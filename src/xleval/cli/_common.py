@@ -307,17 +307,24 @@ def row_progress(path: str, what: str):
         yield advance
 
 
-def parse_pair(text: str, option: str) -> tuple[float, float]:
-    """'80,10' -> (80.0, 10.0)."""
+def two_numbers(text: str, option: str, names: str, example: str) -> tuple[float, float]:
+    """'80,10' -> (80.0, 10.0), or one line saying what ``option`` expects (``names``, e.g. MEAN,STD)."""
     from ..exceptions import InputError
 
     parts = text.split(",")
     try:
         if len(parts) != 2:
             raise ValueError
-        mean, std = float(parts[0]), float(parts[1])
+        return float(parts[0]), float(parts[1])
     except ValueError:
-        raise InputError(f"{option} {text!r}: expected two numbers MEAN,STD, e.g. {option} 80,10") from None
+        raise InputError(f"{option} {text!r}: expected two numbers {names}, e.g. {option} {example}") from None
+
+
+def parse_pair(text: str, option: str) -> tuple[float, float]:
+    """'80,10' -> (80.0, 10.0)."""
+    from ..exceptions import InputError
+
+    mean, std = two_numbers(text, option, "MEAN,STD", "80,10")
     if not (math.isfinite(mean) and math.isfinite(std) and std > 0 and abs(mean) + 10 * std < 1e300):
         raise InputError(f"{option} {text!r}: MEAN must be finite and STD positive (and both far below 1e300), "
                          f"e.g. {option} 80,10")

@@ -8,7 +8,7 @@ import click
 
 from .._base.numbers import format_number, format_value
 from ..exceptions import InputError
-from ._common import emit_json, err_console, print_table, say
+from ._common import emit_json, err_console, print_table, say, two_numbers
 
 __all__ = ["app", "scale_options", "scale_backend", "streaming", "SIGNATURE_HELP", "DIRECTION_OPTION", "in_table",
            "render", "HUMAN_RANGE_OPTION", "parse_human_range"]
@@ -34,13 +34,7 @@ def parse_human_range(text: str | None) -> tuple[float, float] | None:
     """'0,100' -> (0.0, 100.0); None stays None."""
     if text is None:
         return None
-    parts = text.split(",")
-    try:
-        if len(parts) != 2:
-            raise ValueError
-        low, high = float(parts[0]), float(parts[1])
-    except ValueError:
-        raise InputError(f"--human-range {text!r}: expected two numbers LOW,HIGH, e.g. --human-range 0,100") from None
+    low, high = two_numbers(text, "--human-range", "LOW,HIGH", "0,100")
     if not (math.isfinite(low) and math.isfinite(high)) or low >= high:
         raise InputError(f"--human-range {text!r}: LOW and HIGH must be finite with LOW < HIGH, e.g. "
                          "--human-range 0,100")
