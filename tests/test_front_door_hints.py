@@ -100,6 +100,7 @@ def test_the_leaderboard_fits_the_terminal_without_cutting_names(width, monkeypa
     from xleval.synthetic import simulate_mt_evaluation
 
     data = simulate_mt_evaluation(n_systems=4, n_segments=30, languages=("de", "fi", "zh"), seed=1).data
+    data = data[data["split"] == "evaluation"]  # one split: each (lp, system, seg_id) once
     data["system"] = data["system"].map(lambda s: f"{s}-a-rather-long-system-name")
     board = leaderboard(data, "metric", "tgt_lang", human="human", method="none", n_resamples=50)
     monkeypatch.setattr(board_cli, "console", Console(width=width, force_terminal=False))
