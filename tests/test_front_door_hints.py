@@ -154,3 +154,16 @@ def test_the_demo_says_why_it_shows_another_calibration_than_it_recommends(tmp_p
         assert "the subject of the demo" in line and f"{name} is recommended" in line and "--method" in line
         page = (tmp_path / "demo" / "report.html").read_text(encoding="utf-8")
         assert "not chosen by the recommendation above" in page
+
+
+def test_to_english_data_grouped_by_target_language_is_told_to_group_by_lp(tmp_path, capsys):
+    """Issue 23, item 10 (its second half): on to-English data `--by tgt_lang` gives one group, and the
+    error did not suggest `--by lp`."""
+    frame = _table(scored=True)
+    frame["tgt_lang"] = "en"
+    path = tmp_path / "toen.tsv"
+    frame.to_csv(path, sep="\t", index=False)
+    code, out = _run(capsys=capsys, args=["diagnose", str(path), "--score", "chrf", "--by", "tgt_lang"])
+    assert code == 2 and "group by 'lp' (--by lp)" in out and len(out.strip().splitlines()) == 1
+    code, out = _run(capsys=capsys, args=["diagnose", str(path), "--score", "chrf", "--by", "lp"])
+    assert code == 0, out

@@ -90,7 +90,7 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     x, labels = x[keep], labels[keep]
     groups = _group_table(x, labels)
     if len(groups) < 2:
-        raise one_group_error(list(groups["group"]), table.by)
+        raise one_group_error(list(groups["group"]), table.by, _other_grouping(table.frame, table.by))
     eta = eta_squared(x, labels, level=level, n_resamples=n_resamples, random_state=random_state)
     kw = kruskal_wallis(x, labels)
     smd, pair = _largest_smd(x, labels, groups, level, notes)
@@ -101,15 +101,28 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
                          float(threshold), advised, tuple(reasons), tuple(notes))
 
 
-def one_group_error(groups: list, by) -> InputError:
+def one_group_error(groups: list, by, instead: str | None = None) -> InputError:
     """The one message for a table of fewer than two groups where groups are compared (bias, calibration
-    across groups): there is no cross-group question; a ranking of one group needs no calibration."""
+    across groups): there is no cross-group question; a ranking of one group needs no calibration.
+    ``instead``: a language column of the table with several values (to-English data grouped by
+    ``tgt_lang`` has one group; ``lp`` has several), named in the fix."""
     by_name = "+".join(by) if isinstance(by, (list, tuple)) else str(by)
     found = f"one group ({groups[0]!r})" if len(groups) == 1 else "no group with finite scores"
+    fix = f"group by {instead!r} (by={instead!r}), which has several values" if instead else \
+        "group by a column with several values (by=)"
     return InputError(f"{by_name!r} has {found}: there is no cross-group question (bias between groups, "
-                      "calibration across them), which needs two groups; group by a column with several values "
-                      "(by=) (a leaderboard of one group ranks its systems on the raw scores)", argument="by",
+                      f"calibration across them), which needs two groups; {fix} (a leaderboard of one group ranks "
+                      "its systems on the raw scores)", argument="by",
                       value=list(by) if isinstance(by, (list, tuple)) else by)
+
+
+def _other_grouping(frame: pd.DataFrame, by) -> str | None:
+    """A language column (lp, tgt_lang, src_lang) not in ``by`` with two or more values, if the table has one."""
+    used = set(by) if isinstance(by, (list, tuple)) else {by}
+    for column in ("lp", "tgt_lang", "src_lang"):
+        if column not in used and column in frame.columns and frame[column].nunique(dropna=True) >= 2:
+            return column
+    return None
 
 
 def compare_bias(data: EvalTable | pd.DataFrame, score: str | None, calibrated: str,
