@@ -59,9 +59,9 @@ def require_columns(data: Any, columns: Sequence[str], *, what: str = "data",
         where = "" if what in ("data", "table") else f"{what}: "
         from .io._shape import missing_column_hint
 
-        hint = missing_column_hint(missing[0], list(data.columns), list(data.columns)).removesuffix("; or ")
+        hint = missing_column_hint(missing[0], list(data.columns), list(data.columns))
         raise InputError(f"{where}no column{'s' if len(missing) > 1 else ''} {listed}{named}; columns are "
-                         f"{list(data.columns)}" + (f"; {hint.strip()}" if hint else ""),
+                         f"{list(data.columns)}" + (f"; {hint}" if hint else ""),
                          argument=argument, value=missing[0] if len(missing) == 1 else missing)
 
 

@@ -551,7 +551,7 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
         method = tied[0]
         basis = "evidence" if len(tied) == 1 else "tie"
         if basis == "evidence":
-            others = ", ".join(f"{acc[m]:.3f} {_short(m)}" for m in PREFERENCE if m != method)
+            others = ", ".join(f"{acc[m]:.3f} {_short(m)}" for m in order if m != method)
             reason = (f"out of fold at {budget} labels per group, {METHOD_NAMES[method]} orders cross-group system "
                       f"pairs best: {acc[method]:.3f} against {others}, a lead above the {MARGIN:g} tolerance whose "
                       f"{evaluation.level:.0%} paired interval excludes 0")
