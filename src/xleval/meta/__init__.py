@@ -1,0 +1,8 @@
+"""Meta-evaluation of several metrics against human scores, per group and across groups, in the
+statistics of the WMT metrics tasks (system- and segment-level correlations, pairwise accuracy,
+SPA, acc-t, WMT20's DARR tau, global and cross-group accuracy with CIs). See docs/meta-evaluation.md."""
+from ._engine import AVERAGE_BY, SYSTEM_SCORES, darr_tau, meta_evaluate, unit_correlations
+from ._results import STATISTICS, Cell, MetaEvaluation
+
+__all__ = ["meta_evaluate", "darr_tau", "unit_correlations", "MetaEvaluation", "Cell", "STATISTICS", "AVERAGE_BY",
+           "SYSTEM_SCORES"]
