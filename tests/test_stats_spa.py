@@ -81,7 +81,8 @@ def test_spa_by_definition_and_shared_human_matrix():
     expected = total / math.comb(8, 2)
     assert stats.soft_pairwise_accuracy(metric, human).statistic == pytest.approx(expected, abs=1e-12)
     once = stats.pairwise_permutation_pvalues(human)
-    assert stats.soft_pairwise_accuracy(metric, None, human_pvalues=once).statistic == pytest.approx(expected, abs=1e-12)
+    shared = stats.soft_pairwise_accuracy(metric, None, human_pvalues=once)
+    assert shared.statistic == pytest.approx(expected, abs=1e-12)
 
 
 def test_hand_checked_two_systems():
@@ -98,7 +99,7 @@ def test_hand_checked_two_systems():
 
 
 def test_identical_and_affine_metric_score_one():
-    metric, human = _matrices()
+    _, human = _matrices()
     assert stats.soft_pairwise_accuracy(human, human).statistic == 1.0
     # the p-values depend on differences of sums only: a positive scale by a power of two is exact
     assert stats.soft_pairwise_accuracy(4.0 * human, human).statistic == 1.0
