@@ -22,6 +22,7 @@ from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
 from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
 from xleval.stats._results import CorrelationResult, Estimate, PairwiseAccuracy, TestResult
+from xleval.stats._spa import SoftPairwiseAccuracy, pairwise_permutation_pvalues, soft_pairwise_accuracy
 
 __all__ = [
     "Estimate",
@@ -57,4 +58,7 @@ __all__ = [
     "stratified_resample_counts",
     "bootstrap_pairwise_accuracy",
     "resampled_pearson",
+    "SoftPairwiseAccuracy",
+    "soft_pairwise_accuracy",
+    "pairwise_permutation_pvalues",
 ]
