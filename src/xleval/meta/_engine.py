@@ -53,7 +53,8 @@ SCALE_SD_RATIO = 4.0
 def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Sequence[str] = "lp",
                   system: str = "system", segment: str | None = "seg_id", average_by: str = "none",
                   system_scores: str = "complete", human_scale: str | Mapping[str, str] | None = None,
-                  darr: str | None = None, darr_threshold: float = 25.0, level: float = 0.95,
+                  darr: str | None = None, darr_threshold: float = 25.0, exclude: Sequence[str] = (),
+                  level: float = 0.95,
                   n_resamples: int = 1000, random_state: Any = 0, spa: bool = True,
                   spa_permutations: int = 1000) -> MetaEvaluation:
     """Meta-evaluate ``metrics`` (columns) against ``human`` per group of ``by`` and across groups.
@@ -62,6 +63,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     scale name; cross-group pairs only join groups of the same scale. Without it, groups whose human
     scores spread very differently are refused (say whether they share a scale). ``darr``: the raw human
     column from which WMT20's DARR pairs are built (same segment, raw difference >= ``darr_threshold``).
+    ``exclude``: shell patterns of systems left out (e.g. ``["Human-*"]``: WMT scores MT systems only).
     Module docstring: the statistics and the system-score rule."""
     frame = getattr(data, "frame", data)
     if not isinstance(frame, pd.DataFrame):
@@ -74,6 +76,16 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     df = _numeric(frame, [*metrics, human, *([darr] if darr else [])])
     df["_group"] = frame[by_cols].astype(str).agg("/".join, axis=1) if len(by_cols) > 1 else frame[by_cols[0]].astype(str)
     df["_system"] = frame[system].astype(str)
+    if exclude:
+        import fnmatch
+
+        out = np.logical_or.reduce([df["_system"].map(lambda s, p=p: fnmatch.fnmatchcase(s, p)).to_numpy()
+                                    for p in exclude])
+        if out.all():
+            raise InputError(f"exclude={list(exclude)} leaves out every system; check the patterns",
+                             argument="exclude")
+        notes.append(f"{df.loc[out, '_system'].nunique()} system name(s) matching {list(exclude)} left out")
+        df, frame = df[~out], frame[~out]
     seg_level = segment is not None and segment in frame.columns
     if seg_level:
         df["_segment"] = frame[segment].astype(str)
@@ -407,7 +419,8 @@ def _darr_cell(g, m, rows, darr, threshold) -> Cell:
 
 
 def _spa_cell(g, m, human, cov, mat, n_permutations, notes) -> list[Cell]:
-    spa_fn = getattr(importlib.import_module("xleval.stats"), "soft_pairwise_accuracy", None)
+    stats = importlib.import_module("xleval.stats")
+    spa_fn = getattr(stats, "soft_pairwise_accuracy", None)
     if spa_fn is None:
         return []
     if m not in mat or cov["segments"] < 2:
@@ -415,6 +428,8 @@ def _spa_cell(g, m, human, cov, mat, n_permutations, notes) -> list[Cell]:
         if note not in notes:
             notes.append(note)
         return []
-    res = spa_fn(mat[m], mat[human], n_resamples=n_permutations)
-    value = float(getattr(res, "estimate", res))
-    return [Cell(g, m, "spa", value, n=int(cov["systems"]))]
+    key = f"\x00pvalues:{n_permutations}"
+    if key not in mat:  # the human p-values once per group, shared by its metrics
+        mat[key] = stats.pairwise_permutation_pvalues(mat[human], n_resamples=n_permutations)
+    res = spa_fn(mat[m], mat[human], n_resamples=n_permutations, human_pvalues=mat[key])
+    return [Cell(g, m, "spa", float(res.statistic), n=int(cov["systems"]))]
