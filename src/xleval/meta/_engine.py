@@ -275,10 +275,11 @@ def _system_table(judged, metrics, human, seg_level, system_scores, coverage, ma
 
 
 def _matrix(rows: pd.DataFrame, metrics: list[str], human: str) -> dict[str, np.ndarray]:
-    """Systems x segments matrices (sorted names) of the human and each metric."""
+    """Systems x segments matrices (systems by name, segments in the table's order) of the human and each metric."""
+    order = pd.unique(rows["_segment"])  # the table's order: SPA's sign permutations are drawn per segment
     out = {}
     for c in [human, *metrics]:
-        out[c] = rows.pivot(index="_system", columns="_segment", values=c).sort_index().to_numpy()
+        out[c] = rows.pivot(index="_system", columns="_segment", values=c).sort_index()[order].to_numpy()
     return out
 
 
