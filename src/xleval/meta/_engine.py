@@ -212,7 +212,7 @@ def _scales(judged: pd.DataFrame, human: str, human_scale) -> dict[str, str]:
         missing = [g for g in groups if g not in human_scale]
         unknown = [g for g in human_scale if g not in groups]
         if missing or unknown:
-            raise InputError(f"human_scale: {'no scale for group(s) ' + str(missing[:5]) if missing else ''}"
+            raise InputError(f"human_scale= {'no scale for group(s) ' + str(missing[:5]) if missing else ''}"
                              f"{'; ' if missing and unknown else ''}"
                              f"{'group(s) ' + str(unknown[:5]) + ' not in the table' if unknown else ''}; name a "
                              "scale for every group (GROUP=SCALE)", argument="human_scale")
