@@ -34,6 +34,9 @@ from ._common import col_option, emit_json, emit_text, emit_tsv, parse_columns, 
 @click.option("--spa/--no-spa", default=True, help="Soft pairwise accuracy (WMT24; needs segment scores).")
 @click.option("--spa-permutations", type=click.IntRange(2), default=1000,
               help="SPA: sign permutations per p-value (mt-metrics-eval: 1000, seed 4).")
+@click.option("--calibrations", metavar="raw,lgn,anchored@K",
+              help="Also evaluate each metric raw and after each calibration out of system folds, as `calibrate "
+                   "evaluate` does, and answer which metric with which calibration to trust across languages.")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples of systems (CIs).")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the bootstrap.")
 @click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json", "latex"]), default="text",
@@ -42,15 +45,15 @@ from ._common import col_option, emit_json, emit_text, emit_tsv, parse_columns, 
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
          darr,
-         darr_threshold, spa, spa_permutations, n_resamples, seed, fmt, output, col) -> None:
+         darr_threshold, spa, spa_permutations, calibrations, n_resamples, seed, fmt, output, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
     Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level
     Pearson/Kendall and acc-t (and WMT20's DARR tau with --darr); across groups: global accuracy (WMT23) and
     cross-group accuracy, with CIs from systems resampled within groups.
     """
-    from ..meta import meta_evaluate
-    from ..meta._render import render_latex, render_text, to_json
+    from ..meta import meta_calibrations, meta_evaluate, parse_calibrations
+    from ..meta._render import render_latex, render_text, to_frame, to_json
 
     if bool(metrics) == bool(metrics_prefix):
         raise InputError("name the metrics with --metrics A,B or --metrics-prefix PREFIX (one of the two)")
@@ -61,19 +64,26 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     if not names:
         raise InputError(f"--metrics-prefix {metrics_prefix!r}: no column of {input} starts with it; name the "
                          "metrics with --metrics, or check the prefix")
+    if calibrations:
+        parse_calibrations(calibrations)  # a typo is refused before any work
+    calibrated = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = meta_evaluate(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols, system=system,
                                segment=segment, average_by=average_by, system_scores=system_scores,
                                human_scale=_scale(human_scale), darr=darr, darr_threshold=darr_threshold, exclude=exclude,
                                n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations)
-    loud = [str(w.message) for w in caught]
+        if calibrations:
+            scale = human_scale if human_scale in ("z", "raw") else None
+            calibrated = meta_calibrations(df, names, human, by=by_cols[0], system=system, calibrations=calibrations,
+                                           human_scale=scale, meta=result)
+    loud = list(dict.fromkeys(str(w.message) for w in caught))
     if fmt == "json":
-        emit_json(to_json(result, loud), output)
+        emit_json(to_json(result, loud, calibrated), output)
     elif fmt == "tsv":
-        emit_tsv(result.to_frame(), output)
+        emit_tsv(to_frame(result, calibrated), output)
     else:
-        emit_text(render_latex(result) if fmt == "latex" else render_text(result), output)
+        emit_text(render_latex(result, calibrated) if fmt == "latex" else render_text(result, calibrated), output)
     for message in loud:
         say("warning", message)
 

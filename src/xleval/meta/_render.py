@@ -10,7 +10,7 @@ from .._base.numbers import MISSING, format_column
 from .._base.terminal import visible_controls
 from ._results import STATISTICS, MetaEvaluation
 
-__all__ = ["render_text", "render_latex", "to_json"]
+__all__ = ["render_text", "render_latex", "to_json", "to_frame"]
 
 
 def _label(metric: str, result: MetaEvaluation) -> str:
@@ -57,7 +57,23 @@ def _across_rows(result: MetaEvaluation) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def render_text(result: MetaEvaluation) -> str:
+def _calibrated_rows(result: MetaEvaluation, calibrated: Any) -> tuple[list[str], list[list[str]]]:
+    header = ["metric", "calibration", "cross-group acc (out of fold)", "95% CI", "pearson"]
+    v = calibrated.variants
+    acc = format_column([x.accuracy.estimate for x in v])
+    ci = format_column([x.accuracy.ci_low for x in v] + [x.accuracy.ci_high for x in v])
+    r = format_column([x.pearson.estimate for x in v])
+    rows = [[_label(x.metric, result), x.calibration, acc[i], f"{ci[i]} to {ci[len(v) + i]}", r[i]]
+            for i, x in enumerate(v)]
+    return header, rows
+
+
+def _calibrated_title(calibrated: Any) -> str:
+    return (f"Calibrated variants ({calibrated.n_folds} system folds x {calibrated.n_repeats} repeats, as `calibrate "
+            f"evaluate`; human scale: {calibrated.human_scale})")
+
+
+def render_text(result: MetaEvaluation, calibrated: Any = None) -> str:
     """Every statistic as a WMT-style table (one row per group, one column per metric), then the
     accuracies across groups with their CIs, then the notes (what the numbers rest on)."""
     scales = sorted({str(v.get("scale")) for v in result.groups.values()})
@@ -67,7 +83,11 @@ def render_text(result: MetaEvaluation) -> str:
         lines += _plain_table(f"{stat}: {STATISTICS[stat][1]}", *_grid(result, stat))
     lines += _plain_table(f"Across groups (CIs: systems resampled within groups, {result.n_resamples} resamples, "
                           f"seed {result.random_state})", *_across_rows(result))
+    if calibrated is not None:
+        lines += _plain_table(_calibrated_title(calibrated), *_calibrated_rows(result, calibrated))
+        lines += [f"answer: {calibrated.answer}", ""]
     lines += [f"note: {n}" for n in result.notes]
+    lines += [f"note: {n}" for n in (calibrated.notes if calibrated is not None else ())]
     return "\n".join(visible_controls(x) for x in lines).rstrip("\n") + "\n"
 
 
@@ -85,11 +105,13 @@ def _tex(text: str) -> str:
     return re.sub(r"[\\&%$#_{}~^]", lambda m: _LATEX[m.group()], visible_controls(text))
 
 
-def render_latex(result: MetaEvaluation) -> str:
+def render_latex(result: MetaEvaluation, calibrated: Any = None) -> str:
     """One ``tabular`` per statistic (groups x metrics) and one for the accuracies across groups."""
     out = []
     tables = [(f"{s}: {STATISTICS[s][1]}", *_grid(result, s)) for s in result.statistics()]
     tables.append(("accuracy across groups (95 percent CI)", *_across_rows(result)))
+    if calibrated is not None:
+        tables.append((_calibrated_title(calibrated), *_calibrated_rows(result, calibrated)))
     for title, header, rows in tables:
         out += [f"% {_tex(title)}", "\\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
                 "\\toprule", " & ".join(_tex(h) for h in header) + " \\\\", "\\midrule"]
@@ -98,5 +120,21 @@ def render_latex(result: MetaEvaluation) -> str:
     return "\n".join(out)
 
 
-def to_json(result: MetaEvaluation, warnings: list[str] | None = None) -> dict[str, Any]:
-    return {**result.to_dict(), "warnings": list(warnings or [])}
+def to_json(result: MetaEvaluation, warnings: list[str] | None = None, calibrated: Any = None) -> dict[str, Any]:
+    out = {**result.to_dict(), "warnings": list(warnings or [])}
+    if calibrated is not None:
+        out["calibrated"] = calibrated.to_dict()
+    return out
+
+
+def to_frame(result: MetaEvaluation, calibrated: Any = None) -> Any:
+    """The tidy table; calibrated variants as rows of statistic ``oof_cross_accuracy:CALIBRATION``, group ``*``."""
+    import pandas as pd
+
+    frame = result.to_frame()
+    if calibrated is None:
+        return frame
+    extra = pd.DataFrame([{"group": "*", "metric": v.metric, "statistic": f"oof_cross_accuracy:{v.calibration}",
+                           "value": v.accuracy.estimate, "ci_low": v.accuracy.ci_low, "ci_high": v.accuracy.ci_high,
+                           "n": v.accuracy.n} for v in calibrated.variants])
+    return pd.concat([frame, extra], ignore_index=True)
