@@ -6,6 +6,7 @@ takes an explicit ``random_state`` where it resamples, and returns a frozen resu
 the reference implementations they are tested against.
 """
 from xleval.stats._bootstrap import bootstrap, bootstrap_sums, paired_bootstrap
+from xleval.stats._clusters import MetricClusters, assign_ranks, metric_clusters
 from xleval.stats._compare_correlations import average_correlation, compare_correlations, williams_test
 from xleval.stats._correlation import correlation, partial_correlation
 from xleval.stats._effects import cohens_d, eta_squared, kruskal_wallis
@@ -61,4 +62,7 @@ __all__ = [
     "SoftPairwiseAccuracy",
     "soft_pairwise_accuracy",
     "pairwise_permutation_pvalues",
+    "MetricClusters",
+    "metric_clusters",
+    "assign_ranks",
 ]
