@@ -24,6 +24,14 @@ from xleval.stats._permutation import permutation_test_2samp, permutation_test_p
 from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
 from xleval.stats._results import CorrelationResult, Estimate, PairwiseAccuracy, TestResult
 from xleval.stats._spa import SoftPairwiseAccuracy, pairwise_permutation_pvalues, soft_pairwise_accuracy
+from xleval.stats._tasks import (
+                                     MetaTask,
+                                     assign_weights,
+                                     average_clusters,
+                                     weighted_average_ranks,
+                                     weighted_average_statistics,
+                                     wmt_tasks,
+)
 
 __all__ = [
     "Estimate",
@@ -65,4 +73,10 @@ __all__ = [
     "MetricClusters",
     "metric_clusters",
     "assign_ranks",
+    "MetaTask",
+    "wmt_tasks",
+    "assign_weights",
+    "weighted_average_ranks",
+    "weighted_average_statistics",
+    "average_clusters",
 ]

@@ -59,7 +59,8 @@ class MetricClusters(Result):
     metric to its statistic / cluster rank (1 = best cluster). ``pvalues[i, j]`` (i < j, in the
     order of ``metrics``) is the p-value of the test that metric i is better than metric j; 0
     elsewhere, as mt-metrics-eval's significance matrix. ``epsilons`` are the calibrated metric tie
-    thresholds of ``acc_t`` (empty otherwise). ``draws[i, j]`` keeps the resampled differences.
+    thresholds of ``acc_t`` (None otherwise). ``draws[i, j]`` keeps the resampled differences
+    stat(hybrid favouring i) - stat(hybrid favouring j) (antisymmetric), for :func:`average_clusters`.
     """
 
     statistic: str
@@ -136,7 +137,7 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
             delta = values[i] - values[j]
             hits = diff >= delta - 1e-12 * max(1.0, abs(delta))
             pvals[a, b], used[a, b] = _stop(hits, early_stopping)
-            draws[a, b] = diff
+            draws[a, b], draws[b, a] = diff, -diff
     ordered = tuple(names[i] for i in order)
     ranks = assign_ranks(pvals, alpha)
     return MetricClusters(
