@@ -6,6 +6,7 @@ takes an explicit ``random_state`` where it resamples, and returns a frozen resu
 the reference implementations they are tested against.
 """
 from xleval.stats._bootstrap import bootstrap, bootstrap_sums, paired_bootstrap
+from xleval.stats._chance import ChanceBaseline, chance_baseline
 from xleval.stats._clusters import MetricClusters, assign_ranks, metric_clusters
 from xleval.stats._compare_correlations import average_correlation, compare_correlations, williams_test
 from xleval.stats._correlation import correlation, partial_correlation
@@ -79,4 +80,6 @@ __all__ = [
     "weighted_average_ranks",
     "weighted_average_statistics",
     "average_clusters",
+    "ChanceBaseline",
+    "chance_baseline",
 ]
