@@ -147,3 +147,25 @@ def test_scales_cross_pairs_join_groups_of_one_scale():
 def test_bad_inputs_are_refused(change, match):
     with pytest.raises(InputError, match=match):
         meta_evaluate(change(_table(8)), ["good"], "human", n_resamples=20)
+
+
+def test_clusters_chance_and_task_come_from_the_stats_functions():
+    from xleval.stats import chance_baseline, metric_clusters
+
+    df = _table(9)
+    res = meta_evaluate(df, ["good", "noisy", "coarse"], "human", n_resamples=20, clusters=["sys_pearson"],
+                        task="wmt24", cluster_resamples=50, chance=True, chance_simulations=20, spa_permutations=100)
+    rows = df[df.lp == "en-fr"]
+    means = rows.groupby("system")[["good", "noisy", "coarse", "human"]].mean()
+    direct = metric_clusters({m: means[m].to_numpy() for m in ("good", "noisy", "coarse")}, means["human"].to_numpy(),
+                             "pearson", n_resamples=50, random_state=res.random_state)
+    got = {c.metric: c.rank for c in res.cells if c.group == "en-fr" and c.statistic == "sys_pearson"}
+    assert got == direct.ranks
+    acc = [c for c in res.cells if c.group == "en-fr" and c.metric == "good" and c.statistic == "sys_accuracy"][0]
+    assert acc.chance == pytest.approx(chance_baseline("pairwise_accuracy", means["human"].to_numpy(),
+                                                       means["good"].to_numpy()).value)
+    assert [c.chance for c in res.cells if c.statistic == "sys_kendall"] == [0.0] * 9
+    assert res.task == "wmt24" and set(res.ranking) == {"good", "noisy", "coarse"}
+    assert min(v["rank"] for v in res.ranking.values()) == 1
+    spa_ranks = [c.rank for c in res.cells if c.statistic == "spa"]
+    assert spa_ranks and all(r is not None for r in spa_ranks)

@@ -34,6 +34,14 @@ from ._common import col_option, emit_json, emit_text, emit_tsv, parse_columns, 
 @click.option("--spa/--no-spa", default=True, help="Soft pairwise accuracy (WMT24; needs segment scores).")
 @click.option("--spa-permutations", type=click.IntRange(2), default=1000,
               help="SPA: sign permutations per p-value (mt-metrics-eval: 1000, seed 4).")
+@click.option("--clusters", metavar="STAT,...",
+              help="Significance clusters of the metrics in each group for these statistics (sys_pearson, "
+                   "sys_spearman, sys_kendall, sys_accuracy, spa, seg_acc_t), as mt-metrics-eval's tasks test them.")
+@click.option("--task", type=click.Choice(["wmt23", "wmt24"]),
+              help="Rank the metrics as that year's metrics task: its statistics' clusters and task weights.")
+@click.option("--cluster-resamples", type=click.IntRange(2), default=1000, help="Permutations of the cluster tests.")
+@click.option("--chance/--no-chance", default=False,
+              help="Print each value's chance baseline (the statistic of an uninformative metric) beside it.")
 @click.option("--calibrations", metavar="raw,lgn,anchored@K",
               help="Also evaluate each metric raw and after each calibration out of system folds, as `calibrate "
                    "evaluate` does, and answer which metric with which calibration to trust across languages.")
@@ -45,7 +53,8 @@ from ._common import col_option, emit_json, emit_text, emit_tsv, parse_columns, 
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
          darr,
-         darr_threshold, spa, spa_permutations, calibrations, n_resamples, seed, fmt, output, col) -> None:
+         darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, chance, calibrations, n_resamples,
+         seed, fmt, output, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
     Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level
@@ -72,7 +81,9 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         result = meta_evaluate(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols, system=system,
                                segment=segment, average_by=average_by, system_scores=system_scores,
                                human_scale=_scale(human_scale), darr=darr, darr_threshold=darr_threshold, exclude=exclude,
-                               n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations)
+                               n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations,
+                               clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
+                               cluster_resamples=cluster_resamples, chance=chance)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             calibrated = meta_calibrations(df, names, human, by=by_cols[0], system=system, calibrations=calibrations,

@@ -56,7 +56,9 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                   darr: str | None = None, darr_threshold: float = 25.0, exclude: Sequence[str] = (),
                   level: float = 0.95,
                   n_resamples: int = 1000, random_state: Any = 0, spa: bool = True,
-                  spa_permutations: int = 1000) -> MetaEvaluation:
+                  spa_permutations: int = 1000, clusters: Sequence[str] = (), task: str | None = None,
+                  cluster_resamples: int = 1000, alpha: float = 0.05, chance: bool = False,
+                  chance_simulations: int = 100) -> MetaEvaluation:
     """Meta-evaluate ``metrics`` (columns) against ``human`` per group of ``by`` and across groups.
 
     ``human_scale``: one name for every group (``"da_raw"``: the groups share one scale), or group ->
@@ -64,6 +66,10 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     scores spread very differently are refused (say whether they share a scale). ``darr``: the raw human
     column from which WMT20's DARR pairs are built (same segment, raw difference >= ``darr_threshold``).
     ``exclude``: shell patterns of systems left out (e.g. ``["Human-*"]``: WMT scores MT systems only).
+    ``clusters``: statistics (``sys_pearson``, ``sys_accuracy``, ``spa``, ``seg_acc_t``, ...) whose metrics get
+    significance cluster ranks per group (``cluster_resamples`` permutations, ``alpha``); ``task``: ``wmt23`` or
+    ``wmt24``, the statistics and weights of that year's ranking (adds the clusters it needs and the weighted
+    ranking); ``chance``: each value's chance baseline (acc-t's by ``chance_simulations`` shuffles).
     Module docstring: the statistics and the system-score rule."""
     frame = getattr(data, "frame", data)
     if not isinstance(frame, pd.DataFrame):
@@ -129,10 +135,83 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     cross = {m: _pooled(systems, m, human, counts, level, seed, "cross", scales) for m in metrics}
     if all(np.isnan(c.value) for c in cross.values()):
         notes.append("no cross-group accuracy: no two groups share a human scale")
+    ranking: dict[str, dict[str, float]] = {}
+    if clusters or task or chance:
+        cells, glob, ranking = _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, clusters, task,
+                                      cluster_resamples, alpha, chance, chance_simulations, seed, notes)
     return MetaEvaluation(tuple(metrics), human, "+".join(by_cols), system, segment if seg_level else None,
                           average_by, system_scores if seg_level else "table", tuple(cells), glob,
                           {m: c for m, c in cross.items() if np.isfinite(c.value)}, coverage, level,
-                          n_resamples, seed, tuple(notes))
+                          n_resamples, seed, tuple(notes), task, ranking)
+
+
+_TASK_STATISTICS = {"wmt23": ("sys_pearson", "seg_acc_t"), "wmt24": ("spa", "seg_acc_t")}
+
+
+def _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, clusters, task, n_resamples, alpha, chance,
+           n_simulations, seed, notes):
+    from dataclasses import replace
+
+    from ..stats import chance_baseline, metric_clusters
+    from ._ranks import CLUSTERED, chance_cells, clustered_cells, task_ranking
+
+    if task is not None:
+        _check_choice(task, "task", tuple(_TASK_STATISTICS))
+        if not seg_level:
+            raise InputError(f"task={task!r} ranks segment-level statistics too; give a segment-level table",
+                             argument="task", value=task)
+    bad = [c for c in clusters if c not in CLUSTERED]
+    if bad:
+        raise InputError(f"clusters: {bad} cannot be clustered; use {', '.join(CLUSTERED)}", argument="clusters",
+                         value=bad[0])
+    stats = list(dict.fromkeys([*clusters, *(_TASK_STATISTICS[task] if task else ())]))
+    per_group = {g: _group_inputs(g, systems, matrices.get(g), df[df["_group"] == g], metrics, human, seg_level)
+                 for g in sorted(systems["_group"].unique())}
+    cells, results = clustered_cells(cells, per_group, metrics, stats, n_resamples=n_resamples, alpha=alpha,
+                                     seed=seed, notes=notes)
+    everywhere = [m for m in metrics if np.isfinite(systems[m].to_numpy()).all()]
+    global_res = None
+    if (task == "wmt23" or "sys_accuracy" in clusters) and everywhere:
+        global_res = metric_clusters({m: systems[m].to_numpy() for m in everywhere}, systems[human].to_numpy(),
+                                     "pairwise_accuracy", groups=systems["_group"].to_numpy(),
+                                     n_resamples=n_resamples, random_state=seed, alpha=alpha)
+        glob = {m: replace(c, rank=global_res.ranks.get(m)) for m, c in glob.items()}
+    if chance:
+        cells = chance_cells(cells, per_group, metrics, n_simulations=n_simulations, seed=seed)
+        h, g = systems[human].to_numpy(), systems["_group"].to_numpy()
+        glob = {m: replace(c, chance=chance_baseline("pairwise_accuracy", h[np.isfinite(systems[m].to_numpy())],
+                                                     systems[m].to_numpy()[np.isfinite(systems[m].to_numpy())],
+                                                     groups=g[np.isfinite(systems[m].to_numpy())]).value)
+                for m, c in glob.items()}
+    ranking = task_ranking(task, list(per_group), results, global_res, notes) if task else {}
+    return cells, glob, ranking
+
+
+def _group_inputs(g, systems, complete, rows, metrics, human, seg_level) -> dict[str, Any]:
+    """One group's scores for clusters and chance baselines: system scores, the complete matrix, and the
+    acc-t matrix (systems x segments that every metric scored for every system; human NaN = not judged)."""
+    sys_rows = systems[systems["_group"] == g]
+    system = {"human": sys_rows[human].to_numpy(), **{m: sys_rows[m].to_numpy() for m in metrics
+                                                       if np.isfinite(sys_rows[m].to_numpy()).all()}}
+    out: dict[str, Any] = {"system": system, "complete": None, "acc_t": None}
+    if not seg_level:
+        return out
+    if complete is not None:
+        out["complete"] = {("human" if k == human else k): v for k, v in complete.items() if not k.startswith("\x00")}
+    names = sorted(sys_rows["_system"])
+    rows = rows[rows["_system"].isin(names)]
+    scoring = [m for m in metrics if m in system]
+    ok = np.logical_and.reduce([np.isfinite(rows[m].to_numpy()) for m in scoring]) if scoring else None
+    if ok is None:
+        return out
+    per_seg = rows[ok].groupby("_segment")["_system"].nunique()
+    keep = rows[rows["_segment"].isin(per_seg.index[per_seg == len(names)])]
+    if keep.empty:
+        return out
+    order = pd.unique(keep["_segment"])
+    out["acc_t"] = {("human" if c == human else c): keep.pivot(index="_system", columns="_segment", values=c)
+                    .reindex(names)[order].to_numpy() for c in [human, *scoring]}
+    return out
 
 
 # ------------------------------------------------------------------------------------------ checks

@@ -28,7 +28,15 @@ def _prefix(names: tuple[str, ...]) -> str:
 def _grid(result: MetaEvaluation, statistic: str) -> tuple[list[str], list[list[str]]]:
     groups = sorted({c.group for c in result.cells if c.statistic == statistic})
     header = [result.by] + [_label(m, result) for m in result.metrics]
-    columns = [format_column([result.value(g, m, statistic) for g in groups]) for m in result.metrics]
+    found = {(c.group, c.metric): c for c in result.cells if c.statistic == statistic}
+    columns = []
+    for m in result.metrics:
+        cells = [found.get((g, m)) for g in groups]
+        values = format_column([c.value if c is not None else None for c in cells])
+        chance = format_column([c.chance if c is not None else None for c in cells])
+        columns.append([v + ("" if c is None or c.rank is None else f" [{c.rank}]")
+                        + ("" if c is None or ch == MISSING else f" ~{ch}")
+                        for v, c, ch in zip(values, cells, chance, strict=True)])
     rows = [[g] + [col[i] for col in columns] for i, g in enumerate(groups)]
     return header, rows
 
@@ -48,13 +56,26 @@ def _across_rows(result: MetaEvaluation) -> tuple[list[str], list[list[str]]]:
     cross = [result.cross_accuracy.get(m) for m in result.metrics]
     cols = []
     for cells in (glob, cross):
-        cols.append(format_column([c.value if c is not None else None for c in cells]))
+        values = format_column([c.value if c is not None else None for c in cells])
+        chance = format_column([c.chance if c is not None else None for c in cells])
+        cols.append([v + ("" if c is None or c.rank is None else f" [{c.rank}]")
+                     + ("" if c is None or ch == MISSING else f" ~{ch}")
+                     for v, c, ch in zip(values, cells, chance, strict=True)])
         lows = format_column([c.ci_low if c is not None else None for c in cells] +
                              [c.ci_high if c is not None else None for c in cells])
         n = len(cells)
         cols.append([MISSING if lows[i] == MISSING else f"{lows[i]} to {lows[n + i]}" for i in range(n)])
     rows = [[_label(m, result)] + [col[i] for col in cols] for i, m in enumerate(result.metrics)]
     return header, rows
+
+
+def _ranking_rows(result: MetaEvaluation) -> tuple[list[str], list[list[str]]]:
+    names = list(result.ranking)
+    avg_rank = format_column([result.ranking[m]["average_rank"] for m in names])
+    avg_stat = format_column([result.ranking[m]["average_statistic"] for m in names])
+    rows = [[_label(m, result), str(int(result.ranking[m]["rank"])), avg_rank[i], avg_stat[i]]
+            for i, m in enumerate(names)]
+    return ["metric", "cluster", "weighted average rank", "weighted average statistic"], rows
 
 
 def _calibrated_rows(result: MetaEvaluation, calibrated: Any) -> tuple[list[str], list[list[str]]]:
@@ -83,6 +104,13 @@ def render_text(result: MetaEvaluation, calibrated: Any = None) -> str:
         lines += _plain_table(f"{stat}: {STATISTICS[stat][1]}", *_grid(result, stat))
     lines += _plain_table(f"Across groups (CIs: systems resampled within groups, {result.n_resamples} resamples, "
                           f"seed {result.random_state})", *_across_rows(result))
+    if result.ranking:
+        lines += _plain_table(f"{result.task} ranking (mt-metrics-eval's task weights; cluster of the weighted average)",
+                              *_ranking_rows(result))
+    if any(c.rank is not None for c in result.cells) or any(c.chance == c.chance for c in result.cells):
+        lines += ["[k]: significance cluster of the metric in its group (1 = best; PERM-BOTH for system-level "
+                  "statistics and SPA, the pairs test for acc-t); ~x: the value of an uninformative metric "
+                  "(chance baseline)", ""]
     if calibrated is not None:
         lines += _plain_table(_calibrated_title(calibrated), *_calibrated_rows(result, calibrated))
         lines += [f"answer: {calibrated.answer}", ""]
@@ -110,6 +138,8 @@ def render_latex(result: MetaEvaluation, calibrated: Any = None) -> str:
     out = []
     tables = [(f"{s}: {STATISTICS[s][1]}", *_grid(result, s)) for s in result.statistics()]
     tables.append(("accuracy across groups (95 percent CI)", *_across_rows(result)))
+    if result.ranking:
+        tables.append((f"{result.task} ranking", *_ranking_rows(result)))
     if calibrated is not None:
         tables.append((_calibrated_title(calibrated), *_calibrated_rows(result, calibrated)))
     for title, header, rows in tables:

@@ -27,6 +27,8 @@ STATISTICS: dict[str, tuple[str, str]] = {
 class Cell(Result):
     """One statistic of one metric in one group (``group`` is ``"*"`` for the pooled ones).
 
+    ``rank``: the metric's significance cluster (1 = best; None when not clustered); ``chance``: the
+    statistic's value for an uninformative metric (NaN when not asked);
     ``ci_low``/``ci_high``: a percentile CI from resampling systems within groups for the system-level
     Pearson and accuracies, the Fisher-type CI for Kendall/Spearman/segment correlations, NaN where none
     exists; ``n``: systems (system level) or rows/pairs (segment level) the value rests on."""
@@ -38,6 +40,8 @@ class Cell(Result):
     ci_low: float = float("nan")
     ci_high: float = float("nan")
     n: int = 0
+    rank: int | None = None
+    chance: float = float("nan")
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,6 +70,8 @@ class MetaEvaluation(Result):
     n_resamples: int
     random_state: int | None
     notes: tuple[str, ...] = field(default=())
+    task: str | None = None
+    ranking: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def value(self, group: str, metric: str, statistic: str) -> float:
         """The value of one cell (NaN when the cell is absent)."""
@@ -86,4 +92,5 @@ class MetaEvaluation(Result):
         rows = [c.to_dict() for c in self.cells]
         for name, d in (("global_accuracy", self.global_accuracy), ("cross_accuracy", self.cross_accuracy)):
             rows += [{**c.to_dict(), "statistic": name} for c in d.values()]
-        return pd.DataFrame(rows, columns=["group", "metric", "statistic", "value", "ci_low", "ci_high", "n"])
+        return pd.DataFrame(rows, columns=["group", "metric", "statistic", "value", "ci_low", "ci_high", "n", "rank",
+                                           "chance"])
