@@ -72,7 +72,8 @@ def anchor(df: pd.DataFrame, metrics: list[str], human: str, b: int, permutation
     for m, rows in frame.groupby("metric"):
         x, h, g = rows["x"].to_numpy(), rows["h"].to_numpy(), rows["lp"].to_numpy()
         for kind in ("within", "cross"):
-            pairs = [(i, j) for i, j in itertools.combinations(range(len(x)), 2) if (g[i] == g[j]) == (kind == "within")]
+            pairs = [(i, j) for i, j in itertools.combinations(range(len(x)), 2)
+                     if (g[i] == g[j]) == (kind == "within")]
             ok = [np.sign(x[i] - x[j]) == np.sign(h[i] - h[j]) for i, j in pairs]
             out[("*", m, f"{kind}_accuracy")] = np.mean(ok)
             boot = []

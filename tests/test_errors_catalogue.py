@@ -471,7 +471,8 @@ CASES: list[Case] = [
     _c("E329", "meta: a malformed --human-scale", f"{META} --metrics chrf --human-scale en-de= -o out/E329.txt",
        "Give NAME, or GROUP=SCALE pairs separated by commas.", "out/E329.txt"),
     _c("E330", "meta: --human-scale GROUP=SCALE without every group",
-       f"{META} --metrics chrf --human-scale en-de=da -o out/E330.txt", "Name a scale for every group.", "out/E330.txt"),
+       f"{META} --metrics chrf --human-scale en-de=da -o out/E330.txt", "Name a scale for every group.",
+       "out/E330.txt"),
     _c("E331", "meta: a (group, system, segment) repeated", "meta meta_dup.tsv --metrics chrf --human human "
        "-o out/E331.txt", "Average or drop the repeats first, or name the segment column (--segment).",
        "out/E331.txt"),

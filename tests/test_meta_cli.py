@@ -39,7 +39,7 @@ def test_text_is_wmt_style_and_escapes_names(table):
     assert r.exit_code == 0, r.stderr
     assert "\x1b" not in r.stdout and "de-en\\x1b[31m" in r.stdout
     assert "sys_pearson" in r.stdout and "cross-group acc" in r.stdout and "spa" in r.stdout
-    head = [line for line in r.stdout.splitlines() if line.startswith("lp ")][0].split()
+    head = next(line for line in r.stdout.splitlines() if line.startswith("lp ")).split()
     assert head == ["lp", "chrf", "bleu"]  # the shared prefix metric: is dropped from the headers
 
 

@@ -14,7 +14,8 @@ from xleval.exceptions import DataQualityWarning, InputError
 from xleval.meta import meta_evaluate, unit_correlations
 
 
-def _table(seed: int = 0, n_seg: int = 12, systems=("A", "B", "C", "D"), lps=("en-de", "en-fr", "de-en")) -> pd.DataFrame:
+def _table(seed: int = 0, n_seg: int = 12, systems=("A", "B", "C", "D"),
+           lps=("en-de", "en-fr", "de-en")) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     rows = []
     for lp in lps:
@@ -161,7 +162,7 @@ def test_clusters_chance_and_task_come_from_the_stats_functions():
                              "pearson", n_resamples=50, random_state=res.random_state)
     got = {c.metric: c.rank for c in res.cells if c.group == "en-fr" and c.statistic == "sys_pearson"}
     assert got == direct.ranks
-    acc = [c for c in res.cells if c.group == "en-fr" and c.metric == "good" and c.statistic == "sys_accuracy"][0]
+    acc = next(c for c in res.cells if c.group == "en-fr" and c.metric == "good" and c.statistic == "sys_accuracy")
     assert acc.chance == pytest.approx(chance_baseline("pairwise_accuracy", means["human"].to_numpy(),
                                                        means["good"].to_numpy()).value)
     assert [c.chance for c in res.cells if c.statistic == "sys_kendall"] == [0.0] * 9

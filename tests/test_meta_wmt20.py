@@ -58,7 +58,8 @@ def test_every_segment_metric_darr_tau_equals_the_organisers_agree_flags(segment
             flags = rows[f"agree:{name}"].dropna().astype(float)
             if flags.empty:
                 continue
-            cell = [c for c in res.cells if c.group == lp and c.metric == f"metric:{name}" and c.statistic == "darr_tau"]
+            cell = [c for c in res.cells
+                    if c.group == lp and c.metric == f"metric:{name}" and c.statistic == "darr_tau"]
             assert cell[0].n == len(flags)
             assert cell[0].value == pytest.approx(2 * flags.mean() - 1, abs=1e-12)
             checked += 1

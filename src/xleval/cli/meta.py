@@ -80,7 +80,8 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         warnings.simplefilter("always")
         result = meta_evaluate(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols, system=system,
                                segment=segment, average_by=average_by, system_scores=system_scores,
-                               human_scale=_scale(human_scale), darr=darr, darr_threshold=darr_threshold, exclude=exclude,
+                               human_scale=_scale(human_scale), darr=darr, darr_threshold=darr_threshold,
+                               exclude=exclude,
                                n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations,
                                clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
                                cluster_resamples=cluster_resamples, chance=chance)

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass, field, replace
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np

@@ -80,7 +80,8 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     by_cols = [by] if isinstance(by, str) else list(by)
     notes: list[str] = []
     df = _numeric(frame, [*metrics, human, *([darr] if darr else [])])
-    df["_group"] = frame[by_cols].astype(str).agg("/".join, axis=1) if len(by_cols) > 1 else frame[by_cols[0]].astype(str)
+    df["_group"] = (frame[by_cols].astype(str).agg("/".join, axis=1) if len(by_cols) > 1
+                    else frame[by_cols[0]].astype(str))
     df["_system"] = frame[system].astype(str)
     if exclude:
         import fnmatch
@@ -327,7 +328,7 @@ def _system_table(judged, metrics, human, seg_level, system_scores, coverage, ma
         complete = per_seg.index[per_seg == n_sys]
         n_all = rows["_segment"].nunique()
         hm = ok[ok["_segment"].isin(complete)]
-        coverage[g] = {"systems": int(n_sys), "segments": int(len(complete)), "judged_segments": int(n_all),
+        coverage[g] = {"systems": int(n_sys), "segments": len(complete), "judged_segments": int(n_all),
                        "scale": scales[g]}
         matrices[g] = _matrix(hm, scoring, human)
         if len(complete) < n_all:

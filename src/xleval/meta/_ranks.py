@@ -4,6 +4,7 @@ test for acc-t; ``chance_baseline``; ``wmt_tasks``/``average_clusters``: mt-metr
 weightings)."""
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -74,11 +75,9 @@ def chance_cells(cells: list[Cell], per_group: Mapping[str, Mapping[str, Any]], 
         elif stat is not None and c.group in per_group:
             got = _inputs(c.statistic, per_group[c.group], metrics)
             if got is not None and c.metric in got[0]:
-                try:
+                with contextlib.suppress(InputError):
                     value = chance_baseline(stat, got[1], got[0][c.metric], n_simulations=n_simulations,
                                             random_state=seed).value
-                except InputError:
-                    pass
         out.append(replace(c, chance=float(value)))
     return out
 
@@ -87,7 +86,7 @@ def task_ranking(preset: str, groups: Sequence[str], clusters: Mapping[tuple[str
                  global_clusters: Any, notes: list[str]) -> dict[str, dict[str, float]]:
     """mt-metrics-eval's task weighting of ``preset`` over ``groups``: weighted average rank, weighted average
     statistic (each mapped to [0, 1]) and the clusters of that average, for the metrics in every task."""
-    from ..stats import average_clusters, wmt_tasks, weighted_average_ranks
+    from ..stats import average_clusters, weighted_average_ranks, wmt_tasks
 
     tasks = wmt_tasks(preset, lps=list(groups))
     picked, weights = [], []

@@ -105,7 +105,8 @@ def render_text(result: MetaEvaluation, calibrated: Any = None) -> str:
     lines += _plain_table(f"Across groups (CIs: systems resampled within groups, {result.n_resamples} resamples, "
                           f"seed {result.random_state})", *_across_rows(result))
     if result.ranking:
-        lines += _plain_table(f"{result.task} ranking (mt-metrics-eval's task weights; cluster of the weighted average)",
+        lines += _plain_table(f"{result.task} ranking (mt-metrics-eval's task weights; cluster of the weighted "
+                              "average)",
                               *_ranking_rows(result))
     if any(c.rank is not None for c in result.cells) or any(c.chance == c.chance for c in result.cells):
         lines += ["[k]: significance cluster of the metric in its group (1 = best; PERM-BOTH for system-level "
