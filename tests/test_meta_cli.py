@@ -69,3 +69,26 @@ def test_darr_and_system_level_table(table, tmp_path):
     r = run_cli("meta", str(path), "--metrics", "metric:chrf", "--human", "human", "--darr", "human",
                 "--darr-threshold", "1", "--no-spa", "--n-resamples", "20")
     assert r.exit_code == 0 and "darr_tau" in r.stdout and "\nspa:" not in r.stdout
+
+
+def test_report_has_a_meta_evaluation_section(table, tmp_path):
+    path, _ = table
+    out = tmp_path / "r.json"
+    r = run_cli("meta", str(path), "--metrics", "metric:chrf,metric:bleu", "--human", "human", "--n-resamples", "20",
+                "--report", str(out), "-o", str(tmp_path / "t.txt"))
+    assert r.exit_code == 0, r.stderr
+    report = json.loads(out.read_text())
+    section = next(s for s in report["sections"] if s["id"] == "meta-evaluation")
+    titles = [t["title"] for t in section["tables"]]
+    assert titles[0].startswith("sys_pearson") and any(t.startswith("Across groups") for t in titles)
+    assert "system scores" in section["lead"][0]
+    html = tmp_path / "r.html"
+    assert run_cli("meta", str(path), "--metrics", "metric:chrf", "--human", "human", "--n-resamples", "20",
+                   "--report", str(html), "-o", str(tmp_path / "u.txt")).exit_code == 0
+    assert "Meta-evaluation" in html.read_text() and "\x1b" not in html.read_text()
+
+
+def test_input_is_never_an_output(table):
+    path, _ = table
+    r = run_cli("meta", str(path), "--metrics", "metric:chrf", "--human", "human", "-o", str(path))
+    assert r.exit_code == 2 and r.stderr.startswith("xleval: error:") and path.read_text().startswith("lp\t")

@@ -7,7 +7,17 @@ import click
 
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
-from ._common import col_option, emit_json, emit_text, emit_tsv, parse_columns, say
+from ._common import (
+    check_outputs,
+    col_option,
+    emit_json,
+    emit_text,
+    emit_tsv,
+    parse_columns,
+    report_option,
+    say,
+    write_analysis_report,
+)
 
 
 @click.command("meta")
@@ -50,11 +60,12 @@ from ._common import col_option, emit_json, emit_text, emit_tsv, parse_columns, 
 @click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json", "latex"]), default="text",
               help="text (WMT-style tables), tsv (tidy: group, metric, statistic, value, CI, n), json or latex.")
 @click.option("-o", "--output", metavar="OUT", help="Write here (atomically) instead of standard output.")
+@report_option
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
          darr,
          darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, chance, calibrations, n_resamples,
-         seed, fmt, output, col) -> None:
+         seed, fmt, output, report_path, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
     Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level
@@ -67,6 +78,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     if bool(metrics) == bool(metrics_prefix):
         raise InputError("name the metrics with --metrics A,B or --metrics-prefix PREFIX (one of the two)")
     by_cols = parse_columns(by, "--by")
+    check_outputs({"-o": output, "--report": report_path}, [input], stdout=["-o"])
     df = read_table(input, columns=parse_column_mapping(col), required=[human, *by_cols, system])
     names = parse_columns(metrics, "--metrics") if metrics else [c for c in df.columns if c.startswith(metrics_prefix)
                                                                    and c != human]
@@ -96,6 +108,8 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         emit_tsv(to_frame(result, calibrated), output)
     else:
         emit_text(render_latex(result, calibrated) if fmt == "latex" else render_text(result, calibrated), output)
+    write_analysis_report(report_path, f"Meta-evaluation of {input}",
+                          [result] if calibrated is None else [result, calibrated], loud)
     for message in loud:
         say("warning", message)
 
