@@ -118,7 +118,8 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     rng, seed = make_rng(random_state)
     coverage: dict[str, dict[str, Any]] = {}
     matrices: dict[str, dict[str, np.ndarray]] = {}
-    systems = _system_table(judged, metrics, human, seg_level, system_scores, coverage, matrices, scales, notes)
+    systems = _system_table(judged, metrics, human, seg_level, system_scores, coverage, matrices, scales, notes,
+                            spa)
     counts = stratified_resample_counts(systems["_group"].to_numpy(), n_resamples, rng)
     cells: list[Cell] = []
     for g in sorted(systems["_group"].unique()):
@@ -313,7 +314,8 @@ def _scales(judged: pd.DataFrame, human: str, human_scale) -> dict[str, str]:
 
 
 # ------------------------------------------------------------------------------------- system table
-def _system_table(judged, metrics, human, seg_level, system_scores, coverage, matrices, scales, notes) -> pd.DataFrame:
+def _system_table(judged, metrics, human, seg_level, system_scores, coverage, matrices, scales, notes,
+                  spa) -> pd.DataFrame:
     cols = [*metrics, human]
     if not seg_level:
         for g, rows in judged.groupby("_group"):
@@ -342,7 +344,7 @@ def _system_table(judged, metrics, human, seg_level, system_scores, coverage, ma
             parts.append(hm.groupby(["_group", "_system"])[cols].mean())
         else:
             parts.append(rows.groupby(["_group", "_system"])[cols].mean())
-    if dropped:
+    if dropped and (spa or system_scores == "complete"):
         rule = ("system scores and SPA use" if system_scores == "complete" else "SPA uses")
         msg = (f"{rule} the segments judged for every system of the group; segments kept: {', '.join(dropped[:6])}"
                f"{' ...' if len(dropped) > 6 else ''}")
