@@ -112,21 +112,31 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
         decisions[metric] = ev.decision
     best = decide_across_metrics(decisions)
     chosen = decisions[best].evaluated_method
-    shown = {"raw": "raw", "lgn": "lgn", "anchored": f"anchored@{budget}" if budget else "anchored"}[chosen]
+    shown = _shown(chosen, budget)
     acc = next((v.accuracy for v in variants if v.metric == best and v.calibration == shown), None)
     if acc is None:  # the decision's calibration was not among those asked: its evaluation still has it
         notes.append(f"{best}: the decision chose {shown}, which is not among the calibrations asked")
         acc = variants[0].accuracy
+    close = [(m, _shown(decisions[m].evaluated_method, budget)) for m in decisions if m != best]
+    close = [(m, c, v.accuracy.estimate) for m, c in close for v in variants
+             if v.metric == m and v.calibration == c and acc.ci_low <= v.accuracy.estimate]
     within, basis = _within(meta)
     scale = human_scale or "as given (not stated)"
     answer = (f"across languages, trust {best} with {shown} (out-of-fold cross-group accuracy {acc.estimate:.3f}, "
               f"95% CI {acc.ci_low:.3f} to {acc.ci_high:.3f}; human scale: {scale})")
+    if close:
+        answer += ("; inside that CI: " + ", ".join(f"{m} with {c} ({a:.3f})" for m, c, a in
+                                                     sorted(close, key=lambda t: -t[2])))
     if within is not None:
         answer += f"; within a pair, {within} ({basis})"
     ev0 = decisions[best]
     return CalibratedMeta(human, by, tuple(c if k is None else f"{c}@{k}" for c, k in specs), tuple(variants),
                           {m: d.evaluated_method for m, d in decisions.items()}, best, shown, acc, within, basis,
                           answer, scale, ev0.n_folds, ev0.n_repeats, ev0.random_state, tuple(notes))
+
+
+def _shown(method: str, budget: int | None) -> str:
+    return {"raw": "raw", "lgn": "lgn", "anchored": f"anchored@{budget}" if budget else "anchored"}[method]
 
 
 def _within(meta: MetaEvaluation | None) -> tuple[str | None, str]:
