@@ -117,8 +117,8 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
     if acc is None:  # the decision's calibration was not among those asked: its evaluation still has it
         notes.append(f"{best}: the decision chose {shown}, which is not among the calibrations asked")
         acc = variants[0].accuracy
-    close = [(m, _shown(decisions[m].evaluated_method, budget)) for m in decisions if m != best]
-    close = [(m, c, v.accuracy.estimate) for m, c in close for v in variants
+    chosen_by = [(m, _shown(decisions[m].evaluated_method, budget)) for m in decisions if m != best]
+    close = [(m, c, v.accuracy.estimate) for m, c in chosen_by for v in variants
              if v.metric == m and v.calibration == c and acc.ci_low <= v.accuracy.estimate]
     within, basis = _within(meta)
     scale = human_scale or "as given (not stated)"
