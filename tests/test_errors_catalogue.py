@@ -476,6 +476,9 @@ CASES: list[Case] = [
     _c("E331", "meta: a (group, system, segment) repeated", "meta meta_dup.tsv --metrics chrf --human human "
        "-o out/E331.txt", "Average or drop the repeats first, or name the segment column (--segment).",
        "out/E331.txt"),
+    _c("E332", "meta: a metric tied everywhere (one value per group)",
+       "meta meta_metric_tied.tsv --metrics chrf,bleu --human human -o out/E332.txt",
+       "Drop the metric, or check how its column was joined to the rows.", "out/E332.txt"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -621,6 +624,7 @@ def _meta_files(root: Path) -> None:
         "meta_sparse.tsv": df.assign(human=df["human"].where(~(g & (df["seg_id"] % 3 == df["system"].map(
             {"A": 0, "B": 1, "C": 2}))) & ~(g & (df["seg_id"] > 5)))),
         "meta_dup.tsv": pd.concat([df, df.iloc[[0]]]),
+        "meta_metric_tied.tsv": df.assign(bleu=df["lp"].map({"en-de": 10.0, "en-fr": 20.0, "de-en": 30.0})),
     }
     for name, table in tables.items():
         (root / name).write_bytes(_tsv(table))

@@ -144,6 +144,7 @@ def test_scales_cross_pairs_join_groups_of_one_scale():
     (lambda d: d.assign(good=d.good.where(~((d.lp == "en-fr") & (d.system == "C")))), "scores some systems"),
     (lambda d: d.assign(human=d.lp.map({"en-de": 1.0, "en-fr": 2.0, "de-en": 3.0})), "tied everywhere"),
     (lambda d: d.assign(human=np.where(d.lp == "en-de", d.human * 50, d.human)), "different scales"),
+    (lambda d: d.assign(good=d.lp.map({"en-de": 1.0, "en-fr": 2.0, "de-en": 3.0})), "'good' is tied everywhere"),
 ])
 def test_bad_inputs_are_refused(change, match):
     with pytest.raises(InputError, match=match):

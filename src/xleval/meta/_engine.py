@@ -263,6 +263,11 @@ def _check_metrics(judged: pd.DataFrame, metrics: list[str], human: str) -> None
             raise InputError(f"metric {m!r} is constant ({finite[0]:g} on all {finite.size} judged rows): it orders "
                              "nothing; drop it from the metrics or check that the column was filled",
                              argument="metrics", value=m)
+        spread = judged[np.isfinite(x)].groupby("_group")[m].agg(lambda v: np.ptp(v.to_numpy()))
+        if (spread == 0).all():
+            raise InputError(f"metric {m!r} is tied everywhere: one value per group ({len(spread)} group(s)), so it "
+                             "orders nothing inside a group; drop it from the metrics or check how it was joined "
+                             "to the rows", argument="metrics", value=m)
         scored = judged[np.isfinite(x)].groupby("_group")["_system"].unique()
         for g, rows in judged.groupby("_group"):
             if g not in scored.index:
