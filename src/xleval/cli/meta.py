@@ -99,7 +99,8 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                cluster_resamples=cluster_resamples, chance=chance)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
-            calibrated = meta_calibrations(df, names, human, by=by_cols[0], system=system, calibrations=calibrations,
+            calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
+                                           system=system, calibrations=calibrations,
                                            human_scale=scale, meta=result)
     loud = list(dict.fromkeys(str(w.message) for w in caught))
     if fmt == "json":

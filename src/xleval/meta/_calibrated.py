@@ -77,7 +77,8 @@ def parse_calibrations(spec: str | Sequence[str]) -> tuple[tuple[str, int | None
     return tuple(out)
 
 
-def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str = "lp", system: str = "system",
+def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str | Sequence[str] = "lp",
+                      system: str = "system",
                       calibrations: str | Sequence[str] = ("raw", "lgn", "anchored@100"),
                       human_scale: str | None = None, n_folds: int | None = None, n_repeats: int | None = None,
                       random_state: Any = None, meta: MetaEvaluation | None = None,
@@ -94,10 +95,12 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
     frame = getattr(data, "frame", data)
     variants, decisions, notes = [], {}, []
     for metric in metrics:
-        cols = [c for c in dict.fromkeys([by, system, metric, human]) if c in frame.columns]
+        by_cols = [by] if isinstance(by, str) else list(by)
+        cols = [c for c in dict.fromkeys([*by_cols, system, metric, human]) if c in frame.columns]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            ev = evaluate_calibration(frame[cols], metric, human, by, system=system,
+            ev = evaluate_calibration(frame[cols], metric, human, by if isinstance(by, str) else by_cols,
+                                      system=system,
                                       budgets=[budget] if budget else [100], budget=budget, selections=("random",),
                                       n_folds=n_folds or N_FOLDS, n_repeats=n_repeats or N_REPEATS,
                                       random_state=RANDOM_STATE if random_state is None else random_state,
@@ -130,7 +133,8 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
     if within is not None:
         answer += f"; within a pair, {within} ({basis})"
     ev0 = decisions[best]
-    return CalibratedMeta(human, by, tuple(c if k is None else f"{c}@{k}" for c, k in specs), tuple(variants),
+    by_name = by if isinstance(by, str) else "+".join(by)
+    return CalibratedMeta(human, by_name, tuple(c if k is None else f"{c}@{k}" for c, k in specs), tuple(variants),
                           {m: d.evaluated_method for m, d in decisions.items()}, best, shown, acc, within, basis,
                           answer, scale, ev0.n_folds, ev0.n_repeats, ev0.random_state, tuple(notes))
 
