@@ -133,8 +133,8 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
     if within is not None:
         answer += f"; within a pair, {within} ({basis})"
     ev0 = decisions[best]
-    by_name = by if isinstance(by, str) else "+".join(by)
-    return CalibratedMeta(human, by_name, tuple(c if k is None else f"{c}@{k}" for c, k in specs), tuple(variants),
+    by_label = by if isinstance(by, str) else "+".join(by)
+    return CalibratedMeta(human, by_label, tuple(c if k is None else f"{c}@{k}" for c, k in specs), tuple(variants),
                           {m: d.evaluated_method for m, d in decisions.items()}, best, shown, acc, within, basis,
                           answer, scale, ev0.n_folds, ev0.n_repeats, ev0.random_state, tuple(notes))
 
