@@ -171,3 +171,12 @@ def test_clusters_chance_and_task_come_from_the_stats_functions():
     assert min(v["rank"] for v in res.ranking.values()) == 1
     spa_ranks = [c.rank for c in res.cells if c.statistic == "spa"]
     assert spa_ranks and all(r is not None for r in spa_ranks)
+
+
+def test_system_level_tables_check_scales_by_range_only():
+    df = _table(10).groupby(["lp", "system"])[["good", "human"]].mean().reset_index()
+    df.loc[df.lp == "en-de", "human"] *= 10  # spread differs, ranges overlap: one scale with unlike systems
+    assert meta_evaluate(df, ["good"], "human", segment=None, n_resamples=20).cross_accuracy
+    with pytest.raises(InputError, match="ranges do not overlap"):
+        meta_evaluate(df.assign(human=np.where(df.lp == "en-fr", df.human + 100, df.human)), ["good"], "human",
+                      segment=None, n_resamples=20)

@@ -114,7 +114,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
         raise InputError(f"human column {human!r} has no values; give the column with human scores",
                          argument="human", value=human)
     _check_metrics(judged, metrics, human)
-    scales = _scales(judged, human, human_scale)
+    scales = _scales(judged, human, human_scale, seg_level)
     rng, seed = make_rng(random_state)
     coverage: dict[str, dict[str, Any]] = {}
     matrices: dict[str, dict[str, np.ndarray]] = {}
@@ -290,7 +290,10 @@ def _check_metrics(judged: pd.DataFrame, metrics: list[str], human: str) -> None
                          "segments is ordered; give the human scores, not a constant", argument="human", value=human)
 
 
-def _scales(judged: pd.DataFrame, human: str, human_scale) -> dict[str, str]:
+def _scales(judged: pd.DataFrame, human: str, human_scale, seg_level: bool) -> dict[str, str]:
+    """One scale name per group: the given ones, else ``shared`` once the human column looks like one scale:
+    segment scores whose sds differ less than :data:`SCALE_SD_RATIO`-fold and whose ranges overlap (system
+    means only need overlapping ranges: their spread depends on how alike the systems are)."""
     groups = sorted(judged["_group"].unique())
     if isinstance(human_scale, str):
         return dict.fromkeys(groups, human_scale)
@@ -308,8 +311,9 @@ def _scales(judged: pd.DataFrame, human: str, human_scale) -> dict[str, str]:
         lo, hi = judged.groupby("_group")[human].min(), judged.groupby("_group")[human].max()
         ratio = sd.max() / sd[sd > 0].min() if (sd > 0).any() else 1.0
         disjoint = lo.max() > hi.min()
-        if ratio > SCALE_SD_RATIO or disjoint:
-            why = (f"sd from {sd.min():.3g} ({sd.idxmin()}) to {sd.max():.3g} ({sd.idxmax()})" if ratio > SCALE_SD_RATIO
+        spread_differs = seg_level and ratio > SCALE_SD_RATIO
+        if spread_differs or disjoint:
+            why = (f"sd from {sd.min():.3g} ({sd.idxmin()}) to {sd.max():.3g} ({sd.idxmax()})" if spread_differs
                    else f"ranges do not overlap ({hi.idxmin()} at most {hi.min():.3g}, {lo.idxmax()} at least "
                         f"{lo.max():.3g})")
             raise InputError(f"human column {human!r} looks like different scales across groups ({why}); say which: "
