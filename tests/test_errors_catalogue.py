@@ -444,6 +444,23 @@ CASES: list[Case] = [
        f"{FIT} one_group.tsv --score score --human human -o out/E177.json",
        "Group by a column with several values (--by); a leaderboard of one group ranks it on the raw scores.",
        "out/E177.json"),
+    # --- branch ratings: ingest mqm / esa / gold (human ratings as the data comes) ---
+    _c("E380", "ingest mqm: a span file without an lp column, and no --lp",
+       "ingest mqm mqm_spans.tsv -o out/E380.tsv",
+       "Give the pair of the file's rows with --lp (WMT's MQM files hold one pair each).", "out/E380.tsv"),
+    _c("E381", "ingest mqm: a weight spec that is not severity[/category]:weight",
+       "ingest mqm mqm_spans.tsv --lp en-de --weights Major=5 -o out/E381.tsv",
+       "Write each weight as severity[/category]:weight, e.g. 'Major:5 Minor:1', or use the preset wmt.",
+       "out/E381.tsv"),
+    _c("E382", "ingest mqm --raters z with a rater who rated one segment",
+       "ingest mqm mqm_spans.tsv --lp en-de --raters z -o out/E382.tsv",
+       "Pool raters by their mean (--raters mean), or give each rater several segments.", "out/E382.tsv"),
+    _c("E383", "ingest esa: a score outside ESA's 0-100",
+       "ingest esa esa_bad.tsv -o out/E383.tsv",
+       "Give the rater's score on the 0-100 slider (rescale other scales first).", "out/E383.tsv"),
+    _c("E384", "ingest gold: one language pair with gold in two columns",
+       "ingest gold gold_both.tsv --from mqm --from esa -o out/E384.tsv",
+       "Mixed gold takes one scale per group: empty one of the columns for that group.", "out/E384.tsv"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -554,6 +571,7 @@ def _write_files(root: Path) -> None:
     uneven = df[(df["lp"] == "en-de") & ~((df["system"] == "B") & (df["seg_id"] == 3))]
     (root / "uneven_systems.tsv").write_bytes(_tsv(uneven))
     _layouts(root)
+    _ratings_files(root)
     _anchored_files(root, df)
     df.assign(blob=[bytes([i % 256]) for i in range(len(df))]).to_parquet(root / "binary.parquet")
     (root / "tab_header.jsonl").write_text(df.rename(columns={"human": "human\tscore"}).to_json(orient="records",
@@ -611,6 +629,18 @@ def _issue26_files(root: Path, df: pd.DataFrame, labelled: pd.DataFrame) -> None
 
     edited("anchored.json", "negative_var.json", lambda p: p["pooled"].update(offset_var=-1.0))
     edited("anchored.json", "nested_by.json", lambda p: p["params"].update(by=[["lp"]]))
+
+
+def _ratings_files(root: Path) -> None:
+    """MQM spans (WMT's columns, no lp), ESA ratings with a score of 120, and a table with two golds for en-de."""
+    spans = pd.DataFrame({"system": ["A", "A", "B"], "doc": "d1", "seg_id": [1, 2, 1], "rater": ["r1", "r1", "r2"],
+                          "severity": ["Major", "No-error", "Minor"], "category": ["Accuracy", "No-error", "Fluency"]})
+    (root / "mqm_spans.tsv").write_bytes(_tsv(spans))
+    esa = pd.DataFrame({"lp": "cs-uk", "system": ["A", "B"], "seg_id": [1, 1], "rater": "x", "score": [80, 120]})
+    (root / "esa_bad.tsv").write_bytes(_tsv(esa))
+    gold = pd.DataFrame({"lp": ["en-de", "en-de", "cs-uk"], "system": ["A", "B", "A"], "seg_id": [1, 1, 1],
+                         "mqm": [-5.0, 0.0, None], "mqm_scale": "MQM", "esa": [None, 70.0, 80.0], "esa_scale": "ESA"})
+    (root / "gold_both.tsv").write_bytes(_tsv(gold))
 
 
 def _layouts(root: Path) -> None:
