@@ -124,10 +124,11 @@ def mqm(spans, output, weights, raters, lp, into, col, fmt) -> None:
     """MQM error spans (one row per error: system, seg_id, rater, severity, category; WMT's MQM TSV files) ->
     segment MQM scores (column mqm: minus the weighted error count, higher is better) and mqm_scale."""
     from ..ratings import mqm_weights, score_mqm
+    from .calibrate_common import in_table
 
     check_outputs({"--output": output}, [spans, *([into] if into else [])], stdout=["--output"])
     w = mqm_weights(weights)  # a bad spec is refused before the file is read
-    scores = score_mqm(_ratings_table(spans, col, lp), weights=w, raters=raters)
+    scores = in_table(spans, score_mqm, _ratings_table(spans, col, lp), weights=w, raters=raters)
     _write_gold(scores, output, into, col, fmt, "MQM scores", "column mqm")
 
 
@@ -147,9 +148,10 @@ def esa(ratings, output, score, spans, raters, lp, into, col, fmt) -> None:
     """ESA ratings (one row per segment and rater: system, seg_id, rater, a 0-100 score, optional spans) ->
     segment ESA scores (column esa) and esa_scale."""
     from ..ratings import score_esa
+    from .calibrate_common import in_table
 
     check_outputs({"--output": output}, [ratings, *([into] if into else [])], stdout=["--output"])
-    scores = score_esa(_ratings_table(ratings, col, lp), score=score, raters=raters, spans=spans)
+    scores = in_table(ratings, score_esa, _ratings_table(ratings, col, lp), score=score, raters=raters, spans=spans)
     _write_gold(scores, output, into, col, fmt, "ESA scores", "column esa")
 
 
@@ -170,11 +172,12 @@ def gold(table, output, sources, name, by, col, fmt) -> None:
     one scale)."""
     from ..io import parse_column_mapping, read_table
     from ..ratings import combine_gold, gold_scales
+    from .calibrate_common import in_table
 
     check_outputs({"--output": output}, [table], stdout=["--output"])
     df = read_table(table, columns=parse_column_mapping(col))
     pairs = dict(s.split(":", 1) if ":" in s else (s, f"{s}_scale") for s in sources)
-    out = combine_gold(df, pairs, name=name, by=by)
+    out = in_table(table, combine_gold, df, pairs, name=name, by=by)
     scales = gold_scales(out, scale=f"{name}_scale", by=by)
     _write(out, output, fmt, f"mixed gold in {name}: {len(set(scales.values()))} scale(s) over {len(scales)} "
                             f"group(s)")

@@ -77,7 +77,7 @@ def _check_once(frame: pd.DataFrame, keys: tuple[str, ...]) -> None:
     if dup.any():
         row = int(np.flatnonzero(dup.to_numpy())[0])
         raise InputError(f"ESA ratings: row {row + 1} rates segment "
-                         f"{', '.join(f'{k}={frame[k].iloc[row]!r}' for k in keys)} a second time by rater "
+                         f"{', '.join(f'{k} {frame[k].iloc[row]!r}' for k in keys)} a second time by rater "
                          f"{frame['rater'].iloc[row]!r}: keep one rating per rater and segment")
 
 

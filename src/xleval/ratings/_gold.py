@@ -68,6 +68,10 @@ def combine_gold(table: pd.DataFrame, sources: Mapping[str, str], *, name: str =
                 raise InputError(f"combine_gold: no column {c!r} in the table")
     if by not in table.columns:
         raise InputError(f"combine_gold: no column {by!r} to take the gold scale per group from")
+    for new in (name, f"{name}_scale"):
+        if new in table.columns:
+            raise InputError(f"combine_gold: the table already has a column {new!r}; name the combined gold "
+                             "otherwise (name=)", argument="name", value=name)
     has = {col: table.loc[table[col].notna(), by].astype(str).unique().tolist() for col in sources}
     owner: dict[str, str] = {}
     for col, groups in has.items():
