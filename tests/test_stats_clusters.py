@@ -168,3 +168,21 @@ def test_errors():
         stats.metric_clusters(metrics, np.ones_like(human), "kendall")
     with pytest.raises(InputError, match="statistic"):
         stats.metric_clusters(metrics, human, "bleu")
+
+
+def test_segment_pearson_draws_equal_explicit_loop():
+    metrics, human = _task()
+    human = human.copy()
+    human[0, :5] = np.nan  # cells without a human score are left out
+    res = stats.metric_clusters(metrics, human, "pearson", level="segment", n_resamples=40, random_state=5)
+    keep = np.isfinite(human)
+    for name, m in metrics.items():
+        assert res.values[name] == pytest.approx(scipy.stats.pearsonr(m[keep], human[keep])[0], abs=1e-12)
+    swaps = np.random.default_rng(child_seeds(5, 1)[0]).random((40, int(keep.sum()))) < 0.5
+    za, zb = (scipy.stats.zscore(metrics[n][keep]) for n in res.metrics[:2])
+    for k in range(40):
+        a = scipy.stats.pearsonr(human[keep], np.where(swaps[k], za, zb))[0]
+        b = scipy.stats.pearsonr(human[keep], np.where(swaps[k], zb, za))[0]
+        assert res.draws[0, 1, k] == pytest.approx(a - b, abs=1e-9)
+    with pytest.raises(InputError, match="level='segment'"):
+        stats.metric_clusters(metrics, human, "kendall", level="segment")

@@ -93,7 +93,7 @@ def assign_ranks(pvalues: np.ndarray, alpha: float = 0.05) -> list[int]:
 
 def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n_resamples: int = 1000,
                     random_state: int = 0, alpha: float = 0.05, groups: Any = None,
-                    early_stopping: tuple[int, float, float] | None = None,
+                    early_stopping: tuple[int, float, float] | None = None, level: str = "system",
                     spa_resamples: int = SPA_RESAMPLES, spa_random_state: int = SPA_SEED) -> MetricClusters:
     """Statistic, significance cluster rank and p-value matrix of each metric on one task.
 
@@ -103,6 +103,8 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
     complete matrices; ``acc_t`` leaves out the cells without a human score (items with < 2 such
     cells have no pair). ``groups`` (pairwise_accuracy only): one label per system; only pairs
     inside a group count (WMT23's global accuracy over language pairs, systems stacked).
+    ``level="segment"`` (``pearson`` only): the segment-level Pearson of WMT23 (no averaging: one
+    correlation over every cell with a human score; PERM-BOTH swaps cells).
     ``early_stopping=(block_size, early_min, early_max)``: stop a pair's test at the first block
     boundary where its p-value is below early_min or above early_max (mt-metrics-eval's
     ``PermutationSigDiffParams``; the WMT tasks use (100, 0.02, 0.5)); None runs every resample.
@@ -115,7 +117,15 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
         raise InputError("metrics must be a mapping {name: scores} with at least one metric", argument="metrics")
     names = [str(k) for k in metrics]
     swap_seed = child_seeds(seed, 1)[0]
-    if statistic in SYSTEM_STATISTICS:
+    v.check_choice(level, "level", ("system", "segment"))
+    if level == "segment" and statistic not in ("pearson", "acc_t"):
+        raise InputError(f"level='segment' is available for 'pearson' (and 'acc_t', segment-level already); "
+                         f"got statistic={statistic!r}", argument="level")
+    n_seg: int | None
+    if level == "segment" and statistic == "pearson":
+        values, null, n_sys, n_seg, eps = _segment_pearson(metrics, human, n_resamples, swap_seed)
+        test = "PERM-BOTH (PermutationSigDiff), swaps of segment scores"
+    elif statistic in SYSTEM_STATISTICS:
         values, null, n_sys, n_seg, eps = _system_level(metrics, human, statistic, groups, n_resamples, swap_seed)
         test = "PERM-BOTH (PermutationSigDiff), swaps of system scores"
     elif statistic == "spa":
@@ -265,6 +275,41 @@ def _system_level(metrics: Mapping[str, Any], human: Any, statistic: str, groups
         return stat_a - np.nan_to_num(_system_stat(statistic, hyb_b, h, mask), nan=0.0)
 
     return values, null, len(h), n_seg, None
+
+
+def _segment_pearson(metrics: Mapping[str, Any], human: Any, n_resamples: int, seed: int
+                     ) -> tuple[np.ndarray, Any, int, int, None]:
+    """Pearson over all judged cells; the hybrids' correlations from sums (w^2 = w for 0/1 swaps):
+    for ``y + W o d``: sum = sum y + W d, sum sq = sum y^2 + W (d^2 + 2 y d), sum h x = sum h y + W (h d)."""
+    ms, h = _inputs(metrics, human, 2, allow_human_nan=True)
+    n_sys, n_seg = h.shape
+    keep = np.isfinite(h)
+    hv = h[keep]
+    if np.ptp(hv) == 0:
+        raise InputError("human scores are tied for every segment; no metric can be ranked against them",
+                         argument="human")
+    names = list(metrics)
+    zs = [_zscore(m[keep], f"metric {name!r}") for name, m in zip(names, ms, strict=True)]
+    hc = hv - hv.mean()
+    values = np.array([float(np.corrcoef(z, hv)[0, 1]) for z in zs])
+    swaps = (np.random.default_rng(seed).random((n_resamples, hv.size)) < 0.5).astype(np.float64)
+    n = float(hv.size)
+
+    def corr(s1: np.ndarray, s2: np.ndarray, sh: np.ndarray) -> np.ndarray:
+        var = s2 - s1 * s1 / n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = sh / np.sqrt(var * float(hc @ hc))
+        return np.where(var > 1e-12 * n, r, 0.0)  # a constant hybrid: mt-metrics-eval averages nothing, 0
+
+    def null(i: int, j: int) -> np.ndarray:
+        x, y = zs[i], zs[j]
+        d = x - y
+        wd, wdd, whd = swaps @ d, swaps @ (d * d), swaps @ (hc * d)
+        a = corr(y.sum() + wd, (y * y).sum() + wdd + 2 * (swaps @ (y * d)), hc @ y + whd)
+        b = corr(x.sum() - wd, (x * x).sum() + wdd - 2 * (swaps @ (x * d)), hc @ x - whd)
+        return a - b
+
+    return values, null, n_sys, n_seg, None
 
 
 # ----------------------------------------------------------------------------------------------- SPA
