@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
+from conftest import require_data
 from xleval import stats
 from xleval._base.seeding import child_seeds
 from xleval.exceptions import InputError
@@ -186,3 +187,19 @@ def test_segment_pearson_draws_equal_explicit_loop():
         assert res.draws[0, 1, k] == pytest.approx(a - b, abs=1e-9)
     with pytest.raises(InputError, match="level='segment'"):
         stats.metric_clusters(metrics, human, "kendall", level="segment")
+
+
+@pytest.mark.data
+def test_wmt20_system_kendall_reproduces_published_taus():
+    # published WMT20 en-cs system-level Kendall tau vs DA z (DA-en-cs-cor.csv of
+    # WMT-Metrics-task/wmt20-metrics, quoted in the data README): chrF, BLEU, COMET, prism, YiSi-1
+    import pandas as pd
+
+    systems = pd.read_csv(require_data("wmt20-metrics", "systems.csv"))
+    g = systems[(systems["lp"] == "en-cs") & ~systems["is_human"] & systems["human_da_z"].notna()]
+    published = {"chrF": 0.485, "BLEU": 0.515, "COMET": 0.909, "prism": 0.818, "YiSi-1": 0.606}
+    res = stats.metric_clusters({m: g[f"metric:{m}"].to_numpy() for m in published}, g["human_da_z"].to_numpy(),
+                                "kendall", n_resamples=200)
+    for m, tau in published.items():
+        assert res.values[m] == pytest.approx(tau, abs=5e-4)
+        assert res.values[m] == pytest.approx(scipy.stats.kendalltau(g[f"metric:{m}"], g["human_da_z"])[0], abs=1e-12)
