@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 
+from conftest import require_data
 from xleval import stats
 from xleval.exceptions import InputError
 
@@ -119,3 +120,30 @@ def test_errors_name_the_rule():
         stats.soft_pairwise_accuracy(metric, human, random_state=None)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="human_pvalues"):
         stats.soft_pairwise_accuracy(metric, None, human_pvalues=np.zeros((3, 3)))
+
+
+def test_memory_order_does_not_change_the_sums():
+    # pce.py sums C-ordered rows; a column-major copy (as pandas pivots give) must not change a p-value
+    _, human = _matrices()
+    iu = np.triu_indices(6, 1)
+    np.testing.assert_array_equal(stats.pairwise_permutation_pvalues(np.asfortranarray(human))[iu], MTME_HUMAN)
+
+
+@pytest.mark.data
+def test_wmt20_de_en_spa_equals_mt_metrics_eval():
+    # mt-metrics-eval stats.PairwiseConfidenceError on WMT20 de-en (12 MT systems, DA z, the 267
+    # segments judged for every system), chrF and parbleu: printed 0.8051666666666666, 0.8346212121212121
+    import pandas as pd
+
+    df = pd.read_parquet(require_data("wmt20-metrics", "segments.parquet"),
+                         columns=["lp", "system", "seg_id", "is_human", "human_da_z", "metric:chrF", "metric:parbleu"])
+    g = df[(df["lp"] == "de-en") & ~df["is_human"]]
+    human = g.pivot_table(index="system", columns="seg_id", values="human_da_z", dropna=False)
+    full = human.notna().all(axis=0).to_numpy()
+    h = human.to_numpy()[:, full]
+    hp = stats.pairwise_permutation_pvalues(h)
+    for col, expected in [("metric:chrF", 0.8051666666666666), ("metric:parbleu", 0.8346212121212121)]:
+        m = g.pivot_table(index="system", columns="seg_id", values=col).loc[human.index, human.columns].to_numpy()
+        assert stats.soft_pairwise_accuracy(m[:, full], h).statistic == pytest.approx(expected, abs=1e-12)
+        assert stats.soft_pairwise_accuracy(m[:, full], None, human_pvalues=hp).statistic == pytest.approx(
+            expected, abs=1e-12)

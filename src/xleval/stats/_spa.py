@@ -95,7 +95,7 @@ def _matrix(scores: Any, name: str) -> np.ndarray:
 
 def _pvalues(scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
     """Upper-triangle p-values of ``pce.py`` from a float32 sign matrix, vectorised over the pairs."""
-    seg = scores.astype(np.float32)
+    seg = np.ascontiguousarray(scores, dtype=np.float32)  # C order: the summation order of pce.py
     totals = np.sum(seg, axis=1)
     partial = np.matmul(signs, seg.T)  # (n_resamples, n_systems), float32
     n = seg.shape[0]
