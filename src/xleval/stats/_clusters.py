@@ -28,7 +28,7 @@ agree with its runs within Monte-Carlo error (about 0.02 at 1000 resamples), not
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +49,8 @@ SYSTEM_STATISTICS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
 CLUSTER_STATISTICS = (*SYSTEM_STATISTICS, "spa", "acc_t")
 #: metric-pair x resample x (resamples of SPA's own test) entries per block (bounds memory)
 _SPA_BLOCK = 6_000_000
+#: coins per block of a swap draw (bounds the float temporaries)
+_COIN_BLOCK = 2_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,6 +158,22 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
         random_state=seed, test=test, n_systems=n_sys, n_segments=n_seg,
         epsilons={names[i]: float(eps[i]) for i in order} if eps is not None else None,
         n_resamples_used=used, draws=draws)
+
+
+def _coins(seed: int, n_rows: int, tail: tuple[int, ...]) -> Iterator[np.ndarray]:
+    """Rows of fair 0/1 coins (bool) drawn block by block: ``random((n_rows, *tail)) < 0.5`` of one
+    Generator, without its float64 temporary (Generator.random fills in C order, so the blocks are
+    the rows of the one large draw)."""
+    rng = np.random.default_rng(seed)
+    step = max(1, _COIN_BLOCK // max(1, int(np.prod(tail))))
+    for start in range(0, n_rows, step):
+        yield rng.random((min(step, n_rows - start), *tail)) < 0.5
+
+
+def _bool_matmul(coins: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """``coins @ vectors`` for a bool (rows, n) matrix, converted to float block by block."""
+    step = max(1, _COIN_BLOCK // max(1, coins.shape[1]))
+    return np.concatenate([coins[i:i + step].astype(np.float64) @ vectors for i in range(0, len(coins), step)])
 
 
 def _stop(hits: np.ndarray, early: tuple[int, float, float] | None) -> tuple[float, int]:
@@ -292,7 +310,7 @@ def _segment_pearson(metrics: Mapping[str, Any], human: Any, n_resamples: int, s
     zs = [_zscore(m[keep], f"metric {name!r}") for name, m in zip(names, ms, strict=True)]
     hc = hv - hv.mean()
     values = np.array([float(np.corrcoef(z, hv)[0, 1]) for z in zs])
-    swaps = (np.random.default_rng(seed).random((n_resamples, hv.size)) < 0.5).astype(np.float64)
+    swaps = np.concatenate(list(_coins(seed, n_resamples, (hv.size,))))
     n = float(hv.size)
 
     def corr(s1: np.ndarray, s2: np.ndarray, sh: np.ndarray) -> np.ndarray:
@@ -304,9 +322,9 @@ def _segment_pearson(metrics: Mapping[str, Any], human: Any, n_resamples: int, s
     def null(i: int, j: int) -> np.ndarray:
         x, y = zs[i], zs[j]
         d = x - y
-        wd, wdd, whd = swaps @ d, swaps @ (d * d), swaps @ (hc * d)
-        a = corr(y.sum() + wd, (y * y).sum() + wdd + 2 * (swaps @ (y * d)), hc @ y + whd)
-        b = corr(x.sum() - wd, (x * x).sum() + wdd - 2 * (swaps @ (x * d)), hc @ x - whd)
+        wd, wdd, whd, wyd, wxd = _bool_matmul(swaps, np.column_stack([d, d * d, hc * d, y * d, x * d])).T
+        a = corr(y.sum() + wd, (y * y).sum() + wdd + 2 * wyd, hc @ y + whd)
+        b = corr(x.sum() - wd, (x * x).sum() + wdd - 2 * wxd, hc @ x - whd)
         return a - b
 
     return values, null, n_sys, n_seg, None
@@ -326,7 +344,7 @@ def _spa_level(metrics: Mapping[str, Any], human: Any, n_resamples: int, seed: i
     values = np.array([spa_from_pvalues(hp, _pvalues(m, signs)) for m in ms])
     names = list(metrics)
     zs = [_zscore(m, f"metric {name!r}") for name, m in zip(names, ms, strict=True)]
-    swaps = np.random.default_rng(seed).random((n_resamples, n_sys, n_seg)) < 0.5
+    swaps = np.concatenate(list(_coins(seed, n_resamples, (n_sys, n_seg))))
     draws = _spa_draws(zs, swaps, signs.astype(np.float64), hp)
     return values, lambda i, j: draws[i, j], n_sys, n_seg, None
 
@@ -348,12 +366,12 @@ def _spa_draws(zs: list[np.ndarray], swaps: np.ndarray, signs: np.ndarray, hp: n
     n_perm = len(signs)
     out = np.zeros((m, m, n_res))
     step = max(1, _SPA_BLOCK // max(1, n_perm * n_sys * m))
-    w = swaps.astype(np.float64)
     for start in range(0, n_res, step):
         sl = slice(start, min(n_res, start + step))
         # v[a][k, s, r] = ((S - 1) @ (W_k o z_a).T)[r, s]
         kb = sl.stop - sl.start
-        v_ = [(lowered @ (w[sl] * z[None]).reshape(kb * n_sys, -1).T).reshape(n_perm, kb, n_sys).transpose(1, 2, 0)
+        w = swaps[sl].astype(np.float64)
+        v_ = [(lowered @ (w * z[None]).reshape(kb * n_sys, -1).T).reshape(n_perm, kb, n_sys).transpose(1, 2, 0)
               for z in zs]
         for a in range(m):
             for b in range(a + 1, m):
@@ -406,8 +424,8 @@ def _acc_t(metrics: Mapping[str, Any], human: Any, n_resamples: int, seed: int
         eps.append(e)
         values.append(float(vd @ wts))
     vmat = np.column_stack(verdicts)  # (pairs, metrics)
-    signs = (np.random.default_rng(seed).random((n_resamples, dh.size)) < 0.5) * 2.0 - 1.0
-    proj = signs @ vmat  # (n_resamples, metrics): sum_p s_p w_p v_m,p
+    # (n_resamples, metrics): sum_p s_p w_p v_m,p with signs s = +-1, streamed (pairs can be ~10^5)
+    proj = np.concatenate([(block * 2.0 - 1.0) @ vmat for block in _coins(seed, n_resamples, (dh.size,))])
 
     def null(i: int, j: int) -> np.ndarray:
         return proj[:, i] - proj[:, j]
