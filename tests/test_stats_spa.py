@@ -1,6 +1,6 @@
 """Soft pairwise accuracy (Thompson et al. 2024, WMT24) against mt-metrics-eval's pce.py.
 
-Oracles: (1) numbers printed by mt-metrics-eval's ``pce.compute_pairwise_p_values`` and
+Oracles: (0) stats_test.py's testPairwiseConfidenceError vector; (1) numbers printed by mt-metrics-eval's ``pce.compute_pairwise_p_values`` and
 ``compute_one_minus_pce`` (GitHub google-research/mt-metrics-eval, run on the deterministic matrices
 below with the default 1000 permutations and seed 4); (2) an independent float32 transcription of
 the procedure described in pce.py's docstring, one system pair at a time; (3) hand-checkable cases.
@@ -45,6 +45,13 @@ def _loop_pvalues(scores: np.ndarray, n_resamples: int, seed: int) -> np.ndarray
             observed = np.sum(seg[a]) - np.sum(seg[b])
             out[a, b] = np.mean(null >= observed)
     return out
+
+
+def test_stats_test_vector():
+    # mt-metrics-eval stats_test.py testPairwiseConfidenceError: Correlation(2, gold [1, 2, 3, 2, 3, 4],
+    # metric [2, 2, 4, 1, 3, 5]) -> 0.872 (3 places); rows are systems
+    res = stats.soft_pairwise_accuracy([[2, 2, 4], [1, 3, 5]], [[1, 2, 3], [2, 3, 4]])
+    assert res.statistic == pytest.approx(0.872, abs=5e-4)
 
 
 def test_pvalues_equal_mt_metrics_eval_printed_values():
