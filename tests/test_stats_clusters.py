@@ -203,3 +203,17 @@ def test_wmt20_system_kendall_reproduces_published_taus():
     for m, tau in published.items():
         assert res.values[m] == pytest.approx(tau, abs=5e-4)
         assert res.values[m] == pytest.approx(scipy.stats.kendalltau(g[f"metric:{m}"], g["human_da_z"])[0], abs=1e-12)
+
+
+def test_permutation_sig_diff_test_vector():
+    # stats_test.py PermutationSigDiffTest: Correlation(4, gold, metric) (4 systems x 2 items), Pearson
+    # with no averaging; mt-metrics-eval's p for "metric2 > metric1" averaged over np.random seeds 0-9
+    # is 0.5109; metric1 is (barely) the better one, so our p for "metric1 > metric2" is about 1 - that
+    gold = np.reshape([1, 2, 3, 4, 5, 5, 7, 8], (4, 2))
+    m1, m2 = np.reshape([1, 2, 3, 3, 7, 3, 5, 5], (4, 2)), np.reshape([2, 1, 2, 6, 8, 8, 7, 6], (4, 2))
+    res = stats.metric_clusters({"m1": m1, "m2": m2}, gold, "pearson", level="segment", n_resamples=5000)
+    assert res.metrics == ("m1", "m2")
+    delta = scipy.stats.pearsonr(m1.ravel(), gold.ravel())[0] - scipy.stats.pearsonr(m2.ravel(), gold.ravel())[0]
+    assert res.values["m1"] - res.values["m2"] == pytest.approx(delta, abs=1e-12)
+    assert res.pvalues[0, 1] == pytest.approx(1 - 0.5109, abs=0.03)
+    assert res.ranks == {"m1": 1, "m2": 1}

@@ -1,9 +1,10 @@
 """Soft pairwise accuracy (Thompson et al. 2024, WMT24) against mt-metrics-eval's pce.py.
 
-Oracles: (0) stats_test.py's testPairwiseConfidenceError vector; (1) numbers printed by mt-metrics-eval's ``pce.compute_pairwise_p_values`` and
-``compute_one_minus_pce`` (GitHub google-research/mt-metrics-eval, run on the deterministic matrices
-below with the default 1000 permutations and seed 4); (2) an independent float32 transcription of
-the procedure described in pce.py's docstring, one system pair at a time; (3) hand-checkable cases.
+Oracles: (0) stats_test.py's testPairwiseConfidenceError vector; (1) numbers printed by
+mt-metrics-eval's ``pce.compute_pairwise_p_values`` and ``compute_one_minus_pce`` (GitHub
+google-research/mt-metrics-eval, run on the deterministic matrices below with the default 1000
+permutations and seed 4, and on WMT20 de-en); (2) an independent float32 transcription of the
+procedure described in pce.py's docstring, one system pair at a time; (3) hand-checkable cases.
 """
 from __future__ import annotations
 
