@@ -125,7 +125,8 @@ def test_errors_name_the_rule():
     with pytest.raises(InputError, match="same shape"):
         stats.soft_pairwise_accuracy(metric, human[:, :10])
     with pytest.raises(InputError, match="random_state"):
-        stats.soft_pairwise_accuracy(metric, human, random_state=None)  # type: ignore[arg-type]
+        stats.soft_pairwise_accuracy(metric, human, random_state=-1)
+    assert isinstance(stats.soft_pairwise_accuracy(metric, human, random_state=None).random_state, int)
     with pytest.raises(InputError, match="human_pvalues"):
         stats.soft_pairwise_accuracy(metric, None, human_pvalues=np.zeros((3, 3)))
 
