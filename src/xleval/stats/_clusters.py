@@ -18,10 +18,12 @@ Tests (mt-metrics-eval ``stats.py``):
   pair's two verdicts are swapped with probability 1/2.
 
 Speed. One swap matrix (n_resamples x units) serves every metric pair. The ``pairs`` test is linear
-in the verdicts, so every pair's null distribution comes from one matrix product. For SPA, a
-hybrid's permutation sums are ``S @ hybrid = S @ b + S @ (W o a) - S @ (W o b)``: the products
-``S @ (W o m)`` are computed once per metric (not per metric pair), in float64, one matrix product
-per metric and block of resamples.
+in the verdicts, so every pair's null distribution comes from one matrix product. For SPA, system
+i beats j in permutation r of SPA's own test when ``U_ri >= U_rj`` with ``U = (S - 1) @ x.T``
+(linear in x), and a hybrid is ``b + W o (a - b)``: its ``U`` is ``U(b) + V(a) - V(b)`` with
+``V(m) = (S - 1) @ (W o m).T`` computed once per metric (not per metric pair), in float64, one
+matrix product per metric and block of resamples. Segment-level Pearson of the hybrids comes from
+sums (``W @ d``, ...), no hybrid is built.
 
 Draws differ from mt-metrics-eval's (it draws from numpy's global, unseeded generator), so p-values
 agree with its runs within Monte-Carlo error (about 0.02 at 1000 resamples), not to the digit.
