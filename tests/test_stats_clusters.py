@@ -217,3 +217,13 @@ def test_permutation_sig_diff_test_vector():
     assert res.values["m1"] - res.values["m2"] == pytest.approx(delta, abs=1e-12)
     assert res.pvalues[0, 1] == pytest.approx(1 - 0.5109, abs=0.03)
     assert res.ranks == {"m1": 1, "m2": 1}
+
+
+@pytest.mark.parametrize("statistic", ["pearson", "spa", "acc_t"])
+def test_no_test_with_zero_resamples_like_k0(statistic):
+    # mt-metrics-eval CompareMetrics(k=0): a zero significance matrix, so AssignRanks gives 1, 2, 3, ...
+    metrics, human = _task()
+    res = stats.metric_clusters(metrics, human, statistic, n_resamples=0)
+    assert list(res.ranks.values()) == [1, 2, 3, 4]
+    full = stats.metric_clusters(metrics, human, statistic, n_resamples=5)
+    assert res.values == full.values and res.metrics == full.metrics

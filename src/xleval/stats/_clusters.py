@@ -109,12 +109,14 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
     inside a group count (WMT23's global accuracy over language pairs, systems stacked).
     ``level="segment"`` (``pearson`` only): the segment-level Pearson of WMT23 (no averaging: one
     correlation over every cell with a human score; PERM-BOTH swaps cells).
+    ``n_resamples=0`` runs no test (mt-metrics-eval's ``k=0``): p-values 0, so every metric is its
+    own cluster and the ranks are the order of the statistic.
     ``early_stopping=(block_size, early_min, early_max)``: stop a pair's test at the first block
     boundary where its p-value is below early_min or above early_max (mt-metrics-eval's
     ``PermutationSigDiffParams``; the WMT tasks use (100, 0.02, 0.5)); None runs every resample.
     """
     v.check_choice(statistic, "statistic", CLUSTER_STATISTICS)
-    n_resamples = v.check_n_resamples(n_resamples)
+    n_resamples = v.check_n_resamples(n_resamples, minimum=0)
     alpha = v.check_probability(alpha, "alpha")
     seed = resolve_seed(random_state)
     if not isinstance(metrics, Mapping) or len(metrics) < 1:
@@ -146,6 +148,8 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
     draws = np.zeros((m, m, n_resamples))
     for a in range(m):
         for b in range(a + 1, m):
+            if n_resamples == 0:  # no test: mt-metrics-eval's k=0 (a zero matrix, so ranks 1, 2, 3, ...)
+                continue
             i, j = order[a], order[b]
             diff = null(i, j)  # stat(hybrid taking i where swapped) - stat(the other hybrid)
             delta = values[i] - values[j]
@@ -172,10 +176,22 @@ def _coins(seed: int, n_rows: int, tail: tuple[int, ...]) -> Iterator[np.ndarray
         yield rng.random((min(step, n_rows - start), *tail)) < 0.5
 
 
+def _coin_matrix(seed: int, n_rows: int, tail: tuple[int, ...]) -> np.ndarray:
+    out = np.empty((n_rows, *tail), dtype=bool)
+    row = 0
+    for block in _coins(seed, n_rows, tail):
+        out[row:row + len(block)] = block
+        row += len(block)
+    return out
+
+
 def _bool_matmul(coins: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     """``coins @ vectors`` for a bool (rows, n) matrix, converted to float block by block."""
     step = max(1, _COIN_BLOCK // max(1, coins.shape[1]))
-    return np.concatenate([coins[i:i + step].astype(np.float64) @ vectors for i in range(0, len(coins), step)])
+    out = np.zeros((len(coins), vectors.shape[1]))
+    for i in range(0, len(coins), step):
+        out[i:i + step] = coins[i:i + step].astype(np.float64) @ vectors
+    return out
 
 
 def _stop(hits: np.ndarray, early: tuple[int, float, float] | None) -> tuple[float, int]:
@@ -312,7 +328,7 @@ def _segment_pearson(metrics: Mapping[str, Any], human: Any, n_resamples: int, s
     zs = [_zscore(m[keep], f"metric {name!r}") for name, m in zip(names, ms, strict=True)]
     hc = hv - hv.mean()
     values = np.array([float(np.corrcoef(z, hv)[0, 1]) for z in zs])
-    swaps = np.concatenate(list(_coins(seed, n_resamples, (hv.size,))))
+    swaps = _coin_matrix(seed, n_resamples, (hv.size,))
     n = float(hv.size)
 
     def corr(s1: np.ndarray, s2: np.ndarray, sh: np.ndarray) -> np.ndarray:
@@ -346,7 +362,7 @@ def _spa_level(metrics: Mapping[str, Any], human: Any, n_resamples: int, seed: i
     values = np.array([spa_from_pvalues(hp, _pvalues(m, signs)) for m in ms])
     names = list(metrics)
     zs = [_zscore(m, f"metric {name!r}") for name, m in zip(names, ms, strict=True)]
-    swaps = np.concatenate(list(_coins(seed, n_resamples, (n_sys, n_seg))))
+    swaps = _coin_matrix(seed, n_resamples, (n_sys, n_seg))
     draws = _spa_draws(zs, swaps, signs.astype(np.float64), hp)
     return values, lambda i, j: draws[i, j], n_sys, n_seg, None
 
@@ -427,7 +443,11 @@ def _acc_t(metrics: Mapping[str, Any], human: Any, n_resamples: int, seed: int
         values.append(float(vd @ wts))
     vmat = np.column_stack(verdicts)  # (pairs, metrics)
     # (n_resamples, metrics): sum_p s_p w_p v_m,p with signs s = +-1, streamed (pairs can be ~10^5)
-    proj = np.concatenate([(block * 2.0 - 1.0) @ vmat for block in _coins(seed, n_resamples, (dh.size,))])
+    proj = np.zeros((n_resamples, vmat.shape[1]))
+    row = 0
+    for block in _coins(seed, n_resamples, (dh.size,)):
+        proj[row:row + len(block)] = (block * 2.0 - 1.0) @ vmat
+        row += len(block)
 
     def null(i: int, j: int) -> np.ndarray:
         return proj[:, i] - proj[:, j]
