@@ -163,6 +163,10 @@ def test_errors():
     bad[3, 4] = np.nan
     with pytest.raises(InputError, match="missing"):
         stats.metric_clusters({"a": bad}, human, "acc_t")
+    holes = human.copy()
+    holes[1, 2] = np.nan
+    with pytest.raises(InputError, match="segments judged for every system"):
+        stats.metric_clusters(metrics, holes, "spa")
     with pytest.raises(InputError, match="tied"):
         stats.metric_clusters(metrics, np.ones_like(human), "acc_t")
     with pytest.raises(InputError, match="tied"):

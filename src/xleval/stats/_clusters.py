@@ -213,9 +213,11 @@ def _matrix(x: Any, name: str, *, allow_nan: bool = False, ndim: int | tuple[int
     arr = v.as_float_array(x, name, ndim=ndim, allow_nan=True)
     if not allow_nan and not np.isfinite(arr).all():
         rows = np.unique(np.nonzero(~np.isfinite(arr))[0])
-        raise InputError(f"{name} has missing (NaN/inf) scores for {rows.size} system(s) (first: row {int(rows[0])}); "
-                         "every metric needs a score for every system and segment of the task: drop the systems or "
-                         "segments it did not score", argument=name)
+        fix = ("soft pairwise accuracy needs a complete systems x segments matrix: keep only the segments judged "
+               "for every system" if name == "human" else "every metric needs a score for every system and segment "
+               "of the task: drop the systems or segments it did not score")
+        raise InputError(f"{name} has missing (NaN/inf) scores for {rows.size} system(s) (first: row "
+                         f"{int(rows[0])}); {fix}", argument="human" if name == "human" else "metrics")
     return arr
 
 
