@@ -45,6 +45,7 @@ _NOT_LETTER = re.compile(r"[\W\d_]+")
 _FINAL = frozenset(".!?。！？…؟।")
 _CLOSERS = "\"'”’»)]」』›"
 MAD_SCALE = 1.4826  # the median absolute deviation of a normal sample times this estimates its sd
+MEAN_AD_SCALE = 1.2533  # the same for the mean absolute deviation (sqrt(pi / 2))
 
 
 def normalised(texts: Sequence[str]) -> np.ndarray:
@@ -76,7 +77,8 @@ def length_units(texts: list[str]) -> np.ndarray:
 
 
 def robust_z(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """(x - group median) / (1.4826 MAD of the group); NaN where a group's MAD is 0 or x is NaN."""
+    """(x - group median) / (1.4826 MAD of the group), or 1.2533 x the mean absolute deviation where the MAD is
+    0; NaN where both are 0, x is NaN or the group has fewer than 3 values."""
     out = np.full(len(values), np.nan)
     for g in np.unique(codes):
         rows = np.flatnonzero(codes == g)
@@ -86,6 +88,8 @@ def robust_z(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
             continue
         med = np.median(finite)
         scale = MAD_SCALE * np.median(np.abs(finite - med))
+        if scale == 0:  # more than half the rows alike: the mean absolute deviation (Iglewicz and Hoaglin 1993)
+            scale = MEAN_AD_SCALE * np.mean(np.abs(finite - med))
         if scale > 0:
             out[rows] = (x - med) / scale
     return out
