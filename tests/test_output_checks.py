@@ -63,27 +63,34 @@ def test_missing_source_skips_its_flags_and_says_so_unless_asked_for():
 
 def test_unknown_target_language_is_refused():
     pytest.importorskip("py3langid")
-    with pytest.raises(InputError, match="tgt_lang 'chr': the language identifier py3langid==.* does not know"):
+    with pytest.raises(InputError, match=r"tgt_lang 'chr': the language identifier py3langid does not know"):
         flag_outputs(_tiny().assign(lp="de-chr"))
 
 
 def test_missing_extra_names_it(monkeypatch):
     import builtins
+    import importlib.util
 
-    real = builtins.__import__
+    real_import, real_find = builtins.__import__, importlib.util.find_spec
 
     def no_langid(name, *args, **kwargs):
         if name.startswith("py3langid"):
             raise ImportError(name)
-        return real(name, *args, **kwargs)
+        return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_langid)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "py3langid" else
+                        real_find(name, *a))
     with pytest.raises(MissingDependencyError, match=r"pip install 'xleval\[langid\]'"):
-        flag_outputs(_tiny())
-    # without the extra, exclusion still uses the other flags, and says which was left out
+        flag_outputs(_tiny(), langid="py3langid")
+    # asked for by default ('auto'): the other flags are checked, and the note says how to add the identifier
     kept, summary = exclude_invalid(_tiny())
     assert summary.n_excluded == 3 and len(kept) == len(_tiny()) - 3  # empty, copy, truncated
-    assert any("xleval[langid]" in n for n in summary.notes)
+    assert summary.notes == ("off_target not checked: no language identifier is installed; install one with pip "
+                             "install 'xleval[langid]'",)
+    # a target language the identifier does not know is refused without the model (or the extra)
+    with pytest.raises(InputError, match="the language identifier py3langid does not know this language"):
+        flag_outputs(_tiny().assign(lp="de-chr"), langid="py3langid")
 
 
 def test_wilson_interval_equals_statsmodels():
@@ -161,8 +168,7 @@ def test_constructed_failures_are_recovered_on_wmt21(wmt21_segments, lp):
                                                 & (wmt21_segments["lp"] == lp)].reset_index(drop=True))
     table, _, _, _ = flag_outputs(df)
     n = len(df)
-    # the flags on the constructed rows: every copy of a source line that its reference does not copy
-    ref_copies = base["copy_source"].to_numpy() | table["identical_reference"].to_numpy()
+    # the flags on the constructed rows (a copy of a source line that its reference copies is not flagged: rare)
     assert table["copy_source"][copy].mean() >= 0.97
     assert table["off_target"][other & table["langid_checked"].to_numpy()].mean() >= 0.99
     # the rate over the table: base rate on the untouched rows + the planted share, within 3 binomial SE
@@ -173,17 +179,16 @@ def test_constructed_failures_are_recovered_on_wmt21(wmt21_segments, lp):
         observed = table[flag].to_numpy()[eligible].mean()
         se = math.sqrt(expected * (1 - expected) / eligible.sum())
         assert abs(observed - expected) <= 3 * se + 1.0 / eligible.sum(), (flag, observed, expected)
-    assert not ref_copies[copy].all()
 
 
-@pytest.mark.parametrize("lp", ("en-de", "zh-en"))
+@pytest.mark.parametrize("lp", ["en-de", "zh-en"])
 def test_metrics_react_to_constructed_failures(wmt21_segments, lp):
     """chrF and BLEU (xleval's, sacrebleu-exact) of copied and English outputs: far below the other rows,
-    an interval that excludes 0; the mean over the table falls by about share x difference."""
+    with an interval below 0."""
     pytest.importorskip("py3langid")
     from xleval.metrics import BLEU, CHRF
 
-    df, copy, other = _constructed(wmt21_segments, lp, 0.10, 0.05, seed=5)
+    df, _, _ = _constructed(wmt21_segments, lp, 0.10, 0.05, seed=5)
     for name, metric in (("chrf", CHRF()), ("bleu", BLEU(tokenize="zh" if lp.endswith("zh") else "13a",
                                                         effective_order=True))):
         df[name] = metric.sentence_scores(df["hypothesis"].tolist(), [df["reference"].tolist()])

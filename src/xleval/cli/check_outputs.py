@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ._common import check_outputs as check_paths
+from ..output_checks import FLAGS
 from ._common import col_option, emit_json, emit_tsv, err_console, print_table, say
 
 
@@ -16,10 +17,11 @@ from ._common import col_option, emit_json, emit_tsv, err_console, print_table, 
 @click.option("--system", default="system", help="System column (without one, each group is one system).")
 @click.option("--score", "metrics", multiple=True, help="Metric column whose mean is compared on flagged and "
                                                          "unflagged rows (repeatable, e.g. --score chrf --score bleu).")
-@click.option("--flag", "flags", multiple=True, help="Check only these flags (repeatable; default: every flag the "
+@click.option("--flag", "flags", multiple=True, type=click.Choice(FLAGS), help="Check only these flags (repeatable; default: every flag the "
                                                       "table's columns allow).")
-@click.option("--langid", type=click.Choice(["py3langid", "none"]), default="py3langid",
-              help="Language identifier of the off-target flag (extra 'langid'); none skips that flag.")
+@click.option("--langid", type=click.Choice(["auto", "py3langid", "none"]), default="auto",
+              help="Language identifier of the off-target flag (extra 'langid'); auto = py3langid when installed; "
+                   "none skips that flag.")
 @click.option("--near-copy", type=click.FloatRange(0, 100, min_open=True), default=70.0,
               help="chrF(hypothesis, source) from which a hypothesis counts as a copy of the source.")
 @click.option("--length-z", type=click.FloatRange(0, min_open=True), default=3.5,

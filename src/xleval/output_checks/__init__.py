@@ -4,11 +4,24 @@ on each metric column. Not to be confused with LGN's validity check (:mod:`xleva
 whether the calibration set's groups have equal quality. docs/output-checks.md defines every flag.
 
 The off-target flag needs the ``langid`` extra (``pip install 'xleval[langid]'``, py3langid); the other flags
-need nothing beyond the core.
+need nothing beyond the core. Names load on first use (``FLAGS`` without pandas, for ``--help``).
 """
-from ._checks import Exclusion, OutputChecks, check_outputs, exclude_invalid, flag_outputs, wilson_interval
-from ._flags import FLAGS, INVALID_FLAGS
-from ._langid import IDENTIFIERS, LanguageIdentifier, base_language
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ._names import FLAGS, INVALID_FLAGS
 
 __all__ = ["check_outputs", "flag_outputs", "exclude_invalid", "OutputChecks", "Exclusion", "wilson_interval",
            "FLAGS", "INVALID_FLAGS", "IDENTIFIERS", "LanguageIdentifier", "base_language"]
+
+_LAZY = {**dict.fromkeys(("check_outputs", "flag_outputs", "exclude_invalid", "OutputChecks", "Exclusion",
+                          "wilson_interval"), "._checks"),
+         **dict.fromkeys(("IDENTIFIERS", "LanguageIdentifier", "base_language"), "._langid")}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,7 @@ from .._base.result import Result
 from ..exceptions import InputError
 from ..table import numeric_column, require_columns
 from . import _flags as F
-from ._langid import LanguageIdentifier
+from ._langid import LanguageIdentifier, resolve_identifier
 
 __all__ = ["OutputChecks", "Exclusion", "flag_outputs", "check_outputs", "exclude_invalid", "wilson_interval"]
 
@@ -123,8 +123,8 @@ def _choose_flags(flags: str | Sequence[str], present: dict[str, bool], langid: 
     for flag in wanted:
         if flag == "off_target" and langid is None:
             if not auto:
-                raise InputError("flags='off_target' needs a language identifier: give langid='py3langid'",
-                                 argument="langid", value=None)
+                raise InputError("flags='off_target' needs a language identifier: give langid='py3langid' (extra "
+                                 "'langid'), or leave the flag out", argument="langid", value=None)
             notes.append("off_target not checked: no language identifier (langid=None)")
             continue
         missing = [need for need in _NEEDS.get(flag, ()) if not present[need]]
@@ -141,8 +141,9 @@ def _choose_flags(flags: str | Sequence[str], present: dict[str, bool], langid: 
 
 def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: str = "source",
                  reference: str = "reference", by: str | Sequence[str] = "lp", flags: str | Sequence[str] = "auto",
-                 langid: str | None = "py3langid", near_copy: float = 70.0, length_z: float = 3.5,
-                 truncated_z: float = 2.0, min_letters: int = 20) -> tuple[pd.DataFrame, list[str], list[str], str | None]:
+                 langid: str | None = "auto", near_copy: float = 70.0, length_z: float = 3.5,
+                 truncated_z: float = 2.0, min_letters: int = 20,
+                 ) -> tuple[pd.DataFrame, list[str], list[str], str | None]:
     """Per-row flags (see :mod:`xleval.output_checks._flags` for their definitions).
 
     Returns ``(table, checked, notes, identifier)``: ``table`` has one row per input row (same order) with
@@ -151,8 +152,11 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
     _check_numbers(near_copy, length_z, truncated_z, min_letters)
     require_columns(data, [hypothesis], what="data", argument="hypothesis")
     by_cols = (by,) if isinstance(by, str) else tuple(by)
+    langid, missing_note = resolve_identifier(langid)
     chosen, notes = _choose_flags(flags, _columns_present(data, hypothesis, source, reference), langid, source,
                                   reference)
+    if missing_note is not None and "off_target" not in chosen:
+        notes = [missing_note if n.startswith("off_target") else n for n in notes]
     frame = data
     if "off_target" in chosen or any(c in ("lp", "src_lang", "tgt_lang") and c not in data.columns for c in by_cols):
         from ..io.langs import add_language_columns
@@ -191,7 +195,8 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
         if "extreme_length" in chosen:
             out["extreme_length"] = np.abs(np.nan_to_num(z, nan=0.0)) > length_z
         if "truncated" in chosen and src is not None:
-            cut = np.array([F.ends_mid_sentence(h) and not F.ends_mid_sentence(s) for h, s in zip(hyp, src, strict=True)])
+            cut = np.array([F.ends_mid_sentence(h) and not F.ends_mid_sentence(s)
+                            for h, s in zip(hyp, src, strict=True)], dtype=bool)
             out["truncated"] = cut & ~empty & (np.nan_to_num(z, nan=0.0) < -truncated_z)
     hyp_lang = np.full(n, None, dtype=object)
     checked_lang = np.zeros(n, dtype=bool)
@@ -216,7 +221,8 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
     for flag in F.FLAGS:
         if flag in out:
             table[flag] = out[flag]
-    table["length_z"], table["src_chrf"], table["hyp_lang"], table["langid_checked"] = z, src_chrf, hyp_lang, checked_lang
+    table["length_z"], table["src_chrf"] = z, src_chrf
+    table["hyp_lang"], table["langid_checked"] = hyp_lang, checked_lang
     return table, [f for f in F.FLAGS if f in out], notes, identifier
 
 
@@ -232,14 +238,15 @@ def _keys(frame: pd.DataFrame) -> list[str]:
 
 def _check_numbers(near_copy: float, length_z: float, truncated_z: float, min_letters: int) -> None:
     for name, value, low, high in (("near_copy", near_copy, 0, 100), ("length_z", length_z, 0, math.inf),
-                                   ("truncated_z", truncated_z, 0, math.inf), ("min_letters", min_letters, 0, math.inf)):
+                                   ("truncated_z", truncated_z, 0, math.inf),
+                                   ("min_letters", min_letters, 0, math.inf)):
         if not isinstance(value, (int, float)) or not (low < value <= high if name != "min_letters" else low <= value):
             raise InputError(f"{name}={value!r}: expected a number in ({low}, {high}]", argument=name, value=value)
 
 
 def check_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: str = "source",
                   reference: str = "reference", by: str | Sequence[str] = "lp", system: str | None = "system",
-                  metrics: Sequence[str] = (), flags: str | Sequence[str] = "auto", langid: str | None = "py3langid",
+                  metrics: Sequence[str] = (), flags: str | Sequence[str] = "auto", langid: str | None = "auto",
                   near_copy: float = 70.0, length_z: float = 3.5, truncated_z: float = 2.0, min_letters: int = 20,
                   level: float = 0.95) -> OutputChecks:
     """Flag every row (:func:`flag_outputs`), then rate each flag per (group, system) with a Wilson interval
@@ -326,7 +333,7 @@ def _effects(table: pd.DataFrame, checked: list[str], keys: list[str], values: d
 
 def exclude_invalid(data: pd.DataFrame, *, invalid: Sequence[str] = F.INVALID_FLAGS, by: str | Sequence[str] = "lp",
                     hypothesis: str = "hypothesis", source: str = "source", reference: str = "reference",
-                    langid: str | None = "py3langid", **options: Any) -> tuple[pd.DataFrame, Exclusion]:
+                    langid: str | None = "auto", **options: Any) -> tuple[pd.DataFrame, Exclusion]:
     """``data`` without the rows that any of ``invalid`` flags (those that can be checked on this table), and
     what was excluded. Used by ``calibrate fit --exclude-invalid`` and ``leaderboard --exclude-invalid``."""
     invalid = tuple(invalid)
@@ -334,16 +341,8 @@ def exclude_invalid(data: pd.DataFrame, *, invalid: Sequence[str] = F.INVALID_FL
     if unknown:
         raise InputError(f"invalid={unknown[0]!r}: unknown output check; use some of {', '.join(F.FLAGS)}",
                          argument="invalid", value=unknown[0])
-    try:
-        import py3langid  # noqa: F401
-    except ImportError:
-        langid = None  # without the extra, the other flags still exclude; the note says so
     table, checked, notes, _ = flag_outputs(data, hypothesis=hypothesis, source=source, reference=reference, by=by,
                                             langid=langid, **options)
-    if langid is None and "off_target" in invalid:
-        notes = [n if not n.startswith("off_target") else
-                 "off_target not checked: install the language identifier with pip install 'xleval[langid]'"
-                 for n in notes]
     used = tuple(f for f in invalid if f in checked)
     mask = table[list(used)].to_numpy(dtype=bool).any(axis=1) if used else np.zeros(len(table), dtype=bool)
     by_cols = [by] if isinstance(by, str) else list(by)

@@ -35,10 +35,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-#: every flag, in the order tables list them
-FLAGS = ("empty", "copy_source", "identical_reference", "extreme_length", "truncated", "off_target")
-#: the flags that make a row invalid by default (``exclude_invalid``): outputs that are not translations
-INVALID_FLAGS = ("empty", "copy_source", "off_target", "truncated")
+from ._names import FLAGS, INVALID_FLAGS
+
+__all__ = ["FLAGS", "INVALID_FLAGS", "normalised", "text_column", "chrf_to", "ends_mid_sentence", "length_units",
+           "robust_z", "letter_count"]
 
 _NOT_WORD = re.compile(r"[\W_]+")
 _NOT_LETTER = re.compile(r"[\W\d_]+")
@@ -55,7 +55,7 @@ def normalised(texts: Sequence[str]) -> np.ndarray:
 
 def text_column(values: pd.Series) -> list[str]:
     """A text column as strings, missing values as ''."""
-    return ["" if isinstance(v, float) and v != v or v is None else str(v) for v in values.tolist()]
+    return ["" if v is None or (isinstance(v, float) and v != v) else str(v) for v in values.tolist()]
 
 
 def chrf_to(hyps: list[str], others: list[str]) -> np.ndarray:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..exceptions import InputError, MissingDependencyError
 
-__all__ = ["LanguageIdentifier", "IDENTIFIERS", "base_language"]
+__all__ = ["LanguageIdentifier", "IDENTIFIERS", "base_language", "resolve_identifier", "PY3LANGID_LABELS"]
 
 #: identifiers xleval knows, by name (``langid=``)
 IDENTIFIERS = ("py3langid",)
@@ -30,6 +30,13 @@ _MACRO = {"wuu": "zh", "yue": "zh", "cmn": "zh", "nan": "zh", "hak": "zh", "gan"
           "gom": "kok"}
 # the model's label for text without linguistic content (numbers, URLs)
 _NO_LANGUAGE = "zxx"
+#: the labels of py3langid 0.4's model (``LanguageIdentifier.labels``), so a target language can be checked
+#: before the model loads, and without the extra installed
+PY3LANGID_LABELS = frozenset(
+    "ace af am an ar ary arz as az ba bcl be bg bn br bs ca crh cs cy da de dz el en eo es et eu ext fa fi fo fr fuv "
+    "fy ga gcf gcr gd gl gom grc gu gug guw ha hbo he hi hr ht hu hy id ig is it ja jv ka kab kik kk km kn ko ku ky la "
+    "lb lg lij ln lo lt ltg lv mg mk ml mn mr ms mt my ne nl nn no nso oc om or pa pcm pl ps pt qu ro ru rw sa sdh se "
+    "si sk sl sn so sq sr st sv sw ta te tg th tk tl tr tt ug uk ur uz uzs vec vi vo wa wuu xh yo yue zh zu zxx".split())
 
 
 def base_language(code: str) -> str:
@@ -45,7 +52,7 @@ class LanguageIdentifier:
     def __init__(self, name: str = "py3langid"):
         if name not in IDENTIFIERS:
             raise InputError(f"langid={name!r}: unknown language identifier; use one of {', '.join(IDENTIFIERS)}, "
-                             "or None to skip the off-target flag", argument="langid", value=name)
+                             "'auto', or None to skip the off-target flag", argument="langid", value=name)
         self.name = name
 
     @functools.cached_property
@@ -63,14 +70,18 @@ class LanguageIdentifier:
 
     @property
     def languages(self) -> frozenset[str]:
-        """The base languages the model can answer."""
-        return frozenset(base_language(label) for label in self._model.labels if label != _NO_LANGUAGE)
+        """The base languages the model can answer (py3langid 0.4's labels; no model is loaded)."""
+        return frozenset(base_language(label) for label in PY3LANGID_LABELS if label != _NO_LANGUAGE)
 
     @property
     def version(self) -> str:
-        from importlib.metadata import version
+        """``py3langid==0.4.0``: the identifier and its installed version (the model ships in the package)."""
+        from importlib.metadata import PackageNotFoundError, version
 
-        return f"{self.name}=={version(self.name)}"
+        try:
+            return f"{self.name}=={version(self.name)}"
+        except PackageNotFoundError:
+            raise MissingDependencyError(self.name, "langid", "the off-target language flag") from None
 
     def knows(self, code: str) -> bool:
         return base_language(code) in self.languages
@@ -80,7 +91,7 @@ class LanguageIdentifier:
         unknown = sorted({c for c in codes if not self.knows(c)})
         if unknown:
             raise InputError(
-                f"{column} {', '.join(map(repr, unknown))}: the language identifier {self.version} does not know "
+                f"{column} {', '.join(map(repr, unknown))}: the language identifier {self.name} does not know "
                 f"{'this language' if len(unknown) == 1 else 'these languages'}, so it cannot tell off-target "
                 "outputs; drop those rows, or skip the off-target flag with langid=None (the other flags need no "
                 "identifier)", argument="langid", value=unknown)
@@ -96,3 +107,17 @@ class LanguageIdentifier:
                 label = cache[text] = base_language(model.classify(text)[0])
             out[i] = label
         return out
+
+
+def resolve_identifier(langid: str | None) -> tuple[str | None, str | None]:
+    """``langid=`` as given -> (identifier name or None, a note when ``"auto"`` found none installed)."""
+    if langid != "auto":
+        if langid is not None:
+            LanguageIdentifier(langid)  # an unknown name is refused here
+        return langid, None
+    import importlib.util
+
+    if importlib.util.find_spec("py3langid") is not None:
+        return "py3langid", None
+    return None, ("off_target not checked: no language identifier is installed; install one with "
+                  "pip install 'xleval[langid]'")
