@@ -81,3 +81,25 @@ def _print(result) -> None:
                       "CI high": r["ci_high"]} for r in e.to_dict(orient="records")],
                     title=f"effect of each flag on each metric (mean flagged - unflagged, Welch {result.level:g} "
                           "interval)")
+
+
+# --exclude-invalid of the commands that fit or rank (calibrate fit, leaderboard) ----------------------------------
+exclude_invalid_option = click.option(
+    "--exclude-invalid", is_flag=True,
+    help="Leave out the rows that the output checks flag as not translations (empty, copy of the source, "
+         "off-target, truncated; docs/output-checks.md) first; the output says how many.")
+
+
+def drop_invalid(df, by, where):
+    """``df`` without the rows flagged invalid, and the sentence that says so (the library's
+    :func:`xleval.output_checks.exclude_invalid`); a note for each flag that could not be checked."""
+    from ..exceptions import InputError
+    from ..output_checks import exclude_invalid
+
+    if "hypothesis" not in df.columns:
+        raise InputError(f"{where}: --exclude-invalid checks the output texts, and the table has no 'hypothesis' "
+                         "column; map one with --col hypothesis=COLUMN, or drop --exclude-invalid")
+    kept, summary = exclude_invalid(df, by=by)
+    for note in summary.notes:
+        say("note", note, "cyan")
+    return kept, summary.sentence()
