@@ -46,8 +46,13 @@ def check_outputs(table, by, system, metrics, flags, langid, near_copy, length_z
 
     check_paths({"-o": output, "--rows": rows_path}, inputs=[table], stdout=["-o"])
     df = read_table(table, columns=parse_column_mapping(col), required=["hypothesis", *metrics], numeric=list(metrics))
-    result = run(df, by=by, system=system, metrics=metrics, flags=list(flags) if flags else "auto",
-                 langid=None if langid == "none" else langid, near_copy=near_copy, length_z=length_z, level=level)
+    from ..exceptions import InputError
+
+    try:
+        result = run(df, by=by, system=system, metrics=metrics, flags=list(flags) if flags else "auto", langid=langid,
+                     near_copy=near_copy, length_z=length_z, level=level)
+    except InputError as exc:  # the library cannot name the file: say which table
+        raise exc.prefixed(str(table)) from None
     for note in result.notes:
         say("note", note, "cyan")
     if rows_path is not None:

@@ -125,7 +125,7 @@ def _choose_flags(flags: str | Sequence[str], present: dict[str, bool], langid: 
             if not auto:
                 raise InputError("flags='off_target' needs a language identifier: give langid='py3langid' (extra "
                                  "'langid'), or leave the flag out", argument="langid", value=None)
-            notes.append("off_target not checked: no language identifier (langid=None)")
+            notes.append("off_target not checked: no language identifier (langid='none')")
             continue
         missing = [need for need in _NEEDS.get(flag, ()) if not present[need]]
         if missing:

@@ -93,7 +93,7 @@ class LanguageIdentifier:
             raise InputError(
                 f"{column} {', '.join(map(repr, unknown))}: the language identifier {self.name} does not know "
                 f"{'this language' if len(unknown) == 1 else 'these languages'}, so it cannot tell off-target "
-                "outputs; drop those rows, or skip the off-target flag with langid=None (the other flags need no "
+                "outputs; drop those rows, or skip the off-target flag with langid='none' (the other flags need no "
                 "identifier)", argument="langid", value=unknown)
 
     def identify(self, texts: Sequence[str]) -> np.ndarray:
@@ -110,7 +110,10 @@ class LanguageIdentifier:
 
 
 def resolve_identifier(langid: str | None) -> tuple[str | None, str | None]:
-    """``langid=`` as given -> (identifier name or None, a note when ``"auto"`` found none installed)."""
+    """``langid=`` as given -> (identifier name or None, a note when ``"auto"`` found none installed); ``None``
+    and ``"none"`` skip the off-target flag."""
+    if langid == "none":
+        return None, None
     if langid != "auto":
         if langid is not None:
             LanguageIdentifier(langid)  # an unknown name is refused here
