@@ -51,6 +51,30 @@ def test_each_flag_on_a_hand_checkable_table():
     assert not table["copy_source"].iloc[7:].any() and not table["off_target"].iloc[7:].any()
 
 
+def test_a_near_copy_is_closer_to_the_source_than_to_the_reference():
+    from xleval.metrics import CHRF
+
+    src = "Premier League: Man United und Chelsea für Champions League qualifiziert"
+    ref = "Premier League: Man United and Chelsea qualify for Champions League"
+    right = "Premier League: Man United and Chelsea qualified for Champions League"  # names: near the source too
+    lazy = "Premier League: Man United und Chelsea for Champions League qualifiziert"  # one word translated
+    chrf = CHRF()
+    assert chrf.sentence_score(right, [src]).score >= 50 and chrf.sentence_score(lazy, [src]).score >= 70
+    df = pd.DataFrame({"lp": "de-en", "source": src, "reference": ref, "hypothesis": [right, lazy]})
+    table, *_ = flag_outputs(df, langid="none")
+    assert table["copy_source"].tolist() == [False, True]
+    # without a reference only the threshold decides: the lazy copy still flagged
+    table, *_ = flag_outputs(df.drop(columns="reference"), langid="none", near_copy=70)
+    assert table["copy_source"].tolist()[1]
+
+
+def test_an_english_target_accepts_nigerian_pidgin_and_chinese_its_members():
+    from xleval.output_checks._langid import accepts
+
+    assert accepts("en", "pcm") and accepts("zh", "wuu") and accepts("zh-Hant", "yue") and accepts("en-GB", "en")
+    assert not accepts("pcm", "en") and not accepts("de", "en") and not accepts("ha", "pcm")
+
+
 def test_missing_source_skips_its_flags_and_says_so_unless_asked_for():
     df = _tiny().drop(columns="source")
     result = check_outputs(df, langid=None)

@@ -176,9 +176,12 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
     if src is not None and ("copy_source" in chosen):
         norm_s = F.normalised(src)
         src_chrf = F.chrf_to(hyp, src)
-        copied = (norm_h == norm_s) & (norm_h != "") | (src_chrf >= near_copy) & ~empty
+        near = (src_chrf >= near_copy) & ~empty
+        if ref is not None:  # a near copy is closer to the source than to the reference (names, headlines are not)
+            near &= src_chrf > F.chrf_to(hyp, ref)
+        copied = ((norm_h == norm_s) & (norm_h != "")) | near
         if ref is not None:
-            ref_is_copy = (F.normalised(ref) == norm_s) | (F.chrf_to(ref, src) >= near_copy)
+            ref_is_copy = (F.normalised(ref) == norm_s) | (F.chrf_to(ref, src) >= F.REFERENCE_COPY)
             copied &= ~ref_is_copy
         out["copy_source"] = copied
     if ref is not None and "identical_reference" in chosen:
@@ -206,15 +209,16 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
         targets = frame["tgt_lang"].astype(str).to_numpy()
         ident.check_known(sorted(set(targets)), column="tgt_lang")
         identifier = ident.version
-        target_base = np.array([_base(t) for t in targets], dtype=object)
         checked_lang = (F.letter_count(hyp) >= min_letters)
         if ref is not None:
             rows = np.flatnonzero(checked_lang)
             ref_lang = ident.identify([ref[i] for i in rows])
-            checked_lang[rows[ref_lang != target_base[rows]]] = False
+            checked_lang[rows[~_accepted(targets[rows], ref_lang)]] = False
         rows = np.flatnonzero(checked_lang)
         hyp_lang[rows] = ident.identify([hyp[i] for i in rows])
-        out["off_target"] = checked_lang & (hyp_lang != target_base)
+        off = np.zeros(n, dtype=bool)
+        off[rows] = ~_accepted(targets[rows], hyp_lang[rows])
+        out["off_target"] = off
         notes.append(f"off_target checked on {int(checked_lang.sum())} of {n} rows (at least {min_letters} letters"
                      + (", and the reference identified as the target language)" if ref is not None else ")"))
     table = frame[[c for c in dict.fromkeys([*by_cols, *_keys(frame)]) if c in frame.columns]].reset_index(drop=True)
@@ -226,10 +230,10 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
     return table, [f for f in F.FLAGS if f in out], notes, identifier
 
 
-def _base(code: str) -> str:
-    from ._langid import base_language
+def _accepted(targets: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    from ._langid import accepts
 
-    return base_language(code)
+    return np.array([accepts(t, lab) for t, lab in zip(targets, labels, strict=True)], dtype=bool)
 
 
 def _keys(frame: pd.DataFrame) -> list[str]:

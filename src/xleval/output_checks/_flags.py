@@ -4,8 +4,10 @@ extreme length, truncated, off-target language. Definitions (docs/output-checks.
 * ``empty``: the hypothesis is missing or only white space.
 * ``copy_source``: the hypothesis is the source, exactly after normalisation (NFKC, case folded, everything but
   letters and digits removed) or nearly: chrF(hypothesis, source) >= ``near_copy`` (default 70; sacrebleu's chrF
-  with the source as the reference). A row whose reference is itself a copy of the source by the same test (a
-  list of names, a URL, a number) is never flagged: copying it is the right translation.
+  with the source as the reference) and, with a reference, higher than chrF(hypothesis, reference) (a headline
+  of names translated right is as close to its reference). A row whose reference is itself a copy of the source
+  (normalised equality, or chrF(reference, source) >= 90: a name, a URL, a number) is never flagged: copying it
+  is the right translation.
 * ``identical_reference``: the hypothesis equals the reference after the same normalisation (a perfect
   translation, a leaked reference, or a reference submitted as a system). Informational: not in the default
   invalid set.
@@ -20,7 +22,8 @@ extreme length, truncated, off-target language. Definitions (docs/output-checks.
   it cannot find a dropped middle clause or a dropped sentence that leaves a clean ending (those show as short
   ``extreme_length`` at best).
 * ``off_target``: the language identifier's answer for the hypothesis is not the target language (compared on
-  the base language, macrolanguages folded: :func:`~xleval.output_checks._langid.base_language`). Checked only
+  the base language, macrolanguages folded, Nigerian Pidgin accepted for English:
+  :func:`~xleval.output_checks._langid.accepts`). Checked only
   where the hypothesis has at least ``min_letters`` letters (default 20: short strings, names and numbers are
   not identifiable) and, with a reference column, where the identifier gives the reference's own line the target
   language (a line it cannot identify correctly tells nothing about the hypothesis); ``langid_checked`` says which
@@ -44,6 +47,8 @@ _NOT_WORD = re.compile(r"[\W_]+")
 _NOT_LETTER = re.compile(r"[\W\d_]+")
 _FINAL = frozenset(".!?。！？…؟।")
 _CLOSERS = "\"'”’»)]」』›"
+#: chrF(reference, source) from which the reference itself is a copy of the source (copying is then right)
+REFERENCE_COPY = 90.0
 MAD_SCALE = 1.4826  # the median absolute deviation of a normal sample times this estimates its sd
 MEAN_AD_SCALE = 1.2533  # the same for the mean absolute deviation (sqrt(pi / 2))
 
