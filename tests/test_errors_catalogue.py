@@ -471,6 +471,10 @@ CASES: list[Case] = [
     _c("E366", "check-outputs --score names a column that is not a number",
        "check-outputs scores.tsv --score hypothesis -o out/E366.json",
        "Name a metric column (numbers), e.g. --score chrf.", "out/E366.json"),
+    _c("E367", "report --output-checks on a table without output texts",
+       "report no_hypothesis.tsv --score score --output-checks -o out/E367.html",
+       "The output checks read the hypotheses: map the column with --col hypothesis=COLUMN, or drop --output-checks.",
+       "out/E367.html"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)

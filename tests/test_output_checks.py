@@ -221,3 +221,58 @@ def test_metrics_react_to_constructed_failures(wmt21_segments, lp):
         for metric in ("chrf", "bleu"):
             row = result.effects.query(f"flag == '{flag}' and metric == '{metric}'").iloc[0]
             assert row["ci_high"] < 0 and row["mean_flagged"] < 0.5 * row["mean_unflagged"], (flag, metric)
+
+
+# ------------------------------------------------------------------ hooks: --exclude-invalid, report --output-checks
+def _two_groups(tmp_path):
+    """_tiny in two pairs (de-fr, and de-it by relabelling) with a score column. System A's 7 rows hold an
+    empty, a copied, a cut-off and an English output: 4 invalid in de-fr; in de-it the (French) references are
+    not identified as Italian, so no row is checked for its language: 3 invalid (7 in all)."""
+    rng = np.random.default_rng(0)
+    df = pd.concat([_tiny(), _tiny().assign(lp="de-it")], ignore_index=True)
+    df["score"] = rng.normal(50, 10, len(df))
+    path = tmp_path / "t.tsv"
+    df.to_csv(path, sep="\t", index=False)
+    return df, path
+
+
+def test_leaderboard_exclude_invalid_drops_and_says_so(tmp_path):
+    pytest.importorskip("py3langid")
+    df, path = _two_groups(tmp_path)
+    rc, out, err = run_cli("leaderboard", str(path), "--score", "score", "--exclude-invalid", "--n-resamples", "20",
+                           "--format", "json", "--method", "lgn")
+    assert rc == 0, err
+    board = json.loads(out)
+    assert board["notes"][0] == (f"excluded 7 of {len(df)} rows flagged invalid by the output checks (empty 2, "
+                                 "copy_source 2, off_target 2, truncated 2; see docs/output-checks.md)")
+    cells = {(r["group"], r["system"]): r["n_segments"] for r in board["rows"]}
+    assert cells[("de-fr", "A")] == 3 and cells[("de-it", "A")] == 4 and cells[("de-fr", "B")] == 29
+    rc, out, _ = run_cli("leaderboard", str(path), "--score", "score", "--n-resamples", "20", "--format", "json",
+                         "--method", "lgn")
+    assert {(r["group"], r["system"]): r["n_segments"] for r in json.loads(out)["rows"]}[("de-fr", "A")] == 7
+
+
+def test_calibrate_fit_exclude_invalid_fits_on_the_rest(tmp_path):
+    pytest.importorskip("py3langid")
+    df, path = _two_groups(tmp_path)
+    rc, out, err = run_cli("calibrate", "fit", str(path), "--score", "score", "--by", "lp", "--exclude-invalid",
+                           "-o", str(tmp_path / "m.json"), "--format", "json")
+    assert rc == 0, err
+    payload = json.loads(out)
+    assert any(w.startswith("excluded 7 of 72 rows") for w in payload["warnings"])
+    kept = df.drop(index=[1, 2, 4, 5, 37, 38, 40])
+    groups = {g["group"]: g for g in payload["groups"]}
+    for lp, rows in kept.groupby("lp"):
+        assert groups[lp]["n"] == len(rows)
+        assert math.isclose(groups[lp]["mean"], rows["score"].mean())
+
+
+def test_report_output_checks_section(tmp_path):
+    _, path = _two_groups(tmp_path)
+    rc, _, err = run_cli("report", str(path), "--score", "score", "--by", "lp", "--output-checks", "--n-resamples",
+                         "20", "-o", str(tmp_path / "r.json"), "--format", "json")
+    assert rc == 0, err
+    section = next(s for s in json.loads((tmp_path / "r.json").read_text())["sections"] if s["id"] == "output-checks")
+    rates = {(r["lp"], r["flag"]): r for r in section["tables"][0]["rows"]}
+    assert rates[("de-fr", "empty")]["flagged"] == 1 and rates[("de-fr", "empty")]["rows checked"] == 36
+    assert {r["metric"] for r in section["tables"][-1]["rows"]} == {"score"}

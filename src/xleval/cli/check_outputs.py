@@ -15,6 +15,7 @@ from ._common import col_option, emit_json, emit_tsv, err_console, print_table, 
 @click.argument("table")
 @click.option("--by", default="lp", help="Group column (lp, tgt_lang or any column).")
 @click.option("--system", default="system", help="System column (without one, each group is one system).")
+@click.option("--where", multiple=True, metavar="COLUMN=VALUE", help="Keep rows with COLUMN=VALUE (repeatable).")
 @click.option("--score", "metrics", multiple=True, help="Metric column whose mean is compared on flagged and "
                                                          "unflagged rows (repeatable, e.g. --score chrf --score bleu).")
 @click.option("--flag", "flags", multiple=True, type=click.Choice(FLAGS), help="Check only these flags (repeatable; default: every flag the "
@@ -34,18 +35,19 @@ from ._common import col_option, emit_json, emit_tsv, err_console, print_table, 
 @click.option("--rows", "rows_path", type=click.Path(path_type=Path),
               help="Also write the per-row flags here (.tsv/.parquet/.jsonl).")
 @col_option
-def check_outputs(table, by, system, metrics, flags, langid, near_copy, length_z, level, fmt, output, rows_path,
+def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, length_z, level, fmt, output, rows_path,
                   col) -> None:
     """Flag outputs that fool metrics and compare their rates across groups and systems.
 
     TABLE has a hypothesis column and, for the flags that need them, source, reference and language
     columns (lp or tgt_lang). Flags are defined in docs/output-checks.md.
     """
-    from ..io import parse_column_mapping, read_table, write_table
+    from ..io import parse_column_mapping, read_table, select_rows, write_table
     from ..output_checks import check_outputs as run
 
     check_paths({"-o": output, "--rows": rows_path}, inputs=[table], stdout=["-o"])
-    df = read_table(table, columns=parse_column_mapping(col), required=["hypothesis", *metrics], numeric=list(metrics))
+    df = select_rows(read_table(table, columns=parse_column_mapping(col), required=["hypothesis", *metrics],
+                                numeric=list(metrics)), where)
     from ..exceptions import InputError
 
     try:
@@ -108,3 +110,20 @@ def drop_invalid(df, by, where):
     for note in summary.notes:
         say("note", note, "cyan")
     return kept, summary.sentence()
+
+
+def output_checks_section(df, by, system, score, where):
+    """``report --output-checks``: the checks of the report's table (grouped as the report groups, the score
+    as the one metric) as a report section."""
+    from ..exceptions import InputError
+    from ..output_checks import check_outputs as run
+    from ..output_checks import report_section
+
+    if "hypothesis" not in df.columns:
+        raise InputError(f"{where}: --output-checks checks the output texts, and the table has no 'hypothesis' "
+                         "column; map one with --col hypothesis=COLUMN, or drop --output-checks")
+    try:
+        checks = run(df, by=by, system=system if system in df.columns else None, metrics=(score,))
+    except InputError as exc:
+        raise exc.prefixed(str(where)) from None
+    return report_section(checks)

@@ -14,11 +14,12 @@ from typing import Any
 from ._names import FLAGS, INVALID_FLAGS
 
 __all__ = ["check_outputs", "flag_outputs", "exclude_invalid", "OutputChecks", "Exclusion", "wilson_interval",
-           "FLAGS", "INVALID_FLAGS", "IDENTIFIERS", "LanguageIdentifier", "base_language"]
+           "FLAGS", "INVALID_FLAGS", "IDENTIFIERS", "LanguageIdentifier", "base_language", "report_section"]
 
 _LAZY = {**dict.fromkeys(("check_outputs", "flag_outputs", "exclude_invalid", "OutputChecks", "Exclusion",
                           "wilson_interval"), "._checks"),
-         **dict.fromkeys(("IDENTIFIERS", "LanguageIdentifier", "base_language"), "._langid")}
+         **dict.fromkeys(("IDENTIFIERS", "LanguageIdentifier", "base_language"), "._langid"),
+         "report_section": "._report"}
 
 
 def __getattr__(name: str) -> Any:
