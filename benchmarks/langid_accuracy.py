@@ -5,9 +5,10 @@ WMT21 newstest2021, the texts are the distinct reference lines of every pair int
 distinct source lines of every pair out of it (both human-written text in that language); a line counts as
 correct when the identifier's top answer is that language, compared as xleval compares it
 (:func:`xleval.output_checks.accepts`: base language, members of a macrolanguage folded into it, ``wuu``/``yue``
-count as ``zh``, Nigerian Pidgin ``pcm`` as English; ``--no-fold`` compares the raw labels). Empty lines are left out. Candidates that are not installed are skipped and named.
+count as ``zh``, Nigerian Pidgin ``pcm`` as English; ``--no-fold`` compares the raw labels). Empty lines are left
+out. Candidates that are not installed are skipped and named.
 
-Usage: XLEVAL_DATA=/work/shared/data python benchmarks/langid_accuracy.py [--max-lines 2000]
+Usage: XLEVAL_DATA=../shared/data python benchmarks/langid_accuracy.py [--max-lines N] [--no-fold] [--only NAME ...]
 """
 from __future__ import annotations
 

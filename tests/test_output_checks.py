@@ -75,6 +75,16 @@ def test_an_english_target_accepts_nigerian_pidgin_and_chinese_its_members():
     assert not accepts("pcm", "en") and not accepts("de", "en") and not accepts("ha", "pcm")
 
 
+def test_the_label_list_is_the_installed_models():
+    pytest.importorskip("py3langid")
+    from py3langid.langid import MODEL_FILE
+    from py3langid.langid import LanguageIdentifier as Model
+
+    from xleval.output_checks._langid import PY3LANGID_LABELS
+
+    assert set(Model.from_model_file(MODEL_FILE).labels) == PY3LANGID_LABELS
+
+
 def test_missing_source_skips_its_flags_and_says_so_unless_asked_for():
     df = _tiny().drop(columns="source")
     result = check_outputs(df, langid=None)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from ._common import check_outputs as check_paths
 from ..output_checks import FLAGS
+from ._common import check_outputs as check_paths
 from ._common import col_option, emit_json, emit_tsv, err_console, print_table, say
 
 
@@ -18,8 +18,8 @@ from ._common import col_option, emit_json, emit_tsv, err_console, print_table, 
 @click.option("--where", multiple=True, metavar="COLUMN=VALUE", help="Keep rows with COLUMN=VALUE (repeatable).")
 @click.option("--score", "metrics", multiple=True, help="Metric column whose mean is compared on flagged and "
                                                          "unflagged rows (repeatable, e.g. --score chrf --score bleu).")
-@click.option("--flag", "flags", multiple=True, type=click.Choice(FLAGS), help="Check only these flags (repeatable; default: every flag the "
-                                                      "table's columns allow).")
+@click.option("--flag", "flags", multiple=True, type=click.Choice(FLAGS),
+              help="Check only these flags (repeatable; default: every flag the table's columns allow).")
 @click.option("--langid", type=click.Choice(["auto", "py3langid", "none"]), default="auto",
               help="Language identifier of the off-target flag (extra 'langid'); auto = py3langid when installed; "
                    "none skips that flag.")

@@ -36,11 +36,17 @@ _ACCEPTS = {"en": frozenset({"pcm"})}
 _NO_LANGUAGE = "zxx"
 #: the labels of py3langid 0.4's model (``LanguageIdentifier.labels``), so a target language can be checked
 #: before the model loads, and without the extra installed
-PY3LANGID_LABELS = frozenset(
-    "ace af am an ar ary arz as az ba bcl be bg bn br bs ca crh cs cy da de dz el en eo es et eu ext fa fi fo fr fuv "
-    "fy ga gcf gcr gd gl gom grc gu gug guw ha hbo he hi hr ht hu hy id ig is it ja jv ka kab kik kk km kn ko ku ky la "
-    "lb lg lij ln lo lt ltg lv mg mk ml mn mr ms mt my ne nl nn no nso oc om or pa pcm pl ps pt qu ro ru rw sa sdh se "
-    "si sk sl sn so sq sr st sv sw ta te tg th tk tl tr tt ug uk ur uz uzs vec vi vo wa wuu xh yo yue zh zu zxx".split())
+PY3LANGID_LABELS = frozenset((
+    "ace", "af", "am", "an", "ar", "ary", "arz", "as", "az", "ba", "bcl", "be", "bg", "bn", "br", "bs", "ca",
+    "crh", "cs", "cy", "da", "de", "dz", "el", "en", "eo", "es", "et", "eu", "ext", "fa", "fi", "fo", "fr",
+    "fuv", "fy", "ga", "gcf", "gcr", "gd", "gl", "gom", "grc", "gu", "gug", "guw", "ha", "hbo", "he", "hi",
+    "hr", "ht", "hu", "hy", "id", "ig", "is", "it", "ja", "jv", "ka", "kab", "kik", "kk", "km", "kn", "ko",
+    "ku", "ky", "la", "lb", "lg", "lij", "ln", "lo", "lt", "ltg", "lv", "mg", "mk", "ml", "mn", "mr", "ms",
+    "mt", "my", "ne", "nl", "nn", "no", "nso", "oc", "om", "or", "pa", "pcm", "pl", "ps", "pt", "qu", "ro",
+    "ru", "rw", "sa", "sdh", "se", "si", "sk", "sl", "sn", "so", "sq", "sr", "st", "sv", "sw", "ta", "te", "tg",
+    "th", "tk", "tl", "tr", "tt", "ug", "uk", "ur", "uz", "uzs", "vec", "vi", "vo", "wa", "wuu", "xh", "yo",
+    "yue", "zh", "zu", "zxx",
+))
 
 
 def base_language(code: str) -> str:
