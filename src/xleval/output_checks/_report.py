@@ -38,8 +38,8 @@ def report_section(checks: OutputChecks) -> Any:
     paragraphs = (
         "Outputs that are not translations (empty, a copy of the source, in the wrong language, cut off) fool "
         "metrics differently in each language; a comparison across languages that keeps them compares failure "
-        "mixes, not quality. docs/output-checks.md defines each flag; `--exclude-invalid` of calibrate fit and "
-        "leaderboard leaves them out.",
+        "mixes, not quality. docs/output-checks.md defines each flag; calibration and ranking can leave them out "
+        "(exclude-invalid).",
         f"Checked: {', '.join(checks.checked) or 'none'}"
         + (f"; not checked: {', '.join(checks.skipped)}" if checks.skipped else "")
         + (f"; language identifier {checks.identifier}" if checks.identifier else "") + ".",
