@@ -286,3 +286,13 @@ def test_report_output_checks_section(tmp_path):
     rates = {(r["lp"], r["flag"]): r for r in section["tables"][0]["rows"]}
     assert rates[("de-fr", "empty")]["flagged"] == 1 and rates[("de-fr", "empty")]["rows checked"] == 36
     assert {r["metric"] for r in section["tables"][-1]["rows"]} == {"score"}
+
+
+def test_names_from_the_data_are_escaped_on_the_terminal(tmp_path):
+    df = _tiny().assign(system=lambda d: d["system"].map({"A": "A\x1b[31mred", "B": "B\u202eevil"}))
+    path = tmp_path / "t.jsonl"
+    df.to_json(path, orient="records", lines=True)
+    rc, out, err = run_cli("check-outputs", str(path), "--langid", "none")
+    assert rc == 0, err
+    assert "\x1b" not in out and "\u202e" not in out
+    assert "A\\x1b[31mred" in out
