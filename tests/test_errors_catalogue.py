@@ -461,6 +461,37 @@ CASES: list[Case] = [
     _c("E384", "ingest gold: one language pair with gold in two columns",
        "ingest gold gold_both.tsv --from mqm --from esa -o out/E384.tsv",
        "Mixed gold takes one scale per group: empty one of the columns for that group.", "out/E384.tsv"),
+    # --- branch outchk: output checks (check-outputs, --exclude-invalid; issue 27, item 4) ---
+    _c("E360", "check-outputs: a target language the language identifier does not know",
+       "check-outputs outchk_chr.tsv --langid py3langid -o out/E360.json",
+       "Drop those rows (--where), or skip the off-target flag with --langid none; the other flags need no identifier.",
+       "out/E360.json"),
+    _c("E361", "check-outputs --flag copy_source on a table without a source column",
+       "check-outputs scores.tsv --flag copy_source -o out/E361.json",
+       "Add the source texts (or map them with --col source=COLUMN); without --flag the check is skipped with a note.",
+       "out/E361.json"),
+    _c("E362", "check-outputs --flag off_target with --langid none",
+       "check-outputs scores.tsv --flag off_target --langid none -o out/E362.json",
+       "Install the identifier (pip install 'xleval[langid]') and drop --langid none, or leave the flag out.",
+       "out/E362.json"),
+    _c("E363", "check-outputs on a table without output texts",
+       "check-outputs no_hypothesis.tsv -o out/E363.json",
+       "Give the table its hypothesis column, or map it with --col hypothesis=COLUMN.", "out/E363.json"),
+    _c("E364", "leaderboard --exclude-invalid on a table without output texts",
+       "leaderboard no_hypothesis.tsv --score score --exclude-invalid -o out/E364.tsv",
+       "The output checks read the hypotheses: map the column with --col hypothesis=COLUMN, or drop --exclude-invalid.",
+       "out/E364.tsv"),
+    _c("E365", "calibrate fit --exclude-invalid with chunked (streamed) fitting",
+       f"{FIT} scores.tsv --score score --exclude-invalid --chunk-size 10 -o out/E365.json",
+       "Fit in memory (drop the scale options), or save the table without the flagged rows first "
+       "(check-outputs --rows).", "out/E365.json"),
+    _c("E366", "check-outputs --score names a column that is not a number",
+       "check-outputs scores.tsv --score hypothesis -o out/E366.json",
+       "Name a metric column (numbers), e.g. --score chrf.", "out/E366.json"),
+    _c("E367", "report --output-checks on a table without output texts",
+       "report no_hypothesis.tsv --score score --output-checks -o out/E367.html",
+       "The output checks read the hypotheses: map the column with --col hypothesis=COLUMN, or drop --output-checks.",
+       "out/E367.html"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -543,6 +574,9 @@ def _write_files(root: Path) -> None:
         "no_estimator.tsv": _audit_table().replace({"condition": {"back_translated": "translated"}})
                                           .to_csv(sep="\t", index=False).encode(),
         "ratings.tsv": b"item_id\trater\trating\n0\tr1\t1\n0\tr2\t2\n1\tr1\t5\n1\tr2\t4\n",
+        # branch outchk: a target language py3langid does not know (Cherokee), a table without hypotheses
+        "outchk_chr.tsv": _tsv(df.assign(lp="en-chr")),
+        "no_hypothesis.tsv": _tsv(df.drop(columns="hypothesis")),
     }
     for name, data in files.items():
         (root / name).write_bytes(data)
