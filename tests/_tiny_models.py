@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["TINY_CORPUS", "build_tiny_gpt2", "build_tiny_encoder", "build_tiny_comet"]
+__all__ = ["TINY_CORPUS", "build_tiny_gpt2", "build_tiny_encoder", "build_tiny_comet", "build_tiny_mt5_tokenizer",
+           "build_tiny_metricx"]
 
 HIDDEN = 32
 LAYERS = 2
@@ -215,4 +216,61 @@ def build_tiny_comet(path: str | Path, encoder_dir: str | Path, *, kind: str = "
     torch.save(checkpoint, path / "checkpoints" / "model.ckpt")
     with open(path / "hparams.yaml", "w", encoding="utf-8") as fh:
         yaml.safe_dump(hparams, fh)
+    return path
+
+
+def build_tiny_mt5_tokenizer(path: str | Path, *, vocab_size: int = VOCAB) -> Path:
+    """A tiny tokenizer in mT5's layout (``<pad>``=0, ``</s>``=1, ``<unk>``=2, Unigram pieces with "▁"
+    word prefixes, ``</s>`` appended to every input), saved in ``path``; returns the path."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=["<pad>", "</s>", "<unk>"],
+                                      unk_token="<unk>", show_progress=False)
+    tok.train_from_iterator(TINY_CORPUS, trainer=trainer)
+    tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A </s> $B </s>",
+                                                       special_tokens=[("</s>", 1)])
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
+                                        model_max_length=MAX_LEN)
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def build_tiny_metricx(path: str | Path, *, seed: int = 0, tie: bool = False) -> Path:
+    """A MetricX-shaped checkpoint: a tiny mT5 (d_model 8, one layer each side) with mT5's full
+    vocabulary of 250112 (MetricX reads the logit of entry 250089), saved like google/metricx-*:
+    ``config.json`` naming ``MT5ForRegression`` + weights, no tokenizer. The score row of the output
+    projection is fitted so that scores spread over [0, 25] (some clamped) instead of sitting near 0."""
+    import json
+
+    import torch
+    from transformers import MT5Config, MT5ForConditionalGeneration
+
+    config = MT5Config(vocab_size=250112, d_model=8, d_kv=4, d_ff=16, num_layers=1, num_decoder_layers=1,
+                       num_heads=2, relative_attention_num_buckets=8, dropout_rate=0.0, tie_word_embeddings=tie,
+                       pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
+    torch.manual_seed(seed)
+    model = MT5ForConditionalGeneration(config).eval()
+    with torch.no_grad():  # the score row: least squares from probe inputs' decoder states to spread targets
+        probes = torch.randint(3, VOCAB, (64, 12))
+        hidden = model.encoder(input_ids=probes).last_hidden_state
+        states = model.decoder(input_ids=torch.zeros((64, 1), dtype=torch.long),
+                               encoder_hidden_states=hidden).last_hidden_state[:, 0, :]
+        if tie:
+            states = states * (config.d_model ** -0.5)
+        targets = torch.linspace(-3.0, 28.0, 64)[torch.randperm(64)]
+        row = torch.linalg.lstsq(states, targets[:, None]).solution[:, 0]
+        (model.shared if tie else model.lm_head).weight[250089] = row
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(path)
+    cfg = json.loads((path / "config.json").read_text())
+    cfg["architectures"] = ["MT5ForRegression"]
+    (path / "config.json").write_text(json.dumps(cfg, indent=2))
     return path

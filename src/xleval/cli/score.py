@@ -81,7 +81,8 @@ _ORDER = click.IntRange(0, 32)
 @click.option("-r", "--ref", multiple=True, metavar="FILE",
               help="Plain-text reference file (repeat for several). sacrebleu's order also works: REF... -i HYP.")
 @click.option("-m", "--metric", "--metrics", "metric", multiple=True,
-              help="bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH (comma- or space-separated; "
+              help="bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH, metricx:PATH (MetricX-23/24; "
+                   "lower is better) (comma- or space-separated; "
                    "default bleu,chrf for tables; bleu for plain files, as sacrebleu).")
 @click.option("-o", "--output", help="Write the table with score columns here (signatures in its metadata; '-' = "
               "TSV on stdout, without them).")
@@ -144,8 +145,16 @@ _ORDER = click.IntRange(0, 32)
 @click.option("--subset", hidden=True)
 @click.option("-d", "--detail", is_flag=True, hidden=True)
 @click.option("--batch-size", type=click.IntRange(1, 1_000_000), help="Neural metrics: segments per model call.")
-@click.option("--device", help="Neural metrics: cpu, cuda, cuda:N or mps.")
-@click.option("--precision", help="Neural metrics: fp32 or fp16.")
+@click.option("--device", help="Neural metrics: cpu, cuda, cuda:N or mps; metricx: several, cuda:0,cuda:1 "
+              "(data parallel).")
+@click.option("--precision", help="Neural metrics: fp32 or fp16 (GPU); metricx also bf16.")
+@click.option("--cache", "score_cache", metavar="PATH",
+              help="Neural metrics: keep segment scores in PATH (a directory: one file per metric signature) and "
+                   "read rows scored before from it instead of scoring them again.")
+@click.option("--metricx-variant", type=click.Choice(["23-ref", "23-qe", "24-hybrid", "24-ref", "24-qe"]),
+              help="metricx: the model and input mode (default: from the checkpoint's name).")
+@click.option("--metricx-tokenizer", metavar="DIR", help="metricx: local mT5 tokenizer (google/mt5-xl), when the "
+              "checkpoint holds none.")
 @click.option("--progress", is_flag=True, help="Neural metrics: the model's own progress bar.")
 @col_option
 @click.option("--chunk-size", type=click.IntRange(1),
@@ -159,7 +168,7 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
           chrf_char_order, chrf_word_order, chrf_beta, chrf_whitespace, chrf_lowercase, chrf_eps_smoothing,
           ter_case_sensitive, ter_asian_support, ter_no_punct, ter_normalized, confidence, confidence_n, paired_bs,
           paired_ar, paired_bs_n, paired_ar_n, seed, baseline, score_only, width, fmt, batch_size, device, precision,
-          progress, col, chunk_size, backend, workers, scheduler, num_refs, encoding, sentence_level, paired_jobs,
+          score_cache, metricx_variant, metricx_tokenizer, progress, col, chunk_size, backend, workers, scheduler, num_refs, encoding, sentence_level, paired_jobs,
           short, quiet, no_color, test_set, echo, download, list_, citation, origlang, subset, detail) -> None:
     """Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact).
 
@@ -200,7 +209,8 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
         "chrf_eps_smoothing": chrf_eps_smoothing or None, "ter_case_sensitive": ter_case_sensitive or None,
         "ter_asian_support": ter_asian_support or None, "ter_no_punct": ter_no_punct or None,
         "ter_normalized": ter_normalized or None, "neural_batch_size": batch_size, "neural_device": device,
-        "neural_precision": precision, "neural_progress": progress or None,
+        "neural_precision": precision, "neural_progress": progress or None, "neural_cache": score_cache,
+        "metricx_variant": metricx_variant, "metricx_tokenizer_path": metricx_tokenizer,
     }
     options = {s: metric_options(s, settings) for s in specs}
     if paired_bs and paired_ar:

@@ -36,7 +36,7 @@ class COMET(NeuralMetric):
         model's own mode (``None``: references if the model reads them).
     encoder_path : local directory of the encoder named by the checkpoint's
         ``pretrained_model`` (tokenizer + config), for fully offline use.
-    batch_size, device, precision, progress : see :class:`~xleval.metrics._neural.NeuralMetric`.
+    batch_size, device, precision, progress, cache : see :class:`~xleval.metrics._neural.NeuralMetric`.
     """
 
     name = "comet"
@@ -55,6 +55,7 @@ class COMET(NeuralMetric):
         device: str = "cpu",
         precision: str = "fp32",
         progress: bool = False,
+        cache: str | os.PathLike | None = None,
     ) -> None:
         super().__init__(model_path, batch_size=batch_size, device=device, precision=precision, progress=progress)
         self.checkpoint = self.model_path / "checkpoints" / "model.ckpt"
@@ -67,6 +68,7 @@ class COMET(NeuralMetric):
             raise InputError(f"COMET model {self.model_path.name!r} needs references; it cannot run as QE")
         self.use_refs = model_reads_refs if use_refs is None else bool(use_refs)
         self.needs_refs = self.use_refs  # instance value shadows the class default
+        self._set_cache(cache)
 
     def _model_reads_refs(self) -> bool:
         if self.hparams.get("class_identifier") in _QE_CLASSES:
