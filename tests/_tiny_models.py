@@ -242,9 +242,11 @@ def build_tiny_mt5_tokenizer(path: str | Path, *, vocab_size: int = VOCAB) -> Pa
     return path
 
 
-def build_tiny_metricx(path: str | Path, *, seed: int = 0, tie: bool = False) -> Path:
-    """A MetricX-shaped checkpoint: a tiny mT5 (d_model 8, one layer each side) with mT5's full
-    vocabulary of 250112 (MetricX reads the logit of entry 250089), saved like google/metricx-*:
+def build_tiny_metricx(path: str | Path, *, seed: int = 0, tie: bool = False, d_model: int = 8,
+                       layers: int = 1) -> Path:
+    """A MetricX-shaped checkpoint: a tiny mT5 (d_model 8, one layer each side; ``d_model``, ``layers`` for a
+    larger one) with mT5's full vocabulary of 250112 (MetricX reads the logit of entry 250089), saved like
+    google/metricx-*:
     ``config.json`` naming ``MT5ForRegression`` + weights, no tokenizer. The score row of the output
     projection is fitted so that scores spread over [0, 25] (some clamped) instead of sitting near 0."""
     import json
@@ -252,8 +254,8 @@ def build_tiny_metricx(path: str | Path, *, seed: int = 0, tie: bool = False) ->
     import torch
     from transformers import MT5Config, MT5ForConditionalGeneration
 
-    config = MT5Config(vocab_size=250112, d_model=8, d_kv=4, d_ff=16, num_layers=1, num_decoder_layers=1,
-                       num_heads=2, relative_attention_num_buckets=8, dropout_rate=0.0, tie_word_embeddings=tie,
+    config = MT5Config(vocab_size=250112, d_model=d_model, d_kv=4, d_ff=2 * d_model, num_layers=layers,
+                       num_decoder_layers=layers, num_heads=2, relative_attention_num_buckets=8, dropout_rate=0.0, tie_word_embeddings=tie,
                        pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
     torch.manual_seed(seed)
     model = MT5ForConditionalGeneration(config).eval()

@@ -62,21 +62,23 @@ class ScoreCache:
         self.signature = signature
 
     def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.path, timeout=60)
         try:
-            con = sqlite3.connect(self.path, timeout=60)
             con.executescript(_SCHEMA)
+            row = con.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
+            con.execute("SELECT row, score FROM scores LIMIT 0")
         except sqlite3.DatabaseError as exc:
+            con.close()
             raise InputError(f"cache {str(self.path)!r} is not an xleval score cache ({exc}); give another path "
                              "(or a directory) for cache=", argument="cache", value=str(self.path)) from None
-        row = con.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
         if row is None:
             with con:
                 con.execute("INSERT INTO meta VALUES ('signature', ?)", (self.signature,))
         elif row[0] != self.signature:
             con.close()
             raise SignatureMismatchError(
-                f"cache {str(self.path)!r} holds scores of {row[0]!r}, not of this metric ({self.signature!r}); "
-                "give each metric signature its own cache file, or a directory (one file per signature)",
+                f"cache {str(self.path)!r} holds scores of another metric signature ({row[0]!r}); give each "
+                "metric signature its own cache file, or a directory (one file per signature)",
                 argument="cache", value=str(self.path))
         return con
 
