@@ -26,8 +26,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from _tiny_models import build_tiny_metricx, build_tiny_mt5_tokenizer  # noqa: E402
-from xleval.metrics._metricx import MetricX  # noqa: E402
+from _tiny_models import build_tiny_metricx, build_tiny_mt5_tokenizer
+from xleval.metrics._metricx import MetricX
 
 
 def _timed(fn):

@@ -255,7 +255,8 @@ def build_tiny_metricx(path: str | Path, *, seed: int = 0, tie: bool = False, d_
     from transformers import MT5Config, MT5ForConditionalGeneration
 
     config = MT5Config(vocab_size=250112, d_model=d_model, d_kv=4, d_ff=2 * d_model, num_layers=layers,
-                       num_decoder_layers=layers, num_heads=2, relative_attention_num_buckets=8, dropout_rate=0.0, tie_word_embeddings=tie,
+                       num_decoder_layers=layers, num_heads=2, relative_attention_num_buckets=8, dropout_rate=0.0,
+                       tie_word_embeddings=tie,
                        pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
     torch.manual_seed(seed)
     model = MT5ForConditionalGeneration(config).eval()

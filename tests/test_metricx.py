@@ -150,9 +150,9 @@ def test_tokenizer_in_the_model_directory_is_found(models, tmp_path):
 # bad inputs ---------------------------------------------------------------------------------------------
 def test_not_a_metricx_checkpoint(models, tmp_path):
     enc = build_tiny_encoder(tmp_path / "xlmr")
-    with pytest.raises(InputError, match="not a MetricX checkpoint.*MT5ForRegression"):
+    with pytest.raises(InputError, match=r"not a MetricX checkpoint.*MT5ForRegression"):
         MetricX(enc, tokenizer_path=models["tok"])
-    with pytest.raises(InputError, match="no config.json"):
+    with pytest.raises(InputError, match=r"no config\.json"):
         MetricX(tmp_path, tokenizer_path=models["tok"])
     small = tmp_path / "metricx-23-small"
     small.mkdir()
@@ -170,7 +170,7 @@ def test_tokenizer_that_does_not_match(models, tmp_path):
 
 
 def test_variant_the_checkpoint_was_not_trained_for(models, tmp_path):
-    with pytest.raises(InputError, match="a QE model .* cannot read references"):
+    with pytest.raises(InputError, match=r"a QE model .* cannot read references"):
         MetricX(models["23-qe"], tokenizer_path=models["tok"], variant="23-ref")
     with pytest.raises(InputError, match="it is a MetricX-23 model"):
         MetricX(models["23"], tokenizer_path=models["tok"], variant="24-qe")

@@ -108,7 +108,7 @@ def test_cache_file_of_another_signature_is_refused_before_scoring(tiny, tmp_pat
     model, tok = tiny
     path = tmp_path / "scores.sqlite"
     MetricX(model, tokenizer_path=tok, cache=path).sentence_scores(HYPS, REFS, SRCS)
-    with pytest.raises(SignatureMismatchError, match="another metric signature .*variant:24-hybrid"):
+    with pytest.raises(SignatureMismatchError, match=r"another metric signature .*variant:24-hybrid"):
         MetricX(model, tokenizer_path=tok, cache=path, variant="24-qe")
 
 

@@ -168,7 +168,8 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
           chrf_char_order, chrf_word_order, chrf_beta, chrf_whitespace, chrf_lowercase, chrf_eps_smoothing,
           ter_case_sensitive, ter_asian_support, ter_no_punct, ter_normalized, confidence, confidence_n, paired_bs,
           paired_ar, paired_bs_n, paired_ar_n, seed, baseline, score_only, width, fmt, batch_size, device, precision,
-          score_cache, metricx_variant, metricx_tokenizer, progress, col, chunk_size, backend, workers, scheduler, num_refs, encoding, sentence_level, paired_jobs,
+          score_cache, metricx_variant, metricx_tokenizer, progress, col, chunk_size, backend, workers, scheduler,
+          num_refs, encoding, sentence_level, paired_jobs,
           short, quiet, no_color, test_set, echo, download, list_, citation, origlang, subset, detail) -> None:
     """Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact).
 

@@ -188,7 +188,7 @@ def _forward(model: Any, batch: list[list[int]], pad_id: int) -> np.ndarray:
     import torch
 
     device = model.device
-    width = max(1, max(len(x) for x in batch))
+    width = max(1, *(len(x) for x in batch))
     input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(batch), width), dtype=torch.long)
     for i, seq in enumerate(batch):
@@ -212,7 +212,8 @@ def _read_config(model_dir: Path) -> dict[str, Any]:
     where = f"{model_dir} is not a MetricX checkpoint"
     if not path.is_file():
         raise InputError(f"{where}: it has no config.json; pass the directory of a downloaded MetricX model "
-                         "(google/metricx-23-*, google/metricx-24-hybrid-*)", argument="model_path", value=str(model_dir))
+                         "(google/metricx-23-*, google/metricx-24-hybrid-*)", argument="model_path",
+                         value=str(model_dir))
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:

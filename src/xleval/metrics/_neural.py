@@ -30,8 +30,8 @@ from xleval.exceptions import InputError, MissingDependencyError
 
 from ._base import Metric
 
-__all__ = ["NeuralMetric", "require", "check_model_dir", "parse_devices", "dist_version", "restore_special_token_builder",
-           "PRECISIONS"]
+__all__ = ["NeuralMetric", "require", "check_model_dir", "parse_devices", "dist_version",
+           "restore_special_token_builder", "PRECISIONS"]
 
 logger = logging.getLogger(__name__)
 

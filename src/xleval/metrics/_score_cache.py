@@ -107,7 +107,7 @@ class ScoreCache:
                 out[i] = out[where[k]]
         return out
 
-    def put(self, keys: Sequence[bytes], scores: Sequence[float]) -> None:
+    def put(self, keys: Sequence[bytes], scores: Sequence[float] | np.ndarray) -> None:
         rows = [(k, float(s)) for k, s in zip(keys, scores, strict=True) if np.isfinite(s)]
         con = self._connect()
         try:
