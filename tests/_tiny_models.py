@@ -178,7 +178,8 @@ def _build_tiny_bert(path: Path, seed: int, vocab_size: int) -> Path:
     return _save_config_and_model(model, tokenizer, path)
 
 
-_COMET_CLASSES = {"regression": "RegressionMetric", "qe": "ReferencelessRegression", "unified": "UnifiedMetric"}
+_COMET_CLASSES = {"regression": "RegressionMetric", "qe": "ReferencelessRegression", "unified": "UnifiedMetric",
+                  "xcomet": "XCOMETMetric"}
 
 
 def build_tiny_comet(path: str | Path, encoder_dir: str | Path, *, kind: str = "regression", seed: int = 0) -> Path:
@@ -186,7 +187,8 @@ def build_tiny_comet(path: str | Path, encoder_dir: str | Path, *, kind: str = "
 
     ``kind``: ``"regression"`` (reference-based, like wmt22-comet-da), ``"qe"``
     (ReferencelessRegression) or ``"unified"`` (UnifiedMetric over [mt, src, ref], like
-    cometkiwi/xcomet; usable with or without references). The COMET class is instantiated with
+    cometkiwi/xcomet; usable with or without references) or ``"xcomet"`` (XCOMETMetric: also tags error
+    spans of the translation, ``metadata.error_spans``). The COMET class is instantiated with
     ``pretrained_model`` set to the local encoder directory (COMET loads encoders through
     ``from_pretrained``, which accepts a directory), its randomly initialised weights are saved
     as a Lightning checkpoint, and ``hparams.yaml`` is written beside ``checkpoints/``.
@@ -199,10 +201,16 @@ def build_tiny_comet(path: str | Path, encoder_dir: str | Path, *, kind: str = "
     cls = getattr(comet_models, _COMET_CLASSES[kind])
     options = {"pretrained_model": str(encoder_dir), "nr_frozen_epochs": 0, "hidden_sizes": [16],
                "local_files_only": True}
-    if kind == "unified":
+    if kind in ("unified", "xcomet"):
         options.update(word_layer=1, layer_transformation="softmax")  # tiny encoder: 2 layers
+    if kind == "xcomet":
+        options.update(encoder_model="XLM-RoBERTa")  # XCOMET's default is XLM-RoBERTa-XL
     torch.manual_seed(seed)
     model = cls(**options).eval()
+    if kind == "xcomet":  # a random tagger says "OK" almost everywhere: spread its logits so that spans appear
+        with torch.no_grad():
+            model.hidden2tag.weight.normal_(0.0, 4.0)
+            model.hidden2tag.bias.copy_(torch.tensor([1.0, 0.0, 0.0, 0.0]))
     hparams = dict(model.hparams)
     path = Path(path)
     (path / "checkpoints").mkdir(parents=True, exist_ok=True)

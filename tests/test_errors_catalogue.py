@@ -478,6 +478,12 @@ CASES: list[Case] = [
        "score scores.tsv -m metricx:mx/metricx-23-large-v2p0 --metricx-tokenizer mx/tok --cache scores.tsv "
        "-o out/E348.tsv",
        "Give a new path or a directory for the cache.", "out/E348.tsv"),
+    _c("E349", "--error-spans with a COMET model that tags no spans (a regression model)",
+       "score scores.tsv -m comet:mx/comet-da --error-spans out/E349-spans.tsv -o out/E349.tsv",
+       "Use an XCOMET model (e.g. Unbabel/XCOMET-XL), or drop --error-spans.", "out/E349.tsv"),
+    _c("E350", "--error-spans without a COMET metric",
+       "score scores.tsv -m chrf --error-spans out/E350-spans.tsv -o out/E350.tsv",
+       "Add -m comet:PATH with a local XCOMET model.", "out/E350.tsv"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -637,6 +643,9 @@ def _metricx_files(root: Path) -> None:
     (root / "mx" / "xlmr").mkdir()
     (root / "mx" / "xlmr" / "config.json").write_text(json.dumps({"model_type": "xlm-roberta",
                                                                   "architectures": ["XLMRobertaModel"]}))
+    (root / "mx" / "comet-da" / "checkpoints").mkdir(parents=True)
+    (root / "mx" / "comet-da" / "checkpoints" / "model.ckpt").write_bytes(b"")  # refused before it is read
+    (root / "mx" / "comet-da" / "hparams.yaml").write_text("class_identifier: regression_metric\n")
     (root / "mx" / "tok").mkdir()
     (root / "mx" / "tok" / "tokenizer_config.json").write_text("{}")
     ScoreCache(root / "mx" / "other.sqlite", "model:metricx-23-xl-v2p0|variant:23-ref").put([b"k" * 16], [1.0])

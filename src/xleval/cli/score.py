@@ -151,6 +151,9 @@ _ORDER = click.IntRange(0, 32)
 @click.option("--cache", "score_cache", metavar="PATH",
               help="Neural metrics: keep segment scores in PATH (a directory: one file per metric signature) and "
                    "read rows scored before from it instead of scoring them again.")
+@click.option("--error-spans", "error_spans", metavar="FILE",
+              help="comet:PATH of an XCOMET model (tables only): add the count of error spans per severity of each "
+                   "row (comet_minor, comet_major, comet_critical) and write the spans to FILE.")
 @click.option("--metricx-variant", type=click.Choice(["23-ref", "23-qe", "24-hybrid", "24-ref", "24-qe"]),
               help="metricx: the model and input mode (default: from the checkpoint's name).")
 @click.option("--metricx-tokenizer", metavar="DIR", help="metricx: local mT5 tokenizer (google/mt5-xl), when the "
@@ -168,8 +171,8 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
           chrf_char_order, chrf_word_order, chrf_beta, chrf_whitespace, chrf_lowercase, chrf_eps_smoothing,
           ter_case_sensitive, ter_asian_support, ter_no_punct, ter_normalized, confidence, confidence_n, paired_bs,
           paired_ar, paired_bs_n, paired_ar_n, seed, baseline, score_only, width, fmt, batch_size, device, precision,
-          score_cache, metricx_variant, metricx_tokenizer, progress, col, chunk_size, backend, workers, scheduler,
-          num_refs, encoding, sentence_level, paired_jobs,
+          score_cache, error_spans, metricx_variant, metricx_tokenizer, progress, col, chunk_size, backend, workers,
+          scheduler, num_refs, encoding, sentence_level, paired_jobs,
           short, quiet, no_color, test_set, echo, download, list_, citation, origlang, subset, detail) -> None:
     """Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact).
 
@@ -200,8 +203,8 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
     twice = sorted({s for s in specs if specs.count(s) > 1})
     if twice:
         raise InputError(f"--metric {','.join(metric)!r}: {', '.join(twice)} given twice; name each metric once")
-    check_outputs({"--output": output}, inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"],
-                  stdout=["--output"])
+    check_outputs({"--output": output, **({"--error-spans": error_spans} if error_spans else {})},
+                  inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"], stdout=["--output"])
     settings = {
         "bleu_tokenize": tokenize, "bleu_spm_model": spm_model, "bleu_lowercase": lowercase or None,
         "bleu_smooth_method": smooth_method,
@@ -243,22 +246,27 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
     if len(inputs) != 1:
         raise InputError("give either an INPUT table or plain files with -i HYP.txt -r REF.txt [-l de-en]"
                          if not inputs else f"one INPUT table at a time (got {len(inputs)}); for plain files use -i")
+    if error_spans is not None and (chunk_size is not None or backend != "local" or test or output is None):
+        raise InputError("--error-spans adds columns to a scored table: give -o OUTPUT, without --chunk-size, "
+                         "--backend or a paired test")
     if chunk_size is not None or backend != "local":
         if test or confidence:
             raise InputError("paired tests and intervals need every row in memory; drop --chunk-size")
         return _streamed(inputs[0], output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus)
     return _table(inputs[0], col, specs, options, output, corpus, resampling, baseline, score_only,
-                  4 if width is None else width, fmt)
+                  4 if width is None else width, fmt, error_spans)
 
 
-def _table(path, col, specs, options, output, corpus, resampling, baseline, score_only, width, fmt) -> None:
+def _table(path, col, specs, options, output, corpus, resampling, baseline, score_only, width, fmt,
+           error_spans=None) -> None:
     from ..exceptions import InputError
     from ..io import parse_column_mapping, write_table
 
     if resampling["confidence"]:
         raise InputError("--confidence is for plain files (-i HYP.txt); for a table use --paired-bs, which gives "
                          "each system's interval per language pair")
-    if output is not None and not corpus and not resampling["test"] and _parquet(path) and _parquet(output):
+    if output is not None and not corpus and not resampling["test"] and _parquet(path) and _parquet(output) \
+            and error_spans is None:
         from ..io import read_arrow_table
 
         # Parquet in, Parquet out, nothing printed from the rows: scored as an Arrow table, no pandas
@@ -278,16 +286,37 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
                                             n_resamples=resampling["n"], random_state=resampling["seed"],
                                             progress=advance)
         return _render_comparisons(results, width, fmt)
+    spans = _error_spans(df, specs, options) if error_spans is not None else None
     scored = _score(df, specs, options)
     if output is not None:
-        write_table(scored.frame, output, metadata=scored.metadata())
-        err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}")
+        frame = scored.frame
+        if spans is not None:
+            frame = frame.assign(**{c: spans[0][c].to_numpy() for c in spans[0].columns})
+            write_table(spans[1], error_spans)
+        write_table(frame, output, metadata=scored.metadata())
+        err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}"
+                          + (f"; {len(spans[1])} error spans to {error_spans}" if spans is not None else ""))
     if corpus or output is None:
         from ..metrics import corpus_table
 
         _render_corpus(corpus_table(scored), scored, width, fmt, score_only)
     elif fmt == "json":
         emit_json({"output": output, "rows": len(df), **scored.metadata()})
+
+
+def _error_spans(df, specs, options):
+    """Count columns and the span table of every comet:PATH metric that tags spans (xleval.metrics._comet)."""
+    import pandas as pd
+
+    from ..exceptions import InputError
+    from ..metrics import get_metric
+    from ..metrics._comet import error_span_tables
+
+    comets = [spec for spec in specs if spec.split(":")[0].lower() == "comet"]
+    if not comets:
+        raise InputError("--error-spans needs a comet:PATH metric of an XCOMET model (-m comet:PATH)")
+    tables = [error_span_tables(df, get_metric(spec, level="sentence", **options[spec])) for spec in comets]
+    return pd.concat([t[0] for t in tables], axis=1), pd.concat([t[1] for t in tables], ignore_index=True)
 
 
 def _plain_text(path) -> bool:
