@@ -254,17 +254,20 @@ def build_tiny_metricx(path: str | Path, *, seed: int = 0, tie: bool = False, d_
                        layers: int = 1) -> Path:
     """A MetricX-shaped checkpoint: a tiny mT5 (d_model 8, one layer each side; ``d_model``, ``layers`` for a
     larger one) with mT5's full vocabulary of 250112 (MetricX reads the logit of entry 250089), saved like
-    google/metricx-*:
-    ``config.json`` naming ``MT5ForRegression`` + weights, no tokenizer. The score row of the output
-    projection is fitted so that scores spread over [0, 25] (some clamped) instead of sitting near 0."""
+    google/metricx-*: ``config.json`` naming ``MT5ForRegression`` + weights, no tokenizer. As in MetricX's
+    checkpoints (mT5), the output projection ``lm_head.weight`` is stored apart from the embeddings and
+    ``config.json`` says ``tie_word_embeddings: false`` (``tie=True``: one shared matrix, the T5 layout,
+    where the decoder output is rescaled by d_model**-0.5). transformers 5's MT5Config forces tying in
+    memory, so the file is written here. The score row is fitted so that scores spread over [0, 25]
+    (some clamped) instead of sitting near 0."""
     import json
 
     import torch
+    from safetensors.torch import load_file, save_file
     from transformers import MT5Config, MT5ForConditionalGeneration
 
     config = MT5Config(vocab_size=250112, d_model=d_model, d_kv=4, d_ff=2 * d_model, num_layers=layers,
                        num_decoder_layers=layers, num_heads=2, relative_attention_num_buckets=8, dropout_rate=0.0,
-                       tie_word_embeddings=tie,
                        pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
     torch.manual_seed(seed)
     model = MT5ForConditionalGeneration(config).eval()
@@ -277,11 +280,20 @@ def build_tiny_metricx(path: str | Path, *, seed: int = 0, tie: bool = False, d_
             states = states * (config.d_model ** -0.5)
         targets = torch.linspace(-3.0, 28.0, 64)[torch.randperm(64)]
         row = torch.linalg.lstsq(states, targets[:, None]).solution[:, 0]
-        (model.shared if tie else model.lm_head).weight[250089] = row
+        if tie:
+            model.shared.weight[250089] = row
+        else:
+            lm_head = torch.randn(250112, d_model) * 0.05
+            lm_head[250089] = row
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(path)
+    if not tie:
+        weights = load_file(path / "model.safetensors")
+        weights["lm_head.weight"] = lm_head.contiguous()
+        save_file(weights, path / "model.safetensors", metadata={"format": "pt"})
     cfg = json.loads((path / "config.json").read_text())
     cfg["architectures"] = ["MT5ForRegression"]
+    cfg["tie_word_embeddings"] = tie
     (path / "config.json").write_text(json.dumps(cfg, indent=2))
     return path

@@ -4,7 +4,9 @@ The oracle is a forward pass written in this file from MetricX's published formu
 (google-research/metricx, ``models.py`` and ``predict.py``; Juraska et al., WMT 2023/2024): the input text of
 the variant, tokenised alone (no padding) by the ``tokenizers`` library, the final end-of-sequence token
 dropped, the mT5 encoder, one decoder step from token id 0, the logit of entry 250089 (rescaled by
-d_model**-0.5 first when the output projection is tied), clamped to [0, 25].
+d_model**-0.5 first when the output projection is tied), clamped to [0, 25]. The output projection is read
+from the checkpoint file and the tie flag from its config.json (transformers 5's MT5Config ties the output
+projection to the embeddings in memory whatever the file says).
 """
 from __future__ import annotations
 
@@ -53,7 +55,12 @@ def _oracle(model_dir, tok_dir, texts, max_length=1536):
 
     tok = Tokenizer.from_file(str(tok_dir / "tokenizer.json"))
     tok.enable_truncation(max_length)
+    from safetensors.torch import load_file
+
     net = MT5ForConditionalGeneration.from_pretrained(str(model_dir)).eval()
+    tied = json.loads((model_dir / "config.json").read_text())["tie_word_embeddings"]
+    weights = load_file(model_dir / "model.safetensors")
+    projection = weights["shared.weight"] if tied else weights["lm_head.weight"]
     out = []
     with torch.no_grad():
         for text in texts:
@@ -63,9 +70,9 @@ def _oracle(model_dir, tok_dir, texts, max_length=1536):
             enc = net.encoder(input_ids=ids).last_hidden_state
             dec = net.decoder(input_ids=torch.zeros((1, 1), dtype=torch.long), encoder_hidden_states=enc)
             h = dec.last_hidden_state[0, 0]
-            if net.config.tie_word_embeddings:
+            if tied:
                 h = h * net.config.d_model ** -0.5
-            logit = float(h @ net.lm_head.weight[250089])
+            logit = float(h @ projection[250089])
             out.append(min(max(logit, 0.0), 25.0))
     return np.array(out)
 
@@ -244,3 +251,23 @@ def test_lower_is_better_travels_with_the_signature(models, tmp_path, cli):
     for lp, group in board.groupby("group"):
         order = means.loc[lp].sort_values().index.tolist()  # lowest MetricX first
         assert group.sort_values("rank_in_group")["system"].tolist() == order, (lp, group)
+
+
+def test_output_projection_is_read_from_the_file(models, tmp_path):
+    """The separate lm_head of an untied checkpoint is used (transformers 5 would tie it to the embeddings in
+    memory), from a PyTorch .bin as from safetensors; a checkpoint that lacks it is refused."""
+    from safetensors.torch import load_file
+
+    weights = load_file(models["24"] / "model.safetensors")
+    assert not torch.equal(weights["lm_head.weight"][250089], weights["shared.weight"][250089])
+    as_bin = tmp_path / "metricx-24-hybrid-bin"
+    as_bin.mkdir()
+    shutil.copy(models["24"] / "config.json", as_bin / "config.json")
+    torch.save(weights, as_bin / "pytorch_model.bin")
+    base = MetricX(models["24"], tokenizer_path=models["tok"]).sentence_scores(HYPS, REFS, SRCS)
+    np.testing.assert_allclose(MetricX(as_bin, tokenizer_path=models["tok"]).sentence_scores(HYPS, REFS, SRCS), base,
+                               atol=1e-6)
+    (as_bin / "pytorch_model.bin").unlink()
+    torch.save({k: v for k, v in weights.items() if k != "lm_head.weight"}, as_bin / "pytorch_model.bin")
+    with pytest.raises(InputError, match=r"no weight file holds lm_head\.weight"):
+        MetricX(as_bin, tokenizer_path=models["tok"]).sentence_scores(HYPS, REFS, SRCS)

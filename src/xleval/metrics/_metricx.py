@@ -147,12 +147,30 @@ class MetricX(NeuralMetric):
         model = transformers.MT5ForConditionalGeneration.from_pretrained(
             str(self.model_path), local_files_only=True, dtype=self._torch_dtype())
         model.eval()
-        replicas = [model.to(self.devices[0])]
+        row, scale = self._score_row(model)
+        replicas = [(model.to(self.devices[0]), row.to(self.devices[0]), scale)]
         for device in self.devices[1:]:  # data parallel: one replica per listed device
             import copy
 
-            replicas.append(copy.deepcopy(model).to(device))
+            replicas.append((copy.deepcopy(model).to(device), row.to(device), scale))
         return tokenizer, replicas
+
+    def _score_row(self, model: Any) -> tuple[Any, float]:
+        """The output-projection row of the score token, and the factor applied to the decoder state before it.
+
+        MetricX's checkpoints (mT5) keep ``lm_head.weight`` apart from the embeddings
+        (``tie_word_embeddings: false`` in config.json). transformers 5's MT5Config ties them in memory
+        whatever the file says, so the row is read from the checkpoint file itself; a tied checkpoint (the T5
+        layout) uses the embedding row and mT5's d_model**-0.5 rescaling, as MetricX's model class does."""
+        if self.config.get("tie_word_embeddings", True):
+            return model.shared.weight[SCORE_TOKEN_ID].detach().clone(), float(model.config.d_model) ** -0.5
+        row = _checkpoint_row(self.model_path, "lm_head.weight", SCORE_TOKEN_ID)
+        if row is None:
+            raise InputError(f"{self.model_path} is not a complete MetricX checkpoint: config.json says its output "
+                             "projection is separate (tie_word_embeddings: false) but no weight file holds "
+                             "lm_head.weight; download the checkpoint again", argument="model_path",
+                             value=str(self.model_path))
+        return row.to(model.dtype), 1.0
 
     # ------------------------------------------------------------------ scoring
     def _neural_scores(self, model, hyps, refs, srcs) -> np.ndarray:
@@ -166,8 +184,9 @@ class MetricX(NeuralMetric):
         shares = [plan[k :: len(replicas)] for k in range(len(replicas))]  # round-robin over the devices
 
         def run(k: int) -> None:
+            net, row, scale = replicas[k]
             for rows in shares[k]:
-                scores[rows] = _forward(replicas[k], [ids[i] for i in rows], tokenizer.pad_token_id)
+                scores[rows] = _forward(net, row, scale, [ids[i] for i in rows], tokenizer.pad_token_id)
 
         if len(replicas) == 1:
             run(0)
@@ -184,7 +203,9 @@ def length_batches(lengths: list[int], batch_size: int, sort: bool = True) -> li
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
-def _forward(model: Any, batch: list[list[int]], pad_id: int) -> np.ndarray:
+def _forward(model: Any, row: Any, scale: float, batch: list[list[int]], pad_id: int) -> np.ndarray:
+    """MetricX's prediction for a padded batch: encoder, one decoder step from id 0, the score token's logit
+    (the decoder state times ``scale``, dotted with the output-projection ``row``), clamped to [0, 25]."""
     import torch
 
     device = model.device
@@ -199,11 +220,35 @@ def _forward(model: Any, batch: list[list[int]], pad_id: int) -> np.ndarray:
         hidden = model.encoder(input_ids=input_ids, attention_mask=mask).last_hidden_state
         start = torch.zeros((len(batch), 1), dtype=torch.long, device=device)  # one decoder step from id 0
         out = model.decoder(input_ids=start, encoder_hidden_states=hidden, encoder_attention_mask=mask)
-        sequence = out.last_hidden_state
-        if model.config.tie_word_embeddings:  # mT5's rescaling before a tied output projection
-            sequence = sequence * (model.config.d_model ** -0.5)
-        logits = model.lm_head(sequence)
-        return logits[:, 0, SCORE_TOKEN_ID].float().clamp(0.0, 25.0).cpu().numpy().astype(np.float64)
+        logit = (out.last_hidden_state[:, 0, :] * scale) @ row
+        return logit.float().clamp(0.0, 25.0).cpu().numpy().astype(np.float64)
+
+
+def _checkpoint_row(model_dir: Path, key: str, index: int) -> Any:
+    """Row ``index`` of tensor ``key`` read from the checkpoint's weight files (safetensors or PyTorch,
+    single or sharded), or None when no file holds ``key``."""
+    import torch
+
+    for index_name, single in (("model.safetensors.index.json", "model.safetensors"),
+                               ("pytorch_model.bin.index.json", "pytorch_model.bin")):
+        index_file = model_dir / index_name
+        if index_file.is_file():
+            shard = json.loads(index_file.read_text(encoding="utf-8")).get("weight_map", {}).get(key)
+            files = [model_dir / shard] if shard else []
+        else:
+            files = [model_dir / single] if (model_dir / single).is_file() else []
+        for file in files:
+            if file.suffix == ".safetensors":
+                from safetensors import safe_open
+
+                with safe_open(str(file), framework="pt") as f:
+                    if key in set(f.keys()):  # safe_open has no __contains__
+                        return f.get_slice(key)[index : index + 1][0].clone()
+            else:
+                weights = torch.load(file, map_location="cpu", weights_only=True, mmap=True)
+                if key in weights:
+                    return weights[key][index].clone()
+    return None
 
 
 # ---------------------------------------------------------------------- checkpoint checks
