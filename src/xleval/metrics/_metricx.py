@@ -144,8 +144,15 @@ class MetricX(NeuralMetric):
                              f"there ({_first_line(exc)}); pass the local directory of the mT5 tokenizer "
                              "(google/mt5-xl)", argument="tokenizer_path", value=str(self.tokenizer_path)) from None
         _check_tokenizer(tokenizer, self.config, self.tokenizer_path)
-        model = transformers.MT5ForConditionalGeneration.from_pretrained(
-            str(self.model_path), local_files_only=True, dtype=self._torch_dtype())
+        # transformers 5 notes that config.json's tie flag differs from MT5Config's forced one (it keeps both
+        # matrices, and xleval reads the score row from the file): not the user's concern
+        verbosity = transformers.logging.get_verbosity()
+        transformers.logging.set_verbosity_error()
+        try:
+            model = transformers.MT5ForConditionalGeneration.from_pretrained(
+                str(self.model_path), local_files_only=True, dtype=self._torch_dtype())
+        finally:
+            transformers.logging.set_verbosity(verbosity)
         model.eval()
         row, scale = self._score_row(model)
         replicas = [(model.to(self.devices[0]), row.to(self.devices[0]), scale)]
@@ -219,7 +226,8 @@ def _forward(model: Any, row: Any, scale: float, batch: list[list[int]], pad_id:
     with torch.inference_mode():
         hidden = model.encoder(input_ids=input_ids, attention_mask=mask).last_hidden_state
         start = torch.zeros((len(batch), 1), dtype=torch.long, device=device)  # one decoder step from id 0
-        out = model.decoder(input_ids=start, encoder_hidden_states=hidden, encoder_attention_mask=mask)
+        out = model.decoder(input_ids=start, encoder_hidden_states=hidden, encoder_attention_mask=mask,
+                            use_cache=False)
         logit = (out.last_hidden_state[:, 0, :] * scale) @ row
         return logit.float().clamp(0.0, 25.0).cpu().numpy().astype(np.float64)
 
