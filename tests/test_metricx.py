@@ -271,3 +271,35 @@ def test_output_projection_is_read_from_the_file(models, tmp_path):
     torch.save({k: v for k, v in weights.items() if k != "lm_head.weight"}, as_bin / "pytorch_model.bin")
     with pytest.raises(InputError, match=r"no weight file holds lm_head\.weight"):
         MetricX(as_bin, tokenizer_path=models["tok"]).sentence_scores(HYPS, REFS, SRCS)
+
+
+def test_anchored_calibration_reads_the_direction_from_the_signature():
+    """An error score (lower is better) against human quality scores (higher is better): with the MetricX
+    signature the anchored calibrator is told the score's direction, and the leaderboard ranks the system with
+    the best human scores (lowest errors) first in each group, raw and calibrated."""
+    import warnings
+
+    from xleval.calibration import fit_calibration
+    from xleval.leaderboard import leaderboard
+    from xleval.table import EvalTable
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for lp, offset in (("en-de", 0.0), ("en-fr", 3.0)):
+        for system, quality in (("A", 1.0), ("B", 0.0), ("C", -1.0)):
+            for i in range(40):
+                human = quality + rng.normal(0, 0.5)
+                rows.append({"lp": lp, "system": system, "seg_id": i, "human": human,
+                             "mx": max(0.0, 8 + offset - 2 * human + rng.normal(0, 0.5))})
+    frame = pd.DataFrame(rows)
+    signed = EvalTable.from_frame(frame, signatures={"mx": "model:metricx-24-hybrid-xl-v2p6|dir:lower|xleval:0"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = fit_calibration(signed, "anchored", score="mx", by="lp", human="human", system="system")
+        unsigned = fit_calibration(EvalTable.from_frame(frame), "anchored", score="mx", by="lp", human="human",
+                                   system="system")
+        board = leaderboard(signed, score="mx", by="lp", system="system", human="human", method="anchored")
+    assert fitted.model.score_higher_is_better is False and unsigned.model.score_higher_is_better is True
+    for _, group in board.rows.groupby("group"):
+        assert group.sort_values("rank_in_group")["system"].tolist() == ["A", "B", "C"]
+        assert group.sort_values("raw")["system"].tolist() == ["A", "B", "C"]  # the lowest error ranks first
