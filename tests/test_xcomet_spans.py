@@ -78,3 +78,10 @@ def test_cli_writes_counts_and_the_span_table(models, tmp_path, cli):
     rc, _, err = cli("score", tmp_path / "in.tsv", "-m", f"comet:{models['regression']}", "--error-spans",
                      tmp_path / "spans2.tsv", "-o", tmp_path / "out2.tsv")
     assert rc == 2 and "tags no error spans" in err and not (tmp_path / "out2.tsv").exists()
+
+
+def test_span_pass_fills_the_score_cache(models, tmp_path, monkeypatch):
+    metric = COMET(models["xcomet"], cache=tmp_path / "c.sqlite")
+    found = metric.error_spans(HYPS, REFS, SRCS)
+    monkeypatch.setattr(COMET, "_predict", lambda *a: pytest.fail("the model ran again"))
+    np.testing.assert_array_equal(metric.sentence_scores(HYPS, REFS, SRCS), found.scores)

@@ -150,7 +150,8 @@ class COMET(NeuralMetric):
 
     def error_spans(self, hyps, refs=None, srcs=None) -> ErrorSpans:
         """Scores and error spans of each segment (COMET's ``predict`` output and ``metadata.error_spans``).
-        The scores equal :meth:`sentence_scores`; spans are never cached (``cache=`` holds scores only)."""
+        The scores equal :meth:`sentence_scores` and go into the cache when there is one (``cache=``), so that
+        scoring the same rows afterwards runs no model; the spans themselves are not cached."""
         self._require_spans()
         hyps_, refs_, srcs_ = self._check_inputs(hyps, refs, srcs)
         if not hyps_:
@@ -159,7 +160,9 @@ class COMET(NeuralMetric):
         model = self._loaded()
         with quiet(self.progress):
             out = self._predict(model, hyps_, refs_, srcs_)
-        return _spans_result(out, len(hyps_), self.signature)
+        result = _spans_result(out, len(hyps_), self.signature)
+        self._remember(hyps_, refs_, srcs_, result.scores)
+        return result
 
     def _require_spans(self) -> None:
         if not self.tags_spans:

@@ -261,6 +261,13 @@ class NeuralMetric(Metric):
             store.put([keys[i] for i in todo], new)
         return scores
 
+    def _remember(self, hyps, refs, srcs, scores: np.ndarray) -> None:
+        """Put scores computed outside :meth:`_sentence_scores` (with the same inputs) into the cache, if any."""
+        if self.cache is not None and len(hyps):
+            from ._score_cache import ScoreCache, row_keys
+
+            ScoreCache(self.cache, self.signature).put(row_keys(hyps, refs if self.needs_refs else None, srcs), scores)
+
     def _score_now(self, hyps, refs, srcs) -> np.ndarray:
         model = self._loaded()
         with quiet(self.progress):
