@@ -484,6 +484,10 @@ CASES: list[Case] = [
     _c("E350", "--error-spans without a COMET metric",
        "score scores.tsv -m chrf --error-spans out/E350-spans.tsv -o out/E350.tsv",
        "Add -m comet:PATH with a local XCOMET model.", "out/E350.tsv"),
+    _c("E351", "--cache names one file for several neural metrics",
+       "score scores.tsv -m metricx:mx/metricx-23-large-v2p0,comet:mx/comet-da --cache out/E351.sqlite "
+       "-o out/E351.tsv",
+       "Give a directory: each metric signature gets its own file inside it.", "out/E351.tsv"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)

@@ -2,6 +2,8 @@
 (several systems, paired significance tests, confidence intervals) with sacrebleu's options."""
 from __future__ import annotations
 
+import os
+
 import click
 
 from ._common import FiniteFloat, col_option, emit_json, err_console, print_table, progress_bar, say
@@ -217,6 +219,10 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
         "metricx_variant": metricx_variant, "metricx_tokenizer_path": metricx_tokenizer,
     }
     options = {s: metric_options(s, settings) for s in specs}
+    neural = [s for s in specs if ":" in s]
+    if score_cache is not None and len(neural) > 1 and not os.path.isdir(score_cache):
+        raise InputError(f"--cache {score_cache}: a cache file holds the scores of one metric, and {len(neural)} "
+                         "neural metrics are named; give a directory (one file per metric signature inside it)")
     if paired_bs and paired_ar:
         raise InputError("--paired-bs and --paired-ar are alternatives; choose one")
     test = "bs" if paired_bs else "ar" if paired_ar else None
