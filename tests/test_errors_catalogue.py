@@ -492,6 +492,50 @@ CASES: list[Case] = [
        "report no_hypothesis.tsv --score score --output-checks -o out/E367.html",
        "The output checks read the hypotheses: map the column with --col hypothesis=COLUMN, or drop --output-checks.",
        "out/E367.html"),
+    # --- branch metricx: MetricX, several devices, the score cache (issue 27) ---
+    _c("E340", "metricx:PATH names a checkpoint that is not MetricX (an XLM-R encoder)",
+       "score scores.tsv -m metricx:mx/xlmr -o out/E340.tsv",
+       "Pass the directory of a downloaded MetricX model (google/metricx-23-*, google/metricx-24-hybrid-*).",
+       "out/E340.tsv"),
+    _c("E341", "A reference-based variant asked of a MetricX-23 QE checkpoint",
+       "score scores.tsv -m metricx:mx/metricx-23-qe-large-v2p0 --metricx-variant 23-ref -o out/E341.tsv",
+       "Leave --metricx-variant out (the checkpoint's name says what it is), or use a reference-based checkpoint.",
+       "out/E341.tsv"),
+    _c("E342", "A MetricX checkpoint whose name does not say which MetricX it is",
+       "score scores.tsv -m metricx:mx/my-model -o out/E342.tsv",
+       "Say it with --metricx-variant (23-ref, 23-qe, 24-hybrid, 24-ref, 24-qe).", "out/E342.tsv"),
+    _c("E343", "A MetricX checkpoint without a tokenizer, and none given",
+       "score scores.tsv -m metricx:mx/metricx-24-hybrid-large-v2p6 -o out/E343.tsv",
+       "Pass the local mT5 tokenizer with --metricx-tokenizer DIR (MetricX's README uses google/mt5-xl).",
+       "out/E343.tsv"),
+    _c("E344", "--device lists devices of two kinds",
+       "score scores.tsv -m metricx:mx/metricx-24-hybrid-large-v2p6 --device cuda:0,cpu -o out/E344.tsv",
+       "List GPUs of one kind by number (cuda:0,cuda:1), or one device.", "out/E344.tsv"),
+    _c("E345", "--device names a device torch does not know",
+       "score scores.tsv -m metricx:mx/metricx-24-hybrid-large-v2p6 --device gpu -o out/E345.tsv",
+       "Use cpu, cuda, cuda:N or mps.", "out/E345.tsv"),
+    _c("E346", "Several devices for a metric that runs on one (COMET, BERTScore, embed)",
+       "score scores.tsv -m comet:mx --device cpu,cpu -o out/E346.tsv",
+       "Give one device; metricx:PATH splits its batches over several.", "out/E346.tsv"),
+    _c("E347", "--cache names a cache file made for another metric signature",
+       "score scores.tsv -m metricx:mx/metricx-23-large-v2p0 --metricx-tokenizer mx/tok --cache mx/other.sqlite "
+       "-o out/E347.tsv",
+       "Give each metric signature its own cache file, or a directory (one file per signature inside).",
+       "out/E347.tsv"),
+    _c("E348", "--cache names a file that is not a score cache",
+       "score scores.tsv -m metricx:mx/metricx-23-large-v2p0 --metricx-tokenizer mx/tok --cache scores.tsv "
+       "-o out/E348.tsv",
+       "Give a new path or a directory for the cache.", "out/E348.tsv"),
+    _c("E349", "--error-spans with a COMET model that tags no spans (a regression model)",
+       "score scores.tsv -m comet:mx/comet-da --error-spans out/E349-spans.tsv -o out/E349.tsv",
+       "Use an XCOMET model (e.g. Unbabel/XCOMET-XL), or drop --error-spans.", "out/E349.tsv"),
+    _c("E350", "--error-spans without a COMET metric",
+       "score scores.tsv -m chrf --error-spans out/E350-spans.tsv -o out/E350.tsv",
+       "Add -m comet:PATH with a local XCOMET model.", "out/E350.tsv"),
+    _c("E351", "--cache names one file for several neural metrics",
+       "score scores.tsv -m metricx:mx/metricx-23-large-v2p0,comet:mx/comet-da --cache out/E351.sqlite "
+       "-o out/E351.tsv",
+       "Give a directory: each metric signature gets its own file inside it.", "out/E351.tsv"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -640,6 +684,27 @@ def _anchored_files(root: Path, df: pd.DataFrame) -> None:
         warnings.simplefilter("ignore")  # its notes are not what these files are for
         AnchoredCalibrator(by="lp").fit(labelled).save(root / "anchored.json")
     _issue26_files(root, df, labelled)
+    _metricx_files(root)
+
+
+def _metricx_files(root: Path) -> None:
+    """MetricX-like checkpoint folders (config.json only: every case is refused before any weight is read),
+    a tokenizer folder, and a score cache made under another signature."""
+    from xleval.metrics._score_cache import ScoreCache
+
+    config = {"model_type": "mt5", "architectures": ["MT5ForRegression"], "vocab_size": 250112}
+    for name in ("metricx-23-qe-large-v2p0", "metricx-24-hybrid-large-v2p6", "metricx-23-large-v2p0", "my-model"):
+        (root / "mx" / name).mkdir(parents=True)
+        (root / "mx" / name / "config.json").write_text(json.dumps(config))
+    (root / "mx" / "xlmr").mkdir()
+    (root / "mx" / "xlmr" / "config.json").write_text(json.dumps({"model_type": "xlm-roberta",
+                                                                  "architectures": ["XLMRobertaModel"]}))
+    (root / "mx" / "comet-da" / "checkpoints").mkdir(parents=True)
+    (root / "mx" / "comet-da" / "checkpoints" / "model.ckpt").write_bytes(b"")  # refused before it is read
+    (root / "mx" / "comet-da" / "hparams.yaml").write_text("class_identifier: regression_metric\n")
+    (root / "mx" / "tok").mkdir()
+    (root / "mx" / "tok" / "tokenizer_config.json").write_text("{}")
+    ScoreCache(root / "mx" / "other.sqlite", "model:metricx-23-xl-v2p0|variant:23-ref").put([b"k" * 16], [1.0])
 
 
 def _issue26_files(root: Path, df: pd.DataFrame, labelled: pd.DataFrame) -> None:
