@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
+from conftest import require_data
 from xleval import stats
 from xleval._base.seeding import child_seeds
 from xleval.exceptions import InputError
@@ -162,9 +163,71 @@ def test_errors():
     bad[3, 4] = np.nan
     with pytest.raises(InputError, match="missing"):
         stats.metric_clusters({"a": bad}, human, "acc_t")
+    holes = human.copy()
+    holes[1, 2] = np.nan
+    with pytest.raises(InputError, match="segments judged for every system"):
+        stats.metric_clusters(metrics, holes, "spa")
     with pytest.raises(InputError, match="tied"):
         stats.metric_clusters(metrics, np.ones_like(human), "acc_t")
     with pytest.raises(InputError, match="tied"):
         stats.metric_clusters(metrics, np.ones_like(human), "kendall")
     with pytest.raises(InputError, match="statistic"):
         stats.metric_clusters(metrics, human, "bleu")
+
+
+def test_segment_pearson_draws_equal_explicit_loop():
+    metrics, human = _task()
+    human = human.copy()
+    human[0, :5] = np.nan  # cells without a human score are left out
+    res = stats.metric_clusters(metrics, human, "pearson", level="segment", n_resamples=40, random_state=5)
+    keep = np.isfinite(human)
+    for name, m in metrics.items():
+        assert res.values[name] == pytest.approx(scipy.stats.pearsonr(m[keep], human[keep])[0], abs=1e-12)
+    swaps = np.random.default_rng(child_seeds(5, 1)[0]).random((40, int(keep.sum()))) < 0.5
+    za, zb = (scipy.stats.zscore(metrics[n][keep]) for n in res.metrics[:2])
+    for k in range(40):
+        a = scipy.stats.pearsonr(human[keep], np.where(swaps[k], za, zb))[0]
+        b = scipy.stats.pearsonr(human[keep], np.where(swaps[k], zb, za))[0]
+        assert res.draws[0, 1, k] == pytest.approx(a - b, abs=1e-9)
+    with pytest.raises(InputError, match="level='segment'"):
+        stats.metric_clusters(metrics, human, "kendall", level="segment")
+
+
+@pytest.mark.data
+def test_wmt20_system_kendall_reproduces_published_taus():
+    # published WMT20 en-cs system-level Kendall tau vs DA z (DA-en-cs-cor.csv of
+    # WMT-Metrics-task/wmt20-metrics, quoted in the data README): chrF, BLEU, COMET, prism, YiSi-1
+    import pandas as pd
+
+    systems = pd.read_csv(require_data("wmt20-metrics", "systems.csv"))
+    g = systems[(systems["lp"] == "en-cs") & ~systems["is_human"] & systems["human_da_z"].notna()]
+    published = {"chrF": 0.485, "BLEU": 0.515, "COMET": 0.909, "prism": 0.818, "YiSi-1": 0.606}
+    res = stats.metric_clusters({m: g[f"metric:{m}"].to_numpy() for m in published}, g["human_da_z"].to_numpy(),
+                                "kendall", n_resamples=200)
+    for m, tau in published.items():
+        assert res.values[m] == pytest.approx(tau, abs=5e-4)
+        assert res.values[m] == pytest.approx(scipy.stats.kendalltau(g[f"metric:{m}"], g["human_da_z"])[0], abs=1e-12)
+
+
+def test_permutation_sig_diff_test_vector():
+    # stats_test.py PermutationSigDiffTest: Correlation(4, gold, metric) (4 systems x 2 items), Pearson
+    # with no averaging; mt-metrics-eval's p for "metric2 > metric1" averaged over np.random seeds 0-9
+    # is 0.5109; metric1 is (barely) the better one, so our p for "metric1 > metric2" is about 1 - that
+    gold = np.reshape([1, 2, 3, 4, 5, 5, 7, 8], (4, 2))
+    m1, m2 = np.reshape([1, 2, 3, 3, 7, 3, 5, 5], (4, 2)), np.reshape([2, 1, 2, 6, 8, 8, 7, 6], (4, 2))
+    res = stats.metric_clusters({"m1": m1, "m2": m2}, gold, "pearson", level="segment", n_resamples=5000)
+    assert res.metrics == ("m1", "m2")
+    delta = scipy.stats.pearsonr(m1.ravel(), gold.ravel())[0] - scipy.stats.pearsonr(m2.ravel(), gold.ravel())[0]
+    assert res.values["m1"] - res.values["m2"] == pytest.approx(delta, abs=1e-12)
+    assert res.pvalues[0, 1] == pytest.approx(1 - 0.5109, abs=0.03)
+    assert res.ranks == {"m1": 1, "m2": 1}
+
+
+@pytest.mark.parametrize("statistic", ["pearson", "spa", "acc_t"])
+def test_no_test_with_zero_resamples_like_k0(statistic):
+    # mt-metrics-eval CompareMetrics(k=0): a zero significance matrix, so AssignRanks gives 1, 2, 3, ...
+    metrics, human = _task()
+    res = stats.metric_clusters(metrics, human, statistic, n_resamples=0)
+    assert list(res.ranks.values()) == [1, 2, 3, 4]
+    full = stats.metric_clusters(metrics, human, statistic, n_resamples=5)
+    assert res.values == full.values and res.metrics == full.metrics

@@ -1,9 +1,10 @@
 """Soft pairwise accuracy (Thompson et al. 2024, WMT24) against mt-metrics-eval's pce.py.
 
-Oracles: (1) numbers printed by mt-metrics-eval's ``pce.compute_pairwise_p_values`` and
-``compute_one_minus_pce`` (GitHub google-research/mt-metrics-eval, run on the deterministic matrices
-below with the default 1000 permutations and seed 4); (2) an independent float32 transcription of
-the procedure described in pce.py's docstring, one system pair at a time; (3) hand-checkable cases.
+Oracles: (0) stats_test.py's testPairwiseConfidenceError vector; (1) numbers printed by
+mt-metrics-eval's ``pce.compute_pairwise_p_values`` and ``compute_one_minus_pce`` (GitHub
+google-research/mt-metrics-eval, run on the deterministic matrices below with the default 1000
+permutations and seed 4, and on WMT20 de-en); (2) an independent float32 transcription of the
+procedure described in pce.py's docstring, one system pair at a time; (3) hand-checkable cases.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+from conftest import require_data
 from xleval import stats
 from xleval.exceptions import InputError
 
@@ -44,6 +46,13 @@ def _loop_pvalues(scores: np.ndarray, n_resamples: int, seed: int) -> np.ndarray
             observed = np.sum(seg[a]) - np.sum(seg[b])
             out[a, b] = np.mean(null >= observed)
     return out
+
+
+def test_stats_test_vector():
+    # mt-metrics-eval stats_test.py testPairwiseConfidenceError: Correlation(2, gold [1, 2, 3, 2, 3, 4],
+    # metric [2, 2, 4, 1, 3, 5]) -> 0.872 (3 places); rows are systems
+    res = stats.soft_pairwise_accuracy([[2, 2, 4], [1, 3, 5]], [[1, 2, 3], [2, 3, 4]])
+    assert res.statistic == pytest.approx(0.872, abs=5e-4)
 
 
 def test_pvalues_equal_mt_metrics_eval_printed_values():
@@ -116,6 +125,34 @@ def test_errors_name_the_rule():
     with pytest.raises(InputError, match="same shape"):
         stats.soft_pairwise_accuracy(metric, human[:, :10])
     with pytest.raises(InputError, match="random_state"):
-        stats.soft_pairwise_accuracy(metric, human, random_state=None)  # type: ignore[arg-type]
+        stats.soft_pairwise_accuracy(metric, human, random_state=-1)
+    assert isinstance(stats.soft_pairwise_accuracy(metric, human, random_state=None).random_state, int)
     with pytest.raises(InputError, match="human_pvalues"):
         stats.soft_pairwise_accuracy(metric, None, human_pvalues=np.zeros((3, 3)))
+
+
+def test_memory_order_does_not_change_the_sums():
+    # pce.py sums C-ordered rows; a column-major copy (as pandas pivots give) must not change a p-value
+    _, human = _matrices()
+    iu = np.triu_indices(6, 1)
+    np.testing.assert_array_equal(stats.pairwise_permutation_pvalues(np.asfortranarray(human))[iu], MTME_HUMAN)
+
+
+@pytest.mark.data
+def test_wmt20_de_en_spa_equals_mt_metrics_eval():
+    # mt-metrics-eval stats.PairwiseConfidenceError on WMT20 de-en (12 MT systems, DA z, the 267
+    # segments judged for every system), chrF and parbleu: printed 0.8051666666666666, 0.8346212121212121
+    import pandas as pd
+
+    df = pd.read_parquet(require_data("wmt20-metrics", "segments.parquet"),
+                         columns=["lp", "system", "seg_id", "is_human", "human_da_z", "metric:chrF", "metric:parbleu"])
+    g = df[(df["lp"] == "de-en") & ~df["is_human"]]
+    human = g.pivot_table(index="system", columns="seg_id", values="human_da_z", dropna=False)
+    full = human.notna().all(axis=0).to_numpy()
+    h = human.to_numpy()[:, full]
+    hp = stats.pairwise_permutation_pvalues(h)
+    for col, expected in [("metric:chrF", 0.8051666666666666), ("metric:parbleu", 0.8346212121212121)]:
+        m = g.pivot_table(index="system", columns="seg_id", values=col).loc[human.index, human.columns].to_numpy()
+        assert stats.soft_pairwise_accuracy(m[:, full], h).statistic == pytest.approx(expected, abs=1e-12)
+        assert stats.soft_pairwise_accuracy(m[:, full], None, human_pvalues=hp).statistic == pytest.approx(
+            expected, abs=1e-12)

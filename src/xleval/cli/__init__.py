@@ -47,6 +47,8 @@ _GROUPS: list[tuple[str, str, str]] = [
      "Meta-evaluate many metrics against human scores: WMT's statistics per pair and across pairs."),
     ("ingest", "xleval.cli.ingest:ingest",
      "Read a WMT system-output folder or the mt-metrics-eval layout into a table."),
+    ("check-outputs", "xleval.cli.check_outputs:check_outputs",
+     "Flag empty, copied, off-target, truncated outputs; rates per (group, system), effect on each metric."),
 ]
 
 class _LazyGroup(click.Group):

@@ -24,6 +24,9 @@ ALIASES = {
     "confidence": "interval",
     "conditions": "where",
     "human_higher_is_better": "human_up",
+    "variant": "metricx_variant",
+    "tokenizer_path": "metricx_tokenizer",
+    "cache": "score_cache",
 }
 
 _ROLES = {"score", "scores", "by", "human", "system", "segment", "document", "columns"}

@@ -394,7 +394,7 @@ def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None,
                        n_repeats: int = N_REPEATS, random_state: Any = RANDOM_STATE, n_resamples: int = 200,
                        threshold: float = DEFAULT_THRESHOLD, bias: BiasDiagnosis | None = None,
                        validity: ValidityVerdict | None = None, commands: AdviceRenderer | None = None,
-                       progress: Any = None) -> CalibrationDecision:
+                       progress: Any = None, score_higher_is_better: bool | None = None) -> CalibrationDecision:
     """Decide which calibration to apply to ``score`` grouped by ``by`` (module docstring).
 
     ``human_scale``: ``z`` (the human column is standardised within groups, like WMT DA z), ``raw`` or
@@ -405,8 +405,9 @@ def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None,
     ``N_RESAMPLES``); ``n_resamples``: bootstrap resamples of the bias diagnosis. ``bias``/``validity``:
     when already computed. ``commands``: an :class:`AdviceRenderer` for the advice. ``progress``: told of
     each fold fitted."""
-    from ._evaluate import evaluate_calibration
+    from ._evaluate import evaluate_calibration, score_direction
 
+    score_higher_is_better = score_direction(data, score, score_higher_is_better)
     frame, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
     score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
     if score is None:
@@ -420,7 +421,8 @@ def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None,
                                                   selections=(DECISION_SELECTION,), n_folds=n_folds,
                                                   n_repeats=n_repeats, n_resamples=N_RESAMPLES,
                                                   random_state=random_state, progress=progress, budget=budget,
-                                                  human_scale=human_scale, commands=commands, threshold=threshold)
+                                                  human_scale=human_scale, commands=commands, threshold=threshold,
+                                                  score_higher_is_better=score_higher_is_better)
             except InputError as exc:  # a table the comparison cannot use (e.g. systems without a finite score)
                 why_not = str(exc)
         if why_not is None:

@@ -117,7 +117,7 @@ def _pairwise(human: Any, metric: Any, groups: Any) -> ChanceBaseline:
 
 def _full_pvalues(scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
     """p-values of pce.py for both orders of every pair (diagonal NaN), float32 as there."""
-    seg = scores.astype(np.float32)
+    seg = np.ascontiguousarray(scores, dtype=np.float32)  # C order: the summation order of pce.py
     totals = np.sum(seg, axis=1)
     partial = np.matmul(signs, seg.T)
     n = len(seg)

@@ -18,17 +18,19 @@ Tests (mt-metrics-eval ``stats.py``):
   pair's two verdicts are swapped with probability 1/2.
 
 Speed. One swap matrix (n_resamples x units) serves every metric pair. The ``pairs`` test is linear
-in the verdicts, so every pair's null distribution comes from one matrix product. For SPA, a
-hybrid's permutation sums are ``S @ hybrid = S @ b + S @ (W o a) - S @ (W o b)``: the products
-``S @ (W o m)`` are computed once per metric (not per metric pair), in float64, one matrix product
-per metric and block of resamples.
+in the verdicts, so every pair's null distribution comes from one matrix product. For SPA, system
+i beats j in permutation r of SPA's own test when ``U_ri >= U_rj`` with ``U = (S - 1) @ x.T``
+(linear in x), and a hybrid is ``b + W o (a - b)``: its ``U`` is ``U(b) + V(a) - V(b)`` with
+``V(m) = (S - 1) @ (W o m).T`` computed once per metric (not per metric pair), in float64, one
+matrix product per metric and block of resamples. Segment-level Pearson of the hybrids comes from
+sums (``W @ d``, ...), no hybrid is built.
 
 Draws differ from mt-metrics-eval's (it draws from numpy's global, unseeded generator), so p-values
 agree with its runs within Monte-Carlo error (about 0.02 at 1000 resamples), not to the digit.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +51,8 @@ SYSTEM_STATISTICS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
 CLUSTER_STATISTICS = (*SYSTEM_STATISTICS, "spa", "acc_t")
 #: metric-pair x resample x (resamples of SPA's own test) entries per block (bounds memory)
 _SPA_BLOCK = 6_000_000
+#: coins per block of a swap draw (bounds the float temporaries)
+_COIN_BLOCK = 2_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +97,7 @@ def assign_ranks(pvalues: np.ndarray, alpha: float = 0.05) -> list[int]:
 
 def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n_resamples: int = 1000,
                     random_state: int = 0, alpha: float = 0.05, groups: Any = None,
-                    early_stopping: tuple[int, float, float] | None = None,
+                    early_stopping: tuple[int, float, float] | None = None, level: str = "system",
                     spa_resamples: int = SPA_RESAMPLES, spa_random_state: int = SPA_SEED) -> MetricClusters:
     """Statistic, significance cluster rank and p-value matrix of each metric on one task.
 
@@ -103,19 +107,31 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
     complete matrices; ``acc_t`` leaves out the cells without a human score (items with < 2 such
     cells have no pair). ``groups`` (pairwise_accuracy only): one label per system; only pairs
     inside a group count (WMT23's global accuracy over language pairs, systems stacked).
+    ``level="segment"`` (``pearson`` only): the segment-level Pearson of WMT23 (no averaging: one
+    correlation over every cell with a human score; PERM-BOTH swaps cells).
+    ``n_resamples=0`` runs no test (mt-metrics-eval's ``k=0``): p-values 0, so every metric is its
+    own cluster and the ranks are the order of the statistic.
     ``early_stopping=(block_size, early_min, early_max)``: stop a pair's test at the first block
     boundary where its p-value is below early_min or above early_max (mt-metrics-eval's
     ``PermutationSigDiffParams``; the WMT tasks use (100, 0.02, 0.5)); None runs every resample.
     """
     v.check_choice(statistic, "statistic", CLUSTER_STATISTICS)
-    n_resamples = v.check_n_resamples(n_resamples)
+    n_resamples = v.check_n_resamples(n_resamples, minimum=0)
     alpha = v.check_probability(alpha, "alpha")
     seed = resolve_seed(random_state)
     if not isinstance(metrics, Mapping) or len(metrics) < 1:
         raise InputError("metrics must be a mapping {name: scores} with at least one metric", argument="metrics")
     names = [str(k) for k in metrics]
     swap_seed = child_seeds(seed, 1)[0]
-    if statistic in SYSTEM_STATISTICS:
+    v.check_choice(level, "level", ("system", "segment"))
+    if level == "segment" and statistic not in ("pearson", "acc_t"):
+        raise InputError(f"level='segment' is available for 'pearson' (and 'acc_t', segment-level already); "
+                         f"got statistic={statistic!r}", argument="level")
+    n_seg: int | None
+    if level == "segment" and statistic == "pearson":
+        values, null, n_sys, n_seg, eps = _segment_pearson(metrics, human, n_resamples, swap_seed)
+        test = "PERM-BOTH (PermutationSigDiff), swaps of segment scores"
+    elif statistic in SYSTEM_STATISTICS:
         values, null, n_sys, n_seg, eps = _system_level(metrics, human, statistic, groups, n_resamples, swap_seed)
         test = "PERM-BOTH (PermutationSigDiff), swaps of system scores"
     elif statistic == "spa":
@@ -132,6 +148,8 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
     draws = np.zeros((m, m, n_resamples))
     for a in range(m):
         for b in range(a + 1, m):
+            if n_resamples == 0:  # no test: mt-metrics-eval's k=0 (a zero matrix, so ranks 1, 2, 3, ...)
+                continue
             i, j = order[a], order[b]
             diff = null(i, j)  # stat(hybrid taking i where swapped) - stat(the other hybrid)
             delta = values[i] - values[j]
@@ -146,6 +164,34 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
         random_state=seed, test=test, n_systems=n_sys, n_segments=n_seg,
         epsilons={names[i]: float(eps[i]) for i in order} if eps is not None else None,
         n_resamples_used=used, draws=draws)
+
+
+def _coins(seed: int, n_rows: int, tail: tuple[int, ...]) -> Iterator[np.ndarray]:
+    """Rows of fair 0/1 coins (bool) drawn block by block: ``random((n_rows, *tail)) < 0.5`` of one
+    Generator, without its float64 temporary (Generator.random fills in C order, so the blocks are
+    the rows of the one large draw)."""
+    rng = np.random.default_rng(seed)
+    step = max(1, _COIN_BLOCK // max(1, int(np.prod(tail))))
+    for start in range(0, n_rows, step):
+        yield rng.random((min(step, n_rows - start), *tail)) < 0.5
+
+
+def _coin_matrix(seed: int, n_rows: int, tail: tuple[int, ...]) -> np.ndarray:
+    out = np.empty((n_rows, *tail), dtype=bool)
+    row = 0
+    for block in _coins(seed, n_rows, tail):
+        out[row:row + len(block)] = block
+        row += len(block)
+    return out
+
+
+def _bool_matmul(coins: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """``coins @ vectors`` for a bool (rows, n) matrix, converted to float block by block."""
+    step = max(1, _COIN_BLOCK // max(1, coins.shape[1]))
+    out = np.zeros((len(coins), vectors.shape[1]))
+    for i in range(0, len(coins), step):
+        out[i:i + step] = coins[i:i + step].astype(np.float64) @ vectors
+    return out
 
 
 def _stop(hits: np.ndarray, early: tuple[int, float, float] | None) -> tuple[float, int]:
@@ -167,9 +213,11 @@ def _matrix(x: Any, name: str, *, allow_nan: bool = False, ndim: int | tuple[int
     arr = v.as_float_array(x, name, ndim=ndim, allow_nan=True)
     if not allow_nan and not np.isfinite(arr).all():
         rows = np.unique(np.nonzero(~np.isfinite(arr))[0])
-        raise InputError(f"{name} has missing (NaN/inf) scores for {rows.size} system(s) (first: row {int(rows[0])}); "
-                         "every metric needs a score for every system and segment of the task: drop the systems or "
-                         "segments it did not score", argument=name)
+        fix = ("soft pairwise accuracy needs a complete systems x segments matrix: keep only the segments judged "
+               "for every system" if name == "human" else "every metric needs a score for every system and segment "
+               "of the task: drop the systems or segments it did not score")
+        raise InputError(f"{name} has missing (NaN/inf) scores for {rows.size} system(s) (first: row "
+                         f"{int(rows[0])}); {fix}", argument="human" if name == "human" else "metrics")
     return arr
 
 
@@ -267,6 +315,41 @@ def _system_level(metrics: Mapping[str, Any], human: Any, statistic: str, groups
     return values, null, len(h), n_seg, None
 
 
+def _segment_pearson(metrics: Mapping[str, Any], human: Any, n_resamples: int, seed: int
+                     ) -> tuple[np.ndarray, Any, int, int, None]:
+    """Pearson over all judged cells; the hybrids' correlations from sums (w^2 = w for 0/1 swaps):
+    for ``y + W o d``: sum = sum y + W d, sum sq = sum y^2 + W (d^2 + 2 y d), sum h x = sum h y + W (h d)."""
+    ms, h = _inputs(metrics, human, 2, allow_human_nan=True)
+    n_sys, n_seg = h.shape
+    keep = np.isfinite(h)
+    hv = h[keep]
+    if np.ptp(hv) == 0:
+        raise InputError("human scores are tied for every segment; no metric can be ranked against them",
+                         argument="human")
+    names = list(metrics)
+    zs = [_zscore(m[keep], f"metric {name!r}") for name, m in zip(names, ms, strict=True)]
+    hc = hv - hv.mean()
+    values = np.array([float(np.corrcoef(z, hv)[0, 1]) for z in zs])
+    swaps = _coin_matrix(seed, n_resamples, (hv.size,))
+    n = float(hv.size)
+
+    def corr(s1: np.ndarray, s2: np.ndarray, sh: np.ndarray) -> np.ndarray:
+        var = s2 - s1 * s1 / n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = sh / np.sqrt(var * float(hc @ hc))
+        return np.where(var > 1e-12 * n, r, 0.0)  # a constant hybrid: mt-metrics-eval averages nothing, 0
+
+    def null(i: int, j: int) -> np.ndarray:
+        x, y = zs[i], zs[j]
+        d = x - y
+        wd, wdd, whd, wyd, wxd = _bool_matmul(swaps, np.column_stack([d, d * d, hc * d, y * d, x * d])).T
+        a = corr(y.sum() + wd, (y * y).sum() + wdd + 2 * wyd, hc @ y + whd)
+        b = corr(x.sum() - wd, (x * x).sum() + wdd - 2 * wxd, hc @ x - whd)
+        return a - b
+
+    return values, null, n_sys, n_seg, None
+
+
 # ----------------------------------------------------------------------------------------------- SPA
 def _spa_level(metrics: Mapping[str, Any], human: Any, n_resamples: int, seed: int, spa_resamples: int,
                spa_seed: int) -> tuple[np.ndarray, Any, int, int, None]:
@@ -281,7 +364,7 @@ def _spa_level(metrics: Mapping[str, Any], human: Any, n_resamples: int, seed: i
     values = np.array([spa_from_pvalues(hp, _pvalues(m, signs)) for m in ms])
     names = list(metrics)
     zs = [_zscore(m, f"metric {name!r}") for name, m in zip(names, ms, strict=True)]
-    swaps = np.random.default_rng(seed).random((n_resamples, n_sys, n_seg)) < 0.5
+    swaps = _coin_matrix(seed, n_resamples, (n_sys, n_seg))
     draws = _spa_draws(zs, swaps, signs.astype(np.float64), hp)
     return values, lambda i, j: draws[i, j], n_sys, n_seg, None
 
@@ -303,12 +386,12 @@ def _spa_draws(zs: list[np.ndarray], swaps: np.ndarray, signs: np.ndarray, hp: n
     n_perm = len(signs)
     out = np.zeros((m, m, n_res))
     step = max(1, _SPA_BLOCK // max(1, n_perm * n_sys * m))
-    w = swaps.astype(np.float64)
     for start in range(0, n_res, step):
         sl = slice(start, min(n_res, start + step))
         # v[a][k, s, r] = ((S - 1) @ (W_k o z_a).T)[r, s]
         kb = sl.stop - sl.start
-        v_ = [(lowered @ (w[sl] * z[None]).reshape(kb * n_sys, -1).T).reshape(n_perm, kb, n_sys).transpose(1, 2, 0)
+        w = swaps[sl].astype(np.float64)
+        v_ = [(lowered @ (w * z[None]).reshape(kb * n_sys, -1).T).reshape(n_perm, kb, n_sys).transpose(1, 2, 0)
               for z in zs]
         for a in range(m):
             for b in range(a + 1, m):
@@ -361,8 +444,12 @@ def _acc_t(metrics: Mapping[str, Any], human: Any, n_resamples: int, seed: int
         eps.append(e)
         values.append(float(vd @ wts))
     vmat = np.column_stack(verdicts)  # (pairs, metrics)
-    signs = (np.random.default_rng(seed).random((n_resamples, dh.size)) < 0.5) * 2.0 - 1.0
-    proj = signs @ vmat  # (n_resamples, metrics): sum_p s_p w_p v_m,p
+    # (n_resamples, metrics): sum_p s_p w_p v_m,p with signs s = +-1, streamed (pairs can be ~10^5)
+    proj = np.zeros((n_resamples, vmat.shape[1]))
+    row = 0
+    for block in _coins(seed, n_resamples, (dh.size,)):
+        proj[row:row + len(block)] = (block * 2.0 - 1.0) @ vmat
+        row += len(block)
 
     def null(i: int, j: int) -> np.ndarray:
         return proj[:, i] - proj[:, j]

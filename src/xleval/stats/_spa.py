@@ -21,13 +21,13 @@ the procedure). The human and the metric p-values share that one matrix, as both
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from xleval._base.result import Result, array_field
+from xleval._base.seeding import resolve_seed
 from xleval.exceptions import InputError
 from xleval.stats import _validate as v
 
@@ -70,10 +70,9 @@ def sign_matrix(n_resamples: int, n_segments: int, random_state: int) -> np.ndar
 
 
 def _check_seed(random_state: Any) -> int:
-    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral) or int(random_state) < 0:
-        raise InputError("random_state must be a non-negative integer (mt-metrics-eval's pce.py uses 4); "
-                         f"got {random_state!r}", argument="random_state", value=random_state)
-    return int(random_state)
+    """The integer seed of the sign matrix (xleval's one resolver: an int as given, None a fresh one, a
+    Generator one drawn from it; mt-metrics-eval uses 4)."""
+    return resolve_seed(random_state)
 
 
 def _matrix(scores: Any, name: str) -> np.ndarray:
@@ -95,7 +94,7 @@ def _matrix(scores: Any, name: str) -> np.ndarray:
 
 def _pvalues(scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
     """Upper-triangle p-values of ``pce.py`` from a float32 sign matrix, vectorised over the pairs."""
-    seg = scores.astype(np.float32)
+    seg = np.ascontiguousarray(scores, dtype=np.float32)  # C order: the summation order of pce.py
     totals = np.sum(seg, axis=1)
     partial = np.matmul(signs, seg.T)  # (n_resamples, n_systems), float32
     n = seg.shape[0]
