@@ -52,6 +52,7 @@ def _c(id, mistake, cmd, fix, output=None):
 FIT = "calibrate fit"
 LMEVAL_DATE = "2025-03-14T09-26-53.589793"  # the <date> lm_eval --log_samples puts in its file names
 APPLY = "calibrate apply model.json"
+META = "meta meta.tsv --human human"
 CASES: list[Case] = [
     # --- reading tables (every command reads through xleval.io.read_table) ---
     _c("E01", "Empty input file", f"{FIT} empty.tsv --score score -o out/E01.json",
@@ -444,6 +445,40 @@ CASES: list[Case] = [
        f"{FIT} one_group.tsv --score score --human human -o out/E177.json",
        "Group by a column with several values (--by); a leaderboard of one group ranks it on the raw scores.",
        "out/E177.json"),
+    # --- meta-cmd (issue 24): xleval meta ---
+    _c("E320", "meta: a metric column that is constant", "meta meta_constant.tsv --metrics chrf,bleu --human human "
+       "-o out/E320.txt", "Drop the metric, or check that its column was filled.", "out/E320.txt"),
+    _c("E321", "meta: a group with one judged system", "meta meta_one_system.tsv --metrics chrf,bleu --human human "
+       "-o out/E321.txt", "Drop the group, or group by another column (--by).", "out/E321.txt"),
+    _c("E322", "meta: a metric with no score for some systems of a group",
+       "meta meta_nan_system.tsv --metrics chrf,bleu --human human -o out/E322.txt",
+       "Score every system with the metric, or leave those systems out (--exclude).", "out/E322.txt"),
+    _c("E323", "meta: human scores tied everywhere (one value per group)",
+       "meta meta_tied.tsv --metrics chrf,bleu --human human -o out/E323.txt",
+       "Give the human scores column, not a constant.", "out/E323.txt"),
+    _c("E324", "meta: human scores on different scales across groups without saying so",
+       "meta meta_scales.tsv --metrics chrf,bleu --human human -o out/E324.txt",
+       "Say which scale each group uses: --human-scale NAME (shared) or GROUP=SCALE,...", "out/E324.txt"),
+    _c("E325", "meta: fewer than 2 segments judged for every system of a group",
+       "meta meta_sparse.tsv --metrics chrf,bleu --human human -o out/E325.txt",
+       "Use --system-scores judged (SPA is then left out for that group), or drop the group.", "out/E325.txt"),
+    _c("E326", "meta: no metric named", f"{META} -o out/E326.txt",
+       "Name the metrics with --metrics A,B or --metrics-prefix PREFIX.", "out/E326.txt"),
+    _c("E327", "meta: --metrics-prefix matches no column", f"{META} --metrics-prefix metric: -o out/E327.txt",
+       "Check the prefix, or name the metrics with --metrics.", "out/E327.txt"),
+    _c("E328", "meta: the human column named among the metrics", f"{META} --metrics chrf,human -o out/E328.txt",
+       "Name the human column once, with --human.", "out/E328.txt"),
+    _c("E329", "meta: a malformed --human-scale", f"{META} --metrics chrf --human-scale en-de= -o out/E329.txt",
+       "Give NAME, or GROUP=SCALE pairs separated by commas.", "out/E329.txt"),
+    _c("E330", "meta: --human-scale GROUP=SCALE without every group",
+       f"{META} --metrics chrf --human-scale en-de=da -o out/E330.txt", "Name a scale for every group.",
+       "out/E330.txt"),
+    _c("E331", "meta: a (group, system, segment) repeated", "meta meta_dup.tsv --metrics chrf --human human "
+       "-o out/E331.txt", "Average or drop the repeats first, or name the segment column (--segment).",
+       "out/E331.txt"),
+    _c("E332", "meta: a metric tied everywhere (one value per group)",
+       "meta meta_metric_tied.tsv --metrics chrf,bleu --human human -o out/E332.txt",
+       "Drop the metric, or check how its column was joined to the rows.", "out/E332.txt"),
     # --- branch ratings: ingest mqm / esa / gold (human ratings as the data comes) ---
     _c("E380", "ingest mqm: a span file without an lp column, and no --lp",
        "ingest mqm mqm_spans.tsv -o out/E380.tsv",
@@ -649,6 +684,7 @@ def _write_files(root: Path) -> None:
     uneven = df[(df["lp"] == "en-de") & ~((df["system"] == "B") & (df["seg_id"] == 3))]
     (root / "uneven_systems.tsv").write_bytes(_tsv(uneven))
     _layouts(root)
+    _meta_files(root)
     _ratings_files(root)
     _anchored_files(root, df)
     df.assign(blob=[bytes([i % 256]) for i in range(len(df))]).to_parquet(root / "binary.parquet")
@@ -665,6 +701,29 @@ def _write_files(root: Path) -> None:
     payload["levels"]["__by__"]["mean"][0] += 1.0
     (root / "edited.json").write_text(json.dumps(payload, indent=1))
     (root / "future.json").write_text(text.replace('"format_version": 1', '"format_version": 2'))
+
+
+def _meta_files(root: Path) -> None:
+    """Tables of ``xleval meta`` (issue 24): 3 groups x 3 systems x 8 segments, two metrics, a human score."""
+    rng = np.random.default_rng(24)
+    df = pd.DataFrame([{"lp": lp, "system": s, "seg_id": i, "human": float(rng.normal(q, 1)),
+                        "chrf": float(rng.normal(q, 1)), "bleu": float(rng.normal(q, 1))}
+                       for lp in ("en-de", "en-fr", "de-en") for q, s in enumerate("ABC") for i in range(8)])
+    g = df["lp"] == "en-de"
+    tables = {
+        "meta.tsv": df,
+        "meta_constant.tsv": df.assign(bleu=20.0),
+        "meta_one_system.tsv": df[~(g & (df["system"] != "A"))],
+        "meta_nan_system.tsv": df.assign(bleu=df["bleu"].where(~(g & (df["system"] == "B")))),
+        "meta_tied.tsv": df.assign(human=df["lp"].map({"en-de": 1.0, "en-fr": 2.0, "de-en": 3.0})),
+        "meta_scales.tsv": df.assign(human=np.where(g, df["human"] * 100, df["human"])),
+        "meta_sparse.tsv": df.assign(human=df["human"].where(~(g & (df["seg_id"] % 3 == df["system"].map(
+            {"A": 0, "B": 1, "C": 2}))) & ~(g & (df["seg_id"] > 5)))),
+        "meta_dup.tsv": pd.concat([df, df.iloc[[0]]]),
+        "meta_metric_tied.tsv": df.assign(bleu=df["lp"].map({"en-de": 10.0, "en-fr": 20.0, "de-en": 30.0})),
+    }
+    for name, table in tables.items():
+        (root / name).write_bytes(_tsv(table))
 
 
 def _anchored_files(root: Path, df: pd.DataFrame) -> None:

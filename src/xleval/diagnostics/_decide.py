@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +69,7 @@ if TYPE_CHECKING:
     from ._evaluate import CalibrationEvaluation
 
 __all__ = ["MethodChoice", "DecisionStep", "choose_method", "REFERENCE", "RECOMMENDED_LABELS",
-           "CalibrationDecision", "decide_calibration", "METHOD_NAMES"]
+           "CalibrationDecision", "decide_calibration", "decide_across_metrics", "METHOD_NAMES"]
 
 #: what each method is called in sentences
 METHOD_NAMES = {"none": "the raw scores", "lgn": "LGN", "anchored": "anchored calibration"}
@@ -454,6 +455,20 @@ def decide_from_evaluation(data: EvalTable | pd.DataFrame, evaluation: Calibrati
         return replace(decision, paragraph=_numbers(evaluation, _anchored_name(evaluation)) + " " + decision.reason
                        + ".")
     return _from_evidence(evaluation, rules)
+
+
+def decide_across_metrics(decisions: Mapping[str, CalibrationDecision]) -> str:
+    """The metric to trust across groups, given each metric's own decision (:func:`decide_from_evaluation`,
+    which chose its calibration): the one whose chosen calibration orders held-out cross-group system pairs
+    best (out-of-fold accuracy at the decision's budget, the number the decision itself read); a tie goes to
+    the metric listed first. One rule for one metric and for several."""
+    if not decisions:
+        raise InputError("decide_across_metrics needs at least one metric's decision")
+    def accuracy(metric: str) -> float:
+        value = decisions[metric].accuracy.get(decisions[metric].method, float("nan"))
+        return value if value == value else float("-inf")  # no evidence (NaN) never wins
+
+    return max(decisions, key=accuracy)
 
 
 def _declared(scale: HumanScale | None) -> str | None:
