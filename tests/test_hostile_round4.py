@@ -122,6 +122,24 @@ def _tab_escaped(out: str) -> None:
     assert "tab\\x09here" in out
 
 
+def _meta_groups(out: str, n: int) -> None:
+    assert len(json.loads(out)["groups"]) == n
+
+
+def _meta_scales(out: str, scales: dict[str, str]) -> None:
+    assert {g: v["scale"] for g, v in json.loads(out)["groups"].items()} == scales
+
+
+def _meta_value(out: str, statistic: str, value: float) -> None:
+    cells = [c for c in json.loads(out)["cells"] if c["statistic"] == statistic]
+    assert cells and all(c["value"] == pytest.approx(value) for c in cells), cells
+
+
+def _latex_escaped(out: str) -> None:
+    assert r"a\&b\_\%\{c\}" in out
+    assert "\u202e" not in out and "\t" not in out
+
+
 # --- the cases ----------------------------------------------------------------------------------------------
 PLAN = "calibrate plan"
 P = f"{PLAN} labels.tsv --score metric --human human"
@@ -384,6 +402,66 @@ CASES: list[Hostile] = [
     _h("H4-124", "calibrate fit", "--exclude-invalid with streamed fitting",
        "calibrate fit check_two.tsv --score chrf --exclude-invalid --chunk-size 10 -o out/H4-124.json", "refused",
        "--exclude-invalid checks the texts of the whole table in memory", output="out/H4-124.json"),
+    # meta (its table: 3 language pairs x 4 systems x 20 segments; m1 follows the human scores, m2 is noise)
+    _h("H4-127", "meta", "two-column groups whose joined names read alike: ('x/y', 'z') and ('x', 'y/z')",
+       "meta meta_collide.tsv --metrics m1,m2 --human human --by a,b --no-spa --format json", "ok",
+       check=lambda root, out, err: _meta_groups(out, 2)),
+    _h("H4-128", "meta", "a constant metric", "meta meta_const.tsv --metrics m1,m2 --human human", "refused",
+       "metric 'm2' is constant"),
+    _h("H4-129", "meta", "a group with one system", "meta meta_onesys.tsv --metrics m1,m2 --human human", "refused",
+       "have one judged system"),
+    _h("H4-130", "meta", "a metric missing for one system of a group", "meta meta_nanmetric.tsv --metrics m1,m2 "
+       "--human human", "refused", "but not ['s1']"),
+    _h("H4-131", "meta", "the human column among the metrics", "meta meta.tsv --metrics m1,human --human human",
+       "refused", "is also among the metrics"),
+    _h("H4-132", "meta", "a metric named twice", "meta meta.tsv --metrics m1,m1 --human human", "refused",
+       "a column is named twice"),
+    _h("H4-133", "meta", "an empty metric list", ["meta", "meta.tsv", "--metrics", "", "--human", "human"], "refused",
+       "name the metrics with --metrics"),
+    _h("H4-134", "meta", "a metric prefix that matches no column", "meta meta.tsv --metrics-prefix zz --human human",
+       "refused", "no column of meta.tsv starts with it"),
+    _h("H4-135", "meta", "a malformed --human-scale",
+       "meta meta.tsv --metrics m1 --human human --human-scale en-de=DA,", "refused",
+       "give NAME, or GROUP=SCALE pairs"),
+    _h("H4-136", "meta", "--spa-permutations 1", "meta meta.tsv --metrics m1 --human human --spa-permutations 1",
+       "refused", "'--spa-permutations'"),
+    _h("H4-137", "meta", "the output is the input", "meta meta.tsv --metrics m1 --human human -o meta.tsv", "refused",
+       "is an input of this command"),
+    _h("H4-138", "meta", "group names with LaTeX specials and control characters, --format latex",
+       "meta meta_names.parquet --metrics m1,m2 --human human --by grp --system sys2 --no-spa --format latex", "ok",
+       check=lambda root, out, err: _latex_escaped(out)),
+    _h("H4-139", "meta", "group names with bidi override and a tab, text output",
+       "meta meta_names.parquet --metrics m1,m2 --human human --by grp --system sys2 --no-spa", "ok",
+       check=no_raw_controls),
+    _h("H4-140", "meta", "--exclude that leaves out every system", "meta meta.tsv --metrics m1 --human human "
+       "--exclude s*", "refused", "leaves out every system"),
+    _h("H4-141", "meta", "--clusters with an unknown statistic", "meta meta.tsv --metrics m1 --human human "
+       "--clusters nosuch", "refused", "cannot be clustered"),
+    _h("H4-142", "meta", "--task wmt22", "meta meta.tsv --metrics m1 --human human --task wmt22", "refused",
+       "'--task'"),
+    _h("H4-143", "meta", "--calibrations anchored@0", "meta meta.tsv --metrics m1 --human human "
+       "--calibrations anchored@0", "refused", "is not a calibration"),
+    _h("H4-144", "meta", "--darr naming a text column (the message named --metrics)", "meta meta.tsv --metrics m1 "
+       "--human human --darr lp", "refused", "column 'lp' (--darr) holds text"),
+    _h("H4-145", "meta", "an infinite human score (it was taken as unjudged without a word)",
+       "meta meta_infhuman.tsv --metrics m1 --human human --no-spa", "refused", "an infinite human score"),
+    _h("H4-146", "meta", "a human_scale column naming two scales (MQM, ESA) for different pairs",
+       "meta meta_scales.tsv --metrics m1,m2 --human human --no-spa --format json", "ok",
+       check=lambda root, out, err: _meta_scales(out, {"de-en": "MQM", "en-de": "MQM", "en-ja": "ESA"})),
+    _h("H4-147", "meta", "a human_scale column naming two scales within one pair",
+       "meta meta_scales_mixed.tsv --metrics m1,m2 --human human --no-spa", "refused", "names 2 scales for group"),
+    _h("H4-148", "meta", "a metric that ranks the systems exactly as the humans do",
+       "meta meta_perfect.tsv --metrics m1 --human human --no-spa --format json", "ok",
+       check=lambda root, out, err: _meta_value(out, "sys_kendall", 1.0)),
+    _h("H4-149", "meta", "a metric that reverses the humans' order",
+       "meta meta_reversed.tsv --metrics m1 --human human --no-spa --format json", "ok",
+       check=lambda root, out, err: _meta_value(out, "sys_kendall", -1.0)),
+    _h("H4-150", "meta", "--metrics with a column that does not exist", "meta meta.tsv --metrics m1,nosuch "
+       "--human human", "refused", "nosuch"),
+    _h("H4-151", "meta", "--human a column that does not exist", "meta meta.tsv --metrics m1 --human nosuch",
+       "refused", "nosuch"),
+    _h("H4-152", "meta", "--report onto the input", "meta meta.tsv --metrics m1 --human human --report meta.tsv",
+       "refused", "is an input of this command"),
 ]
 
 
@@ -490,6 +568,40 @@ def _write_files(root: Path) -> None:
     two = pd.concat([check, check.assign(lp="fr-en")], ignore_index=True)
     _tsv(two, root / "check_two.tsv")
     _tsv(two.drop(columns="hypothesis"), root / "check_nohyp.tsv")
+    # meta
+    meta = _meta_table()
+    _tsv(meta, root / "meta.tsv")
+    _tsv(meta.assign(m2=1.0), root / "meta_const.tsv")
+    _tsv(meta[~((meta["lp"] == "en-ja") & (meta["system"] != "s0"))], root / "meta_onesys.tsv")
+    _tsv(meta.assign(m1=meta["m1"].where((meta["lp"] != "en-de") | (meta["system"] != "s1"))),
+         root / "meta_nanmetric.tsv")
+    names = meta.assign(grp=meta["system"].replace({"s0": "a&b_%{c}", "s1": "evil\u202eX", "s2": "tab\tx"}),
+                        sys2=meta["lp"])
+    names.to_parquet(root / "meta_names.parquet")
+    pair = meta[meta["lp"] != "de-en"]
+    _tsv(pair.assign(a=np.where(pair["lp"] == "en-de", "x/y", "x"), b=np.where(pair["lp"] == "en-de", "z", "y/z"))
+         .drop(columns="lp"), root / "meta_collide.tsv")
+    _tsv(meta.assign(human=meta["human"].where(meta.index != 0, np.inf)), root / "meta_infhuman.tsv")
+    scaled = meta.assign(human_scale=np.where(meta["lp"] == "en-ja", "ESA", "MQM"))
+    _tsv(scaled, root / "meta_scales.tsv")
+    _tsv(scaled.assign(human_scale=scaled["human_scale"].where(scaled.index > 2, "ESA")),
+         root / "meta_scales_mixed.tsv")
+    level = meta.groupby(["lp", "system"])["human"].transform("mean")
+    _tsv(meta.assign(m1=level + 0.001 * meta["seg_id"]), root / "meta_perfect.tsv")
+    _tsv(meta.assign(m1=-level), root / "meta_reversed.tsv")
+
+
+def _meta_table() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = []
+    for lp in ("en-de", "en-ja", "de-en"):
+        for s in range(4):
+            quality = s + rng.normal(0, 0.2)
+            for i in range(20):
+                h = quality + rng.normal()
+                rows.append({"lp": lp, "system": f"s{s}", "seg_id": i, "human": 10 * h + 50, "m1": h + rng.normal(),
+                             "m2": rng.normal()})
+    return pd.DataFrame(rows)
 
 
 def _check_table() -> pd.DataFrame:

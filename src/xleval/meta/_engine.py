@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base.grouping import group_index
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
 from ..stats import correlation, stratified_resample_counts
@@ -79,10 +80,10 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     _check_choice(system_scores, "system_scores", SYSTEM_SCORES)
     by_cols = [by] if isinstance(by, str) else list(by)
     notes: list[str] = []
-    df = _numeric(frame, [*metrics, human, *([darr] if darr else [])])
-    df["_group"] = (frame[by_cols].astype(str).agg("/".join, axis=1) if len(by_cols) > 1
-                    else frame[by_cols[0]].astype(str))
-    df["_system"] = frame[system].astype(str)
+    df = _numeric(frame, [*metrics, human, *([darr] if darr else [])], human=human, darr=darr)
+    # labels from the key tuples: ('a/b', 'c') and ('a', 'b/c'), or 1 and '1', stay apart (key_labels)
+    df["_group"] = group_index(frame[by_cols], allow_missing=True).row_labels("/")
+    df["_system"] = group_index([frame[system]], names=[system], allow_missing=True).row_labels()
     if exclude:
         import fnmatch
 
@@ -109,11 +110,17 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                              "segment column (segment=), or give one row per system", argument="segment",
                              value=segment)
         notes.append("the table is system-level (one row per group and system): its scores are the system scores")
-    judged = df[np.isfinite(df[human].to_numpy())]
+    labelled = np.isfinite(df[human].to_numpy())
+    judged = df[labelled]
     if judged.empty:
         raise InputError(f"human column {human!r} has no values; give the column with human scores",
                          argument="human", value=human)
     _check_metrics(judged, metrics, human)
+    scale_column = f"{human}_scale"
+    if human_scale is None and scale_column in frame.columns:  # written with the scores by `xleval ingest`
+        human_scale = _scale_column(frame[scale_column].to_numpy()[labelled], judged["_group"].to_numpy(),
+                                    scale_column)
+        notes.append(f"human scale of each group from column {scale_column!r}")
     scales = _scales(judged, human, human_scale, seg_level)
     rng, seed = make_rng(random_state)
     coverage: dict[str, dict[str, Any]] = {}
@@ -241,14 +248,21 @@ def _check_columns(frame, metrics, human, by, system, segment, darr) -> list[str
     return metrics
 
 
-def _numeric(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+def _numeric(frame: pd.DataFrame, columns: Sequence[str], *, human: str, darr: str | None) -> pd.DataFrame:
+    """The score columns as floats; text, or an infinite human score (a label is a finite number, as
+    everywhere in xleval), is refused naming the column's role."""
     out = pd.DataFrame(index=frame.index)
     for c in dict.fromkeys(columns):
+        role = "human" if c == human else "darr" if c == darr else "metrics"
         try:
             out[c] = pd.to_numeric(frame[c], errors="raise").astype(float)
         except (TypeError, ValueError):
-            raise InputError(f"column {c!r} holds text where numbers are expected; give numeric scores",
-                             argument="metrics", value=c) from None
+            raise InputError(f"column {c!r} ({role}=) holds text where numbers are expected; give numeric scores",
+                             argument=role, value=c) from None
+        if role != "metrics" and np.isinf(out[c].to_numpy()).any():
+            row = int(np.flatnonzero(np.isinf(out[c].to_numpy()))[0]) + 1
+            raise InputError(f"column {c!r} ({role}=) row {row}: an infinite human score; a human score is a finite "
+                             "number: fix the cell, or leave it empty for a row without one", argument=role, value=c)
     return out
 
 
@@ -288,6 +302,21 @@ def _check_metrics(judged: pd.DataFrame, metrics: list[str], human: str) -> None
     if (spread == 0).all():
         raise InputError(f"human column {human!r} is tied everywhere (one value per group): no pair of systems or "
                          "segments is ordered; give the human scores, not a constant", argument="human", value=human)
+
+
+def _scale_column(values: np.ndarray, groups: np.ndarray, name: str) -> dict[str, str]:
+    """Group -> its scale, from a scale column beside the human scores (ingest mqm/esa/gold write one):
+    one scale per group, or refused."""
+    out: dict[str, str] = {}
+    for g, scale in pd.DataFrame({"g": groups, "s": values}).groupby("g", sort=True)["s"]:
+        found = sorted(set(scale.dropna().astype(str)))
+        if len(found) != 1:
+            raise InputError(f"column {name!r} names {len(found)} scales for group {g!r}"
+                             f"{' (' + '; '.join(found[:3]) + ')' if found else ''}: a group's human scores must be "
+                             "on one scale stated once; fix the column, or name the scales with human_scale=",
+                             argument="human_scale")
+        out[str(g)] = found[0]
+    return out
 
 
 def _scales(judged: pd.DataFrame, human: str, human_scale, seg_level: bool) -> dict[str, str]:
