@@ -8,6 +8,7 @@ import click
 
 from ._common import (
     PROBABILITY,
+    by_option,
     calibration_choice_options,
     check_outputs,
     col_option,
@@ -26,7 +27,7 @@ from .calibrate_advice import human_scale_option
 @click.argument("table")
 @click.option("--score", required=True,
               help="Score column (bleu/chrf/ter give corpus scores when the texts are there).")
-@click.option("--by", default="lp", help="Group by lp, tgt_lang or a column name.")
+@by_option("Group by lp, tgt_lang or a column name.")
 @click.option("--human", help="Human score column: mean per system, and what anchored calibration maps to.")
 @calibration_choice_options
 @human_scale_option
