@@ -24,6 +24,8 @@ ALIASES = {
     "confidence": "interval",
     "conditions": "where",
     "human_higher_is_better": "human_up",
+    "char_order": "chrf_char_order",
+    "word_order": "chrf_word_order",
 }
 
 _ROLES = {"score", "scores", "by", "human", "system", "segment", "document", "columns"}
