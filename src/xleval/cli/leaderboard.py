@@ -100,6 +100,7 @@ def _print(board) -> None:
 
 def print_board(board, *, top: int | None = None, notes: bool = True) -> None:
     """The leaderboard as a terminal table (the first ``top`` rows), then its notes."""
+    from rich.cells import cell_len
     from rich.table import Table
 
     from ..report import leaderboard_lines
@@ -115,7 +116,7 @@ def print_board(board, *, top: int | None = None, notes: bool = True) -> None:
         if i in (2, 3):  # names: wrapped (folded) when nothing else can give way, never cut to '…'
             table.add_column(header[i], justify="left", overflow="fold")
         else:  # numbers and intervals keep their width
-            widest = max([len(header[i]), *(len(r[i]) for r in shown)])
+            widest = max([cell_len(header[i]), *(cell_len(r[i]) for r in shown)])
             table.add_column(header[i], justify="right", no_wrap=True, min_width=widest)
     for row in shown:
         table.add_row(*(row[i] for i in keep))
@@ -132,7 +133,10 @@ def _columns_that_fit(header: list[str], rows: list[list[str]], board, width: in
     """The columns to print in ``width`` characters: all when they fit, else the least needed ones
     left out first (segments, raw score, rank within the group and its interval), never a name, a
     calibrated score, its interval or the human score cut to '…'."""
-    natural = [max([len(h), *(len(r[i]) for r in rows)]) + 3 for i, h in enumerate(header)]  # padding + border
+    from rich.cells import cell_len
+
+    # display widths (a CJK character takes two cells), plus padding and border
+    natural = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) + 3 for i, h in enumerate(header)]
     keep = list(range(len(header)))
     by_name = {h: i for i, h in enumerate(header)}
     from .._base.terminal import visible_controls
