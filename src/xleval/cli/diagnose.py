@@ -1,4 +1,4 @@
-"""``xleval diagnose INPUT --score COL --by tgt_lang|lp [--human COL] [--calibrated COL]``."""
+"""``xleval diagnose INPUT --score COL [--by lp|tgt_lang] [--human COL] [--calibrated COL]``."""
 from __future__ import annotations
 
 import warnings
