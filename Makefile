@@ -34,7 +34,7 @@ $(VENV)/.installed-full: $(STAMP)
 	$(BIN)/python -c "import torch" 2>/dev/null \
 		|| $(BIN)/pip install --quiet --no-index --no-deps "$(TORCH_SPEC)" 2>/dev/null \
 		|| $(BIN)/pip install --quiet $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH_SPEC)"
-	$(BIN)/pip install --quiet -e ".[dev,dask,lm,neural,fast,ja,ko,spm]"
+	$(BIN)/pip install --quiet -e ".[dev,dask,lm,neural,fast,ja,ko,spm,langid]"
 	# unbabel-comet pins numpy<2 / transformers<5 / torchmetrics<0.11 (see docs/neural.md): its code runs on the
 	# versions above, so install it without its pins; its runtime deps are in the neural extra.
 	$(BIN)/pip install --quiet --no-deps "unbabel-comet==2.2.7"

@@ -474,6 +474,54 @@ CASES: list[Case] = [
        "score scores.tsv -m chrf -cc 0 -o out/E192.tsv",
        "Give a character order of 1 or more (chrF: 6), or add a word order (-cw 2) for a word-only score, which "
        "sacrebleu computes and xleval matches.", "out/E192.tsv"),
+    # --- branch ratings: ingest mqm / esa / gold (human ratings as the data comes) ---
+    _c("E380", "ingest mqm: a span file without an lp column, and no --lp",
+       "ingest mqm mqm_spans.tsv -o out/E380.tsv",
+       "Give the pair of the file's rows with --lp (WMT's MQM files hold one pair each).", "out/E380.tsv"),
+    _c("E381", "ingest mqm: a weight spec that is not severity[/category]:weight",
+       "ingest mqm mqm_spans.tsv --lp en-de --weights Major=5 -o out/E381.tsv",
+       "Write each weight as severity[/category]:weight, e.g. 'Major:5 Minor:1', or use the preset wmt.",
+       "out/E381.tsv"),
+    _c("E382", "ingest mqm --raters z with a rater who rated one segment",
+       "ingest mqm mqm_spans.tsv --lp en-de --raters z -o out/E382.tsv",
+       "Pool raters by their mean (--raters mean), or give each rater several segments.", "out/E382.tsv"),
+    _c("E383", "ingest esa: a score outside ESA's 0-100",
+       "ingest esa esa_bad.tsv -o out/E383.tsv",
+       "Give the rater's score on the 0-100 slider (rescale other scales first).", "out/E383.tsv"),
+    _c("E384", "ingest gold: one language pair with gold in two columns",
+       "ingest gold gold_both.tsv --from mqm --from esa -o out/E384.tsv",
+       "Mixed gold takes one scale per group: empty one of the columns for that group.", "out/E384.tsv"),
+    # --- branch outchk: output checks (check-outputs, --exclude-invalid; issue 27, item 4) ---
+    _c("E360", "check-outputs: a target language the language identifier does not know",
+       "check-outputs outchk_chr.tsv --langid py3langid -o out/E360.json",
+       "Drop those rows (--where), or skip the off-target flag with --langid none; the other flags need no identifier.",
+       "out/E360.json"),
+    _c("E361", "check-outputs --flag copy_source on a table without a source column",
+       "check-outputs scores.tsv --flag copy_source -o out/E361.json",
+       "Add the source texts (or map them with --col source=COLUMN); without --flag the check is skipped with a note.",
+       "out/E361.json"),
+    _c("E362", "check-outputs --flag off_target with --langid none",
+       "check-outputs scores.tsv --flag off_target --langid none -o out/E362.json",
+       "Install the identifier (pip install 'xleval[langid]') and drop --langid none, or leave the flag out.",
+       "out/E362.json"),
+    _c("E363", "check-outputs on a table without output texts",
+       "check-outputs no_hypothesis.tsv -o out/E363.json",
+       "Give the table its hypothesis column, or map it with --col hypothesis=COLUMN.", "out/E363.json"),
+    _c("E364", "leaderboard --exclude-invalid on a table without output texts",
+       "leaderboard no_hypothesis.tsv --score score --exclude-invalid -o out/E364.tsv",
+       "The output checks read the hypotheses: map the column with --col hypothesis=COLUMN, or drop --exclude-invalid.",
+       "out/E364.tsv"),
+    _c("E365", "calibrate fit --exclude-invalid with chunked (streamed) fitting",
+       f"{FIT} scores.tsv --score score --exclude-invalid --chunk-size 10 -o out/E365.json",
+       "Fit in memory (drop the scale options), or save the table without the flagged rows first "
+       "(check-outputs --rows).", "out/E365.json"),
+    _c("E366", "check-outputs --score names a column that is not a number",
+       "check-outputs scores.tsv --score hypothesis -o out/E366.json",
+       "Name a metric column (numbers), e.g. --score chrf.", "out/E366.json"),
+    _c("E367", "report --output-checks on a table without output texts",
+       "report no_hypothesis.tsv --score score --output-checks -o out/E367.html",
+       "The output checks read the hypotheses: map the column with --col hypothesis=COLUMN, or drop --output-checks.",
+       "out/E367.html"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -556,6 +604,9 @@ def _write_files(root: Path) -> None:
         "no_estimator.tsv": _audit_table().replace({"condition": {"back_translated": "translated"}})
                                           .to_csv(sep="\t", index=False).encode(),
         "ratings.tsv": b"item_id\trater\trating\n0\tr1\t1\n0\tr2\t2\n1\tr1\t5\n1\tr2\t4\n",
+        # branch outchk: a target language py3langid does not know (Cherokee), a table without hypotheses
+        "outchk_chr.tsv": _tsv(df.assign(lp="en-chr")),
+        "no_hypothesis.tsv": _tsv(df.drop(columns="hypothesis")),
     }
     for name, data in files.items():
         (root / name).write_bytes(data)
@@ -584,6 +635,7 @@ def _write_files(root: Path) -> None:
     uneven = df[(df["lp"] == "en-de") & ~((df["system"] == "B") & (df["seg_id"] == 3))]
     (root / "uneven_systems.tsv").write_bytes(_tsv(uneven))
     _layouts(root)
+    _ratings_files(root)
     _anchored_files(root, df)
     _harden_files(root, df)
     df.assign(blob=[bytes([i % 256]) for i in range(len(df))]).to_parquet(root / "binary.parquet")
@@ -642,6 +694,18 @@ def _issue26_files(root: Path, df: pd.DataFrame, labelled: pd.DataFrame) -> None
 
     edited("anchored.json", "negative_var.json", lambda p: p["pooled"].update(offset_var=-1.0))
     edited("anchored.json", "nested_by.json", lambda p: p["params"].update(by=[["lp"]]))
+
+
+def _ratings_files(root: Path) -> None:
+    """MQM spans (WMT's columns, no lp), ESA ratings with a score of 120, and a table with two golds for en-de."""
+    spans = pd.DataFrame({"system": ["A", "A", "B"], "doc": "d1", "seg_id": [1, 2, 1], "rater": ["r1", "r1", "r2"],
+                          "severity": ["Major", "No-error", "Minor"], "category": ["Accuracy", "No-error", "Fluency"]})
+    (root / "mqm_spans.tsv").write_bytes(_tsv(spans))
+    esa = pd.DataFrame({"lp": "cs-uk", "system": ["A", "B"], "seg_id": [1, 1], "rater": "x", "score": [80, 120]})
+    (root / "esa_bad.tsv").write_bytes(_tsv(esa))
+    gold = pd.DataFrame({"lp": ["en-de", "en-de", "cs-uk"], "system": ["A", "B", "A"], "seg_id": [1, 1, 1],
+                         "mqm": [-5.0, 0.0, None], "mqm_scale": "MQM", "esa": [None, 70.0, 80.0], "esa_scale": "ESA"})
+    (root / "gold_both.tsv").write_bytes(_tsv(gold))
 
 
 def _layouts(root: Path) -> None:
@@ -818,8 +882,10 @@ if __name__ == "__main__":  # python tests/test_errors_catalogue.py: rewrite the
     root = Path(tempfile.mkdtemp(prefix="xleval-errors-"))
     _write_files(root)
     text = DOC.read_text(encoding="utf-8") if DOC.exists() else "<!-- entries -->\n"
-    head, marker, _ = text.partition("<!-- entries -->")
-    DOC.write_text(head + marker + "\n\n" + _render_entries(root), encoding="utf-8")
+    head, marker, rest = text.partition("<!-- entries -->")
+    hostile = "<!-- hostile inputs, round 4 -->"  # the section tests/test_hostile_round4.py writes: kept as it is
+    tail = rest[rest.index(hostile):] if hostile in rest else ""
+    DOC.write_text(head + marker + "\n\n" + _render_entries(root) + ("\n" + tail if tail else ""), encoding="utf-8")
     shutil.rmtree(root, ignore_errors=True)
     print(f"wrote {len(CASES)} entries to {DOC}")
 

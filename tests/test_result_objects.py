@@ -114,6 +114,13 @@ def build(tmp_path) -> list[Result]:
     text = tmp_path / "text.tsv"
     pd.DataFrame({"hypothesis": hyps, "reference": refs}).to_csv(text, sep="\t", index=False)
     out.append(scale.score_chunked([metrics.get_metric("chrf", level="sentence")], text, tmp_path / "scored2.tsv"))
+    # meta-stats (issue 24)
+    human = rng.normal(size=(4, 10))
+    meta = {"a": human + rng.normal(size=(4, 10)), "b": rng.normal(size=(4, 10))}
+    out += [stats.soft_pairwise_accuracy(meta["a"], human, n_resamples=50),
+            stats.metric_clusters(meta, human, "spa", n_resamples=20, random_state=1, spa_resamples=50),
+            stats.chance_baseline("acc_t", human, meta["a"], n_simulations=5, random_state=1),
+            stats.wmt_tasks("wmt24")[0]]
     return out
 
 

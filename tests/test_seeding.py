@@ -156,6 +156,16 @@ CALLS = {
         _mt_table(), "metric", "tgt_lang", random_state=rs),
     "recommend_calibration": lambda rs: __import__("xleval.leaderboard").leaderboard.recommend_calibration(
         _mt_table(), "metric", "tgt_lang", human="human", random_state=rs),
+    # meta-stats (issue 24)
+    "soft_pairwise_accuracy": lambda rs: __import__("xleval.stats").stats.soft_pairwise_accuracy(
+        _X.reshape(3, 4), _Y.reshape(3, 4), n_resamples=20, random_state=rs),
+    "pairwise_permutation_pvalues": lambda rs: __import__("xleval.stats").stats.pairwise_permutation_pvalues(
+        _X.reshape(3, 4), n_resamples=20, random_state=rs),
+    "metric_clusters": lambda rs: __import__("xleval.stats").stats.metric_clusters(
+        {"a": _X.reshape(3, 4), "b": _Y.reshape(3, 4)}, _X.reshape(3, 4) + _Y.reshape(3, 4), "acc_t",
+        n_resamples=20, random_state=rs),
+    "chance_baseline": lambda rs: __import__("xleval.stats").stats.chance_baseline(
+        "acc_t", _X.reshape(3, 4), _Y.reshape(3, 4), n_simulations=5, random_state=rs),
 }
 
 

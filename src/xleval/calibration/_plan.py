@@ -65,8 +65,8 @@ METHOD = ("Neyman allocation for the cross-group comparison: labels per group pr
           "allows. Rows within a group: {rows}. "
           "Expected standard error of a group's offset: residual sd / sqrt(labels) (difference estimator, slope "
           "error and clustering of labels left out). Stopping rule: every gap between adjacent groups' calibrated "
-          "levels at least z = {z:.2f} standard errors ({confidence:g} confidence); labels to settle a gap planned "
-          "for power {power:g} at the estimated gap.")
+          "levels at least z = {z:.2f} standard errors ({confidence:.7g} confidence); labels to settle a gap planned "
+          "for power {power:.7g} at the estimated gap.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,12 +121,13 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
     x, h = _score_and_labels(table, human)
     cols = {role: name if name and name in frame.columns else None
             for role, name in (("system", system), ("segment", segment), ("document", document))}
-    keep = annotation_columns(frame, by_cols, cols["system"], cols["segment"], label_column)
+    keep = annotation_columns(frame, by_cols, cols["system"], cols["segment"], label_column,
+                              score=table.score_column)
     codes, names = table.groups.codes, table.groups.labels()
     labelled, eligible = np.isfinite(x) & np.isfinite(h), np.isfinite(x) & ~np.isfinite(h)
     cells = _Cells(codes, _codes(frame, cols["system"]), labelled, eligible, np.isfinite(x), len(names))
     notes: list[str] = []
-    calibrated = _calibrated(frame, table.score_column, by_cols, human, cols["system"], labelled)
+    calibrated = _calibrated(frame, table.score_column, by_cols, human, cols["system"], labelled, notes)
     resid = None if calibrated is None else np.where(labelled, h - calibrated, np.nan)
     sigma, sigma_from = _residual_sd(resid, codes, labelled, cells, residual_sd, notes)
     planned = _allocate(budget, cells, sigma, _floors(cells, budget, notes))
@@ -156,6 +157,9 @@ def _score_and_labels(table: EvalTable, human: str | None) -> tuple[np.ndarray, 
                          value=table.score_column)
     if human is None:
         return x, np.full(len(x), np.nan)
+    if human == table.score_column:
+        raise InputError(f"the human column and the score column are the same ({human!r}); the plan maps the score "
+                         "onto human labels: name the human column with human=", argument="human", value=human)
     require_columns(table.frame, [human], what="table", argument="human")
     return x, numeric_column(table.frame, human, what="table", argument="human")
 
@@ -239,9 +243,10 @@ def _floors(cells: _Cells, budget: int, notes: list[str]) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------ residual sd
-def _calibrated(frame, score, by_cols, human, system, labelled) -> np.ndarray | None:
+def _calibrated(frame, score, by_cols, human, system, labelled, notes) -> np.ndarray | None:
     """Every row calibrated by the anchored calibrator fitted on the labels there are (the library's
-    estimator, as `calibrate fit` builds it); None where they cannot be fitted (too few, constant)."""
+    estimator, as `calibrate fit` builds it); None where they cannot be fitted (too few, constant), with
+    the reason in ``notes`` when there were labels to fit."""
     if human is None or labelled.sum() < 2:
         return None
     model = build_anchored(by_cols, score, human, system=system)
@@ -249,7 +254,9 @@ def _calibrated(frame, score, by_cols, human, system, labelled) -> np.ndarray | 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # few labels per group: the plan is the answer to that
             return np.asarray(model.fit(frame, strict=False).transform(frame), dtype=float)
-    except InputError:
+    except InputError as exc:
+        # the labels are there, the map is not: say why, or the note below reads as "no labels"
+        notes.append(f"the anchored map cannot be fitted on the {int(labelled.sum())} labels there are: {exc}")
         return None
 
 
@@ -260,9 +267,10 @@ def _residual_sd(resid, codes, labelled, cells, given, notes):
         value = 1.0 if given is None else float(given)
         source = "assumed" if given is None else "given"
         if given is None:
-            notes.append("no labels to estimate the residual sd from: every group is assumed alike (labels by "
-                         "systems only) and no standard error can be given; label the planned rows, or give "
-                         "residual_sd=, and plan again")
+            fitted = not any(note.startswith("the anchored map cannot be fitted") for note in notes)
+            notes.append(("no labels to estimate the residual sd from" if fitted else "no residual sd without the map")
+                         + ": every group is assumed alike (labels by systems only) and no standard error can be "
+                         "given; label the planned rows, or give residual_sd=, and plan again")
         return np.full(n_groups, value), np.array([source] * n_groups, dtype=object)
     lab = codes[labelled]
     r = resid[labelled]
@@ -454,7 +462,7 @@ def _verdict(gaps, n_groups, confidence, power, known) -> tuple[str, str, dict]:
         return "unknown", ("no labels to judge the ranking of the groups by: label the planned rows and plan again"
                            if n_groups > 1 else "one group: there is no ranking across groups to settle"), {}
     if gaps["settled_now"].all():
-        return "settled", (f"the ranking across groups is settled at {confidence:g} confidence with the labels "
+        return "settled", (f"the ranking across groups is settled at {confidence:.7g} confidence with the labels "
                            f"already collected (every gap between adjacent groups is at least "
                            f"{gaps['z_now'].min():.2f} standard errors): more labels are not needed for it"), {}
     open_gaps = gaps[~gaps["settled_now"]]
@@ -465,12 +473,12 @@ def _verdict(gaps, n_groups, confidence, power, known) -> tuple[str, str, dict]:
     blocked = open_gaps[~open_gaps["reachable"]]
     if all(v == 0 for v in more.values()) and not len(blocked):
         return "planned", (f"the ranking across groups is not settled yet; the planned labels are expected to settle "
-                           f"it (each open gap at {confidence:g} confidence with probability {power:g} if the gaps "
+                           f"it (each open gap at {confidence:.7g} confidence with probability {power:.7g} if the gaps "
                            "are as estimated)"), {}
     words = ", ".join(f"{k}: {v}" for k, v in more.items() if v > 0)
-    text = f"the ranking across groups is not settled at {confidence:g} confidence"
+    text = f"the ranking across groups is not settled at {confidence:.7g} confidence"
     if words:
-        text += (f"; beyond this plan, these more labels per group would settle it (power {power:g} if the gaps are "
+        text += (f"; beyond this plan, these more labels per group would settle it (power {power:.7g} if the gaps are "
                  f"as estimated): {words}")
     if len(blocked):
         pairs = "; ".join(f"{r.higher} vs {r.lower} (gap {r.gap:.3g})" for r in blocked.itertuples())

@@ -125,7 +125,7 @@ def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str
     eligible = None
     if skip_labelled:
         eligible = np.isnan(numeric_column(data, skip_labelled, what="table", argument="skip_labelled"))
-    keep = annotation_columns(data, by_cols, system, segment, label_column)
+    keep = annotation_columns(data, by_cols, system, segment, label_column, score=score)
     _check_budget(x, groups, eligible, budget, index.labels())
     rows = select_rows(x, groups, budget, systems=systems, segments=segments, eligible=eligible, method=method,
                        random_state=random_state)
@@ -133,14 +133,22 @@ def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str
 
 
 def annotation_columns(data: pd.DataFrame, by_cols: Sequence[str], system: str | None, segment: str | None,
-                       label_column: str | None) -> list[str]:
+                       label_column: str | None, score: str | None = None) -> list[str]:
     """The columns of the rows to annotate that ``data`` has (never the score); refuses a label
-    column that would blank one of them."""
+    column that would blank one of them, or that is the ``score`` column (the labels are joined back to
+    the table by ``row``: they would replace the scores)."""
     wanted = [*by_cols, system, segment, *ANNOTATION_COLUMNS]
     keep = list(dict.fromkeys(c for c in wanted if c and c in data.columns))
+    if label_column is not None and not str(label_column).strip():
+        raise InputError(f"label column {label_column!r} is empty: name the column the annotators fill in "
+                         "(label_column=), e.g. 'human'", argument="label_column", value=label_column)
     if label_column and label_column in ("row", *keep):
         raise InputError(f"label column {label_column!r} is a column of the rows to annotate ({['row', *keep]}); an "
                          "empty label column would replace it: choose another name (label_column=)",
+                         argument="label_column", value=label_column)
+    if label_column and label_column == score:
+        raise InputError(f"label column {label_column!r} is the score column; labels joined back by row would replace "
+                         "the scores: choose another name (label_column=), e.g. 'human'",
                          argument="label_column", value=label_column)
     return keep
 

@@ -45,6 +45,8 @@ _GROUPS: list[tuple[str, str, str]] = [
     ("score", "xleval.cli.score:score", "Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact)."),
     ("ingest", "xleval.cli.ingest:ingest",
      "Read a WMT system-output folder or the mt-metrics-eval layout into a table."),
+    ("check-outputs", "xleval.cli.check_outputs:check_outputs",
+     "Flag empty, copied, off-target, truncated outputs; rates per (group, system), effect on each metric."),
 ]
 
 class _LazyGroup(click.Group):

@@ -58,6 +58,7 @@ from .calibrate_common import (
     streaming,
 )
 from .calibrate_scale import apply_chunked, fit_chunked
+from .check_outputs import drop_invalid, exclude_invalid_option
 
 __all__ = ["app"]
 
@@ -90,11 +91,12 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
                    "language levels coarser than --by, then pooled. Anchored: pooled (the default) or error.")
 @click.option("--signature", help=SIGNATURE_HELP)
 @human_scale_option
+@exclude_invalid_option
 @col_option
 @format_option
 @scale_options
 def fit(input, score, output, by, method, human, system, human_up, human_range, target, min_count, fallback, signature,
-        human_scale, col, fmt, chunk_size, backend, scheduler, workers) -> None:
+        human_scale, exclude_invalid, col, fmt, chunk_size, backend, scheduler, workers) -> None:
     """Fit a calibrator on a table and save it.
 
     INPUT is the calibration table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). With
@@ -113,6 +115,9 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     chain = "default" if fallback == "default" else fallback.split(",")
     pair = parse_pair(target, "--target")
     if kind == "lgn" and streaming(input, chunk_size, backend, scheduler, workers):
+        if exclude_invalid:
+            raise InputError("--exclude-invalid checks the texts of the whole table in memory; drop "
+                             "--chunk-size/--backend/--scheduler/--workers, or run `xleval check-outputs` first")
         by_cols = grouping(by, header_columns(input, col) if by is None else ())  # before the rows are read
         model = build_lgn(by_cols, score, statistic=statistic, target=pair, min_count=min_count or ROW_MIN_COUNT,
                           fallback=chain)
@@ -121,6 +126,9 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     numeric = [score] + ([human] if human else [])
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
     by_cols = grouping(by, df.columns)
+    excluded = None
+    if exclude_invalid:  # before anything is fitted: the calibrator never sees the flagged rows
+        df, excluded = drop_invalid(df, by_cols, input)
     if kind != "lgn":
         check_named_column(df, "--system", system, input)
     frame = prepare_frame(df, by_cols, input)
@@ -140,7 +148,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         fitted.model.save(output)
     if fitted.decision is not None:
         announce(fitted.decision, fmt)
-    notes = [str(w.message) for w in caught]
+    notes = [*([excluded] if excluded else []), *(str(w.message) for w in caught)]
     if fmt == "json" and fitted.decision is not None:  # the decision's warning and notes reach `warnings`
         notes = [*([fitted.decision.warning] if fitted.decision.warning else []), *fitted.decision.notes, *notes]
     if fitted.method == "lgn":

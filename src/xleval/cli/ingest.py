@@ -5,7 +5,7 @@ from typing import Any
 
 import click
 
-from ._common import check_outputs, emit_json, err_console, format_option, warnings_said
+from ._common import check_outputs, col_option, emit_json, err_console, format_option, warnings_said
 
 
 @click.group("ingest")
@@ -65,3 +65,120 @@ def mtme(root, output, test_set, lps, reference, systems, fmt) -> None:
     with warnings_said():  # a human score file renamed (it is named as a column of the table)
         df = read_mtme(root, list(lps), test_set=test_set, reference=reference, systems=list(systems) or None)
     _write(df, output, fmt, "mt-metrics-eval")
+
+
+_into_option = click.option(
+    "--into", "into", metavar="TABLE",
+    help="Add the scores to this evaluation table (rows matched on lp, system, seg_id; rows without a rating get "
+         "NaN) instead of writing the scores alone.")
+_raters_option = click.option(
+    "--raters", type=click.Choice(["mean", "z"]), default="mean", show_default=True,
+    help="Several raters of a segment: the mean of their scores, or the mean of per-rater z-scores (z over each "
+         "rater's segments in the language pair; removes rater severity).")
+_lp_option = click.option("-l", "--lp", "lp", help="Language pair of every row, for a file without an lp column "
+                                                    "(e.g. en-de for one WMT MQM file).")
+
+
+def _ratings_table(path: str, col, lp: str | None):
+    from ..exceptions import InputError
+    from ..io import parse_column_mapping, read_table
+
+    df = read_table(path, columns=parse_column_mapping(col))
+    if lp is not None:
+        if "lp" in df.columns:
+            raise InputError(f"--lp {lp}: {path} has an lp column already; drop --lp (or rename its lp column "
+                             "with --col)")
+        df["lp"] = lp
+    elif "lp" not in df.columns:
+        raise InputError(f"{path} has no lp column: give the language pair of its rows with --lp (e.g. --lp en-de), "
+                         "or map its column: columns={'YOUR_COLUMN': 'lp'}")
+    return df
+
+
+def _write_gold(scores, output: str, into: str | None, col, fmt: str, what: str, value: str) -> None:
+    from ..io import read_table
+    from ..ratings import attach_gold
+
+    keys = [k for k in ("lp", "system", "doc", "seg_id") if k in scores.columns]
+    if into is None:
+        _write(scores, output, fmt, what)
+        return
+    table = read_table(into)  # --col maps the ratings file's columns, not this table's
+    extra = [c for c in scores.columns if c not in keys]
+    _write(attach_gold(table, scores, extra, [k for k in keys if k != "doc" or k in table.columns]),
+           output, fmt, f"{what} added to {into} ({value})")
+
+
+@ingest.command("mqm")
+@click.argument("spans")
+@click.option("-o", "--output", required=True,
+              help="Table to write (.parquet, .tsv, .jsonl, .csv; '-' = TSV on stdout).")
+@click.option("--weights", default="wmt", show_default=True,
+              help="Error weights: 'wmt' (Freitag et al. 2021: Major:5 Minor:1 Neutral:0 Major/Non-translation!:25 "
+                   "Minor/Fluency/Punctuation:0.1) or a spec 'severity[/category]:weight ...' (most specific wins).")
+@_raters_option
+@_lp_option
+@_into_option
+@col_option
+@format_option
+def mqm(spans, output, weights, raters, lp, into, col, fmt) -> None:
+    """MQM error spans (one row per error: system, seg_id, rater, severity, category; WMT's MQM TSV files) ->
+    segment MQM scores (column mqm: minus the weighted error count, higher is better) and mqm_scale."""
+    from ..ratings import mqm_weights, score_mqm
+    from .calibrate_common import in_table
+
+    check_outputs({"--output": output}, [spans, *([into] if into else [])], stdout=["--output"])
+    w = mqm_weights(weights)  # a bad spec is refused before the file is read
+    scores = in_table(spans, score_mqm, _ratings_table(spans, col, lp), weights=w, raters=raters)
+    _write_gold(scores, output, into, col, fmt, "MQM scores", "column mqm")
+
+
+@ingest.command("esa")
+@click.argument("ratings")
+@click.option("-o", "--output", required=True,
+              help="Table to write (.parquet, .tsv, .jsonl, .csv; '-' = TSV on stdout).")
+@click.option("--score", "score", default="score", show_default=True, help="Column of the rater's 0-100 score.")
+@click.option("--spans", help="Column of the error spans as JSON ([{\"severity\": \"minor\"}, ...]): counted per "
+                              "severity (esa_minor, esa_major).")
+@_raters_option
+@_lp_option
+@_into_option
+@col_option
+@format_option
+def esa(ratings, output, score, spans, raters, lp, into, col, fmt) -> None:
+    """ESA ratings (one row per segment and rater: system, seg_id, rater, a 0-100 score, optional spans) ->
+    segment ESA scores (column esa) and esa_scale."""
+    from ..ratings import score_esa
+    from .calibrate_common import in_table
+
+    check_outputs({"--output": output}, [ratings, *([into] if into else [])], stdout=["--output"])
+    scores = in_table(ratings, score_esa, _ratings_table(ratings, col, lp), score=score, raters=raters, spans=spans)
+    _write_gold(scores, output, into, col, fmt, "ESA scores", "column esa")
+
+
+@ingest.command("gold")
+@click.argument("table")
+@click.option("-o", "--output", required=True,
+              help="Table to write (.parquet, .tsv, .jsonl, .csv; '-' = TSV on stdout).")
+@click.option("--from", "sources", multiple=True, required=True, metavar="COLUMN[:SCALE_COLUMN]",
+              help="A gold column and the column naming its scale (default COLUMN_scale, as ingest mqm/esa write "
+                   "them), e.g. --from mqm --from esa (repeatable).")
+@click.option("--name", default="human", show_default=True, help="Name of the combined gold column.")
+@click.option("--by", default="lp", show_default=True, help="Column whose groups each take one gold scale.")
+@col_option
+@format_option
+def gold(table, output, sources, name, by, col, fmt) -> None:
+    """Mixed gold: one human column from several (e.g. MQM for some language pairs, ESA for the rest), each
+    group taking the one that rates it; NAME_scale names each row's scale (compare across groups only on
+    one scale)."""
+    from ..io import parse_column_mapping, read_table
+    from ..ratings import combine_gold, gold_scales
+    from .calibrate_common import in_table
+
+    check_outputs({"--output": output}, [table], stdout=["--output"])
+    df = read_table(table, columns=parse_column_mapping(col))
+    pairs = dict(s.split(":", 1) if ":" in s else (s, f"{s}_scale") for s in sources)
+    out = in_table(table, combine_gold, df, pairs, name=name, by=by)
+    scales = gold_scales(out, scale=f"{name}_scale", by=by)
+    _write(out, output, fmt, f"mixed gold in {name}: {len(set(scales.values()))} scale(s) over {len(scales)} "
+                            f"group(s)")

@@ -21,6 +21,7 @@ from ._common import (
     read_ranked_table,
 )
 from .calibrate_advice import human_scale_option
+from .check_outputs import drop_invalid, exclude_invalid_option
 
 
 @click.command("leaderboard")
@@ -41,9 +42,10 @@ from .calibrate_advice import human_scale_option
               help="text (a table), tsv and json (full precision, for machines) or html (a self-contained page).")
 @click.option("-o", "--output", type=click.Path(path_type=Path),
               help="Write here instead of stdout (html needs it; '-' = stdout).")
+@exclude_invalid_option
 @col_option
 def leaderboard(table, score, by, system, human, method, model, metric, human_up, human_range, human_scale, unit,
-                lower_is_better, n_resamples, level, seed, force, fmt, output, col) -> None:
+                lower_is_better, n_resamples, level, seed, force, fmt, output, exclude_invalid, col) -> None:
     """Rank every (group, system) of TABLE, with intervals, within groups and across groups.
 
     TABLE is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). Raw scores are corpus
@@ -59,12 +61,19 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     check_outputs({"-o": "-" if output is None else output}, inputs=[table, model], stdout=["-o"])
     df, calibrator, signature, commands = read_ranked_table(table, score=score, human=human, system=system,
                                                             model=model, col=col)
+    excluded = None
+    if exclude_invalid:  # before anything is scored or fitted: the board never sees the flagged rows
+        df, excluded = drop_invalid(df, by, table)
     with progress_bar(f"ranking {table}") as advance:
         board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric,
                       unit=unit, higher_is_better=False if lower_is_better else None,
                       signature=signature, force=force, n_resamples=n_resamples, level=level,
                       random_state=seed, where=table, commands=commands, progress=advance, human_scale=human_scale,
                       human_higher_is_better=human_up, human_range=parse_human_range(human_range))
+    if excluded:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
+        import dataclasses
+
+        board = dataclasses.replace(board, notes=(excluded, *board.notes))
     _write(board, fmt, output)
 
 

@@ -5,6 +5,7 @@ import click
 
 from ._common import by_option, calibration_choice_options, col_option, err_console, progress_bar, read_ranked_table
 from .calibrate_advice import human_scale_option
+from .check_outputs import output_checks_section
 
 
 @click.command("report")
@@ -20,9 +21,12 @@ from .calibrate_advice import human_scale_option
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap and permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
 @click.option("--force", is_flag=True, help="Use the calibrator even if the score's metric signature differs.")
+@click.option("--output-checks", is_flag=True,
+              help="Add a section of output checks (empty, copied, off-target, truncated outputs per group and their "
+                   "effect on the score; docs/output-checks.md); needs the hypothesis texts.")
 @col_option
 def report(input, score, output, by, human, system, method, model, metric, human_up, human_range, human_scale, fmt,
-           n_resamples, seed, force, col) -> None:
+           n_resamples, seed, force, output_checks, col) -> None:
     """Write one self-contained HTML (or JSON) report for a scored table.
 
     INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report answers
@@ -38,11 +42,13 @@ def report(input, score, output, by, human, system, method, model, metric, human
     check_output_path(output, inputs=[input] + ([model] if model is not None else []), stdout=True)
     df, calibrator, signature, commands = read_ranked_table(input, score=score, human=human, system=system,
                                                             model=model, col=col)
+    extra = (output_checks_section(df, by, system, score, input),) if output_checks else ()
     with progress_bar(f"report on {input}") as advance:
         result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
                            signature=signature, force=force, n_resamples=n_resamples, random_state=seed,
                            where=input, commands=commands, progress=advance, human_scale=human_scale,
-                           human_higher_is_better=human_up, human_range=parse_human_range(human_range))
+                           human_higher_is_better=human_up, human_range=parse_human_range(human_range),
+                           extra_sections=extra)
     write_report(result, output, fmt=fmt)
     n_warn = len(result.alerts)
     summary = result.summary or {}

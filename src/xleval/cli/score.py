@@ -113,8 +113,8 @@ _ORDER = click.IntRange(0, 32)
 @click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
 @click.option("--ter-normalized", is_flag=True, help="TER: normalisation and tokenisation.")
 @click.option("-ci", "--confidence", is_flag=True, help="Bootstrap 95% interval of each system's score.")
-@click.option("-cin", "--confidence-n", type=_RESAMPLES, default=1000, show_default=True,
-              help="Resamples for --confidence.")
+@click.option("-cin", "--confidence-n", type=click.IntRange(2, 100_000), default=1000, show_default=True,
+              help="Resamples for --confidence (one resample gives no interval; sacrebleu then ignores -ci).")
 @click.option("-pbs", "--paired-bs", is_flag=True, help="Paired bootstrap test of each system against the first.")
 @click.option("-par", "--paired-ar", is_flag=True, help="Paired approximate randomization test against the first.")
 @click.option("-pbsn", "--paired-bs-n", type=_RESAMPLES, default=1000, show_default=True,
@@ -127,7 +127,7 @@ _ORDER = click.IntRange(0, 32)
               help="Seed of --paired-bs/--paired-ar/--confidence ('none': a fresh one, printed); SACREBLEU_SEED.")
 @click.option("--baseline", help="Table input: the baseline system of --paired-bs/--paired-ar (default: first per lp).")
 @click.option("-b", "--score-only", is_flag=True, help="Print only the corpus score(s), one per line.")
-@click.option("-w", "--width", type=click.IntRange(0, 17),
+@click.option("-w", "--width", type=click.IntRange(0, 1000),
               help="Decimals printed (1 for plain files, as sacrebleu; 4 for tables).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "latex"]),
               help="Plain files: sacrebleu's json (default; SACREBLEU_FORMAT overrides), text or latex (several "

@@ -13,12 +13,13 @@ import csv
 import io as _io
 import json
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InputError
+from ..exceptions import DataQualityWarning, InputError
 from ._compressed import read_input_bytes
 from ._formats import NA_TOKENS, SIDECAR_SUFFIX, display_name, table_format
 from ._inputs import read_regular_file, require_file
@@ -276,7 +277,14 @@ def read_lines(path: str | os.PathLike) -> list[str]:
     """The lines of a UTF-8 text file (a final newline ends the last line; CRLF read as LF); ``.gz`` is
     decompressed, ``-`` is standard input."""
     name = display_name(path)
-    text = decode_text(read_input_bytes(path, name), name)
+    raw = read_input_bytes(path, name)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        # read as the writer meant (an encoding mark, not text), but the number then differs from sacrebleu's,
+        # which keeps the mark as part of the first segment: say so
+        warnings.warn(f"{name} starts with a UTF-8 byte-order mark: read as an encoding mark, not as text of line 1 "
+                      "(sacrebleu keeps it in the first segment, so its score of this file can differ)",
+                      DataQualityWarning, stacklevel=2)
+    text = decode_text(raw, name)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

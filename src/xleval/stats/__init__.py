@@ -6,6 +6,8 @@ takes an explicit ``random_state`` where it resamples, and returns a frozen resu
 the reference implementations they are tested against.
 """
 from xleval.stats._bootstrap import bootstrap, bootstrap_sums, paired_bootstrap
+from xleval.stats._chance import ChanceBaseline, chance_baseline
+from xleval.stats._clusters import MetricClusters, assign_ranks, metric_clusters
 from xleval.stats._compare_correlations import average_correlation, compare_correlations, williams_test
 from xleval.stats._correlation import correlation, partial_correlation
 from xleval.stats._effects import cohens_d, eta_squared, kruskal_wallis
@@ -22,6 +24,15 @@ from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
 from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
 from xleval.stats._results import CorrelationResult, Estimate, PairwiseAccuracy, TestResult
+from xleval.stats._spa import SoftPairwiseAccuracy, pairwise_permutation_pvalues, soft_pairwise_accuracy
+from xleval.stats._tasks import (
+                                     MetaTask,
+                                     assign_weights,
+                                     average_clusters,
+                                     weighted_average_ranks,
+                                     weighted_average_statistics,
+                                     wmt_tasks,
+)
 
 __all__ = [
     "Estimate",
@@ -57,4 +68,18 @@ __all__ = [
     "stratified_resample_counts",
     "bootstrap_pairwise_accuracy",
     "resampled_pearson",
+    "SoftPairwiseAccuracy",
+    "soft_pairwise_accuracy",
+    "pairwise_permutation_pvalues",
+    "MetricClusters",
+    "metric_clusters",
+    "assign_ranks",
+    "MetaTask",
+    "wmt_tasks",
+    "assign_weights",
+    "weighted_average_ranks",
+    "weighted_average_statistics",
+    "average_clusters",
+    "ChanceBaseline",
+    "chance_baseline",
 ]
