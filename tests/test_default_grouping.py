@@ -99,3 +99,17 @@ def test_leaderboard_and_select_follow_the_same_rule(tmp_path, frame, with_lp):
     assert json.loads(r.stdout)["by"] == expected
     picked = pd.read_csv(tmp_path / "pick.tsv", sep="\t")
     assert expected in picked.columns and len(picked) == 5 * table[expected].nunique()
+
+
+@pytest.mark.parametrize("with_lp", [True, False])
+def test_exclude_invalid_uses_the_same_grouping(tmp_path, frame, with_lp):
+    table = (frame if with_lp else frame.drop(columns="lp")).assign(
+        hypothesis=lambda d: "a translation of segment " + d["seg_id"].astype(str),
+        reference=lambda d: "the translation of segment " + d["seg_id"].astype(str))
+    path = _save(table, tmp_path / "t.tsv")
+    fit = ("calibrate", "fit", path, "-o", tmp_path / "m.json")
+    for command in (("leaderboard", path, "--n-resamples", "20"), fit):
+        r = run_cli(*command, "--score", "metric", "--exclude-invalid", "--format", "json")
+        assert r.exit_code == 0, r.stderr
+    assert json.loads((tmp_path / "m.json").read_text())["params"]["by"] in ("lp" if with_lp else "tgt_lang",
+                                                                             ["lp" if with_lp else "tgt_lang"])

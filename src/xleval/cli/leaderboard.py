@@ -17,6 +17,7 @@ from ._common import (
     emit_text,
     emit_tsv,
     err_console,
+    grouping,
     progress_bar,
     read_ranked_table,
 )
@@ -63,7 +64,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
                                                             model=model, col=col)
     excluded = None
     if exclude_invalid:  # before anything is scored or fitted: the board never sees the flagged rows
-        df, excluded = drop_invalid(df, by, table)
+        df, excluded = drop_invalid(df, grouping(by, df.columns), table)  # the grouping the board will use
     with progress_bar(f"ranking {table}") as advance:
         board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric,
                       unit=unit, higher_is_better=False if lower_is_better else None,
