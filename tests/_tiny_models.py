@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["TINY_CORPUS", "build_tiny_gpt2", "build_tiny_encoder", "build_tiny_comet"]
+__all__ = ["TINY_CORPUS", "build_tiny_gpt2", "build_tiny_encoder", "build_tiny_comet", "build_tiny_mt5_tokenizer",
+           "build_tiny_metricx"]
 
 HIDDEN = 32
 LAYERS = 2
@@ -177,7 +178,8 @@ def _build_tiny_bert(path: Path, seed: int, vocab_size: int) -> Path:
     return _save_config_and_model(model, tokenizer, path)
 
 
-_COMET_CLASSES = {"regression": "RegressionMetric", "qe": "ReferencelessRegression", "unified": "UnifiedMetric"}
+_COMET_CLASSES = {"regression": "RegressionMetric", "qe": "ReferencelessRegression", "unified": "UnifiedMetric",
+                  "xcomet": "XCOMETMetric"}
 
 
 def build_tiny_comet(path: str | Path, encoder_dir: str | Path, *, kind: str = "regression", seed: int = 0) -> Path:
@@ -185,7 +187,8 @@ def build_tiny_comet(path: str | Path, encoder_dir: str | Path, *, kind: str = "
 
     ``kind``: ``"regression"`` (reference-based, like wmt22-comet-da), ``"qe"``
     (ReferencelessRegression) or ``"unified"`` (UnifiedMetric over [mt, src, ref], like
-    cometkiwi/xcomet; usable with or without references). The COMET class is instantiated with
+    cometkiwi/xcomet; usable with or without references) or ``"xcomet"`` (XCOMETMetric: also tags error
+    spans of the translation, ``metadata.error_spans``). The COMET class is instantiated with
     ``pretrained_model`` set to the local encoder directory (COMET loads encoders through
     ``from_pretrained``, which accepts a directory), its randomly initialised weights are saved
     as a Lightning checkpoint, and ``hparams.yaml`` is written beside ``checkpoints/``.
@@ -198,10 +201,16 @@ def build_tiny_comet(path: str | Path, encoder_dir: str | Path, *, kind: str = "
     cls = getattr(comet_models, _COMET_CLASSES[kind])
     options = {"pretrained_model": str(encoder_dir), "nr_frozen_epochs": 0, "hidden_sizes": [16],
                "local_files_only": True}
-    if kind == "unified":
+    if kind in ("unified", "xcomet"):
         options.update(word_layer=1, layer_transformation="softmax")  # tiny encoder: 2 layers
+    if kind == "xcomet":
+        options.update(encoder_model="XLM-RoBERTa")  # XCOMET's default is XLM-RoBERTa-XL
     torch.manual_seed(seed)
     model = cls(**options).eval()
+    if kind == "xcomet":  # a random tagger says "OK" almost everywhere: spread its logits so that spans appear
+        with torch.no_grad():
+            model.hidden2tag.weight.normal_(0.0, 4.0)
+            model.hidden2tag.bias.copy_(torch.tensor([1.0, 0.0, 0.0, 0.0]))
     hparams = dict(model.hparams)
     path = Path(path)
     (path / "checkpoints").mkdir(parents=True, exist_ok=True)
@@ -215,4 +224,76 @@ def build_tiny_comet(path: str | Path, encoder_dir: str | Path, *, kind: str = "
     torch.save(checkpoint, path / "checkpoints" / "model.ckpt")
     with open(path / "hparams.yaml", "w", encoding="utf-8") as fh:
         yaml.safe_dump(hparams, fh)
+    return path
+
+
+def build_tiny_mt5_tokenizer(path: str | Path, *, vocab_size: int = VOCAB) -> Path:
+    """A tiny tokenizer in mT5's layout (``<pad>``=0, ``</s>``=1, ``<unk>``=2, Unigram pieces with "▁"
+    word prefixes, ``</s>`` appended to every input), saved in ``path``; returns the path."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=["<pad>", "</s>", "<unk>"],
+                                      unk_token="<unk>", show_progress=False)
+    tok.train_from_iterator(TINY_CORPUS, trainer=trainer)
+    tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A </s> $B </s>",
+                                                       special_tokens=[("</s>", 1)])
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
+                                        model_max_length=MAX_LEN)
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def build_tiny_metricx(path: str | Path, *, seed: int = 0, tie: bool = False, d_model: int = 8,
+                       layers: int = 1) -> Path:
+    """A MetricX-shaped checkpoint: a tiny mT5 (d_model 8, one layer each side; ``d_model``, ``layers`` for a
+    larger one) with mT5's full vocabulary of 250112 (MetricX reads the logit of entry 250089), saved like
+    google/metricx-*: ``config.json`` naming ``MT5ForRegression`` + weights, no tokenizer. As in MetricX's
+    checkpoints (mT5), the output projection ``lm_head.weight`` is stored apart from the embeddings and
+    ``config.json`` says ``tie_word_embeddings: false`` (``tie=True``: one shared matrix, the T5 layout,
+    where the decoder output is rescaled by d_model**-0.5). transformers 5's MT5Config forces tying in
+    memory, so the file is written here. The score row is fitted so that scores spread over [0, 25]
+    (some clamped) instead of sitting near 0."""
+    import json
+
+    import torch
+    from safetensors.torch import load_file, save_file
+    from transformers import MT5Config, MT5ForConditionalGeneration
+
+    config = MT5Config(vocab_size=250112, d_model=d_model, d_kv=4, d_ff=2 * d_model, num_layers=layers,
+                       num_decoder_layers=layers, num_heads=2, relative_attention_num_buckets=8, dropout_rate=0.0,
+                       pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
+    torch.manual_seed(seed)
+    model = MT5ForConditionalGeneration(config).eval()
+    with torch.no_grad():  # the score row: least squares from probe inputs' decoder states to spread targets
+        probes = torch.randint(3, VOCAB, (64, 12))
+        hidden = model.encoder(input_ids=probes).last_hidden_state
+        states = model.decoder(input_ids=torch.zeros((64, 1), dtype=torch.long),
+                               encoder_hidden_states=hidden).last_hidden_state[:, 0, :]
+        if tie:
+            states = states * (config.d_model ** -0.5)
+        targets = torch.linspace(-3.0, 28.0, 64)[torch.randperm(64)]
+        row = torch.linalg.lstsq(states, targets[:, None]).solution[:, 0]
+        if tie:
+            model.shared.weight[250089] = row
+        else:
+            lm_head = torch.randn(250112, d_model) * 0.05
+            lm_head[250089] = row
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(path)
+    if not tie:
+        weights = load_file(path / "model.safetensors")
+        weights["lm_head.weight"] = lm_head.contiguous()
+        save_file(weights, path / "model.safetensors", metadata={"format": "pt"})
+    cfg = json.loads((path / "config.json").read_text())
+    cfg["architectures"] = ["MT5ForRegression"]
+    cfg["tie_word_embeddings"] = tie
+    (path / "config.json").write_text(json.dumps(cfg, indent=2))
     return path

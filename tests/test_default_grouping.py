@@ -13,7 +13,7 @@ from xleval.synthetic import simulate_mt_evaluation
 from xleval.table import default_by
 
 COMMANDS = [("calibrate", "fit"), ("calibrate", "select"), ("calibrate", "evaluate"), ("calibrate", "plan"),
-            ("diagnose",), ("report",), ("leaderboard",)]
+            ("diagnose",), ("report",), ("leaderboard",), ("meta",)]
 
 
 @pytest.fixture(scope="module")

@@ -52,6 +52,7 @@ def _c(id, mistake, cmd, fix, output=None):
 FIT = "calibrate fit"
 LMEVAL_DATE = "2025-03-14T09-26-53.589793"  # the <date> lm_eval --log_samples puts in its file names
 APPLY = "calibrate apply model.json"
+META = "meta meta.tsv --human human"
 CASES: list[Case] = [
     # --- reading tables (every command reads through xleval.io.read_table) ---
     _c("E01", "Empty input file", f"{FIT} empty.tsv --score score -o out/E01.json",
@@ -474,6 +475,40 @@ CASES: list[Case] = [
        "score scores.tsv -m chrf -cc 0 -o out/E192.tsv",
        "Give a character order of 1 or more (chrF: 6), or add a word order (-cw 2) for a word-only score, which "
        "sacrebleu computes and xleval matches.", "out/E192.tsv"),
+    # --- meta-cmd (issue 24): xleval meta ---
+    _c("E320", "meta: a metric column that is constant", "meta meta_constant.tsv --metrics chrf,bleu --human human "
+       "-o out/E320.txt", "Drop the metric, or check that its column was filled.", "out/E320.txt"),
+    _c("E321", "meta: a group with one judged system", "meta meta_one_system.tsv --metrics chrf,bleu --human human "
+       "-o out/E321.txt", "Drop the group, or group by another column (--by).", "out/E321.txt"),
+    _c("E322", "meta: a metric with no score for some systems of a group",
+       "meta meta_nan_system.tsv --metrics chrf,bleu --human human -o out/E322.txt",
+       "Score every system with the metric, or leave those systems out (--exclude).", "out/E322.txt"),
+    _c("E323", "meta: human scores tied everywhere (one value per group)",
+       "meta meta_tied.tsv --metrics chrf,bleu --human human -o out/E323.txt",
+       "Give the human scores column, not a constant.", "out/E323.txt"),
+    _c("E324", "meta: human scores on different scales across groups without saying so",
+       "meta meta_scales.tsv --metrics chrf,bleu --human human -o out/E324.txt",
+       "Say which scale each group uses: --human-scale NAME (shared) or GROUP=SCALE,...", "out/E324.txt"),
+    _c("E325", "meta: fewer than 2 segments judged for every system of a group",
+       "meta meta_sparse.tsv --metrics chrf,bleu --human human -o out/E325.txt",
+       "Use --system-scores judged (SPA is then left out for that group), or drop the group.", "out/E325.txt"),
+    _c("E326", "meta: no metric named", f"{META} -o out/E326.txt",
+       "Name the metrics with --metrics A,B or --metrics-prefix PREFIX.", "out/E326.txt"),
+    _c("E327", "meta: --metrics-prefix matches no column", f"{META} --metrics-prefix metric: -o out/E327.txt",
+       "Check the prefix, or name the metrics with --metrics.", "out/E327.txt"),
+    _c("E328", "meta: the human column named among the metrics", f"{META} --metrics chrf,human -o out/E328.txt",
+       "Name the human column once, with --human.", "out/E328.txt"),
+    _c("E329", "meta: a malformed --human-scale", f"{META} --metrics chrf --human-scale en-de= -o out/E329.txt",
+       "Give NAME, or GROUP=SCALE pairs separated by commas.", "out/E329.txt"),
+    _c("E330", "meta: --human-scale GROUP=SCALE without every group",
+       f"{META} --metrics chrf --human-scale en-de=da -o out/E330.txt", "Name a scale for every group.",
+       "out/E330.txt"),
+    _c("E331", "meta: a (group, system, segment) repeated", "meta meta_dup.tsv --metrics chrf --human human "
+       "-o out/E331.txt", "Average or drop the repeats first, or name the segment column (--segment).",
+       "out/E331.txt"),
+    _c("E332", "meta: a metric tied everywhere (one value per group)",
+       "meta meta_metric_tied.tsv --metrics chrf,bleu --human human -o out/E332.txt",
+       "Drop the metric, or check how its column was joined to the rows.", "out/E332.txt"),
     # --- branch ratings: ingest mqm / esa / gold (human ratings as the data comes) ---
     _c("E380", "ingest mqm: a span file without an lp column, and no --lp",
        "ingest mqm mqm_spans.tsv -o out/E380.tsv",
@@ -522,6 +557,50 @@ CASES: list[Case] = [
        "report no_hypothesis.tsv --score score --output-checks -o out/E367.html",
        "The output checks read the hypotheses: map the column with --col hypothesis=COLUMN, or drop --output-checks.",
        "out/E367.html"),
+    # --- branch metricx: MetricX, several devices, the score cache (issue 27) ---
+    _c("E340", "metricx:PATH names a checkpoint that is not MetricX (an XLM-R encoder)",
+       "score scores.tsv -m metricx:mx/xlmr -o out/E340.tsv",
+       "Pass the directory of a downloaded MetricX model (google/metricx-23-*, google/metricx-24-hybrid-*).",
+       "out/E340.tsv"),
+    _c("E341", "A reference-based variant asked of a MetricX-23 QE checkpoint",
+       "score scores.tsv -m metricx:mx/metricx-23-qe-large-v2p0 --metricx-variant 23-ref -o out/E341.tsv",
+       "Leave --metricx-variant out (the checkpoint's name says what it is), or use a reference-based checkpoint.",
+       "out/E341.tsv"),
+    _c("E342", "A MetricX checkpoint whose name does not say which MetricX it is",
+       "score scores.tsv -m metricx:mx/my-model -o out/E342.tsv",
+       "Say it with --metricx-variant (23-ref, 23-qe, 24-hybrid, 24-ref, 24-qe).", "out/E342.tsv"),
+    _c("E343", "A MetricX checkpoint without a tokenizer, and none given",
+       "score scores.tsv -m metricx:mx/metricx-24-hybrid-large-v2p6 -o out/E343.tsv",
+       "Pass the local mT5 tokenizer with --metricx-tokenizer DIR (MetricX's README uses google/mt5-xl).",
+       "out/E343.tsv"),
+    _c("E344", "--device lists devices of two kinds",
+       "score scores.tsv -m metricx:mx/metricx-24-hybrid-large-v2p6 --device cuda:0,cpu -o out/E344.tsv",
+       "List GPUs of one kind by number (cuda:0,cuda:1), or one device.", "out/E344.tsv"),
+    _c("E345", "--device names a device torch does not know",
+       "score scores.tsv -m metricx:mx/metricx-24-hybrid-large-v2p6 --device gpu -o out/E345.tsv",
+       "Use cpu, cuda, cuda:N or mps.", "out/E345.tsv"),
+    _c("E346", "Several devices for a metric that runs on one (COMET, BERTScore, embed)",
+       "score scores.tsv -m comet:mx --device cpu,cpu -o out/E346.tsv",
+       "Give one device; metricx:PATH splits its batches over several.", "out/E346.tsv"),
+    _c("E347", "--cache names a cache file made for another metric signature",
+       "score scores.tsv -m metricx:mx/metricx-23-large-v2p0 --metricx-tokenizer mx/tok --cache mx/other.sqlite "
+       "-o out/E347.tsv",
+       "Give each metric signature its own cache file, or a directory (one file per signature inside).",
+       "out/E347.tsv"),
+    _c("E348", "--cache names a file that is not a score cache",
+       "score scores.tsv -m metricx:mx/metricx-23-large-v2p0 --metricx-tokenizer mx/tok --cache scores.tsv "
+       "-o out/E348.tsv",
+       "Give a new path or a directory for the cache.", "out/E348.tsv"),
+    _c("E349", "--error-spans with a COMET model that tags no spans (a regression model)",
+       "score scores.tsv -m comet:mx/comet-da --error-spans out/E349-spans.tsv -o out/E349.tsv",
+       "Use an XCOMET model (e.g. Unbabel/XCOMET-XL), or drop --error-spans.", "out/E349.tsv"),
+    _c("E350", "--error-spans without a COMET metric",
+       "score scores.tsv -m chrf --error-spans out/E350-spans.tsv -o out/E350.tsv",
+       "Add -m comet:PATH with a local XCOMET model.", "out/E350.tsv"),
+    _c("E351", "--cache names one file for several neural metrics",
+       "score scores.tsv -m metricx:mx/metricx-23-large-v2p0,comet:mx/comet-da --cache out/E351.sqlite "
+       "-o out/E351.tsv",
+       "Give a directory: each metric signature gets its own file inside it.", "out/E351.tsv"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -635,6 +714,7 @@ def _write_files(root: Path) -> None:
     uneven = df[(df["lp"] == "en-de") & ~((df["system"] == "B") & (df["seg_id"] == 3))]
     (root / "uneven_systems.tsv").write_bytes(_tsv(uneven))
     _layouts(root)
+    _meta_files(root)
     _ratings_files(root)
     _anchored_files(root, df)
     _harden_files(root, df)
@@ -654,6 +734,29 @@ def _write_files(root: Path) -> None:
     (root / "future.json").write_text(text.replace('"format_version": 1', '"format_version": 2'))
 
 
+def _meta_files(root: Path) -> None:
+    """Tables of ``xleval meta`` (issue 24): 3 groups x 3 systems x 8 segments, two metrics, a human score."""
+    rng = np.random.default_rng(24)
+    df = pd.DataFrame([{"lp": lp, "system": s, "seg_id": i, "human": float(rng.normal(q, 1)),
+                        "chrf": float(rng.normal(q, 1)), "bleu": float(rng.normal(q, 1))}
+                       for lp in ("en-de", "en-fr", "de-en") for q, s in enumerate("ABC") for i in range(8)])
+    g = df["lp"] == "en-de"
+    tables = {
+        "meta.tsv": df,
+        "meta_constant.tsv": df.assign(bleu=20.0),
+        "meta_one_system.tsv": df[~(g & (df["system"] != "A"))],
+        "meta_nan_system.tsv": df.assign(bleu=df["bleu"].where(~(g & (df["system"] == "B")))),
+        "meta_tied.tsv": df.assign(human=df["lp"].map({"en-de": 1.0, "en-fr": 2.0, "de-en": 3.0})),
+        "meta_scales.tsv": df.assign(human=np.where(g, df["human"] * 100, df["human"])),
+        "meta_sparse.tsv": df.assign(human=df["human"].where(~(g & (df["seg_id"] % 3 == df["system"].map(
+            {"A": 0, "B": 1, "C": 2}))) & ~(g & (df["seg_id"] > 5)))),
+        "meta_dup.tsv": pd.concat([df, df.iloc[[0]]]),
+        "meta_metric_tied.tsv": df.assign(bleu=df["lp"].map({"en-de": 10.0, "en-fr": 20.0, "de-en": 30.0})),
+    }
+    for name, table in tables.items():
+        (root / name).write_bytes(_tsv(table))
+
+
 def _anchored_files(root: Path, df: pd.DataFrame) -> None:
     """Tables with sparse human labels (every third row) that follow the score, and an anchored calibrator."""
     rng = np.random.default_rng(2)
@@ -671,6 +774,27 @@ def _anchored_files(root: Path, df: pd.DataFrame) -> None:
         warnings.simplefilter("ignore")  # its notes are not what these files are for
         AnchoredCalibrator(by="lp").fit(labelled).save(root / "anchored.json")
     _issue26_files(root, df, labelled)
+    _metricx_files(root)
+
+
+def _metricx_files(root: Path) -> None:
+    """MetricX-like checkpoint folders (config.json only: every case is refused before any weight is read),
+    a tokenizer folder, and a score cache made under another signature."""
+    from xleval.metrics._score_cache import ScoreCache
+
+    config = {"model_type": "mt5", "architectures": ["MT5ForRegression"], "vocab_size": 250112}
+    for name in ("metricx-23-qe-large-v2p0", "metricx-24-hybrid-large-v2p6", "metricx-23-large-v2p0", "my-model"):
+        (root / "mx" / name).mkdir(parents=True)
+        (root / "mx" / name / "config.json").write_text(json.dumps(config))
+    (root / "mx" / "xlmr").mkdir()
+    (root / "mx" / "xlmr" / "config.json").write_text(json.dumps({"model_type": "xlm-roberta",
+                                                                  "architectures": ["XLMRobertaModel"]}))
+    (root / "mx" / "comet-da" / "checkpoints").mkdir(parents=True)
+    (root / "mx" / "comet-da" / "checkpoints" / "model.ckpt").write_bytes(b"")  # refused before it is read
+    (root / "mx" / "comet-da" / "hparams.yaml").write_text("class_identifier: regression_metric\n")
+    (root / "mx" / "tok").mkdir()
+    (root / "mx" / "tok" / "tokenizer_config.json").write_text("{}")
+    ScoreCache(root / "mx" / "other.sqlite", "model:metricx-23-xl-v2p0|variant:23-ref").put([b"k" * 16], [1.0])
 
 
 def _issue26_files(root: Path, df: pd.DataFrame, labelled: pd.DataFrame) -> None:

@@ -103,6 +103,25 @@ def no_raw_controls(root: Path, out: str, err: str) -> None:
         assert ch not in out + err, repr(ch)
 
 
+def _flag_share(path: Path, flag: str, share: float) -> None:
+    rows = pd.read_csv(path, sep="\t")
+    assert rows[flag].astype(bool).mean() == share, rows[flag].value_counts()
+
+
+def _copy_rates(out: str) -> None:
+    """Oracle: the table was built with 8 of B's 40 outputs equal to the source, none of A's."""
+    rates = {(r["system"], r["flag"]): r for r in json.loads(out)["rates"]}
+    assert (rates[("B", "copy_source")]["count"], rates[("B", "copy_source")]["n"]) == (8, 40)
+    assert rates[("A", "copy_source")]["count"] == 0
+    assert rates[("A", "identical_reference")]["count"] == 40
+
+
+def _tab_escaped(out: str) -> None:
+    lines = out.splitlines()
+    assert all(len(line.split("\t")) == len(lines[0].split("\t")) for line in lines), "a row split by the tab"
+    assert "tab\\x09here" in out
+
+
 # --- the cases ----------------------------------------------------------------------------------------------
 PLAN = "calibrate plan"
 P = f"{PLAN} labels.tsv --score metric --human human"
@@ -315,6 +334,56 @@ CASES: list[Hostile] = [
        "--from esa -o out/H4-099.tsv", "ok", "2 scale(s) over 2 group(s)"),
     _h("H4-100", "ingest gold", "a scale column with two scales in one group", "ingest gold gold_two_scales.tsv "
        "--from mqm -o out/H4-100.tsv", "refused", "has 2 scales", output="out/H4-100.tsv"),
+    # check-outputs (its table: de-en, system A = the references, system B = 8 of 40 outputs copy the source)
+    _h("H4-102", "check-outputs", "--flag copy_source without a source column",
+       "check-outputs check_nosrc.tsv --flag copy_source", "refused", "needs the source column 'source'"),
+    _h("H4-103", "check-outputs", "a language pair that is not SRC-TGT", "check-outputs check_badlp.tsv", "refused",
+       "no split gives two language codes"),
+    _h("H4-104", "check-outputs", "--score a column of text", "check-outputs check.tsv --score source", "refused",
+       "is not a number"),
+    _h("H4-105", "check-outputs", "system names with bidi override and escape sequences",
+       "check-outputs check_evil.parquet --score chrf", "ok", check=no_raw_controls),
+    _h("H4-106", "check-outputs", "every hypothesis empty", "check-outputs check_empty.tsv --rows out/H4-106.tsv", "ok",
+       check=lambda root, out, err: _flag_share(root / "out/H4-106.tsv", "empty", 1.0)),
+    _h("H4-107", "check-outputs", "every hypothesis missing (NaN)", "check-outputs check_nanhyp.tsv "
+       "--rows out/H4-107.tsv", "ok", check=lambda root, out, err: _flag_share(root / "out/H4-107.tsv", "empty", 1.0)),
+    _h("H4-108", "check-outputs", "no language column", "check-outputs check_nolp.tsv", "refused",
+       "no language column"),
+    _h("H4-109", "check-outputs", "--where that leaves no rows", "check-outputs check.tsv --where lp=xx-yy", "refused",
+       "leaves no rows"),
+    _h("H4-110", "check-outputs", "--where without '='", "check-outputs check.tsv --where lp", "refused",
+       "expected COLUMN=VALUE"),
+    _h("H4-111", "check-outputs", "--rows onto the input", "check-outputs check.tsv --rows check.tsv", "refused",
+       "is an input of this command"),
+    _h("H4-112", "check-outputs", "-o and --rows the same file", "check-outputs check.tsv -o out/H4-112.json "
+       "--rows out/H4-112.json", "refused", "name the same file", output="out/H4-112.json"),
+    _h("H4-113", "check-outputs", "--flag off_target with --langid none", "check-outputs check.tsv --flag off_target "
+       "--langid none", "refused", "needs a language identifier"),
+    _h("H4-114", "check-outputs", "--near-copy 0", "check-outputs check.tsv --near-copy 0", "refused", "'--near-copy'"),
+    _h("H4-115", "check-outputs", "--level 1", "check-outputs check.tsv --level 1", "refused", "'--level'"),
+    _h("H4-116", "check-outputs", "--length-z -1", "check-outputs check.tsv --length-z -1", "refused", "'--length-z'"),
+    _h("H4-117", "check-outputs", "a table of one row", "check-outputs check_onerow.tsv --score chrf", "ok"),
+    _h("H4-118", "check-outputs", "copies planted in 8 of 40 rows of one system are counted",
+       "check-outputs check.tsv --format json", "ok", check=lambda root, out, err: _copy_rates(out)),
+    _h("H4-119", "check-outputs", "a tab in a system name, rates to a TSV file", "check-outputs check_tab.parquet "
+       "--format tsv -o out/H4-119.tsv", "refused", "which TSV cannot hold", output="out/H4-119.tsv"),
+    _h("H4-120", "check-outputs", "a tab in a system name, rates as TSV on stdout (escaped, one line per row)",
+       "check-outputs check_tab.parquet --format tsv", "ok", check=lambda root, out, err: _tab_escaped(out)),
+    _h("H4-125", "check-outputs", "-o with the text format (it printed to the terminal and wrote nothing)",
+       "check-outputs check.tsv -o out/H4-125.txt", "refused", "--format tsv or --format json",
+       output="out/H4-125.txt"),
+    _h("H4-126", "check-outputs", "a tab in a system name with --rows to TSV", "check-outputs check_tab.parquet "
+       "--format json -o out/H4-126.json --rows out/H4-126.tsv", "refused", "which TSV cannot hold",
+       output="out/H4-126.json"),
+    _h("H4-121", "check-outputs", "--score a column missing from the table", "check-outputs check.tsv --score nosuch",
+       "refused", "missing required column(s) ['nosuch']"),
+    _h("H4-122", "leaderboard", "--exclude-invalid leaves out the flagged rows and says how many",
+       "leaderboard check_two.tsv --score chrf --exclude-invalid", "ok", "excluded 16 of 160 rows"),
+    _h("H4-123", "leaderboard", "--exclude-invalid on a table without hypotheses",
+       "leaderboard check_nohyp.tsv --score chrf --exclude-invalid", "refused", "hypothesis"),
+    _h("H4-124", "calibrate fit", "--exclude-invalid with streamed fitting",
+       "calibrate fit check_two.tsv --score chrf --exclude-invalid --chunk-size 10 -o out/H4-124.json", "refused",
+       "--exclude-invalid checks the texts of the whole table in memory", output="out/H4-124.json"),
 ]
 
 
@@ -406,6 +475,37 @@ def _write_files(root: Path) -> None:
     _tsv(gold.assign(esa=[np.nan, 70.0, 80.0]), root / "gold_both.tsv")
     _tsv(gold.drop(columns="mqm_scale"), root / "gold_noscale.tsv")
     _tsv(gold.assign(mqm_scale=["MQM", "ESA", np.nan]), root / "gold_two_scales.tsv")
+    # check-outputs
+    check = _check_table()
+    _tsv(check, root / "check.tsv")
+    _tsv(check.drop(columns="source"), root / "check_nosrc.tsv")
+    _tsv(check.assign(lp="xx-yy"), root / "check_badlp.tsv")
+    check.assign(system=check["system"].replace({"A": "evil\u202eX", "B": "esc\x1b[2J"})).to_parquet(
+        root / "check_evil.parquet")
+    _tsv(check.assign(hypothesis=""), root / "check_empty.tsv")
+    _tsv(check.assign(hypothesis=np.nan), root / "check_nanhyp.tsv")
+    _tsv(check.drop(columns="lp"), root / "check_nolp.tsv")
+    _tsv(check.iloc[:1], root / "check_onerow.tsv")
+    check.assign(system=check["system"].replace({"A": "tab\there"})).to_parquet(root / "check_tab.parquet")
+    two = pd.concat([check, check.assign(lp="fr-en")], ignore_index=True)
+    _tsv(two, root / "check_two.tsv")
+    _tsv(two.drop(columns="hypothesis"), root / "check_nohyp.tsv")
+
+
+def _check_table() -> pd.DataFrame:
+    """de-en outputs: system A gives the reference, system B changes it, and copies the source in 8 of 40 rows."""
+    src = ["Der Hund bellt laut im Garten.", "Die Katze schläft auf dem Sofa.", "Wir fahren morgen nach Berlin.",
+           "Das Wetter ist heute sehr schön."] * 10
+    ref = ["The dog barks loudly in the garden.", "The cat sleeps on the sofa.", "We are driving to Berlin tomorrow.",
+           "The weather is very nice today."] * 10
+    rng = np.random.default_rng(0)
+    rows = []
+    for system in ("A", "B"):
+        for i, (s, r) in enumerate(zip(src, ref, strict=True)):
+            hyp = r if system == "A" else (s if i % 5 == 0 else r.replace("The", "A").replace("We are", "We're"))
+            rows.append({"lp": "de-en", "system": system, "seg_id": i, "source": s, "reference": r, "hypothesis": hyp,
+                         "chrf": float(rng.uniform(20, 80))})
+    return pd.DataFrame(rows)
 
 
 @pytest.fixture(scope="module")

@@ -28,6 +28,7 @@ import pandas as pd
 from .._base.grouping import group_index
 from .._base.result import Result
 from ..exceptions import DataQualityWarning, InputError
+from ..metrics._base import signature_direction
 from ..table import EvalTable
 from ._anchored import AnchoredCalibrator
 from ._levels import ON_UNSEEN
@@ -120,7 +121,8 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
                     min_count: int | None = None, fallback: str | Sequence[str] = "default",
                     human_higher_is_better: bool | None = None, signature: str | None = None,
                     decision: Any = None, commands: Any = None, human_scale: str | None = None,
-                    human_range: tuple[float, float] | None = None, strict: bool = False) -> FittedCalibration:
+                    human_range: tuple[float, float] | None = None, strict: bool = False,
+                    score_higher_is_better: bool | None = None) -> FittedCalibration:
     """Fit the calibration for this table.
 
     ``data``: an EvalTable or a DataFrame; ``score``, ``by``, ``human``, ``system`` name its columns
@@ -139,8 +141,9 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     and the report need, having no direction option; True refuses them, as ``calibrate fit`` does, whose
     error names its direction flags); ``fallback`` ``"default"`` or
     ``"pooled"`` gives unseen groups the common offset, ``"error"`` refuses them. ``signature``: the
-    score's metric signature (default: the table's). Warnings raised while fitting are re-raised after
-    it and kept in ``notes``."""
+    score's metric signature (default: the table's). ``score_higher_is_better``: the metric's direction for
+    the anchored map; None reads it from the signature (``dir:lower``: MetricX), else higher is better.
+    Warnings raised while fitting are re-raised after it and kept in ``notes``."""
     if isinstance(data, EvalTable):  # its roles, where not given here
         score = score or data.score_column
         by = by or (list(data.by) or None)
@@ -169,6 +172,8 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
                          "anchored calibration puts the scores on the human scale of human=: leave them out, or use "
                          "method='lgn'", argument=lgn_only[0])
     sig = signature
+    if score_higher_is_better is None:
+        score_higher_is_better = signature_direction(sig) is not False
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         chosen = method
@@ -178,7 +183,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
 
                 decision = decide_calibration(frame, score_col, by_cols[0] if len(by_cols) == 1 else by_cols,
                                               human=human, system=system, commands=commands,
-                                              human_scale=human_scale)
+                                              human_scale=human_scale, score_higher_is_better=score_higher_is_better)
             chosen = decision.calibrator
             if decision.method == "none":
                 warnings.warn(f"the raw scores order cross-group pairs as well as any calibration here "
@@ -187,7 +192,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
         else:
             decision = None
         result = _fit(frame, chosen, method, score_col, by_cols, human, system, statistic, target, min_count,
-                      fallback, human_higher_is_better, sig, decision, human_range, strict)
+                      fallback, human_higher_is_better, sig, decision, human_range, strict, score_higher_is_better)
     notes = tuple(str(w.message) for w in caught)
     for w in caught:  # the caller's filters decide what to show (the CLI records them)
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -196,7 +201,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
 
 
 def _fit(frame, chosen, requested, score, by_cols, human, system, statistic, target, min_count, fallback,
-         human_up, sig, decision, human_range=None, strict=False) -> FittedCalibration:
+         human_up, sig, decision, human_range=None, strict=False, score_up=True) -> FittedCalibration:
     if chosen == "lgn":
         count, why = choose_min_count(frame, by_cols, system, min_count)
         model: Calibrator = build_lgn(by_cols, score, statistic=statistic, target=target, min_count=count,
@@ -207,6 +212,6 @@ def _fit(frame, chosen, requested, score, by_cols, human, system, statistic, tar
         raise InputError(f"fallback={fallback!r}: anchored calibration gives unseen groups the common offset "
                          "(pooled) or refuses them (error)", argument="fallback", value=fallback)
     model = build_anchored(by_cols, score, human, system=system, human_higher_is_better=human_up,
-                           fallback="error" if chain == ["error"] else "pooled",
+                           score_higher_is_better=score_up, fallback="error" if chain == ["error"] else "pooled",
                            human_range=human_range).fit(frame, signature=sig, strict=strict)
     return FittedCalibration(model, "anchored", requested, decision)

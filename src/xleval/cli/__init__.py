@@ -43,6 +43,8 @@ _GROUPS: list[tuple[str, str, str]] = [
     ("intrinsic", "xleval.cli.intrinsic:app", "Length-fair intrinsic LM metrics, their confounds, LM scoring."),
     ("fairness", "xleval.cli.fairness:app", "Multilingual performance gaps and minimum test-set size."),
     ("score", "xleval.cli.score:score", "Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact)."),
+    ("meta", "xleval.cli.meta:meta",
+     "Meta-evaluate many metrics against human scores: WMT's statistics per pair and across pairs."),
     ("ingest", "xleval.cli.ingest:ingest",
      "Read a WMT system-output folder or the mt-metrics-eval layout into a table."),
     ("check-outputs", "xleval.cli.check_outputs:check_outputs",

@@ -43,9 +43,13 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
     columns (lp or tgt_lang). Flags are defined in docs/output-checks.md.
     """
     from ..io import parse_column_mapping, read_table, select_rows, write_table
+    from ..io._write import format_rows
     from ..output_checks import check_outputs as run
 
     check_paths({"-o": output, "--rows": rows_path}, inputs=[table], stdout=["-o"])
+    if output is not None and fmt == "text" and str(output) != "-":
+        raise click.UsageError(f"-o {output}: the text tables are for the terminal; write the results to a file with "
+                               "--format tsv or --format json")
     df = select_rows(read_table(table, columns=parse_column_mapping(col), required=["hypothesis", *metrics],
                                 numeric=list(metrics)), where)
     from ..exceptions import InputError
@@ -55,17 +59,22 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
                      near_copy=near_copy, length_z=length_z, level=level)
     except InputError as exc:  # the library cannot name the file: say which table
         raise exc.prefixed(str(table)) from None
-    for note in result.notes:
-        say("note", note, "cyan")
+    if fmt == "tsv" and output is not None and str(output) != "-":
+        # a name TSV cannot hold is refused before anything is written (the per-row flags included)
+        format_rows(result.rates, "tsv", where=f"{output}: ", instead="use --format json, which holds any name")
     if rows_path is not None:
         write_table(result.flags, rows_path)
-        err_console.print(f"wrote per-row flags ({len(result.flags)} rows) to {rows_path}")
     if fmt == "json":
         emit_json(result.to_dict(), output)
     elif fmt == "tsv":
         emit_tsv(result.rates, output, float_format=lambda v: repr(float(v)))
     else:
         _print(result)
+    # notes last: a refusal above is then the command's one line
+    for note in result.notes:
+        say("note", note, "cyan")
+    if rows_path is not None:
+        err_console.print(f"wrote per-row flags ({len(result.flags)} rows) to {rows_path}")
 
 
 def _print(result) -> None:

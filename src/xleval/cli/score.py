@@ -2,6 +2,8 @@
 (several systems, paired significance tests, confidence intervals) with sacrebleu's options."""
 from __future__ import annotations
 
+import os
+
 import click
 
 from ._common import FiniteFloat, col_option, emit_json, err_console, print_table, progress_bar, say, warnings_said
@@ -81,7 +83,8 @@ _ORDER = click.IntRange(0, 32)
 @click.option("-r", "--ref", multiple=True, metavar="FILE",
               help="Plain-text reference file (repeat for several). sacrebleu's order also works: REF... -i HYP.")
 @click.option("-m", "--metric", "--metrics", "metric", multiple=True,
-              help="bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH (comma- or space-separated; "
+              help="bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH, metricx:PATH (MetricX-23/24; "
+                   "lower is better) (comma- or space-separated; "
                    "default bleu,chrf for tables; bleu for plain files, as sacrebleu).")
 @click.option("-o", "--output", help="Write the table with score columns here (signatures in its metadata; '-' = "
               "TSV on stdout, without them).")
@@ -144,8 +147,19 @@ _ORDER = click.IntRange(0, 32)
 @click.option("--subset", hidden=True)
 @click.option("-d", "--detail", is_flag=True, hidden=True)
 @click.option("--batch-size", type=click.IntRange(1, 1_000_000), help="Neural metrics: segments per model call.")
-@click.option("--device", help="Neural metrics: cpu, cuda, cuda:N or mps.")
-@click.option("--precision", help="Neural metrics: fp32 or fp16.")
+@click.option("--device", help="Neural metrics: cpu, cuda, cuda:N or mps; metricx: several, cuda:0,cuda:1 "
+              "(data parallel).")
+@click.option("--precision", help="Neural metrics: fp32 or fp16 (GPU); metricx also bf16.")
+@click.option("--cache", "score_cache", metavar="PATH",
+              help="Neural metrics: keep segment scores in PATH (a directory: one file per metric signature) and "
+                   "read rows scored before from it instead of scoring them again.")
+@click.option("--error-spans", "error_spans", metavar="FILE",
+              help="comet:PATH of an XCOMET model (tables only): add the count of error spans per severity of each "
+                   "row (comet_minor, comet_major, comet_critical) and write the spans to FILE.")
+@click.option("--metricx-variant", type=click.Choice(["23-ref", "23-qe", "24-hybrid", "24-ref", "24-qe"]),
+              help="metricx: the model and input mode (default: from the checkpoint's name).")
+@click.option("--metricx-tokenizer", metavar="DIR", help="metricx: local mT5 tokenizer (google/mt5-xl), when the "
+              "checkpoint holds none.")
 @click.option("--progress", is_flag=True, help="Neural metrics: the model's own progress bar.")
 @col_option
 @click.option("--chunk-size", type=click.IntRange(1),
@@ -159,7 +173,8 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
           chrf_char_order, chrf_word_order, chrf_beta, chrf_whitespace, chrf_lowercase, chrf_eps_smoothing,
           ter_case_sensitive, ter_asian_support, ter_no_punct, ter_normalized, confidence, confidence_n, paired_bs,
           paired_ar, paired_bs_n, paired_ar_n, seed, baseline, score_only, width, fmt, batch_size, device, precision,
-          progress, col, chunk_size, backend, workers, scheduler, num_refs, encoding, sentence_level, paired_jobs,
+          score_cache, error_spans, metricx_variant, metricx_tokenizer, progress, col, chunk_size, backend, workers,
+          scheduler, num_refs, encoding, sentence_level, paired_jobs,
           short, quiet, no_color, test_set, echo, download, list_, citation, origlang, subset, detail) -> None:
     """Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact).
 
@@ -190,8 +205,8 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
     twice = sorted({s for s in specs if specs.count(s) > 1})
     if twice:
         raise InputError(f"--metric {','.join(metric)!r}: {', '.join(twice)} given twice; name each metric once")
-    check_outputs({"--output": output}, inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"],
-                  stdout=["--output"])
+    check_outputs({"--output": output, **({"--error-spans": error_spans} if error_spans else {})},
+                  inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"], stdout=["--output"])
     settings = {
         "bleu_tokenize": tokenize, "bleu_spm_model": spm_model, "bleu_lowercase": lowercase or None,
         "bleu_smooth_method": smooth_method,
@@ -200,9 +215,14 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
         "chrf_eps_smoothing": chrf_eps_smoothing or None, "ter_case_sensitive": ter_case_sensitive or None,
         "ter_asian_support": ter_asian_support or None, "ter_no_punct": ter_no_punct or None,
         "ter_normalized": ter_normalized or None, "neural_batch_size": batch_size, "neural_device": device,
-        "neural_precision": precision, "neural_progress": progress or None,
+        "neural_precision": precision, "neural_progress": progress or None, "neural_cache": score_cache,
+        "metricx_variant": metricx_variant, "metricx_tokenizer_path": metricx_tokenizer,
     }
     options = {s: metric_options(s, settings) for s in specs}
+    neural = [s for s in specs if ":" in s]
+    if score_cache is not None and len(neural) > 1 and not os.path.isdir(score_cache):
+        raise InputError(f"--cache {score_cache}: a cache file holds the scores of one metric, and {len(neural)} "
+                         "neural metrics are named; give a directory (one file per metric signature inside it)")
     if paired_bs and paired_ar:
         raise InputError("--paired-bs and --paired-ar are alternatives; choose one")
     test = "bs" if paired_bs else "ar" if paired_ar else None
@@ -232,22 +252,27 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
     if len(inputs) != 1:
         raise InputError("give either an INPUT table or plain files with -i HYP.txt -r REF.txt [-l de-en]"
                          if not inputs else f"one INPUT table at a time (got {len(inputs)}); for plain files use -i")
+    if error_spans is not None and (chunk_size is not None or backend != "local" or test or output is None):
+        raise InputError("--error-spans adds columns to a scored table: give -o OUTPUT, without --chunk-size, "
+                         "--backend or a paired test")
     if chunk_size is not None or backend != "local":
         if test or confidence:
             raise InputError("paired tests and intervals need every row in memory; drop --chunk-size")
         return _streamed(inputs[0], output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus)
     return _table(inputs[0], col, specs, options, output, corpus, resampling, baseline, score_only,
-                  4 if width is None else width, fmt)
+                  4 if width is None else width, fmt, error_spans)
 
 
-def _table(path, col, specs, options, output, corpus, resampling, baseline, score_only, width, fmt) -> None:
+def _table(path, col, specs, options, output, corpus, resampling, baseline, score_only, width, fmt,
+           error_spans=None) -> None:
     from ..exceptions import InputError
     from ..io import parse_column_mapping, write_table
 
     if resampling["confidence"]:
         raise InputError("--confidence is for plain files (-i HYP.txt); for a table use --paired-bs, which gives "
                          "each system's interval per language pair")
-    if output is not None and not corpus and not resampling["test"] and _parquet(path) and _parquet(output):
+    if output is not None and not corpus and not resampling["test"] and _parquet(path) and _parquet(output) \
+            and error_spans is None:
         from ..io import read_arrow_table
 
         # Parquet in, Parquet out, nothing printed from the rows: scored as an Arrow table, no pandas
@@ -267,16 +292,37 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
             scored = _score(df, specs, options)
             write_table(scored.frame, output, metadata=scored.metadata())
         return _render_comparisons(results, width, fmt)
+    spans = _error_spans(df, specs, options) if error_spans is not None else None
     scored = _score(df, specs, options)
     if output is not None:
-        write_table(scored.frame, output, metadata=scored.metadata())
-        err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}")
+        frame = scored.frame
+        if spans is not None:
+            frame = frame.assign(**{c: spans[0][c].to_numpy() for c in spans[0].columns})
+            write_table(spans[1], error_spans)
+        write_table(frame, output, metadata=scored.metadata())
+        err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}"
+                          + (f"; {len(spans[1])} error spans to {error_spans}" if spans is not None else ""))
     if corpus or output is None:
         from ..metrics import corpus_table
 
         _render_corpus(corpus_table(scored), scored, width, fmt, score_only)
     elif fmt == "json":
         emit_json({"output": output, "rows": len(df), **scored.metadata()})
+
+
+def _error_spans(df, specs, options):
+    """Count columns and the span table of every comet:PATH metric that tags spans (xleval.metrics._comet)."""
+    import pandas as pd
+
+    from ..exceptions import InputError
+    from ..metrics import get_metric
+    from ..metrics._comet import error_span_tables
+
+    comets = [spec for spec in specs if spec.split(":")[0].lower() == "comet"]
+    if not comets:
+        raise InputError("--error-spans needs a comet:PATH metric of an XCOMET model (-m comet:PATH)")
+    tables = [error_span_tables(df, get_metric(spec, level="sentence", **options[spec])) for spec in comets]
+    return pd.concat([t[0] for t in tables], axis=1), pd.concat([t[1] for t in tables], ignore_index=True)
 
 
 def _plain_text(path) -> bool:

@@ -15,6 +15,7 @@ from ._decide import (
     DecisionStep,
     MethodChoice,
     choose_method,
+    decide_across_metrics,
     decide_calibration,
     decide_from_evaluation,
 )
@@ -35,7 +36,7 @@ from ._validity import (
 
 __all__ = [
     "diagnose", "Diagnosis", "advice_line", "AdviceAction", "AdviceRenderer", "PythonAdvice",
-    "decide_calibration", "decide_from_evaluation", "CalibrationDecision", "METHOD_NAMES",
+    "decide_calibration", "decide_from_evaluation", "decide_across_metrics", "CalibrationDecision", "METHOD_NAMES",
     "N_FOLDS", "N_REPEATS", "RANDOM_STATE", "N_RESAMPLES", "MARGIN", "PREFERENCE",
     "human_scale_check", "HumanScale", "HUMAN_SCALES",
     "choose_method", "MethodChoice", "DecisionStep", "REFERENCE", "RECOMMENDED_LABELS",

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +69,7 @@ if TYPE_CHECKING:
     from ._evaluate import CalibrationEvaluation
 
 __all__ = ["MethodChoice", "DecisionStep", "choose_method", "REFERENCE", "RECOMMENDED_LABELS",
-           "CalibrationDecision", "decide_calibration", "METHOD_NAMES"]
+           "CalibrationDecision", "decide_calibration", "decide_across_metrics", "METHOD_NAMES"]
 
 #: what each method is called in sentences
 METHOD_NAMES = {"none": "the raw scores", "lgn": "LGN", "anchored": "anchored calibration"}
@@ -393,7 +394,7 @@ def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None,
                        n_repeats: int = N_REPEATS, random_state: Any = RANDOM_STATE, n_resamples: int = 200,
                        threshold: float = DEFAULT_THRESHOLD, bias: BiasDiagnosis | None = None,
                        validity: ValidityVerdict | None = None, commands: AdviceRenderer | None = None,
-                       progress: Any = None) -> CalibrationDecision:
+                       progress: Any = None, score_higher_is_better: bool | None = None) -> CalibrationDecision:
     """Decide which calibration to apply to ``score`` grouped by ``by`` (module docstring).
 
     ``human_scale``: ``z`` (the human column is standardised within groups, like WMT DA z), ``raw`` or
@@ -404,8 +405,9 @@ def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None,
     ``N_RESAMPLES``); ``n_resamples``: bootstrap resamples of the bias diagnosis. ``bias``/``validity``:
     when already computed. ``commands``: an :class:`AdviceRenderer` for the advice. ``progress``: told of
     each fold fitted."""
-    from ._evaluate import evaluate_calibration
+    from ._evaluate import evaluate_calibration, score_direction
 
+    score_higher_is_better = score_direction(data, score, score_higher_is_better)
     frame, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
     score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
     if score is None:
@@ -419,7 +421,8 @@ def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None,
                                                   selections=(DECISION_SELECTION,), n_folds=n_folds,
                                                   n_repeats=n_repeats, n_resamples=N_RESAMPLES,
                                                   random_state=random_state, progress=progress, budget=budget,
-                                                  human_scale=human_scale, commands=commands, threshold=threshold)
+                                                  human_scale=human_scale, commands=commands, threshold=threshold,
+                                                  score_higher_is_better=score_higher_is_better)
             except InputError as exc:  # a table the comparison cannot use (e.g. systems without a finite score)
                 why_not = str(exc)
         if why_not is None:
@@ -452,6 +455,20 @@ def decide_from_evaluation(data: EvalTable | pd.DataFrame, evaluation: Calibrati
         return replace(decision, paragraph=_numbers(evaluation, _anchored_name(evaluation)) + " " + decision.reason
                        + ".")
     return _from_evidence(evaluation, rules)
+
+
+def decide_across_metrics(decisions: Mapping[str, CalibrationDecision]) -> str:
+    """The metric to trust across groups, given each metric's own decision (:func:`decide_from_evaluation`,
+    which chose its calibration): the one whose chosen calibration orders held-out cross-group system pairs
+    best (out-of-fold accuracy at the decision's budget, the number the decision itself read); a tie goes to
+    the metric listed first. One rule for one metric and for several."""
+    if not decisions:
+        raise InputError("decide_across_metrics needs at least one metric's decision")
+    def accuracy(metric: str) -> float:
+        value = decisions[metric].accuracy.get(decisions[metric].method, float("nan"))
+        return value if value == value else float("-inf")  # no evidence (NaN) never wins
+
+    return max(decisions, key=accuracy)
 
 
 def _declared(scale: HumanScale | None) -> str | None:

@@ -45,6 +45,7 @@ from .._base.result import Result
 from .._base.seeding import make_rng, resolve_seed
 from ..calibration import PLAIN_LGN, SELECTIONS, build_anchored, build_lgn, select_rows
 from ..exceptions import InputError
+from ..metrics._base import signature_direction
 from ..stats import (
     Estimate,
     TestResult,
@@ -157,7 +158,7 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
                          budgets: Sequence[int] = DEFAULT_BUDGETS,
                          selections: Sequence[str] = ("spread", "random"), n_folds: int = N_FOLDS,
                          n_repeats: int = N_REPEATS,
-                         human_higher_is_better: bool | None = None, score_higher_is_better: bool = True,
+                         human_higher_is_better: bool | None = None, score_higher_is_better: bool | None = None,
                          level: float = 0.95, n_resamples: int = N_RESAMPLES, random_state: Any = RANDOM_STATE,
                          progress: Progress | None = None, alternative: str | None = None,
                          budget: int | None = None, human_scale: str | None = None, commands: Any = None,
@@ -179,6 +180,7 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
     ``system="system"``)."""
     if alternative is not None and alternative not in ALTERNATIVES:
         raise InputError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)} (or None: no test)")
+    score_higher_is_better = score_direction(data, score, score_higher_is_better)
     if system is None and not (isinstance(data, EvalTable) and data.system is not None):
         system = "system"
     table = as_table(data, score=score, human=human, by=by, system=system, default_by=DEFAULT_BY)
@@ -347,6 +349,18 @@ class _Table:
                              "system": self.sys_names[self.item_system], "n_rows": self.n_x, "n_labels": self.n_h,
                              "human": self.truth, "raw": runs["raw"][0], "lgn": runs["lgn"][0],
                              "anchored": runs["anchored"][0]})
+
+
+def score_direction(data: Any, score: str | None, given: bool | None) -> bool:
+    """The metric's direction: ``given``, else what the table's signature of ``score`` states (``dir:lower``
+    for MetricX, :func:`xleval.metrics.signature_direction`), else higher is better."""
+    if given is not None:
+        return bool(given)
+    if isinstance(data, EvalTable):
+        stated = signature_direction(data.signature(score or data.score_column))
+        if stated is not None:
+            return stated
+    return True
 
 
 def _direction(t: _Table, given: bool | None, score_up: bool) -> tuple[int, str, list[str]]:

@@ -402,9 +402,16 @@ def _one_group(group: str, by: str, score: str) -> SystemCalibration:
                              score_column=score, notes=(note,))
 
 
-def higher_is_better_of(score: str, metric: str | None = None) -> bool:
-    """False for error rates (TER); True otherwise."""
+def higher_is_better_of(score: str, metric: str | None = None, signature: str | None = None) -> bool:
+    """False for error rates (TER) and error scores (MetricX); True otherwise. The direction a
+    signature states (``dir:lower``, :func:`xleval.metrics.signature_direction`) comes first, so a renamed
+    column keeps its metric's direction; then the metric's (or the column's) registry name."""
+    from ..metrics._base import signature_direction
     from ..metrics._registry import METRICS, _load
+
+    stated = signature_direction(signature)
+    if stated is not None:
+        return stated
 
     entry = METRICS.get((metric or score).lower())
     return True if entry is None else bool(_load(entry.target).higher_is_better)
@@ -445,6 +452,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     frame = table.frame
     steps.done()
     rec = None
+    hib = (higher_is_better_of(score, metric, signature if signature is not None else table.signature(score))
+           if higher_is_better is None else bool(higher_is_better))
     if model is not None:
         calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,
                                         where=table.source)
@@ -454,13 +463,14 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
             calibration = _one_group(groups[0], by, score)
         elif method == "auto":
             rec = recommend_calibration(frame, score, by, human=human, system=scores.system, n_resamples=n_resamples,
-                                        random_state=random_state, commands=commands, human_scale=human_scale)
+                                        random_state=random_state, commands=commands, human_scale=human_scale,
+                                        score_higher_is_better=hib)
             method = rec.method
         if method != "auto" or len(groups) != 1:
             calibration = fit_calibration(method, scores.frame, score, by, human=human, system=scores.system,
-                                          human_higher_is_better=human_higher_is_better, human_range=human_range)
+                                          human_higher_is_better=human_higher_is_better, human_range=human_range,
+                                          score_higher_is_better=hib)
     steps.done()
-    hib = higher_is_better_of(score, metric) if higher_is_better is None else bool(higher_is_better)
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
     steps.done()
     return board

@@ -100,8 +100,10 @@ class SystemCalibration:
 
 def fit_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *, human: str | None = None,
                     system: str | None = None, human_higher_is_better: bool | None = None,
-                    human_range: tuple[float, float] | None = None) -> SystemCalibration:
-    """Fit ``method`` (``lgn``, ``anchored``, ``none``) on the segments of ``frame`` grouped by ``by``."""
+                    human_range: tuple[float, float] | None = None,
+                    score_higher_is_better: bool = True) -> SystemCalibration:
+    """Fit ``method`` (``lgn``, ``anchored``, ``none``) on the segments of ``frame`` grouped by ``by``
+    (``score_higher_is_better``: the metric's direction, for the anchored map)."""
     if method == "none":
         return SystemCalibration("none", "no calibration: the raw system scores", "raw", score_column=score)
     has_system = system is not None and system in frame.columns
@@ -126,6 +128,7 @@ def fit_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *, hu
             model = fit_table_calibration(rows, "anchored", score=score, by=by, human=human,
                                           system=system if has_system else None,
                                           human_higher_is_better=human_higher_is_better,
+                                          score_higher_is_better=score_higher_is_better,
                                           human_range=human_range).model
             result = SystemCalibration("anchored", "anchored calibration: per-group offset and common slopes from the "
                                        "metric to the human scale, fitted on the labelled segments"

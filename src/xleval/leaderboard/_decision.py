@@ -89,12 +89,16 @@ def recommend_calibration(frame: EvalTable | pd.DataFrame, score: str | None = N
                           budgets: tuple[int, ...] = DEFAULT_BUDGETS, threshold: float = 0.5,
                           n_resamples: int = 1000, random_state: Any = RANDOM_STATE,
                           commands: AdviceRenderer | None = None, human_scale: str | None = None,
-                          **_: Any) -> Recommendation:
+                          score_higher_is_better: bool | None = None, **_: Any) -> Recommendation:
     """Decide between anchored calibration, LGN and the raw scores for ``score`` grouped by ``by`` (module
     docstring). ``commands``: the table's path and column mapping, so that the advice names commands that
     run as written. ``human_scale``: ``z``, ``raw`` or None (the standardisation check looks at the data).
     ``frame``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by``:
-    ``lp`` if present, else ``tgt_lang``)."""
+    ``lp`` if present, else ``tgt_lang``).
+    ``score_higher_is_better``: the metric's direction (None: the table's signature says, else higher)."""
+    from ..diagnostics._evaluate import score_direction
+
+    score_higher_is_better = score_direction(frame, score, score_higher_is_better)
     frame, roles = resolve_roles(frame, score=score, by=by, human=human, system=system, default_by=DEFAULT_BY)
     score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
     if score is None:
@@ -113,7 +117,8 @@ def recommend_calibration(frame: EvalTable | pd.DataFrame, score: str | None = N
         choice = decide_calibration(frame, score, by, human=human, system=system if has_system else None,
                                     threshold=threshold, bias=bias, validity=verdict, random_state=random_state,
                                     commands=commands, budgets=tuple(budgets), n_folds=n_folds, n_repeats=n_repeats,
-                                    n_resamples=n_resamples, human_scale=human_scale)
+                                    n_resamples=n_resamples, human_scale=human_scale,
+                                    score_higher_is_better=score_higher_is_better)
     notes.extend(sorted({f"{w.category.__name__}: {w.message}" for w in caught}))
     notes.extend(choice.notes)
     labelled = sum(1 for n in choice.labels_per_group.values() if n > 0)

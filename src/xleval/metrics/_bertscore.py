@@ -36,7 +36,7 @@ class BERTScore(NeuralMetric):
     num_layers : the hidden layer whose token embeddings are matched (1-based, as in
         bert_score); ``None`` = the model's last layer, read from its ``config.json``.
     part : ``"f1"`` (default), ``"precision"`` or ``"recall"``.
-    batch_size, device, precision, progress : see :class:`~xleval.metrics._neural.NeuralMetric`.
+    batch_size, device, precision, progress, cache : see :class:`~xleval.metrics._neural.NeuralMetric`.
 
     Idf weighting is not offered: bert_score's idf weights come from the scored corpus, so a
     segment's score would depend on the other segments in the call.
@@ -58,6 +58,7 @@ class BERTScore(NeuralMetric):
         device: str = "cpu",
         precision: str = "fp32",
         progress: bool = False,
+        cache: str | os.PathLike | None = None,
     ) -> None:
         super().__init__(model_path, batch_size=batch_size, device=device, precision=precision, progress=progress)
         if part not in _PARTS:
@@ -69,6 +70,7 @@ class BERTScore(NeuralMetric):
             raise InputError(f"num_layers must be an integer in 0..{n_model_layers} for this model, got {num_layers!r}")
         self.num_layers = num_layers
         self.part = part
+        self._set_cache(cache)
 
     def _signature_fields(self) -> dict[str, Any]:
         fields = self._common_fields()

@@ -7,20 +7,47 @@ as ``Unbabel/wmt22-comet-da``) and scores with ``comet.load_from_checkpoint`` +
 and COMET loads that encoder's config and tokenizer by name; offline, that name must already be
 in the Hugging Face cache, or pass ``encoder_path=DIR`` (a local copy of that encoder) and the
 checkpoint is loaded with COMET's model class pointed at it.
+
+Models that tag words (XCOMET, and unified models trained at word level) also give error spans
+(``metadata.error_spans`` of COMET's ``predict``): :meth:`COMET.error_spans` returns them with the
+scores, as counts per severity per segment and as a table of spans (:class:`ErrorSpans`).
 """
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from xleval._base.result import Result
 from xleval.exceptions import InputError
 
-from ._neural import NeuralMetric, check_model_dir, dist_version, require, restore_special_token_builder
+from ._neural import NeuralMetric, check_model_dir, dist_version, quiet, require, restore_special_token_builder
 
-__all__ = ["COMET"]
+__all__ = ["COMET", "ErrorSpans", "SEVERITIES", "error_span_tables"]
+
+#: XCOMET's error severities (its ``error_labels``), mildest first
+SEVERITIES = ("minor", "major", "critical")
+_SPAN_COLUMNS = ("segment", "severity", "start", "end", "confidence", "text")
+
+
+@dataclass(frozen=True, eq=False)
+class ErrorSpans(Result):
+    """Error spans a COMET model tagged in each translation (XCOMET; Guerreiro et al., 2024).
+
+    ``scores``: the segment scores of the same prediction. ``counts``: one row per segment, the number of
+    spans of each severity (columns ``minor``, ``major``, ``critical``). ``spans``: one row per span:
+    ``segment`` (the row's position in the input), ``severity``, ``start``/``end`` (character offsets in the
+    translation, as COMET gives them), ``confidence``, ``text``. ``signature``: the metric's.
+    """
+
+    scores: np.ndarray
+    counts: pd.DataFrame
+    spans: pd.DataFrame
+    signature: str
 
 # COMET class identifiers (hparams.yaml) whose models never read a reference.
 _QE_CLASSES = {"referenceless_regression_metric"}
@@ -36,7 +63,7 @@ class COMET(NeuralMetric):
         model's own mode (``None``: references if the model reads them).
     encoder_path : local directory of the encoder named by the checkpoint's
         ``pretrained_model`` (tokenizer + config), for fully offline use.
-    batch_size, device, precision, progress : see :class:`~xleval.metrics._neural.NeuralMetric`.
+    batch_size, device, precision, progress, cache : see :class:`~xleval.metrics._neural.NeuralMetric`.
     """
 
     name = "comet"
@@ -55,6 +82,7 @@ class COMET(NeuralMetric):
         device: str = "cpu",
         precision: str = "fp32",
         progress: bool = False,
+        cache: str | os.PathLike | None = None,
     ) -> None:
         super().__init__(model_path, batch_size=batch_size, device=device, precision=precision, progress=progress)
         self.checkpoint = self.model_path / "checkpoints" / "model.ckpt"
@@ -67,6 +95,7 @@ class COMET(NeuralMetric):
             raise InputError(f"COMET model {self.model_path.name!r} needs references; it cannot run as QE")
         self.use_refs = model_reads_refs if use_refs is None else bool(use_refs)
         self.needs_refs = self.use_refs  # instance value shadows the class default
+        self._set_cache(cache)
 
     def _model_reads_refs(self) -> bool:
         if self.hparams.get("class_identifier") in _QE_CLASSES:
@@ -113,7 +142,38 @@ class COMET(NeuralMetric):
             model = model.half()
         return model
 
+    @property
+    def tags_spans(self) -> bool:
+        """Whether the model tags error spans (XCOMET, or a unified model trained at word level)."""
+        return (self.hparams.get("class_identifier") == "xcomet_metric"
+                or bool(self.hparams.get("word_level_training")))
+
+    def error_spans(self, hyps, refs=None, srcs=None) -> ErrorSpans:
+        """Scores and error spans of each segment (COMET's ``predict`` output and ``metadata.error_spans``).
+        The scores equal :meth:`sentence_scores` and go into the cache when there is one (``cache=``), so that
+        scoring the same rows afterwards runs no model; the spans themselves are not cached."""
+        self._require_spans()
+        hyps_, refs_, srcs_ = self._check_inputs(hyps, refs, srcs)
+        if not hyps_:
+            return ErrorSpans(np.zeros(0), pd.DataFrame(columns=list(SEVERITIES), dtype="int64"),
+                              pd.DataFrame(columns=list(_SPAN_COLUMNS)), self.signature)
+        model = self._loaded()
+        with quiet(self.progress):
+            out = self._predict(model, hyps_, refs_, srcs_)
+        result = _spans_result(out, len(hyps_), self.signature)
+        self._remember(hyps_, refs_, srcs_, result.scores)
+        return result
+
+    def _require_spans(self) -> None:
+        if not self.tags_spans:
+            raise InputError(f"COMET model {self.model_path.name!r} ({self.hparams.get('class_identifier')}) tags no "
+                             "error spans; spans come from XCOMET models (e.g. Unbabel/XCOMET-XL) and unified "
+                             "models trained at word level", argument="model_path", value=str(self.model_path))
+
     def _neural_scores(self, model, hyps, refs, srcs) -> np.ndarray:
+        return np.asarray(self._predict(model, hyps, refs, srcs).scores, dtype=np.float64)
+
+    def _predict(self, model, hyps, refs, srcs) -> Any:
         ref_list = self._single_ref_stream(refs) if self.use_refs else None
         samples = [
             {"src": s, "mt": h, **({"ref": ref_list[i]} if ref_list is not None else {})}
@@ -128,7 +188,48 @@ class COMET(NeuralMetric):
             progress_bar=self.progress,
             accelerator="cpu" if gpus == 0 else "gpu",
         )
-        return np.asarray(out.scores, dtype=np.float64)
+        return out
+
+
+_ID_COLUMNS = ("lp", "src_lang", "tgt_lang", "system", "doc_id", "seg_id")
+
+
+def _spans_result(out: Any, n: int, signature: str) -> ErrorSpans:
+    """COMET's prediction as an :class:`ErrorSpans` (spans in COMET's order, segment by segment)."""
+    found = out.metadata.get("error_spans") if hasattr(out, "metadata") else None
+    per_segment = list(found) if found is not None else [[] for _ in range(n)]
+    rows = [{"segment": i, "severity": s.get("severity"), "start": s.get("start"), "end": s.get("end"),
+             "confidence": float(s.get("confidence", np.nan)), "text": s.get("text")}
+            for i, segment in enumerate(per_segment) for s in segment]
+    counts = pd.DataFrame({sev: [sum(s.get("severity") == sev for s in segment) for segment in per_segment]
+                           for sev in SEVERITIES}, dtype="int64")
+    return ErrorSpans(np.asarray(out.scores, dtype=np.float64), counts, pd.DataFrame(rows, columns=list(_SPAN_COLUMNS)),
+                      signature)
+
+
+def error_span_tables(frame: pd.DataFrame, metric: COMET) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A table's error spans: count columns ``<metric>_minor``, ``_major``, ``_critical`` aligned with
+    ``frame``'s rows, and the side table of spans (``row``, the table's id columns, ``metric``, then
+    :class:`ErrorSpans`' span columns). ``frame`` has ``hypothesis`` and, as ``metric`` reads them,
+    ``source`` and ``reference``."""
+    metric._require_spans()
+    for column, needed in (("hypothesis", True), ("source", metric.needs_srcs), ("reference", metric.needs_refs)):
+        if needed and column not in frame.columns:
+            raise InputError(f"error spans of {metric.name!r} need a {column!r} column", argument="columns",
+                             value=column)
+
+    def texts(column: str) -> list[str] | None:
+        return frame[column].astype(str).tolist() if column in frame.columns else None
+
+    result = metric.error_spans(texts("hypothesis") or [], texts("reference") if metric.use_refs else None,
+                                texts("source"))
+    counts = result.counts.rename(columns={s: f"{metric.name}_{s}" for s in SEVERITIES}).set_axis(frame.index)
+    ids = [c for c in _ID_COLUMNS if c in frame.columns]
+    spans = result.spans.rename(columns={"segment": "row"})
+    keys = frame[ids].reset_index(drop=True).iloc[spans["row"].to_numpy()].reset_index(drop=True)
+    spans = pd.concat([spans[["row"]], keys, spans.drop(columns="row")], axis=1)
+    spans.insert(1 + len(ids), "metric", metric.name)
+    return counts, spans
 
 
 def _read_hparams(model_dir: Path, checkpoint: Path) -> dict[str, Any]:

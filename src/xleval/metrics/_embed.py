@@ -28,7 +28,7 @@ class EmbeddingCosine(NeuralMetric):
     ----------
     model_path : local sentence-transformers or Hugging Face encoder directory.
     against : ``"ref"`` (default) or ``"src"``.
-    batch_size, device, precision, progress : see :class:`~xleval.metrics._neural.NeuralMetric`.
+    batch_size, device, precision, progress, cache : see :class:`~xleval.metrics._neural.NeuralMetric`.
 
     With several reference streams, the score is the best cosine over the references.
     """
@@ -48,6 +48,7 @@ class EmbeddingCosine(NeuralMetric):
         device: str = "cpu",
         precision: str = "fp32",
         progress: bool = False,
+        cache: str | os.PathLike | None = None,
     ) -> None:
         super().__init__(model_path, batch_size=batch_size, device=device, precision=precision, progress=progress)
         if against not in ("ref", "src"):
@@ -56,6 +57,7 @@ class EmbeddingCosine(NeuralMetric):
         self.needs_refs = against == "ref"
         self.needs_srcs = against == "src"
         self.pooling = _pooling_mode(self.model_path)
+        self._set_cache(cache)
 
     def _signature_fields(self) -> dict[str, Any]:
         fields = self._common_fields()

@@ -30,11 +30,12 @@ from xleval.exceptions import InputError, MissingDependencyError
 
 from ._base import Metric
 
-__all__ = ["NeuralMetric", "require", "check_model_dir", "dist_version", "restore_special_token_builder", "PRECISIONS"]
+__all__ = ["NeuralMetric", "require", "check_model_dir", "parse_devices", "dist_version",
+           "restore_special_token_builder", "PRECISIONS"]
 
 logger = logging.getLogger(__name__)
 
-PRECISIONS = ("fp32", "fp16")
+PRECISIONS = ("fp32", "fp16", "bf16")
 _DEVICE_RE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
 # Loggers and warning sources of third-party code that chatter during loading/prediction.
 _NOISY_LOGGERS = ("pytorch_lightning", "lightning_fabric", "lightning.pytorch", "lightning", "comet")
@@ -65,6 +66,28 @@ def dist_version(distribution: str) -> str:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
+
+
+def parse_devices(device: Any) -> tuple[str, ...]:
+    """The devices of ``device``: one (``cpu``, ``cuda``, ``cuda:N``, ``mps``) or several of one kind separated by
+    commas (``cuda:0,cuda:1``; ``cpu,cpu`` runs two replicas on the CPU) for data-parallel scoring."""
+    if not isinstance(device, str) or not device.strip():
+        raise InputError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps' (or several, 'cuda:0,cuda:1'), "
+                         f"got {device!r}", argument="device", value=device)
+    parts = tuple(p.strip() for p in device.split(","))
+    bad = [p for p in parts if not _DEVICE_RE.match(p)]
+    if bad:
+        raise InputError(f"device={device!r}: {bad[0]!r} is not a device; use cpu, cuda, cuda:N or mps, or several "
+                         "of one kind separated by commas (cuda:0,cuda:1)", argument="device", value=device)
+    if len(parts) > 1:
+        kinds = sorted({p.split(":")[0] for p in parts})
+        if len(kinds) > 1:
+            raise InputError(f"device={device!r} mixes {' and '.join(kinds)}; data-parallel scoring runs replicas on "
+                             "devices of one kind: list only cuda:N (or only cpu)", argument="device", value=device)
+        if kinds != ["cpu"] and ("cuda" in parts or "mps" in parts or len(set(parts)) < len(parts)):
+            raise InputError(f"device={device!r}: name each GPU once, by number (cuda:0,cuda:1)",
+                             argument="device", value=device)
+    return parts
 
 
 def check_model_dir(path: Any, what: str) -> Path:
@@ -141,10 +164,21 @@ class NeuralMetric(Metric):
     Subclasses implement :meth:`_load` (returns the loaded model object, cached on first use)
     and :meth:`_neural_scores`; ``_library`` names the distribution whose version goes in the
     signature.
+
+    Common options: ``batch_size``; ``device`` (``cpu``, ``cuda``, ``cuda:N``, ``mps``; adapters with
+    ``multi_device`` take several of one kind, ``cuda:0,cuda:1``, and split the batches between them);
+    ``precision`` (``fp32``, ``fp16`` on a GPU, ``bf16`` where the adapter lists it; in the signature);
+    ``progress``; ``cache`` (a file or directory: scores are kept per row and signature, and rows scored
+    before are read back instead of scored again; see :mod:`xleval.metrics._score_cache`). The device,
+    batch size and cache do not change the numbers and are not in the signature.
     """
 
     has_stats: ClassVar[bool] = True
     range: ClassVar[tuple[float, float]] = (float("-inf"), float("inf"))
+    #: the precisions the adapter can run in
+    precisions: ClassVar[tuple[str, ...]] = ("fp32", "fp16")
+    #: whether ``device`` may list several devices (data parallel)
+    multi_device: ClassVar[bool] = False
     _library: ClassVar[str] = "torch"
     _what: ClassVar[str] = "neural"
 
@@ -160,16 +194,21 @@ class NeuralMetric(Metric):
         self.model_path = check_model_dir(model_path, self._what)
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
-        if not isinstance(device, str) or not _DEVICE_RE.match(device):
-            raise InputError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
-        if precision not in PRECISIONS:
-            raise InputError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-        if precision == "fp16" and device == "cpu":
+        self.devices = parse_devices(device)
+        if len(self.devices) > 1 and not self.multi_device:
+            raise InputError(f"device={device!r}: the {self._what} metric runs on one device; give one "
+                             "(several devices split the batches of metricx:PATH only)",
+                             argument="device", value=device)
+        if precision not in self.precisions:
+            raise InputError(f"precision must be one of {self.precisions}, got {precision!r}",
+                             argument="precision", value=precision)
+        if precision == "fp16" and self.devices[0] == "cpu":
             raise InputError("precision='fp16' needs a GPU device (device='cuda'); use precision='fp32' on cpu")
         self.batch_size = batch_size
         self.device = device
         self.precision = precision
         self.progress = bool(progress)
+        self.cache: Path | None = None
         self._model: Any = None
 
     # ------------------------------------------------------------------ signature
@@ -186,7 +225,8 @@ class NeuralMetric(Metric):
         # The model is a cache, not state that changes numbers: scoring stays side-effect free.
         if self._model is None:
             torch = require("torch", "torch", f"the {self.name} metric")
-            _check_device_available(torch, self.device)
+            for device in self.devices:
+                _check_device_available(torch, device)
             with offline(), quiet(self.progress):
                 self._model = self._load()
             logger.info("loaded %s model from %s on %s", self.name, self.model_path, self.device)
@@ -198,16 +238,51 @@ class NeuralMetric(Metric):
     def _torch_dtype(self) -> Any:
         import torch
 
-        return torch.float16 if self.precision == "fp16" else torch.float32
+        return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[self.precision]
 
     # ------------------------------------------------------------------ scoring
     def _sentence_scores(self, hyps, refs, srcs) -> np.ndarray:
         if not hyps:
             return np.zeros(0, dtype=np.float64)
+        if self.cache is None:
+            return self._score_now(hyps, refs, srcs)
+        from ._score_cache import ScoreCache, row_keys
+
+        store = ScoreCache(self.cache, self.signature)
+        keys = row_keys(hyps, refs if self.needs_refs else None, srcs)
+        scores = store.get(keys)
+        todo = np.flatnonzero(np.isnan(scores))
+        if len(todo):
+            logger.info("%s: %d of %d rows not in the cache %s", self.name, len(todo), len(keys), self.cache)
+            new = self._score_now([hyps[i] for i in todo],
+                                  None if refs is None else [[s[i] for i in todo] for s in refs],
+                                  None if srcs is None else [srcs[i] for i in todo])
+            scores[todo] = new
+            store.put([keys[i] for i in todo], new)
+        return scores
+
+    def _remember(self, hyps, refs, srcs, scores: np.ndarray) -> None:
+        """Put scores computed outside :meth:`_sentence_scores` (with the same inputs) into the cache, if any."""
+        if self.cache is not None and len(hyps):
+            from ._score_cache import ScoreCache, row_keys
+
+            ScoreCache(self.cache, self.signature).put(row_keys(hyps, refs if self.needs_refs else None, srcs), scores)
+
+    def _score_now(self, hyps, refs, srcs) -> np.ndarray:
         model = self._loaded()
         with quiet(self.progress):
             scores = self._neural_scores(model, hyps, refs, srcs)
         return np.asarray(scores, dtype=np.float64)
+
+    def _set_cache(self, cache: str | os.PathLike | None) -> None:
+        """Keep scores in a persistent cache (:mod:`xleval.metrics._score_cache`): a file holds the scores of one
+        signature; a directory holds one file per signature. Call at the end of ``__init__`` (the signature is
+        complete then); a file of another signature is refused here, before any scoring."""
+        if cache is None:
+            return
+        from ._score_cache import cache_file
+
+        self.cache = cache_file(cache, self.name, self.signature)
 
     def _neural_scores(self, model, hyps, refs, srcs) -> np.ndarray:
         raise NotImplementedError
@@ -258,5 +333,8 @@ def restore_special_token_builder(tokenizer: Any, size_separator: int = 1) -> No
 def _check_device_available(torch: ModuleType, device: str) -> None:
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise InputError(f"device={device!r} but torch sees no CUDA GPU; use device='cpu'")
+    if device.startswith("cuda:") and int(device.split(":")[1]) >= torch.cuda.device_count():
+        raise InputError(f"device={device!r} but torch sees {torch.cuda.device_count()} GPU(s), numbered from 0; "
+                         "use one of those", argument="device", value=device)
     if device == "mps" and not torch.backends.mps.is_available():
         raise InputError("device='mps' but torch reports MPS unavailable; use device='cpu'")

@@ -33,7 +33,7 @@ class _Entry:
     target: str  # "module:Class"
     defaults: dict[str, Any] = field(default_factory=dict)
     takes_arg: bool = False  # the name takes ":ARG" (a local model path)
-    prefix: str = ""  # option prefix in a flat mapping (sacrebleu's CLI convention)
+    prefix: str | tuple[str, ...] = ""  # option prefix(es) in a flat mapping (sacrebleu's CLI convention)
     options: tuple[str, ...] = ()  # constructor options a flat mapping may set
     sentence: dict[str, Any] = field(default_factory=dict)  # sentence-level defaults
 
@@ -42,7 +42,8 @@ _BLEU_OPTS = ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngr
               "spm_model")
 _CHRF_OPTS = ("char_order", "word_order", "beta", "lowercase", "whitespace", "eps_smoothing")
 _TER_OPTS = ("normalized", "no_punct", "asian_support", "case_sensitive")
-_NEURAL_OPTS = ("batch_size", "device", "precision", "progress")
+_NEURAL_OPTS = ("batch_size", "device", "precision", "progress", "cache")
+_METRICX_OPTS = (*_NEURAL_OPTS, "variant", "tokenizer_path", "max_length")
 
 METRICS: dict[str, _Entry] = {
     "bleu": _Entry("xleval.metrics._bleu:BLEU", prefix="bleu", options=_BLEU_OPTS,
@@ -53,6 +54,8 @@ METRICS: dict[str, _Entry] = {
     "comet": _Entry("xleval.metrics._comet:COMET", takes_arg=True, prefix="neural", options=_NEURAL_OPTS),
     "bertscore": _Entry("xleval.metrics._bertscore:BERTScore", takes_arg=True, prefix="neural", options=_NEURAL_OPTS),
     "embed": _Entry("xleval.metrics._embed:EmbeddingCosine", takes_arg=True, prefix="neural", options=_NEURAL_OPTS),
+    "metricx": _Entry("xleval.metrics._metricx:MetricX", takes_arg=True, prefix=("neural", "metricx"),
+                      options=_METRICX_OPTS),
 }
 
 
@@ -99,10 +102,11 @@ def metric_options(spec: str, settings: Mapping[str, Any]) -> dict[str, Any]:
     metric's prefix that it does not take is an error.
     """
     _, _, _, entry = _entry(spec)
-    head = entry.prefix + "_"
+    heads = [p + "_" for p in ((entry.prefix,) if isinstance(entry.prefix, str) else entry.prefix)]
     out: dict[str, Any] = {}
     for key, value in settings.items():
-        if value is None or not key.startswith(head):
+        head = next((h for h in heads if key.startswith(h)), None)
+        if value is None or head is None:
             continue
         name = key[len(head):]
         if name not in entry.options:

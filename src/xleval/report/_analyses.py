@@ -77,7 +77,15 @@ def _with_first_table(section: Section, table: Table) -> Section:
     return replace(section, tables=(table, *section.tables))
 
 
-_BUILDERS = {"FairnessReport": fairness_section, "AuditResult": audit_section, "ConfoundReport": intrinsic_section}
+def meta_section(result, *, image_format: str = "svg") -> Section:
+    """A :class:`xleval.meta.MetaEvaluation` (its layout lives with its other renderers)."""
+    from ..meta._render import report_section
+
+    return report_section(result, image_format=image_format)
+
+
+_BUILDERS = {"FairnessReport": fairness_section, "AuditResult": audit_section, "ConfoundReport": intrinsic_section,
+             "MetaEvaluation": meta_section}
 
 
 def section_for(result, *, image_format: str = "svg") -> Section:

@@ -148,6 +148,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     if model is not None:
         check_model_score(model, score)  # before the bootstrap: the leaderboard's rule
     frame = table.frame
+    hib = (higher_is_better_of(score, metric, signature if signature is not None else table.signature(score))
+           if higher_is_better is None else bool(higher_is_better))
     system = table.system_role(system)
     system = system if system is not None and system in frame.columns else None
     with warnings.catch_warnings(record=True) as caught:
@@ -156,7 +158,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
                                n_resamples=n_resamples, random_state=random_state, where=where)
         steps.done()
         rec = recommend_calibration(frame, score, by, human=human, system=system, n_resamples=n_resamples,
-                                    random_state=random_state, commands=commands, human_scale=human_scale)
+                                    random_state=random_state, commands=commands, human_scale=human_scale,
+                                    score_higher_is_better=hib)
         steps.done()
         if model is not None:
             calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,
@@ -164,8 +167,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         else:
             calibration = fit_calibration(rec.method if method == "auto" else method, scores.frame, score, by,
                                           human=human, system=system, human_higher_is_better=human_higher_is_better,
-                                          human_range=human_range)
-        hib = higher_is_better_of(score, metric) if higher_is_better is None else bool(higher_is_better)
+                                          human_range=human_range, score_higher_is_better=hib)
         board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
         steps.done()
         calibrated = f"{score}_calibrated"

@@ -1,0 +1,169 @@
+"""WMT20 metrics task: which metric, calibrated how, to trust within and across language pairs. A thin
+user of ``xleval meta``: it writes the input tables (rows of the shared data, filtered), runs the command
+with ``--format json``, and turns the JSON into the tables of docs/meta-evaluation.md.
+
+    python examples/meta_wmt20.py [--data ../shared/data] [--tables /tmp/meta-wmt20] [--write docs/meta-evaluation.md]
+
+Data (../shared/data/wmt20-metrics/README.md): 16 pairs, DA raw (0-100) and DA z per segment, segment
+scores of 10 metrics with reference A. Human translations (``Human-*``) are left out, as WMT does.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from xleval.cli import main as xleval
+
+SEGMENT_METRICS = ["chrF", "TER", "YiSi-2", "parbleu", "parchrf++", "SWSS+METEOR", "BAQ_dyn", "BAQ_static", "EQ_dyn",
+                   "EQ_static"]
+CROSS_METRICS = ["chrF", "TER", "YiSi-2", "parbleu"]  # scored in every pair
+#: the DA protocol of each pair (data README): source-based where the reference (Human-A) was judged
+SOURCE_BASED = ["en-cs", "en-iu", "en-ja", "en-pl", "en-ru", "en-ta", "en-zh", "iu-en", "km-en", "ps-en"]
+REFERENCE_BASED = ["cs-en", "de-en", "ja-en", "pl-en", "ru-en", "ta-en"]
+CLUSTER_RESAMPLES = 200
+
+
+def run(args: list[str]) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "meta.json"
+        command = ["meta", *args, "--format", "json", "-o", str(out)]
+        print("xleval " + " ".join(command[:-2]), file=sys.stderr)
+        rc = xleval(command)
+        if rc != 0:
+            raise SystemExit(f"xleval meta exited with {rc}")
+        return json.loads(out.read_text())
+
+
+def fmt(x, digits=3) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def per_pair_table(res: dict, statistic: str, metrics: list[str]) -> list[str]:
+    cells = {(c["group"], c["metric"]): c for c in res["cells"] if c["statistic"] == statistic}
+    groups = sorted({g for g, _ in cells})
+    lines = ["| pair | " + " | ".join(metrics) + " |", "|---|" + "---:|" * len(metrics)]
+    for g in groups:
+        row = []
+        for m in metrics:
+            c = cells.get((g, f"metric:{m}"))
+            row.append("–" if c is None else fmt(c["value"]) + (f" ({c['rank']})" if c.get("rank") else ""))
+        lines.append(f"| {g} | " + " | ".join(row) + " |")
+    return lines
+
+
+def cross_table(res: dict) -> list[str]:
+    cal = res["calibrated"]
+    lines = ["| metric | calibration | cross-pair accuracy, out of fold | 95% CI | system Pearson |",
+             "|---|---|---:|---|---:|"]
+    for v in cal["variants"]:
+        a = v["accuracy"]
+        lines.append(f"| {v['metric'].removeprefix('metric:')} | {v['calibration']} | {fmt(a['estimate'])} | "
+                     f"{fmt(a['ci_low'])} to {fmt(a['ci_high'])} | {fmt(v['pearson']['estimate'])} |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", default=os.environ.get("XLEVAL_DATA", "../shared/data"))
+    parser.add_argument("--tables", help="keep the input tables here (the commands quoted in the doc read them)")
+    parser.add_argument("--write", help="write the markdown here (default: stdout)")
+    a = parser.parse_args()
+    seg = pd.read_parquet(Path(a.data) / "wmt20-metrics" / "segments.parquet")
+    seg = seg[~seg["is_human"]]
+    cols = ["lp", "system", "seg_id", "human_da_raw", "human_da_z", *[f"metric:{m}" for m in SEGMENT_METRICS]]
+    folder = Path(a.tables or tempfile.mkdtemp(prefix="meta-wmt20-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {"all": folder / "wmt20_mt.parquet", "src": folder / "wmt20_source_based.parquet",
+             "ref": folder / "wmt20_reference_based.parquet"}
+    seg[cols].to_parquet(paths["all"])
+    seg[seg["lp"].isin(SOURCE_BASED)][cols].to_parquet(paths["src"])
+    seg[seg["lp"].isin(REFERENCE_BASED)][cols].to_parquet(paths["ref"])
+
+    main_args = [str(paths["all"]), "--metrics-prefix", "metric:", "--human", "human_da_z", "--human-scale", "da_z",
+                 "--system-scores", "judged", "--darr", "human_da_raw", "--clusters", "spa,seg_acc_t",
+                 "--cluster-resamples", str(CLUSTER_RESAMPLES), "--chance"]
+    wmt = run(main_args)
+    cross = {}
+    for key, label in (("ref", "reference-based"), ("src", "source-based")):
+        cross[label] = run([str(paths[key]), "--metrics", ",".join(f"metric:{m}" for m in CROSS_METRICS),
+                            "--human", "human_da_raw", "--human-scale", "raw", "--system-scores", "judged",
+                            "--no-spa", "--calibrations", "raw,lgn,anchored@100"])
+    text = render(wmt, cross, main_args)
+    if a.write:
+        Path(a.write).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+def render(wmt: dict, cross: dict, main_args: list[str]) -> str:
+    metrics = [m for m in SEGMENT_METRICS if any(c["metric"] == f"metric:{m}" for c in wmt["cells"])]
+    out = ["# Meta-evaluation: which metric, calibrated how, to trust within and across language pairs", "",
+           "Generated by `examples/meta_wmt20.py` (a thin user of `xleval meta`); do not edit by hand.", "",
+           "`xleval meta TABLE --metrics A,B (or --metrics-prefix metric:) --human COL --by lp` computes, for every "
+           "language pair and metric, the statistics of the WMT metrics tasks: system-level Pearson, Spearman, "
+           "Kendall, pairwise accuracy and soft pairwise accuracy (SPA, Thompson et al. 2024, the WMT24 official "
+           "system-level statistic; p-values of mt-metrics-eval's `pce.py`: 1,000 permutations, seed 4); "
+           "segment-level Pearson/Kendall (`--average-by none|item|system`), acc-t (acc23 with tie calibration "
+           "averaged by item, Deutsch et al. 2023, as WMT23/24) and, with `--darr RAW`, WMT20's DARR Kendall-like "
+           "tau; across pairs, WMT23's global accuracy (system pairs inside each pair, pooled) and xleval's "
+           "cross-pair accuracy (system pairs from different pairs on one human scale), with CIs from systems "
+           "resampled within pairs. `--clusters`, `--task wmt23|wmt24` and `--chance` add significance clusters "
+           "(mt-metrics-eval's PERM-BOTH and pairs tests), the tasks' weighted ranking and chance baselines. "
+           "`--calibrations raw,lgn,anchored@100` evaluates every metric raw and calibrated out of system folds "
+           "(the engine of `xleval calibrate evaluate`) and answers which metric with which calibration to trust.",
+           "", "## Rules the numbers rest on", "",
+           "* **System scores.** SPA needs a complete systems x segments matrix: it uses the segments judged for "
+           "every system of the pair (a warning gives the counts). `--system-scores complete` (the default) makes "
+           "every system score the mean over those segments; here `--system-scores judged` is used, the mean over "
+           "each system's judged segments, which is WMT20's official DA system score (no segment of en-ta or ta-en "
+           "is judged for all of their systems, so they have no SPA). A system-level table is used as it is.",
+           "* **Human scale.** The WMT20 tables below use DA z (the official WMT20 scale), compared within each "
+           "pair; z is standardised per annotator, not an absolute scale across pairs. The cross-pair tables use "
+           "raw DA (0-100) and only compare pairs assessed with one protocol: reference-based DA (cs, de, ja, pl, "
+           "ru, ta into English) and source-based DA (every pair out of English, and iu, km, ps into English), "
+           "never one with the other (data README, 'Protocol').",
+           "* **Human translations** (`Human-*`) are left out, as in WMT's tables.", "",
+           "## WMT20, every pair and every metric with segment scores", "",
+           "Command: `xleval " + " ".join(["meta", "wmt20_mt.parquet", *main_args[1:]]) + "`.", "",
+           f"In brackets: the metric's significance cluster in its pair (1 = best; {CLUSTER_RESAMPLES} "
+           "permutations; SPA by PERM-BOTH on segment scores, acc-t by the pairs test). Chance baselines are in "
+           "the JSON output (`--chance`, field `chance` of each cell).", ""]
+    for stat, title in (("darr_tau", "Segment level: WMT20 DARR Kendall-like tau (published statistic)"),
+                        ("seg_acc_t", "Segment level: acc-t"),
+                        ("spa", "System level: SPA"),
+                        ("sys_pearson", "System level: Pearson (DA z, system means)"),
+                        ("sys_accuracy", "System level: pairwise accuracy")):
+        out += [f"### {title}", "", *per_pair_table(wmt, stat, metrics), ""]
+    out += ["The DARR taus reproduce the organisers' published values (chrF: data README; every metric: "
+            "`darr_agree.parquet`), tested in tests/test_meta_wmt20.py.", "",
+            "### Across pairs (DA z)", "", "| metric | global accuracy | 95% CI | chance |", "|---|---:|---|---:|"]
+    for m, c in wmt["global_accuracy"].items():
+        out.append(f"| {m.removeprefix('metric:')} | {fmt(c['value'])} | {fmt(c['ci_low'])} to {fmt(c['ci_high'])} | "
+                   f"{fmt(c.get('chance'))} |")
+    out += ["", "Cross-pair accuracy is left out of this table on purpose: DA z is not a scale shared by the pairs.",
+            "", "## Across pairs: raw, LGN and anchored@100 (raw DA, one protocol at a time)", ""]
+    for label, res in cross.items():
+        pairs = sorted({c["group"] for c in res["cells"]})
+        out += [f"### {label.capitalize()} DA: {', '.join(pairs)}", "",
+                f"Command: `xleval meta wmt20_{label.replace('-', '_')}.parquet --metrics "
+                f"{','.join('metric:' + m for m in CROSS_METRICS)} --human human_da_raw --human-scale raw "
+                "--system-scores judged --no-spa --calibrations raw,lgn,anchored@100`.", "",
+                *cross_table(res), "", f"**Answer:** {res['calibrated']['answer']}.", ""]
+    out += ["Out of fold: systems are split into folds; each calibration is fitted on the other folds' systems "
+            "(anchored@100: 100 random labelled segments per pair) and scores the held-out systems "
+            "(docs/calibration.md)."
+            " The answer is made by the decision code of `calibrate evaluate` (each metric's calibration), and among "
+            "metrics by `xleval.diagnostics.decide_across_metrics` (the metric whose chosen calibration orders "
+            "held-out cross-pair system pairs best).", ""]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    main()

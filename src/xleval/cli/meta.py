@@ -1,0 +1,131 @@
+"""``xleval meta TABLE --metrics A,B | --metrics-prefix P --human COL [--by lp]``: meta-evaluation of many metrics."""
+from __future__ import annotations
+
+import warnings
+
+import click
+
+from ..exceptions import InputError
+from ..io import parse_column_mapping, read_table
+from ._common import (
+    by_option,
+    check_outputs,
+    col_option,
+    emit_json,
+    emit_text,
+    emit_tsv,
+    grouping,
+    parse_columns,
+    report_option,
+    say,
+    write_analysis_report,
+)
+
+
+@click.command("meta")
+@click.argument("input")
+@click.option("--metrics", help="Metric columns, comma-separated (e.g. chrf,bleu,comet).")
+@click.option("--metrics-prefix", help="Every column whose name starts with this prefix is a metric (e.g. metric:).")
+@click.option("--human", required=True, help="Human score column (e.g. DA z).")
+@by_option("Group by lp, tgt_lang, or COL[,COL...].")
+@click.option("--system", default="system", help="System column.")
+@click.option("--segment", default="seg_id", help="Segment column (absent: the table is system-level).")
+@click.option("--average-by", type=click.Choice(["none", "item", "system"]), default="none",
+              help="Segment-level Pearson/Kendall: none (pooled over the group's rows), item (per segment, mean over "
+                   "segments) or system (per system, mean over systems), as mt-metrics-eval.")
+@click.option("--system-scores", type=click.Choice(["complete", "judged"]), default="complete",
+              help="System scores: means over the segments judged for every system of the group (the matrix SPA "
+                   "needs), or over each system's own judged segments (the official WMT DA system score).")
+@click.option("--human-scale", metavar="NAME|GROUP=SCALE,...",
+              help="The human scale: one name when every group shares it, or GROUP=SCALE per group (cross-group "
+                   "pairs join groups of one scale). Needed when groups' human scores spread very differently.")
+@click.option("--exclude", metavar="PATTERN", multiple=True,
+              help="Leave out systems whose name matches this shell pattern (repeatable), e.g. 'Human-*'.")
+@click.option("--darr", metavar="COL", help="Raw human column (0-100 DA): add WMT20's DARR Kendall-like tau.")
+@click.option("--darr-threshold", type=float, default=25.0, help="DARR: least raw difference of a pair.")
+@click.option("--spa/--no-spa", default=True, help="Soft pairwise accuracy (WMT24; needs segment scores).")
+@click.option("--spa-permutations", type=click.IntRange(2), default=1000,
+              help="SPA: sign permutations per p-value (mt-metrics-eval: 1000, seed 4).")
+@click.option("--clusters", metavar="STAT,...",
+              help="Significance clusters of the metrics in each group for these statistics (sys_pearson, "
+                   "sys_spearman, sys_kendall, sys_accuracy, spa, seg_acc_t), as mt-metrics-eval's tasks test them.")
+@click.option("--task", type=click.Choice(["wmt23", "wmt24"]),
+              help="Rank the metrics as that year's metrics task: its statistics' clusters and task weights.")
+@click.option("--cluster-resamples", type=click.IntRange(2), default=1000, help="Permutations of the cluster tests.")
+@click.option("--chance/--no-chance", default=False,
+              help="Print each value's chance baseline (the statistic of an uninformative metric) beside it.")
+@click.option("--calibrations", metavar="raw,lgn,anchored@K",
+              help="Also evaluate each metric raw and after each calibration out of system folds, as `calibrate "
+                   "evaluate` does, and answer which metric with which calibration to trust across languages.")
+@click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples of systems (CIs).")
+@click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the bootstrap.")
+@click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json", "latex"]), default="text",
+              help="text (WMT-style tables), tsv (tidy: group, metric, statistic, value, CI, n), json or latex.")
+@click.option("-o", "--output", metavar="OUT", help="Write here (atomically) instead of standard output.")
+@report_option
+@col_option
+def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
+         darr,
+         darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, chance, calibrations, n_resamples,
+         seed, fmt, output, report_path, col) -> None:
+    """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
+
+    Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level
+    Pearson/Kendall and acc-t (and WMT20's DARR tau with --darr); across groups: global accuracy (WMT23) and
+    cross-group accuracy, with CIs from systems resampled within groups.
+    """
+    from ..meta import meta_calibrations, meta_evaluate, parse_calibrations
+    from ..meta._render import render_latex, render_text, to_frame, to_json
+
+    if bool(metrics) == bool(metrics_prefix):
+        raise InputError("name the metrics with --metrics A,B or --metrics-prefix PREFIX (one of the two)")
+    by_cols = parse_columns(by, "--by") if by is not None else []
+    check_outputs({"-o": output, "--report": report_path}, [input], stdout=["-o"])
+    df = read_table(input, columns=parse_column_mapping(col), required=[human, *by_cols, system])
+    by_cols = by_cols or grouping(by, df.columns)  # the default: lp if the table has it, else tgt_lang
+    names = parse_columns(metrics, "--metrics") if metrics else [c for c in df.columns if c.startswith(metrics_prefix)
+                                                                   and c != human]
+    if not names:
+        raise InputError(f"--metrics-prefix {metrics_prefix!r}: no column of {input} starts with it; name the "
+                         "metrics with --metrics, or check the prefix")
+    if calibrations:
+        parse_calibrations(calibrations)  # a typo is refused before any work
+    calibrated = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = meta_evaluate(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols, system=system,
+                               segment=segment, average_by=average_by, system_scores=system_scores,
+                               human_scale=_scale(human_scale), darr=darr, darr_threshold=darr_threshold,
+                               exclude=exclude,
+                               n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations,
+                               clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
+                               cluster_resamples=cluster_resamples, chance=chance)
+        if calibrations:
+            scale = human_scale if human_scale in ("z", "raw") else None
+            calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
+                                           system=system, calibrations=calibrations,
+                                           human_scale=scale, meta=result)
+    loud = list(dict.fromkeys(str(w.message) for w in caught))
+    if fmt == "json":
+        emit_json(to_json(result, loud, calibrated), output)
+    elif fmt == "tsv":
+        emit_tsv(to_frame(result, calibrated), output)
+    else:
+        emit_text(render_latex(result, calibrated) if fmt == "latex" else render_text(result, calibrated), output)
+    write_analysis_report(report_path, f"Meta-evaluation of {input}",
+                          [result] if calibrated is None else [result, calibrated], loud)
+    for message in loud:
+        say("warning", message)
+
+
+def _scale(text: str | None) -> str | dict[str, str] | None:
+    if text is None or "=" not in text:
+        return text
+    out = {}
+    for part in text.split(","):
+        group, sep, scale = part.partition("=")
+        if not sep or not group.strip() or not scale.strip():
+            raise InputError(f"--human-scale {text!r}: give NAME, or GROUP=SCALE pairs separated by commas "
+                             "(e.g. en-de=da_src,de-en=da_ref)")
+        out[group.strip()] = scale.strip()
+    return out

@@ -1,0 +1,163 @@
+"""Calibrated variants as metrics: each metric raw and after each calibration, out of system folds,
+by the one engine of ``calibrate evaluate`` (:func:`xleval.diagnostics.evaluate_calibration`), and
+the answer "across languages, trust METRIC with CALIBRATION": each metric's calibration is its own
+decision (:func:`xleval.diagnostics.decide_from_evaluation`), and among metrics the one whose chosen
+calibration orders held-out cross-group system pairs best (:func:`xleval.diagnostics.decide_across_metrics`)."""
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from .._base.result import Result
+from ..exceptions import InputError
+from ..stats import Estimate
+from ._results import MetaEvaluation
+
+__all__ = ["CalibratedVariant", "CalibratedMeta", "meta_calibrations", "parse_calibrations"]
+
+_SPEC = re.compile(r"^(raw|lgn|anchored)(?:@(\d+))?$")
+
+
+@dataclass(frozen=True, eq=False)
+class CalibratedVariant(Result):
+    """One metric after one calibration: out-of-fold cross-group pairwise accuracy (``accuracy``, with a CI
+    from systems resampled within groups) and pooled system-level Pearson, means over the fold repeats."""
+
+    metric: str
+    calibration: str
+    accuracy: Estimate
+    pearson: Estimate
+
+
+@dataclass(frozen=True, eq=False)
+class CalibratedMeta(Result):
+    """``variants``: every (metric, calibration); ``decided``: metric -> the calibration its decision chose;
+    ``metric``/``calibration``/``accuracy``: the answer across groups; ``within``: the metric to trust within
+    a group and ``within_basis`` (how it was chosen); ``answer``: the sentence; ``human_scale``: what the
+    cross-group claim rests on."""
+
+    human: str
+    by: str
+    calibrations: tuple[str, ...]
+    variants: tuple[CalibratedVariant, ...]
+    decided: dict[str, str]
+    metric: str
+    calibration: str
+    accuracy: Estimate
+    within: str | None
+    within_basis: str
+    answer: str
+    human_scale: str
+    n_folds: int
+    n_repeats: int
+    random_state: int | None
+    notes: tuple[str, ...] = field(default=())
+
+
+def parse_calibrations(spec: str | Sequence[str]) -> tuple[tuple[str, int | None], ...]:
+    """``"raw,lgn,anchored@100"`` -> ``(("raw", None), ("lgn", None), ("anchored", 100))``."""
+    items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
+    out = []
+    for item in items:
+        m = _SPEC.match(item)
+        if m is None or (m.group(2) is not None and (m.group(1) != "anchored" or int(m.group(2)) < 1)):
+            raise InputError(f"calibrations: {item!r} is not a calibration; use raw, lgn, anchored or anchored@K "
+                             "(K labels per group, >= 1), e.g. raw,lgn,anchored@100", argument="calibrations",
+                             value=item)
+        out.append((m.group(1), int(m.group(2)) if m.group(2) else None))
+    budgets = {k for _, k in out if k is not None}
+    if not out or len(budgets) > 1:
+        raise InputError(f"calibrations {spec!r}: give at least one, with at most one budget anchored@K (the "
+                         "decision is made at one budget)", argument="calibrations")
+    return tuple(out)
+
+
+def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str | Sequence[str] = "lp",
+                      system: str = "system",
+                      calibrations: str | Sequence[str] = ("raw", "lgn", "anchored@100"),
+                      human_scale: str | None = None, n_folds: int | None = None, n_repeats: int | None = None,
+                      random_state: Any = None, meta: MetaEvaluation | None = None,
+                      progress: Any = None) -> CalibratedMeta:
+    """Every metric raw and after each of ``calibrations``, out of system folds, as ``calibrate evaluate``
+    (``n_folds``, ``n_repeats``, ``random_state``: its defaults unless given); ``human_scale``: ``z``,
+    ``raw`` or None (the evaluation's standardisation check). ``meta``: a :class:`MetaEvaluation` of the same
+    metrics, from which the metric to trust within a group is named (highest mean SPA over groups, else
+    system-level pairwise accuracy)."""
+    from ..diagnostics import N_FOLDS, N_REPEATS, RANDOM_STATE, decide_across_metrics, evaluate_calibration
+
+    specs = parse_calibrations(calibrations)
+    budget = next((k for _, k in specs if k is not None), None)
+    frame = getattr(data, "frame", data)
+    variants, decisions, notes = [], {}, []
+    for metric in metrics:
+        by_cols = [by] if isinstance(by, str) else list(by)
+        cols = [c for c in dict.fromkeys([*by_cols, system, metric, human]) if c in frame.columns]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ev = evaluate_calibration(frame[cols], metric, human, by if isinstance(by, str) else by_cols,
+                                      system=system,
+                                      budgets=[budget] if budget else [100], budget=budget, selections=("random",),
+                                      n_folds=n_folds or N_FOLDS, n_repeats=n_repeats or N_REPEATS,
+                                      random_state=RANDOM_STATE if random_state is None else random_state,
+                                      human_scale=human_scale, progress=progress)
+        notes += [f"{metric}: {w.message}" for w in caught][:3]
+        by_name = {v.name: v for v in ev.variants}
+        for method, k in specs:
+            name = method if k is None else f"anchored@{k} random"
+            v = by_name[name]
+            variants.append(CalibratedVariant(metric, method if k is None else f"anchored@{k}", v.accuracy,
+                                              v.pearson))
+        decisions[metric] = ev.decision
+    best = decide_across_metrics(decisions)
+    chosen = decisions[best].evaluated_method
+    shown = _shown(chosen, budget)
+    acc = next((v.accuracy for v in variants if v.metric == best and v.calibration == shown), None)
+    if acc is None:  # the decision's calibration was not among those asked: its evaluation still has it
+        notes.append(f"{best}: the decision chose {shown}, which is not among the calibrations asked")
+        acc = variants[0].accuracy
+    chosen_by = [(m, _shown(decisions[m].evaluated_method, budget)) for m in decisions if m != best]
+    close = [(m, c, v.accuracy.estimate) for m, c in chosen_by for v in variants
+             if v.metric == m and v.calibration == c and acc.ci_low <= v.accuracy.estimate]
+    within, basis = _within(meta)
+    scale = human_scale or "as given (not stated)"
+    answer = (f"across languages, trust {best} with {shown} (out-of-fold cross-group accuracy {acc.estimate:.3f}, "
+              f"95% CI {acc.ci_low:.3f} to {acc.ci_high:.3f}; human scale: {scale})")
+    if close:
+        answer += ("; inside that CI: " + ", ".join(f"{m} with {c} ({a:.3f})" for m, c, a in
+                                                     sorted(close, key=lambda t: -t[2])))
+    if within is not None:
+        answer += f"; within a pair, {within} ({basis})"
+    ev0 = decisions[best]
+    by_label = by if isinstance(by, str) else "+".join(by)
+    return CalibratedMeta(human, by_label, tuple(c if k is None else f"{c}@{k}" for c, k in specs), tuple(variants),
+                          {m: d.evaluated_method for m, d in decisions.items()}, best, shown, acc, within, basis,
+                          answer, scale, ev0.n_folds, ev0.n_repeats, ev0.random_state, tuple(notes))
+
+
+def _shown(method: str, budget: int | None) -> str:
+    return {"raw": "raw", "lgn": "lgn", "anchored": f"anchored@{budget}" if budget else "anchored"}[method]
+
+
+def _within(meta: MetaEvaluation | None) -> tuple[str | None, str]:
+    if meta is None:
+        return None, ""
+    frame = meta.to_frame()
+    for stat, name in (("spa", "SPA"), ("sys_accuracy", "pairwise accuracy")):
+        rows = frame[frame["statistic"] == stat]
+        if not rows.empty:
+            means = rows.groupby("metric", sort=False)["value"].mean()
+            means = means.reindex([m for m in meta.metrics if m in means.index])
+            return str(means.idxmax()), f"highest mean {name} over {rows['group'].nunique()} groups"
+    return None, ""
+
+
+def calibrated_frame(result: CalibratedMeta) -> pd.DataFrame:
+    """Tidy table: ``metric, calibration, accuracy, ci_low, ci_high, pearson``."""
+    return pd.DataFrame([{"metric": v.metric, "calibration": v.calibration, "accuracy": v.accuracy.estimate,
+                          "ci_low": v.accuracy.ci_low, "ci_high": v.accuracy.ci_high, "pearson": v.pearson.estimate}
+                         for v in result.variants])

@@ -1,0 +1,527 @@
+"""The meta-evaluation engine: how well each of several metrics agrees with human scores, per group
+(language pair) and across groups, in the statistics of the WMT metrics tasks.
+
+For every group and metric:
+
+* **system level** (system scores: see below): Pearson, Spearman, Kendall tau-b, pairwise accuracy
+  (the share of system pairs ordered as humans order them; exact ties, as WMT23's accuracy), and soft
+  pairwise accuracy (SPA, Thompson et al. 2024) when :func:`xleval.stats.soft_pairwise_accuracy` is
+  installed and the group has a complete systems x segments matrix;
+* **segment level** (every row with a human and a metric score): Pearson and Kendall tau-b averaged
+  as ``average_by`` says (``none``: pooled over the group's rows; ``item``: per segment over its
+  systems, mean over segments; ``system``: per system over its segments, mean over systems;
+  mt-metrics-eval's ``average_by``), acc-t (acc23 with tie calibration averaged by item, WMT23/24's
+  segment-level statistic), and, given the raw human column ``darr``, WMT20's DARR Kendall-like tau.
+
+Across groups: **global accuracy** (WMT23: pairs of systems of the same group, pooled over groups) and
+**cross-group accuracy** (pairs of systems of different groups that share a human scale). The CIs of
+the system-level Pearson and of every accuracy resample systems within their groups (one seeded set of
+resample counts shared by every metric, so metrics are compared on the same resamples).
+
+**System scores.** SPA needs a complete matrix, so the rule is: the segments judged (a human score
+and every metric's score) for every system of the group; ``system_scores="complete"`` (default) makes
+every system score the mean over those segments, ``"judged"`` the mean over each system's own judged
+segments (the official WMT DA system score); a system-level table (one row per group and system) is
+used as it is (``"table"``). The result says which.
+"""
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._base.seeding import make_rng
+from ..exceptions import DataQualityWarning, InputError
+from ..stats import correlation, stratified_resample_counts
+from ..stats._estimate import estimate_from_distribution
+from ..stats._grouped_bootstrap import pairs_correct, resampled_pair_accuracy, resampled_pearson
+from ..stats._pairwise import _unit_pairs, pairwise_accuracy
+from ._results import Cell, MetaEvaluation
+
+__all__ = ["meta_evaluate", "darr_tau", "AVERAGE_BY", "SYSTEM_SCORES"]
+
+AVERAGE_BY = ("none", "item", "system")
+SYSTEM_SCORES = ("complete", "judged")
+#: spread of the human column across groups that reads as different scales: ratio of group sds
+SCALE_SD_RATIO = 4.0
+
+
+def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Sequence[str] = "lp",
+                  system: str = "system", segment: str | None = "seg_id", average_by: str = "none",
+                  system_scores: str = "complete", human_scale: str | Mapping[str, str] | None = None,
+                  darr: str | None = None, darr_threshold: float = 25.0, exclude: Sequence[str] = (),
+                  level: float = 0.95,
+                  n_resamples: int = 1000, random_state: Any = 0, spa: bool = True,
+                  spa_permutations: int = 1000, clusters: Sequence[str] = (), task: str | None = None,
+                  cluster_resamples: int = 1000, alpha: float = 0.05, chance: bool = False,
+                  chance_simulations: int = 100) -> MetaEvaluation:
+    """Meta-evaluate ``metrics`` (columns) against ``human`` per group of ``by`` and across groups.
+
+    ``human_scale``: one name for every group (``"da_raw"``: the groups share one scale), or group ->
+    scale name; cross-group pairs only join groups of the same scale. Without it, groups whose human
+    scores spread very differently are refused (say whether they share a scale). ``darr``: the raw human
+    column from which WMT20's DARR pairs are built (same segment, raw difference >= ``darr_threshold``).
+    ``exclude``: shell patterns of systems left out (e.g. ``["Human-*"]``: WMT scores MT systems only).
+    ``clusters``: statistics (``sys_pearson``, ``sys_accuracy``, ``spa``, ``seg_acc_t``, ...) whose metrics get
+    significance cluster ranks per group (``cluster_resamples`` permutations, ``alpha``); ``task``: ``wmt23`` or
+    ``wmt24``, the statistics and weights of that year's ranking (adds the clusters it needs and the weighted
+    ranking); ``chance``: each value's chance baseline (acc-t's by ``chance_simulations`` shuffles).
+    Module docstring: the statistics and the system-score rule."""
+    frame = getattr(data, "frame", data)
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError("meta_evaluate needs a table (pandas DataFrame or EvalTable)", argument="data")
+    metrics = _check_columns(frame, metrics, human, by, system, segment, darr)
+    _check_choice(average_by, "average_by", AVERAGE_BY)
+    _check_choice(system_scores, "system_scores", SYSTEM_SCORES)
+    by_cols = [by] if isinstance(by, str) else list(by)
+    notes: list[str] = []
+    df = _numeric(frame, [*metrics, human, *([darr] if darr else [])])
+    df["_group"] = (frame[by_cols].astype(str).agg("/".join, axis=1) if len(by_cols) > 1
+                    else frame[by_cols[0]].astype(str))
+    df["_system"] = frame[system].astype(str)
+    if exclude:
+        import fnmatch
+
+        out = np.logical_or.reduce([df["_system"].map(lambda s, p=p: fnmatch.fnmatchcase(s, p)).to_numpy()
+                                    for p in exclude])
+        if out.all():
+            raise InputError(f"exclude={list(exclude)} leaves out every system; check the patterns",
+                             argument="exclude")
+        notes.append(f"{df.loc[out, '_system'].nunique()} system name(s) matching {list(exclude)} left out")
+        df, frame = df[~out], frame[~out]
+    seg_level = segment is not None and segment in frame.columns
+    if seg_level:
+        df["_segment"] = frame[segment].astype(str)
+        if df.duplicated(["_group", "_system", "_segment"]).any():
+            dup = df.loc[df.duplicated(["_group", "_system", "_segment"]), ["_group", "_system", "_segment"]].iloc[0]
+            raise InputError(f"{int(df.duplicated(['_group', '_system', '_segment']).sum())} row(s) repeat a "
+                             f"(group, system, segment), e.g. ({dup['_group']}, {dup['_system']}, {dup['_segment']}); "
+                             f"average or drop the repeats first, or name the segment column (segment=)",
+                             argument="segment", value=segment)
+        seg_level = bool(df.groupby(["_group", "_system"]).size().max() > 1)
+    if not seg_level:
+        if df.duplicated(["_group", "_system"]).any():
+            raise InputError(f"several rows per (group, system) but no segment column {segment!r}: name the "
+                             "segment column (segment=), or give one row per system", argument="segment",
+                             value=segment)
+        notes.append("the table is system-level (one row per group and system): its scores are the system scores")
+    judged = df[np.isfinite(df[human].to_numpy())]
+    if judged.empty:
+        raise InputError(f"human column {human!r} has no values; give the column with human scores",
+                         argument="human", value=human)
+    _check_metrics(judged, metrics, human)
+    scales = _scales(judged, human, human_scale, seg_level)
+    rng, seed = make_rng(random_state)
+    coverage: dict[str, dict[str, Any]] = {}
+    matrices: dict[str, dict[str, np.ndarray]] = {}
+    systems = _system_table(judged, metrics, human, seg_level, system_scores, coverage, matrices, scales, notes,
+                            spa)
+    counts = stratified_resample_counts(systems["_group"].to_numpy(), n_resamples, rng)
+    cells: list[Cell] = []
+    for g in sorted(systems["_group"].unique()):
+        idx = np.flatnonzero(systems["_group"].to_numpy() == g)
+        rows = judged[judged["_group"] == g]
+        for m in metrics:
+            cells += _system_cells(g, m, systems, idx, human, counts, level, seed)
+            if seg_level:
+                cells += _segment_cells(g, m, rows, human, average_by)
+                if spa:
+                    cells += _spa_cell(g, m, human, coverage[g], matrices[g], spa_permutations, notes)
+                if darr:
+                    cells += [_darr_cell(g, m, df[df["_group"] == g], darr, darr_threshold)]
+    glob = {m: _pooled(systems, m, human, counts, level, seed, "within", None) for m in metrics}
+    cross = {m: _pooled(systems, m, human, counts, level, seed, "cross", scales) for m in metrics}
+    if all(np.isnan(c.value) for c in cross.values()):
+        notes.append("no cross-group accuracy: no two groups share a human scale")
+    ranking: dict[str, dict[str, float]] = {}
+    if clusters or task or chance:
+        cells, glob, ranking = _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, clusters, task,
+                                      cluster_resamples, alpha, chance, chance_simulations, seed, notes)
+    return MetaEvaluation(tuple(metrics), human, "+".join(by_cols), system, segment if seg_level else None,
+                          average_by, system_scores if seg_level else "table", tuple(cells), glob,
+                          {m: c for m, c in cross.items() if np.isfinite(c.value)}, coverage, level,
+                          n_resamples, seed, tuple(notes), task, ranking)
+
+
+_TASK_STATISTICS = {"wmt23": ("sys_pearson", "seg_acc_t"), "wmt24": ("spa", "seg_acc_t")}
+
+
+def _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, clusters, task, n_resamples, alpha, chance,
+           n_simulations, seed, notes):
+    from dataclasses import replace
+
+    from ..stats import chance_baseline, metric_clusters
+    from ._ranks import CLUSTERED, chance_cells, clustered_cells, task_ranking
+
+    if task is not None:
+        _check_choice(task, "task", tuple(_TASK_STATISTICS))
+        if not seg_level:
+            raise InputError(f"task={task!r} ranks segment-level statistics too; give a segment-level table",
+                             argument="task", value=task)
+    bad = [c for c in clusters if c not in CLUSTERED]
+    if bad:
+        raise InputError(f"clusters: {bad} cannot be clustered; use {', '.join(CLUSTERED)}", argument="clusters",
+                         value=bad[0])
+    stats = list(dict.fromkeys([*clusters, *(_TASK_STATISTICS[task] if task else ())]))
+    per_group = {g: _group_inputs(g, systems, matrices.get(g), df[df["_group"] == g], metrics, human, seg_level)
+                 for g in sorted(systems["_group"].unique())}
+    cells, results = clustered_cells(cells, per_group, metrics, stats, n_resamples=n_resamples, alpha=alpha,
+                                     seed=seed, notes=notes)
+    everywhere = [m for m in metrics if np.isfinite(systems[m].to_numpy()).all()]
+    global_res = None
+    if (task == "wmt23" or "sys_accuracy" in clusters) and everywhere:
+        global_res = metric_clusters({m: systems[m].to_numpy() for m in everywhere}, systems[human].to_numpy(),
+                                     "pairwise_accuracy", groups=systems["_group"].to_numpy(),
+                                     n_resamples=n_resamples, random_state=seed, alpha=alpha)
+        glob = {m: replace(c, rank=global_res.ranks.get(m)) for m, c in glob.items()}
+    if chance:
+        cells = chance_cells(cells, per_group, metrics, n_simulations=n_simulations, seed=seed)
+        h, g = systems[human].to_numpy(), systems["_group"].to_numpy()
+        glob = {m: replace(c, chance=chance_baseline("pairwise_accuracy", h[np.isfinite(systems[m].to_numpy())],
+                                                     systems[m].to_numpy()[np.isfinite(systems[m].to_numpy())],
+                                                     groups=g[np.isfinite(systems[m].to_numpy())]).value)
+                for m, c in glob.items()}
+    ranking = task_ranking(task, list(per_group), results, global_res, notes) if task else {}
+    return cells, glob, ranking
+
+
+def _group_inputs(g, systems, complete, rows, metrics, human, seg_level) -> dict[str, Any]:
+    """One group's scores for clusters and chance baselines: system scores, the complete matrix, and the
+    acc-t matrix (systems x segments that every metric scored for every system; human NaN = not judged)."""
+    sys_rows = systems[systems["_group"] == g]
+    system = {"human": sys_rows[human].to_numpy(), **{m: sys_rows[m].to_numpy() for m in metrics
+                                                       if np.isfinite(sys_rows[m].to_numpy()).all()}}
+    out: dict[str, Any] = {"system": system, "complete": None, "acc_t": None}
+    if not seg_level:
+        return out
+    if complete is not None:
+        out["complete"] = {("human" if k == human else k): v for k, v in complete.items() if not k.startswith("\x00")}
+    names = sorted(sys_rows["_system"])
+    rows = rows[rows["_system"].isin(names)]
+    scoring = [m for m in metrics if m in system]
+    ok = np.logical_and.reduce([np.isfinite(rows[m].to_numpy()) for m in scoring]) if scoring else None
+    if ok is None:
+        return out
+    per_seg = rows[ok].groupby("_segment")["_system"].nunique()
+    keep = rows[rows["_segment"].isin(per_seg.index[per_seg == len(names)])]
+    if keep.empty:
+        return out
+    order = pd.unique(keep["_segment"])
+    out["acc_t"] = {("human" if c == human else c): keep.pivot(index="_system", columns="_segment", values=c)
+                    .reindex(names)[order].to_numpy() for c in [human, *scoring]}
+    return out
+
+
+# ------------------------------------------------------------------------------------------ checks
+def _check_choice(value: str, name: str, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise InputError(f"{name}={value!r}: use one of {', '.join(choices)}", argument=name, value=value)
+
+
+def _check_columns(frame, metrics, human, by, system, segment, darr) -> list[str]:
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(dict.fromkeys(metrics))
+    if not metrics:
+        raise InputError("no metric column named: give metrics= (e.g. ['chrf', 'bleu'])", argument="metrics")
+    if human in metrics:
+        raise InputError(f"human column {human!r} is also among the metrics; a metric is compared with the human "
+                         "scores, so name it once, as human=", argument="metrics", value=human)
+    by_cols = [by] if isinstance(by, str) else list(by)
+    for name, cols in (("metrics", metrics), ("human", [human]), ("by", by_cols), ("system", [system]),
+                       ("darr", [darr] if darr else [])):
+        missing = [c for c in cols if c not in frame.columns]
+        if missing:
+            raise InputError(f"column(s) {missing} not in the table (columns: {list(frame.columns)[:12]}); "
+                             f"check {name}=", argument=name, value=missing[0])
+    return metrics
+
+
+def _numeric(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    out = pd.DataFrame(index=frame.index)
+    for c in dict.fromkeys(columns):
+        try:
+            out[c] = pd.to_numeric(frame[c], errors="raise").astype(float)
+        except (TypeError, ValueError):
+            raise InputError(f"column {c!r} holds text where numbers are expected; give numeric scores",
+                             argument="metrics", value=c) from None
+    return out
+
+
+def _check_metrics(judged: pd.DataFrame, metrics: list[str], human: str) -> None:
+    for m in metrics:
+        x = judged[m].to_numpy()
+        finite = x[np.isfinite(x)]
+        if finite.size == 0:
+            raise InputError(f"metric {m!r} has no score on a row with a human score; give its scores or drop it "
+                             "from the metrics", argument="metrics", value=m)
+        if np.ptp(finite) == 0:
+            raise InputError(f"metric {m!r} is constant ({finite[0]:g} on all {finite.size} judged rows): it orders "
+                             "nothing; drop it from the metrics or check that the column was filled",
+                             argument="metrics", value=m)
+        spread = judged[np.isfinite(x)].groupby("_group")[m].agg(lambda v: np.ptp(v.to_numpy()))
+        if (spread == 0).all():
+            raise InputError(f"metric {m!r} is tied everywhere: one value per group ({len(spread)} group(s)), so it "
+                             "orders nothing inside a group; drop it from the metrics or check how it was joined "
+                             "to the rows", argument="metrics", value=m)
+        scored = judged[np.isfinite(x)].groupby("_group")["_system"].unique()
+        for g, rows in judged.groupby("_group"):
+            if g not in scored.index:
+                continue
+            lacking = sorted(set(rows["_system"]) - set(scored[g]))
+            if lacking:
+                raise InputError(f"metric {m!r} scores some systems of group {g} but not {lacking[:3]} "
+                                 f"({len(lacking)} of {rows['_system'].nunique()}): every system of a group needs "
+                                 "the metric's scores; score them, or drop those systems", argument="metrics",
+                                 value=m)
+    n_sys = judged.groupby("_group")["_system"].nunique()
+    if (n_sys < 2).any():
+        lone = list(n_sys.index[n_sys < 2])
+        raise InputError(f"group(s) {lone[:5]} have one judged system: agreement orders systems, which needs at "
+                         "least 2 per group; drop the group or group by another column (by=)", argument="by",
+                         value=lone[0])
+    spread = judged.groupby("_group")[human].agg(lambda s: np.ptp(s.to_numpy()))
+    if (spread == 0).all():
+        raise InputError(f"human column {human!r} is tied everywhere (one value per group): no pair of systems or "
+                         "segments is ordered; give the human scores, not a constant", argument="human", value=human)
+
+
+def _scales(judged: pd.DataFrame, human: str, human_scale, seg_level: bool) -> dict[str, str]:
+    """One scale name per group: the given ones, else ``shared`` once the human column looks like one scale:
+    segment scores whose sds differ less than :data:`SCALE_SD_RATIO`-fold and whose ranges overlap (system
+    means only need overlapping ranges: their spread depends on how alike the systems are)."""
+    groups = sorted(judged["_group"].unique())
+    if isinstance(human_scale, str):
+        return dict.fromkeys(groups, human_scale)
+    if isinstance(human_scale, Mapping):
+        missing = [g for g in groups if g not in human_scale]
+        unknown = [g for g in human_scale if g not in groups]
+        if missing or unknown:
+            raise InputError(f"human_scale= {'no scale for group(s) ' + str(missing[:5]) if missing else ''}"
+                             f"{'; ' if missing and unknown else ''}"
+                             f"{'group(s) ' + str(unknown[:5]) + ' not in the table' if unknown else ''}; name a "
+                             "scale for every group (GROUP=SCALE)", argument="human_scale")
+        return {g: str(human_scale[g]) for g in groups}
+    if len(groups) > 1:
+        sd = judged.groupby("_group")[human].std().fillna(0)
+        lo, hi = judged.groupby("_group")[human].min(), judged.groupby("_group")[human].max()
+        ratio = sd.max() / sd[sd > 0].min() if (sd > 0).any() else 1.0
+        disjoint = lo.max() > hi.min()
+        spread_differs = seg_level and ratio > SCALE_SD_RATIO
+        if spread_differs or disjoint:
+            why = (f"sd from {sd.min():.3g} ({sd.idxmin()}) to {sd.max():.3g} ({sd.idxmax()})" if spread_differs
+                   else f"ranges do not overlap ({hi.idxmin()} at most {hi.min():.3g}, {lo.idxmax()} at least "
+                        f"{lo.max():.3g})")
+            raise InputError(f"human column {human!r} looks like different scales across groups ({why}); say which: "
+                             "human_scale='NAME' if they share one scale, or GROUP=SCALE per group (cross-group "
+                             "pairs then join groups of one scale)", argument="human_scale")
+    return dict.fromkeys(groups, "shared")
+
+
+# ------------------------------------------------------------------------------------- system table
+def _system_table(judged, metrics, human, seg_level, system_scores, coverage, matrices, scales, notes,
+                  spa) -> pd.DataFrame:
+    cols = [*metrics, human]
+    if not seg_level:
+        for g, rows in judged.groupby("_group"):
+            coverage[g] = {"systems": int(rows["_system"].nunique()), "segments": 0, "scale": scales[g]}
+        return judged.groupby(["_group", "_system"], sort=True)[cols].mean().reset_index()
+    parts, dropped = [], []
+    for g, rows in judged.groupby("_group", sort=True):
+        scoring = [m for m in metrics if np.isfinite(rows[m].to_numpy()).any()]
+        ok = rows[np.logical_and.reduce([np.isfinite(rows[m].to_numpy()) for m in scoring])]
+        n_sys = rows["_system"].nunique()
+        per_seg = ok.groupby("_segment")["_system"].nunique()
+        complete = per_seg.index[per_seg == n_sys]
+        n_all = rows["_segment"].nunique()
+        hm = ok[ok["_segment"].isin(complete)]
+        coverage[g] = {"systems": int(n_sys), "segments": len(complete), "judged_segments": int(n_all),
+                       "scale": scales[g]}
+        matrices[g] = _matrix(hm, scoring, human)
+        if len(complete) < n_all:
+            dropped.append(f"{g} {len(complete)} of {n_all}")
+        if system_scores == "complete":
+            if len(complete) < 2:
+                raise InputError(f"group {g}: {len(complete)} of {n_all} segments are judged for all {n_sys} systems; "
+                                 "system scores over common segments need at least 2: use system_scores='judged' "
+                                 "(each system's judged segments), or drop the group", argument="system_scores",
+                                 value=system_scores)
+            parts.append(hm.groupby(["_group", "_system"])[cols].mean())
+        else:
+            parts.append(rows.groupby(["_group", "_system"])[cols].mean())
+    if dropped and (spa or system_scores == "complete"):
+        rule = ("system scores and SPA use" if system_scores == "complete" else "SPA uses")
+        msg = (f"{rule} the segments judged for every system of the group; segments kept: {', '.join(dropped[:6])}"
+               f"{' ...' if len(dropped) > 6 else ''}")
+        notes.append(msg)
+        warnings.warn(msg, DataQualityWarning, stacklevel=3)
+    how = ("means over the segments judged for every system of the group" if system_scores == "complete"
+           else "means over each system's judged segments")
+    notes.append(f"system scores: {how}")
+    return pd.concat(parts).reset_index()
+
+
+def _matrix(rows: pd.DataFrame, metrics: list[str], human: str) -> dict[str, np.ndarray]:
+    """Systems x segments matrices (systems by name, segments in the table's order) of the human and each metric."""
+    order = pd.unique(rows["_segment"])  # the table's order: SPA's sign permutations are drawn per segment
+    out = {}
+    for c in [human, *metrics]:
+        out[c] = rows.pivot(index="_system", columns="_segment", values=c).sort_index()[order].to_numpy()
+    return out
+
+
+# ------------------------------------------------------------------------------------- statistics
+def _system_cells(g, m, systems, idx, human, counts, level, seed) -> list[Cell]:
+    x, h = systems[m].to_numpy()[idx], systems[human].to_numpy()[idx]
+    ok = np.isfinite(x)
+    if not ok.any():
+        return []
+    n = int(ok.sum())
+    out = []
+    if n >= 3:
+        r = correlation(x, h, "pearson", ci="none").estimate
+        dist = resampled_pearson(x, h, counts[:, idx])
+        ci = _ci(r, dist, n, level, seed)
+        out.append(Cell(g, m, "sys_pearson", r, *ci, n))
+        for method, name in (("spearman", "sys_spearman"), ("kendall_b", "sys_kendall")):
+            res = correlation(x, h, method)
+            out.append(Cell(g, m, name, res.estimate, res.ci_low, res.ci_high, n))
+    iu, ju = np.triu_indices(len(idx), k=1)
+    correct = pairs_correct(x, h, iu, ju, 0.0)
+    acc = float(correct.mean())
+    dist = resampled_pair_accuracy(correct, counts[:, idx], iu, ju)
+    out.append(Cell(g, m, "sys_accuracy", acc, *_ci(acc, dist, n, level, seed), n))
+    return out
+
+
+def _ci(point: float, dist: np.ndarray, n: int, level: float, seed) -> tuple[float, float]:
+    dist = dist[np.isfinite(dist)]
+    if not np.isfinite(point) or dist.size < 2:
+        return float("nan"), float("nan")
+    est = estimate_from_distribution(point, dist, n=n, level=level, random_state=seed)
+    return float(est.ci_low), float(est.ci_high)
+
+
+def _pooled(systems, m, human, counts, level, seed, pairs, scales) -> Cell:
+    x, h = systems[m].to_numpy(), systems[human].to_numpy()
+    g = systems["_group"].to_numpy()
+    ok = np.flatnonzero(np.isfinite(x))
+    iu, ju = np.triu_indices(len(ok), k=1)
+    iu, ju = ok[iu], ok[ju]
+    if pairs == "within":
+        keep = g[iu] == g[ju]
+    else:
+        scale = np.array([scales[v] for v in g])
+        keep = (g[iu] != g[ju]) & (scale[iu] == scale[ju])
+    iu, ju = iu[keep], ju[keep]
+    if iu.size == 0:
+        return Cell("*", m, f"{pairs}_accuracy", float("nan"))
+    correct = pairs_correct(x, h, iu, ju, 0.0)
+    acc = float(correct.mean())
+    dist = resampled_pair_accuracy(correct, counts, iu, ju)
+    return Cell("*", m, "global_accuracy" if pairs == "within" else "cross_accuracy", acc,
+                *_ci(acc, dist, len(ok), level, seed), int(iu.size))
+
+
+def _segment_cells(g, m, rows, human, average_by) -> list[Cell]:
+    x, h = rows[m].to_numpy(), rows[human].to_numpy()
+    ok = np.isfinite(x)
+    x, h = x[ok], h[ok]
+    items = rows["_segment"].to_numpy()[ok]
+    if x.size < 3:
+        return []
+    out = []
+    if average_by == "none":
+        for method, name in (("pearson", "seg_pearson"), ("kendall_b", "seg_kendall")):
+            res = correlation(x, h, method)
+            out.append(Cell(g, m, name, res.estimate, res.ci_low, res.ci_high, int(x.size)))
+    else:
+        units = items if average_by == "item" else rows["_system"].to_numpy()[ok]
+        pearson, kendall, n_units = unit_correlations(x, h, units)
+        out += [Cell(g, m, "seg_pearson", pearson, n=n_units), Cell(g, m, "seg_kendall", kendall, n=n_units)]
+    try:
+        acc = pairwise_accuracy(x, h, average_by="item", items=items, tie_calibration=True)
+        out.append(Cell(g, m, "seg_acc_t", float(acc.estimate), n=int(acc.n_pairs)))
+    except InputError:
+        pass
+    return out
+
+
+def unit_correlations(x: np.ndarray, h: np.ndarray, units: np.ndarray) -> tuple[float, float, int]:
+    """Pearson r and Kendall tau-b within each unit (an item, a system), averaged over the units where
+    they are defined (mt-metrics-eval's ``average_by``); the number of units averaged."""
+    codes, _ = pd.factorize(units)
+    layout = _unit_pairs(codes)
+    dm, dh = x[layout.iu] - x[layout.ju], h[layout.iu] - h[layout.ju]
+    k = int(codes.max()) + 1
+    count = lambda w: np.bincount(layout.unit, weights=w, minlength=k)  # noqa: E731
+    pairs = count(np.ones(dm.size))
+    s = count(np.sign(dm) * np.sign(dh))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = s / np.sqrt((pairs - count((dm == 0) * 1.0)) * (pairs - count((dh == 0) * 1.0)))
+        n = np.bincount(codes, minlength=k).astype(float)
+        mx, my = np.bincount(codes, x, k) / n, np.bincount(codes, h, k) / n
+        xc, hc = x - mx[codes], h - my[codes]
+        r = np.bincount(codes, xc * hc, k) / np.sqrt(np.bincount(codes, xc * xc, k) * np.bincount(codes, hc * hc, k))
+    valid_r, valid_t = r[np.isfinite(r)], tau[np.isfinite(tau)]
+    return (float(valid_r.mean()) if valid_r.size else float("nan"),
+            float(valid_t.mean()) if valid_t.size else float("nan"), int(valid_r.size))
+
+
+def darr_tau(data: Any, metric: str, human_raw: str, *, by: str = "lp", system: str = "system",
+             segment: str = "seg_id", threshold: float = 25.0) -> dict[str, tuple[float, int]]:
+    """WMT20's segment-level DARR Kendall-like tau per group: over every pair of systems' outputs of one
+    segment whose raw human scores differ by at least ``threshold``, ``(C - D) / (C + D)`` where a pair
+    is concordant when the metric scores the better output strictly higher (a metric tie is discordant,
+    as the organisers' script counts it). Returns group -> (tau, pairs)."""
+    frame = getattr(data, "frame", data)
+    out = {}
+    for g, rows in frame.groupby(by, sort=True):
+        out[str(g)] = _darr(rows, metric, human_raw, system, segment, threshold)
+    return out
+
+
+def _darr(rows, metric, human_raw, system, segment, threshold) -> tuple[float, int]:
+    h, x = rows[human_raw].to_numpy(dtype=float), rows[metric].to_numpy(dtype=float)
+    ok = np.isfinite(h) & np.isfinite(x)
+    h, x, items = h[ok], x[ok], rows[segment].to_numpy()[ok]
+    if h.size < 2:
+        return float("nan"), 0
+    codes, _ = pd.factorize(items)
+    try:
+        layout = _unit_pairs(codes)
+    except InputError:
+        return float("nan"), 0
+    dh, dm = h[layout.iu] - h[layout.ju], x[layout.iu] - x[layout.ju]
+    keep = np.abs(dh) >= threshold
+    if not keep.any():
+        return float("nan"), 0
+    agree = (np.sign(dm[keep]) == np.sign(dh[keep])) & (dm[keep] != 0)
+    n = int(keep.sum())
+    return float((2 * agree.sum() - n) / n), n
+
+
+def _darr_cell(g, m, rows, darr, threshold) -> Cell:
+    tau, n = _darr(rows, m, darr, "_system", "_segment", threshold)
+    return Cell(g, m, "darr_tau", tau, n=n)
+
+
+def _spa_cell(g, m, human, cov, mat, n_permutations, notes) -> list[Cell]:
+    stats = importlib.import_module("xleval.stats")
+    spa_fn = getattr(stats, "soft_pairwise_accuracy", None)
+    if spa_fn is None:
+        return []
+    if m not in mat or cov["segments"] < 2:
+        note = f"no SPA for group {g}: {cov['segments']} segment(s) judged for all its systems (needs 2)"
+        if note not in notes:
+            notes.append(note)
+        return []
+    key = f"\x00pvalues:{n_permutations}"
+    if key not in mat:  # the human p-values once per group, shared by its metrics
+        mat[key] = stats.pairwise_permutation_pvalues(mat[human], n_resamples=n_permutations)
+    res = spa_fn(mat[m], mat[human], n_resamples=n_permutations, human_pvalues=mat[key])
+    return [Cell(g, m, "spa", float(res.statistic), n=int(cov["systems"]))]

@@ -1,0 +1,78 @@
+"""meta_calibrations: calibrated variants as metrics through calibrate evaluate's engine, and the
+answer made by the decision code (each metric's decision, then decide_across_metrics)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xleval.diagnostics import decide_across_metrics, evaluate_calibration
+from xleval.exceptions import InputError
+from xleval.meta import meta_calibrations, meta_evaluate, parse_calibrations
+
+
+def _table(seed=0):
+    """Human raw scores on one scale; 'offset' follows humans within a group but carries a per-group offset
+    (a language bias anchored calibration removes); 'noise' is unrelated to humans."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g, bias in zip(("en-de", "en-fr", "en-zh", "en-ja"), (0.0, 30.0, -25.0, 15.0), strict=True):
+        for s in range(8):
+            q = rng.normal(70, 8)
+            for i in range(40):
+                h = q + rng.normal(0, 10)
+                rows.append({"lp": g, "system": f"{g}-{s}", "seg_id": i, "human": h,
+                             "offset": h + bias + rng.normal(0, 6), "noise": rng.normal(0, 10)})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def result():
+    df = _table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        meta = meta_evaluate(df, ["noise", "offset"], "human", human_scale="raw", n_resamples=50)
+        return df, meta_calibrations(df, ["noise", "offset"], "human", calibrations="raw,lgn,anchored@20",
+                                     human_scale="raw", n_folds=2, n_repeats=1, random_state=1, meta=meta)
+
+
+def test_variants_are_calibrate_evaluates_numbers(result):
+    df, res = result
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = evaluate_calibration(df[["lp", "system", "offset", "human"]], "offset", "human", "lp", system="system",
+                                  budgets=[20], budget=20, selections=("random",), n_folds=2, n_repeats=1,
+                                  random_state=1, human_scale="raw")
+    want = {v.name: v.accuracy.estimate for v in ev.variants}
+    got = {v.calibration: v.accuracy.estimate for v in res.variants if v.metric == "offset"}
+    assert got == {"raw": want["raw"], "lgn": want["lgn"], "anchored@20": want["anchored@20 random"]}
+    assert res.decided["offset"] == ev.decision.evaluated_method
+
+
+def test_answer_names_the_metric_that_orders_held_out_pairs_best(result):
+    _, res = result
+    assert res.metric == "offset" and res.calibration == "anchored@20"
+    best = max((v for v in res.variants if v.calibration == "anchored@20"), key=lambda v: v.accuracy.estimate)
+    assert best.metric == "offset"
+    assert res.answer.startswith("across languages, trust offset with anchored@20")
+    assert "within a pair, offset" in res.answer and "human scale: raw" in res.answer
+
+
+def test_decide_across_metrics_reads_each_decisions_accuracy():
+    class D:
+        def __init__(self, method, acc):
+            self.method, self.accuracy = method, acc
+
+    decisions = {"a": D("none", {"none": 0.7, "anchored": 0.9}), "b": D("anchored", {"none": 0.6, "anchored": 0.8}),
+                 "c": D("lgn", {"lgn": float("nan")})}
+    assert decide_across_metrics(decisions) == "b"  # a's decision is raw (0.7): its anchored 0.9 is not chosen
+    with pytest.raises(InputError):
+        decide_across_metrics({})
+
+
+@pytest.mark.parametrize("spec", ["raw,bogus", "anchored@0", "lgn@5", "anchored@5,anchored@10", ""])
+def test_bad_calibration_specs(spec):
+    with pytest.raises(InputError, match="calibration"):
+        parse_calibrations(spec)

@@ -1,0 +1,55 @@
+"""meta_evaluate against numbers of mt-metrics-eval (google-research/mt-metrics-eval, commit 68a481a,
+``stats.Correlation``) run once on the seeded table below and transcribed here (the project never
+imports it): segment-level Pearson/Kendall with ``average_by`` none/item/sys (gold Nones filtered),
+acc-t (``KendallWithTiesOpt(average_by='item', variant='acc23', sample_rate=1.0)``), system-level
+Pearson/Kendall/Spearman of the judged means, and SPA (``PairwiseConfidenceError``, complete matrix)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xleval.meta import meta_evaluate
+
+MTME = {"none": (0.7835046454500121, 0.6037981469083467), "item": (0.7643403063956927, 0.6099294071455624),
+        "system": (0.7127362836587174, 0.5355132410334077)}
+ACC_T = 0.7631746031746033
+SYSTEM = {"sys_pearson": 0.9702437895163972, "sys_kendall": 0.8333333333333334, "sys_spearman": 0.9500000000000001}
+SPA = 0.9317222222222222
+
+
+def _inputs():
+    rng = np.random.default_rng(7)
+    n_sys, n_items = 9, 40
+    q = rng.normal(size=n_sys)
+    gold = q[:, None] + rng.normal(size=(n_sys, n_items))
+    metric = np.round(gold + rng.normal(scale=1.0, size=(n_sys, n_items)), 1)  # metric ties
+    gold = np.round(gold * 4) / 4  # human ties
+    mask = rng.random((n_sys, n_items)) < 0.15  # not judged
+    rows = [{"lp": "x-y", "system": f"s{s}", "seg_id": i, "human": gold[s, i], "judged": not mask[s, i],
+             "m": metric[s, i]} for s in range(n_sys) for i in range(n_items)]
+    df = pd.DataFrame(rows)
+    return df.assign(human=df["human"].where(df["judged"])), df
+
+
+@pytest.mark.parametrize("average_by", ["none", "item", "system"])
+def test_segment_level_equals_mt_metrics_eval(average_by):
+    sparse, _ = _inputs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = meta_evaluate(sparse, ["m"], "human", average_by=average_by, system_scores="judged", n_resamples=20,
+                            spa=False)
+    pearson, kendall = MTME[average_by]
+    assert res.value("x-y", "m", "seg_pearson") == pytest.approx(pearson, abs=1e-12)
+    assert res.value("x-y", "m", "seg_kendall") == pytest.approx(kendall, abs=1e-12)
+    assert res.value("x-y", "m", "seg_acc_t") == pytest.approx(ACC_T, abs=1e-12)
+    for stat, value in SYSTEM.items():
+        assert res.value("x-y", "m", stat) == pytest.approx(value, abs=1e-12)
+
+
+def test_spa_equals_mt_metrics_eval_on_the_complete_matrix():
+    _, complete = _inputs()
+    res = meta_evaluate(complete, ["m"], "human", n_resamples=20)
+    assert res.value("x-y", "m", "spa") == pytest.approx(SPA, abs=1e-12)
