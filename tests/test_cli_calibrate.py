@@ -117,7 +117,8 @@ def test_apply_keeps_input_signatures_and_names_the_calibrator(tmp_path, table, 
     assert cli(*args, *(["--chunk-size", chunk] if chunk else [])).exit_code == 0
     sigs = read_table_metadata(out)["signatures"]
     assert sigs["metric"] == "chrF2|nc:6|synthetic"
-    assert sigs["metric_lgn"].startswith("lgn|method:zscore|by:tgt_lang|target:0,1|of:chrF2|nc:6|synthetic")
+    # the default grouping: lp, which the table has
+    assert sigs["metric_lgn"].startswith("lgn|method:zscore|by:lp|target:0,1|of:chrF2|nc:6|synthetic")
 
 
 def test_missing_output_folder_is_refused_before_fitting(tmp_path, table, cli):

@@ -445,6 +445,36 @@ CASES: list[Case] = [
        f"{FIT} one_group.tsv --score score --human human -o out/E177.json",
        "Group by a column with several values (--by); a leaderboard of one group ranks it on the raw scores.",
        "out/E177.json"),
+    # --- branch harden (issue 26: paired tests, ingest filters, options) ---
+    _c("E185", "Paired tests on a table whose systems carry other references for a segment",
+       "score other_refs.tsv --paired-bs -o out/E185.tsv",
+       "Give every system's rows of a segment the same reference (sacrebleu's paired tests take one reference set), "
+       "or score the systems without a paired test (--corpus scores each system against its own rows).",
+       "out/E185.tsv"),
+    _c("E186", "score TABLE --paired-bs -o OUT on a table the paired test refuses",
+       "score uneven_systems.tsv --paired-bs -o out/E186.tsv",
+       "Give every system the same segments; nothing is written until the table passes the paired test's checks.",
+       "out/E186.tsv"),
+    _c("E187", "ingest mtme --system with a name that matches no system output",
+       "ingest mtme mtme --test-set wmt21.news -l en-de --system sys2 -o out/E187.tsv",
+       "Use a system name the message lists (the file names under system-outputs/LP/, without .txt).",
+       "out/E187.tsv"),
+    _c("E188", "ingest wmt -l with a language pair the folder does not have",
+       "ingest wmt wmt -l fr-en -o out/E188.parquet",
+       "Use a language pair the message lists.", "out/E188.parquet"),
+    _c("E189", "fairness gaps --by lp with the default --reference en (a language, not a pair)",
+       "fairness gaps scores.tsv --metric score --by lp",
+       "Give a pair with --reference (the message suggests one), or --reference none to skip the ratios."),
+    _c("E190", "--col maps one file column to two canonical columns",
+       "diagnose scores.tsv --score metric --human gold --col metric=score --col gold=score",
+       "Keep one mapping per file column; copy the column under a second name in the file if both are meant."),
+    _c("E191", "--col maps two file columns to one canonical column",
+       "diagnose scores.tsv --score metric --col metric=score --col metric=human",
+       "Keep one mapping per canonical column."),
+    _c("E192", "score -cc 0 without a word order (sacrebleu fails on it)",
+       "score scores.tsv -m chrf -cc 0 -o out/E192.tsv",
+       "Give a character order of 1 or more (chrF: 6), or add a word order (-cw 2) for a word-only score, which "
+       "sacrebleu computes and xleval matches.", "out/E192.tsv"),
     # --- meta-cmd (issue 24): xleval meta ---
     _c("E320", "meta: a metric column that is constant", "meta meta_constant.tsv --metrics chrf,bleu --human human "
        "-o out/E320.txt", "Drop the metric, or check that its column was filled.", "out/E320.txt"),
@@ -687,6 +717,7 @@ def _write_files(root: Path) -> None:
     _meta_files(root)
     _ratings_files(root)
     _anchored_files(root, df)
+    _harden_files(root, df)
     df.assign(blob=[bytes([i % 256]) for i in range(len(df))]).to_parquet(root / "binary.parquet")
     (root / "tab_header.jsonl").write_text(df.rename(columns={"human": "human\tscore"}).to_json(orient="records",
                                            lines=True), encoding="utf-8")
@@ -815,6 +846,13 @@ def _layouts(root: Path) -> None:
     (test_set / "sources" / "en-de.txt").write_text("a\nb\n")
     (test_set / "references" / "en-de.refA.txt").write_text("A1\nA2\n")
     (test_set / "system-outputs" / "en-de" / "sys1.txt").write_text("s1\ns2\n")
+
+
+def _harden_files(root: Path, df: pd.DataFrame) -> None:
+    """Files of branch harden: a table whose system B carries other references than A."""
+    other = df[df["lp"] == "en-de"].copy()
+    other["reference"] = other["reference"].where(other["system"] != "B", "another reference")
+    (root / "other_refs.tsv").write_bytes(_tsv(other))
 
 
 def _audit_table() -> pd.DataFrame:

@@ -44,11 +44,12 @@ def evaluation(sim):
 
 @pytest.fixture(scope="module")
 def report(evaluation):
-    return mt_report(evaluation, "metric", human="human", method="lgn")
+    # by tgt_lang, as the oracles below group (the default would be lp, which the simulation has too)
+    return mt_report(evaluation, "metric", by="tgt_lang", human="human", method="lgn")
 
 
 def test_same_input_renders_the_same_bytes(evaluation, report, tmp_path):
-    again = mt_report(evaluation.copy(), "metric", human="human", method="lgn")
+    again = mt_report(evaluation.copy(), "metric", by="tgt_lang", human="human", method="lgn")
     assert render_html(again) == render_html(report)
     assert render_json(again) == render_json(report)
     write_report(report, tmp_path / "a.html")
@@ -182,7 +183,7 @@ def test_warnings_of_the_analysis_end_up_in_the_report(sim, evaluation):
     # A calibrator fitted without zh: the zh rows of the evaluation are unseen and go to the pooled fallback.
     cal = sim.data[(sim.data["split"] == "calibration") & (sim.data["tgt_lang"] != "zh")]
     model = LGN(by="tgt_lang", score="metric", fallback=["pooled"]).fit(cal)
-    rep = mt_report(evaluation, "metric", model=model)
+    rep = mt_report(evaluation, "metric", by="tgt_lang", model=model)
     n_zh = int((evaluation["tgt_lang"] == "zh").sum())
     alerts = [a for a in rep.alerts if a.check == "groups the calibrator has not seen"]
     assert len(alerts) == 1 and f"{n_zh} row(s)" in alerts[0].message and alerts[0].action
@@ -310,7 +311,7 @@ def test_the_budget_curve_is_drawn_when_the_recommendation_has_one(evaluation):
     # draws it in the summary, with the methods that need no labels as horizontal lines.
     from dataclasses import replace
 
-    analysis = analyze_mt(evaluation, "metric", human="human", method="lgn", n_resamples=50)
+    analysis = analyze_mt(evaluation, "metric", by="tgt_lang", human="human", method="lgn", n_resamples=50)
     curve = pd.DataFrame({"labels_per_group": [5, 10, 20, 40] * 2, "method": ["anchored"] * 4 + ["anchored+lgn"] * 4,
                           "accuracy": [0.6, 0.7, 0.75, 0.8, 0.65, 0.72, 0.76, 0.79],
                           "ci_low": [0.5, 0.6, 0.7, 0.75, 0.55, 0.62, 0.7, 0.74],
@@ -331,7 +332,7 @@ def test_without_systems_anchored_keeps_the_real_difference():
     sim = simulate_mt_evaluation(n_systems=3, n_segments=40, languages=("de", "fi", "zh"), seed=3,
                                  language_effect={"zh": -1.0})
     ev = sim.data[sim.data["split"] == "evaluation"].drop(columns=["system"]).reset_index(drop=True)
-    rep = mt_report(ev, "metric", human="human", n_resamples=100)
+    rep = mt_report(ev, "metric", by="tgt_lang", human="human", n_resamples=100)
     assert rep.summary["recommendation"] == "anchored" and rep.summary["validity"]["level"] == "segment"
     assert [(a.check, a.status) for a in rep.alerts] == [("LGN validity check, segment level", "violated")]
     human = ev.groupby("tgt_lang")["human"].mean()

@@ -19,7 +19,7 @@ frame and the roles given as keywords), so no call that passes a frame breaks.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
@@ -32,10 +32,26 @@ from ._base.grouping import GroupIndex, group_index
 from .exceptions import ArgumentTypeError, InputError
 
 __all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "check_labels_finite",
-           "warn_contradicting_labels", "LANGUAGE_COLUMNS"]
+           "warn_contradicting_labels", "LANGUAGE_COLUMNS", "default_by", "DEFAULT_BY"]
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
 LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
+
+#: the grouping used when none is given, everywhere (library and CLI): spelled as ``--help`` shows it
+DEFAULT_BY = "lp if present, else tgt_lang"
+
+
+def default_by(columns: Iterable[Any]) -> str:
+    """The grouping of a table when none is given (:data:`DEFAULT_BY`): ``lp`` when the table has a
+    column ``lp`` (language pairs keep to-English data apart, where every row has ``tgt_lang`` en),
+    else ``tgt_lang``. ``columns``: the table's (canonical) column names, e.g. its header."""
+    return "lp" if "lp" in set(columns) else "tgt_lang"
+
+
+def _given_default(default: str | Sequence[str] | None, columns: Iterable[Any]) -> str | Sequence[str] | None:
+    """``default`` as given, :data:`DEFAULT_BY` read on ``columns``."""
+    return default_by(columns) if isinstance(default, str) and default == DEFAULT_BY else default
+
 
 #: the column roles a table knows, in the order they are listed
 ROLES = ("score", "by", "human", "system", "segment", "document")
@@ -344,31 +360,32 @@ def as_table(data: EvalTable | pd.DataFrame, *, default_by: str | Sequence[str] 
     roles = {k: v for k, v in roles.items() if k not in ("columns", "signatures", "source") or v is not None}
     if isinstance(data, EvalTable):
         if not data.by and roles.get("by") is None and default_by is not None:
-            roles["by"] = default_by
+            roles["by"] = _given_default(default_by, data.frame.columns)
         changed = {k: v for k, v in roles.items() if k in ROLES and v is not None and _differs(getattr(data, k), v)}
         return data.with_roles(**changed) if changed else data
     roles.setdefault("normalize_languages", False)
     if roles.get("by") is None:
-        roles["by"] = default_by
+        roles["by"] = _given_default(default_by, data.columns)
     return EvalTable.from_frame(data, **roles)
 
 
 def resolve_roles(data: EvalTable | pd.DataFrame, *, score: str | None = None,
                   by: str | Sequence[str] | None = None, human: str | None = None, system: str | None = "system",
-                  default_by: str | Sequence[str] = "tgt_lang") -> tuple[pd.DataFrame, dict[str, Any]]:
+                  default_by: str | Sequence[str] = DEFAULT_BY) -> tuple[pd.DataFrame, dict[str, Any]]:
     """For functions written on a frame and column names: ``data`` as a frame and its roles (``score``,
     ``by`` as a name or a list of names, ``human``, ``system``), each the argument given, else the
     table's, else the default. ``system`` keeps the functions' convention: ``"system"`` (the default)
     is the table's system column when it has one, None is no system. A frame is returned as it is (its
     columns are checked where used)."""
     if isinstance(data, EvalTable):
-        by_cols = _columns(by, "by") or data.by or _columns(default_by, "by")
+        by_cols = _columns(by, "by") or data.by or _columns(_given_default(default_by, data.frame.columns), "by")
         roles = {"score": score or (data.score[0] if data.score else None),
                  "by": by_cols[0] if len(by_cols) == 1 else list(by_cols),
                  "human": human if human is not None else data.human,
                  "system": data.system_role(system)}
         return data.frame, roles
-    return data, {"score": score, "by": default_by if by is None else by, "human": human, "system": system}
+    return data, {"score": score, "by": _given_default(default_by, data.columns) if by is None else by, "human": human,
+                  "system": system}
 
 
 def _differs(current: Any, given: Any) -> bool:

@@ -45,7 +45,7 @@ from .._base.grouping import group_index
 from .._base.result import Result
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
-from ..table import EvalTable, as_table, numeric_column, require_columns
+from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_columns
 from ._fit import build_anchored
 from ._select import annotation_columns, annotation_rows
 
@@ -114,7 +114,7 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
     to assume where no labels tell it (raw DA on WMT21: 26-34 points per pair; docs/calibration.md).
     ``rows``: ``random`` (default), ``systems`` (evenly over systems) or ``spread`` (evenly over systems,
     over documents and segments within a system)."""
-    table = as_table(data, by=by, score=score, default_by="tgt_lang")
+    table = as_table(data, by=by, score=score, default_by=DEFAULT_BY)
     _check_arguments(budget, rows, confidence, power, residual_sd)
     rng, seed = make_rng(random_state)
     frame, by_cols = table.frame, list(table.by)

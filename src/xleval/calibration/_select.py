@@ -22,7 +22,7 @@ import pandas as pd
 from .._base.grouping import group_index
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
-from ..table import EvalTable, as_table, numeric_column, require_columns
+from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_columns
 
 __all__ = ["select_rows", "select_for_annotation", "SELECTIONS", "ANNOTATION_COLUMNS"]
 
@@ -108,7 +108,7 @@ def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str
     ``skip_labelled``: a human column; rows that already have a value are not chosen again.
     ``data``: an :class:`~xleval.table.EvalTable` (its ``by`` and ``score`` are the defaults) or a frame
     (tgt_lang/src_lang are derived from lp, as everywhere)."""
-    table = as_table(data, by=by, score=score, default_by="tgt_lang")
+    table = as_table(data, by=by, score=score, default_by=DEFAULT_BY)
     data, by_cols, score = table.frame, list(table.by), table.score_column
     if skip_labelled:
         require_columns(data, [skip_labelled], what="table", argument="skip_labelled")

@@ -17,7 +17,8 @@ from .._base.terminal import make_console, styled, visible_controls
 __all__ = ["console", "err_console", "format_option", "col_option", "report_option", "emit_json", "emit_tsv",
            "emit_text", "print_table", "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
            "to_jsonable", "write_analysis_report", "say", "calibration_choice_options", "check_named_column",
-           "read_ranked_table", "FiniteFloat", "PROBABILITY"]
+           "read_ranked_table", "FiniteFloat", "PROBABILITY", "warnings_said", "by_option", "grouping",
+           "header_columns"]
 
 # rich wraps at 80 columns when output is not a terminal (logs, CI, pipes): tables need more.
 # Names from the data reach these consoles: they show every string as it is (no markup, no emoji
@@ -242,6 +243,19 @@ def _plain(value: Any) -> Any:
     return converted if isinstance(converted, (bool, int, float)) else str(converted)
 
 
+@contextlib.contextmanager
+def warnings_said():
+    """The library's warnings inside the block, each distinct one said once as a 'warning:' line on stderr
+    when the block ends (a warning repeated per metric or per group is one line)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for text in dict.fromkeys(str(w.message) for w in caught):
+        say("warning", text)
+
+
 def write_analysis_report(path, title: str, results, notes=()) -> None:
     """Render analysis results (fairness, audit, intrinsic) into one report file, atomically."""
     if path is None:
@@ -400,6 +414,32 @@ def read_ranked_table(path, *, score: str, human: str | None, system: str, model
     check_named_column(df, "--system", system, path)
     calibrator = load_calibrator(model) if model is not None else None
     return df, calibrator, score_signature(path, score, parse_column_mapping(col)), CommandContext.from_cli(path, col)
+
+
+def by_option(help_text: str):
+    """``--by``, whose default is one rule everywhere (:func:`xleval.table.default_by`): ``lp`` when the
+    table has it, else ``tgt_lang`` (so to-English data, all ``tgt_lang`` en, keeps its pairs apart)."""
+    from ..table import DEFAULT_BY
+
+    return click.option("--by", default=None, show_default=False, help=f"{help_text} Default: {DEFAULT_BY}.")
+
+
+def grouping(by: str | None, columns: Any) -> list[str]:
+    """The ``--by`` columns: as given, else the default rule applied to the table's ``columns`` (its
+    header, or the columns of the frame read)."""
+    from ..table import default_by
+
+    return parse_columns(default_by(columns) if by is None else by, "--by")
+
+
+def header_columns(path: Any, col: Sequence[str] = ()) -> list[str]:
+    """The canonical column names of the table at ``path`` from its header only (Parquet schema, the
+    first line of a TSV/CSV, the first JSONL record; gzip included), after the ``--col`` mapping: what a
+    default decides on before the rows are read."""
+    from ..io import parse_column_mapping
+    from ..scale import table_columns
+
+    return table_columns(path, parse_column_mapping(col))
 
 
 def parse_columns(text: str, option: str) -> list[str]:

@@ -24,6 +24,8 @@ ALIASES = {
     "confidence": "interval",
     "conditions": "where",
     "human_higher_is_better": "human_up",
+    "char_order": "chrf_char_order",
+    "word_order": "chrf_word_order",
     "variant": "metricx_variant",
     "tokenizer_path": "metricx_tokenizer",
     "cache": "score_cache",

@@ -13,7 +13,6 @@ import click
 
 from ..calibration import (
     FIT_METHODS,
-    LGN,
     LGN_STATISTICS,
     ROW_MIN_COUNT,
     UNSEEN_CHOICES,
@@ -34,11 +33,13 @@ from ..exceptions import DataQualityWarning, InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import (
     PROBABILITY,
+    by_option,
     check_named_column,
     check_outputs,
     col_option,
     format_option,
-    parse_columns,
+    grouping,
+    header_columns,
     parse_pair,
     say,
 )
@@ -61,7 +62,6 @@ from .check_outputs import drop_invalid, exclude_invalid_option
 
 __all__ = ["app"]
 
-_DEFAULTS = LGN().get_params()
 _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 
 
@@ -70,7 +70,7 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @click.option("--score", required=True, help="Score column to calibrate.")
 @click.option("-o", "--output", required=True, type=click.Path(),
               help="Where to write the calibrator JSON (a file: '-' is refused).")
-@click.option("--by", default=_DEFAULTS["by"], help="Group by tgt_lang, lp, or COL[,COL...].")
+@by_option("Group by lp, tgt_lang, or COL[,COL...].")
 @click.option("--method", type=click.Choice(_METHODS), default=None,
               help="lgn (per-group z-score), anchored (map onto the human scale of --human; labels may be sparse), or "
                    "auto (raw vs LGN vs anchored compared out of system folds at the labels in the table; where "
@@ -105,7 +105,6 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     """
     check_outputs({"-o": output}, inputs=[input])  # a calibrator is a file: '-' is refused
     check_calibrator_path(output)  # plain JSON only: refused before fitting
-    by_cols = parse_columns(by, "--by")
     method = default_method(method, human)
     _check_fit_options(method, human, target, min_count, scale_asked(chunk_size, backend, scheduler, workers))
     bounds = parse_human_range(human_range)
@@ -119,12 +118,14 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         if exclude_invalid:
             raise InputError("--exclude-invalid checks the texts of the whole table in memory; drop "
                              "--chunk-size/--backend/--scheduler/--workers, or run `xleval check-outputs` first")
+        by_cols = grouping(by, header_columns(input, col) if by is None else ())  # before the rows are read
         model = build_lgn(by_cols, score, statistic=statistic, target=pair, min_count=min_count or ROW_MIN_COUNT,
                           fallback=chain)
         return fit_chunked(model, input, output, chunk_size, signature, col, fmt,
                            scale_backend(backend, scheduler, workers))
     numeric = [score] + ([human] if human else [])
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    by_cols = grouping(by, df.columns)
     excluded = None
     if exclude_invalid:  # before anything is fitted: the calibrator never sees the flagged rows
         df, excluded = drop_invalid(df, by_cols, input)

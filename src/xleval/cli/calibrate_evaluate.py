@@ -12,7 +12,17 @@ from ..diagnostics._evaluate import ALTERNATIVES
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ._advice import CommandContext
-from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
+from ._common import (
+    by_option,
+    col_option,
+    console,
+    emit_json,
+    format_option,
+    grouping,
+    print_table,
+    progress_bar,
+    say,
+)
 from .calibrate_advice import flags, human_scale_option
 from .calibrate_common import DIRECTION_OPTION, app, in_table
 
@@ -21,7 +31,7 @@ from .calibrate_common import DIRECTION_OPTION, app, in_table
 @click.argument("input")
 @click.option("--score", required=True, help="Score column.")
 @click.option("--human", required=True, help="Human score column (the reference the calibrations are judged by).")
-@click.option("--by", default="lp", help="Group by lp, tgt_lang, or COL[,COL...].")
+@by_option("Group by lp, tgt_lang, or COL[,COL...].")
 @click.option("--system", default="system", help="System column (folds split systems).")
 @click.option("--budget", default=None,
               help="Labels per group: one number K (the labels you have or will have) makes the recommendation at K "
@@ -68,7 +78,7 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
         raise InputError(f"--score and --human name the same column ({score}); the evaluation compares one with "
                          "the other")
     df = read_table(input, columns=parse_column_mapping(col), required=[score, human], numeric=[score, human])
-    by_cols = parse_columns(by, "--by")
+    by_cols = grouping(by, df.columns)
     frame = prepare_frame(df, by_cols, input)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -7,7 +7,7 @@ import click
 
 from ..calibration import ROW_CHOICES
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
-from ._common import PROBABILITY, FiniteFloat, check_named_column, col_option, format_option, parse_columns, say
+from ._common import PROBABILITY, FiniteFloat, by_option, check_named_column, col_option, format_option, grouping, say
 from .calibrate_common import app, in_table, render
 
 
@@ -16,7 +16,7 @@ from .calibrate_common import app, in_table, render
 @click.option("--budget", type=click.IntRange(1), required=True,
               help="Labels in all, those already in --human included (e.g. 700 for 100 per pair over 7 pairs).")
 @click.option("--score", required=True, help="Score column of the anchored calibration.")
-@click.option("--by", default="lp", help="Group by lp, tgt_lang, or COL[,COL...].")
+@by_option("Group by lp, tgt_lang, or COL[,COL...].")
 @click.option("--human", help="Human column: its values are the labels already collected (NaN = not labelled).")
 @click.option("--system", default="system",
               help="System column: every system gets a label when the budget allows (--rows systems|spread: evenly "
@@ -56,7 +56,7 @@ def plan(input, budget, score, by, human, system, segment, document, rows, confi
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
     for flag, name in (("--system", system), ("--segment", segment), ("--document", document)):
         check_named_column(df, flag, name, input)
-    by_cols = parse_columns(by, "--by")
+    by_cols = grouping(by, df.columns)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = in_table(input, plan_labels, df, by_cols if len(by_cols) > 1 else by_cols[0], budget, score=score,
@@ -67,11 +67,12 @@ def plan(input, budget, score, by, human, system, segment, document, rows, confi
         write_table(result.rows, output)
         if output == "-":
             return
-    payload = {**result.to_dict(), "output": output} if fmt == "json" else \
+    grouped = "+".join(by_cols)
+    payload = {**result.to_dict(), "by": grouped, "output": output} if fmt == "json" else \
         {"groups": result.groups, "gaps between adjacent groups": result.gaps}
     payload_warnings = [str(w.message) for w in caught]
     render(fmt, payload, payload_warnings,
-           title=f"plan: {result.to_add} more labels ({result.labelled} already, {result.budget} in all)"
+           title=f"plan by {grouped}: {result.to_add} more labels ({result.labelled} already, {result.budget} in all)"
                  + (f" -> {output}" if output else " (give -o to write the rows)"))
     if fmt != "json":
         for note in result.notes:

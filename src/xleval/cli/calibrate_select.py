@@ -7,13 +7,13 @@ import click
 
 from ..calibration import SELECTIONS
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
-from ._common import check_named_column, col_option, format_option, parse_columns
+from ._common import by_option, check_named_column, col_option, format_option, grouping
 from .calibrate_common import app, in_table, render
 
 
 @app.command("select")
 @click.argument("input")
-@click.option("--by", default="lp", help="Group by lp, tgt_lang, or COL[,COL...]: the budget is per group.")
+@by_option("Group by lp, tgt_lang, or COL[,COL...]: the budget is per group.")
 @click.option("--budget", type=click.IntRange(1), required=True, help="Rows to annotate per group, e.g. 100.")
 @click.option("--score", required=True, help="Score column (--selection spread spreads the labels over its range).")
 @click.option("-o", "--output", required=True, help="Where to write the rows to annotate (format by extension, '-' = "
@@ -45,7 +45,7 @@ def select(input, by, budget, score, output, system, segment, selection, skip_la
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
     check_named_column(df, "--system", system, input)
     check_named_column(df, "--segment", segment, input)
-    by_cols = parse_columns(by, "--by")
+    by_cols = grouping(by, df.columns)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         chosen = in_table(input, select_for_annotation, df, by_cols if len(by_cols) > 1 else by_cols[0], budget,
@@ -56,6 +56,6 @@ def select(input, by, budget, score, output, system, segment, selection, skip_la
         return
     per_group = chosen.groupby(by_cols).size()
     counts = {("|".join(map(str, k)) if isinstance(k, tuple) else str(k)): int(v) for k, v in per_group.items()}
-    render(fmt, {"output": output, "rows": len(chosen), "selection": selection, "seed": seed, "per_group": counts},
-            [str(w.message) for w in caught],
-            title=f"selected {len(chosen)} rows (up to {budget} per group, {selection}) -> {output}")
+    render(fmt, {"output": output, "rows": len(chosen), "selection": selection, "seed": seed, "by": "+".join(by_cols),
+                 "per_group": counts}, [str(w.message) for w in caught],
+           title=f"selected {len(chosen)} rows (up to {budget} per {'+'.join(by_cols)} group, {selection}) -> {output}")

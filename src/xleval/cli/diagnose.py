@@ -1,4 +1,4 @@
-"""``xleval diagnose INPUT --score COL --by tgt_lang|lp [--human COL] [--calibrated COL]``."""
+"""``xleval diagnose INPUT --score COL [--by lp|tgt_lang] [--human COL] [--calibrated COL]``."""
 from __future__ import annotations
 
 import warnings
@@ -13,14 +13,25 @@ from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ..table import EvalTable
 from ._advice import CommandContext
-from ._common import col_option, console, emit_json, format_option, parse_columns, print_table, progress_bar, say
+from ._common import (
+    by_option,
+    col_option,
+    console,
+    emit_json,
+    format_option,
+    grouping,
+    header_columns,
+    print_table,
+    progress_bar,
+    say,
+)
 from .calibrate_advice import flags, human_scale_option
 
 
 @click.command("diagnose")
 @click.argument("input")
 @click.option("--score", required=True, help="Score column to diagnose.")
-@click.option("--by", default="tgt_lang", help="Group by tgt_lang, lp, or COL[,COL...].")
+@by_option("Group by lp, tgt_lang, or COL[,COL...].")
 @click.option("--human", help="Human score column: agreement and validity check.")
 @click.option("--calibrated", help="Calibrated score column: before/after.")
 @click.option("--system", default="system", help="System column for system-level agreement.")
@@ -54,8 +65,8 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
 
     INPUT is a table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin).
     """
-    by_cols = parse_columns(by, "--by")
     if chunk_size is not None or backend != "local":
+        by_cols = grouping(by, header_columns(input, col) if by is None else ())  # before the rows are read
         return _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated)
     _check_agreement_options(average_by, alternative, human, calibrated)
     numeric = [c for c in (score, human, calibrated) if c]
@@ -64,6 +75,7 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
                          "compares one column with another: give different columns")
     columns = parse_column_mapping(col)
     df = read_table(input, columns=columns, required=numeric, numeric=numeric)
+    by_cols = grouping(by, df.columns)
     # the table checks its roles once, naming the file (the library cannot know it)
     frame = EvalTable.from_frame(df, score=score, by=by_cols, human=human, source=input).frame
     with warnings.catch_warnings(record=True) as caught:

@@ -5,7 +5,7 @@ from typing import Any
 
 import click
 
-from ._common import check_outputs, col_option, emit_json, err_console, format_option
+from ._common import check_outputs, col_option, emit_json, err_console, format_option, warnings_said
 
 
 @click.group("ingest")
@@ -62,7 +62,8 @@ def mtme(root, output, test_set, lps, reference, systems, fmt) -> None:
 
     check_outputs({"--output": output}, stdout=["--output"])
 
-    df = read_mtme(root, list(lps), test_set=test_set, reference=reference, systems=list(systems) or None)
+    with warnings_said():  # a human score file renamed (it is named as a column of the table)
+        df = read_mtme(root, list(lps), test_set=test_set, reference=reference, systems=list(systems) or None)
     _write(df, output, fmt, "mt-metrics-eval")
 
 

@@ -8,6 +8,7 @@ import click
 
 from ._common import (
     PROBABILITY,
+    by_option,
     calibration_choice_options,
     check_outputs,
     col_option,
@@ -16,6 +17,7 @@ from ._common import (
     emit_text,
     emit_tsv,
     err_console,
+    grouping,
     progress_bar,
     read_ranked_table,
 )
@@ -27,7 +29,7 @@ from .check_outputs import drop_invalid, exclude_invalid_option
 @click.argument("table")
 @click.option("--score", required=True,
               help="Score column (bleu/chrf/ter give corpus scores when the texts are there).")
-@click.option("--by", default="lp", help="Group by lp, tgt_lang or a column name.")
+@by_option("Group by lp, tgt_lang or a column name.")
 @click.option("--human", help="Human score column: mean per system, and what anchored calibration maps to.")
 @calibration_choice_options
 @human_scale_option
@@ -62,7 +64,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
                                                             model=model, col=col)
     excluded = None
     if exclude_invalid:  # before anything is scored or fitted: the board never sees the flagged rows
-        df, excluded = drop_invalid(df, by, table)
+        df, excluded = drop_invalid(df, grouping(by, df.columns), table)  # the grouping the board will use
     with progress_bar(f"ranking {table}") as advance:
         board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric,
                       unit=unit, higher_is_better=False if lower_is_better else None,
@@ -108,6 +110,7 @@ def _print(board) -> None:
 
 def print_board(board, *, top: int | None = None, notes: bool = True) -> None:
     """The leaderboard as a terminal table (the first ``top`` rows), then its notes."""
+    from rich.cells import cell_len
     from rich.table import Table
 
     from ..report import leaderboard_lines
@@ -123,7 +126,7 @@ def print_board(board, *, top: int | None = None, notes: bool = True) -> None:
         if i in (2, 3):  # names: wrapped (folded) when nothing else can give way, never cut to '…'
             table.add_column(header[i], justify="left", overflow="fold")
         else:  # numbers and intervals keep their width
-            widest = max([len(header[i]), *(len(r[i]) for r in shown)])
+            widest = max([cell_len(header[i]), *(cell_len(r[i]) for r in shown)])
             table.add_column(header[i], justify="right", no_wrap=True, min_width=widest)
     for row in shown:
         table.add_row(*(row[i] for i in keep))
@@ -140,7 +143,10 @@ def _columns_that_fit(header: list[str], rows: list[list[str]], board, width: in
     """The columns to print in ``width`` characters: all when they fit, else the least needed ones
     left out first (segments, raw score, rank within the group and its interval), never a name, a
     calibrated score, its interval or the human score cut to '…'."""
-    natural = [max([len(h), *(len(r[i]) for r in rows)]) + 3 for i, h in enumerate(header)]  # padding + border
+    from rich.cells import cell_len
+
+    # display widths (a CJK character takes two cells), plus padding and border
+    natural = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) + 3 for i, h in enumerate(header)]
     keep = list(range(len(header)))
     by_name = {h: i for i, h in enumerate(header)}
     from .._base.terminal import visible_controls

@@ -1,4 +1,4 @@
-"""``xleval meta TABLE --metrics A,B | --metrics-prefix P --human COL --by lp``: meta-evaluation of many metrics."""
+"""``xleval meta TABLE --metrics A,B | --metrics-prefix P --human COL [--by lp]``: meta-evaluation of many metrics."""
 from __future__ import annotations
 
 import warnings
@@ -8,11 +8,13 @@ import click
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ._common import (
+    by_option,
     check_outputs,
     col_option,
     emit_json,
     emit_text,
     emit_tsv,
+    grouping,
     parse_columns,
     report_option,
     say,
@@ -25,7 +27,7 @@ from ._common import (
 @click.option("--metrics", help="Metric columns, comma-separated (e.g. chrf,bleu,comet).")
 @click.option("--metrics-prefix", help="Every column whose name starts with this prefix is a metric (e.g. metric:).")
 @click.option("--human", required=True, help="Human score column (e.g. DA z).")
-@click.option("--by", default="lp", help="Group by lp, tgt_lang, or COL[,COL...].")
+@by_option("Group by lp, tgt_lang, or COL[,COL...].")
 @click.option("--system", default="system", help="System column.")
 @click.option("--segment", default="seg_id", help="Segment column (absent: the table is system-level).")
 @click.option("--average-by", type=click.Choice(["none", "item", "system"]), default="none",
@@ -77,9 +79,10 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
 
     if bool(metrics) == bool(metrics_prefix):
         raise InputError("name the metrics with --metrics A,B or --metrics-prefix PREFIX (one of the two)")
-    by_cols = parse_columns(by, "--by")
+    by_cols = parse_columns(by, "--by") if by is not None else []
     check_outputs({"-o": output, "--report": report_path}, [input], stdout=["-o"])
     df = read_table(input, columns=parse_column_mapping(col), required=[human, *by_cols, system])
+    by_cols = by_cols or grouping(by, df.columns)  # the default: lp if the table has it, else tgt_lang
     names = parse_columns(metrics, "--metrics") if metrics else [c for c in df.columns if c.startswith(metrics_prefix)
                                                                    and c != human]
     if not names:

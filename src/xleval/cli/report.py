@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from ._common import calibration_choice_options, col_option, err_console, progress_bar, read_ranked_table
+from ._common import by_option, calibration_choice_options, col_option, err_console, progress_bar, read_ranked_table
 from .calibrate_advice import human_scale_option
 from .check_outputs import output_checks_section
 
@@ -12,7 +12,7 @@ from .check_outputs import output_checks_section
 @click.argument("input")
 @click.option("--score", required=True, help="Score column to report on.")
 @click.option("-o", "--output", required=True, type=click.Path(), help="Where to write the report ('-' = stdout).")
-@click.option("--by", default="tgt_lang", help="Group by tgt_lang, lp or a column name.")
+@by_option("Group by lp, tgt_lang or a column name.")
 @click.option("--human", help="Human score column: agreement with humans, LGN's validity, anchored calibration.")
 @calibration_choice_options
 @human_scale_option

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from ._common import FiniteFloat, col_option, emit_json, err_console, print_table, progress_bar, say
+from ._common import FiniteFloat, col_option, emit_json, err_console, print_table, progress_bar, say, warnings_said
 
 # options that take several values in sacrebleu's style: ``-i A B C``, ``-m bleu chrf``
 _GREEDY = ("-i", "--input", "--hyp", "-m", "--metric", "--metrics", "--echo")
@@ -284,13 +284,13 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
     if resampling["test"]:
         from ..metrics import compare_systems_frame
 
-        if output is not None:
-            scored = _score(df, specs, options)
-            write_table(scored.frame, output, metadata=scored.metadata())
-        with progress_bar("scoring systems", len(df) * len(specs)) as advance:
+        with progress_bar("scoring systems", len(df) * len(specs)) as advance, warnings_said():
             results = compare_systems_frame(df, specs, baseline=baseline, options=options, test=resampling["test"],
                                             n_resamples=resampling["n"], random_state=resampling["seed"],
                                             progress=advance)
+        if output is not None:  # once the table passed the tests' checks: a refused table writes nothing
+            scored = _score(df, specs, options)
+            write_table(scored.frame, output, metadata=scored.metadata())
         return _render_comparisons(results, width, fmt)
     spans = _error_spans(df, specs, options) if error_spans is not None else None
     scored = _score(df, specs, options)

@@ -278,23 +278,25 @@ def _several(req: Request, metrics: list[_Built], named, streams, sources) -> No
             signatures[scores[0].name] = _signature(b, req.short)
     else:
         from ..metrics import compare_systems
+        from ._common import warnings_said
 
         if req.hyps:
             columns["System"][0] = f"Baseline: {columns['System'][0]}"
         else:  # sacrebleu's names for systems read from standard input
             columns["System"] = ["Baseline"] + [f"System {i + 1}" for i in range(len(named) - 1)]
-        for b in metrics:
-            if not b.sacrebleu:
-                raise InputError(f"paired tests need summable statistics; {b.spec} has none (use bleu, chrf, ter)")
-            res = compare_systems(named, streams, [b.metric], test=req.test, n_resamples=req.test_n,
-                                  random_state=req.seed, sources=sources)
-            name = b.metric.stats_score(b.metric.sentence_stats(named[0][1][:1], [s[:1] for s in streams],
-                                                                None if sources is None else sources[:1])
-                                        .sum(axis=0)).name
-            column = res.metrics[0]
-            columns[name] = [res.results[column][system] for system, _ in named]
-            seed = "none" if res.random_state is None else res.random_state
-            signatures[name] = _signature(b, req.short, {req.test: req.test_n, "seed": seed})
+        with warnings_said():  # each said once, not once per metric
+            for b in metrics:
+                if not b.sacrebleu:
+                    raise InputError(f"paired tests need summable statistics; {b.spec} has none (use bleu, chrf, ter)")
+                res = compare_systems(named, streams, [b.metric], test=req.test, n_resamples=req.test_n,
+                                      random_state=req.seed, sources=sources)
+                name = b.metric.stats_score(b.metric.sentence_stats(named[0][1][:1], [s[:1] for s in streams],
+                                                                    None if sources is None else sources[:1])
+                                            .sum(axis=0)).name
+                column = res.metrics[0]
+                columns[name] = [res.results[column][system] for system, _ in named]
+                seed = "none" if res.random_state is None else res.random_state
+                signatures[name] = _signature(b, req.short, {req.test: req.test_n, "seed": seed})
     _print_table(columns, signatures, req)
 
 

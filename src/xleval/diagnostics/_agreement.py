@@ -48,7 +48,7 @@ from ..stats import (
     pairwise_accuracy,
     stratified_resample_counts,
 )
-from ..table import EvalTable, as_table
+from ..table import DEFAULT_BY, EvalTable, as_table
 
 __all__ = ["ScoreAgreement", "Comparison", "AgreementResult", "human_agreement", "system_table"]
 
@@ -126,7 +126,7 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 def system_table(data: EvalTable | pd.DataFrame, columns: Sequence[str], by: str | list[str] | None = None,
                  system: str | None = None) -> pd.DataFrame:
     """One row per (group, system): ``group, system, n_rows`` and each column's mean over its finite rows."""
-    table = as_table(data, by=by, system=system, default_by="tgt_lang")
+    table = as_table(data, by=by, system=system, default_by=DEFAULT_BY)
     if table.system is None:
         raise InputError("system_table needs the system column; give system=", argument="system")
     frame = pd.DataFrame({"group": table.row_labels(), "system": table.column_labels(table.system)})
@@ -149,7 +149,7 @@ def human_agreement(data: EvalTable | pd.DataFrame, scores: str | Sequence[str] 
     ``alternative``. ``system=None`` (or a column that is absent) gives segment-level statistics
     only. ``average_by`` and ``item`` (the segment column): how the all-pairs accuracy averages
     (module docstring)."""
-    table = as_table(data, score=scores, human=human, by=by, default_by="tgt_lang")
+    table = as_table(data, score=scores, human=human, by=by, default_by=DEFAULT_BY)
     scores, human, by = list(table.score), table.human, list(table.by)
     if not scores or human is None:
         raise InputError("human_agreement needs score column(s) and the human column; give scores= and human=",

@@ -18,7 +18,7 @@ from .._base.numbers import format_column, format_number
 from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import Estimate, TestResult, cohens_d, eta_squared, kruskal_wallis
-from ..table import EvalTable, as_table
+from ..table import DEFAULT_BY, EvalTable, as_table
 from ._common import finite_rows
 
 __all__ = ["BiasDiagnosis", "BiasComparison", "diagnose_bias", "compare_bias", "one_group_error", "DEFAULT_THRESHOLD"]
@@ -76,12 +76,13 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     """Diagnose language bias of ``score`` in a long table grouped by ``by``.
 
     ``data`` is an :class:`~xleval.table.EvalTable` or a frame; ``score``/``by`` default to the table's
-    roles (a frame: ``by="tgt_lang"``). Rows without a finite score are left out (counted in ``notes``,
+    roles (a frame: ``by`` is ``lp`` if present, else ``tgt_lang``).
+    Rows without a finite score are left out (counted in ``notes``,
     DataQualityWarning).
     """
     if not np.isfinite(threshold) or threshold <= 0:
         raise InputError(f"threshold must be a positive number of pooled sd (e.g. 0.5); got {threshold!r}")
-    table = as_table(data, score=score, by=by, default_by="tgt_lang")
+    table = as_table(data, score=score, by=by, default_by=DEFAULT_BY)
     score = table.score_column
     labels = table.row_labels()
     x = table.values(score, argument="score")
@@ -128,7 +129,7 @@ def _other_grouping(frame: pd.DataFrame, by) -> str | None:
 def compare_bias(data: EvalTable | pd.DataFrame, score: str | None, calibrated: str,
                  by: str | list[str] | None = None, **kwargs: Any) -> BiasComparison:
     """:func:`diagnose_bias` of the raw and the calibrated column, side by side."""
-    table = as_table(data, score=score, by=by, default_by="tgt_lang")
+    table = as_table(data, score=score, by=by, default_by=DEFAULT_BY)
     before = diagnose_bias(table, **kwargs)
     after = diagnose_bias(table.with_roles(score=calibrated), **kwargs)
     b, a = before.groups.set_index("group"), after.groups.set_index("group")

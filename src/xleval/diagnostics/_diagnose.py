@@ -67,7 +67,8 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
     ``human_scale``: ``z`` (the human column is standardised within groups, like WMT DA z), ``raw`` or None
     (:func:`~xleval.diagnostics.human_scale_check` looks at the data). ``decision``: the decision when already
     made on this table (the report makes it once).
-    ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="tgt_lang"``,
+    ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by``:
+    ``lp`` if present, else ``tgt_lang``,
     ``system="system"``)."""
     data, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
     score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]

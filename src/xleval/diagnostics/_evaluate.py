@@ -56,7 +56,7 @@ from ..stats import (
     stratified_resample_counts,
 )
 from ..stats._grouped_bootstrap import pair_indices, pairs_correct
-from ..table import EvalTable, as_table
+from ..table import DEFAULT_BY, EvalTable, as_table
 from ._bias import DEFAULT_THRESHOLD
 from ._defaults import DECISION_SELECTION, N_FOLDS, N_REPEATS, N_RESAMPLES, RANDOM_STATE
 from ._validity import HumanScale, human_scale_check
@@ -175,14 +175,15 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
     this evaluation. ``n_folds``, ``n_repeats``, ``random_state``: the one set of defaults of every
     decision (``xleval.diagnostics.N_FOLDS``, ``N_REPEATS``, ``RANDOM_STATE``, and ``N_RESAMPLES`` for the
     paired intervals the decision reads: with other values the decision may differ from ``fit``'s).
-    ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="lp"``,
+    ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by``:
+    ``lp`` if present, else ``tgt_lang``,
     ``system="system"``)."""
     if alternative is not None and alternative not in ALTERNATIVES:
         raise InputError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)} (or None: no test)")
     score_higher_is_better = score_direction(data, score, score_higher_is_better)
     if system is None and not (isinstance(data, EvalTable) and data.system is not None):
         system = "system"
-    table = as_table(data, score=score, human=human, by=by, system=system, default_by="lp")
+    table = as_table(data, score=score, human=human, by=by, system=system, default_by=DEFAULT_BY)
     if table.human is None:
         raise InputError("the evaluation needs the human column; give human=", argument="human")
     score, human, by_cols, system = table.score_column, table.human, list(table.by), table.system or "system"

@@ -40,7 +40,7 @@ import scipy.stats as ss
 from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import TestResult, kruskal_wallis
-from ..table import EvalTable, as_table
+from ..table import DEFAULT_BY, EvalTable, as_table
 from ._common import finite_rows
 
 __all__ = ["ValidityCheck", "ValidityVerdict", "check_lgn_validity", "validity_verdict", "DESIGN_ADVICE",
@@ -180,7 +180,7 @@ def check_lgn_validity(data: EvalTable | pd.DataFrame | None, by: str | list[str
     notes: list[str] = []
     if data is None or human is None:
         return _untested(threshold, level, alpha, human, notes)
-    table = as_table(data, by=by, human=human, system=system, default_by="tgt_lang")
+    table = as_table(data, by=by, human=human, system=system, default_by=DEFAULT_BY)
     labels = table.row_labels()
     h = table.values(human, argument="human")
     keep = finite_rows(h, f"human column {human!r}", notes, warn=False)

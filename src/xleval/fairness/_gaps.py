@@ -238,7 +238,12 @@ def _reference(reference: str | None, labels: list[str], by: str) -> str | None:
     try:
         key = "-".join(split_lp(reference)) if by == "lp" else normalize_code(reference)
     except LanguageCodeError as exc:
-        raise InputError(f"reference {reference!r}: {exc}") from None
+        if by == "lp":  # a language ('en', the default) where the groups are language pairs
+            near = [lab for lab in labels if reference.lower() in lab.lower().split("-")] or labels
+            raise InputError(f"reference={reference!r} is a language, but the groups of {by!r} are language pairs "
+                             f"({', '.join(labels)}): pick a pair with reference={near[0]!r}, or pass reference=None "
+                             "to skip the ratios", argument="reference", value=reference) from None
+        raise InputError(f"reference={reference!r}: {exc}", argument="reference", value=reference) from None
     if key not in labels:
         raise InputError(
             f"reference language {reference!r} is not in column {by!r} (languages: {', '.join(labels)}); "

@@ -16,14 +16,16 @@ one column per segment-level human score (named by NAME, NaN where 'None').
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InputError
+from ..exceptions import DataQualityWarning, InputError
 from ._read import read_lines
+from ._wmt import check_requested
 
 __all__ = ["read_mtme", "read_mtme_system_scores"]
 
@@ -67,8 +69,37 @@ def read_mtme(root: str | os.PathLike, lp: str | Sequence[str], *, test_set: str
     first by name); ``systems`` restricts the systems read.
     """
     d = _test_dir(Path(root), test_set)
-    frames = [_one_lp(d, x, reference, systems) for x in ([lp] if isinstance(lp, str) else lp)]
+    lps = [lp] if isinstance(lp, str) else list(lp)
+    check_requested("lps", lps, _names(d / "sources", ".txt"), str(d / "sources"), "language pair")
+    if systems:
+        seen = set().union(*(_names(d / "system-outputs" / x, ".txt") for x in lps))
+        check_requested("systems", systems, seen, f"{d / 'system-outputs'} for {', '.join(lps)}", "system")
+    frames = [_one_lp(d, x, reference, systems) for x in lps]
     return pd.concat(frames, ignore_index=True)
+
+
+def _names(folder: Path, suffix: str) -> set[str]:
+    return {p.name[: -len(suffix)] for p in folder.glob(f"*{suffix}")} if folder.is_dir() else set()
+
+
+#: the columns the reader makes itself; a human score file of such a name is renamed ``human_NAME``
+_OWN_COLUMNS = ("dataset", "lp", "system", "seg_id", "domain", "doc_id", "source", "reference", "hypothesis",
+                "is_human")
+
+
+def _score_column(name: str, path: Path, own: Sequence[str], names: Sequence[str]) -> str:
+    """The column of the human scores in ``path``: their NAME, or ``human_NAME`` (said) where NAME is a
+    column the reader makes (``own``: ``source``, ``system``, ...), which the scores would otherwise
+    overwrite. ``names``: the names of every score file read with it."""
+    if name not in own:
+        return name
+    renamed = f"human_{name}"
+    if renamed in own or renamed in names:
+        raise InputError(f"{path}: the human scores named {name!r} clash with the column {name!r} and with "
+                         f"{renamed!r}; rename the file")
+    warnings.warn(f"{path}: human scores named {name!r}, a column of the table ({name}): read as column "
+                  f"{renamed!r}", DataQualityWarning, stacklevel=4)
+    return renamed
 
 
 def _one_lp(d: Path, lp: str, reference: str | None, systems: Sequence[str] | None) -> pd.DataFrame:
@@ -92,9 +123,11 @@ def _one_lp(d: Path, lp: str, reference: str | None, systems: Sequence[str] | No
     for what, lines in (("reference " + name, ref), ("documents", docs)):
         if len(lines) != n:
             raise InputError(f"{lp}: {what} has {len(lines)} lines but the source has {n}")
-    seg_scores = {}
-    for path in sorted((d / "human-scores").glob(f"{lp}.*.seg.score")):
-        seg_scores[path.name[len(lp) + 1 : -len(".seg.score")]] = (_scores(path), path)
+    seg_scores: dict[str, tuple[dict, Path]] = {}
+    paths = sorted((d / "human-scores").glob(f"{lp}.*.seg.score"))
+    names = [p.name[len(lp) + 1 : -len(".seg.score")] for p in paths]
+    for path, name in zip(paths, names, strict=True):
+        seg_scores[_score_column(name, path, _OWN_COLUMNS, names)] = (_scores(path), path)
     frames = []
     for path in outputs:
         system = path.stem
@@ -117,10 +150,12 @@ def read_mtme_system_scores(root: str | os.PathLike, lp: str, *, test_set: str |
     """System-level human scores of one language pair: ``lp, system`` and one column per score name."""
     d = _test_dir(Path(root), test_set)
     table: dict[str, dict[str, float]] = {}
-    for path in sorted((d / "human-scores").glob(f"{lp}.*.sys.score")):
-        name = path.name[len(lp) + 1 : -len(".sys.score")]
+    paths = sorted((d / "human-scores").glob(f"{lp}.*.sys.score"))
+    names = [p.name[len(lp) + 1 : -len(".sys.score")] for p in paths]
+    for path, name in zip(paths, names, strict=True):
+        column = _score_column(name, path, ("lp", "system"), names)
         for system, values in _scores(path).items():
-            table.setdefault(system, {})[name] = values[0]
+            table.setdefault(system, {})[column] = values[0]
     frame = pd.DataFrame.from_dict(table, orient="index").rename_axis("system").reset_index()
     frame.insert(0, "lp", lp)
     return frame

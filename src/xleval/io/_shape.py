@@ -115,7 +115,17 @@ def parse_column_mapping(items: Sequence[str] | None) -> dict[str, str]:
         if not sep or not canonical.strip() or not in_file.strip():
             raise InputError(f"column mapping {item!r} (columns=): expected CANONICAL=FILE_COLUMN, e.g. "
                              "'hypothesis=mt'", argument="columns", value=item)
-        mapping[in_file.strip()] = canonical.strip()
+        in_file, canonical = in_file.strip(), canonical.strip()
+        if in_file in mapping and mapping[in_file] != canonical:
+            raise InputError(f"column mapping {item!r} (columns=): file column {in_file!r} is mapped to "
+                             f"{mapping[in_file]!r} already; a file column fills one canonical column: keep one "
+                             "mapping (or copy the column under a second name in the file)", argument="columns",
+                             value=item)
+        if canonical in mapping.values() and mapping.get(in_file) != canonical:
+            first = next(k for k, v in mapping.items() if v == canonical)
+            raise InputError(f"column mapping {item!r} (columns=): {canonical!r} is mapped from {first!r} "
+                             "already; keep one mapping per canonical column", argument="columns", value=item)
+        mapping[in_file] = canonical
     return mapping
 
 

@@ -52,13 +52,22 @@ def read_wmt_folder(root: str | os.PathLike, *, test_set: str | None = None, lps
     """
     txt = _txt_root(Path(root))
     found: dict[tuple[str, str], list[tuple[str, Path]]] = {}
+    seen_lps: set[str] = set()
+    seen_systems: set[str] = set()
     for path in sorted((txt / "system-outputs").iterdir()):
         m = _HYP.match(path.name)
-        if not m or (test_set and m["test"] != test_set) or (lps and m["lp"] not in lps):
+        if not m or (test_set and m["test"] != test_set):
             continue
+        seen_lps.add(m["lp"])
+        if lps and m["lp"] not in lps:
+            continue
+        seen_systems.add(m["system"])
         if systems and m["system"] not in systems:
             continue
         found.setdefault((m["test"], m["lp"]), []).append((m["system"], path))
+    where = f"{txt}/system-outputs" + (f" ({test_set})" if test_set else "")
+    check_requested("lps", lps, seen_lps, where, "language pair")
+    check_requested("systems", systems, seen_systems, where + (f" for {', '.join(lps)}" if lps else ""), "system")
     if not found:
         raise InputError(f"{txt}/system-outputs: no TESTSET.LP.hyp.SYSTEM.TGT file matches "
                          f"(test_set={test_set!r}, lps={list(lps) if lps else None}, systems={systems})")
@@ -87,6 +96,16 @@ def read_wmt_folder(root: str | os.PathLike, *, test_set: str | None = None, lps
                 part["reference" if k == 0 else f"reference_{k + 1}"] = refs[name]
             frames.append(pd.DataFrame(part))
     return pd.concat(frames, ignore_index=True)
+
+
+def check_requested(argument: str, asked: Sequence[str] | None, found: set[str], where: str, what: str) -> None:
+    """Every value of a filter (``lps=``, ``systems=``) names something that exists: one that matches
+    nothing is refused with what exists (a silently ignored filter value reads another table than asked)."""
+    missing = [value for value in dict.fromkeys(asked or ()) if value not in found]
+    if missing:
+        shown = ", ".join(sorted(found)[:20]) + (f", ... ({len(found)} in all)" if len(found) > 20 else "")
+        raise InputError(f"{argument}={missing[0]!r}: {where} has no {what} of that name; found: {shown or 'none'}",
+                         argument=argument, value=missing[0])
 
 
 def _check_length(lines: list[str], source: list[str], what: str, test: str, lp: str) -> None:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._base.emit import tsv_text
 from ..exceptions import InputError, OutputError
 from ._formats import SIDECAR_SUFFIX, STDOUT, is_compressed, table_format, through_fd_link
 from ._inputs import file_kind, input_named, output_named, record_output
@@ -316,9 +317,10 @@ def _write_errors(target: Path, tmps: Sequence[Path], also: Sequence[Path] = ())
 def _short(name: str) -> str:
     """The output's name in its temporary file's name: whole, or (a long name) cut with a hash of the
     whole, so that the temporary name stays within the file system's limit when the output's does."""
-    if len(name.encode()) <= 120:
+    raw = os.fsencode(name)  # the file system's bytes: a name that is not UTF-8 keeps its bytes (surrogateescape)
+    if len(raw) <= 120:
         return name
-    return name.encode()[:96].decode(errors="ignore") + "~" + hashlib.sha256(name.encode()).hexdigest()[:12]
+    return os.fsdecode(raw[:96]) + "~" + hashlib.sha256(raw).hexdigest()[:12]
 
 
 def _remove_stale_temporaries(directory: Path, name: str) -> None:
@@ -428,8 +430,8 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
     fmt = table_format(path)
     if is_arrow_table(df) and fmt != "parquet":
         df = df.to_pandas()
-    if is_stdout(path):
-        write_text(path, format_rows(df, "tsv", where="-: "))
+    if is_stdout(path):  # data for a pipe or a file; names shown with escapes on a terminal (read by a person)
+        write_text(path, tsv_text(df) if _on_terminal() else format_rows(df, "tsv", where="-: "))
         return
     check_output_path(path)
     check_sidecar_path(path, metadata)
@@ -451,6 +453,13 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
     text = format_rows(df, fmt, where=f"{path}: ")
     with atomic_table(path, metadata) as tmp, open_output(tmp, path, "w") as fh:
         fh.write(text)
+
+
+def _on_terminal() -> bool:
+    try:
+        return bool(sys.stdout.isatty())
+    except (AttributeError, ValueError):  # no stdout, or a closed one
+        return False
 
 
 def is_arrow_table(obj: object) -> bool:

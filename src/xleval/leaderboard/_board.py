@@ -29,7 +29,7 @@ from .._base.seeding import child_seeds, make_rng
 from ..calibration import CellUncertainty, cell_uncertainty
 from ..exceptions import DataQualityWarning, InputError
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
-from ..table import EvalTable, as_table, require_columns
+from ..table import DEFAULT_BY, EvalTable, as_table, require_columns
 from ._calibration import METHODS, SystemCalibration, fit_calibration, model_calibration
 from ._system import row_statistics, unit_statistics
 
@@ -130,7 +130,8 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     """Raw system scores per (``by`` group, ``system``): a corpus score from summed statistics for
     BLEU/chrF/TER (see :func:`row_statistics`), else the mean; bootstrap over ``unit`` (default
     ``doc_id``, else ``seg_id``, else rows) with the same resamples for every system of a group.
-    ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="lp"``)."""
+    ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by``:
+    ``lp`` if present, else ``tgt_lang``)."""
     evaluated = _table(data, score, by, human, where)
     score, by, where, human = evaluated.score_column, evaluated.by[0], evaluated.source, evaluated.human
     system = evaluated.system_role(system)
@@ -186,7 +187,8 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
 def _table(data: EvalTable | pd.DataFrame, score: str | None, by: str | None, human: str | None,
            where: str) -> EvalTable:
     """The table the leaderboard ranks: language codes normalised, one grouping column."""
-    table = as_table(data, score=score, by=by, human=human, default_by="lp", source=where, normalize_languages=True)
+    table = as_table(data, score=score, by=by, human=human, default_by=DEFAULT_BY, source=where,
+                     normalize_languages=True)
     if len(table.by) != 1:
         raise InputError(f"{table.source}: the leaderboard groups by one column; got by={list(table.by)!r}",
                          argument="by", value=list(table.by))

@@ -36,7 +36,7 @@ from ..diagnostics import (
     validity_verdict,
 )
 from ..exceptions import InputError
-from ..table import EvalTable, resolve_roles
+from ..table import DEFAULT_BY, EvalTable, resolve_roles
 
 __all__ = ["Recommendation", "recommend_calibration"]
 
@@ -93,12 +93,13 @@ def recommend_calibration(frame: EvalTable | pd.DataFrame, score: str | None = N
     """Decide between anchored calibration, LGN and the raw scores for ``score`` grouped by ``by`` (module
     docstring). ``commands``: the table's path and column mapping, so that the advice names commands that
     run as written. ``human_scale``: ``z``, ``raw`` or None (the standardisation check looks at the data).
-    ``frame``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by="lp"``).
+    ``frame``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by``:
+    ``lp`` if present, else ``tgt_lang``).
     ``score_higher_is_better``: the metric's direction (None: the table's signature says, else higher)."""
     from ..diagnostics._evaluate import score_direction
 
     score_higher_is_better = score_direction(frame, score, score_higher_is_better)
-    frame, roles = resolve_roles(frame, score=score, by=by, human=human, system=system, default_by="lp")
+    frame, roles = resolve_roles(frame, score=score, by=by, human=human, system=system, default_by=DEFAULT_BY)
     score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
     if score is None:
         raise InputError("no score column: give score=", argument="score")

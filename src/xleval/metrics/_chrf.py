@@ -64,9 +64,13 @@ class CHRF(SacrebleuMetric):
         *,
         nrefs: int | str | None = None,
     ):
-        for label, value, low in (("char_order", char_order, 1), ("word_order", word_order, 0), ("beta", beta, 0)):
+        for label, value, low in (("char_order", char_order, 0), ("word_order", word_order, 0), ("beta", beta, 0)):
             if not isinstance(value, int) or value < low:
                 raise InputError(f"{label} must be an integer >= {low}, got {value!r}")
+        if char_order == 0 and word_order == 0:  # sacrebleu accepts it, then fails on the first sentence
+            raise InputError("char_order=0 with word_order=0 counts no n-grams (sacrebleu fails on the first "
+                             "sentence): give char_order= of 1 or more (chrF: 6), or a word order for a word-only "
+                             "score, e.g. word_order=2", argument="char_order", value=char_order)
         _check_nrefs_option(nrefs)
         self.char_order = char_order
         self.word_order = word_order
@@ -109,7 +113,7 @@ class CHRF(SacrebleuMetric):
 
     def _per_ref_stats(self, hyps, refs) -> np.ndarray:
         """Statistics against every reference stream: shape ``(k, n, 3 * order)``."""
-        parts = [self._part_stats(hyps, refs, self._chars, self.char_order)]
+        parts = [self._part_stats(hyps, refs, self._chars, self.char_order)] if self.char_order > 0 else []
         if self.word_order > 0:
             parts.append(self._part_stats(hyps, refs, self._words, self.word_order))
         return np.concatenate(parts, axis=2)
@@ -149,7 +153,8 @@ class CHRF(SacrebleuMetric):
         """Statistics of the pool's segments (compiled kernels; references without None)."""
         if self.lowercase:
             pool = pool.mapped(str.lower)
-        parts = [_fast_part(_fast.chars(pool, self.whitespace), pool.hyp, pool.refs, self.char_order)]
+        parts = [_fast_part(_fast.chars(pool, self.whitespace), pool.hyp, pool.refs, self.char_order)] \
+            if self.char_order > 0 else []
         if self.word_order > 0:
             units = _fast.ragged_csr(words_to_ragged([_remove_punctuation(s) for s in pool.lines]))
             parts.append(_fast_part(units, pool.hyp, pool.refs, self.word_order))

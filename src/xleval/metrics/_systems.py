@@ -6,6 +6,7 @@ per-segment sufficient statistics and keeps the signatures (sacrebleu adds ``bs`
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._base.result import Result
-from ..exceptions import InputError
+from ..exceptions import DataQualityWarning, InputError
 from ._base import Metric, count_refs
 from ._registry import get_metric
 
@@ -125,6 +126,8 @@ def compare_systems(
         if len(hyps) != n:
             raise InputError(f"system {name!r} has {len(hyps)} segments but the references have {n}; "
                              "they must be line-aligned")
+    if test is not None:
+        _warn_identical(named)
     n_samples = n_resamples if n_resamples is not None else DEFAULT_SAMPLES.get(test or "bs", 1000)
     options = options or {}
     built = [_build(m, options, tgt_lang, count_refs(streams)) for m in metrics]
@@ -149,6 +152,17 @@ def compare_systems(
     return SystemsComparison(systems=tuple(names), metrics=tuple(results), results=results, signatures=signatures,
                              test=test, confidence=confidence, n_segments=n,
                              n_resamples=n_samples if (test or confidence) else None, random_state=seed)
+
+
+def _warn_identical(named: Sequence[tuple[str, Sequence[str]]]) -> None:
+    """A system whose outputs equal the baseline's, said: its paired test still prints p = 1/(B+1) with a
+    star, as sacrebleu's does (no resample differs by more than the observed 0), which is no evidence."""
+    base_name, base = named[0]
+    same = [name for name, hyps in named[1:] if list(hyps) == list(base)]
+    if same:
+        warnings.warn(f"system(s) {', '.join(map(repr, same))}: outputs identical to the baseline {base_name!r}; the "
+                      "paired test's p (1/(resamples+1), starred, as sacrebleu prints it) is no evidence of a "
+                      "difference: the two are the same translations", DataQualityWarning, stacklevel=3)
 
 
 def _build(metric: str | Metric, options, tgt_lang, nrefs) -> tuple[str, Metric]:
@@ -236,28 +250,31 @@ def compare_systems_frame(
     systems = df["system"].astype(str).to_numpy()
     seg = df["seg_id"].to_numpy()
     codes, groups = pd.factorize(df[by])
-    out = []
+    out, alone = [], []
     for g, group in enumerate(groups):
         rows = np.flatnonzero(codes == g)
         order = list(dict.fromkeys(systems[rows]))
         if baseline is not None:
             if baseline not in order:
-                raise InputError(f"{by}={group}: baseline system {baseline!r} not found; its systems are {order}")
+                raise InputError(f"{by} {group}: baseline system {baseline!r} not found; its systems are {order}")
             order = [baseline] + [s for s in order if s != baseline]
         if len(order) < 2 and test is not None:
+            alone.append(f"{group} ({order[0]!r})")
             continue
         first = rows[systems[rows] == order[0]]
         seg_ids = seg[first].tolist()
         if len(set(seg_ids)) != len(seg_ids):
-            raise InputError(f"{by}={group}, system {order[0]!r}: seg_id values repeat; one row per segment per system")
+            raise InputError(f"{by} {group}, system {order[0]!r}: seg_id values repeat; one row per segment per system")
         named = []
         for name in order:
             own = rows[systems[rows] == name]
             position = dict(zip(seg[own].tolist(), own.tolist(), strict=True))
             if len(own) != len(seg_ids) or not all(s in position for s in seg_ids):
-                raise InputError(f"{by}={group}: system {name!r} does not cover the same seg_id values as "
+                raise InputError(f"{by} {group}: system {name!r} does not cover the same seg_id values as "
                                  f"{order[0]!r}; paired tests need every system on the same segments")
-            named.append((name, [hyps[position[s]] for s in seg_ids]))
+            aligned = [position[s] for s in seg_ids]
+            _check_same_references(refs, first, aligned, name, order[0], f"{by} {group}", seg_ids)
+            named.append((name, [hyps[i] for i in aligned]))
         group_refs = [[stream[i] for i in first] for stream in refs]
         lang = None if tgt is None else str(tgt[first[0]])
         res = compare_systems(named, group_refs, metrics, options=options, tgt_lang=lang, test=test,
@@ -265,4 +282,20 @@ def compare_systems_frame(
         out.append(replace(res, group=str(group)))
     if not out:
         raise InputError(f"no {by} group has two systems to compare")
+    if alone:
+        warnings.warn(f"{by} {', '.join(alone)}: one system only, left out of the paired tests (each compares a "
+                      "system with a baseline of the same group)", DataQualityWarning, stacklevel=2)
     return out
+
+
+def _check_same_references(refs: list, base_rows: Sequence[int], rows: Sequence[int], name: str, base: str,
+                           where: str, seg_ids: Sequence[Any]) -> None:
+    """Every system of a paired test is scored against one reference set (sacrebleu's paired tests take one);
+    a system whose rows carry other references for a segment than the baseline's is refused, naming the row."""
+    for k, (b, r) in enumerate(zip(base_rows, rows, strict=True)):
+        if any(stream[b] != stream[r] for stream in refs):
+            raise InputError(f"{where}: row {r + 1} (system {name!r}, seg_id {seg_ids[k]!r}) has another reference "
+                             f"than the baseline {base!r} (row {b + 1}); a paired test scores every system against "
+                             "one shared reference set (as sacrebleu's): give each segment the same reference in "
+                             "every system's rows, or compare corpus scores without a paired test (each system on "
+                             "its own rows)")

@@ -42,13 +42,21 @@ def leaderboard_lines(board) -> tuple[list[str], list[list[str]], list[str]]:
 
 
 def leaderboard_text(board) -> str:
-    """The leaderboard as an aligned plain-text table followed by its notes."""
+    """The leaderboard as an aligned plain-text table followed by its notes. Widths are display widths
+    (terminal cells: a CJK character takes two, a combining mark none), so wide names stay aligned."""
+    from rich.cells import cell_len
+
     header, rows, notes = leaderboard_lines(board)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    widths = [max(cell_len(h), *(cell_len(r[i]) for r in rows)) if rows else cell_len(h)
+              for i, h in enumerate(header)]
     left = {2, 3}  # group and system names
+
+    def pad(cell: str, width: int, left_aligned: bool) -> str:
+        gap = " " * (width - cell_len(cell))
+        return cell + gap if left_aligned else gap + cell
+
     def line(cells):
-        return "  ".join(c.ljust(w) if i in left else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+        return "  ".join(pad(c, w, i in left) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
     return "\n".join([line(header), *(line(r) for r in rows), "", *notes])
 
 

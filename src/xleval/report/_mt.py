@@ -35,7 +35,7 @@ from ..leaderboard import (
     recommend_calibration,
     system_scores,
 )
-from ..table import EvalTable, as_table
+from ..table import DEFAULT_BY, EvalTable, as_table
 from ._diagnostics import agreement_section, bias_section, validity_section
 from ._figures import figure_from_matplotlib
 from ._model import Report, Section
@@ -138,7 +138,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     that run as written. ``progress``: told of each finished step (system scores, recommendation,
     ranking, diagnosis, fit lines). ``human_scale``: ``z``, ``raw`` or None, for the decision."""
     steps = Steps(progress, 5)
-    table = as_table(df, score=score, by=by, human=human, default_by="tgt_lang", source=where,
+    table = as_table(df, score=score, by=by, human=human, default_by=DEFAULT_BY, source=where,
                      normalize_languages=True)
     score, human, where = table.score_column, table.human, table.source
     if len(table.by) != 1:

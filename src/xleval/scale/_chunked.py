@@ -242,10 +242,16 @@ class StreamingBias(Result):
     notes: tuple[str, ...] = field(default=())
 
 
-def bias_chunked(path: str | os.PathLike, score: str, by: str | list[str] = "tgt_lang", *,
+def bias_chunked(path: str | os.PathLike, score: str, by: str | list[str] | None = None, *,
                  chunk_size: int = DEFAULT_CHUNK_SIZE, columns: dict[str, str] | None = None,
                  backend: Backend = None) -> StreamingBias:
-    """Per-group moments of ``score`` by ``by`` over the table at ``path`` in batches (see :class:`StreamingBias`)."""
+    """Per-group moments of ``score`` by ``by`` over the table at ``path`` in batches (see :class:`StreamingBias`).
+    ``by`` None: ``lp`` if the table's header has it, else ``tgt_lang`` (:func:`xleval.table.default_by`)."""
+    if by is None:
+        from ..table import default_by
+        from ._readers import table_columns
+
+        by = default_by(table_columns(path, columns))
     cols = [by] if isinstance(by, str) else list(by)
     spec = ReadSpec(str(path), chunk_size, dict(columns or {}), required=[score, *[c for c in cols
                     if c not in _LANGUAGE_COLUMNS]], numeric=[score], read_columns=[score, *cols, *_LANGUAGE_COLUMNS])

@@ -79,10 +79,7 @@ def iter_batches(path: str | os.PathLike, batch_size: int = DEFAULT_CHUNK_SIZE, 
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise InputError(f"chunk size {batch_size!r}: expected a positive integer number of rows, e.g. 100000")
     quoting = resolve_quoting(quoting)
-    if str(path) == "-":
-        raise InputError("'-' (standard input) cannot be streamed: a streamed table is read twice (record widths and "
-                         "column types); save it to a file first, or read it whole (without chunk_size=)",
-                         argument="chunk_size")
+    _refuse_stdin(path)
     name = str(path)
     require_file(path, name, streams=False)  # before the format: a missing file is the clearer news
     fmt = table_format(path)
@@ -97,6 +94,13 @@ def iter_batches(path: str | os.PathLike, batch_size: int = DEFAULT_CHUNK_SIZE, 
         start, index = batch.stop, index + 1
     if index == 0:
         raise InputError(f"{name}: the file has a header but no rows; nothing to process")
+
+
+def _refuse_stdin(path) -> None:
+    if str(path) == "-":
+        raise InputError("'-' (standard input) cannot be streamed: a streamed table is read twice (record widths and "
+                         "column types); save it to a file first, or read it whole (without chunk_size=)",
+                         argument="chunk_size")
 
 
 def _check_streamable(path, fmt: str, name: str) -> None:
@@ -289,7 +293,8 @@ def _json_records(path, name: str, batch_size: int) -> Iterator[list[dict]]:
 def table_columns(path: str | os.PathLike, columns: Mapping[str, str] | None = None,
                   quoting: str | None = None) -> list[str]:
     """The (renamed) column names of a table from its header, without reading its rows: a Parquet
-    schema, a text header, or the keys of the first JSONL record."""
+    schema, a text header, or the keys of the first JSONL record (standard input, read once, is refused)."""
+    _refuse_stdin(path)
     name = str(path)
     require_file(path, name, streams=False)
     fmt = table_format(path)
