@@ -40,15 +40,16 @@ def bash_commands(code: str) -> list[str]:
 
 
 def _user_files(folder: Path) -> None:
-    """What the README assumes the user has: a table of system outputs (three target languages, three
-    systems of different quality, 40 segments each) with human scores that follow the edits."""
+    """What the README assumes the user has: a table of system outputs (three target languages, five
+    systems of different quality, as many as the system folds of `calibrate evaluate` and `meta
+    --calibrations`; 40 segments each) with human scores that follow the edits."""
     rng = np.random.default_rng(0)
     vocab = {"de": "der die das Haus Katze sitzt auf dem Tisch heute Wetter gut nicht sehr".split(),  # noqa: SIM905
              "fr": "le la les maison chat est sur table aujourd'hui temps bon pas très".split(),  # noqa: SIM905
              "cs": "dům kočka sedí na stole dnes počasí dobré není velmi ten ta to".split()}  # noqa: SIM905
     rows = []
     for tgt, words in vocab.items():
-        for system, quality in (("sysA", 0.9), ("sysB", 0.7), ("sysC", 0.5)):
+        for system, quality in (("sysA", 0.9), ("sysB", 0.8), ("sysC", 0.7), ("sysD", 0.6), ("sysE", 0.5)):
             for seg in range(1, 41):
                 ref = list(rng.choice(words, size=int(rng.integers(5, 12))))
                 hyp = [w if rng.random() < quality else str(rng.choice(words)) for w in ref]

@@ -29,6 +29,8 @@ ALIASES = {
     "variant": "metricx_variant",
     "tokenizer_path": "metricx_tokenizer",
     "cache": "score_cache",
+    "n_folds": "folds",
+    "n_repeats": "repeats",
 }
 
 _ROLES = {"score", "scores", "by", "human", "system", "segment", "document", "columns"}

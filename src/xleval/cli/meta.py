@@ -5,6 +5,7 @@ import warnings
 
 import click
 
+from ..diagnostics import N_FOLDS, N_REPEATS
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ._common import (
@@ -57,6 +58,10 @@ from ._common import (
 @click.option("--calibrations", metavar="raw,lgn,anchored@K",
               help="Also evaluate each metric raw and after each calibration out of system folds, as `calibrate "
                    "evaluate` does, and answer which metric with which calibration to trust across languages.")
+@click.option("--folds", type=click.IntRange(2), default=N_FOLDS,
+              help="--calibrations: system folds (as `calibrate evaluate`).")
+@click.option("--repeats", type=click.IntRange(1), default=N_REPEATS,
+              help="--calibrations: fold splits and label draws (as `calibrate evaluate`).")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples of systems (CIs).")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the bootstrap.")
 @click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json", "latex"]), default="text",
@@ -66,8 +71,8 @@ from ._common import (
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
          darr,
-         darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, chance, calibrations, n_resamples,
-         seed, fmt, output, report_path, col) -> None:
+         darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, chance, calibrations, folds, repeats,
+         n_resamples, seed, fmt, output, report_path, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
     Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level
@@ -103,8 +108,8 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
-                                           system=system, calibrations=calibrations,
-                                           human_scale=scale, meta=result)
+                                           system=system, calibrations=calibrations, n_folds=folds,
+                                           n_repeats=repeats, human_scale=scale, meta=result)
     loud = list(dict.fromkeys(str(w.message) for w in caught))
     if fmt == "json":
         emit_json(to_json(result, loud, calibrated), output)

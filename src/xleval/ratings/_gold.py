@@ -26,11 +26,12 @@ def attach_gold(table: pd.DataFrame, gold: pd.DataFrame, columns: Sequence[str],
     missing = [k for k in keys if k not in table.columns]
     if missing:
         raise InputError(f"gold scores: the table has no {', '.join(repr(k) for k in missing)} column to match "
-                         f"the ratings on (ratings are keyed by {', '.join(keys)}); map it with --col or give --lp")
+                         f"the ratings on (ratings are keyed by {', '.join(keys)}); add or rename that column of "
+                         "the table")
     clash = [c for c in columns if c in table.columns]
     if clash:
         raise InputError(f"gold scores: the table already has a column {clash[0]!r}: drop or rename it first, or "
-                         "write the scores alone (without --into); xleval does not replace a column")
+                         "attach the scores to a table without it; xleval does not replace a column")
     left = _text_keys(table, keys)
     right = _text_keys(gold, keys)
     index = pd.MultiIndex.from_frame(right)

@@ -27,7 +27,7 @@ def require(frame: pd.DataFrame, columns: list[str], what: str) -> None:
     if missing:
         raise InputError(f"{what}: missing column(s) {', '.join(repr(c) for c in missing)} "
                          f"(columns: {', '.join(repr(str(c)) for c in frame.columns)}); "
-                         "map yours with --col NAME=YOUR_COLUMN")
+                         "rename yours to these names")
 
 
 def check_missing(keys: pd.DataFrame, extra: pd.Series, name: str, what: str) -> None:
