@@ -13,7 +13,7 @@ from xleval.synthetic import simulate_mt_evaluation
 from xleval.table import default_by
 
 COMMANDS = [("calibrate", "fit"), ("calibrate", "select"), ("calibrate", "evaluate"), ("calibrate", "plan"),
-            ("diagnose",), ("report",), ("leaderboard",), ("meta",)]
+            ("diagnose",), ("report",), ("leaderboard",), ("meta",), ("check-outputs",)]
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +113,18 @@ def test_exclude_invalid_uses_the_same_grouping(tmp_path, frame, with_lp):
         assert r.exit_code == 0, r.stderr
     assert json.loads((tmp_path / "m.json").read_text())["params"]["by"] in ("lp" if with_lp else "tgt_lang",
                                                                              ["lp" if with_lp else "tgt_lang"])
+
+
+@pytest.mark.parametrize("with_lp", [True, False])
+def test_check_outputs_groups_by_the_rule(tmp_path, frame, with_lp):
+    """check-outputs grouped by lp whatever the table (a table with tgt_lang only was refused)."""
+    table = (frame if with_lp else frame.drop(columns="lp")).assign(
+        hypothesis=lambda d: "a translation of segment " + d["seg_id"].astype(str),
+        reference=lambda d: "the translation of segment " + d["seg_id"].astype(str))
+    path = _save(table, tmp_path / "t.tsv")
+    r = run_cli("check-outputs", path, "--langid", "none", "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    expected = "lp" if with_lp else "tgt_lang"
+    result = json.loads(r.stdout)
+    assert result["by"] == [expected]
+    assert {row[expected] for row in result["rates"]} == set(table[expected])

@@ -79,3 +79,21 @@ def test_min_size_paired_needs_discordance(cli):
     assert rc == 2 and "--discordant" in err
     rc, out, _ = cli("fairness", "min-size", "--effect", "0.05", "--paired", "--discordant", "0.2")
     assert rc == 0 and "mcnemar" in out
+
+
+def test_gaps_read_lower_is_better_from_the_metric_signature(cli, tmp_path):
+    """A MetricX column (dir:lower in its signature) is a loss without the user saying it: the worst language
+    is the one with the highest score; --higher-is-better overrides the signature."""
+    from xleval.io import write_table
+
+    df = pd.DataFrame({"lang": ["en"] * 3 + ["ha"] * 3, "metricx": [2.0, 2.5, 1.5, 9.0, 10.0, 8.0]})
+    path = tmp_path / "scores.parquet"
+    write_table(df, path, metadata={"signatures": {"metricx": "metricx|variant:24-ref|dir:lower|xleval:0"}})
+    worst = {}
+    for flag in ((), ("--higher-is-better",)):
+        rc, out, err = cli("fairness", "gaps", str(path), "--metric", "metricx", "--by", "lang", "--n-resamples", "50",
+                           "--format", "json", *flag)
+        assert rc == 0, err
+        worst[flag] = json.loads(out)["result"]["summary"]["worst"]["estimate"]
+    assert worst[()] == pytest.approx(9.0)  # ha's mean: the highest error is the worst
+    assert worst[("--higher-is-better",)] == pytest.approx(2.0)

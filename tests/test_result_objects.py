@@ -121,6 +121,14 @@ def build(tmp_path) -> list[Result]:
             stats.metric_clusters(meta, human, "spa", n_resamples=20, random_state=1, spa_resamples=50),
             stats.chance_baseline("acc_t", human, meta["a"], n_simulations=5, random_state=1),
             stats.wmt_tasks("wmt24")[0]]
+    # XCOMET's error spans (issue 27): built as COMET.error_spans() returns them (a model is tested elsewhere)
+    from xleval.metrics import ErrorSpans
+
+    out.append(ErrorSpans(scores=np.array([0.5, 0.7]),
+                          counts=pd.DataFrame({"minor": [1, 0], "major": [0, 1], "critical": [0, 0]}),
+                          spans=pd.DataFrame({"segment": [0, 1], "severity": ["minor", "major"], "start": [0, 3],
+                                              "end": [2, 7], "confidence": [0.9, 0.8], "text": ["ab", "cdef"]}),
+                          signature="comet|model:xcomet-tiny"))
     return out
 
 

@@ -7,13 +7,13 @@ from pathlib import Path
 import click
 
 from ..output_checks import FLAGS
+from ._common import by_option, col_option, emit_json, emit_tsv, err_console, print_table, say
 from ._common import check_outputs as check_paths
-from ._common import col_option, emit_json, emit_tsv, err_console, print_table, say
 
 
 @click.command("check-outputs")
 @click.argument("table")
-@click.option("--by", default="lp", help="Group column (lp, tgt_lang or any column).")
+@by_option("Group column (lp, tgt_lang or any column).")
 @click.option("--system", default="system", help="System column (without one, each group is one system).")
 @click.option("--where", multiple=True, metavar="COLUMN=VALUE", help="Keep rows with COLUMN=VALUE (repeatable).")
 @click.option("--score", "metrics", multiple=True, help="Metric column whose mean is compared on flagged and "

@@ -74,7 +74,9 @@ def _render(name: str, rep) -> None:
 @click.option("--model", help="Model column: one analysis per model.")
 @click.option("--where", multiple=True, metavar="COLUMN=VALUE", help="Keep rows with COLUMN=VALUE (repeatable).")
 @click.option("--floor", type=FiniteFloat(), help="Usability floor (a ceiling with --lower-is-better).")
-@click.option("--lower-is-better", is_flag=True, help="The metric is a loss (e.g. bits per byte).")
+@click.option("--lower-is-better/--higher-is-better", "lower_is_better", default=None,
+              help="The metric is a loss (e.g. bits per byte, MetricX). Default: as the column's metric signature says "
+                   "(dir:lower for MetricX), else higher is better.")
 @click.option("--log-performance", is_flag=True, help="Fit ln(performance) on ln(size).")
 @click.option("--target-gain", type=FiniteFloat(0, low_open=True), help="Gain (log model: factor) to price in data.")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples.")
@@ -88,12 +90,15 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
 
     INPUT holds per-item (or per-language) results: .tsv/.csv/.jsonl/.parquet.
     """
-    """Per-language level, ratio to a reference, resource elasticity and typological bias."""
+    from ..calibration import score_signature
     from ..fairness import fairness_gaps, fairness_gaps_by
+    from ..metrics._base import signature_direction
 
     check_outputs({"--report": report_path}, inputs=[input])
     df = select_rows(read_table(input, columns=parse_column_mapping(col), required=[metric, by], numeric=[metric]),
                      where)
+    if lower_is_better is None:  # the direction travels with the score (MetricX: dir:lower), as in calibration
+        lower_is_better = signature_direction(score_signature(input, metric, parse_column_mapping(col))) is False
     kwargs = dict(reference=None if (reference or "").lower() == "none" else reference, item=item, resource=resource,
                   typology=tuple(typology), floor=floor, higher_is_better=not lower_is_better,
                   log_performance=log_performance, target_gain=target_gain, n_resamples=n_resamples, random_state=seed)

@@ -12,7 +12,7 @@ import pandas as pd
 from .._base.grouping import group_index
 from .._base.result import Result
 from ..exceptions import InputError
-from ..table import numeric_column, require_columns
+from ..table import default_by, numeric_column, require_columns
 from . import _flags as F
 from ._langid import LanguageIdentifier, resolve_identifier
 
@@ -140,7 +140,8 @@ def _choose_flags(flags: str | Sequence[str], present: dict[str, bool], langid: 
 
 
 def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: str = "source",
-                 reference: str = "reference", by: str | Sequence[str] = "lp", flags: str | Sequence[str] = "auto",
+                 reference: str = "reference", by: str | Sequence[str] | None = None,
+                 flags: str | Sequence[str] = "auto",
                  langid: str | None = "auto", near_copy: float = 70.0, length_z: float = 3.5,
                  truncated_z: float = 2.0, min_letters: int = 20,
                  ) -> tuple[pd.DataFrame, list[str], list[str], str | None]:
@@ -151,6 +152,7 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
     """
     _check_numbers(near_copy, length_z, truncated_z, min_letters)
     require_columns(data, [hypothesis], what="data", argument="hypothesis")
+    by = default_by(data.columns) if by is None else by  # the one default: lp if present, else tgt_lang
     by_cols = (by,) if isinstance(by, str) else tuple(by)
     langid, missing_note = resolve_identifier(langid)
     chosen, notes = _choose_flags(flags, _columns_present(data, hypothesis, source, reference), langid, source,
@@ -249,7 +251,7 @@ def _check_numbers(near_copy: float, length_z: float, truncated_z: float, min_le
 
 
 def check_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: str = "source",
-                  reference: str = "reference", by: str | Sequence[str] = "lp", system: str | None = "system",
+                  reference: str = "reference", by: str | Sequence[str] | None = None, system: str | None = "system",
                   metrics: Sequence[str] = (), flags: str | Sequence[str] = "auto", langid: str | None = "auto",
                   near_copy: float = 70.0, length_z: float = 3.5, truncated_z: float = 2.0, min_letters: int = 20,
                   level: float = 0.95) -> OutputChecks:
@@ -265,6 +267,7 @@ def check_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source:
     metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)
     require_columns(data, list(metrics), what="data", argument="metrics")
     values = {m: numeric_column(data, m, what="data", argument="metrics") for m in metrics}
+    by = default_by(data.columns) if by is None else by  # the one default: lp if present, else tgt_lang
     table, checked, notes, identifier = flag_outputs(
         data, hypothesis=hypothesis, source=source, reference=reference, by=by, flags=flags, langid=langid,
         near_copy=near_copy, length_z=length_z, truncated_z=truncated_z, min_letters=min_letters)
@@ -335,7 +338,8 @@ def _effects(table: pd.DataFrame, checked: list[str], keys: list[str], values: d
     return pd.DataFrame(rows, columns=columns)
 
 
-def exclude_invalid(data: pd.DataFrame, *, invalid: Sequence[str] = F.INVALID_FLAGS, by: str | Sequence[str] = "lp",
+def exclude_invalid(data: pd.DataFrame, *, invalid: Sequence[str] = F.INVALID_FLAGS,
+                    by: str | Sequence[str] | None = None,
                     hypothesis: str = "hypothesis", source: str = "source", reference: str = "reference",
                     langid: str | None = "auto", **options: Any) -> tuple[pd.DataFrame, Exclusion]:
     """``data`` without the rows that any of ``invalid`` flags (those that can be checked on this table), and
@@ -345,6 +349,7 @@ def exclude_invalid(data: pd.DataFrame, *, invalid: Sequence[str] = F.INVALID_FL
     if unknown:
         raise InputError(f"invalid={unknown[0]!r}: unknown output check; use some of {', '.join(F.FLAGS)}",
                          argument="invalid", value=unknown[0])
+    by = default_by(data.columns) if by is None else by  # the one default: lp if present, else tgt_lang
     table, checked, notes, _ = flag_outputs(data, hypothesis=hypothesis, source=source, reference=reference, by=by,
                                             langid=langid, **options)
     used = tuple(f for f in invalid if f in checked)
