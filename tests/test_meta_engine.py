@@ -180,3 +180,23 @@ def test_system_level_tables_check_scales_by_range_only():
     with pytest.raises(InputError, match="ranges do not overlap"):
         meta_evaluate(df.assign(human=np.where(df.lp == "en-fr", df.human + 100, df.human)), ["good"], "human",
                       segment=None, n_resamples=20)
+
+
+def test_wmt23_ranks_segment_level_pearson_too():
+    """WMT23's tasks include segment-level Pearson (no averaging) per pair: its clusters come from
+    metric_clusters(level="segment") on the pair's systems x segments matrices, and no task is left out."""
+    from xleval.stats import metric_clusters
+
+    df = _table(11)
+    res = meta_evaluate(df, ["good", "noisy", "coarse"], "human", n_resamples=20, task="wmt23",
+                        cluster_resamples=50)
+    assert not [n for n in res.notes if "left out of the wmt23 average" in n], res.notes
+    rows = df[df.lp == "en-de"]
+    matrices = {c: rows.pivot(index="system", columns="seg_id", values=c).to_numpy()
+                for c in ("good", "noisy", "coarse", "human")}
+    human = matrices.pop("human")
+    direct = metric_clusters(matrices, human, "pearson", level="segment", n_resamples=50,
+                             random_state=res.random_state)
+    got = {c.metric: c.rank for c in res.cells if c.group == "en-de" and c.statistic == "seg_pearson"}
+    assert got == direct.ranks
+    assert direct.values["good"] > direct.values["noisy"]

@@ -49,7 +49,8 @@ from ._common import (
               help="SPA: sign permutations per p-value (mt-metrics-eval: 1000, seed 4).")
 @click.option("--clusters", metavar="STAT,...",
               help="Significance clusters of the metrics in each group for these statistics (sys_pearson, "
-                   "sys_spearman, sys_kendall, sys_accuracy, spa, seg_acc_t), as mt-metrics-eval's tasks test them.")
+                   "sys_spearman, sys_kendall, sys_accuracy, spa, seg_acc_t, seg_pearson), as mt-metrics-eval's tasks "
+                   "test them.")
 @click.option("--task", type=click.Choice(["wmt23", "wmt24"]),
               help="Rank the metrics as that year's metrics task: its statistics' clusters and task weights.")
 @click.option("--cluster-resamples", type=click.IntRange(2), default=1000, help="Permutations of the cluster tests.")

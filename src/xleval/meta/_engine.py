@@ -154,7 +154,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                           n_resamples, seed, tuple(notes), task, ranking)
 
 
-_TASK_STATISTICS = {"wmt23": ("sys_pearson", "seg_acc_t"), "wmt24": ("spa", "seg_acc_t")}
+_TASK_STATISTICS = {"wmt23": ("sys_pearson", "seg_acc_t", "seg_pearson"), "wmt24": ("spa", "seg_acc_t")}
 
 
 def _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, clusters, task, n_resamples, alpha, chance,

@@ -18,7 +18,9 @@ __all__ = ["CLUSTERED", "clustered_cells", "chance_cells", "task_ranking"]
 
 #: a cell's statistic -> the name xleval.stats uses
 CLUSTERED = {"sys_pearson": "pearson", "sys_spearman": "spearman", "sys_kendall": "kendall",
-             "sys_accuracy": "pairwise_accuracy", "spa": "spa", "seg_acc_t": "acc_t"}
+             "sys_accuracy": "pairwise_accuracy", "spa": "spa", "seg_acc_t": "acc_t", "seg_pearson": "pearson"}
+#: statistics clustered at the segment level (xleval.stats.metric_clusters(level="segment"))
+SEGMENT_LEVEL = {"seg_pearson"}
 
 
 def _inputs(stat: str, data: Mapping[str, Any], metrics: Sequence[str]) -> tuple[dict[str, np.ndarray], Any] | None:
@@ -51,7 +53,8 @@ def clustered_cells(cells: list[Cell], per_group: Mapping[str, Mapping[str, Any]
                 continue
             try:
                 results[(g, stat)] = metric_clusters(got[0], got[1], CLUSTERED[stat], n_resamples=n_resamples,
-                                                     random_state=seed, alpha=alpha)
+                                                     random_state=seed, alpha=alpha,
+                                                     level="segment" if stat in SEGMENT_LEVEL else "system")
             except InputError as exc:
                 notes.append(f"no {stat} clusters for group {g}: {exc}")
     out = []
@@ -95,7 +98,7 @@ def task_ranking(preset: str, groups: Sequence[str], clusters: Mapping[tuple[str
             res = global_clusters
         else:
             key = {"sys": {"pearson": "sys_pearson", "spa": "spa", "pairwise_accuracy": "sys_accuracy"},
-                   "seg": {"acc_t": "seg_acc_t"}}[t.level].get(t.statistic)
+                   "seg": {"acc_t": "seg_acc_t", "pearson": "seg_pearson"}}[t.level].get(t.statistic)
             res = clusters.get((t.lang, key)) if key else None
         if res is None:
             notes.append(f"task {t.lang} {t.level}-level {t.statistic} left out of the {preset} average (no clusters "
