@@ -200,3 +200,27 @@ def test_wmt23_ranks_segment_level_pearson_too():
     got = {c.metric: c.rank for c in res.cells if c.group == "en-de" and c.statistic == "seg_pearson"}
     assert got == direct.ranks
     assert direct.values["good"] > direct.values["noisy"]
+
+
+def test_cross_group_accuracy_has_a_chance_baseline_checked_by_simulation():
+    """The chance value of cross-group accuracy equals the mean accuracy of the metric shuffled among the
+    systems (one human scale), ties in both kept, within three standard errors of 4,000 shuffles."""
+    rng = np.random.default_rng(5)
+    rows = [{"lp": lp, "system": f"s{i}", "human": float(rng.integers(0, 4)), "coarse": float(rng.integers(0, 3))}
+            for lp in ("en-de", "en-fr", "de-en") for i in range(5)]
+    df = pd.DataFrame(rows)
+    res = meta_evaluate(df, ["coarse"], "human", segment=None, human_scale="da", n_resamples=20, chance=True)
+    chance = res.cross_accuracy["coarse"].chance
+    x, h, g = df["coarse"].to_numpy(), df["human"].to_numpy(), df["lp"].to_numpy()
+    iu, ju = np.triu_indices(len(df), k=1)
+    cross = g[iu] != g[ju]
+    iu, ju = iu[cross], ju[cross]
+
+    def accuracy(metric):
+        dm, dh = np.sign(metric[iu] - metric[ju]), np.sign(h[iu] - h[ju])
+        return np.mean(dm == dh)
+
+    assert res.cross_accuracy["coarse"].value == pytest.approx(accuracy(x))
+    draws = np.array([accuracy(rng.permutation(x)) for _ in range(4000)])
+    assert abs(draws.mean() - chance) < 3 * draws.std(ddof=1) / np.sqrt(len(draws))
+    assert chance != pytest.approx(0.5, abs=0.02)  # the ties move it away from a coin's 0.5

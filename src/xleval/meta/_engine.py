@@ -29,6 +29,7 @@ from __future__ import annotations
 import importlib
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -148,6 +149,8 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     if clusters or task or chance:
         cells, glob, ranking = _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, clusters, task,
                                       cluster_resamples, alpha, chance, chance_simulations, seed, notes)
+    if chance:
+        cross = {m: replace(c, chance=cross_chance(systems, m, human, scales)) for m, c in cross.items()}
     return MetaEvaluation(tuple(metrics), human, "+".join(by_cols), system, segment if seg_level else None,
                           average_by, system_scores if seg_level else "table", tuple(cells), glob,
                           {m: c for m, c in cross.items() if np.isfinite(c.value)}, coverage, level,
@@ -433,6 +436,29 @@ def _ci(point: float, dist: np.ndarray, n: int, level: float, seed) -> tuple[flo
         return float("nan"), float("nan")
     est = estimate_from_distribution(point, dist, n=n, level=level, random_state=seed)
     return float(est.ci_low), float(est.ci_high)
+
+
+def cross_chance(systems: pd.DataFrame, m: str, human: str, scales: Mapping[str, str]) -> float:
+    """Expected cross-group accuracy (exact ties) of ``m`` shuffled among the systems of each human scale:
+    a cross pair (i, j) is then a metric tie with the probability ``t`` that two of the scale's systems tie
+    on the metric, and otherwise ordered either way with equal odds, so it counts ``t`` if the humans tie
+    and ``(1 - t) / 2`` if not (the within-group formula of :func:`xleval.stats.chance_baseline`, over the
+    cross pairs)."""
+    x, h = systems[m].to_numpy(), systems[human].to_numpy()
+    g = systems["_group"].to_numpy()
+    scale = np.array([scales[v] for v in g])
+    total, n_pairs = 0.0, 0
+    for sc in np.unique(scale):
+        rows = np.flatnonzero((scale == sc) & np.isfinite(x))
+        if rows.size < 2:
+            continue
+        iu, ju = np.triu_indices(rows.size, k=1)
+        t_metric = float(np.mean(x[rows][iu] == x[rows][ju]))
+        cross = g[rows][iu] != g[rows][ju]
+        human_tie = h[rows][iu][cross] == h[rows][ju][cross]
+        total += float(np.sum(np.where(human_tie, t_metric, (1 - t_metric) / 2)))
+        n_pairs += int(cross.sum())
+    return total / n_pairs if n_pairs else float("nan")
 
 
 def _pooled(systems, m, human, counts, level, seed, pairs, scales) -> Cell:
