@@ -591,6 +591,9 @@ CASES: list[Case] = [
        "score scores.tsv -m metricx:mx/metricx-23-large-v2p0 --metricx-tokenizer mx/tok --cache scores.tsv "
        "-o out/E348.tsv",
        "Give a new path or a directory for the cache.", "out/E348.tsv"),
+    _c("E352", "--metricx-tokenizer names a tokenizer that does not match MetricX (another pad token id)",
+       "score scores.tsv -m metricx:mx/metricx-23-large-v2p0 --metricx-tokenizer mx/wordlevel -o out/E352.tsv",
+       "Give the mT5 tokenizer MetricX was trained with (google/mt5-xl, saved locally).", "out/E352.tsv"),
     _c("E349", "--error-spans with a COMET model that tags no spans (a regression model)",
        "score scores.tsv -m comet:mx/comet-da --error-spans out/E349-spans.tsv -o out/E349.tsv",
        "Use an XCOMET model (e.g. Unbabel/XCOMET-XL), or drop --error-spans.", "out/E349.tsv"),
@@ -795,6 +798,14 @@ def _metricx_files(root: Path) -> None:
     (root / "mx" / "tok").mkdir()
     (root / "mx" / "tok" / "tokenizer_config.json").write_text("{}")
     ScoreCache(root / "mx" / "other.sqlite", "model:metricx-23-xl-v2p0|variant:23-ref").put([b"k" * 16], [1.0])
+    # a real tokenizer that is not mT5's: its padding token has id 2 where MetricX pads with 0
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    words = Tokenizer(models.WordLevel({"[UNK]": 0, "</s>": 1, "<pad>": 2, "a": 3}, unk_token="[UNK]"))
+    words.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=words, unk_token="[UNK]", eos_token="</s>",
+                            pad_token="<pad>").save_pretrained(root / "mx" / "wordlevel")
 
 
 def _issue26_files(root: Path, df: pd.DataFrame, labelled: pd.DataFrame) -> None:
