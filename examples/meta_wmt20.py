@@ -129,7 +129,11 @@ def render(wmt: dict, cross: dict, main_args: list[str]) -> str:
            "raw DA (0-100) and only compare pairs assessed with one protocol: reference-based DA (cs, de, ja, pl, "
            "ru, ta into English) and source-based DA (every pair out of English, and iu, km, ps into English), "
            "never one with the other (data README, 'Protocol').",
-           "* **Human translations** (`Human-*`) are left out, as in WMT's tables.", "",
+           "* **Human translations** (`Human-*`) are left out, as in WMT's tables.",
+           "* **Direction.** A metric whose lower scores are better (TER by its name, MetricX by its signature's "
+           "`dir:lower`, or `--lower-is-better COL`) is negated first, so every statistic reads higher as agreeing "
+           "with the humans, as in WMT's tables; the WMT20 columns here are already oriented that way. A metric the "
+           "table lacks (`bleu`, `chrf`, `chrf++`, `ter`) is scored from its texts first.", "",
            "## WMT20, every pair and every metric with segment scores", "",
            "Command: `xleval " + " ".join(["meta", "wmt20_mt.parquet", *main_args[1:]]) + "`.", "",
            f"In brackets: the metric's significance cluster in its pair (1 = best; {CLUSTER_RESAMPLES} "

@@ -76,3 +76,19 @@ def test_decide_across_metrics_reads_each_decisions_accuracy():
 def test_bad_calibration_specs(spec):
     with pytest.raises(InputError, match="calibration"):
         parse_calibrations(spec)
+
+
+def test_a_lower_is_better_metric_is_evaluated_in_its_direction():
+    """TER (lower is better, by its name) orders held-out cross-group pairs as well as its negation does:
+    calibrate evaluate's engine is told the direction, so raw TER is not read upside down."""
+    rng = np.random.default_rng(3)
+    rows = [{"lp": lp, "system": f"{lp}-{s}", "seg_id": i, "human": q + off + rng.normal(0, 0.3),
+             "ter": 60 - 8 * (q + off) + rng.normal(0, 2)}
+            for lp, off in (("en-de", 0.0), ("en-ja", 1.5), ("en-fr", 0.7)) for q, s in enumerate("ABCDEF")
+            for i in range(20)]
+    df = pd.DataFrame(rows)
+    ter = meta_calibrations(df, ["ter"], "human", calibrations="raw", human_scale="raw", n_repeats=1)
+    neg = meta_calibrations(df.assign(ter=-df["ter"]), ["ter"], "human", calibrations="raw", human_scale="raw",
+                            n_repeats=1, lower_is_better=[])
+    assert ter.variants[0].accuracy.estimate == pytest.approx(neg.variants[0].accuracy.estimate)
+    assert ter.variants[0].accuracy.estimate > 0.8

@@ -92,3 +92,61 @@ def test_input_is_never_an_output(table):
     path, _ = table
     r = run_cli("meta", str(path), "--metrics", "metric:chrf", "--human", "human", "-o", str(path))
     assert r.exit_code == 2 and r.stderr.startswith("xleval: error:") and path.read_text().startswith("lp\t")
+
+
+def _sys_kendall(out: str, metric: str) -> list[float]:
+    return [c["value"] for c in json.loads(out)["cells"] if c["statistic"] == "sys_kendall" and c["metric"] == metric]
+
+
+def test_lower_is_better_metrics_are_negated_by_signature_name_or_flag(tmp_path):
+    """An error score (MetricX: dir:lower in its signature; TER: by its name) agrees with the humans when it
+    falls as they rise: its statistics come out positive, as in WMT's tables; --higher-is-better undoes it."""
+    from xleval.io import write_table
+
+    rng = np.random.default_rng(1)
+    rows = [{"lp": lp, "system": s, "seg_id": i, "human": q + rng.normal(0, 0.1), "mx": 20 - 3 * q + rng.normal(0, 0.1),
+             "ter": 80 - 10 * q + rng.normal(0, 0.1), "chrf": 40 + 5 * q + rng.normal(0, 0.1)}
+            for lp in ("en-de", "en-ja") for q, s in enumerate("ABCD") for i in range(8)]
+    path = tmp_path / "t.parquet"
+    write_table(pd.DataFrame(rows), path, metadata={"signatures": {"mx": "metricx|variant:24-ref|dir:lower"}})
+    args = ("meta", str(path), "--metrics", "mx,ter,chrf", "--human", "human", "--no-spa", "--n-resamples", "20",
+            "--format", "json")
+    r = run_cli(*args)
+    assert r.exit_code == 0, r.stderr
+    for metric in ("mx", "ter", "chrf"):
+        assert _sys_kendall(r.stdout, metric) == [1.0, 1.0], metric
+    assert any("lower is better for mx, ter" in n for n in json.loads(r.stdout)["notes"])
+    r = run_cli(*args, "--higher-is-better", "mx")
+    assert _sys_kendall(r.stdout, "mx") == [-1.0, -1.0]
+    r = run_cli(*args, "--higher-is-better", "mx", "--lower-is-better", "mx")
+    assert r.exit_code == 2 and "name it once" in r.stderr
+
+
+def test_metrics_missing_from_a_table_of_texts_are_computed(tmp_path):
+    """--metrics chrf on a table without a chrf column: the column is scored from the texts (sacrebleu's
+    sentence chrF, the oracle here), then meta-evaluated as if it had been there."""
+    import sacrebleu
+
+    rng = np.random.default_rng(2)
+    refs = ["the cat sat on the mat", "a dog barks in the garden", "we drive to berlin tomorrow", "it is sunny today"]
+    rows = []
+    for lp in ("en-de", "en-fr"):
+        for q, s in enumerate("ABCD"):
+            for i, ref in enumerate(refs * 3):
+                words = ref.split()
+                hyp = " ".join(w if rng.random() < 0.4 + 0.15 * q else "x" for w in words)
+                rows.append({"lp": lp, "system": s, "seg_id": i, "hypothesis": hyp, "reference": ref,
+                             "human": q + rng.normal(0, 0.3)})
+    df = pd.DataFrame(rows)
+    df.to_csv(tmp_path / "texts.tsv", sep="\t", index=False)
+    r = run_cli("meta", str(tmp_path / "texts.tsv"), "--metrics", "chrf", "--human", "human", "--no-spa",
+                "--n-resamples", "20", "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    assert "computed chrf from the texts" in r.stderr
+    chrf = sacrebleu.metrics.CHRF()
+    oracle = df.assign(chrf=[chrf.sentence_score(h, [ref]).score for h, ref in zip(df["hypothesis"], df["reference"],
+                                                                                    strict=True)])
+    expected = meta_evaluate(oracle, ["chrf"], "human", spa=False, n_resamples=20)
+    got = {(c["group"], c["statistic"]): c["value"] for c in json.loads(r.stdout)["cells"]}
+    for c in expected.cells:
+        assert got[(c.group, c.statistic)] == pytest.approx(c.value, nan_ok=True), (c.group, c.statistic)

@@ -59,6 +59,12 @@ from ._common import (
 @click.option("--calibrations", metavar="raw,lgn,anchored@K",
               help="Also evaluate each metric raw and after each calibration out of system folds, as `calibrate "
                    "evaluate` does, and answer which metric with which calibration to trust across languages.")
+@click.option("--lower-is-better", "lower", multiple=True, metavar="COLUMN",
+              help="A metric whose lower scores are better (repeatable); it is negated so every statistic reads "
+                   "higher as better. Default: as its signature says (dir:lower for MetricX), else by its name (ter).")
+@click.option("--higher-is-better", "higher", multiple=True, metavar="COLUMN",
+              help="A metric whose higher scores are better, whatever its signature or name say (repeatable; e.g. a "
+                   "TER column already negated).")
 @click.option("--folds", type=click.IntRange(2), default=N_FOLDS,
               help="--calibrations: system folds (as `calibrate evaluate`).")
 @click.option("--repeats", type=click.IntRange(1), default=N_REPEATS,
@@ -72,15 +78,16 @@ from ._common import (
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
          darr,
-         darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, chance, calibrations, folds, repeats,
-         n_resamples, seed, fmt, output, report_path, col) -> None:
+         darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, chance, calibrations, lower, higher,
+         folds, repeats, n_resamples, seed, fmt, output, report_path, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
     Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level
     Pearson/Kendall and acc-t (and WMT20's DARR tau with --darr); across groups: global accuracy (WMT23) and
     cross-group accuracy, with CIs from systems resampled within groups.
     """
-    from ..meta import meta_calibrations, meta_evaluate, parse_calibrations
+    from ..calibration import score_signature
+    from ..meta import meta_calibrations, meta_evaluate, metric_directions, parse_calibrations, score_missing_metrics
     from ..meta._render import render_latex, render_text, to_frame, to_json
 
     if bool(metrics) == bool(metrics_prefix):
@@ -96,6 +103,16 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                          "metrics with --metrics, or check the prefix")
     if calibrations:
         parse_calibrations(calibrations)  # a typo is refused before any work
+    both = sorted(set(lower) & set(higher))
+    if both:
+        raise InputError(f"--lower-is-better and --higher-is-better both name {both[0]!r}; name it once")
+    mapping = parse_column_mapping(col)
+    df, computed = score_missing_metrics(df, names)  # --metrics chrf,bleu on a table of texts: scored here
+    if computed:
+        say("note", f"computed {', '.join(computed)} from the texts (sentence-level, as `xleval score`): "
+                    + "; ".join(f"{m}: {sig}" for m, sig in computed.items()), "cyan")
+    auto = metric_directions(df, names, {m: computed.get(m) or score_signature(input, m, mapping) for m in names})
+    lower_is_better = [m for m in names if (m in lower or m in auto) and m not in higher]
     calibrated = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -105,12 +122,13 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                exclude=exclude,
                                n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations,
                                clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
-                               cluster_resamples=cluster_resamples, chance=chance)
+                               cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
                                            system=system, calibrations=calibrations, n_folds=folds,
-                                           n_repeats=repeats, human_scale=scale, meta=result)
+                                           n_repeats=repeats, human_scale=scale, meta=result,
+                                           lower_is_better=lower_is_better)
     loud = list(dict.fromkeys(str(w.message) for w in caught))
     if fmt == "json":
         emit_json(to_json(result, loud, calibrated), output)

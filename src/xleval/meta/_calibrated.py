@@ -82,13 +82,17 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
                       calibrations: str | Sequence[str] = ("raw", "lgn", "anchored@100"),
                       human_scale: str | None = None, n_folds: int | None = None, n_repeats: int | None = None,
                       random_state: Any = None, meta: MetaEvaluation | None = None,
-                      progress: Any = None) -> CalibratedMeta:
+                      progress: Any = None, lower_is_better: Sequence[str] | None = None) -> CalibratedMeta:
     """Every metric raw and after each of ``calibrations``, out of system folds, as ``calibrate evaluate``
     (``n_folds``, ``n_repeats``, ``random_state``: its defaults unless given); ``human_scale``: ``z``,
     ``raw`` or None (the evaluation's standardisation check). ``meta``: a :class:`MetaEvaluation` of the same
     metrics, from which the metric to trust within a group is named (highest mean SPA over groups, else
-    system-level pairwise accuracy)."""
+    system-level pairwise accuracy). ``lower_is_better``: as :func:`meta_evaluate` (None: each metric's
+    direction by :func:`metric_directions`)."""
     from ..diagnostics import N_FOLDS, N_REPEATS, RANDOM_STATE, decide_across_metrics, evaluate_calibration
+    from ._engine import metric_directions
+
+    lower = set(metric_directions(data, metrics) if lower_is_better is None else lower_is_better)
 
     specs = parse_calibrations(calibrations)
     budget = next((k for _, k in specs if k is not None), None)
@@ -104,7 +108,8 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
                                       budgets=[budget] if budget else [100], budget=budget, selections=("random",),
                                       n_folds=n_folds or N_FOLDS, n_repeats=n_repeats or N_REPEATS,
                                       random_state=RANDOM_STATE if random_state is None else random_state,
-                                      human_scale=human_scale, progress=progress)
+                                      human_scale=human_scale, progress=progress,
+                                      score_higher_is_better=metric not in lower)
         notes += [f"{metric}: {w.message}" for w in caught][:3]
         by_name = {v.name: v for v in ev.variants}
         for method, k in specs:

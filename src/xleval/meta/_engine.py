@@ -44,7 +44,7 @@ from ..stats._grouped_bootstrap import pairs_correct, resampled_pair_accuracy, r
 from ..stats._pairwise import _unit_pairs, pairwise_accuracy
 from ._results import Cell, MetaEvaluation
 
-__all__ = ["meta_evaluate", "darr_tau", "AVERAGE_BY", "SYSTEM_SCORES"]
+__all__ = ["meta_evaluate", "metric_directions", "darr_tau", "AVERAGE_BY", "SYSTEM_SCORES"]
 
 AVERAGE_BY = ("none", "item", "system")
 SYSTEM_SCORES = ("complete", "judged")
@@ -60,7 +60,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                   n_resamples: int = 1000, random_state: Any = 0, spa: bool = True,
                   spa_permutations: int = 1000, clusters: Sequence[str] = (), task: str | None = None,
                   cluster_resamples: int = 1000, alpha: float = 0.05, chance: bool = False,
-                  chance_simulations: int = 100) -> MetaEvaluation:
+                  chance_simulations: int = 100, lower_is_better: Sequence[str] | None = None) -> MetaEvaluation:
     """Meta-evaluate ``metrics`` (columns) against ``human`` per group of ``by`` and across groups.
 
     ``human_scale``: one name for every group (``"da_raw"``: the groups share one scale), or group ->
@@ -72,6 +72,10 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     significance cluster ranks per group (``cluster_resamples`` permutations, ``alpha``); ``task``: ``wmt23`` or
     ``wmt24``, the statistics and weights of that year's ranking (adds the clusters it needs and the weighted
     ranking); ``chance``: each value's chance baseline (acc-t's by ``chance_simulations`` shuffles).
+    ``lower_is_better``: the metrics whose lower scores are better (error rates, MetricX); they are negated, so
+    that every statistic reads higher as agreeing with the humans, as WMT's tables do. None: each metric's
+    direction as the leaderboard finds it (:func:`metric_directions`: the signature's ``dir:``, then the
+    registry name, e.g. ``ter``).
     Module docstring: the statistics and the system-score rule."""
     frame = getattr(data, "frame", data)
     if not isinstance(frame, pd.DataFrame):
@@ -82,6 +86,13 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     by_cols = [by] if isinstance(by, str) else list(by)
     notes: list[str] = []
     df = _numeric(frame, [*metrics, human, *([darr] if darr else [])], human=human, darr=darr)
+    lower = metric_directions(data, metrics) if lower_is_better is None else [m for m in metrics
+                                                                                if m in set(lower_is_better)]
+    for m in lower:
+        df[m] = -df[m]
+    if lower:
+        notes.append(f"lower is better for {', '.join(lower)}: negated, so that every statistic reads higher as "
+                     "better (as WMT's tables do)")
     # labels from the key tuples: ('a/b', 'c') and ('a', 'b/c'), or 1 and '1', stay apart (key_labels)
     df["_group"] = group_index(frame[by_cols], allow_missing=True).row_labels("/")
     df["_system"] = group_index([frame[system]], names=[system], allow_missing=True).row_labels()
@@ -249,6 +260,19 @@ def _check_columns(frame, metrics, human, by, system, segment, darr) -> list[str
             raise InputError(f"column(s) {missing} not in the table (columns: {list(frame.columns)[:12]}); "
                              f"check {name}=", argument=name, value=missing[0])
     return metrics
+
+
+def metric_directions(data: Any, metrics: Sequence[str],
+                      signatures: Mapping[str, str | None] | None = None) -> list[str]:
+    """The metrics whose lower scores are better, by the leaderboard's rule
+    (:func:`xleval.leaderboard.higher_is_better_of`): the direction a signature states (``dir:lower`` for
+    MetricX; ``signatures``, else an :class:`~xleval.table.EvalTable`'s), then the registry name (``ter``)."""
+    from ..leaderboard._board import higher_is_better_of
+
+    if signatures is None:
+        signature = getattr(data, "signature", None)
+        signatures = {m: signature(m) for m in metrics} if callable(signature) else {}
+    return [m for m in metrics if not higher_is_better_of(m, signature=signatures.get(m))]
 
 
 def _numeric(frame: pd.DataFrame, columns: Sequence[str], *, human: str, darr: str | None) -> pd.DataFrame:
