@@ -150,3 +150,34 @@ def test_metrics_missing_from_a_table_of_texts_are_computed(tmp_path):
     got = {(c["group"], c["statistic"]): c["value"] for c in json.loads(r.stdout)["cells"]}
     for c in expected.cells:
         assert got[(c.group, c.statistic)] == pytest.approx(c.value, nan_ok=True), (c.group, c.statistic)
+
+
+def test_report_meta_adds_the_meta_evaluation_section(tmp_path):
+    """`xleval report --meta chrf,ter`: the report carries the same meta-evaluation `xleval meta` computes
+    (chrF and TER scored from the texts, TER negated), as a section of the JSON report."""
+    rng = np.random.default_rng(4)
+    refs = ["the cat sat on the mat", "a dog barks in the garden", "we drive to berlin tomorrow", "it is sunny today"]
+    rows = []
+    for lp in ("en-de", "en-fr"):
+        for q, s in enumerate("ABCDE"):
+            for i, ref in enumerate(refs * 3):
+                hyp = " ".join(w if rng.random() < 0.3 + 0.15 * q else "x" for w in ref.split())
+                rows.append({"lp": lp, "system": s, "seg_id": i, "hypothesis": hyp, "reference": ref,
+                             "human": q + rng.normal(0, 0.3), "score": q + rng.normal(0, 0.5)})
+    path = tmp_path / "t.tsv"
+    pd.DataFrame(rows).to_csv(path, sep="\t", index=False)
+    r = run_cli("report", str(path), "--score", "score", "--human", "human", "--meta", "chrf,ter", "--n-resamples",
+                "50", "--format", "json", "-o", str(tmp_path / "r.json"))
+    assert r.exit_code == 0, r.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    text = json.dumps(report)
+    assert "Meta-evaluation" in text and "lower is better for ter" in text
+    meta = run_cli("meta", str(path), "--metrics", "chrf,ter", "--human", "human", "--n-resamples", "50",
+                   "--format", "json")
+    cells = json.loads(meta.stdout)["cells"]
+    kendall = next(c["value"] for c in cells if c["statistic"] == "sys_kendall" and c["metric"] == "ter")
+    assert kendall > 0  # TER falls as quality rises: negated, it agrees
+    r = run_cli("report", str(path), "--score", "score", "--meta", "chrf", "-o", str(tmp_path / "r2.json"),
+                "--format", "json")
+    assert r.exit_code == 2 and "--meta compares metrics with human scores" in r.stderr
+    assert not (tmp_path / "r2.json").exists()

@@ -153,3 +153,26 @@ def _scale(text: str | None) -> str | dict[str, str] | None:
                              "(e.g. en-de=da_src,de-en=da_ref)")
         out[group.strip()] = scale.strip()
     return out
+
+
+def meta_report_section(df, metrics: str, human: str | None, by, system: str, where, col, n_resamples: int, seed: int):
+    """``report --meta A,B``: the metrics' meta-evaluation against the report's human column, grouped as the
+    report groups (as `xleval meta` computes it, directions included), as a report section."""
+    from ..calibration import score_signature
+    from ..meta import meta_evaluate, metric_directions, score_missing_metrics
+    from ..report._analyses import meta_section
+    from .calibrate_common import in_table
+
+    if human is None:
+        raise InputError("--meta compares metrics with human scores: give the human column with --human")
+    names = parse_columns(metrics, "--meta")
+    df, computed = score_missing_metrics(df, names)
+    mapping = parse_column_mapping(col)
+    signatures = {m: computed.get(m) or score_signature(where, m, mapping) for m in names}
+    by_cols = grouping(by, df.columns)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the report's own warnings section speaks for the table
+        result = in_table(where, meta_evaluate, df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
+                          system=system, n_resamples=n_resamples, random_state=seed,
+                          lower_is_better=metric_directions(df, names, signatures))
+    return meta_section(result)

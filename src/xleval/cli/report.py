@@ -6,6 +6,7 @@ import click
 from ._common import by_option, calibration_choice_options, col_option, err_console, progress_bar, read_ranked_table
 from .calibrate_advice import human_scale_option
 from .check_outputs import output_checks_section
+from .meta import meta_report_section
 
 
 @click.command("report")
@@ -24,9 +25,12 @@ from .check_outputs import output_checks_section
 @click.option("--output-checks", is_flag=True,
               help="Add a section of output checks (empty, copied, off-target, truncated outputs per group and their "
                    "effect on the score; docs/output-checks.md); needs the hypothesis texts.")
+@click.option("--meta", "meta_metrics", metavar="A,B,...",
+              help="Add a meta-evaluation section: these metric columns (bleu, chrf, chrf++, ter are scored from the "
+                   "texts if absent) against --human in WMT's statistics, as `xleval meta` computes them.")
 @col_option
 def report(input, score, output, by, human, system, method, model, metric, human_up, human_range, human_scale, fmt,
-           n_resamples, seed, force, output_checks, col) -> None:
+           n_resamples, seed, force, output_checks, meta_metrics, col) -> None:
     """Write one self-contained HTML (or JSON) report for a scored table.
 
     INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report answers
@@ -43,6 +47,8 @@ def report(input, score, output, by, human, system, method, model, metric, human
     df, calibrator, signature, commands = read_ranked_table(input, score=score, human=human, system=system,
                                                             model=model, col=col)
     extra = (output_checks_section(df, by, system, score, input),) if output_checks else ()
+    if meta_metrics:
+        extra += (meta_report_section(df, meta_metrics, human, by, system, input, col, n_resamples, seed),)
     with progress_bar(f"report on {input}") as advance:
         result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
                            signature=signature, force=force, n_resamples=n_resamples, random_state=seed,
