@@ -46,7 +46,7 @@ _GROUPS: list[tuple[str, str, str]] = [
     ("meta", "xleval.cli.meta:meta",
      "Meta-evaluate many metrics against human scores: WMT's statistics per pair and across pairs."),
     ("ingest", "xleval.cli.ingest:ingest",
-     "Read a WMT system-output folder or the mt-metrics-eval layout into a table."),
+     "Read WMT folders, the mt-metrics-eval layout and human ratings (MQM spans, ESA, mixed gold) into a table."),
     ("check-outputs", "xleval.cli.check_outputs:check_outputs",
      "Flag empty, copied, off-target, truncated outputs; rates per (group, system), effect on each metric."),
 ]

@@ -1,4 +1,5 @@
-"""``xleval ingest``: turn a WMT system-output folder or the mt-metrics-eval layout into the long table."""
+"""``xleval ingest``: turn a WMT system-output folder, the mt-metrics-eval layout or human ratings (MQM spans,
+ESA, mixed gold) into the long table."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,7 +11,8 @@ from ._common import check_outputs, col_option, emit_json, err_console, format_o
 
 @click.group("ingest")
 def ingest() -> None:
-    """Read published evaluation data layouts into xleval's long table (one row per lp, system, segment)."""
+    """Read published evaluation data layouts and human ratings into xleval's long table (one row per lp, system,
+    segment)."""
 
 
 def _write(df, output: str, fmt: str, what: str) -> None:
