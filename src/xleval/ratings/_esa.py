@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
-from ._raters import RATER_POOLING, check_missing, default_keys, rater_z, require
+from ..table import require_columns
+from ._raters import RATER_POOLING, check_missing, default_keys, rater_z
 
 __all__ = ["ESA_RANGE", "ESA_SEVERITIES", "score_esa"]
 
@@ -40,7 +41,7 @@ def score_esa(ratings: pd.DataFrame, *, score: str = "score", raters: str = "mea
     if raters not in RATER_POOLING:
         raise InputError(f"score_esa: raters={raters!r} is not one of {', '.join(RATER_POOLING)}")
     keys = default_keys(ratings, keys)
-    require(ratings, [*keys, score, *([spans] if spans else [])], "ESA ratings")
+    require_columns(ratings, [*keys, score, *([spans] if spans else [])], what="ESA ratings")
     frame = pd.DataFrame({k: ratings[k] for k in keys})
     frame["rater"] = ratings["rater"].astype(str) if "rater" in ratings.columns else "rater"
     check_missing(frame, ratings[score], score, "ESA ratings")

@@ -101,7 +101,7 @@ def gold_scales(table: pd.DataFrame, *, scale: str, by: str = "lp") -> dict[str,
     out: dict[str, str] = {}
     for g, values in per_group.items():
         if len(values) > 1:
-            raise InputError(f"gold scales: {by} {g!r} has {len(values)} scales ({'; '.join(values)}); a group's "
-                             "systems must be judged on one scale")
+            raise InputError(f"gold scales: {by} {g!r} has {len(values)} scales ({'; '.join(values)}) in column "
+                             f"{scale!r}; a group's systems must be judged on one scale")
         out[str(g)] = str(values[0])
     return out

@@ -21,7 +21,8 @@ import pandas as pd
 
 from .._base.result import Result
 from ..exceptions import InputError
-from ._raters import RATER_POOLING, check_missing, default_keys, rater_z, require
+from ..table import require_columns
+from ._raters import RATER_POOLING, check_missing, default_keys, rater_z
 
 __all__ = ["MQM_PRESETS", "MQMWeights", "mqm_weights", "score_mqm"]
 
@@ -125,7 +126,7 @@ def score_mqm(spans: pd.DataFrame, *, weights: str | Mapping[str, float] | MQMWe
     if raters not in RATER_POOLING:
         raise InputError(f"score_mqm: raters={raters!r} is not one of {', '.join(RATER_POOLING)}")
     keys = default_keys(spans, keys)
-    require(spans, [*keys, "rater", "severity"], "MQM spans")
+    require_columns(spans, [*keys, "rater", "severity"], what="MQM spans")
     frame = pd.DataFrame({k: spans[k] for k in keys})
     frame["rater"] = spans["rater"].astype(str)
     category = spans["category"] if "category" in spans.columns else pd.Series("", index=spans.index)

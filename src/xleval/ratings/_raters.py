@@ -1,4 +1,4 @@
-"""Shared by the human-rating readers: segment keys, required columns, and pooling several raters."""
+"""Shared by the human-rating readers: segment keys, rows without a key, and pooling several raters."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..exceptions import InputError
 
-__all__ = ["RATER_POOLING", "default_keys", "require", "check_missing", "rater_z"]
+__all__ = ["RATER_POOLING", "default_keys", "check_missing", "rater_z"]
 
 #: how several raters of one segment become one score: the mean of their scores, or the mean of their
 #: scores standardised per rater (z over every segment the rater rated in the same language pair)
@@ -19,15 +19,6 @@ def default_keys(frame: pd.DataFrame, keys: tuple[str, ...] | None) -> tuple[str
     if keys is not None:
         return tuple(keys)
     return tuple(k for k in ("lp", "system", "doc", "seg_id") if k in frame.columns or k in ("system", "seg_id"))
-
-
-def require(frame: pd.DataFrame, columns: list[str], what: str) -> None:
-    """Refuse a table without ``columns``, naming those it has."""
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InputError(f"{what}: missing column(s) {', '.join(repr(c) for c in missing)} "
-                         f"(columns: {', '.join(repr(str(c)) for c in frame.columns)}); "
-                         "rename yours to these names")
 
 
 def check_missing(keys: pd.DataFrame, extra: pd.Series, name: str, what: str) -> None:
