@@ -42,6 +42,7 @@ from ..stats import correlation, stratified_resample_counts
 from ..stats._estimate import estimate_from_distribution
 from ..stats._grouped_bootstrap import pairs_correct, resampled_pair_accuracy, resampled_pearson
 from ..stats._pairwise import _unit_pairs, pairwise_accuracy
+from ..table import check_labels_finite
 from ._results import Cell, MetaEvaluation
 
 __all__ = ["meta_evaluate", "metric_directions", "darr_tau", "AVERAGE_BY", "SYSTEM_SCORES"]
@@ -286,10 +287,8 @@ def _numeric(frame: pd.DataFrame, columns: Sequence[str], *, human: str, darr: s
         except (TypeError, ValueError):
             raise InputError(f"column {c!r} ({role}=) holds text where numbers are expected; give numeric scores",
                              argument=role, value=c) from None
-        if role != "metrics" and np.isinf(out[c].to_numpy()).any():
-            row = int(np.flatnonzero(np.isinf(out[c].to_numpy()))[0]) + 1
-            raise InputError(f"column {c!r} ({role}=) row {row}: an infinite human score; a human score is a finite "
-                             "number: fix the cell, or leave it empty for a row without one", argument=role, value=c)
+        if role != "metrics":  # the one rule for human scores (xleval.table.check_labels_finite)
+            check_labels_finite(out[c].to_numpy(), c, argument=role)
     return out
 
 
@@ -332,19 +331,11 @@ def _check_metrics(judged: pd.DataFrame, metrics: list[str], human: str) -> None
 
 
 def _scale_column(values: np.ndarray, groups: np.ndarray, name: str) -> dict[str, str]:
-    """Group -> its scale, from a scale column beside the human scores (ingest mqm/esa/gold write one):
-    one scale per group, or refused."""
-    out: dict[str, str] = {}
-    for g, scale in pd.DataFrame({"g": groups, "s": values}).groupby("g", sort=True)["s"]:
-        found = sorted(set(scale.dropna().astype(str)))
-        if len(found) != 1:
-            raise InputError(f"column {name!r} names {len(found)} scales for group {g!r}"
-                             f"{' (' + '; '.join(found[:3]) + ')' if found else ''}: a group's human scores must be "
-                             "on one scale stated once; fix the column, or name the scales with human_scale=",
-                             argument="human_scale")
-        out[str(g)] = found[0]
-    return out
+    """Group -> its scale, from a scale column beside the human scores (ingest mqm/esa/gold write one), by the
+    rule of mixed gold (:func:`xleval.ratings.gold_scales`: one scale per group, or refused)."""
+    from ..ratings import gold_scales
 
+    return gold_scales(pd.DataFrame({"group": groups, name: values}), scale=name, by="group")
 
 def _scales(judged: pd.DataFrame, human: str, human_scale, seg_level: bool) -> dict[str, str]:
     """One scale name per group: the given ones, else ``shared`` once the human column looks like one scale:
@@ -463,25 +454,20 @@ def _ci(point: float, dist: np.ndarray, n: int, level: float, seed) -> tuple[flo
 
 
 def cross_chance(systems: pd.DataFrame, m: str, human: str, scales: Mapping[str, str]) -> float:
-    """Expected cross-group accuracy (exact ties) of ``m`` shuffled among the systems of each human scale:
-    a cross pair (i, j) is then a metric tie with the probability ``t`` that two of the scale's systems tie
-    on the metric, and otherwise ordered either way with equal odds, so it counts ``t`` if the humans tie
-    and ``(1 - t) / 2`` if not (the within-group formula of :func:`xleval.stats.chance_baseline`, over the
-    cross pairs)."""
+    """Expected cross-group accuracy (exact ties) of ``m`` shuffled among the systems of each human scale
+    (:func:`xleval.stats.chance_baseline` with ``pairs="cross"`` per scale), pooled by cross pairs."""
+    from ..stats import chance_baseline
+
     x, h = systems[m].to_numpy(), systems[human].to_numpy()
     g = systems["_group"].to_numpy()
     scale = np.array([scales[v] for v in g])
     total, n_pairs = 0.0, 0
     for sc in np.unique(scale):
-        rows = np.flatnonzero((scale == sc) & np.isfinite(x))
-        if rows.size < 2:
-            continue
-        iu, ju = np.triu_indices(rows.size, k=1)
-        t_metric = float(np.mean(x[rows][iu] == x[rows][ju]))
-        cross = g[rows][iu] != g[rows][ju]
-        human_tie = h[rows][iu][cross] == h[rows][ju][cross]
-        total += float(np.sum(np.where(human_tie, t_metric, (1 - t_metric) / 2)))
-        n_pairs += int(cross.sum())
+        rows = (scale == sc) & np.isfinite(x)
+        n = int(np.sum(rows)) ** 2 - int(np.sum(np.unique(g[rows], return_counts=True)[1] ** 2))
+        if n:  # ordered pairs of systems of different groups: twice the cross pairs
+            total += n * chance_baseline("pairwise_accuracy", h[rows], x[rows], groups=g[rows], pairs="cross").value
+            n_pairs += n
     return total / n_pairs if n_pairs else float("nan")
 
 

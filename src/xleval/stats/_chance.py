@@ -10,7 +10,9 @@ the metric's ties, which is what makes it differ from 0.5 (mt-metrics-eval issue
 * ``pairwise_accuracy`` (acc23 with exact ties, mt-metrics-eval's ``Agreement``): a random pair of
   positions gets a random pair of the metric's values, tied with probability ``tau_m`` (the share
   of the metric's tied pairs), so ``E = (1 - t_h)(1 - tau_m) / 2 + t_h tau_m`` with ``t_h`` the
-  share of human-tied pairs (per group, pooled by pairs, for the global accuracy).
+  share of human-tied pairs (per group, pooled by pairs, for the global accuracy; with ``pairs="cross"``
+  over the pairs of systems from different groups, the metric shuffled among all the systems given: the
+  cross-group accuracy).
 * ``spa``: exact over relabellings: each system pair (i, j) meets a uniformly random ordered pair
   (k, l) of the metric's systems, so ``E = 1 - mean_{i<j} mean_{k != l} |p^h_ij - p^m_kl|`` with the
   metric's p-values for both orders of every pair (same permutations as SPA itself).
@@ -62,14 +64,16 @@ def _tie_share(x: np.ndarray, mask: np.ndarray | None = None) -> tuple[float, in
 
 
 def chance_baseline(statistic: str, human: Any = None, metric: Any = None, *, groups: Any = None,
-                    n_simulations: int = 200, random_state: int = 0, spa_resamples: int = N_RESAMPLES,
-                    spa_random_state: int = SEED) -> ChanceBaseline:
+                    pairs: str = "within", n_simulations: int = 200, random_state: int = 0,
+                    spa_resamples: int = N_RESAMPLES, spa_random_state: int = SEED) -> ChanceBaseline:
     """Expected ``statistic`` of ``metric`` shuffled at random against ``human`` (see the module doc).
 
     ``human``/``metric``: system scores (n_systems,) or (n_systems, n_segments) matrices (row mean
     = system score) for ``pairwise_accuracy``; complete (n_systems, n_segments) matrices for
     ``spa``; (n_systems, n_segments) for ``acc_t`` (human NaN = not judged). Without ``metric``,
     ``pairwise_accuracy`` assumes a metric without ties. Correlations need no data (0).
+    ``pairs`` (``pairwise_accuracy``): ``within`` each of ``groups`` (the metric shuffled within the group),
+    or ``cross`` (pairs of systems of different ``groups``, the metric shuffled among all of them).
     """
     v.check_choice(statistic, "statistic", CHANCE_STATISTICS)
     if statistic in ("pearson", "spearman", "kendall"):
@@ -77,7 +81,8 @@ def chance_baseline(statistic: str, human: Any = None, metric: Any = None, *, gr
     if human is None:
         raise InputError(f"chance_baseline({statistic!r}) needs the human scores (human=)", argument="human")
     if statistic == "pairwise_accuracy":
-        return _pairwise(human, metric, groups)
+        v.check_choice(pairs, "pairs", ("within", "cross"))
+        return _pairwise(human, metric, groups, pairs)
     if metric is None:
         raise InputError(f"chance_baseline({statistic!r}) needs the metric's scores (metric=): the baseline shuffles "
                          "them", argument="metric")
@@ -96,23 +101,27 @@ def _system_scores(x: Any, name: str) -> np.ndarray:
     return arr
 
 
-def _pairwise(human: Any, metric: Any, groups: Any) -> ChanceBaseline:
+def _pairwise(human: Any, metric: Any, groups: Any, pairs: str = "within") -> ChanceBaseline:
     h = _system_scores(human, "human")
     m = None if metric is None else _system_scores(metric, "metric")
     if m is not None and m.shape != h.shape:
         raise InputError(f"metric has {m.shape[0]} systems but human has {h.shape[0]}", argument="metric")
     labels = np.zeros(len(h), dtype=np.intp) if groups is None else v.group_codes(groups, len(h), "groups")[0]
-    total, pairs = 0.0, 0
-    for g in np.unique(labels):
-        rows = labels == g
-        t_h, n_pairs = _tie_share(h[rows])
+    if pairs == "cross":  # one shuffle over every system; the human ties counted on the cross pairs only
+        units = [(np.ones(len(h), dtype=bool), labels[:, None] != labels[None, :])]
+    else:
+        units = [(labels == g, None) for g in np.unique(labels)]
+    total, n_all = 0.0, 0
+    for rows, mask in units:
+        t_h, n_pairs = _tie_share(h[rows], mask)
         t_m = _tie_share(m[rows])[0] if m is not None else 0.0
         total += n_pairs * ((1 - t_h) * (1 - t_m) / 2 + t_h * t_m)
-        pairs += n_pairs
-    if pairs == 0:
-        raise InputError("no pair of systems to compare (each group has one system)", argument="human")
+        n_all += n_pairs
+    if n_all == 0:
+        raise InputError("no pair of systems to compare (each group has one system, or pairs='cross' was given "
+                         "one group)", argument="human")
     note = () if m is not None else ("metric without ties assumed (no metric= given)",)
-    return ChanceBaseline(statistic="pairwise_accuracy", value=total / pairs, method="analytic", notes=note)
+    return ChanceBaseline(statistic="pairwise_accuracy", value=total / n_all, method="analytic", notes=note)
 
 
 def _full_pvalues(scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
