@@ -42,7 +42,7 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
     TABLE has a hypothesis column and, for the flags that need them, source, reference and language
     columns (lp or tgt_lang). Flags are defined in docs/output-checks.md.
     """
-    from ..io import parse_column_mapping, read_table, select_rows, write_table
+    from ..io import parse_column_mapping, read_table, select_rows, write_table, write_text
     from ..io._write import format_rows
     from ..output_checks import check_outputs as run
 
@@ -59,15 +59,20 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
                      near_copy=near_copy, length_z=length_z, level=level)
     except InputError as exc:  # the library cannot name the file: say which table
         raise exc.prefixed(str(table)) from None
+    tsv_file = None
     if fmt == "tsv" and output is not None and str(output) != "-":
-        # a name TSV cannot hold is refused before anything is written (the per-row flags included)
-        format_rows(result.rates, "tsv", where=f"{output}: ", instead="use --format json, which holds any name")
+        # formatted first: a name TSV cannot hold is refused before anything is written (the per-row flags included)
+        tsv_file = format_rows(result.rates, "tsv", where=f"{output}: ", instead="use --format json, which holds any "
+                               "name")
     if rows_path is not None:
         write_table(result.flags, rows_path)
     if fmt == "json":
         emit_json(result.to_dict(), output)
     elif fmt == "tsv":
-        emit_tsv(result.rates, output, float_format=lambda v: repr(float(v)))
+        if tsv_file is not None:
+            write_text(output, tsv_file)  # atomically
+        else:
+            emit_tsv(result.rates, output, float_format=lambda v: repr(float(v)))
     else:
         _print(result)
     # notes last: a refusal above is then the command's one line

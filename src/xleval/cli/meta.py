@@ -86,8 +86,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     Pearson/Kendall and acc-t (and WMT20's DARR tau with --darr); across groups: global accuracy (WMT23) and
     cross-group accuracy, with CIs from systems resampled within groups.
     """
-    from ..calibration import score_signature
-    from ..meta import meta_calibrations, meta_evaluate, metric_directions, parse_calibrations, score_missing_metrics
+    from ..meta import meta_calibrations, meta_evaluate, parse_calibrations
     from ..meta._render import render_latex, render_text, to_frame, to_json
 
     if bool(metrics) == bool(metrics_prefix):
@@ -106,13 +105,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     both = sorted(set(lower) & set(higher))
     if both:
         raise InputError(f"--lower-is-better and --higher-is-better both name {both[0]!r}; name it once")
-    mapping = parse_column_mapping(col)
-    df, computed = score_missing_metrics(df, names)  # --metrics chrf,bleu on a table of texts: scored here
-    if computed:
-        say("note", f"computed {', '.join(computed)} from the texts (sentence-level, as `xleval score`): "
-                    + "; ".join(f"{m}: {sig}" for m, sig in computed.items()), "cyan")
-    auto = metric_directions(df, names, {m: computed.get(m) or score_signature(input, m, mapping) for m in names})
-    lower_is_better = [m for m in names if (m in lower or m in auto) and m not in higher]
+    df, lower_is_better = _metric_columns(df, names, input, col, lower, higher)
     calibrated = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -158,21 +151,34 @@ def _scale(text: str | None) -> str | dict[str, str] | None:
 def meta_report_section(df, metrics: str, human: str | None, by, system: str, where, col, n_resamples: int, seed: int):
     """``report --meta A,B``: the metrics' meta-evaluation against the report's human column, grouped as the
     report groups (as `xleval meta` computes it, directions included), as a report section."""
-    from ..calibration import score_signature
-    from ..meta import meta_evaluate, metric_directions, score_missing_metrics
+    from ..meta import meta_evaluate
     from ..report._analyses import meta_section
     from .calibrate_common import in_table
 
     if human is None:
         raise InputError("--meta compares metrics with human scores: give the human column with --human")
     names = parse_columns(metrics, "--meta")
-    df, computed = score_missing_metrics(df, names)
-    mapping = parse_column_mapping(col)
-    signatures = {m: computed.get(m) or score_signature(where, m, mapping) for m in names}
+    df, lower_is_better = _metric_columns(df, names, where, col)
     by_cols = grouping(by, df.columns)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report's own warnings section speaks for the table
         result = in_table(where, meta_evaluate, df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
                           system=system, n_resamples=n_resamples, random_state=seed,
-                          lower_is_better=metric_directions(df, names, signatures))
+                          lower_is_better=lower_is_better)
     return meta_section(result)
+
+
+def _metric_columns(df, names, where, col, lower=(), higher=()):
+    """The table with the metric columns it lacks scored from its texts (said in a note), and the metrics
+    whose lower scores are better: named with --lower-is-better, else as their signature or name says,
+    unless named with --higher-is-better. One step for `meta` and `report --meta`."""
+    from ..calibration import score_signature
+    from ..meta import metric_directions, score_missing_metrics
+
+    df, computed = score_missing_metrics(df, names)  # --metrics chrf,bleu on a table of texts: scored here
+    if computed:
+        say("note", f"computed {', '.join(computed)} from the texts (sentence-level, as `xleval score`): "
+                    + "; ".join(f"{m}: {sig}" for m, sig in computed.items()), "cyan")
+    mapping = parse_column_mapping(col)
+    auto = metric_directions(df, names, {m: computed.get(m) or score_signature(where, m, mapping) for m in names})
+    return df, [m for m in names if (m in lower or m in auto) and m not in higher]
