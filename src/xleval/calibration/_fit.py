@@ -28,7 +28,7 @@ import pandas as pd
 from .._base.grouping import group_index
 from .._base.result import Result
 from ..exceptions import DataQualityWarning, InputError
-from ..metrics._base import signature_direction
+from ..metrics._direction import higher_is_better
 from ..table import EvalTable
 from ._anchored import AnchoredCalibrator
 from ._levels import ON_UNSEEN
@@ -173,7 +173,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
                          "method='lgn'", argument=lgn_only[0])
     sig = signature
     if score_higher_is_better is None:
-        score_higher_is_better = signature_direction(sig) is not False
+        score_higher_is_better = higher_is_better(score_col, sig)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         chosen = method

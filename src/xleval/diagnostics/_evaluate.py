@@ -45,7 +45,6 @@ from .._base.result import Result
 from .._base.seeding import make_rng, resolve_seed
 from ..calibration import PLAIN_LGN, SELECTIONS, build_anchored, build_lgn, select_rows
 from ..exceptions import InputError
-from ..metrics._base import signature_direction
 from ..stats import (
     Estimate,
     TestResult,
@@ -352,15 +351,14 @@ class _Table:
 
 
 def score_direction(data: Any, score: str | None, given: bool | None) -> bool:
-    """The metric's direction: ``given``, else what the table's signature of ``score`` states (``dir:lower``
-    for MetricX, :func:`xleval.metrics.signature_direction`), else higher is better."""
-    if given is not None:
-        return bool(given)
-    if isinstance(data, EvalTable):
-        stated = signature_direction(data.signature(score or data.score_column))
-        if stated is not None:
-            return stated
-    return True
+    """The metric's direction by the one rule (:func:`xleval.metrics.higher_is_better`): ``given``, else
+    what the table's signature of ``score`` states (``dir:lower`` for MetricX), else the registry name
+    (``ter``), else higher is better."""
+    from ..metrics._direction import higher_is_better
+
+    column = score or (data.score_column if isinstance(data, EvalTable) else None)
+    signature = data.signature(column) if isinstance(data, EvalTable) and column else None
+    return higher_is_better(column, signature, given=given)
 
 
 def _direction(t: _Table, given: bool | None, score_up: bool) -> tuple[int, str, list[str]]:

@@ -403,18 +403,11 @@ def _one_group(group: str, by: str, score: str) -> SystemCalibration:
 
 
 def higher_is_better_of(score: str, metric: str | None = None, signature: str | None = None) -> bool:
-    """False for error rates (TER) and error scores (MetricX); True otherwise. The direction a
-    signature states (``dir:lower``, :func:`xleval.metrics.signature_direction`) comes first, so a renamed
-    column keeps its metric's direction; then the metric's (or the column's) registry name."""
-    from ..metrics._base import signature_direction
-    from ..metrics._registry import METRICS, _load
+    """False for error rates (TER) and error scores (MetricX); True otherwise: the one rule,
+    :func:`xleval.metrics.higher_is_better`."""
+    from ..metrics._direction import higher_is_better
 
-    stated = signature_direction(signature)
-    if stated is not None:
-        return stated
-
-    entry = METRICS.get((metric or score).lower())
-    return True if entry is None else bool(_load(entry.target).higher_is_better)
+    return higher_is_better(score, signature, metric=metric)
 
 
 def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | None = None, *,
