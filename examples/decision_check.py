@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xleval.calibration import apply_calibrator, fit_calibration
-from xleval.diagnostics import N_FOLDS, N_REPEATS, decide_calibration
+from xleval.calibration import apply_calibrator
+from xleval.decision import N_FOLDS, N_REPEATS, decide_calibration, fit_calibration
 from xleval.metrics import score_frame
 from xleval.stats import pairwise_accuracy
 

@@ -164,7 +164,7 @@ def render(wmt: dict, cross: dict, main_args: list[str]) -> str:
             "(anchored@100: 100 random labelled segments per pair) and scores the held-out systems "
             "(docs/calibration.md)."
             " The answer is made by the decision code of `calibrate evaluate` (each metric's calibration), and among "
-            "metrics by `xleval.diagnostics.decide_across_metrics` (the metric whose chosen calibration orders "
+            "metrics by `xleval.decision.decide_across_metrics` (the metric whose chosen calibration orders "
             "held-out cross-pair system pairs best).", ""]
     return "\n".join(out)
 

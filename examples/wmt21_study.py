@@ -1,5 +1,5 @@
 """WMT21: which calibration makes scores comparable across language pairs? A thin user of
-``xleval calibrate evaluate`` (:func:`xleval.diagnostics.evaluate_calibration`) on real data.
+``xleval calibrate evaluate`` (:func:`xleval.decision.evaluate_calibration`) on real data.
 Writes docs/wmt21-study.md with ``--write``, and with ``--tables DIR`` the scored tables that the
 ``xleval calibrate evaluate`` commands quoted in that file read.
 
@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from xleval.calibration import LGN, AnchoredCalibrator, apply_calibrator
-from xleval.diagnostics import check_lgn_validity, evaluate_calibration, validity_verdict
+from xleval.decision import EVALUATION_PROCEDURE, evaluate_calibration
+from xleval.diagnostics import check_lgn_validity, validity_verdict
 from xleval.io import write_table
 from xleval.metrics import corpus_table, score_frame
 from xleval.stats import correlation, pairwise_accuracy
@@ -86,8 +87,10 @@ def run_evaluations(tables: dict, *, repeats: int = REPEATS, n_resamples: int = 
     for table, score, human, _, title in EVALUATIONS:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the result's notes keep them
-            out[title] = evaluate_calibration(tables[table], score, human, "lp", budgets=budgets, n_repeats=repeats,
-                                              n_resamples=n_resamples, random_state=random_state)
+            out[title] = evaluate_calibration(tables[table], score, human, "lp",
+                                              procedure=EVALUATION_PROCEDURE.with_(budgets=budgets,
+                                                  n_repeats=repeats,n_resamples=n_resamples,
+                                                  random_state=random_state))
     return out
 
 
@@ -100,8 +103,10 @@ def run_system_evaluations(tables: dict, *, repeats: int = REPEATS, n_resamples:
         table = systems[systems[score].notna()]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out[(score, human)] = evaluate_calibration(table, score, human, "lp", budgets=(4,), selections=("random",),
-                                                       n_repeats=repeats, n_resamples=n_resamples)
+            out[(score, human)] = evaluate_calibration(table, score, human, "lp",
+                                                       procedure=EVALUATION_PROCEDURE.with_(budgets=(4,),
+                                                           selections=("random",),n_repeats=repeats,
+                                                           n_resamples=n_resamples))
     return out
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from xleval.cli._advice import CommandContext
-from xleval.diagnostics import choose_method
+from xleval.decision import choose_method
 
 LANGS = {"x0": "en-de", "x1": "en-fr", "x2": "en-zh"}
 
@@ -45,7 +45,7 @@ def test_without_a_renderer_the_library_names_library_calls_not_flags():
     select, fit = choice.commands
     assert select == ("xleval.calibration.select_for_annotation(data, by='lp', budget=100, score='my score', "
                       "system='system', skip_labelled='human')")
-    assert fit.startswith("xleval.calibration.fit_calibration(data, 'anchored', score='my score', by='lp'")
+    assert fit.startswith("xleval.decision.fit_calibration(data, 'anchored', score='my score', by='lp'")
     assert select in choice.warning and "--" not in choice.warning
     assert [a.action for a in choice.actions] == ["select", "fit"] and choice.actions[0].budget == 100
 

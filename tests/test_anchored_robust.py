@@ -296,7 +296,7 @@ def test_format_2_file_loads_and_gives_the_numbers_it_gave(tmp_path):
 def test_fit_calibration_gives_offsets_only_for_an_unsettled_direction_unless_strict():
     """Callers without a direction option (the leaderboard, the report) get offsets only and a warning;
     `calibrate fit` (strict=True) refuses and names its direction flags."""
-    from xleval.calibration import fit_calibration
+    from xleval.decision import fit_calibration
 
     rng = np.random.default_rng(3)
     df = pd.DataFrame({"lp": np.repeat(["de-en", "cs-en"], 200), "system": np.tile(np.repeat(list("abcd"), 50), 2),

@@ -15,10 +15,10 @@ from xleval.calibration import (
     Calibrator,
     LegacyAnchoredCalibrator,
     apply_calibrator,
-    fit_calibration,
     load_calibrator,
     output_metadata,
 )
+from xleval.decision import fit_calibration
 from xleval.exceptions import InputError, ModelFileError, NotFittedError
 from xleval.table import EvalTable
 

@@ -13,9 +13,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.calibration import fit_calibration
 from xleval.cli._advice import CommandContext
-from xleval.diagnostics import MARGIN, METHOD_NAMES, decide_calibration, diagnose, evaluate_calibration
+from xleval.decision import (
+    DEFAULT_PROCEDURE,
+    EVALUATION_PROCEDURE,
+    MARGIN,
+    METHOD_NAMES,
+    decide_calibration,
+    diagnose,
+    evaluate_calibration,
+    fit_calibration,
+    with_decision,
+)
 from xleval.leaderboard import leaderboard
 
 GROUPS = ("de-en", "ja-en", "ru-en", "zh-en")
@@ -124,7 +133,9 @@ def test_e_declared_z_labels_are_not_used_as_a_cross_group_yardstick():
     assert declared.basis == "standardised" and declared.method == "lgn" and declared.warn
     assert "cannot show whether the groups differ" in declared.reason
     assert "Trust" not in declared.paragraph and "Do not read this as evidence across groups" in declared.paragraph
-    evaluation = declared.evaluation
+    # the comparison it read is the bare evidence (it never calls the decision); read together they say the same
+    evaluation = with_decision(declared.evaluation, declared)
+    assert declared.evaluation.decision is None and declared.evaluation.recommended == ""
     assert evaluation.recommended == "lgn" and evaluation.verdict == declared.paragraph
     # the name says z and the moments agree: recognised without a declaration
     with warnings.catch_warnings():
@@ -155,7 +166,8 @@ def test_f_a_stated_budget_decides_there():
     df = _world(**{**ANCHORED_WORLD, "k": 200})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        evaluation = evaluate_calibration(df, "score", "human", "lp", budgets=(), budget=10, n_resamples=100)
+        evaluation = evaluate_calibration(df, "score", "human", "lp", budget=10,
+                                          procedure=EVALUATION_PROCEDURE.with_(budgets=(), n_resamples=100))
     assert evaluation.decision.budget == 10 and evaluation.decision.budget_source == "stated"
     assert "10 random labels per group (the budget given)" in evaluation.verdict
     assert evaluation.variant("anchored@10 random").accuracy.estimate == evaluation.decision.accuracy["anchored"]
@@ -165,8 +177,9 @@ def test_g_advice_for_a_standardised_column_asks_for_raw_scores_on_the_labelled_
     df = _world((-1.5, 0.0, 1.0, 2.0), (0, 0, 0, 0), human="z", k=40)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = diagnose(df, "score", "lp", human="human", human_scale="z", n_resamples=50,
-                          commands=CommandContext.from_cli("t.tsv"))
+        result = diagnose(df, "score", "lp", human="human", human_scale="z",
+                          commands=CommandContext.from_cli("t.tsv"),
+                          procedure=DEFAULT_PROCEDURE.with_(n_resamples=50))
     decision = result.recommendation
     assert decision.basis == "standardised"
     text = " ".join(decision.commands) + " " + decision.warning + " " + result.advice
@@ -183,7 +196,8 @@ def test_advice_quotes_the_measured_effect_not_the_bias_rule():
     df = _world((-0.3, 0.0, 0.3, 0.6), (0.6, 0.0, -0.6, -1.2), k=200, n_seg=80)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = diagnose(df, "score", "lp", human="human", n_resamples=50)
+        result = diagnose(df, "score", "lp", human="human",
+                          procedure=DEFAULT_PROCEDURE.with_(n_resamples=50))
     decision = result.recommendation
     assert decision.basis in ("evidence", "tie") and decision.method == "anchored"
     acc = decision.accuracy
@@ -216,7 +230,7 @@ def test_leaderboard_and_report_take_the_declared_scale(cli, tmp_path):
                        "--n-resamples", "50", "--format", "json")
     assert rc == 0, err
     recommendation = json.loads(out)["recommendation"]
-    assert recommendation["method"] == "lgn" and recommendation["choice"]["basis"] == "standardised"
+    assert recommendation["method"] == "lgn" and recommendation["basis"] == "standardised"
     rc, _, err = cli("report", path, "--score", "score", "--by", "lp", "--human", "human", "--human-scale", "z",
                      "--n-resamples", "50", "--format", "json", "-o", tmp_path / "r.json")
     assert rc == 0, err
@@ -245,7 +259,8 @@ def test_small_draws_in_the_evaluation_use_the_direction_found_on_every_label():
     df = _world(**{**ANCHORED_WORLD, "k": 400, "metric_sd": 6.0})  # a noisy metric: 6 labels settle little
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = evaluate_calibration(df, "score", "human", "lp", system="system", budgets=(6,),
-                                      selections=("random",), n_repeats=2, n_resamples=100)
+        result = evaluate_calibration(df, "score", "human", "lp", system="system",
+                                      procedure=EVALUATION_PROCEDURE.with_(budgets=(6,), selections=("random",),
+                                          n_repeats=2,n_resamples=100))
     assert result.direction_source == "data"
     assert not [n for n in result.notes if "do not settle the direction" in n], result.notes

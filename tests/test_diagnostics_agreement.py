@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from xleval.calibration import LGN
-from xleval.diagnostics import diagnose, human_agreement
+from xleval.decision import DEFAULT_PROCEDURE, diagnose
+from xleval.diagnostics import human_agreement
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import write_table
 from xleval.stats import pairwise_accuracy
@@ -85,7 +86,8 @@ def test_cross_group_accuracy_against_truth_rises_after_calibration():
     assert cal_pred - cal_tol > raw_pred + raw_tol  # the model guarantees the rise for this draw
     assert cal > raw
     # the same rise against human scores, with a paired CI that excludes 0
-    d = diagnose(ev, "metric", "tgt_lang", human="human", calibrated="metric_lgn", n_resamples=300)
+    d = diagnose(ev, "metric", "tgt_lang", human="human", calibrated="metric_lgn",
+                 procedure=DEFAULT_PROCEDURE.with_(n_resamples=300))
     comp = d.agreement.comparisons[0]
     assert comp.difference.ci_low > 0 and comp.permutation.p_value < 0.05
     assert d.validity.status == "holds"  # language_effect is 0: matched quality by construction

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.diagnostics import RECOMMENDED_LABELS, check_lgn_validity, choose_method, diagnose, validity_verdict
+from xleval.decision import DEFAULT_PROCEDURE, RECOMMENDED_LABELS, choose_method, diagnose
+from xleval.diagnostics import check_lgn_validity, validity_verdict
 
 
 def _table(offsets=(0.0, 0.0, 0.0), bias=(10.0, 0.0, -10.0), n_sys=5, n_seg=40, seed=0, parallel=False):
@@ -82,7 +83,7 @@ def test_advice_never_contradicts_the_verdict(offsets, human):
     column = None if human is None else "human"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # rows without a human score are counted in a warning
-        result = diagnose(df, "score", "lp", human=column, n_resamples=50)
+        result = diagnose(df, "score", "lp", human=column, procedure=DEFAULT_PROCEDURE.with_(n_resamples=50))
     advice = result.advice
     bad = result.verdict.status in ("violated", "uninformative")
     # a bad verdict never comes with plain LGN advice; anchored advice only with labels everywhere

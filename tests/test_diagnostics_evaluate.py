@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.diagnostics import evaluate_calibration
+from xleval.decision import EVALUATION_PROCEDURE, evaluate_calibration
 from xleval.exceptions import InputError
 
-FAST = dict(n_repeats=2, n_resamples=200, budgets=(10, 40))
+FAST = dict(procedure=EVALUATION_PROCEDURE.with_(n_repeats=2, n_resamples=200, budgets=(10, 40)))
 
 
 def _world(human_offsets, metric_bias, seed=0, n_sys=6, n_seg=60, noise=6.0):
@@ -69,11 +69,11 @@ def test_held_out_systems_never_see_their_own_labels():
 
 def test_seeded_and_negative_human_scale():
     df = _world(human_offsets=(-8, 0, 8), metric_bias=(6, 0, -6))
-    one = evaluate_calibration(df, "score", "human", "lp", random_state=5, **FAST).to_dict()
-    two = evaluate_calibration(df, "score", "human", "lp", random_state=5, **FAST).to_dict()
+    one = evaluate_calibration(df, "score", "human", "lp", procedure=FAST["procedure"].with_(random_state=5)).to_dict()
+    two = evaluate_calibration(df, "score", "human", "lp", procedure=FAST["procedure"].with_(random_state=5)).to_dict()
     assert one == two
     mqm_like = df.assign(human=-df["human"])  # higher = worse
-    ev = evaluate_calibration(mqm_like, "score", "human", "lp", random_state=5, **FAST)
+    ev = evaluate_calibration(mqm_like, "score", "human", "lp", procedure=FAST["procedure"].with_(random_state=5))
     assert ev.human_direction == -1 and ev.direction_source == "data"
     assert ev.variant("raw").accuracy.estimate == pytest.approx(one["variants"][0]["accuracy"]["estimate"])
     assert ev.variant("anchored").accuracy.estimate > 0.9
@@ -91,11 +91,12 @@ def test_bad_inputs():
     with pytest.raises(InputError, match=r"no column .model. \(the system column"):
         evaluate_calibration(df, "score", "human", "lp", system="model")
     with pytest.raises(InputError, match="budget"):
-        evaluate_calibration(df, "score", "human", "lp", budgets=(0,))
+        evaluate_calibration(df, "score", "human", "lp", procedure=EVALUATION_PROCEDURE.with_(budgets=(0,)))
     with pytest.raises(InputError, match="selections"):
-        evaluate_calibration(df, "score", "human", "lp", selections=("best",))
+        evaluate_calibration(df, "score", "human", "lp",
+                             procedure=EVALUATION_PROCEDURE.with_(selections=("best",)))
     with pytest.raises(InputError, match="folds"):
-        evaluate_calibration(df, "score", "human", "lp", n_folds=20)
+        evaluate_calibration(df, "score", "human", "lp", procedure=EVALUATION_PROCEDURE.with_(n_folds=20))
     with pytest.raises(InputError, match="no values"):
         evaluate_calibration(df.assign(human=np.nan), "score", "human", "lp")
     with pytest.raises(InputError, match="is not a number"):
@@ -114,8 +115,9 @@ def test_a_given_direction_the_labels_contradict_is_refused_but_one_label_per_gr
     ev = evaluate_calibration(mqm_like, "score", "human", "lp", human_higher_is_better=False, **FAST)
     assert ev.variant("anchored").accuracy.estimate > 0.9
     # one label per group gives no slope: `fit` refuses it, the evaluation's draws report it as a flat map
-    one = evaluate_calibration(df, "score", "human", "lp", n_repeats=1, n_resamples=100, budgets=(1,),
-                               selections=("random",))
+    one = evaluate_calibration(df, "score", "human", "lp",
+                               procedure=EVALUATION_PROCEDURE.with_(n_repeats=1, n_resamples=100, budgets=(1,),
+                                   selections=("random",)))
     assert any("no slope" in note for note in one.notes)
     with pytest.raises(InputError, match="one system"):
         evaluate_calibration(df[df.system == "sys0"], "score", "human", "lp")
@@ -134,8 +136,8 @@ def test_notes_name_groups_as_the_table_does():
                              "human": quality + rng.normal() if labelled else np.nan})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ev = evaluate_calibration(pd.DataFrame(rows), "score", "human", "lp", budgets=(5,), n_repeats=2,
-                                  n_resamples=50)
+        ev = evaluate_calibration(pd.DataFrame(rows), "score", "human", "lp",
+                                  procedure=EVALUATION_PROCEDURE.with_(budgets=(5,), n_repeats=2, n_resamples=50))
     small = [n for n in ev.notes if n.startswith("SmallGroupWarning")]
     assert small and all("en-xx-rare" in n for n in small)
     assert not any(re.search(r": (\d+, )*\d+ \(", n) for n in small)  # no list of bare codes

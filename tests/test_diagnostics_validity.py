@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xleval.decision import DEFAULT_PROCEDURE
 from xleval.diagnostics import DESIGN_ADVICE, check_lgn_validity
 from xleval.synthetic import simulate_mt_evaluation
 
@@ -122,13 +123,14 @@ def test_centred_within_groups_is_uninformative_but_near_zero_means_are_not():
 def test_wmt21_raw_da_standardised_per_pair_is_uninformative(wmt21_segments):
     import warnings
 
-    from xleval.diagnostics import diagnose
+    from xleval.decision import diagnose
 
     judged = wmt21_segments[(wmt21_segments.human_n > 0) & ~wmt21_segments.is_human].copy()
     judged["score"] = judged["hypothesis"].str.len().astype(float)
     judged["z"] = judged.groupby("lp")["human_raw"].transform(lambda s: (s - s.mean()) / s.std())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = diagnose(judged, "score", "lp", human="z", n_resamples=20)
+        result = diagnose(judged, "score", "lp", human="z",
+                          procedure=DEFAULT_PROCEDURE.with_(n_resamples=20))
     assert result.validity.status == result.validity_system.status == result.verdict.status == "uninformative"
     assert result.recommendation.method == "lgn" and result.recommendation.warn

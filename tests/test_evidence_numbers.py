@@ -89,7 +89,7 @@ def test_the_check_can_fail(study):
 def test_the_decisions_reference_curve_is_the_studys(study):
     """The advice quotes REFERENCE (labels to ask for, what they gave on WMT21): the study's raw-DA
     numbers for the default selection (random)."""
-    from xleval.diagnostics._decide import REFERENCE
+    from xleval.decision._decide import REFERENCE
 
     da = study["raw DA"]
     assert f"{REFERENCE['raw']:.3f}" == da["raw"] and f"{REFERENCE['lgn']:.3f}" == da["lgn"]

@@ -14,6 +14,7 @@ import pytest
 from xleval import EvalTable
 from xleval._base.grouping import group_index
 from xleval.calibration import LGN
+from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE
 from xleval.diagnostics import check_lgn_validity, compare_bias, diagnose_bias, human_agreement, system_table
 from xleval.leaderboard import leaderboard, system_scores
 from xleval.table import as_table
@@ -137,7 +138,8 @@ def test_the_streamed_bias_keeps_the_probe_apart_in_every_batch(tmp_path, chunk_
 
 
 def test_the_anchored_calibrator_and_fit_calibration(probe):
-    from xleval.calibration import AnchoredCalibrator, fit_calibration
+    from xleval.calibration import AnchoredCalibrator
+    from xleval.decision import fit_calibration
 
     frame, by = probe
     truth, human = _truth(frame, by), frame["human"].to_numpy()
@@ -152,16 +154,18 @@ def test_the_anchored_calibrator_and_fit_calibration(probe):
 
 def test_calibration_summary_selection_decision_and_evaluation(probe):
     from xleval.calibration import calibration_summary, select_for_annotation
-    from xleval.diagnostics import choose_method, evaluate_calibration
+    from xleval.decision import choose_method, evaluate_calibration
 
     frame, by = probe
     assert len(calibration_summary(frame["metric"], frame["metric"], frame[by]).groups) == 2
     chosen = select_for_annotation(frame, by, 5, score="metric")
     assert len(chosen) == 10  # 5 rows from each of the two groups
-    choice = choose_method(frame, "metric", by, human="human", n_resamples=20)
+    choice = choose_method(frame, "metric", by, human="human",
+                           procedure=DEFAULT_PROCEDURE.with_(n_resamples=20))
     assert sorted(choice.labels_per_group.values()) == [100, 100]
-    evaluation = evaluate_calibration(frame, "metric", "human", by, n_repeats=1, n_resamples=20, n_folds=2,
-                                      budgets=(5,), random_state=0)
+    evaluation = evaluate_calibration(frame, "metric", "human", by,
+                                      procedure=EVALUATION_PROCEDURE.with_(n_repeats=1, n_resamples=20, n_folds=2,
+                                          budgets=(5,),random_state=0))
     assert evaluation.to_dict()["n_groups"] == 2
 
 
@@ -174,10 +178,10 @@ def test_the_report_keeps_one_and_text_one_apart():
 
 
 def test_diagnose_the_front_door(probe):
-    from xleval.diagnostics import diagnose
+    from xleval.decision import diagnose
 
     frame, by = probe
-    result = diagnose(frame, "metric", by, human="human", n_resamples=20)
+    result = diagnose(frame, "metric", by, human="human", procedure=DEFAULT_PROCEDURE.with_(n_resamples=20))
     assert result.bias.groups["n"].tolist() == [100, 100]
     assert len(result.validity.groups) == 2 and len(result.agreement.scores["metric"].segment_within) == 2
     assert sorted(result.recommendation.labels_per_group.values()) == [100, 100]

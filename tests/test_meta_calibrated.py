@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.diagnostics import decide_across_metrics, evaluate_calibration
+from xleval.decision import EVALUATION_PROCEDURE, decide_across_metrics, evaluate_calibration
 from xleval.exceptions import InputError
 from xleval.meta import meta_calibrations, meta_evaluate, parse_calibrations
 
@@ -42,9 +42,10 @@ def test_variants_are_calibrate_evaluates_numbers(result):
     df, res = result
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ev = evaluate_calibration(df[["lp", "system", "offset", "human"]], "offset", "human", "lp", system="system",
-                                  budgets=[20], budget=20, selections=("random",), n_folds=2, n_repeats=1,
-                                  random_state=1, human_scale="raw")
+        ev = evaluate_calibration(df[["lp", "system", "offset", "human"]], "offset", "human", "lp",
+                                  system="system", budget=20, human_scale="raw",
+                                  procedure=EVALUATION_PROCEDURE.with_(budgets=[20], selections=("random",),
+                                      n_folds=2,n_repeats=1, random_state=1))
     want = {v.name: v.accuracy.estimate for v in ev.variants}
     got = {v.calibration: v.accuracy.estimate for v in res.variants if v.metric == "offset"}
     assert got == {"raw": want["raw"], "lgn": want["lgn"], "anchored@20": want["anchored@20 random"]}

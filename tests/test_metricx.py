@@ -279,7 +279,7 @@ def test_anchored_calibration_reads_the_direction_from_the_signature():
     the best human scores (lowest errors) first in each group, raw and calibrated."""
     import warnings
 
-    from xleval.calibration import fit_calibration
+    from xleval.decision import fit_calibration
     from xleval.leaderboard import leaderboard
     from xleval.table import EvalTable
 

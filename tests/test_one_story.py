@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from xleval.calibration import select_for_annotation
-from xleval.diagnostics import MARGIN, METHOD_NAMES, evaluate_calibration
+from xleval.decision import MARGIN, METHOD_NAMES, evaluate_calibration
 from xleval.metrics import score_frame
 from xleval.report import analyze_mt, build_mt_report, render_json
 
@@ -45,7 +45,7 @@ def analysis(sparse):
 
 def test_the_report_tells_one_story(analysis):
     rec = analysis.recommendation
-    decision = rec.choice
+    decision = rec
     name = METHOD_NAMES[decision.method]
     assert rec.method == decision.method
     # what is applied is what is recommended (or, when the raw scores win, the calibration the decision names)
@@ -71,7 +71,7 @@ def test_evaluate_and_the_report_print_the_same_numbers(sparse, analysis):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         evaluation = evaluate_calibration(sparse, "chrf", "human", "lp", system="system")
-    report_decision = analysis.recommendation.choice
+    report_decision = analysis.recommendation
     assert evaluation.decision.method == report_decision.method
     assert evaluation.decision.accuracy == report_decision.accuracy
     assert evaluation.decision.paragraph.split(" With K labels")[0] == report_decision.paragraph.split(" With K")[0]

@@ -11,6 +11,7 @@ import rich.progress
 from test_intrinsic_confounds import _synthetic
 from xleval.audit import simulate_audit_data
 from xleval.cli import _common
+from xleval.decision import DEFAULT_PROCEDURE
 
 RECORDED: list[list[tuple[float, float | None]]] = []
 
@@ -114,12 +115,14 @@ def test_no_bar_and_no_stderr_when_not_a_terminal(cli, tmp_path, monkeypatch, na
 
 def test_the_library_counts_its_steps_without_a_terminal():
     """The callback protocol on its own: the total first, then one unit per step."""
-    from xleval.diagnostics import diagnose
+    from xleval.decision import diagnose
 
     rng = np.random.default_rng(3)
     df = pd.DataFrame({"lp": np.repeat(["en-de", "en-fr"], 40), "system": np.tile(["a", "b"], 40),
                        "m": rng.normal(size=80), "human": rng.normal(size=80)})
     calls = []
-    diagnose(df, "m", "lp", human="human", n_resamples=20, progress=lambda units=1, *, total=None:
-             calls.append((units, total)))
+    diagnose(df, "m", "lp", human="human",
+             progress=lambda units=1, *, total=None:
+             calls.append((units, total)),
+             procedure=DEFAULT_PROCEDURE.with_(n_resamples=20))
     assert calls == [(0, 4), (1, None), (1, None), (1, None), (1, None)]

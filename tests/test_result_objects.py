@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from xleval._base.result import Result
+from xleval.decision import EVALUATION_PROCEDURE
 
 MODULES = ("xleval.stats", "xleval.diagnostics", "xleval.fairness", "xleval.audit", "xleval.intrinsic",
            "xleval.leaderboard", "xleval.calibration", "xleval.report", "xleval.scale", "xleval.metrics",
@@ -59,7 +60,18 @@ def _lm_frame() -> pd.DataFrame:
 
 def build(tmp_path) -> list[Result]:
     """One of each top-level result, from small seeded inputs through the public functions."""
-    from xleval import audit, calibration, diagnostics, fairness, intrinsic, leaderboard, metrics, report, scale, stats
+    from xleval import (
+        audit,
+        calibration,
+        decision,
+        fairness,
+        intrinsic,
+        leaderboard,
+        metrics,
+        report,
+        scale,
+        stats,
+    )
     from xleval.calibration import LGN, calibration_summary
     from xleval.demo import run_demo
 
@@ -98,13 +110,14 @@ def build(tmp_path) -> list[Result]:
     out += [analysis, report.build_mt_report(analysis),
             leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system", n_resamples=50, random_state=0),
             calibration_summary(table["metric"], table["metric"] * 2, table["tgt_lang"]),
-            calibration.fit_calibration(table, "lgn", score="metric", by="tgt_lang"),
+            decision.fit_calibration(table, "lgn", score="metric", by="tgt_lang"),
             calibration.cell_uncertainty(calibration.AnchoredCalibrator(by="tgt_lang", score="metric").fit(table)),
             calibration.plan_labels(table.assign(some=table["human"].where(table.index % 4 == 0)), "tgt_lang", 200,
                                     score="metric", human="some", random_state=0),
-            diagnostics.evaluate_calibration(table, "metric", "human", "tgt_lang", n_repeats=2, n_resamples=50,
-                                             n_folds=3, budgets=(5,), random_state=0),
-            diagnostics.AdviceAction("select", "metric", ("lp",), budget=10),
+            decision.evaluate_calibration(table, "metric", "human", "tgt_lang",
+                                             procedure=EVALUATION_PROCEDURE.with_(n_repeats=2, n_resamples=50,
+                                                 n_folds=3,budgets=(5,), random_state=0)),
+            decision.AdviceAction("select", "metric", ("lp",), budget=10),
             run_demo(seed=0)]
     path = tmp_path / "scored.tsv"
     table.to_csv(path, sep="\t", index=False)

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from xleval._base.seeding import child_seeds, make_rng, resolve_seed
+from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE, RECOMMEND_PROCEDURE
 from xleval.exceptions import InputError
 
 PACKAGES = ("stats", "diagnostics", "fairness", "audit", "intrinsic", "calibration", "leaderboard")
@@ -113,18 +114,19 @@ CALLS = {
         _SUMS, lambda s: s[..., 0] / s[..., 1], random_state=rs),
     "stratified_resample_counts": lambda rs: __import__("xleval.stats").stats.stratified_resample_counts(
         _G, 10, random_state=rs),
-    "diagnose": lambda rs: __import__("xleval.diagnostics").diagnostics.diagnose(
-        _mt_table(), "metric", "tgt_lang", human="human", random_state=rs),
-    "choose_method": lambda rs: __import__("xleval.diagnostics").diagnostics.choose_method(
-        _mt_table(), "metric", "tgt_lang", human="human", random_state=rs),
-    "decide_calibration": lambda rs: __import__("xleval.diagnostics").diagnostics.decide_calibration(
-        _mt_table(), "metric", "tgt_lang", human="human", random_state=rs),
+    "diagnose": lambda rs: __import__("xleval.decision").decision.diagnose(
+        _mt_table(), "metric", "tgt_lang", human="human", procedure=DEFAULT_PROCEDURE.with_(random_state=rs)),
+    "choose_method": lambda rs: __import__("xleval.decision").decision.choose_method(
+        _mt_table(), "metric", "tgt_lang", human="human", procedure=DEFAULT_PROCEDURE.with_(random_state=rs)),
+    "decide_calibration": lambda rs: __import__("xleval.decision").decision.decide_calibration(
+        _mt_table(), "metric", "tgt_lang", human="human", procedure=DEFAULT_PROCEDURE.with_(random_state=rs)),
     "diagnose_bias": lambda rs: __import__("xleval.diagnostics").diagnostics.diagnose_bias(
         _mt_table(), "metric", "tgt_lang", random_state=rs),
     "human_agreement": lambda rs: __import__("xleval.diagnostics").diagnostics.human_agreement(
         _mt_table(), "metric", "human", "tgt_lang", random_state=rs),
-    "evaluate_calibration": lambda rs: __import__("xleval.diagnostics").diagnostics.evaluate_calibration(
-        _mt_table(), "metric", "human", "tgt_lang", budgets=(4,), random_state=rs),
+    "evaluate_calibration": lambda rs: __import__("xleval.decision").decision.evaluate_calibration(
+        _mt_table(), "metric", "human", "tgt_lang",
+        procedure=EVALUATION_PROCEDURE.with_(budgets=(4,), random_state=rs)),
     "fairness_gaps": lambda rs: __import__("xleval.fairness").fairness.fairness_gaps(
         _fairness_table(), "acc", "lang", random_state=rs),
     "audit": lambda rs: __import__("xleval.audit").audit.audit(
@@ -154,9 +156,8 @@ CALLS = {
         _mt_table(), "metric", "tgt_lang", random_state=rs),
     "system_scores": lambda rs: __import__("xleval.leaderboard").leaderboard.system_scores(
         _mt_table(), "metric", "tgt_lang", random_state=rs),
-    "recommend_calibration": lambda rs: __import__("xleval.leaderboard").leaderboard.recommend_calibration(
-        _mt_table(), "metric", "tgt_lang", human="human", random_state=rs),
-    # meta-stats (issue 24)
+    "recommend_calibration": lambda rs: __import__("xleval.decision").decision.recommend_calibration(
+        _mt_table(), "metric", "tgt_lang", human="human", procedure=RECOMMEND_PROCEDURE.with_(random_state=rs)),
     "soft_pairwise_accuracy": lambda rs: __import__("xleval.stats").stats.soft_pairwise_accuracy(
         _X.reshape(3, 4), _Y.reshape(3, 4), n_resamples=20, random_state=rs),
     "pairwise_permutation_pvalues": lambda rs: __import__("xleval.stats").stats.pairwise_permutation_pvalues(
@@ -170,7 +171,9 @@ CALLS = {
 
 
 # procedures that pass random_state on through **kwargs (not seen in their signature)
-THROUGH_KWARGS = {"paired_bootstrap"}
+# take their seed through a Procedure (xleval.decision.Procedure.random_state)
+THROUGH_KWARGS = {"paired_bootstrap", "diagnose", "choose_method", "decide_calibration", "evaluate_calibration",
+                  "recommend_calibration"}
 
 
 def _procedures() -> list[str]:
@@ -236,7 +239,7 @@ DRAWS_ALLOWED = {
     "audit/_simulate.py": "simulated benchmarks (the data, not a resample of it)",
     "calibration/_select.py": "which rows to send for annotation (a sampling design)",
     "calibration/_plan.py": "which rows to send for annotation (a sampling design)",
-    "diagnostics/_evaluate.py": "cross-validation folds (the resamples come from stats.stratified_resample_counts)",
+    "decision/_compare.py": "cross-validation folds (the resamples come from stats.stratified_resample_counts)",
     "leaderboard/_board.py": "one seed per group, drawn from the resolved generator",
     "_base/seeding.py": "the one seed resolver",
 }

@@ -8,6 +8,7 @@ import pytest
 
 import xleval
 from xleval.cli import main
+from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE, RECOMMEND_PROCEDURE
 from xleval.exceptions import ArgumentTypeError, InputError
 from xleval.table import EvalTable, as_table, numeric_column, require_columns
 
@@ -141,6 +142,7 @@ def test_a_calibrator_fitted_on_a_table_records_its_signature(frame):
 def _entry_points(frame):
     """(name, from the table, from the frame and column names): every MT-path entry point."""
     from xleval import calibration as c
+    from xleval import decision as dc
     from xleval import diagnostics as d
     from xleval import leaderboard as lb
     from xleval.report import analyze_mt
@@ -149,8 +151,9 @@ def _entry_points(frame):
         return c.apply_calibrator(c.LGN(by="lp", score="metric").fit(data), data)["metric_lgn"]
 
     return [
-        ("diagnose", lambda t: d.diagnose(t, n_resamples=20),
-         lambda f: d.diagnose(f, "metric", "lp", human="human", n_resamples=20)),
+        ("diagnose", lambda t: dc.diagnose(t, procedure=DEFAULT_PROCEDURE.with_(n_resamples=20)),
+         lambda f: dc.diagnose(f, "metric", "lp", human="human",
+                              procedure=DEFAULT_PROCEDURE.with_(n_resamples=20))),
         ("diagnose_bias", lambda t: d.diagnose_bias(t, n_resamples=20),
          lambda f: d.diagnose_bias(f, "metric", "lp", n_resamples=20)),
         ("check_lgn_validity", lambda t: d.check_lgn_validity(t, system="system"),
@@ -159,22 +162,28 @@ def _entry_points(frame):
          lambda f: d.human_agreement(f, "metric", "human", "lp", n_resamples=20)),
         ("system_table", lambda t: d.system_table(t, ["metric"]),
          lambda f: d.system_table(f, ["metric"], "lp", "system")),
-        ("choose_method", lambda t: d.choose_method(t, n_resamples=20),
-         lambda f: d.choose_method(f, "metric", "lp", human="human", n_resamples=20)),
-        ("evaluate_calibration", lambda t: d.evaluate_calibration(t, n_repeats=1, n_folds=2, budgets=(5,),
-                                                                  n_resamples=20),
-         lambda f: d.evaluate_calibration(f, "metric", "human", "lp", n_repeats=1, n_folds=2, budgets=(5,),
-                                          n_resamples=20)),
+        ("choose_method", lambda t: dc.choose_method(t, procedure=DEFAULT_PROCEDURE.with_(n_resamples=20)),
+         lambda f: dc.choose_method(f, "metric", "lp", human="human",
+                                   procedure=DEFAULT_PROCEDURE.with_(n_resamples=20))),
+        ("evaluate_calibration", lambda t: dc.evaluate_calibration(t,
+                                                                  procedure=EVALUATION_PROCEDURE.with_(n_repeats=1,
+                                                                      n_folds=2,budgets=(5,), n_resamples=20)),
+         lambda f: dc.evaluate_calibration(f, "metric", "human", "lp",
+                                          procedure=EVALUATION_PROCEDURE.with_(n_repeats=1, n_folds=2, budgets=(5,),
+                                              n_resamples=20))),
         ("select_for_annotation", lambda t: c.select_for_annotation(t, None, 5),
          lambda f: c.select_for_annotation(f, "lp", 5, score="metric")),
-        ("recommend_calibration", lambda t: lb.recommend_calibration(t, n_resamples=20, n_repeats=1),
-         lambda f: lb.recommend_calibration(f, "metric", "lp", human="human", n_resamples=20, n_repeats=1)),
+        ("recommend_calibration", lambda t: dc.recommend_calibration(t,
+                                                                     procedure=RECOMMEND_PROCEDURE.with_(n_resamples=20,
+                                                                         n_repeats=1)),
+         lambda f: dc.recommend_calibration(f, "metric", "lp", human="human",
+                                            procedure=RECOMMEND_PROCEDURE.with_(n_resamples=20, n_repeats=1))),
         ("leaderboard", lambda t: lb.leaderboard(t, method="lgn", n_resamples=20),
          lambda f: lb.leaderboard(f, "metric", "lp", human="human", method="lgn", n_resamples=20)),
         ("analyze_mt", lambda t: analyze_mt(t, method="lgn", n_resamples=20).board,
          lambda f: analyze_mt(f, "metric", by="lp", human="human", method="lgn", n_resamples=20).board),
-        ("fit_calibration", lambda t: c.fit_calibration(t, "anchored").model.transform(frame),
-         lambda f: c.fit_calibration(f, "anchored", score="metric", by="lp", human="human").model.transform(f)),
+        ("fit_calibration", lambda t: dc.fit_calibration(t, "anchored").model.transform(frame),
+         lambda f: dc.fit_calibration(f, "anchored", score="metric", by="lp", human="human").model.transform(f)),
         ("apply_calibrator", lgn_column, lgn_column),
     ]
 

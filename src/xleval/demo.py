@@ -7,7 +7,7 @@ Steps (each a function, so later stages — diagnostics, the HTML report — plu
 3. every (system, language) gets its mean raw and calibrated score; both are compared with the
    true quality across languages (Kendall tau-b and the share of cross-language pairs ordered
    as the truth orders them);
-4. :func:`xleval.diagnostics.diagnose` runs on the evaluation split (bias before/after, agreement
+4. :func:`xleval.decision.diagnose` runs on the evaluation split (bias before/after, agreement
    with the simulated human scores, validity check) and is kept in ``DemoResult.diagnosis``;
 5. the report (``report.html``) leads with the ranking against the truth, then the verdict
    (recommended calibration and why, cross-validated agreement) and the leaderboard; its summary
@@ -27,7 +27,7 @@ from scipy import stats as _sps
 from ._base.jsonable import to_jsonable
 from ._base.result import Result
 from .calibration import LGN, CalibrationSummary, calibration_summary
-from .diagnostics import Diagnosis, diagnose
+from .decision import DEFAULT_PROCEDURE, Diagnosis, diagnose
 from .io import write_table, write_text
 from .synthetic import SyntheticEval, simulate_mt_evaluation
 
@@ -43,7 +43,7 @@ class DemoResult(Result):
     agreement: dict
     verification: CalibrationSummary
     files: dict = field(default_factory=dict)
-    diagnosis: Diagnosis | None = None  # xleval.diagnostics.diagnose of the evaluation split (raw vs metric_lgn)
+    diagnosis: Diagnosis | None = None  # xleval.decision.diagnose of the evaluation split (raw vs metric_lgn)
     report_summary: dict | None = None  # the report's verdict (recommendation, reasons, agreement)
     board: Any = None  # the report's Leaderboard (xleval.leaderboard), best first
 
@@ -93,7 +93,8 @@ def run_demo(out_dir: str | Path | None = None, *, seed: int = 0,
         "human": ranking_agreement(cells["human"].to_numpy(), truth, groups),
     }
     verification = calibration_summary(ev["metric"], ev["metric_lgn"], ev["tgt_lang"])
-    diagnosis = diagnose(ev, "metric", "tgt_lang", human="human", calibrated="metric_lgn", random_state=seed)
+    diagnosis = diagnose(ev, "metric", "tgt_lang", human="human", calibrated="metric_lgn",
+                         procedure=DEFAULT_PROCEDURE.with_(random_state=seed))
     files: dict[str, str] = {}
     if out_dir is not None:
         out = Path(out_dir)

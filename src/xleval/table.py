@@ -32,25 +32,50 @@ from ._base.grouping import GroupIndex, group_index
 from .exceptions import ArgumentTypeError, InputError
 
 __all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "check_labels_finite",
-           "warn_contradicting_labels", "LANGUAGE_COLUMNS", "default_by", "DEFAULT_BY"]
+           "warn_contradicting_labels", "LANGUAGE_COLUMNS", "default_by", "DEFAULT_BY", "DefaultGrouping"]
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
 LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
 
-#: the grouping used when none is given, everywhere (library and CLI): spelled as ``--help`` shows it
-DEFAULT_BY = "lp if present, else tgt_lang"
+class DefaultGrouping:
+    """The grouping used when none is given, everywhere (library and CLI): ``lp`` when the table has a
+    column ``lp`` (language pairs keep to-English data apart, where every row has ``tgt_lang`` en), else
+    ``tgt_lang``. One value (:data:`DEFAULT_BY`), compared by identity and resolved on a table's columns
+    with :meth:`resolve`; ``str()`` spells it as ``--help`` shows it."""
+
+    _instance: DefaultGrouping | None = None
+
+    def __new__(cls) -> DefaultGrouping:  # one value: `by is DEFAULT_BY` is the test
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def resolve(self, columns: Iterable[Any]) -> str:
+        """The grouping column for a table with these (canonical) column names."""
+        return "lp" if "lp" in set(columns) else "tgt_lang"
+
+    def __str__(self) -> str:
+        return "lp if present, else tgt_lang"
+
+    def __repr__(self) -> str:
+        return "DEFAULT_BY"
+
+    def __reduce__(self) -> str:  # pickles (Dask) as the one value
+        return "DEFAULT_BY"
+
+
+#: the grouping used when none is given (:class:`DefaultGrouping`)
+DEFAULT_BY = DefaultGrouping()
 
 
 def default_by(columns: Iterable[Any]) -> str:
-    """The grouping of a table when none is given (:data:`DEFAULT_BY`): ``lp`` when the table has a
-    column ``lp`` (language pairs keep to-English data apart, where every row has ``tgt_lang`` en),
-    else ``tgt_lang``. ``columns``: the table's (canonical) column names, e.g. its header."""
-    return "lp" if "lp" in set(columns) else "tgt_lang"
+    """The grouping of a table when none is given (:data:`DEFAULT_BY`) on a table with these column names."""
+    return DEFAULT_BY.resolve(columns)
 
 
-def _given_default(default: str | Sequence[str] | None, columns: Iterable[Any]) -> str | Sequence[str] | None:
-    """``default`` as given, :data:`DEFAULT_BY` read on ``columns``."""
-    return default_by(columns) if isinstance(default, str) and default == DEFAULT_BY else default
+def _given_default(default: Any, columns: Iterable[Any]) -> str | Sequence[str] | None:
+    """``default`` as given, :data:`DEFAULT_BY` resolved on ``columns``."""
+    return default_by(columns) if default is DEFAULT_BY else default
 
 
 #: the column roles a table knows, in the order they are listed
@@ -210,7 +235,7 @@ class EvalTable:
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_frame(cls, data: pd.DataFrame, *, score: str | Sequence[str] | None = None,
-                   by: str | Sequence[str] | None = "tgt_lang", human: str | None = None, system: str | None = None,
+                   by: Any = DEFAULT_BY, human: str | None = None, system: str | None = None,
                    segment: str | None = None, document: str | None = None,
                    columns: Mapping[str, str] | None = None, signatures: Mapping[str, str] | None = None,
                    source: str | os.PathLike = "data", normalize_languages: bool = True) -> EvalTable:
@@ -234,6 +259,7 @@ class EvalTable:
             check_header(frame.columns, dict(columns), (), source)
             frame = frame.rename(columns=dict(columns))
             signatures = renamed_signatures(signatures, columns)  # a signature travels with its file column
+        by = _given_default(by, frame.columns)  # DEFAULT_BY: lp if present, else tgt_lang
         scores, by_cols = _columns(score, "score"), _columns(by, "by")
         one = {"human": _one(human, "human"), "system": _one(system, "system"), "segment": _one(segment, "segment"),
                "document": _one(document, "document")}
@@ -351,7 +377,7 @@ class EvalTable:
         return self.index([self.system])
 
 
-def as_table(data: EvalTable | pd.DataFrame, *, default_by: str | Sequence[str] | None = None,
+def as_table(data: EvalTable | pd.DataFrame, *, default_by: str | Sequence[str] | DefaultGrouping | None = None,
              **roles: Any) -> EvalTable:
     """``data`` as an :class:`EvalTable`: a table is returned with the roles given here applied
     (when they differ), a frame becomes a table with these roles. A frame passed to a function keeps
@@ -371,7 +397,7 @@ def as_table(data: EvalTable | pd.DataFrame, *, default_by: str | Sequence[str] 
 
 def resolve_roles(data: EvalTable | pd.DataFrame, *, score: str | None = None,
                   by: str | Sequence[str] | None = None, human: str | None = None, system: str | None = "system",
-                  default_by: str | Sequence[str] = DEFAULT_BY) -> tuple[pd.DataFrame, dict[str, Any]]:
+                  default_by: Any = DEFAULT_BY) -> tuple[pd.DataFrame, dict[str, Any]]:
     """For functions written on a frame and column names: ``data`` as a frame and its roles (``score``,
     ``by`` as a name or a list of names, ``human``, ``system``), each the argument given, else the
     table's, else the default. ``system`` keeps the functions' convention: ``"system"`` (the default)

@@ -1,5 +1,7 @@
 """Calibration of metric scores across languages: mergeable group statistics, LGN, anchored calibration
-(sparse human labels), selection of rows to annotate, and applying any saved calibrator to a table."""
+(sparse human labels), selection of rows to annotate, and applying any saved calibrator to a table.
+
+The estimators only: which one to use for a table is model selection, in :mod:`xleval.decision`."""
 from ._anchored import AnchoredCalibrator
 from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._apply import apply_calibrator, load_calibrator, output_column, output_metadata, row_interval_target
@@ -10,12 +12,11 @@ from ._fit import (
     LGN_STATISTICS,
     PLAIN_LGN,
     UNSEEN_CHOICES,
-    FittedCalibration,
     build_anchored,
     build_lgn,
     choose_min_count,
     default_method,
-    fit_calibration,
+    fit_method,
 )
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
@@ -33,6 +34,6 @@ __all__ = [
     "select_for_annotation", "select_rows", "SELECTIONS", "plan_labels", "LabelPlan", "ROW_CHOICES",
     "apply_calibrator", "load_calibrator", "output_column", "output_metadata", "row_interval_target",
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",
-    "fit_calibration", "FittedCalibration", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",
+    "fit_method", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",
     "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method",
 ]

@@ -48,7 +48,6 @@ import copy
 import math
 import os
 import warnings
-from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -65,7 +64,7 @@ from ..exceptions import (
     SmallGroupWarning,
     UnseenGroupWarning,
 )
-from ..table import numeric_column, require_columns, warn_contradicting_labels
+from ..table import DEFAULT_BY, numeric_column, require_columns, warn_contradicting_labels
 from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._lgn import refuse_groups_beside_columns
 from ._params import ParamsMixin
@@ -121,7 +120,7 @@ class AnchoredCalibrator(ParamsMixin):
     kind = "anchored"  # the calibrated column is <score>_anchored
     signature_: str | None = None  # the metric signature of the fitted scores (None: unknown or unfitted)
 
-    def __init__(self, by: str | Sequence[str] = "tgt_lang", score: str = "score", human: str = "human",
+    def __init__(self, by: Any = DEFAULT_BY, score: str = "score", human: str = "human",
                  system: str | None = "system", shrinkage: str = "auto", human_higher_is_better: bool | None = None,
                  score_higher_is_better: bool = True, fallback: str = "pooled", between_shrinkage: str = "james-stein",
                  human_range: tuple[float, float] | None = None):
@@ -163,7 +162,7 @@ class AnchoredCalibrator(ParamsMixin):
                              argument="human", value=self.human)
         x, labels, h, sys_codes = self._inputs(X, groups, human, systems, need_human=True)
         codes, keys = labels
-        self.by_ = [self.by] if isinstance(self.by, str) else list(self.by)
+        self.by_ = self._resolve_by(X)
         self.format_version_ = FORMAT_VERSION
         notes: list[str] = []
         finite = np.isfinite(x)
@@ -207,7 +206,7 @@ class AnchoredCalibrator(ParamsMixin):
             raise InputError("human_higher_is_better must be True, False or None; score_higher_is_better True or False")
 
     def _inputs(self, X, groups, human, systems, need_human: bool):
-        by = [self.by] if isinstance(self.by, str) else list(self.by)
+        by = self._resolve_by(X) if not hasattr(self, "by_") or need_human else list(self.by_)
         X = self._table_frame(X)
         if isinstance(X, pd.DataFrame):
             require_columns(X, [self.score], argument="score")  # the one column check: names the argument
@@ -559,7 +558,7 @@ class AnchoredCalibrator(ParamsMixin):
     def to_dict(self) -> dict:
         self._check_fitted()
         params = self.get_params()
-        params["by"] = self.by if isinstance(self.by, str) else list(self.by)
+        params["by"] = self.by_[0] if len(self.by_) == 1 else list(self.by_)  # the default resolved
         version = getattr(self, "format_version_", FORMAT_VERSION)  # a loaded format-2 model saves as it was read
         if version == 2:
             params = {k: v for k, v in params.items() if k not in ("between_shrinkage", "human_range")}

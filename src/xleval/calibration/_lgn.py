@@ -23,6 +23,7 @@ import numbers
 import os
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,7 @@ from ..exceptions import (
     SmallGroupWarning,
     UnseenGroupWarning,
 )
+from ..table import DEFAULT_BY
 from ._estimates import METHODS, group_params, pooled_params
 from ._groupstats import GroupStats, QuantileSketch
 from ._interval import bootstrap_bounds, delta_halfwidth
@@ -70,7 +72,8 @@ class LGN(ParamsMixin):
     Parameters
     ----------
     by : str or list of str
-        Grouping columns: ``"tgt_lang"`` (default), ``"lp"`` or any column list.
+        Grouping columns: ``"lp"``, ``"tgt_lang"`` or any column list; default
+        :data:`xleval.table.DEFAULT_BY` (``lp`` if the table has it, else ``tgt_lang``).
     method : {"zscore", "robust", "quantile"}
     target : (mean, std)
         Shared scale of the calibrated scores, e.g. ``(80, 10)``; default ``(0, 1)``.
@@ -106,7 +109,7 @@ class LGN(ParamsMixin):
     n_batches_: int
     _batches_: collections.deque[dict[str, GroupStats]] | None
 
-    def __init__(self, by: str | Sequence[str] = "tgt_lang", method: str = "zscore",
+    def __init__(self, by: Any = DEFAULT_BY, method: str = "zscore",
                  target: tuple[float, float] = (0.0, 1.0), min_count: int = 50, sigma_floor: float = 1e-9,
                  fallback: Sequence[str] | str = "default", decay: float | None = None,
                  window: int | None = None, score: str = "score", sketch_capacity: int = 20000):
@@ -128,7 +131,7 @@ class LGN(ParamsMixin):
         ``groups`` (array, Series or DataFrame). ``y`` is ignored (scikit-learn's signature; the groups
         come from the ``by`` columns, never from ``y``)."""
         with self._all_or_nothing():
-            self._reset()
+            self._reset(X)
             self._update(X, groups, signature)
             self._refresh_params(warn=True, strict=True)
         return self
@@ -148,8 +151,8 @@ class LGN(ParamsMixin):
         if self.decay is not None or self.window is not None:
             raise InputError("fit_from merges independent parts; decay/window depend on the order of batches")
         with self._all_or_nothing():
-            self._reset()
             fitted = [p for p in parts if getattr(p, "n_batches_", 0) > 0]
+            self._reset(by=fitted[0].by_ if fitted else None)
             for part in fitted:
                 if part.get_params() != self.get_params():
                     raise InputError("fit_from: every part must have this estimator's parameters")
@@ -173,7 +176,7 @@ class LGN(ParamsMixin):
         self._validate_params()
         signature = self._table_signature(X, signature)
         if not hasattr(self, "levels_"):
-            self._reset()
+            self._reset(X)
         self.signature_ = merge_signatures(self.signature_, signature)
         scores, frame = self._scores_and_groups(X, groups)
         batch = self._batch_stats(scores, frame)
@@ -190,9 +193,10 @@ class LGN(ParamsMixin):
             self.stats_ = batch if self.n_batches_ == 0 else self._merged(self.stats_, batch)
         self.n_batches_ += 1
 
-    def _reset(self) -> None:
+    def _reset(self, X: Any = None, by: list[str] | None = None) -> None:
+        """Fresh learned state; the grouping from ``by`` (fit_from: the parts'), else resolved on ``X``."""
         self._validate_params()
-        self.by_ = [self.by] if isinstance(self.by, str) else list(self.by)
+        self.by_ = list(by) if by is not None else self._resolve_by(X)
         self.fallback_ = fallback_chain(self.by_, self.fallback)
         self.levels_ = fitted_levels(self.fallback_)
         self.stats_ = {lv: GroupStats.empty(with_sketch=self.method != "zscore") for lv in self.levels_}
@@ -488,7 +492,7 @@ class LGN(ParamsMixin):
         self._check_fitted()
         params = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.get_params().items()}
         params["fallback"] = self.fallback if isinstance(self.fallback, str) else list(self.fallback)
-        params["by"] = self.by if isinstance(self.by, str) else list(self.by)
+        params["by"] = self.by_[0] if len(self.by_) == 1 else list(self.by_)  # the default resolved
         return {
             "format": FORMAT, "format_version": FORMAT_VERSION, "xleval_version": __version__,
             "params": params, "signature": self.signature_, "n_batches": self.n_batches_,

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError, NotFittedError
+from ..table import DEFAULT_BY
 
 __all__ = ["ParamsMixin"]
 
@@ -39,8 +40,25 @@ class ParamsMixin:
         def _check_fitted(self) -> None: ...
 
     def group_columns(self) -> list[str]:
-        """The columns the calibrator groups by (fitted: as fitted; else as its ``by`` names them)."""
+        """The columns the calibrator groups by (fitted: as fitted; else as its ``by`` names them; the
+        default grouping, unfitted: ``tgt_lang``, what it resolves to on a table without ``lp``)."""
         by = getattr(self, "by_", None) or self.by
+        if by is DEFAULT_BY:
+            by = DEFAULT_BY.resolve(())
+        return [by] if isinstance(by, str) else list(by)
+
+    def _resolve_by(self, X: Any) -> list[str]:
+        """The grouping columns a fit on ``X`` uses: ``by`` as given; the default (:data:`DEFAULT_BY`)
+        is an EvalTable's own grouping, else ``lp`` if the frame has it, else ``tgt_lang`` -- the one
+        default of the library and the command line."""
+        from ..table import EvalTable
+
+        by = self.by
+        if by is DEFAULT_BY:
+            if isinstance(X, EvalTable) and X.by:
+                return list(X.by)
+            columns = X.frame.columns if isinstance(X, EvalTable) else X.columns if isinstance(X, pd.DataFrame) else ()
+            by = DEFAULT_BY.resolve(columns)
         return [by] if isinstance(by, str) else list(by)
 
     def _table_frame(self, X: Any) -> Any:
@@ -51,7 +69,7 @@ class ParamsMixin:
 
         if not isinstance(X, EvalTable):
             return X
-        by = [self.by] if isinstance(self.by, str) else list(self.by)
+        by = self._resolve_by(X)
         if X.by and list(X.by) != by:
             raise InputError(f"the table groups by {list(X.by)}, this {type(self).__name__} by {by}: build the "
                              f"table with by={by!r} or the calibrator with by={list(X.by)!r}", argument="by",

@@ -1,6 +1,6 @@
 """Complete command lines for advice: what the library cannot know about the user's invocation.
 
-The library's decisions carry what they advise as facts (:class:`xleval.diagnostics.AdviceAction`:
+The library's decisions carry what they advise as facts (:class:`xleval.decision.AdviceAction`:
 label K rows per group, fit the anchored calibrator); the command line writes each as the ``xleval``
 command that does it. Only the command line knows the table's path and the ``--col`` mapping it was
 read with: a :class:`CommandContext` carries those two, so the printed command runs as written;
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._base.result import Result
-from ..diagnostics import AdviceAction
+from ..decision import AdviceAction
 
 __all__ = ["CommandContext", "SELECT_OUTPUT", "FIT_OUTPUT"]
 

@@ -1,7 +1,7 @@
 """``xleval calibrate fit|apply|show``: fit an LGN or anchored calibrator (or let the decision flow choose,
 ``--method auto``), apply it, inspect it. ``select`` and ``evaluate`` live in modules of their own
 (:mod:`.calibrate_select`, :mod:`.calibrate_evaluate`) on the same group. What is fitted, and how, is
-decided by :func:`xleval.calibration.fit_calibration`; this module parses, calls and renders."""
+decided by :func:`xleval.decision.fit_calibration`; this module parses, calls and renders."""
 from __future__ import annotations
 
 import copy
@@ -20,7 +20,6 @@ from ..calibration import (
     build_lgn,
     calibration_summary,
     default_method,
-    fit_calibration,
     load_calibrator,
     output_column,
     output_metadata,
@@ -29,6 +28,7 @@ from ..calibration import (
     score_signature,
 )
 from ..calibration._persist import check_calibrator_path
+from ..decision import fit_calibration
 from ..exceptions import DataQualityWarning, InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import (

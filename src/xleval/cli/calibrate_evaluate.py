@@ -7,8 +7,7 @@ import click
 
 from .._base.terminal import data_text
 from ..calibration import SELECTIONS, prepare_frame
-from ..diagnostics import N_FOLDS, N_REPEATS, N_RESAMPLES, RANDOM_STATE
-from ..diagnostics._evaluate import ALTERNATIVES
+from ..decision import ALTERNATIVES, N_FOLDS, N_REPEATS, N_RESAMPLES, RANDOM_STATE
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ._advice import CommandContext
@@ -66,7 +65,7 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
     Cross-group pairwise accuracy and system-level Pearson of raw scores, LGN, anchored with every
     label and anchored with K labels per group (repeated draws), with CIs and paired differences.
     """
-    from ..diagnostics import evaluate_calibration
+    from ..decision import Procedure, compare_calibrations, decide_from_evaluation, with_decision
 
     budgets = _int_list(budget or "25,50,100,200", "--budget")
     stated = budgets[0] if budget is not None and len(budgets) == 1 else None
@@ -83,12 +82,15 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with progress_bar(f"evaluating on {input}") as advance:
-            result = in_table(input, evaluate_calibration, frame, score, human,
-                         by_cols[0] if len(by_cols) == 1 else by_cols, system=system, budgets=budgets,
-                         selections=selections, n_folds=folds, n_repeats=repeats, human_higher_is_better=human_up,
-                         level=0.95, n_resamples=n_resamples, random_state=seed, progress=advance,
-                         alternative=alternative, budget=stated, human_scale=human_scale,
-                         commands=CommandContext.from_cli(input, col))
+            procedure = in_table(input, Procedure, n_folds=folds, n_repeats=repeats, n_resamples=n_resamples,
+                                 random_state=seed, budgets=tuple(budgets), selections=tuple(selections))
+            result = in_table(input, compare_calibrations, frame, score, human,
+                              by_cols[0] if len(by_cols) == 1 else by_cols, system=system, procedure=procedure,
+                              human_higher_is_better=human_up, progress=advance, alternative=alternative,
+                              budget=stated, human_scale=human_scale)
+            decision = in_table(input, decide_from_evaluation, frame, result,
+                                commands=CommandContext.from_cli(input, col))
+            result = with_decision(result, decision)
     notes = [str(w.message) for w in caught]
     if fmt == "json":
         loud = [result.decision.warning] if result.decision is not None and result.decision.warning else []
@@ -123,7 +125,8 @@ def _render_evaluation(result, notes) -> None:
              "pearson": f"{v.pearson.estimate:.3f}",
              "runs": f"{min(v.runs):.3f}-{max(v.runs):.3f}" if len(set(v.runs)) > 1 else f"{v.runs[0]:.3f}"}
             for v in result.variants]
-    print_table(rows, title=f"{result.score} against {result.human} by {result.by}: {result.n_systems} systems in "
+    print_table(rows, title=f"{result.score} against {result.human} by {' and '.join(result.by)}: "
+                f"{result.n_systems} systems in "
                 f"{result.n_groups} groups, {result.n_folds} system folds x {result.n_repeats} repeats")
     for k, gain in result.selection_gain.items():
         console.print(f"spread minus random selection at {k} labels per group: {gain.estimate:+.3f} "

@@ -7,8 +7,9 @@ import click
 
 from .._base.numbers import format_text
 from .._base.terminal import data_text
+from ..decision import Procedure
+from ..decision import diagnose as run_diagnose
 from ..diagnostics import DEFAULT_THRESHOLD
-from ..diagnostics import diagnose as run_diagnose
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ..table import EvalTable
@@ -77,13 +78,13 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
     df = read_table(input, columns=columns, required=numeric, numeric=numeric)
     by_cols = grouping(by, df.columns)
     # the table checks its roles once, naming the file (the library cannot know it)
-    frame = EvalTable.from_frame(df, score=score, by=by_cols, human=human, source=input).frame
+    table = EvalTable.from_frame(df, score=score, by=by_cols, human=human, source=input)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with progress_bar(f"diagnosing {input}") as advance:
-            result = run_diagnose(frame, score, by_cols[0] if len(by_cols) == 1 else by_cols, human=human,
-                                  calibrated=calibrated, system=system, threshold=threshold, n_resamples=n_resamples,
-                                  random_state=seed, commands=CommandContext.from_cli(input, col),
+            procedure = Procedure(threshold=threshold, n_resamples=n_resamples, random_state=seed)
+            result = run_diagnose(table, calibrated=calibrated, system=system, procedure=procedure,
+                                  commands=CommandContext.from_cli(input, col),
                                   average_by=average_by, alternative=alternative, progress=advance,
                                   human_scale=human_scale)
     notes = [str(w.message) for w in caught]

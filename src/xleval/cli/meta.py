@@ -5,7 +5,7 @@ import warnings
 
 import click
 
-from ..diagnostics import N_FOLDS, N_REPEATS
+from ..decision import N_FOLDS, N_REPEATS
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ._common import (

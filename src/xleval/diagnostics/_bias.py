@@ -127,10 +127,13 @@ def _other_grouping(frame: pd.DataFrame, by) -> str | None:
 
 
 def compare_bias(data: EvalTable | pd.DataFrame, score: str | None, calibrated: str,
-                 by: str | list[str] | None = None, **kwargs: Any) -> BiasComparison:
-    """:func:`diagnose_bias` of the raw and the calibrated column, side by side."""
+                 by: str | list[str] | None = None, *, before: BiasDiagnosis | None = None,
+                 **kwargs: Any) -> BiasComparison:
+    """:func:`diagnose_bias` of the raw and the calibrated column, side by side. ``before``: the raw
+    score's diagnosis when already made (with the same settings), so it is not computed again."""
     table = as_table(data, score=score, by=by, default_by=DEFAULT_BY)
-    before = diagnose_bias(table, **kwargs)
+    if before is None:
+        before = diagnose_bias(table, **kwargs)
     after = diagnose_bias(table.with_roles(score=calibrated), **kwargs)
     b, a = before.groups.set_index("group"), after.groups.set_index("group")
     table = pd.DataFrame({"n": b["n"], "mean_before": b["mean"], "mean_after": a["mean"], "std_before": b["std"],

@@ -30,7 +30,7 @@ from ..calibration import CellUncertainty, cell_uncertainty
 from ..exceptions import DataQualityWarning, InputError
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
 from ..table import DEFAULT_BY, EvalTable, as_table, require_columns
-from ._calibration import METHODS, SystemCalibration, fit_calibration, model_calibration
+from ._calibration import METHODS, SystemCalibration, model_calibration, system_calibration
 from ._system import row_statistics, unit_statistics
 
 __all__ = ["SystemScores", "Leaderboard", "system_scores", "rank_systems", "leaderboard", "COLUMNS"]
@@ -85,7 +85,7 @@ class SystemScores(Result):
 class Leaderboard(Result):
     """The leaderboard. ``rows``: DataFrame with :data:`COLUMNS` (best overall first); ``calibration``:
     method, description and scale of the calibrated column; ``recommendation``: the
-    :class:`~xleval.leaderboard.Recommendation` when the method was chosen automatically;
+    :class:`~xleval.decision.CalibrationDecision` when the method was chosen automatically;
     ``intervals``: per interval (``raw``, ``calibrated``, ``rank_in_group``, ``rank_overall``) what it
     is an interval for and what it includes; ``uncertainty``: for anchored calibration, the parts of
     the joint draws (:class:`~xleval.calibration.CellUncertainty` as a dict), else empty."""
@@ -423,15 +423,15 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
 
     The calibration is ``model`` (a saved LGN or AnchoredCalibrator) when given, else ``method``:
     ``lgn``, ``anchored`` (needs ``human``), ``none`` or ``auto`` (the recommendation of
-    :func:`recommend_calibration`, kept in ``Leaderboard.recommendation``). ``commands``: an
-    :class:`xleval.diagnostics.AdviceRenderer` (the CLI passes one), so that its advice names commands
+    :func:`xleval.decision.recommend_calibration`, kept in ``Leaderboard.recommendation``). ``commands``: an
+    :class:`xleval.decision.AdviceRenderer` (the CLI passes one), so that its advice names commands
     that run as written.
     ``progress``: told of each finished step (system scores, recommendation, ranking). ``human_scale``:
-    ``z``, ``raw`` or None, for the recommendation (:func:`xleval.diagnostics.decide_calibration`).
+    ``z``, ``raw`` or None, for the recommendation (:func:`xleval.decision.decide_calibration`).
     ``human_higher_is_better`` (None: found in the labels) and ``human_range`` (bounds of the human scale):
     for an anchored calibration fitted here (:class:`~xleval.calibration.AnchoredCalibrator`).
     """
-    from ._decision import recommend_calibration
+    from ..decision import DEFAULT_BUDGETS, DEFAULT_PROCEDURE, recommend_calibration
 
     steps = Steps(progress, 3)
 
@@ -455,12 +455,13 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
         if method == "auto" and len(groups) == 1:  # ranking one group is valid; no calibration question exists
             calibration = _one_group(groups[0], by, score)
         elif method == "auto":
-            rec = recommend_calibration(frame, score, by, human=human, system=scores.system, n_resamples=n_resamples,
-                                        random_state=random_state, commands=commands, human_scale=human_scale,
-                                        score_higher_is_better=hib)
+            procedure = DEFAULT_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state,
+                                                budgets=DEFAULT_BUDGETS)
+            rec = recommend_calibration(frame, score, by, human=human, system=scores.system, procedure=procedure,
+                                        commands=commands, human_scale=human_scale, score_higher_is_better=hib)
             method = rec.method
         if method != "auto" or len(groups) != 1:
-            calibration = fit_calibration(method, scores.frame, score, by, human=human, system=scores.system,
+            calibration = system_calibration(method, scores.frame, score, by, human=human, system=scores.system,
                                           human_higher_is_better=human_higher_is_better, human_range=human_range,
                                           score_higher_is_better=hib)
     steps.done()

@@ -1,5 +1,5 @@
 """The calibration a leaderboard applies: one map per group, fitted on the table's segments (as
-:func:`xleval.diagnostics.evaluate_calibration` fits the maps whose out-of-fold accuracy the report
+:func:`xleval.decision.evaluate_calibration` fits the maps whose out-of-fold accuracy the report
 quotes) or loaded from a file (``xleval calibrate fit``).
 
 A map reaches a system in one of two ways (``SystemCalibration.level``):
@@ -25,10 +25,10 @@ import pandas as pd
 
 from .._base.grouping import key_labels
 from ..calibration import PLAIN_LGN, Calibrator
-from ..calibration import fit_calibration as fit_table_calibration
+from ..decision import fit_calibration as fit_table_calibration
 from ..exceptions import InputError, ModelFileError, SignatureMismatchError, XlevalWarning
 
-__all__ = ["SystemCalibration", "fit_calibration", "model_calibration", "check_model_score", "METHODS",
+__all__ = ["SystemCalibration", "system_calibration", "model_calibration", "check_model_score", "METHODS",
            "LGN_SETTINGS"]
 
 METHODS = ("auto", "anchored", "lgn", "none")
@@ -98,7 +98,7 @@ class SystemCalibration:
         return list(dict.fromkeys(self.model.group_columns() + ([system] if system else []) + list(_LANGUAGE_COLUMNS)))
 
 
-def fit_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *, human: str | None = None,
+def system_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *, human: str | None = None,
                     system: str | None = None, human_higher_is_better: bool | None = None,
                     human_range: tuple[float, float] | None = None,
                     score_higher_is_better: bool = True) -> SystemCalibration:

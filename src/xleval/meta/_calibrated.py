@@ -1,8 +1,8 @@
 """Calibrated variants as metrics: each metric raw and after each calibration, out of system folds,
-by the one engine of ``calibrate evaluate`` (:func:`xleval.diagnostics.evaluate_calibration`), and
+by the one engine of ``calibrate evaluate`` (:func:`xleval.decision.evaluate_calibration`), and
 the answer "across languages, trust METRIC with CALIBRATION": each metric's calibration is its own
-decision (:func:`xleval.diagnostics.decide_from_evaluation`), and among metrics the one whose chosen
-calibration orders held-out cross-group system pairs best (:func:`xleval.diagnostics.decide_across_metrics`)."""
+decision (:func:`xleval.decision.decide_from_evaluation`), and among metrics the one whose chosen
+calibration orders held-out cross-group system pairs best (:func:`xleval.decision.decide_across_metrics`)."""
 from __future__ import annotations
 
 import re
@@ -89,7 +89,7 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
     metrics, from which the metric to trust within a group is named (highest mean SPA over groups, else
     system-level pairwise accuracy). ``lower_is_better``: as :func:`meta_evaluate` (None: each metric's
     direction by :func:`metric_directions`)."""
-    from ..diagnostics import N_FOLDS, N_REPEATS, RANDOM_STATE, decide_across_metrics, evaluate_calibration
+    from ..decision import DEFAULT_PROCEDURE, decide_across_metrics, evaluate_calibration
     from ._engine import metric_directions
 
     lower = set(metric_directions(data, metrics) if lower_is_better is None else lower_is_better)
@@ -103,11 +103,11 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
         cols = [c for c in dict.fromkeys([*by_cols, system, metric, human]) if c in frame.columns]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            given = {"n_folds": n_folds, "n_repeats": n_repeats, "random_state": random_state}
+            procedure = DEFAULT_PROCEDURE.with_(**{k: v for k, v in given.items() if v is not None},
+                                                budgets=(budget,) if budget else (100,), selections=("random",))
             ev = evaluate_calibration(frame[cols], metric, human, by if isinstance(by, str) else by_cols,
-                                      system=system,
-                                      budgets=[budget] if budget else [100], budget=budget, selections=("random",),
-                                      n_folds=n_folds or N_FOLDS, n_repeats=n_repeats or N_REPEATS,
-                                      random_state=RANDOM_STATE if random_state is None else random_state,
+                                      system=system, procedure=procedure, budget=budget,
                                       human_scale=human_scale, progress=progress,
                                       score_higher_is_better=metric not in lower)
         notes += [f"{metric}: {w.message}" for w in caught][:3]

@@ -20,19 +20,24 @@ from .._base.grouping import group_index
 from .._base.progress import Progress, Steps
 from .._base.result import Result
 from ..calibration import CalibrationSummary, calibration_summary
-from ..diagnostics import Diagnosis, diagnose
+from ..decision import (
+    DEFAULT_BUDGETS,
+    DEFAULT_PROCEDURE,
+    CalibrationDecision,
+    Diagnosis,
+    diagnose,
+    recommend_calibration,
+)
 from ..exceptions import InputError
 from ..leaderboard import (
     Leaderboard,
-    Recommendation,
     SystemCalibration,
     SystemScores,
     check_model_score,
-    fit_calibration,
     higher_is_better_of,
     model_calibration,
     rank_systems,
-    recommend_calibration,
+    system_calibration,
     system_scores,
 )
 from ..table import DEFAULT_BY, EvalTable, as_table
@@ -107,7 +112,7 @@ class MTAnalysis(Result):
     system: str | None
     summary: DataSummary
     scores: SystemScores
-    recommendation: Recommendation
+    recommendation: CalibrationDecision
     calibration: SystemCalibration
     board: Leaderboard
     verification: CalibrationSummary
@@ -134,7 +139,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     ``none``). ``system`` is the system column (found by its canonical name ``system``; None or a
     missing column: each group is one system). ``random_state`` and ``n_resamples`` drive every
     bootstrap and the cross-validation. Warnings raised on the way are recorded (and logged).
-    ``commands``: an :class:`xleval.diagnostics.AdviceRenderer` (the CLI passes one), so that the advice names commands
+    ``commands``: an :class:`xleval.decision.AdviceRenderer` (the CLI passes one), so that the advice names commands
     that run as written. ``progress``: told of each finished step (system scores, recommendation,
     ranking, diagnosis, fit lines). ``human_scale``: ``z``, ``raw`` or None, for the decision."""
     steps = Steps(progress, 5)
@@ -157,15 +162,16 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         scores = system_scores(frame, score, by, system=system, human=human, metric=metric,
                                n_resamples=n_resamples, random_state=random_state, where=where)
         steps.done()
-        rec = recommend_calibration(frame, score, by, human=human, system=system, n_resamples=n_resamples,
-                                    random_state=random_state, commands=commands, human_scale=human_scale,
-                                    score_higher_is_better=hib)
+        procedure = DEFAULT_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state,
+                                            budgets=DEFAULT_BUDGETS)
+        rec = recommend_calibration(frame, score, by, human=human, system=system, procedure=procedure,
+                                    commands=commands, human_scale=human_scale, score_higher_is_better=hib)
         steps.done()
         if model is not None:
             calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,
                                             where=where)
         else:
-            calibration = fit_calibration(rec.method if method == "auto" else method, scores.frame, score, by,
+            calibration = system_calibration(rec.method if method == "auto" else method, scores.frame, score, by,
                                           human=human, system=system, human_higher_is_better=human_higher_is_better,
                                           human_range=human_range, score_higher_is_better=hib)
         board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
@@ -173,8 +179,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         calibrated = f"{score}_calibrated"
         frame = frame.assign(**{calibrated: _calibrate_rows(frame, score, by, calibration)})
         diagnosis = diagnose(frame, score, by, human=human, calibrated=calibrated, system=system,
-                             n_resamples=n_resamples, random_state=random_state, commands=commands,
-                             human_scale=human_scale, decision=rec.choice)
+                             procedure=procedure, commands=commands, human_scale=human_scale, decision=rec)
         steps.done()
         fits = _fit_lines(frame, score, human, by) if human else None
         steps.done()
@@ -226,7 +231,7 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
     figures = []
     if a.human is not None:
         figures.append(_system_figure(a, image_format))
-    if a.recommendation.budget is not None:
+    if a.recommendation.budget_curve is not None:
         figures.append(_budget_figure(a, image_format))
     summary = summary_section(a.recommendation, a.board, score=a.score, by=a.group, figures=figures, headline=lead,
                               applied=_applied(a))
@@ -262,7 +267,7 @@ def mt_report(df: EvalTable | pd.DataFrame, score: str | None = None, **kwargs: 
 
 def _kind(a: MTAnalysis) -> str:
     if a.calibration.method == "model":
-        return "model-lgn" if type(a.calibration.model).__name__ == "LGN" else "model-anchored"
+        return "model-anchored" if a.calibration.model.kind == "anchored" else "model-lgn"
     return a.calibration.method
 
 
@@ -295,7 +300,7 @@ def _budget_figure(a: MTAnalysis, image_format: str):
         for name, label in (("raw", "raw"), ("lgn", "LGN"), ("anchored", "anchored, all labels")):
             v = rec.evaluation.variant(name)
             reference[label] = (v.accuracy.estimate, v.accuracy.ci_low, v.accuracy.ci_high)
-    fig = budget_curve_figure(rec.budget, reference=reference, group_label=a.group)
+    fig = budget_curve_figure(rec.budget_curve, reference=reference, group_label=a.group)
     return figure_from_matplotlib(fig, "Accuracy against the number of human labels per group",
                                   "Cross-validated cross-group pairwise accuracy of anchored calibration fitted with "
                                   "K human labels per group (the budget curve); horizontal lines: raw and LGN, which "

@@ -2,7 +2,7 @@
 calibration and why, how well raw and calibrated scores agree with humans across groups out of
 fold), the leaderboard, and the checks that did not pass (as :class:`Alert`s with what to do).
 
-Everything here arranges result objects (:class:`~xleval.leaderboard.Recommendation`,
+Everything here arranges result objects (:class:`~xleval.decision.CalibrationDecision`,
 :class:`~xleval.leaderboard.Leaderboard`, validity checks); no statistic is computed.
 """
 from __future__ import annotations
@@ -98,7 +98,7 @@ def verdict(recommendation, board, *, score: str, headline: Sequence[str] = ()) 
         "validity": {"level": level, "status": status, "message": rec.validity_reason,
                      "segment": rec.validity_segment.status,
                      "system": rec.validity_system.status if rec.validity_system is not None else None},
-        "labels_needed": rec.choice.labels_needed,
+        "labels_needed": rec.labels_needed,
         "calibration_used": dict(board.calibration),
         "headline": list(headline),
     }
@@ -107,8 +107,8 @@ def verdict(recommendation, board, *, score: str, headline: Sequence[str] = ()) 
         out["cross_validated_accuracy"] = {"folds": ev.n_folds, "repeats": ev.n_repeats, "systems": ev.n_systems,
                                            "best_supported": ev.recommended, "verdict": ev.verdict,
                                            "scores": cv_rows(ev)}
-    if rec.budget is not None:
-        out["budget_curve"] = rec.budget.to_dict(orient="records")
+    if rec.budget_curve is not None:
+        out["budget_curve"] = rec.budget_curve.to_dict(orient="records")
     return out
 
 
@@ -229,11 +229,11 @@ def check_alerts(recommendation, diagnosis=None, *, calibration_method: str, boa
         if validity is not None and validity.status != "holds":
             alerts.append(Alert(f"LGN validity check, {level} level", validity.status, validity.message,
                                 VALIDITY_ACTIONS.get(validity.status, "")))
-    if rec.choice.warn and rec.choice.warning:
-        then = ", then ".join(f"`{c}`" for c in rec.choice.commands)
-        alerts.append(Alert("choice of calibration", "warning", rec.choice.warning.removeprefix("WARNING: "),
-                            f"Label about {rec.choice.labels_needed} rows per group and fit anchored calibration: "
-                            f"{then}." if rec.choice.labels_needed and then else ""))
+    if rec.warn and rec.warning:
+        then = ", then ".join(f"`{c}`" for c in rec.commands)
+        alerts.append(Alert("choice of calibration", "warning", rec.warning.removeprefix("WARNING: "),
+                            f"Label about {rec.labels_needed} rows per group and fit anchored calibration: "
+                            f"{then}." if rec.labels_needed and then else ""))
     if diagnosis is not None and diagnosis.comparison is not None and calibration_method in ("lgn", "model-lgn"):
         after = diagnosis.comparison.after
         if after.calibration_advised:

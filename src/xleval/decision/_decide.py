@@ -2,7 +2,7 @@
 leaderboard and the report (:func:`decide_calibration` -> :class:`CalibrationDecision`).
 
 **The evidence decides.** Where system folds are possible, raw scores, LGN and anchored calibration
-are compared out of fold (:func:`xleval.diagnostics.evaluate_calibration`: maps fitted on the other
+are compared out of fold (:func:`xleval.decision.evaluate_calibration`: maps fitted on the other
 folds' systems and labels, cross-group pairwise accuracy of system means against the human means) **at
 the label budget the user has**: the labels per group in the table (anchored with every label of the
 other folds), or the ``budget`` the user states (anchored with that many random labels per group).
@@ -41,35 +41,43 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._base.result import Result
+from ..diagnostics import (
+    BiasDiagnosis,
+    HumanScale,
+    ValidityVerdict,
+    human_scale_check,
+)
 from ..exceptions import InputError
-from ..table import EvalTable, as_table, numeric_column, resolve_roles
-from ._bias import DEFAULT_THRESHOLD, BiasDiagnosis, diagnose_bias
-from ._commands import AdviceAction, AdviceRenderer, PythonAdvice
-from ._defaults import (
+from ..table import EvalTable, as_table, numeric_column
+from ._advice import AdviceAction, AdviceRenderer, PythonAdvice
+from ._compare import CalibrationEvaluation, compare_calibrations, score_direction
+from ._evidence import Evidence, gather_evidence
+from ._procedure import (
     DECISION_SELECTION,
+    DEFAULT_PROCEDURE,
+    EVALUATION_PROCEDURE,
     MARGIN,
-    N_FOLDS,
-    N_REPEATS,
     N_RESAMPLES,
     PREFERENCE,
-    RANDOM_STATE,
     Z_LIKE_PREFERENCE,
+    Procedure,
 )
-from ._validity import HumanScale, ValidityVerdict, check_lgn_validity, human_scale_check, validity_verdict
-
-if TYPE_CHECKING:
-    from ._evaluate import CalibrationEvaluation
 
 __all__ = ["MethodChoice", "DecisionStep", "choose_method", "REFERENCE", "RECOMMENDED_LABELS",
-           "CalibrationDecision", "decide_calibration", "decide_across_metrics", "METHOD_NAMES"]
+           "CalibrationDecision", "decide_calibration", "decide_from_evaluation", "decide_across_metrics",
+           "evaluate_calibration", "METHOD_NAMES"]
+
+#: the bases of a decision read from the cross-validated comparison (``levels``: the raw scores led, but the
+#: groups' score levels differ, so the better calibration was applied)
+MEASURED_BASES = ("evidence", "tie", "levels")
 
 #: what each method is called in sentences
 METHOD_NAMES = {"none": "the raw scores", "lgn": "LGN", "anchored": "anchored calibration"}
@@ -119,39 +127,36 @@ class MethodChoice(Result):
         return f"method {self.method}: {self.reason}"
 
 
-def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | list[str] | None = None, *,
+def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | Sequence[str] | None = None, *,
                   human: str | None = None, system: str | None = "system", source: str | None = "source",
-                  threshold: float = DEFAULT_THRESHOLD,
-                  bias: BiasDiagnosis | None = None, validity: ValidityVerdict | None = None,
-                  n_resamples: int = 200, random_state: Any = 0,
+                  evidence: Evidence | None = None, procedure: Procedure = DEFAULT_PROCEDURE,
                   commands: AdviceRenderer | None = None, human_scale: str | None = None) -> MethodChoice:
     """Choose between anchored calibration and LGN for ``score`` grouped by ``by`` (module docstring).
-    ``bias`` and ``validity`` may be passed when already computed (``diagnose`` does). ``commands``:
-    an :class:`AdviceRenderer` that writes the advice in the caller's terms (the CLI's names complete
-    commands for its table); without one the advice names library calls (:class:`PythonAdvice`).
-    ``human_scale``: ``z``, ``raw`` or None (:func:`human_scale_check` looks at the data).
-    ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame."""
-    data, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
-    score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
-    if score is None:
-        raise InputError("no score column: give score=", argument="score")
-    labels = as_table(data, by=by).row_labels()
+    ``evidence``: the bias diagnosis and validity checks when already measured
+    (:func:`~xleval.decision.gather_evidence`; measured here otherwise, with ``human_scale`` and the
+    ``procedure``'s threshold). ``commands``: an :class:`AdviceRenderer` that writes the advice in the
+    caller's terms (the CLI's names complete commands for its table); without one the advice names
+    library calls (:class:`PythonAdvice`). ``data``: an :class:`~xleval.table.EvalTable` (its roles are
+    the defaults) or a frame."""
+    table = _table(data, score, by, human, system)
+    if evidence is None:
+        evidence = gather_evidence(table, human_scale=human_scale, procedure=procedure)
+    data, score, human, system = table.frame, table.score_column, table.human, table.system
+    by_cols = tuple(table.by)
+    labels = table.row_labels()
     ctx = commands or PythonAdvice()
-    by_cols = (by,) if isinstance(by, str) else tuple(by)
     to_select = AdviceAction("select", score, by_cols, system, human, _budget(data, score, human, labels))
     to_fit = AdviceAction("fit", score, by_cols, system, human or "human")
     select, fit = ctx.render(to_select), ctx.render(to_fit)
     groups = sorted(set(labels.tolist()))
     steps: list[DecisionStep] = [DecisionStep("need", "scores are to be compared across groups "
-                                                      f"({len(groups)} groups by {_by_name(by)})")]
-    if bias is None:
-        bias = diagnose_bias(data, score, by, threshold=threshold, n_resamples=n_resamples, random_state=random_state)
+                                                      f"({len(groups)} groups by {_by_name(by_cols)})")]
+    bias = evidence.bias
     steps.append(DecisionStep("bias", _bias_finding(bias)))
-    per_group = _labels_per_group(data, score, human, labels, groups)
+    per_group = dict(evidence.labels_per_group)
     labelled = [g for g in groups if per_group[g] > 0]
     steps.append(DecisionStep("human labels", _labels_finding(human, per_group, labelled, groups)))
-    if labelled and validity is None:
-        validity = _verdict(data, by, human, system, labels, labelled, threshold, human_scale)
+    validity = evidence.verdict if labelled else None
     if validity is not None and labelled and validity.status == "uninformative":
         steps.append(DecisionStep("validity", validity.reason))
         reason = ("the human scores are standardised within groups: anchoring to them gives every group the same "
@@ -179,11 +184,11 @@ def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
                             actions=((to_select, to_fit) if few < 10 else (to_fit,)))
     missing = [g for g in groups if per_group[g] == 0]
     need = RECOMMENDED_LABELS
-    evidence = (f"on {REFERENCE['data']}, {need} labels per pair gave cross-pair accuracy "
+    reference = (f"on {REFERENCE['data']}, {need} labels per pair gave cross-pair accuracy "
                 f"{REFERENCE['anchored'][need]:.2f} against {REFERENCE['lgn']:.2f} for LGN and {REFERENCE['raw']:.2f} "
                 "raw")
     ask = (f"label about {need} rows in each group without labels ({_list(missing)}): choose them with `{select}`, "
-           f"merge the filled-in {human or 'human'!r} column into the table and fit with `{fit}` ({evidence})")
+           f"merge the filled-in {human or 'human'!r} column into the table and fit with `{fit}` ({reference})")
     if not labelled:
         parallel, finding = _parallel_design(data, labels, groups, system, source)
         steps.append(DecisionStep("validity", finding))
@@ -232,8 +237,27 @@ def _budget(data, score, human, labels) -> int:
     return max(1, min(RECOMMENDED_LABELS, largest))
 
 
-def _by_name(by) -> str:
-    return by if isinstance(by, str) else "+".join(by)
+def _by_name(by: Sequence[str]) -> str:
+    return " and ".join(by)
+
+
+def _table(data, score, by, human, system) -> EvalTable:
+    """``data`` as the table the decision reads (roles given here, else the table's; a frame's grouping
+    is :data:`~xleval.table.DEFAULT_BY`, its system column ``system`` when it has one)."""
+    if isinstance(data, EvalTable):
+        system = data.system_role(system)
+    elif system == "system" and "system" not in data.columns:
+        system = None
+    from ..table import DEFAULT_BY
+
+    table = as_table(data, score=score, by=by, human=human, default_by=DEFAULT_BY)
+    if system is not None and system not in table.frame.columns:
+        system = None
+    if system != table.system:
+        table = table.with_roles(system=system)
+    if not table.score:
+        raise InputError("no score column: give score=", argument="score")
+    return table
 
 
 def _bias_finding(bias: BiasDiagnosis) -> str:
@@ -245,14 +269,6 @@ def _bias_finding(bias: BiasDiagnosis) -> str:
         return f"group means differ by up to d = {d:.2f} pooled sd ({pair}) > {bias.threshold:g}: calibration advised"
     return (f"group means differ by at most d = {d:.2f} pooled sd ({pair}) <= {bias.threshold:g}: calibration not "
             "needed by the 0.5-sd rule; it will change little")
-
-
-def _labels_per_group(data, score, human, labels, groups) -> dict[str, int]:
-    if human is None:
-        return dict.fromkeys(groups, 0)
-    has = np.isfinite(numeric_column(data, human, argument="human")) & np.isfinite(numeric_column(data, score))
-    counts = pd.Series(has).groupby(labels).sum()
-    return {g: int(counts.get(g, 0)) for g in groups}
 
 
 def _labels_finding(human, per_group, labelled, groups) -> str:
@@ -278,15 +294,6 @@ def raw_column_name(human: str | None) -> str:
     return f"{base}_raw" if base else "human_raw"
 
 
-def _verdict(data, by, human, system, labels, labelled, threshold, human_scale=None) -> ValidityVerdict:
-    subset = data.loc[np.isin(labels, labelled)]
-    segment = check_lgn_validity(subset, by, human, threshold=threshold, human_scale=human_scale)
-    sys_check = None
-    if system is not None and system in data.columns:
-        sys_check = check_lgn_validity(subset, by, human, threshold=threshold, system=system, human_scale=human_scale)
-    return validity_verdict(segment, sys_check)
-
-
 def _parallel_design(data, labels, groups, system, source) -> tuple[bool, str]:
     """Same systems and the same source segments in every group?"""
     if system is None or system not in data.columns:
@@ -308,7 +315,9 @@ class CalibrationDecision(Result):
     """The one decision (module docstring). ``method``: ``anchored``, ``lgn`` or ``none`` (raw scores);
     ``calibrator``: what ``fit_calibration(method="auto")`` fits (``method``, or the better calibration by
     the same tie rule when the raw scores win); ``basis``: ``evidence`` (one method beat the others by
-    more than ``margin``), ``tie`` (the tie rule chose), ``standardised`` (the human column cannot be the
+    more than ``margin``), ``tie`` (the tie rule chose), ``levels`` (the raw scores led out of fold, but the
+    bias check says the groups' score levels differ: raw scores never rank across such groups, so the
+    better calibration by the tie rule is applied), ``standardised`` (the human column cannot be the
     yardstick) or ``rules`` (the evidence could not be measured; the rule-based flow chose); ``reason``:
     one sentence; ``paragraph``: the answer as ``calibrate evaluate`` prints it; ``warn``/``warning``:
     the loud warning or None; ``budget``: labels per group at which the evidence was measured and
@@ -317,7 +326,7 @@ class CalibrationDecision(Result):
     ``margin``, ``n_folds``, ``n_repeats``, ``random_state``: the procedure; ``scale``: the
     standardisation check of the human column; ``rules``: the rule-based flow's :class:`MethodChoice`
     (its advice: ``actions``, ``commands``, ``labels_needed``, ``groups_to_label``); ``evaluation``: the
-    :class:`~xleval.diagnostics.CalibrationEvaluation` (None without one); ``steps``: the trace."""
+    :class:`~xleval.decision.CalibrationEvaluation` (None without one); ``steps``: the trace."""
 
     method: str
     calibrator: str
@@ -339,6 +348,69 @@ class CalibrationDecision(Result):
     steps: tuple[DecisionStep, ...]
     evaluation: Any = None
     notes: tuple[str, ...] = field(default=())
+    evidence: Evidence | None = None
+
+    # the evidence the decision read (measured once: :func:`gather_evidence`)
+    @property
+    def bias(self) -> BiasDiagnosis | None:
+        """The raw score's bias diagnosis."""
+        return self.evidence.bias if self.evidence is not None else None
+
+    @property
+    def validity_segment(self) -> Any:
+        return self.evidence.validity_segment if self.evidence is not None else None
+
+    @property
+    def validity_system(self) -> Any:
+        return self.evidence.validity_system if self.evidence is not None else None
+
+    @property
+    def validity_level(self) -> str:
+        return "system" if self.validity_system is not None else "segment"
+
+    @property
+    def validity_status(self) -> str:
+        verdict = self.validity
+        if verdict is not None:
+            return verdict.status
+        return self.validity_segment.status if self.validity_segment is not None else "untested"
+
+    @property
+    def validity_reason(self) -> str:
+        verdict = self.validity
+        if verdict is not None:
+            return verdict.reason
+        return self.validity_segment.message if self.validity_segment is not None else ""
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """The answer's reasons as sentences, in order (bias, LGN's assumption, the method and why, the
+        warning)."""
+        from ._recommend import decision_reasons
+
+        if self.evidence is None:
+            return (self.paragraph,) + ((self.warning,) if self.warning else ())
+        return tuple(decision_reasons(self.evidence.bias, self.validity, self))
+
+    @property
+    def budget_curve(self) -> pd.DataFrame | None:
+        """The budget curve measured beside the decision (None without one)."""
+        from ._recommend import budget_curve
+
+        return budget_curve(self.evaluation)
+
+    @property
+    def name(self) -> str:
+        """The method as the answer names it."""
+        return {"none": "no calibration (raw scores)", "lgn": "LGN", "anchored": "anchored calibration"}[self.method]
+
+    @property
+    def human_groups(self) -> int:
+        return sum(1 for n in self.labels_per_group.values() if n > 0)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.labels_per_group)
 
     @property
     def evaluated_method(self) -> str:
@@ -355,13 +427,16 @@ class CalibrationDecision(Result):
 
     @property
     def validity(self) -> ValidityVerdict | None:
+        """LGN's validity verdict (both levels combined; None without human scores)."""
+        if self.evidence is not None:
+            return self.evidence.verdict
         return self.rules.validity
 
     @property
     def calibration_advised(self) -> bool | None:
         """Whether calibration changes the cross-group order for the better: the evidence when measured
         (the best calibration beats raw by more than the margin), else the 0.5-sd bias rule."""
-        if self.basis in ("evidence", "tie"):
+        if self.basis in MEASURED_BASES:
             return self.method != "none"
         return self.rules.calibration_advised
 
@@ -388,64 +463,61 @@ class CalibrationDecision(Result):
         return f"method {self.method}: {self.reason}"
 
 
-def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | list[str] | None = None,
-                       *, human: str | None = None, system: str | None = "system", human_scale: str | None = None,
-                       budget: int | None = None, budgets: tuple[int, ...] = (), n_folds: int = N_FOLDS,
-                       n_repeats: int = N_REPEATS, random_state: Any = RANDOM_STATE, n_resamples: int = 200,
-                       threshold: float = DEFAULT_THRESHOLD, bias: BiasDiagnosis | None = None,
-                       validity: ValidityVerdict | None = None, commands: AdviceRenderer | None = None,
-                       progress: Any = None, score_higher_is_better: bool | None = None) -> CalibrationDecision:
+def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | Sequence[str] | None = None,
+                       *, human: str | None = None, system: str | None = "system", budget: int | None = None,
+                       procedure: Procedure = DEFAULT_PROCEDURE, evidence: Evidence | None = None,
+                       commands: AdviceRenderer | None = None, progress: Any = None,
+                       score_higher_is_better: bool | None = None,
+                       human_scale: str | None = None) -> CalibrationDecision:
     """Decide which calibration to apply to ``score`` grouped by ``by`` (module docstring).
 
-    ``human_scale``: ``z`` (the human column is standardised within groups, like WMT DA z), ``raw`` or
-    None (look at the data). ``budget``: the labels per group the user has or will have (default: the
-    labels in the table). ``budgets``: a budget curve evaluated beside the decision (shown, never read
-    by it). ``n_folds``, ``n_repeats``, ``random_state``: the comparison's procedure (one set of
-    defaults for every caller: ``N_FOLDS``, ``N_REPEATS``, ``RANDOM_STATE``; its intervals always use
-    ``N_RESAMPLES``); ``n_resamples``: bootstrap resamples of the bias diagnosis. ``bias``/``validity``:
-    when already computed. ``commands``: an :class:`AdviceRenderer` for the advice. ``progress``: told of
-    each fold fitted."""
-    from ._evaluate import evaluate_calibration, score_direction
-
+    ``evidence``: the bias diagnosis and LGN's validity checks, measured once by the caller
+    (:func:`gather_evidence`); measured here otherwise, with ``human_scale`` (``z``: the human column is
+    standardised within groups, like WMT DA z; ``raw``; None: the data decide).
+    ``budget``: the labels per group the user has or will have (default: the labels in the table).
+    ``procedure``: folds, repeats and seed of the comparison, the bias rule's threshold and the budget
+    curve shown beside the decision (never read by it); the comparison's paired intervals always use
+    ``N_RESAMPLES`` resamples, so every caller decides alike. ``commands``: an :class:`AdviceRenderer`
+    for the advice. ``progress``: told of each fold fitted. ``score_higher_is_better``: the metric's
+    direction (None: the one rule, :func:`xleval.metrics.higher_is_better`)."""
     score_higher_is_better = score_direction(data, score, score_higher_is_better)
-    frame, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
-    score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
-    if score is None:
-        raise InputError("no score column: give score=", argument="score")
-    why_not = _no_evidence(frame, score, by, human, system, n_folds)
+    table = _table(data, score, by, human, system)
+    if evidence is None:
+        evidence = gather_evidence(table, human_scale=human_scale, procedure=procedure)
+    frame, score, human, system = table.frame, table.score_column, table.human, table.system
+    by_cols = list(table.by)
+    why_not = _no_evidence(frame, score, by_cols, human, system, procedure.n_folds)
     if why_not is None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                evaluation = evaluate_calibration(frame, score, human, by, system=system, budgets=budgets,
-                                                  selections=(DECISION_SELECTION,), n_folds=n_folds,
-                                                  n_repeats=n_repeats, n_resamples=N_RESAMPLES,
-                                                  random_state=random_state, progress=progress, budget=budget,
-                                                  human_scale=human_scale, commands=commands, threshold=threshold,
+                evaluation = compare_calibrations(table, procedure=procedure.with_(n_resamples=N_RESAMPLES),
+                                                  progress=progress, budget=budget,
+                                                  human_scale=evidence.human_scale,
                                                   score_higher_is_better=score_higher_is_better)
             except InputError as exc:  # a table the comparison cannot use (e.g. systems without a finite score)
                 why_not = str(exc)
         if why_not is None:
             for w in caught:  # the caller's filters decide what to show
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-            decision = evaluation.decision
-            return replace(decision, evaluation=replace(evaluation, decision=None))
-    rules = choose_method(frame, score, by, human=human, system=system, threshold=threshold, bias=bias,
-                          validity=validity, n_resamples=n_resamples, random_state=random_state, commands=commands,
-                          human_scale=human_scale)
-    scale = _scale(frame, by, human, human_scale)
-    return _from_rules(rules, scale, why_not or "", n_folds, n_repeats, random_state)
+            return decide_from_evaluation(table, evaluation, evidence=evidence, commands=commands)
+    rules = choose_method(table, evidence=evidence, commands=commands)
+    scale = _scale(frame, by_cols, human, evidence.human_scale)
+    decision = _from_rules(rules, scale, why_not or "", procedure.n_folds, procedure.n_repeats,
+                           procedure.random_state)
+    return replace(decision, evidence=evidence)
 
 
 def decide_from_evaluation(data: EvalTable | pd.DataFrame, evaluation: CalibrationEvaluation, *,
-                           commands: AdviceRenderer | None = None,
-                           threshold: float = DEFAULT_THRESHOLD) -> CalibrationDecision:
-    """The decision read from a finished evaluation of ``data`` (``evaluate_calibration`` calls this)."""
-    by = evaluation.by.split("+")
-    by_arg: str | list[str] = by[0] if len(by) == 1 else by
-    rules = choose_method(data, evaluation.score, by_arg, human=evaluation.human, system=evaluation.system,
-                          threshold=threshold, random_state=evaluation.random_state, commands=commands,
-                          human_scale=_declared(evaluation.scale))
+                           evidence: Evidence | None = None,
+                           commands: AdviceRenderer | None = None) -> CalibrationDecision:
+    """The decision read from a finished comparison of ``data`` (:func:`compare_calibrations`), with the
+    ``evidence`` of :func:`gather_evidence` (measured here when not given)."""
+    table = _table(data, evaluation.score, list(evaluation.by), evaluation.human, evaluation.system)
+    if evidence is None:
+        evidence = gather_evidence(table, human_scale=_declared(evaluation.scale),
+                                   procedure=DEFAULT_PROCEDURE.with_(random_state=evaluation.random_state))
+    rules = choose_method(table, evidence=evidence, commands=commands)
     groups = [g for g, n in rules.labels_per_group.items() if n == 0]
     if groups:
         why = (f"anchored calibration needs labels in every group, and {len(groups)} group(s) have none "
@@ -453,8 +525,30 @@ def decide_from_evaluation(data: EvalTable | pd.DataFrame, evaluation: Calibrati
         decision = _from_rules(rules, evaluation.scale, why, evaluation.n_folds, evaluation.n_repeats,
                                evaluation.random_state)
         return replace(decision, paragraph=_numbers(evaluation, _anchored_name(evaluation)) + " " + decision.reason
-                       + ".")
-    return _from_evidence(evaluation, rules)
+                       + ".", evaluation=evaluation, evidence=evidence)
+    return replace(_from_evidence(evaluation, rules), evidence=evidence)
+
+
+def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = None, human: str | None = None,
+                         by: str | Sequence[str] | None = None, *, system: str | None = None,
+                         procedure: Procedure = EVALUATION_PROCEDURE, human_higher_is_better: bool | None = None,
+                         score_higher_is_better: bool | None = None, progress: Any = None,
+                         alternative: str | None = None, budget: int | None = None,
+                         human_scale: str | None = None) -> CalibrationEvaluation:
+    """The cross-validated comparison (:func:`compare_calibrations`, same arguments) and the decision read
+    from it: the result's ``decision``, ``recommended`` (``raw``, ``lgn`` or ``anchored``) and ``verdict``
+    (the answer in one paragraph; its advice names library calls: a caller with an
+    :class:`AdviceRenderer` calls :func:`compare_calibrations` and :func:`decide_from_evaluation`)."""
+    evaluation = compare_calibrations(data, score, human, by, system=system, procedure=procedure,
+                                      human_higher_is_better=human_higher_is_better,
+                                      score_higher_is_better=score_higher_is_better, progress=progress,
+                                      alternative=alternative, budget=budget, human_scale=human_scale)
+    return with_decision(evaluation, decide_from_evaluation(data, evaluation))
+
+
+def with_decision(evaluation: CalibrationEvaluation, decision: CalibrationDecision) -> CalibrationEvaluation:
+    """The evaluation with the decision read from it (``recommended``, ``verdict``, ``decision``)."""
+    return replace(evaluation, recommended=decision.evaluated_method, verdict=decision.paragraph, decision=decision)
 
 
 def decide_across_metrics(decisions: Mapping[str, CalibrationDecision]) -> str:
@@ -485,7 +579,7 @@ def _scale(frame, by, human, declared) -> HumanScale | None:
     return human_scale_check(numeric_column(frame, human, argument="human"), labels, human, declared)
 
 
-def _no_evidence(frame, score, by, human, system, n_folds) -> str | None:
+def _no_evidence(frame, score, by: list[str], human, system, n_folds) -> str | None:
     """Why system folds are impossible on this table, or None."""
     if human is None:
         return "no human column"
@@ -585,17 +679,28 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
         verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
         if scale is not None and scale.status == "unknown":
             notes.append(scale.reason)
-    if method == "none":
+    if method == "none" and rules.calibration_advised:
+        # the groups' score levels differ (the bias check): raw scores would rank across groups by those levels,
+        # and an out-of-fold lead of the raw scores, read against a few labels per system, is too weak to
+        # overturn that (it was chance-level on held-out data). The better calibration by the same rule instead.
+        levels = next((st.finding for st in rules.steps if st.step == "bias"), "the groups' score levels differ")
+        reason = (f"the groups' score levels differ ({levels}), so the raw scores cannot rank across groups; "
+                  f"out of fold the raw scores led ({figures}), a lead read against few labels per system that "
+                  f"does not overturn the level difference: {METHOD_NAMES[calibrator]} is applied, the better "
+                  "calibration by the tie rule")
+        method, basis = calibrator, "levels"
+        verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
+    elif method == "none":
         reason += (f"; a calibrator, where one must be fitted, is {METHOD_NAMES[calibrator]} (the better "
                    "calibration by the same rule)")
-    steps.append(DecisionStep("method", method + (" (tie rule)" if basis == "tie" else "")))
+    steps.append(DecisionStep("method", method + {"tie": " (tie rule)", "levels": " (levels differ)"}.get(basis, "")))
     paragraph = _numbers(evaluation, anchored) + " " + verdict + _curve(evaluation)
     if source == "table" and len(evaluation.curve()):
         paragraph += (" The decision is made at the labels in this table; a table with fewer labels per group may "
                       "call for another method (state that number as the evaluation's budget to decide there).")
     return CalibrationDecision(method, calibrator, basis, reason, paragraph, warn, warning, budget, source, acc, runs,
                                MARGIN, evaluation.n_folds, evaluation.n_repeats, evaluation.random_state, scale,
-                               rules, tuple(steps), notes=tuple(notes))
+                               rules, tuple(steps), evaluation=evaluation, notes=tuple(notes))
 
 
 def _tied(acc: dict[str, float], lower: dict[tuple[str, str], float], order: tuple[str, ...]) -> list[str]:

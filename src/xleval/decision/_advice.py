@@ -53,5 +53,5 @@ class PythonAdvice:
             skip = f", skip_labelled={action.human!r}" if action.human else ""
             return (f"xleval.calibration.select_for_annotation(data, by={by!r}, budget={int(action.budget or 1)}, "
                     f"score={action.score!r}, system={action.system!r}{skip})")
-        return (f"xleval.calibration.fit_calibration(data, 'anchored', score={action.score!r}, by={by!r}, "
+        return (f"xleval.decision.fit_calibration(data, 'anchored', score={action.score!r}, by={by!r}, "
                 f"human={action.human or 'human'!r}, system={action.system!r})")

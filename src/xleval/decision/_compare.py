@@ -44,6 +44,7 @@ from .._base.progress import Progress, Steps
 from .._base.result import Result
 from .._base.seeding import make_rng, resolve_seed
 from ..calibration import PLAIN_LGN, SELECTIONS, build_anchored, build_lgn, select_rows
+from ..diagnostics import HumanScale, human_scale_check
 from ..exceptions import InputError
 from ..stats import (
     Estimate,
@@ -56,15 +57,12 @@ from ..stats import (
 )
 from ..stats._grouped_bootstrap import pair_indices, pairs_correct
 from ..table import DEFAULT_BY, EvalTable, as_table
-from ._bias import DEFAULT_THRESHOLD
-from ._defaults import DECISION_SELECTION, N_FOLDS, N_REPEATS, N_RESAMPLES, RANDOM_STATE
-from ._validity import HumanScale, human_scale_check
+from ._procedure import DECISION_SELECTION, DEFAULT_BUDGETS, EVALUATION_PROCEDURE, Procedure
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
-__all__ = ["VariantScore", "CalibrationEvaluation", "evaluate_calibration", "DEFAULT_BUDGETS"]
-
-DEFAULT_BUDGETS = (25, 50, 100, 200)
+__all__ = ["VariantScore", "CalibrationEvaluation", "compare_calibrations", "DEFAULT_BUDGETS", "ALTERNATIVES",
+           "score_direction"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,21 +92,19 @@ class CalibrationEvaluation(Result):
     accuracy(spread) - accuracy(random) over paired repeats; ``systems``: the evaluated systems
     with their human score and the first repeat's out-of-fold raw/lgn/anchored scores;
     ``verdict``: the answer in one paragraph and ``recommended`` (``raw``, ``lgn`` or ``anchored``), both
-    from ``decision`` (:class:`~xleval.diagnostics.CalibrationDecision`, made at ``budget`` labels per
+    from ``decision`` (:class:`~xleval.decision.CalibrationDecision`, made at ``budget`` labels per
     group when given, else at the labels in the table: ``labels_per_group``); ``scale``: the
     standardisation check of the human column (:func:`~xleval.diagnostics.human_scale_check`)."""
 
     score: str
     human: str
-    by: str
+    by: tuple[str, ...]
     system: str
     variants: tuple[VariantScore, ...]
     selection_gain: dict[int, Estimate]
     systems: pd.DataFrame
     human_direction: int
     direction_source: str
-    recommended: str
-    verdict: str
     n_rows: int
     n_labels: int
     n_systems: int
@@ -124,6 +120,8 @@ class CalibrationEvaluation(Result):
     budget: int | None = None
     scale: HumanScale | None = None
     labels_per_group: dict[str, int] = field(default_factory=dict)
+    recommended: str = ""
+    verdict: str = ""
     decision: Any = None
 
     def variant(self, name: str) -> VariantScore:
@@ -152,31 +150,28 @@ class CalibrationEvaluation(Result):
         return min(fits) if fits else None
 
 
-def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = None, human: str | None = None,
-                         by: str | list[str] | None = None, *, system: str | None = None,
-                         budgets: Sequence[int] = DEFAULT_BUDGETS,
-                         selections: Sequence[str] = ("spread", "random"), n_folds: int = N_FOLDS,
-                         n_repeats: int = N_REPEATS,
-                         human_higher_is_better: bool | None = None, score_higher_is_better: bool | None = None,
-                         level: float = 0.95, n_resamples: int = N_RESAMPLES, random_state: Any = RANDOM_STATE,
-                         progress: Progress | None = None, alternative: str | None = None,
-                         budget: int | None = None, human_scale: str | None = None, commands: Any = None,
-                         threshold: float = DEFAULT_THRESHOLD) -> CalibrationEvaluation:
+def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = None, human: str | None = None,
+                         by: str | Sequence[str] | None = None, *, system: str | None = None,
+                         procedure: Procedure = EVALUATION_PROCEDURE, human_higher_is_better: bool | None = None,
+                         score_higher_is_better: bool | None = None, progress: Progress | None = None,
+                         alternative: str | None = None, budget: int | None = None,
+                         human_scale: str | None = None) -> CalibrationEvaluation:
     """Raw vs LGN vs anchored (all labels, and K labels per group) out of fold; see the module docstring.
-    ``progress``: told of each fold fitted (repeats x folds) and of the scoring at the end.
-    ``alternative``: also test every variant against raw, with this sidedness (module docstring).
-    ``budget``: the labels per group the user has or will have; the recommendation is made there
-    (anchored with ``budget`` random labels per group), else at the labels in the table (anchored with
-    every label). ``human_scale``: ``z``, ``raw`` or None (the standardisation check looks at the data).
-    ``commands`` (an :class:`~xleval.diagnostics.AdviceRenderer`) and ``threshold`` (the 0.5-sd rule):
-    for the decision's advice.
-    The recommendation and the verdict are :func:`xleval.diagnostics.decide_calibration`'s, made from
-    this evaluation. ``n_folds``, ``n_repeats``, ``random_state``: the one set of defaults of every
-    decision (``xleval.diagnostics.N_FOLDS``, ``N_REPEATS``, ``RANDOM_STATE``, and ``N_RESAMPLES`` for the
-    paired intervals the decision reads: with other values the decision may differ from ``fit``'s).
+    The comparison only: it never calls the decision (:func:`xleval.decision.evaluate_calibration` is this
+    comparison and the decision read from it).
+
+    ``procedure``: folds, repeats, resamples, level, seed and the budget curve (``budgets`` by
+    ``selections``; default :data:`~xleval.decision.EVALUATION_PROCEDURE`, the decision's procedure with
+    the curve 25, 50, 100, 200 by both selections). ``progress``: told of each fold fitted (repeats x folds)
+    and of the scoring at the end. ``alternative``: also test every variant against raw, with this
+    sidedness (module docstring). ``budget``: the labels per group the user has or will have; the anchored
+    variant the decision reads is drawn there (``budget`` random labels per group). ``human_scale``: ``z``,
+    ``raw`` or None (the standardisation check looks at the data).
     ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by``:
-    ``lp`` if present, else ``tgt_lang``,
-    ``system="system"``)."""
+    :data:`~xleval.table.DEFAULT_BY`, ``system="system"``)."""
+    budgets, selections = procedure.budgets, procedure.selections
+    n_folds, n_repeats, level = procedure.n_folds, procedure.n_repeats, procedure.level
+    n_resamples, random_state = procedure.n_resamples, procedure.random_state
     if alternative is not None and alternative not in ALTERNATIVES:
         raise InputError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)} (or None: no test)")
     score_higher_is_better = score_direction(data, score, score_higher_is_better)
@@ -244,15 +239,11 @@ def evaluate_calibration(data: EvalTable | pd.DataFrame, score: str | None = Non
     gain = _selection_gain(scores, budgets, selections, level)
     steps.done()
     labels = pd.Series(t.labelled).groupby(t.g_label).sum()
-    evaluation = CalibrationEvaluation(score, human, "+".join(by_cols), system, tuple(scores.values()), gain, systems,
-                                       direction, source, "", "", t.n_rows, int(t.labelled.sum()),
-                                       t.n_items, len(t.group_names), int(n_folds), int(n_repeats), budgets, level,
-                                       n_resamples, seed, tuple(notes), alternative, budget=budget, scale=scale,
-                                       labels_per_group={str(g): int(n) for g, n in labels.items()})
-    from ._decide import decide_from_evaluation  # the decision reads this evaluation
-
-    decision = decide_from_evaluation(table, evaluation, commands=commands, threshold=threshold)
-    return replace(evaluation, recommended=decision.evaluated_method, verdict=decision.paragraph, decision=decision)
+    return CalibrationEvaluation(score, human, tuple(by_cols), system, tuple(scores.values()), gain, systems,
+                                 direction, source, t.n_rows, int(t.labelled.sum()),
+                                 t.n_items, len(t.group_names), int(n_folds), int(n_repeats), budgets, level,
+                                 n_resamples, seed, tuple(notes), alternative, budget=budget, scale=scale,
+                                 labels_per_group={str(g): int(n) for g, n in labels.items()})
 
 
 def cap_budgets(budgets: tuple[int, ...], budget: int | None,

@@ -2,19 +2,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import pandas as pd
 
 from .._base.progress import Progress, Steps
 from .._base.result import Result
-from ..exceptions import InputError
-from ..table import EvalTable, resolve_roles
-from ._agreement import AgreementResult, human_agreement
-from ._bias import DEFAULT_THRESHOLD, BiasComparison, BiasDiagnosis, compare_bias, diagnose_bias
-from ._commands import AdviceRenderer
-from ._decide import METHOD_NAMES, CalibrationDecision, decide_calibration
-from ._validity import ValidityCheck, ValidityVerdict, check_lgn_validity, validity_verdict
+from ..diagnostics import (
+    AgreementResult,
+    BiasComparison,
+    BiasDiagnosis,
+    ValidityCheck,
+    ValidityVerdict,
+    compare_bias,
+    human_agreement,
+)
+from ..table import EvalTable
+from ._advice import AdviceRenderer
+from ._decide import MEASURED_BASES, METHOD_NAMES, CalibrationDecision, _table, decide_calibration
+from ._evidence import gather_evidence
+from ._procedure import DEFAULT_PROCEDURE, Procedure
 
 __all__ = ["Diagnosis", "diagnose"]
 
@@ -53,64 +59,68 @@ class Diagnosis(Result):
 
 def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | list[str] | None = None, *,
              human: str | None = None, calibrated: str | None = None, system: str | None = "system",
-             threshold: float = DEFAULT_THRESHOLD,
-             n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
-             commands: AdviceRenderer | None = None, average_by: str = "none",
-             alternative: str = "two-sided", progress: Progress | None = None,
+             procedure: Procedure = DEFAULT_PROCEDURE, commands: AdviceRenderer | None = None,
+             average_by: str = "none", alternative: str = "two-sided", progress: Progress | None = None,
              human_scale: str | None = None, decision: CalibrationDecision | None = None) -> Diagnosis:
     """Diagnose language bias of ``score`` (and of ``calibrated``), its agreement with ``human``
-    and whether LGN's equal-quality assumption holds on ``data``. ``commands``: the table's path and
-    column mapping, so that the advice names commands that run as written. ``average_by`` (none, group,
-    item) and ``alternative`` (two-sided, greater, less): how the agreement's all-pairs accuracy is
-    averaged and the sidedness of the raw-vs-calibrated test (:func:`human_agreement`). ``progress``:
-    told of each finished step (bias, agreement, validity, recommendation; :mod:`xleval._base.progress`).
-    ``human_scale``: ``z`` (the human column is standardised within groups, like WMT DA z), ``raw`` or None
-    (:func:`~xleval.diagnostics.human_scale_check` looks at the data). ``decision``: the decision when already
-    made on this table (the report makes it once).
+    and whether LGN's equal-quality assumption holds on ``data``. ``procedure``: the bias rule's
+    ``threshold``, the bootstrap's ``n_resamples``, ``level`` and ``random_state`` (and the decision's
+    folds). ``commands``: the table's path and column mapping, so that the advice names commands that run
+    as written. ``average_by`` (none, group, item) and ``alternative`` (two-sided, greater, less): how the
+    agreement's all-pairs accuracy is averaged and the sidedness of the raw-vs-calibrated test
+    (:func:`~xleval.diagnostics.human_agreement`). ``progress``: told of each finished step (bias,
+    agreement, validity, recommendation; :mod:`xleval._base.progress`). ``human_scale``: ``z`` (the human
+    column is standardised within groups, like WMT DA z), ``raw`` or None
+    (:func:`~xleval.diagnostics.human_scale_check` looks at the data). ``decision``: the decision when
+    already made on this table (the report makes it once): its evidence (bias, validity) is read, not
+    measured again.
     ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by``:
-    ``lp`` if present, else ``tgt_lang``,
-    ``system="system"``)."""
-    data, roles = resolve_roles(data, score=score, by=by, human=human, system=system)
-    score, by, human, system = roles["score"], roles["by"], roles["human"], roles["system"]
-    if score is None:
-        raise InputError("no score column: give score=", argument="score")
+    :data:`~xleval.table.DEFAULT_BY`, ``system="system"``)."""
+    table = _table(data, score, by, human, system)
+    score, human, system = table.score_column, table.human, table.system
     steps = Steps(progress, 3 + (human is not None))
-    kwargs = dict(threshold=threshold, n_resamples=n_resamples, level=level, random_state=random_state)
+    evidence = decision.evidence if decision is not None and decision.evidence is not None else None
+    if evidence is None or evidence.score != score or evidence.by != table.by:
+        evidence = gather_evidence(table, human_scale=human_scale, procedure=procedure)
+    kwargs = dict(threshold=procedure.threshold, n_resamples=procedure.n_resamples, level=procedure.level,
+                  random_state=procedure.random_state)
     if calibrated is not None:
-        comparison = compare_bias(data, score, calibrated, by, **kwargs)
-        bias = comparison.before
+        comparison = compare_bias(table, score, calibrated, before=evidence.bias, **kwargs)
     else:
-        comparison, bias = None, diagnose_bias(data, score, by, **kwargs)
+        comparison = None
+    bias = evidence.bias
     steps.done()
     agreement = None
     if human is not None:
         columns = [score] + ([calibrated] if calibrated else [])
-        agreement = human_agreement(data, columns, human, by, system=system,
-                                    compare=[(score, calibrated)] if calibrated else [], level=level,
-                                    n_resamples=n_resamples, random_state=random_state, average_by=average_by,
-                                    alternative=alternative)
+        agreement = human_agreement(table.frame, columns, human, list(table.by), system=system,
+                                    compare=[(score, calibrated)] if calibrated else [], level=procedure.level,
+                                    n_resamples=procedure.n_resamples, random_state=procedure.random_state,
+                                    average_by=average_by, alternative=alternative)
         steps.done()
-    validity = check_lgn_validity(data, by, human, threshold=threshold, level=level, human_scale=human_scale)
-    validity_system = None
-    if human is not None and system is not None and system in data.columns:
-        validity_system = check_lgn_validity(data, by, human, threshold=threshold, level=level, system=system,
-                                             human_scale=human_scale)
-    verdict = validity_verdict(validity, validity_system)
+    validity, validity_system, verdict = evidence.validity_segment, evidence.validity_system, evidence.verdict
     steps.done()
-    recommendation = decision or decide_calibration(
-        data, score, by, human=human, system=system, threshold=threshold, bias=bias,
-        validity=verdict if human is not None else None, commands=commands, human_scale=human_scale)
+    recommendation = decision or decide_calibration(table, procedure=procedure, evidence=evidence,
+                                                    commands=commands)
     steps.done()
     bias = _qualified(bias, recommendation)
     return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
-                     validity_system=validity_system, verdict=verdict, recommendation=recommendation,
-                     advice=advice_line(bias, verdict, recommendation, human))
+                     validity_system=validity_system, verdict=verdict or validity_verdict_of(validity),
+                     recommendation=recommendation, advice=advice_line(bias, verdict or validity_verdict_of(validity),
+                                                                       recommendation, human))
+
+
+def validity_verdict_of(segment: ValidityCheck) -> ValidityVerdict:
+    """The verdict of a segment-level check alone (a table without human scores)."""
+    from ..diagnostics import validity_verdict
+
+    return validity_verdict(segment, None)
 
 
 def _qualified(bias: BiasDiagnosis, decision: CalibrationDecision) -> BiasDiagnosis:
     """The bias rule's verdict line, qualified where the effect of calibration was measured: the rule
     reads score means only, and the measured effect decides (no second opinion beside the advice)."""
-    if decision.basis not in ("evidence", "tie"):
+    if decision.basis not in MEASURED_BASES:
         return bias
     rule = ("the groups' scores differ beyond the rule", "no calibration needed by the")
     measured = (f"; the measured effect of calibration decides instead: {decision.accuracy['none']:.2f} raw, "
@@ -127,7 +137,7 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: Calibrati
     with an :class:`AdviceRenderer` (the CLI passes one that writes commands)."""
     d = bias.largest_smd.estimate if bias.largest_smd is not None else float("nan")
     then = " (" + " then ".join(f"`{c}`" for c in choice.commands) + ")" if choice.commands else ""
-    if choice.basis in ("evidence", "tie"):
+    if choice.basis in MEASURED_BASES:
         acc = choice.accuracy
         best = max(acc[m] for m in ("lgn", "anchored"))
         says = "advises" if bias.calibration_advised else "would not advise"
@@ -136,6 +146,14 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: Calibrati
             return (f"calibration not needed: out of fold the raw scores order cross-group pairs as well as any "
                     f"calibration ({acc['none']:.2f} raw, {acc['lgn']:.2f} LGN, {acc['anchored']:.2f} anchored at "
                     f"{choice.budget} labels per group; {rule})")
+        if choice.basis == "levels":
+            head = (f"calibration advised: the groups' score levels differ (largest d = {d:.2f} > {bias.threshold:g} "
+                    f"pooled sd), so raw scores cannot rank across groups; out of fold at {choice.budget} labels per "
+                    f"group the raw scores led ({acc['none']:.2f} raw, {acc['lgn']:.2f} LGN, {acc['anchored']:.2f} "
+                    "anchored), a lead read against few labels per system that does not overturn it")
+            if choice.method == "anchored":
+                return f"{head}: use anchored calibration{then}"
+            return f"{head}: use LGN"
         head = (f"calibration advised: {METHOD_NAMES[choice.method]} moves cross-group accuracy from "
                 f"{acc['none']:.2f} (raw) to {acc[choice.method]:.2f} out of fold at {choice.budget} labels per group "
                 f"({rule})")
