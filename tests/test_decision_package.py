@@ -118,7 +118,7 @@ def test_every_door_groups_a_to_english_table_by_lp(cli, tmp_path):
     assert LGN(score="metric").fit(frame).to_dict()["params"]["by"] == "lp"
     path = tmp_path / "t.tsv"
     frame.to_csv(path, sep="\t", index=False)
-    rc, out, err = cli("calibrate", "fit", path, "--score", "metric", "--method", "lgn", "-o", tmp_path / "m.json",
+    rc, _, err = cli("calibrate", "fit", path, "--score", "metric", "--method", "lgn", "-o", tmp_path / "m.json",
                        "--format", "json")
     assert rc == 0, err
     assert json.loads((tmp_path / "m.json").read_text())["params"]["by"] == "lp"
