@@ -164,7 +164,7 @@ def _rule(best: str, decision: Any, n_metrics: int) -> str:
     if n_metrics > 1:
         text += ("; among metrics, each with the calibration its own decision chose, the one with the highest "
                  "out-of-fold cross-group accuracy (a tie goes to the metric listed first)")
-    return text + "."
+    return text
 
 
 def _shown(method: str, budget: int | None) -> str:

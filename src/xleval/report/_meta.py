@@ -108,13 +108,14 @@ def meta_section(result: MetaEvaluation, calibrated: CalibratedMeta | None = Non
     paragraphs = []
     if any(c.rank is not None for c in result.cells) or any(c.chance == c.chance for c in result.cells):
         paragraphs.append(_LEGEND)
-    notes = list(result.notes)
+    paragraphs += result.notes  # what the numbers rest on
+    warnings: tuple[str, ...] = ()
     if calibrated is not None:
         lead.append(_answer(calibrated))
         tables.append(_calibrated_table(calibrated, label))
-        notes += list(calibrated.notes)
+        warnings = calibrated.notes  # what the evaluation warned about
     return Section("meta-evaluation", "Meta-evaluation", lead=tuple(lead), tables=tuple(tables),
-                   paragraphs=tuple(paragraphs), warnings=tuple(notes))
+                   paragraphs=tuple(paragraphs), warnings=warnings)
 
 
 def _answer(calibrated: CalibratedMeta) -> str:
