@@ -177,6 +177,32 @@ def test_meta_page_numbers_are_its_text_numbers(meta_results):
 
 # "estimate: 0.454, ci_low: 0.3, ..." -- an object printed as a cell (a verdict such as "no: groups differ ..." is
 # no dump: one key, no field list)
+def test_meta_command_page_numbers_are_its_text_numbers(tmp_path):
+    """`xleval meta --calibrations ... --report page.html -o text.txt`: the page's tables, row by row, are the
+    text file's; the answer leads the calibrated section; no cell is an object's dump."""
+    rng = np.random.default_rng(5)
+    rows = [{"lp": g, "system": f"{g}-{s}", "seg_id": i, "human": q + rng.normal(0, 10),
+             "metric:a": q + b + rng.normal(0, 8), "metric:b": rng.normal(0, 10)}
+            for g, b in (("en-de", 0.0), ("en-fr", 20.0), ("en-zh", -10.0)) for s, q in enumerate(rng.normal(70, 8, 6))
+            for i in range(20)]
+    path = tmp_path / "t.tsv"
+    pd.DataFrame(rows).to_csv(path, sep="\t", index=False)
+    page, text = tmp_path / "r.html", tmp_path / "t.txt"
+    r = run_cli("meta", str(path), "--metrics-prefix", "metric:", "--human", "human", "--human-scale", "raw",
+                "--calibrations", "raw,lgn,anchored@10", "--folds", "2", "--repeats", "1", "--n-resamples", "50",
+                "--chance", "--report", str(page), "-o", str(text))
+    assert r.exit_code == 0, r.stderr
+    shown = page.read_text(encoding="utf-8")
+    tables = _html_tables(_section(shown, "meta-evaluation")) + _html_tables(_section(shown, "calibrated-variants"))
+    printed = _text_tables(text.read_text(encoding="utf-8"))
+    assert len(tables) == len(printed) >= 7
+    for (_, _, html_rows), (title, text_rows) in zip(tables, printed, strict=True):
+        assert html_rows == text_rows, title
+    answer = next(line for line in text.read_text(encoding="utf-8").splitlines() if line.startswith("answer: "))
+    assert answer.removeprefix("answer: a") in html.unescape(_section(shown, "calibrated-variants"))
+    assert _dumped_cells(shown) == []
+
+
 _DUMP = re.compile(r"^[A-Za-z_][\w.]*: .*?, [A-Za-z_][\w.]*: ")
 
 
