@@ -278,6 +278,27 @@ def test_answer_with_tied_calibrations_names_them_and_the_tie_rule():
     assert "metric listed first" not in res.answer  # one metric: no rule among metrics to state
 
 
+def test_answer_lists_variants_inside_and_above_the_ci_best_first():
+    """Issue 34's case by hand: the winner 0.702 (CI 0.631 to 0.765); LGN variants at 0.704 and 0.736 lie
+    inside and must be named, 0.600 lies below and is not, 0.790 lies above and is named as above."""
+    from xleval.meta import CalibratedVariant
+    from xleval.meta._calibrated import _others
+    from xleval.stats import Estimate
+
+    def est(x, low=0.0, high=1.0):
+        return Estimate(x, low, high, 0.95, 40, "test")
+
+    win = est(0.702, 0.631, 0.765)
+    variants = [CalibratedVariant("chrf++", "anchored@100", win, est(0.9)),
+                CalibratedVariant("chrf++", "lgn", est(0.704), est(0.9)),
+                CalibratedVariant("chrf", "lgn", est(0.736), est(0.9)),
+                CalibratedVariant("bleu", "raw", est(0.600), est(0.9)),
+                CalibratedVariant("bleu", "lgn", est(0.790), est(0.9))]
+    assert _others(variants, "chrf++", "anchored@100", win) == (
+        "; inside that CI: chrf with lgn (0.736), chrf++ with lgn (0.704); above it: bleu with lgn (0.790)")
+    assert _others(variants[:1], "chrf++", "anchored@100", win) == "; no other variant inside that CI"
+
+
 def _imports(package: str) -> set[tuple[str, str]]:
     """(module file, imported module, resolved to xleval.X) of every import in a package's source."""
     found = set()
