@@ -125,19 +125,3 @@ def drop_invalid(df, by, where):
         say("note", note, "cyan")
     return kept, summary.sentence()
 
-
-def output_checks_section(df, by, system, score, where):
-    """``report --output-checks``: the checks of the report's table (grouped as the report groups, the score
-    as the one metric) as a report section."""
-    from ..exceptions import InputError
-    from ..output_checks import check_outputs as run
-    from ..output_checks import report_section
-
-    if "hypothesis" not in df.columns:
-        raise InputError(f"{where}: --output-checks checks the output texts, and the table has no 'hypothesis' "
-                         "column; map one with --col hypothesis=COLUMN, or drop --output-checks")
-    try:
-        checks = run(df, by=by, system=system if system in df.columns else None, metrics=(score,))
-    except InputError as exc:
-        raise exc.prefixed(str(where)) from None
-    return report_section(checks)

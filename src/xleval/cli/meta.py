@@ -105,7 +105,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     both = sorted(set(lower) & set(higher))
     if both:
         raise InputError(f"--lower-is-better and --higher-is-better both name {both[0]!r}; name it once")
-    df, lower_is_better = _metric_columns(df, names, input, col, lower, higher)
+    df, lower_is_better = metric_columns(df, names, input, col, lower, higher)
     calibrated = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -148,27 +148,7 @@ def _scale(text: str | None) -> str | dict[str, str] | None:
     return out
 
 
-def meta_report_section(df, metrics: str, human: str | None, by, system: str, where, col, n_resamples: int, seed: int):
-    """``report --meta A,B``: the metrics' meta-evaluation against the report's human column, grouped as the
-    report groups (as `xleval meta` computes it, directions included), as a report section."""
-    from ..meta import meta_evaluate
-    from ..report._analyses import meta_section
-    from .calibrate_common import in_table
-
-    if human is None:
-        raise InputError("--meta compares metrics with human scores: give the human column with --human")
-    names = parse_columns(metrics, "--meta")
-    df, lower_is_better = _metric_columns(df, names, where, col)
-    by_cols = grouping(by, df.columns)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the report's own warnings section speaks for the table
-        result = in_table(where, meta_evaluate, df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
-                          system=system, n_resamples=n_resamples, random_state=seed,
-                          lower_is_better=lower_is_better)
-    return meta_section(result)
-
-
-def _metric_columns(df, names, where, col, lower=(), higher=()):
+def metric_columns(df, names, where, col, lower=(), higher=()):
     """The table with the metric columns it lacks scored from its texts (said in a note), and the metrics
     whose lower scores are better: named with --lower-is-better, else as their signature or name says,
     unless named with --higher-is-better. One step for `meta` and `report --meta`."""

@@ -5,8 +5,6 @@ import click
 
 from ._common import by_option, calibration_choice_options, col_option, err_console, progress_bar, read_ranked_table
 from .calibrate_advice import human_scale_option
-from .check_outputs import output_checks_section
-from .meta import meta_report_section
 
 
 @click.command("report")
@@ -46,15 +44,14 @@ def report(input, score, output, by, human, system, method, model, metric, human
     check_output_path(output, inputs=[input] + ([model] if model is not None else []), stdout=True)
     df, calibrator, signature, commands = read_ranked_table(input, score=score, human=human, system=system,
                                                             model=model, col=col)
-    extra = (output_checks_section(df, by, system, score, input),) if output_checks else ()
-    if meta_metrics:
-        extra += (meta_report_section(df, meta_metrics, human, by, system, input, col, n_resamples, seed),)
+    checks = _output_checks(df, by, system, score, input) if output_checks else None
+    meta = _meta(df, meta_metrics, human, by, system, input, col, n_resamples, seed) if meta_metrics else None
     with progress_bar(f"report on {input}") as advance:
         result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
                            signature=signature, force=force, n_resamples=n_resamples, random_state=seed,
                            where=input, commands=commands, progress=advance, human_scale=human_scale,
                            human_higher_is_better=human_up, human_range=parse_human_range(human_range),
-                           extra_sections=extra)
+                           output_checks=checks, meta=meta)
     write_report(result, output, fmt=fmt)
     n_warn = len(result.alerts)
     summary = result.summary or {}
@@ -62,3 +59,40 @@ def report(input, score, output, by, human, system, method, model, metric, human
     shown = "standard output" if output == "-" else output
     err_console.print(f"wrote {fmt} report on {len(df)} rows to {shown}: recommended calibration "
                       f"{summary.get('recommendation_name', '?')}{inside}")
+
+
+def _output_checks(df, by, system, score, where):
+    """``--output-checks``: :func:`xleval.output_checks.check_outputs` of the report's table, grouped as the
+    report groups, with the score as the one metric."""
+    from ..exceptions import InputError
+    from ..output_checks import check_outputs
+
+    if "hypothesis" not in df.columns:
+        raise InputError(f"{where}: --output-checks checks the output texts, and the table has no 'hypothesis' "
+                         "column; map one with --col hypothesis=COLUMN, or drop --output-checks")
+    try:
+        return check_outputs(df, by=by, system=system if system in df.columns else None, metrics=(score,))
+    except InputError as exc:  # the library cannot name the file: say which table
+        raise exc.prefixed(str(where)) from None
+
+
+def _meta(df, metrics: str, human: str | None, by, system: str, where, col, n_resamples: int, seed: int):
+    """``--meta A,B``: :func:`xleval.meta.meta_evaluate` of these metrics against the report's human column,
+    grouped as the report groups, directions and computed columns as `xleval meta` has them."""
+    import warnings
+
+    from ..exceptions import InputError
+    from ..meta import meta_evaluate
+    from ._common import grouping, parse_columns
+    from .calibrate_common import in_table
+    from .meta import metric_columns
+
+    if human is None:
+        raise InputError("--meta compares metrics with human scores: give the human column with --human")
+    names = parse_columns(metrics, "--meta")
+    df, lower_is_better = metric_columns(df, names, where, col)
+    by_cols = grouping(by, df.columns)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the report's own warnings section speaks for the table
+        return in_table(where, meta_evaluate, df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
+                        system=system, n_resamples=n_resamples, random_state=seed, lower_is_better=lower_is_better)

@@ -125,23 +125,46 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
     if acc is None:  # the decision's calibration was not among those asked: its evaluation still has it
         notes.append(f"{best}: the decision chose {shown}, which is not among the calibrations asked")
         acc = variants[0].accuracy
-    chosen_by = [(m, _shown(decisions[m].evaluated_method, budget)) for m in decisions if m != best]
-    close = [(m, c, v.accuracy.estimate) for m, c in chosen_by for v in variants
-             if v.metric == m and v.calibration == c and acc.ci_low <= v.accuracy.estimate]
     within, basis = _within(meta)
     scale = human_scale or "as given (not stated)"
     answer = (f"across languages, trust {best} with {shown} (out-of-fold cross-group accuracy {acc.estimate:.3f}, "
-              f"95% CI {acc.ci_low:.3f} to {acc.ci_high:.3f}; human scale: {scale})")
-    if close:
-        answer += ("; inside that CI: " + ", ".join(f"{m} with {c} ({a:.3f})" for m, c, a in
-                                                     sorted(close, key=lambda t: -t[2])))
+              f"{acc.level:.0%} CI {acc.ci_low:.3f} to {acc.ci_high:.3f}; human scale: {scale})"
+              + _others(variants, best, shown, acc))
     if within is not None:
         answer += f"; within a pair, {within} ({basis})"
+    answer += ". " + _rule(best, decisions[best], len(decisions))
     ev0 = decisions[best]
     by_label = by if isinstance(by, str) else "+".join(by)
     return CalibratedMeta(human, by_label, tuple(c if k is None else f"{c}@{k}" for c, k in specs), tuple(variants),
                           {m: d.evaluated_method for m, d in decisions.items()}, best, shown, acc, within, basis,
                           answer, scale, ev0.n_folds, ev0.n_repeats, ev0.random_state, tuple(notes))
+
+
+def _others(variants: Sequence[CalibratedVariant], best: str, shown: str, acc: Estimate) -> str:
+    """Every other variant whose accuracy lies inside the winner's CI (or above it), best first: the answer
+    names them all, whatever the metric or the calibration."""
+    def listed(where) -> str:
+        chosen = sorted((v for v in variants
+                         if (v.metric, v.calibration) != (best, shown) and where(v.accuracy.estimate)),
+                        key=lambda v: -v.accuracy.estimate)
+        return ", ".join(f"{v.metric} with {v.calibration} ({v.accuracy.estimate:.3f})" for v in chosen)
+
+    inside = listed(lambda a: acc.ci_low <= a <= acc.ci_high)
+    above = listed(lambda a: a > acc.ci_high)
+    return (f"; inside that CI: {inside}" if inside else "; no other variant inside that CI") + (
+        f"; above it: {above}" if above else "")
+
+
+def _rule(best: str, decision: Any, n_metrics: int) -> str:
+    """The rule that chose, in the decision's own words: the winning metric's calibration by its decision
+    (the evidence, or the tie rule among calibrations that cannot be told apart), then the metric."""
+    how = {"tie": "the tie rule of its decision", "rules": "the rule-based flow of its decision"}.get(
+        decision.basis, "its decision")
+    text = f"How {best}'s calibration was chosen, by {how}: {decision.reason}"
+    if n_metrics > 1:
+        text += ("; among metrics, each with the calibration its own decision chose, the one with the highest "
+                 "out-of-fold cross-group accuracy (a tie goes to the metric listed first)")
+    return text
 
 
 def _shown(method: str, budget: int | None) -> str:

@@ -170,25 +170,3 @@ def to_frame(result: MetaEvaluation, calibrated: Any = None) -> Any:
                            "n": v.accuracy.n} for v in calibrated.variants])
     return pd.concat([frame, extra], ignore_index=True)
 
-
-def report_section(result: MetaEvaluation, *, image_format: str = "svg") -> Any:
-    """The report's "Meta-evaluation" section: one table per statistic (groups x metrics, cluster ranks and
-    chance baselines beside the values), the accuracies across groups, the ranking of a task, the notes."""
-    from ..report._model import Section, Table
-
-    tables = []
-    for stat in result.statistics():
-        header, rows = _grid(result, stat)
-        tables.append(Table.from_records(f"{stat}: {STATISTICS[stat][1]}", [dict(zip(header, r, strict=True))
-                                                                          for r in rows]))
-    header, rows = _across_rows(result)
-    tables.append(Table.from_records("Across groups (95% CIs: systems resampled within groups)",
-                                     [dict(zip(header, r, strict=True)) for r in rows]))
-    if result.ranking:
-        header, rows = _ranking_rows(result)
-        tables.append(Table.from_records(f"{result.task} ranking", [dict(zip(header, r, strict=True)) for r in rows]))
-    scales = sorted({str(v.get("scale")) for v in result.groups.values()})
-    lead = (f"{len(result.metrics)} metric(s) against {result.human} in {len(result.groups)} groups; system scores: "
-            f"{_how(result)}; human scale(s): {', '.join(scales)}.",)
-    return Section("meta-evaluation", "Meta-evaluation", lead=lead, tables=tuple(tables),
-                   paragraphs=tuple(result.notes))

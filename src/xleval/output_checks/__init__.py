@@ -14,12 +14,11 @@ from typing import Any
 from ._names import FLAGS, INVALID_FLAGS
 
 __all__ = ["check_outputs", "flag_outputs", "exclude_invalid", "OutputChecks", "Exclusion", "wilson_interval",
-           "FLAGS", "INVALID_FLAGS", "IDENTIFIERS", "LanguageIdentifier", "base_language", "report_section"]
+           "FLAGS", "INVALID_FLAGS", "IDENTIFIERS", "LanguageIdentifier", "base_language"]
 
 _LAZY = {**dict.fromkeys(("check_outputs", "flag_outputs", "exclude_invalid", "OutputChecks", "Exclusion",
                           "wilson_interval"), "._checks"),
-         **dict.fromkeys(("IDENTIFIERS", "LanguageIdentifier", "base_language"), "._langid"),
-         "report_section": "._report"}
+         **dict.fromkeys(("IDENTIFIERS", "LanguageIdentifier", "base_language"), "._langid")}
 
 
 def __getattr__(name: str) -> Any:

@@ -6,15 +6,19 @@ packages), :func:`build_mt_report` lays the results out as :class:`Section` obje
 :func:`render_html` / :func:`render_json` / :func:`write_report` render them deterministically.
 Other analyses plug in with :func:`result_section` (any result with ``to_dict()``) or
 :func:`generic_section` (a title, tables as lists of dicts, matplotlib figures); :func:`section_for`
-picks the section of a fairness, audit or intrinsic-confounds result and :func:`analysis_report` puts
-several together.
+picks the section of a fairness, audit, intrinsic-confounds, meta-evaluation or output-checks result and
+:func:`analysis_report` puts several together. The MT report takes the meta-evaluation and the output checks
+as results too: ``mt_report(df, "chrf", human="human", meta=meta_evaluate(...), output_checks=check_outputs(...))``
+gives the sections ``xleval report --meta A,B --output-checks`` writes.
 """
 from ._analyses import analysis_report, audit_section, fairness_section, intrinsic_section, section_for
 from ._figures import figure_from_matplotlib
 from ._format import format_column, format_p, format_value
 from ._leaderboard import leaderboard_lines, leaderboard_report, leaderboard_text
+from ._meta import calibrated_meta_section, meta_section
 from ._model import Alert, Figure, Report, Section, Table
 from ._mt import DataSummary, MTAnalysis, analyze_mt, build_mt_report, mt_report, summarize_data
+from ._output_checks import output_checks_section
 from ._render import check_format, render_html, render_json, write_report
 from ._sections import generic_section, result_section, warnings_section
 
@@ -25,4 +29,5 @@ __all__ = [
     "DataSummary", "MTAnalysis", "summarize_data", "analyze_mt", "build_mt_report", "mt_report",
     "render_html", "render_json", "write_report", "check_format",
     "fairness_section", "audit_section", "intrinsic_section", "section_for", "analysis_report",
+    "meta_section", "calibrated_meta_section", "output_checks_section",
 ]

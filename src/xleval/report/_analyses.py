@@ -1,6 +1,8 @@
 """Report sections for the LM and benchmark analyses: fairness gaps, translation-tax audit and
 intrinsic-metric confounds. Each takes the analysis' result object, lays its ``to_dict()`` out
-with :func:`result_section` and adds the figures the analysis' own ``_plots`` module draws."""
+with :func:`result_section` and adds the figures the analysis' own ``_plots`` module draws.
+:func:`section_for` also knows the meta-evaluation (:mod:`._meta`) and the output checks
+(:mod:`._output_checks`)."""
 from __future__ import annotations
 
 import logging
@@ -8,7 +10,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._figures import figure_from_matplotlib
+from ._meta import calibrated_meta_section, meta_section
 from ._model import Figure, Report, Section, Table
+from ._output_checks import output_checks_section
 from ._sections import result_section, warnings_section
 
 __all__ = ["fairness_section", "audit_section", "intrinsic_section", "section_for", "analysis_report"]
@@ -77,15 +81,9 @@ def _with_first_table(section: Section, table: Table) -> Section:
     return replace(section, tables=(table, *section.tables))
 
 
-def meta_section(result, *, image_format: str = "svg") -> Section:
-    """A :class:`xleval.meta.MetaEvaluation` (its layout lives with its other renderers)."""
-    from ..meta._render import report_section
-
-    return report_section(result, image_format=image_format)
-
-
-_BUILDERS = {"FairnessReport": fairness_section, "AuditResult": audit_section, "ConfoundReport": intrinsic_section,
-             "MetaEvaluation": meta_section}
+_BUILDERS: dict[str, Callable[..., Section]] = {
+    "FairnessReport": fairness_section, "AuditResult": audit_section, "ConfoundReport": intrinsic_section,
+    "MetaEvaluation": meta_section, "CalibratedMeta": calibrated_meta_section, "OutputChecks": output_checks_section}
 
 
 def section_for(result, *, image_format: str = "svg") -> Section:

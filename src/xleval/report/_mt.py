@@ -43,7 +43,9 @@ from ..leaderboard import (
 from ..table import DEFAULT_BY, EvalTable, as_table
 from ._diagnostics import agreement_section, bias_section, validity_section
 from ._figures import figure_from_matplotlib
+from ._meta import meta_section
 from ._model import Report, Section
+from ._output_checks import output_checks_section
 from ._plots import (
     FLIERS_UP_TO,
     budget_curve_figure,
@@ -223,9 +225,12 @@ def _fit_lines(frame: pd.DataFrame, score: str, human: str, by: str) -> pd.DataF
 
 
 def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sections: tuple[Section, ...] = (),
-                    image_format: str = "svg", headline: tuple[str, ...] = ()) -> Report:
+                    image_format: str = "svg", headline: tuple[str, ...] = (), meta: Any = None,
+                    output_checks: Any = None) -> Report:
     """Arrange an :class:`MTAnalysis` answer first: summary, leaderboard, warnings, the plots, the
-    detail (no statistic is computed here). ``headline``: sentences to lead the summary with."""
+    detail (no statistic is computed here). ``headline``: sentences to lead the summary with.
+    ``output_checks`` (an :class:`xleval.output_checks.OutputChecks`) and ``meta`` (an
+    :class:`xleval.meta.MetaEvaluation`): their sections, before ``extra_sections``."""
     a = analysis
     lead = tuple(headline) + a.headline
     figures = []
@@ -248,20 +253,25 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
     if a.diagnosis.validity_system is not None:
         sections.append(validity_section(a.diagnosis.validity_system, id="validity-system",
                                          title="Validity of LGN's equal-quality assumption, system level"))
+    if output_checks is not None:
+        sections.append(output_checks_section(output_checks, image_format=image_format))
+    if meta is not None:
+        sections.append(meta_section(meta, image_format=image_format))
     sections += list(extra_sections)
     sections.append(_data_section(a))
-    meta = (("score", a.score), ("grouped by", a.group), ("systems", a.system or "none (each group is one system)"),
-            ("human", a.human or "none"), ("calibration", _applied(a)),
-            ("signature", a.meta.get("signature") or "not recorded"), ("random_state", a.meta.get("random_state")))
+    facts = (("score", a.score), ("grouped by", a.group), ("systems", a.system or "none (each group is one system)"),
+             ("human", a.human or "none"), ("calibration", _applied(a)),
+             ("signature", a.meta.get("signature") or "not recorded"), ("random_state", a.meta.get("random_state")))
     report_summary = verdict(a.recommendation, a.board, score=a.score, headline=lead)
-    return Report(title or f"xleval report: {a.score} by {a.group}", tuple(sections), meta, report_summary,
+    return Report(title or f"xleval report: {a.score} by {a.group}", tuple(sections), facts, report_summary,
                   tuple(a.board.to_dict()["rows"]))
 
 
 def mt_report(df: EvalTable | pd.DataFrame, score: str | None = None, **kwargs: Any) -> Report:
     """:func:`analyze_mt` then :func:`build_mt_report` (layout options: ``title``, ``extra_sections``,
-    ``image_format``)."""
-    layout = {k: kwargs.pop(k) for k in ("title", "extra_sections", "image_format") if k in kwargs}
+    ``image_format``, ``meta``, ``output_checks``)."""
+    layout = {k: kwargs.pop(k) for k in ("title", "extra_sections", "image_format", "meta", "output_checks")
+              if k in kwargs}
     return build_mt_report(analyze_mt(df, score, **kwargs), **layout)
 
 

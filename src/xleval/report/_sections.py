@@ -84,10 +84,17 @@ def _is_record_map(value: Mapping) -> bool:
 
 
 def _strip_notes(record: Mapping, where: str, notes: list) -> dict:
-    """The record without its ``notes`` list; the notes go to the section's warnings, prefixed by where."""
-    out = dict(record)
-    for note in out.pop("notes", None) or ():
-        notes.append(f"{where}: {note}")
+    """The record without its ``notes`` list; the notes go to the section's warnings, prefixed by where.
+    A field that is itself a result (an estimate with its interval) becomes dotted columns
+    (``accuracy.estimate``, ``accuracy.ci_low``, ...): a cell holds a value, never an object's dump."""
+    out: dict = {}
+    for key, value in record.items():
+        if key == "notes":
+            notes.extend(f"{where}: {note}" for note in value or ())
+        elif isinstance(value, Mapping):
+            out.update({f"{key}.{k}": v for k, v in _strip_notes(value, f"{where}.{key}", notes).items()})
+        else:
+            out[key] = value
     return out
 
 

@@ -1,17 +1,22 @@
-"""The output checks as a report section (``xleval report --output-checks``): compute, then render."""
+"""The report section of the output checks (:class:`xleval.output_checks.OutputChecks`; ``xleval report
+--output-checks``): laid out from the result object, nothing computed here."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._checks import OutputChecks
+from ._model import Section
+from ._sections import generic_section
 
-__all__ = ["report_section"]
+if TYPE_CHECKING:
+    from ..output_checks import OutputChecks
+
+__all__ = ["output_checks_section"]
 
 
-def report_section(checks: OutputChecks) -> Any:
-    """A :class:`xleval.report.Section`: the rate of each flag per group (all systems) with its Wilson interval,
+def output_checks_section(checks: OutputChecks, *, image_format: str = "svg") -> Section:
+    """The "Output checks" section: the rate of each flag per group (all systems) with its Wilson interval,
     the (group, system) cells with the highest rate of an invalid flag, and each flag's effect on each metric."""
-    from ..report import generic_section
+    from ..output_checks import INVALID_FLAGS
 
     by = list(checks.by)
     g = checks.group_rates
@@ -20,7 +25,7 @@ def report_section(checks: OutputChecks) -> Any:
              for r in g.to_dict(orient="records")]
     cells = checks.rates
     keys = [*by, *([checks.system] if checks.system else [])]
-    worst = (cells[cells["flag"].isin(["empty", "copy_source", "off_target", "truncated"]) & (cells["count"] > 0)]
+    worst = (cells[cells["flag"].isin(INVALID_FLAGS) & (cells["count"] > 0)]
              .sort_values("rate", ascending=False, kind="stable").head(15))
     top = [{**{c: r[c] for c in keys}, "flag": r["flag"], "flagged": r["count"], "rate %": 100 * r["rate"],
             "CI low %": 100 * r["ci_low"], "CI high %": 100 * r["ci_high"]} for r in worst.to_dict(orient="records")]
