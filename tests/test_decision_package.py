@@ -235,3 +235,18 @@ def test_the_raw_scores_never_rank_groups_whose_levels_differ():
             result = diagnose(_levels_world(seed), "metric", "lp", human="human", decision=decision)
             assert "score levels differ" in result.advice and "not needed" not in result.advice
     assert "levels" in seen  # the world makes the raw scores lead in at least one draw
+
+
+def test_the_report_summary_states_the_one_decision():
+    from xleval.report import analyze_mt, build_mt_report
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analysis = analyze_mt(_to_english(), "metric", human="human", n_resamples=50)
+    decision = analysis.recommendation
+    summary = build_mt_report(analysis).summary
+    assert summary["recommendation"] == decision.method
+    cv = summary["cross_validated_accuracy"]
+    assert cv["best_supported"] == decision.evaluated_method != ""
+    assert cv["verdict"] == decision.paragraph and cv["verdict"].startswith("Out of fold")
+    assert summary["reasons"] == list(decision.reasons)

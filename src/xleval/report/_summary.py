@@ -105,7 +105,7 @@ def verdict(recommendation, board, *, score: str, headline: Sequence[str] = ()) 
     if rec.evaluation is not None:
         ev = rec.evaluation
         out["cross_validated_accuracy"] = {"folds": ev.n_folds, "repeats": ev.n_repeats, "systems": ev.n_systems,
-                                           "best_supported": ev.recommended, "verdict": ev.verdict,
+                                           "best_supported": rec.evaluated_method, "verdict": rec.paragraph,
                                            "scores": cv_rows(ev)}
     if rec.budget_curve is not None:
         out["budget_curve"] = rec.budget_curve.to_dict(orient="records")
