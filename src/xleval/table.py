@@ -228,7 +228,7 @@ class EvalTable:
         frame = data
         signatures = dict(signatures or {})
         if columns:  # file column -> canonical name, as every reader's columns= (checked the same way)
-            from .calibration._signature import renamed_signatures
+            from ._base.signature import renamed_signatures
             from .io._shape import check_header
 
             check_header(frame.columns, dict(columns), (), source)

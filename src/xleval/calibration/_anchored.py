@@ -57,6 +57,7 @@ from scipy import special, stats
 
 from .. import __version__
 from .._base.grouping import group_index
+from .._base.signature import check_compatible
 from ..exceptions import (
     DataQualityWarning,
     InputError,
@@ -72,7 +73,6 @@ from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
 from ._persist import check_loaded_columns, check_variance, load_checked, save_checked
 from ._pooling import SHRINKAGE_MODES, pooled_slopes, shrink_offsets, shrink_slope_toward
-from ._signature import check_compatible
 
 __all__ = ["AnchoredCalibrator", "FORMAT_VERSION"]
 

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._base.signature import check_compatible
 from ..exceptions import InputError, ModelFileError, NotFittedError, UnseenGroupWarning
 from ._params import ParamsMixin
 from ._persist import load_checked, save_checked
-from ._signature import check_compatible
 
 __all__ = ["LegacyMaps", "LegacyAnchoredCalibrator"]
 
