@@ -75,9 +75,8 @@ def check_header(cols: Sequence, rename: Mapping[str, str], required: Sequence[s
             fix = f"name an existing column, or rename yours with columns={{'YOUR_COLUMN': {m!r}}}"
             hint = missing_column_hint(m, cols)  # a question reads on into the fix
             fix = f"{hint} {fix}" if hint else fix
-        error = missing_column_error(f"{name}: missing required column(s) {missing}; its columns are {cols}; {fix}",
-                                     [m], renamed, argument="columns")
-        raise error
+        raise missing_column_error(f"{name}: missing required column(s) {missing}; its columns are {cols}; {fix}",
+                                   [m], renamed, argument="columns")
 
 
 def missing_column_hint(missing: str, cols: list) -> str:
