@@ -278,8 +278,13 @@ def test_format_1_files_still_load_and_give_the_same_numbers(tmp_path):
     are what that version's transform gave for the probe."""
     from pathlib import Path
 
+    from xleval.calibration import LegacyAnchoredCalibrator, load_calibrator
+
     path = Path(__file__).parent / "data" / "anchored_v1_linear_made_by_0.1.0.json"
-    model = AnchoredCalibrator.load(path)
+    model = load_calibrator(path)  # the one dispatch by format (issue 32); the class reads its own format only
+    assert isinstance(model, LegacyAnchoredCalibrator)
+    with pytest.raises(ModelFileError, match=r"format version 1 .*load_calibrator"):
+        AnchoredCalibrator.load(path)
     probe = pd.DataFrame({"tgt_lang": ["de", "fr", "zh", "de"], "score": [38.5, 44.0, 10.0, 99.0]})
     np.testing.assert_array_equal(model.transform(probe, signature="chrf|x"),
                                   [30.7358430962002, 34.346941901221385, 7.375657817248482, 74.29840341778393])

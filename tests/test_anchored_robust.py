@@ -1,10 +1,9 @@
 """The robust anchored estimator, checked against simulated worlds with a known truth: no collapse to the
 metric's order with two groups, Morris-limited shrinkage with more, the between-system slope shrunk toward
 the within-system one, a slope sign the labels do not settle is not used (and said), a bounded human scale,
-and the saved state (format 3; format-2 files still load and give the numbers they gave)."""
+and the saved state (format 3; the never-released format 2 is refused)."""
 import json
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,9 +12,8 @@ import pytest
 from xleval.calibration import AnchoredCalibrator
 from xleval.calibration._pooling import shrink_offsets
 from xleval.cli import main
-from xleval.exceptions import DataQualityWarning, InputError
+from xleval.exceptions import DataQualityWarning, InputError, ModelFileError
 
-DATA = Path(__file__).parent / "data"
 PAIRS = ("de-en", "cs-en", "ja-en", "ru-en", "zh-en", "is-en")  # p0, p1, ... in the docstrings
 
 
@@ -272,25 +270,21 @@ def test_format_3_roundtrip_keeps_the_new_state(tmp_path):
     np.testing.assert_array_equal(loaded.interval(df)[1], model.interval(df)[1])
 
 
-def test_format_2_file_loads_and_gives_the_numbers_it_gave(tmp_path):
-    """tests/data/anchored_v2.json was written at commit a1088f3 (tests/data/make_anchored_v2.py)."""
-    expected = json.loads((DATA / "anchored_v2_expected.json").read_text())
-    probe = pd.DataFrame(expected["probe"])
-    model = AnchoredCalibrator.load(DATA / "anchored_v2.json")
-    assert model.get_params()["shrinkage"] == "eb" and model.get_params()["between_shrinkage"] == "none"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the probe has an unseen pair on purpose
-        np.testing.assert_array_equal(model.transform(probe, signature="chrF2|nrefs:1|version:2.5.1"),
-                                      expected["transform"])
-        low, high = model.interval(probe)
-        assert list(model.sources(probe)) == expected["sources"]
-    np.testing.assert_array_equal(low, expected["interval_low"])
-    np.testing.assert_array_equal(high, expected["interval_high"])
-    model.save(tmp_path / "again.json")  # saved as it was read
-    again = json.loads((tmp_path / "again.json").read_text())
-    original = json.loads((DATA / "anchored_v2.json").read_text())
-    assert {k: v for k, v in again.items() if k not in ("checksum", "xleval_version")} == \
-        {k: v for k, v in original.items() if k not in ("checksum", "xleval_version")}
+def test_the_never_released_format_2_is_refused(tmp_path):
+    """Format 2 lived between 0.1.0 (format 1) and format 3 without a release (CHANGELOG; issue 32): a file
+    that declares it is refused with the refit hint, as every unknown version is."""
+    from xleval.calibration import load_calibrator
+    from xleval.calibration._persist import checksum
+
+    _, sparse = _bounded()
+    payload = _fit(sparse).to_dict()
+    payload["format_version"] = 2
+    payload["checksum"] = checksum(payload)
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(payload))
+    for load in (AnchoredCalibrator.load, load_calibrator):
+        with pytest.raises(ModelFileError, match="format version 2, this xleval reads version 3; refit it"):
+            load(path)
 
 
 def test_fit_calibration_gives_offsets_only_for_an_unsettled_direction_unless_strict():

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.audit import annotation_agreement, krippendorff_alpha, rating_scale, weighted_kappa
+from xleval.audit import annotation_agreement, krippendorff_alpha, rating_scale, render_checklist, weighted_kappa
 from xleval.exceptions import DataQualityWarning, InputError
 
 N = np.nan
@@ -108,7 +108,7 @@ def test_audit_with_ratings_reports_agreement_and_rating_signal():
     res = audit(df, ratings=_ratings(rows), n_resamples=50, n_permutations=49)
     assert res.agreement[0].dimension == "cue" and res.agreement[0].n_raters == 2
     assert res.rating_signal["cue"].method == "spearman" and res.rating_signal["cue"].n == 30
-    text = res.checklist()
+    text = render_checklist(res)
     assert "cue rating vs item-level E1 signal" in text and "- [x] cue:" in text
 
 

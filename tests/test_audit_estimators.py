@@ -5,7 +5,7 @@ import pytest
 import scipy.stats as ss
 from statsmodels.stats.contingency_tables import mcnemar
 
-from xleval.audit import ESTIMATORS, audit, dose_response, family_interaction, prepare_audit_table
+from xleval.audit import ESTIMATORS, audit, dose_response, family_interaction, prepare_audit_table, render_checklist
 from xleval.exceptions import InputError
 
 FAST = dict(n_resamples=200, n_permutations=199, random_state=0)
@@ -84,7 +84,7 @@ def test_invalid_policy_sensitivity_and_model_without_valid_parses():
     assert excluded.estimate == pytest.approx(4 / 5 - 2 / 5) and excluded.n_a == 5  # q3 dropped from both sides
     assert res.contrast("E1", "broken", policy="exclude") is None
     assert res.contrast("E1", "broken").acc_a == 0.0  # counted wrong: zero accuracy, and flagged
-    text = res.checklist()
+    text = render_checklist(res)
     assert "models with no valid parse at all: broken" in text
 
 
@@ -151,7 +151,7 @@ def test_condition_aliases_and_no_estimator_note():
     res = audit(df, **FAST)
     assert res.contrast("E1", "m") is not None
     assert any("E4 (naturalization contrast) not run" in n for n in res.notes)
-    assert "estimators not run for lack of conditions: E3, E4" in res.checklist()
+    assert "estimators not run for lack of conditions: E3, E4" in render_checklist(res)
 
 
 def test_cluster_by_subject_resamples_subjects_and_says_mcnemar_is_unclustered():

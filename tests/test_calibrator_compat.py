@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.calibration import LGN, AnchoredCalibrator
+from xleval.calibration import LGN, load_calibrator
 from xleval.calibration._persist import checksum
 from xleval.exceptions import SignatureMismatchError
 
@@ -40,7 +40,7 @@ def test_v1_lgn_files_load_and_give_the_numbers_they_gave_when_written(name):
 
 
 def test_v1_anchored_file_loads_and_gives_the_same_numbers():
-    model = AnchoredCalibrator.load(DATA / "anchored_v1_isotonic.json")
+    model = load_calibrator(DATA / "anchored_v1_isotonic.json")
     rows = PROBE.loc[EXPECTED["anchored"]["probe_rows"]]
     np.testing.assert_array_equal(model.transform(rows), EXPECTED["anchored"]["transform"])
 

@@ -212,7 +212,7 @@ def test_fit_calibration_min_count_follows_the_table_level():
 
 def test_a_format_1_file_loads_into_the_legacy_class():
     data = Path(__file__).parent / "data" / "anchored_v1_isotonic.json"
-    model = AnchoredCalibrator.load(data)
+    model = load_calibrator(data)
     assert isinstance(model, LegacyAnchoredCalibrator) and isinstance(model, Calibrator)
     assert not hasattr(AnchoredCalibrator(), "legacy_")
     with pytest.raises(ModelFileError, match="format version 1"):

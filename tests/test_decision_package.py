@@ -154,12 +154,10 @@ def test_a_grouping_column_named_with_a_plus_survives_the_comparison_and_the_dec
 # ------------------------------------------------------------------ one direction
 def test_ter_is_lower_is_better_in_every_consumer():
     from xleval.decision import score_direction
-    from xleval.leaderboard import higher_is_better_of
     from xleval.metrics import higher_is_better
 
     frame = _to_english().rename(columns={"metric": "ter"})
     assert higher_is_better("ter") is False and higher_is_better("chrf") is True
-    assert higher_is_better_of("ter") is False
     assert score_direction(EvalTable.from_frame(frame, score="ter"), "ter", None) is False
     # the signature's direction wins over the name: a MetricX column renamed "ter" is still lower-is-better,
     # and a column called "bleu" whose signature says dir:lower is lower-is-better

@@ -3,8 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xleval._base.signature import check_compatible, combine_signatures, merge_signatures, parse_signature
 from xleval.calibration import LGN
-from xleval.calibration._signature import check_compatible, combine_signatures, merge_signatures, parse_signature
 from xleval.exceptions import SignatureMismatchError
 
 A = "nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0|xleval:0.1.0"

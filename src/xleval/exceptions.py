@@ -87,6 +87,10 @@ def _plain_numbers(message: str) -> str:
 class InputError(XlevalError, ValueError):
     """Bad input: the message says what is wrong, where (file, row, column), and how to fix it."""
 
+    #: for a missing column (``value``): the columns the table has, by their canonical names, so that a
+    #: caller above the readers can say more (the command line: "score it first" on a table of texts)
+    columns: tuple[str, ...] | None = None
+
 
 class ArgumentTypeError(InputError, TypeError):
     """An argument of the wrong type (a string where a list of strings is expected, a number where a

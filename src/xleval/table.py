@@ -98,12 +98,12 @@ def require_columns(data: Any, columns: Sequence[str], *, what: str = "data",
         named = f" (the {kind} column, given as {argument}=)" if kind else named
         listed = ", ".join(repr(c) for c in missing)
         where = "" if what in ("data", "table") else f"{what}: "
-        from .io._shape import missing_column_hint
+        from .io._shape import missing_column_error, missing_column_hint
 
-        hint = missing_column_hint(missing[0], list(data.columns), list(data.columns))
-        raise InputError(f"{where}no column{'s' if len(missing) > 1 else ''} {listed}{named}; columns are "
-                         f"{list(data.columns)}" + (f"; {hint}" if hint else ""),
-                         argument=argument, value=missing[0] if len(missing) == 1 else missing)
+        hint = missing_column_hint(missing[0], list(data.columns))
+        raise missing_column_error(f"{where}no column{'s' if len(missing) > 1 else ''} {listed}{named}; columns are "
+                                   f"{list(data.columns)}" + (f"; {hint}" if hint else ""), missing, list(data.columns),
+                                   argument=argument)
 
 
 _KINDS = {"score": "score", "scores": "score", "by": "group", "human": "human", "system": "system",
@@ -253,7 +253,7 @@ class EvalTable:
         frame = data
         signatures = dict(signatures or {})
         if columns:  # file column -> canonical name, as every reader's columns= (checked the same way)
-            from .calibration._signature import renamed_signatures
+            from ._base.signature import renamed_signatures
             from .io._shape import check_header
 
             check_header(frame.columns, dict(columns), (), source)

@@ -6,7 +6,7 @@ parser validity per model x condition, the E1 back-translation gap, E3 native-co
 contrast and E4 naturalization contrast (per model and pooled, with CIs and p-values, under
 both invalid-answer policies), the dose-response split by translation residual, the
 model-family interaction, E2 inter-rater agreement when ratings are given, and a markdown
-reporting checklist (``result.checklist()``).
+reporting checklist (``render_checklist(result)``).
 """
 from xleval.audit._agreement import annotation_agreement, krippendorff_alpha, rating_scale, weighted_kappa
 from xleval.audit._audit import AuditResult, audit

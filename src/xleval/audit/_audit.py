@@ -56,12 +56,6 @@ class AuditResult(Result):
         pool = self.contrasts if policy in (None, self.invalid_policy) else self.sensitivity
         return next((c for c in pool if c.estimator == estimator and c.model == model), None)
 
-    def checklist(self) -> str:
-        """The markdown reporting checklist (see :func:`xleval.audit.render_checklist`)."""
-        from xleval.audit._checklist import render_checklist
-
-        return render_checklist(self)
-
 
 def audit(
     data: pd.DataFrame,

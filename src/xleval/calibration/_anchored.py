@@ -56,6 +56,7 @@ from scipy import special, stats
 
 from .. import __version__
 from .._base.grouping import group_index
+from .._base.signature import check_compatible
 from ..exceptions import (
     DataQualityWarning,
     InputError,
@@ -65,19 +66,16 @@ from ..exceptions import (
     UnseenGroupWarning,
 )
 from ..table import DEFAULT_BY, numeric_column, require_columns, warn_contradicting_labels
-from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._lgn import refuse_groups_beside_columns
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
 from ._persist import check_loaded_columns, check_variance, load_checked, save_checked
 from ._pooling import SHRINKAGE_MODES, pooled_slopes, shrink_offsets, shrink_slope_toward
-from ._signature import check_compatible
 
 __all__ = ["AnchoredCalibrator", "FORMAT_VERSION"]
 
 FORMAT = "xleval.AnchoredCalibrator"
 FORMAT_VERSION = 3
-READABLE_VERSIONS = (2, 3)  # format 2: no James-Stein slope, no human_range; its files load and transform as before
 SHRINKAGE = SHRINKAGE_MODES
 BETWEEN_SHRINKAGE = ("james-stein", "none")
 SETTLED_LEVEL = 0.975  # a slope's sign is settled when |z| reaches the two-sided 95% quantile of t(clusters - 1)
@@ -163,7 +161,6 @@ class AnchoredCalibrator(ParamsMixin):
         x, labels, h, sys_codes = self._inputs(X, groups, human, systems, need_human=True)
         codes, keys = labels
         self.by_ = self._resolve_by(X)
-        self.format_version_ = FORMAT_VERSION
         notes: list[str] = []
         finite = np.isfinite(x)
         if not finite.any():
@@ -544,7 +541,7 @@ class AnchoredCalibrator(ParamsMixin):
         """The fitted model in words and numbers: level, slopes, direction, common offset, notes."""
         self._check_fitted()
         s: dict[str, Any] = self.slopes_
-        extra = {} if "between_weight" not in s else {  # format 2 files have no raw/shrunk split
+        extra = {
             "between_slope_estimate": s["between_estimate"], "between_slope_unshrunk": s["between_unshrunk"],
             "between_slope_weight": s["between_weight"], "within_slope_estimate": s["within_estimate"],
             "slope_z": {"between": s["z"][0], "within": s["z"][1]}}
@@ -559,12 +556,9 @@ class AnchoredCalibrator(ParamsMixin):
         self._check_fitted()
         params = self.get_params()
         params["by"] = self.by_[0] if len(self.by_) == 1 else list(self.by_)  # the default resolved
-        version = getattr(self, "format_version_", FORMAT_VERSION)  # a loaded format-2 model saves as it was read
-        if version == 2:
-            params = {k: v for k, v in params.items() if k not in ("between_shrinkage", "human_range")}
-        elif self.human_range is not None:
+        if self.human_range is not None:
             params["human_range"] = list(human_range_of(self.human_range) or ())
-        return {"format": FORMAT, "format_version": version, "xleval_version": __version__, "params": params,
+        return {"format": FORMAT, "format_version": FORMAT_VERSION, "xleval_version": __version__, "params": params,
                 "signature": self.signature_, "level": self.level_, "direction": self.direction_,
                 "direction_source": self.direction_source_, "slopes": self.slopes_, "pooled": self.pooled_,
                 "groups": self.groups_, "notes": list(self.notes_)}
@@ -588,30 +582,22 @@ class AnchoredCalibrator(ParamsMixin):
                 f"|labels:{self.slopes_['n_labels']}|of:{self.signature_ or 'unknown'}")
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> AnchoredCalibrator | LegacyAnchoredCalibrator:
-        """A saved anchored calibrator; a file of format version 1 loads as a
-        :class:`LegacyAnchoredCalibrator` (transform and sources only)."""
-        peek = read_calibrator_json(path, str(path))  # regular files of bounded size only
-        found = peek.get("format_version") if isinstance(peek, dict) else None
-        version = found if found in (1, *READABLE_VERSIONS) and not isinstance(found, bool) else FORMAT_VERSION
-        return cls.from_dict(load_checked(path, FORMAT, version, "anchored calibrator"), source=str(path))
+    def load(cls, path: str | os.PathLike) -> AnchoredCalibrator:
+        """A saved anchored calibrator of this format version. Files of format version 1 (xleval 0.1.0,
+        per-group maps) are read by :func:`xleval.calibration.load_calibrator`, which dispatches every
+        saved calibrator by the format it declares."""
+        _refuse_format_1(read_calibrator_json(path, str(path)), str(path))  # regular files of bounded size only
+        return cls.from_dict(load_checked(path, FORMAT, FORMAT_VERSION, "anchored calibrator"), source=str(path))
 
     @classmethod
-    def from_dict(cls, payload: dict, source: str = "calibrator") -> AnchoredCalibrator | LegacyAnchoredCalibrator:
-        if isinstance(payload, dict) and payload.get("format_version") == 1:
-            return LegacyAnchoredCalibrator.from_dict(load_checked(payload, FORMAT, 1, "anchored calibrator"), source)
-        found = payload.get("format_version") if isinstance(payload, dict) else None
-        version = found if found in READABLE_VERSIONS and not isinstance(found, bool) else FORMAT_VERSION
-        load_checked(payload, FORMAT, version, "anchored calibrator")
+    def from_dict(cls, payload: dict, source: str = "calibrator") -> AnchoredCalibrator:
+        _refuse_format_1(payload, source)
+        load_checked(payload, FORMAT, FORMAT_VERSION, "anchored calibrator")
         try:
             params = dict(payload["params"])
-            if version == 2:  # fitted without the James-Stein slope; its stored slopes are used as they are
-                params = {**params, "between_shrinkage": "none", "human_range": None}
             if params.get("human_range") is not None:
                 params["human_range"] = tuple(params["human_range"])
             model = cls(**params)
-            if version != FORMAT_VERSION:
-                model.format_version_ = version
             model._validate()
             model.by_ = [model.by] if isinstance(model.by, str) else list(model.by)
             model.signature_ = payload.get("signature")
@@ -629,6 +615,18 @@ class AnchoredCalibrator(ParamsMixin):
 
 
 # helpers -------------------------------------------------------------------------------------------
+def is_format_1(payload: object) -> bool:
+    """Whether a saved payload is an anchored calibrator of format version 1 (xleval 0.1.0)."""
+    version = payload.get("format_version") if isinstance(payload, dict) else None
+    return isinstance(payload, dict) and payload.get("format") == FORMAT and version == 1 and version is not True
+
+
+def _refuse_format_1(payload: object, source: str) -> None:
+    if is_format_1(payload):
+        raise ModelFileError(f"{source}: an anchored calibrator of format version 1 (xleval 0.1.0); load it with "
+                             "xleval.calibration.load_calibrator (transform only), or refit it with this xleval")
+
+
 class DirectedSlopes(NamedTuple):
     """The slopes as used (``between`` after the James-Stein shrinkage, ``between_unshrunk`` before it,
     ``weight`` the share of ``between_unshrunk - within`` kept), the direction and its source, and the

@@ -1,8 +1,8 @@
 """Anchored calibrators saved in format version 1 (xleval 0.1.0) keep loading and give the numbers
 they gave: per-group linear or isotonic maps, shrunk toward the pooled map with credibility
 ``Z = sqrt(n / min_count)``, the pooled map for unseen or degenerate groups. Only applying them is
-supported (:class:`LegacyAnchoredCalibrator`, what ``AnchoredCalibrator.load`` returns for such a
-file); refit with this xleval for sparse labels, intervals and the between-system slope."""
+supported (:class:`LegacyAnchoredCalibrator`, what :func:`xleval.calibration.load_calibrator` returns for
+such a file); refit with this xleval for sparse labels, intervals and the between-system slope."""
 from __future__ import annotations
 
 import os
@@ -11,10 +11,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._base.signature import check_compatible
 from ..exceptions import InputError, ModelFileError, NotFittedError, UnseenGroupWarning
+from ._anchored import FORMAT, AnchoredCalibrator, anchored_on_unseen
 from ._params import ParamsMixin
 from ._persist import load_checked, save_checked
-from ._signature import check_compatible
 
 __all__ = ["LegacyMaps", "LegacyAnchoredCalibrator"]
 
@@ -90,8 +91,6 @@ class LegacyAnchoredCalibrator(ParamsMixin):
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> LegacyAnchoredCalibrator:
-        from ._anchored import FORMAT
-
         return cls.from_dict(load_checked(path, FORMAT, 1, "anchored calibrator"), source=str(path))
 
     def _check_fitted(self) -> None:
@@ -100,8 +99,6 @@ class LegacyAnchoredCalibrator(ParamsMixin):
 
     def _labels(self, X, groups) -> tuple[np.ndarray, np.ndarray]:
         """Scores and each row's group label, read as the main class reads them."""
-        from ._anchored import AnchoredCalibrator
-
         reader = AnchoredCalibrator(by=self.by, score=self.score, human=self.human, system=None)
         x, (codes, labels), _, _ = reader._inputs(self._table_frame(X), groups, None, None, need_human=False)
         return x, np.asarray(labels, dtype=object)[codes]
@@ -129,8 +126,6 @@ class LegacyAnchoredCalibrator(ParamsMixin):
         return np.where([self.maps_.own(g) for g in labels], "group", "pooled").astype(object)
 
     def with_on_unseen(self, on_unseen: str | None) -> LegacyAnchoredCalibrator:
-        from ._anchored import anchored_on_unseen
-
         self._check_fitted()
         return anchored_on_unseen(self, on_unseen)
 

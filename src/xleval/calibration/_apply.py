@@ -11,7 +11,8 @@ import pandas as pd
 from ..exceptions import ModelFileError
 from ..table import EvalTable
 from ._anchored import FORMAT as ANCHORED_FORMAT
-from ._anchored import AnchoredCalibrator
+from ._anchored import AnchoredCalibrator, is_format_1
+from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._frame import calibrate_frame, calibrated_metadata, output_column
 from ._lgn import FORMAT as LGN_FORMAT
 from ._lgn import LGN
@@ -38,13 +39,16 @@ def calibrator_kind(model: Calibrator) -> str:
 
 
 def load_calibrator(path: str | os.PathLike) -> Calibrator:
-    """An LGN, an AnchoredCalibrator or (a format-1 anchored file) a LegacyAnchoredCalibrator, by the
-    ``format`` the file declares (checked like every load)."""
+    """An LGN, an AnchoredCalibrator or (a format-1 anchored file, xleval 0.1.0) a LegacyAnchoredCalibrator,
+    by the ``format`` and ``format_version`` the file declares (checked like every load). The one place that
+    dispatches by format: each class's ``load`` reads its own current format."""
     payload = _read_json(path, str(path))  # regular files of bounded size only; says what is wrong with others
     fmt = payload.get("format") if isinstance(payload, dict) else None
     if isinstance(fmt, str) and fmt.startswith("xleval.") and fmt not in (ANCHORED_FORMAT, LGN_FORMAT):
         raise ModelFileError(f"{path}: not an xleval calibrator (its format is {fmt[:60]!r}); pass the file written by "
                              "`xleval calibrate fit -o`")
+    if is_format_1(payload):
+        return LegacyAnchoredCalibrator.load(path)
     return AnchoredCalibrator.load(path) if fmt == ANCHORED_FORMAT else LGN.load(path)
 
 

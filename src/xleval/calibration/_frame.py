@@ -34,7 +34,7 @@ def score_signature(path, score: str, columns=None) -> str | None:
     """The metric signature stored with a table for ``score`` (Parquet metadata or sidecar), if any;
     ``columns`` is the readers' rename (file column -> canonical): the signature is the one of the file
     column read as ``score`` (:func:`renamed_signatures`)."""
-    from ._signature import renamed_signatures
+    from .._base.signature import renamed_signatures
 
     meta = read_table_metadata(path)
     signatures = meta.get("signatures", {}) if isinstance(meta, dict) else {}

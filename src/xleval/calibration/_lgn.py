@@ -30,6 +30,7 @@ import pandas as pd
 
 from .. import __version__
 from .._base.seeding import make_rng
+from .._base.signature import check_compatible, merge_signatures
 from ..exceptions import (
     DegenerateGroupWarning,
     InputError,
@@ -58,7 +59,6 @@ from ._levels import (
 from ._maps import QuantileMap, linear_coefficients
 from ._params import ParamsMixin
 from ._persist import check_loaded_columns, load_checked, save_checked
-from ._signature import check_compatible, merge_signatures
 
 __all__ = ["LGN", "FORMAT_VERSION"]
 

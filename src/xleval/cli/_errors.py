@@ -44,7 +44,7 @@ def cli_message(exc: XlevalError, command: click.Command | None, args: Sequence[
     """``exc``'s message with each ``name=`` that is a parameter of ``command`` written as its flag
     (``by=`` -> ``--by``); an error about a missing column also names ``--col`` where the command has it,
     and the flag of ``args`` (the command line) that named the column (``--score bleu``)."""
-    message = _score_first(cli_words(str(exc), command))
+    message = _score_first(exc, cli_words(str(exc), command))
     if command is None:
         return message
     argument, value, options = getattr(exc, "argument", None), getattr(exc, "value", None), _options(command)
@@ -61,17 +61,26 @@ def cli_message(exc: XlevalError, command: click.Command | None, args: Sequence[
     return message
 
 
-_SCORE_FIRST = re.compile(r"score it first \(the `score` command with metric '([^'\n]+)', or [^)]*\) in Python\)")
+def _score_first(exc: XlevalError, message: str) -> str:
+    """A metric's score asked of a table of texts that was never scored: say to score it first, as the
+    command to run on that file. The readers raise the missing column (``exc.value``) with the table's
+    columns (``exc.columns``) and know no metric; the registry is asked here, at the command line's edge."""
+    from ..metrics._registry import METRICS  # names only; no metric is imported
 
-
-def _score_first(message: str) -> str:
-    """The library's "score it first" for a table of texts, as the command to run on that file."""
-    found = _SCORE_FIRST.search(message)
-    path = message.partition(": missing required column")[0] if found else ""
-    if not found or not path or path == message:
+    missing, columns = getattr(exc, "value", None), getattr(exc, "columns", None)
+    if (not isinstance(missing, str) or not columns or "hypothesis" not in columns or missing in columns
+            or "did you mean" in message):  # a column of another spelling is the likelier cause
         return message
-    command = f"xleval score {shlex.quote(path)} --metric {shlex.quote(found.group(1))} -o scored.tsv"
-    return message[:found.start()] + f"score it first: `{command}`" + message[found.end():]
+    kind = missing.partition(":")[0].casefold()
+    if kind not in METRICS and kind != "score":
+        return message
+    kind = "chrf" if kind == "score" else kind
+    path, found, _ = message.partition(": missing required column")
+    command = f"xleval score {shlex.quote(path) if found else 'INPUT'} --metric {shlex.quote(kind)} -o scored.tsv"
+    hint = f"the table has hypotheses but no {missing!r} scores: score it first: `{command}`"
+    if f"; {_EXISTING}" in message:  # a cause is an option before the library's fix
+        return message.replace(f"; {_EXISTING}", f"; {hint}; or {_EXISTING}", 1)
+    return f"{message}; {hint}"
 
 
 # how the library's fix for a missing required column begins; the CLI adds the flag that named the column

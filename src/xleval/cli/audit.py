@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from xleval.audit import AnswerParser, lm_eval_answers, rating_scale
+from xleval.audit import AnswerParser, lm_eval_answers, rating_scale, render_checklist
 from xleval.audit import audit as run_audit
 from xleval.cli._common import (
     FiniteFloat,
@@ -85,7 +85,7 @@ def audit(inputs, fmt, checklist, ratings, scale, col, invalid, validity_thresho
     for w in caught:  # on stderr, so that --format json stays one document
         say("warning", str(w.message))
     if checklist is not None:
-        write_text(checklist, result.checklist())
+        write_text(checklist, render_checklist(result))
     write_analysis_report(report_path, "Translation-tax audit", [result])
     if fmt == "json":
         emit_json(result)

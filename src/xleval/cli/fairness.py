@@ -76,7 +76,7 @@ def _render(name: str, rep) -> None:
 @click.option("--floor", type=FiniteFloat(), help="Usability floor (a ceiling with --lower-is-better).")
 @click.option("--lower-is-better/--higher-is-better", "lower_is_better", default=None,
               help="The metric is a loss (e.g. bits per byte, MetricX). Default: as the column's metric signature says "
-                   "(dir:lower for MetricX), else higher is better.")
+                   "(dir:lower for MetricX), else by its name (ter), else higher is better.")
 @click.option("--log-performance", is_flag=True, help="Fit ln(performance) on ln(size).")
 @click.option("--target-gain", type=FiniteFloat(0, low_open=True), help="Gain (log model: factor) to price in data.")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples.")
@@ -92,15 +92,16 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
     """
     from ..calibration import score_signature
     from ..fairness import fairness_gaps, fairness_gaps_by
-    from ..metrics._base import signature_direction
+    from ..metrics import higher_is_better
 
     check_outputs({"--report": report_path}, inputs=[input])
     df = select_rows(read_table(input, columns=parse_column_mapping(col), required=[metric, by], numeric=[metric]),
                      where)
-    if lower_is_better is None:  # the direction travels with the score (MetricX: dir:lower), as in calibration
-        lower_is_better = signature_direction(score_signature(input, metric, parse_column_mapping(col))) is False
+    # the one direction rule: the flag, else the score's signature (MetricX: dir:lower), else its name (ter)
+    up = higher_is_better(metric, score_signature(input, metric, parse_column_mapping(col)),
+                          given=None if lower_is_better is None else not lower_is_better)
     kwargs = dict(reference=None if (reference or "").lower() == "none" else reference, item=item, resource=resource,
-                  typology=tuple(typology), floor=floor, higher_is_better=not lower_is_better,
+                  typology=tuple(typology), floor=floor, higher_is_better=up,
                   log_performance=log_performance, target_gain=target_gain, n_resamples=n_resamples, random_state=seed)
     with progress_bar(f"fairness gaps of {input}") as advance:
         if model:

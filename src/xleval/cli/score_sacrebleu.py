@@ -162,7 +162,7 @@ class _Built:
 
     @property
     def sacrebleu(self) -> bool:
-        from ..metrics._compat import SacrebleuMetric
+        from ..metrics._sacrebleu_base import SacrebleuMetric
 
         return isinstance(self.metric, SacrebleuMetric)
 
@@ -195,7 +195,7 @@ def _metrics(req: Request, streams) -> list[_Built]:
 
 def _signature(b: _Built, short: bool, extra: dict[str, Any] | None = None) -> str:
     """The metric's signature with sacrebleu's ``bs``/``ar``/``seed`` after ``nrefs``, long or short."""
-    from ..metrics._compat import Signature
+    from ..metrics._sacrebleu_base import Signature
 
     sig = b.metric.get_signature() if b.sacrebleu else Signature(b.metric.signature, {})
     if extra:
@@ -208,7 +208,7 @@ def _score(b: _Built, hyps, streams, sources):
     """sacrebleu's Score for BLEU/chrF/TER; a name-and-number stand-in for the other metrics."""
     if b.sacrebleu:
         return b.metric.corpus_score(hyps, streams, sources)
-    from ..metrics._compat import Score
+    from ..metrics._sacrebleu_base import Score
 
     return Score(name=b.spec.split(":")[0], score=float(b.metric.corpus_score(hyps, streams, sources)),
                  signature=b.metric.signature, stats=())

@@ -44,7 +44,8 @@ from ._procedure import (
     Z_LIKE_PREFERENCE,
     Procedure,
 )
-from ._recommend import METHOD_LONG_NAMES, RECOMMEND_PROCEDURE, budget_curve, decision_reasons, recommend_calibration
+from ._recommend import RECOMMEND_PROCEDURE, recommend_calibration
+from ._sentences import MEASURED_BASES, METHOD_LONG_NAMES, budget_curve, decision_reasons
 
 __all__ = [
     "Procedure", "DEFAULT_PROCEDURE", "EVALUATION_PROCEDURE", "DEFAULT_BUDGETS", "N_FOLDS", "N_REPEATS",
@@ -55,7 +56,7 @@ __all__ = [
     "decide_calibration", "decide_from_evaluation", "decide_across_metrics", "with_decision", "CalibrationDecision",
     "choose_method", "MethodChoice", "DecisionStep", "METHOD_NAMES", "METHOD_LONG_NAMES", "REFERENCE",
     "RECOMMENDED_LABELS", "raw_column_name",
-    "recommend_calibration", "RECOMMEND_PROCEDURE", "budget_curve", "decision_reasons",
+    "recommend_calibration", "RECOMMEND_PROCEDURE", "budget_curve", "decision_reasons", "MEASURED_BASES",
     "fit_calibration", "FittedCalibration", "FIT_SETTINGS",
     "diagnose", "Diagnosis", "advice_line",
     "AdviceAction", "AdviceRenderer", "PythonAdvice",

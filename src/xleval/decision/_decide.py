@@ -70,14 +70,11 @@ from ._procedure import (
     Z_LIKE_PREFERENCE,
     Procedure,
 )
+from ._sentences import MEASURED_BASES, METHOD_LONG_NAMES, budget_curve, decision_reasons
 
 __all__ = ["MethodChoice", "DecisionStep", "choose_method", "REFERENCE", "RECOMMENDED_LABELS",
            "CalibrationDecision", "decide_calibration", "decide_from_evaluation", "decide_across_metrics",
            "evaluate_calibration", "METHOD_NAMES"]
-
-#: the bases of a decision read from the cross-validated comparison (``levels``: the raw scores led, but the
-#: groups' score levels differ, so the better calibration was applied)
-MEASURED_BASES = ("evidence", "tie", "levels")
 
 #: what each method is called in sentences
 METHOD_NAMES = {"none": "the raw scores", "lgn": "LGN", "anchored": "anchored calibration"}
@@ -386,8 +383,6 @@ class CalibrationDecision(Result):
     def reasons(self) -> tuple[str, ...]:
         """The answer's reasons as sentences, in order (bias, LGN's assumption, the method and why, the
         warning)."""
-        from ._recommend import decision_reasons
-
         if self.evidence is None:
             return (self.paragraph,) + ((self.warning,) if self.warning else ())
         return tuple(decision_reasons(self.evidence.bias, self.validity, self))
@@ -395,14 +390,12 @@ class CalibrationDecision(Result):
     @property
     def budget_curve(self) -> pd.DataFrame | None:
         """The budget curve measured beside the decision (None without one)."""
-        from ._recommend import budget_curve
-
         return budget_curve(self.evaluation)
 
     @property
     def name(self) -> str:
         """The method as the answer names it."""
-        return {"none": "no calibration (raw scores)", "lgn": "LGN", "anchored": "anchored calibration"}[self.method]
+        return METHOD_LONG_NAMES[self.method]
 
     @property
     def human_groups(self) -> int:

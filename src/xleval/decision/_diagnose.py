@@ -18,9 +18,10 @@ from ..diagnostics import (
 )
 from ..table import EvalTable
 from ._advice import AdviceRenderer
-from ._decide import MEASURED_BASES, METHOD_NAMES, CalibrationDecision, _table, decide_calibration
+from ._decide import METHOD_NAMES, CalibrationDecision, _table, decide_calibration
 from ._evidence import gather_evidence
 from ._procedure import DEFAULT_PROCEDURE, Procedure
+from ._sentences import MEASURED_BASES
 
 __all__ = ["Diagnosis", "diagnose"]
 

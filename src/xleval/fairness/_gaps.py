@@ -33,6 +33,7 @@ from xleval.io import (
     split_lp,
     to_numeric_column,
 )
+from xleval.metrics._direction import higher_is_better as metric_direction
 from xleval.stats import Estimate, bootstrap, estimate_from_distribution
 from xleval.table import require_columns
 
@@ -122,7 +123,7 @@ def fairness_gaps(
     resource: str | None = None,
     typology: Sequence[str] = (),
     floor: float | None = None,
-    higher_is_better: bool = True,
+    higher_is_better: bool | None = None,
     log_performance: bool = False,
     target_gain: float | None = None,
     level: float = 0.95,
@@ -139,9 +140,12 @@ def fairness_gaps(
     within a language). ``typology``: per-language feature columns; ``script`` and ``family``
     are derived from the language code when no such column exists. ``floor``: the usability
     floor (e.g. 0.5 for F1 in [0, 1]); with ``higher_is_better=False`` it is a ceiling.
+    ``higher_is_better``: the metric's direction; None asks the one rule
+    (:func:`xleval.metrics.higher_is_better` on the column's name: ``ter`` is an error rate, else higher).
     ``progress``: told of each finished step (language means, gaps, elasticity and typology).
     """
     steps = Steps(progress, 3)
+    higher_is_better = metric_direction(metric, given=higher_is_better)
     if floor is not None and not (isinstance(floor, (int, float)) and math.isfinite(floor)):
         raise InputError(f"floor must be a finite number (a usability floor on the metric's scale); got {floor!r}")
     if by in ("src_lang", "tgt_lang") and by not in data.columns and "lp" in data.columns:

@@ -73,29 +73,28 @@ def check_header(cols: Sequence, rename: Mapping[str, str], required: Sequence[s
             fix = f"remove the '#' before {m!r} in the header (or map it: columns={{{'#' + m!r}: {m!r}}})"
         else:
             fix = f"name an existing column, or rename yours with columns={{'YOUR_COLUMN': {m!r}}}"
-            hint = missing_column_hint(m, cols, renamed)  # a question reads on into the fix; a cause is an option
-            fix = (f"{hint} {fix}" if hint.endswith("?") else f"{hint}; or {fix}") if hint else fix
-        raise InputError(f"{name}: missing required column(s) {missing}; its columns are {cols}; {fix}",
-                         argument="columns", value=m)
+            hint = missing_column_hint(m, cols)  # a question reads on into the fix
+            fix = f"{hint} {fix}" if hint else fix
+        raise missing_column_error(f"{name}: missing required column(s) {missing}; its columns are {cols}; {fix}",
+                                   [m], renamed, argument="columns")
 
 
-def missing_column_hint(missing: str, cols: list, renamed: list) -> str:
-    """What most likely went wrong when ``missing`` is absent, as one clause (empty when nothing is
-    likely): a column of another spelling (``chrF`` for ``chrf``), or a metric's score asked of a
-    table of texts that was never scored."""
+def missing_column_hint(missing: str, cols: list) -> str:
+    """A column of another spelling (``chrF`` for ``chrf``) when ``missing`` is absent, as a question
+    (empty when none is close). The hint that a metric's score is asked of a table of texts that was
+    never scored is the command line's (``cli._errors``): the readers know no metric."""
     spelled = [c for c in cols if isinstance(c, str) and c.casefold() == str(missing).casefold()]
     if not spelled:
         spelled = difflib.get_close_matches(str(missing), [c for c in cols if isinstance(c, str)], n=1, cutoff=0.8)
-    if spelled:
-        return f"did you mean {spelled[0]!r}?"
-    from ..metrics._registry import METRICS  # names only; no metric is imported
+    return f"did you mean {spelled[0]!r}?" if spelled else ""
 
-    kind = str(missing).partition(":")[0].casefold()
-    if (kind in METRICS or kind == "score") and "hypothesis" in renamed:
-        kind = "chrf" if kind == "score" else kind
-        return (f"the table has hypotheses but no {missing!r} scores: score it first (the `score` command with "
-                f"metric {kind!r}, or xleval.metrics.get_metric({kind!r}) in Python)")
-    return ""
+
+def missing_column_error(message: str, missing: Sequence, columns: Sequence, *, argument: str | None) -> InputError:
+    """The error for missing column(s): ``argument`` and the first (or every) missing name as its value,
+    and the table's (canonical) ``columns`` kept on it (:attr:`InputError.columns`)."""
+    error = InputError(message, argument=argument, value=missing[0] if len(missing) == 1 else list(missing))
+    error.columns = tuple(str(c) for c in columns)
+    return error
 
 
 def check_not_empty(n_columns: int, n_rows: int, name: str) -> None:

@@ -6,12 +6,12 @@ Compute in steps (:func:`system_scores`, :func:`xleval.decision.recommend_calibr
 (:func:`leaderboard`). Rendering (text, TSV, JSON, an HTML section)
 is the CLI's and the report's. See docs/report.md.
 """
-from ._board import COLUMNS, Leaderboard, SystemScores, higher_is_better_of, leaderboard, rank_systems, system_scores
+from ._board import COLUMNS, Leaderboard, SystemScores, leaderboard, rank_systems, system_scores
 from ._calibration import METHODS, SystemCalibration, check_model_score, model_calibration, system_calibration
 from ._system import CORPUS_METRICS, row_statistics
 
 __all__ = [
-    "leaderboard", "Leaderboard", "COLUMNS", "system_scores", "SystemScores", "rank_systems", "higher_is_better_of",
+    "leaderboard", "Leaderboard", "COLUMNS", "system_scores", "SystemScores", "rank_systems",
     "SystemCalibration", "check_model_score", "system_calibration", "model_calibration", "METHODS",
     "CORPUS_METRICS", "row_statistics",
 ]

@@ -28,6 +28,7 @@ from .._base.result import Result, array_field
 from .._base.seeding import child_seeds, make_rng
 from ..calibration import CellUncertainty, cell_uncertainty
 from ..exceptions import DataQualityWarning, InputError
+from ..metrics._direction import higher_is_better as direction
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
 from ..table import DEFAULT_BY, EvalTable, as_table, require_columns
 from ._calibration import METHODS, SystemCalibration, model_calibration, system_calibration
@@ -402,14 +403,6 @@ def _one_group(group: str, by: str, score: str) -> SystemCalibration:
                              score_column=score, notes=(note,))
 
 
-def higher_is_better_of(score: str, metric: str | None = None, signature: str | None = None) -> bool:
-    """False for error rates (TER) and error scores (MetricX); True otherwise: the one rule,
-    :func:`xleval.metrics.higher_is_better`."""
-    from ..metrics._direction import higher_is_better
-
-    return higher_is_better(score, signature, metric=metric)
-
-
 def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | None = None, *,
                 system: str | None = "system",
                 human: str | None = None, model: Any = None, method: str = "auto", metric: str | None = None,
@@ -445,8 +438,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     frame = table.frame
     steps.done()
     rec = None
-    hib = (higher_is_better_of(score, metric, signature if signature is not None else table.signature(score))
-           if higher_is_better is None else bool(higher_is_better))
+    hib = direction(score, signature if signature is not None else table.signature(score), given=higher_is_better,
+                    metric=metric)
     if model is not None:
         calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,
                                         where=table.source)

@@ -265,15 +265,15 @@ def _check_columns(frame, metrics, human, by, system, segment, darr) -> list[str
 
 def metric_directions(data: Any, metrics: Sequence[str],
                       signatures: Mapping[str, str | None] | None = None) -> list[str]:
-    """The metrics whose lower scores are better, by the leaderboard's rule
-    (:func:`xleval.leaderboard.higher_is_better_of`): the direction a signature states (``dir:lower`` for
-    MetricX; ``signatures``, else an :class:`~xleval.table.EvalTable`'s), then the registry name (``ter``)."""
-    from ..leaderboard._board import higher_is_better_of
+    """The metrics whose lower scores are better, by the one rule (:func:`xleval.metrics.higher_is_better`):
+    the direction a signature states (``dir:lower`` for MetricX; ``signatures``, else an
+    :class:`~xleval.table.EvalTable`'s), then the registry name (``ter``)."""
+    from ..metrics._direction import higher_is_better
 
     if signatures is None:
         signature = getattr(data, "signature", None)
         signatures = {m: signature(m) for m in metrics} if callable(signature) else {}
-    return [m for m in metrics if not higher_is_better_of(m, signature=signatures.get(m))]
+    return [m for m in metrics if not higher_is_better(m, signatures.get(m))]
 
 
 def _numeric(frame: pd.DataFrame, columns: Sequence[str], *, human: str, darr: str | None) -> pd.DataFrame:

@@ -8,8 +8,7 @@ from ._registry import available_metrics, get_metric, metric_options
 
 __all__ = ["Metric", "BLEU", "CHRF", "TER", "COMET", "BERTScore", "EmbeddingCosine", "MetricX", "ErrorSpans",
            "ScoreCache", "signature_direction", "higher_is_better", "get_metric", "available_metrics", "metric_options",
-           "score_frame",
-           "score_inputs", "corpus_table", "ScoredFrame", "set_backend", "get_backend",
+           "score_frame", "score_inputs", "corpus_table", "ScoredFrame", "set_backend", "get_backend",
            "compare_systems", "compare_systems_frame", "SystemsComparison",
            "Score", "corpus_bleu", "raw_corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "corpus_ter",
            "sentence_ter"]
@@ -21,7 +20,8 @@ _LAZY = {"BLEU": "._bleu", "CHRF": "._chrf", "TER": "._ter", "COMET": "._comet",
          "ScoredFrame": "._frame",
          "set_backend": "._fast", "get_backend": "._fast",
          "compare_systems": "._systems", "compare_systems_frame": "._systems", "SystemsComparison": "._systems",
-         **dict.fromkeys(("Score", "corpus_bleu", "raw_corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf",
+         "Score": "._sacrebleu_base",
+         **dict.fromkeys(("corpus_bleu", "raw_corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf",
                           "corpus_ter", "sentence_ter"), "._compat")}
 
 

@@ -15,6 +15,8 @@ import numpy as np
 
 from xleval.exceptions import ArgumentTypeError, InputError
 
+from .._base.signature import signature_direction  # re-exported: the algebra lives in _base
+
 __all__ = ["Metric", "References", "count_refs", "format_signature", "signature_direction"]
 
 # One reference per segment (a sequence of strings), or sacrebleu-style reference *streams*:
@@ -208,17 +210,6 @@ def format_signature(fields: dict[str, Any]) -> str:
     provenance = f",{fields['xleval']}" if "xleval" in fields else ""
     parts.append(f"xleval:{_xleval_version()}{provenance}")
     return "|".join(parts)
-
-
-def signature_direction(signature: str | None) -> bool | None:
-    """The direction a signature states: False for ``dir:lower`` (lower is better: MetricX's error
-    scores), True for ``dir:higher``, None when it says nothing (most metrics: higher is better)."""
-    if not signature:
-        return None
-    for field in str(signature).split("|"):
-        if field in ("dir:lower", "dir:higher"):
-            return field == "dir:higher"
-    return None
 
 
 def _format_value(value: Any) -> str:

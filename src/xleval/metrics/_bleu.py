@@ -12,12 +12,10 @@ scoring in the style of ``sentence_bleu`` turns it on (``get_metric("bleu", leve
 """
 from __future__ import annotations
 
-import functools
 import math
 import os
 import warnings
 from collections.abc import Sequence
-from importlib import metadata
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,8 +23,8 @@ import numpy as np
 from xleval.exceptions import InputError, MissingDependencyError, XlevalWarning
 
 from . import _fast
-from ._compat import SacrebleuMetric, Score
 from ._ngrams import build_pool, clipped_matches, in_chunks, ngram_totals
+from ._sacrebleu_base import SacrebleuMetric, Score, _check_nrefs_option, _sacrebleu_version
 from ._spm import SPM_MODELS, SpmTokenizer, load_spm_tokenizer
 from ._tokenize import TOKENIZERS, load_tokenizer, tokenize_lines, words_to_ragged
 
@@ -39,11 +37,6 @@ _MY_LOG_ZERO = -9999999999.0  # sacrebleu.utils.my_log(0)
 # used when that tokenizer's extra is not installed
 _LANG_TOKENIZER = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 _FALLBACK = {"ja-mecab": "char", "ko-mecab": "13a"}
-
-
-@functools.lru_cache(maxsize=1)
-def _sacrebleu_version() -> str:
-    return metadata.version("sacrebleu")  # parses the package's METADATA file: once per process
 
 
 def default_tokenizer(tgt_lang: str | None) -> str:
@@ -306,11 +299,6 @@ def _closest_ref_len(hyp_len: np.ndarray, ref_lens: list[np.ndarray]) -> np.ndar
     diff = np.abs(lens - hyp_len[None, :])
     best = np.lexsort((lens, diff), axis=0)[0] if len(ref_lens) > 1 else np.zeros(len(hyp_len), dtype=np.int64)
     return lens[best, np.arange(len(hyp_len))]
-
-
-def _check_nrefs_option(nrefs: Any) -> None:
-    if nrefs is not None and nrefs != "var" and (not isinstance(nrefs, int) or isinstance(nrefs, bool) or nrefs < 1):
-        raise InputError(f"nrefs must be a positive integer, 'var' or None, got {nrefs!r}")
 
 
 def exact_exp(x: np.ndarray) -> np.ndarray:

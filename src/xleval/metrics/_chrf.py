@@ -15,9 +15,8 @@ import numpy as np
 from xleval.exceptions import InputError
 
 from . import _fast
-from ._bleu import _check_nrefs_option, _sacrebleu_version
-from ._compat import SacrebleuMetric
 from ._ngrams import build_pool, clipped_matches, in_chunks, ngram_totals
+from ._sacrebleu_base import SacrebleuMetric, _check_nrefs_option, _sacrebleu_version
 from ._tokenize import chars_to_ragged, words_to_ragged
 
 __all__ = ["CHRF"]

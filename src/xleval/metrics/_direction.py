@@ -12,7 +12,7 @@ Every consumer (calibration, the decision, the leaderboard, meta, fairness, the 
 """
 from __future__ import annotations
 
-from ._base import signature_direction
+from .._base.signature import signature_direction
 
 __all__ = ["higher_is_better"]
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from xleval._base.signature import combine_signatures
 from xleval.exceptions import InputError
 from xleval.io._write import is_arrow_table
 
@@ -380,9 +381,9 @@ def score_frame(
             scores, stats = _score_groups(list(seg_metrics.values()), rows_of, hyps, refs, srcs, progress)
         columns[column] = scores
         sigs = {g: m.signature for g, m in seg_metrics.items()}
-        parts["signatures"][column] = _combined_signature(sigs)
+        parts["signatures"][column] = combine_signatures(sigs)
         parts["signatures_by_group"][column] = sigs
-        parts["corpus_signatures"][column] = _combined_signature({g: m.signature for g, m in corpus_metrics.items()})
+        parts["corpus_signatures"][column] = combine_signatures({g: m.signature for g, m in corpus_metrics.items()})
         parts["stats"][column] = stats
         parts["metrics"][column] = seg_metrics
         parts["corpus_metrics"][column] = corpus_metrics
@@ -463,13 +464,6 @@ def _score_groups(metrics: list[Metric], rows_of: list[np.ndarray], hyps, refs, 
             if progress is not None:
                 progress(len(part))
     return scores, stats
-
-
-def _combined_signature(sigs: Mapping[str, str]) -> str:
-    values = set(sigs.values())
-    if len(values) == 1:
-        return values.pop()
-    return " ; ".join(f"tgt_lang={g}: {s}" for g, s in sorted(sigs.items()))
 
 
 def corpus_table(scored: ScoredFrame, by: Sequence[str] = ("lp", "system")) -> pd.DataFrame:

@@ -6,8 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._bleu import _check_nrefs_option, _sacrebleu_version
-from ._compat import SacrebleuMetric
+from ._sacrebleu_base import SacrebleuMetric, _check_nrefs_option, _sacrebleu_version
 
 __all__ = ["TER"]
 

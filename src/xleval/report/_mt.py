@@ -34,12 +34,12 @@ from ..leaderboard import (
     SystemCalibration,
     SystemScores,
     check_model_score,
-    higher_is_better_of,
     model_calibration,
     rank_systems,
     system_calibration,
     system_scores,
 )
+from ..metrics import higher_is_better as direction_of
 from ..table import DEFAULT_BY, EvalTable, as_table
 from ._diagnostics import agreement_section, bias_section, validity_section
 from ._figures import figure_from_matplotlib
@@ -155,7 +155,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     if model is not None:
         check_model_score(model, score)  # before the bootstrap: the leaderboard's rule
     frame = table.frame
-    hib = (higher_is_better_of(score, metric, signature if signature is not None else table.signature(score))
+    hib = (direction_of(score, signature if signature is not None else table.signature(score), metric=metric)
            if higher_is_better is None else bool(higher_is_better))
     system = table.system_role(system)
     system = system if system is not None and system in frame.columns else None

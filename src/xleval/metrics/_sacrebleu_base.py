@@ -1,0 +1,209 @@
+"""The base of xleval's sacrebleu metrics (BLEU, chrF, TER): :class:`SacrebleuMetric`, sacrebleu's
+:class:`Score` (a float with sacrebleu's attributes) and :class:`Signature` (with ``format(short=)``).
+
+Kept apart from the metrics and from the one-call functions of :mod:`._compat`, so that the metric
+modules build on it and ``_compat`` builds on them: no module of the three imports another back.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from importlib import metadata
+from typing import Any, ClassVar
+
+import numpy as np
+
+from xleval.exceptions import ArgumentTypeError, InputError
+
+from .._base.result import Result
+from ._base import Metric, References, _as_str_list, _as_streams, format_signature
+
+__all__ = ["Score", "Signature", "SacrebleuMetric"]
+
+
+@functools.lru_cache(maxsize=1)
+def _sacrebleu_version() -> str:
+    return metadata.version("sacrebleu")  # parses the package's METADATA file: once per process
+
+
+def _check_nrefs_option(nrefs: Any) -> None:
+    if nrefs is not None and nrefs != "var" and (not isinstance(nrefs, int) or isinstance(nrefs, bool) or nrefs < 1):
+        raise InputError(f"nrefs must be a positive integer, 'var' or None, got {nrefs!r}")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Score(float, Result):
+    """A corpus or sentence score, sacrebleu's score object and a float at once.
+
+    It is the number itself (``float(s) == s.score``, arithmetic and comparisons are numeric), so
+    code that treats a score as a float keeps working, and it has sacrebleu's attributes:
+    ``name`` (``BLEU``, ``chrF2``, ``chrF2++``, ``TER``), ``score``; for BLEU ``counts``, ``totals``,
+    ``precisions`` (percent), ``bp``, ``sys_len``, ``ref_len``, ``ratio``, ``prec_str``; for chrF
+    ``char_order``, ``word_order``, ``beta``; for TER ``num_edits``, ``ref_length``. ``signature`` is
+    xleval's (sacrebleu's fields, then ``|xleval:<version>``) with the number of references scored;
+    ``stats`` the summed sufficient statistics. ``str()`` and ``repr()`` are :meth:`format`, as in
+    sacrebleu."""
+
+    name: str
+    score: float
+    signature: str
+    stats: tuple[float, ...]
+    counts: tuple[float, ...] | None = None
+    totals: tuple[float, ...] | None = None
+    precisions: tuple[float, ...] | None = None
+    bp: float | None = None
+    sys_len: int | None = None
+    ref_len: int | None = None
+    char_order: int | None = None
+    word_order: int | None = None
+    beta: int | None = None
+    num_edits: int | None = None
+    ref_length: float | None = None
+
+    def __new__(cls, name: str, score: float, *args: Any, **kwargs: Any) -> Score:
+        return super().__new__(cls, score)
+
+    def __reduce__(self):  # float's pickling would call __new__ with the number only
+        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
+
+    def __float__(self) -> float:
+        return self.score
+
+    @property
+    def ratio(self) -> float | None:
+        """BLEU's hypothesis/reference length ratio (0 when the reference length is 0), as sacrebleu's."""
+        if self.sys_len is None or self.ref_len is None:
+            return None
+        return self.sys_len / self.ref_len if self.ref_len else 0
+
+    @property
+    def prec_str(self) -> str | None:
+        """BLEU's precisions as sacrebleu prints them (``82.4/50.0/45.5/37.5``)."""
+        return None if self.precisions is None else "/".join(f"{p:.1f}" for p in self.precisions)
+
+    def _verbose(self) -> str:
+        if self.precisions is None:
+            return ""
+        return (f"{self.prec_str} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} hyp_len = {self.sys_len:d} "
+                f"ref_len = {self.ref_len:d})")
+
+    def format(self, width: int = 2, score_only: bool = False, signature: str = "", is_json: bool = False,
+               confidence: tuple[float, float] | None = None) -> str:
+        """sacrebleu's ``Score.format``: ``NAME = 12.34`` (BLEU adds its precisions, BP and lengths),
+        ``NAME|SIGNATURE = ...`` when ``signature`` is given, the number alone with ``score_only``,
+        sacrebleu's JSON object with ``is_json`` (the signature's fields become keys). ``confidence``
+        (bootstrap mean, 95% half-width) adds sacrebleu's ``(μ = mean ± ci)`` after the number; as in
+        sacrebleu it is left out when the mean is not positive."""
+        number = f"{self.score:.{width}f}"
+        verbose = self._verbose()
+        interval = None
+        if confidence is not None and confidence[0] > 0:
+            interval = f"μ = {confidence[0]:.{width}f} ± {confidence[1]:.{width}f}"
+            number += f" ({interval})"
+        if score_only:
+            return number
+        if is_json:
+            out: dict[str, Any] = {"name": self.name, "score": float(f"{self.score:.{width}f}"),
+                                   "signature": signature}
+            if confidence is not None and interval is not None:
+                out.update(confidence_mean=float(f"{confidence[0]:.{width}f}"),
+                           confidence_var=float(f"{confidence[1]:.{width}f}"), confidence=interval)
+            if verbose:
+                out["verbose_score"] = verbose
+            for field_ in filter(None, signature.split("|")):
+                key, _, value = field_.partition(":")
+                out[key] = value
+            return json.dumps(out, indent=1, ensure_ascii=False)
+        head = f"{self.name}|{signature}" if signature else self.name
+        return f"{head} = {number}" + (f" {verbose}" if verbose else "")
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def __repr__(self) -> str:
+        return self.format()
+
+
+class Signature(str):
+    """A metric's signature string with sacrebleu's ``format(short=...)`` (``str()`` is the long form)."""
+
+    _abbr: dict[str, str]
+
+    def __new__(cls, text: str, abbreviations: dict[str, str]) -> Signature:
+        obj = super().__new__(cls, text)
+        obj._abbr = abbreviations
+        return obj
+
+    def format(self, short: bool = False) -> str:  # type: ignore[override]  # sacrebleu's Signature.format
+        if not short:
+            return str(self)
+        pairs = (part.partition(":") for part in self.split("|"))
+        return "|".join(f"{self._abbr.get(key, key)}:{value}" for key, _, value in pairs)
+
+
+class SacrebleuMetric(Metric):
+    """BLEU, CHRF and TER: sacrebleu's ``corpus_score``/``sentence_score`` returning a :class:`Score`,
+    sacrebleu's ``references=`` cache, and the number of references taken from the data when the
+    object was built without ``nrefs`` (as sacrebleu counts them)."""
+
+    counts_refs: ClassVar[bool] = True
+    _references: list[list[str | None]] | None = None
+
+    def _set_references(self, references: Any) -> None:
+        if references is not None:
+            if isinstance(references, str) or not len(references):
+                raise InputError("references must be a non-empty list of reference streams (sacrebleu's convention)")
+            self._references = _as_streams(references, len(references[0]))
+
+    def _score_details(self, stats: np.ndarray) -> dict[str, Any]:
+        """``name`` and the score's sacrebleu attributes for summed statistics."""
+        raise NotImplementedError
+
+    # sacrebleu's short signature names (``Signature.format(short=True)``); TER abbreviates tok to t
+    _SIGNATURE_ABBR: ClassVar[dict[str, str]] = {"version": "v", "nrefs": "#", "case": "c", "eff": "e",
+                                                 "smooth": "s", "nc": "nc", "nw": "nw", "space": "s", "tok": "tok",
+                                                 "norm": "nr", "punct": "pn", "asian": "as", "seed": "rs"}
+
+    def get_signature(self) -> Signature:
+        """sacrebleu's ``get_signature()``: :attr:`signature` as a string that also has
+        ``format(short=False)``."""
+        return Signature(self.signature, self._SIGNATURE_ABBR)
+
+    def stats_score(self, stats: Any) -> Score:
+        """The :class:`Score` of summed sufficient statistics (as :meth:`corpus_score` returns it), for
+        callers that computed the per-segment statistics once and sum them per system or segment."""
+        return self._make_score(np.asarray(stats), self.signature_nrefs)
+
+    def _make_score(self, stats: np.ndarray, nrefs: int | str) -> Score:
+        fields_ = self._signature_fields()
+        fields_["nrefs"] = nrefs
+        return Score(score=float(self.score_from_stats(stats)), signature=format_signature(fields_),
+                     stats=tuple(stats.tolist()), **self._score_details(stats))
+
+    def corpus_score(self, hyps: Sequence[str], refs: References | None = None,
+                     srcs: Sequence[str] | None = None) -> Score:
+        """sacrebleu's ``corpus_score``: a :class:`Score` (also a float) of the summed statistics.
+        ``refs`` None uses the references given to the constructor."""
+        if refs is None:
+            refs = self._references
+            if refs is None:
+                raise InputError(f"{type(self).__name__}.corpus_score needs references: pass refs, or build the "
+                                 "metric with references=")
+        hyps_ = _as_str_list(hyps, "hyps")
+        if not hyps_:
+            raise ArgumentTypeError("hyps is empty: give at least one hypothesis (sacrebleu fails on it too)")
+        streams = _as_streams(refs, len(hyps_))
+        stats = self.sentence_stats(hyps_, streams, srcs).sum(axis=0)
+        return self._make_score(stats, self.signature_nrefs)
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str | None] | None = None,
+                       source: str | None = None) -> Score:
+        """sacrebleu's ``sentence_score(hypothesis, references)``: ``references`` lists this
+        segment's references; returns a :class:`Score`."""
+        if not isinstance(hypothesis, str):
+            raise ArgumentTypeError(f"hypothesis must be a string, got {type(hypothesis).__name__}")
+        if isinstance(references, str) or not isinstance(references, Sequence) or not len(references):
+            raise ArgumentTypeError("references must be a non-empty list of reference strings for this segment")
+        return self.corpus_score([hypothesis], [[r] for r in references])

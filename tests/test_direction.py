@@ -1,0 +1,125 @@
+"""One direction rule (issue 32, item 3): every consumer asks :func:`xleval.metrics.higher_is_better`, so a
+score column named ``ter`` without a signature is lower-is-better everywhere (the leaderboard, meta, fairness,
+the report, calibration), and a signature's ``dir:lower`` (MetricX) wins over a column's name. Before, the
+leaderboard and meta read the name while fairness read only the signature, and calibration neither.
+
+The expected orders are computed in the test from the table (group means), never by the code under test."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xleval.metrics import higher_is_better
+
+METRICX = "metricx|variant:24-ref|refs:yes|dir:lower|xleval:0.1.0"
+CHRF = "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.4.0|xleval:0.1.0"
+
+
+def _table(name: str = "ter", seed: int = 0) -> pd.DataFrame:
+    """Three pairs x four systems x 30 segments; the score is an error rate: it falls as quality rises."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for lp, offset in (("de-en", 30.0), ("ja-en", 55.0), ("ha-en", 70.0)):
+        for k, system in enumerate(("s1", "s2", "s3", "s4")):
+            quality = k - 1.5 + 0.3 * rng.normal()
+            for i in range(30):
+                human = quality + 0.5 * rng.normal()
+                rows.append({"lp": lp, "system": system, "seg_id": i, "human": human,
+                             name: offset - 6.0 * human + 2.0 * rng.normal()})
+    return pd.DataFrame(rows)
+
+
+def test_the_rule_reads_the_flag_then_the_signature_then_the_name():
+    assert higher_is_better("ter") is False and higher_is_better("TER") is False
+    assert higher_is_better("bleu") is True and higher_is_better("score") is True
+    assert higher_is_better("bleu", METRICX) is False  # dir:lower wins over the name
+    assert higher_is_better("ter", "ter|dir:higher") is True
+    assert higher_is_better("ter", METRICX, given=True) is True  # a declared direction wins over both
+    assert higher_is_better("m", None, metric="ter") is False  # the registry name when the column is renamed
+
+
+def test_meta_negates_ter_and_a_metricx_signature_under_any_name():
+    from xleval.meta import meta_evaluate, metric_directions
+
+    df = _table().assign(chrf=lambda d: d["ter"])
+    assert metric_directions(df, ["ter", "chrf"]) == ["ter"]
+    assert metric_directions(df, ["ter", "chrf"], {"chrf": METRICX}) == ["ter", "chrf"]
+    assert metric_directions(df, ["ter"], {"ter": CHRF}) == ["ter"]  # a signature without dir: the name decides
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = meta_evaluate(df, ["ter"], "human", n_resamples=20, random_state=0)
+    assert any("lower is better for ter" in note for note in res.notes)
+    # negated: system-level Pearson within a pair is the one of -ter's system means with the human means
+    means = df[df.lp == "de-en"].groupby("system")[["ter", "human"]].mean()
+    expected = np.corrcoef(-means["ter"], means["human"])[0, 1]
+    assert expected > 0.9 and res.value("de-en", "ter", "sys_pearson") == pytest.approx(expected)
+
+
+def test_fairness_reads_ter_as_a_loss_in_the_library_and_on_the_command_line(cli, tmp_path):
+    from xleval.fairness import fairness_gaps
+
+    df = _table().rename(columns={"lp": "lang"}).assign(lang=lambda d: d["lang"].str[:2])
+    means = df.groupby("lang")["ter"].mean()
+    rep = fairness_gaps(df, "ter", "lang", reference=None, n_resamples=50, random_state=0)
+    assert rep.higher_is_better is False
+    assert rep.summary.worst.estimate == pytest.approx(means.max())  # the highest error rate is the worst
+    told = fairness_gaps(df, "ter", "lang", reference=None, higher_is_better=True, n_resamples=50, random_state=0)
+    assert told.summary.worst.estimate == pytest.approx(means.min())
+
+    path = tmp_path / "items.tsv"  # no sidecar: no signature, the name decides
+    df.to_csv(path, sep="\t", index=False)
+    rc, out, err = cli("fairness", "gaps", str(path), "--metric", "ter", "--by", "lang", "--reference", "none",
+                       "--n-resamples", "50", "--format", "json")
+    assert rc == 0, err
+    result = json.loads(out)["result"]
+    assert result["higher_is_better"] is False
+    assert result["summary"]["worst"]["estimate"] == pytest.approx(means.max())
+
+
+def test_fairness_cli_metricx_signature_wins_over_a_higher_is_better_name(cli, tmp_path):
+    from xleval.io import write_table
+
+    df = _table("chrf").rename(columns={"lp": "lang"}).assign(lang=lambda d: d["lang"].str[:2])
+    path = tmp_path / "items.parquet"
+    write_table(df, path, metadata={"signatures": {"chrf": METRICX}})
+    rc, out, err = cli("fairness", "gaps", str(path), "--metric", "chrf", "--by", "lang", "--reference", "none",
+                       "--n-resamples", "50", "--format", "json")
+    assert rc == 0, err
+    assert json.loads(out)["result"]["higher_is_better"] is False
+
+
+def _best_per_group(df: pd.DataFrame, score: str) -> dict[str, str]:
+    return df.groupby(["lp", "system"])[score].mean().groupby(level=0).idxmin().map(lambda k: k[1]).to_dict()
+
+
+def test_the_leaderboard_ranks_ter_and_a_metricx_signature_ascending():
+    from xleval import EvalTable
+    from xleval.leaderboard import leaderboard
+
+    df = _table()
+    board = leaderboard(df, "ter", "lp", method="none", n_resamples=100, random_state=0)
+    assert board.higher_is_better is False
+    first = board.rows[board.rows["rank_in_group"] == 1].set_index("group")["system"].to_dict()
+    assert first == _best_per_group(df, "ter")
+
+    renamed = df.rename(columns={"ter": "chrf"})
+    table = EvalTable.from_frame(renamed, score="chrf", by="lp", signatures={"chrf": METRICX})
+    assert leaderboard(table, method="none", n_resamples=50, random_state=0).higher_is_better is False
+    assert leaderboard(renamed, "chrf", "lp", method="none", n_resamples=50, random_state=0).higher_is_better is True
+
+
+def test_the_report_and_calibration_read_ter_as_lower_is_better():
+    from xleval.decision import fit_calibration
+    from xleval.report import analyze_mt
+
+    df = _table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analysis = analyze_mt(df, "ter", by="lp", method="none", n_resamples=50, random_state=0)
+        fitted = fit_calibration(df, "anchored", score="ter", by="lp", human="human")
+    assert analysis.board.higher_is_better is False
+    assert fitted.model.score_higher_is_better is False
