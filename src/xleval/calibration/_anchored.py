@@ -71,14 +71,14 @@ from ._lgn import refuse_groups_beside_columns
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
 from ._persist import check_loaded_columns, check_variance, load_checked, save_checked
-from ._pooling import SHRINKAGE_MODES, pooled_slopes, shrink_offsets, shrink_slope_toward
+from ._pooling import PRIORS, SHRINKAGE_MODES, mixed_offsets, pooled_slopes, shrink_offsets, shrink_slope_toward
 from ._signature import check_compatible
 
 __all__ = ["AnchoredCalibrator", "FORMAT_VERSION"]
 
 FORMAT = "xleval.AnchoredCalibrator"
-FORMAT_VERSION = 3
-READABLE_VERSIONS = (2, 3)  # format 2: no James-Stein slope, no human_range; its files load and transform as before
+FORMAT_VERSION = 4
+READABLE_VERSIONS = (2, 3, 4)  # format 2: no James-Stein slope, no human_range; 3: no prior (= "common")
 SHRINKAGE = SHRINKAGE_MODES
 BETWEEN_SHRINKAGE = ("james-stein", "none")
 SETTLED_LEVEL = 0.975  # a slope's sign is settled when |z| reaches the two-sided 95% quantile of t(clusters - 1)
@@ -115,6 +115,11 @@ class AnchoredCalibrator(ParamsMixin):
         Direction of the metric (False for TER, losses).
     fallback : {"pooled", "error"}
         Groups unseen in fit: the common offset (with an UnseenGroupWarning) or refuse.
+    prior : {"mixed", "common"}
+        What the offsets are pulled toward. ``mixed`` (default): a centre that mixes the raw scale's common
+        offset and LGN's equal group levels, with the mix and the pull weighted by what the labels show
+        (:func:`~xleval.calibration._pooling.mixed_offsets`; ``shrinkage="none"`` still keeps every group's own
+        offset). ``common``: the common offset, as far as ``shrinkage`` says (format 3 and before).
     """
 
     _output_suffix = "anchored"
@@ -124,7 +129,7 @@ class AnchoredCalibrator(ParamsMixin):
     def __init__(self, by: str | Sequence[str] = "tgt_lang", score: str = "score", human: str = "human",
                  system: str | None = "system", shrinkage: str = "auto", human_higher_is_better: bool | None = None,
                  score_higher_is_better: bool = True, fallback: str = "pooled", between_shrinkage: str = "james-stein",
-                 human_range: tuple[float, float] | None = None):
+                 human_range: tuple[float, float] | None = None, prior: str = "mixed"):
         self.by = by
         self.score = score
         self.human = human
@@ -135,6 +140,7 @@ class AnchoredCalibrator(ParamsMixin):
         self.fallback = fallback
         self.between_shrinkage = between_shrinkage
         self.human_range = human_range
+        self.prior = prior
 
     # fitting -------------------------------------------------------------------------------------
     def fit(self, X, y=None, *, groups=None, human=None, systems=None, signature: str | None = None,
@@ -201,6 +207,9 @@ class AnchoredCalibrator(ParamsMixin):
                              f"{', '.join(BETWEEN_SHRINKAGE)}", argument="between_shrinkage",
                              value=self.between_shrinkage)
         human_range_of(self.human_range)
+        if self.prior not in PRIORS:
+            raise InputError(f"prior={self.prior!r}: use one of {', '.join(PRIORS)}", argument="prior",
+                             value=self.prior)
         if self.fallback not in ("pooled", "error"):
             raise InputError(f"fallback={self.fallback!r}: use 'pooled' or 'error'")
         if self.human_higher_is_better not in (None, True, False) or self.score_higher_is_better not in (True, False):
@@ -357,7 +366,15 @@ class AnchoredCalibrator(ParamsMixin):
         s2 = (dev2 + PRIOR_LABELS * s2_pool) / (dof + PRIOR_LABELS)
         floor = 1e-12 * max(1.0, float(np.nanmean(r_mean[has] ** 2)))
         v = np.maximum(s2 / np.maximum(n_lab, 1), floor)
-        shrunk = shrink_offsets(r_mean[has], v[has], mode=self.shrinkage)
+        rows = np.bincount(codes[finite], minlength=n_groups)
+        score_mean = np.bincount(codes[finite], x[finite], minlength=n_groups) / np.maximum(rows, 1)
+        if self.prior == "mixed" and self.shrinkage != "none":
+            # LGN's equal levels a_g + B * mean score_g put the offsets at -B * mean score_g (plus a constant)
+            # flat prior on tau up to twice the spread of the mean residuals (at least one offset standard error)
+            tau_max = max(float(np.sqrt(np.median(v[has]))), 2 * float(np.ptp(r_mean[has])))
+            shrunk = mixed_offsets(r_mean[has], v[has], -b * score_mean[has], tau_max)
+        else:
+            shrunk = shrink_offsets(r_mean[has], v[has], mode=self.shrinkage)
         z = np.column_stack([m, x - m])
         z_mean = np.stack([np.bincount(lab_codes, z[labelled, j], minlength=n_groups) for j in range(2)], axis=1) \
             / np.maximum(n_lab, 1)[:, None]
@@ -365,8 +382,8 @@ class AnchoredCalibrator(ParamsMixin):
         new_var = shrunk.tau2 + shrunk.mean_var
         self.pooled_ = {"offset": shrunk.mean, "offset_var": _num(new_var), "mean_var": shrunk.mean_var,
                         "tau2": _num(shrunk.tau2), "centre": centre_w.tolist(), "residual_var": float(s2_pool)}
-        rows = np.bincount(codes[finite], minlength=n_groups)
-        score_mean = np.bincount(codes[finite], x[finite], minlength=n_groups) / np.maximum(rows, 1)
+        if hasattr(shrunk, "lgn_weight"):
+            self.pooled_.update(lgn_weight=_num(shrunk.lgn_weight), lgn_weight_sd=_num(shrunk.lgn_weight_sd))
         self.groups_ = {}
         at = {int(g): j for j, g in enumerate(np.flatnonzero(has))}
         for g, key in enumerate(keys):
@@ -553,6 +570,7 @@ class AnchoredCalibrator(ParamsMixin):
                 "direction": "human rises with the score" if self.direction_ > 0 else "human falls as the score rises",
                 "direction_source": self.direction_source_, "common_offset": self.pooled_["offset"],
                 "tau2": self.pooled_["tau2"], "shrinkage": self.shrinkage, "human_range": self.human_range,
+                "prior": self.prior, "lgn_weight": self.pooled_.get("lgn_weight", math.nan),
                 "n_labels": s["n_labels"], "notes": list(self.notes_)}
 
     # persistence ---------------------------------------------------------------------------------
@@ -562,9 +580,11 @@ class AnchoredCalibrator(ParamsMixin):
         params["by"] = self.by if isinstance(self.by, str) else list(self.by)
         version = getattr(self, "format_version_", FORMAT_VERSION)  # a loaded format-2 model saves as it was read
         if version == 2:
-            params = {k: v for k, v in params.items() if k not in ("between_shrinkage", "human_range")}
+            params = {k: v for k, v in params.items() if k not in ("between_shrinkage", "human_range", "prior")}
         elif self.human_range is not None:
             params["human_range"] = list(human_range_of(self.human_range) or ())
+        if version == 3:  # a loaded format-3 model (prior "common") saves as it was read
+            params = {k: v for k, v in params.items() if k != "prior"}
         return {"format": FORMAT, "format_version": version, "xleval_version": __version__, "params": params,
                 "signature": self.signature_, "level": self.level_, "direction": self.direction_,
                 "direction_source": self.direction_source_, "slopes": self.slopes_, "pooled": self.pooled_,
@@ -608,6 +628,8 @@ class AnchoredCalibrator(ParamsMixin):
             params = dict(payload["params"])
             if version == 2:  # fitted without the James-Stein slope; its stored slopes are used as they are
                 params = {**params, "between_shrinkage": "none", "human_range": None}
+            if version in (2, 3):  # offsets pulled toward the common one only
+                params = {**params, "prior": "common"}
             if params.get("human_range") is not None:
                 params["human_range"] = tuple(params["human_range"])
             model = cls(**params)

@@ -29,6 +29,7 @@ from ..calibration import (
     score_signature,
 )
 from ..calibration._persist import check_calibrator_path
+from ..calibration._scales import direction_for
 from ..exceptions import DataQualityWarning, InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import (
@@ -132,6 +133,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     if kind != "lgn":
         check_named_column(df, "--system", system, input)
     frame = prepare_frame(df, by_cols, input)
+    human_up = direction_for(frame, human, human_scale, human_up)  # a named scale says its direction
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sig = _signature_of(input, score, signature, col)

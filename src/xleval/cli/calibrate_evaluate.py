@@ -6,7 +6,7 @@ import warnings
 import click
 
 from .._base.terminal import data_text
-from ..calibration import SELECTIONS, prepare_frame
+from ..calibration import SELECTIONS, direction_for, prepare_frame
 from ..diagnostics import N_FOLDS, N_REPEATS, N_RESAMPLES, RANDOM_STATE
 from ..diagnostics._evaluate import ALTERNATIVES
 from ..exceptions import InputError
@@ -80,6 +80,7 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
     df = read_table(input, columns=parse_column_mapping(col), required=[score, human], numeric=[score, human])
     by_cols = grouping(by, df.columns)
     frame = prepare_frame(df, by_cols, input)
+    human_up = direction_for(frame, human, human_scale, human_up)  # a named scale says its direction
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with progress_bar(f"evaluating on {input}") as advance:

@@ -38,6 +38,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     across groups (cross-validated), the leaderboard and every check that did not pass; then plots
     and detail.
     """
+    from ..calibration._scales import direction_for
     from ..io import check_output_path
     from ..report import check_format, mt_report, write_report
     from .calibrate_common import parse_human_range
@@ -46,6 +47,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     check_output_path(output, inputs=[input] + ([model] if model is not None else []), stdout=True)
     df, calibrator, signature, commands = read_ranked_table(input, score=score, human=human, system=system,
                                                             model=model, col=col)
+    human_up = direction_for(df, human, human_scale, human_up)  # a named scale says its direction
     extra = (output_checks_section(df, by, system, score, input),) if output_checks else ()
     if meta_metrics:
         extra += (meta_report_section(df, meta_metrics, human, by, system, input, col, n_resamples, seed),)
