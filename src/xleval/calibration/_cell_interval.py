@@ -151,32 +151,24 @@ def cell_uncertainty(model: Any, residuals: np.ndarray | None = None, groups: np
     return CellUncertainty(used, estimate, se, within, n_cells, n_labels, slope_cov, notes=tuple(notes))
 
 
-def _posterior_grid(estimate: float, se: float) -> tuple[np.ndarray, np.ndarray]:
-    """Grid of ``sigma_delta^2`` and its posterior weights: the estimate normal around the truth with its
-    standard error, and a flat prior on the deviations' sd ``sigma_delta >= 0`` (Gelman 2006's choice for a
-    hierarchical sd; a flat prior on the variance puts most of its mass on large variances and gave
-    intervals twice too wide on WMT21 raw DA)."""
-    top = max(estimate, 0.0) + 8.0 * se
-    grid = np.linspace(0.0, top, 2001)[1:]
-    logp = -0.5 * ((estimate - grid) / se) ** 2 - 0.5 * np.log(grid)  # d sigma = d(sigma^2) / (2 sigma)
-    p = np.exp(logp - logp.max())
-    return grid, p / p.sum()
-
-
 def _posterior_mean(estimate: float, se: float) -> float:
-    """Posterior mean of the deviations' variance (:func:`_posterior_grid`)."""
+    """Mean of N(estimate, se^2) truncated to [0, inf): the posterior of a variance under a flat prior.
+    (A flat prior on the sd instead narrowed the intervals on WMT21 raw DA at K = 100 to a coverage of 0.89
+    for the differences of two cells, below the 0.90 asked, and declared 2% of the cross-pair orders
+    instead of 0.2%: docs/calibration.md.)"""
+    from scipy.stats import truncnorm
+
     if not se > 0:
         return max(estimate, 0.0)
-    grid, p = _posterior_grid(estimate, se)
-    return float((grid * p).sum())
+    return float(truncnorm.mean(-estimate / se, np.inf, loc=estimate, scale=se))
 
 
 def _posterior_draws(estimate: float, se: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    from scipy.stats import truncnorm
+
     if not se > 0:
         return np.full(n, max(estimate, 0.0))
-    grid, p = _posterior_grid(estimate, se)
-    step = grid[1] - grid[0]
-    return rng.choice(grid, size=n, p=p) + rng.uniform(-0.5, 0.5, n) * step
+    return truncnorm.rvs(-estimate / se, np.inf, loc=estimate, scale=se, size=n, random_state=rng)
 
 
 def _map_error_draws(model: Any, groups: list[str], means: np.ndarray, n_draws: int,
