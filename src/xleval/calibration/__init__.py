@@ -20,7 +20,8 @@ from ._fit import (
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
 from ._lgn import LGN
-from ._plan import ROW_CHOICES, LabelPlan, plan_labels
+from ._pairs import PAIR_COLUMNS, VERDICTS, CellPairs, cell_pairs
+from ._plan import ALLOCATIONS, ROW_CHOICES, LabelPlan, plan_labels
 from ._protocol import Calibrator
 from ._scales import SCALE_NAMES, SCALES, direction_for, human_scale_direction, scale_kind, scale_named
 from ._select import SELECTIONS, select_for_annotation, select_rows
@@ -36,5 +37,6 @@ __all__ = [
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",
     "fit_calibration", "FittedCalibration", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",
     "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method",
+    "CellPairs", "cell_pairs", "PAIR_COLUMNS", "VERDICTS", "ALLOCATIONS",
     "SCALES", "SCALE_NAMES", "direction_for", "human_scale_direction", "scale_kind", "scale_named",
 ]
