@@ -71,7 +71,15 @@ from ._lgn import refuse_groups_beside_columns
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
 from ._persist import check_loaded_columns, check_variance, load_checked, save_checked
-from ._pooling import PRIORS, SHRINKAGE_MODES, mixed_offsets, pooled_slopes, shrink_offsets, shrink_slope_toward
+from ._pooling import (
+    PRIORS,
+    SHRINKAGE_MODES,
+    OffsetShrinkage,
+    mixed_offsets,
+    pooled_slopes,
+    shrink_offsets,
+    shrink_slope_toward,
+)
 from ._signature import check_compatible
 
 __all__ = ["AnchoredCalibrator", "FORMAT_VERSION"]
@@ -372,7 +380,7 @@ class AnchoredCalibrator(ParamsMixin):
             # LGN's equal levels a_g + B * mean score_g put the offsets at -B * mean score_g (plus a constant)
             # flat prior on tau up to twice the spread of the mean residuals (at least one offset standard error)
             tau_max = max(float(np.sqrt(np.median(v[has]))), 2 * float(np.ptp(r_mean[has])))
-            shrunk = mixed_offsets(r_mean[has], v[has], -b * score_mean[has], tau_max)
+            shrunk: OffsetShrinkage = mixed_offsets(r_mean[has], v[has], -float(b) * score_mean[has], tau_max)
         else:
             shrunk = shrink_offsets(r_mean[has], v[has], mode=self.shrinkage)
         z = np.column_stack([m, x - m])

@@ -2,18 +2,15 @@
 
 ``stratified`` (the default) is a random sample stratified by system and document: the K labels of a
 group go evenly to its systems (the remainder to systems drawn at random), and a system's labels
-evenly to its documents in a random order, one random segment of each; never a less even spread of
-labels than a simple random sample, and no use of the score. ``random`` is a simple random sample of
-K rows per group. ``spread`` allocates the
-budget evenly over the group's systems (the remainder to systems drawn at random) and, within a
-system, cuts its rows sorted by score into as many equal strata as it gets labels and draws one row
-per stratum, preferring segments not yet chosen in the group: labels over every system and the
-metric's whole range, no source segment judged twice while others are left. On WMT21 spread was
-never measurably better than random for the cross-group accuracy of anchored calibration (paired
-intervals over draws include 0; docs/calibration.md, "Label budget"), so random is the default and
-spread an option; stratified keeps random's independence of the score and only removes the chance
-of a system or document left without labels (the comparison is in docs/calibration.md). ``calibrate plan`` (:mod:`._plan`) decides how many labels each group needs. Every
-draw comes from one seeded generator.
+evenly to its documents in a random order, one random segment of each; no use of the score, and no
+system or document left without labels by chance. ``random`` is a simple random sample of K rows per
+group. ``spread`` allocates the budget evenly over the group's systems and, within a system, cuts its
+rows sorted by score into as many equal strata as it gets labels and draws one row per stratum,
+preferring segments not yet chosen in the group. On WMT21 neither spread nor stratified was measurably
+better or worse than random for the cross-group accuracy of anchored calibration (paired intervals over
+draws include 0; docs/calibration.md, "Label budget"); stratified is the default because it is never
+less even than random. ``calibrate plan`` (:mod:`._plan`) decides how many labels each group needs.
+Every draw comes from one seeded generator.
 """
 from __future__ import annotations
 
