@@ -84,7 +84,7 @@ def test_format_3_files_load_with_the_common_prior_and_save_as_read(tmp_path):
     assert payload["format_version"] == 4 and payload["params"]["prior"] == "mixed"
     assert AnchoredCalibrator.load(path).prior == "mixed"
     # a format-3 file: no prior in its params (written before it existed) -> the common prior, saved as read
-    old = {k: v for k, v in model.to_dict().items()}
+    old = dict(model.to_dict())
     old["format_version"] = 3
     old["params"] = {k: v for k, v in old["params"].items() if k != "prior"}
     from xleval.calibration._persist import save_checked

@@ -74,6 +74,7 @@ from ._persist import check_loaded_columns, check_variance, load_checked, save_c
 from ._pooling import (
     PRIORS,
     SHRINKAGE_MODES,
+    MixedShrinkage,
     OffsetShrinkage,
     mixed_offsets,
     pooled_slopes,
@@ -357,7 +358,8 @@ class AnchoredCalibrator(ParamsMixin):
                 warnings.warn(notes[-1], DataQualityWarning, stacklevel=5)
 
     def _fit_offsets(self, x, h, m, codes, keys, labelled, finite, notes) -> None:
-        b, c = self.slopes_["between"], self.slopes_["within"]
+        slopes: dict[str, Any] = self.slopes_
+        b, c = float(slopes["between"]), float(slopes["within"])
         resid = h - (b * m + c * (x - m))
         n_groups = len(keys)
         lab_codes = codes[labelled]
@@ -380,7 +382,7 @@ class AnchoredCalibrator(ParamsMixin):
             # LGN's equal levels a_g + B * mean score_g put the offsets at -B * mean score_g (plus a constant)
             # flat prior on tau up to twice the spread of the mean residuals (at least one offset standard error)
             tau_max = max(float(np.sqrt(np.median(v[has]))), 2 * float(np.ptp(r_mean[has])))
-            shrunk: OffsetShrinkage = mixed_offsets(r_mean[has], v[has], -float(b) * score_mean[has], tau_max)
+            shrunk: OffsetShrinkage = mixed_offsets(r_mean[has], v[has], -b * score_mean[has], tau_max)
         else:
             shrunk = shrink_offsets(r_mean[has], v[has], mode=self.shrinkage)
         z = np.column_stack([m, x - m])
@@ -390,7 +392,7 @@ class AnchoredCalibrator(ParamsMixin):
         new_var = shrunk.tau2 + shrunk.mean_var
         self.pooled_ = {"offset": shrunk.mean, "offset_var": _num(new_var), "mean_var": shrunk.mean_var,
                         "tau2": _num(shrunk.tau2), "centre": centre_w.tolist(), "residual_var": float(s2_pool)}
-        if hasattr(shrunk, "lgn_weight"):
+        if isinstance(shrunk, MixedShrinkage):
             self.pooled_.update(lgn_weight=_num(shrunk.lgn_weight), lgn_weight_sd=_num(shrunk.lgn_weight_sd))
         self.groups_ = {}
         at = {int(g): j for j, g in enumerate(np.flatnonzero(has))}
