@@ -539,7 +539,9 @@ class AnchoredCalibrator(ParamsMixin):
             point = offset[codes] + b * m + c * (x - m)
         with np.errstate(invalid="ignore"):
             d1, d2 = m - centre[codes, 0], (x - m) - centre[codes, 1]
-        cov = np.nan_to_num(np.asarray(self.slopes_["cov"], dtype=float))
+        from ._cell_interval import used_slope_cov
+
+        cov = used_slope_cov(self)  # B as used: shrunk toward C, with the error that leaves it
         se = np.sqrt(var[codes] + cov[0, 0] * d1**2 + 2 * cov[0, 1] * d1 * d2 + cov[1, 1] * d2**2)
         half = special.ndtri(0.5 + level / 2) * se
         low, high = self._clip(point - half), self._clip(point + half)

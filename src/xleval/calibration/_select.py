@@ -28,7 +28,7 @@ from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_col
 
 __all__ = ["select_rows", "select_for_annotation", "SELECTIONS", "ANNOTATION_COLUMNS"]
 
-SELECTIONS = ("stratified", "random", "spread")
+SELECTIONS = ("spread", "random", "stratified")  # order fixed: the evaluation seeds its draws by position
 ANNOTATION_COLUMNS = ("system", "seg_id", "doc_id", "source", "hypothesis", "reference")
 
 

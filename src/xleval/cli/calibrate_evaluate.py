@@ -38,8 +38,8 @@ from .calibrate_common import DIRECTION_OPTION, app, in_table
                    "random labels per group and adds K to the budget curve; several, comma-separated, are the budget "
                    "curve alone, and the recommendation is made at the labels in the table. Default: the curve "
                    "25,50,100,200, the recommendation at the labels in the table.")
-@click.option("--selection", default=",".join(SELECTIONS),
-              help="Selections to compare: spread, random or both.")
+@click.option("--selection", default="spread,random",
+              help="Selections to compare: spread, random, stratified, comma-separated (default spread,random).")
 @DIRECTION_OPTION
 @click.option("--folds", type=click.IntRange(2), default=N_FOLDS,
               help="System folds (the decision's default everywhere).")
