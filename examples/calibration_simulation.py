@@ -19,7 +19,10 @@ true difference of two cells' human means by the 95% interval of the difference,
 cross-group pairs given a verdict, and the share of those verdicts that are wrong.
 
 **WMT21** (``$XLEVAL_DATA/wmt21``): sentence chrF against raw DA (7 to-English pairs), DA z and MQM
-(en-de, zh-en), K random judged segments per pair, the truth the full-data human means.
+(en-de, zh-en); **WMT20** (``$XLEVAL_DATA/wmt20-metrics``): the organisers' segment chrF against raw DA of
+the 7 out-of-English pairs (source-based DA) and of the 6 to-English pairs judged against the reference
+(cs, de, ja, pl, ru, ta); MT systems only; K random judged segments per pair, the truth the full-data
+human means.
 
     python examples/calibration_simulation.py              # 20 worlds per cell, 10 WMT21 draws (~10 min)
     python examples/calibration_simulation.py --quick      # 4 worlds, 3 draws
@@ -27,6 +30,7 @@ cross-group pairs given a verdict, and the share of those verdicts that are wron
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
@@ -158,14 +162,28 @@ def pairs_study(worlds: int, budget: int = 100, groups=(2, 4, 7), n_resamples: i
     return pd.DataFrame(rows)
 
 
+def load_wmt20() -> dict[str, pd.DataFrame]:
+    """WMT20 raw DA with the organisers' segment chrF, MT systems only, one row per judged segment."""
+    root = Path(os.environ.get("XLEVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+    seg = pd.read_parquet(root / "wmt20-metrics" / "segments.parquet",
+                          columns=["lp", "system", "seg_id", "doc_id", "is_human", "human_da_raw", "metric:chrF"])
+    seg = seg[~seg["is_human"] & seg["metric:chrF"].notna() & seg["human_da_raw"].notna()]
+    seg = seg.rename(columns={"metric:chrF": "chrf", "human_da_raw": "human"})
+    keep = ["lp", "system", "seg_id", "doc_id", "chrf", "human"]
+    out_of_english = seg["lp"].str.startswith("en-")
+    reference_based = seg["lp"].isin(["cs-en", "de-en", "ja-en", "pl-en", "ru-en", "ta-en"])
+    return {"WMT20 raw DA, 7 out of English": seg.loc[out_of_english, keep].reset_index(drop=True),
+            "WMT20 raw DA, 6 into English": seg.loc[reference_based, keep].reset_index(drop=True)}
+
+
 def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Accuracy of every estimator per WMT21 scale and K, and the pairs at K = 100 (``examples/interval_coverage``
-    loads the sets)."""
+    """Accuracy of every estimator per WMT21 (and WMT20) scale and K, and the pairs at K = 100
+    (``examples/interval_coverage`` loads the WMT21 sets)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from interval_coverage import load_sets
 
     acc_rows, pair_rows = [], []
-    for name, frame in load_sets().items():
+    for name, frame in {**load_sets(), **load_wmt20()}.items():
         higher = not name.startswith("MQM")
         truth = frame.groupby(["lp", "system"])["human"].mean()
         scored = frame.rename(columns={"chrf": "score"})
@@ -231,9 +249,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{pairs['cover within'].mean():.3f}; cross-group verdicts wrong {pairs['n wrong across'].sum()} of {told}")
     if not args.no_wmt:
         wacc, wpairs = wmt21_study(draws)
-        print(f"\n## WMT21: cross-pair accuracy, mean (min) over {draws} label draws\n")
+        print(f"\n## WMT21 and WMT20: cross-pair accuracy, mean (min) over {draws} label draws\n")
         print(_table(wacc, ["scale", "K"], ESTIMATORS))
-        print(f"\n## WMT21: pairwise verdicts at K = 100, mean (min) over {draws} draws\n")
+        print(f"\n## WMT21 and WMT20: pairwise verdicts at K = 100, mean (min) over {draws} draws\n")
         print(_table(wpairs, ["scale"], ("cover across", "cover within", "declared across", "wrong across",
                                          "declared within", "wrong within")))
     print(f"\n({time.perf_counter() - start:.0f} s)")
