@@ -304,7 +304,8 @@ class AnchoredCalibrator(ParamsMixin):
             if abs(z) < settled:
                 msg = (f"the labels do not settle the direction of the human scale (the better determined slope is "
                        f"{ref:+.3g} per score point, z = {z:.2f}{_other_words(*other)}); say it with "
-                       "human_higher_is_better=True or human_higher_is_better=False, or label more rows")
+                       "human_higher_is_better=True or human_higher_is_better=False, or name the scale "
+                       "(e.g. human_scale='mqm'), or label more rows")
                 if strict:  # a sign the labels do not settle could reverse every order within a group
                     raise InputError(msg, argument="human_higher_is_better", value=None)
                 notes.append(msg + ": no slope is used, each group gets its offset")

@@ -77,9 +77,13 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
                       signature=signature, force=force, n_resamples=n_resamples, level=level,
                       random_state=seed, where=table, commands=commands, progress=advance, human_scale=human_scale,
                       human_higher_is_better=human_up, human_range=parse_human_range(human_range))
-    if excluded:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
-        import dataclasses
+    import dataclasses
 
+    from ._errors import cli_words
+
+    ctx = click.get_current_context(silent=True)  # notes name the library's arguments: say them as flags
+    board = dataclasses.replace(board, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in board.notes))
+    if excluded:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         board = dataclasses.replace(board, notes=(excluded, *board.notes))
     _write(board, fmt, output)
     if pairs_path is not None:
