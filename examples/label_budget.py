@@ -9,13 +9,14 @@ those labels and applied to every judged row, and the system means of the calibr
 with the full-data human system means (cross-pair accuracy, acc23 with tie calibration). Rules:
 
 * ``random``: K random rows per pair (`calibrate select --selection random`);
+* ``stratified``: K rows per pair, random, stratified by system and document (`calibrate select`, the default);
 * ``spread``: K rows per pair over systems and the score's range (`calibrate select --selection spread`);
-* ``plan``: `calibrate plan --budget K*G` with nothing labelled yet (labels per pair by its systems,
-  rows a random sample of the pair's rows after one row for each system: ``--rows random``, the default);
-* ``plan systems``: the same with ``--rows systems`` (evenly over a pair's systems, at random within one);
-* ``plan spread``: ``--rows spread`` (evenly over systems, distinct documents and segments);
-* ``plan 2 steps``: half the budget by ``plan``, then the plan again for the whole budget with those
-  labels (the allocation then uses each pair's residual sd).
+* ``plan``: `calibrate plan --budget K*G` with nothing labelled yet, its defaults (equal allocation, rows
+  stratified by system and document);
+* ``plan neyman``: ``--allocation neyman --rows random`` (the plan's defaults before: labels per pair by its
+  systems, a random sample after one row for each system);
+* ``plan 2 steps``: half the budget by ``plan neyman``, then the plan again (Neyman) for the whole budget with
+  those labels (the allocation then uses each pair's residual sd).
 
 Draw d uses random_state=d for every rule (paired). Output: mean accuracy (min-max over draws) per rule
 and budget, paired differences to random with a t interval over draws, and the labels each rule needs
@@ -39,7 +40,7 @@ from xleval.calibration import build_anchored, plan_labels, select_rows
 from xleval.metrics import score_frame
 from xleval.stats import pairwise_accuracy
 
-RULES = ("random", "spread", "plan", "plan systems", "plan spread", "plan 2 steps")
+RULES = ("random", "stratified", "spread", "plan", "plan neyman", "plan 2 steps")
 BUDGETS = (25, 50, 75, 100, 150, 200)
 
 
@@ -56,6 +57,7 @@ class Scale:
         self.g = pd.factorize(self.frame["lp"])[0]
         self.s = pd.factorize(self.frame["system"])[0]
         self.seg = self.frame["seg_id"].to_numpy()
+        self.doc = pd.factorize(self.frame["doc_id"])[0]
         self.n_groups = int(self.g.max()) + 1
 
     def accuracy(self, rows: np.ndarray) -> float:
@@ -75,22 +77,24 @@ class Scale:
 
     def rows(self, rule: str, k: int, seed: int) -> np.ndarray:
         x = self.frame["chrf"].to_numpy()
-        if rule in ("random", "spread"):
-            return select_rows(x, self.g, k, systems=self.s, segments=self.seg, method=rule, random_state=seed)
+        if rule in ("random", "spread", "stratified"):
+            return select_rows(x, self.g, k, systems=self.s, segments=self.seg, method=rule, random_state=seed,
+                               documents=self.doc)
         total = k * self.n_groups
+        neyman = {"allocation": "neyman", "rows": "random"}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if rule != "plan 2 steps":
-                choice = rule.split()[-1].replace("plan", "random")
-                plan = plan_labels(self.frame, "lp", total, score="chrf", rows=choice, label_column=None,
-                                   random_state=seed)
+                plan = plan_labels(self.frame, "lp", total, score="chrf", label_column=None, random_state=seed,
+                                   **(neyman if rule == "plan neyman" else {}))
                 return plan.rows["row"].to_numpy() - 1
-            first = plan_labels(self.frame, "lp", total // 2, score="chrf", label_column=None, random_state=seed)
+            first = plan_labels(self.frame, "lp", total // 2, score="chrf", label_column=None, random_state=seed,
+                                **neyman)
             step1 = first.rows["row"].to_numpy() - 1
             y = np.full(len(self.frame), np.nan)
             y[step1] = self.frame[self.human].to_numpy()[step1]
             second = plan_labels(self.frame.assign(_labels=y), "lp", total, score="chrf", human="_labels",
-                                 label_column=None, random_state=seed + 10_000)
+                                 label_column=None, random_state=seed + 10_000, **neyman)
         return np.concatenate([step1, second.rows["row"].to_numpy() - 1])
 
 

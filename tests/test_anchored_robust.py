@@ -64,7 +64,7 @@ def test_two_pairs_one_standard_error_apart_keep_their_human_order():
         assert true_diff > 0  # the human order of the pairs, which the metric reverses
         sparse = _keep(df, 50, seed)
         for shrinkage in right:
-            cal = df.assign(cal=_fit(sparse, shrinkage=shrinkage).transform(df))
+            cal = df.assign(cal=_fit(sparse, shrinkage=shrinkage, prior="common").transform(df))
             means = cal.groupby("lp")["cal"].mean()
             right[shrinkage] += (means["cs-en"] - means["de-en"]) > 0
     assert right["auto"] / n_worlds >= 0.72  # expected ~0.84; 0.72 is ~3 binomial sd below
@@ -262,7 +262,7 @@ def test_format_3_roundtrip_keeps_the_new_state(tmp_path):
     path = tmp_path / "m.json"
     model.save(path)
     payload = json.loads(path.read_text())
-    assert payload["format_version"] == 3 and payload["params"]["human_range"] == [0.0, 100.0]
+    assert payload["format_version"] == 4 and payload["params"]["human_range"] == [0.0, 100.0]
     loaded = AnchoredCalibrator.load(path)
     assert loaded.get_params() == model.get_params() and loaded.describe() == model.describe()
     assert loaded.slopes_ == json.loads(json.dumps(model.slopes_))

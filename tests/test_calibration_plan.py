@@ -43,7 +43,7 @@ def _world(groups=("en-de", "en-zh"), systems=(4, 4), noise=(10.0, 10.0), offset
 
 def test_a_group_with_larger_residual_variance_gets_more_labels_in_proportion_to_its_sd():
     df = _world(noise=(5.0, 20.0), labelled=(60, 60))
-    plan = plan_labels(df, "lp", 520, score="chrf", human="lab")
+    plan = plan_labels(df, "lp", 520, score="chrf", human="lab", allocation="neyman")
     g = plan.groups.set_index("group")
     assert g.loc["en-zh", "to_add"] > g.loc["en-de", "to_add"]
     # Neyman: labels proportional to the residual sd (the system counts are equal); sd estimated from 60 labels
@@ -56,7 +56,7 @@ def test_a_group_with_more_cross_group_system_pairs_gets_more_labels():
     # four groups: the 12-system group's offset enters 12 * 15 cross-group pairs, a 5-system group's 5 * 22
     df = _world(groups=("a-en", "b-en", "c-en", "d-en"), systems=(5, 5, 5, 12), noise=(10,) * 4,
                 offsets=(0,) * 4, labelled=(0,) * 4)
-    plan = plan_labels(df, "lp", 400, score="chrf")
+    plan = plan_labels(df, "lp", 400, score="chrf", allocation="neyman")
     g = plan.groups.set_index("group")["planned"]
     assert g["d-en"] > g["a-en"] == pytest.approx(g["b-en"], abs=1) == pytest.approx(g["c-en"], abs=1)
     expected = np.sqrt(12 * 15) / np.sqrt(5 * 22)
@@ -114,7 +114,7 @@ def test_every_system_gets_a_label_when_the_budget_allows_and_the_plan_says_when
     for g in ("en-de", "en-zh"):  # labels in two systems of each group, to know the residual sds
         rows = df.index[(df.lp == g) & (df.seg_id < 6) & df.system.isin(["s0", "s1"])]
         df.loc[rows, "lab"] = df.loc[rows, "human"]
-    plan = plan_labels(df, "lp", 44, score="chrf", human="lab", random_state=0)
+    plan = plan_labels(df, "lp", 44, score="chrf", human="lab", random_state=0, allocation="neyman")
     labelled = df[df.lab.notna()].groupby(["lp", "system"]).size()
     added = plan.rows.groupby(["lp", "system"]).size()
     total = added.add(labelled, fill_value=0)
@@ -224,7 +224,7 @@ def test_cli_round_trip(tmp_path, capsys):
     assert main([*args, "--format", "json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["to_add"] == 60 and sum(g["to_add"] for g in payload["groups"]) == 60
-    assert payload["status"] in ("settled", "planned", "more") and payload["method"].startswith("Neyman")
+    assert payload["status"] in ("settled", "planned", "more") and payload["method"].startswith("Equal allocation")
     by_pandas = pd.read_csv(out, sep="\t")
     by_xleval = read_table(out)
     assert len(by_pandas) == 60 and list(by_pandas.columns) == ["row", "lp", "system", "seg_id", "doc_id",

@@ -59,19 +59,29 @@ def test_seeded_and_random_method():
     assert pd.Series(g[r]).value_counts().tolist() == [7, 7]
 
 
-def test_the_default_is_a_simple_random_sample():
-    """On WMT21 spread never beat random measurably (examples/label_budget.py): random is the default.
-    A simple random sample of 40 of 200 rows leaves the systems uneven far more often than not; spread
-    never does."""
+def test_select_rows_random_is_a_simple_random_sample():
+    """method="random": a simple random sample of 40 of 200 rows leaves the systems uneven far more often
+    than not."""
     df = _table(n_sys=4, n_seg=50, groups=("en-de",))
-    g, s, seg = _codes(df)
-    default = select_rows(df["chrf"], g, 40, systems=s, segments=seg, random_state=7)
-    np.testing.assert_array_equal(default, select_rows(df["chrf"], g, 40, method="random", random_state=7))
-    uneven = [np.ptp(np.bincount(s[select_rows(df["chrf"], g, 40, systems=s, random_state=r)])) > 1
-              for r in range(20)]
+    g, s, _ = _codes(df)
+    uneven = [np.ptp(np.bincount(s[select_rows(df["chrf"], g, 40, systems=s, method="random", random_state=r)]))
+              > 1 for r in range(20)]
     assert sum(uneven) >= 10
-    out = select_for_annotation(df, "lp", 40, score="chrf", random_state=7)
-    np.testing.assert_array_equal(out["row"].to_numpy() - 1, default)
+
+
+def test_the_default_of_select_for_annotation_is_stratified_by_system_and_document():
+    """calibrate select's default (docs/calibration.md, "Label budget"): 40 of 4 systems x 50 segments in 10
+    documents is 10 per system and 1 per document of each system, in every draw; the score is never read."""
+    df = _table(n_sys=4, n_seg=50, groups=("en-de",))
+    df["doc_id"] = df["seg_id"] // 5
+    for seed in range(10):
+        out = select_for_annotation(df, "lp", 40, score="chrf", random_state=seed)
+        assert (out.groupby("system").size() == 10).all()
+        assert (out.groupby(["system", "doc_id"]).size() == 1).all()
+    shuffled = df.assign(chrf=np.random.default_rng(0).permutation(df["chrf"].to_numpy()))
+    again = select_for_annotation(shuffled, "lp", 40, score="chrf", random_state=3)
+    same = select_for_annotation(df, "lp", 40, score="chrf", random_state=3)
+    np.testing.assert_array_equal(again["row"], same["row"])
 
 
 def test_small_groups_give_every_eligible_row_and_nan_scores_are_never_chosen():

@@ -386,8 +386,9 @@ CASES: list[Case] = [
        "Give the bounds of the human scale as LOW,HIGH with LOW < HIGH, e.g. --human-range 0,100.", "out/E121.json"),
     _c("E122", "Labels that do not settle the direction of the human scale (no direction given)",
        f"{FIT} unrelated.tsv --score score --method anchored --human human -o out/E122.json",
-       "Give the scale's direction (--human-higher-is-better, or --human-lower-is-better for MQM), or label more "
-       "rows: a sign the labels cannot tell could reverse every order within a group.", "out/E122.json"),
+       "Name the scale (--human-scale mqm, esa, da ...: its direction is known) or give its direction "
+       "(--human-higher-is-better, or --human-lower-is-better for MQM error points), or label more rows: a sign the "
+       "labels cannot tell could reverse every order within a group.", "out/E122.json"),
     _c("E129", "leaderboard --format tsv -o FILE with a tab or line break in a name (a TSV file is data: lossless)",
        "leaderboard tab_in_system.jsonl --score score --n-resamples 20 --format tsv -o out/E129.tsv",
        "Write --format json (it holds any name), or fix the name.", "out/E129.tsv"),

@@ -109,6 +109,8 @@ def build(tmp_path) -> list[Result]:
     analysis = report.analyze_mt(table, "metric", human="human", method="lgn", n_resamples=50)
     out += [analysis, report.build_mt_report(analysis),
             leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system", n_resamples=50, random_state=0),
+            leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system", n_resamples=50,
+                                    random_state=0).pairs(),
             calibration_summary(table["metric"], table["metric"] * 2, table["tgt_lang"]),
             decision.fit_calibration(table, "lgn", score="metric", by="tgt_lang"),
             calibration.cell_uncertainty(calibration.AnchoredCalibrator(by="tgt_lang", score="metric").fit(table)),

@@ -21,8 +21,10 @@ from ._fit import (
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
 from ._lgn import LGN
-from ._plan import ROW_CHOICES, LabelPlan, plan_labels
+from ._pairs import PAIR_COLUMNS, VERDICTS, CellPairs, cell_pairs
+from ._plan import ALLOCATIONS, ROW_CHOICES, LabelPlan, plan_labels
 from ._protocol import Calibrator
+from ._scales import SCALE_NAMES, SCALES, direction_for, human_scale_direction, scale_kind, scale_named
 from ._select import SELECTIONS, select_for_annotation, select_rows
 from ._summary import CalibrationSummary, calibration_summary
 from ._table_level import ROW_MIN_COUNT, lgn_min_count, table_level
@@ -36,4 +38,6 @@ __all__ = [
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",
     "fit_method", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",
     "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method",
+    "CellPairs", "cell_pairs", "PAIR_COLUMNS", "VERDICTS", "ALLOCATIONS",
+    "SCALES", "SCALE_NAMES", "direction_for", "human_scale_direction", "scale_kind", "scale_named",
 ]

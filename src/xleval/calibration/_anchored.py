@@ -70,12 +70,22 @@ from ._lgn import refuse_groups_beside_columns
 from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
 from ._persist import check_loaded_columns, check_variance, load_checked, save_checked
-from ._pooling import SHRINKAGE_MODES, pooled_slopes, shrink_offsets, shrink_slope_toward
+from ._pooling import (
+    PRIORS,
+    SHRINKAGE_MODES,
+    MixedShrinkage,
+    OffsetShrinkage,
+    mixed_offsets,
+    pooled_slopes,
+    shrink_offsets,
+    shrink_slope_toward,
+)
 
 __all__ = ["AnchoredCalibrator", "FORMAT_VERSION"]
 
 FORMAT = "xleval.AnchoredCalibrator"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
+READABLE_VERSIONS = (3, 4)  # format 3: no prior (= "common")
 SHRINKAGE = SHRINKAGE_MODES
 BETWEEN_SHRINKAGE = ("james-stein", "none")
 SETTLED_LEVEL = 0.975  # a slope's sign is settled when |z| reaches the two-sided 95% quantile of t(clusters - 1)
@@ -112,6 +122,11 @@ class AnchoredCalibrator(ParamsMixin):
         Direction of the metric (False for TER, losses).
     fallback : {"pooled", "error"}
         Groups unseen in fit: the common offset (with an UnseenGroupWarning) or refuse.
+    prior : {"mixed", "common"}
+        What the offsets are pulled toward. ``mixed`` (default): a centre that mixes the raw scale's common
+        offset and LGN's equal group levels, with the mix and the pull weighted by what the labels show
+        (:func:`~xleval.calibration._pooling.mixed_offsets`; ``shrinkage="none"`` still keeps every group's own
+        offset). ``common``: the common offset, as far as ``shrinkage`` says (format 3 and before).
     """
 
     _output_suffix = "anchored"
@@ -121,7 +136,7 @@ class AnchoredCalibrator(ParamsMixin):
     def __init__(self, by: Any = DEFAULT_BY, score: str = "score", human: str = "human",
                  system: str | None = "system", shrinkage: str = "auto", human_higher_is_better: bool | None = None,
                  score_higher_is_better: bool = True, fallback: str = "pooled", between_shrinkage: str = "james-stein",
-                 human_range: tuple[float, float] | None = None):
+                 human_range: tuple[float, float] | None = None, prior: str = "mixed"):
         self.by = by
         self.score = score
         self.human = human
@@ -132,6 +147,7 @@ class AnchoredCalibrator(ParamsMixin):
         self.fallback = fallback
         self.between_shrinkage = between_shrinkage
         self.human_range = human_range
+        self.prior = prior
 
     # fitting -------------------------------------------------------------------------------------
     def fit(self, X, y=None, *, groups=None, human=None, systems=None, signature: str | None = None,
@@ -161,6 +177,7 @@ class AnchoredCalibrator(ParamsMixin):
         x, labels, h, sys_codes = self._inputs(X, groups, human, systems, need_human=True)
         codes, keys = labels
         self.by_ = self._resolve_by(X)
+        self.format_version_ = FORMAT_VERSION
         notes: list[str] = []
         finite = np.isfinite(x)
         if not finite.any():
@@ -197,6 +214,9 @@ class AnchoredCalibrator(ParamsMixin):
                              f"{', '.join(BETWEEN_SHRINKAGE)}", argument="between_shrinkage",
                              value=self.between_shrinkage)
         human_range_of(self.human_range)
+        if self.prior not in PRIORS:
+            raise InputError(f"prior={self.prior!r}: use one of {', '.join(PRIORS)}", argument="prior",
+                             value=self.prior)
         if self.fallback not in ("pooled", "error"):
             raise InputError(f"fallback={self.fallback!r}: use 'pooled' or 'error'")
         if self.human_higher_is_better not in (None, True, False) or self.score_higher_is_better not in (True, False):
@@ -282,7 +302,8 @@ class AnchoredCalibrator(ParamsMixin):
             if abs(z) < settled:
                 msg = (f"the labels do not settle the direction of the human scale (the better determined slope is "
                        f"{ref:+.3g} per score point, z = {z:.2f}{_other_words(*other)}); say it with "
-                       "human_higher_is_better=True or human_higher_is_better=False, or label more rows")
+                       "human_higher_is_better=True or human_higher_is_better=False, or name the scale "
+                       "(e.g. human_scale='mqm'), or label more rows")
                 if strict:  # a sign the labels do not settle could reverse every order within a group
                     raise InputError(msg, argument="human_higher_is_better", value=None)
                 notes.append(msg + ": no slope is used, each group gets its offset")
@@ -336,7 +357,8 @@ class AnchoredCalibrator(ParamsMixin):
                 warnings.warn(notes[-1], DataQualityWarning, stacklevel=5)
 
     def _fit_offsets(self, x, h, m, codes, keys, labelled, finite, notes) -> None:
-        b, c = self.slopes_["between"], self.slopes_["within"]
+        slopes: dict[str, Any] = self.slopes_
+        b, c = float(slopes["between"]), float(slopes["within"])
         resid = h - (b * m + c * (x - m))
         n_groups = len(keys)
         lab_codes = codes[labelled]
@@ -353,7 +375,15 @@ class AnchoredCalibrator(ParamsMixin):
         s2 = (dev2 + PRIOR_LABELS * s2_pool) / (dof + PRIOR_LABELS)
         floor = 1e-12 * max(1.0, float(np.nanmean(r_mean[has] ** 2)))
         v = np.maximum(s2 / np.maximum(n_lab, 1), floor)
-        shrunk = shrink_offsets(r_mean[has], v[has], mode=self.shrinkage)
+        rows = np.bincount(codes[finite], minlength=n_groups)
+        score_mean = np.bincount(codes[finite], x[finite], minlength=n_groups) / np.maximum(rows, 1)
+        if self.prior == "mixed" and self.shrinkage != "none":
+            # LGN's equal levels a_g + B * mean score_g put the offsets at -B * mean score_g (plus a constant)
+            # flat prior on tau up to twice the spread of the mean residuals (at least one offset standard error)
+            tau_max = max(float(np.sqrt(np.median(v[has]))), 2 * float(np.ptp(r_mean[has])))
+            shrunk: OffsetShrinkage = mixed_offsets(r_mean[has], v[has], -b * score_mean[has], tau_max)
+        else:
+            shrunk = shrink_offsets(r_mean[has], v[has], mode=self.shrinkage)
         z = np.column_stack([m, x - m])
         z_mean = np.stack([np.bincount(lab_codes, z[labelled, j], minlength=n_groups) for j in range(2)], axis=1) \
             / np.maximum(n_lab, 1)[:, None]
@@ -361,8 +391,8 @@ class AnchoredCalibrator(ParamsMixin):
         new_var = shrunk.tau2 + shrunk.mean_var
         self.pooled_ = {"offset": shrunk.mean, "offset_var": _num(new_var), "mean_var": shrunk.mean_var,
                         "tau2": _num(shrunk.tau2), "centre": centre_w.tolist(), "residual_var": float(s2_pool)}
-        rows = np.bincount(codes[finite], minlength=n_groups)
-        score_mean = np.bincount(codes[finite], x[finite], minlength=n_groups) / np.maximum(rows, 1)
+        if isinstance(shrunk, MixedShrinkage):
+            self.pooled_.update(lgn_weight=_num(shrunk.lgn_weight), lgn_weight_sd=_num(shrunk.lgn_weight_sd))
         self.groups_ = {}
         at = {int(g): j for j, g in enumerate(np.flatnonzero(has))}
         for g, key in enumerate(keys):
@@ -508,7 +538,9 @@ class AnchoredCalibrator(ParamsMixin):
             point = offset[codes] + b * m + c * (x - m)
         with np.errstate(invalid="ignore"):
             d1, d2 = m - centre[codes, 0], (x - m) - centre[codes, 1]
-        cov = np.nan_to_num(np.asarray(self.slopes_["cov"], dtype=float))
+        from ._cell_interval import used_slope_cov
+
+        cov = used_slope_cov(self)  # B as used: shrunk toward C, with the error that leaves it
         se = np.sqrt(var[codes] + cov[0, 0] * d1**2 + 2 * cov[0, 1] * d1 * d2 + cov[1, 1] * d2**2)
         half = special.ndtri(0.5 + level / 2) * se
         low, high = self._clip(point - half), self._clip(point + half)
@@ -549,6 +581,7 @@ class AnchoredCalibrator(ParamsMixin):
                 "direction": "human rises with the score" if self.direction_ > 0 else "human falls as the score rises",
                 "direction_source": self.direction_source_, "common_offset": self.pooled_["offset"],
                 "tau2": self.pooled_["tau2"], "shrinkage": self.shrinkage, "human_range": self.human_range,
+                "prior": self.prior, "lgn_weight": self.pooled_.get("lgn_weight", math.nan),
                 "n_labels": s["n_labels"], "notes": list(self.notes_)}
 
     # persistence ---------------------------------------------------------------------------------
@@ -556,9 +589,12 @@ class AnchoredCalibrator(ParamsMixin):
         self._check_fitted()
         params = self.get_params()
         params["by"] = self.by_[0] if len(self.by_) == 1 else list(self.by_)  # the default resolved
+        version = getattr(self, "format_version_", FORMAT_VERSION)
         if self.human_range is not None:
             params["human_range"] = list(human_range_of(self.human_range) or ())
-        return {"format": FORMAT, "format_version": FORMAT_VERSION, "xleval_version": __version__, "params": params,
+        if version == 3:  # a loaded format-3 model (prior "common") saves as it was read
+            params = {k: v for k, v in params.items() if k != "prior"}
+        return {"format": FORMAT, "format_version": version, "xleval_version": __version__, "params": params,
                 "signature": self.signature_, "level": self.level_, "direction": self.direction_,
                 "direction_source": self.direction_source_, "slopes": self.slopes_, "pooled": self.pooled_,
                 "groups": self.groups_, "notes": list(self.notes_)}
@@ -586,18 +622,25 @@ class AnchoredCalibrator(ParamsMixin):
         """A saved anchored calibrator of this format version. Files of format version 1 (xleval 0.1.0,
         per-group maps) are read by :func:`xleval.calibration.load_calibrator`, which dispatches every
         saved calibrator by the format it declares."""
-        _refuse_format_1(read_calibrator_json(path, str(path)), str(path))  # regular files of bounded size only
-        return cls.from_dict(load_checked(path, FORMAT, FORMAT_VERSION, "anchored calibrator"), source=str(path))
+        payload = read_calibrator_json(path, str(path))  # regular files of bounded size only
+        _refuse_format_1(payload, str(path))
+        return cls.from_dict(payload, source=str(path))
 
     @classmethod
-    def from_dict(cls, payload: dict, source: str = "calibrator") -> AnchoredCalibrator:
+    def from_dict(cls, payload: Any, source: str = "calibrator") -> AnchoredCalibrator:
         _refuse_format_1(payload, source)
-        load_checked(payload, FORMAT, FORMAT_VERSION, "anchored calibrator")
+        found = payload.get("format_version") if isinstance(payload, dict) else None
+        version = found if found in READABLE_VERSIONS and not isinstance(found, bool) else FORMAT_VERSION
+        load_checked(payload, FORMAT, version, "anchored calibrator")
         try:
             params = dict(payload["params"])
+            if version == 3:  # offsets pulled toward the common one only
+                params = {**params, "prior": "common"}
             if params.get("human_range") is not None:
                 params["human_range"] = tuple(params["human_range"])
             model = cls(**params)
+            if version != FORMAT_VERSION:
+                model.format_version_ = version
             model._validate()
             model.by_ = [model.by] if isinstance(model.by, str) else list(model.by)
             model.signature_ = payload.get("signature")

@@ -47,22 +47,31 @@ from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
 from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_columns
 from ._fit import build_anchored
-from ._select import annotation_columns, annotation_rows
+from ._select import annotation_columns, annotation_rows, stratified_rows
 
-__all__ = ["LabelPlan", "plan_labels", "ROW_CHOICES"]
+__all__ = ["LabelPlan", "plan_labels", "ROW_CHOICES", "ALLOCATIONS"]
 
-ROW_CHOICES = ("random", "systems", "spread")
+ROW_CHOICES = ("stratified", "random", "systems", "spread")
+ALLOCATIONS = ("equal", "neyman")
 PRIOR_LABELS = 5  # a group's residual variance is pooled with the common one as if that were worth 5 labels
 
 ROW_WORDS = {
+    "stratified": "a random sample stratified by system and document (evenly over the group's systems, counting the "
+                  "labels they have; within a system evenly over its documents in a random order)",
     "random": "a simple random sample of the group's rows (after one row for each system without a label)",
     "systems": "evenly over the group's systems, at random within a system",
     "spread": "evenly over the group's systems, within a system spread over documents and segments not yet labelled",
 }
-METHOD = ("Neyman allocation for the cross-group comparison: labels per group proportional to the group's "
-          "residual sd times sqrt(S_g (S - S_g)) (S_g its systems, S all systems: the cross-group system pairs "
-          "its offset enters), never below the labels already there nor below one per system when the budget "
-          "allows. Rows within a group: {rows}. "
+ALLOCATION_WORDS = {
+    "equal": ("Equal allocation: the same number of labels in every group, counting those already there (on WMT21 "
+              "and in simulation no allocation by residual sd beat it: docs/calibration.md), never below the labels "
+              "already there nor below one per system when the budget allows."),
+    "neyman": ("Neyman allocation for the cross-group comparison: labels per group proportional to the group's "
+               "residual sd times sqrt(S_g (S - S_g)) (S_g its systems, S all systems: the cross-group system pairs "
+               "its offset enters), never below the labels already there nor below one per system when the budget "
+               "allows."),
+}
+METHOD = ("{allocation} Rows within a group: {rows}. "
           "Expected standard error of a group's offset: residual sd / sqrt(labels) (difference estimator, slope "
           "error and clustering of labels left out). Stopping rule: every gap between adjacent groups' calibrated "
           "levels at least z = {z:.2f} standard errors ({confidence:.7g} confidence); labels to settle a gap planned "
@@ -94,28 +103,34 @@ class LabelPlan(Result):
     more_per_group: dict = field(default_factory=dict)
     confidence: float = 0.95
     power: float = 0.8
-    row_choice: str = "random"
+    row_choice: str = "stratified"
     method: str = ""
     random_state: int | None = None
     notes: tuple[str, ...] = ()
+    allocation: str = "equal"
 
     _dump_order = ("status", "verdict", "budget", "labelled", "to_add", ...)
 
 
 def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, budget: int, *,
                 score: str | None = None, human: str | None = None, system: str | None = "system",
-                segment: str | None = "seg_id", document: str | None = "doc_id", rows: str = "random",
+                segment: str | None = "seg_id", document: str | None = "doc_id", rows: str = "stratified",
                 confidence: float = 0.95, power: float = 0.8, residual_sd: float | None = None,
-                label_column: str | None = "human", random_state: Any = 0) -> LabelPlan:
+                label_column: str | None = "human", random_state: Any = 0, allocation: str = "equal") -> LabelPlan:
     """Plan ``budget`` labels in all (the labels already in ``human`` count toward it) over the groups of
     ``by`` for the cross-group comparison of anchored calibration, choose the rows, and say whether the
     ranking of the groups is settled (module docstring). ``human``: the human column (NaN = not yet
     labelled); without it nothing is labelled yet. ``residual_sd``: the residual sd of the human scale
     to assume where no labels tell it (raw DA on WMT21: 26-34 points per pair; docs/calibration.md).
-    ``rows``: ``random`` (default), ``systems`` (evenly over systems) or ``spread`` (evenly over systems,
-    over documents and segments within a system)."""
+    ``rows``: ``stratified`` (default: random, stratified by system and document), ``random`` (a simple random
+    sample after one row per system without a label), ``systems`` (evenly over systems) or ``spread`` (evenly
+    over systems, over documents and segments within a system). ``allocation``: ``equal`` (default: the same
+    number of labels per group) or ``neyman`` (by residual sd and system counts)."""
     table = as_table(data, by=by, score=score, default_by=DEFAULT_BY)
     _check_arguments(budget, rows, confidence, power, residual_sd)
+    if allocation not in ALLOCATIONS:
+        raise InputError(f"allocation={allocation!r}: use one of {', '.join(ALLOCATIONS)}", argument="allocation",
+                         value=allocation)
     rng, seed = make_rng(random_state)
     frame, by_cols = table.frame, list(table.by)
     x, h = _score_and_labels(table, human)
@@ -130,7 +145,8 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
     calibrated = _calibrated(frame, table.score_column, by_cols, human, cols["system"], labelled, notes)
     resid = None if calibrated is None else np.where(labelled, h - calibrated, np.nan)
     sigma, sigma_from = _residual_sd(resid, codes, labelled, cells, residual_sd, notes)
-    planned = _allocate(budget, cells, sigma, _floors(cells, budget, notes))
+    share = sigma if allocation == "neyman" else None
+    planned = _allocate(budget, cells, share, _floors(cells, budget, notes))
     chosen = _choose_rows(cells, planned - cells.n_labels, rows, _codes(frame, cols["segment"]),
                           _codes(frame, cols["document"]), rng)
     known = bool((sigma_from != "assumed").all())
@@ -145,8 +161,9 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
                      gaps=gaps, rows=annotation_rows(frame, chosen, keep, label_column), budget=int(budget),
                      labelled=int(cells.n_labels.sum()), to_add=len(chosen), status=status, verdict=verdict,
                      more_per_group=more, confidence=float(confidence), power=float(power), row_choice=rows,
-                     method=METHOD.format(rows=ROW_WORDS[rows], z=z, confidence=confidence, power=power),
-                     random_state=seed, notes=tuple(notes))
+                     method=METHOD.format(allocation=ALLOCATION_WORDS[allocation], rows=ROW_WORDS[rows], z=z,
+                                          confidence=confidence, power=power),
+                     random_state=seed, notes=tuple(notes), allocation=allocation)
 
 
 def _score_and_labels(table: EvalTable, human: str | None) -> tuple[np.ndarray, np.ndarray]:
@@ -305,11 +322,12 @@ def _levels(calibrated, resid, codes, cells, labelled) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------ allocation
-def _allocate(budget: int, cells: _Cells, sigma: np.ndarray, floor: np.ndarray) -> np.ndarray:
-    """Labels per group in all: Neyman shares within [floor, labelled + available], summing to ``budget``."""
+def _allocate(budget: int, cells: _Cells, sigma: np.ndarray | None, floor: np.ndarray) -> np.ndarray:
+    """Labels per group in all: Neyman shares (``sigma`` given) or equal shares (None) within
+    [floor, labelled + available], summing to ``budget``."""
     n_sys = cells.n_systems.astype(float)
     weight = n_sys * (n_sys.sum() - n_sys) if len(n_sys) > 1 else np.ones(1)
-    share = sigma * np.sqrt(np.maximum(weight, 0))
+    share = np.ones(len(n_sys)) if sigma is None else sigma * np.sqrt(np.maximum(weight, 0))
     if not (share > 0).any():
         share = np.ones_like(share)
     low, high = floor.astype(float), (cells.n_labels + cells.available).astype(float)
@@ -349,6 +367,12 @@ def _choose_rows(cells: _Cells, add: np.ndarray, rows: str, segments, documents,
     for g in np.flatnonzero(add > 0):
         if rows == "random":
             chosen.extend(_random_rows(cells, int(g), int(add[g]), rng))
+            continue
+        if rows == "stratified":
+            mine = cells.codes == g
+            have = np.bincount(cells.systems[cells.labelled & mine], minlength=int(cells.systems.max()) + 1)
+            chosen.extend(stratified_rows(np.flatnonzero(cells.eligible & mine), int(add[g]), cells.systems,
+                                          documents, rng, have=have).tolist())
             continue
         group_cells = np.flatnonzero(cells.cell_group == g)
         count = cells.cell_labels[group_cells].copy()

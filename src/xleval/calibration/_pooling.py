@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 __all__ = ["SlopeFit", "OffsetShrinkage", "pooled_slopes", "paule_mandel_tau2", "shrink_offsets", "morris_factor",
-           "SHRINKAGE_MODES", "shrink_slope_toward"]
+           "SHRINKAGE_MODES", "shrink_slope_toward", "PRIORS", "MixedShrinkage", "mixed_offsets"]
 
 
 @dataclass(frozen=True)
@@ -153,3 +153,71 @@ def shrink_slope_toward(slope: float, target: float, var_difference: float) -> f
     if not np.isfinite(var_difference) or var_difference <= 0:
         return 1.0
     return 0.0 if d2 <= var_difference else float(1.0 - var_difference / d2)
+
+
+PRIORS = ("mixed", "common")
+N_GAMMA = 21  # grid of the LGN share gamma in [0, 1]
+N_TAU = 41  # grid of the between-group sd tau in [0, tau_max]
+
+
+@dataclass(frozen=True)
+class MixedShrinkage(OffsetShrinkage):
+    """:class:`OffsetShrinkage` of :func:`mixed_offsets`, with the posterior mean of the LGN share of the
+    centre (``lgn_weight``: 0 = the raw scale's common offset, 1 = LGN's equal levels) and its sd."""
+
+    lgn_weight: float = float("nan")
+    lgn_weight_sd: float = float("nan")
+
+
+def mixed_offsets(effects: np.ndarray, variances: np.ndarray, covariate: np.ndarray,
+                  tau_max: float) -> MixedShrinkage:
+    """Offsets shrunk toward a centre that mixes the two structural priors, averaged over what the labels
+    say about the mix and the spread (a hierarchical normal model on a grid; docs/calibration.md).
+
+    ``effects``: each group's mean label residual ``r_g`` with its variance ``v_g``; ``covariate``: ``z_g``,
+    the offset LGN's assumption implies up to a constant (``-B * score_mean_g``: the offset that puts every
+    group's mean on one level). Model::
+
+        r_g ~ N(a_g, v_g),   a_g ~ N(c + gamma * z_g, tau^2)
+
+    ``gamma = 0`` is the raw scale's prior (one common offset: the metric's levels are comparable), ``gamma = 1``
+    LGN's (equal true levels). Flat priors on ``c``, on ``gamma`` in [0, 1] and on ``tau`` in [0, ``tau_max``]
+    (the caller's bound: the anchored calibrator takes twice the range of the ``r_g``, at least one offset's
+    standard error). ``c`` is
+    integrated out (restricted likelihood), ``(gamma, tau)`` averaged on a grid by their posterior; each
+    group's offset is its posterior mean ``centre + lambda (r_g - centre)``, ``lambda = tau^2 / (tau^2 + v_g)``,
+    with the posterior variance over the grid (the within-grid variance ``lambda v_g + (1 - lambda)^2 var(c)``
+    plus the spread of the conditional means)."""
+    r = np.asarray(effects, dtype=float)
+    v = np.asarray(variances, dtype=float)
+    z = np.asarray(covariate, dtype=float)
+    k = len(r)
+    if k == 1:
+        return MixedShrinkage(np.ones(1), r.copy(), v.copy(), float(r[0]), float(v[0]), float("nan"), np.ones(1))
+    z = z - z.mean()
+    gammas = np.linspace(0.0, 1.0, N_GAMMA)
+    taus = np.linspace(0.0, max(float(tau_max), 1e-12), N_TAU)
+    tau2 = taus**2
+    # (gamma, tau, group) arrays
+    w = 1.0 / (v[None, None, :] + tau2[None, :, None])
+    y = r[None, None, :] - gammas[:, None, None] * z[None, None, :]
+    sw = w.sum(axis=2)
+    c = (w * y).sum(axis=2) / sw
+    resid = y - c[:, :, None]
+    loglik = 0.5 * np.log(w).sum(axis=2) - 0.5 * np.log(sw) - 0.5 * (w * resid**2).sum(axis=2)
+    post = np.exp(loglik - loglik.max())
+    post /= post.sum()
+    lam = tau2[None, :, None] * w  # tau^2 / (tau^2 + v)
+    centre = c[:, :, None] + gammas[:, None, None] * z[None, None, :]
+    mean_g = centre + lam * (r[None, None, :] - centre)
+    var_g = lam * v[None, None, :] + (1.0 - lam) ** 2 / sw[:, :, None]
+    p = post[:, :, None]
+    offset = (p * mean_g).sum(axis=(0, 1))
+    offset_var = (p * (var_g + mean_g**2)).sum(axis=(0, 1)) - offset**2
+    mean_c = float((post * c).sum())
+    mean_var = float((post * (1.0 / sw + c**2)).sum() - mean_c**2)
+    gamma_mean = float((post.sum(axis=1) * gammas).sum())
+    gamma_sd = float(np.sqrt(max((post.sum(axis=1) * gammas**2).sum() - gamma_mean**2, 0.0)))
+    weights = (p * w / sw[:, :, None]).sum(axis=(0, 1))
+    return MixedShrinkage((p * lam).sum(axis=(0, 1)), offset, np.maximum(offset_var, 0.0), mean_c, max(mean_var, 0.0),
+                          float((post.sum(axis=0) * tau2).sum()), weights, gamma_mean, gamma_sd)

@@ -1,14 +1,16 @@
 """Which rows to send to annotators: K rows per group for anchored calibration.
 
-``random`` (the default) is a simple random sample of K rows per group. ``spread`` allocates the
-budget evenly over the group's systems (the remainder to systems drawn at random) and, within a
-system, cuts its rows sorted by score into as many equal strata as it gets labels and draws one row
-per stratum, preferring segments not yet chosen in the group: labels over every system and the
-metric's whole range, no source segment judged twice while others are left. On WMT21 spread was
-never measurably better than random for the cross-group accuracy of anchored calibration (paired
-intervals over draws include 0; docs/calibration.md, "Label budget"), so random is the default and
-spread an option. ``calibrate plan`` (:mod:`._plan`) decides how many labels each group needs. Every
-draw comes from one seeded generator.
+``stratified`` (the default) is a random sample stratified by system and document: the K labels of a
+group go evenly to its systems (the remainder to systems drawn at random), and a system's labels
+evenly to its documents in a random order, one random segment of each; no use of the score, and no
+system or document left without labels by chance. ``random`` is a simple random sample of K rows per
+group. ``spread`` allocates the budget evenly over the group's systems and, within a system, cuts its
+rows sorted by score into as many equal strata as it gets labels and draws one row per stratum,
+preferring segments not yet chosen in the group. On WMT21 neither spread nor stratified was measurably
+better or worse than random for the cross-group accuracy of anchored calibration (paired intervals over
+draws include 0; docs/calibration.md, "Label budget"); stratified is the default because it is never
+less even than random. ``calibrate plan`` (:mod:`._plan`) decides how many labels each group needs.
+Every draw comes from one seeded generator.
 """
 from __future__ import annotations
 
@@ -26,16 +28,16 @@ from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_col
 
 __all__ = ["select_rows", "select_for_annotation", "SELECTIONS", "ANNOTATION_COLUMNS"]
 
-SELECTIONS = ("spread", "random")
+SELECTIONS = ("spread", "random", "stratified")  # order fixed: the evaluation seeds its draws by position
 ANNOTATION_COLUMNS = ("system", "seg_id", "doc_id", "source", "hypothesis", "reference")
 
 
 def select_rows(scores: np.ndarray, groups: np.ndarray, budget: int, *, systems: np.ndarray | None = None,
                 segments: np.ndarray | None = None, eligible: np.ndarray | None = None, method: str = "random",
-                random_state: Any = 0) -> np.ndarray:
+                random_state: Any = 0, documents: np.ndarray | None = None) -> np.ndarray:
     """Row positions of ``budget`` rows per group (all eligible rows of a smaller group). ``groups``,
-    ``systems`` and ``segments`` are integer codes; ``eligible`` masks the rows that may be chosen
-    (default: a finite score)."""
+    ``systems``, ``segments`` and ``documents`` are integer codes; ``eligible`` masks the rows that may be
+    chosen (default: a finite score)."""
     if method not in SELECTIONS:
         raise InputError(f"selection {method!r}: use one of {', '.join(SELECTIONS)}")
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
@@ -50,6 +52,8 @@ def select_rows(scores: np.ndarray, groups: np.ndarray, budget: int, *, systems:
             chosen.append(rows)
         elif method == "random":
             chosen.append(np.sort(rng.choice(rows, size=budget, replace=False)))
+        elif method == "stratified":
+            chosen.append(stratified_rows(rows, budget, systems, documents, rng))
         else:
             chosen.append(_spread(rows, scores, budget, systems, segments, rng))
     return np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.intp)
@@ -70,6 +74,46 @@ def _allocate(sizes: np.ndarray, budget: int, rng: np.random.Generator) -> np.nd
         left = budget - int(alloc.sum())
         if add.sum() == 0:
             break
+    return alloc
+
+
+def stratified_rows(rows: np.ndarray, budget: int, systems: np.ndarray | None, documents: np.ndarray | None,
+                    rng: np.random.Generator, have: np.ndarray | None = None) -> np.ndarray:
+    """``budget`` of ``rows``: evenly over systems (counting the labels ``have``, per system code, that each
+    already has; default none), within a system evenly over its documents in a random order, a random row of
+    each document per round."""
+    sys_of = systems[rows] if systems is not None else np.zeros(len(rows), dtype=np.intp)
+    names, members = np.unique(sys_of, return_inverse=True)
+    sizes = np.bincount(members, minlength=len(names))
+    alloc = _allocate_after(sizes, budget, rng, None if have is None else have[names])
+    picked: list[np.ndarray] = []
+    for s in np.flatnonzero(alloc):
+        own = rows[members == s]
+        doc_of = documents[own] if documents is not None else np.arange(len(own))
+        # a random order of the system's rows in which every document comes up once per round
+        docs, inverse = np.unique(doc_of, return_inverse=True)
+        doc_rank = rng.permutation(len(docs))[inverse]
+        shuffled = rng.permutation(len(own))
+        within = np.empty(len(own), dtype=np.int64)  # position of a row among its document's rows (random)
+        order_in_doc = np.lexsort((shuffled, inverse))
+        starts = np.r_[0, np.cumsum(np.bincount(inverse, minlength=len(docs)))[:-1]]
+        within[order_in_doc] = np.arange(len(own)) - starts[inverse[order_in_doc]]
+        order = np.lexsort((doc_rank, within))
+        picked.append(own[order[:alloc[s]]])
+    return np.sort(np.concatenate(picked)) if picked else np.zeros(0, dtype=np.intp)
+
+
+def _allocate_after(sizes: np.ndarray, budget: int, rng: np.random.Generator,
+                    have: np.ndarray | None) -> np.ndarray:
+    """Labels per system, as even as the budget allows counting the labels ``have`` (none by default)."""
+    if have is None or not np.any(have):
+        return _allocate(sizes, budget, rng)
+    alloc = np.zeros(len(sizes), dtype=int)
+    jitter = rng.random(len(sizes))
+    for _ in range(int(min(budget, sizes.sum()))):  # water-filling: the next label to the fewest so far
+        open_ = np.flatnonzero(alloc < sizes)
+        j = open_[np.lexsort((jitter[open_], (have + alloc)[open_]))[0]]
+        alloc[j] += 1
     return alloc
 
 
@@ -99,9 +143,10 @@ def _spread(rows: np.ndarray, scores: np.ndarray, budget: int, systems, segments
 
 def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, budget: int, *,
                           score: str | None = None,
-                          system: str | None = "system", segment: str | None = "seg_id", method: str = "random",
-                          label_column: str | None = "human", skip_labelled: str | None = None,
-                          random_state: Any = 0) -> pd.DataFrame:
+                          system: str | None = "system", segment: str | None = "seg_id",
+                          method: str = "stratified", label_column: str | None = "human",
+                          skip_labelled: str | None = None, random_state: Any = 0,
+                          document: str | None = "doc_id") -> pd.DataFrame:
     """The chosen rows ready for annotation: the group columns, system, seg_id, doc_id, source,
     hypothesis and reference (those present; never the score, so that it cannot sway the judges),
     the input row number (``row``, 1-based) and an empty ``label_column`` to fill in.
@@ -122,13 +167,15 @@ def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str
         if system and system in data.columns else None
     segments = group_index([data[segment]], names=[segment], allow_missing=True).codes \
         if segment and segment in data.columns else None
+    documents = group_index([data[document]], names=[document], allow_missing=True).codes \
+        if document and document in data.columns else None
     eligible = None
     if skip_labelled:
         eligible = np.isnan(numeric_column(data, skip_labelled, what="table", argument="skip_labelled"))
     keep = annotation_columns(data, by_cols, system, segment, label_column, score=score)
     _check_budget(x, groups, eligible, budget, index.labels())
     rows = select_rows(x, groups, budget, systems=systems, segments=segments, eligible=eligible, method=method,
-                       random_state=random_state)
+                       random_state=random_state, documents=documents)
     return annotation_rows(data, rows, keep, label_column)
 
 

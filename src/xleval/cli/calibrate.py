@@ -28,6 +28,7 @@ from ..calibration import (
     score_signature,
 )
 from ..calibration._persist import check_calibrator_path
+from ..calibration._scales import direction_for
 from ..decision import fit_calibration
 from ..exceptions import DataQualityWarning, InputError
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
@@ -132,6 +133,10 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     if kind != "lgn":
         check_named_column(df, "--system", system, input)
     frame = prepare_frame(df, by_cols, input)
+    named = direction_for(frame, human, human_scale, human_up)  # a named scale says its direction
+    # a direction the scale's name fixes is not refused when a few labels point the other way (noise: a warning)
+    strict = human_up is not None or named is None
+    human_up = named
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sig = _signature_of(input, score, signature, col)
@@ -142,7 +147,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         else:
             scale = {"human_scale": human_scale} if kind == "auto" else {}
             fitted = in_table(input, fit_calibration, frame, kind, human=human, human_higher_is_better=human_up,
-                              human_range=bounds, strict=True, commands=decision_commands(input, col), **scale,
+                              human_range=bounds, strict=strict, commands=decision_commands(input, col), **scale,
                               **common)
         calibrated = fitted.model.transform(frame) if fitted.method == "lgn" else None  # the verification's
         fitted.model.save(output)

@@ -5,17 +5,19 @@ from __future__ import annotations
 import click
 
 from .._base.terminal import data_text
-from ..diagnostics import HUMAN_SCALES
+from ..calibration._scales import SCALE_NAMES
 from ._common import err_console
 
 __all__ = ["announce", "decision_commands", "human_scale_option", "flags"]
 
 #: --human-scale, on every command that decides which calibration to use
 human_scale_option = click.option(
-    "--human-scale", type=click.Choice(HUMAN_SCALES), default=None,
-    help="z: the --human column is standardised within groups (per-annotator z such as WMT DA z), so it cannot "
-         "compare groups; raw: one scale for every group (raw DA, MQM). Default: the column's name and its group "
-         "means and sds decide, or the output says the tool cannot tell.")
+    "--human-scale", type=click.Choice(SCALE_NAMES, case_sensitive=False), default=None,
+    help="The scale of the --human column: mqm, esa, da (raw DA), hter, sqm, likert, raw (one scale for every group, "
+         "direction not said), z or da-z (standardised within groups, like WMT DA z, so it cannot compare groups). "
+         "A named scale also fixes its direction for anchored calibration (MQM by the labels' signs: error points "
+         "or their negation). Default: the HUMAN_scale column `xleval ingest` writes, else the column's name and "
+         "its group means and sds decide, or the output says the tool cannot tell.")
 
 
 def flags(text: str) -> str:

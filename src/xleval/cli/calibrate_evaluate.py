@@ -6,7 +6,7 @@ import warnings
 import click
 
 from .._base.terminal import data_text
-from ..calibration import SELECTIONS, prepare_frame
+from ..calibration import SELECTIONS, direction_for, prepare_frame
 from ..decision import ALTERNATIVES, N_FOLDS, N_REPEATS, N_RESAMPLES, RANDOM_STATE
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
@@ -37,8 +37,8 @@ from .calibrate_common import DIRECTION_OPTION, app, in_table
                    "random labels per group and adds K to the budget curve; several, comma-separated, are the budget "
                    "curve alone, and the recommendation is made at the labels in the table. Default: the curve "
                    "25,50,100,200, the recommendation at the labels in the table.")
-@click.option("--selection", default=",".join(SELECTIONS),
-              help="Selections to compare: spread, random or both.")
+@click.option("--selection", default="spread,random",
+              help="Selections to compare: spread, random, stratified, comma-separated (default spread,random).")
 @DIRECTION_OPTION
 @click.option("--folds", type=click.IntRange(2), default=N_FOLDS,
               help="System folds (the decision's default everywhere).")
@@ -79,6 +79,7 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
     df = read_table(input, columns=parse_column_mapping(col), required=[score, human], numeric=[score, human])
     by_cols = grouping(by, df.columns)
     frame = prepare_frame(df, by_cols, input)
+    human_up = direction_for(frame, human, human_scale, human_up)  # a named scale says its direction
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with progress_bar(f"evaluating on {input}") as advance:

@@ -6,6 +6,7 @@ import warnings
 import click
 
 from ..calibration import ROW_CHOICES
+from ..calibration._plan import ALLOCATIONS
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import PROBABILITY, FiniteFloat, by_option, check_named_column, col_option, format_option, grouping, say
 from .calibrate_common import app, in_table, render
@@ -23,10 +24,14 @@ from .calibrate_common import app, in_table, render
                    "over systems).")
 @click.option("--segment", default="seg_id", help="Segment column (--rows spread: distinct segments first).")
 @click.option("--document", default="doc_id", help="Document column (--rows spread: distinct documents first).")
-@click.option("--rows", "rows", type=click.Choice(ROW_CHOICES), default="random",
-              help="Rows within a group: random (the default: on WMT21 no other rule beat a random sample; one "
-                   "row for each system without a label first), systems (evenly over systems) or spread (evenly "
-                   "over systems, over documents and segments within a system).")
+@click.option("--rows", "rows", type=click.Choice(ROW_CHOICES), default="stratified",
+              help="Rows within a group: stratified (the default: a random sample stratified by system and document), "
+                   "random (a simple random sample; one row for each system without a label first), systems (evenly "
+                   "over systems) or spread (evenly over systems, over documents and segments within a system).")
+@click.option("--allocation", type=click.Choice(ALLOCATIONS), default="equal",
+              help="Labels per group: equal (the default: the same number in every group, counting those there; no "
+                   "allocation by residual sd beat it on WMT21 or in simulation) or neyman (by each group's residual "
+                   "sd and the cross-group system pairs it enters).")
 @click.option("--confidence", type=PROBABILITY, default=0.95, help="Confidence of the stopping rule.")
 @click.option("--power", type=PROBABILITY, default=0.8,
               help="Chance that the labels asked for settle a gap, if the gap is as estimated.")
@@ -38,15 +43,16 @@ from .calibrate_common import app, in_table, render
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the row choice.")
 @col_option
 @format_option
-def plan(input, budget, score, by, human, system, segment, document, rows, confidence, power, residual_sd, output,
-         label_column, seed, col, fmt) -> None:
+def plan(input, budget, score, by, human, system, segment, document, rows, allocation, confidence, power,
+         residual_sd, output, label_column, seed, col, fmt) -> None:
     """Plan BUDGET labels in all for anchored calibration: how many more per group, which rows, and
     whether the ranking across groups is settled.
 
-    Labels go to groups by Neyman allocation for the cross-group comparison (residual sd times the
-    root of the cross-group system pairs a group's offset enters), at least one per system; the
-    output states the method, the expected standard error of each group's offset after the
-    planned labels, and the stopping rule. -o writes the rows as `calibrate select` does.
+    Labels go to groups equally (or, with --allocation neyman, by each group's residual sd and the
+    cross-group system pairs its offset enters), at least one per system, and within a group at
+    random stratified by system and document; the output states the method, the expected standard
+    error of each group's offset after the planned labels, and the stopping rule. -o writes the
+    rows as `calibrate select` does.
     """
     from ..calibration import plan_labels
 
@@ -61,6 +67,7 @@ def plan(input, budget, score, by, human, system, segment, document, rows, confi
         warnings.simplefilter("always")
         result = in_table(input, plan_labels, df, by_cols if len(by_cols) > 1 else by_cols[0], budget, score=score,
                           human=human, system=system, segment=segment, document=document, rows=rows,
+                          allocation=allocation,
                           confidence=confidence, power=power, residual_sd=residual_sd, label_column=label_column,
                           random_state=seed)
     if output is not None:

@@ -21,18 +21,22 @@ from .calibrate_common import app, in_table, render
 @click.option("--system", default="system", help="System column (--selection spread: evenly over systems).")
 @click.option("--segment", default="seg_id", help="Segment column (--selection spread: no segment is chosen twice in "
               "a group while others are left).")
-@click.option("--selection", type=click.Choice(SELECTIONS), default="random",
-              help="random (the default: on WMT21 no rule beat a simple random sample measurably) or spread (over "
-                   "systems and the score's range). `calibrate plan` says how many labels each group needs.")
+@click.option("--document", default="doc_id", help="Document column (--selection stratified: evenly over documents "
+              "within a system).")
+@click.option("--selection", type=click.Choice(SELECTIONS), default="stratified",
+              help="stratified (the default: random, stratified by system and document), random (a simple random "
+                   "sample) or spread (over systems and the score's range; on WMT21 no rule beat a random sample "
+                   "measurably). `calibrate plan` says how many labels each group needs.")
 @click.option("--skip-labelled", metavar="COL", help="Human column: rows that already have a value are not chosen.")
 @click.option("--label-column", default="human", help="Name of the empty column the annotators fill in.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the selection.")
 @col_option
 @format_option
-def select(input, by, budget, score, output, system, segment, selection, skip_labelled, label_column, seed, col,
-           fmt) -> None:
-    """Choose BUDGET rows per group to send to annotators for anchored calibration: a simple random
-    sample by default (spread over systems and scores was not measurably better on WMT21).
+def select(input, by, budget, score, output, system, segment, document, selection, skip_labelled, label_column, seed,
+           col, fmt) -> None:
+    """Choose BUDGET rows per group to send to annotators for anchored calibration: a random sample
+    stratified by system and document by default (spread over systems and scores was not measurably
+    better than random on WMT21).
 
     Writes lp (the --by columns), system, seg_id, doc_id, source, hypothesis and reference (those
     present), the input row number and an empty label column; never the score (it would sway the
@@ -45,11 +49,13 @@ def select(input, by, budget, score, output, system, segment, selection, skip_la
     df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
     check_named_column(df, "--system", system, input)
     check_named_column(df, "--segment", segment, input)
+    check_named_column(df, "--document", document, input)
     by_cols = grouping(by, df.columns)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         chosen = in_table(input, select_for_annotation, df, by_cols if len(by_cols) > 1 else by_cols[0], budget,
                      score=score, system=system, segment=segment, method=selection, label_column=label_column,
+                     document=document,
                      skip_labelled=skip_labelled, random_state=seed)
     write_table(chosen, output)
     if output == "-":

@@ -43,10 +43,15 @@ from .check_outputs import drop_invalid, exclude_invalid_option
               help="text (a table), tsv and json (full precision, for machines) or html (a self-contained page).")
 @click.option("-o", "--output", type=click.Path(path_type=Path),
               help="Write here instead of stdout (html needs it; '-' = stdout).")
+@click.option("--pairs", "pairs_path", type=click.Path(path_type=Path), metavar="FILE",
+              help="Also write every pair of (group, system) cells here (TSV, or JSON for a .json name): both cells, "
+                   "the difference, its interval (diff_low, diff_high) from the same draws as the intervals and ranks, "
+                   "and the verdict (A better, B better, cannot tell); a per-pair-of-groups summary goes to stderr.")
 @exclude_invalid_option
 @col_option
 def leaderboard(table, score, by, system, human, method, model, metric, human_up, human_range, human_scale, unit,
-                lower_is_better, n_resamples, level, seed, force, fmt, output, exclude_invalid, col) -> None:
+                lower_is_better, n_resamples, level, seed, force, fmt, output, pairs_path, exclude_invalid,
+                col) -> None:
     """Rank every (group, system) of TABLE, with intervals, within groups and across groups.
 
     TABLE is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). Raw scores are corpus
@@ -59,7 +64,8 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
 
     if fmt == "html" and output is None:
         raise InputError("--format html writes a file: give -o PAGE.html")
-    check_outputs({"-o": "-" if output is None else output}, inputs=[table, model], stdout=["-o"])
+    check_outputs({"-o": "-" if output is None else output, "--pairs": pairs_path}, inputs=[table, model],
+                  stdout=["-o"])
     df, calibrator, signature, commands = read_ranked_table(table, score=score, human=human, system=system,
                                                             model=model, col=col)
     excluded = None
@@ -71,11 +77,34 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
                       signature=signature, force=force, n_resamples=n_resamples, level=level,
                       random_state=seed, where=table, commands=commands, progress=advance, human_scale=human_scale,
                       human_higher_is_better=human_up, human_range=parse_human_range(human_range))
-    if excluded:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
-        import dataclasses
+    import dataclasses
 
+    from ._errors import cli_words
+
+    ctx = click.get_current_context(silent=True)  # notes name the library's arguments: say them as flags
+    board = dataclasses.replace(board, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in board.notes))
+    if excluded:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         board = dataclasses.replace(board, notes=(excluded, *board.notes))
     _write(board, fmt, output)
+    if pairs_path is not None:
+        _write_pairs(board, pairs_path)
+
+
+def _write_pairs(board, path: Path) -> None:
+    """The pairs of cells as TSV (or JSON for a .json name), and their summary on stderr."""
+    from .._base.terminal import data_text
+
+    pairs = board.pairs()
+    if path.suffix.lower() == ".json":
+        emit_json({**pairs.to_dict(), "summary": pairs.summary()}, path)
+    else:
+        emit_tsv(pairs.table, path, float_format=lambda v: repr(float(v)))
+    share = {k: "no" if v != v else f"{v:.0%}" for k, v in pairs.declared().items()}  # NaN: no such pairs
+    err_console.print(data_text(f"wrote {len(pairs.table)} pairs of cells to {path}: a verdict for {share['across']} "
+                                f"of the pairs across {board.by} and {share['within']} within (the rest: cannot tell "
+                                f"at {board.level:.0%})"), soft_wrap=True)
+    for line in pairs.summary():
+        err_console.print(data_text(line), soft_wrap=True)
 
 
 def _write(board, fmt: str, output: Path | None) -> None:

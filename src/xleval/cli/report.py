@@ -36,6 +36,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     across groups (cross-validated), the leaderboard and every check that did not pass; then plots
     and detail.
     """
+    from ..calibration._scales import direction_for
     from ..io import check_output_path
     from ..report import check_format, mt_report, write_report
     from .calibrate_common import parse_human_range
@@ -44,6 +45,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     check_output_path(output, inputs=[input] + ([model] if model is not None else []), stdout=True)
     df, calibrator, signature, commands = read_ranked_table(input, score=score, human=human, system=system,
                                                             model=model, col=col)
+    human_up = direction_for(df, human, human_scale, human_up)  # a named scale says its direction
     checks = _output_checks(df, by, system, score, input) if output_checks else None
     meta = _meta(df, meta_metrics, human, by, system, input, col, n_resamples, seed) if meta_metrics else None
     with progress_bar(f"report on {input}") as advance:

@@ -43,7 +43,7 @@ from .._base.grouping import group_index
 from .._base.progress import Progress, Steps
 from .._base.result import Result
 from .._base.seeding import make_rng, resolve_seed
-from ..calibration import PLAIN_LGN, SELECTIONS, build_anchored, build_lgn, select_rows
+from ..calibration import PLAIN_LGN, SELECTIONS, build_anchored, build_lgn, direction_for, select_rows
 from ..diagnostics import HumanScale, human_scale_check
 from ..exceptions import InputError
 from ..stats import (
@@ -202,7 +202,10 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
     if len(t.sys_names) < n_folds:
         raise InputError(f"{len(t.sys_names)} systems cannot be split into {n_folds} folds; use at most "
                          f"{len(t.sys_names)} folds (n_folds={len(t.sys_names)})", argument="n_folds", value=n_folds)
-    if human_higher_is_better is not None:  # a given direction the labels contradict: refused as `calibrate fit` does
+    # a direction the user gave that the labels contradict is refused, as `calibrate fit` refuses it; one that the
+    # human scale's name fixes (MQM, ESA, DA, ...) stands: a few labels pointing the other way are noise
+    named = direction_for(table.frame, human, human_scale) == human_higher_is_better
+    if human_higher_is_better is not None and not named:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the folds' fits report what matters
             build_anchored("g", "score", human, human_higher_is_better=human_higher_is_better,

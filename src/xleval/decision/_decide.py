@@ -487,6 +487,7 @@ def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None,
                 evaluation = compare_calibrations(table, procedure=procedure.with_(n_resamples=N_RESAMPLES),
                                                   progress=progress, budget=budget,
                                                   human_scale=evidence.human_scale,
+                                                  human_higher_is_better=evidence.human_higher_is_better,
                                                   score_higher_is_better=score_higher_is_better)
             except InputError as exc:  # a table the comparison cannot use (e.g. systems without a finite score)
                 why_not = str(exc)

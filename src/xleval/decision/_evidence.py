@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._base.result import Result
+from ..calibration import direction_for
 from ..diagnostics import (
     BiasDiagnosis,
     ValidityCheck,
@@ -34,7 +35,9 @@ class Evidence(Result):
     bias diagnosis; ``validity_segment`` / ``validity_system``: LGN's validity check at segment level
     and at system level (None without a system column or human scores); ``verdict``: the two combined
     (None without human scores); ``labels_per_group``: rows with a finite score and a human score, per
-    group; ``human_scale``: what the user declared (``z``, ``raw`` or None). The checks run on the
+    group; ``human_scale``: what the user declared (a scale's name, ``z``, ``raw`` or None);
+    ``human_higher_is_better``: the direction of the human scale as given, or as the scale's name fixes it
+    (:func:`xleval.calibration.direction_for`; None: the labels decide). The checks run on the
     groups that have labels (all groups when every group has some)."""
 
     score: str
@@ -47,16 +50,19 @@ class Evidence(Result):
     verdict: ValidityVerdict | None
     labels_per_group: dict[str, int] = field(default_factory=dict)
     human_scale: str | None = None
+    human_higher_is_better: bool | None = None
 
     @property
     def labelled_groups(self) -> tuple[str, ...]:
         return tuple(g for g, n in self.labels_per_group.items() if n > 0)
 
 
-def gather_evidence(table: EvalTable, *, human_scale: str | None = None,
+def gather_evidence(table: EvalTable, *, human_scale: str | None = None, human_higher_is_better: bool | None = None,
                     procedure: Procedure = DEFAULT_PROCEDURE) -> Evidence:
     """Measure the bias of ``table``'s score and LGN's validity on it, once (module docstring). The table's
-    roles name the score, the grouping, the human column and the system column."""
+    roles name the score, the grouping, the human column and the system column. ``human_scale``: the human
+    scale's name (``mqm``, ``esa``, ``da``, ``raw``, ``z``, ...; or the table's ``HUMAN_scale`` column);
+    ``human_higher_is_better``: its direction when the user declares it."""
     score, by = table.score_column, tuple(table.by)
     human = table.human if table.human is not None and table.human in table.frame.columns else None
     system = table.system if table.system is not None and table.system in table.frame.columns else None
@@ -77,7 +83,8 @@ def gather_evidence(table: EvalTable, *, human_scale: str | None = None,
         system_check = check_lgn_validity(frame, by_arg, human, threshold=procedure.threshold, level=procedure.level,
                                           system=system, human_scale=human_scale)
     verdict = validity_verdict(segment, system_check) if human is not None else None
-    return Evidence(score, by, human, system, bias, segment, system_check, verdict, per_group, human_scale)
+    direction = direction_for(table.frame, human, human_scale, human_higher_is_better)
+    return Evidence(score, by, human, system, bias, segment, system_check, verdict, per_group, human_scale, direction)
 
 
 def _labels_per_group(frame: pd.DataFrame, score: str, human: str | None, labels: np.ndarray,

@@ -111,7 +111,8 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
             if decision is None:
                 roles = table.with_roles(system=system if system in frame.columns else None) \
                     if system != table.system else table
-                evidence = gather_evidence(roles, human_scale=human_scale)
+                evidence = gather_evidence(roles, human_scale=human_scale,
+                                           human_higher_is_better=settings.get("human_higher_is_better"))
                 decision = decide_calibration(roles, evidence=evidence, commands=commands,
                                               score_higher_is_better=settings["score_higher_is_better"])
             chosen = decision.calibrator

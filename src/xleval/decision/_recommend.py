@@ -33,18 +33,22 @@ def recommend_calibration(data: EvalTable | pd.DataFrame, score: str | None = No
                           human: str | None = None, system: str | None = "system",
                           procedure: Procedure = RECOMMEND_PROCEDURE,
                           commands: Any = None, human_scale: str | None = None,
+                          human_higher_is_better: bool | None = None,
                           score_higher_is_better: bool | None = None) -> CalibrationDecision:
     """The one decision for a table, with its evidence measured once (:func:`gather_evidence`: the bias of
     the raw score, LGN's validity at segment and system level) and the budget curve beside it
     (``procedure.budgets``): what the leaderboard and the report state first. Warnings raised while
     deciding are kept in the decision's ``notes``. ``commands``: an
     :class:`~xleval.decision.AdviceRenderer`, so that the advice names commands that run as written.
-    ``human_scale``: ``z``, ``raw`` or None (the standardisation check looks at the data).
+    ``human_scale``: the human scale's name (``mqm``, ``esa``, ``da``, ``raw``, ``z``, ...; None: the
+    standardisation check looks at the data), which also fixes its direction; ``human_higher_is_better``:
+    the direction when the user declares it.
     ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by``:
     :data:`~xleval.table.DEFAULT_BY`). ``score_higher_is_better``: the metric's direction (None: the one
     rule, :func:`xleval.metrics.higher_is_better`)."""
     table = _table(data, score, by, human, system)
-    evidence = gather_evidence(table, human_scale=human_scale, procedure=procedure)
+    evidence = gather_evidence(table, human_scale=human_scale, human_higher_is_better=human_higher_is_better,
+                               procedure=procedure)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         choice = decide_calibration(table, procedure=procedure, evidence=evidence, commands=commands,

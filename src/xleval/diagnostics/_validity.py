@@ -120,6 +120,13 @@ def human_scale_check(h: np.ndarray, labels: np.ndarray, human: str | None, decl
     scale (``z`` or ``raw``) wins; exact per-group standardisation is recognised; otherwise a z-like name
     (``human_z``, ``zscore``) and z-like moments (every group's sd 0.5-1.5, mean within 0.1 + 3 se of 0)
     together say ``standardised``, neither says ``raw``, and one alone says ``unknown``."""
+    if declared is not None and declared not in HUMAN_SCALES:  # a named scale (mqm, esa, da-z ...): its kind
+        from ..calibration._scales import scale_kind
+
+        try:
+            declared = scale_kind(declared)
+        except InputError:
+            declared = str(declared)
     if declared is not None and declared not in HUMAN_SCALES:
         raise InputError(f"human_scale={declared!r}: use 'z' (standardised per annotator or group, like WMT DA z), "
                          "'raw' (one scale for every group: raw DA, MQM) or None (look at the data)",

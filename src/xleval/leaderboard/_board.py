@@ -107,9 +107,24 @@ class Leaderboard(Result):
     notes: tuple[str, ...] = field(default=())
     intervals: dict = field(default_factory=dict)
     uncertainty: dict = field(default_factory=dict)
+    # (n_resamples, rows): the draws behind the calibrated and rank intervals, in ``rows`` order
+    draws: np.ndarray | None = array_field()
 
     def to_frame(self) -> pd.DataFrame:
         return self.rows.copy()
+
+    def pairs(self, scope: str = "all") -> Any:
+        """Every pair of cells with the difference of their calibrated scores, its interval and a verdict
+        (A better, B better, cannot tell), from the same draws as the calibrated and rank intervals
+        (:func:`xleval.calibration.cell_pairs`; ``scope``: ``all``, ``across`` or ``within`` groups)."""
+        from ..calibration._pairs import cell_pairs
+
+        if self.draws is None:
+            raise InputError("this leaderboard keeps no draws (built before pairs existed); build it again")
+        target = self.intervals.get("calibrated", "")
+        return cell_pairs(self.rows["group"].to_numpy(), self.rows["system"].to_numpy(),
+                          self.rows["calibrated"].to_numpy(dtype=float), self.draws, level=self.level,
+                          higher_is_better=self.higher_is_better, target=target, scope=scope)
 
 
 def _unit_column(frame: pd.DataFrame, unit: str | None) -> tuple[str | None, str]:
@@ -283,12 +298,14 @@ def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher
         notes.append("the overall ranks compare raw scores across groups, which the calibration check may "
                      "advise against")
     columns = [c for c in COLUMNS if c in table.columns]
-    rows_out = table.sort_values(["rank_overall", "group", "system"], kind="stable")[columns].reset_index(drop=True)
+    ordered = table.sort_values(["rank_overall", "group", "system"], kind="stable")
+    rows_out = ordered[columns].reset_index(drop=True)
+    order = table.index.get_indexer(ordered.index)  # dist's columns follow table's rows
     info = {"method": calibration.method, "description": calibration.description, "scale": calibration.scale}
     return Leaderboard(scores.score, scores.by, scores.system, scores.human, scores.aggregation, scores.unit, info,
                        bool(higher_is_better), scores.level, scores.n_resamples, scores.random_state, rows_out,
                        recommendation, tuple(dict.fromkeys(notes)), interval_texts(scores, joint),
-                       joint.uncertainty.to_dict() if joint is not None else {})
+                       joint.uncertainty.to_dict() if joint is not None else {}, dist[:, order])
 
 
 @dataclass(frozen=True)
@@ -424,6 +441,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     ``human_higher_is_better`` (None: found in the labels) and ``human_range`` (bounds of the human scale):
     for an anchored calibration fitted here (:class:`~xleval.calibration.AnchoredCalibrator`).
     """
+    from ..calibration._scales import direction_for
     from ..decision import DEFAULT_BUDGETS, DEFAULT_PROCEDURE, recommend_calibration
 
     steps = Steps(progress, 3)
@@ -433,6 +451,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     table = _table(data, score, by, human, where)
     score, by, human = table.score_column, table.by[0], table.human
     system = table.system_role(system)
+    human_higher_is_better = direction_for(table.frame, human, human_scale, human_higher_is_better)
     scores = system_scores(table, system=system, human=human, metric=metric, unit=unit,
                            n_resamples=n_resamples, level=level, random_state=random_state)
     frame = table.frame
@@ -451,7 +470,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
             procedure = DEFAULT_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state,
                                                 budgets=DEFAULT_BUDGETS)
             rec = recommend_calibration(frame, score, by, human=human, system=scores.system, procedure=procedure,
-                                        commands=commands, human_scale=human_scale, score_higher_is_better=hib)
+                                        commands=commands, human_scale=human_scale,
+                                        human_higher_is_better=human_higher_is_better, score_higher_is_better=hib)
             method = rec.method
         if method != "auto" or len(groups) != 1:
             calibration = system_calibration(method, scores.frame, score, by, human=human, system=scores.system,

@@ -167,7 +167,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         procedure = DEFAULT_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state,
                                             budgets=DEFAULT_BUDGETS)
         rec = recommend_calibration(frame, score, by, human=human, system=system, procedure=procedure,
-                                    commands=commands, human_scale=human_scale, score_higher_is_better=hib)
+                                    commands=commands, human_scale=human_scale,
+                                    human_higher_is_better=human_higher_is_better, score_higher_is_better=hib)
         steps.done()
         if model is not None:
             calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,

@@ -1,0 +1,262 @@
+"""Which offsets from few labels: the anchored calibrator's priors compared in simulation and on WMT21,
+and how decisive and how honest its pairwise verdicts are.
+
+**Accuracy.** Cross-group pairwise accuracy of calibrated system means against the cells' true human
+means (the mean over every segment) for: ``raw`` (metric system means), ``lgn`` (system means z-scored
+per group by the group's segment mean and sd), ``anchored`` (``prior="common"``: each group's own mean
+residual, pulled toward the common offset only with 4 or more groups) and ``mixed`` (``prior="mixed"``,
+the default: offsets shrunk toward a centre that mixes LGN's equal levels and the raw scale's common
+offset, weighted by the labels). Simulated worlds (segments in documents shared by the systems of a
+group; K random labels per group; the metric's shift of a group is N(0, 5) chrF-like points):
+
+* ``lgn``: every group's true mean quality is the same (LGN's assumption holds; raw is biased);
+* ``raw``: the groups' human levels move with the metric's (one scale: raw holds; LGN erases real gaps);
+* ``half``: the human levels move with half the metric's shift (each prior half right);
+* ``neither``: the human levels are unrelated to the metric's (N(0, 4) on the human scale).
+
+**Pairs.** ``leaderboard(..., method="anchored").pairs()`` on the same kind of worlds: coverage of the
+true difference of two cells' human means by the 95% interval of the difference, the share of the
+cross-group pairs given a verdict, and the share of those verdicts that are wrong.
+
+**WMT21** (``$XLEVAL_DATA/wmt21``): sentence chrF against raw DA (7 to-English pairs), DA z and MQM
+(en-de, zh-en); **WMT20** (``$XLEVAL_DATA/wmt20-metrics``): the organisers' segment chrF against raw DA of
+the 7 out-of-English pairs (source-based DA) and of the 6 to-English pairs judged against the reference
+(cs, de, ja, pl, ru, ta); MT systems only; K random judged segments per pair, the truth the full-data
+human means.
+
+    python examples/calibration_simulation.py              # 20 worlds per cell, 10 WMT21 draws (~10 min)
+    python examples/calibration_simulation.py --quick      # 4 worlds, 3 draws
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from xleval.calibration import AnchoredCalibrator
+from xleval.leaderboard import leaderboard
+
+KINDS = ("lgn", "raw", "half", "neither")
+PAIRS = np.array(["cs-en", "de-en", "ha-en", "is-en", "ja-en", "ru-en", "zh-en"])
+ESTIMATORS = ("raw", "lgn", "anchored", "mixed")
+
+
+def world(rng: np.random.Generator, kind: str, n_groups: int, n_systems: int = 8, n_labels: int = 50,
+          n_docs: int = 12, per_doc: int = 5) -> tuple[pd.DataFrame, pd.Series]:
+    """One simulated world: segment rows (``lp, system, doc_id, seg_id, score, human`` with ``human`` kept on
+    ``n_labels`` random rows per group) and the true human mean of every (lp, system) cell."""
+    n = n_docs * per_doc
+    group = np.repeat(np.arange(n_groups), n_systems * n)
+    system = np.tile(np.repeat(np.arange(n_systems), n), n_groups)
+    doc = np.tile(np.repeat(np.arange(n_docs), per_doc), n_groups * n_systems)
+    shift = rng.normal(0, 5, n_groups)
+    level = {"lgn": np.zeros(n_groups), "raw": 0.8 * shift, "half": 0.4 * shift,
+             "neither": rng.normal(0, 4, n_groups)}[kind]
+    quality = rng.normal(0, 4, (n_groups, n_systems))
+    quality -= quality.mean(axis=1, keepdims=True)  # a group's systems average to its level
+    deviation = rng.normal(0, 2, (n_groups, n_systems))
+    doc_x, doc_h = rng.normal(0, 5, (n_groups, n_docs)), rng.normal(0, 6, (n_groups, n_docs))
+    sys_x = 50 + shift[group] + quality[group, system]
+    x = sys_x + doc_x[group, doc] + rng.normal(0, 12, len(group))
+    human = (60 + level[group] + 0.8 * quality[group, system] + deviation[group, system] + 0.4 * (x - sys_x)
+             + doc_h[group, doc] + rng.normal(0, 20, len(group)))
+    frame = pd.DataFrame({"lp": PAIRS[group], "system": np.char.add("s", system.astype(str)),
+                          "doc_id": doc, "seg_id": np.tile(np.arange(n), n_groups * n_systems), "score": x,
+                          "human": human})
+    truth = frame.groupby(["lp", "system"])["human"].mean()
+    return frame.assign(human=label(frame, n_labels, rng)), truth
+
+
+def label(frame: pd.DataFrame, k: int, rng: np.random.Generator, column: str = "human") -> np.ndarray:
+    """``frame[column]`` kept on ``k`` random rows per lp that have it, NaN elsewhere."""
+    keep = np.zeros(len(frame), dtype=bool)
+    ok = frame[column].notna().to_numpy()
+    for _, idx in frame.groupby("lp").indices.items():
+        pool = idx[ok[idx]]
+        keep[rng.choice(pool, size=min(k, len(pool)), replace=False)] = True
+    return np.where(keep, frame[column].to_numpy(dtype=float), np.nan)
+
+
+def cross_accuracy(pred: pd.Series, truth: pd.Series) -> float:
+    """Share of the pairs of cells in different groups ordered as the truth orders them (ties count half)."""
+    truth = truth.loc[pred.index]
+    g = np.asarray(pred.index.get_level_values(0))
+    p, t = pred.to_numpy(dtype=float), truth.to_numpy(dtype=float)
+    a, b = np.triu_indices(len(p), k=1)
+    cross = g[a] != g[b]
+    a, b = a[cross], b[cross]
+    agree = np.sign(p[a] - p[b]) * np.sign(t[a] - t[b])
+    return float(((agree > 0) + 0.5 * (agree == 0)).mean())
+
+
+def estimates(frame: pd.DataFrame, higher: bool = True) -> dict[str, pd.Series]:
+    """Calibrated system means of every estimator, indexed by (lp, system)."""
+    cells = frame.groupby(["lp", "system"])["score"]
+    out = {"raw": cells.mean()}
+    stats = frame.groupby("lp")["score"].agg(["mean", "std"])
+    z = (frame["score"] - frame["lp"].map(stats["mean"])) / frame["lp"].map(stats["std"])
+    out["lgn"] = z.groupby([frame["lp"], frame["system"]]).mean()
+    for name, prior in (("anchored", "common"), ("mixed", "mixed")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = AnchoredCalibrator(by="lp", score="score", human="human", prior=prior,
+                                       human_higher_is_better=higher).fit(frame, strict=False)
+            out[name] = pd.Series(model.transform(frame), index=frame.index).groupby(
+                [frame["lp"], frame["system"]]).mean()
+    return out
+
+
+def accuracy_study(worlds: int, budgets=(25, 50, 100), groups=(2, 4, 7), seed: int = 0) -> pd.DataFrame:
+    """One row per (kind, groups, K, world) with every estimator's cross-group accuracy."""
+    rows = []
+    for kind in KINDS:
+        for k in groups:
+            for budget in budgets:
+                for w in range(worlds):
+                    rng = np.random.default_rng([seed, KINDS.index(kind), k, budget, w])
+                    frame, truth = world(rng, kind, k, n_labels=budget)
+                    acc = {name: cross_accuracy(pred, truth) for name, pred in estimates(frame).items()}
+                    rows.append({"kind": kind, "groups": k, "K": budget, "world": w, **acc})
+    return pd.DataFrame(rows)
+
+
+def pair_scores(board, truth: pd.Series) -> dict[str, float]:
+    """Coverage of the true difference, share declared and share wrong, for cross-group and within-group
+    pairs of a leaderboard."""
+    p = board.pairs().table
+    h = truth.loc[list(zip(p["group_a"], p["system_a"], strict=True))].to_numpy() \
+        - truth.loc[list(zip(p["group_b"], p["system_b"], strict=True))].to_numpy()
+    cover = ((p["diff_low"] <= h) & (h <= p["diff_high"])).to_numpy()
+    told = (p["verdict"] != "cannot tell").to_numpy()
+    sign = 1.0 if board.higher_is_better else -1.0
+    wrong = told & (np.where(p["verdict"] == "A better", 1.0, -1.0) * sign * h < 0)
+    out = {}
+    for scope in ("across", "within"):
+        sel = (p["scope"] == scope).to_numpy()
+        out[f"cover {scope}"] = float(cover[sel].mean()) if sel.any() else np.nan
+        out[f"declared {scope}"] = float(told[sel].mean()) if sel.any() else np.nan
+        out[f"wrong {scope}"] = float(wrong[sel].sum() / told[sel].sum()) if told[sel].any() else 0.0
+        out[f"n wrong {scope}"], out[f"n told {scope}"] = int(wrong[sel].sum()), int(told[sel].sum())
+    return out
+
+
+def pairs_study(worlds: int, budget: int = 100, groups=(2, 4, 7), n_resamples: int = 200,
+                seed: int = 1) -> pd.DataFrame:
+    rows = []
+    for kind in KINDS:
+        for k in groups:
+            for w in range(worlds):
+                rng = np.random.default_rng([seed, KINDS.index(kind), k, w])
+                frame, truth = world(rng, kind, k, n_labels=budget)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    board = leaderboard(frame, "score", "lp", human="human", method="anchored",
+                                        n_resamples=n_resamples, random_state=w, human_higher_is_better=True)
+                rows.append({"kind": kind, "groups": k, "world": w, **pair_scores(board, truth)})
+    return pd.DataFrame(rows)
+
+
+def load_wmt20() -> dict[str, pd.DataFrame]:
+    """WMT20 raw DA with the organisers' segment chrF, MT systems only, one row per judged segment."""
+    root = Path(os.environ.get("XLEVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+    seg = pd.read_parquet(root / "wmt20-metrics" / "segments.parquet",
+                          columns=["lp", "system", "seg_id", "doc_id", "is_human", "human_da_raw", "metric:chrF"])
+    seg = seg[~seg["is_human"] & seg["metric:chrF"].notna() & seg["human_da_raw"].notna()]
+    seg = seg.rename(columns={"metric:chrF": "chrf", "human_da_raw": "human"})
+    keep = ["lp", "system", "seg_id", "doc_id", "chrf", "human"]
+    out_of_english = seg["lp"].str.startswith("en-")
+    reference_based = seg["lp"].isin(["cs-en", "de-en", "ja-en", "pl-en", "ru-en", "ta-en"])
+    return {"WMT20 raw DA, 7 out of English": seg.loc[out_of_english, keep].reset_index(drop=True),
+            "WMT20 raw DA, 6 into English": seg.loc[reference_based, keep].reset_index(drop=True)}
+
+
+def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Accuracy of every estimator per WMT21 (and WMT20) scale and K, and the pairs at K = 100
+    (``examples/interval_coverage`` loads the WMT21 sets)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from interval_coverage import load_sets
+
+    acc_rows, pair_rows = [], []
+    for name, frame in {**load_sets(), **load_wmt20()}.items():
+        higher = not name.startswith("MQM")
+        truth = frame.groupby(["lp", "system"])["human"].mean()
+        scored = frame.rename(columns={"chrf": "score"})
+        for budget in budgets:
+            for d in range(draws):
+                labelled = scored.assign(human=label(scored, budget, np.random.default_rng([d, budget])))
+                acc = {n: cross_accuracy(p if higher or n in ("raw", "lgn") else -p, truth if higher else -truth)
+                       for n, p in estimates(labelled, higher).items()}
+                acc_rows.append({"scale": name, "K": budget, "draw": d, **acc})
+                if budget == 100:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        board = leaderboard(labelled, "score", "lp", human="human", method="anchored",
+                                            n_resamples=n_resamples, random_state=d, human_higher_is_better=higher)
+                    pair_rows.append({"scale": name, "draw": d, **pair_scores(board, truth)})
+    return pd.DataFrame(acc_rows), pd.DataFrame(pair_rows)
+
+
+def _table(frame: pd.DataFrame, keys: list[str], columns: tuple[str, ...]) -> str:
+    means = frame.groupby(keys, sort=False)[list(columns)].mean()
+    worst = frame.groupby(keys, sort=False)[list(columns)].min()
+    head = "| " + " | ".join(keys) + " | " + " | ".join(f"{c} (min)" for c in columns) + " |"
+    lines = [head, "|" + "---|" * len(keys) + "---:|" * len(columns)]
+    for key, row in means.iterrows():
+        cells = [f"{row[c]:.3f} ({worst.loc[key, c]:.2f})" for c in columns]
+        shown = key if isinstance(key, tuple) else (key,)
+        lines.append("| " + " | ".join(map(str, shown)) + " | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def headline(acc: pd.DataFrame) -> dict[str, float]:
+    """The numbers the test checks: per kind, mixed minus the better of LGN and anchored (mean over worlds,
+    groups and K), and mixed minus the worse of them in the half-right worlds."""
+    out = {}
+    for kind, sel in acc.groupby("kind"):
+        best = sel[["lgn", "anchored"]].mean().max()
+        out[f"{kind}: mixed - best of lgn/anchored"] = float(sel["mixed"].mean() - best)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="4 worlds per cell, 3 WMT21 draws")
+    parser.add_argument("--worlds", type=int, default=20)
+    parser.add_argument("--draws", type=int, default=10)
+    parser.add_argument("--no-wmt", action="store_true", help="simulation only")
+    args = parser.parse_args(argv)
+    worlds, draws = (4, 3) if args.quick else (args.worlds, args.draws)
+    start = time.perf_counter()
+    acc = accuracy_study(worlds)
+    print(f"## Simulation: cross-group accuracy, mean (min) over {worlds} worlds per row\n")
+    print(_table(acc, ["kind", "groups", "K"], ESTIMATORS))
+    print("\nBy kind (all group counts and K):\n")
+    print(_table(acc, ["kind"], ESTIMATORS))
+    for key, value in headline(acc).items():
+        print(f"- {key}: {value:+.3f}")
+    pairs = pairs_study(max(2, worlds // 2))
+    print(f"\n## Simulation: pairwise verdicts at K = 100 (95%), mean (min) over {max(2, worlds // 2)} worlds\n")
+    print(_table(pairs, ["kind", "groups"], ("cover across", "cover within", "declared across", "wrong across",
+                                             "declared within", "wrong within")))
+    told = pairs["n told across"].sum()
+    print(f"\npooled: cross-group coverage {pairs['cover across'].mean():.3f}, within "
+          f"{pairs['cover within'].mean():.3f}; cross-group verdicts wrong {pairs['n wrong across'].sum()} of {told}")
+    if not args.no_wmt:
+        wacc, wpairs = wmt21_study(draws)
+        print(f"\n## WMT21 and WMT20: cross-pair accuracy, mean (min) over {draws} label draws\n")
+        print(_table(wacc, ["scale", "K"], ESTIMATORS))
+        print(f"\n## WMT21 and WMT20: pairwise verdicts at K = 100, mean (min) over {draws} draws\n")
+        print(_table(wpairs, ["scale"], ("cover across", "cover within", "declared across", "wrong across",
+                                         "declared within", "wrong within")))
+    print(f"\n({time.perf_counter() - start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,114 @@
+"""Which cells differ: every comparison of two (group, system) cells with the interval of its difference
+and a verdict, from the same joint draws as the leaderboard's intervals and ranks.
+
+A leaderboard cell ``i`` has a calibrated mean ``y_i`` and joint draws ``D[:, i]`` of its target (for
+anchored calibration: the cell's human mean; the draws carry one slope error, one offset error per
+group, one deviation per cell and one test-set resample each, :mod:`._cell_interval`). The difference
+of two cells is ``y_a - y_b`` and its interval the percentile interval of ``D[:, a] - D[:, b]``: errors
+the two cells share cancel draw by draw (within a group its offset error, in every comparison the part of
+the slope error at the same distance from the labels), and an error of one group enters a comparison
+across groups once, not twice as when two marginal intervals are compared. The verdict is ``A better``
+when the interval lies on A's side of 0 (in the direction of the scale), ``B better`` on B's side, else
+``cannot tell``. Pairs of a group with itself are ``within``; the others ``across``.
+
+Two marginal 95% intervals that do not overlap amount to a test at about 99.4% for independent cells;
+with shared errors they are further off. The pairwise interval is the test the user asks for ("is A above
+B?"), at the stated level.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._base.result import Result
+
+__all__ = ["CellPairs", "cell_pairs", "PAIR_COLUMNS", "VERDICTS"]
+
+PAIR_COLUMNS = ("group_a", "system_a", "group_b", "system_b", "scope", "difference", "diff_low", "diff_high",
+                "verdict")
+VERDICTS = ("A better", "B better", "cannot tell")
+
+
+@dataclass(frozen=True, eq=False)
+class CellPairs(Result):
+    """Every pair of cells (:data:`PAIR_COLUMNS`; ``scope`` ``within`` a group or ``across`` groups;
+    ``difference`` = A minus B on the calibrated scale, its interval ``diff_low``-``diff_high``, the
+    ``verdict``). ``level``: of the intervals; ``higher_is_better``: the direction the verdicts read;
+    ``target``: what the draws are draws of; ``n_draws``."""
+
+    table: pd.DataFrame
+    level: float
+    higher_is_better: bool
+    target: str
+    n_draws: int
+    notes: tuple[str, ...] = field(default=())
+
+    _dump_extra = ("declared",)
+
+    def declared(self) -> dict[str, float]:
+        """The share of the pairs with a verdict (not ``cannot tell``): ``within``, ``across`` and ``all``."""
+        t = self.table
+        out = {}
+        for scope in ("within", "across"):
+            sel = t[t["scope"] == scope]
+            out[scope] = float((sel["verdict"] != "cannot tell").mean()) if len(sel) else float("nan")
+        out["all"] = float((t["verdict"] != "cannot tell").mean()) if len(t) else float("nan")
+        return out
+
+    def summary(self, *, top: int = 3) -> list[str]:
+        """One line per pair of groups (and per group, within): how many of its cell pairs differ, and the
+        clearest of them ("de-en vs zh-en: 12 of 64 pairs differ; e.g. de-en/A > zh-en/B by 3.1 [0.4, 5.9]")."""
+        t = self.table
+        lines = []
+        keys = t[["group_a", "group_b"]].astype(str).apply(lambda r: tuple(sorted((r.iloc[0], r.iloc[1]))), axis=1)
+        for (g, h), sel in t.groupby(keys, sort=True):
+            told = sel[sel["verdict"] != "cannot tell"]
+            head = f"{g}: within" if g == h else f"{g} vs {h}"
+            text = f"{head}: {len(told)} of {len(sel)} pair(s) differ"
+            if len(told):
+                width = (told["diff_high"] - told["diff_low"]).to_numpy()
+                z = np.abs(told["difference"].to_numpy()) / np.where(width > 0, width, np.inf)
+                shown = told.iloc[np.argsort(-z, kind="stable")[:top]]
+                text += "; e.g. " + "; ".join(_pair_words(r) for r in shown.itertuples(index=False))
+            lines.append(text)
+        return lines
+
+
+def _pair_words(r) -> str:
+    a, b = f"{r.group_a}/{r.system_a}", f"{r.group_b}/{r.system_b}"
+    better, worse = (a, b) if r.verdict == "A better" else (b, a)
+    return f"{better} above {worse} ({r.difference:+.3g} [{r.diff_low:.3g}, {r.diff_high:.3g}])"
+
+
+def cell_pairs(groups, systems, points, draws, *, level: float = 0.95, higher_is_better: bool = True,
+               target: str = "", scope: str = "all") -> CellPairs:
+    """Every pair of cells ``(a, b)``, ``a`` before ``b`` in the given order: the difference of their
+    ``points`` (calibrated means), the ``level`` percentile interval of the difference of their ``draws``
+    (``(n_draws, n_cells)``, joint), and the verdict (module docstring). ``scope``: ``all``, ``across``
+    (pairs of different groups) or ``within``."""
+    from ..stats import percentile_bounds
+
+    groups = np.asarray(groups, dtype=object)
+    systems = np.asarray(systems, dtype=object)
+    points = np.asarray(points, dtype=float)
+    draws = np.asarray(draws, dtype=float)
+    n = len(points)
+    a, b = np.triu_indices(n, k=1)
+    same = groups[a] == groups[b]
+    keep = {"all": np.ones(len(a), dtype=bool), "across": ~same, "within": same}[scope]
+    a, b, same = a[keep], b[keep], same[keep]
+    low, high = np.empty(len(a)), np.empty(len(a))
+    chunk = max(1, 2_000_000 // max(len(draws), 1))
+    for start in range(0, len(a), chunk):
+        sl = slice(start, start + chunk)
+        lo, hi = percentile_bounds(draws[:, a[sl]] - draws[:, b[sl]], level)
+        low[sl], high[sl] = lo, hi
+    a_wins, b_wins = (low > 0, high < 0) if higher_is_better else (high < 0, low > 0)
+    verdict = np.where(a_wins, "A better", np.where(b_wins, "B better", "cannot tell"))
+    table = pd.DataFrame({"group_a": groups[a], "system_a": systems[a], "group_b": groups[b],
+                          "system_b": systems[b], "scope": np.where(same, "within", "across"),
+                          "difference": points[a] - points[b], "diff_low": low, "diff_high": high,
+                          "verdict": verdict}, columns=list(PAIR_COLUMNS))
+    return CellPairs(table, float(level), bool(higher_is_better), target, len(draws))

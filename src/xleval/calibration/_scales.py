@@ -1,0 +1,137 @@
+"""Human scales by name: their kind (one scale for every group, or standardised within groups) and their
+direction, so that a user who names the scale (``--human-scale mqm``, or the ``NAME_scale`` column that
+``xleval ingest`` writes) is never asked which way it points.
+
+The one table of names is :data:`SCALES`; :func:`human_scale_direction` is what every caller asks
+(``calibrate fit``, the leaderboard, the decision). MQM is the one scale whose direction depends on how
+it was written: error points (WMT's files, 0 = perfect, higher is worse) or their negation (what
+``xleval ingest mqm`` writes, higher is better). The labels' signs tell which, without any fit: MQM
+error points are never negative and negated ones never positive.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..exceptions import InputError
+
+__all__ = ["HumanScaleName", "SCALES", "SCALE_NAMES", "scale_named", "human_scale_direction", "scale_kind",
+           "declared_scale", "direction_for"]
+
+
+@dataclass(frozen=True)
+class HumanScaleName:
+    """One named human scale: ``kind`` (``raw``: one scale for every group; ``z``: standardised within groups,
+    which the decision reads as such), ``higher_is_better`` (None: the name does not say; ``"sign"``: by the
+    sign of the labels, MQM) and a description."""
+
+    name: str
+    kind: str
+    higher_is_better: bool | str | None
+    description: str
+
+
+SCALES: dict[str, HumanScaleName] = {s.name: s for s in (
+    HumanScaleName("mqm", "raw", "sign", "MQM: error points (>= 0, lower is better) or their negation as `xleval "
+                   "ingest mqm` writes it (<= 0, higher is better); the labels' signs tell which"),
+    HumanScaleName("esa", "raw", True, "ESA 0-100 (error span annotation), higher is better"),
+    HumanScaleName("da", "raw", True, "raw direct assessment 0-100, higher is better"),
+    HumanScaleName("sqm", "raw", True, "scalar quality metric 0-6, higher is better"),
+    HumanScaleName("likert", "raw", True, "a Likert rating, higher is better"),
+    HumanScaleName("hter", "raw", False, "HTER (post-editing edit rate), lower is better"),
+    HumanScaleName("z", "z", True, "z-scores per annotator or group (WMT DA z), higher is better"),
+    HumanScaleName("da-z", "z", True, "WMT DA z (standardised per annotator), higher is better"),
+    HumanScaleName("raw", "raw", None, "one scale for every group; the name does not say its direction"),
+)}
+SCALE_NAMES = tuple(SCALES)
+_ALIASES = {"da-raw": "da", "raw-da": "da", "da_raw": "da", "rawda": "da", "daz": "da-z", "da_z": "da-z",
+            "zscore": "z", "z-score": "z", "mqm-neg": "mqm"}
+
+
+def scale_named(name: str) -> HumanScaleName:
+    """The scale called ``name`` (case and spaces ignored; ``da-raw``, ``da_z`` ... are aliases); a name
+    ``xleval ingest`` writes into its ``_scale`` column (``MQM (weighted; raters all)``, ``ESA 0-100 (raters
+    all)``, ``MQM rater-z (...)``) is read as the scale it names. Unknown names are refused."""
+    text = str(name).strip().lower()
+    key = _ALIASES.get(text, text)
+    if key in SCALES:
+        return SCALES[key]
+    # the descriptive names `xleval ingest` writes (ratings._mqm, ratings._esa)
+    if re.search(r"\brater-z\b|\bz\b", text) and re.match(r"(mqm|esa|da)\b", text):
+        return SCALES["z"]
+    for stem in ("mqm", "esa"):
+        if re.match(rf"{stem}\b", text):
+            return SCALES[stem]
+    raise InputError(f"human scale {name!r}: unknown; use one of {', '.join(SCALE_NAMES)}", argument="human_scale",
+                     value=name)
+
+
+def scale_kind(name: str | None) -> str | None:
+    """``raw`` or ``z`` for a named scale (what the standardisation check reads), None for None."""
+    return None if name is None else scale_named(name).kind
+
+
+def human_scale_direction(name: str | None, labels: np.ndarray | None = None) -> bool | None:
+    """Whether higher is better on the human scale called ``name`` (:data:`SCALES`): True, False, or None
+    when the name does not say (``raw``, no name) or, for MQM, when the labels have both signs (or none are
+    given). ``labels``: the human scores (NaN = no label)."""
+    if name is None:
+        return None
+    rule = scale_named(name).higher_is_better
+    if rule != "sign":
+        return rule if isinstance(rule, bool) else None
+    if labels is None:
+        return None
+    values = np.asarray(labels, dtype=float)
+    values = values[np.isfinite(values)]
+    if not len(values) or not values.any():
+        return None
+    if values.min() >= 0:
+        return False  # error points: 0 is perfect
+    if values.max() <= 0:
+        return True  # negated error points
+    return None
+
+
+def declared_scale(frame, human: str | None, human_scale: str | None = None) -> str | None:
+    """The scale a table declares for its human column: ``human_scale`` when given, else the one value of the
+    ``HUMAN_scale`` column (written by ``xleval ingest``) over the labelled rows, when every row names the
+    same scale (several scales: None, the caller cannot take one direction)."""
+    if human_scale is not None:
+        scale_named(human_scale)  # refused early when unknown
+        return human_scale
+    if human is None or frame is None or f"{human}_scale" not in getattr(frame, "columns", ()):
+        return None
+    import pandas as pd
+
+    labelled = pd.to_numeric(frame[human], errors="coerce").notna()
+    names = {str(v) for v in frame.loc[labelled, f"{human}_scale"].dropna().unique()}
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    try:
+        scale_named(name)
+    except InputError:
+        return None
+    return name
+
+
+def direction_for(frame, human: str | None, human_scale: str | None = None,
+                  given: bool | None = None) -> bool | None:
+    """The direction of the human column for an anchored fit: ``given`` (the user's
+    ``--human-higher-is-better/--human-lower-is-better``) wins; else the named scale (``human_scale``, or the
+    ``HUMAN_scale`` column of the table) with the labels' signs for MQM; else None (the labels decide, and
+    E122 is raised only where they cannot)."""
+    if given is not None:
+        return bool(given)
+    name = declared_scale(frame, human, human_scale)
+    if name is None:
+        return None
+    import pandas as pd
+
+    labels = None
+    if human is not None and frame is not None and human in getattr(frame, "columns", ()):
+        labels = pd.to_numeric(frame[human], errors="coerce").to_numpy(dtype=float)
+    return human_scale_direction(name, labels)

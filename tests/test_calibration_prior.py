@@ -1,0 +1,123 @@
+"""The anchored calibrator's offsets from all the evidence (issue 33, item 1): ``prior="mixed"`` shrinks each
+group's mean label residual toward a centre that mixes LGN's equal levels and the raw scale's common offset,
+weighted by the labels (docs/calibration.md, "Offsets from all the evidence")."""
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate
+
+from xleval.calibration import AnchoredCalibrator
+from xleval.calibration._pooling import mixed_offsets, shrink_offsets
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_without_the_lgn_covariate_it_is_the_hierarchical_posterior_over_tau():
+    """With z = 0 both centres coincide: the offsets are the posterior means of the normal hierarchical model
+    with a flat prior on the common mean and on tau in [0, tau_max], here integrated with scipy's quad."""
+    r = np.array([1.0, 2.5, -0.5, 4.0])
+    v = np.array([0.5, 1.0, 0.8, 2.0])
+    tau_max = 3.0
+
+    def conditional(tau):  # (restricted likelihood, posterior mean of every offset) given tau
+        w = 1 / (v + tau**2)
+        c = (w * r).sum() / w.sum()
+        lik = np.sqrt(np.prod(w) / w.sum()) * np.exp(-0.5 * (w * (r - c) ** 2).sum())
+        lam = tau**2 * w
+        return lik, c + lam * (r - c)
+
+    norm = integrate.quad(lambda t: conditional(t)[0], 0, tau_max)[0]
+    want = [integrate.quad(lambda t, g=g: conditional(t)[0] * conditional(t)[1][g], 0, tau_max)[0] / norm
+            for g in range(len(r))]
+    got = mixed_offsets(r, v, np.zeros(len(r)), tau_max)
+    np.testing.assert_allclose(got.offset, want, atol=0.02)  # a 41-point grid against the integral
+
+
+def test_labels_on_the_lgn_line_pull_the_offsets_onto_it_and_off_the_common_one():
+    """Seven groups whose mean residuals are exactly LGN's offsets (-B * mean score + const), with noise small
+    against their spread: the LGN share is near 1 and the offsets stay on the line; the common-offset prior
+    with the same numbers pulls them toward their mean."""
+    z = np.array([-6.0, -3.0, -1.0, 0.0, 2.0, 4.0, 5.0])
+    r = 10 + z + np.array([0.2, -0.1, 0.1, -0.2, 0.0, 0.1, -0.1])
+    v = np.full(7, 1.0)
+    mixed = mixed_offsets(r, v, z, 2 * np.ptp(r))
+    assert mixed.lgn_weight > 0.8
+    assert np.abs(mixed.offset - (10 + z)).max() < 0.5
+    common = shrink_offsets(r, v, mode="eb")
+    assert np.abs(mixed.offset - (10 + z)).mean() <= np.abs(common.offset - (10 + z)).mean()
+
+
+def test_one_group_keeps_its_own_offset_and_none_shrinkage_keeps_every_offset():
+    one = mixed_offsets(np.array([3.0]), np.array([0.4]), np.array([1.0]), 1.0)
+    assert one.offset[0] == 3.0 and one.offset_var[0] == 0.4
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"lp": np.repeat(["de-en", "zh-en", "ru-en", "ja-en"], 200), "system": np.tile(
+        np.repeat(["a", "b", "c", "d"], 50), 4), "score": rng.normal(50, 10, 800)})
+    df["human"] = np.where(rng.random(800) < 0.3, 0.5 * df["score"] + rng.normal(0, 5, 800)
+                           + df["lp"].map({"de-en": 0, "zh-en": 4, "ru-en": -2, "ja-en": 1}), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        none = AnchoredCalibrator(by="lp", shrinkage="none", human_higher_is_better=True).fit(df)
+        common = AnchoredCalibrator(by="lp", shrinkage="none", prior="common", human_higher_is_better=True).fit(df)
+    np.testing.assert_allclose(none.group_table()["offset"], none.group_table()["residual_mean"])
+    np.testing.assert_allclose(none.group_table()["offset"], common.group_table()["offset"])
+
+
+def test_format_3_files_load_with_the_common_prior_and_save_as_read(tmp_path):
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"lp": np.repeat(["de-en", "zh-en"], 100), "system": np.tile(np.repeat(["a", "b"], 50), 2),
+                       "score": rng.normal(50, 10, 200)})
+    df["human"] = np.where(rng.random(200) < 0.5, df["score"] + rng.normal(0, 3, 200), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = AnchoredCalibrator(by="lp", human_higher_is_better=True).fit(df)
+    path = tmp_path / "m.json"
+    model.save(path)
+    payload = json.loads(path.read_text())
+    assert payload["format_version"] == 4 and payload["params"]["prior"] == "mixed"
+    assert AnchoredCalibrator.load(path).prior == "mixed"
+    # a format-3 file: no prior in its params (written before it existed) -> the common prior, saved as read
+    old = dict(model.to_dict())
+    old["format_version"] = 3
+    old["params"] = {k: v for k, v in old["params"].items() if k != "prior"}
+    from xleval.calibration._persist import save_checked
+
+    save_checked(old, tmp_path / "old.json")
+    loaded = AnchoredCalibrator.load(tmp_path / "old.json")
+    assert loaded.prior == "common"
+    np.testing.assert_allclose(loaded.transform(df), model.transform(df))
+    loaded.save(tmp_path / "again.json")
+    again = json.loads((tmp_path / "again.json").read_text())
+    assert again["format_version"] == 3 and "prior" not in again["params"]
+
+
+def test_an_unknown_prior_is_refused():
+    from xleval.exceptions import InputError
+
+    with pytest.raises(InputError, match="prior='lgn'"):
+        AnchoredCalibrator(by="lp", prior="lgn").fit(pd.DataFrame({"lp": ["a-b"] * 3, "score": [1.0, 2, 3],
+                                                                    "human": [1.0, 2, np.nan]}))
+
+
+def test_simulation_headline():
+    """The fast variant of examples/calibration_simulation.py (4 worlds per cell, groups 2/4/7, K 25 and 100,
+    fixed seeds): averaged over each kind of world, ``mixed`` is never more than 0.03 below the better of LGN
+    and the common-prior anchored calibrator, and where each prior is half right it is above both."""
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        from calibration_simulation import accuracy_study, headline
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    acc = accuracy_study(4, budgets=(25, 100))
+    lines = headline(acc)
+    for kind in ("lgn", "raw", "half", "neither"):
+        assert lines[f"{kind}: mixed - best of lgn/anchored"] > -0.03, lines
+    half = acc[acc["kind"] == "half"][["lgn", "anchored", "mixed"]].mean()
+    assert half["mixed"] > half["anchored"] and half["mixed"] > half["lgn"], half.to_dict()

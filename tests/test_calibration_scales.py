@@ -1,0 +1,92 @@
+"""The human scale's direction from its name (issue 33, item 4): `--human-scale mqm|esa|da|...` and the
+`HUMAN_scale` column `xleval ingest` writes fix the direction for anchored calibration; E122 only where
+nothing declares it and the labels cannot settle it."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xleval.calibration import SCALE_NAMES, direction_for, human_scale_direction, scale_kind, scale_named
+from xleval.diagnostics import human_scale_check
+from xleval.exceptions import InputError
+
+
+def test_names_say_kind_and_direction():
+    assert human_scale_direction("esa") is True and human_scale_direction("da") is True
+    assert human_scale_direction("DA-raw") is True and human_scale_direction("hter") is False
+    assert human_scale_direction("z") is True and scale_kind("da-z") == "z" and scale_kind("mqm") == "raw"
+    assert human_scale_direction("raw") is None and human_scale_direction(None) is None
+    assert set(SCALE_NAMES) >= {"mqm", "esa", "da", "raw", "z", "da-z"}
+    with pytest.raises(InputError, match="unknown"):
+        scale_named("stars")
+
+
+def test_mqm_direction_by_the_labels_signs():
+    """WMT's MQM files hold error points (0 = perfect, >= 0): lower is better; `xleval ingest mqm` writes their
+    negation (<= 0): higher is better. Both signs, or no labels: the name cannot say."""
+    assert human_scale_direction("mqm", np.array([0.0, 1.0, 25.0, np.nan])) is False
+    assert human_scale_direction("mqm", np.array([0.0, -5.0, -0.1])) is True
+    assert human_scale_direction("mqm", np.array([-1.0, 2.0])) is None
+    assert human_scale_direction("mqm", np.array([0.0, 0.0])) is None
+    assert human_scale_direction("mqm") is None
+
+
+def test_the_names_ingest_writes_are_read():
+    # the descriptive names of xleval.ratings (_mqm.py, _esa.py)
+    assert scale_named("MQM (weighted; raters all)").name == "mqm"
+    assert scale_named("ESA 0-100 (raters all)").name == "esa"
+    assert scale_named("MQM rater-z (weighted)").kind == "z"
+    assert scale_named("ESA rater-z").kind == "z"
+    frame = pd.DataFrame({"gold": [-1.0, -3.0, np.nan], "gold_scale": ["MQM (weighted; raters all)"] * 2 + [None]})
+    assert direction_for(frame, "gold") is True  # negated MQM from ingest
+    assert direction_for(frame, "gold", given=False) is False  # the user's flag wins
+    assert direction_for(frame.drop(columns="gold_scale"), "gold") is None
+    mixed = frame.assign(gold_scale=["MQM (weighted; raters all)", "ESA 0-100 (raters all)", None])
+    assert direction_for(mixed, "gold") is None  # two scales: no one direction
+
+
+def test_the_standardisation_check_reads_a_named_scale():
+    h = np.array([0.1, 0.2, -0.3, 0.4])
+    labels = np.array(["a", "a", "b", "b"])
+    assert human_scale_check(h, labels, "human", "da-z").standardised
+    assert human_scale_check(h, labels, "human", "mqm").status == "raw"
+    assert human_scale_check(h, labels, "human", "esa").source == "declared"
+
+
+def _mqm_table(shared_data, k: int, seed: int) -> pd.DataFrame:
+    root = shared_data("wmt21")
+    seg = pd.read_parquet(root / "segments.parquet", columns=["lp", "system", "seg_id", "doc_id", "hypothesis",
+                                                              "reference"])
+    mqm = pd.read_parquet(root / "mqm_newstest2021.parquet", columns=["lp", "system", "seg_id", "mqm"])
+    rated = seg.merge(mqm, on=["lp", "system", "seg_id"])
+    from xleval.metrics import score_frame
+
+    frame = score_frame(rated.reset_index(drop=True), ["chrf"]).frame.drop(columns=["hypothesis", "reference"])
+    rng = np.random.default_rng(seed)
+    keep = np.zeros(len(frame), dtype=bool)
+    for _, idx in frame.groupby("lp").indices.items():
+        keep[rng.choice(idx, size=k, replace=False)] = True
+    return frame.assign(mqm=np.where(keep, frame["mqm"], np.nan))
+
+
+@pytest.mark.data
+def test_named_mqm_fits_where_the_labels_alone_are_refused_e122(shared_data, tmp_path, cli):
+    """WMT21 MQM (en-de, zh-en), 25 random labels per pair: in most draws the labels do not settle the direction
+    (E122, docs/calibration.md); `--human-scale mqm` says it (error points: lower is better) and the fit runs,
+    with the direction recorded as given."""
+    refused = 0
+    for seed in range(4):
+        path = tmp_path / f"mqm{seed}.tsv"
+        _mqm_table(shared_data, 25, seed).to_csv(path, sep="\t", index=False)
+        plain = cli("calibrate", "fit", path, "--score", "chrf", "--by", "lp", "--method", "anchored", "--human",
+                    "mqm", "-o", tmp_path / f"a{seed}.json")
+        refused += plain.exit_code == 2 and "do not settle the direction" in plain.stderr
+        named = cli("calibrate", "fit", path, "--score", "chrf", "--by", "lp", "--method", "anchored", "--human",
+                    "mqm", "--human-scale", "mqm", "-o", tmp_path / f"b{seed}.json")
+        assert named.exit_code == 0, named.stderr
+        model = json.loads((tmp_path / f"b{seed}.json").read_text())
+        assert model["direction_source"] == "given" and model["direction"] == -1  # MQM falls as chrF rises
+    assert refused >= 2  # the draws where naming the scale is what avoids E122
