@@ -18,8 +18,10 @@ from ._common import (
     emit_tsv,
     err_console,
     grouping,
+    keep_reference_copies_option,
     progress_bar,
     read_ranked_table,
+    reference_copy_step,
 )
 from .calibrate_advice import human_scale_option
 from .check_outputs import drop_invalid, exclude_invalid_option
@@ -44,9 +46,11 @@ from .check_outputs import drop_invalid, exclude_invalid_option
 @click.option("-o", "--output", type=click.Path(path_type=Path),
               help="Write here instead of stdout (html needs it; '-' = stdout).")
 @exclude_invalid_option
+@keep_reference_copies_option
 @col_option
 def leaderboard(table, score, by, system, human, method, model, metric, human_up, human_range, human_scale, unit,
-                lower_is_better, n_resamples, level, seed, force, fmt, output, exclude_invalid, col) -> None:
+                lower_is_better, n_resamples, level, seed, force, fmt, output, exclude_invalid, keep_reference_copies,
+                col) -> None:
     """Rank every (group, system) of TABLE, with intervals, within groups and across groups.
 
     TABLE is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). Raw scores are corpus
@@ -65,16 +69,19 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     excluded = None
     if exclude_invalid:  # before anything is scored or fitted: the board never sees the flagged rows
         df, excluded = drop_invalid(df, grouping(by, df.columns), table)  # the grouping the board will use
+    df, copies = reference_copy_step(df, grouping(by, df.columns), system, table, keep_reference_copies,
+                                     quiet=True)
     with progress_bar(f"ranking {table}") as advance:
         board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric,
                       unit=unit, higher_is_better=False if lower_is_better else None,
                       signature=signature, force=force, n_resamples=n_resamples, level=level,
                       random_state=seed, where=table, commands=commands, progress=advance, human_scale=human_scale,
                       human_higher_is_better=human_up, human_range=parse_human_range(human_range))
-    if excluded:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
+    said = tuple(n for n in (copies, excluded) if n)
+    if said:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         import dataclasses
 
-        board = dataclasses.replace(board, notes=(excluded, *board.notes))
+        board = dataclasses.replace(board, notes=(*said, *board.notes))
     _write(board, fmt, output)
 
 

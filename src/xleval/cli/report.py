@@ -3,7 +3,17 @@ from __future__ import annotations
 
 import click
 
-from ._common import by_option, calibration_choice_options, col_option, err_console, progress_bar, read_ranked_table
+from ._common import (
+    by_option,
+    calibration_choice_options,
+    col_option,
+    err_console,
+    grouping,
+    keep_reference_copies_option,
+    progress_bar,
+    read_ranked_table,
+    reference_copy_step,
+)
 from .calibrate_advice import human_scale_option
 from .check_outputs import output_checks_section
 from .meta import meta_report_section
@@ -28,9 +38,10 @@ from .meta import meta_report_section
 @click.option("--meta", "meta_metrics", metavar="A,B,...",
               help="Add a meta-evaluation section: these metric columns (bleu, chrf, chrf++, ter are scored from the "
                    "texts if absent) against --human in WMT's statistics, as `xleval meta` computes them.")
+@keep_reference_copies_option
 @col_option
 def report(input, score, output, by, human, system, method, model, metric, human_up, human_range, human_scale, fmt,
-           n_resamples, seed, force, output_checks, meta_metrics, col) -> None:
+           n_resamples, seed, force, output_checks, meta_metrics, keep_reference_copies, col) -> None:
     """Write one self-contained HTML (or JSON) report for a scored table.
 
     INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report answers
@@ -46,7 +57,9 @@ def report(input, score, output, by, human, system, method, model, metric, human
     check_output_path(output, inputs=[input] + ([model] if model is not None else []), stdout=True)
     df, calibrator, signature, commands = read_ranked_table(input, score=score, human=human, system=system,
                                                             model=model, col=col)
-    extra = (output_checks_section(df, by, system, score, input),) if output_checks else ()
+    df, copies = reference_copy_step(df, grouping(by, df.columns), system, input, keep_reference_copies)
+    extra = (_copies_section(copies),) if copies else ()
+    extra += (output_checks_section(df, by, system, score, input),) if output_checks else ()
     if meta_metrics:
         extra += (meta_report_section(df, meta_metrics, human, by, system, input, col, n_resamples, seed),)
     with progress_bar(f"report on {input}") as advance:
@@ -62,3 +75,13 @@ def report(input, score, output, by, human, system, method, model, metric, human
     shown = "standard output" if output == "-" else output
     err_console.print(f"wrote {fmt} report on {len(df)} rows to {shown}: recommended calibration "
                       f"{summary.get('recommendation_name', '?')}{inside}")
+
+
+def _copies_section(note: str):
+    """The report's word on the systems that copy the reference: a warning in the warnings list, and where."""
+    from ..report import generic_section
+
+    return generic_section("Reference copies", warnings=(note,), paragraphs=(
+        "A system whose outputs equal the reference on at least 80% of its rows (after normalising case, "
+        "punctuation and white space) scores the metric's best against that reference: it would top the ranking "
+        "and move the calibration. docs/output-checks.md gives the rule and its thresholds.",))
