@@ -19,6 +19,7 @@ from ._fit import (
 )
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
+from ._labels import LabelMerge, merge_labels
 from ._lgn import LGN
 from ._plan import ROW_CHOICES, LabelPlan, plan_labels
 from ._protocol import Calibrator
@@ -30,7 +31,8 @@ __all__ = [
     "Calibrator", "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "LegacyAnchoredCalibrator",
     "GroupParams", "CalibrationSummary", "CellUncertainty", "cell_uncertainty", "deviation_variance", "CELL_TARGET",
     "calibration_summary", "calibrate_frame", "calibrated_metadata", "prepare_frame", "score_signature",
-    "select_for_annotation", "select_rows", "SELECTIONS", "plan_labels", "LabelPlan", "ROW_CHOICES",
+    "select_for_annotation", "select_rows", "SELECTIONS", "merge_labels", "LabelMerge", "plan_labels", "LabelPlan",
+    "ROW_CHOICES",
     "apply_calibrator", "load_calibrator", "output_column", "output_metadata", "row_interval_target",
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",
     "fit_calibration", "FittedCalibration", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",
