@@ -41,6 +41,7 @@ def test_the_rule_on_a_hand_checkable_table():
     assert len(kept) == 72 - 12 and not ((kept["lp"] == "x-en") & (kept["system"] == "C")).any()
     assert again == found
     assert len(drop_reference_copies(_hand(), keep=True)[0]) == 72
+    assert reference_copies(_hand(), by="system").copies == (("C", "C"),)  # grouped by the system: 21 of 24
     assert reference_copies(_hand(), min_rows=9).copies == (("x-en", "C"),)
     assert reference_copies(_hand(), min_share=0.75, min_rows=9).copies == (("x-en", "C"), ("y-en", "C"))
     # B has 5 of 12 in both groups

@@ -27,8 +27,8 @@ def merge(labels, table, output, label_column, into, on, overwrite, fmt) -> None
     """Merge filled-in labels (LABELS, from `calibrate select`) into the scored TABLE they were chosen from.
 
     Every label must match one row of TABLE (a label that matches none is refused, never dropped);
-    where both files have the hypothesis, it must be the text the label judged. Then:
-    `xleval calibrate fit OUT --score chrf --human human --method anchored -o cal.json`.
+    where both files have the hypothesis, it must be the text the label judged. Then fit the
+    anchored calibration on OUT with the label column as the human column (README: "Labels").
     """
     from ..calibration import merge_labels
     from ..exceptions import InputError

@@ -19,6 +19,7 @@ from ._common import (
     err_console,
     grouping,
     keep_reference_copies_option,
+    past_the_scale,
     progress_bar,
     read_ranked_table,
     reference_copy_step,
@@ -77,7 +78,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
                       signature=signature, force=force, n_resamples=n_resamples, level=level,
                       random_state=seed, where=table, commands=commands, progress=advance, human_scale=human_scale,
                       human_higher_is_better=human_up, human_range=parse_human_range(human_range))
-    said = tuple(n for n in (copies, excluded) if n)
+    said = tuple(n for n in (copies, excluded, past_the_scale(board.rows, df, human, human_range)) if n)
     if said:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         import dataclasses
 

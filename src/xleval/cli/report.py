@@ -10,6 +10,7 @@ from ._common import (
     err_console,
     grouping,
     keep_reference_copies_option,
+    past_the_scale,
     progress_bar,
     read_ranked_table,
     reference_copy_step,
@@ -68,6 +69,14 @@ def report(input, score, output, by, human, system, method, model, metric, human
                            where=input, commands=commands, progress=advance, human_scale=human_scale,
                            human_higher_is_better=human_up, human_range=parse_human_range(human_range),
                            extra_sections=extra)
+    beyond = past_the_scale(result.leaderboard or (), df, human, human_range)
+    if beyond:  # said in the report's warnings, where the values are shown
+        import dataclasses
+
+        from ..report import generic_section
+
+        result = dataclasses.replace(result, sections=(*result.sections, generic_section(
+            "Calibrated scores past the human scale", warnings=(beyond,))))
     write_report(result, output, fmt=fmt)
     n_warn = len(result.alerts)
     summary = result.summary or {}

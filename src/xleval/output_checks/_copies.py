@@ -122,7 +122,7 @@ def reference_copies(data: pd.DataFrame, *, by: str | Sequence[str] | None = Non
     hyp, ref = _normalised_unique(data[hypothesis]), _normalised_unique(data[reference])
     both = (hyp != "") & (ref != "")
     same = both & (hyp == ref)
-    keys = [*by_cols, system]
+    keys = list(dict.fromkeys([*by_cols, system]))  # grouped by the system itself: one key
     index = group_index(data[keys], names=keys, where="data", allow_missing=True)
     n = np.bincount(index.codes, weights=both, minlength=index.n_groups).astype(np.int64)
     count = np.bincount(index.codes, weights=same, minlength=index.n_groups).astype(np.int64)
