@@ -173,3 +173,21 @@ def test_report_names_it(scored):
     text = json.dumps(report)
     assert "Reference copies" in text and "'refA' in cs-en" in text
     assert all(r.get("system") != "refA" for r in report.get("leaderboard") or [])
+
+
+def test_plan_sends_no_copy_and_its_row_ids_point_into_the_input(scored):
+    folder, _ = scored
+    df = pd.read_csv(folder / "scored.tsv", sep="\t").sort_values(["lp", "seg_id", "system"], ignore_index=True)
+    df.loc[df.index % 10 == 0, "human"] = df["human"]  # keep a tenth of the labels as those already collected
+    df.loc[df.index % 10 != 0, "human"] = float("nan")
+    df.to_csv(folder / "few.tsv", sep="\t", index=False)
+    rc, _, err = run_cli("calibrate", "plan", folder / "few.tsv", "--score", "chrf", "--human", "human", "--budget",
+                         "200", "-o", folder / "plan.tsv", "--label-column", "judged")
+    assert rc == 0, err
+    assert "'refA' in cs-en" in _flat(err)
+    rows = pd.read_csv(folder / "plan.tsv", sep="\t")
+    assert len(rows) > 0 and "refA" not in set(rows["system"])
+    # row_id is the position in few.tsv (refA rows included), not in the table without them
+    back = df.loc[rows["row_id"]]
+    assert back["system"].tolist() == rows["system"].tolist() and back["seg_id"].tolist() == rows["seg_id"].tolist()
+    assert (df.index[df["system"] == "refA"] < rows["row_id"].max()).sum() > 100  # copies sat among the rows

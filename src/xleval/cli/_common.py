@@ -18,7 +18,12 @@ __all__ = ["console", "err_console", "format_option", "col_option", "report_opti
            "emit_text", "print_table", "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
            "to_jsonable", "write_analysis_report", "say", "calibration_choice_options", "check_named_column",
            "read_ranked_table", "FiniteFloat", "PROBABILITY", "warnings_said", "by_option", "grouping",
-           "header_columns", "keep_reference_copies_option", "reference_copy_step", "past_the_scale"]
+           "header_columns", "keep_reference_copies_option", "reference_copy_step", "past_the_scale",
+           "ANNOTATED_TEXTS"]
+
+#: the texts of rows to annotate, which `calibrate select`/`plan` write to TSV in CSV quotes when they hold a tab or
+#: a line break (names are refused: a name is one field of one line everywhere)
+ANNOTATED_TEXTS = ("source", "hypothesis", "reference")
 
 
 

@@ -8,6 +8,7 @@ import click
 from ..calibration import SELECTIONS
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import (
+    ANNOTATED_TEXTS,
     by_option,
     check_named_column,
     col_option,
@@ -66,7 +67,7 @@ def select(input, by, budget, score, output, system, segment, selection, skip_la
                      score=score, system=system, segment=segment, method=selection, label_column=label_column,
                      skip_labelled=skip_labelled, random_state=seed)
     chosen["row_id"] = positions[chosen["row_id"].to_numpy()]
-    write_table(chosen, output, multiline=True)  # a text with a tab or line break in CSV quotes, as pandas writes
+    write_table(chosen, output, multiline=ANNOTATED_TEXTS)  # a tab or line break in a text: CSV quotes, as pandas
     if output == "-":
         return
     per_group = chosen.groupby(by_cols).size()

@@ -422,12 +422,12 @@ def check_sidecar_path(path: str | os.PathLike, metadata: Mapping[str, object] |
 
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[str, object] | None = None,
-                multiline: bool = False) -> None:
+                multiline: Sequence[str] = ()) -> None:
     """Write ``df`` atomically by extension; ``metadata`` (e.g. metric signatures) goes into the Parquet
     schema metadata under ``b"xleval"``, or into a sidecar ``PATH.signatures.json`` for text formats.
-    ``multiline``: a TSV cell with a tab or line break is written in CSV quotes (as pandas' ``to_csv``
-    writes it, and xleval's reader and pandas read it back) instead of refused: for texts people read
-    (rows to annotate), not for tables line-based tools cut.
+    ``multiline``: columns whose TSV cells may hold a tab or line break, written in CSV quotes (as pandas'
+    ``to_csv`` writes them, and xleval's reader and pandas read them back) instead of refused: the texts of
+    rows to annotate (source, hypothesis, reference), never names.
 
     ``df`` is a pandas DataFrame or a ``pyarrow.Table`` (written to Parquet as it is, without pandas;
     converted to pandas for the text formats)."""
@@ -515,10 +515,10 @@ _SIMPLE_KINDS = frozenset({"string", "empty", "integer", "floating", "mixed-inte
 
 
 def format_rows(df: pd.DataFrame, fmt: str, *, header: bool = True, where: str = "",
-                instead: str = "write .parquet, .jsonl or .csv instead", multiline: bool = False) -> str:
+                instead: str = "write .parquet, .jsonl or .csv instead", multiline: Sequence[str] = ()) -> str:
     """The rows of ``df`` as TSV, CSV or JSONL text (every text table xleval writes, whole or in batches).
     ``instead``: the way out a refusal offers (a tab in a TSV cell, bytes in any text format);
-    ``multiline``: such a TSV cell is CSV-quoted instead (:func:`write_table`)."""
+    ``multiline``: the columns where such a TSV cell is CSV-quoted instead (:func:`write_table`)."""
     df = _text_cells(df, fmt, where)
     if fmt == "jsonl":
         return _to_jsonl(df)
@@ -584,13 +584,13 @@ def _to_jsonl(df: pd.DataFrame) -> str:
 
 
 def _to_tsv(df: pd.DataFrame, where: str = "", instead: str = "write .parquet, .jsonl or .csv instead",
-            multiline: bool = False) -> str:
+            multiline: Sequence[str] = ()) -> str:
     """TSV with the CSV quoting rule (what pandas' ``to_csv(sep="\\t")`` and ``csv.writer`` write): a field
     holding a double quote is written wholly in quotes with its quotes doubled, every other field as it
     is, so ``pd.read_csv(path, sep="\\t", dtype=str, keep_default_na=False)`` and xleval's reader give
     back the same texts. Tabs and line breaks are refused, in a cell and in a column name: a line stays a
-    row for line-based tools, and a header field is one name. With ``multiline`` a cell may hold them: the
-    CSV rule then wraps it in quotes (the reader's rule: a record split inside quotes is CSV)."""
+    row for line-based tools, and a header field is one name. A cell of a ``multiline`` column may hold them:
+    the CSV rule then wraps it in quotes (the reader's rule: a record split inside quotes is CSV)."""
     import pandas as pd
 
     for col in df.columns:
@@ -599,7 +599,7 @@ def _to_tsv(df: pd.DataFrame, where: str = "", instead: str = "write .parquet, .
                              f"hold; rename the column, or {instead}")
         if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
             cells = df[col].dropna().astype(str)
-            if not multiline and cells.str.contains("[\t\n]", regex=True).any():
+            if col not in multiline and cells.str.contains("[\t\n]", regex=True).any():
                 raise InputError(
                     f"{where}column {col!r} has a text with a tab or newline, which TSV cannot hold; {instead}"
                 )
