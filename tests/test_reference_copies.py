@@ -191,3 +191,13 @@ def test_plan_sends_no_copy_and_its_row_ids_point_into_the_input(scored):
     back = df.loc[rows["row_id"]]
     assert back["system"].tolist() == rows["system"].tolist() and back["seg_id"].tolist() == rows["seg_id"].tolist()
     assert (df.index[df["system"] == "refA"] < rows["row_id"].max()).sum() > 100  # copies sat among the rows
+
+
+def test_evaluate_leaves_it_out(scored):
+    folder, _ = scored
+    rc, out, err = run_cli("calibrate", "evaluate", folder / "scored.tsv", "--score", "chrf", "--human", "human",
+                           "--folds", "4", "--repeats", "1", "--budget", "25", "--format", "json")
+    assert rc == 0, err
+    result = json.loads(out)
+    assert result["n_systems"] == 8  # 4 per pair, refA left out
+    assert any("'refA' in ru-en" in w for w in result["warnings"])
