@@ -144,3 +144,23 @@ def test_fit_and_report_run_on_the_merged_table_without_a_signature_warning(trip
                          folder / "cal.json", "-o", folder / "report.html", "--n-resamples", "50")
     assert rc == 0, err
     assert "signature" not in err.lower()
+
+
+def test_select_states_the_key_and_the_merge_command_runs_as_printed(trip, monkeypatch):
+    import shlex
+
+    folder, _, _ = trip
+    monkeypatch.chdir(folder)
+    rc, _, err = run_cli("calibrate", "select", "scored.parquet", "--budget", "5", "--score", "chrf", "-o",
+                         "few.tsv", "--label-column", "judged")
+    assert rc == 0, err
+    said = " ".join(err.split())
+    assert "keyed by lp, system, seg_id and row_id (its 0-based position in scored.parquet" in said
+    command = said.split("once 'judged' is filled in: ", 1)[1]
+    assert command == "xleval calibrate merge few.tsv scored.parquet --label-column judged -o labelled.parquet"
+    rows = pd.read_csv("few.tsv", sep="\t")
+    rows["judged"] = 50.0
+    rows.to_csv("few.tsv", sep="\t", index=False)
+    rc, _, err = run_cli(*shlex.split(command)[1:])
+    assert rc == 0, err
+    assert read_table("labelled.parquet")["judged"].notna().sum() == len(rows)

@@ -5,6 +5,7 @@ import warnings
 
 import click
 
+from .._base.terminal import styled
 from ..calibration import SELECTIONS
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import (
@@ -12,6 +13,7 @@ from ._common import (
     by_option,
     check_named_column,
     col_option,
+    err_console,
     format_option,
     grouping,
     keep_reference_copies_option,
@@ -72,6 +74,15 @@ def select(input, by, budget, score, output, system, segment, selection, skip_la
         return
     per_group = chosen.groupby(by_cols).size()
     counts = {("|".join(map(str, k)) if isinstance(k, tuple) else str(k)): int(v) for k, v in per_group.items()}
+    import shlex
+
+    named = f"--label-column {shlex.quote(label_column)} " if label_column != "human" else ""
+    merge = f"xleval calibrate merge {shlex.quote(str(output))} {shlex.quote(str(input))} {named}-o labelled.parquet"
+    key = [c for c in (*by_cols, system, segment) if c in chosen.columns]
     render(fmt, {"output": output, "rows": len(chosen), "selection": selection, "seed": seed, "by": "+".join(by_cols),
-                 "per_group": counts}, [str(w.message) for w in caught],
+                 "per_group": counts, "key": [*key, "row_id"], "merge": merge}, [str(w.message) for w in caught],
            title=f"selected {len(chosen)} rows (up to {budget} per {'+'.join(by_cols)} group, {selection}) -> {output}")
+    if fmt != "json":  # one line: the command in it pastes whole (a terminal wraps it at words, around the command)
+        err_console.print(styled("note: ", "", f"each row is keyed by {', '.join(key)} and row_id (its 0-based "
+                                 f"position in {input}, as pandas numbers it); once {label_column!r} is filled in: "
+                                 f"{merge}"), soft_wrap=True)
