@@ -87,15 +87,15 @@ class Scale:
             if rule != "plan 2 steps":
                 plan = plan_labels(self.frame, "lp", total, score="chrf", label_column=None, random_state=seed,
                                    **(neyman if rule == "plan neyman" else {}))
-                return plan.rows["row"].to_numpy() - 1
+                return plan.rows["row_id"].to_numpy()
             first = plan_labels(self.frame, "lp", total // 2, score="chrf", label_column=None, random_state=seed,
                                 **neyman)
-            step1 = first.rows["row"].to_numpy() - 1
+            step1 = first.rows["row_id"].to_numpy()
             y = np.full(len(self.frame), np.nan)
             y[step1] = self.frame[self.human].to_numpy()[step1]
             second = plan_labels(self.frame.assign(_labels=y), "lp", total, score="chrf", human="_labels",
                                  label_column=None, random_state=seed + 10_000, **neyman)
-        return np.concatenate([step1, second.rows["row"].to_numpy() - 1])
+        return np.concatenate([step1, second.rows["row_id"].to_numpy()])
 
 
 def stopping(scale: Scale, k: int, draws: int) -> str:

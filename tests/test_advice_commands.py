@@ -95,9 +95,9 @@ def test_diagnose_with_partial_labels_prints_select_then_fit_and_both_run(cli, t
     assert rc == 0, err
     chosen = pd.read_csv(tmp_path / "to_label.tsv", sep="\t")
     assert set(chosen["tgt_lang"]) == {"fr", "zh"} and chosen.groupby("tgt_lang").size().eq(100).all()
-    # the annotators fill in the labels; merged back on the row number, the fit command runs as printed
+    # the annotators fill in the labels; merged back on row_id (0-based), the fit command runs as printed
     truth = _table()["human"].to_numpy()
-    df.loc[chosen["row"] - 1, "human"] = truth[chosen["row"] - 1]
+    df.loc[chosen["row_id"], "human"] = truth[chosen["row_id"]]
     _write(df, path)
     rc, _, err = cli(*fit, cwd=tmp_path)
     assert rc == 0, err

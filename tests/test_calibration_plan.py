@@ -93,7 +93,7 @@ def test_totals_add_up_exactly_and_rows_are_new_distinct_and_scored(budget):
     assert g["labelled"].sum() == have == plan.labelled
     assert g["planned"].sum() == budget and g["to_add"].sum() == len(plan.rows) == budget - have == plan.to_add
     assert (g["planned"] >= g["labelled"]).all()
-    rows = plan.rows["row"].to_numpy() - 1
+    rows = plan.rows["row_id"].to_numpy()
     assert len(set(rows)) == len(rows)
     assert df.loc[rows, "lab"].isna().all() and df.loc[rows, "chrf"].notna().all()
     assert (plan.rows.groupby("lp").size().reindex(g["group"], fill_value=0).to_numpy() == g["to_add"]).all()
@@ -227,11 +227,11 @@ def test_cli_round_trip(tmp_path, capsys):
     assert payload["status"] in ("settled", "planned", "more") and payload["method"].startswith("Equal allocation")
     by_pandas = pd.read_csv(out, sep="\t")
     by_xleval = read_table(out)
-    assert len(by_pandas) == 60 and list(by_pandas.columns) == ["row", "lp", "system", "seg_id", "doc_id",
+    assert len(by_pandas) == 60 and list(by_pandas.columns) == ["row_id", "lp", "system", "seg_id", "doc_id",
                                                                 "hypothesis", "human"]
     assert by_pandas["hypothesis"].tolist() == by_xleval["hypothesis"].tolist() \
-        == df.loc[by_pandas["row"] - 1, "hypothesis"].tolist()
-    assert by_pandas["human"].isna().all() and df.loc[by_pandas["row"] - 1, "lab"].isna().all()
+        == df.loc[by_pandas["row_id"], "hypothesis"].tolist()
+    assert by_pandas["human"].isna().all() and df.loc[by_pandas["row_id"], "lab"].isna().all()
     assert by_pandas.groupby("lp").size().tolist() == [g["to_add"] for g in payload["groups"]]
     again = tmp_path / "again.tsv"
     assert main([*args[:-1], str(again)]) == 0

@@ -81,7 +81,7 @@ def test_the_default_of_select_for_annotation_is_stratified_by_system_and_docume
     shuffled = df.assign(chrf=np.random.default_rng(0).permutation(df["chrf"].to_numpy()))
     again = select_for_annotation(shuffled, "lp", 40, score="chrf", random_state=3)
     same = select_for_annotation(df, "lp", 40, score="chrf", random_state=3)
-    np.testing.assert_array_equal(again["row"], same["row"])
+    np.testing.assert_array_equal(again["row_id"], same["row_id"])
 
 
 def test_small_groups_give_every_eligible_row_and_nan_scores_are_never_chosen():
@@ -106,11 +106,11 @@ def test_annotation_table(tmp_path):
     df["human"] = np.nan
     df.loc[df.index[:30], "human"] = 50.0
     out = select_for_annotation(df, "lp", 6, score="chrf", skip_labelled="human", random_state=0)
-    assert list(out.columns) == ["row", "lp", "system", "seg_id", "doc_id", "source", "hypothesis", "reference",
+    assert list(out.columns) == ["row_id", "lp", "system", "seg_id", "doc_id", "source", "hypothesis", "reference",
                                  "human"]
     assert "chrf" not in out.columns and out["human"].isna().all()
-    assert len(out) == 12 and (out["row"] > 30).all()  # labelled rows (1-30) are not chosen again
-    back = df.iloc[out["row"] - 1]
+    assert len(out) == 12 and (out["row_id"] >= 30).all()  # labelled rows (0-29) are not chosen again
+    back = df.iloc[out["row_id"]]
     assert back["hypothesis"].tolist() == out["hypothesis"].tolist()
 
 
@@ -140,6 +140,6 @@ def test_a_budget_above_some_groups_takes_all_of_theirs_and_says_so_and_above_ev
     assert out.groupby("lp").size().to_dict() == {"en-de": 20, "en-ja": 5, "en-zh": 20}
     with pytest.raises(InputError, match="give at most 200"):
         select_for_annotation(df, "lp", 201, score="chrf")
-    for name in ("lp", "row", "hypothesis"):  # the empty label column would have blanked it
+    for name in ("lp", "row", "row_id", "hypothesis"):  # the empty label column would have blanked it
         with pytest.raises(InputError, match=f"label column '{name}'"):
             select_for_annotation(df, "lp", 5, score="chrf", label_column=name)

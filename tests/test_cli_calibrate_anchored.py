@@ -112,7 +112,7 @@ def test_select_writes_rows_ready_for_annotation(tmp_path, table, capsys):
                  "--seed", "3", "--selection", "spread", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["per_group"] == {"en-de": 12, "en-fr": 12, "en-zh": 12}
     chosen = pd.read_csv(out, sep="\t")
-    assert list(chosen.columns) == ["row", "lp", "system", "seg_id", "source", "hypothesis", "reference", "human"]
+    assert list(chosen.columns) == ["row_id", "lp", "system", "seg_id", "source", "hypothesis", "reference", "human"]
     assert chosen.groupby(["lp", "system"]).size().tolist() == [2] * 18
     again = tmp_path / "again.tsv"
     assert main(["calibrate", "select", str(path), "--by", "lp", "--budget", "12", "--score", "chrf", "-o", str(again),

@@ -558,6 +558,13 @@ CASES: list[Case] = [
        "report no_hypothesis.tsv --score score --output-checks -o out/E367.html",
        "The output checks read the hypotheses: map the column with --col hypothesis=COLUMN, or drop --output-checks.",
        "out/E367.html"),
+    # --- the label round trip (issue 34) ---
+    _c("E385", "calibrate merge with a label that matches no row of the table",
+       "calibrate merge stray_labels.tsv labelled.tsv -o out/E385.tsv",
+       "Merge into the table the rows were selected from; a label is never dropped in silence.", "out/E385.tsv"),
+    _c("E386", "calibrate merge with a label that is not a number",
+       "calibrate merge word_labels.tsv labelled.tsv -o out/E386.tsv",
+       "Labels are numbers on the human scale; leave a cell empty for a row not judged.", "out/E386.tsv"),
     # --- branch metricx: MetricX, several devices, the score cache (issue 27) ---
     _c("E340", "metricx:PATH names a checkpoint that is not MetricX (an XLM-R encoder)",
        "score scores.tsv -m metricx:mx/xlmr -o out/E340.tsv",
@@ -771,7 +778,9 @@ def _anchored_files(root: Path, df: pd.DataFrame) -> None:
              "one_label.tsv": labelled.assign(human=human.where(first_of_group)),
              "one_system.tsv": labelled[labelled["system"] == "A"], "no_lp.tsv": labelled.drop(columns="lp"),
              "unrelated.tsv": labelled.assign(human=pd.Series(np.random.default_rng(1).normal(50, 3, len(df)))
-                                              .where(df.index % 3 == 0))}
+                                              .where(df.index % 3 == 0)),
+             "stray_labels.tsv": labelled.loc[[1, 2], ["lp", "system", "seg_id"]].assign(seg_id=[1, 99], human=70.0),
+             "word_labels.tsv": labelled.loc[[1], ["lp", "system", "seg_id"]].assign(human="good")}
     for name, table in files.items():
         (root / name).write_bytes(_tsv(table))
     with warnings.catch_warnings():

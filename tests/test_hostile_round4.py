@@ -206,7 +206,7 @@ CASES: list[Hostile] = [
        output="out/H4-030.tsv"),
     _h("H4-031", "calibrate select", "the table's own human column as label column (the README workflow)",
        f"{SEL} --budget 40 --label-column human -o out/H4-031.tsv", "ok",
-       check=rows_written("out/H4-031.tsv", 160, ("row", "human"))),
+       check=rows_written("out/H4-031.tsv", 160, ("row_id", "human"))),
     # the sacrebleu flags, sacrebleu itself the oracle
     _h("H4-032", "score (sacrebleu)", "-w 20 (sacrebleu accepts any width)", f"{SB} -m bleu -w 20 -b", "ok",
        check=same_as_sacrebleu("ref.txt -i hyp.txt -m bleu -w 20 -b")),

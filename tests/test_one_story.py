@@ -27,9 +27,9 @@ def sparse(shared_data):
     frame = frame[frame["lp"].isin(["de-en", "ha-en", "ja-en"]) & ~frame["is_human"]].drop(columns="is_human")
     frame = score_frame(frame.reset_index(drop=True), ["chrf"]).frame
     judged = frame.dropna(subset=["human_raw"]).reset_index(drop=True)
-    chosen = select_for_annotation(judged, "lp", 100, score="chrf", random_state=0)  # `row`: 1-based row of judged
+    chosen = select_for_annotation(judged, "lp", 100, score="chrf", random_state=0)  # row_id: 0-based row of judged
     judged["human"] = np.nan
-    picked = chosen["row"].to_numpy() - 1
+    picked = chosen["row_id"].to_numpy()
     judged.loc[picked, "human"] = judged.loc[picked, "human_raw"]
     assert judged.groupby("lp")["human"].count().eq(100).all()
     frame = pd.concat([judged, frame[frame["human_raw"].isna()].assign(human=np.nan)], ignore_index=True)

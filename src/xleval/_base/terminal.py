@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["visible_controls", "data_text", "styled", "make_console", "CONTROL_CHARACTERS"]
+__all__ = ["visible_controls", "data_text", "styled", "make_console", "wrap_points", "CONTROL_CHARACTERS"]
 
 # What a reader cannot see, or sees as something else, written as escapes wherever a name from the data is
 # shown (the display rule: terminal tables, messages, the HTML report, figures, JSON/TSV/text on a stream):
@@ -76,11 +76,69 @@ def styled(prefix: str, style: str, value: Any) -> Any:
 def make_console(**options: Any) -> Any:
     """A rich Console for output that holds data: every string printed (directly, or as a table cell
     or title) is shown as it is, never read as markup or emoji codes, with control characters as
-    escapes; styles come from ``Text`` objects (:func:`styled`). Nothing is highlighted."""
+    escapes; styles come from ``Text`` objects (:func:`styled`). Nothing is highlighted.
+
+    An explanation printed with ``soft_wrap=True`` (one line, so that a command inside it is never cut)
+    is wrapped at word boundaries on a terminal, at its width, and still never inside a command
+    (:func:`wrap_points`); a pipe or a file gets it as one line."""
     from rich.console import Console
+    from rich.text import Text
 
     class DataConsole(Console):
         def render_str(self, text: str, **kwargs: Any) -> Any:
             return super().render_str(visible_controls(text), **{**kwargs, "markup": False, "emoji": False})
 
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            if kwargs.get("soft_wrap") and self.is_terminal:
+                objects = tuple(_wrapped(o, self.width) for o in objects)
+            super().print(*objects, **kwargs)
+
+    def _wrapped(obj: Any, width: int) -> Any:
+        if isinstance(obj, str):
+            obj = Text(visible_controls(obj))
+        if not isinstance(obj, Text) or len(obj.plain) <= width:
+            return obj
+        plain = obj.plain
+        breaks = wrap_points(plain, width)
+        if not breaks:
+            return obj
+        out = obj.copy()
+        chars = list(plain)
+        for i in breaks:
+            chars[i] = "\n"
+        out.plain = "".join(chars)  # same length: the styles' spans stay where they were
+        return out
+
     return DataConsole(**{"highlight": False, "markup": False, "emoji": False, **options})
+
+
+# a command the advice names (`xleval calibrate select TABLE ... -o to_label.tsv`) or a `quoted span`:
+# a line never breaks inside one, so it pastes whole
+_UNBROKEN = re.compile(r"xleval\s(?:(?!xleval\s).)*?\s-o\s\S+|`[^`\n]*`")
+
+
+def wrap_points(text: str, width: int) -> list[int]:
+    """Positions of the spaces at which ``text`` (one line) is broken into lines of at most ``width``
+    characters (word wrapping, as :func:`textwrap.wrap` without breaking words), never inside a command
+    or a backquoted span; a word or command longer than ``width`` gets a line of its own."""
+    if width < 10 or "\n" in text:
+        return []
+    protected = [False] * len(text)
+    for m in _UNBROKEN.finditer(text):
+        for i in range(m.start(), m.end()):
+            protected[i] = True
+    spaces = [i for i, c in enumerate(text) if c == " " and not protected[i]]
+    points: list[int] = []
+    start = 0
+    last = None
+    for i in spaces:
+        if i - start > width and last is not None:
+            points.append(last)
+            start = last + 1
+        last = i
+        if i - start > width:  # one word longer than the line: it stands alone
+            points.append(i)
+            start, last = i + 1, None
+    if len(text) - start > width and last is not None and last >= start:
+        points.append(last)
+    return points

@@ -20,6 +20,7 @@ from ._fit import (
 )
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
+from ._labels import LabelMerge, merge_labels
 from ._lgn import LGN
 from ._pairs import PAIR_COLUMNS, VERDICTS, CellPairs, cell_pairs
 from ._plan import ALLOCATIONS, ROW_CHOICES, LabelPlan, plan_labels
@@ -33,7 +34,8 @@ __all__ = [
     "Calibrator", "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "LegacyAnchoredCalibrator",
     "GroupParams", "CalibrationSummary", "CellUncertainty", "cell_uncertainty", "deviation_variance", "CELL_TARGET",
     "calibration_summary", "calibrate_frame", "calibrated_metadata", "prepare_frame", "score_signature",
-    "select_for_annotation", "select_rows", "SELECTIONS", "plan_labels", "LabelPlan", "ROW_CHOICES",
+    "select_for_annotation", "select_rows", "SELECTIONS", "merge_labels", "LabelMerge", "plan_labels", "LabelPlan",
+    "ROW_CHOICES",
     "apply_calibrator", "load_calibrator", "output_column", "output_metadata", "row_interval_target",
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",
     "fit_method", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",

@@ -149,7 +149,8 @@ def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str
                           document: str | None = "doc_id") -> pd.DataFrame:
     """The chosen rows ready for annotation: the group columns, system, seg_id, doc_id, source,
     hypothesis and reference (those present; never the score, so that it cannot sway the judges),
-    the input row number (``row``, 1-based) and an empty ``label_column`` to fill in.
+    ``row_id`` (the row's 0-based position in ``data``: its label in pandas' default index) and an empty
+    ``label_column`` to fill in. :func:`~xleval.calibration.merge_labels` joins the filled-in labels back.
     ``skip_labelled``: a human column; rows that already have a value are not chosen again.
     ``data``: an :class:`~xleval.table.EvalTable` (its ``by`` and ``score`` are the defaults) or a frame
     (tgt_lang/src_lang are derived from lp, as everywhere)."""
@@ -189,8 +190,8 @@ def annotation_columns(data: pd.DataFrame, by_cols: Sequence[str], system: str |
     if label_column is not None and not str(label_column).strip():
         raise InputError(f"label column {label_column!r} is empty: name the column the annotators fill in "
                          "(label_column=), e.g. 'human'", argument="label_column", value=label_column)
-    if label_column and label_column in ("row", *keep):
-        raise InputError(f"label column {label_column!r} is a column of the rows to annotate ({['row', *keep]}); an "
+    if label_column and label_column in ("row", "row_id", *keep):
+        raise InputError(f"label column {label_column!r} is a column of the rows to annotate ({['row_id', *keep]}); an "
                          "empty label column would replace it: choose another name (label_column=)",
                          argument="label_column", value=label_column)
     if label_column and label_column == score:
@@ -202,11 +203,11 @@ def annotation_columns(data: pd.DataFrame, by_cols: Sequence[str], system: str |
 
 def annotation_rows(data: pd.DataFrame, rows: np.ndarray, keep: Sequence[str],
                     label_column: str | None) -> pd.DataFrame:
-    """The rows to annotate: ``keep`` columns of the chosen ``rows`` (positions), the input row number
-    (``row``, 1-based) first and an empty ``label_column`` last. Written with :func:`xleval.io.write_table`,
-    pandas and xleval read it back alike."""
+    """The rows to annotate: ``keep`` columns of the chosen ``rows`` (positions), ``row_id`` first (the
+    0-based position in ``data``, as pandas numbers the rows of a table it reads) and an empty
+    ``label_column`` last. Written with :func:`xleval.io.write_table`, pandas and xleval read it back alike."""
     out = data.iloc[rows][list(keep)].reset_index(drop=True)
-    out.insert(0, "row", np.asarray(rows, dtype=np.int64) + 1)
+    out.insert(0, "row_id", np.asarray(rows, dtype=np.int64))
     if label_column:
         out[label_column] = np.nan
     return out

@@ -102,7 +102,7 @@ _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning xleval errors into one line and exit status 2."""
-    args = sys.argv[1:] if argv is None else argv
+    args = _sacrebleu_habit(list(sys.argv[1:] if argv is None else argv))
     debug = "--debug" in args
     try:
         # make_context + invoke, not app.main: click's main turns Ctrl-C into Abort after printing a blank line;
@@ -174,6 +174,23 @@ def _show_warning(message, category, filename, lineno, file=None, line=None, *,
 
         text = cli_words(text, command)
     sys.stderr.write(f"xleval: warning: {visible_controls(text)}\n")
+
+
+def _sacrebleu_habit(args: list[str]) -> list[str]:
+    """sacrebleu's command line without ``score``: ``xleval REF.txt -i HYP.txt`` and ``cat HYP | xleval
+    REF.txt`` run ``xleval score REF.txt ...`` when the first word is no command but a file, given with
+    ``-i`` or a plain-text file (the reference, as ``score`` decides it); any other unknown word stays an
+    unknown command."""
+    first = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
+    if first is None or any(a not in ("--debug",) for a in args[:first]):
+        return args
+    word = args[first]
+    if word in {name for name, _, _ in _GROUPS} or not os.path.isfile(word):
+        return args
+    from .score import _plain_text
+
+    hyps_given = any(a in ("-i", "--input", "--hyp") or a.startswith(("--input=", "--hyp=")) for a in args)
+    return [*args[:first], "score", *args[first:]] if hyps_given or _plain_text(word) else args
 
 
 def _command_path(args: list[str]) -> str:

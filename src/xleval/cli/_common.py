@@ -18,14 +18,34 @@ __all__ = ["console", "err_console", "format_option", "col_option", "report_opti
            "emit_text", "print_table", "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
            "to_jsonable", "write_analysis_report", "say", "calibration_choice_options", "check_named_column",
            "read_ranked_table", "FiniteFloat", "PROBABILITY", "warnings_said", "by_option", "grouping",
-           "header_columns"]
+           "header_columns", "keep_reference_copies_option", "reference_copy_step", "past_the_scale",
+           "ANNOTATED_TEXTS"]
 
-# rich wraps at 80 columns when output is not a terminal (logs, CI, pipes): tables need more.
+#: the texts of rows to annotate, which `calibrate select`/`plan` write to TSV in CSV quotes when they hold a tab or
+#: a line break (names are refused: a name is one field of one line everywhere)
+ANNOTATED_TEXTS = ("source", "hypothesis", "reference")
+
+
+
+def _width(stream: Any) -> int | None:
+    """The width of a console: ``COLUMNS`` when set (a terminal's own, or one given for a pipe), else the
+    terminal's (None: rich asks it), else 160 for a pipe, a log or CI (rich's 80 is too narrow for tables)."""
+    import os
+
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and 20 <= int(columns) <= 10_000:
+        return int(columns)
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return None if tty else 160
+
+
 # Names from the data reach these consoles: they show every string as it is (no markup, no emoji
 # codes, control characters as escapes); styles come from Text objects (say(), styled()).
-_WIDTH = None if sys.stdout.isatty() else 160
-console = make_console(width=_WIDTH)
-err_console = make_console(stderr=True, width=None if sys.stderr.isatty() else 160)
+console = make_console(width=_width(sys.stdout))
+err_console = make_console(stderr=True, width=_width(sys.stderr))
 
 
 def say(kind: str, text: object, style: str = "yellow") -> None:
@@ -161,6 +181,72 @@ def calibration_choice_options(command):
     return command
 
 
+keep_reference_copies_option = click.option(
+    "--keep-reference-copies", is_flag=True,
+    help="Keep systems whose outputs equal the reference on most rows (copies of the reference: at least 80% "
+         "of their rows, docs/output-checks.md). By default they are named on stderr and left out.")
+
+
+def reference_copy_step(df, by: Sequence[str], system: str | None, where: Any, keep: bool = False, *,
+                        drop: bool = True, quiet: bool = False):
+    """The one step every command that fits, selects, ranks or meta-evaluates takes after reading its
+    table (``score`` too, naming only): the systems that copy the reference
+    (:func:`xleval.output_checks.reference_copies`, per ``by`` group) are named in a note on stderr and,
+    unless ``keep`` (``--keep-reference-copies``) or ``drop=False``, left out. Returns the table and the
+    note (None when there is no copy); ``quiet``: the command says it with its own notes (JSON, HTML)."""
+    from ..output_checks import drop_reference_copies
+
+    kept, found = drop_reference_copies(df, by=list(by), system=system or "system", keep=keep or not drop)
+    if not found.copies:
+        return df, None
+    note = f"{where}: {found.sentence('named' if not drop else 'kept' if keep else 'left out')}"
+    if not quiet:
+        say("note", note, "cyan")
+    return kept, note
+
+
+def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | None) -> str | None:
+    """The note of ``leaderboard`` and ``report`` when calibrated values or their interval bounds (``rows``:
+    the board's rows, records or a frame) lie outside the human scale: the ``--human-range`` given, else the
+    scale the labels are on (within 0-100 reaching above 1: raw DA, ESA; all at most 0: MQM). None when
+    nothing is past the scale, or the scale cannot be told."""
+    import numpy as np
+    import pandas as pd
+
+    if human is None or human not in df.columns:
+        return None
+    labels = pd.to_numeric(df[human], errors="coerce").to_numpy(dtype=float)
+    labels = labels[np.isfinite(labels)]
+    if human_range is not None:
+        from .calibrate_common import parse_human_range
+
+        low, high = parse_human_range(human_range) or (-np.inf, np.inf)
+        scale, flag = f"{low:g} to {high:g} (--human-range {human_range})", ""
+    elif labels.size == 0:
+        return None
+    elif labels.min() >= 0 and 1 < labels.max() <= 100:
+        low, high, scale, flag = 0.0, 100.0, "0 to 100 (raw DA, ESA)", "--human-range 0,100"
+    elif labels.max() <= 0:
+        low, high, scale, flag = -np.inf, 0.0, "at most 0 (MQM)", "--human-range LOW,0"
+    else:
+        return None
+    frame = pd.DataFrame(list(rows) if not isinstance(rows, pd.DataFrame) else rows)
+    columns = [c for c in ("calibrated", "calibrated_ci_low", "calibrated_ci_high") if c in frame.columns]
+    if not columns or frame.empty:
+        return None
+    values = frame[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    outside = (values > high) | (values < low)
+    if not outside.any():
+        return None
+    worst = int(np.nanargmax(np.where(outside, np.abs(values - np.clip(values, low, high)), -1).max(axis=1)))
+    row = frame.iloc[worst]
+    shown = ", ".join(f"{c.replace('calibrated_', '')} {float(row[c]):.1f}" for c in columns)
+    what = "the human scale given" if not flag else "the human labels' scale"
+    fix = f"; give {flag} to keep calibrated scores inside it" if flag else "; read them as capped at the scale"
+    return (f"{int(outside.any(axis=1).sum())} calibrated system score(s) or their intervals run past {what}, "
+            f"{scale}: e.g. {row.get('system', '?')} in {row.get('group', '?')} ({shown}){fix}")
+
+
 report_option = click.option("--report", "report_path", metavar="PATH",
                              help="Also write a self-contained HTML report (.html) or its JSON (.json) here (a file: "
                                   "stdout carries the results).")
@@ -230,9 +316,53 @@ def print_table(rows: Sequence[Mapping[str, Any]], title: str | None = None, dig
     else:
         columns = [format_column([_plain(row[key]) for row in rows], str(key)) for key in keys]
         cells = [list(values) for values in zip(*columns, strict=True)]
-    for row_cells in cells:  # a cell is a name on its own: spaces at its ends or in a run shown as \x20
-        table.add_row(*(visible_controls(c, name=True) if isinstance(c, str) else c for c in row_cells))
-    console.print(table)
+    shown = [[visible_controls(c, name=True) if isinstance(c, str) else str(c) for c in row_cells]
+             for row_cells in cells]  # a cell is a name on its own: spaces at its ends or in a run shown as \x20
+    numeric = [isinstance(rows[0][key], (int, float)) for key in keys]
+    headers = [visible_controls(str(key)) for key in keys]
+    blocks = fit_columns(headers, shown, numeric, console.width)
+    for n, block in enumerate(blocks):
+        table = Table(title=title if n == 0 else f"{title or 'table'} (continued, {n + 1} of {len(blocks)})",
+                      show_lines=False)
+        for i, width in block:
+            table.add_column(headers[i], justify="right" if numeric[i] else "left", min_width=width,
+                             overflow="fold", no_wrap=numeric[i])
+        for row_cells in shown:
+            table.add_row(*(row_cells[i] for i, _ in block))
+        console.print(table)
+
+
+def fit_columns(headers: Sequence[str], cells: Sequence[Sequence[str]], numeric: Sequence[bool],
+                width: int) -> list[list[tuple[int, int]]]:
+    """How a table is shown in ``width`` characters without cutting a cell to '…': one or more blocks of
+    ``(column, width)``. The key columns (the leading text columns: group, system, method) start every
+    block at their full width; the other columns follow in order, as many as fit, the rest in further
+    blocks (as R prints a wide data frame). A text column wider than a block's room wraps (folded), and
+    headers are never shortened."""
+    from rich.cells import cell_len
+
+    natural = [max([cell_len(h), *(cell_len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
+    n_keys = next((i for i, is_number in enumerate(numeric) if is_number), 1)  # all text: the first column
+    n_keys = max(1, min(n_keys, len(headers) - 1)) if len(headers) > 1 else len(headers)
+    if sum(w + 3 for w in natural) + 1 <= width:
+        return [list(enumerate(natural))]
+    keys = [(i, natural[i]) for i in range(n_keys)]
+    room = width - 1 - sum(w + 3 for _, w in keys)
+    if room < 12:  # the keys alone fill the screen: they wrap (folded), never cut
+        keys = [(i, max(cell_len(headers[i]), (width - 1) // (2 * n_keys) - 3)) for i in range(n_keys)]
+        room = width - 1 - sum(w + 3 for _, w in keys)
+    blocks: list[list[tuple[int, int]]] = []
+    current: list[tuple[int, int]] = []
+    used = 0
+    for i in range(n_keys, len(headers)):
+        w = natural[i] if numeric[i] else min(natural[i], max(room - 3, cell_len(headers[i])))
+        if current and used + w + 3 > room:
+            blocks.append(current)
+            current, used = [], 0
+        current.append((i, w))
+        used += w + 3
+    blocks.append(current)
+    return [keys + block for block in blocks]
 
 
 def _plain(value: Any) -> Any:

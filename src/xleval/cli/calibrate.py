@@ -41,7 +41,9 @@ from ._common import (
     format_option,
     grouping,
     header_columns,
+    keep_reference_copies_option,
     parse_pair,
+    reference_copy_step,
     say,
 )
 from .calibrate_advice import announce, decision_commands, human_scale_option
@@ -93,11 +95,12 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @click.option("--signature", help=SIGNATURE_HELP)
 @human_scale_option
 @exclude_invalid_option
+@keep_reference_copies_option
 @col_option
 @format_option
 @scale_options
 def fit(input, score, output, by, method, human, system, human_up, human_range, target, min_count, fallback, signature,
-        human_scale, exclude_invalid, col, fmt, chunk_size, backend, scheduler, workers) -> None:
+        human_scale, exclude_invalid, keep_reference_copies, col, fmt, chunk_size, backend, scheduler, workers) -> None:
     """Fit a calibrator on a table and save it.
 
     INPUT is the calibration table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). With
@@ -130,6 +133,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     excluded = None
     if exclude_invalid:  # before anything is fitted: the calibrator never sees the flagged rows
         df, excluded = drop_invalid(df, by_cols, input)
+    df, copies = reference_copy_step(df, by_cols, system, input, keep_reference_copies, quiet=True)
     if kind != "lgn":
         check_named_column(df, "--system", system, input)
     frame = prepare_frame(df, by_cols, input)
@@ -153,7 +157,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         fitted.model.save(output)
     if fitted.decision is not None:
         announce(fitted.decision, fmt)
-    notes = [*([excluded] if excluded else []), *(str(w.message) for w in caught)]
+    notes = [*([copies] if copies else []), *([excluded] if excluded else []), *(str(w.message) for w in caught)]
     if fmt == "json" and fitted.decision is not None:  # the decision's warning and notes reach `warnings`
         notes = [*([fitted.decision.warning] if fitted.decision.warning else []), *fitted.decision.notes, *notes]
     if fitted.method == "lgn":
@@ -303,4 +307,4 @@ def show(model_path, fmt) -> None:
     render(fmt, {**head, **body, "groups": model.group_table()}, [], title=f"{model!r} signature={model.signature_}")
 
 
-from . import calibrate_evaluate, calibrate_plan, calibrate_select  # noqa: E402,F401  (register their subcommands)
+from . import calibrate_evaluate, calibrate_merge, calibrate_plan, calibrate_select  # noqa: E402,F401  (register their subcommands)

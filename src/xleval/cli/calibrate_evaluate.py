@@ -18,8 +18,10 @@ from ._common import (
     emit_json,
     format_option,
     grouping,
+    keep_reference_copies_option,
     print_table,
     progress_bar,
+    reference_copy_step,
     say,
 )
 from .calibrate_advice import flags, human_scale_option
@@ -56,10 +58,11 @@ from .calibrate_common import DIRECTION_OPTION, app, in_table
 @click.option("--seed", type=click.IntRange(0), default=RANDOM_STATE,
               help="Random state of folds, draws and resamples.")
 @human_scale_option
+@keep_reference_copies_option
 @col_option
 @format_option
 def evaluate(input, score, human, by, system, budget, selection, human_up, folds, repeats, n_resamples, alternative,
-             seed, human_scale, col, fmt) -> None:
+             seed, human_scale, keep_reference_copies, col, fmt) -> None:
     """Which calibration should I trust here? Raw vs LGN vs anchored out of system folds.
 
     Cross-group pairwise accuracy and system-level Pearson of raw scores, LGN, anchored with every
@@ -78,6 +81,7 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
                          "the other")
     df = read_table(input, columns=parse_column_mapping(col), required=[score, human], numeric=[score, human])
     by_cols = grouping(by, df.columns)
+    df, copies = reference_copy_step(df, by_cols, system, input, keep_reference_copies, quiet=True)
     frame = prepare_frame(df, by_cols, input)
     human_up = direction_for(frame, human, human_scale, human_up)  # a named scale says its direction
     with warnings.catch_warnings(record=True) as caught:
@@ -92,7 +96,7 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
             decision = in_table(input, decide_from_evaluation, frame, result,
                                 commands=CommandContext.from_cli(input, col))
             result = with_decision(result, decision)
-    notes = [str(w.message) for w in caught]
+    notes = [*([copies] if copies else []), *(str(w.message) for w in caught)]
     if fmt == "json":
         loud = [result.decision.warning] if result.decision is not None and result.decision.warning else []
         emit_json({**result.to_dict(), "warnings": loud + notes})

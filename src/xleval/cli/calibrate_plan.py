@@ -8,7 +8,19 @@ import click
 from ..calibration import ROW_CHOICES
 from ..calibration._plan import ALLOCATIONS
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
-from ._common import PROBABILITY, FiniteFloat, by_option, check_named_column, col_option, format_option, grouping, say
+from ._common import (
+    ANNOTATED_TEXTS,
+    PROBABILITY,
+    FiniteFloat,
+    by_option,
+    check_named_column,
+    col_option,
+    format_option,
+    grouping,
+    keep_reference_copies_option,
+    reference_copy_step,
+    say,
+)
 from .calibrate_common import app, in_table, render
 
 
@@ -41,10 +53,11 @@ from .calibrate_common import app, in_table, render
 @click.option("-o", "--output", help="Where to write the rows to label (format by extension, '-' = TSV on stdout).")
 @click.option("--label-column", default="human", help="Name of the empty column the annotators fill in.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the row choice.")
+@keep_reference_copies_option
 @col_option
 @format_option
 def plan(input, budget, score, by, human, system, segment, document, rows, allocation, confidence, power,
-         residual_sd, output, label_column, seed, col, fmt) -> None:
+         residual_sd, output, label_column, seed, keep_reference_copies, col, fmt) -> None:
     """Plan BUDGET labels in all for anchored calibration: how many more per group, which rows, and
     whether the ranking across groups is settled.
 
@@ -63,6 +76,9 @@ def plan(input, budget, score, by, human, system, segment, document, rows, alloc
     for flag, name in (("--system", system), ("--segment", segment), ("--document", document)):
         check_named_column(df, flag, name, input)
     by_cols = grouping(by, df.columns)
+    df, _ = reference_copy_step(df, by_cols, system, input, keep_reference_copies)  # no annotator judges a copy
+    positions = df.index.to_numpy()  # the rows' positions in INPUT (read as 0..n-1), also with copies left out
+    df = df.reset_index(drop=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = in_table(input, plan_labels, df, by_cols if len(by_cols) > 1 else by_cols[0], budget, score=score,
@@ -71,7 +87,9 @@ def plan(input, budget, score, by, human, system, segment, document, rows, alloc
                           confidence=confidence, power=power, residual_sd=residual_sd, label_column=label_column,
                           random_state=seed)
     if output is not None:
-        write_table(result.rows, output)
+        chosen = result.rows
+        chosen["row_id"] = positions[chosen["row_id"].to_numpy()]
+        write_table(chosen, output, multiline=ANNOTATED_TEXTS)  # a text with a tab or line break in CSV quotes
         if output == "-":
             return
     grouped = "+".join(by_cols)

@@ -5,9 +5,20 @@ import warnings
 
 import click
 
+from .._base.terminal import styled
 from ..calibration import SELECTIONS
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
-from ._common import by_option, check_named_column, col_option, format_option, grouping
+from ._common import (
+    ANNOTATED_TEXTS,
+    by_option,
+    check_named_column,
+    col_option,
+    err_console,
+    format_option,
+    grouping,
+    keep_reference_copies_option,
+    reference_copy_step,
+)
 from .calibrate_common import app, in_table, render
 
 
@@ -30,17 +41,20 @@ from .calibrate_common import app, in_table, render
 @click.option("--skip-labelled", metavar="COL", help="Human column: rows that already have a value are not chosen.")
 @click.option("--label-column", default="human", help="Name of the empty column the annotators fill in.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the selection.")
+@keep_reference_copies_option
 @col_option
 @format_option
 def select(input, by, budget, score, output, system, segment, document, selection, skip_labelled, label_column, seed,
-           col, fmt) -> None:
+           keep_reference_copies, col, fmt) -> None:
     """Choose BUDGET rows per group to send to annotators for anchored calibration: a random sample
     stratified by system and document by default (spread over systems and scores was not measurably
     better than random on WMT21).
 
-    Writes lp (the --by columns), system, seg_id, doc_id, source, hypothesis and reference (those
-    present), the input row number and an empty label column; never the score (it would sway the
-    judges). Merge the filled-in labels back on the row number (or lp, system, seg_id).
+    Writes row_id (the row's 0-based position in INPUT, pandas' numbering), lp (the --by columns),
+    system, seg_id, doc_id, source, hypothesis and reference (those present) and an empty label
+    column; never the score (it would sway the judges). Texts with a tab or line break are written in
+    CSV quotes. Merge the filled-in labels back with `xleval calibrate merge OUTPUT INPUT -o OUT`
+    (on lp, system, seg_id, else row_id).
     """
     from ..calibration import select_for_annotation
 
@@ -51,17 +65,30 @@ def select(input, by, budget, score, output, system, segment, document, selectio
     check_named_column(df, "--segment", segment, input)
     check_named_column(df, "--document", document, input)
     by_cols = grouping(by, df.columns)
+    df, _ = reference_copy_step(df, by_cols, system, input, keep_reference_copies)  # no annotator judges a copy
+    positions = df.index.to_numpy()  # the rows' positions in INPUT (read as 0..n-1), also with copies left out
+    df = df.reset_index(drop=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         chosen = in_table(input, select_for_annotation, df, by_cols if len(by_cols) > 1 else by_cols[0], budget,
                      score=score, system=system, segment=segment, method=selection, label_column=label_column,
                      document=document,
                      skip_labelled=skip_labelled, random_state=seed)
-    write_table(chosen, output)
+    chosen["row_id"] = positions[chosen["row_id"].to_numpy()]
+    write_table(chosen, output, multiline=ANNOTATED_TEXTS)  # a tab or line break in a text: CSV quotes, as pandas
     if output == "-":
         return
     per_group = chosen.groupby(by_cols).size()
     counts = {("|".join(map(str, k)) if isinstance(k, tuple) else str(k)): int(v) for k, v in per_group.items()}
+    import shlex
+
+    named = f"--label-column {shlex.quote(label_column)} " if label_column != "human" else ""
+    merge = f"xleval calibrate merge {shlex.quote(str(output))} {shlex.quote(str(input))} {named}-o labelled.parquet"
+    key = [c for c in (*by_cols, system, segment) if c in chosen.columns]
     render(fmt, {"output": output, "rows": len(chosen), "selection": selection, "seed": seed, "by": "+".join(by_cols),
-                 "per_group": counts}, [str(w.message) for w in caught],
+                 "per_group": counts, "key": [*key, "row_id"], "merge": merge}, [str(w.message) for w in caught],
            title=f"selected {len(chosen)} rows (up to {budget} per {'+'.join(by_cols)} group, {selection}) -> {output}")
+    if fmt != "json":  # one line: the command in it pastes whole (a terminal wraps it at words, around the command)
+        err_console.print(styled("note: ", "", f"each row is keyed by {', '.join(key)} and row_id (its 0-based "
+                                 f"position in {input}, as pandas numbers it); once {label_column!r} is filled in: "
+                                 f"{merge}"), soft_wrap=True)

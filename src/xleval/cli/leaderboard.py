@@ -18,8 +18,11 @@ from ._common import (
     emit_tsv,
     err_console,
     grouping,
+    keep_reference_copies_option,
+    past_the_scale,
     progress_bar,
     read_ranked_table,
+    reference_copy_step,
 )
 from .calibrate_advice import human_scale_option
 from .check_outputs import drop_invalid, exclude_invalid_option
@@ -48,9 +51,11 @@ from .check_outputs import drop_invalid, exclude_invalid_option
                    "the difference, its interval (diff_low, diff_high) from the same draws as the intervals and ranks, "
                    "and the verdict (A better, B better, cannot tell); a per-pair-of-groups summary goes to stderr.")
 @exclude_invalid_option
+@keep_reference_copies_option
 @col_option
 def leaderboard(table, score, by, system, human, method, model, metric, human_up, human_range, human_scale, unit,
                 lower_is_better, n_resamples, level, seed, force, fmt, output, pairs_path, exclude_invalid,
+                keep_reference_copies,
                 col) -> None:
     """Rank every (group, system) of TABLE, with intervals, within groups and across groups.
 
@@ -71,6 +76,8 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     excluded = None
     if exclude_invalid:  # before anything is scored or fitted: the board never sees the flagged rows
         df, excluded = drop_invalid(df, grouping(by, df.columns), table)  # the grouping the board will use
+    df, copies = reference_copy_step(df, grouping(by, df.columns), system, table, keep_reference_copies,
+                                     quiet=True)
     with progress_bar(f"ranking {table}") as advance:
         board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric,
                       unit=unit, higher_is_better=False if lower_is_better else None,
@@ -83,8 +90,9 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
 
     ctx = click.get_current_context(silent=True)  # notes name the library's arguments: say them as flags
     board = dataclasses.replace(board, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in board.notes))
-    if excluded:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
-        board = dataclasses.replace(board, notes=(excluded, *board.notes))
+    said = tuple(n for n in (copies, excluded, past_the_scale(board.rows, df, human, human_range)) if n)
+    if said:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
+        board = dataclasses.replace(board, notes=(*said, *board.notes))
     _write(board, fmt, output)
     if pairs_path is not None:
         _write_pairs(board, pairs_path)

@@ -16,7 +16,9 @@ from ._common import (
     emit_text,
     emit_tsv,
     grouping,
+    keep_reference_copies_option,
     parse_columns,
+    reference_copy_step,
     report_option,
     say,
     write_analysis_report,
@@ -75,11 +77,12 @@ from ._common import (
               help="text (WMT-style tables), tsv (tidy: group, metric, statistic, value, CI, n), json or latex.")
 @click.option("-o", "--output", metavar="OUT", help="Write here (atomically) instead of standard output.")
 @report_option
+@keep_reference_copies_option
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
          darr,
          darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, chance, calibrations, lower, higher,
-         folds, repeats, n_resamples, seed, fmt, output, report_path, col) -> None:
+         folds, repeats, n_resamples, seed, fmt, output, report_path, keep_reference_copies, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
     Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level
@@ -95,6 +98,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     check_outputs({"-o": output, "--report": report_path}, [input], stdout=["-o"])
     df = read_table(input, columns=parse_column_mapping(col), required=[human, *by_cols, system])
     by_cols = by_cols or grouping(by, df.columns)  # the default: lp if the table has it, else tgt_lang
+    df, copies = reference_copy_step(df, by_cols, system, input, keep_reference_copies, quiet=True)
     names = parse_columns(metrics, "--metrics") if metrics else [c for c in df.columns if c.startswith(metrics_prefix)
                                                                    and c != human]
     if not names:
@@ -122,7 +126,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                            system=system, calibrations=calibrations, n_folds=folds,
                                            n_repeats=repeats, human_scale=scale, meta=result,
                                            lower_is_better=lower_is_better)
-    loud = list(dict.fromkeys(str(w.message) for w in caught))
+    loud = [*([copies] if copies else []), *dict.fromkeys(str(w.message) for w in caught)]
     if fmt == "json":
         emit_json(to_json(result, loud, calibrated), output)
     elif fmt == "tsv":

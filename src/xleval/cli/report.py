@@ -3,7 +3,18 @@ from __future__ import annotations
 
 import click
 
-from ._common import by_option, calibration_choice_options, col_option, err_console, progress_bar, read_ranked_table
+from ._common import (
+    by_option,
+    calibration_choice_options,
+    col_option,
+    err_console,
+    grouping,
+    keep_reference_copies_option,
+    past_the_scale,
+    progress_bar,
+    read_ranked_table,
+    reference_copy_step,
+)
 from .calibrate_advice import human_scale_option
 
 
@@ -26,9 +37,10 @@ from .calibrate_advice import human_scale_option
 @click.option("--meta", "meta_metrics", metavar="A,B,...",
               help="Add a meta-evaluation section: these metric columns (bleu, chrf, chrf++, ter are scored from the "
                    "texts if absent) against --human in WMT's statistics, as `xleval meta` computes them.")
+@keep_reference_copies_option
 @col_option
 def report(input, score, output, by, human, system, method, model, metric, human_up, human_range, human_scale, fmt,
-           n_resamples, seed, force, output_checks, meta_metrics, col) -> None:
+           n_resamples, seed, force, output_checks, meta_metrics, keep_reference_copies, col) -> None:
     """Write one self-contained HTML (or JSON) report for a scored table.
 
     INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report answers
@@ -46,6 +58,8 @@ def report(input, score, output, by, human, system, method, model, metric, human
     df, calibrator, signature, commands = read_ranked_table(input, score=score, human=human, system=system,
                                                             model=model, col=col)
     human_up = direction_for(df, human, human_scale, human_up)  # a named scale says its direction
+    df, copies = reference_copy_step(df, grouping(by, df.columns), system, input, keep_reference_copies)
+    extra = (_copies_section(copies),) if copies else ()
     checks = _output_checks(df, by, system, score, input) if output_checks else None
     meta = _meta(df, meta_metrics, human, by, system, input, col, n_resamples, seed) if meta_metrics else None
     with progress_bar(f"report on {input}") as advance:
@@ -53,7 +67,15 @@ def report(input, score, output, by, human, system, method, model, metric, human
                            signature=signature, force=force, n_resamples=n_resamples, random_state=seed,
                            where=input, commands=commands, progress=advance, human_scale=human_scale,
                            human_higher_is_better=human_up, human_range=parse_human_range(human_range),
-                           output_checks=checks, meta=meta)
+                           output_checks=checks, meta=meta, extra_sections=extra)
+    beyond = past_the_scale(result.leaderboard or (), df, human, human_range)
+    if beyond:  # said in the report's warnings, where the values are shown
+        import dataclasses
+
+        from ..report import generic_section
+
+        result = dataclasses.replace(result, sections=(*result.sections, generic_section(
+            "Calibrated scores past the human scale", warnings=(beyond,))))
     write_report(result, output, fmt=fmt)
     n_warn = len(result.alerts)
     summary = result.summary or {}
@@ -98,3 +120,13 @@ def _meta(df, metrics: str, human: str | None, by, system: str, where, col, n_re
         warnings.simplefilter("ignore")  # the report's own warnings section speaks for the table
         return in_table(where, meta_evaluate, df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
                         system=system, n_resamples=n_resamples, random_state=seed, lower_is_better=lower_is_better)
+
+
+def _copies_section(note: str):
+    """The report's word on the systems that copy the reference: a warning in the warnings list, and where."""
+    from ..report import generic_section
+
+    return generic_section("Reference copies", warnings=(note,), paragraphs=(
+        "A system whose outputs equal the reference on at least 80% of its rows (after normalising case, "
+        "punctuation and white space) scores the metric's best against that reference: it would top the ranking "
+        "and move the calibration. docs/output-checks.md gives the rule and its thresholds.",))

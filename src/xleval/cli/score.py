@@ -281,6 +281,7 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
         from ..io import read_table
 
         df = read_table(path, columns=parse_column_mapping(col), required=["hypothesis"])
+    _name_reference_copies(df, path)
     if resampling["test"]:
         from ..metrics import compare_systems_frame
 
@@ -310,6 +311,21 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
         emit_json({"output": output, "rows": len(df), **scored.metadata()})
 
 
+def _name_reference_copies(df, path) -> None:
+    """A system that copies the reference is named (scored like the others: later commands leave it out)."""
+    from ..io._write import is_arrow_table
+    from ..table import default_by
+    from ._common import reference_copy_step
+
+    names = list(df.column_names if is_arrow_table(df) else df.columns)
+    by = default_by(names)
+    needed = [c for c in (by, "system", "hypothesis", "reference") if c in names]
+    if len(needed) < 4:  # nothing to compare
+        return
+    frame = df.select(needed).to_pandas() if is_arrow_table(df) else df
+    reference_copy_step(frame, [by], "system", path, drop=False)
+
+
 def _error_spans(df, specs, options):
     """Count columns and the span table of every comet:PATH metric that tags spans (xleval.metrics._comet)."""
     import pandas as pd
@@ -326,7 +342,9 @@ def _error_spans(df, specs, options):
 
 
 def _plain_text(path) -> bool:
-    """A file that is no table (``ref.de``, ``newstest2021.en-de.ref``): sacrebleu's reference."""
+    """A file that is no table (``ref.de``, ``newstest2021.en-de.ref``): sacrebleu's reference. A ``.txt``
+    file is one too unless its first line holds a tab or is the header ``hypothesis`` (a table): sacrebleu's
+    ``cat HYP | sacrebleu ref.txt`` reads the reference from it and the systems from standard input."""
     from ..exceptions import InputError
     from ..io import table_format
 
@@ -336,7 +354,21 @@ def _plain_text(path) -> bool:
         table_format(path)
     except InputError:
         return True
-    return False
+    name = str(path).lower()
+    return (name.endswith(".txt") or name.endswith(".txt.gz")) and not _table_header(path)
+
+
+def _table_header(path) -> bool:
+    """Whether the first line of a text file reads as a table's header (unreadable: left to the reader)."""
+    import gzip
+
+    try:
+        opener = gzip.open if str(path).lower().endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+            first = fh.readline()
+    except (OSError, EOFError):
+        return True
+    return "\t" in first or first.strip() == "hypothesis"
 
 
 def _parquet(path) -> bool:

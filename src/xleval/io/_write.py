@@ -421,9 +421,13 @@ def check_sidecar_path(path: str | os.PathLike, metadata: Mapping[str, object] |
                           "sidecar would be; remove it")
 
 
-def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[str, object] | None = None) -> None:
+def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[str, object] | None = None,
+                multiline: Sequence[str] = ()) -> None:
     """Write ``df`` atomically by extension; ``metadata`` (e.g. metric signatures) goes into the Parquet
     schema metadata under ``b"xleval"``, or into a sidecar ``PATH.signatures.json`` for text formats.
+    ``multiline``: columns whose TSV cells may hold a tab or line break, written in CSV quotes (as pandas'
+    ``to_csv`` writes them, and xleval's reader and pandas read them back) instead of refused: the texts of
+    rows to annotate (source, hypothesis, reference), never names.
 
     ``df`` is a pandas DataFrame or a ``pyarrow.Table`` (written to Parquet as it is, without pandas;
     converted to pandas for the text formats)."""
@@ -431,7 +435,7 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
     if is_arrow_table(df) and fmt != "parquet":
         df = df.to_pandas()
     if is_stdout(path):  # data for a pipe or a file; names shown with escapes on a terminal (read by a person)
-        write_text(path, tsv_text(df) if _on_terminal() else format_rows(df, "tsv", where="-: "))
+        write_text(path, tsv_text(df) if _on_terminal() else format_rows(df, "tsv", where="-: ", multiline=multiline))
         return
     check_output_path(path)
     check_sidecar_path(path, metadata)
@@ -450,7 +454,7 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
             else:
                 pq.write_table(table, tmp, compression="zstd")
         return
-    text = format_rows(df, fmt, where=f"{path}: ")
+    text = format_rows(df, fmt, where=f"{path}: ", multiline=multiline)
     with atomic_table(path, metadata) as tmp, open_output(tmp, path, "w") as fh:
         fh.write(text)
 
@@ -511,15 +515,16 @@ _SIMPLE_KINDS = frozenset({"string", "empty", "integer", "floating", "mixed-inte
 
 
 def format_rows(df: pd.DataFrame, fmt: str, *, header: bool = True, where: str = "",
-                instead: str = "write .parquet, .jsonl or .csv instead") -> str:
+                instead: str = "write .parquet, .jsonl or .csv instead", multiline: Sequence[str] = ()) -> str:
     """The rows of ``df`` as TSV, CSV or JSONL text (every text table xleval writes, whole or in batches).
-    ``instead``: the way out a refusal offers (a tab in a TSV cell, bytes in any text format)."""
+    ``instead``: the way out a refusal offers (a tab in a TSV cell, bytes in any text format);
+    ``multiline``: the columns where such a TSV cell is CSV-quoted instead (:func:`write_table`)."""
     df = _text_cells(df, fmt, where)
     if fmt == "jsonl":
         return _to_jsonl(df)
     if fmt == "csv":
         return df.to_csv(index=False, header=header, lineterminator="\n")
-    text = _to_tsv(df, where, instead)
+    text = _to_tsv(df, where, instead, multiline)
     return text if header else text.split("\n", 1)[1]
 
 
@@ -578,12 +583,14 @@ def _to_jsonl(df: pd.DataFrame) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _to_tsv(df: pd.DataFrame, where: str = "", instead: str = "write .parquet, .jsonl or .csv instead") -> str:
+def _to_tsv(df: pd.DataFrame, where: str = "", instead: str = "write .parquet, .jsonl or .csv instead",
+            multiline: Sequence[str] = ()) -> str:
     """TSV with the CSV quoting rule (what pandas' ``to_csv(sep="\\t")`` and ``csv.writer`` write): a field
     holding a double quote is written wholly in quotes with its quotes doubled, every other field as it
     is, so ``pd.read_csv(path, sep="\\t", dtype=str, keep_default_na=False)`` and xleval's reader give
     back the same texts. Tabs and line breaks are refused, in a cell and in a column name: a line stays a
-    row for line-based tools, and a header field is one name."""
+    row for line-based tools, and a header field is one name. A cell of a ``multiline`` column may hold them:
+    the CSV rule then wraps it in quotes (the reader's rule: a record split inside quotes is CSV)."""
     import pandas as pd
 
     for col in df.columns:
@@ -592,7 +599,7 @@ def _to_tsv(df: pd.DataFrame, where: str = "", instead: str = "write .parquet, .
                              f"hold; rename the column, or {instead}")
         if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
             cells = df[col].dropna().astype(str)
-            if cells.str.contains("[\t\n]", regex=True).any():
+            if col not in multiline and cells.str.contains("[\t\n]", regex=True).any():
                 raise InputError(
                     f"{where}column {col!r} has a text with a tab or newline, which TSV cannot hold; {instead}"
                 )

@@ -1,0 +1,51 @@
+"""``xleval calibrate merge LABELS TABLE -o OUT``: the filled-in labels of ``calibrate select`` back into the
+scored table, keeping its signatures (the label round trip without a pandas step)."""
+from __future__ import annotations
+
+import click
+
+from ._common import _quoting_flag, check_outputs, emit_json, err_console, format_option, parse_columns
+from .calibrate_common import app
+
+
+@app.command("merge")
+@click.argument("labels")
+@click.argument("table")
+@click.option("-o", "--output", required=True, help="The table with the labels (format by extension; the metric "
+              "signatures of TABLE go with it).")
+@click.option("--label-column", default="human", help="The column the annotators filled in (an empty cell = not "
+              "labelled).")
+@click.option("--into", help="Column of the table the labels go into (default: the --label-column name).")
+@click.option("--on", metavar="COL[,COL...]",
+              help="Key columns (default: lp/tgt_lang/..., system and seg_id when both files have them and they name "
+                   "one row of TABLE each; else row_id, the row's 0-based position in TABLE).")
+@click.option("--overwrite", is_flag=True, help="Replace values the table already has where a label differs "
+              "(default: refused).")
+@_quoting_flag
+@format_option
+def merge(labels, table, output, label_column, into, on, overwrite, fmt) -> None:
+    """Merge filled-in labels (LABELS, from `calibrate select`) into the scored TABLE they were chosen from.
+
+    Every label must match one row of TABLE (a label that matches none is refused, never dropped);
+    where both files have the hypothesis, it must be the text the label judged. Then fit the
+    anchored calibration on OUT with the label column as the human column (README: "Labels").
+    """
+    from ..calibration import merge_labels
+    from ..exceptions import InputError
+    from ..io import read_table, read_table_metadata, write_table
+
+    check_outputs({"-o": output}, inputs=[labels, table], stdout=["-o"])
+    filled = read_table(labels)
+    df = read_table(table)
+    metadata = read_table_metadata(table)
+    try:
+        merged, summary = merge_labels(df, filled, label_column=label_column, into=into, overwrite=overwrite,
+                                       on=parse_columns(on, "--on") if on else None)
+    except InputError as exc:
+        raise exc.prefixed(str(labels)) from None
+    write_table(merged, output, metadata=metadata or None)
+    if fmt == "json":
+        emit_json({"output": str(output), **summary.to_dict(), "signatures": metadata.get("signatures", {})})
+        return
+    kept = f"; signatures kept ({', '.join(metadata['signatures'])})" if metadata.get("signatures") else ""
+    err_console.print(f"{summary.sentence()}{kept} -> {output}")

@@ -1,0 +1,77 @@
+"""Bounded human scales (issue 34, item 10): when calibrated system scores or their intervals run past the
+scale of the human labels (0-100 for raw DA and ESA, at most 0 for MQM) and no --human-range bounds them,
+`leaderboard` and `report` say so, naming a cell and the flag; with the flag nothing is past and nothing is
+said. The check is made against the board's own numbers."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import run_cli
+from xleval.cli._common import past_the_scale
+
+
+def test_past_the_scale_by_hand():
+    df = pd.DataFrame({"human": [10.0, 95.0, np.nan]})
+    rows = [{"group": "g", "system": "A", "calibrated": 97.0, "calibrated_ci_low": 87.0, "calibrated_ci_high": 107.0},
+            {"group": "g", "system": "B", "calibrated": 50.0, "calibrated_ci_low": 40.0, "calibrated_ci_high": 60.0}]
+    note = past_the_scale(rows, df, "human", None)
+    assert note is not None and note.startswith("1 calibrated system score(s)")
+    assert "A in g (calibrated 97.0, ci_low 87.0, ci_high 107.0)" in note and "--human-range 0,100" in note
+    assert "past the human scale given, 0 to 100 (--human-range 0,100)" in past_the_scale(rows, df, "human", "0,100")
+    assert past_the_scale(rows, df, "human", "0,120") is None
+    assert past_the_scale(rows[1:], df, "human", None) is None
+    mqm = pd.DataFrame({"human": [-5.0, 0.0, -1.0]})
+    assert "--human-range LOW,0" in past_the_scale([{**rows[1], "calibrated_ci_high": 0.5}], mqm, "human", None)
+    assert past_the_scale(rows, pd.DataFrame({"human": [-1.0, 1.0]}), "human", None) is None  # z: no known scale
+
+
+@pytest.fixture(scope="module")
+def near_the_top(tmp_path_factory):
+    import test_readme
+
+    folder = tmp_path_factory.mktemp("scale")
+    test_readme._user_files(folder)
+    rc, _, err = run_cli("score", folder / "outputs.tsv", "-m", "chrf", "-o", folder / "scored.parquet")
+    assert rc == 0, err
+    df = pd.read_parquet(folder / "scored.parquet")
+    df.loc[np.random.default_rng(0).random(len(df)) > 0.1, "human"] = np.nan  # about 4 labels per system
+    df["human"] = (df["human"] + 12).clip(0, 100)  # the best systems judged near the top of 0-100
+    df.to_parquet(folder / "near_top.parquet")
+    return folder
+
+
+def test_leaderboard_says_when_values_run_past_the_scale(near_the_top):
+    path = near_the_top / "near_top.parquet"
+    rc, out, err = run_cli("leaderboard", path, "--score", "chrf", "--human", "human", "--method", "anchored",
+                           "--format", "json")
+    assert rc == 0, err
+    board = json.loads(out)
+    rows = pd.DataFrame(board["rows"])
+    past = rows[["calibrated", "calibrated_ci_low", "calibrated_ci_high"]].gt(100).any(axis=1) | \
+        rows[["calibrated", "calibrated_ci_low", "calibrated_ci_high"]].lt(0).any(axis=1)
+    assert past.any()  # the case of issue 34: a CI reaching past 100
+    notes = [n for n in board["notes"] if "run past the human labels' scale" in n]
+    assert len(notes) == 1 and notes[0].startswith(f"{int(past.sum())} calibrated system score(s)")
+    rc, out, err = run_cli("leaderboard", path, "--score", "chrf", "--human", "human", "--method", "anchored",
+                           "--format", "json", "--human-range", "0,100")
+    assert rc == 0, err
+    bounded = json.loads(out)
+    values = pd.DataFrame(bounded["rows"])[["calibrated", "calibrated_ci_low", "calibrated_ci_high"]]
+    assert values["calibrated"].between(0, 100).all()  # the range bounds the calibrated means
+    # their intervals are not bounded by it (the board's own numbers): said, never shown silently
+    outside = int((values.gt(100) | values.lt(0)).any(axis=1).sum())
+    said = [n for n in bounded["notes"] if "run past the human scale given" in n]
+    assert len(said) == (outside > 0) and (not said or said[0].startswith(f"{outside} calibrated"))
+
+
+def test_report_warns_too(near_the_top):
+    rc, _, err = run_cli("report", near_the_top / "near_top.parquet", "--score", "chrf", "--human", "human",
+                         "--method", "anchored", "-o", near_the_top / "r.json", "--format", "json",
+                         "--n-resamples", "200")
+    assert rc == 0, err
+    text = (near_the_top / "r.json").read_text()
+    assert "run past the human labels' scale" in text and "--human-range 0,100" in text
