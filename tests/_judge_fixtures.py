@@ -14,6 +14,7 @@ OpenAI chat-completions protocol on 127.0.0.1, with recorded behaviours chosen b
 """
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 __all__ = ["build_steered_gpt2", "SERVER", "CONTEXT"]
@@ -44,8 +45,8 @@ def build_steered_gpt2(path: str | Path, chains: dict[str, list[str]], *, seed: 
     succ: dict[int, int] = {}
     for start, chunks in chains.items():
         seq = [tok.encode(start)[-1], *tok.encode("".join(chunks)), tok.eos_token_id]
-        for a, b in zip(seq, seq[1:], strict=False):
-            assert succ.get(a, b) == b, f"token {tok.convert_ids_to_tokens([a])} needs two successors; change the answer"
+        for a, b in itertools.pairwise(seq):
+            assert succ.get(a, b) == b, f"token {tok.convert_ids_to_tokens([a])} has two successors; change an answer"
             succ[a] = b
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():

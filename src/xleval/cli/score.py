@@ -324,7 +324,7 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
                 write_table(spans[1], error_spans)
         write_table(frame, output, metadata=scored.metadata())
         err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}"
-                          + (f"; {len(spans[1])} error spans to {error_spans}" if error_spans else ""))
+                          + (f"; {len(spans[1])} error spans to {error_spans}" if error_spans and spans else ""))
     if corpus or output is None:
         from ..metrics import corpus_table
 
@@ -377,6 +377,7 @@ def _dry_run(path, col, specs, options, fmt) -> None:
     from ..exceptions import InputError
     from ..io import parse_column_mapping, read_table
     from ..metrics._frame import _build, _groups, _lang_pairs, _Table
+    from ..metrics._judge import Judge
 
     judges = [spec for spec in specs if spec.split(":")[0].lower() == "judge"]
     if not judges:
@@ -388,10 +389,11 @@ def _dry_run(path, col, specs, options, fmt) -> None:
     for spec in judges:
         groups, inverse = _groups(spec, options[spec], None, len(df), pairs)
         total = cached = 0
-        examples = []
+        examples: list = []
         for g, label in enumerate(groups):
             rows = df[inverse == g]
             metric = _build(spec, options[spec], str(label), None, "sentence")
+            assert isinstance(metric, Judge)
             refs = [rows["reference"].astype(str).tolist()] if metric.use_refs else None
             plan = metric.plan(rows["hypothesis"].astype(str).tolist(), refs, rows["source"].astype(str).tolist())
             total, cached = total + plan.requests, cached + plan.cached

@@ -265,10 +265,10 @@ class Judge(Metric):
             logger.info("%s: %d request(s) to %s", self.column, len(todo), self.target)
             got = self._backend.ask([requests[index[k]] for k in todo], progress)
             fresh = dict(zip(todo, got, strict=True))
-            keep = {k: a.text for k, a in fresh.items() if a.text is not None}
-            self._memo.update(keep)  # type: ignore[arg-type]
+            keep: dict[bytes, str] = {k: a.text for k, a in fresh.items() if a.text is not None}
+            self._memo.update(keep)
             if path is not None and keep:
-                _AnswerStore(path, self.signature).put(keep)  # type: ignore[arg-type]
+                _AnswerStore(path, self.signature).put(keep)
         self._memo.update(found)
         out = [Answer(found[k]) if k in found else fresh[k] for k in keys]
         return out, len(todo), cached

@@ -218,8 +218,8 @@ def parse_errors(answer: str, severities: tuple[str, ...] = _LEVELS) -> tuple[li
     """An error-list answer (``Major:`` then ``category - "span"`` lines): the errors, or None and the reason.
 
     As GEMBA reads it: lines are lower-cased for the headers and categories; empty and ``no-error`` lines are
-    skipped; a line before any header is ignored; ``non-translation`` is critical wherever it is listed. An answer
-    with neither a header nor ``no-error`` is unparseable."""
+    skipped; a line before any header is ignored; ``non-translation`` is the worst severity wherever it is
+    listed. An answer with neither a header nor ``no-error`` is unparseable."""
     found: list[ParsedError] = []
     level: str | None = None
     recognised = False
@@ -236,9 +236,9 @@ def parse_errors(answer: str, severities: tuple[str, ...] = _LEVELS) -> tuple[li
             continue
         quoted = _QUOTED.search(line)
         category = line[: quoted.start()].strip().rstrip("-").strip() if quoted else line
-        severity = "critical" if "non-translation" in low else level
-        if severity not in severities:
-            severity = level if level in severities else severities[0]
+        # non-translation is the worst severity the prompt has (GEMBA counts it as critical), and so is a header
+        # the prompt did not ask for (Critical: in an ESA answer)
+        severity = severities[0] if "non-translation" in low or level not in severities else level
         found.append(ParsedError(severity, category.lower(), quoted.group(1) if quoted else ""))
     if not recognised:
         return None, "no error list"
