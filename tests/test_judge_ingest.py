@@ -64,8 +64,9 @@ def test_wmt25_signatures_state_the_source(wmt25):
 def test_wmt26_task_file_and_cli(tmp_path, cli):
     records = [
         {"item_id": "eng_Latn_###_deu_Latn_###_speech_###_doc1_###_0",
-         "task1_pred": {"SysA": {"errors": [{"start": 4, "end": 9, "severity": "major", "category": "accuracy/addition"},
-                                            {"start": 0, "end": 3, "severity": "minor", "category": "style/awkward"}],
+         "task1_pred": {"SysA": {"errors": [
+             {"start": 4, "end": 9, "severity": "major", "category": "accuracy/addition"},
+             {"start": 0, "end": 3, "severity": "minor", "category": "style/awkward"}],
                                  "omission": "minor", "instruction_fault": None},
                         "SysB": {"errors": [], "omission": None, "instruction_fault": None}},
          "task2_pred": {"SysA": 60.0, "SysB": 91.0}},

@@ -87,7 +87,7 @@ def _lines(path: Path):
                 if line.strip():
                     try:
                         record = json.loads(line)
-                    except ValueError as exc:
+                    except json.JSONDecodeError as exc:
                         raise InputError(f"{path}: line {number} is not JSON ({exc.msg}); each line must be one "
                                          "JSON record") from None
                     if not isinstance(record, dict):
@@ -156,9 +156,9 @@ def _read_wmt25(files: list[Path]):
                 scores[metric] += [np.nan if v is None else v for v in values]
             n += k
             if len(metrics) < len(scores):
-                for column in scores.values():
-                    if len(column) < n:
-                        column += [np.nan] * (n - len(column))
+                for values in scores.values():
+                    if len(values) < n:
+                        values += [np.nan] * (n - len(values))
     frame = _with_languages(pd.DataFrame(cols), [lp.split("-", 1) for lp in cols["lp_wmt"]])
     for metric, column in scores.items():
         frame[metric] = np.asarray(column, dtype=np.float64)
@@ -214,7 +214,7 @@ def _read_wmt26(files: list[Path], name: str):
     span_frame.insert(5, "metric", name)
     sha = _digest(files)
     sigs = {c: _signature("wmt26-task", f"{name}:{'task2_pred' if c == name else 'task1_pred'}", sha)
-            for c in frame.columns if c == name or c.startswith(f"{name}_") and c != f"{name}_omission"}
+            for c in frame.columns if c == name or (c.startswith(f"{name}_") and c != f"{name}_omission")}
     return JudgeScores(frame, sigs, span_frame, "wmt26-task")
 
 
