@@ -156,9 +156,9 @@ def _read_wmt25(files: list[Path]):
                 scores[metric] += [np.nan if v is None else v for v in values]
             n += k
             if len(metrics) < len(scores):
-                for values in scores.values():
-                    if len(values) < n:
-                        values += [np.nan] * (n - len(values))
+                for kept in scores.values():
+                    if len(kept) < n:
+                        kept.extend([np.nan] * (n - len(kept)))
     frame = _with_languages(pd.DataFrame(cols), [lp.split("-", 1) for lp in cols["lp_wmt"]])
     for metric, column in scores.items():
         frame[metric] = np.asarray(column, dtype=np.float64)
