@@ -84,7 +84,8 @@ _ORDER = click.IntRange(0, 32)
               help="Plain-text reference file (repeat for several). sacrebleu's order also works: REF... -i HYP.")
 @click.option("-m", "--metric", "--metrics", "metric", multiple=True,
               help="bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH, metricx:PATH (MetricX-23/24; "
-                   "lower is better) (comma- or space-separated; "
+                   "lower is better), judge:PATH or judge:http://HOST:PORT/v1#MODEL (an LLM judge) (comma- or "
+                   "space-separated; "
                    "default bleu,chrf for tables; bleu for plain files, as sacrebleu).")
 @click.option("-o", "--output", help="Write the table with score columns here (signatures in its metadata; '-' = "
               "TSV on stdout, without them).")
