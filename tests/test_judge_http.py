@@ -131,3 +131,18 @@ def test_key_is_sent_and_never_written(server, tmp_path, monkeypatch, cli):
                      str(cache))
     assert rc == 0, err
     assert _stats(server)["requests"] == before
+
+
+def test_dry_run_needs_no_server(tmp_path, cli):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    table = tmp_path / "t.tsv"
+    pd.DataFrame({"lp": ["en-de", "en-de", "ja-zh"], "source": SRCS[:3], "hypothesis": HYPS[:3]}).to_csv(
+        table, sep="\t", index=False)
+    rc, out, err = cli("score", str(table), "-m", f"judge:http://127.0.0.1:{port}/v1#good", "--judge-prompt", "mqm",
+                       "--dry-run")
+    assert rc == 0, err
+    assert "3 rows, 3 request(s) to send" in out
+    assert "[system]\nYou are an annotator for the quality of machine translation." in out
+    assert "Japanese source:\n```A dog.```\nChinese translation:\n```Ein Hund.```" in out

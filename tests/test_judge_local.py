@@ -185,3 +185,18 @@ def test_cli_dry_run_shows_prompts_and_counts_requests(models, tmp_path, cli):
     assert "[system]\nYour task is to identify machine translation errors" in out
     assert "English source:\n```The cat sits on the mat.```\nCzech translation:\n```Die Katze sitzt auf der Matte.```" \
         in out
+
+
+def test_cli_two_judges_get_a_column_each(models, tmp_path, cli):
+    src = tmp_path / "table.tsv"
+    _table().to_csv(src, sep="\t", index=False)
+    out = tmp_path / "out.parquet"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataQualityWarning)
+        rc, _, err = cli("score", str(src), "-m", f"judge:{models['good']},judge:{models['bad']}", "--judge-prompt",
+                         "da", "-o", str(out))
+    assert rc == 0, err
+    table = read_table(out)
+    assert table["gemba_da_good"].tolist() == [72.0] * 6 and table["gemba_da_bad"].isna().all()
+    sigs = read_table_metadata(out)["signatures"]
+    assert sigs["gemba_da_good"] != sigs["gemba_da_bad"]

@@ -237,6 +237,19 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
         "judge_api_key_env": judge_api_key_env,
     }
     options = {s: metric_options(s, settings) for s in specs}
+    judges = [s for s in specs if s.split(":")[0].lower() == "judge"]
+    if len(judges) > 1:  # one column each: gemba_esa_<model>
+        import re
+
+        for spec in judges:
+            target = spec.split(":", 1)[1]
+            model = target.rsplit("#", 1)[1] if "#" in target else os.path.basename(os.path.normpath(target))
+            slug = re.sub(r"[^A-Za-z0-9.+-]+", "-", model).strip("-") or "judge"
+            options[spec]["column"] = f"gemba_{judge_prompt or 'esa'}_{slug}"
+        names = [options[spec]["column"] for spec in judges]
+        if len(set(names)) < len(names):
+            raise InputError(f"--metric: the judges {', '.join(judges)} would share a column ({names[0]}); give "
+                             "their model folders or served models distinct names")
     neural = [s for s in specs if ":" in s]
     if score_cache is not None and len(neural) > 1 and not os.path.isdir(score_cache):
         raise InputError(f"--cache {score_cache}: a cache file holds the scores of one metric, and {len(neural)} "

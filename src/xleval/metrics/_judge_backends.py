@@ -47,6 +47,8 @@ class Answer:
 
 # ----------------------------------------------------------------------------------------------- identity
 _IDENTITY_MEMO: dict[tuple, str] = {}
+_CHAT_MEMO: dict[tuple, str] = {}
+_SERVED_MEMO: dict[tuple, dict[str, str]] = {}
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf", ".model", ".json", ".txt", ".jinja", ".tiktoken")
 
 
@@ -117,13 +119,17 @@ class LocalChat:
         return self._loaded
 
     def chat_format(self) -> str:
-        """``template`` when the tokenizer has a chat template, else ``plain`` (in the signature)."""
-        from ._neural import offline, require
+        """``template`` when the tokenizer has a chat template, else ``plain`` (in the signature; memoised per
+        folder content, as the signature is asked once per language pair)."""
+        key = (str(self.path.resolve()), folder_identity(self.path))
+        if key not in _CHAT_MEMO:
+            from ._neural import offline, require
 
-        transformers = require("transformers", "transformers", "a local judge model")
-        with offline():
-            tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-        return "template" if getattr(tokenizer, "chat_template", None) else "plain"
+            transformers = require("transformers", "transformers", "a local judge model")
+            with offline():
+                tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+            _CHAT_MEMO[key] = "template" if getattr(tokenizer, "chat_template", None) else "plain"
+        return _CHAT_MEMO[key]
 
     def text(self, tokenizer: Any, messages: Messages) -> str:
         if getattr(tokenizer, "chat_template", None):
@@ -225,7 +231,14 @@ class HTTPChat:
     # -------------------------------------------------------------- identity
     def identity(self) -> dict[str, str]:
         """What the server reports about the model (``GET /models``): its id, and ``root``/``owned_by`` when
-        given. A server without ``/models`` gives ``unreported``; an unreachable one is an InputError."""
+        given. A server without ``/models`` gives ``unreported``; an unreachable one is an InputError. Asked once
+        per process for a server and model (the signature is asked once per language pair)."""
+        key = (self.base, self.model)
+        if key not in _SERVED_MEMO:
+            _SERVED_MEMO[key] = self._identity()
+        return dict(_SERVED_MEMO[key])
+
+    def _identity(self) -> dict[str, str]:
         try:
             status, body, _ = self._call("GET", "/models")
         except (TimeoutError, _Transient):
