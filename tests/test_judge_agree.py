@@ -95,7 +95,7 @@ def test_wmt25_judges_per_language(data_root):
     result = judge_agreement(df, ["GEMBA-ESA-CMDA", "GEMBA-ESA-GPT4.1"])
     t = result.table.set_index("group")
     assert len(t) == 32  # 31 language pairs and the pooled row
-    sub = df[(df["lp"] == "en-de-DE")].dropna(subset=["GEMBA-ESA-CMDA"])
+    sub = df[(df["lp_wmt"] == "en-de_DE")].dropna(subset=["GEMBA-ESA-CMDA"])
     assert t.loc["en-de-DE", "kendall"] == pytest.approx(
         stats.kendalltau(sub["GEMBA-ESA-CMDA"], sub["GEMBA-ESA-GPT4.1"]).statistic)
     # 8,964 rows (data README); CMDA has 2 null scores in en-mas_KE (counted with json.loads on the raw files)

@@ -23,16 +23,16 @@ def wmt25(data_root):
 def test_wmt25_row_counts_as_the_data_readme_states(wmt25):
     df = wmt25.frame
     assert len(df) == 365_908  # segments x systems, README section 5
-    assert df[["lp", "system", "doc_id"]].drop_duplicates().shape[0] == 108_211  # documents
-    assert df["lp"].nunique() == 31 and df["system"].nunique() == 59
+    assert df[["lp_wmt", "system", "doc_id"]].drop_duplicates().shape[0] == 108_211  # documents
+    assert df["lp_wmt"].nunique() == 31 and df["system"].nunique() == 59
     assert sorted(c for c in df.columns if c in METRICS) == sorted(METRICS)
     assert int(df["GEMBA-ESA-CMDA"].isna().sum()) == 20  # "20 values null"
     assert int(df["chrF++"].notna().sum()) == 20_584
     per_lp = df.groupby("lp_wmt").agg(systems=("system", "nunique"), rows=("seg_id", "size"))
     assert per_lp.loc["en-is_IS"].tolist() == [33, 10_956] and per_lp.loc["cs-de_DE"].tolist() == [40, 18_280]
     assert per_lp.loc["ja-zh_CN"].tolist() == [41, 13_694]
-    # Serbian in two scripts stays two languages
-    assert set(df.loc[df["lp_wmt"].str.startswith("en-sr"), "lp"]) == {"en-sr-RS", "en-sr-Latn-RS"}
+    # Serbian in two scripts stays two languages (Cyrillic is Serbian's default script: sr-RS)
+    assert set(df.loc[df["lp_wmt"].str.startswith("en-sr"), "tgt_lang"]) == {"sr-RS", "sr-Latn-RS"}
 
 
 def test_wmt25_known_values(wmt25):
@@ -47,7 +47,8 @@ def test_wmt25_known_values(wmt25):
     assert first["GEMBA-ESA-GPT4.1"] == 62 and third["GEMBA-ESA-GPT4.1"] == 72
     assert first["MetricX-24-Hybrid-XL"] == -9.6242094039917
     assert first["XCOMET-XL"] == 0.722011923789978
-    assert np.isnan(first["chrF++"]) and first["domain"] == "literary" and first["lp"] == "en-is-IS"
+    assert np.isnan(first["chrF++"]) and first["domain"] == "literary"
+    assert (first["src_lang"], first["tgt_lang"]) == ("en", "is-IS")
     bho = df[(df["system"] == "Algharb") & (df["lp_wmt"] == "en-bho_IN") & (df["doc_id"] == "rink_rats_chapter1")
              & (df["seg_id"] == 1)].iloc[0]
     assert bho["chrF++"] == 35.78427881368923 and bho["GEMBA-ESA-GPT4.1"] == 55
@@ -79,8 +80,8 @@ def test_wmt26_task_file_and_cli(tmp_path, cli):
     rc, _, err = cli("ingest", "judge", str(src), "-o", str(out), "--name", "gemma", "--spans", str(spans))
     assert rc == 0, err
     df = read_table(out)
-    assert df[["lp", "system", "doc_id", "seg_id"]].values.tolist() == [
-        ["en-de", "SysA", "doc1", 1], ["en-de", "SysB", "doc1", 1], ["cs-uk", "SysA", "doc2", 4]]
+    assert df[["src_lang", "tgt_lang", "system", "doc_id", "seg_id"]].values.tolist() == [
+        ["en", "de", "SysA", "doc1", 1], ["en", "de", "SysB", "doc1", 1], ["cs", "uk", "SysA", "doc2", 4]]
     assert df["gemma"].tolist()[:2] == [60.0, 91.0] and np.isnan(df["gemma"].tolist()[2])
     assert df["gemma_major"].tolist() == [1, 0, 0] and df["gemma_minor"].tolist() == [1, 0, 0]
     assert df["gemma_omission"].fillna("").tolist() == ["minor", "", ""]
@@ -99,3 +100,18 @@ def test_refused_inputs_are_one_line(tmp_path, cli):
     bad.write_text('{"item_id": "nope", "task2_pred": {"A": 1}}\n', encoding="utf-8")
     rc, _, err = cli("ingest", "judge", str(bad), "-o", str(tmp_path / "o.tsv"))
     assert rc == 2 and err.count("\n") == 1 and "is not SRC_###_TGT_###_DOMAIN_###_DOC_###_N" in err
+
+
+def test_ingested_table_goes_through_calibration_and_agreement(data_root, tmp_path, cli):
+    folder = data_root / "wmt25-autoscores"
+    out = tmp_path / "two.parquet"
+    rc, _, err = cli("ingest", "judge", str(folder / "AMI.jsonl.gz"), str(folder / "Algharb.jsonl.gz"), "-o", str(out))
+    assert rc == 0, err
+    rc, _, err = cli("calibrate", "fit", str(out), "--score", "GEMBA-ESA-GPT4.1", "--method", "lgn", "-o",
+                     str(tmp_path / "cal.json"))
+    assert rc == 0, err
+    rc, _, err = cli("judges", "agree", str(out), "--judges", "GEMBA-ESA-CMDA,GEMBA-ESA-GPT4.1", "-o",
+                     str(tmp_path / "agree.tsv"))
+    assert rc == 0, err
+    groups = set(read_table(tmp_path / "agree.tsv")["group"])
+    assert "en-is-IS" in groups and "*" in groups

@@ -213,8 +213,8 @@ def judge(files, output, name, spans, fmt) -> None:
     write_table(result.frame, output, metadata=result.metadata())
     df = result.frame
     summary: dict[str, Any] = {"output": output, "rows": len(df), "layout": result.layout,
-                               "lps": sorted(df["lp"].unique().tolist()),
-                               "systems": int(df[["lp", "system"]].drop_duplicates().shape[0]),
+                               "lps": sorted(df["lp_wmt"].unique().tolist()),
+                               "systems": int(df[["lp_wmt", "system"]].drop_duplicates().shape[0]),
                                "signatures": result.signatures}
     if fmt == "json" and output != "-":
         emit_json(summary)

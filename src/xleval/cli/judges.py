@@ -39,7 +39,7 @@ def agree(table, columns, by, bins, sort, output, col, fmt) -> None:
         raise InputError(f"--bins {bins!r}: give a number of classes (5) or increasing edges (0,33,66,100.01)") \
             from None
     bin_spec = int(parsed[0]) if len(parsed) == 1 and parsed[0].is_integer() else parsed
-    df = read_table(table, columns=parse_column_mapping(col), required=[*names, by, "system"])
+    df = read_table(table, columns=parse_column_mapping(col), required=[*names, "system"])
     result = judge_agreement(df, names, by=by, bins=bin_spec)
     out = result.table
     pooled, groups = out[out["group"] == "*"], out[out["group"] != "*"]

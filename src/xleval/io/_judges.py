@@ -24,7 +24,7 @@ Two layouts (the reader tells them apart by each record's keys):
   table.
 
 Language codes are kept in ``src_lang``/``tgt_lang`` and normalised (``is_IS`` -> ``is-IS``, ``eng_Latn`` ->
-``en``), with ``lp`` derived from them; the organisers' spelling stays in ``lp_wmt``. Every score column gets a
+``en``); every command derives ``lp`` from them (``en-is-IS``); the organisers' spelling stays in ``lp_wmt``. Every score column gets a
 signature ``ingested:<layout>|metric:<name>|sha:<SHA-256 of the files read>``, so a table built from other
 files (or another release) has another signature.
 """
@@ -45,7 +45,7 @@ from xleval.exceptions import InputError
 __all__ = ["JudgeScores", "read_judge_scores"]
 
 _SEVERITIES = ("minor", "major")
-_SPAN_COLUMNS = ["row", "lp", "system", "doc_id", "seg_id", "metric", "severity", "category", "start", "end"]
+_SPAN_COLUMNS = ["row", "lp_wmt", "system", "doc_id", "seg_id", "metric", "severity", "category", "start", "end"]
 
 
 @dataclass(frozen=True)
@@ -208,8 +208,8 @@ def _read_wmt26(files: list[Path], name: str):
                 rows.append(row)
     frame = pd.DataFrame(rows)
     frame = _with_languages(frame.drop(columns=["src", "tgt"]), list(zip(frame["src"], frame["tgt"], strict=True)))
-    span_frame = pd.DataFrame(spans, columns=[c for c in _SPAN_COLUMNS if c not in ("lp", "metric")])
-    span_frame.insert(1, "lp", frame["lp"].to_numpy()[span_frame["row"].to_numpy(dtype=np.int64)]
+    span_frame = pd.DataFrame(spans, columns=[c for c in _SPAN_COLUMNS if c not in ("lp_wmt", "metric")])
+    span_frame.insert(1, "lp_wmt", frame["lp_wmt"].to_numpy()[span_frame["row"].to_numpy(dtype=np.int64)]
                       if len(span_frame) else [])
     span_frame.insert(5, "metric", name)
     sha = _digest(files)
@@ -219,11 +219,12 @@ def _read_wmt26(files: list[Path], name: str):
 
 
 def _with_languages(frame, pairs):
-    """``src_lang``/``tgt_lang`` from the organisers' codes, normalised, and ``lp`` derived from them, first."""
+    """``src_lang``/``tgt_lang`` from the organisers' codes, normalised, first. No ``lp`` column: a pair such as
+    ``en-is-IS`` does not split one way, so every command derives it from the two codes (``lp_wmt`` keeps the
+    organisers' spelling)."""
     from xleval.io import add_language_columns
 
     frame.insert(0, "src_lang", [p[0] for p in pairs])
     frame.insert(1, "tgt_lang", [p[1] if len(p) > 1 else "" for p in pairs])
     out = add_language_columns(frame, where="judge scores")
-    first = ["lp", "src_lang", "tgt_lang"]
-    return out[first + [c for c in out.columns if c not in first]]
+    return out.drop(columns=[c for c in ("lp", "src_lang_orig", "tgt_lang_orig") if c in out.columns])
