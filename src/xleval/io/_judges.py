@@ -24,9 +24,9 @@ Two layouts (the reader tells them apart by each record's keys):
   table.
 
 Language codes are kept in ``src_lang``/``tgt_lang`` and normalised (``is_IS`` -> ``is-IS``, ``eng_Latn`` ->
-``en``); every command derives ``lp`` from them (``en-is-IS``); the organisers' spelling stays in ``lp_wmt``. Every score column gets a
-signature ``ingested:<layout>|metric:<name>|sha:<SHA-256 of the files read>``, so a table built from other
-files (or another release) has another signature.
+``en``); every command derives ``lp`` from them (``en-is-IS``); the organisers' spelling stays in
+``lp_wmt``. Every score column gets a signature ``ingested:<layout>|metric:<name>|sha:<SHA-256 of the files
+read>``, so a table built from other files (or another release) has another signature.
 """
 from __future__ import annotations
 
