@@ -200,3 +200,18 @@ def test_cli_two_judges_get_a_column_each(models, tmp_path, cli):
     assert table["gemba_da_good"].tolist() == [72.0] * 6 and table["gemba_da_bad"].isna().all()
     sigs = read_table_metadata(out)["signatures"]
     assert sigs["gemba_da_good"] != sigs["gemba_da_bad"]
+
+
+def test_chat_template_renders_the_messages(tmp_path):
+    """A tokenizer with a chat template: the judge renders the messages with it (signature chat:template); the
+    template's generation prompt ends with 'ANSWER:', which the steered model answers with 72."""
+    from transformers import AutoTokenizer
+
+    path = build_steered_gpt2(tmp_path / "chat", {"ANSWER:": ["7", "2"]})
+    tok = AutoTokenizer.from_pretrained(path)
+    tok.chat_template = ("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}\n{% endfor %}"
+                         "{% if add_generation_prompt %}ANSWER:{% endif %}")
+    tok.save_pretrained(path)
+    judge = Judge(path, prompt="da", src_lang="en", tgt_lang="de")
+    assert "|chat:template|" in judge.signature
+    assert judge.sentence_scores(HYPS, None, SRCS).tolist() == [72.0] * 3
