@@ -146,3 +146,24 @@ def test_dry_run_needs_no_server(tmp_path, cli):
     assert "3 rows, 3 request(s) to send" in out
     assert "[system]\nYou are an annotator for the quality of machine translation." in out
     assert "Japanese source:\n```A dog.```\nChinese translation:\n```Ein Hund.```" in out
+
+
+def test_a_run_stopped_halfway_keeps_its_answers(server, tmp_path, monkeypatch):
+    from xleval.metrics import _judge
+
+    monkeypatch.setattr(_judge, "_CHUNK", 1)  # store after every request (256 by default)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    calls = []
+
+    def stop_on_second(n):
+        calls.append(n)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    judge = Judge(f"{server}#good", prompt="da", src_lang="en", tgt_lang="de", cache=cache, concurrency=1)
+    with pytest.raises(KeyboardInterrupt):
+        judge.judge(HYPS[:3], None, SRCS[:3], progress=stop_on_second)
+    again = Judge(f"{server}#good", prompt="da", src_lang="en", tgt_lang="de", cache=cache)
+    result = again.judge(HYPS[:3], None, SRCS[:3])
+    assert (result.cached, result.requests) == (1, 2) and result.scores.tolist() == [72.0] * 3

@@ -51,6 +51,8 @@ JUDGE_PROMPTS = tuple(P.PROMPT_SETS)
 #: answer-length bounds per request kind when ``max_new_tokens`` is not given: error lists, scores
 _MAX_NEW = {"errors": 512, "score": 32}
 _SPAN_COLUMNS = ("segment", "severity", "category", "start", "end", "confidence", "text")
+#: requests asked and stored in the cache at a time
+_CHUNK = 256
 
 
 @dataclass(frozen=True, eq=False)
@@ -263,12 +265,15 @@ class Judge(Metric):
         if todo:
             index = {k: i for i, k in enumerate(keys)}
             logger.info("%s: %d request(s) to %s", self.column, len(todo), self.target)
-            got = self._backend.ask([requests[index[k]] for k in todo], progress)
-            fresh = dict(zip(todo, got, strict=True))
-            keep: dict[bytes, str] = {k: a.text for k, a in fresh.items() if a.text is not None}
-            self._memo.update(keep)
-            if path is not None and keep:
-                _AnswerStore(path, self.signature).put(keep)
+            # in chunks, each stored as it comes back: a run stopped halfway keeps what it was answered
+            for start in range(0, len(todo), _CHUNK):
+                part = todo[start : start + _CHUNK]
+                got = self._backend.ask([requests[index[k]] for k in part], progress)
+                fresh.update(zip(part, got, strict=True))
+                keep: dict[bytes, str] = {k: a.text for k, a in zip(part, got, strict=True) if a.text is not None}
+                self._memo.update(keep)
+                if path is not None and keep:
+                    _AnswerStore(path, self.signature).put(keep)
         self._memo.update(found)
         out = [Answer(found[k]) if k in found else fresh[k] for k in keys]
         return out, len(todo), cached
