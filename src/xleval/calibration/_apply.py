@@ -49,22 +49,34 @@ def load_calibrator(path: str | os.PathLike) -> Calibrator:
                              "`xleval calibrate fit -o`")
     if is_format_1(payload):
         return LegacyAnchoredCalibrator.load(path)
-    return AnchoredCalibrator.load(path) if fmt == ANCHORED_FORMAT else LGN.load(path)
+    model: Calibrator = AnchoredCalibrator.load(path) if fmt == ANCHORED_FORMAT else LGN.load(path)
+    if isinstance(payload, dict) and isinstance(payload.get("probe"), dict):  # a drift probe (_drift), checksummed
+        model._drift_probe = payload["probe"]  # type: ignore[attr-defined]
+    return model
 
 
 def apply_calibrator(model: Calibrator, df: EvalTable | pd.DataFrame, *, column: str | None = None,
                      interval: float | None = None,
                      signature: str | None = None, force: bool = False, where: str = "input",
-                     on_unseen: str | None = None, overwrite: bool = False) -> pd.DataFrame:
+                     on_unseen: str | None = None, overwrite: bool = False, on_drift: str = "error",
+                     ) -> pd.DataFrame:
     """``df`` with the calibrated column, ``calibration_source`` and, with ``interval`` (a level such as
     0.95), ``<column>_low``/``<column>_high``; every input row and column kept in order (an input column
     of one of those names is an error, or replaced with ``overwrite=True``). ``on_unseen``: what to do
     with groups the calibrator has not seen (LGN: ``pooled``, ``raw``, ``error``; anchored: ``pooled``,
     ``error``). The same as :func:`calibrate_frame`, which takes any calibrator. What the interval
     covers: :func:`row_interval_target` (anchored: the expected human score of rows like this one, not
-    a system's human mean)."""
-    return calibrate_frame(model, df, column=column, interval=interval, signature=signature, force=force,
-                           where=where, on_unseen=on_unseen, overwrite=overwrite)
+    a system's human mean). A calibrator loaded with a drift probe (:mod:`xleval.calibration._drift`) checks that
+    the probe rows found in ``df`` kept their scores: ``on_drift`` ``error`` (refuse), ``warn`` or ``ignore``."""
+    out = calibrate_frame(model, df, column=column, interval=interval, signature=signature, force=force,
+                          where=where, on_unseen=on_unseen, overwrite=overwrite)
+    probe = getattr(model, "_drift_probe", None)
+    if probe is not None:
+        from ._drift import check_drift
+
+        check_drift(probe, df.frame if isinstance(df, EvalTable) else df, model.score, on_drift=on_drift,
+                    where=where)
+    return out
 
 
 def row_interval_target(model: Calibrator) -> str:

@@ -12,7 +12,7 @@ import os
 from ..exceptions import ModelFileError, OutputError
 
 __all__ = ["save_checked", "load_checked", "checksum", "check_loaded_columns", "check_variance",
-           "check_calibrator_path"]
+           "check_calibrator_path", "save_with_probe"]
 
 
 def checksum(payload: dict) -> str:
@@ -94,6 +94,12 @@ def load_checked(source: str | os.PathLike | dict, fmt: str, version: int, what:
     if expected != payload["checksum"]:
         raise ModelFileError(f"{name}: checksum mismatch, the file was edited or truncated; refit and save it again")
     return payload
+
+
+def save_with_probe(model, path: str | os.PathLike, probe: dict) -> None:
+    """Save a calibrator as its own ``save`` does, with a drift probe (:mod:`xleval.calibration._drift`) under
+    ``probe`` (covered by the checksum). Loaders read only their own keys, so it loads as before."""
+    save_checked({**model.to_dict(), "probe": probe}, path)
 
 
 def check_loaded_columns(by, **columns) -> None:

@@ -47,6 +47,8 @@ _GROUPS: list[tuple[str, str, str]] = [
      "Meta-evaluate many metrics against human scores: WMT's statistics per pair and across pairs."),
     ("ingest", "xleval.cli.ingest:ingest",
      "Read WMT folders, the mt-metrics-eval layout and human ratings (MQM spans, ESA, mixed gold) into a table."),
+    ("judges", "xleval.cli.judges:judges",
+     "LLM judges: agreement between judges (or a judge and a metric) per language."),
     ("check-outputs", "xleval.cli.check_outputs:check_outputs",
      "Flag empty, copied, off-target, truncated outputs; rates per (group, system), effect on each metric."),
 ]

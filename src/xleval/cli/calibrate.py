@@ -27,7 +27,8 @@ from ..calibration import (
     row_interval_target,
     score_signature,
 )
-from ..calibration._persist import check_calibrator_path
+from ..calibration._drift import is_model_signature, make_probe
+from ..calibration._persist import check_calibrator_path, save_with_probe
 from ..calibration._scales import direction_for
 from ..decision import fit_calibration
 from ..exceptions import DataQualityWarning, InputError
@@ -93,6 +94,9 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
               help="LGN: chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last); default: the "
                    "language levels coarser than --by, then pooled. Anchored: pooled (the default) or error.")
 @click.option("--signature", help=SIGNATURE_HELP)
+@click.option("--probe", type=click.IntRange(0, 10_000), default=5,
+              help="A score whose signature names a model (neural metrics, judges): keep N rows per group with their "
+                   "scores in the calibrator, so that `calibrate apply` refuses scores that moved (0: none).")
 @human_scale_option
 @exclude_invalid_option
 @keep_reference_copies_option
@@ -100,7 +104,8 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @format_option
 @scale_options
 def fit(input, score, output, by, method, human, system, human_up, human_range, target, min_count, fallback, signature,
-        human_scale, exclude_invalid, keep_reference_copies, col, fmt, chunk_size, backend, scheduler, workers) -> None:
+        probe, human_scale, exclude_invalid, keep_reference_copies, col, fmt, chunk_size, backend, scheduler,
+        workers) -> None:
     """Fit a calibrator on a table and save it.
 
     INPUT is the calibration table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). With
@@ -154,7 +159,10 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
                               human_range=bounds, strict=strict, commands=decision_commands(input, col), **scale,
                               **common)
         calibrated = fitted.model.transform(frame) if fitted.method == "lgn" else None  # the verification's
-        fitted.model.save(output)
+        if probe and is_model_signature(sig):  # a drift probe (xleval.calibration._drift)
+            save_with_probe(fitted.model, output, make_probe(df, score, by=by_cols, per_group=probe, signature=sig))
+        else:
+            fitted.model.save(output)
     if fitted.decision is not None:
         announce(fitted.decision, fmt)
     notes = [*([copies] if copies else []), *([excluded] if excluded else []), *(str(w.message) for w in caught)]
@@ -240,14 +248,17 @@ def _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes) -> 
               help="Groups the calibrator has not seen: pooled, raw or error (instead of the fitted fallback chain; "
                    "anchored: pooled or error).")
 @click.option("--force", is_flag=True, help="Apply even if the score's metric signature differs from the calibrator's.")
+@click.option("--on-drift", type=click.Choice(["error", "warn", "ignore"]), default="error",
+              help="A calibrator with a drift probe (fitted on a model's scores): refuse, warn or ignore when the "
+                   "probe rows' scores moved since the fit.")
 @click.option("--signature", help=SIGNATURE_HELP)
 @click.option("--human-range", help="Anchored: keep calibrated scores inside LOW,HIGH (e.g. 0,100 for DA) instead of "
                                     "the range declared at fit (if any).")
 @col_option
 @format_option
 @scale_options
-def apply(model_path, input, output, column, overwrite, interval, on_unseen, force, signature, human_range, col, fmt,
-          chunk_size, backend, scheduler, workers) -> None:
+def apply(model_path, input, output, column, overwrite, interval, on_unseen, force, on_drift, signature, human_range,
+          col, fmt, chunk_size, backend, scheduler, workers) -> None:
     """Add the calibrated column and `calibration_source`, keeping every input row and column in order.
 
     MODEL.json is a calibrator written by `calibrate fit`; INPUT is the table to calibrate.
@@ -269,7 +280,7 @@ def apply(model_path, input, output, column, overwrite, interval, on_unseen, for
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = apply_calibrator(model, df, column=column, interval=interval, signature=sig, force=force, where=input,
-                               on_unseen=on_unseen, overwrite=overwrite)
+                               on_unseen=on_unseen, overwrite=overwrite, on_drift=on_drift)
     write_table(out, output, metadata=output_metadata(model, input, column, interval))
     if output == "-":
         return

@@ -184,3 +184,40 @@ def gold(table, output, sources, name, by, col, fmt) -> None:
     scales = gold_scales(out, scale=f"{name}_scale", by=by)
     _write(out, output, fmt, f"mixed gold in {name}: {len(set(scales.values()))} scale(s) over {len(scales)} "
                             f"group(s)")
+
+
+@ingest.command("judge")
+@click.argument("files", nargs=-1, required=True)
+@click.option("-o", "--output", required=True,
+              help="Table to write (.parquet, .tsv, .jsonl, .csv; '-' = TSV on stdout); signatures in its metadata.")
+@click.option("--name", default="judge", show_default=True,
+              help="WMT26 task files: the judge's column name (scores in NAME, error counts in NAME_minor/_major).")
+@click.option("--spans", "spans", metavar="FILE", help="WMT26 task files: write the task1_pred error spans here.")
+@format_option
+def judge(files, output, name, spans, fmt) -> None:
+    """Judge and metric scores produced elsewhere: the WMT25 automatic scores (a folder of <system>.jsonl[.gz],
+    per-document lists of per-segment scores per metric) or WMT26 task files (task1_pred spans, task2_pred
+    scores) -> one row per segment and system, a column per metric, signatures stating the source."""
+    from ..io import write_table
+    from ..io._judges import read_judge_scores
+
+    check_outputs({"--output": output, **({"--spans": spans} if spans else {})}, list(files), stdout=["--output"])
+    result = read_judge_scores(list(files), name=name)
+    if spans is not None:
+        if result.spans is None:
+            from ..exceptions import InputError
+
+            raise InputError(f"--spans {spans}: the WMT25 automatic scores hold no error spans; --spans is for "
+                             "WMT26 task files (task1_pred)")
+        write_table(result.spans, spans)
+    write_table(result.frame, output, metadata=result.metadata())
+    df = result.frame
+    summary: dict[str, Any] = {"output": output, "rows": len(df), "layout": result.layout,
+                               "lps": sorted(df["lp_wmt"].unique().tolist()),
+                               "systems": int(df[["lp_wmt", "system"]].drop_duplicates().shape[0]),
+                               "signatures": result.signatures}
+    if fmt == "json" and output != "-":
+        emit_json(summary)
+    else:
+        err_console.print(f"wrote {len(df)} rows ({result.layout}: {len(summary['lps'])} language pair(s), "
+                          f"{summary['systems']} system outputs, columns {', '.join(result.signatures)}) to {output}")

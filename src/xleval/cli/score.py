@@ -84,7 +84,8 @@ _ORDER = click.IntRange(0, 32)
               help="Plain-text reference file (repeat for several). sacrebleu's order also works: REF... -i HYP.")
 @click.option("-m", "--metric", "--metrics", "metric", multiple=True,
               help="bleu, chrf, chrf++, ter, comet:PATH, bertscore:PATH, embed:PATH, metricx:PATH (MetricX-23/24; "
-                   "lower is better) (comma- or space-separated; "
+                   "lower is better), judge:PATH or judge:http://HOST:PORT/v1#MODEL (an LLM judge) (comma- or "
+                   "space-separated; "
                    "default bleu,chrf for tables; bleu for plain files, as sacrebleu).")
 @click.option("-o", "--output", help="Write the table with score columns here (signatures in its metadata; '-' = "
               "TSV on stdout, without them).")
@@ -161,6 +162,19 @@ _ORDER = click.IntRange(0, 32)
 @click.option("--metricx-tokenizer", metavar="DIR", help="metricx: local mT5 tokenizer (google/mt5-xl), when the "
               "checkpoint holds none.")
 @click.option("--progress", is_flag=True, help="Neural metrics: the model's own progress bar.")
+@click.option("--judge-prompt", type=click.Choice(["esa", "mqm", "da"]),
+              help="judge:SPEC: the GEMBA prompt set (esa: spans then a 0-100 score; mqm: spans, score -25..0; "
+                   "da: a 0-100 score). Default esa.")
+@click.option("--judge-max-tokens", "judge_max_new_tokens", type=click.IntRange(1, 100_000),
+              help="judge:SPEC: answer length bound (default 512 for error lists, 32 for scores).")
+@click.option("--judge-concurrency", type=click.IntRange(1, 1024), help="judge:URL: requests in flight (4).")
+@click.option("--judge-timeout", type=FiniteFloat(0), help="judge:URL: seconds per request (120).")
+@click.option("--judge-retries", type=click.IntRange(0, 100), help="judge:URL: retries after a timeout, 429 or 5xx "
+              "(3), with exponential backoff.")
+@click.option("--judge-key-env", "judge_api_key_env", metavar="VAR",
+              help="judge:URL: environment variable holding the API key (OPENAI_API_KEY); the key is never written.")
+@click.option("--dry-run", is_flag=True, help="judge:SPEC: show the rendered prompts and the number of requests; "
+              "send nothing.")
 @col_option
 @click.option("--chunk-size", type=click.IntRange(1),
               help="Stream INPUT in batches of N rows into -o (bounded memory); "
@@ -173,8 +187,9 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
           chrf_char_order, chrf_word_order, chrf_beta, chrf_whitespace, chrf_lowercase, chrf_eps_smoothing,
           ter_case_sensitive, ter_asian_support, ter_no_punct, ter_normalized, confidence, confidence_n, paired_bs,
           paired_ar, paired_bs_n, paired_ar_n, seed, baseline, score_only, width, fmt, batch_size, device, precision,
-          score_cache, error_spans, metricx_variant, metricx_tokenizer, progress, col, chunk_size, backend, workers,
-          scheduler, num_refs, encoding, sentence_level, paired_jobs,
+          score_cache, error_spans, metricx_variant, metricx_tokenizer, progress, judge_prompt, judge_max_new_tokens,
+          judge_concurrency, judge_timeout, judge_retries, judge_api_key_env, dry_run, col, chunk_size, backend,
+          workers, scheduler, num_refs, encoding, sentence_level, paired_jobs,
           short, quiet, no_color, test_set, echo, download, list_, citation, origlang, subset, detail) -> None:
     """Score segments with BLEU, chrF, TER or neural metrics (sacrebleu-exact).
 
@@ -217,8 +232,24 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
         "ter_normalized": ter_normalized or None, "neural_batch_size": batch_size, "neural_device": device,
         "neural_precision": precision, "neural_progress": progress or None, "neural_cache": score_cache,
         "metricx_variant": metricx_variant, "metricx_tokenizer_path": metricx_tokenizer,
+        "judge_prompt": judge_prompt, "judge_max_new_tokens": judge_max_new_tokens,
+        "judge_concurrency": judge_concurrency, "judge_timeout": judge_timeout, "judge_retries": judge_retries,
+        "judge_api_key_env": judge_api_key_env,
     }
     options = {s: metric_options(s, settings) for s in specs}
+    judges = [s for s in specs if s.split(":")[0].lower() == "judge"]
+    if len(judges) > 1:  # one column each: gemba_esa_<model>
+        import re
+
+        for spec in judges:
+            target = spec.split(":", 1)[1]
+            model = target.rsplit("#", 1)[1] if "#" in target else os.path.basename(os.path.normpath(target))
+            slug = re.sub(r"[^A-Za-z0-9.+-]+", "-", model).strip("-") or "judge"
+            options[spec]["column"] = f"gemba_{judge_prompt or 'esa'}_{slug}"
+        names = [options[spec]["column"] for spec in judges]
+        if len(set(names)) < len(names):
+            raise InputError(f"--metric: the judges {', '.join(judges)} would share a column ({names[0]}); give "
+                             "their model folders or served models distinct names")
     neural = [s for s in specs if ":" in s]
     if score_cache is not None and len(neural) > 1 and not os.path.isdir(score_cache):
         raise InputError(f"--cache {score_cache}: a cache file holds the scores of one metric, and {len(neural)} "
@@ -255,6 +286,8 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
     if error_spans is not None and (chunk_size is not None or backend != "local" or test or output is None):
         raise InputError("--error-spans adds columns to a scored table: give -o OUTPUT, without --chunk-size, "
                          "--backend or a paired test")
+    if dry_run:
+        return _dry_run(inputs[0], col, specs, options, fmt)
     if chunk_size is not None or backend != "local":
         if test or confidence:
             raise InputError("paired tests and intervals need every row in memory; drop --chunk-size")
@@ -271,8 +304,9 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
     if resampling["confidence"]:
         raise InputError("--confidence is for plain files (-i HYP.txt); for a table use --paired-bs, which gives "
                          "each system's interval per language pair")
+    judges = [spec for spec in specs if spec.split(":")[0].lower() == "judge"]
     if output is not None and not corpus and not resampling["test"] and _parquet(path) and _parquet(output) \
-            and error_spans is None:
+            and error_spans is None and not judges:
         from ..io import read_arrow_table
 
         # Parquet in, Parquet out, nothing printed from the rows: scored as an Arrow table, no pandas
@@ -293,16 +327,19 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
             scored = _score(df, specs, options)
             write_table(scored.frame, output, metadata=scored.metadata())
         return _render_comparisons(results, width, fmt)
-    spans = _error_spans(df, specs, options) if error_spans is not None else None
+    spans = _error_spans(df, specs, options) if error_spans is not None and len(judges) < len(specs) else None
     scored = _score(df, specs, options)
+    if judges:
+        spans = _judge_details(df, scored, spans, error_spans is not None)
     if output is not None:
         frame = scored.frame
         if spans is not None:
             frame = frame.assign(**{c: spans[0][c].to_numpy() for c in spans[0].columns})
-            write_table(spans[1], error_spans)
+            if error_spans is not None:
+                write_table(spans[1], error_spans)
         write_table(frame, output, metadata=scored.metadata())
         err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}"
-                          + (f"; {len(spans[1])} error spans to {error_spans}" if spans is not None else ""))
+                          + (f"; {len(spans[1])} error spans to {error_spans}" if error_spans and spans else ""))
     if corpus or output is None:
         from ..metrics import corpus_table
 
@@ -336,9 +373,73 @@ def _error_spans(df, specs, options):
 
     comets = [spec for spec in specs if spec.split(":")[0].lower() == "comet"]
     if not comets:
-        raise InputError("--error-spans needs a comet:PATH metric of an XCOMET model (-m comet:PATH)")
+        if any(spec.split(":")[0].lower() == "judge" for spec in specs):
+            return None
+        raise InputError("--error-spans needs a comet:PATH metric of an XCOMET model (-m comet:PATH) or a "
+                         "judge:SPEC with --judge-prompt esa or mqm")
     tables = [error_span_tables(df, get_metric(spec, level="sentence", **options[spec])) for spec in comets]
     return pd.concat([t[0] for t in tables], axis=1), pd.concat([t[1] for t in tables], ignore_index=True)
+
+
+def _judge_details(df, scored, spans, with_spans: bool):
+    """Each judge column's reasons (COLUMN_failure) and, for error-span prompts, counts per severity and the span
+    rows, added to the COMET spans (if any); the count of unread answers is said on stderr."""
+    import pandas as pd
+
+    from ..metrics._judge import Judge, judge_tables
+
+    columns, tables = ([spans[0]], [spans[1]]) if spans is not None else ([], [])
+    for column, metrics in scored.metrics.items():
+        if not isinstance(next(iter(metrics.values())), Judge):
+            continue
+        counts, table = judge_tables(df, scored, column)
+        failed = int((counts[f"{column}_failure"] != "").sum())
+        if failed:
+            say("note", f"{column}: {failed} of {len(df)} answers could not be read; their scores are missing and "
+                        f"the reason is in column {column}_failure", style="yellow")
+        columns.append(counts)
+        tables.append(table)
+    return pd.concat(columns, axis=1), (pd.concat(tables, ignore_index=True) if with_spans else tables[0].iloc[:0])
+
+
+def _dry_run(path, col, specs, options, fmt) -> None:
+    """Render the judges' prompts for the table and count the requests; nothing is sent."""
+    from ..exceptions import InputError
+    from ..io import parse_column_mapping, read_table
+    from ..metrics._frame import _build, _groups, _lang_pairs, _Table
+    from ..metrics._judge import Judge
+
+    judges = [spec for spec in specs if spec.split(":")[0].lower() == "judge"]
+    if not judges:
+        raise InputError("--dry-run shows what a judge:SPEC metric would send; name one with -m judge:SPEC")
+    df = read_table(path, columns=parse_column_mapping(col), required=["hypothesis", "source"])
+    table = _Table(df)
+    pairs = _lang_pairs(table)
+    out = []
+    for spec in judges:
+        groups, inverse = _groups(spec, options[spec], None, len(df), pairs)
+        total = cached = 0
+        examples: list = []
+        for g, label in enumerate(groups):
+            rows = df[inverse == g]
+            metric = _build(spec, options[spec], str(label), None, "sentence")
+            assert isinstance(metric, Judge)
+            refs = [rows["reference"].astype(str).tolist()] if metric.use_refs else None
+            plan = metric.plan(rows["hypothesis"].astype(str).tolist(), refs, rows["source"].astype(str).tolist())
+            total, cached = total + plan.requests, cached + plan.cached
+            examples.extend(plan.prompts[:1])
+        out.append({"metric": spec, "rows": len(df), "requests": total, "cached": cached, "prompts": examples})
+    if fmt == "json":
+        emit_json(out)
+        return
+    for item in out:
+        for k, messages in enumerate(item["prompts"]):
+            click.echo(f"--- {item['metric']}: prompt {k + 1} of {len(item['prompts'])} (first row of each language "
+                       "pair)")
+            for m in messages:
+                click.echo(f"[{m['role']}]\n{m['content']}")
+        click.echo(f"{item['metric']}: {item['rows']} rows, {item['requests']} request(s) to send, {item['cached']} "
+                   "answer(s) already cached")
 
 
 def _plain_text(path) -> bool:

@@ -296,8 +296,24 @@ def _checked(table: _Table, sources: bool = True):
     return hyps, refs, srcs, _tgt_langs(table)
 
 
-def _groups(spec: str, options: Mapping[str, Any], tgt: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row groups of one metric: target languages for BLEU without an explicit tokenizer, else one."""
+def _lang_pairs(table: _Table) -> np.ndarray | None:
+    """``src<TAB>tgt`` normalised language pair of each row (a judge's prompts name both languages)."""
+    present = [c for c in ("lp", "src_lang", "tgt_lang") if c in table.columns]
+    if "lp" not in present and len(present) < 2:
+        return None
+    from xleval.io import add_language_columns
+
+    langs = add_language_columns(table.pandas(present))
+    return (langs["src_lang"].astype(str) + "\t" + langs["tgt_lang"].astype(str)).to_numpy()
+
+
+def _groups(spec: str, options: Mapping[str, Any], tgt: np.ndarray | None, n: int,
+            pairs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Row groups of one metric: target languages for BLEU without an explicit tokenizer, language pairs for a
+    judge, else one."""
+    if spec.split(":")[0].lower() == "judge" and pairs is not None:
+        groups, inverse = np.unique(pairs, return_inverse=True)
+        return groups, inverse.astype(np.int64)
     if spec.split(":")[0].lower() == "bleu" and "tokenize" not in options and tgt is not None:
         groups, inverse = np.unique(tgt, return_inverse=True)
         return groups, inverse.astype(np.int64)
@@ -309,6 +325,9 @@ def _build(spec: str, options: Mapping[str, Any], group: str, nrefs: int | str |
     kind = spec.split(":")[0].lower()
     if nrefs is not None and kind in ("bleu", "chrf", "chrf++", "ter"):
         opts.setdefault("nrefs", nrefs)
+    if group != "*" and kind == "judge":
+        src_lang, tgt_lang = group.split("\t")
+        return get_metric(spec, level=level, src_lang=src_lang, tgt_lang=tgt_lang, **opts)
     if group != "*":
         return get_metric(spec, level=level, tokenize=None, tgt_lang=group, **opts)
     return get_metric(spec, level=level, **opts)
@@ -354,9 +373,10 @@ def score_frame(
     parts: dict[str, dict] = {key: {} for key in ("signatures", "signatures_by_group", "stats", "metrics",
                                                    "group_of_row", "corpus_metrics", "corpus_signatures")}
     columns: dict[str, np.ndarray] = {}
+    pairs = _lang_pairs(table) if any(s.split(":")[0].lower() == "judge" for s in metrics) else None
     for spec in metrics:
         opts = options.get(spec, {})
-        groups, inverse = _groups(spec, opts, tgt, n)
+        groups, inverse = _groups(spec, opts, tgt, n, pairs)
         rows_of = [np.arange(n)] if len(groups) == 1 else [np.flatnonzero(inverse == i) for i in range(len(groups))]
         seg_metrics, corpus_metrics = {}, {}
         for g, rows in zip(groups, rows_of, strict=True):
@@ -364,7 +384,7 @@ def score_frame(
             seg_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "sentence")
             corpus_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "corpus")
         first = next(iter(seg_metrics.values()))
-        column = spec.split(":")[0] if spec.lower().startswith(_NEURAL) else first.name
+        column = spec.split(":")[0] if spec.lower().startswith(_NEURAL) else getattr(first, "column", first.name)
         if whole_refs and all(hasattr(m, "_pool_stats") for m in seg_metrics.values()):
             if pool is None:
                 pool = _arrow_pool(table) if arrow_texts else None

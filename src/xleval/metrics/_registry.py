@@ -44,6 +44,8 @@ _CHRF_OPTS = ("char_order", "word_order", "beta", "lowercase", "whitespace", "ep
 _TER_OPTS = ("normalized", "no_punct", "asian_support", "case_sensitive")
 _NEURAL_OPTS = ("batch_size", "device", "precision", "progress", "cache")
 _METRICX_OPTS = (*_NEURAL_OPTS, "variant", "tokenizer_path", "max_length")
+_JUDGE_OPTS = (*_NEURAL_OPTS, "prompt", "use_refs", "column", "max_new_tokens", "concurrency", "timeout", "retries",
+               "backoff", "api_key_env")
 
 METRICS: dict[str, _Entry] = {
     "bleu": _Entry("xleval.metrics._bleu:BLEU", prefix="bleu", options=_BLEU_OPTS,
@@ -56,6 +58,8 @@ METRICS: dict[str, _Entry] = {
     "embed": _Entry("xleval.metrics._embed:EmbeddingCosine", takes_arg=True, prefix="neural", options=_NEURAL_OPTS),
     "metricx": _Entry("xleval.metrics._metricx:MetricX", takes_arg=True, prefix=("neural", "metricx"),
                       options=_METRICX_OPTS),
+    # judge:PATH (a local causal LM) or judge:http://HOST:PORT/v1#MODEL (an OpenAI-compatible server)
+    "judge": _Entry("xleval.metrics._judge:Judge", takes_arg=True, prefix=("neural", "judge"), options=_JUDGE_OPTS),
 }
 
 
@@ -72,6 +76,9 @@ def _entry(spec: str) -> tuple[str, str, str, _Entry]:
     if entry is None:
         raise InputError(f"unknown metric {spec!r}; choose from {', '.join(available_metrics())}")
     if entry.takes_arg and not arg:
+        if kind.lower() == "judge":
+            raise InputError("metric 'judge' needs a local model folder or a server: use 'judge:PATH' or "
+                             "'judge:http://HOST:PORT/v1#MODEL'")
         raise InputError(f"metric {kind!r} needs a local model path: use '{kind}:PATH'")
     if not entry.takes_arg and sep:
         raise InputError(f"metric {kind!r} takes no ':' argument (got {spec!r})")

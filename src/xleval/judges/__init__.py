@@ -1,0 +1,14 @@
+"""LLM judges in the analyses: how much two or more judges (or a judge and a metric) agree, language by language.
+
+Scoring with a judge is :class:`Judge` (``xleval score -m judge:SPEC``, or ``get_metric("judge:SPEC")``); judge
+scores produced elsewhere are read by :func:`read_judge_scores` (``xleval ingest judge``). Calibrating a judge per
+language is the ordinary calibration of a score column: nothing here is judge-specific but the question.
+See docs/judges.md.
+"""
+from xleval.io._judges import JudgeScores, read_judge_scores
+from xleval.metrics._judge import JUDGE_PROMPTS, Judge, JudgePlan, JudgeResult, judge_tables
+
+from ._agree import JudgeAgreement, judge_agreement
+
+__all__ = ["Judge", "JudgeResult", "JudgePlan", "JUDGE_PROMPTS", "judge_tables", "JudgeScores", "read_judge_scores",
+           "JudgeAgreement", "judge_agreement"]
