@@ -61,6 +61,9 @@ __all__ = ["DataSummary", "MTAnalysis", "summarize_data", "analyze_mt", "build_m
 
 logger = logging.getLogger(__name__)
 
+#: the report says which cells differ for boards of up to this many (group, system) cells (n^2/2 pairs)
+PAIRS_UP_TO = 400
+
 
 @dataclass(frozen=True, eq=False)
 class DataSummary(Result):
@@ -103,7 +106,9 @@ class MTAnalysis(Result):
     ``board``: the leaderboard; ``verification``: per-group mean/std before and after; ``diagnosis``:
     bias before/after, in-sample agreement with humans, validity checks; ``fits``: per-group
     least-squares line of the human score on the segment score (None without human scores);
-    ``warnings``: warnings raised while computing; ``headline``: sentences to lead the summary with.
+    ``warnings``: warnings raised while computing; ``headline``: sentences to lead the summary with;
+    ``pairs``: which (group, system) cells differ (:meth:`xleval.leaderboard.Leaderboard.pairs`, from the
+    board's joint draws; anchored calibration only, where the calibrated scale is the human one).
     """
 
     frame: pd.DataFrame
@@ -124,6 +129,7 @@ class MTAnalysis(Result):
     warnings: tuple[str, ...] = ()
     headline: tuple[str, ...] = ()
     meta: dict = field(default_factory=dict)
+    pairs: Any = None  # CellPairs of an anchored board (which cells differ), None otherwise or past PAIRS_UP_TO cells
 
 
 def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: str | None = None,
@@ -192,9 +198,12 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     verification = calibration_summary(frame[score], frame[calibrated], frame[by])
     meta = {"signature": signature or getattr(model, "signature_", None), "rows": len(frame),
             "random_state": random_state}
+    pairs = None
+    if board.draws is not None and calibration.is_anchored and len(board.rows) <= PAIRS_UP_TO:
+        pairs = board.pairs()
     return MTAnalysis(frame, score, calibrated, by, human, system, summarize_data(frame, score, by, human, system),
                       scores, rec, calibration, board, verification, diagnosis, fits, model is None, messages,
-                      tuple(headline), meta)
+                      tuple(headline), meta, pairs)
 
 
 def _calibrate_rows(frame: pd.DataFrame, score: str, by: str, calibration: SystemCalibration) -> np.ndarray:
@@ -243,7 +252,10 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
                               applied=_applied(a))
     alerts = check_alerts(a.recommendation, a.diagnosis, calibration_method=_kind(a), board=a.board)
     messages = list(a.warnings) + list(a.calibration.notes)
-    sections = [summary, leaderboard_section(a.board), warnings_section(messages, checks=alerts)]
+    sections = [summary, leaderboard_section(a.board)]
+    if a.pairs is not None:
+        sections.append(_pairs_section(a))
+    sections.append(warnings_section(messages, checks=alerts))
     if a.human is not None and a.fits is not None:
         sections.append(_human_section(a, image_format))
     sections += [_distribution_section(a, image_format),
@@ -264,6 +276,11 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
              ("human", a.human or "none"), ("calibration", _applied(a)),
              ("signature", a.meta.get("signature") or "not recorded"), ("random_state", a.meta.get("random_state")))
     report_summary = verdict(a.recommendation, a.board, score=a.score, headline=lead)
+    if a.pairs is not None:  # which cells the labels tell apart, across groups and within
+        told = a.pairs.declared()
+        report_summary = {**report_summary, "which_cells_differ": {
+            "level": a.pairs.level, "across": told["across"], "within": told["within"],
+            "summary": a.pairs.summary()}}
     return Report(title or f"xleval report: {a.score} by {a.group}", tuple(sections), facts, report_summary,
                   tuple(a.board.to_dict()["rows"]))
 
@@ -396,3 +413,26 @@ def _data_section(a: MTAnalysis) -> Section:
         facts[f"rows with a human score ({a.human})"] = s.n_human
     return generic_section("Data summary", facts={k: v for k, v in facts.items() if v is not None},
                            tables=[("Rows per group", s.groups)], id="data")
+
+
+def _pairs_section(a: MTAnalysis) -> Section:
+    """Which (group, system) cells differ: the share of pairs the intervals decide, across groups and within,
+    and one line per pair of groups (the leaderboard's joint draws; ``xleval leaderboard --pairs FILE``
+    writes every pair)."""
+    pairs = a.pairs
+    told = pairs.declared()
+    t = pairs.table
+    across = t[t["scope"] == "across"]
+    n_across, n_told = len(across), int((across["verdict"] != "cannot tell").sum())
+    level = f"{pairs.level:.0%}"
+    lead = (f"Of the {n_across} pairs of cells from different groups, {n_told} ({told['across']:.0%}) are told apart: "
+            f"the {level} interval of their calibrated difference excludes 0 (offsets, slope, each cell's deviation "
+            "from the line and test-set sampling drawn jointly, so one group's offset error cancels within the group "
+            "and counts once across groups). The rest say \"cannot tell\": the labels do not settle them."
+            if n_across else "One group: every pair is within it.")
+    within = f"Within groups, {told['within']:.0%} of the pairs are told apart." if told["within"] == told["within"] \
+        else ""
+    rows = [{"which cells differ": line} for line in pairs.summary()]
+    return generic_section("Which cells differ", paragraphs=[lead, within] if within else [lead],
+                           tables=[("Per pair of groups (the clearest differences named)", rows)], id="pairs")
+

@@ -1,0 +1,61 @@
+"""The report says which cells differ (issue 33, item 2): from the leaderboard's joint draws, the share of
+cross-group pairs of (group, system) cells the intervals decide, within groups too, and a line per pair of
+groups; the same numbers as ``Leaderboard.pairs()`` and ``xleval leaderboard --pairs``."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from xleval.report import analyze_mt, build_mt_report, render_html
+
+
+def _table(seed: int = 0) -> pd.DataFrame:
+    """Three pairs whose true levels differ by 10 human points, the metric blind to it; 30 labels per pair."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for lp, level in (("en-de", -10.0), ("en-ja", 0.0), ("en-zh", 10.0)):
+        for s in range(5):
+            q = rng.normal(size=40)
+            human = 70 + level + 2 * s + 4 * q + rng.normal(0, 3, 40)
+            rows.append(pd.DataFrame({"lp": lp, "system": f"s{s}", "seg_id": np.arange(40),
+                                      "metric": 50 + 2 * s + 4 * q + rng.normal(0, 2, 40), "human": human}))
+    frame = pd.concat(rows, ignore_index=True)
+    keep = np.zeros(len(frame), bool)
+    keep[rng.choice(len(frame), 90, replace=False)] = True
+    return frame.assign(human=frame["human"].where(keep))
+
+
+def test_the_report_states_which_cells_differ_from_the_boards_draws():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analysis = analyze_mt(_table(), "metric", human="human", method="anchored", n_resamples=200)
+    assert analysis.pairs is not None
+    again = analysis.board.pairs()
+    assert again.table.equals(analysis.pairs.table)  # the same draws, the same verdicts
+    told = again.declared()
+    t = again.table
+    across = t[t["scope"] == "across"]
+    assert len(across) == 3 * 5 * 5  # 3 pairs of groups x 5 x 5 systems
+    # most cross-pair orders of cells 10 human points apart are decided, and each is the true order
+    decided = across[across["verdict"] != "cannot tell"]
+    assert told["across"] == len(decided) / len(across) > 0.3
+    level = {"en-de": -10, "en-ja": 0, "en-zh": 10}
+    truth = [level[a] + 2 * int(x[1:]) > level[b] + 2 * int(y[1:])
+             for a, x, b, y in decided[["group_a", "system_a", "group_b", "system_b"]].itertuples(index=False)]
+    said = (decided["verdict"] == "A better").to_list()
+    assert np.mean(np.array(truth) == np.array(said)) >= 0.95
+    report = build_mt_report(analysis)
+    assert report.summary["which_cells_differ"]["across"] == told["across"]
+    section = next(s for s in report.sections if s.id == "pairs")
+    assert f"{len(decided)} ({told['across']:.0%}) are told apart" in section.paragraphs[0]
+    assert "Which cells differ" in render_html(report)
+
+
+def test_no_pairs_where_the_calibrated_scale_is_not_the_human_one():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analysis = analyze_mt(_table(), "metric", human="human", method="lgn", n_resamples=100)
+    assert analysis.pairs is None
+    assert all(s.id != "pairs" for s in build_mt_report(analysis).sections)
