@@ -394,6 +394,11 @@ def _calibration_section(a: MTAnalysis) -> Section:
     facts = {"method": cal.description, "calibrated scale": cal.scale,
              "sd of group means (segments), raw": a.verification.sd_of_means_before,
              "sd of group means (segments), calibrated": a.verification.sd_of_means_after}
+    weight = _lgn_weight(cal.model)
+    if weight is not None:  # what the labels say between the two structural priors of the offsets
+        facts["weight of LGN's equal levels in the offsets' prior"] = (
+            f"{weight:.2f} (0: the raw scale's common offset; 1: every group at the same true level; "
+            "read from the labels, docs/calibration.md)")
     tables = []
     if cal.model is not None:
         tables.append(("Per-group parameters of the calibration map", cal.model.group_table()))
@@ -435,4 +440,12 @@ def _pairs_section(a: MTAnalysis) -> Section:
     rows = [{"which cells differ": line} for line in pairs.summary()]
     return generic_section("Which cells differ", paragraphs=[lead, within] if within else [lead],
                            tables=[("Per pair of groups (the clearest differences named)", rows)], id="pairs")
+
+
+def _lgn_weight(model: Any) -> float | None:
+    """The mixed prior's weight on LGN's equal levels of a fitted anchored calibrator, or None."""
+    if model is None or getattr(model, "kind", None) != "anchored" or getattr(model, "prior", None) != "mixed":
+        return None
+    weight = float(model.describe().get("lgn_weight", float("nan")))
+    return weight if np.isfinite(weight) else None
 
