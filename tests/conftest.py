@@ -32,6 +32,11 @@ from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 
+# pytest-xdist's workers run with COLUMNS=80 set by the runner; the CLI's piped output follows COLUMNS
+# (issue 34: a pipe at a sane width), so without this the in-process runs would be 80 columns wide under
+# `-n 2` and 160 without it. Tests that need a width set COLUMNS themselves (tests/test_width80.py).
+os.environ.pop("COLUMNS", None)
+
 # CI must be reproducible: property tests draw the same examples on every run there (locally they
 # keep exploring new ones; a failure found locally is replayed from hypothesis' example database).
 settings.register_profile("ci", derandomize=True, print_blob=True)

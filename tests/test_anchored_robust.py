@@ -283,7 +283,7 @@ def test_the_never_released_format_2_is_refused(tmp_path):
     path = tmp_path / "v2.json"
     path.write_text(json.dumps(payload))
     for load in (AnchoredCalibrator.load, load_calibrator):
-        with pytest.raises(ModelFileError, match="format version 2, this xleval reads version 3; refit it"):
+        with pytest.raises(ModelFileError, match="format version 2, this xleval reads version 4; refit it"):
             load(path)
 
 

@@ -38,7 +38,8 @@ def _saved(method: str) -> tuple[bytes, LGN]:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the 8-row group is shrunk on purpose (its statistics are saved too)
-            model = LGN(method=method, score="score", target=(80, 10)).fit(_frame(), signature="bleu|tok:13a")
+            model = LGN(by="tgt_lang", method=method, score="score", target=(80, 10)).fit(
+                _frame(), signature="bleu|tok:13a")
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "m.json"
             model.save(path)

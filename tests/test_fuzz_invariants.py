@@ -34,7 +34,8 @@ def _fit(df, **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # small/degenerate groups are the point of random tables
         try:
-            return LGN(score="score", fallback=["pooled"], min_count=5, **params).fit(prepare_frame(df, ["tgt_lang"]))
+            return LGN(by="tgt_lang", score="score", fallback=["pooled"], min_count=5, **params).fit(
+                prepare_frame(df, ["tgt_lang"]))
         except InputError as exc:
             assert "usable spread" in str(exc)  # noqa: PT017 - random tables: a fit or this one refusal
             return None
@@ -65,7 +66,7 @@ def test_chunked_fit_equals_one_pass(method, df, cuts):
         return
     frame = prepare_frame(df, ["tgt_lang"])
     bounds = sorted({0, len(df), *(c % (len(df) + 1) for c in cuts)})
-    chunked = LGN(score="score", fallback=["pooled"], min_count=5, method=method)
+    chunked = LGN(by="tgt_lang", score="score", fallback=["pooled"], min_count=5, method=method)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for a, b in itertools.pairwise(bounds):

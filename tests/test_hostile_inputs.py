@@ -147,7 +147,7 @@ def test_an_lp_agreeing_with_src_and_tgt_is_kept_and_a_contradicting_one_refused
 # numbers ----------------------------------------------------------------------------------------------------
 def test_a_spread_that_overflows_is_refused_not_calibrated_to_zeros():
     df = pd.DataFrame({"lp": ["en-de"] * 4 + ["en-fr"] * 4, "score": [1e308, -1e308, 1e308, -1e308, 1, 2, 3, 4]})
-    with pytest.raises(InputError, match="group 'de': the spread of its scores overflows"):
+    with pytest.raises(InputError, match="group 'en-de': the spread of its scores overflows"):
         LGN(score="score", min_count=1).fit(prepare_frame(df, ["tgt_lang"]))
 
 

@@ -89,7 +89,7 @@ def test_cli_agree(tmp_path, cli):
 
 
 def test_wmt25_judges_per_language(data_root):
-    from xleval.io._judges import read_judge_scores
+    from xleval.judges._ingest import read_judge_scores
 
     df = read_judge_scores(data_root / "wmt25-autoscores").frame
     result = judge_agreement(df, ["GEMBA-ESA-CMDA", "GEMBA-ESA-GPT4.1"])

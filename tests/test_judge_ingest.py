@@ -10,7 +10,7 @@ import pytest
 
 from xleval.exceptions import InputError
 from xleval.io import read_table, read_table_metadata
-from xleval.io._judges import read_judge_scores
+from xleval.judges._ingest import read_judge_scores
 
 METRICS = ["CometKiwi-XL", "GEMBA-ESA-CMDA", "GEMBA-ESA-GPT4.1", "MetricX-24-Hybrid-XL", "XCOMET-XL", "chrF++"]
 

@@ -45,7 +45,7 @@ FLOORS: tuple[frozenset[str], ...] = tuple(frozenset(f) for f in (
     {"calibration"},
     {"diagnostics"},
     {"decision"},
-    {"leaderboard", "meta", "fairness", "intrinsic", "audit", "output_checks", "scale"},
+    {"leaderboard", "meta", "fairness", "intrinsic", "audit", "output_checks", "scale", "judges"},
     {"report"},
     {"demo"},
     {"cli"},

@@ -176,7 +176,7 @@ def test_recommendation_where_language_pairs_differ_in_quality(wmt21_segments):
     assert any("violated at system level" in r for r in rec.reasons)
     lgn = rec.evaluation.variant("lgn").minus_raw
     assert lgn.ci_high < 0  # out of fold, LGN orders cross-pair system pairs worse than raw
-    assert rec.budget is not None and list(rec.budget["labels_per_group"]) == [25, 50, 100, 200]
+    assert rec.budget_curve is not None and list(rec.budget_curve["labels_per_group"]) == [25, 50, 100, 200]
     assert len(board.rows) == rows.groupby(["lp", "system"]).ngroups == 100
     assert board.calibration["method"] == "anchored"
 

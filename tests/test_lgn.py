@@ -34,7 +34,7 @@ def _table(n=4000, seed=0, langs=("de", "fr", "zh", "ja", "fi")):
 def test_seed_formula_and_target_80_10():
     """The seed's reference: per-language mean and np.std (ddof=0), then * 10 + 80 (section 2.2, step 4)."""
     df = _table()
-    lgn = LGN(target=(80, 10)).fit(df)
+    lgn = LGN(by="tgt_lang", target=(80, 10)).fit(df)
     calibrated = lgn.transform(df)
     stats = df.groupby("tgt_lang")["score"].agg(mu="mean", sigma=lambda s: np.std(s.to_numpy()))
     expected = (df["score"] - df["tgt_lang"].map(stats["mu"])) / df["tgt_lang"].map(stats["sigma"]) * 10 + 80
@@ -86,8 +86,8 @@ def test_shuffled_batches_equal_fit_for_every_method():
     df = _table(n=2000, seed=3)
     perm = np.random.default_rng(0).permutation(len(df))
     for method in ("zscore", "robust", "quantile"):
-        one = LGN(method=method).fit(df)
-        online = LGN(method=method)
+        one = LGN(by="tgt_lang", method=method).fit(df)
+        online = LGN(by="tgt_lang", method=method)
         for batch in np.array_split(perm, 9):
             online.partial_fit(df.iloc[batch])
         np.testing.assert_allclose(online.transform(df), one.transform(df), rtol=1e-12, atol=1e-12)
@@ -99,7 +99,7 @@ def test_shuffled_batches_equal_fit_for_every_method():
 def test_order_preserving_within_group(values, method):
     x = np.asarray(values)
     df = pd.DataFrame({"tgt_lang": np.where(np.arange(len(x)) % 2 == 0, "de", "zh"), "score": x})
-    model = LGN(method=method, min_count=10).fit(df)
+    model = LGN(by="tgt_lang", method=method, min_count=10).fit(df)
     probe = pd.DataFrame({"tgt_lang": "de", "score": np.sort(np.r_[x, x.min() - 5, x.max() + 5, x + 0.37])})
     out = model.transform(probe)
     # distinct inputs are at least 1e-6 apart (well above float rounding of the map)
@@ -109,7 +109,7 @@ def test_order_preserving_within_group(values, method):
 @pytest.mark.parametrize("method", ["zscore", "robust", "quantile"])
 def test_inverse_transform_round_trips(method):
     df = _table(n=1500, seed=4)
-    model = LGN(method=method, target=(80, 10)).fit(df)
+    model = LGN(by="tgt_lang", method=method, target=(80, 10)).fit(df)
     out = model.transform(df)
     back = model.inverse_transform(df.assign(score=out))
     np.testing.assert_allclose(back, df["score"], rtol=1e-9, atol=1e-9)
@@ -140,7 +140,7 @@ def test_save_load_is_bit_identical_and_tamper_is_refused(tmp_path):
 
 def test_signature_mismatch_refused_unless_forced():
     df = _table(n=500)
-    model = LGN().fit(df, signature="bleu|tok:13a")
+    model = LGN(by="tgt_lang").fit(df, signature="bleu|tok:13a")
     with pytest.raises(SignatureMismatchError):
         model.transform(df, signature="bleu|tok:zh")
     forced = model.transform(df, signature="bleu|tok:zh", force=True)
@@ -149,7 +149,7 @@ def test_signature_mismatch_refused_unless_forced():
 
 def test_not_fitted():
     with pytest.raises(NotFittedError):
-        LGN().transform(_table(n=10))
+        LGN(by="tgt_lang").transform(_table(n=10))
 
 
 def test_small_groups_are_shrunk_toward_the_others():
@@ -158,7 +158,7 @@ def test_small_groups_are_shrunk_toward_the_others():
     small = pd.DataFrame({"tgt_lang": ["sw"] * 8, "score": rng.normal(10, 1, 8)})
     df = pd.concat([big, small], ignore_index=True)
     with pytest.warns(SmallGroupWarning, match="sw"):
-        model = LGN(min_count=50).fit(df)
+        model = LGN(by="tgt_lang", min_count=50).fit(df)
     table = model.group_table().set_index("group")
     raw_mean = small["score"].mean()
     z = np.sqrt(8 / 50)
@@ -203,7 +203,7 @@ def test_family_fallback():
     rng = np.random.default_rng(8)
     df = pd.DataFrame({"tgt_lang": np.repeat(["hi", "ta"], 100),
                        "score": np.r_[rng.normal(0, 1, 100), rng.normal(5, 1, 100)]})
-    model = LGN(fallback=["family", "error"]).fit(df)
+    model = LGN(by="tgt_lang", fallback=["family", "error"]).fit(df)
     # Bengali is not in the calibration set but is Indo-European like Hindi
     bn = pd.DataFrame({"tgt_lang": ["bn"], "score": [0.0]})
     assert list(model.sources(bn)) == ["family"]
@@ -217,7 +217,7 @@ def test_nan_and_inf_scores_are_kept_and_calibrated_to_nan(method):
     df = _table(n=500)
     df.loc[[3, 10], "score"] = np.nan
     df.loc[[7], "score"] = np.inf
-    model = LGN(method=method).fit(df)
+    model = LGN(by="tgt_lang", method=method).fit(df)
     out = model.transform(df)
     assert len(out) == 500
     assert np.isnan(out[[3, 7, 10]]).all() and np.isfinite(np.delete(out, [3, 7, 10])).all()
@@ -227,20 +227,20 @@ def test_nan_and_inf_scores_are_kept_and_calibrated_to_nan(method):
 def test_decay_and_window():
     a = pd.DataFrame({"tgt_lang": ["de"] * 100, "score": np.random.default_rng(0).normal(0, 1, 100)})
     b = a.assign(score=a["score"] + 10)
-    window = LGN(window=1, min_count=1).partial_fit(a).partial_fit(b)
+    window = LGN(by="tgt_lang", window=1, min_count=1).partial_fit(a).partial_fit(b)
     assert window.group_table()["center"][0] == pytest.approx(b["score"].mean())
-    decayed = LGN(decay=0.5, min_count=1).partial_fit(a).partial_fit(b)
+    decayed = LGN(by="tgt_lang", decay=0.5, min_count=1).partial_fit(a).partial_fit(b)
     expected = (0.5 * 100 * a["score"].mean() + 100 * b["score"].mean()) / 150
     assert decayed.group_table()["center"][0] == pytest.approx(expected)
 
 
 def test_bad_parameters_are_named():
     with pytest.raises(InputError, match="method"):
-        LGN(method="minmax").fit(_table(n=10))
+        LGN(by="tgt_lang", method="minmax").fit(_table(n=10))
     with pytest.raises(InputError, match="target"):
-        LGN(target=(0, 0)).fit(_table(n=10))
+        LGN(by="tgt_lang", target=(0, 0)).fit(_table(n=10))
     with pytest.raises(InputError, match="score column"):
-        LGN(score="bleu").fit(_table(n=10))
+        LGN(by="tgt_lang", score="bleu").fit(_table(n=10))
 
 
 def test_all_constant_scores_refused():
@@ -248,11 +248,11 @@ def test_all_constant_scores_refused():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(InputError, match="constant"):
-            LGN().fit(df)
+            LGN(by="tgt_lang").fit(df)
 
 
 def test_get_set_params_like_sklearn():
-    model = LGN(method="robust", target=(80, 10))
+    model = LGN(by="tgt_lang", method="robust", target=(80, 10))
     assert model.get_params()["method"] == "robust"
     assert model.set_params(min_count=5).min_count == 5
     assert "robust" in repr(model)
@@ -271,7 +271,7 @@ def test_zscore_interval_coverage(n):
     hits = np.zeros(len(probes))
     for _ in range(sims):
         cal = pd.DataFrame({"tgt_lang": "de", "score": rng.normal(mu, sigma, n)})
-        model = LGN(min_count=1).fit(cal)
+        model = LGN(by="tgt_lang", min_count=1).fit(cal)
         low, high = model.interval(pd.DataFrame({"tgt_lang": "de", "score": probes}), level=0.95)
         hits += (low <= truth) & (truth <= high)
     coverage = hits / sims
@@ -286,7 +286,7 @@ def test_robust_interval_coverage():
     hits = 0
     for _ in range(sims):
         cal = pd.DataFrame({"tgt_lang": "de", "score": rng.normal(mu, sigma, n)})
-        model = LGN(method="robust", min_count=1).fit(cal)
+        model = LGN(by="tgt_lang", method="robust", min_count=1).fit(cal)
         low, high = model.interval(pd.DataFrame({"tgt_lang": "de", "score": probe}), level=0.95, n_resamples=300,
                                    random_state=int(rng.integers(1 << 31)))
         hits += int(low[0] <= 1.0 <= high[0])
@@ -296,7 +296,7 @@ def test_robust_interval_coverage():
 def test_intervals_are_wider_for_small_groups():
     rng = np.random.default_rng(9)
     df = pd.DataFrame({"tgt_lang": np.r_[["de"] * 1000, ["fr"] * 60], "score": rng.normal(0, 1, 1060)})
-    model = LGN().fit(df)
+    model = LGN(by="tgt_lang").fit(df)
     low, high = model.interval(pd.DataFrame({"tgt_lang": ["de", "fr"], "score": [0.5, 0.5]}))
     width = high - low
     assert width[1] > 3 * width[0]
@@ -336,16 +336,17 @@ def test_unused_categories_are_not_groups():
     rng = np.random.default_rng(13)
     tgt = pd.Categorical(np.repeat(["de", "fr"], 100), categories=["de", "fr", "sw", "xx-unused"])
     df = pd.DataFrame({"tgt_lang": tgt, "score": rng.normal(size=200)})
-    model = LGN(fallback=["error"]).fit(df)  # no DegenerateGroupWarning for empty categories (warnings are errors)
+    # no DegenerateGroupWarning for empty categories (warnings are errors)
+    model = LGN(by="tgt_lang", fallback=["error"]).fit(df)
     assert model.group_table()["group"].tolist() == ["de", "fr"]
-    plain = LGN(fallback=["error"]).fit(df.assign(tgt_lang=df["tgt_lang"].astype(str)))
+    plain = LGN(by="tgt_lang", fallback=["error"]).fit(df.assign(tgt_lang=df["tgt_lang"].astype(str)))
     np.testing.assert_array_equal(model.transform(df), plain.transform(df.assign(tgt_lang=df["tgt_lang"].astype(str))))
 
 
 def test_unused_unseen_category_in_transform_is_not_an_error():
     rng = np.random.default_rng(14)
     df = pd.DataFrame({"tgt_lang": np.repeat(["de", "fr"], 100), "score": rng.normal(size=200)})
-    model = LGN(fallback=["error"]).fit(df)
+    model = LGN(by="tgt_lang", fallback=["error"]).fit(df)
     probe = df.assign(tgt_lang=pd.Categorical(df["tgt_lang"], categories=["de", "fr", "sw"]))
     np.testing.assert_array_equal(model.transform(probe), model.transform(df))  # no error, no warning for 'sw'
     langs = pd.Categorical(["sw"] + list(df["tgt_lang"][1:]), categories=["de", "fr", "sw"])
@@ -376,7 +377,7 @@ def test_on_unseen_replaces_the_fallback_chain_without_touching_the_model():
 
 def test_interval_takes_level_as_every_calibrator_and_xleval_stats_do():
     df = _table(n=500)
-    model = LGN().fit(df)
+    model = LGN(by="tgt_lang").fit(df)
     narrow, wide = model.interval(df, level=0.8), model.interval(df, level=0.95)
     assert (narrow[1] - narrow[0] < wide[1] - wide[0]).all()
     with pytest.raises(TypeError):  # one keyword: the former confidence= is gone

@@ -226,7 +226,7 @@ def test_lower_is_better_travels_with_the_signature(models, tmp_path, cli):
             for i in range(12):
                 j = int(rng.integers(len(corpus)))
                 rows.append({"lp": lp, "system": system, "seg_id": i, "source": corpus[j],
-                             "hypothesis": corpus[(j + "ABC".index(system)) % len(corpus)],
+                             "hypothesis": corpus[(j + 2 * "ABC".index(system)) % len(corpus)],  # none is the reference
                              "reference": corpus[(j + 1) % len(corpus)]})
     pd.DataFrame(rows).to_csv(tmp_path / "in.tsv", sep="\t", index=False)
     spec = f"metricx:{models['24']}"

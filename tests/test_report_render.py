@@ -309,15 +309,16 @@ def test_numbers_are_formatted_for_reading(report):
 def test_the_budget_curve_is_drawn_when_the_recommendation_has_one(evaluation):
     # The curve comes from the calibration evaluation (accuracy against human labels per group); the report
     # draws it in the summary, with the methods that need no labels as horizontal lines.
-    from dataclasses import replace
+    from unittest.mock import patch
 
     analysis = analyze_mt(evaluation, "metric", by="tgt_lang", human="human", method="lgn", n_resamples=50)
     curve = pd.DataFrame({"labels_per_group": [5, 10, 20, 40] * 2, "method": ["anchored"] * 4 + ["anchored+lgn"] * 4,
                           "accuracy": [0.6, 0.7, 0.75, 0.8, 0.65, 0.72, 0.76, 0.79],
                           "ci_low": [0.5, 0.6, 0.7, 0.75, 0.55, 0.62, 0.7, 0.74],
                           "ci_high": [0.7, 0.8, 0.8, 0.85, 0.75, 0.8, 0.82, 0.84]})
-    with_curve = replace(analysis, recommendation=replace(analysis.recommendation, budget=curve))
-    summary = build_mt_report(with_curve).section("summary")
+    decision = analysis.recommendation
+    with patch.object(type(decision), "budget_curve", property(lambda self: curve)):  # the decision's own curve
+        summary = build_mt_report(analysis).section("summary")
     titles = [f.title for f in summary.figures]
     assert titles == ["System scores against human scores", "Accuracy against the number of human labels per group"]
     budget = summary.figures[1]

@@ -120,6 +120,8 @@ def build(tmp_path) -> list[Result]:
                                              procedure=EVALUATION_PROCEDURE.with_(n_repeats=2, n_resamples=50,
                                                  n_folds=3,budgets=(5,), random_state=0)),
             decision.AdviceAction("select", "metric", ("lp",), budget=10),
+            calibration.merge_labels(table, table.iloc[:3][["lp", "system", "seg_id"]].assign(label=1.0),
+                                     label_column="label")[1],
             run_demo(seed=0)]
     path = tmp_path / "scored.tsv"
     table.to_csv(path, sep="\t", index=False)

@@ -239,6 +239,7 @@ DRAWS_ALLOWED = {
     "audit/_simulate.py": "simulated benchmarks (the data, not a resample of it)",
     "calibration/_select.py": "which rows to send for annotation (a sampling design)",
     "calibration/_plan.py": "which rows to send for annotation (a sampling design)",
+    "calibration/_drift.py": "the drift probe: which few rows per group a calibrator keeps (not resampling)",
     "decision/_compare.py": "cross-validation folds (the resamples come from stats.stratified_resample_counts)",
     "leaderboard/_board.py": "one seed per group, drawn from the resolved generator",
     "_base/seeding.py": "the one seed resolver",

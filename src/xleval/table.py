@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._base.default_by import DEFAULT_BY, DefaultGrouping, default_by
 from ._base.grouping import GroupIndex, group_index
 from .exceptions import ArgumentTypeError, InputError
 
@@ -36,42 +37,6 @@ __all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
 LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
-
-class DefaultGrouping:
-    """The grouping used when none is given, everywhere (library and CLI): ``lp`` when the table has a
-    column ``lp`` (language pairs keep to-English data apart, where every row has ``tgt_lang`` en), else
-    ``tgt_lang``. One value (:data:`DEFAULT_BY`), compared by identity and resolved on a table's columns
-    with :meth:`resolve`; ``str()`` spells it as ``--help`` shows it."""
-
-    _instance: DefaultGrouping | None = None
-
-    def __new__(cls) -> DefaultGrouping:  # one value: `by is DEFAULT_BY` is the test
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def resolve(self, columns: Iterable[Any]) -> str:
-        """The grouping column for a table with these (canonical) column names."""
-        return "lp" if "lp" in set(columns) else "tgt_lang"
-
-    def __str__(self) -> str:
-        return "lp if present, else tgt_lang"
-
-    def __repr__(self) -> str:
-        return "DEFAULT_BY"
-
-    def __reduce__(self) -> str:  # pickles (Dask) as the one value
-        return "DEFAULT_BY"
-
-
-#: the grouping used when none is given (:class:`DefaultGrouping`)
-DEFAULT_BY = DefaultGrouping()
-
-
-def default_by(columns: Iterable[Any]) -> str:
-    """The grouping of a table when none is given (:data:`DEFAULT_BY`) on a table with these column names."""
-    return DEFAULT_BY.resolve(columns)
-
 
 def _given_default(default: Any, columns: Iterable[Any]) -> str | Sequence[str] | None:
     """``default`` as given, :data:`DEFAULT_BY` resolved on ``columns``."""

@@ -106,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning xleval errors into one line and exit status 2."""
     args = _sacrebleu_habit(list(sys.argv[1:] if argv is None else argv))
     debug = "--debug" in args
+    common = sys.modules.get("xleval.cli._common")  # imported by an earlier run in this process: its width is stale
+    if common is not None:
+        common.refresh_widths()
     try:
         # make_context + invoke, not app.main: click's main turns Ctrl-C into Abort after printing a blank line;
         # the scope records the command's inputs (its outputs may not overwrite them), SIGTERM unwinds like Ctrl-C

@@ -18,7 +18,7 @@ __all__ = ["console", "err_console", "format_option", "col_option", "report_opti
            "emit_text", "print_table", "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
            "to_jsonable", "write_analysis_report", "say", "calibration_choice_options", "check_named_column",
            "read_ranked_table", "FiniteFloat", "PROBABILITY", "warnings_said", "by_option", "grouping",
-           "header_columns", "keep_reference_copies_option", "reference_copy_step", "past_the_scale",
+           "header_columns", "keep_reference_copies_option", "reference_copy_step",
            "ANNOTATED_TEXTS"]
 
 #: the texts of rows to annotate, which `calibrate select`/`plan` write to TSV in CSV quotes when they hold a tab or
@@ -46,6 +46,13 @@ def _width(stream: Any) -> int | None:
 # codes, control characters as escapes); styles come from Text objects (say(), styled()).
 console = make_console(width=_width(sys.stdout))
 err_console = make_console(stderr=True, width=_width(sys.stderr))
+
+
+def refresh_widths() -> None:
+    """Each command run reads the width again (``COLUMNS``, the terminal): the consoles are made once per
+    process, and one process may run several commands (``xleval.cli.main`` called in turn)."""
+    console._width = _width(sys.stdout)  # rich's own setter takes an int; None asks the terminal again
+    err_console._width = _width(sys.stderr)
 
 
 def say(kind: str, text: object, style: str = "yellow") -> None:
@@ -203,48 +210,6 @@ def reference_copy_step(df, by: Sequence[str], system: str | None, where: Any, k
     if not quiet:
         say("note", note, "cyan")
     return kept, note
-
-
-def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | None) -> str | None:
-    """The note of ``leaderboard`` and ``report`` when calibrated values or their interval bounds (``rows``:
-    the board's rows, records or a frame) lie outside the human scale: the ``--human-range`` given, else the
-    scale the labels are on (within 0-100 reaching above 1: raw DA, ESA; all at most 0: MQM). None when
-    nothing is past the scale, or the scale cannot be told."""
-    import numpy as np
-    import pandas as pd
-
-    if human is None or human not in df.columns:
-        return None
-    labels = pd.to_numeric(df[human], errors="coerce").to_numpy(dtype=float)
-    labels = labels[np.isfinite(labels)]
-    if human_range is not None:
-        from .calibrate_common import parse_human_range
-
-        low, high = parse_human_range(human_range) or (-np.inf, np.inf)
-        scale, flag = f"{low:g} to {high:g} (--human-range {human_range})", ""
-    elif labels.size == 0:
-        return None
-    elif labels.min() >= 0 and 1 < labels.max() <= 100:
-        low, high, scale, flag = 0.0, 100.0, "0 to 100 (raw DA, ESA)", "--human-range 0,100"
-    elif labels.max() <= 0:
-        low, high, scale, flag = -np.inf, 0.0, "at most 0 (MQM)", "--human-range LOW,0"
-    else:
-        return None
-    frame = pd.DataFrame(list(rows) if not isinstance(rows, pd.DataFrame) else rows)
-    columns = [c for c in ("calibrated", "calibrated_ci_low", "calibrated_ci_high") if c in frame.columns]
-    if not columns or frame.empty:
-        return None
-    values = frame[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-    outside = (values > high) | (values < low)
-    if not outside.any():
-        return None
-    worst = int(np.nanargmax(np.where(outside, np.abs(values - np.clip(values, low, high)), -1).max(axis=1)))
-    row = frame.iloc[worst]
-    shown = ", ".join(f"{c.replace('calibrated_', '')} {float(row[c]):.1f}" for c in columns)
-    what = "the human scale given" if not flag else "the human labels' scale"
-    fix = f"; give {flag} to keep calibrated scores inside it" if flag else "; read them as capped at the scale"
-    return (f"{int(outside.any(axis=1).sum())} calibrated system score(s) or their intervals run past {what}, "
-            f"{scale}: e.g. {row.get('system', '?')} in {row.get('group', '?')} ({shown}){fix}")
 
 
 report_option = click.option("--report", "report_path", metavar="PATH",

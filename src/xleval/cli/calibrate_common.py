@@ -3,6 +3,7 @@ declare, the execution backend, and the rendering of a result (text or JSON)."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import click
 
@@ -11,7 +12,7 @@ from ..exceptions import InputError
 from ._common import emit_json, err_console, print_table, say, two_numbers
 
 __all__ = ["app", "scale_options", "scale_backend", "streaming", "SIGNATURE_HELP", "DIRECTION_OPTION", "in_table",
-           "render", "HUMAN_RANGE_OPTION", "parse_human_range"]
+           "render", "HUMAN_RANGE_OPTION", "parse_human_range", "past_the_scale"]
 
 
 @click.group("calibrate", no_args_is_help=True,
@@ -104,3 +105,43 @@ def render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
             err_console.print(f"min_count {value}")
     for note in notes:
         say("warning", note)
+
+
+def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | None) -> str | None:
+    """The note of ``leaderboard`` and ``report`` when calibrated values or their interval bounds (``rows``:
+    the board's rows, records or a frame) lie outside the human scale: the ``--human-range`` given, else the
+    scale the labels are on (within 0-100 reaching above 1: raw DA, ESA; all at most 0: MQM). None when
+    nothing is past the scale, or the scale cannot be told."""
+    import numpy as np
+    import pandas as pd
+
+    if human is None or human not in df.columns:
+        return None
+    labels = pd.to_numeric(df[human], errors="coerce").to_numpy(dtype=float)
+    labels = labels[np.isfinite(labels)]
+    if human_range is not None:
+        low, high = parse_human_range(human_range) or (-np.inf, np.inf)
+        scale, flag = f"{low:g} to {high:g} (--human-range {human_range})", ""
+    elif labels.size == 0:
+        return None
+    elif labels.min() >= 0 and 1 < labels.max() <= 100:
+        low, high, scale, flag = 0.0, 100.0, "0 to 100 (raw DA, ESA)", "--human-range 0,100"
+    elif labels.max() <= 0:
+        low, high, scale, flag = -np.inf, 0.0, "at most 0 (MQM)", "--human-range LOW,0"
+    else:
+        return None
+    frame = pd.DataFrame(list(rows) if not isinstance(rows, pd.DataFrame) else rows)
+    columns = [c for c in ("calibrated", "calibrated_ci_low", "calibrated_ci_high") if c in frame.columns]
+    if not columns or frame.empty:
+        return None
+    values = frame[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    outside = (values > high) | (values < low)
+    if not outside.any():
+        return None
+    worst = int(np.nanargmax(np.where(outside, np.abs(values - np.clip(values, low, high)), -1).max(axis=1)))
+    row = frame.iloc[worst]
+    shown = ", ".join(f"{c.replace('calibrated_', '')} {float(row[c]):.1f}" for c in columns)
+    what = "the human scale given" if not flag else "the human labels' scale"
+    fix = f"; give {flag} to keep calibrated scores inside it" if flag else "; read them as capped at the scale"
+    return (f"{int(outside.any(axis=1).sum())} calibrated system score(s) or their intervals run past {what}, "
+            f"{scale}: e.g. {row.get('system', '?')} in {row.get('group', '?')} ({shown}){fix}")

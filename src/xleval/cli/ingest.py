@@ -199,7 +199,7 @@ def judge(files, output, name, spans, fmt) -> None:
     per-document lists of per-segment scores per metric) or WMT26 task files (task1_pred spans, task2_pred
     scores) -> one row per segment and system, a column per metric, signatures stating the source."""
     from ..io import write_table
-    from ..io._judges import read_judge_scores
+    from ..judges._ingest import read_judge_scores
 
     check_outputs({"--output": output, **({"--spans": spans} if spans else {})}, list(files), stdout=["--output"])
     result = read_judge_scores(list(files), name=name)

@@ -19,7 +19,6 @@ from ._common import (
     err_console,
     grouping,
     keep_reference_copies_option,
-    past_the_scale,
     progress_bar,
     read_ranked_table,
     reference_copy_step,
@@ -65,7 +64,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     """
     from ..exceptions import InputError
     from ..leaderboard import leaderboard as build
-    from .calibrate_common import parse_human_range
+    from .calibrate_common import parse_human_range, past_the_scale
 
     if fmt == "html" and output is None:
         raise InputError("--format html writes a file: give -o PAGE.html")
@@ -90,7 +89,8 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
 
     ctx = click.get_current_context(silent=True)  # notes name the library's arguments: say them as flags
     board = dataclasses.replace(board, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in board.notes))
-    said = tuple(n for n in (copies, excluded, past_the_scale(board.rows, df, human, human_range)) if n)
+    said = tuple(cli_words(n, ctx.command if ctx else None)
+                 for n in (copies, excluded, past_the_scale(board.rows, df, human, human_range)) if n)
     if said:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         board = dataclasses.replace(board, notes=(*said, *board.notes))
     _write(board, fmt, output)

@@ -10,7 +10,6 @@ from ._common import (
     err_console,
     grouping,
     keep_reference_copies_option,
-    past_the_scale,
     progress_bar,
     read_ranked_table,
     reference_copy_step,
@@ -51,7 +50,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     from ..calibration._scales import direction_for
     from ..io import check_output_path
     from ..report import check_format, mt_report, write_report
-    from .calibrate_common import parse_human_range
+    from .calibrate_common import parse_human_range, past_the_scale
 
     check_format(fmt)
     check_output_path(output, inputs=[input] + ([model] if model is not None else []), stdout=True)

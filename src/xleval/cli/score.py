@@ -350,8 +350,8 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
 
 def _name_reference_copies(df, path) -> None:
     """A system that copies the reference is named (scored like the others: later commands leave it out)."""
+    from .._base.default_by import default_by
     from ..io._write import is_arrow_table
-    from ..table import default_by
     from ._common import reference_copy_step
 
     names = list(df.column_names if is_arrow_table(df) else df.columns)
@@ -359,8 +359,15 @@ def _name_reference_copies(df, path) -> None:
     needed = [c for c in (by, "system", "hypothesis", "reference") if c in names]
     if len(needed) < 4:  # nothing to compare
         return
-    frame = df.select(needed).to_pandas() if is_arrow_table(df) else df
-    reference_copy_step(frame, [by], "system", path, drop=False)
+    if is_arrow_table(df):  # Parquet in, Parquet out: no pandas unless a copy is there to name
+        from ..output_checks._normal import may_hold_a_reference_copy
+
+        cells = list(zip(df.column(by).to_pylist(), df.column("system").to_pylist(), strict=True))
+        if not may_hold_a_reference_copy(cells, df.column("hypothesis").to_pylist(),
+                                         df.column("reference").to_pylist()):
+            return
+        df = df.select(needed).to_pandas()
+    reference_copy_step(df, [by], "system", path, drop=False)
 
 
 def _error_spans(df, specs, options):

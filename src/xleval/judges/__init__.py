@@ -5,10 +5,10 @@ scores produced elsewhere are read by :func:`read_judge_scores` (``xleval ingest
 language is the ordinary calibration of a score column: nothing here is judge-specific but the question.
 See docs/judges.md.
 """
-from xleval.io._judges import JudgeScores, read_judge_scores
 from xleval.metrics._judge import JUDGE_PROMPTS, Judge, JudgePlan, JudgeResult, judge_tables
 
 from ._agree import JudgeAgreement, judge_agreement
+from ._ingest import JudgeScores, read_judge_scores
 
 __all__ = ["Judge", "JudgeResult", "JudgePlan", "JUDGE_PROMPTS", "judge_tables", "JudgeScores", "read_judge_scores",
            "JudgeAgreement", "judge_agreement"]

@@ -34,13 +34,10 @@ from .._base.result import Result
 from ..exceptions import InputError
 from ..table import default_by
 from . import _flags as F
+from ._normal import MIN_ROWS, MIN_SHARE
 
 __all__ = ["ReferenceCopies", "reference_copies", "drop_reference_copies", "MIN_SHARE", "MIN_ROWS"]
 
-#: share of a system's rows (in one group) equal to the reference from which the system is a copy of it
-MIN_SHARE = 0.8
-#: fewest rows equal to the reference for a system to be called a copy (two identical rows of a tiny table are not)
-MIN_ROWS = 10
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,10 +88,10 @@ class ReferenceCopies(Result):
         if done == "kept":
             return f"{what}; kept as asked: they score the metric's best against that reference"
         if done == "named":
-            return (f"{what}; scored like every system; calibrate, leaderboard, meta and report leave them out "
-                    "unless given --keep-reference-copies")
+            return (f"{what}; scored like every system; fitting, label selection, rankings and meta-evaluation "
+                    "leave them out unless told keep_reference_copies=True")
         return (f"{what}; left out of fitting, label selection, rankings and meta-evaluation "
-                "(--keep-reference-copies keeps them)")
+                "(keep_reference_copies=True keeps them)")
 
 
 def reference_copies(data: pd.DataFrame, *, by: str | Sequence[str] | None = None, system: str = "system",

@@ -32,13 +32,12 @@ extreme length, truncated, off-target language. Definitions (docs/output-checks.
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from ._names import FLAGS, INVALID_FLAGS
+from ._normal import normalised
 
 __all__ = ["FLAGS", "INVALID_FLAGS", "normalised", "text_column", "chrf_to", "ends_mid_sentence", "length_units",
            "robust_z", "letter_count"]
@@ -51,11 +50,6 @@ _CLOSERS = "\"'”’»)]」』›"
 REFERENCE_COPY = 90.0
 MAD_SCALE = 1.4826  # the median absolute deviation of a normal sample times this estimates its sd
 MEAN_AD_SCALE = 1.2533  # the same for the mean absolute deviation (sqrt(pi / 2))
-
-
-def normalised(texts: Sequence[str]) -> np.ndarray:
-    """NFKC, case folded, letters and digits only: what "exact" copy and identity compare."""
-    return np.array([_NOT_WORD.sub("", unicodedata.normalize("NFKC", t).casefold()) for t in texts], dtype=object)
 
 
 def text_column(values: pd.Series) -> list[str]:

@@ -252,10 +252,9 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
                               applied=_applied(a))
     alerts = check_alerts(a.recommendation, a.diagnosis, calibration_method=_kind(a), board=a.board)
     messages = list(a.warnings) + list(a.calibration.notes)
-    sections = [summary, leaderboard_section(a.board)]
+    sections = [summary, leaderboard_section(a.board), warnings_section(messages, checks=alerts)]
     if a.pairs is not None:
         sections.append(_pairs_section(a))
-    sections.append(warnings_section(messages, checks=alerts))
     if a.human is not None and a.fits is not None:
         sections.append(_human_section(a, image_format))
     sections += [_distribution_section(a, image_format),
