@@ -72,9 +72,9 @@ def test_item_and_system_averaging_equal_per_unit_scipy():
     rows = df[df.lp == "en-de"]
     for unit in ("seg_id", "system"):
         x, h, u = rows["good"].to_numpy(), rows["human"].to_numpy(), rows[unit].to_numpy()
-        pearson, kendall, n = unit_correlations(x, h, u)
+        pearson, kendall, n, n_tau, constant = unit_correlations(x, h, u)
         per = [(ss.pearsonr(x[u == k], h[u == k])[0], ss.kendalltau(x[u == k], h[u == k])[0]) for k in np.unique(u)]
-        assert n == len(per)
+        assert n == n_tau == len(per) and constant == 0
         assert pearson == pytest.approx(np.mean([p for p, _ in per]), abs=1e-12)
         assert kendall == pytest.approx(np.mean([k for _, k in per]), abs=1e-12)
     res = meta_evaluate(df, ["coarse"], "human", average_by="item", n_resamples=20)

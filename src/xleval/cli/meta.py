@@ -54,6 +54,9 @@ from ._common import (
 @click.option("--task", type=click.Choice(["wmt23", "wmt24"]),
               help="Rank the metrics as that year's metrics task: its statistics' clusters and task weights.")
 @click.option("--cluster-resamples", type=click.IntRange(2), default=1000, help="Permutations of the cluster tests.")
+@click.option("--cluster-ties", type=click.Choice(["count", "mtme"]), default="count",
+              help="Cluster tests: a resampled difference equal to the observed one counts as at least as large "
+                   "(count), or mt-metrics-eval's floating-point >= decides (mtme: its p-values, which can be lower).")
 @click.option("--chance/--no-chance", default=False,
               help="Print each value's chance baseline (the statistic of an uninformative metric) beside it.")
 @click.option("--calibrations", metavar="raw,lgn,anchored@K",
@@ -78,7 +81,8 @@ from ._common import (
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
          darr,
-         darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, chance, calibrations, lower, higher,
+         darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, cluster_ties, chance, calibrations,
+         lower, higher,
          folds, repeats, n_resamples, seed, fmt, output, report_path, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
@@ -102,6 +106,11 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                          "metrics with --metrics, or check the prefix")
     if calibrations:
         parse_calibrations(calibrations)  # a typo is refused before any work
+    for flag, named in (("--lower-is-better", lower), ("--higher-is-better", higher)):
+        unknown = [c for c in named if c not in names]
+        if unknown:
+            raise InputError(f"{flag} {unknown[0]!r}: not among the metrics ({', '.join(names[:8])}"
+                             f"{' ...' if len(names) > 8 else ''}); name a metric column")
     both = sorted(set(lower) & set(higher))
     if both:
         raise InputError(f"--lower-is-better and --higher-is-better both name {both[0]!r}; name it once")
@@ -115,7 +124,8 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                exclude=exclude,
                                n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations,
                                clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
-                               cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better)
+                               cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better,
+                               cluster_ties=cluster_ties)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,

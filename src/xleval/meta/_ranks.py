@@ -41,7 +41,7 @@ def _inputs(stat: str, data: Mapping[str, Any], metrics: Sequence[str]) -> tuple
 
 def clustered_cells(cells: list[Cell], per_group: Mapping[str, Mapping[str, Any]], metrics: Sequence[str],
                     statistics: Sequence[str], *, n_resamples: int, alpha: float, seed: int,
-                    notes: list[str]) -> tuple[list[Cell], dict[tuple[str, str], Any]]:
+                    notes: list[str], ties: str = "count") -> tuple[list[Cell], dict[tuple[str, str], Any]]:
     """The cells with the cluster rank of each metric in its group for each of ``statistics``."""
     from ..stats import metric_clusters
 
@@ -53,7 +53,7 @@ def clustered_cells(cells: list[Cell], per_group: Mapping[str, Mapping[str, Any]
                 continue
             try:
                 results[(g, stat)] = metric_clusters(got[0], got[1], CLUSTERED[stat], n_resamples=n_resamples,
-                                                     random_state=seed, alpha=alpha,
+                                                     random_state=seed, alpha=alpha, ties=ties,
                                                      level="segment" if stat in SEGMENT_LEVEL else "system")
             except InputError as exc:
                 notes.append(f"no {stat} clusters for group {g}: {exc}")

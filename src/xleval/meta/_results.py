@@ -31,7 +31,10 @@ class Cell(Result):
     statistic's value for an uninformative metric (NaN when not asked);
     ``ci_low``/``ci_high``: a percentile CI from resampling systems within groups for the system-level
     Pearson and accuracies, the Fisher-type CI for Kendall/Spearman/segment correlations, NaN where none
-    exists; ``n``: systems (system level) or rows/pairs (segment level) the value rests on."""
+    exists; ``n``: systems (system level) or rows/pairs (segment level) the value rests on (for correlations
+    averaged by item or system: the units averaged); ``left_out``: units (items or systems) of two or more rows
+    left out of an average because the metric's or the human's scores are constant there (mt-metrics-eval
+    leaves them out too: their correlation is undefined)."""
 
     group: str
     metric: str
@@ -42,6 +45,7 @@ class Cell(Result):
     n: int = 0
     rank: int | None = None
     chance: float = float("nan")
+    left_out: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,4 +97,4 @@ class MetaEvaluation(Result):
         for name, d in (("global_accuracy", self.global_accuracy), ("cross_accuracy", self.cross_accuracy)):
             rows += [{**c.to_dict(), "statistic": name} for c in d.values()]
         return pd.DataFrame(rows, columns=["group", "metric", "statistic", "value", "ci_low", "ci_high", "n", "rank",
-                                           "chance"])
+                                           "chance", "left_out"])

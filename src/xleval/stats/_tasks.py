@@ -162,12 +162,17 @@ def weighted_average_statistics(results: Sequence[MetricClusters], weights: Sequ
 
 
 def average_clusters(results: Sequence[MetricClusters], weights: Sequence[float] | None = None, *,
-                     alpha: float = 0.05) -> MetricClusters:
+                     alpha: float = 0.05, ties: str | None = None) -> MetricClusters:
     """``AverageCorrMatrix``: clusters of the weighted average statistic. For metrics i above j, the
     null draws of the average difference are the weighted sums of the tasks' resampled differences
     (each mapped by its range), and p = #{null >= observed} / draws. Tasks are resampled independently,
-    so every task must keep its draws (results of :func:`metric_clusters` do) with one resample count."""
+    so every task must keep its draws (results of :func:`metric_clusters` do) with one resample count.
+    ``ties``: as :func:`metric_clusters` (None: the tasks' own rule)."""
+    from xleval.stats._clusters import TIES, at_least
+
     w = _weights(results, weights)
+    ties = ties if ties is not None else results[0].ties if results else "count"
+    v.check_choice(ties, "ties", TIES)
     alpha = v.check_probability(alpha, "alpha")
     avg = weighted_average_statistics(results, w)
     names = list(avg)
@@ -187,7 +192,7 @@ def average_clusters(results: Sequence[MetricClusters], weights: Sequence[float]
                 d = r.draws
                 assert d is not None
                 null += wk * d[ix[names[a]], ix[names[b]]] / (high - low)
-            pvals[a, b] = float(np.mean(null >= avg[names[a]] - avg[names[b]] - 1e-12))
+            pvals[a, b] = float(np.mean(at_least(null, avg[names[a]] - avg[names[b]], ties)))
             draws[a, b], draws[b, a] = null, -null
     ranks = assign_ranks(pvals, alpha)
     first = results[0]
@@ -195,4 +200,4 @@ def average_clusters(results: Sequence[MetricClusters], weights: Sequence[float]
         statistic="weighted average", metrics=tuple(names), values=avg, ranks=dict(zip(names, ranks, strict=True)),
         pvalues=pvals, alpha=alpha, n_resamples=n_res, random_state=first.random_state,
         test=f"weighted sum of {len(results)} tasks' resampled differences (AverageCorrMatrix)",
-        n_systems=first.n_systems, draws=draws)
+        n_systems=first.n_systems, draws=draws, ties=ties)
