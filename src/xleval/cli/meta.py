@@ -45,6 +45,9 @@ from ._common import (
 @click.option("--darr", metavar="COL", help="Raw human column (0-100 DA): add WMT20's DARR Kendall-like tau.")
 @click.option("--darr-threshold", type=float, default=25.0, help="DARR: least raw difference of a pair.")
 @click.option("--spa/--no-spa", default=True, help="Soft pairwise accuracy (WMT24; needs segment scores).")
+@click.option("--pdp/--no-pdp", default=True,
+              help="Segment-level Pairwise Difference Pearson (within-segment differences of system scores; CI from "
+                   "segments resampled), as mt-metrics-eval's Pearson(pdp=True).")
 @click.option("--spa-permutations", type=click.IntRange(2), default=1000,
               help="SPA: sign permutations per p-value (mt-metrics-eval: 1000, seed 4).")
 @click.option("--clusters", metavar="STAT,...",
@@ -81,7 +84,7 @@ from ._common import (
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
          darr,
-         darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, cluster_ties, chance, calibrations,
+         darr_threshold, spa, pdp, spa_permutations, clusters, task, cluster_resamples, cluster_ties, chance, calibrations,
          lower, higher,
          folds, repeats, n_resamples, seed, fmt, output, report_path, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
@@ -125,7 +128,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations,
                                clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
                                cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better,
-                               cluster_ties=cluster_ties)
+                               cluster_ties=cluster_ties, pdp=pdp)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,

@@ -62,7 +62,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                   spa_permutations: int = 1000, clusters: Sequence[str] = (), task: str | None = None,
                   cluster_resamples: int = 1000, alpha: float = 0.05, chance: bool = False,
                   chance_simulations: int = 100, lower_is_better: Sequence[str] | None = None,
-                  cluster_ties: str = "count") -> MetaEvaluation:
+                  cluster_ties: str = "count", pdp: bool = True) -> MetaEvaluation:
     """Meta-evaluate ``metrics`` (columns) against ``human`` per group of ``by`` and across groups.
 
     ``human_scale``: one name for every group (``"da_raw"``: the groups share one scale), or group ->
@@ -74,7 +74,8 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     significance cluster ranks per group (``cluster_resamples`` permutations, ``alpha``); ``task``: ``wmt23`` or
     ``wmt24``, the statistics and weights of that year's ranking (adds the clusters it needs and the weighted
     ranking); ``chance``: each value's chance baseline (acc-t's by ``chance_simulations`` shuffles).
-    ``cluster_ties``: how the cluster tests count a resampled difference equal to the observed one (``count``:
+    ``pdp``: add the segment-level Pairwise Difference Pearson (``seg_pdp``, within-item differences of system
+    scores; CI from items resampled). ``cluster_ties``: how the cluster tests count a resampled difference equal to the observed one (``count``:
     as at least as large; ``mtme``: mt-metrics-eval's floating-point ``>=``; :func:`xleval.stats.metric_clusters`).
     ``lower_is_better``: the metrics whose lower scores are better (error rates, MetricX); they are negated, so
     that every statistic reads higher as agreeing with the humans, as WMT's tables do. None: each metric's
@@ -175,6 +176,8 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
             cells += _system_cells(g, m, systems, idx, human, counts, level, seed)
             if seg_level:
                 cells += _segment_cells(g, m, rows, human, average_by)
+                if pdp:
+                    cells += _pdp_cell(g, m, rows, human, n_resamples, level, seed)
                 if spa:
                     cells += _spa_cell(g, m, human, coverage[g], matrices[g], spa_permutations, notes)
                 if darr:
@@ -655,6 +658,21 @@ class UnitCorrelations(NamedTuple):
     n_kendall: int
     #: units of two or more rows left out because the metric's or the human's scores are constant there
     n_constant: int
+
+
+def _pdp_cell(g, m, rows, human, n_resamples, level, seed) -> list[Cell]:
+    """PDP of one metric in one group (:func:`xleval.stats.pairwise_difference_pearson`); the bootstrap counts of
+    k items depend on the seed and k only, so every metric of a group is resampled alike."""
+    from ..stats._pdp import item_counts, pdp_result, pdp_sums
+
+    x, h = rows[m].to_numpy(), rows[human].to_numpy()
+    try:
+        sums, n_pairs = pdp_sums(x, h, rows["_segment"].to_numpy())
+    except InputError:
+        return []
+    counts = item_counts(np.random.default_rng([int(seed or 0), len(sums), 36]), len(sums), n_resamples)
+    res = pdp_result(sums, n_pairs, counts, level, seed)
+    return [Cell(g, m, "seg_pdp", res.estimate, res.ci_low, res.ci_high, n=n_pairs)]
 
 
 def unit_correlations(x: np.ndarray, h: np.ndarray, units: np.ndarray) -> UnitCorrelations:

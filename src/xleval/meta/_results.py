@@ -18,6 +18,8 @@ STATISTICS: dict[str, tuple[str, str]] = {
     "spa": ("system", "soft pairwise accuracy (Thompson et al. 2024)"),
     "seg_pearson": ("segment", "Pearson r of segment scores"),
     "seg_kendall": ("segment", "Kendall tau-b of segment scores"),
+    "seg_pdp": ("segment", "PDP: Pearson r of the within-item differences of system scores (pairs of outputs of "
+                           "one segment; EMNLP 2025)"),
     "seg_acc_t": ("segment", "acc-t: acc23 with tie calibration, averaged by item (WMT23/24)"),
     "darr_tau": ("segment", "WMT20 DARR Kendall-like tau: (C - D) / (C + D), metric ties discordant"),
 }

@@ -21,6 +21,7 @@ from xleval.stats._paired_mt import (
                                      paired_bootstrap_test,
 )
 from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
+from xleval.stats._pdp import pairwise_difference_pearson
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
 from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
 from xleval.stats._results import CorrelationResult, Estimate, PairwiseAccuracy, TestResult
@@ -82,4 +83,5 @@ __all__ = [
     "average_clusters",
     "ChanceBaseline",
     "chance_baseline",
+    "pairwise_difference_pearson",
 ]
