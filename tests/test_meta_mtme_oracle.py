@@ -63,7 +63,7 @@ def test_pdp_equals_mt_metrics_eval():
     sparse, complete = _inputs()
     for name, df in (("sparse", sparse), ("complete", complete)):
         res = meta_evaluate(df, ["m"], "human", system_scores="judged", n_resamples=200, spa=False)
-        cell = [c for c in res.cells if c.statistic == "seg_pdp"][0]
+        cell = next(c for c in res.cells if c.statistic == "seg_pdp")
         assert cell.value == pytest.approx(PDP[name], abs=1e-12)
         assert cell.ci_low < cell.value < cell.ci_high
 

@@ -83,10 +83,8 @@ from ._common import (
 @report_option
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
-         darr,
-         darr_threshold, spa, pdp, spa_permutations, clusters, task, cluster_resamples, cluster_ties, chance, calibrations,
-         lower, higher,
-         folds, repeats, n_resamples, seed, fmt, output, report_path, col) -> None:
+         darr, darr_threshold, spa, pdp, spa_permutations, clusters, task, cluster_resamples, cluster_ties, chance,
+         calibrations, lower, higher, folds, repeats, n_resamples, seed, fmt, output, report_path, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
     Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level

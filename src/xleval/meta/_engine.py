@@ -75,8 +75,9 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     ``wmt24``, the statistics and weights of that year's ranking (adds the clusters it needs and the weighted
     ranking); ``chance``: each value's chance baseline (acc-t's by ``chance_simulations`` shuffles).
     ``pdp``: add the segment-level Pairwise Difference Pearson (``seg_pdp``, within-item differences of system
-    scores; CI from items resampled). ``cluster_ties``: how the cluster tests count a resampled difference equal to the observed one (``count``:
-    as at least as large; ``mtme``: mt-metrics-eval's floating-point ``>=``; :func:`xleval.stats.metric_clusters`).
+    scores; CI from items resampled). ``cluster_ties``: how the cluster tests count a resampled difference equal
+    to the observed one (``count``: as at least as large; ``mtme``: mt-metrics-eval's floating-point ``>=``;
+    :func:`xleval.stats.metric_clusters`).
     ``lower_is_better``: the metrics whose lower scores are better (error rates, MetricX); they are negated, so
     that every statistic reads higher as agreeing with the humans, as WMT's tables do. None: each metric's
     direction as the leaderboard finds it (:func:`metric_directions`: the signature's ``dir:``, then the
