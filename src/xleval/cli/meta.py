@@ -54,8 +54,10 @@ from ._common import (
               help="Significance clusters of the metrics in each group for these statistics (sys_pearson, "
                    "sys_spearman, sys_kendall, sys_accuracy, spa, seg_acc_t, seg_pearson), as mt-metrics-eval's tasks "
                    "test them.")
-@click.option("--task", type=click.Choice(["wmt23", "wmt24"]),
-              help="Rank the metrics as that year's metrics task: its statistics' clusters and task weights.")
+@click.option("--task", metavar="wmt23|wmt24|wmt25|FILE.json",
+              help="Rank the metrics as that year's metrics task (its statistics' clusters and task weights, over the "
+                   "table's pairs), or as the task list of a JSON file: [{\"lang\": \"en-de\", \"level\": \"sys\", "
+                   "\"statistic\": \"spa\", \"weight\": 1}, ...].")
 @click.option("--cluster-resamples", type=click.IntRange(2), default=1000, help="Permutations of the cluster tests.")
 @click.option("--cluster-ties", type=click.Choice(["count", "mtme"]), default="count",
               help="Cluster tests: a resampled difference equal to the observed one counts as at least as large "
@@ -107,6 +109,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                          "metrics with --metrics, or check the prefix")
     if calibrations:
         parse_calibrations(calibrations)  # a typo is refused before any work
+    task = _task(task)
     for flag, named in (("--lower-is-better", lower), ("--higher-is-better", higher)):
         unknown = [c for c in named if c not in names]
         if unknown:
@@ -144,6 +147,20 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                           [result] if calibrated is None else [result, calibrated], loud)
     for message in loud:
         say("warning", message)
+
+
+def _task(text: str | None):
+    """--task: a preset name, or a JSON file of tasks (xleval.stats.read_tasks)."""
+    from ..meta._engine import TASK_PRESETS
+
+    if text is None or text in TASK_PRESETS:
+        return text
+    if not text.lower().endswith(".json"):
+        raise InputError(f"invalid value for '--task': {text!r} is not one of {', '.join(TASK_PRESETS)}, nor a JSON "
+                         "file of tasks (FILE.json)")
+    from ..stats import read_tasks
+
+    return read_tasks(text)
 
 
 def _scale(text: str | None) -> str | dict[str, str] | None:

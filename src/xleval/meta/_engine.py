@@ -59,7 +59,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                   darr: str | None = None, darr_threshold: float = 25.0, exclude: Sequence[str] = (),
                   level: float = 0.95,
                   n_resamples: int = 1000, random_state: Any = 0, spa: bool = True,
-                  spa_permutations: int = 1000, clusters: Sequence[str] = (), task: str | None = None,
+                  spa_permutations: int = 1000, clusters: Sequence[str] = (), task: Any = None,
                   cluster_resamples: int = 1000, alpha: float = 0.05, chance: bool = False,
                   chance_simulations: int = 100, lower_is_better: Sequence[str] | None = None,
                   cluster_ties: str = "count", pdp: bool = True) -> MetaEvaluation:
@@ -71,9 +71,11 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     column from which WMT20's DARR pairs are built (same segment, raw difference >= ``darr_threshold``).
     ``exclude``: shell patterns of systems left out (e.g. ``["Human-*"]``: WMT scores MT systems only).
     ``clusters``: statistics (``sys_pearson``, ``sys_accuracy``, ``spa``, ``seg_acc_t``, ...) whose metrics get
-    significance cluster ranks per group (``cluster_resamples`` permutations, ``alpha``); ``task``: ``wmt23`` or
-    ``wmt24``, the statistics and weights of that year's ranking (adds the clusters it needs and the weighted
-    ranking); ``chance``: each value's chance baseline (acc-t's by ``chance_simulations`` shuffles).
+    significance cluster ranks per group (``cluster_resamples`` permutations, ``alpha``); ``task``: ``wmt23``,
+    ``wmt24`` or ``wmt25`` (the statistics and weights of that year's ranking, over the table's groups), or a list
+    of :class:`xleval.stats.MetaTask` (:func:`xleval.stats.read_tasks` reads one from a JSON file): adds the
+    clusters the tasks need and their weighted ranking; ``chance``: each value's chance baseline (acc-t's by
+    ``chance_simulations`` shuffles).
     ``pdp``: add the segment-level Pairwise Difference Pearson (``seg_pdp``, within-item differences of system
     scores; CI from items resampled). ``cluster_ties``: how the cluster tests count a resampled difference equal
     to the observed one (``count``: as at least as large; ``mtme``: mt-metrics-eval's floating-point ``>=``;
@@ -195,9 +197,10 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
         notes.append("no cross-group accuracy: no two groups share a human scale")
     ranking: dict[str, dict[str, float]] = {}
     if clusters or task or chance:
-        cells, glob, ranking = _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, system_scores,
-                                      clusters, task,
-                                      cluster_resamples, alpha, chance, chance_simulations, seed, notes, cluster_ties)
+        cells, glob, ranking, task = _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level,
+                                            system_scores, clusters, task,
+                                      cluster_resamples, alpha, chance, chance_simulations, seed, notes, cluster_ties,
+                                      spa_permutations)
     if chance:
         cross = {m: replace(c, chance=cross_chance(systems, m, human, scales)) for m, c in cross.items()}
     return MetaEvaluation(tuple(metrics), human, "+".join(by_cols), system, segment if seg_level else None,
@@ -206,38 +209,64 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                           n_resamples, seed, tuple(notes), task, ranking)
 
 
-_TASK_STATISTICS = {"wmt23": ("sys_pearson", "seg_acc_t", "seg_pearson"), "wmt24": ("spa", "seg_acc_t")}
+#: a task's (level, statistic) -> the cell statistic it ranks
+TASK_CELLS = {("sys", "pearson"): "sys_pearson", ("sys", "spearman"): "sys_spearman", ("sys", "kendall"): "sys_kendall",
+              ("sys", "pairwise_accuracy"): "sys_accuracy", ("sys", "spa"): "spa", ("seg", "acc_t"): "seg_acc_t",
+              ("seg", "pearson"): "seg_pearson"}
+TASK_PRESETS = ("wmt23", "wmt24", "wmt25")
+
+
+def _task_list(task: Any, groups: Sequence[str]) -> tuple[str, list[Any]]:
+    """A task preset's tasks over ``groups`` (:func:`xleval.stats.wmt_tasks`), or a task list as given
+    (:func:`xleval.stats.read_tasks`); and its label."""
+    from ..stats import MetaTask, wmt_tasks
+
+    if isinstance(task, str):
+        _check_choice(task, "task", TASK_PRESETS)
+        return task, wmt_tasks(task, lps=list(groups))
+    tasks = list(task)
+    if not tasks or not all(isinstance(t, MetaTask) for t in tasks):
+        raise InputError("task= takes a preset (wmt23, wmt24, wmt25) or a list of xleval.stats.MetaTask "
+                         "(xleval.stats.read_tasks reads one from a file)", argument="task")
+    return f"task list ({len(tasks)} tasks)", tasks
 
 
 def _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, system_scores, clusters, task, n_resamples,
-           alpha, chance, n_simulations, seed, notes, ties="count"):
+           alpha, chance, n_simulations, seed, notes, ties="count", spa_permutations=1000):
     from dataclasses import replace
 
     from ..stats import chance_baseline, metric_clusters
     from ._ranks import CLUSTERED, chance_cells, clustered_cells, task_ranking
 
+    tasks: list[Any] = []
+    label = None
     if task is not None:
-        _check_choice(task, "task", tuple(_TASK_STATISTICS))
-        if not seg_level:
-            raise InputError(f"task={task!r} ranks segment-level statistics too; give a segment-level table",
-                             argument="task", value=task)
+        label, tasks = _task_list(task, sorted(systems["_group"].unique()))
+        if not seg_level and any(t.level == "seg" or t.statistic == "spa" for t in tasks):
+            raise InputError(f"task={label!r} ranks segment-level statistics too; give a segment-level table",
+                             argument="task", value=label)
     bad = [c for c in clusters if c not in CLUSTERED]
     _check_choice(ties, "cluster_ties", ("count", "mtme"))
     if bad:
         raise InputError(f"clusters: {bad} cannot be clustered; use {', '.join(CLUSTERED)}", argument="clusters",
                          value=bad[0])
-    stats = list(dict.fromkeys([*clusters, *(_TASK_STATISTICS[task] if task else ())]))
+    stats = list(dict.fromkeys([*clusters, *(TASK_CELLS[(t.level, t.statistic)] for t in tasks
+                                             if len(t.languages) == 1)]))
+    global_task = next((t for t in tasks if len(t.languages) > 1), None)
     means = seg_level and system_scores == "complete"
     per_group = {g: _group_inputs(g, systems, matrices.get(g), df[df["_group"] == g], metrics, human, seg_level,
                                   means) for g in sorted(systems["_group"].unique())}
     cells, results = clustered_cells(cells, per_group, metrics, stats, n_resamples=n_resamples, alpha=alpha,
-                                     seed=seed, notes=notes, ties=ties)
+                                     seed=seed, notes=notes, ties=ties, spa_resamples=spa_permutations)
     everywhere = [m for m in metrics if np.isfinite(systems[m].to_numpy()).all()
                   and np.array_equal(systems[human_of(m)].to_numpy(), systems[human].to_numpy())]
     global_res = None
-    if (task == "wmt23" or "sys_accuracy" in clusters) and everywhere:
-        global_res = metric_clusters({m: systems[m].to_numpy() for m in everywhere}, systems[human].to_numpy(),
-                                     "pairwise_accuracy", groups=systems["_group"].to_numpy(),
+    if (global_task is not None or "sys_accuracy" in clusters) and everywhere:
+        rows = (np.isin(systems["_group"].to_numpy(), list(global_task.languages)) if global_task is not None
+                and set(global_task.languages) != set(systems["_group"]) else np.ones(len(systems), dtype=bool))
+        global_res = metric_clusters({m: systems[m].to_numpy()[rows] for m in everywhere},
+                                     systems[human].to_numpy()[rows], "pairwise_accuracy",
+                                     groups=systems["_group"].to_numpy()[rows],
                                      n_resamples=n_resamples, random_state=seed, alpha=alpha, ties=ties)
         glob = {m: replace(c, rank=global_res.ranks.get(m)) for m, c in glob.items()}
     if chance:
@@ -252,8 +281,8 @@ def _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, system
         notes.append(f"cluster p-values: {n_resamples} resamples; a resampled difference equal to the observed one "
                      + ("counts as at least as large (ties=count)" if ties == "count" else
                         "counts as mt-metrics-eval's floating-point >= decides (ties=mtme)"))
-    ranking = task_ranking(task, list(per_group), results, global_res, notes) if task else {}
-    return cells, glob, ranking
+    ranking = task_ranking(label, tasks, results, global_res, notes) if tasks else {}
+    return cells, glob, ranking, label
 
 
 def _group_inputs(g, systems, complete, rows, metrics, human, seg_level, means=False) -> dict[str, Any]:

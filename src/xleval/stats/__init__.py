@@ -27,9 +27,11 @@ from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
 from xleval.stats._results import CorrelationResult, Estimate, PairwiseAccuracy, TestResult
 from xleval.stats._spa import SoftPairwiseAccuracy, pairwise_permutation_pvalues, soft_pairwise_accuracy
 from xleval.stats._tasks import (
+                                     WMT25_LPS,
                                      MetaTask,
                                      assign_weights,
                                      average_clusters,
+                                     read_tasks,
                                      weighted_average_ranks,
                                      weighted_average_statistics,
                                      wmt_tasks,
@@ -77,6 +79,8 @@ __all__ = [
     "assign_ranks",
     "MetaTask",
     "wmt_tasks",
+    "read_tasks",
+    "WMT25_LPS",
     "assign_weights",
     "weighted_average_ranks",
     "weighted_average_statistics",
