@@ -103,3 +103,31 @@ def test_spa_unchanged_by_tiny_magnitudes():
     tiny = df.assign(a=df["a"] * 2.0 ** -1000)  # about 1e-301: 0 in float32
     assert _quiet(df, ["a"], "human", n_resamples=10).value("de-en", "a", "spa") == \
         _quiet(tiny, ["a"], "human", n_resamples=10).value("de-en", "a", "spa")
+
+
+def test_human_ceiling_row_and_relative_values_by_hand():
+    """Two human columns: the second (a rater) is scored against the first with the same statistics, and every
+    value is divided by the ceiling's. Hand check on system level: 3 systems, one segment-free table."""
+    df = pd.DataFrame({"lp": ["x"] * 4, "system": ["a", "b", "c", "d"], "human": [1.0, 2.0, 3.0, 4.0],
+                       "rater2": [1.0, 3.0, 2.0, 4.0], "m": [1.0, 2.0, 4.0, 3.0], "n": [4.0, 3.0, 2.0, 1.0]})
+    res = _quiet(df, ["m", "n"], "human", segment=None, ceiling="rater2", n_resamples=20)
+    assert res.ceiling == "rater2" and res.metrics == ("m", "n", "rater2")
+    # pairwise accuracy of 6 system pairs: rater2 swaps b/c (5/6), m swaps c/d (5/6), n reverses all (0)
+    acc = {c.metric: c for c in res.cells if c.statistic == "sys_accuracy"}
+    assert acc["rater2"].value == pytest.approx(5 / 6) and acc["m"].value == pytest.approx(5 / 6)
+    assert acc["m"].relative == pytest.approx(1.0) and acc["n"].relative == pytest.approx(0.0)
+    # Kendall: rater2 and m both 4/6 = 2/3, n -1: relative -1.5
+    tau = {c.metric: c for c in res.cells if c.statistic == "sys_kendall"}
+    assert tau["rater2"].value == pytest.approx(2 / 3)
+    assert tau["n"].relative == pytest.approx(-1.5)
+    assert "relative" in res.to_frame().columns
+    with pytest.raises(InputError, match="ceiling='m' is a metric"):
+        meta_evaluate(df, ["m"], "human", segment=None, ceiling="m")
+
+
+def test_no_spa_note_for_a_metric_without_scores_in_a_pair():
+    df = _table()
+    df["c"] = df["a"].where(df["lp"] == "de-en")  # c scores de-en only
+    res = _quiet(df, ["a", "c"], "human", n_resamples=10)
+    assert np.isfinite(res.value("de-en", "c", "spa")) and np.isnan(res.value("en-de", "c", "spa"))
+    assert not any("no SPA" in n for n in res.notes)  # no "needs 2" note: c simply has no scores there

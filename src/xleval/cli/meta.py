@@ -67,6 +67,9 @@ from ._common import (
 @click.option("--calibrations", metavar="raw,lgn,anchored@K",
               help="Also evaluate each metric raw and after each calibration out of system folds, as `calibrate "
                    "evaluate` does, and answer which metric with which calibration to trust across languages.")
+@click.option("--ceiling", metavar="COL",
+              help="A second human column (another rater): scored against --human with the same statistics as one "
+                   "more row of every table (the human ceiling); every value also relative to it.")
 @click.option("--lower-is-better", "lower", multiple=True, metavar="COLUMN",
               help="A metric whose lower scores are better (repeatable); it is negated so every statistic reads "
                    "higher as better. Default: as its signature says (dir:lower for MetricX), else by its name (ter).")
@@ -86,7 +89,8 @@ from ._common import (
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
          darr, darr_threshold, spa, pdp, spa_permutations, clusters, task, cluster_resamples, cluster_ties, chance,
-         calibrations, lower, higher, folds, repeats, n_resamples, seed, fmt, output, report_path, col) -> None:
+         calibrations, ceiling, lower, higher, folds, repeats, n_resamples, seed, fmt, output, report_path,
+         col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
     Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level
@@ -129,7 +133,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations,
                                clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
                                cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better,
-                               cluster_ties=cluster_ties, pdp=pdp)
+                               cluster_ties=cluster_ties, pdp=pdp, ceiling=ceiling)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,

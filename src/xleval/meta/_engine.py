@@ -62,7 +62,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                   spa_permutations: int = 1000, clusters: Sequence[str] = (), task: Any = None,
                   cluster_resamples: int = 1000, alpha: float = 0.05, chance: bool = False,
                   chance_simulations: int = 100, lower_is_better: Sequence[str] | None = None,
-                  cluster_ties: str = "count", pdp: bool = True) -> MetaEvaluation:
+                  cluster_ties: str = "count", pdp: bool = True, ceiling: str | None = None) -> MetaEvaluation:
     """Meta-evaluate ``metrics`` (columns) against ``human`` per group of ``by`` and across groups.
 
     ``human_scale``: one name for every group (``"da_raw"``: the groups share one scale), or group ->
@@ -84,11 +84,22 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     that every statistic reads higher as agreeing with the humans, as WMT's tables do. None: each metric's
     direction as the leaderboard finds it (:func:`metric_directions`: the signature's ``dir:``, then the
     registry name, e.g. ``ter``).
+    ``ceiling``: a second human column (another rater, or another version of the human scores): it is scored
+    against ``human`` with the same statistics, as one more row of every table (the human ceiling: how well one
+    human agrees with the other), and every cell carries ``relative``, its value divided by the ceiling's.
     Module docstring: the statistics and the system-score rule."""
     frame = getattr(data, "frame", data)
     if not isinstance(frame, pd.DataFrame):
         raise InputError("meta_evaluate needs a table (pandas DataFrame or EvalTable)", argument="data")
     metrics = _check_columns(frame, metrics, human, by, system, segment, darr)
+    if ceiling is not None:
+        if ceiling == human or ceiling in metrics:
+            raise InputError(f"ceiling={ceiling!r} is {'the human column' if ceiling == human else 'a metric'}; the "
+                             "ceiling is a second human column (another rater)", argument="ceiling", value=ceiling)
+        if ceiling not in frame.columns:
+            raise InputError(f"ceiling column {ceiling!r} not in the table (columns: {list(frame.columns)[:12]}); "
+                             "name the second human column", argument="ceiling", value=ceiling)
+        metrics = [*metrics, ceiling]
     _check_choice(average_by, "average_by", AVERAGE_BY)
     _check_choice(system_scores, "system_scores", SYSTEM_SCORES)
     by_cols = [by] if isinstance(by, str) else list(by)
@@ -103,6 +114,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                              "name metric columns only", argument="lower_is_better", value=unknown[0])
     lower = metric_directions(data, metrics) if lower_is_better is None else [m for m in metrics
                                                                                 if m in set(lower_is_better)]
+    lower = [m for m in lower if m != ceiling]  # a human column reads higher as better, like ``human``
     for m in lower:
         df[m] = -df[m]
     if lower:
@@ -203,10 +215,32 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                                       spa_permutations)
     if chance:
         cross = {m: replace(c, chance=cross_chance(systems, m, human, scales)) for m, c in cross.items()}
+    if ceiling is not None:
+        cells, glob, cross = _relative(cells, glob, cross, ceiling)
+        notes.append(f"human ceiling: {ceiling} scored against {human} with the same statistics (its own row); "
+                     "each cell's relative is its value divided by the ceiling's")
     return MetaEvaluation(tuple(metrics), human, "+".join(by_cols), system, segment if seg_level else None,
                           average_by, system_scores if seg_level else "table", tuple(cells), glob,
                           {m: c for m, c in cross.items() if np.isfinite(c.value)}, coverage, level,
-                          n_resamples, seed, tuple(notes), task, ranking)
+                          n_resamples, seed, tuple(notes), task, ranking, ceiling)
+
+
+def _relative(cells, glob, cross, ceiling):
+    """Every cell with ``relative``: its value over the human ceiling's value in the same group and statistic."""
+    top = {(c.group, c.statistic): c.value for c in cells if c.metric == ceiling}
+
+    def rel(c: Cell, key: tuple[str, str]) -> Cell:
+        v = top.get(key, float("nan"))
+        return replace(c, relative=c.value / v if np.isfinite(v) and v != 0 and np.isfinite(c.value) else float("nan"))
+
+    cells = [rel(c, (c.group, c.statistic)) for c in cells]
+    out = []
+    for pooled in (glob, cross):
+        v = pooled.get(ceiling)
+        if v is not None:
+            top[("*", v.statistic)] = v.value
+        out.append({m: rel(c, ("*", c.statistic)) for m, c in pooled.items()})
+    return cells, out[0], out[1]
 
 
 #: a task's (level, statistic) -> the cell statistic it ranks

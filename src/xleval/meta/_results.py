@@ -36,7 +36,8 @@ class Cell(Result):
     exists; ``n``: systems (system level) or rows/pairs (segment level) the value rests on (for correlations
     averaged by item or system: the units averaged); ``left_out``: units (items or systems) of two or more rows
     left out of an average because the metric's or the human's scores are constant there (mt-metrics-eval
-    leaves them out too: their correlation is undefined)."""
+    leaves them out too: their correlation is undefined); ``relative``: the value divided by the human ceiling's
+    value in the same group and statistic (NaN without a ceiling, :attr:`MetaEvaluation.ceiling`)."""
 
     group: str
     metric: str
@@ -48,6 +49,7 @@ class Cell(Result):
     rank: int | None = None
     chance: float = float("nan")
     left_out: int = 0
+    relative: float = float("nan")
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,6 +80,8 @@ class MetaEvaluation(Result):
     notes: tuple[str, ...] = field(default=())
     task: str | None = None
     ranking: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: the second human column scored as a metric (the human ceiling), or None
+    ceiling: str | None = None
 
     def value(self, group: str, metric: str, statistic: str) -> float:
         """The value of one cell (NaN when the cell is absent)."""
@@ -99,4 +103,4 @@ class MetaEvaluation(Result):
         for name, d in (("global_accuracy", self.global_accuracy), ("cross_accuracy", self.cross_accuracy)):
             rows += [{**c.to_dict(), "statistic": name} for c in d.values()]
         return pd.DataFrame(rows, columns=["group", "metric", "statistic", "value", "ci_low", "ci_high", "n", "rank",
-                                           "chance", "left_out"])
+                                           "chance", "left_out", "relative"])
