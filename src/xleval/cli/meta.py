@@ -70,6 +70,20 @@ from ._common import (
 @click.option("--ceiling", metavar="COL",
               help="A second human column (another rater): scored against --human with the same statistics as one "
                    "more row of every table (the human ceiling); every value also relative to it.")
+@click.option("--gold-spans", metavar="FILE",
+              help="Gold error spans (rows: the table's --by, --system and --segment columns, severity, start, end), "
+                   "for --predicted-spans.")
+@click.option("--predicted-spans", metavar="NAME=FILE", multiple=True,
+              help="Predicted error spans (XCOMET's, a judge's, another rater's; same columns as --gold-spans), "
+                   "repeatable: WMT25's character-level F1 and the partial-overlap span F1 per pair, with CIs.")
+@click.option("--span-mismatch", type=click.FloatRange(0, 1), default=0.5,
+              help="Credit of a span marked with the wrong severity (WMT25: 0.5).")
+@click.option("--error-free", type=float, metavar="T",
+              help="Error-free segment detection (WMT26): gold 1 when the human score is at least T (85 for ESA) and "
+                   "the gold has no error span; each metric's F1 at its best threshold.")
+@click.option("--critical", type=float, metavar="T",
+              help="Critical segment detection (WMT25): gold 1 when the human score is below T (10 for ESA); each "
+                   "metric's F1 at its best threshold.")
 @click.option("--lower-is-better", "lower", multiple=True, metavar="COLUMN",
               help="A metric whose lower scores are better (repeatable); it is negated so every statistic reads "
                    "higher as better. Default: as its signature says (dir:lower for MetricX), else by its name (ter).")
@@ -89,8 +103,8 @@ from ._common import (
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
          darr, darr_threshold, spa, pdp, spa_permutations, clusters, task, cluster_resamples, cluster_ties, chance,
-         calibrations, ceiling, lower, higher, folds, repeats, n_resamples, seed, fmt, output, report_path,
-         col) -> None:
+         calibrations, ceiling, gold_spans, predicted_spans, span_mismatch, error_free, critical, lower, higher, folds,
+         repeats, n_resamples, seed, fmt, output, report_path, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
     Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level
@@ -103,7 +117,8 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     if bool(metrics) == bool(metrics_prefix):
         raise InputError("name the metrics with --metrics A,B or --metrics-prefix PREFIX (one of the two)")
     by_cols = parse_columns(by, "--by") if by is not None else []
-    check_outputs({"-o": output, "--report": report_path}, [input], stdout=["-o"])
+    inputs = [input, *([gold_spans] if gold_spans else []), *(p.partition("=")[2] for p in predicted_spans)]
+    check_outputs({"-o": output, "--report": report_path}, inputs, stdout=["-o"])
     df = read_table(input, columns=parse_column_mapping(col), required=[human, *by_cols, system])
     by_cols = by_cols or grouping(by, df.columns)  # the default: lp if the table has it, else tgt_lang
     names = parse_columns(metrics, "--metrics") if metrics else [c for c in df.columns if c.startswith(metrics_prefix)
@@ -133,7 +148,10 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations,
                                clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
                                cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better,
-                               cluster_ties=cluster_ties, pdp=pdp, ceiling=ceiling)
+                               cluster_ties=cluster_ties, pdp=pdp, ceiling=ceiling,
+                               gold_spans=read_table(gold_spans, columns=parse_column_mapping(col)) if gold_spans
+                               else None, predicted_spans=_span_files(predicted_spans, col),
+                               span_mismatch=span_mismatch, error_free=error_free, critical=critical)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
@@ -151,6 +169,19 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                           [result] if calibrated is None else [result, calibrated], loud)
     for message in loud:
         say("warning", message)
+
+
+def _span_files(named: tuple[str, ...], col) -> dict | None:
+    """--predicted-spans NAME=FILE (repeatable) -> {NAME: table}."""
+    out = {}
+    for item in named:
+        name, sep, path = item.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise InputError(f"--predicted-spans {item!r}: give NAME=FILE (e.g. xcomet=xcomet_spans.tsv)")
+        if name.strip() in out:
+            raise InputError(f"--predicted-spans names {name.strip()!r} twice; give each source once")
+        out[name.strip()] = read_table(path.strip(), columns=parse_column_mapping(col))
+    return out or None
 
 
 def _task(text: str | None):

@@ -62,7 +62,10 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                   spa_permutations: int = 1000, clusters: Sequence[str] = (), task: Any = None,
                   cluster_resamples: int = 1000, alpha: float = 0.05, chance: bool = False,
                   chance_simulations: int = 100, lower_is_better: Sequence[str] | None = None,
-                  cluster_ties: str = "count", pdp: bool = True, ceiling: str | None = None) -> MetaEvaluation:
+                  cluster_ties: str = "count", pdp: bool = True, ceiling: str | None = None,
+                  gold_spans: pd.DataFrame | None = None, predicted_spans: Mapping[str, pd.DataFrame] | None = None,
+                  span_mismatch: float = 0.5, error_free: float | None = None,
+                  critical: float | None = None) -> MetaEvaluation:
     """Meta-evaluate ``metrics`` (columns) against ``human`` per group of ``by`` and across groups.
 
     ``human_scale``: one name for every group (``"da_raw"``: the groups share one scale), or group ->
@@ -87,6 +90,13 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     ``ceiling``: a second human column (another rater, or another version of the human scores): it is scored
     against ``human`` with the same statistics, as one more row of every table (the human ceiling: how well one
     human agrees with the other), and every cell carries ``relative``, its value divided by the ceiling's.
+    ``gold_spans`` / ``predicted_spans`` (name -> table): error spans (rows: the table's ``by``, ``system`` and
+    ``segment`` columns, ``severity``, ``start``, ``end``), scored per group over the judged segments
+    (:mod:`xleval.meta._spans`: WMT25's character-level F1 with ``span_mismatch`` credit for a wrong severity, and
+    the partial-overlap span F1, micro-averaged); one column per predicted source. ``error_free``: the human
+    score from which a segment without a gold span is error-free (WMT26: 85); ``critical``: the human score
+    below which a segment is critical (WMT25: 10); each metric's F1 at its best threshold, with precision,
+    recall and the threshold.
     Module docstring: the statistics and the system-score rule."""
     frame = getattr(data, "frame", data)
     if not isinstance(frame, pd.DataFrame):
@@ -215,6 +225,20 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                                       spa_permutations)
     if chance:
         cross = {m: replace(c, chance=cross_chance(systems, m, human, scales)) for m, c in cross.items()}
+    span_sources: tuple[str, ...] = ()
+    if predicted_spans or error_free is not None or critical is not None:
+        if not seg_level:
+            raise InputError("span and detection statistics are segment-level; give a segment-level table",
+                             argument="predicted_spans")
+        keys = [*by_cols, system, segment]
+        segs = frame.loc[judged.index, keys].astype(str).assign(_group=judged["_group"].to_numpy())
+        if predicted_spans:
+            if gold_spans is None:
+                raise InputError("predicted_spans are scored against gold_spans: give the gold spans too",
+                                 argument="gold_spans")
+            span_sources = tuple(str(k) for k in predicted_spans)
+            cells += _span_cells(gold_spans, predicted_spans, segs, keys, span_mismatch, n_resamples, level, seed)
+        cells += _detection_cells(judged, segs, keys, metrics, human, gold_spans, error_free, critical, notes)
     if ceiling is not None:
         cells, glob, cross = _relative(cells, glob, cross, ceiling)
         notes.append(f"human ceiling: {ceiling} scored against {human} with the same statistics (its own row); "
@@ -222,7 +246,63 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     return MetaEvaluation(tuple(metrics), human, "+".join(by_cols), system, segment if seg_level else None,
                           average_by, system_scores if seg_level else "table", tuple(cells), glob,
                           {m: c for m, c in cross.items() if np.isfinite(c.value)}, coverage, level,
-                          n_resamples, seed, tuple(notes), task, ranking, ceiling)
+                          n_resamples, seed, tuple(notes), task, ranking, ceiling, span_sources)
+
+
+def _span_cells(gold, predicted, segs, keys, mismatch, n_resamples, level, seed) -> list[Cell]:
+    from ._spans import span_f1
+
+    out = []
+    for name, pred in predicted.items():
+        for row in span_f1(gold, pred, segs, keys=keys, by="_group", mismatch=mismatch, n_resamples=n_resamples,
+                           level=level, random_state=int(seed or 0)):
+            stat = row["statistic"]
+            out.append(Cell(row["group"], str(name), stat, row["value"], row["ci_low"], row["ci_high"], row["n"]))
+            out.append(Cell(row["group"], str(name), stat.replace("_f1", "_precision"), row["precision"], n=row["n"]))
+            out.append(Cell(row["group"], str(name), stat.replace("_f1", "_recall"), row["recall"], n=row["n"]))
+    return out
+
+
+def _detection_cells(judged, segs, keys, metrics, human, gold_spans, error_free, critical, notes) -> list[Cell]:
+    from ._spans import _spans_by_segment, detection_f1
+
+    out: list[Cell] = []
+    h = judged[human].to_numpy()
+    tasks = []
+    if error_free is not None:
+        clean = h >= error_free
+        if gold_spans is not None:
+            spanned = set(_spans_by_segment(gold_spans, keys, "gold"))
+            clean &= np.array([k not in spanned for k in segs[keys].itertuples(index=False, name=None)])
+        tasks.append(("error_free", clean, True))
+        notes.append(f"error_free: gold 1 when {human} >= {error_free:g}"
+                     + (" and the gold has no error span" if gold_spans is not None else " (no gold spans given: the "
+                        "human score alone)") + "; a metric flags segments scoring at least its threshold")
+    if critical is not None:
+        tasks.append(("critical", h < critical, False))
+        notes.append(f"critical: gold 1 when {human} < {critical:g}; a metric flags segments scoring below its "
+                     "threshold")
+    if tasks:
+        notes.append("detection F1 is reported at each metric's best threshold, chosen on the same data: an "
+                     "optimistic figure (the organisers' caveat); compare metrics with it, do not read it as the F1 "
+                     "of a deployed threshold")
+    groups = judged["_group"].to_numpy()
+    for g in sorted(set(groups)):
+        rows = groups == g
+        for m in metrics:
+            x = judged[m].to_numpy()[rows]
+            if not np.isfinite(x).any():
+                continue
+            for name, positive, high in tasks:
+                res = detection_f1(x, positive[rows], flag_high=high)
+                if not np.isfinite(res["f1"]):
+                    continue
+                n = int(res["n"])
+                out += [Cell(g, m, f"{name}_f1", res["f1"], n=n),
+                        Cell(g, m, f"{name}_precision", res["precision"], n=n),
+                        Cell(g, m, f"{name}_recall", res["recall"], n=n),
+                        Cell(g, m, f"{name}_threshold", res["threshold"], n=n)]
+    return out
 
 
 def _relative(cells, glob, cross, ceiling):

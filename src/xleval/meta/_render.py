@@ -27,10 +27,11 @@ def _prefix(names: tuple[str, ...]) -> str:
 
 def _grid(result: MetaEvaluation, statistic: str) -> tuple[list[str], list[list[str]]]:
     groups = sorted({c.group for c in result.cells if c.statistic == statistic})
-    header = [result.by] + [_label(m, result) for m in result.metrics]
+    names = result.columns(statistic)
+    header = [result.by] + [_label(m, result) if names is result.metrics else m for m in names]
     found = {(c.group, c.metric): c for c in result.cells if c.statistic == statistic}
     columns = []
-    for m in result.metrics:
+    for m in names:
         cells = [found.get((g, m)) for g in groups]
         values = format_column([c.value if c is not None else None for c in cells])
         chance = format_column([c.chance if c is not None else None for c in cells])
@@ -72,7 +73,7 @@ def _across_rows(result: MetaEvaluation) -> tuple[list[str], list[list[str]]]:
 def _relative_rows(result: MetaEvaluation) -> tuple[list[str], list[list[str]]]:
     import math
 
-    stats = result.statistics()
+    stats = [s for s in result.statistics() if STATISTICS[s][0] != "span"]
     cells = [*result.cells, *result.global_accuracy.values(), *result.cross_accuracy.values()]
     pooled = [s for s in ("global_accuracy", "cross_accuracy") if any(c.statistic == s for c in cells)]
     columns = []

@@ -22,6 +22,20 @@ STATISTICS: dict[str, tuple[str, str]] = {
                            "one segment; EMNLP 2025)"),
     "seg_acc_t": ("segment", "acc-t: acc23 with tie calibration, averaged by item (WMT23/24)"),
     "darr_tau": ("segment", "WMT20 DARR Kendall-like tau: (C - D) / (C + D), metric ties discordant"),
+    "span_char_f1": ("span", "character-level F1 of error spans (WMT25; wrong severity: partial credit)"),
+    "span_char_precision": ("span", "character-level precision of error spans"),
+    "span_char_recall": ("span", "character-level recall of error spans"),
+    "span_overlap_f1": ("span", "partial-overlap, partial-credit span F1, micro-averaged"),
+    "span_overlap_precision": ("span", "partial-overlap span precision, micro-averaged"),
+    "span_overlap_recall": ("span", "partial-overlap span recall, micro-averaged"),
+    "error_free_f1": ("segment", "F1 of finding error-free segments at the metric's best threshold (WMT26)"),
+    "error_free_precision": ("segment", "precision of finding error-free segments at that threshold"),
+    "error_free_recall": ("segment", "recall of finding error-free segments at that threshold"),
+    "error_free_threshold": ("segment", "the best threshold: segments scoring at least it are flagged error-free"),
+    "critical_f1": ("segment", "F1 of finding critical segments at the metric's best threshold (WMT25)"),
+    "critical_precision": ("segment", "precision of finding critical segments at that threshold"),
+    "critical_recall": ("segment", "recall of finding critical segments at that threshold"),
+    "critical_threshold": ("segment", "the best threshold: segments scoring below it are flagged critical"),
 }
 
 
@@ -82,6 +96,12 @@ class MetaEvaluation(Result):
     ranking: dict[str, dict[str, float]] = field(default_factory=dict)
     #: the second human column scored as a metric (the human ceiling), or None
     ceiling: str | None = None
+    #: the sources of predicted error spans (columns of the span statistics' tables)
+    span_sources: tuple[str, ...] = ()
+
+    def columns(self, statistic: str) -> tuple[str, ...]:
+        """The columns of a statistic's table: the span sources for span statistics, else the metrics."""
+        return self.span_sources if STATISTICS.get(statistic, ("",))[0] == "span" else self.metrics
 
     def value(self, group: str, metric: str, statistic: str) -> float:
         """The value of one cell (NaN when the cell is absent)."""
