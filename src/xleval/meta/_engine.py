@@ -804,6 +804,10 @@ class UnitCorrelations(NamedTuple):
     n_constant: int
 
 
+#: the last bootstrap counts of PDP (a function of the seed, k and the resamples only)
+_PDP_COUNTS: dict[str, Any] = {}
+
+
 def _pdp_cell(g, m, rows, human, n_resamples, level, seed) -> list[Cell]:
     """PDP of one metric in one group (:func:`xleval.stats.pairwise_difference_pearson`); the bootstrap counts of
     k items depend on the seed and k only, so every metric of a group is resampled alike."""
@@ -814,7 +818,10 @@ def _pdp_cell(g, m, rows, human, n_resamples, level, seed) -> list[Cell]:
         sums, n_pairs = pdp_sums(x, h, rows["_segment"].to_numpy())
     except InputError:
         return []
-    counts = item_counts(np.random.default_rng([int(seed or 0), len(sums), 36]), len(sums), n_resamples)
+    key = (int(seed or 0), len(sums), n_resamples)
+    if _PDP_COUNTS.get("key") != key:  # the metrics of a group share k: draw the counts once
+        _PDP_COUNTS.update(key=key, counts=item_counts(np.random.default_rng([key[0], key[1], 36]), key[1], key[2]))
+    counts = _PDP_COUNTS["counts"]
     res = pdp_result(sums, n_pairs, counts, level, seed)
     return [Cell(g, m, "seg_pdp", res.estimate, res.ci_low, res.ci_high, n=n_pairs)]
 
@@ -826,10 +833,50 @@ def unit_correlations(x: np.ndarray, h: np.ndarray, units: np.ndarray) -> UnitCo
     per-unit correlation is NaN); so is a unit of one row. Returns the averages, the units each averages
     and the number of units of two or more rows left out as constant."""
     codes, _ = pd.factorize(units)
+    k = int(codes.max()) + 1
+    n = np.bincount(codes, minlength=k).astype(float)
+    # constant: every score of the unit equal (exactly; a float mean need not be exact, so r is not asked)
+    frame = pd.DataFrame({"u": codes, "x": x, "h": h})
+    spread = frame.groupby("u").agg(x_lo=("x", "min"), x_hi=("x", "max"), h_lo=("h", "min"), h_hi=("h", "max"))
+    spread = spread.reindex(range(k))
+    constant = (((spread["x_lo"] == spread["x_hi"]) | (spread["h_lo"] == spread["h_hi"])).to_numpy()) & (n >= 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx, my = np.bincount(codes, x, k) / n, np.bincount(codes, h, k) / n
+        xc, hc = x - mx[codes], h - my[codes]
+        r = np.bincount(codes, xc * hc, k) / np.sqrt(np.bincount(codes, xc * xc, k) * np.bincount(codes, hc * hc, k))
+    tau = _unit_kendall(x, h, codes, k, n)
+    defined = (n >= 2) & ~constant
+    valid_r = r[defined & np.isfinite(r)]
+    valid_t = tau[defined & np.isfinite(tau)]
+    return UnitCorrelations(float(valid_r.mean()) if valid_r.size else float("nan"),
+                            float(valid_t.mean()) if valid_t.size else float("nan"), int(valid_r.size),
+                            int(valid_t.size), int(constant.sum()))
+
+
+#: units larger than this get Kendall's tau from scipy (n log n) instead of the pairs of rows (n^2)
+_PAIRWISE_UNIT = 200
+
+
+def _unit_kendall(x: np.ndarray, h: np.ndarray, codes: np.ndarray, k: int, n: np.ndarray) -> np.ndarray:
+    """Kendall tau-b of each unit: over the pairs of its rows when units are small (items: a few systems), by
+    scipy.stats.kendalltau per unit when they are large (systems: thousands of segments; the pairs would be
+    millions)."""
+    if n.max() > _PAIRWISE_UNIT:
+        from scipy.stats import kendalltau
+
+        order = np.argsort(codes, kind="stable")
+        bounds = np.r_[0, np.cumsum(n.astype(np.int64))]
+        tau = np.full(k, np.nan)
+        for u in range(k):
+            rows = order[bounds[u]:bounds[u + 1]]
+            if rows.size >= 2:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # a constant unit: NaN, left out by the caller
+                    tau[u] = kendalltau(x[rows], h[rows]).statistic
+        return tau
     layout = _unit_pairs(codes)
     dm, dh = x[layout.iu] - x[layout.ju], h[layout.iu] - h[layout.ju]
-    k = int(codes.max()) + 1
-    used = np.flatnonzero(np.bincount(codes, minlength=k) >= 2)  # the layout numbers these units 0, 1, ...
+    used = np.flatnonzero(n >= 2)  # the layout numbers these units 0, 1, ...
 
     def count(w: np.ndarray) -> np.ndarray:  # per unit (by code), 0 for units of one row
         out = np.zeros(k)
@@ -837,22 +884,9 @@ def unit_correlations(x: np.ndarray, h: np.ndarray, units: np.ndarray) -> UnitCo
         return out
 
     pairs = count(np.ones(dm.size))
-    # constant: no pair of the unit differs (exactly; a float mean need not be exact, so r is not asked)
-    flat_x, flat_h = count((dm != 0) * 1.0) == 0, count((dh != 0) * 1.0) == 0
-    n = np.bincount(codes, minlength=k).astype(float)
-    constant = (flat_x | flat_h) & (n >= 2)
     with np.errstate(invalid="ignore", divide="ignore"):
-        s_tau = count(np.sign(dm) * np.sign(dh))
-        tau = s_tau / np.sqrt((pairs - count((dm == 0) * 1.0)) * (pairs - count((dh == 0) * 1.0)))
-        mx, my = np.bincount(codes, x, k) / n, np.bincount(codes, h, k) / n
-        xc, hc = x - mx[codes], h - my[codes]
-        r = np.bincount(codes, xc * hc, k) / np.sqrt(np.bincount(codes, xc * xc, k) * np.bincount(codes, hc * hc, k))
-    defined = (n >= 2) & ~constant
-    valid_r = r[defined & np.isfinite(r)]
-    valid_t = tau[defined & np.isfinite(tau)]
-    return UnitCorrelations(float(valid_r.mean()) if valid_r.size else float("nan"),
-                            float(valid_t.mean()) if valid_t.size else float("nan"), int(valid_r.size),
-                            int(valid_t.size), int(constant.sum()))
+        return count(np.sign(dm) * np.sign(dh)) / np.sqrt((pairs - count((dm == 0) * 1.0))
+                                                          * (pairs - count((dh == 0) * 1.0)))
 
 
 def darr_tau(data: Any, metric: str, human_raw: str, *, by: str = "lp", system: str = "system",

@@ -403,7 +403,7 @@ def _spa_draws(zs: list[np.ndarray], swaps: np.ndarray, signs: np.ndarray, hp: n
     iu, ju = np.triu_indices(n_sys, 1)
     h_iu = hp[iu, ju]
     lowered = signs - 1.0  # 0 where a segment keeps its sign, -2 where it is flipped
-    base = [(lowered @ z.T).T for z in zs]  # (n_sys, R_p): U of each metric
+    base = [np.ascontiguousarray((lowered @ z.T).T) for z in zs]  # (n_sys, R_p): U of each metric
     n_perm = len(signs)
     out = np.zeros((m, m, n_res))
     step = max(1, _SPA_BLOCK // max(1, n_perm * n_sys * m))
@@ -412,16 +412,47 @@ def _spa_draws(zs: list[np.ndarray], swaps: np.ndarray, signs: np.ndarray, hp: n
         # v[a][k, s, r] = ((S - 1) @ (W_k o z_a).T)[r, s]
         kb = sl.stop - sl.start
         w = swaps[sl].astype(np.float64)
-        v_ = [(lowered @ (w * z[None]).reshape(kb * n_sys, -1).T).reshape(n_perm, kb, n_sys).transpose(1, 2, 0)
-              for z in zs]
+        v_ = [np.ascontiguousarray((lowered @ (w * z[None]).reshape(kb * n_sys, -1).T).reshape(n_perm, kb, n_sys)
+                                   .transpose(1, 2, 0)) for z in zs]  # C order: vd below is contiguous too
+        kernel = _compiled()
         for a in range(m):
             for b in range(a + 1, m):
                 vd = v_[a] - v_[b]  # (kb, n_sys, R_p)
-                spa_a = _spa_batch(base[b][None] + vd, h_iu, n_perm)
-                spa_b = _spa_batch(base[a][None] - vd, h_iu, n_perm)
+                if kernel is not None:
+                    spa_a, spa_b = _spa_batch_compiled(kernel, base[a], base[b], vd, h_iu, n_perm)
+                else:
+                    spa_a = _spa_batch(base[b][None] + vd, h_iu, n_perm)
+                    spa_b = _spa_batch(base[a][None] - vd, h_iu, n_perm)
                 out[a, b, sl] = spa_a - spa_b
                 out[b, a, sl] = spa_b - spa_a
     return out
+
+
+def _compiled() -> Any:
+    """The numba kernel of SPA's clusters (:mod:`xleval.stats._spa_kernel`), or None without numba (the numpy path
+    gives the same numbers) or with ``XLEVAL_NUMBA=0``."""
+    import importlib
+    import os
+
+    if os.environ.get("XLEVAL_NUMBA", "1") == "0":
+        return None
+    try:
+        return importlib.import_module("xleval.stats._spa_kernel").spa_hybrid_counts
+    except (ImportError, RuntimeError):
+        return None
+
+
+def _spa_batch_compiled(kernel: Any, base_a: np.ndarray, base_b: np.ndarray, vd: np.ndarray, h_iu: np.ndarray,
+                        n_perm: int) -> tuple[np.ndarray, np.ndarray]:
+    kb = vd.shape[0]
+    ca, cb = np.empty((kb, h_iu.size), dtype=np.int64), np.empty((kb, h_iu.size), dtype=np.int64)
+    kernel(base_a, base_b, vd, ca, cb)
+    out = []
+    for c in (ca, cb):
+        p = c.astype(np.float64)
+        p /= n_perm
+        out.append(1.0 - np.mean(np.abs(p - h_iu[None, :]), axis=1))
+    return out[0], out[1]
 
 
 def _spa_batch(u: np.ndarray, h_iu: np.ndarray, n_perm: int) -> np.ndarray:
