@@ -224,3 +224,19 @@ def test_cross_group_accuracy_has_a_chance_baseline_checked_by_simulation():
     draws = np.array([accuracy(rng.permutation(x)) for _ in range(4000)])
     assert abs(draws.mean() - chance) < 3 * draws.std(ddof=1) / np.sqrt(len(draws))
     assert chance != pytest.approx(0.5, abs=0.02)  # the ties move it away from a coin's 0.5
+
+
+def test_large_units_take_kendall_from_scipy_with_the_same_numbers(monkeypatch):
+    from xleval.meta import _engine
+
+    rng = np.random.default_rng(5)
+    x = np.round(rng.normal(size=300), 1)
+    h = np.round(x + rng.normal(size=300), 1)
+    units = np.repeat(np.arange(6), 50)
+    h[units == 2] = 1.0  # a constant unit: left out of both averages
+    small = unit_correlations(x, h, units)
+    monkeypatch.setattr(_engine, "_PAIRWISE_UNIT", 10)
+    large = unit_correlations(x, h, units)
+    assert small.n_constant == large.n_constant == 1 and small.n_kendall == large.n_kendall == 5
+    assert large.kendall == pytest.approx(small.kendall, abs=1e-12)
+    assert large.pearson == small.pearson

@@ -55,3 +55,15 @@ def test_the_tie_rule_is_checked_and_carried_to_the_average():
         metric_clusters(metrics, human, "pairwise_accuracy", groups=groups, n_resamples=10, ties="strict")
     res = metric_clusters(metrics, human, "pairwise_accuracy", groups=groups, n_resamples=50, ties="mtme")
     assert average_clusters([res, res]).ties == "mtme"
+
+
+def test_compiled_and_numpy_spa_clusters_give_the_same_draws(monkeypatch):
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(0)
+    h = rng.normal(size=(7, 30))
+    ms = {f"m{i}": h + rng.normal(scale=1 + i / 3, size=h.shape) for i in range(3)}
+    ms["tied"] = np.round(h * 2) / 2
+    compiled = metric_clusters(ms, h, "spa", n_resamples=40, random_state=3, spa_resamples=200)
+    monkeypatch.setenv("XLEVAL_NUMBA", "0")
+    plain = metric_clusters(ms, h, "spa", n_resamples=40, random_state=3, spa_resamples=200)
+    assert np.array_equal(compiled.draws, plain.draws) and np.array_equal(compiled.pvalues, plain.pvalues)
