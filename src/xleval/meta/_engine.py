@@ -193,6 +193,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     systems = _system_table(judged, metrics, human, seg_level, system_scores, coverage, matrices, scales, notes,
                             spa)
     counts = stratified_resample_counts(systems["_group"].to_numpy(), n_resamples, rng)
+    pdp_counts: dict[str, Any] = {}  # PDP's bootstrap counts of the current group's size, shared by its metrics
     cells: list[Cell] = []
     for g in sorted(systems["_group"].unique()):
         idx = np.flatnonzero(systems["_group"].to_numpy() == g)
@@ -202,7 +203,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
             if seg_level:
                 cells += _segment_cells(g, m, rows, human, average_by)
                 if pdp:
-                    cells += _pdp_cell(g, m, rows, human, n_resamples, level, seed)
+                    cells += _pdp_cell(g, m, rows, human, n_resamples, level, seed, pdp_counts)
                 if spa:
                     cells += _spa_cell(g, m, human, coverage[g], matrices[g], spa_permutations, notes)
                 if darr:
@@ -804,11 +805,7 @@ class UnitCorrelations(NamedTuple):
     n_constant: int
 
 
-#: the last bootstrap counts of PDP (a function of the seed, k and the resamples only)
-_PDP_COUNTS: dict[str, Any] = {}
-
-
-def _pdp_cell(g, m, rows, human, n_resamples, level, seed) -> list[Cell]:
+def _pdp_cell(g, m, rows, human, n_resamples, level, seed, cache) -> list[Cell]:
     """PDP of one metric in one group (:func:`xleval.stats.pairwise_difference_pearson`); the bootstrap counts of
     k items depend on the seed and k only, so every metric of a group is resampled alike."""
     from ..stats._pdp import item_counts, pdp_result, pdp_sums
@@ -819,9 +816,9 @@ def _pdp_cell(g, m, rows, human, n_resamples, level, seed) -> list[Cell]:
     except InputError:
         return []
     key = (int(seed or 0), len(sums), n_resamples)
-    if _PDP_COUNTS.get("key") != key:  # the metrics of a group share k: draw the counts once
-        _PDP_COUNTS.update(key=key, counts=item_counts(np.random.default_rng([key[0], key[1], 36]), key[1], key[2]))
-    counts = _PDP_COUNTS["counts"]
+    if cache.get("key") != key:  # the metrics of a group share k: draw the counts once
+        cache.update(key=key, counts=item_counts(np.random.default_rng([key[0], key[1], 36]), key[1], key[2]))
+    counts = cache["counts"]
     res = pdp_result(sums, n_pairs, counts, level, seed)
     return [Cell(g, m, "seg_pdp", res.estimate, res.ci_low, res.ci_high, n=n_pairs)]
 
