@@ -68,8 +68,8 @@ from ._common import (
               help="Also evaluate each metric raw and after each calibration out of system folds, as `calibrate "
                    "evaluate` does, and answer which metric with which calibration to trust across languages.")
 @click.option("--ceiling", metavar="COL",
-              help="A second human column (another rater): scored against --human with the same statistics as one "
-                   "more row of every table (the human ceiling); every value also relative to it.")
+              help="A second human column (another rater): scored against --human with the same statistics, as one "
+                   "more metric of every table (the human ceiling); every value also relative to it.")
 @click.option("--gold-spans", metavar="FILE",
               help="Gold error spans (rows: the table's --by, --system and --segment columns, severity, start, end), "
                    "for --predicted-spans.")
