@@ -131,3 +131,16 @@ def test_no_spa_note_for_a_metric_without_scores_in_a_pair():
     res = _quiet(df, ["a", "c"], "human", n_resamples=10)
     assert np.isfinite(res.value("de-en", "c", "spa")) and np.isnan(res.value("en-de", "c", "spa"))
     assert not any("no SPA" in n for n in res.notes)  # no "needs 2" note: c simply has no scores there
+
+
+def test_cli_ceiling_column_must_exist_and_shows_the_relative_table(tmp_path):
+    df = _table()
+    df["rater2"] = df["human"] + np.random.default_rng(0).normal(0, 0.5, len(df))
+    path = tmp_path / "t.tsv"
+    df.to_csv(path, sep="\t", index=False)
+    r = run_cli("meta", str(path), "--metrics", "a,b", "--human", "human", "--ceiling", "nosuch", "--no-spa")
+    assert r.exit_code == 2 and "ceiling column 'nosuch' not in the table" in r.stderr
+    r = run_cli("meta", str(path), "--metrics", "a,b", "--human", "human", "--ceiling", "rater2", "--no-spa",
+                "--n-resamples", "20")
+    assert r.exit_code == 0, r.stderr
+    assert "Relative to the human ceiling (rater2 against human)" in r.stdout
