@@ -29,6 +29,68 @@ SOURCE_BASED = ["en-cs", "en-iu", "en-ja", "en-pl", "en-ru", "en-ta", "en-zh", "
 REFERENCE_BASED = ["cs-en", "de-en", "ja-en", "pl-en", "ru-en", "ta-en"]
 CLUSTER_RESAMPLES = 200
 
+PRESETS_AND_DIFFERENCES = [
+    "## Presets: which WMT year each reproduces", "",
+    "| preset | reproduces | tasks and weights |", "|---|---|---|",
+    "| `--darr RAW` | WMT20 (segment level) | the organisers' DARR Kendall-like tau: same-segment pairs whose raw DA "
+    "differs by 25 or more, metric ties discordant; equal to the published taus (tests/test_meta_wmt20.py) |",
+    "| `--task wmt23` | WMT23, mt-metrics-eval `tasks.WMT23` | system-level pairwise accuracy over all pairs (weight: "
+    "the number of pairs), then per pair system-level Pearson, segment-level Pearson (not averaged) and acc-t "
+    "(weight 1 each), normalised |",
+    "| `--task wmt24` | WMT24, `tasks.WMT24` | per pair system-level SPA and segment-level acc-t (averaged by item, "
+    "`pairs` test), equal weights |",
+    "| `--task wmt25` | WMT25, `tasks.WMT25` | the same statistics on WMT25's 16 pairs (`en-sr_Cyrl_RS`-style codes "
+    "read as written), equal weights (1/32 each); the gold is MQM for en-ko_KR and ja-zh_CN and ESA (`esa-human1`) "
+    "for the others: one human column with a `<human>_scale` column (as `xleval ingest gold` writes it) |",
+    "| `--task FILE.json` | mt-metrics-eval's `TaskSet` of `Task`s | a JSON list of `{\"lang\", \"level\", "
+    "\"statistic\", \"weight\"}` (`xleval.stats.read_tasks`); weights normalised to sum 1 |", "",
+    "Every preset ranks over the pairs of the table (tasks of pairs it lacks are left out, with a note, and the "
+    "others' weights renormalised).", "",
+    "## Where xleval deliberately differs from mt-metrics-eval", "",
+    "* **Equal to the last digit** (tests/test_meta_mtme_oracle.py, tests/test_meta_mtme_wmt20.py): system-level "
+    "Pearson, Spearman, Kendall and pairwise accuracy; segment-level Pearson and Kendall with `--average-by "
+    "none|item|system` (items or systems where the metric's or the human's scores are constant are left out of "
+    "the average, as mt-metrics-eval leaves them out, and counted in each cell's `left_out`; on WMT20 all 218 "
+    "item-averaged Pearson cells equal mt-metrics-eval's to 1e-12); acc-t; SPA (the same float32 sign "
+    "permutations, seed 4); PDP (`Pearson(pdp=True)`).",
+    "* **Resampling is seeded.** mt-metrics-eval draws its significance tests from numpy's global, unseeded "
+    "generator; xleval's draws come from `--seed`, so p-values agree with its runs within Monte-Carlo error "
+    "(about 0.02 at 1,000 resamples), not to the digit, and a run is reproducible.",
+    "* **Ties in p-values.** A resampled difference equal to the observed one counts as at least as large "
+    "(`--cluster-ties count`, the default: the permutation test's own rule, a tolerance of 1e-12). "
+    "mt-metrics-eval compares in floating point, so an exact tie counts only when its rounding lands at or above "
+    "the observed difference; `--cluster-ties mtme` does the same and, given the same draws, gives its p-values "
+    "to the digit (tests/test_stats_cluster_ties.py). Its p-values can be lower (issue 36: with identical draws, "
+    "20 of 105 WMT20 system-accuracy p-values were, by up to 0.048).",
+    "* **No early stopping in `meta`.** mt-metrics-eval's tasks stop a test early (blocks of 100 resamples, p "
+    "below 0.02 or above 0.5); `meta` runs every resample (`xleval.stats.metric_clusters(early_stopping=...)` "
+    "offers the rule). WMT25's `tasks.WMT25()` defaults to k=0 (no test: ranks follow the statistic); `meta` "
+    "always tests, with `--cluster-resamples`.",
+    "* **Segment order.** SPA's sign permutations are drawn per segment; xleval takes segments in their id order "
+    "(numbers by value), mt-metrics-eval in its data's order (the same for WMT data); its `tasks.py` also depends "
+    "on `PYTHONHASHSEED` through a set, which xleval does not copy.",
+    "* **Metrics with missing scores.** mt-metrics-eval evaluates only metrics that score every system and "
+    "segment of a task; xleval evaluates each metric on its own rows (above) and says so.",
+    "* **Additions** with no mt-metrics-eval counterpart: CIs (systems resampled within pairs; PDP and span F1: "
+    "segments resampled), chance baselines, cross-pair accuracy, the human ceiling, span F1 and segment detection "
+    "(below).", "",
+    "## The human ceiling, spans and segment detection", "",
+    "* **`--ceiling COL`**: a second human column (another rater, or WMT25's human2 scores) is scored against "
+    "`--human` with every statistic, as one more column of every table, and every value gets `relative` (its "
+    "value over the ceiling's in the same pair and statistic; a text table gives their means), as a 2026 study "
+    "recommends reporting metric agreement against human agreement.",
+    "* **`--gold-spans FILE --predicted-spans NAME=FILE`** (rows: the table's pair, system and segment columns, "
+    "`severity`, `start`, `end`): WMT25 task 2's character-level F1 (critical counts as major; a character "
+    "marked with the wrong severity earns `--span-mismatch`, 0.5) and the partial-overlap, partial-credit span "
+    "F1 micro-averaged over the pair, each with precision, recall and a CI from segments resampled. These follow "
+    "the task descriptions; they are checked by hand (tests/test_meta_spans.py), not against the organisers' "
+    "scripts.",
+    "* **`--error-free T`** (WMT26 task 3: gold 1 when the human score is at least T, 85 for ESA, and the gold has "
+    "no span) and **`--critical T`** (WMT25's criticality analysis: gold 1 below T, 10 for ESA): each metric's F1 "
+    "at its best threshold, with precision, recall and the threshold. The threshold is chosen on the same data, "
+    "so the F1 is optimistic (the organisers' caveat, printed as a note).", "",
+]
+
 
 def run(args: list[str]) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
@@ -114,8 +176,11 @@ def render(wmt: dict, cross: dict, main_args: list[str]) -> str:
            "averaged by item, Deutsch et al. 2023, as WMT23/24) and, with `--darr RAW`, WMT20's DARR Kendall-like "
            "tau; across pairs, WMT23's global accuracy (system pairs inside each pair, pooled) and xleval's "
            "cross-pair accuracy (system pairs from different pairs on one human scale), with CIs from systems "
-           "resampled within pairs. `--clusters`, `--task wmt23|wmt24` and `--chance` add significance clusters "
-           "(mt-metrics-eval's PERM-BOTH and pairs tests), the tasks' weighted ranking and chance baselines. "
+           "resampled within pairs; segment-level PDP (Pairwise Difference Pearson, on by default). `--clusters`, "
+           "`--task wmt23|wmt24|wmt25|FILE.json` and `--chance` add significance clusters (mt-metrics-eval's "
+           "PERM-BOTH and pairs tests), the tasks' weighted ranking and chance baselines; `--ceiling COL` the human "
+           "ceiling; `--gold-spans`/`--predicted-spans` span-level F1; `--error-free T`/`--critical T` segment "
+           "detection (sections below). "
            "`--calibrations raw,lgn,anchored@100` evaluates every metric raw and calibrated out of system folds "
            "(the engine of `xleval calibrate evaluate`) and answers which metric with which calibration to trust.",
            "", "## Rules the numbers rest on", "",
@@ -133,7 +198,16 @@ def render(wmt: dict, cross: dict, main_args: list[str]) -> str:
            "* **Direction.** A metric whose lower scores are better (TER by its name, MetricX by its signature's "
            "`dir:lower`, or `--lower-is-better COL`) is negated first, so every statistic reads higher as agreeing "
            "with the humans, as in WMT's tables; the WMT20 columns here are already oriented that way. A metric the "
-           "table lacks (`bleu`, `chrf`, `chrf++`, `ter`) is scored from its texts first.", "",
+           "table lacks (`bleu`, `chrf`, `chrf++`, `ter`) is scored from its texts first.",
+           "* **Each metric on its own rows.** A metric's statistics use the rows it scored (and, for SPA and "
+           "`--system-scores complete`, the segments it scored for every system of the pair, with the human "
+           "scores of those same segments): listing another metric with missing scores never changes them. "
+           "Significance clusters compare metrics on the rows all of them scored (a note says when that is fewer).",
+           "* **Row order.** Rows are put in one order (pair, system, segment; integer segment ids by value) before "
+           "anything is computed, so no statistic, resample or permutation depends on the order of the table.",
+           "* **Numbers.** Score columns are read with the readers' one number parser (empty and NA cells are "
+           "missing); an infinite metric or human score is refused with its row (E333), never read as missing.",
+           "", *PRESETS_AND_DIFFERENCES,
            "## WMT20, every pair and every metric with segment scores", "",
            "Command: `xleval " + " ".join(["meta", "wmt20_mt.parquet", *main_args[1:]]) + "`.", "",
            f"In brackets: the metric's significance cluster in its pair (1 = best; {CLUSTER_RESAMPLES} "

@@ -510,6 +510,19 @@ CASES: list[Case] = [
     _c("E332", "meta: a metric tied everywhere (one value per group)",
        "meta meta_metric_tied.tsv --metrics chrf,bleu --human human -o out/E332.txt",
        "Drop the metric, or check how its column was joined to the rows.", "out/E332.txt"),
+    # --- issues 35 (item 7) and 36: meta's input layer, tasks and spans ---
+    _c("E333", "meta: an infinite metric score (it was read as 'not scored' for every metric)",
+       "meta meta_infmetric.tsv --metrics chrf,bleu --human human -o out/E333.txt",
+       "Fix the cell, or leave it empty for a row the metric did not score.", "out/E333.txt"),
+    _c("E334", "meta: --lower-is-better names no metric", f"{META} --metrics chrf --lower-is-better nosuch "
+       "-o out/E334.txt", "Name a metric column (one of --metrics).", "out/E334.txt"),
+    _c("E335", "meta: an --exclude pattern that matches no system", f"{META} --metrics chrf --exclude Human-* "
+       "-o out/E335.txt", "Check the pattern: shell style, case-sensitive, matched against the system names.",
+       "out/E335.txt"),
+    _c("E336", "meta: --predicted-spans without NAME=FILE", f"{META} --metrics chrf --predicted-spans spans.tsv "
+       "-o out/E336.txt", "Name each source: --predicted-spans xcomet=xcomet_spans.tsv.", "out/E336.txt"),
+    _c("E337", "meta: --task neither a preset nor a JSON file of tasks", f"{META} --metrics chrf --task wmt26 "
+       "-o out/E337.txt", "Use wmt23, wmt24 or wmt25, or a JSON list of tasks (FILE.json).", "out/E337.txt"),
     # --- branch ratings: ingest mqm / esa / gold (human ratings as the data comes) ---
     _c("E380", "ingest mqm: a span file without an lp column, and no --lp",
        "ingest mqm mqm_spans.tsv -o out/E380.tsv",
@@ -775,6 +788,7 @@ def _meta_files(root: Path) -> None:
             {"A": 0, "B": 1, "C": 2}))) & ~(g & (df["seg_id"] > 5)))),
         "meta_dup.tsv": pd.concat([df, df.iloc[[0]]]),
         "meta_metric_tied.tsv": df.assign(bleu=df["lp"].map({"en-de": 10.0, "en-fr": 20.0, "de-en": 30.0})),
+        "meta_infmetric.tsv": df.assign(bleu=df["bleu"].where(df.index != 4, np.inf)),
     }
     for name, table in tables.items():
         (root / name).write_bytes(_tsv(table))

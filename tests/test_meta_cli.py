@@ -50,7 +50,8 @@ def test_tsv_and_latex_files(table, tmp_path):
                 "--format", "tsv", "-o", str(out))
     assert r.exit_code == 0 and r.stdout == ""
     tidy = pd.read_csv(out, sep="\t")
-    assert list(tidy.columns) == ["group", "metric", "statistic", "value", "ci_low", "ci_high", "n", "rank", "chance"]
+    assert list(tidy.columns) == ["group", "metric", "statistic", "value", "ci_low", "ci_high", "n", "rank", "chance",
+                                   "left_out", "relative"]
     assert {"sys_pearson", "seg_acc_t", "global_accuracy", "cross_accuracy"} <= set(tidy["statistic"])
     tex = tmp_path / "o.tex"
     r = run_cli("meta", str(path), "--metrics", "metric:chrf", "--human", "human", "--n-resamples", "20",

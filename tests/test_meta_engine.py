@@ -72,9 +72,9 @@ def test_item_and_system_averaging_equal_per_unit_scipy():
     rows = df[df.lp == "en-de"]
     for unit in ("seg_id", "system"):
         x, h, u = rows["good"].to_numpy(), rows["human"].to_numpy(), rows[unit].to_numpy()
-        pearson, kendall, n = unit_correlations(x, h, u)
+        pearson, kendall, n, n_tau, constant = unit_correlations(x, h, u)
         per = [(ss.pearsonr(x[u == k], h[u == k])[0], ss.kendalltau(x[u == k], h[u == k])[0]) for k in np.unique(u)]
-        assert n == len(per)
+        assert n == n_tau == len(per) and constant == 0
         assert pearson == pytest.approx(np.mean([p for p, _ in per]), abs=1e-12)
         assert kendall == pytest.approx(np.mean([k for _, k in per]), abs=1e-12)
     res = meta_evaluate(df, ["coarse"], "human", average_by="item", n_resamples=20)
@@ -224,3 +224,19 @@ def test_cross_group_accuracy_has_a_chance_baseline_checked_by_simulation():
     draws = np.array([accuracy(rng.permutation(x)) for _ in range(4000)])
     assert abs(draws.mean() - chance) < 3 * draws.std(ddof=1) / np.sqrt(len(draws))
     assert chance != pytest.approx(0.5, abs=0.02)  # the ties move it away from a coin's 0.5
+
+
+def test_large_units_take_kendall_from_scipy_with_the_same_numbers(monkeypatch):
+    from xleval.meta import _engine
+
+    rng = np.random.default_rng(5)
+    x = np.round(rng.normal(size=300), 1)
+    h = np.round(x + rng.normal(size=300), 1)
+    units = np.repeat(np.arange(6), 50)
+    h[units == 2] = 1.0  # a constant unit: left out of both averages
+    small = unit_correlations(x, h, units)
+    monkeypatch.setattr(_engine, "_PAIRWISE_UNIT", 10)
+    large = unit_correlations(x, h, units)
+    assert small.n_constant == large.n_constant == 1 and small.n_kendall == large.n_kendall == 5
+    assert large.kendall == pytest.approx(small.kendall, abs=1e-12)
+    assert large.pearson == small.pearson

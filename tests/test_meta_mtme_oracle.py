@@ -53,3 +53,31 @@ def test_spa_equals_mt_metrics_eval_on_the_complete_matrix():
     _, complete = _inputs()
     res = meta_evaluate(complete, ["m"], "human", n_resamples=20)
     assert res.value("x-y", "m", "spa") == pytest.approx(SPA, abs=1e-12)
+
+
+#: mt-metrics-eval ``AverageCorrelation(scipy.stats.pearsonr, num_sys, average_by='item', pdp=True)`` (same commit)
+PDP = {"sparse": 0.771625154890507, "complete": 0.7952266057937621}
+
+
+def test_pdp_equals_mt_metrics_eval():
+    sparse, complete = _inputs()
+    for name, df in (("sparse", sparse), ("complete", complete)):
+        res = meta_evaluate(df, ["m"], "human", system_scores="judged", n_resamples=200, spa=False)
+        cell = next(c for c in res.cells if c.statistic == "seg_pdp")
+        assert cell.value == pytest.approx(PDP[name], abs=1e-12)
+        assert cell.ci_low < cell.value < cell.ci_high
+
+
+def test_pdp_by_hand():
+    """3 systems x 3 items, one output not judged. Pairs (i < j) of each item, (dh, dm):
+    item 0: (-2, -0.4), (-1, 0.4), (1, 0.8); item 1: (1, -0.3), (0, -0.5), (-1, -0.2); item 2: (-2, -0.6).
+    sum dh dm = 2.3, sum dh^2 = 12, sum dm^2 = 1.7: PDP = 2.3 / sqrt(20.4) (mt-metrics-eval: 0.509228559185555)."""
+    from xleval.stats import pairwise_difference_pearson
+
+    h = [1, 2, np.nan, 3, 1, 2, 2, 2, 4]
+    m = [0.5, 0.1, 0.3, 0.9, 0.4, 0.2, 0.1, 0.6, 0.8]
+    items = [0, 1, 2] * 3
+    res = pairwise_difference_pearson(m, h, items, n_resamples=50)
+    assert res.estimate == pytest.approx(2.3 / np.sqrt(20.4), abs=1e-15)
+    assert res.estimate == pytest.approx(0.509228559185555, abs=1e-12)
+    assert res.n == 7

@@ -109,3 +109,39 @@ def test_weights_checked():
         stats.weighted_average_ranks(results, [1.0])
     with pytest.raises(InputError, match="weights"):
         stats.weighted_average_statistics(results, [-1.0, 2.0])
+
+
+def test_wmt25_preset_is_mt_metrics_evals_shape():
+    """mt-metrics-eval tasks.WMT25: 16 pairs (regional codes), per pair system-level pce (SPA) and segment-level
+    KendallWithTiesOpt averaged by item with the pairs test, weights all 1/32."""
+    from xleval.stats import WMT25_LPS
+
+    tasks = stats.wmt_tasks("wmt25")
+    assert len(WMT25_LPS) == 16 and "en-sr_Cyrl_RS" in WMT25_LPS
+    assert len(tasks) == 32 and {t.test_set for t in tasks} == {"wmt25"}
+    assert [t.lang for t in tasks[::2]] == sorted(WMT25_LPS)
+    assert all(t.weight == pytest.approx(1 / 32) for t in tasks)
+    seg = [t for t in tasks if t.level == "seg"]
+    assert {(t.statistic, t.average_by, t.test) for t in seg} == {("acc_t", "item", "pairs")}
+    assert {t.statistic for t in tasks if t.level == "sys"} == {"spa"}
+
+
+def test_read_tasks_from_a_file(tmp_path):
+    import json
+
+    from xleval.exceptions import InputError
+    from xleval.stats import read_tasks
+
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps([{"lang": "en-de", "level": "sys", "statistic": "spa", "weight": 3},
+                                {"lang": "en-de", "level": "seg", "statistic": "acc_t"}]), encoding="utf-8")
+    tasks = read_tasks(str(path))
+    assert [t.weight for t in tasks] == [0.75, 0.25]
+    assert tasks[1].average_by == "item" and tasks[1].test == "pairs"
+    for bad, says in (([{"lang": "en-de", "level": "seg", "statistic": "spa"}], "is not a task"),
+                      ([{"lang": "en-de,de-en", "level": "sys", "statistic": "spa"}], "global accuracy only"),
+                      ([{"lang": "en-de", "level": "sys", "statistic": "spa", "wieght": 1}], "unknown field 'wieght'"),
+                      ({"lang": "en-de"}, "non-empty JSON list")):
+        path.write_text(json.dumps(bad), encoding="utf-8")
+        with pytest.raises(InputError, match=says):
+            read_tasks(str(path))

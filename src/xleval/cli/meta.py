@@ -47,20 +47,45 @@ from ._common import (
 @click.option("--darr", metavar="COL", help="Raw human column (0-100 DA): add WMT20's DARR Kendall-like tau.")
 @click.option("--darr-threshold", type=float, default=25.0, help="DARR: least raw difference of a pair.")
 @click.option("--spa/--no-spa", default=True, help="Soft pairwise accuracy (WMT24; needs segment scores).")
+@click.option("--pdp/--no-pdp", default=True,
+              help="Segment-level Pairwise Difference Pearson (within-segment differences of system scores; CI from "
+                   "segments resampled), as mt-metrics-eval's Pearson(pdp=True).")
 @click.option("--spa-permutations", type=click.IntRange(2), default=1000,
               help="SPA: sign permutations per p-value (mt-metrics-eval: 1000, seed 4).")
 @click.option("--clusters", metavar="STAT,...",
               help="Significance clusters of the metrics in each group for these statistics (sys_pearson, "
                    "sys_spearman, sys_kendall, sys_accuracy, spa, seg_acc_t, seg_pearson), as mt-metrics-eval's tasks "
                    "test them.")
-@click.option("--task", type=click.Choice(["wmt23", "wmt24"]),
-              help="Rank the metrics as that year's metrics task: its statistics' clusters and task weights.")
+@click.option("--task", metavar="wmt23|wmt24|wmt25|FILE.json",
+              help="Rank the metrics as that year's metrics task (its statistics' clusters and task weights, over the "
+                   "table's pairs), or as the task list of a JSON file: [{\"lang\": \"en-de\", \"level\": \"sys\", "
+                   "\"statistic\": \"spa\", \"weight\": 1}, ...].")
 @click.option("--cluster-resamples", type=click.IntRange(2), default=1000, help="Permutations of the cluster tests.")
+@click.option("--cluster-ties", type=click.Choice(["count", "mtme"]), default="count",
+              help="Cluster tests: a resampled difference equal to the observed one counts as at least as large "
+                   "(count), or mt-metrics-eval's floating-point >= decides (mtme: its p-values, which can be lower).")
 @click.option("--chance/--no-chance", default=False,
               help="Print each value's chance baseline (the statistic of an uninformative metric) beside it.")
 @click.option("--calibrations", metavar="raw,lgn,anchored@K",
               help="Also evaluate each metric raw and after each calibration out of system folds, as `calibrate "
                    "evaluate` does, and answer which metric with which calibration to trust across languages.")
+@click.option("--ceiling", metavar="COL",
+              help="A second human column (another rater): scored against --human with the same statistics, as one "
+                   "more metric of every table (the human ceiling); every value also relative to it.")
+@click.option("--gold-spans", metavar="FILE",
+              help="Gold error spans (rows: the table's --by, --system and --segment columns, severity, start, end), "
+                   "for --predicted-spans.")
+@click.option("--predicted-spans", metavar="NAME=FILE", multiple=True,
+              help="Predicted error spans (XCOMET's, a judge's, another rater's; same columns as --gold-spans), "
+                   "repeatable: WMT25's character-level F1 and the partial-overlap span F1 per pair, with CIs.")
+@click.option("--span-mismatch", type=click.FloatRange(0, 1), default=0.5,
+              help="Credit of a span marked with the wrong severity (WMT25: 0.5).")
+@click.option("--error-free", type=float, metavar="T",
+              help="Error-free segment detection (WMT26): gold 1 when the human score is at least T (85 for ESA) and "
+                   "the gold has no error span; each metric's F1 at its best threshold.")
+@click.option("--critical", type=float, metavar="T",
+              help="Critical segment detection (WMT25): gold 1 when the human score is below T (10 for ESA); each "
+                   "metric's F1 at its best threshold.")
 @click.option("--lower-is-better", "lower", multiple=True, metavar="COLUMN",
               help="A metric whose lower scores are better (repeatable); it is negated so every statistic reads "
                    "higher as better. Default: as its signature says (dir:lower for MetricX), else by its name (ter).")
@@ -80,9 +105,9 @@ from ._common import (
 @keep_reference_copies_option
 @col_option
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
-         darr,
-         darr_threshold, spa, spa_permutations, clusters, task, cluster_resamples, chance, calibrations, lower, higher,
-         folds, repeats, n_resamples, seed, fmt, output, report_path, keep_reference_copies, col) -> None:
+         darr, darr_threshold, spa, pdp, spa_permutations, clusters, task, cluster_resamples, cluster_ties, chance,
+         calibrations, ceiling, gold_spans, predicted_spans, span_mismatch, error_free, critical, lower, higher, folds,
+         repeats, n_resamples, seed, fmt, output, report_path, keep_reference_copies, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
     Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level
@@ -95,7 +120,8 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     if bool(metrics) == bool(metrics_prefix):
         raise InputError("name the metrics with --metrics A,B or --metrics-prefix PREFIX (one of the two)")
     by_cols = parse_columns(by, "--by") if by is not None else []
-    check_outputs({"-o": output, "--report": report_path}, [input], stdout=["-o"])
+    inputs = [input, *([gold_spans] if gold_spans else []), *(p.partition("=")[2] for p in predicted_spans)]
+    check_outputs({"-o": output, "--report": report_path}, inputs, stdout=["-o"])
     df = read_table(input, columns=parse_column_mapping(col), required=[human, *by_cols, system])
     by_cols = by_cols or grouping(by, df.columns)  # the default: lp if the table has it, else tgt_lang
     df, copies = reference_copy_step(df, by_cols, system, input, keep_reference_copies, quiet=True)
@@ -106,6 +132,12 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                          "metrics with --metrics, or check the prefix")
     if calibrations:
         parse_calibrations(calibrations)  # a typo is refused before any work
+    task = _task(task)
+    for flag, named in (("--lower-is-better", lower), ("--higher-is-better", higher)):
+        unknown = [c for c in named if c not in names]
+        if unknown:
+            raise InputError(f"{flag} {unknown[0]!r}: not among the metrics ({', '.join(names[:8])}"
+                             f"{' ...' if len(names) > 8 else ''}); name a metric column")
     both = sorted(set(lower) & set(higher))
     if both:
         raise InputError(f"--lower-is-better and --higher-is-better both name {both[0]!r}; name it once")
@@ -119,7 +151,11 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                exclude=exclude,
                                n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations,
                                clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
-                               cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better)
+                               cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better,
+                               cluster_ties=cluster_ties, pdp=pdp, ceiling=ceiling,
+                               gold_spans=read_table(gold_spans, columns=parse_column_mapping(col)) if gold_spans
+                               else None, predicted_spans=_span_files(predicted_spans, col),
+                               span_mismatch=span_mismatch, error_free=error_free, critical=critical)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
@@ -137,6 +173,33 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                           [result] if calibrated is None else [result, calibrated], loud)
     for message in loud:
         say("warning", message)
+
+
+def _span_files(named: tuple[str, ...], col) -> dict | None:
+    """--predicted-spans NAME=FILE (repeatable) -> {NAME: table}."""
+    out = {}
+    for item in named:
+        name, sep, path = item.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise InputError(f"--predicted-spans {item!r}: give NAME=FILE (e.g. xcomet=xcomet_spans.tsv)")
+        if name.strip() in out:
+            raise InputError(f"--predicted-spans names {name.strip()!r} twice; give each source once")
+        out[name.strip()] = read_table(path.strip(), columns=parse_column_mapping(col))
+    return out or None
+
+
+def _task(text: str | None):
+    """--task: a preset name, or a JSON file of tasks (xleval.stats.read_tasks)."""
+    from ..meta._engine import TASK_PRESETS
+
+    if text is None or text in TASK_PRESETS:
+        return text
+    if not text.lower().endswith(".json"):
+        raise InputError(f"invalid value for '--task': {text!r} is not one of {', '.join(TASK_PRESETS)}, nor a JSON "
+                         "file of tasks (FILE.json)")
+    from ..stats import read_tasks
+
+    return read_tasks(text)
 
 
 def _scale(text: str | None) -> str | dict[str, str] | None:

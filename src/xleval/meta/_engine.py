@@ -30,7 +30,7 @@ import importlib
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -59,9 +59,13 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                   darr: str | None = None, darr_threshold: float = 25.0, exclude: Sequence[str] = (),
                   level: float = 0.95,
                   n_resamples: int = 1000, random_state: Any = 0, spa: bool = True,
-                  spa_permutations: int = 1000, clusters: Sequence[str] = (), task: str | None = None,
+                  spa_permutations: int = 1000, clusters: Sequence[str] = (), task: Any = None,
                   cluster_resamples: int = 1000, alpha: float = 0.05, chance: bool = False,
-                  chance_simulations: int = 100, lower_is_better: Sequence[str] | None = None) -> MetaEvaluation:
+                  chance_simulations: int = 100, lower_is_better: Sequence[str] | None = None,
+                  cluster_ties: str = "count", pdp: bool = True, ceiling: str | None = None,
+                  gold_spans: pd.DataFrame | None = None, predicted_spans: Mapping[str, pd.DataFrame] | None = None,
+                  span_mismatch: float = 0.5, error_free: float | None = None,
+                  critical: float | None = None) -> MetaEvaluation:
     """Meta-evaluate ``metrics`` (columns) against ``human`` per group of ``by`` and across groups.
 
     ``human_scale``: one name for every group (``"da_raw"``: the groups share one scale), or group ->
@@ -70,25 +74,57 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     column from which WMT20's DARR pairs are built (same segment, raw difference >= ``darr_threshold``).
     ``exclude``: shell patterns of systems left out (e.g. ``["Human-*"]``: WMT scores MT systems only).
     ``clusters``: statistics (``sys_pearson``, ``sys_accuracy``, ``spa``, ``seg_acc_t``, ...) whose metrics get
-    significance cluster ranks per group (``cluster_resamples`` permutations, ``alpha``); ``task``: ``wmt23`` or
-    ``wmt24``, the statistics and weights of that year's ranking (adds the clusters it needs and the weighted
-    ranking); ``chance``: each value's chance baseline (acc-t's by ``chance_simulations`` shuffles).
+    significance cluster ranks per group (``cluster_resamples`` permutations, ``alpha``); ``task``: ``wmt23``,
+    ``wmt24`` or ``wmt25`` (the statistics and weights of that year's ranking, over the table's groups), or a list
+    of :class:`xleval.stats.MetaTask` (:func:`xleval.stats.read_tasks` reads one from a JSON file): adds the
+    clusters the tasks need and their weighted ranking; ``chance``: each value's chance baseline (acc-t's by
+    ``chance_simulations`` shuffles).
+    ``pdp``: add the segment-level Pairwise Difference Pearson (``seg_pdp``, within-item differences of system
+    scores; CI from items resampled). ``cluster_ties``: how the cluster tests count a resampled difference equal
+    to the observed one (``count``: as at least as large; ``mtme``: mt-metrics-eval's floating-point ``>=``;
+    :func:`xleval.stats.metric_clusters`).
     ``lower_is_better``: the metrics whose lower scores are better (error rates, MetricX); they are negated, so
     that every statistic reads higher as agreeing with the humans, as WMT's tables do. None: each metric's
     direction as the leaderboard finds it (:func:`metric_directions`: the signature's ``dir:``, then the
     registry name, e.g. ``ter``).
+    ``ceiling``: a second human column (another rater, or another version of the human scores): it is scored
+    against ``human`` with the same statistics, as one more row of every table (the human ceiling: how well one
+    human agrees with the other), and every cell carries ``relative``, its value divided by the ceiling's.
+    ``gold_spans`` / ``predicted_spans`` (name -> table): error spans (rows: the table's ``by``, ``system`` and
+    ``segment`` columns, ``severity``, ``start``, ``end``), scored per group over the judged segments
+    (:mod:`xleval.meta._spans`: WMT25's character-level F1 with ``span_mismatch`` credit for a wrong severity, and
+    the partial-overlap span F1, micro-averaged); one column per predicted source. ``error_free``: the human
+    score from which a segment without a gold span is error-free (WMT26: 85); ``critical``: the human score
+    below which a segment is critical (WMT25: 10); each metric's F1 at its best threshold, with precision,
+    recall and the threshold.
     Module docstring: the statistics and the system-score rule."""
     frame = getattr(data, "frame", data)
     if not isinstance(frame, pd.DataFrame):
         raise InputError("meta_evaluate needs a table (pandas DataFrame or EvalTable)", argument="data")
     metrics = _check_columns(frame, metrics, human, by, system, segment, darr)
+    if ceiling is not None:
+        if ceiling == human or ceiling in metrics:
+            raise InputError(f"ceiling={ceiling!r} is {'the human column' if ceiling == human else 'a metric'}; the "
+                             "ceiling is a second human column (another rater)", argument="ceiling", value=ceiling)
+        if ceiling not in frame.columns:
+            raise InputError(f"ceiling column {ceiling!r} not in the table (columns: {list(frame.columns)[:12]}); "
+                             "name the second human column", argument="ceiling", value=ceiling)
+        metrics = [*metrics, ceiling]
     _check_choice(average_by, "average_by", AVERAGE_BY)
     _check_choice(system_scores, "system_scores", SYSTEM_SCORES)
     by_cols = [by] if isinstance(by, str) else list(by)
     notes: list[str] = []
     df = _numeric(frame, [*metrics, human, *([darr] if darr else [])], human=human, darr=darr)
+    if lower_is_better is not None:
+        if isinstance(lower_is_better, str):
+            lower_is_better = [lower_is_better]
+        unknown = [c for c in lower_is_better if c not in metrics]
+        if unknown:
+            raise InputError(f"lower_is_better names {unknown[0]!r}, which is not among the metrics {metrics[:8]}; "
+                             "name metric columns only", argument="lower_is_better", value=unknown[0])
     lower = metric_directions(data, metrics) if lower_is_better is None else [m for m in metrics
                                                                                 if m in set(lower_is_better)]
+    lower = [m for m in lower if m != ceiling]  # a human column reads higher as better, like ``human``
     for m in lower:
         df[m] = -df[m]
     if lower:
@@ -100,8 +136,16 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     if exclude:
         import fnmatch
 
-        out = np.logical_or.reduce([df["_system"].map(lambda s, p=p: fnmatch.fnmatchcase(s, p)).to_numpy()
-                                    for p in exclude])
+        if isinstance(exclude, str):
+            exclude = [exclude]
+        hits = [df["_system"].map(lambda s, p=p: fnmatch.fnmatchcase(s, p)).to_numpy() for p in exclude]
+        idle = [p for p, hit in zip(exclude, hits, strict=True) if not hit.any()]
+        if idle:
+            names = sorted(df["_system"].unique())
+            raise InputError(f"exclude pattern {idle[0]!r} matches no system (systems: {names[:6]}"
+                             f"{' ...' if len(names) > 6 else ''}); check the pattern (shell style, case-sensitive)",
+                             argument="exclude", value=idle[0])
+        out = np.logical_or.reduce(hits)
         if out.all():
             raise InputError(f"exclude={list(exclude)} leaves out every system; check the patterns",
                              argument="exclude")
@@ -123,11 +167,19 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                              "segment column (segment=), or give one row per system", argument="segment",
                              value=segment)
         notes.append("the table is system-level (one row per group and system): its scores are the system scores")
+    order = _canonical_order(df, frame[segment] if seg_level else None)
+    df, frame = df.iloc[order], frame.iloc[order]
     labelled = np.isfinite(df[human].to_numpy())
     judged = df[labelled]
     if judged.empty:
         raise InputError(f"human column {human!r} has no values; give the column with human scores",
                          argument="human", value=human)
+    unjudged = sorted(set(df["_group"]) - set(judged["_group"]))
+    if unjudged:
+        msg = (f"{len(unjudged)} group(s) without any human score left out: {', '.join(unjudged[:8])}"
+               f"{' ...' if len(unjudged) > 8 else ''}")
+        notes.append(msg)
+        warnings.warn(msg, DataQualityWarning, stacklevel=2)
     _check_metrics(judged, metrics, human)
     scale_column = f"{human}_scale"
     if human_scale is None and scale_column in frame.columns:  # written with the scores by `xleval ingest`
@@ -141,6 +193,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     systems = _system_table(judged, metrics, human, seg_level, system_scores, coverage, matrices, scales, notes,
                             spa)
     counts = stratified_resample_counts(systems["_group"].to_numpy(), n_resamples, rng)
+    pdp_counts: dict[str, Any] = {}  # PDP's bootstrap counts of the current group's size, shared by its metrics
     cells: list[Cell] = []
     for g in sorted(systems["_group"].unique()):
         idx = np.flatnonzero(systems["_group"].to_numpy() == g)
@@ -149,74 +202,218 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
             cells += _system_cells(g, m, systems, idx, human, counts, level, seed)
             if seg_level:
                 cells += _segment_cells(g, m, rows, human, average_by)
+                if pdp:
+                    cells += _pdp_cell(g, m, rows, human, n_resamples, level, seed, pdp_counts)
                 if spa:
                     cells += _spa_cell(g, m, human, coverage[g], matrices[g], spa_permutations, notes)
                 if darr:
                     cells += [_darr_cell(g, m, df[df["_group"] == g], darr, darr_threshold)]
+    constant = sum(c.left_out for c in cells if c.statistic == "seg_pearson")
+    if constant:
+        unit = "item" if average_by == "item" else "system"
+        notes.append(f"seg_pearson and seg_kendall averaged by {unit}: {constant} {unit}(s) where the metric's or the "
+                     "human's scores are constant left out over all cells (no correlation is defined there; "
+                     "mt-metrics-eval leaves them out too); each cell's count is its left_out")
     glob = {m: _pooled(systems, m, human, counts, level, seed, "within", None) for m in metrics}
     cross = {m: _pooled(systems, m, human, counts, level, seed, "cross", scales) for m in metrics}
     if all(np.isnan(c.value) for c in cross.values()):
         notes.append("no cross-group accuracy: no two groups share a human scale")
     ranking: dict[str, dict[str, float]] = {}
     if clusters or task or chance:
-        cells, glob, ranking = _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, clusters, task,
-                                      cluster_resamples, alpha, chance, chance_simulations, seed, notes)
+        cells, glob, ranking, task = _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level,
+                                            system_scores, clusters, task,
+                                      cluster_resamples, alpha, chance, chance_simulations, seed, notes, cluster_ties,
+                                      spa_permutations)
     if chance:
         cross = {m: replace(c, chance=cross_chance(systems, m, human, scales)) for m, c in cross.items()}
+    span_sources: tuple[str, ...] = ()
+    if predicted_spans or error_free is not None or critical is not None:
+        if not seg_level:
+            raise InputError("span and detection statistics are segment-level; give a segment-level table",
+                             argument="predicted_spans")
+        keys = [*by_cols, system, segment]
+        segs = frame.loc[judged.index, keys].astype(str).assign(_group=judged["_group"].to_numpy())
+        if predicted_spans:
+            if gold_spans is None:
+                raise InputError("predicted_spans are scored against gold_spans: give the gold spans too",
+                                 argument="gold_spans")
+            span_sources = tuple(str(k) for k in predicted_spans)
+            cells += _span_cells(gold_spans, predicted_spans, segs, keys, span_mismatch, n_resamples, level, seed)
+        cells += _detection_cells(judged, segs, keys, metrics, human, gold_spans, error_free, critical, notes)
+    if ceiling is not None:
+        cells, glob, cross = _relative(cells, glob, cross, ceiling)
+        notes.append(f"human ceiling: {ceiling} scored against {human} with the same statistics (its own row); "
+                     "each cell's relative is its value divided by the ceiling's")
     return MetaEvaluation(tuple(metrics), human, "+".join(by_cols), system, segment if seg_level else None,
                           average_by, system_scores if seg_level else "table", tuple(cells), glob,
                           {m: c for m, c in cross.items() if np.isfinite(c.value)}, coverage, level,
-                          n_resamples, seed, tuple(notes), task, ranking)
+                          n_resamples, seed, tuple(notes), task, ranking, ceiling, span_sources)
 
 
-_TASK_STATISTICS = {"wmt23": ("sys_pearson", "seg_acc_t", "seg_pearson"), "wmt24": ("spa", "seg_acc_t")}
+def _span_cells(gold, predicted, segs, keys, mismatch, n_resamples, level, seed) -> list[Cell]:
+    from ._spans import span_f1
+
+    out = []
+    for name, pred in predicted.items():
+        for row in span_f1(gold, pred, segs, keys=keys, by="_group", mismatch=mismatch, n_resamples=n_resamples,
+                           level=level, random_state=int(seed or 0)):
+            stat = row["statistic"]
+            out.append(Cell(row["group"], str(name), stat, row["value"], row["ci_low"], row["ci_high"], row["n"]))
+            out.append(Cell(row["group"], str(name), stat.replace("_f1", "_precision"), row["precision"], n=row["n"]))
+            out.append(Cell(row["group"], str(name), stat.replace("_f1", "_recall"), row["recall"], n=row["n"]))
+    return out
 
 
-def _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, clusters, task, n_resamples, alpha, chance,
-           n_simulations, seed, notes):
+def _detection_cells(judged, segs, keys, metrics, human, gold_spans, error_free, critical, notes) -> list[Cell]:
+    from ._spans import _spans_by_segment, detection_f1
+
+    out: list[Cell] = []
+    h = judged[human].to_numpy()
+    tasks = []
+    if error_free is not None:
+        clean = h >= error_free
+        if gold_spans is not None:
+            spanned = set(_spans_by_segment(gold_spans, keys, "gold"))
+            clean &= np.array([k not in spanned for k in segs[keys].itertuples(index=False, name=None)])
+        tasks.append(("error_free", clean, True))
+        notes.append(f"error_free: gold 1 when {human} >= {error_free:g}"
+                     + (" and the gold has no error span" if gold_spans is not None else " (no gold spans given: the "
+                        "human score alone)") + "; a metric flags segments scoring at least its threshold")
+    if critical is not None:
+        tasks.append(("critical", h < critical, False))
+        notes.append(f"critical: gold 1 when {human} < {critical:g}; a metric flags segments scoring below its "
+                     "threshold")
+    if tasks:
+        notes.append("detection F1 is reported at each metric's best threshold, chosen on the same data: an "
+                     "optimistic figure (the organisers' caveat); compare metrics with it, do not read it as the F1 "
+                     "of a deployed threshold")
+    groups = judged["_group"].to_numpy()
+    for g in sorted(set(groups)):
+        rows = groups == g
+        for m in metrics:
+            x = judged[m].to_numpy()[rows]
+            if not np.isfinite(x).any():
+                continue
+            for name, positive, high in tasks:
+                res = detection_f1(x, positive[rows], flag_high=high)
+                if not np.isfinite(res["f1"]):
+                    continue
+                n = int(res["n"])
+                out += [Cell(g, m, f"{name}_f1", res["f1"], n=n),
+                        Cell(g, m, f"{name}_precision", res["precision"], n=n),
+                        Cell(g, m, f"{name}_recall", res["recall"], n=n),
+                        Cell(g, m, f"{name}_threshold", res["threshold"], n=n)]
+    return out
+
+
+def _relative(cells, glob, cross, ceiling):
+    """Every cell with ``relative``: its value over the human ceiling's value in the same group and statistic."""
+    top = {(c.group, c.statistic): c.value for c in cells if c.metric == ceiling}
+
+    def rel(c: Cell, key: tuple[str, str]) -> Cell:
+        v = top.get(key, float("nan"))
+        return replace(c, relative=c.value / v if np.isfinite(v) and v != 0 and np.isfinite(c.value) else float("nan"))
+
+    cells = [rel(c, (c.group, c.statistic)) for c in cells]
+    out = []
+    for pooled in (glob, cross):
+        v = pooled.get(ceiling)
+        if v is not None:
+            top[("*", v.statistic)] = v.value
+        out.append({m: rel(c, ("*", c.statistic)) for m, c in pooled.items()})
+    return cells, out[0], out[1]
+
+
+#: a task's (level, statistic) -> the cell statistic it ranks
+TASK_CELLS = {("sys", "pearson"): "sys_pearson", ("sys", "spearman"): "sys_spearman", ("sys", "kendall"): "sys_kendall",
+              ("sys", "pairwise_accuracy"): "sys_accuracy", ("sys", "spa"): "spa", ("seg", "acc_t"): "seg_acc_t",
+              ("seg", "pearson"): "seg_pearson"}
+TASK_PRESETS = ("wmt23", "wmt24", "wmt25")
+
+
+def _task_list(task: Any, groups: Sequence[str]) -> tuple[str, list[Any]]:
+    """A task preset's tasks over ``groups`` (:func:`xleval.stats.wmt_tasks`), or a task list as given
+    (:func:`xleval.stats.read_tasks`); and its label."""
+    from ..stats import MetaTask, wmt_tasks
+
+    if isinstance(task, str):
+        _check_choice(task, "task", TASK_PRESETS)
+        return task, wmt_tasks(task, lps=list(groups))
+    tasks = list(task)
+    if not tasks or not all(isinstance(t, MetaTask) for t in tasks):
+        raise InputError("task= takes a preset (wmt23, wmt24, wmt25) or a list of xleval.stats.MetaTask "
+                         "(xleval.stats.read_tasks reads one from a file)", argument="task")
+    return f"task list ({len(tasks)} tasks)", tasks
+
+
+def _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, system_scores, clusters, task, n_resamples,
+           alpha, chance, n_simulations, seed, notes, ties="count", spa_permutations=1000):
     from dataclasses import replace
 
     from ..stats import chance_baseline, metric_clusters
     from ._ranks import CLUSTERED, chance_cells, clustered_cells, task_ranking
 
+    tasks: list[Any] = []
+    label = None
     if task is not None:
-        _check_choice(task, "task", tuple(_TASK_STATISTICS))
-        if not seg_level:
-            raise InputError(f"task={task!r} ranks segment-level statistics too; give a segment-level table",
-                             argument="task", value=task)
+        label, tasks = _task_list(task, sorted(systems["_group"].unique()))
+        if not seg_level and any(t.level == "seg" or t.statistic == "spa" for t in tasks):
+            raise InputError(f"task={label!r} ranks segment-level statistics too; give a segment-level table",
+                             argument="task", value=label)
     bad = [c for c in clusters if c not in CLUSTERED]
+    _check_choice(ties, "cluster_ties", ("count", "mtme"))
     if bad:
         raise InputError(f"clusters: {bad} cannot be clustered; use {', '.join(CLUSTERED)}", argument="clusters",
                          value=bad[0])
-    stats = list(dict.fromkeys([*clusters, *(_TASK_STATISTICS[task] if task else ())]))
-    per_group = {g: _group_inputs(g, systems, matrices.get(g), df[df["_group"] == g], metrics, human, seg_level)
-                 for g in sorted(systems["_group"].unique())}
+    stats = list(dict.fromkeys([*clusters, *(TASK_CELLS[(t.level, t.statistic)] for t in tasks
+                                             if len(t.languages) == 1)]))
+    global_task = next((t for t in tasks if len(t.languages) > 1), None)
+    means = seg_level and system_scores == "complete"
+    per_group = {g: _group_inputs(g, systems, matrices.get(g), df[df["_group"] == g], metrics, human, seg_level,
+                                  means) for g in sorted(systems["_group"].unique())}
     cells, results = clustered_cells(cells, per_group, metrics, stats, n_resamples=n_resamples, alpha=alpha,
-                                     seed=seed, notes=notes)
-    everywhere = [m for m in metrics if np.isfinite(systems[m].to_numpy()).all()]
+                                     seed=seed, notes=notes, ties=ties, spa_resamples=spa_permutations)
+    everywhere = [m for m in metrics if np.isfinite(systems[m].to_numpy()).all()
+                  and np.array_equal(systems[human_of(m)].to_numpy(), systems[human].to_numpy())]
     global_res = None
-    if (task == "wmt23" or "sys_accuracy" in clusters) and everywhere:
-        global_res = metric_clusters({m: systems[m].to_numpy() for m in everywhere}, systems[human].to_numpy(),
-                                     "pairwise_accuracy", groups=systems["_group"].to_numpy(),
-                                     n_resamples=n_resamples, random_state=seed, alpha=alpha)
+    if (global_task is not None or "sys_accuracy" in clusters) and everywhere:
+        rows = (np.isin(systems["_group"].to_numpy(), list(global_task.languages)) if global_task is not None
+                and set(global_task.languages) != set(systems["_group"]) else np.ones(len(systems), dtype=bool))
+        global_res = metric_clusters({m: systems[m].to_numpy()[rows] for m in everywhere},
+                                     systems[human].to_numpy()[rows], "pairwise_accuracy",
+                                     groups=systems["_group"].to_numpy()[rows],
+                                     n_resamples=n_resamples, random_state=seed, alpha=alpha, ties=ties)
         glob = {m: replace(c, rank=global_res.ranks.get(m)) for m, c in glob.items()}
     if chance:
         cells = chance_cells(cells, per_group, metrics, n_simulations=n_simulations, seed=seed)
-        h, g = systems[human].to_numpy(), systems["_group"].to_numpy()
-        glob = {m: replace(c, chance=chance_baseline("pairwise_accuracy", h[np.isfinite(systems[m].to_numpy())],
+        g = systems["_group"].to_numpy()
+        glob = {m: replace(c, chance=chance_baseline("pairwise_accuracy",
+                                                     systems[human_of(m)].to_numpy()[np.isfinite(systems[m].to_numpy())],
                                                      systems[m].to_numpy()[np.isfinite(systems[m].to_numpy())],
                                                      groups=g[np.isfinite(systems[m].to_numpy())]).value)
                 for m, c in glob.items()}
-    ranking = task_ranking(task, list(per_group), results, global_res, notes) if task else {}
-    return cells, glob, ranking
+    if results or global_res is not None:
+        notes.append(f"cluster p-values: {n_resamples} resamples; a resampled difference equal to the observed one "
+                     + ("counts as at least as large (ties=count)" if ties == "count" else
+                        "counts as mt-metrics-eval's floating-point >= decides (ties=mtme)"))
+    ranking = task_ranking(label, tasks, results, global_res, notes) if tasks else {}
+    return cells, glob, ranking, label
 
 
-def _group_inputs(g, systems, complete, rows, metrics, human, seg_level) -> dict[str, Any]:
+def _group_inputs(g, systems, complete, rows, metrics, human, seg_level, means=False) -> dict[str, Any]:
     """One group's scores for clusters and chance baselines: system scores, the complete matrix, and the
-    acc-t matrix (systems x segments that every metric scored for every system; human NaN = not judged)."""
+    acc-t matrix (systems x segments that every metric scored for every system; human NaN = not judged).
+    Clusters compare metrics on the same rows: with ``means`` (system scores over complete segments) the
+    system scores are the row means of the matrix every metric scored."""
     sys_rows = systems[systems["_group"] == g]
-    system = {"human": sys_rows[human].to_numpy(), **{m: sys_rows[m].to_numpy() for m in metrics
-                                                       if np.isfinite(sys_rows[m].to_numpy()).all()}}
+    if means and complete is not None and complete[human].shape[1] > 0:
+        system = {"human": complete[human].mean(axis=1),
+                  **{k: v.mean(axis=1) for k, v in complete.items() if k in metrics}}
+    else:
+        h = sys_rows[human].to_numpy()
+        system = {"human": h, **{m: sys_rows[m].to_numpy() for m in metrics
+                                 if np.isfinite(sys_rows[m].to_numpy()).all()
+                                 and np.array_equal(sys_rows[human_of(m)].to_numpy(), h)}}
     out: dict[str, Any] = {"system": system, "complete": None, "acc_t": None}
     if not seg_level:
         return out
@@ -232,7 +429,7 @@ def _group_inputs(g, systems, complete, rows, metrics, human, seg_level) -> dict
     keep = rows[rows["_segment"].isin(per_seg.index[per_seg == len(names)])]
     if keep.empty:
         return out
-    order = pd.unique(keep["_segment"])
+    order = _segment_order(keep)
     out["acc_t"] = {("human" if c == human else c): keep.pivot(index="_system", columns="_segment", values=c)
                     .reindex(names)[order].to_numpy() for c in [human, *scoring]}
     return out
@@ -277,18 +474,31 @@ def metric_directions(data: Any, metrics: Sequence[str],
 
 
 def _numeric(frame: pd.DataFrame, columns: Sequence[str], *, human: str, darr: str | None) -> pd.DataFrame:
-    """The score columns as floats; text, or an infinite human score (a label is a finite number, as
-    everywhere in xleval), is refused naming the column's role."""
+    """The score columns as floats through the readers' one number parser (:func:`xleval.table.numeric_column`:
+    empty and NA tokens are missing, text is refused naming its row). Every score must be finite: an infinite
+    human score (:func:`xleval.table.check_labels_finite`) or metric score is refused naming its row, never
+    read as "not judged" (an empty cell is the way to say a row was not scored)."""
+    from ..table import numeric_column
+
     out = pd.DataFrame(index=frame.index)
     for c in dict.fromkeys(columns):
         role = "human" if c == human else "darr" if c == darr else "metrics"
         try:
-            out[c] = pd.to_numeric(frame[c], errors="raise").astype(float)
-        except (TypeError, ValueError):
-            raise InputError(f"column {c!r} ({role}=) holds text where numbers are expected; give numeric scores",
+            values = numeric_column(frame, c, argument=role)
+        except InputError as exc:
+            if " is not a number" not in str(exc):
+                raise
+            detail = str(exc)[str(exc).find("row "):]
+            raise InputError(f"column {c!r} ({role}=) holds text where numbers are expected: {detail}",
                              argument=role, value=c) from None
         if role != "metrics":  # the one rule for human scores (xleval.table.check_labels_finite)
-            check_labels_finite(out[c].to_numpy(), c, argument=role)
+            check_labels_finite(values, c, argument=role)
+        elif np.isinf(values).any():
+            first = int(np.flatnonzero(np.isinf(values))[0])
+            raise InputError(f"column {c!r} row {first + 1}: metric score {values[first]:g} is infinite "
+                             f"({int(np.isinf(values).sum())} such cells); a score is a finite number: fix the cell, "
+                             "or leave it empty for a row the metric did not score", argument="metrics", value=c)
+        out[c] = values
     return out
 
 
@@ -328,6 +538,29 @@ def _check_metrics(judged: pd.DataFrame, metrics: list[str], human: str) -> None
     if (spread == 0).all():
         raise InputError(f"human column {human!r} is tied everywhere (one value per group): no pair of systems or "
                          "segments is ordered; give the human scores, not a constant", argument="human", value=human)
+
+
+def _canonical_order(df: pd.DataFrame, segments: pd.Series | None) -> np.ndarray:
+    """Row positions sorted by group, system and segment (integer segment ids by value, others as text), so that
+    no statistic, resample or permutation depends on the order of the table's rows."""
+    keys = [df["_group"].to_numpy(dtype=object).astype(str), df["_system"].to_numpy(dtype=object).astype(str)]
+    if segments is not None:
+        df["_seg_order"] = _segment_rank(segments)
+        keys.append(df["_seg_order"].to_numpy())
+    return np.lexsort(keys[::-1])
+
+
+def _segment_rank(segments: pd.Series) -> np.ndarray:
+    """Each row's segment as a rank: integer ids (or their text: '2' before '10') by value, other ids as text
+    after them."""
+    text = segments.astype(str).to_numpy(dtype=object)
+    values, codes = np.unique(text, return_inverse=True)
+    number = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy()
+    integral = np.isfinite(number) & (np.floor(np.where(np.isfinite(number), number, 0)) == number)
+    order = np.lexsort((values.astype(str), np.where(integral, number, 0.0), ~integral))
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[order] = np.arange(len(values))
+    return rank[codes.ravel()]
 
 
 def _scale_column(values: np.ndarray, groups: np.ndarray, name: str) -> dict[str, str]:
@@ -370,51 +603,95 @@ def _scales(judged: pd.DataFrame, human: str, human_scale, seg_level: bool) -> d
 
 
 # ------------------------------------------------------------------------------------- system table
+def human_of(m: str) -> str:
+    """The system table's column of human system scores paired with metric ``m`` (the same rows as m's)."""
+    return f"\x00human:{m}"
+
+
 def _system_table(judged, metrics, human, seg_level, system_scores, coverage, matrices, scales, notes,
                   spa) -> pd.DataFrame:
+    """One row per (group, system): every metric's system score, the human's (``human``) and, per metric, the
+    human's over the metric's own rows (:func:`human_of`). Each metric rests on its own rows: one metric's
+    missing scores never shrink another's statistics."""
     cols = [*metrics, human]
     if not seg_level:
         for g, rows in judged.groupby("_group"):
             coverage[g] = {"systems": int(rows["_system"].nunique()), "segments": 0, "scale": scales[g]}
-        return judged.groupby(["_group", "_system"], sort=True)[cols].mean().reset_index()
-    parts, dropped = [], []
+        out = judged.groupby(["_group", "_system"], sort=True)[cols].mean().reset_index()
+        return out.assign(**{human_of(m): out[human] for m in metrics})
+    parts, dropped, shrunk = [], [], []
     for g, rows in judged.groupby("_group", sort=True):
         scoring = [m for m in metrics if np.isfinite(rows[m].to_numpy()).any()]
-        ok = rows[np.logical_and.reduce([np.isfinite(rows[m].to_numpy()) for m in scoring])]
         n_sys = rows["_system"].nunique()
-        per_seg = ok.groupby("_segment")["_system"].nunique()
-        complete = per_seg.index[per_seg == n_sys]
         n_all = rows["_segment"].nunique()
-        hm = ok[ok["_segment"].isin(complete)]
-        coverage[g] = {"systems": int(n_sys), "segments": len(complete), "judged_segments": int(n_all),
+        own = {m: _complete_segments(rows[np.isfinite(rows[m].to_numpy())], n_sys) for m in scoring}
+        common = _complete_segments(rows[np.logical_and.reduce([np.isfinite(rows[m].to_numpy()) for m in scoring])],
+                                    n_sys) if scoring else pd.Index([])
+        hm = rows[rows["_segment"].isin(common)]
+        coverage[g] = {"systems": int(n_sys), "segments": len(common), "judged_segments": int(n_all),
                        "scale": scales[g]}
         matrices[g] = _matrix(hm, scoring, human)
-        if len(complete) < n_all:
-            dropped.append(f"{g} {len(complete)} of {n_all}")
+        for m in scoring:
+            if len(own[m]) != len(common):  # SPA of m on its own complete segments
+                mine = rows[rows["_segment"].isin(own[m])]
+                matrices[g][f"\x00own:{m}"] = _matrix(mine, [m], human)
+                shrunk.append(f"{g}: {m} {len(own[m])}")
+        full = max([len(c) for c in own.values()], default=0)
+        if full < n_all:
+            dropped.append(f"{g} {full} of {n_all}")
         if system_scores == "complete":
-            if len(complete) < 2:
-                raise InputError(f"group {g}: {len(complete)} of {n_all} segments are judged for all {n_sys} systems; "
-                                 "system scores over common segments need at least 2: use system_scores='judged' "
-                                 "(each system's judged segments), or drop the group", argument="system_scores",
-                                 value=system_scores)
-            parts.append(hm.groupby(["_group", "_system"])[cols].mean())
+            part = pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=["_group", "_system"]))
+            for m in metrics:
+                if m not in own:
+                    continue
+                if len(own[m]) < 2:
+                    raise InputError(f"group {g}: {len(own[m])} of {n_all} segments are judged and scored by {m!r} "
+                                     f"for all {n_sys} systems; system scores over common segments need at least 2: "
+                                     "use system_scores='judged' (each system's judged segments), or drop the group",
+                                     argument="system_scores", value=system_scores)
+                mine = rows[rows["_segment"].isin(own[m])].groupby(["_group", "_system"])[[m, human]].mean()
+                part = part.join(mine.rename(columns={human: human_of(m)}), how="outer")
+            part[human] = (hm if len(common) else rows).groupby(["_group", "_system"])[human].mean()
+            parts.append(part)
         else:
-            parts.append(rows.groupby(["_group", "_system"])[cols].mean())
+            part = rows.groupby(["_group", "_system"])[cols].mean()
+            parts.append(part.assign(**{human_of(m): part[human] for m in metrics}))
     if dropped and (spa or system_scores == "complete"):
         rule = ("system scores and SPA use" if system_scores == "complete" else "SPA uses")
         msg = (f"{rule} the segments judged for every system of the group; segments kept: {', '.join(dropped[:6])}"
                f"{' ...' if len(dropped) > 6 else ''}")
         notes.append(msg)
         warnings.warn(msg, DataQualityWarning, stacklevel=3)
+    if shrunk:
+        notes.append("each metric rests on its own rows (the segments it scored for every system); where metrics "
+                     f"scored different segments ({', '.join(shrunk[:6])}{' ...' if len(shrunk) > 6 else ''} "
+                     "segments), significance clusters compare them on the segments all of them scored")
     how = ("means over the segments judged for every system of the group" if system_scores == "complete"
            else "means over each system's judged segments")
     notes.append(f"system scores: {how}")
-    return pd.concat(parts).reset_index()
+    out = pd.concat(parts).reset_index()
+    for m in metrics:  # a metric scoring no group at all
+        if m not in out.columns:
+            out[m] = np.nan
+        if human_of(m) not in out.columns:
+            out[human_of(m)] = out[human]
+    return out
+
+
+def _complete_segments(rows: pd.DataFrame, n_sys: int) -> pd.Index:
+    per_seg = rows.groupby("_segment")["_system"].nunique()
+    return per_seg.index[per_seg == n_sys]
+
+
+def _segment_order(rows: pd.DataFrame) -> np.ndarray:
+    """The segments of ``rows`` in their canonical order (:func:`_segment_rank`), whatever the rows' order."""
+    seg = rows[["_segment", "_seg_order"]].drop_duplicates("_segment")
+    return seg["_segment"].to_numpy()[np.argsort(seg["_seg_order"].to_numpy(), kind="stable")]
 
 
 def _matrix(rows: pd.DataFrame, metrics: list[str], human: str) -> dict[str, np.ndarray]:
     """Systems x segments matrices (systems by name, segments in the table's order) of the human and each metric."""
-    order = pd.unique(rows["_segment"])  # the table's order: SPA's sign permutations are drawn per segment
+    order = _segment_order(rows)  # SPA's sign permutations are drawn per segment: a fixed order of segments
     out = {}
     for c in [human, *metrics]:
         out[c] = rows.pivot(index="_system", columns="_segment", values=c).sort_index()[order].to_numpy()
@@ -423,7 +700,7 @@ def _matrix(rows: pd.DataFrame, metrics: list[str], human: str) -> dict[str, np.
 
 # ------------------------------------------------------------------------------------- statistics
 def _system_cells(g, m, systems, idx, human, counts, level, seed) -> list[Cell]:
-    x, h = systems[m].to_numpy()[idx], systems[human].to_numpy()[idx]
+    x, h = systems[m].to_numpy()[idx], systems[human_of(m)].to_numpy()[idx]
     ok = np.isfinite(x)
     if not ok.any():
         return []
@@ -458,7 +735,7 @@ def cross_chance(systems: pd.DataFrame, m: str, human: str, scales: Mapping[str,
     (:func:`xleval.stats.chance_baseline` with ``pairs="cross"`` per scale), pooled by cross pairs."""
     from ..stats import chance_baseline
 
-    x, h = systems[m].to_numpy(), systems[human].to_numpy()
+    x, h = systems[m].to_numpy(), systems[human_of(m)].to_numpy()
     g = systems["_group"].to_numpy()
     scale = np.array([scales[v] for v in g])
     total, n_pairs = 0.0, 0
@@ -472,7 +749,7 @@ def cross_chance(systems: pd.DataFrame, m: str, human: str, scales: Mapping[str,
 
 
 def _pooled(systems, m, human, counts, level, seed, pairs, scales) -> Cell:
-    x, h = systems[m].to_numpy(), systems[human].to_numpy()
+    x, h = systems[m].to_numpy(), systems[human_of(m)].to_numpy()
     g = systems["_group"].to_numpy()
     ok = np.flatnonzero(np.isfinite(x))
     iu, ju = np.triu_indices(len(ok), k=1)
@@ -506,8 +783,9 @@ def _segment_cells(g, m, rows, human, average_by) -> list[Cell]:
             out.append(Cell(g, m, name, res.estimate, res.ci_low, res.ci_high, int(x.size)))
     else:
         units = items if average_by == "item" else rows["_system"].to_numpy()[ok]
-        pearson, kendall, n_units = unit_correlations(x, h, units)
-        out += [Cell(g, m, "seg_pearson", pearson, n=n_units), Cell(g, m, "seg_kendall", kendall, n=n_units)]
+        uc = unit_correlations(x, h, units)
+        out += [Cell(g, m, "seg_pearson", uc.pearson, n=uc.n_pearson, left_out=uc.n_constant),
+                Cell(g, m, "seg_kendall", uc.kendall, n=uc.n_kendall, left_out=uc.n_constant)]
     try:
         acc = pairwise_accuracy(x, h, average_by="item", items=items, tie_calibration=True)
         out.append(Cell(g, m, "seg_acc_t", float(acc.estimate), n=int(acc.n_pairs)))
@@ -516,25 +794,96 @@ def _segment_cells(g, m, rows, human, average_by) -> list[Cell]:
     return out
 
 
-def unit_correlations(x: np.ndarray, h: np.ndarray, units: np.ndarray) -> tuple[float, float, int]:
+class UnitCorrelations(NamedTuple):
+    """Pearson r and Kendall tau-b averaged over units (:func:`unit_correlations`)."""
+
+    pearson: float
+    kendall: float
+    n_pearson: int
+    n_kendall: int
+    #: units of two or more rows left out because the metric's or the human's scores are constant there
+    n_constant: int
+
+
+def _pdp_cell(g, m, rows, human, n_resamples, level, seed, cache) -> list[Cell]:
+    """PDP of one metric in one group (:func:`xleval.stats.pairwise_difference_pearson`); the bootstrap counts of
+    k items depend on the seed and k only, so every metric of a group is resampled alike."""
+    from ..stats._pdp import item_counts, pdp_result, pdp_sums
+
+    x, h = rows[m].to_numpy(), rows[human].to_numpy()
+    try:
+        sums, n_pairs = pdp_sums(x, h, rows["_segment"].to_numpy())
+    except InputError:
+        return []
+    key = (int(seed or 0), len(sums), n_resamples)
+    if cache.get("key") != key:  # the metrics of a group share k: draw the counts once
+        cache.update(key=key, counts=item_counts(np.random.default_rng([key[0], key[1], 36]), key[1], key[2]))
+    counts = cache["counts"]
+    res = pdp_result(sums, n_pairs, counts, level, seed)
+    return [Cell(g, m, "seg_pdp", res.estimate, res.ci_low, res.ci_high, n=n_pairs)]
+
+
+def unit_correlations(x: np.ndarray, h: np.ndarray, units: np.ndarray) -> UnitCorrelations:
     """Pearson r and Kendall tau-b within each unit (an item, a system), averaged over the units where
-    they are defined (mt-metrics-eval's ``average_by``); the number of units averaged."""
+    they are defined (mt-metrics-eval's ``average_by``). A unit where the metric or the human scores are
+    constant has no correlation and is left out of both averages, as mt-metrics-eval leaves it out (its
+    per-unit correlation is NaN); so is a unit of one row. Returns the averages, the units each averages
+    and the number of units of two or more rows left out as constant."""
     codes, _ = pd.factorize(units)
-    layout = _unit_pairs(codes)
-    dm, dh = x[layout.iu] - x[layout.ju], h[layout.iu] - h[layout.ju]
     k = int(codes.max()) + 1
-    count = lambda w: np.bincount(layout.unit, weights=w, minlength=k)  # noqa: E731
-    pairs = count(np.ones(dm.size))
-    s = count(np.sign(dm) * np.sign(dh))
+    n = np.bincount(codes, minlength=k).astype(float)
+    # constant: every score of the unit equal (exactly; a float mean need not be exact, so r is not asked)
+    frame = pd.DataFrame({"u": codes, "x": x, "h": h})
+    spread = frame.groupby("u").agg(x_lo=("x", "min"), x_hi=("x", "max"), h_lo=("h", "min"), h_hi=("h", "max"))
+    spread = spread.reindex(range(k))
+    constant = (((spread["x_lo"] == spread["x_hi"]) | (spread["h_lo"] == spread["h_hi"])).to_numpy()) & (n >= 2)
     with np.errstate(invalid="ignore", divide="ignore"):
-        tau = s / np.sqrt((pairs - count((dm == 0) * 1.0)) * (pairs - count((dh == 0) * 1.0)))
-        n = np.bincount(codes, minlength=k).astype(float)
         mx, my = np.bincount(codes, x, k) / n, np.bincount(codes, h, k) / n
         xc, hc = x - mx[codes], h - my[codes]
         r = np.bincount(codes, xc * hc, k) / np.sqrt(np.bincount(codes, xc * xc, k) * np.bincount(codes, hc * hc, k))
-    valid_r, valid_t = r[np.isfinite(r)], tau[np.isfinite(tau)]
-    return (float(valid_r.mean()) if valid_r.size else float("nan"),
-            float(valid_t.mean()) if valid_t.size else float("nan"), int(valid_r.size))
+    tau = _unit_kendall(x, h, codes, k, n)
+    defined = (n >= 2) & ~constant
+    valid_r = r[defined & np.isfinite(r)]
+    valid_t = tau[defined & np.isfinite(tau)]
+    return UnitCorrelations(float(valid_r.mean()) if valid_r.size else float("nan"),
+                            float(valid_t.mean()) if valid_t.size else float("nan"), int(valid_r.size),
+                            int(valid_t.size), int(constant.sum()))
+
+
+#: units larger than this get Kendall's tau from scipy (n log n) instead of the pairs of rows (n^2)
+_PAIRWISE_UNIT = 200
+
+
+def _unit_kendall(x: np.ndarray, h: np.ndarray, codes: np.ndarray, k: int, n: np.ndarray) -> np.ndarray:
+    """Kendall tau-b of each unit: over the pairs of its rows when units are small (items: a few systems), by
+    scipy.stats.kendalltau per unit when they are large (systems: thousands of segments; the pairs would be
+    millions)."""
+    if n.max() > _PAIRWISE_UNIT:
+        from scipy.stats import kendalltau
+
+        order = np.argsort(codes, kind="stable")
+        bounds = np.r_[0, np.cumsum(n.astype(np.int64))]
+        tau = np.full(k, np.nan)
+        for u in range(k):
+            rows = order[bounds[u]:bounds[u + 1]]
+            if rows.size >= 2:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # a constant unit: NaN, left out by the caller
+                    tau[u] = kendalltau(x[rows], h[rows]).statistic
+        return tau
+    layout = _unit_pairs(codes)
+    dm, dh = x[layout.iu] - x[layout.ju], h[layout.iu] - h[layout.ju]
+    used = np.flatnonzero(n >= 2)  # the layout numbers these units 0, 1, ...
+
+    def count(w: np.ndarray) -> np.ndarray:  # per unit (by code), 0 for units of one row
+        out = np.zeros(k)
+        out[used] = np.bincount(layout.unit, weights=w, minlength=used.size)
+        return out
+
+    pairs = count(np.ones(dm.size))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return count(np.sign(dm) * np.sign(dh)) / np.sqrt((pairs - count((dm == 0) * 1.0))
+                                                          * (pairs - count((dh == 0) * 1.0)))
 
 
 def darr_tau(data: Any, metric: str, human_raw: str, *, by: str = "lp", system: str = "system",
@@ -578,15 +927,19 @@ def _darr_cell(g, m, rows, darr, threshold) -> Cell:
 def _spa_cell(g, m, human, cov, mat, n_permutations, notes) -> list[Cell]:
     stats = importlib.import_module("xleval.stats")
     spa_fn = getattr(stats, "soft_pairwise_accuracy", None)
-    if spa_fn is None:
+    if spa_fn is None or m not in mat:  # m has no scores in this group: no cell, as for every statistic
         return []
-    if m not in mat or cov["segments"] < 2:
-        note = f"no SPA for group {g}: {cov['segments']} segment(s) judged for all its systems (needs 2)"
+    own = mat.get(f"\x00own:{m}")
+    source, key = (own, f"\x00pvalues:{n_permutations}:{m}") if own is not None else (
+        mat, f"\x00pvalues:{n_permutations}")
+    n_seg = source[human].shape[1]
+    if n_seg < 2:
+        note = (f"no SPA for {m} in group {g}: {n_seg} segment(s) judged and scored by it for all "
+                f"{cov['systems']} systems (SPA needs at least 2)")
         if note not in notes:
             notes.append(note)
         return []
-    key = f"\x00pvalues:{n_permutations}"
-    if key not in mat:  # the human p-values once per group, shared by its metrics
-        mat[key] = stats.pairwise_permutation_pvalues(mat[human], n_resamples=n_permutations)
-    res = spa_fn(mat[m], mat[human], n_resamples=n_permutations, human_pvalues=mat[key])
+    if key not in mat:  # the human p-values once per group (and segment set), shared by its metrics
+        mat[key] = stats.pairwise_permutation_pvalues(source[human], n_resamples=n_permutations)
+    res = spa_fn(source[m], source[human], n_resamples=n_permutations, human_pvalues=mat[key])
     return [Cell(g, m, "spa", float(res.statistic), n=int(cov["systems"]))]

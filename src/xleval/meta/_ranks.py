@@ -41,7 +41,8 @@ def _inputs(stat: str, data: Mapping[str, Any], metrics: Sequence[str]) -> tuple
 
 def clustered_cells(cells: list[Cell], per_group: Mapping[str, Mapping[str, Any]], metrics: Sequence[str],
                     statistics: Sequence[str], *, n_resamples: int, alpha: float, seed: int,
-                    notes: list[str]) -> tuple[list[Cell], dict[tuple[str, str], Any]]:
+                    notes: list[str], ties: str = "count", spa_resamples: int = 1000
+                    ) -> tuple[list[Cell], dict[tuple[str, str], Any]]:
     """The cells with the cluster rank of each metric in its group for each of ``statistics``."""
     from ..stats import metric_clusters
 
@@ -53,7 +54,8 @@ def clustered_cells(cells: list[Cell], per_group: Mapping[str, Mapping[str, Any]
                 continue
             try:
                 results[(g, stat)] = metric_clusters(got[0], got[1], CLUSTERED[stat], n_resamples=n_resamples,
-                                                     random_state=seed, alpha=alpha,
+                                                     random_state=seed, alpha=alpha, ties=ties,
+                                                     spa_resamples=spa_resamples,
                                                      level="segment" if stat in SEGMENT_LEVEL else "system")
             except InputError as exc:
                 notes.append(f"no {stat} clusters for group {g}: {exc}")
@@ -73,7 +75,7 @@ def chance_cells(cells: list[Cell], per_group: Mapping[str, Mapping[str, Any]], 
     for c in cells:
         stat = CLUSTERED.get(c.statistic)
         value = float("nan")
-        if stat in ("pearson", "spearman", "kendall"):
+        if stat in ("pearson", "spearman", "kendall") or c.statistic == "seg_pdp":  # a correlation: 0
             value = 0.0
         elif stat is not None and c.group in per_group:
             got = _inputs(c.statistic, per_group[c.group], metrics)
@@ -85,29 +87,31 @@ def chance_cells(cells: list[Cell], per_group: Mapping[str, Mapping[str, Any]], 
     return out
 
 
-def task_ranking(preset: str, groups: Sequence[str], clusters: Mapping[tuple[str, str], Any],
+def task_ranking(label: str, tasks: Sequence[Any], clusters: Mapping[tuple[str, str], Any],
                  global_clusters: Any, notes: list[str]) -> dict[str, dict[str, float]]:
-    """mt-metrics-eval's task weighting of ``preset`` over ``groups``: weighted average rank, weighted average
-    statistic (each mapped to [0, 1]) and the clusters of that average, for the metrics in every task."""
-    from ..stats import average_clusters, weighted_average_ranks, wmt_tasks
+    """The weighted ranking of ``tasks`` (a preset's, as mt-metrics-eval's task weighting, or a task list):
+    weighted average rank, weighted average statistic (each mapped to [0, 1]) and the clusters of that average,
+    for the metrics in every task. Tasks without clusters are left out, said in a note, and the weights of the
+    others renormalised."""
+    from ..stats import average_clusters, weighted_average_ranks
 
-    tasks = wmt_tasks(preset, lps=list(groups))
     picked, weights = [], []
     for t in tasks:
         if len(t.languages) > 1:
             res = global_clusters
         else:
-            key = {"sys": {"pearson": "sys_pearson", "spa": "spa", "pairwise_accuracy": "sys_accuracy"},
+            key = {"sys": {"pearson": "sys_pearson", "spearman": "sys_spearman", "kendall": "sys_kendall",
+                           "spa": "spa", "pairwise_accuracy": "sys_accuracy"},
                    "seg": {"acc_t": "seg_acc_t", "pearson": "seg_pearson"}}[t.level].get(t.statistic)
             res = clusters.get((t.lang, key)) if key else None
         if res is None:
-            notes.append(f"task {t.lang} {t.level}-level {t.statistic} left out of the {preset} average (no clusters "
-                         "for it)")
+            notes.append(f"task {t.lang} {t.level}-level {t.statistic} left out of the {label} average (no clusters "
+                         "for it: no such group in the table, or too few scores)")
             continue
         picked.append(res)
         weights.append(t.weight)
-    if not picked:
-        notes.append(f"no task of {preset} could be ranked")
+    if not picked or sum(weights) <= 0:
+        notes.append(f"no task of {label} could be ranked")
         return {}
     weights = [w / sum(weights) for w in weights]  # the tasks left out do not shrink the average
     ranks = weighted_average_ranks(picked, weights)

@@ -27,10 +27,11 @@ def _prefix(names: tuple[str, ...]) -> str:
 
 def _grid(result: MetaEvaluation, statistic: str) -> tuple[list[str], list[list[str]]]:
     groups = sorted({c.group for c in result.cells if c.statistic == statistic})
-    header = [result.by] + [_label(m, result) for m in result.metrics]
+    names = result.columns(statistic)
+    header = [result.by] + [_label(m, result) if names is result.metrics else m for m in names]
     found = {(c.group, c.metric): c for c in result.cells if c.statistic == statistic}
     columns = []
-    for m in result.metrics:
+    for m in names:
         cells = [found.get((g, m)) for g in groups]
         values = format_column([c.value if c is not None else None for c in cells])
         chance = format_column([c.chance if c is not None else None for c in cells])
@@ -69,6 +70,23 @@ def _across_rows(result: MetaEvaluation) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _relative_rows(result: MetaEvaluation) -> tuple[list[str], list[list[str]]]:
+    import math
+
+    stats = [s for s in result.statistics() if STATISTICS[s][0] != "span"]
+    cells = [*result.cells, *result.global_accuracy.values(), *result.cross_accuracy.values()]
+    pooled = [s for s in ("global_accuracy", "cross_accuracy") if any(c.statistic == s for c in cells)]
+    columns = []
+    for stat in [*stats, *pooled]:
+        means = []
+        for m in result.metrics:
+            vals = [c.relative for c in cells if c.metric == m and c.statistic == stat and math.isfinite(c.relative)]
+            means.append(sum(vals) / len(vals) if vals else None)
+        columns.append(format_column(means))
+    rows = [[_label(m, result)] + [col[i] for col in columns] for i, m in enumerate(result.metrics)]
+    return ["metric", *stats, *pooled], rows
+
+
 def _ranking_rows(result: MetaEvaluation) -> tuple[list[str], list[list[str]]]:
     names = list(result.ranking)
     avg_rank = format_column([result.ranking[m]["average_rank"] for m in names])
@@ -104,6 +122,9 @@ def render_text(result: MetaEvaluation, calibrated: Any = None) -> str:
         lines += _plain_table(f"{stat}: {STATISTICS[stat][1]}", *_grid(result, stat))
     lines += _plain_table(f"Across groups (CIs: systems resampled within groups, {result.n_resamples} resamples, "
                           f"seed {result.random_state})", *_across_rows(result))
+    if result.ceiling is not None:
+        lines += _plain_table(f"Relative to the human ceiling ({result.ceiling} against {result.human}): each "
+                              "value over the ceiling's, mean over groups", *_relative_rows(result))
     if result.ranking:
         lines += _plain_table(f"{result.task} ranking (mt-metrics-eval's task weights; cluster of the weighted "
                               "average)",

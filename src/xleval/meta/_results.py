@@ -18,8 +18,24 @@ STATISTICS: dict[str, tuple[str, str]] = {
     "spa": ("system", "soft pairwise accuracy (Thompson et al. 2024)"),
     "seg_pearson": ("segment", "Pearson r of segment scores"),
     "seg_kendall": ("segment", "Kendall tau-b of segment scores"),
+    "seg_pdp": ("segment", "PDP: Pearson r of the within-item differences of system scores (pairs of outputs of "
+                           "one segment; EMNLP 2025)"),
     "seg_acc_t": ("segment", "acc-t: acc23 with tie calibration, averaged by item (WMT23/24)"),
     "darr_tau": ("segment", "WMT20 DARR Kendall-like tau: (C - D) / (C + D), metric ties discordant"),
+    "span_char_f1": ("span", "character-level F1 of error spans (WMT25; wrong severity: partial credit)"),
+    "span_char_precision": ("span", "character-level precision of error spans"),
+    "span_char_recall": ("span", "character-level recall of error spans"),
+    "span_overlap_f1": ("span", "partial-overlap, partial-credit span F1, micro-averaged"),
+    "span_overlap_precision": ("span", "partial-overlap span precision, micro-averaged"),
+    "span_overlap_recall": ("span", "partial-overlap span recall, micro-averaged"),
+    "error_free_f1": ("segment", "F1 of finding error-free segments at the metric's best threshold (WMT26)"),
+    "error_free_precision": ("segment", "precision of finding error-free segments at that threshold"),
+    "error_free_recall": ("segment", "recall of finding error-free segments at that threshold"),
+    "error_free_threshold": ("segment", "the best threshold: segments scoring at least it are flagged error-free"),
+    "critical_f1": ("segment", "F1 of finding critical segments at the metric's best threshold (WMT25)"),
+    "critical_precision": ("segment", "precision of finding critical segments at that threshold"),
+    "critical_recall": ("segment", "recall of finding critical segments at that threshold"),
+    "critical_threshold": ("segment", "the best threshold: segments scoring below it are flagged critical"),
 }
 
 
@@ -31,7 +47,11 @@ class Cell(Result):
     statistic's value for an uninformative metric (NaN when not asked);
     ``ci_low``/``ci_high``: a percentile CI from resampling systems within groups for the system-level
     Pearson and accuracies, the Fisher-type CI for Kendall/Spearman/segment correlations, NaN where none
-    exists; ``n``: systems (system level) or rows/pairs (segment level) the value rests on."""
+    exists; ``n``: systems (system level) or rows/pairs (segment level) the value rests on (for correlations
+    averaged by item or system: the units averaged); ``left_out``: units (items or systems) of two or more rows
+    left out of an average because the metric's or the human's scores are constant there (mt-metrics-eval
+    leaves them out too: their correlation is undefined); ``relative``: the value divided by the human ceiling's
+    value in the same group and statistic (NaN without a ceiling, :attr:`MetaEvaluation.ceiling`)."""
 
     group: str
     metric: str
@@ -42,6 +62,8 @@ class Cell(Result):
     n: int = 0
     rank: int | None = None
     chance: float = float("nan")
+    left_out: int = 0
+    relative: float = float("nan")
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,6 +94,14 @@ class MetaEvaluation(Result):
     notes: tuple[str, ...] = field(default=())
     task: str | None = None
     ranking: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: the second human column scored as a metric (the human ceiling), or None
+    ceiling: str | None = None
+    #: the sources of predicted error spans (columns of the span statistics' tables)
+    span_sources: tuple[str, ...] = ()
+
+    def columns(self, statistic: str) -> tuple[str, ...]:
+        """The columns of a statistic's table: the span sources for span statistics, else the metrics."""
+        return self.span_sources if STATISTICS.get(statistic, ("",))[0] == "span" else self.metrics
 
     def value(self, group: str, metric: str, statistic: str) -> float:
         """The value of one cell (NaN when the cell is absent)."""
@@ -93,4 +123,4 @@ class MetaEvaluation(Result):
         for name, d in (("global_accuracy", self.global_accuracy), ("cross_accuracy", self.cross_accuracy)):
             rows += [{**c.to_dict(), "statistic": name} for c in d.values()]
         return pd.DataFrame(rows, columns=["group", "metric", "statistic", "value", "ci_low", "ci_high", "n", "rank",
-                                           "chance"])
+                                           "chance", "left_out", "relative"])

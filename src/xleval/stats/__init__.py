@@ -21,14 +21,17 @@ from xleval.stats._paired_mt import (
                                      paired_bootstrap_test,
 )
 from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
+from xleval.stats._pdp import pairwise_difference_pearson
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
 from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
 from xleval.stats._results import CorrelationResult, Estimate, PairwiseAccuracy, TestResult
 from xleval.stats._spa import SoftPairwiseAccuracy, pairwise_permutation_pvalues, soft_pairwise_accuracy
 from xleval.stats._tasks import (
+                                     WMT25_LPS,
                                      MetaTask,
                                      assign_weights,
                                      average_clusters,
+                                     read_tasks,
                                      weighted_average_ranks,
                                      weighted_average_statistics,
                                      wmt_tasks,
@@ -76,10 +79,13 @@ __all__ = [
     "assign_ranks",
     "MetaTask",
     "wmt_tasks",
+    "read_tasks",
+    "WMT25_LPS",
     "assign_weights",
     "weighted_average_ranks",
     "weighted_average_statistics",
     "average_clusters",
     "ChanceBaseline",
     "chance_baseline",
+    "pairwise_difference_pearson",
 ]

@@ -33,7 +33,7 @@ from xleval._base.seeding import resolve_seed
 from xleval.exceptions import InputError
 from xleval.stats import _validate as v
 from xleval.stats._pairwise import _calibrate, _unit_pairs
-from xleval.stats._spa import N_RESAMPLES, SEED, _check_seed, sign_matrix
+from xleval.stats._spa import N_RESAMPLES, SEED, _check_seed, _float32_range, sign_matrix
 
 __all__ = ["ChanceBaseline", "chance_baseline", "CHANCE_STATISTICS"]
 
@@ -126,7 +126,7 @@ def _pairwise(human: Any, metric: Any, groups: Any, pairs: str = "within") -> Ch
 
 def _full_pvalues(scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
     """p-values of pce.py for both orders of every pair (diagonal NaN), float32 as there."""
-    seg = np.ascontiguousarray(scores, dtype=np.float32)  # C order: the summation order of pce.py
+    seg = np.ascontiguousarray(_float32_range(scores), dtype=np.float32)  # C order: pce.py's summation order
     totals = np.sum(seg, axis=1)
     partial = np.matmul(signs, seg.T)
     n = len(seg)

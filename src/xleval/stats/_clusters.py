@@ -13,6 +13,12 @@ Tests (mt-metrics-eval ``stats.py``):
   over all their scores, then each unit's two scores (a system's score; for SPA one system's score
   of one segment) are swapped with probability 1/2, and the statistic of both hybrids recomputed.
   p = #{stat(hybrid_a) - stat(hybrid_b) >= stat(a) - stat(b)} / n_resamples (no +1, as there).
+* **Ties** (``ties=``). Resampled differences often equal the observed one exactly (accuracies are counts over
+  pairs; two hybrids can order the same pairs). ``"count"`` (the default) counts them as at least as large
+  (the permutation test's own rule, conservative): a difference within 1e-12 (relative) of the observed one
+  counts. ``"mtme"`` is mt-metrics-eval's rule: the floating-point comparison ``>=`` as written, so a tie counts
+  only when its rounding happens to land at or above the observed difference (e.g. 7/10 - 5/10 against
+  6/10 - 4/10); with the same draws it gives mt-metrics-eval's p-values, which can be lower.
 * ``acc_t`` (segment-level acc23 with tie calibration, averaged by item): the ``pairs`` test
   (``PairwisePermutationSigDiff``): each metric's epsilon is calibrated once on the data, then each
   pair's two verdicts are swapped with probability 1/2.
@@ -45,10 +51,12 @@ from xleval.stats._spa import N_RESAMPLES as SPA_RESAMPLES
 from xleval.stats._spa import SEED as SPA_SEED
 from xleval.stats._spa import _pvalues, sign_matrix, spa_from_pvalues
 
-__all__ = ["MetricClusters", "metric_clusters", "assign_ranks", "CLUSTER_STATISTICS"]
+__all__ = ["MetricClusters", "metric_clusters", "assign_ranks", "CLUSTER_STATISTICS", "TIES"]
 
 SYSTEM_STATISTICS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
 CLUSTER_STATISTICS = (*SYSTEM_STATISTICS, "spa", "acc_t")
+#: how a resampled difference equal to the observed one counts (module docstring, "Ties")
+TIES = ("count", "mtme")
 #: metric-pair x resample x (resamples of SPA's own test) entries per block (bounds memory)
 _SPA_BLOCK = 6_000_000
 #: coins per block of a swap draw (bounds the float temporaries)
@@ -65,6 +73,7 @@ class MetricClusters(Result):
     elsewhere, as mt-metrics-eval's significance matrix. ``epsilons`` are the calibrated metric tie
     thresholds of ``acc_t`` (None otherwise). ``draws[i, j]`` keeps the resampled differences
     stat(hybrid favouring i) - stat(hybrid favouring j) (antisymmetric), for :func:`average_clusters`.
+    ``ties``: how a resampled difference equal to the observed one counted (:data:`TIES`).
     """
 
     statistic: str
@@ -81,6 +90,7 @@ class MetricClusters(Result):
     epsilons: dict[str, float] | None = None
     n_resamples_used: np.ndarray | None = array_field()
     draws: np.ndarray | None = array_field()
+    ties: str = "count"
 
 
 def assign_ranks(pvalues: np.ndarray, alpha: float = 0.05) -> list[int]:
@@ -98,7 +108,8 @@ def assign_ranks(pvalues: np.ndarray, alpha: float = 0.05) -> list[int]:
 def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n_resamples: int = 1000,
                     random_state: int = 0, alpha: float = 0.05, groups: Any = None,
                     early_stopping: tuple[int, float, float] | None = None, level: str = "system",
-                    spa_resamples: int = SPA_RESAMPLES, spa_random_state: int = SPA_SEED) -> MetricClusters:
+                    spa_resamples: int = SPA_RESAMPLES, spa_random_state: int = SPA_SEED,
+                    ties: str = "count") -> MetricClusters:
     """Statistic, significance cluster rank and p-value matrix of each metric on one task.
 
     ``metrics[name]`` and ``human``: (n_systems, n_segments) matrices (rows: the same systems in
@@ -114,8 +125,11 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
     ``early_stopping=(block_size, early_min, early_max)``: stop a pair's test at the first block
     boundary where its p-value is below early_min or above early_max (mt-metrics-eval's
     ``PermutationSigDiffParams``; the WMT tasks use (100, 0.02, 0.5)); None runs every resample.
+    ``ties``: ``"count"`` (a resampled difference equal to the observed one counts as at least as large) or
+    ``"mtme"`` (mt-metrics-eval's plain floating-point ``>=``); module docstring, "Ties".
     """
     v.check_choice(statistic, "statistic", CLUSTER_STATISTICS)
+    v.check_choice(ties, "ties", TIES)
     n_resamples = v.check_n_resamples(n_resamples, minimum=0)
     alpha = v.check_probability(alpha, "alpha")
     seed = resolve_seed(random_state)
@@ -153,7 +167,7 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
             i, j = order[a], order[b]
             diff = null(i, j)  # stat(hybrid taking i where swapped) - stat(the other hybrid)
             delta = values[i] - values[j]
-            hits = diff >= delta - 1e-12 * max(1.0, abs(delta))
+            hits = at_least(diff, delta, ties)
             pvals[a, b], used[a, b] = _stop(hits, early_stopping)
             draws[a, b], draws[b, a] = diff, -diff
     ordered = tuple(names[i] for i in order)
@@ -163,7 +177,14 @@ def metric_clusters(metrics: Mapping[str, Any], human: Any, statistic: str, *, n
         ranks=dict(zip(ordered, ranks, strict=True)), pvalues=pvals, alpha=alpha, n_resamples=n_resamples,
         random_state=seed, test=test, n_systems=n_sys, n_segments=n_seg,
         epsilons={names[i]: float(eps[i]) for i in order} if eps is not None else None,
-        n_resamples_used=used, draws=draws)
+        n_resamples_used=used, draws=draws, ties=ties)
+
+
+def at_least(diff: np.ndarray, observed: float, ties: str) -> np.ndarray:
+    """Which resampled differences count as at least as large as the observed one (module docstring, "Ties")."""
+    if ties == "mtme":
+        return diff >= observed
+    return diff >= observed - 1e-12 * max(1.0, abs(observed))
 
 
 def _coins(seed: int, n_rows: int, tail: tuple[int, ...]) -> Iterator[np.ndarray]:
@@ -382,7 +403,7 @@ def _spa_draws(zs: list[np.ndarray], swaps: np.ndarray, signs: np.ndarray, hp: n
     iu, ju = np.triu_indices(n_sys, 1)
     h_iu = hp[iu, ju]
     lowered = signs - 1.0  # 0 where a segment keeps its sign, -2 where it is flipped
-    base = [(lowered @ z.T).T for z in zs]  # (n_sys, R_p): U of each metric
+    base = [np.ascontiguousarray((lowered @ z.T).T) for z in zs]  # (n_sys, R_p): U of each metric
     n_perm = len(signs)
     out = np.zeros((m, m, n_res))
     step = max(1, _SPA_BLOCK // max(1, n_perm * n_sys * m))
@@ -391,16 +412,47 @@ def _spa_draws(zs: list[np.ndarray], swaps: np.ndarray, signs: np.ndarray, hp: n
         # v[a][k, s, r] = ((S - 1) @ (W_k o z_a).T)[r, s]
         kb = sl.stop - sl.start
         w = swaps[sl].astype(np.float64)
-        v_ = [(lowered @ (w * z[None]).reshape(kb * n_sys, -1).T).reshape(n_perm, kb, n_sys).transpose(1, 2, 0)
-              for z in zs]
+        v_ = [np.ascontiguousarray((lowered @ (w * z[None]).reshape(kb * n_sys, -1).T).reshape(n_perm, kb, n_sys)
+                                   .transpose(1, 2, 0)) for z in zs]  # C order: vd below is contiguous too
+        kernel = _compiled()
         for a in range(m):
             for b in range(a + 1, m):
                 vd = v_[a] - v_[b]  # (kb, n_sys, R_p)
-                spa_a = _spa_batch(base[b][None] + vd, h_iu, n_perm)
-                spa_b = _spa_batch(base[a][None] - vd, h_iu, n_perm)
+                if kernel is not None:
+                    spa_a, spa_b = _spa_batch_compiled(kernel, base[a], base[b], vd, h_iu, n_perm)
+                else:
+                    spa_a = _spa_batch(base[b][None] + vd, h_iu, n_perm)
+                    spa_b = _spa_batch(base[a][None] - vd, h_iu, n_perm)
                 out[a, b, sl] = spa_a - spa_b
                 out[b, a, sl] = spa_b - spa_a
     return out
+
+
+def _compiled() -> Any:
+    """The numba kernel of SPA's clusters (:mod:`xleval.stats._spa_kernel`), or None without numba (the numpy path
+    gives the same numbers) or with ``XLEVAL_NUMBA=0``."""
+    import importlib
+    import os
+
+    if os.environ.get("XLEVAL_NUMBA", "1") == "0":
+        return None
+    try:
+        return importlib.import_module("xleval.stats._spa_kernel").spa_hybrid_counts
+    except (ImportError, RuntimeError):
+        return None
+
+
+def _spa_batch_compiled(kernel: Any, base_a: np.ndarray, base_b: np.ndarray, vd: np.ndarray, h_iu: np.ndarray,
+                        n_perm: int) -> tuple[np.ndarray, np.ndarray]:
+    kb = vd.shape[0]
+    ca, cb = np.empty((kb, h_iu.size), dtype=np.int64), np.empty((kb, h_iu.size), dtype=np.int64)
+    kernel(base_a, base_b, vd, ca, cb)
+    out = []
+    for c in (ca, cb):
+        p = c.astype(np.float64)
+        p /= n_perm
+        out.append(1.0 - np.mean(np.abs(p - h_iu[None, :]), axis=1))
+    return out[0], out[1]
 
 
 def _spa_batch(u: np.ndarray, h_iu: np.ndarray, n_perm: int) -> np.ndarray:

@@ -94,7 +94,7 @@ def _matrix(scores: Any, name: str) -> np.ndarray:
 
 def _pvalues(scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
     """Upper-triangle p-values of ``pce.py`` from a float32 sign matrix, vectorised over the pairs."""
-    seg = np.ascontiguousarray(scores, dtype=np.float32)  # C order: the summation order of pce.py
+    seg = np.ascontiguousarray(_float32_range(scores), dtype=np.float32)  # C order: pce.py's summation order
     totals = np.sum(seg, axis=1)
     partial = np.matmul(signs, seg.T)  # (n_resamples, n_systems), float32
     n = seg.shape[0]
@@ -107,6 +107,16 @@ def _pvalues(scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
         null = partial[:, iu[sl]] - partial[:, ju[sl]]
         out[iu[sl], ju[sl]] = np.count_nonzero(null >= observed[sl], axis=0) / len(signs)
     return out
+
+
+def _float32_range(scores: np.ndarray) -> np.ndarray:
+    """``scores`` scaled by a power of two into float32's range when they lie far outside it (1e-300 would be 0
+    in float32, 1e100 inf). A power of two scales every float32 value and sum exactly, so the p-values are the
+    ones of the same scores in range; scores in range are left as they are (pce.py's numbers)."""
+    top = float(np.max(np.abs(scores))) if scores.size else 0.0
+    if top == 0.0 or 2.0 ** -60 <= top <= 2.0 ** 60:
+        return scores
+    return np.ldexp(scores, -int(np.frexp(top)[1]))
 
 
 def pairwise_permutation_pvalues(scores: Any, *, n_resamples: int = N_RESAMPLES,
