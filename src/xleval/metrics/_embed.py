@@ -8,7 +8,6 @@ saved; a plain Hugging Face encoder directory gets sentence-transformers' defaul
 """
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -16,6 +15,7 @@ import numpy as np
 
 from xleval.exceptions import InputError
 
+from ._model_files import read_json_config
 from ._neural import NeuralMetric, require
 
 __all__ = ["EmbeddingCosine"]
@@ -96,14 +96,16 @@ def _pooling_mode(model_dir) -> str:
     modules_file = model_dir / "modules.json"
     if not modules_file.is_file():
         return "mean"
-    with open(modules_file, encoding="utf-8") as fh:
-        modules = json.load(fh)
+    modules = read_json_config(modules_file, "modules.json")
+    if not isinstance(modules, list):
+        raise InputError(f"{modules_file}: not a list of sentence-transformers modules; download the model again")
     for module in modules:
-        if module.get("type", "").endswith("Pooling"):
+        if isinstance(module, dict) and str(module.get("type", "")).endswith("Pooling"):
             config_file = model_dir / module.get("path", "") / "config.json"
             if config_file.is_file():
-                with open(config_file, encoding="utf-8") as fh:
-                    config = json.load(fh)
+                config = read_json_config(config_file)
+                if not isinstance(config, dict):
+                    return "unknown"
                 # newer sentence-transformers write "pooling_mode": "mean"; older ones booleans
                 if isinstance(config.get("pooling_mode"), str):
                     return config["pooling_mode"]

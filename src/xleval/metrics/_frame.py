@@ -353,6 +353,12 @@ def score_frame(
     parts: dict[str, dict] = {key: {} for key in ("signatures", "signatures_by_group", "stats", "metrics",
                                                    "group_of_row", "corpus_metrics", "corpus_signatures")}
     columns: dict[str, np.ndarray] = {}
+    spec_of: dict[str, str] = {}
+    neural = [spec for spec in metrics if ":" in spec]  # comet:PATH, metricx:PATH, ...
+    for i, spec in enumerate(neural):  # before any model runs: comet:A,comet:B would write one column 'comet'
+        for other in neural[:i]:
+            if other.split(":")[0].lower() == spec.split(":")[0].lower():
+                _same_column(other, spec, spec.split(":")[0].lower())
     for spec in metrics:
         opts = options.get(spec, {})
         groups, inverse = _groups(spec, opts, tgt, n)
@@ -364,6 +370,9 @@ def score_frame(
             corpus_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "corpus")
         first = next(iter(seg_metrics.values()))
         column = spec.split(":")[0] if spec.lower().startswith(_NEURAL) else first.name
+        if column in spec_of:  # bleu and BLEU: the second would overwrite the first's column without a word
+            _same_column(spec_of[column], spec, column)
+        spec_of[column] = spec
         if whole_refs and all(hasattr(m, "_pool_stats") for m in seg_metrics.values()):
             if pool is None:
                 pool = _arrow_pool(table) if arrow_texts else None
@@ -388,6 +397,12 @@ def score_frame(
         parts["corpus_metrics"][column] = corpus_metrics
         parts["group_of_row"][column] = inverse
     return ScoredFrame(table.with_columns(columns), **parts)
+
+
+def _same_column(first: str, second: str, column: str) -> None:
+    raise InputError(f"metrics {first!r} and {second!r} would both write the column {column!r} (one would be "
+                     "lost); score one model of a kind per run, each to its own output, and join the columns",
+                     argument="metrics", value=second)
 
 
 def _count_refs(refs, rows: np.ndarray) -> int | str | None:
