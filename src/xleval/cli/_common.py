@@ -23,9 +23,18 @@ __all__ = ["console", "err_console", "format_option", "col_option", "report_opti
 # rich wraps at 80 columns when output is not a terminal (logs, CI, pipes): tables need more.
 # Names from the data reach these consoles: they show every string as it is (no markup, no emoji
 # codes, control characters as escapes); styles come from Text objects (say(), styled()).
-_WIDTH = None if sys.stdout.isatty() else 160
+def _isatty(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal; False for a closed or missing stream (``xleval ... >&-``), which must
+    not crash the command before it starts: writing to it is refused later with one line."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+_WIDTH = None if _isatty(sys.stdout) else 160
 console = make_console(width=_WIDTH)
-err_console = make_console(stderr=True, width=None if sys.stderr.isatty() else 160)
+err_console = make_console(stderr=True, width=None if _isatty(sys.stderr) else 160)
 
 
 def say(kind: str, text: object, style: str = "yellow") -> None:

@@ -100,8 +100,8 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     if not names:
         raise InputError(f"--metrics-prefix {metrics_prefix!r}: no column of {input} starts with it; name the "
                          "metrics with --metrics, or check the prefix")
-    if calibrations:
-        parse_calibrations(calibrations)  # a typo is refused before any work
+    if calibrations is not None:
+        parse_calibrations(calibrations)  # a typo, or an empty value, is refused before any work
     both = sorted(set(lower) & set(higher))
     if both:
         raise InputError(f"--lower-is-better and --higher-is-better both name {both[0]!r}; name it once")

@@ -66,6 +66,8 @@ def _scores(values: pd.Series, name: str) -> np.ndarray:
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     lo, hi = ESA_RANGE
     bad = ~((numbers >= lo) & (numbers <= hi))
+    # true/false are not scores (pandas would read them as 1 and 0)
+    bad |= np.fromiter((isinstance(v, bool | np.bool_) for v in values), dtype=bool, count=len(values))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise InputError(f"ESA ratings: row {row + 1}: {name} = {values.iloc[row]!r} is not a number from "

@@ -95,8 +95,12 @@ def _from_items(items: list[tuple[Any, Any]], name: str) -> MQMWeights:
             w = float(value)
         except (TypeError, ValueError):
             w = math.nan
-        if not math.isfinite(w):
+        if isinstance(value, bool) or not math.isfinite(w):
             raise InputError(f"MQM weights: the weight of {key!r} is {value!r}, not a finite number")
+        if w < 0:
+            raise InputError(f"MQM weights: the weight of {key!r} is {value!r}: a weight is the penalty of an "
+                             "error (0 or more; the segment's MQM score is minus their sum), so a negative one "
+                             "would reward errors; give 0 or more")
         if k in weights:
             raise InputError(f"MQM weights: {key!r} is given twice; give each severity[/category] once")
         weights[k] = w
