@@ -269,7 +269,8 @@ def _load_comet(checkpoint: Path, hparams: dict[str, Any], encoder_path: Path | 
     except (OSError, ValueError) as exc:
         where = encoder_path if encoder_path is not None else options.get("pretrained_model")
         raise ModelFileError(f"{checkpoint.parents[1]}: COMET cannot build its encoder {where!r} offline "
-                             f"({first_line(exc)}); pass encoder_path= a local copy of that encoder (tokenizer + "
+                             f"({first_line(exc)[:200]}); put that encoder in the local Hugging Face cache once "
+                             "(`hf download NAME`), or in Python pass encoder_path= a local copy of it (tokenizer + "
                              "config.json)", argument="encoder_path", value=str(where)) from None
     except (TypeError, KeyError, RuntimeError) as exc:
         raise ModelFileError(f"{checkpoint.parents[1] / 'hparams.yaml'}: COMET cannot build a "

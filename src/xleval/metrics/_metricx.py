@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -37,7 +38,7 @@ import numpy as np
 
 from xleval.exceptions import InputError, ModelFileError
 
-from ._model_files import check_state_keys, first_line, read_json_config
+from ._model_files import check_state_keys, first_line, read_json_config, refused_pickle
 from ._neural import NeuralMetric, check_model_dir, dist_version, require
 
 __all__ = ["MetricX", "VARIANTS", "SCORE_TOKEN_ID"]
@@ -157,6 +158,9 @@ class MetricX(NeuralMetric):
         try:
             model, info = transformers.MT5ForConditionalGeneration.from_pretrained(
                 str(self.model_path), local_files_only=True, dtype=self._torch_dtype(), output_loading_info=True)
+        except pickle.UnpicklingError as exc:  # a pytorch_model.bin that is not weights only
+            raise ModelFileError(refused_pickle(self.model_path, exc, "MetricX checkpoint"), argument="model_path",
+                                 value=str(self.model_path)) from None
         except (OSError, ValueError, RuntimeError, KeyError, TypeError, EOFError, MemoryError) as exc:
             raise ModelFileError(f"{self.model_path}: transformers cannot load the MetricX weights "
                                  f"({first_line(exc)[:300]}); the checkpoint is damaged or incomplete: download it "

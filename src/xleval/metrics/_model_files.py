@@ -28,7 +28,7 @@ from typing import Any
 
 from xleval.exceptions import ModelFileError
 
-__all__ = ["model_identity", "identity_files", "load_weights", "check_state_keys", "read_json_config",
+__all__ = ["model_identity", "identity_files", "load_weights", "refused_pickle", "check_state_keys", "read_json_config",
            "read_yaml_config", "first_line", "MAX_CONFIG_BYTES"]
 
 #: files of a model folder that do not change what the model computes (documentation, licences, VCS data)
@@ -115,22 +115,33 @@ def load_weights(path: str | os.PathLike, what: str = "checkpoint") -> Any:
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
-        raise ModelFileError(f"{path}: the {what} holds more than weights (a pickle that would run code: "
-                             f"{_refused_global(exc)}); xleval loads weights only and never runs code from a model "
-                             "folder: use a checkpoint from a source you trust, saved as a plain state dict "
-                             "(or safetensors)") from None
+        raise ModelFileError(refused_pickle(path, exc, what)) from None
     except (RuntimeError, OSError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError,
             UnicodeDecodeError, MemoryError, OverflowError) as exc:
         raise ModelFileError(f"{path}: not a readable PyTorch {what} ({first_line(exc)}); the file is damaged or "
                              "of another kind: download the model again") from None
 
 
+def refused_pickle(path: str | os.PathLike, exc: BaseException, what: str = "checkpoint") -> str:
+    """The one line for a weights-only unpickling refusal of ``path`` (torch's own message is a page long and
+    suggests loading the file unsafely): code the file would run, or bytes that are no pickle at all."""
+    text = str(exc)
+    if "Unsupported global" in text or "Unsupported class" in text:
+        return (f"{path}: the {what} holds more than weights (a pickle that would run code: {_refused_global(exc)}); "
+                "xleval loads weights only and never runs code from a model folder: use a checkpoint from a source "
+                "you trust, saved as a plain state dict (or safetensors)")
+    return (f"{path}: not a readable PyTorch {what} ({_refused_global(exc)}); the file is damaged or of another "
+            "kind: download the model again")
+
+
 def _refused_global(exc: BaseException) -> str:
     """What torch's weights-only unpickler refused, in a few words (its message is a page long)."""
     text = str(exc)
-    for marker in ("Unsupported global: GLOBAL ", "Unsupported operand ", "Unsupported class "):
+    for marker in ("Unsupported global: GLOBAL ", "Unsupported class "):
         if marker in text:
             return text.split(marker, 1)[1].split()[0].rstrip(".,:")
+    if "Unsupported operand " in text:
+        return "unpickling stopped at operand " + text.split("Unsupported operand ", 1)[1].split()[0]
     return first_line(exc)[:120]
 
 

@@ -17,6 +17,7 @@ import importlib
 import importlib.metadata
 import logging
 import os
+import pickle
 import re
 import warnings
 from collections.abc import Iterator
@@ -249,6 +250,11 @@ class NeuralMetric(Metric):
                     self._model = self._load()
             except XlevalError:
                 raise
+            except pickle.UnpicklingError as exc:  # a .bin/.pt file that is not weights only: never run
+                from ._model_files import refused_pickle
+
+                raise ModelFileError(refused_pickle(self.model_path, exc, f"{self._what} model"),
+                                     argument="model_path", value=str(self.model_path)) from None
             except (OSError, ValueError, RuntimeError, KeyError, IndexError, TypeError, AttributeError, EOFError,
                     MemoryError, OverflowError) as exc:
                 raise ModelFileError(self._load_failure(exc), argument="model_path",

@@ -28,6 +28,7 @@ __all__ = ["ScoreCache", "cache_file", "row_keys"]
 
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
            "CREATE TABLE IF NOT EXISTS scores (row BLOB PRIMARY KEY, score REAL NOT NULL);")
+_TABLES = {"meta": ["key", "value"], "scores": ["row", "score"]}
 _CHUNK = 500  # SQLite's limit on bound parameters is 999 in old builds
 
 
@@ -76,13 +77,23 @@ class ScoreCache:
 
     def _connect(self) -> sqlite3.Connection:
         try:
+            new = not self.path.exists() or self.path.stat().st_size == 0
+        except OSError as exc:
+            raise InputError(f"cache {str(self.path)!r}: cannot be read ({exc.strerror or exc}); give another path "
+                             "for cache=", argument="cache", value=str(self.path)) from None
+        try:
             con = sqlite3.connect(self.path, timeout=60)
         except sqlite3.Error as exc:
             raise self._sqlite_error(exc, "open") from None
         try:
-            con.executescript(_SCHEMA)
+            if new:
+                con.executescript(_SCHEMA)
+            # read before anything is written: another program's SQLite file is refused untouched
+            tables = {name: [c[1] for c in con.execute(f"PRAGMA table_info('{name}')")]
+                      for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables != _TABLES:
+                raise sqlite3.DatabaseError(f"its tables are {sorted(tables)}, not an xleval cache's meta and scores")
             row = con.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
-            con.execute("SELECT row, score FROM scores LIMIT 0")
         except sqlite3.DatabaseError as exc:
             con.close()
             raise InputError(f"cache {str(self.path)!r} is not an xleval score cache ({exc}); give another path "
