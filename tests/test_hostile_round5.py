@@ -232,6 +232,12 @@ CASES: list[Hostile] = [
        output="out/H5-042.html"),
     _h("H5-043", "score (cache)", "--cache ''", [*f"{S} -m {MX} -o out/H5-043.tsv".split(), "--cache", ""], "refused",
        "cache", output="out/H5-043.tsv"),
+    # 10. ingest contradictions are said
+    _h("H5-045", "ingest mqm", "a rater's No-error row beside an error in the same segment",
+       "ingest mqm spans_contradict.tsv --lp en-de -o out/H5-045.tsv", "ok",
+       "1 (segment, rater) pair(s) hold a No-error row beside an error"),
+    _h("H5-046", "ingest esa", "every score within 0-1 (a 0-1 scale given as ESA)", "ingest esa esa_unit.jsonl "
+       "-o out/H5-046.tsv", "ok", "every score is within 0-1"),
     # 2. the one writer rule (a pipe gets the exact names)
     _h("H5-044", "score", "names with escape, BEL and bidi characters, -o - into a pipe",
        "score evil_names.parquet -m chrf -o -", "ok",
@@ -350,7 +356,7 @@ def _write_files(root: Path) -> None:
     metric = MetricX(root / "mx" / "metricx-24-hybrid-tiny", tokenizer_path=root / "mx" / "tok")
     keys = row_keys(t["hypothesis"].tolist(), [t["reference"].tolist()], t["source"].tolist())
     for name, value in (("edited.sqlite", 99.0), ("text.sqlite", 3.0)):
-        ScoreCache(root / name, metric.signature, metric.range).put(keys, [value] * len(keys))
+        ScoreCache(root / name, metric.signature).put(keys, [value] * len(keys))
     con = sqlite3.connect(root / "text.sqlite")
     with con:
         con.execute("UPDATE scores SET score = 'three'")
@@ -374,10 +380,13 @@ def _write_files(root: Path) -> None:
     spans = pd.DataFrame({"system": ["A", "A", "B"], "seg_id": [1, 2, 1], "rater": ["r1", "r1", "r2"],
                           "severity": ["Major", "No-error", "Minor"], "category": ["Accuracy", "No-error", "Fluency"]})
     spans.to_csv(root / "spans.tsv", sep="\t", index=False)
-    for name, value in (("esa_bool.jsonl", True), ("esa_false.jsonl", False)):
+    spans.assign(seg_id=[1, 1, 1], system="A", rater="r1").to_csv(root / "spans_contradict.tsv", sep="\t",
+                                                                   index=False)
+    for name, value in (("esa_bool.jsonl", True), ("esa_false.jsonl", False), ("esa_unit.jsonl", 0.35)):
         (root / name).write_text("".join(json.dumps(r) + "\n" for r in (
             {"lp": "cs-uk", "system": "A", "seg_id": 1, "rater": "x", "score": value},
-            {"lp": "cs-uk", "system": "B", "seg_id": 1, "rater": "x", "score": 80})))
+            {"lp": "cs-uk", "system": "B", "seg_id": 1, "rater": "x",
+             "score": 0.8 if name == "esa_unit.jsonl" else 80})))
     invisible = t.assign(hypothesis=["\u200b\u200b", "\u2060", "\ufeff", "\u00a0 \u200d", "a\u200b", "ok"])
     invisible.to_csv(root / "invisible.tsv", sep="\t", index=False)
     rows = pd.concat([t.assign(seg_id=t["seg_id"] + 3 * k) for k in range(4)], ignore_index=True)

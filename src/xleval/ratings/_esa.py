@@ -8,12 +8,13 @@ mean of per-rater z-scores). Span counts per severity are kept beside the score 
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InputError
+from ..exceptions import DataQualityWarning, InputError
 from ..table import require_columns
 from ._raters import RATER_POOLING, check_missing, default_keys, rater_z
 
@@ -46,6 +47,10 @@ def score_esa(ratings: pd.DataFrame, *, score: str = "score", raters: str = "mea
     frame["rater"] = ratings["rater"].astype(str) if "rater" in ratings.columns else "rater"
     check_missing(frame, ratings[score], score, "ESA ratings")
     frame["value"] = _scores(ratings[score], score)
+    if len(frame) > 1 and frame["value"].max() <= 1.0 and (frame["value"] % 1 != 0).any():
+        warnings.warn(f"ESA ratings: every {score} is within 0-1 (the largest is {frame['value'].max():g}); ESA "
+                      "scores are 0-100: if these are on a 0-1 scale, multiply them by 100 first",
+                      DataQualityWarning, stacklevel=2)
     _check_once(frame, keys)
     if spans:
         counts = np.array([_span_counts(text, i) for i, text in enumerate(ratings[spans])], dtype=float)
