@@ -524,7 +524,7 @@ def test_sqlite_failures_are_one_line(tmp_path, monkeypatch):
 
     monkeypatch.setattr(sqlite3, "connect", locked)
     for call in (cache.check, lambda: cache.get([b"k" * 16]), lambda: cache.put([b"k" * 16], [2.0])):
-        with pytest.raises(InputError, match="c.sqlite.*SQLite cannot open it \\(database is locked\\)"):
+        with pytest.raises(InputError, match=r"c\.sqlite.*SQLite cannot open it \(database is locked\)"):
             call()
 
 
