@@ -232,6 +232,12 @@ CASES: list[Hostile] = [
        output="out/H5-042.html"),
     _h("H5-043", "score (cache)", "--cache ''", [*f"{S} -m {MX} -o out/H5-043.tsv".split(), "--cache", ""], "refused",
        "cache", output="out/H5-043.tsv"),
+    # 10. a library's words on the command line ("pass refs=") become the table's
+    _h("H5-047", "score (comet)", "a reference-based COMET model on a table without references",
+       f"score t_noref.tsv -m {CA} -o out/H5-047.tsv", "refused", "has no 'reference' column",
+       output="out/H5-047.tsv"),
+    _h("H5-048", "score (comet)", "a COMET model on a table without sources",
+       f"score t_nosrc.tsv -m {CA} -o out/H5-048.tsv", "refused", "--col source=NAME", output="out/H5-048.tsv"),
     # 10. ingest contradictions are said
     _h("H5-045", "ingest mqm", "a rater's No-error row beside an error in the same segment",
        "ingest mqm spans_contradict.tsv --lp en-de -o out/H5-045.tsv", "ok",
@@ -352,6 +358,8 @@ def _write_files(root: Path) -> None:
     _models(root)
     t = _table()
     t.to_csv(root / "t.tsv", sep="\t", index=False)
+    t.drop(columns="reference").to_csv(root / "t_noref.tsv", sep="\t", index=False)
+    t.drop(columns="source").to_csv(root / "t_nosrc.tsv", sep="\t", index=False)
     # a cache of the tiny MetricX's own signature, with one value edited out of range / to text
     metric = MetricX(root / "mx" / "metricx-24-hybrid-tiny", tokenizer_path=root / "mx" / "tok")
     keys = row_keys(t["hypothesis"].tolist(), [t["reference"].tolist()], t["source"].tolist())

@@ -370,6 +370,7 @@ def score_frame(
             corpus_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "corpus")
         first = next(iter(seg_metrics.values()))
         column = spec.split(":")[0] if spec.lower().startswith(_NEURAL) else first.name
+        _check_reads(spec, first, table)
         if column in spec_of:  # bleu and BLEU: the second would overwrite the first's column without a word
             _same_column(spec_of[column], spec, column)
         spec_of[column] = spec
@@ -397,6 +398,16 @@ def score_frame(
         parts["corpus_metrics"][column] = corpus_metrics
         parts["group_of_row"][column] = inverse
     return ScoredFrame(table.with_columns(columns), **parts)
+
+
+def _check_reads(spec: str, metric: Metric, table: _Table) -> None:
+    """The table has the columns the metric reads (the metric's own check speaks of its Python arguments)."""
+    for needed, column, present in ((metric.needs_refs, "reference", bool(reference_columns(table.data))),
+                                    (metric.needs_srcs, "source", "source" in table.columns)):
+        if needed and not present:
+            raise InputError(f"metric {spec!r} reads a {column} for every row, and the table has no {column!r} "
+                             f"column (columns: {list(table.columns)}); map yours with columns={{'NAME': "
+                             f"'{column}'}}, or use a metric that does without", argument="columns", value=column)
 
 
 def _same_column(first: str, second: str, column: str) -> None:
