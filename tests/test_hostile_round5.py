@@ -244,6 +244,8 @@ CASES: list[Hostile] = [
        "1 (segment, rater) pair(s) hold a No-error row beside an error"),
     _h("H5-046", "ingest esa", "every score within 0-1 (a 0-1 scale given as ESA)", "ingest esa esa_unit.jsonl "
        "-o out/H5-046.tsv", "ok", "every score is within 0-1"),
+    _h("H5-049", "ingest esa", "a span that ends before it starts", "ingest esa esa_backwards.jsonl --spans spans "
+       "-o out/H5-049.tsv", "refused", "ends (end 3) before it starts (start 9)", output="out/H5-049.tsv"),
     # 2. the one writer rule (a pipe gets the exact names)
     _h("H5-044", "score", "names with escape, BEL and bidi characters, -o - into a pipe",
        "score evil_names.parquet -m chrf -o -", "ok",
@@ -395,6 +397,10 @@ def _write_files(root: Path) -> None:
             {"lp": "cs-uk", "system": "A", "seg_id": 1, "rater": "x", "score": value},
             {"lp": "cs-uk", "system": "B", "seg_id": 1, "rater": "x",
              "score": 0.8 if name == "esa_unit.jsonl" else 80})))
+    (root / "esa_backwards.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (
+        {"lp": "cs-uk", "system": "A", "seg_id": 1, "rater": "x", "score": 70,
+         "spans": json.dumps([{"severity": "minor", "start": 9, "end": 3}])},
+        {"lp": "cs-uk", "system": "B", "seg_id": 1, "rater": "x", "score": 80, "spans": "[]"})))
     invisible = t.assign(hypothesis=["\u200b\u200b", "\u2060", "\ufeff", "\u00a0 \u200d", "a\u200b", "ok"])
     invisible.to_csv(root / "invisible.tsv", sep="\t", index=False)
     rows = pd.concat([t.assign(seg_id=t["seg_id"] + 3 * k) for k in range(4)], ignore_index=True)

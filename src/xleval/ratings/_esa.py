@@ -106,5 +106,9 @@ def _span_counts(text: Any, row: int) -> tuple[int, int]:
         if severity not in ESA_SEVERITIES:
             raise InputError(f"ESA ratings: row {row + 1}: a span has severity {severity or 'none'!r}; ESA "
                              f"spans are {' or '.join(ESA_SEVERITIES)}")
+        start, end = span.get("start"), span.get("end")
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in (start, end)) and end < start:
+            raise InputError(f"ESA ratings: row {row + 1}: a {severity} span ends (end {end}) before it starts "
+                             f"(start {start}); fix the span's character offsets in the export")
         counts[ESA_SEVERITIES.index(severity)] += 1
     return counts[0], counts[1]
