@@ -164,6 +164,11 @@ CASES: list[Hostile] = [
     _h("H5-018", "score (metricx)", "config.json that drops a layer the weights have",
        f"{S} -m metricx:mx/fewer/metricx-24-hybrid-tiny --metricx-tokenizer mx/tok -o out/H5-018.tsv", "refused",
        "match no part of the model", output="out/H5-018.tsv"),
+    _h("H5-050", "score (bertscore)", "an encoder missing one layer's weight (bert_score would fill it at random)",
+       f"{S} -m bertscore:models/encmiss -o out/H5-050.tsv", "refused", "weight(s) the model needs are missing",
+       output="out/H5-050.tsv"),
+    _h("H5-051", "score (embed)", "the same encoder as an embedding model", f"{S} -m embed:models/encmiss "
+       "-o out/H5-051.tsv", "refused", "encoder.layer.1.", output="out/H5-051.tsv"),
     # 3. one identity per model
     _h("H5-019", "score (comet)", "the signature names the model's content, not its folder",
        f"{S} -m {CA} -o out/H5-019.tsv", "ok",
@@ -317,6 +322,10 @@ def _models(root: Path) -> None:
         np.random.default_rng(0).bytes(4096))
     (m / "noweights").mkdir()
     shutil.copy(enc / "config.json", m / "noweights" / "config.json")
+    encmiss = _copy(enc, m / "encmiss")
+    weights = load_file(encmiss / "model.safetensors")
+    save_file({k: v for k, v in weights.items() if k != "encoder.layer.1.output.dense.weight"},
+              encmiss / "model.safetensors", metadata={"format": "pt"})
     _copy(enc, m / "badmodules")
     (m / "badmodules" / "modules.json").write_text("[{")
     # MetricX

@@ -17,7 +17,7 @@ import numpy as np
 
 from xleval.exceptions import InputError
 
-from ._model_files import read_json_config
+from ._model_files import check_encoder_weights, read_json_config
 from ._neural import NeuralMetric, require, restore_special_token_builder
 
 __all__ = ["BERTScore"]
@@ -79,6 +79,7 @@ class BERTScore(NeuralMetric):
 
     def _load(self) -> Any:
         bert_score = require("bert_score", "bert-score", "the BERTScore metric")
+        check_encoder_weights(self.model_path, self._what)  # bert_score would fill missing weights at random
         scorer = bert_score.BERTScorer(
             model_type=str(self.model_path),
             num_layers=self.num_layers,

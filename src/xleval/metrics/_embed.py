@@ -15,7 +15,7 @@ import numpy as np
 
 from xleval.exceptions import InputError
 
-from ._model_files import read_json_config
+from ._model_files import check_encoder_weights, read_json_config
 from ._neural import NeuralMetric, require
 
 __all__ = ["EmbeddingCosine"]
@@ -66,6 +66,7 @@ class EmbeddingCosine(NeuralMetric):
 
     def _load(self) -> Any:
         st = require("sentence_transformers", "sentence-transformers", "the embedding cosine metric")
+        check_encoder_weights(_transformer_dir(self.model_path), self._what)  # missing weights would be random
         model = st.SentenceTransformer(str(self.model_path), device=self.device, local_files_only=True)
         if self.precision == "fp16":
             model.half()
@@ -89,6 +90,19 @@ class EmbeddingCosine(NeuralMetric):
         norms = np.linalg.norm(emb, axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             return emb / norms
+
+
+def _transformer_dir(model_dir):
+    """The folder of the Hugging Face encoder inside a sentence-transformers directory (its Transformer
+    module's path; the directory itself for a plain encoder)."""
+    modules_file = model_dir / "modules.json"
+    if not modules_file.is_file():
+        return model_dir
+    modules = read_json_config(modules_file, "modules.json")
+    for module in modules if isinstance(modules, list) else []:
+        if isinstance(module, dict) and str(module.get("type", "")).endswith("Transformer"):
+            return model_dir / str(module.get("path", ""))
+    return model_dir
 
 
 def _pooling_mode(model_dir) -> str:

@@ -28,7 +28,8 @@ from typing import Any
 
 from xleval.exceptions import ModelFileError
 
-__all__ = ["model_identity", "identity_files", "load_weights", "refused_pickle", "check_state_keys", "read_json_config",
+__all__ = ["model_identity", "identity_files", "load_weights", "refused_pickle", "check_state_keys",
+           "check_encoder_weights", "weight_names", "read_json_config",
            "read_yaml_config", "first_line", "MAX_CONFIG_BYTES"]
 
 #: files of a model folder that do not change what the model computes (documentation, licences, VCS data)
@@ -159,6 +160,65 @@ def check_state_keys(missing: Iterable[str], unexpected: Iterable[str], where: s
         parts.append(f"{len(unexpected)} weight(s) match no part of the model ({_some(unexpected)})")
     raise ModelFileError(f"{where}: the checkpoint does not match the model its configuration describes: "
                          f"{'; '.join(parts)}; {fix}")
+
+
+def weight_names(folder: str | os.PathLike) -> set[str] | None:
+    """The names of the tensors in a Hugging Face model folder's weight files (safetensors headers, or the keys
+    of ``pytorch_model.bin`` read with weights only), single or sharded; None when it has no weight file."""
+    root = Path(folder)
+    for index_name, single in (("model.safetensors.index.json", "model.safetensors"),
+                               ("pytorch_model.bin.index.json", "pytorch_model.bin")):
+        index = root / index_name
+        if index.is_file():
+            weight_map = read_json_config(index, index_name)
+            if not isinstance(weight_map, dict) or not isinstance(weight_map.get("weight_map"), dict):
+                raise ModelFileError(f"{index}: no weight_map; download the model again")
+            return {str(k) for k in weight_map["weight_map"]}
+        file = root / single
+        if file.is_file():
+            if single.endswith(".safetensors"):
+                from safetensors import SafetensorError, safe_open
+
+                try:
+                    with safe_open(str(file), framework="pt") as f:
+                        return set(f.keys())
+                except (SafetensorError, OSError, ValueError) as exc:
+                    raise ModelFileError(f"{file}: not a readable safetensors file ({first_line(exc)}); download "
+                                         "the model again") from None
+            state = load_weights(file, "weight file")
+            if not isinstance(state, dict):
+                raise ModelFileError(f"{file}: not a state dict of weights; download the model again")
+            return {str(k) for k in state}
+    return None
+
+
+def check_encoder_weights(folder: str | os.PathLike, what: str) -> None:
+    """A Hugging Face encoder folder holds every weight the model its config.json describes needs (a missing one
+    would be initialised at random, so two runs give two scores). The model is built on PyTorch's ``meta``
+    device (no memory, no weights) to list them; weights the model does not use (a pre-training head) are
+    allowed, as transformers allows them, and so is a missing pooler (token states are what is read)."""
+    import torch
+    import transformers
+
+    root = Path(folder)
+    if not (root / "config.json").is_file():
+        return
+    present = weight_names(root)
+    if present is None:
+        return
+    try:
+        config = transformers.AutoConfig.from_pretrained(str(root), local_files_only=True)
+        with torch.device("meta"):
+            model = transformers.AutoModel.from_config(config)
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+        raise ModelFileError(f"{root / 'config.json'}: transformers cannot build the {what} model it describes "
+                             f"({first_line(exc)[:200]}); download the model again") from None
+    prefix = getattr(model, "base_model_prefix", "")
+    present = {k[len(prefix) + 1:] if prefix and k.startswith(prefix + ".") else k for k in present}
+    # the pooler (absent from masked-LM checkpoints such as xlm-roberta-large) is read by neither BERTScore nor
+    # sentence-embedding pooling, which use the token states
+    missing = sorted(k for k in set(model.state_dict()) - present if not k.startswith("pooler."))
+    check_state_keys(missing, [], root)
 
 
 def _some(names: Sequence[str], k: int = 3) -> str:
