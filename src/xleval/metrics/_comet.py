@@ -231,7 +231,7 @@ def _read_hparams(model_dir: Path, checkpoint: Path) -> dict[str, Any]:
 
 
 # buffers that some transformers versions store and others do not (not weights: their values are fixed)
-_BUFFERS = ("position_ids",)
+_BUFFERS = ("position_ids", "token_type_ids")
 
 
 def _load_comet(checkpoint: Path, hparams: dict[str, Any], encoder_path: Path | None, precision: str) -> Any:
