@@ -505,6 +505,32 @@ def test_one_identity_per_model_not_per_folder_name(workdir):
     assert model_identity(copy) != model_identity(workdir / "models" / "a" / "comet")
 
 
+def test_the_identity_is_remembered_on_disk_until_a_file_changes(tmp_path, monkeypatch):
+    """Item 3, "computed once": a new run reads the digest of an unchanged folder from the on-disk memo; a file
+    rewritten in place with its old size and modification time put back is hashed again (its change time
+    differs), so a replaced checkpoint never keeps the old identity."""
+    from xleval.metrics import _model_files as mf
+
+    monkeypatch.setenv("XLEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"a" * 1000)
+    first = mf.model_identity(folder)
+    assert first == _identity(folder)
+    mf._MEMO.clear()
+    reads = []
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda *a, **k: reads.append(a[0]) or real_open(*a, **k))
+    assert mf.model_identity(folder) == first and not [r for r in reads if str(r).endswith(".safetensors")]
+    monkeypatch.undo()
+    monkeypatch.setenv("XLEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    st = (folder / "model.safetensors").stat()
+    (folder / "model.safetensors").write_bytes(b"b" * 1000)  # same size
+    os.utime(folder / "model.safetensors", ns=(st.st_atime_ns, st.st_mtime_ns))  # same modification time
+    mf._MEMO.clear()
+    assert mf.model_identity(folder) == _identity(folder) != first
+
+
 def test_two_checkpoints_of_one_folder_name_never_share_a_cache_or_a_calibrator(workdir):
     """Item 3: scoring b/comet through the cache that a/comet filled gives b's own scores (the oracle: b
     scored without a cache); a calibrator fitted on a's scores refuses b's."""

@@ -62,8 +62,10 @@ def identity_files(folder: str | os.PathLike) -> list[Path]:
 def model_identity(*folders: str | os.PathLike | None) -> str:
     """The content identity of one or more model folders (a checkpoint, its tokenizer, its encoder): the
     sha256 (hex) of each folder's :func:`identity_files`, their names relative to the folder and their bytes,
-    read in 1 MiB pieces. Computed once per process for a folder whose files are unchanged (same names,
-    sizes, modification times). Folder names do not enter it: ``a/comet`` and ``b/comet`` holding the same
+    read in 1 MiB pieces. Computed once for a folder whose files are unchanged (same names, sizes, modification
+    and change times, inodes): remembered in the process, and on disk in ``model-identities.json`` under
+    ``$XLEVAL_CACHE_DIR`` (default ``~/.cache/xleval``; ``XLEVAL_CACHE_DIR=none``: in memory only), so a large
+    checkpoint is read once per machine, not once per run. Folder names do not enter it: ``a/comet`` and ``b/comet`` holding the same
     files have one identity, holding different files two."""
     digest = hashlib.sha256()
     for folder in folders:
@@ -82,6 +84,14 @@ def _folder_digest(folder: Path) -> str:
     key = (str(folder.resolve()), tuple(listing))
     if key in _MEMO:
         return _MEMO[key]
+    # across processes: a digest recorded for exactly these files (names, sizes, modification and change
+    # times, inodes: a file rewritten in place has another change time, whatever its modification time says)
+    disk_key = hashlib.sha256(json.dumps([key[0], [(*entry, path.stat().st_ctime_ns) for entry, path
+                                                    in zip(listing, files, strict=True)]]).encode()).hexdigest()
+    known = _disk_memo().get(disk_key)
+    if isinstance(known, str) and len(known) == 64:
+        _MEMO[key] = known
+        return known
     digest = hashlib.sha256()
     for path, (name, size, _, _) in zip(files, listing, strict=True):
         digest.update(f"{name}\0{size}\0".encode())
@@ -93,7 +103,54 @@ def _folder_digest(folder: Path) -> str:
             raise ModelFileError(f"{path}: cannot be read ({exc.strerror or exc}); check the model folder's "
                                  "permissions, or download the model again") from None
     _MEMO[key] = digest.hexdigest()
+    _remember_on_disk(disk_key, _MEMO[key])
     return _MEMO[key]
+
+
+#: identities kept on disk (the most recent ones): a folder is hashed once per machine, not once per process
+_DISK_ENTRIES = 256
+
+
+def _memo_path() -> Path | None:
+    """``$XLEVAL_CACHE_DIR/model-identities.json`` (default ``$XDG_CACHE_HOME/xleval``, ``~/.cache/xleval``);
+    ``XLEVAL_CACHE_DIR=none`` keeps identities in memory only."""
+    base = os.environ.get("XLEVAL_CACHE_DIR")
+    if base is not None and base.strip().lower() in ("", "none", "off"):
+        return None
+    if base is None:
+        base = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+                            "xleval")
+    return Path(base) / "model-identities.json"
+
+
+def _disk_memo() -> dict[str, Any]:
+    path = _memo_path()
+    try:
+        if path is None or path.stat().st_size > 1 << 20:
+            return {}
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # no memo, or an unreadable one: the folder is hashed
+    return data if isinstance(data, dict) else {}
+
+
+def _remember_on_disk(key: str, digest: str) -> None:
+    """Add one identity to the memo (written to a temporary file and renamed: a reader sees the old or the new
+    memo); a memo that cannot be written is no error."""
+    path = _memo_path()
+    if path is None:
+        return
+    memo = _disk_memo()
+    memo.pop(key, None)
+    memo[key] = digest
+    kept = dict(list(memo.items())[-_DISK_ENTRIES:])
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(kept), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        return
 
 
 def load_weights(path: str | os.PathLike, what: str = "checkpoint") -> Any:
