@@ -65,8 +65,8 @@ def model_identity(*folders: str | os.PathLike | None) -> str:
     read in 1 MiB pieces. Computed once for a folder whose files are unchanged (same names, sizes, modification
     and change times, inodes): remembered in the process, and on disk in ``model-identities.json`` under
     ``$XLEVAL_CACHE_DIR`` (default ``~/.cache/xleval``; ``XLEVAL_CACHE_DIR=none``: in memory only), so a large
-    checkpoint is read once per machine, not once per run. Folder names do not enter it: ``a/comet`` and ``b/comet`` holding the same
-    files have one identity, holding different files two."""
+    checkpoint is read once per machine, not once per run. Folder names do not enter it: ``a/comet`` and
+    ``b/comet`` holding the same files have one identity, holding different files two."""
     digest = hashlib.sha256()
     for folder in folders:
         if folder is None:
