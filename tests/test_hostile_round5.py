@@ -531,6 +531,22 @@ def test_the_identity_is_remembered_on_disk_until_a_file_changes(tmp_path, monke
     assert mf.model_identity(folder) == _identity(folder) != first
 
 
+def test_a_single_model_file_has_the_identity_of_its_bytes(tmp_path, monkeypatch):
+    """model_identity is reusable by any model-backed metric (an LLM judge's GGUF file): a file is its bytes,
+    whatever its name (oracle: sha256 over NUL, size, NUL, bytes, then over that hex digest)."""
+    from xleval.exceptions import ModelFileError
+    from xleval.metrics._model_files import model_identity
+
+    monkeypatch.setenv("XLEVAL_CACHE_DIR", "none")
+    a, b = tmp_path / "a.gguf", tmp_path / "b.bin"
+    a.write_bytes(b"weights")
+    b.write_bytes(b"weights")
+    inner = hashlib.sha256(b"\0" + b"7\0" + b"weights").hexdigest()
+    assert model_identity(a) == model_identity(b) == hashlib.sha256(inner.encode()).hexdigest()
+    with pytest.raises(ModelFileError, match="no such model file or folder"):
+        model_identity(tmp_path / "missing")
+
+
 def test_two_checkpoints_of_one_folder_name_never_share_a_cache_or_a_calibrator(workdir):
     """Item 3: scoring b/comet through the cache that a/comet filled gives b's own scores (the oracle: b
     scored without a cache); a calibrator fitted on a's scores refuses b's."""

@@ -60,7 +60,8 @@ def identity_files(folder: str | os.PathLike) -> list[Path]:
 
 
 def model_identity(*folders: str | os.PathLike | None) -> str:
-    """The content identity of one or more model folders (a checkpoint, its tokenizer, its encoder): the
+    """The content identity of one or more model folders (a checkpoint, its tokenizer, its encoder; a single
+    file counts as its bytes alone, whatever its name; None is skipped): the
     sha256 (hex) of each folder's :func:`identity_files`, their names relative to the folder and their bytes,
     read in 1 MiB pieces. Computed once for a folder whose files are unchanged (same names, sizes, modification
     and change times, inodes): remembered in the process, and on disk in ``model-identities.json`` under
@@ -76,11 +77,17 @@ def model_identity(*folders: str | os.PathLike | None) -> str:
 
 
 def _folder_digest(folder: Path) -> str:
-    files = identity_files(folder)
+    if folder.is_file():  # one file (a GGUF model, a prompt template): its bytes, whatever its name
+        files, names = [folder], [""]
+    elif folder.is_dir():
+        files = identity_files(folder)
+        names = [path.relative_to(folder).as_posix() for path in files]
+    else:
+        raise ModelFileError(f"{folder}: no such model file or folder; check the path")
     listing = []
-    for path in files:
+    for path, name in zip(files, names, strict=True):
         st = path.stat()
-        listing.append((path.relative_to(folder).as_posix(), st.st_size, st.st_mtime_ns, st.st_ino))
+        listing.append((name, st.st_size, st.st_mtime_ns, st.st_ino))
     key = (str(folder.resolve()), tuple(listing))
     if key in _MEMO:
         return _MEMO[key]
