@@ -135,6 +135,9 @@ CASES: list[Hostile] = [
     _h("H5-008", "score (comet)", "a checkpoint whose encoder is not on this machine (offline)",
        f"{S} -m comet:models/noenc/comet -o out/H5-008.tsv", "refused", "cannot build its encoder",
        output="out/H5-008.tsv"),
+    _h("H5-052", "score (comet)", "a checkpoint whose hyper-parameters ask for a 10^9-wide estimator layer",
+       f"{S} -m comet:models/huge/comet -o out/H5-052.tsv", "refused", "hidden_sizes=[1000000000, 16]",
+       output="out/H5-052.tsv"),
     _h("H5-009", "score (metricx)", "config.json with d_model 10^9", f"{S} -m metricx:mx/huge/metricx-24-hybrid-tiny "
        "--metricx-tokenizer mx/tok -o out/H5-009.tsv", "refused", "d_model=1000000000 is not a size",
        output="out/H5-009.tsv"),
@@ -314,6 +317,8 @@ def _models(root: Path) -> None:
                         lambda s: s["state_dict"].update({"estimator.extra.weight": torch.zeros(3)}))
     _rewrite_checkpoint(_copy(a, m / "noenc" / "comet"),
                         lambda s: s["hyper_parameters"].update(pretrained_model=str(root / "nowhere" / "xlmr")))
+    _rewrite_checkpoint(_copy(a, m / "huge" / "comet"),
+                        lambda s: s["hyper_parameters"].update(hidden_sizes=[10**9, 16]))
     (_copy(a, m / "badyaml" / "comet") / "hparams.yaml").write_text("class_identifier: [regression_metric\n")
     (_copy(a, m / "unknown" / "comet") / "hparams.yaml").write_text("class_identifier: nosuch_metric\n")
     (_copy(a, m / "listyaml" / "comet") / "hparams.yaml").write_text("- class_identifier\n- regression_metric\n")

@@ -234,6 +234,23 @@ def _read_hparams(model_dir: Path, checkpoint: Path) -> dict[str, Any]:
 _BUFFERS = ("position_ids", "token_type_ids")
 
 
+#: bounds of COMET's size hyper-parameters (XCOMET-XXL: hidden sizes 3072 and 1024, 48 encoder layers)
+_SIZE_LIMITS = {"hidden_sizes": 1 << 16, "batch_size": 1 << 20, "word_layer": 1 << 10}
+
+
+def _check_sizes(options: dict[str, Any], checkpoint: Path) -> None:
+    """Sizes a model could not have are refused before the model is built (building it would ask the allocator
+    for terabytes and end in its error, or in the kernel's out-of-memory kill)."""
+    for key, limit in _SIZE_LIMITS.items():
+        if key not in options or options[key] is None:
+            continue
+        values = options[key] if isinstance(options[key], list | tuple) else [options[key]]
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= limit:
+                raise ModelFileError(f"{checkpoint}: the hyper-parameter {key}={options[key]!r} is not a size a "
+                                     f"COMET model has (integers from 0 to {limit}); download the model again")
+
+
 def _load_comet(checkpoint: Path, hparams: dict[str, Any], encoder_path: Path | None, precision: str) -> Any:
     """What ``comet.load_from_checkpoint`` does, through the one safe boundary (:mod:`._model_files`): the
     checkpoint is read with weights only (nothing in it runs), the model class comes from ``hparams.yaml``'s
@@ -261,6 +278,7 @@ def _load_comet(checkpoint: Path, hparams: dict[str, Any], encoder_path: Path | 
         options["pretrained_model"] = str(encoder_path)
     if hparams.get("layer_transformation") == "sparsemax_patch":  # COMET >= 2.2.4's own workaround (its issue 244)
         options["layer_transformation"] = "softmax"
+    _check_sizes(options, checkpoint)
     accepted = inspect.signature(model_class.__init__).parameters
     if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
         options = {k: v for k, v in options.items() if k in accepted}
