@@ -232,6 +232,9 @@ CASES: list[Hostile] = [
        "no group has more than 60"),
     _h("H5-040", "meta", "--calibrations ''", ["meta", "meta6.tsv", "--metrics", "m1", "--human", "human", "--no-spa",
                                                "--calibrations", ""], "refused", "give at least one"),
+    *[_h(f"H5-0{53 + i}", "meta", f"{flag} ''", ["meta", "meta6.tsv", "--metrics", "m1", "--human", "human",
+                                                  "--no-spa", flag, ""], "refused", f"{flag} '': give a value")
+      for i, flag in enumerate(("--exclude", "--lower-is-better", "--clusters", "--human-scale"))],
     _h("H5-041", "report", "--meta ''", ["report", "meta6.tsv", "--score", "m1", "--human", "human", "--meta", "",
                                          "-o", "out/H5-041.html"], "refused", "names no metric column",
        output="out/H5-041.html"),
@@ -599,9 +602,13 @@ def test_sqlite_failures_are_one_line(tmp_path, monkeypatch):
 
 
 def test_closed_stdout_is_not_a_traceback(workdir):
-    """Item 9: a closed standard output (`>&-`) crashed every command at import."""
+    """Item 9: a closed standard output (`>&-`) crashed every command at import. Now a command that writes
+    files runs; one that prints (corpus scores, --version, sacrebleu's JSON) says in one line that its output
+    cannot be shown, as any tool reports a write error, instead of exiting 0 with the result lost."""
     for args, rc_expected in ((["score", "big_ids.tsv", "-m", "chrf", "-o", "out/closed.tsv"], 0),
                               (["score", "big_ids.tsv", "-m", "chrf", "-o", "-"], 2),
+                              (["score", "big_ids.tsv", "-m", "chrf"], 2),
+                              (["--version"], 2),
                               (["calibrate", "fit", "nosuch.tsv", "--score", "s", "-o", "out/x.json"], 2)):
         command = " ".join(f"'{a}'" for a in xleval_command(*args)) + " >&-"
         proc = subprocess.run(["sh", "-c", command], cwd=workdir, capture_output=True, text=True, timeout=300,

@@ -89,6 +89,12 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     from ..meta import meta_calibrations, meta_evaluate, parse_calibrations
     from ..meta._render import render_latex, render_text, to_frame, to_json
 
+    given = {"--exclude": exclude, "--lower-is-better": lower, "--higher-is-better": higher,
+             "--clusters": () if clusters is None else (clusters,),
+             "--human-scale": () if human_scale is None else (human_scale,)}
+    empty = [flag for flag, values in given.items() if any(not str(v).replace(",", "").strip() for v in values)]
+    if empty:  # an empty value would be taken as "nothing given", silently
+        raise InputError(f"{empty[0]} '': give a value (a column, pattern or statistic), or leave {empty[0]} out")
     if bool(metrics) == bool(metrics_prefix):
         raise InputError("name the metrics with --metrics A,B or --metrics-prefix PREFIX (one of the two)")
     by_cols = parse_columns(by, "--by") if by is not None else []
