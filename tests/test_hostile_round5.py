@@ -431,8 +431,9 @@ def _write_files(root: Path) -> None:
                 h = s + rng.normal()
                 meta.append({"lp": lp, "system": f"s{s}", "seg_id": i, "human": h, "m1": h + rng.normal()})
     pd.DataFrame(meta).to_csv(root / "meta6.tsv", sep="\t", index=False)
-    t.assign(system=t["system"].replace({"A": "esc\x1b]0;title\x07", "B": "evil\u202eX"})).to_parquet(
-        root / "evil_names.parquet")
+    evil = t.assign(system=t["system"].replace({"A": "esc\x1b]0;title\x07", "B": "evil\u202eX"}))
+    evil.to_parquet(root / "evil_names.parquet")
+    evil.assign(chrf=np.linspace(40, 60, len(evil))).to_parquet(root / "evil_scored.parquet")
 
 
 @pytest.fixture(scope="module")
@@ -619,14 +620,12 @@ def test_closed_stdout_is_not_a_traceback(workdir):
             assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("xleval: error: "), proc.stderr
 
 
-def test_a_terminal_named_as_a_file_gets_escaped_names(workdir):
-    """Item 2: -o /dev/stdout (or /dev/tty) on a terminal is read by a person: names are escaped as with '-';
-    the same command into a pipe writes them exactly (H5-044)."""
+def _on_a_terminal(args: list[str], cwd: Path) -> tuple[int, str]:
+    """Run ``xleval ARGS`` with its standard output on a pseudo-terminal; its status and what the terminal got."""
     leader, follower = pty.openpty()
     try:
-        proc = subprocess.run(xleval_command("score", "evil_names.parquet", "-m", "chrf", "-o", "/dev/stdout"),
-                              cwd=workdir, stdout=follower, stderr=subprocess.PIPE, timeout=300, check=False,
-                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        proc = subprocess.run(xleval_command(*args), cwd=cwd, stdout=follower, stderr=subprocess.PIPE, timeout=300,
+                              check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
         os.close(follower)
         shown = b""
         while True:
@@ -639,8 +638,17 @@ def test_a_terminal_named_as_a_file_gets_escaped_names(workdir):
             shown += chunk
     finally:
         os.close(leader)
-    text = shown.decode("utf-8", "replace")
     assert proc.returncode == 0, proc.stderr
+    return proc.returncode, shown.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("args", [["score", "evil_names.parquet", "-m", "chrf", "-o", "/dev/stdout"],
+                                  ["leaderboard", "evil_scored.parquet", "--score", "chrf", "--format", "tsv",
+                                   "-o", "/dev/stdout"]], ids=["table-writer", "tsv-emitter"])
+def test_a_terminal_named_as_a_file_gets_escaped_names(args, workdir):
+    """Item 2: -o /dev/stdout (or /dev/tty) on a terminal is read by a person: names are escaped as with '-',
+    by the table writer and the TSV emitter alike; the same command into a pipe writes them exactly (H5-044)."""
+    _, text = _on_a_terminal(args, workdir)
     assert "esc\\x1b]0;title\\x07" in text and "evil\\u202eX" in text, text
     assert "\x1b]" not in text and "\u202e" not in text
 

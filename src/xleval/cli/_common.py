@@ -185,10 +185,13 @@ def emit_tsv(frame: Any, output: Any = None, *, float_format: Any = None) -> Non
     (:func:`xleval._base.emit.tsv_text`); into the file ``output`` as data, through the one TSV writer
     (:func:`xleval.io._write.format_rows`: every name exactly, read back the same by xleval and pandas;
     a tab or line break in a name is refused, naming --format json, which holds any name)."""
-    from ..io._write import format_rows, is_stdout
+    from ..io._write import _terminal_device, format_rows, is_stdout
 
     if output is None or is_stdout(output):
         _write(tsv_text(frame, float_format=float_format), None)
+        return
+    if _terminal_device(output):  # -o /dev/tty: read by a person, as standard output on a terminal
+        _write(tsv_text(frame, float_format=float_format), output)
         return
     _write(format_rows(frame, "tsv", where=f"{output}: ", instead="use --format json, which holds any name"), output)
 
