@@ -550,6 +550,12 @@ CASES: list[Case] = [
        "ingest judge judge_bad.jsonl -o out/E393.tsv",
        "Give the task file as the WMT26 tools write it: item_id SRC_###_TGT_###_DOMAIN_###_DOC_###_N.",
        "out/E393.tsv"),
+    _c("E385", "ingest mqm: a negative weight (it would reward errors)",
+       "ingest mqm mqm_spans.tsv --lp en-de --weights Major:-5,Minor:1 -o out/E385.tsv",
+       "Give each severity a penalty of 0 or more.", "out/E385.tsv"),
+    _c("E386", "ingest esa: true/false in the score column",
+       "ingest esa esa_bool.jsonl -o out/E386.tsv",
+       "Give the rater's score on the 0-100 slider; a checkbox column is not an ESA score.", "out/E386.tsv"),
     # --- branch outchk: output checks (check-outputs, --exclude-invalid; issue 27, item 4) ---
     _c("E360", "check-outputs: a target language the language identifier does not know",
        "check-outputs outchk_chr.tsv --langid py3langid -o out/E360.json",
@@ -582,12 +588,12 @@ CASES: list[Case] = [
        "The output checks read the hypotheses: map the column with --col hypothesis=COLUMN, or drop --output-checks.",
        "out/E367.html"),
     # --- the label round trip (issue 34) ---
-    _c("E385", "calibrate merge with a label that matches no row of the table",
-       "calibrate merge stray_labels.tsv labelled.tsv -o out/E385.tsv",
-       "Merge into the table the rows were selected from; a label is never dropped in silence.", "out/E385.tsv"),
-    _c("E386", "calibrate merge with a label that is not a number",
-       "calibrate merge word_labels.tsv labelled.tsv -o out/E386.tsv",
-       "Labels are numbers on the human scale; leave a cell empty for a row not judged.", "out/E386.tsv"),
+    _c("E394", "calibrate merge with a label that matches no row of the table",
+       "calibrate merge stray_labels.tsv labelled.tsv -o out/E394.tsv",
+       "Merge into the table the rows were selected from; a label is never dropped in silence.", "out/E394.tsv"),
+    _c("E395", "calibrate merge with a label that is not a number",
+       "calibrate merge word_labels.tsv labelled.tsv -o out/E395.tsv",
+       "Labels are numbers on the human scale; leave a cell empty for a row not judged.", "out/E395.tsv"),
     # --- branch metricx: MetricX, several devices, the score cache (issue 27) ---
     _c("E340", "metricx:PATH names a checkpoint that is not MetricX (an XLM-R encoder)",
        "score scores.tsv -m metricx:mx/xlmr -o out/E340.tsv",
@@ -635,6 +641,14 @@ CASES: list[Case] = [
        "score scores.tsv -m metricx:mx/metricx-23-large-v2p0,comet:mx/comet-da --cache out/E351.sqlite "
        "-o out/E351.tsv",
        "Give a directory: each metric signature gets its own file inside it.", "out/E351.tsv"),
+    _c("E387", "Two models of one kind in -m (both would write the column comet)",
+       "score scores.tsv -m comet:mx/comet-da,comet:./mx/comet-da -o out/E387.tsv",
+       "Score one model of a kind per run, each to its own output, and join the columns.", "out/E387.tsv"),
+    _c("E388", "--cache names the output file",
+       "score scores.tsv -m metricx:mx/metricx-23-large-v2p0 --metricx-tokenizer mx/tok --cache out/E388.tsv "
+       "-o out/E388.tsv",
+       "Give the cache and the output their own paths (a directory for the cache serves every metric).",
+       "out/E388.tsv"),
 ]
 
 #: representative subset re-run through a real subprocess (exit status, stderr, no traceback)
@@ -874,6 +888,7 @@ def _ratings_files(root: Path) -> None:
     (root / "mqm_spans.tsv").write_bytes(_tsv(spans))
     esa = pd.DataFrame({"lp": "cs-uk", "system": ["A", "B"], "seg_id": [1, 1], "rater": "x", "score": [80, 120]})
     (root / "esa_bad.tsv").write_bytes(_tsv(esa))
+    (root / "esa_bool.jsonl").write_text(esa.assign(score=[True, False]).to_json(orient="records", lines=True))
     gold = pd.DataFrame({"lp": ["en-de", "en-de", "cs-uk"], "system": ["A", "B", "A"], "seg_id": [1, 1, 1],
                          "mqm": [-5.0, 0.0, None], "mqm_scale": "MQM", "esa": [None, 70.0, 80.0], "esa_scale": "ESA"})
     (root / "gold_both.tsv").write_bytes(_tsv(gold))

@@ -109,6 +109,53 @@ def main(argv: list[str] | None = None) -> int:
     common = sys.modules.get("xleval.cli._common")  # imported by an earlier run in this process: its width is stale
     if common is not None:
         common.refresh_widths()
+    stdout = sys.stdout
+    if stdout is None or getattr(stdout, "closed", False):  # `xleval ... >&-`: printing is one line, not lost
+        sys.stdout = _ClosedStdout()
+    try:
+        return _main(args, debug)
+    except ValueError as exc:  # a writer that found the closed stream itself (click.echo's own wrapper)
+        if not isinstance(sys.stdout, _ClosedStdout) or "closed file" not in str(exc) or debug:
+            raise
+        _fail(_CLOSED)
+        return 2
+    finally:
+        if isinstance(sys.stdout, _ClosedStdout):
+            sys.stdout = stdout
+
+
+_CLOSED = ("standard output is closed (the command was started with >&-), so what it prints cannot be shown; "
+           "leave standard output open, or write to a file with -o FILE")
+
+
+class _ClosedStdout:
+    """Standard output when the command was started with it closed: writing to it is an OutputError (one
+    line, exit 2), as a write error is for any command-line tool, instead of a traceback or a silent success
+    whose result went nowhere. Commands that print nothing (``-o FILE``) run as usual."""
+
+    closed = True
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        from ..exceptions import OutputError
+
+        if not text:
+            return 0
+        raise OutputError(_CLOSED)
+
+    def flush(self) -> None:
+        return None
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        import io
+
+        raise io.UnsupportedOperation("standard output is closed")
+
+
+def _main(args: list[str], debug: bool) -> int:
     try:
         # make_context + invoke, not app.main: click's main turns Ctrl-C into Abort after printing a blank line;
         # the scope records the command's inputs (its outputs may not overwrite them), SIGTERM unwinds like Ctrl-C

@@ -35,15 +35,20 @@ def _width(stream: Any) -> int | None:
     columns = os.environ.get("COLUMNS", "")
     if columns.isdigit() and 20 <= int(columns) <= 10_000:
         return int(columns)
-    try:
-        tty = stream.isatty()
-    except (AttributeError, ValueError):
-        tty = False
-    return None if tty else 160
+    return None if _isatty(stream) else 160
 
 
 # Names from the data reach these consoles: they show every string as it is (no markup, no emoji
 # codes, control characters as escapes); styles come from Text objects (say(), styled()).
+def _isatty(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal; False for a closed or missing stream (``xleval ... >&-``), which must
+    not crash the command before it starts: writing to it is refused later with one line."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 console = make_console(width=_width(sys.stdout))
 err_console = make_console(stderr=True, width=_width(sys.stderr))
 
@@ -227,10 +232,13 @@ def emit_tsv(frame: Any, output: Any = None, *, float_format: Any = None) -> Non
     (:func:`xleval._base.emit.tsv_text`); into the file ``output`` as data, through the one TSV writer
     (:func:`xleval.io._write.format_rows`: every name exactly, read back the same by xleval and pandas;
     a tab or line break in a name is refused, naming --format json, which holds any name)."""
-    from ..io._write import format_rows, is_stdout
+    from ..io._write import _terminal_device, format_rows, is_stdout
 
     if output is None or is_stdout(output):
         _write(tsv_text(frame, float_format=float_format), None)
+        return
+    if _terminal_device(output):  # -o /dev/tty: read by a person, as standard output on a terminal
+        _write(tsv_text(frame, float_format=float_format), output)
         return
     _write(format_rows(frame, "tsv", where=f"{output}: ", instead="use --format json, which holds any name"), output)
 

@@ -43,7 +43,7 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
     columns (lp or tgt_lang). Flags are defined in docs/output-checks.md.
     """
     from ..io import parse_column_mapping, read_table, select_rows, write_table, write_text
-    from ..io._write import format_rows
+    from ..io._write import _terminal_device, format_rows
     from ..output_checks import check_outputs as run
 
     check_paths({"-o": output, "--rows": rows_path}, inputs=[table], stdout=["-o"])
@@ -60,7 +60,7 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
     except InputError as exc:  # the library cannot name the file: say which table
         raise exc.prefixed(str(table)) from None
     tsv_file = None
-    if fmt == "tsv" and output is not None and str(output) != "-":
+    if fmt == "tsv" and output is not None and str(output) != "-" and not _terminal_device(output):
         # formatted first: a name TSV cannot hold is refused before anything is written (the per-row flags included)
         tsv_file = format_rows(result.rates, "tsv", where=f"{output}: ", instead="use --format json, which holds any "
                                "name")

@@ -131,7 +131,8 @@ def mqm(spans, output, weights, raters, lp, into, col, fmt) -> None:
 
     check_outputs({"--output": output}, [spans, *([into] if into else [])], stdout=["--output"])
     w = mqm_weights(weights)  # a bad spec is refused before the file is read
-    scores = in_table(spans, score_mqm, _ratings_table(spans, col, lp), weights=w, raters=raters)
+    with warnings_said():  # contradictions in the annotation (a No-error row beside an error)
+        scores = in_table(spans, score_mqm, _ratings_table(spans, col, lp), weights=w, raters=raters)
     _write_gold(scores, output, into, col, fmt, "MQM scores", "column mqm")
 
 
@@ -154,7 +155,9 @@ def esa(ratings, output, score, spans, raters, lp, into, col, fmt) -> None:
     from .calibrate_common import in_table
 
     check_outputs({"--output": output}, [ratings, *([into] if into else [])], stdout=["--output"])
-    scores = in_table(ratings, score_esa, _ratings_table(ratings, col, lp), score=score, raters=raters, spans=spans)
+    with warnings_said():  # scores that look like another scale (all within 0-1)
+        scores = in_table(ratings, score_esa, _ratings_table(ratings, col, lp), score=score, raters=raters,
+                          spans=spans)
     _write_gold(scores, output, into, col, fmt, "ESA scores", "column esa")
 
 

@@ -117,6 +117,12 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     from ..meta import meta_calibrations, meta_evaluate, parse_calibrations
     from ..meta._render import render_latex, render_text, to_frame, to_json
 
+    given = {"--exclude": exclude, "--lower-is-better": lower, "--higher-is-better": higher,
+             "--clusters": () if clusters is None else (clusters,),
+             "--human-scale": () if human_scale is None else (human_scale,)}
+    empty = [flag for flag, values in given.items() if any(not str(v).replace(",", "").strip() for v in values)]
+    if empty:  # an empty value would be taken as "nothing given", silently
+        raise InputError(f"{empty[0]} '': give a value (a column, pattern or statistic), or leave {empty[0]} out")
     if bool(metrics) == bool(metrics_prefix):
         raise InputError("name the metrics with --metrics A,B or --metrics-prefix PREFIX (one of the two)")
     by_cols = parse_columns(by, "--by") if by is not None else []
@@ -130,8 +136,8 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     if not names:
         raise InputError(f"--metrics-prefix {metrics_prefix!r}: no column of {input} starts with it; name the "
                          "metrics with --metrics, or check the prefix")
-    if calibrations:
-        parse_calibrations(calibrations)  # a typo is refused before any work
+    if calibrations is not None:
+        parse_calibrations(calibrations)  # a typo, or an empty value, is refused before any work
     task = _task(task)
     for flag, named in (("--lower-is-better", lower), ("--higher-is-better", higher)):
         unknown = [c for c in named if c not in names]

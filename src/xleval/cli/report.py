@@ -48,11 +48,15 @@ def report(input, score, output, by, human, system, method, model, metric, human
     and detail.
     """
     from ..calibration._scales import direction_for
+    from ..exceptions import InputError
     from ..io import check_output_path
     from ..report import check_format, mt_report, write_report
     from .calibrate_common import parse_human_range, past_the_scale
 
     check_format(fmt)
+    if meta_metrics is not None and not meta_metrics.replace(",", "").strip():
+        raise InputError(f"--meta {meta_metrics!r} names no metric column; give the metric columns to "
+                         "meta-evaluate, e.g. --meta bleu,chrf, or leave --meta out")
     check_output_path(output, inputs=[input] + ([model] if model is not None else []), stdout=True)
     df, calibrator, signature, commands = read_ranked_table(input, score=score, human=human, system=system,
                                                             model=model, col=col)

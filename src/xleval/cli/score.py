@@ -222,6 +222,7 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
         raise InputError(f"--metric {','.join(metric)!r}: {', '.join(twice)} given twice; name each metric once")
     check_outputs({"--output": output, **({"--error-spans": error_spans} if error_spans else {})},
                   inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"], stdout=["--output"])
+    _check_cache_path(score_cache, {"--output": output, "--error-spans": error_spans})
     settings = {
         "bleu_tokenize": tokenize, "bleu_spm_model": spm_model, "bleu_lowercase": lowercase or None,
         "bleu_smooth_method": smooth_method,
@@ -368,6 +369,25 @@ def _name_reference_copies(df, path) -> None:
             return
         df = df.select(needed).to_pandas()
     reference_copy_step(df, [by], "system", path, drop=False)
+
+
+def _check_cache_path(cache, outputs) -> None:
+    """The score cache is read and written by the run: an output of the same run must not be that file."""
+    if not cache:
+        return
+    from ..exceptions import InputError
+
+    if not str(cache).strip():
+        raise InputError("--cache '': give a file or directory path for the score cache")
+    for flag, path in outputs.items():
+        if not path or path == "-":
+            continue
+        same = os.path.realpath(path) == os.path.realpath(cache)
+        if not same and os.path.exists(path) and os.path.exists(cache):
+            same = os.path.samefile(path, cache)
+        if same:
+            raise InputError(f"--cache {cache} and {flag} {path} name one file: the output would replace the "
+                             "score cache; give each its own path")
 
 
 def _error_spans(df, specs, options):

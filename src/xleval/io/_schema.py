@@ -7,12 +7,14 @@ types of the one-pass output, whatever the batch boundaries (docs/scale.md).
 
 Text tables (TSV/CSV; every cell read as text): a column becomes int64 when every cell is a
 canonical integer below 2**53 in magnitude (none missing), float64 when every present cell is a
-canonical number and none is spelt with a leading zero (missing cells become NaN); otherwise it
-stays text, so ids like '007' keep their spelling. Canonical text columns (``hypothesis``, ``lp``,
-...) and the columns a command parses as numbers itself stay as they are.
+canonical number and none is spelt with a leading zero or is an integer of 2**53 or more (which
+float64 cannot hold exactly); otherwise it stays text, so ids like '007' or '9007199254740993' keep
+their spelling. Canonical text columns (``hypothesis``, ``lp``, ...) and the columns a command parses
+as numbers itself stay as they are.
 
 JSONL (values typed by JSON): a column of integers only is int64 (a missing key or null makes it
-float64, as does any fraction), true/false only is bool, anything else keeps its JSON values.
+float64, as does any fraction, unless an integer is 2**53 or more: then it keeps its JSON values, as
+float64 would merge such ids), true/false only is bool, anything else keeps its JSON values.
 """
 from __future__ import annotations
 
@@ -73,8 +75,12 @@ def _cells_evidence(cells: pd.Series) -> TextEvidence:
         return TextEvidence(False, bool(empty.any()), True, True)
     floats = bool(present.str.fullmatch(_FLOAT_TEXT).all()) and not present.str.fullmatch(_LEADING_ZERO).any()
     ints = floats and bool(present.str.fullmatch(_INT_TEXT).all())
-    if ints:
-        ints = bool((pd.to_numeric(present, errors="coerce").abs() < 2**53).all())
+    if floats:
+        # an integer of 2**53 or more has no exact float64 (nor, beyond 2**63, int64): such ids would merge
+        # (9007199254740993 read as 9007199254740992), so a column holding one stays text
+        spelt = present[present.str.fullmatch(_INT_TEXT) & (present.str.lstrip("-").str.len() >= 16)]
+        if len(spelt) and bool((spelt.map(lambda v: abs(int(v))) >= 2**53).any()):
+            ints = floats = False
     return TextEvidence(True, bool(empty.any()), ints, floats)
 
 
@@ -143,7 +149,9 @@ def _json_kind(value) -> str:
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
-        return "int" if _INT64[0] <= value <= _INT64[1] else "other"
+        if not _INT64[0] <= value <= _INT64[1]:
+            return "other"
+        return "bigint" if abs(value) >= 2**53 else "int"  # int64 holds it exactly, float64 does not
     if isinstance(value, float):
         return "float"
     return "other"
@@ -153,7 +161,7 @@ def json_types(evidence: JsonEvidence) -> dict[str, str]:
     """``{column: 'int64' | 'float64' | 'bool' | 'object'}``."""
     types = {}
     for key, kinds in evidence.kinds.items():
-        if kinds == {"int"}:
+        if kinds and kinds <= {"int", "bigint"}:
             types[key] = "int64"
         elif kinds and kinds <= {"int", "float", "null"} and kinds != {"null"}:
             types[key] = "float64"
@@ -171,9 +179,8 @@ def apply_json_types(records: list[dict], columns: list, types: Mapping[str, str
         dtype = types.get(col, "object")
         values = frame[col]
         if dtype == "object":
-            if values.dtype != object:  # a batch that holds one kind of a mixed column: its JSON values back
-                cells = values.astype(object)
-                frame[col] = cells.where(values.notna(), None) if values.dtype.kind == "f" else cells
+            if values.dtype != object:  # pandas made the cells numbers (ints beside nulls: floats): the JSON values
+                frame[col] = pd.Series([record.get(col) for record in records], index=frame.index, dtype=object)
         elif values.dtype != np.dtype(dtype):
             frame[col] = values.astype(dtype)
     return frame

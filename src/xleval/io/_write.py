@@ -403,6 +403,9 @@ def check_stdout(inputs: Sequence[str | os.PathLike] = ()) -> None:
     rule the command's readers also apply when they record an input)."""
     from .._base.scope import stdout_input, stdout_message
 
+    if sys.stdout is None or getattr(sys.stdout, "closed", False):
+        raise OutputError("standard output is closed (the command was run with >&-), so '-' cannot be written; "
+                          "give -o a file, or leave standard output open")
     read_as = stdout_input(tuple(p for p in inputs if p is not None))
     if read_as is not None:
         raise OutputError(stdout_message(read_as))
@@ -437,6 +440,9 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
     if is_stdout(path):  # data for a pipe or a file; names shown with escapes on a terminal (read by a person)
         write_text(path, tsv_text(df) if _on_terminal() else format_rows(df, "tsv", where="-: ", multiline=multiline))
         return
+    if _terminal_device(path):  # -o /dev/stdout, /dev/tty on a terminal: the same rule as '-'
+        write_text(path, tsv_text(df))
+        return
     check_output_path(path)
     check_sidecar_path(path, metadata)
     if fmt == "parquet":
@@ -457,6 +463,21 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, metadata: Mapping[
     text = format_rows(df, fmt, where=f"{path}: ", multiline=multiline)
     with atomic_table(path, metadata) as tmp, open_output(tmp, path, "w") as fh:
         fh.write(text)
+
+
+def _terminal_device(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a terminal (``/dev/tty``, ``/dev/stdout`` or ``/dev/fd/1`` while that is one): what
+    is written there is read by a person, so names are shown with their control characters escaped."""
+    try:
+        if not stat.S_ISCHR(os.stat(path).st_mode):
+            return False
+        fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return os.isatty(fd)
+    finally:
+        os.close(fd)
 
 
 def _on_terminal() -> bool:

@@ -114,7 +114,12 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
         by_name = {v.name: v for v in ev.variants}
         for method, k in specs:
             name = method if k is None else f"anchored@{k} random"
-            v = by_name[name]
+            v = by_name.get(name)
+            if v is None:  # the evaluation capped K at the most labels a group has
+                most = int(frame[cols].groupby(by_cols)[human].count().max())
+                raise InputError(f"calibrations: anchored@{k} asks for {k} labels per group, and no group has more "
+                                 f"than {most}; give anchored@K with K at most {most}", argument="calibrations",
+                                 value=f"anchored@{k}")
             variants.append(CalibratedVariant(metric, method if k is None else f"anchored@{k}", v.accuracy,
                                               v.pearson))
         decisions[metric] = ev.decision

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import logging
 import os
 from typing import Any
@@ -18,6 +17,7 @@ import numpy as np
 
 from xleval.exceptions import InputError
 
+from ._model_files import check_encoder_weights, read_json_config
 from ._neural import NeuralMetric, require, restore_special_token_builder
 
 __all__ = ["BERTScore"]
@@ -79,6 +79,7 @@ class BERTScore(NeuralMetric):
 
     def _load(self) -> Any:
         bert_score = require("bert_score", "bert-score", "the BERTScore metric")
+        check_encoder_weights(self.model_path, self._what)  # bert_score would fill missing weights at random
         scorer = bert_score.BERTScorer(
             model_type=str(self.model_path),
             num_layers=self.num_layers,
@@ -110,9 +111,9 @@ def _config_layers(model_dir) -> int:
     config_file = model_dir / "config.json"
     if not config_file.is_file():
         raise InputError(f"{model_dir} has no config.json; pass the directory of a Hugging Face encoder")
-    with open(config_file, encoding="utf-8") as fh:
-        config = json.load(fh)
-    layers = config.get("num_hidden_layers", config.get("n_layer"))
-    if not isinstance(layers, int):
-        raise InputError(f"{config_file}: no num_hidden_layers; pass num_layers= explicitly")
+    config = read_json_config(config_file)
+    layers = config.get("num_hidden_layers", config.get("n_layer")) if isinstance(config, dict) else None
+    if isinstance(layers, bool) or not isinstance(layers, int) or not 0 < layers <= 1024:
+        raise InputError(f"{config_file}: num_hidden_layers is {layers!r}, not a layer count (1 to 1024); download "
+                         "the model again")
     return layers

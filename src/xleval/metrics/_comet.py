@@ -23,8 +23,9 @@ import numpy as np
 import pandas as pd
 
 from xleval._base.result import Result
-from xleval.exceptions import InputError
+from xleval.exceptions import InputError, ModelFileError
 
+from ._model_files import check_state_keys, first_line, load_weights, read_yaml_config
 from ._neural import NeuralMetric, check_model_dir, dist_version, quiet, require, restore_special_token_builder
 
 __all__ = ["COMET", "ErrorSpans", "SEVERITIES", "error_span_tables"]
@@ -97,6 +98,9 @@ class COMET(NeuralMetric):
         self.needs_refs = self.use_refs  # instance value shadows the class default
         self._set_cache(cache)
 
+    def _identity_folders(self) -> tuple[Path | None, ...]:
+        return (self.model_path, self.encoder_path)
+
     def _model_reads_refs(self) -> bool:
         if self.hparams.get("class_identifier") in _QE_CLASSES:
             return False
@@ -121,26 +125,7 @@ class COMET(NeuralMetric):
 
     # ------------------------------------------------------------------ model
     def _load(self) -> Any:
-        comet = require("comet", "unbabel-comet", "the COMET metric")
-        if self.encoder_path is None:
-            model = comet.load_from_checkpoint(str(self.checkpoint), local_files_only=True)
-        else:
-            # what load_from_checkpoint does, with the encoder name replaced by the local copy
-            import torch
-            from comet.models import str2model
-
-            model = str2model[self.hparams["class_identifier"]].load_from_checkpoint(
-                self.checkpoint,
-                load_pretrained_weights=False,
-                map_location=torch.device("cpu"),
-                strict=False,
-                local_files_only=True,
-                pretrained_model=str(self.encoder_path),
-            )
-        _transformers5_compat(model)
-        if self.precision == "fp16":
-            model = model.half()
-        return model
+        return _load_comet(self.checkpoint, self.hparams, self.encoder_path, self.precision)
 
     @property
     def tags_spans(self) -> bool:
@@ -239,12 +224,89 @@ def _read_hparams(model_dir: Path, checkpoint: Path) -> dict[str, Any]:
             f"{model_dir} is not a COMET model directory: it needs checkpoints/model.ckpt and hparams.yaml "
             "(the layout of a downloaded COMET model, e.g. Unbabel/wmt22-comet-da)"
         )
-    yaml = require("yaml", "pyyaml", "reading COMET's hparams.yaml")
-    with open(hparams_file, encoding="utf-8") as fh:
-        hparams = yaml.safe_load(fh) or {}
+    hparams = read_yaml_config(hparams_file) or {}
     if not isinstance(hparams, dict) or "class_identifier" not in hparams:
-        raise InputError(f"{hparams_file}: no class_identifier; is this a COMET hparams.yaml?")
+        raise ModelFileError(f"{hparams_file}: no class_identifier; is this a COMET hparams.yaml?")
     return hparams
+
+
+# buffers that some transformers versions store and others do not (not weights: their values are fixed)
+_BUFFERS = ("position_ids", "token_type_ids")
+
+
+#: bounds of COMET's size hyper-parameters (XCOMET-XXL: hidden sizes 3072 and 1024, 48 encoder layers)
+_SIZE_LIMITS = {"hidden_sizes": 1 << 16, "batch_size": 1 << 20, "word_layer": 1 << 10}
+
+
+def _check_sizes(options: dict[str, Any], checkpoint: Path) -> None:
+    """Sizes a model could not have are refused before the model is built (building it would ask the allocator
+    for terabytes and end in its error, or in the kernel's out-of-memory kill)."""
+    for key, limit in _SIZE_LIMITS.items():
+        if key not in options or options[key] is None:
+            continue
+        values = options[key] if isinstance(options[key], list | tuple) else [options[key]]
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= limit:
+                raise ModelFileError(f"{checkpoint}: the hyper-parameter {key}={options[key]!r} is not a size a "
+                                     f"COMET model has (integers from 0 to {limit}); download the model again")
+
+
+def _load_comet(checkpoint: Path, hparams: dict[str, Any], encoder_path: Path | None, precision: str) -> Any:
+    """What ``comet.load_from_checkpoint`` does, through the one safe boundary (:mod:`._model_files`): the
+    checkpoint is read with weights only (nothing in it runs), the model class comes from ``hparams.yaml``'s
+    ``class_identifier`` (read with YAML's safe loader), built from the checkpoint's hyper-parameters with the
+    encoder taken locally, and every weight must match (missing or surplus weights are refused)."""
+    import inspect
+
+    require("comet", "unbabel-comet", "the COMET metric")
+    from comet.models import str2model
+
+    state = load_weights(checkpoint, "COMET checkpoint")
+    if not isinstance(state, dict) or not isinstance(state.get("state_dict"), dict):
+        raise ModelFileError(f"{checkpoint}: not a COMET checkpoint (no state_dict of weights); download the model "
+                             "again")
+    if not isinstance(hparams["class_identifier"], str) or hparams["class_identifier"] not in str2model:
+        raise ModelFileError(f"{checkpoint.parents[1] / 'hparams.yaml'}: class_identifier "
+                             f"{hparams['class_identifier']!r} is not a COMET model class (unbabel-comet "
+                             f"{dist_version('unbabel-comet')} knows {', '.join(sorted(str2model))}); download the "
+                             "model again, or upgrade unbabel-comet")
+    model_class = str2model[hparams["class_identifier"]]
+    stored = state.get("hyper_parameters")
+    options = dict(stored) if isinstance(stored, dict) else dict(hparams)
+    options.update(load_pretrained_weights=False, local_files_only=True)
+    if encoder_path is not None:
+        options["pretrained_model"] = str(encoder_path)
+    if hparams.get("layer_transformation") == "sparsemax_patch":  # COMET >= 2.2.4's own workaround (its issue 244)
+        options["layer_transformation"] = "softmax"
+    _check_sizes(options, checkpoint)
+    accepted = inspect.signature(model_class.__init__).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
+        options = {k: v for k, v in options.items() if k in accepted}
+    try:
+        model = model_class(**options)
+    except (OSError, ValueError) as exc:
+        where = encoder_path if encoder_path is not None else options.get("pretrained_model")
+        raise ModelFileError(f"{checkpoint.parents[1]}: COMET cannot build its encoder {where!r} offline "
+                             f"({first_line(exc)[:200]}); put that encoder in the local Hugging Face cache once "
+                             "(`hf download NAME`), or in Python pass encoder_path= a local copy of it (tokenizer + "
+                             "config.json)", argument="encoder_path", value=str(where)) from None
+    except (TypeError, KeyError, RuntimeError) as exc:
+        raise ModelFileError(f"{checkpoint.parents[1] / 'hparams.yaml'}: COMET cannot build a "
+                             f"{hparams['class_identifier']} model from these hyper-parameters ({first_line(exc)}); "
+                             "download the model again") from None
+    weights = dict(state["state_dict"])
+    try:
+        result = model.load_state_dict(weights, strict=False)
+    except RuntimeError as exc:  # a weight of another shape
+        raise ModelFileError(f"{checkpoint}: the checkpoint does not match the model its hparams.yaml describes "
+                             f"({first_line(exc)[:300]}); download the model again") from None
+    check_state_keys([k for k in result.missing_keys if not k.endswith(_BUFFERS)],
+                     [k for k in result.unexpected_keys if not k.endswith(_BUFFERS)], checkpoint)
+    model.eval()
+    _transformers5_compat(model)
+    if precision == "fp16":
+        model = model.half()
+    return model
 
 
 def _lightning_devices(device: str) -> tuple[int, list[int] | None]:

@@ -8,7 +8,6 @@ saved; a plain Hugging Face encoder directory gets sentence-transformers' defaul
 """
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -16,6 +15,7 @@ import numpy as np
 
 from xleval.exceptions import InputError
 
+from ._model_files import check_encoder_weights, read_json_config
 from ._neural import NeuralMetric, require
 
 __all__ = ["EmbeddingCosine"]
@@ -66,6 +66,7 @@ class EmbeddingCosine(NeuralMetric):
 
     def _load(self) -> Any:
         st = require("sentence_transformers", "sentence-transformers", "the embedding cosine metric")
+        check_encoder_weights(_transformer_dir(self.model_path), self._what)  # missing weights would be random
         model = st.SentenceTransformer(str(self.model_path), device=self.device, local_files_only=True)
         if self.precision == "fp16":
             model.half()
@@ -91,19 +92,34 @@ class EmbeddingCosine(NeuralMetric):
             return emb / norms
 
 
+def _transformer_dir(model_dir):
+    """The folder of the Hugging Face encoder inside a sentence-transformers directory (its Transformer
+    module's path; the directory itself for a plain encoder)."""
+    modules_file = model_dir / "modules.json"
+    if not modules_file.is_file():
+        return model_dir
+    modules = read_json_config(modules_file, "modules.json")
+    for module in modules if isinstance(modules, list) else []:
+        if isinstance(module, dict) and str(module.get("type", "")).endswith("Transformer"):
+            return model_dir / str(module.get("path", ""))
+    return model_dir
+
+
 def _pooling_mode(model_dir) -> str:
     """Pooling named in a sentence-transformers directory; ``mean`` for a plain encoder."""
     modules_file = model_dir / "modules.json"
     if not modules_file.is_file():
         return "mean"
-    with open(modules_file, encoding="utf-8") as fh:
-        modules = json.load(fh)
+    modules = read_json_config(modules_file, "modules.json")
+    if not isinstance(modules, list):
+        raise InputError(f"{modules_file}: not a list of sentence-transformers modules; download the model again")
     for module in modules:
-        if module.get("type", "").endswith("Pooling"):
+        if isinstance(module, dict) and str(module.get("type", "")).endswith("Pooling"):
             config_file = model_dir / module.get("path", "") / "config.json"
             if config_file.is_file():
-                with open(config_file, encoding="utf-8") as fh:
-                    config = json.load(fh)
+                config = read_json_config(config_file)
+                if not isinstance(config, dict):
+                    return "unknown"
                 # newer sentence-transformers write "pooling_mode": "mean"; older ones booleans
                 if isinstance(config.get("pooling_mode"), str):
                     return config["pooling_mode"]

@@ -374,6 +374,13 @@ def score_frame(
                                                    "group_of_row", "corpus_metrics", "corpus_signatures")}
     columns: dict[str, np.ndarray] = {}
     pairs = _lang_pairs(table) if any(s.split(":")[0].lower() == "judge" for s in metrics) else None
+    spec_of: dict[str, str] = {}
+    # comet:PATH, metricx:PATH, ... (judges name their columns by model: several judges are several columns)
+    neural = [spec for spec in metrics if ":" in spec and spec.split(":")[0].lower() != "judge"]
+    for i, spec in enumerate(neural):  # before any model runs: comet:A,comet:B would write one column 'comet'
+        for other in neural[:i]:
+            if other.split(":")[0].lower() == spec.split(":")[0].lower():
+                _same_column(other, spec, spec.split(":")[0].lower())
     for spec in metrics:
         opts = options.get(spec, {})
         groups, inverse = _groups(spec, opts, tgt, n, pairs)
@@ -385,6 +392,10 @@ def score_frame(
             corpus_metrics[str(g)] = _build(spec, opts, str(g), nrefs, "corpus")
         first = next(iter(seg_metrics.values()))
         column = spec.split(":")[0] if spec.lower().startswith(_NEURAL) else getattr(first, "column", first.name)
+        _check_reads(spec, first, table)
+        if column in spec_of:  # bleu and BLEU: the second would overwrite the first's column without a word
+            _same_column(spec_of[column], spec, column)
+        spec_of[column] = spec
         if whole_refs and all(hasattr(m, "_pool_stats") for m in seg_metrics.values()):
             if pool is None:
                 pool = _arrow_pool(table) if arrow_texts else None
@@ -409,6 +420,22 @@ def score_frame(
         parts["corpus_metrics"][column] = corpus_metrics
         parts["group_of_row"][column] = inverse
     return ScoredFrame(table.with_columns(columns), **parts)
+
+
+def _check_reads(spec: str, metric: Metric, table: _Table) -> None:
+    """The table has the columns the metric reads (the metric's own check speaks of its Python arguments)."""
+    for needed, column, present in ((metric.needs_refs, "reference", bool(reference_columns(table.data))),
+                                    (metric.needs_srcs, "source", "source" in table.columns)):
+        if needed and not present:
+            raise InputError(f"metric {spec!r} reads a {column} for every row, and the table has no {column!r} "
+                             f"column (columns: {list(table.columns)}); map yours with columns={{'NAME': "
+                             f"'{column}'}}, or use a metric that does without", argument="columns", value=column)
+
+
+def _same_column(first: str, second: str, column: str) -> None:
+    raise InputError(f"metrics {first!r} and {second!r} would both write the column {column!r} (one would be "
+                     "lost); score one model of a kind per run, each to its own output, and join the columns",
+                     argument="metrics", value=second)
 
 
 def _count_refs(refs, rows: np.ndarray) -> int | str | None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -35,8 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from xleval.exceptions import InputError
+from xleval.exceptions import InputError, ModelFileError
 
+from ._model_files import check_state_keys, first_line, read_json_config, refused_pickle
 from ._neural import NeuralMetric, check_model_dir, dist_version, require
 
 __all__ = ["MetricX", "VARIANTS", "SCORE_TOKEN_ID"]
@@ -117,7 +119,11 @@ class MetricX(NeuralMetric):
             "dir": "lower",
             "torch": dist_version("torch"),
             "transformers": dist_version("transformers"),
+            "sha256": self.identity[:16],
         }
+
+    def _identity_folders(self) -> tuple[Path | None, ...]:
+        return (self.model_path, None if self.tokenizer_path == self.model_path else self.tokenizer_path)
 
     # ------------------------------------------------------------------ inputs
     def input_texts(self, hyps: list[str], refs: list[str] | None, srcs: list[str] | None) -> list[str]:
@@ -146,13 +152,25 @@ class MetricX(NeuralMetric):
         _check_tokenizer(tokenizer, self.config, self.tokenizer_path)
         # transformers 5 notes that config.json's tie flag differs from MT5Config's forced one (it keeps both
         # matrices, and xleval reads the score row from the file): not the user's concern
+        _check_weight_shapes(self.model_path, self.config)
         verbosity = transformers.logging.get_verbosity()
         transformers.logging.set_verbosity_error()
         try:
-            model = transformers.MT5ForConditionalGeneration.from_pretrained(
-                str(self.model_path), local_files_only=True, dtype=self._torch_dtype())
+            model, info = transformers.MT5ForConditionalGeneration.from_pretrained(
+                str(self.model_path), local_files_only=True, dtype=self._torch_dtype(), output_loading_info=True)
+        except pickle.UnpicklingError as exc:  # a pytorch_model.bin that is not weights only
+            raise ModelFileError(refused_pickle(self.model_path, exc, "MetricX checkpoint"), argument="model_path",
+                                 value=str(self.model_path)) from None
+        except (OSError, ValueError, RuntimeError, KeyError, TypeError, EOFError, MemoryError) as exc:
+            raise ModelFileError(f"{self.model_path}: transformers cannot load the MetricX weights "
+                                 f"({first_line(exc)[:300]}); the checkpoint is damaged or incomplete: download it "
+                                 "again", argument="model_path", value=str(self.model_path)) from None
         finally:
             transformers.logging.set_verbosity(verbosity)
+        # the load report, which transformers only logs: a missing block would score with random weights
+        mismatched = [str(k[0]) if isinstance(k, tuple) else str(k) for k in info.get("mismatched_keys", [])]
+        check_state_keys(info.get("missing_keys", []), [*info.get("unexpected_keys", []), *mismatched],
+                         self.model_path)
         model.eval()
         row, scale = self._score_row(model)
         replicas = [(model.to(self.devices[0]), row.to(self.devices[0]), scale)]
@@ -267,11 +285,7 @@ def _read_config(model_dir: Path) -> dict[str, Any]:
         raise InputError(f"{where}: it has no config.json; pass the directory of a downloaded MetricX model "
                          "(google/metricx-23-*, google/metricx-24-hybrid-*)", argument="model_path",
                          value=str(model_dir))
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not valid JSON ({exc}); download the checkpoint again",
-                         argument="model_path", value=str(model_dir)) from None
+    config = read_json_config(path)
     if not isinstance(config, dict):
         raise InputError(f"{path}: not a model config (a JSON object); download the checkpoint again",
                          argument="model_path", value=str(model_dir))
@@ -284,7 +298,49 @@ def _read_config(model_dir: Path) -> dict[str, Any]:
     if not isinstance(vocab, int) or vocab <= SCORE_TOKEN_ID:
         raise InputError(f"{where}: its vocabulary ({vocab!r} entries) has no score token {SCORE_TOKEN_ID}; "
                          "MetricX models keep mT5's vocabulary of 250112", argument="model_path", value=str(model_dir))
+    for key, limit in _SIZE_LIMITS.items():
+        value = config.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= limit):
+            raise ModelFileError(f"{path}: {key}={value!r} is not a size an mT5 model has (a positive integer up to "
+                                 f"{limit}); download the checkpoint again", argument="model_path",
+                                 value=str(model_dir))
     return config
+
+
+#: bounds of config.json's sizes (mT5-XXL: d_model 4096, d_ff 10240, 24 layers, 64 heads); beyond them a model
+#: would not fit in any memory, and building it would fail with the allocator's error, not a line
+_SIZE_LIMITS = {"vocab_size": 1 << 20, "d_model": 1 << 15, "d_ff": 1 << 17, "d_kv": 1 << 12, "num_heads": 1 << 10,
+                "num_layers": 1 << 9, "num_decoder_layers": 1 << 9, "relative_attention_num_buckets": 1 << 12}
+
+
+def _check_weight_shapes(model_dir: Path, config: dict[str, Any]) -> None:
+    """The embedding matrix in the weight file has config.json's shape (vocab_size x d_model); read from the
+    safetensors header only. A config.json of other sizes would build a model the weights do not fit."""
+    index = model_dir / "model.safetensors.index.json"
+    files = [model_dir / "model.safetensors"]
+    if index.is_file():
+        shard = (read_json_config(index, "model.safetensors.index.json") or {}).get("weight_map", {}).get(
+            "shared.weight")
+        files = [model_dir / str(shard)] if shard else []
+    for file in files:
+        if not file.is_file():
+            continue
+        from safetensors import SafetensorError, safe_open
+
+        try:
+            with safe_open(str(file), framework="pt") as f:
+                if "shared.weight" not in set(f.keys()):
+                    return
+                shape = list(f.get_slice("shared.weight").get_shape())
+        except (SafetensorError, OSError, ValueError) as exc:
+            raise ModelFileError(f"{file}: not a readable safetensors file ({first_line(exc)}); download the "
+                                 "checkpoint again", argument="model_path", value=str(model_dir)) from None
+        want = [config.get("vocab_size"), config.get("d_model")]
+        if shape != want:
+            raise ModelFileError(f"{file}: the embeddings are {shape[0]} x {shape[-1]} but config.json says "
+                                 f"vocab_size x d_model = {want[0]} x {want[1]}; the weights and config.json come "
+                                 "from different models: download the checkpoint again", argument="model_path",
+                                 value=str(model_dir))
 
 
 def _detected_variant(model_dir: Path, config: dict[str, Any]) -> str | None:

@@ -17,6 +17,7 @@ import importlib
 import importlib.metadata
 import logging
 import os
+import pickle
 import re
 import warnings
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from xleval.exceptions import InputError, MissingDependencyError
+from xleval.exceptions import InputError, MissingDependencyError, ModelFileError, XlevalError
 
 from ._base import Metric
 
@@ -210,6 +211,7 @@ class NeuralMetric(Metric):
         self.progress = bool(progress)
         self.cache: Path | None = None
         self._model: Any = None
+        self._identity: str | None = None
 
     # ------------------------------------------------------------------ signature
     def _common_fields(self) -> dict[str, Any]:
@@ -218,7 +220,23 @@ class NeuralMetric(Metric):
             "prec": self.precision,
             self._library: dist_version(self._library),
             "transformers": dist_version("transformers"),
+            "sha256": self.identity[:16],
         }
+
+    @property
+    def identity(self) -> str:
+        """The content identity of the model (:func:`xleval.metrics._model_files.model_identity` of its
+        folders: weights, configuration, tokenizer); its first 16 hex digits are the signature's ``sha256:``
+        field, so two checkpoints that share a folder name never share a cache or a calibrator."""
+        if self._identity is None:
+            from ._model_files import model_identity
+
+            self._identity = model_identity(*self._identity_folders())
+        return self._identity
+
+    def _identity_folders(self) -> tuple[Path | None, ...]:
+        """The folders whose files make the model (the checkpoint; adapters add a tokenizer or an encoder)."""
+        return (self.model_path,)
 
     # ------------------------------------------------------------------ model
     def _loaded(self) -> Any:
@@ -227,13 +245,39 @@ class NeuralMetric(Metric):
             torch = require("torch", "torch", f"the {self.name} metric")
             for device in self.devices:
                 _check_device_available(torch, device)
-            with offline(), quiet(self.progress):
-                self._model = self._load()
+            try:
+                with offline(), quiet(self.progress):
+                    self._model = self._load()
+            except XlevalError:
+                raise
+            except pickle.UnpicklingError as exc:  # a .bin/.pt file that is not weights only: never run
+                from ._model_files import refused_pickle
+
+                raise ModelFileError(refused_pickle(self.model_path, exc, f"{self._what} model"),
+                                     argument="model_path", value=str(self.model_path)) from None
+            except (OSError, ValueError, RuntimeError, KeyError, IndexError, TypeError, AttributeError, EOFError,
+                    MemoryError, OverflowError) as exc:
+                raise ModelFileError(self._load_failure(exc), argument="model_path",
+                                     value=str(self.model_path)) from None
             logger.info("loaded %s model from %s on %s", self.name, self.model_path, self.device)
         return self._model
 
     def _load(self) -> Any:
         raise NotImplementedError
+
+    def _load_failure(self, exc: BaseException) -> str:
+        """One line for a model the third-party loader could not load, naming the folder (the library's own
+        message names no folder, or tells an offline user to check the internet connection)."""
+        from ._model_files import first_line
+
+        said = first_line(exc)
+        if re.search(r"internet connection|couldn't connect|could not connect|offline mode|HF_HUB_OFFLINE|"
+                     r"not a local folder and is not a valid model identifier", said, re.IGNORECASE):
+            return (f"{self.model_path}: the {self._what} model needs a file that is neither in this folder nor in "
+                    "the local Hugging Face cache (xleval never downloads at run time); download the complete "
+                    "model once (`hf download ORG/NAME --local-dir DIR`) and pass that folder")
+        return (f"{self.model_path}: the {self._what} model cannot be loaded ({said[:300]}); the folder is "
+                "incomplete or damaged: download the model again")
 
     def _torch_dtype(self) -> Any:
         import torch
@@ -248,7 +292,7 @@ class NeuralMetric(Metric):
             return self._score_now(hyps, refs, srcs)
         from ._score_cache import ScoreCache, row_keys
 
-        store = ScoreCache(self.cache, self.signature)
+        store = ScoreCache(self.cache, self.signature, self.range)
         keys = row_keys(hyps, refs if self.needs_refs else None, srcs)
         scores = store.get(keys)
         todo = np.flatnonzero(np.isnan(scores))
@@ -266,7 +310,8 @@ class NeuralMetric(Metric):
         if self.cache is not None and len(hyps):
             from ._score_cache import ScoreCache, row_keys
 
-            ScoreCache(self.cache, self.signature).put(row_keys(hyps, refs if self.needs_refs else None, srcs), scores)
+            keys = row_keys(hyps, refs if self.needs_refs else None, srcs)
+            ScoreCache(self.cache, self.signature, self.range).put(keys, scores)
 
     def _score_now(self, hyps, refs, srcs) -> np.ndarray:
         model = self._loaded()
@@ -282,7 +327,7 @@ class NeuralMetric(Metric):
             return
         from ._score_cache import cache_file
 
-        self.cache = cache_file(cache, self.name, self.signature)
+        self.cache = cache_file(cache, self.name, self.signature, self.range)
 
     def _neural_scores(self, model, hyps, refs, srcs) -> np.ndarray:
         raise NotImplementedError

@@ -11,6 +11,7 @@ import pandas as pd
 
 from .._base.grouping import group_index
 from .._base.result import Result
+from .._base.terminal import CONTROL_CHARACTERS, visible_controls
 from ..exceptions import InputError
 from ..table import default_by, numeric_column, require_columns
 from . import _flags as F
@@ -75,14 +76,24 @@ class Exclusion(Result):
     counts: dict[str, int]
     by_group: dict[str, int]
     notes: tuple[str, ...] = ()
+    #: (group label, system) whose every row was excluded: the system is gone from that group
+    emptied: tuple[tuple[str, str], ...] = ()
 
     def sentence(self) -> str:
-        """One line for users: how many rows were left out and for which flags."""
+        """One line for users: how many rows were left out and for which flags, and which systems lost every
+        row (they are missing from what follows, not scored as empty)."""
         if self.n_excluded == 0:
             return f"excluded no rows: none of {self.n_rows} is flagged ({', '.join(self.flags)})"
         parts = ", ".join(f"{k} {v}" for k, v in self.counts.items() if v)
+        gone = ""
+        if self.emptied:
+            shown = ", ".join(f"{visible_controls(system)!r} in {visible_controls(group)}"
+                              for group, system in self.emptied[:5])
+            more = f" and {len(self.emptied) - 5} more" if len(self.emptied) > 5 else ""
+            gone = (f"; every row of system {shown}{more} was flagged: that system is left out there, not ranked "
+                    "(check its outputs)")
         return (f"excluded {self.n_excluded} of {self.n_rows} rows flagged invalid by the output checks "
-                f"({parts}; see docs/output-checks.md)")
+                f"({parts}; see docs/output-checks.md){gone}")
 
 
 def wilson_interval(count: np.ndarray, n: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -170,7 +181,8 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
     src = F.text_column(frame[source]) if source in frame.columns else None
     ref = F.text_column(frame[reference]) if reference in frame.columns else None
     out: dict[str, Any] = {}
-    empty = np.array([not h.strip() for h in hyp], dtype=bool)
+    # empty: nothing a reader sees (spaces, zero-width and other invisible or control characters only)
+    empty = np.array([not CONTROL_CHARACTERS.sub("", h).strip() for h in hyp], dtype=bool)
     norm_h = F.normalised(hyp)
     src_chrf = np.full(n, np.nan)
     if "empty" in chosen:
@@ -357,8 +369,15 @@ def exclude_invalid(data: pd.DataFrame, *, invalid: Sequence[str] = F.INVALID_FL
     by_cols = [by] if isinstance(by, str) else list(by)
     index = group_index(table[by_cols], names=by_cols, where="data")
     per_group = np.bincount(index.codes, weights=mask, minlength=index.n_groups)
+    emptied: list[tuple[str, str]] = []
+    if "system" in table.columns and mask.any():
+        labels = np.asarray(index.labels(), dtype=object)[index.codes]
+        pairs = pd.DataFrame({"group": labels.astype(str), "system": table["system"].astype(str).to_numpy(),
+                              "out": mask})
+        every = pairs.groupby(["group", "system"], sort=True)["out"].all()
+        emptied = [(str(g), str(sy)) for (g, sy), gone in every.items() if gone]
     summary = Exclusion(n_rows=len(table), n_excluded=int(mask.sum()), flags=used,
                         counts={f: int(table[f].sum()) for f in used},
                         by_group={label: int(c) for label, c in zip(index.labels(), per_group, strict=True) if c},
-                        notes=tuple(n for n in notes if n.split(" ")[0] in invalid))
+                        notes=tuple(n for n in notes if n.split(" ")[0] in invalid), emptied=tuple(emptied))
     return data.loc[~mask], summary

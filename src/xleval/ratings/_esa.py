@@ -8,12 +8,13 @@ mean of per-rater z-scores). Span counts per severity are kept beside the score 
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InputError
+from ..exceptions import DataQualityWarning, InputError
 from ..table import require_columns
 from ._raters import RATER_POOLING, check_missing, default_keys, rater_z
 
@@ -46,6 +47,10 @@ def score_esa(ratings: pd.DataFrame, *, score: str = "score", raters: str = "mea
     frame["rater"] = ratings["rater"].astype(str) if "rater" in ratings.columns else "rater"
     check_missing(frame, ratings[score], score, "ESA ratings")
     frame["value"] = _scores(ratings[score], score)
+    if len(frame) > 1 and frame["value"].max() <= 1.0 and (frame["value"] % 1 != 0).any():
+        warnings.warn(f"ESA ratings: every {score} is within 0-1 (the largest is {frame['value'].max():g}); ESA "
+                      "scores are 0-100: if these are on a 0-1 scale, multiply them by 100 first",
+                      DataQualityWarning, stacklevel=2)
     _check_once(frame, keys)
     if spans:
         counts = np.array([_span_counts(text, i) for i, text in enumerate(ratings[spans])], dtype=float)
@@ -66,6 +71,8 @@ def _scores(values: pd.Series, name: str) -> np.ndarray:
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     lo, hi = ESA_RANGE
     bad = ~((numbers >= lo) & (numbers <= hi))
+    # true/false are not scores (pandas would read them as 1 and 0)
+    bad |= np.fromiter((isinstance(v, bool | np.bool_) for v in values), dtype=bool, count=len(values))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise InputError(f"ESA ratings: row {row + 1}: {name} = {values.iloc[row]!r} is not a number from "
@@ -99,5 +106,9 @@ def _span_counts(text: Any, row: int) -> tuple[int, int]:
         if severity not in ESA_SEVERITIES:
             raise InputError(f"ESA ratings: row {row + 1}: a span has severity {severity or 'none'!r}; ESA "
                              f"spans are {' or '.join(ESA_SEVERITIES)}")
+        start, end = span.get("start"), span.get("end")
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in (start, end)) and end < start:
+            raise InputError(f"ESA ratings: row {row + 1}: a {severity} span ends (end {end}) before it starts "
+                             f"(start {start}); fix the span's character offsets in the export")
         counts[ESA_SEVERITIES.index(severity)] += 1
     return counts[0], counts[1]

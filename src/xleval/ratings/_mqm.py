@@ -12,6 +12,7 @@ better, 0 is a perfect translation, as in the score files of mt-metrics-eval.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._base.result import Result
-from ..exceptions import InputError
+from ..exceptions import DataQualityWarning, InputError
 from ..table import require_columns
 from ._raters import RATER_POOLING, check_missing, default_keys, rater_z
 
@@ -95,12 +96,35 @@ def _from_items(items: list[tuple[Any, Any]], name: str) -> MQMWeights:
             w = float(value)
         except (TypeError, ValueError):
             w = math.nan
-        if not math.isfinite(w):
+        if isinstance(value, bool) or not math.isfinite(w):
             raise InputError(f"MQM weights: the weight of {key!r} is {value!r}, not a finite number")
+        if w < 0:
+            raise InputError(f"MQM weights: the weight of {key!r} is {value!r}: a weight is the penalty of an "
+                             "error (0 or more; the segment's MQM score is minus their sum), so a negative one "
+                             "would reward errors; give 0 or more")
         if k in weights:
             raise InputError(f"MQM weights: {key!r} is given twice; give each severity[/category] once")
         weights[k] = w
     return MQMWeights(weights, name)
+
+
+def _warn_no_error_beside_errors(frame: pd.DataFrame, severity: pd.Series, category: pd.Series,
+                                 keys: tuple[str, ...]) -> None:
+    """A rater who marked a segment No-error and also an error in it contradicts themselves: say so (the errors
+    are counted; the No-error row adds 0)."""
+    no_error = (severity.astype(str).str.strip().str.lower().isin(("no-error", "no error"))
+                | category.astype(str).str.strip().str.lower().isin(("no-error", "no error"))).to_numpy()
+    if not no_error.any():
+        return
+    marks = frame.assign(no_error=no_error, error=frame["penalty"].to_numpy() != 0)
+    both = marks.groupby([*keys, "rater"], sort=False, dropna=False)[["no_error", "error"]].any()
+    both = both[both["no_error"] & both["error"]]
+    if len(both):
+        first = dict(zip([*keys, "rater"], both.index[0], strict=True))
+        shown = ", ".join(f"{k} {v!r}" if isinstance(v, str) else f"{k} {v}" for k, v in first.items())
+        warnings.warn(f"MQM spans: {len(both)} (segment, rater) pair(s) hold a No-error row beside an error "
+                      f"(first: {shown}); the errors are counted (check the annotation export)",
+                      DataQualityWarning, stacklevel=3)
 
 
 def _number(w: float) -> str:
@@ -135,6 +159,7 @@ def score_mqm(spans: pd.DataFrame, *, weights: str | Mapping[str, float] | MQMWe
                           dtype=float, count=len(spans))
     frame["penalty"] = penalty
     frame["errors"] = (penalty != 0).astype(float)
+    _warn_no_error_beside_errors(frame, spans["severity"], category, keys)
     per_rater = frame.groupby([*keys, "rater"], sort=False, dropna=False)[["penalty", "errors"]].sum().reset_index()
     value = -per_rater["penalty"]
     weighting = f"{w.name} weights" + (f" {w.spec()}" if w.name not in MQM_PRESETS else "")
