@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 EXTRAS ?= dev,fast
 # torch for the lm/neural extras: any release in this range; TORCH_INDEX picks another index when
 # the registry's default build is not wanted (e.g. https://download.pytorch.org/whl/cpu, see CONTRIBUTING.md)
-TORCH_SPEC ?= torch>=2.1
+TORCH_SPEC ?= torch>=2.6
 TORCH_INDEX ?=
 # two pytest-xdist workers; tests/conftest.py keeps each test file on one worker (its module fixtures are
 # built once) and every torch-based file on the same worker (only that one imports torch)
