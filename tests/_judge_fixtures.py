@@ -117,6 +117,14 @@ class Handler(BaseHTTPRequestHandler):
             state["auth"].append(self.headers.get("Authorization"))
             key = json.dumps(body["messages"])
             seen = state["seen"][key] = state["seen"].get(key, 0) + 1
+        done = []
+
+        def respond(*args):  # the request stops counting as active before its answer goes out: the client may
+            with lock:      # send its next request the moment it has read this one
+                state["active"] -= 1
+            done.append(True)
+            return self._send(*args)
+
         try:
             model = body["model"]
             last = body["messages"][-1]["content"]
@@ -127,16 +135,17 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(0.2)
             if model in ("flaky429", "flaky503") and seen <= 2:
                 status = 429 if model == "flaky429" else 503
-                return self._send(status, {"error": "busy"}, [("Retry-After", "0")])
+                return respond(status, {"error": "busy"}, [("Retry-After", "0")])
             if model == "malformed":
-                return self._send(200, b"<html>gateway error</html>")
+                return respond(200, b"<html>gateway error</html>")
             if model == "gone":
-                return self._send(404, {"error": "no such model"})
-            self._send(200, {"id": "x", "object": "chat.completion", "model": model, "choices": [
+                return respond(404, {"error": "no such model"})
+            respond(200, {"id": "x", "object": "chat.completion", "model": model, "choices": [
                 {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}]})
         finally:
-            with lock:
-                state["active"] -= 1
+            if not done:
+                with lock:
+                    state["active"] -= 1
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

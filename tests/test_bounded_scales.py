@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from conftest import run_cli
-from xleval.cli._common import past_the_scale
+from xleval.cli.calibrate_common import past_the_scale
 
 
 def test_past_the_scale_by_hand():

@@ -70,7 +70,15 @@ def test_calibrator_refuses_scores_of_a_changed_model_under_one_signature(tmp_pa
         rc, _, err = cli("score", str(table), "-m", f"bertscore:{model}", "-o", str(out))
         assert rc == 0, err
     sig1 = read_table_metadata(s1)["signatures"]["bertscore"]
-    assert sig1 == read_table_metadata(s2)["signatures"]["bertscore"]  # the signature cannot tell them apart
+    # the content identity tells the two models apart: the other model's scores are refused by signature
+    assert sig1 != read_table_metadata(s2)["signatures"]["bertscore"]
+    # drift under one signature (the same model's scores moved: another torch, another precision, a GPU)
+    from xleval.io import read_table, write_table
+
+    moved = read_table(s1)
+    moved["bertscore"] = moved["bertscore"].astype(float) + 0.05
+    s2 = tmp_path / "moved.tsv"
+    write_table(moved, s2, metadata={"signatures": {"bertscore": sig1}})
     cal = tmp_path / "cal.json"
     rc, _, err = cli("calibrate", "fit", str(s1), "--score", "bertscore", "--method", "lgn", "--min-count", "1",
                      "-o", str(cal))

@@ -158,6 +158,8 @@ CALLS = {
         _mt_table(), "metric", "tgt_lang", random_state=rs),
     "recommend_calibration": lambda rs: __import__("xleval.decision").decision.recommend_calibration(
         _mt_table(), "metric", "tgt_lang", human="human", procedure=RECOMMEND_PROCEDURE.with_(random_state=rs)),
+    "pairwise_difference_pearson": lambda rs: __import__("xleval.stats").stats.pairwise_difference_pearson(
+        _X, _Y, np.arange(len(_X)) % 4, n_resamples=20, random_state=rs),
     "soft_pairwise_accuracy": lambda rs: __import__("xleval.stats").stats.soft_pairwise_accuracy(
         _X.reshape(3, 4), _Y.reshape(3, 4), n_resamples=20, random_state=rs),
     "pairwise_permutation_pvalues": lambda rs: __import__("xleval.stats").stats.pairwise_permutation_pvalues(

@@ -367,17 +367,18 @@ class CalibrationDecision(Result):
 
     @property
     def validity_status(self) -> str:
-        verdict = self.validity
-        if verdict is not None:
-            return verdict.status
-        return self.validity_segment.status if self.validity_segment is not None else "untested"
+        return self._validity_said()[0]
 
     @property
     def validity_reason(self) -> str:
-        verdict = self.validity
+        return self._validity_said()[1]
+
+    def _validity_said(self) -> tuple[str, str]:
+        """LGN's validity as the answer states it: the verdict of both levels, else the segment-level check."""
+        verdict, segment = self.validity, self.validity_segment
         if verdict is not None:
-            return verdict.reason
-        return self.validity_segment.message if self.validity_segment is not None else ""
+            return verdict.status, verdict.reason
+        return (segment.status, segment.message) if segment is not None else ("untested", "")
 
     @property
     def reasons(self) -> tuple[str, ...]:

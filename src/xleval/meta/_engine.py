@@ -817,7 +817,7 @@ def _pdp_cell(g, m, rows, human, n_resamples, level, seed, cache) -> list[Cell]:
         return []
     key = (int(seed or 0), len(sums), n_resamples)
     if cache.get("key") != key:  # the metrics of a group share k: draw the counts once
-        cache.update(key=key, counts=item_counts(np.random.default_rng([key[0], key[1], 36]), key[1], key[2]))
+        cache.update(key=key, counts=item_counts([key[0], key[1], 36], key[1], key[2]))
     counts = cache["counts"]
     res = pdp_result(sums, n_pairs, counts, level, seed)
     return [Cell(g, m, "seg_pdp", res.estimate, res.ci_low, res.ci_high, n=n_pairs)]

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
+from ..stats._grouped_bootstrap import groupwise_counts
 
 __all__ = ["span_f1", "detection_f1", "SEVERITY_RANK", "SPAN_STATISTICS"]
 
@@ -122,11 +123,10 @@ def span_f1(gold: pd.DataFrame, predicted: pd.DataFrame, segments: pd.DataFrame,
     groups = seg[by].to_numpy() if by else np.full(len(seg), "*", dtype=object)
     seg_keys = list(seg[list(keys)].itertuples(index=False, name=None))
     out = []
-    rng = np.random.default_rng(random_state)
-    for g in sorted(set(groups)):
-        idx = np.flatnonzero(groups == g)
-        counts = rng.multinomial(len(idx), np.full(len(idx), 1.0 / len(idx)), size=n_resamples).astype(float) \
-            if n_resamples else np.zeros((0, len(idx)))
+    ordered = sorted(set(groups))
+    members = [np.flatnonzero(groups == g) for g in ordered]
+    drawn = groupwise_counts([len(idx) for idx in members], n_resamples, random_state)
+    for g, idx, counts in zip(ordered, members, drawn, strict=True):
         for stat, fn in (("span_char_f1", _char_sums), ("span_overlap_f1", _overlap_sums)):
             sums = np.array([fn(gs.get(seg_keys[i], []), ps.get(seg_keys[i], []), mismatch) for i in idx])
             p, r, f = _prf(sums.sum(axis=0)[None, :])

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from xleval.exceptions import ModelFileError
+from xleval.exceptions import MissingDependencyError, ModelFileError
 
 __all__ = ["model_identity", "identity_files", "load_weights", "refused_pickle", "check_state_keys",
            "check_encoder_weights", "weight_names", "read_json_config",
@@ -316,9 +316,10 @@ def read_json_config(path: str | os.PathLike, what: str = "config.json") -> Any:
 
 def read_yaml_config(path: str | os.PathLike, what: str = "hparams.yaml") -> Any:
     """A YAML configuration file read with the safe loader (plain data: no Python objects are built)."""
-    from ._neural import require
-
-    yaml = require("yaml", "pyyaml", f"reading {what}")
+    try:  # (not _neural.require: that module loads models through this one)
+        import yaml  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise MissingDependencyError("pyyaml", "neural", f"reading {what}") from exc
     path = Path(path)
     data = _config_bytes(path, what)
     try:

@@ -29,6 +29,8 @@ __all__ = ["ScoreCache", "cache_file", "row_keys"]
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
            "CREATE TABLE IF NOT EXISTS scores (row BLOB PRIMARY KEY, score REAL NOT NULL);")
 _TABLES = {"meta": ["key", "value"], "scores": ["row", "score"]}
+#: a table a scorer may keep beside the scores: an LLM judge's answers per request (xleval.metrics._judge)
+_OPTIONAL_TABLES = {"answers": ["request", "answer"]}
 _CHUNK = 500  # SQLite's limit on bound parameters is 999 in old builds
 
 
@@ -91,7 +93,9 @@ class ScoreCache:
             # read before anything is written: another program's SQLite file is refused untouched
             tables = {name: [c[1] for c in con.execute(f"PRAGMA table_info('{name}')")]
                       for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables != _TABLES:
+            extra = {name: columns for name, columns in tables.items() if name not in _TABLES}
+            if {n: c for n, c in tables.items() if n in _TABLES} != _TABLES or any(
+                    _OPTIONAL_TABLES.get(name) != columns for name, columns in extra.items()):
                 raise sqlite3.DatabaseError(f"its tables are {sorted(tables)}, not an xleval cache's meta and scores")
             row = con.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
         except sqlite3.DatabaseError as exc:

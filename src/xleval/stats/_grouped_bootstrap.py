@@ -87,3 +87,12 @@ def resampled_pearson(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.nd
     sxy = (counts @ (x * y)) / total - mx * my
     with np.errstate(invalid="ignore", divide="ignore"):
         return sxy / np.sqrt(sxx * syy)
+
+
+def groupwise_counts(sizes: Any, n_resamples: int, random_state: Any = None) -> list[np.ndarray]:
+    """For groups of these sizes, in order, ``(n_resamples, size)`` counts of each group's items resampled
+    with replacement (a multinomial draw per group from one generator: the span statistics of ``meta``)."""
+    rng, _ = make_rng(random_state)
+    return [rng.multinomial(int(n), np.full(int(n), 1.0 / int(n)), size=n_resamples).astype(float)
+            if n_resamples else np.zeros((0, int(n))) for n in sizes]
+

@@ -61,8 +61,11 @@ def pdp_sums(m: np.ndarray, h: np.ndarray, items: Any) -> tuple[np.ndarray, int]
     return sums, int(dm.size)
 
 
-def item_counts(rng: np.random.Generator, k: int, n_resamples: int) -> np.ndarray:
-    """(n_resamples, k) bootstrap counts of k items (each resample draws k with replacement)."""
+def item_counts(rng: Any, k: int, n_resamples: int) -> np.ndarray:
+    """(n_resamples, k) bootstrap counts of k items (each resample draws k with replacement). ``rng``: a
+    Generator, or a seed for one (an int or a list of ints: numpy's ``default_rng``)."""
+    if not isinstance(rng, np.random.Generator):
+        rng = np.random.default_rng(rng)
     draws = rng.integers(0, k, size=(n_resamples, k))
     flat = (draws + (np.arange(n_resamples) * k)[:, None]).ravel()
     return np.bincount(flat, minlength=n_resamples * k).reshape(n_resamples, k).astype(np.float64)
