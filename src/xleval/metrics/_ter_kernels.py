@@ -52,8 +52,8 @@ _FAILED = 1  # sacrebleu raises on this pair: let it
 def _beam(n_h, n_r):
     """sacrebleu's length ratio and beam width for a hypothesis of ``n_h`` words."""
     ratio = n_r / n_h if n_h > 0 else 1.0
-    if _BEAM_WIDTH < ratio / 2:
-        return ratio, int(math.ceil(ratio / 2 + _BEAM_WIDTH))
+    if ratio / 2 > _BEAM_WIDTH:
+        return ratio, int(math.ceil(ratio / 2 + _BEAM_WIDTH))  # noqa: RUF046 - an int64 for numba
     return ratio, _BEAM_WIDTH
 
 
@@ -65,7 +65,7 @@ def _bands(n_h, n_r, ratio, width, lo, hi, start):
     start[0] = 0
     size = n_r + 1
     for i in range(1, n_h + 1):
-        diag = int(math.floor(i * ratio))
+        diag = int(math.floor(i * ratio))  # noqa: RUF046 - an int64 for numba
         lo[i] = max(0, diag - width)
         hi[i] = min(n_r + 1, diag + width)
         if i == n_h:
@@ -140,7 +140,7 @@ def _alignment(n_h, n_r, lo, hi, start, ops, align, hyp_err_cum, ref_err_cum):
         op = ops[start[i] + j - lo[i]] if lo[i] <= j < hi[i] else _UNDEF
         trace[k] = op
         k += 1
-        if op == _SUB or op == _NOP:
+        if op == _SUB or op == _NOP:  # noqa: SIM109 - plain comparisons for numba
             i -= 1
             j -= 1
         elif op == _INS:
@@ -155,7 +155,7 @@ def _alignment(n_h, n_r, lo, hi, start, ops, align, hyp_err_cum, ref_err_cum):
     ref_err_cum[0] = 0
     for t in range(k - 1, -1, -1):  # the trace read forwards; insertions and deletions flipped
         op = trace[t]
-        if op == _NOP or op == _SUB:
+        if op == _NOP or op == _SUB:  # noqa: SIM109 - plain comparisons for numba
             err = 1 if op == _SUB else 0
             pos_h += 1
             pos_r += 1
