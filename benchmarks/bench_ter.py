@@ -7,12 +7,12 @@ consecutive lines of one document joined by a space (``--lines 2``: about 255 ch
 length of WMT24's general-task segments; ``--lines 5``: about 95 words, 640 characters, where
 sacrebleu takes seconds per segment), a random sample of ``--n`` of them over all 16 language
 pairs. sacrebleu scores them with one reused ``TER()`` object, one ``sentence_score`` call per
-segment (its usual loop); xleval with one batched ``TER().sentence_scores`` call. Single process, single thread. The compiled
-kernel is loaded (built on the very first run, then from numba's cache) by a warm-up call before
-timing; its duration is printed. Corpus TER: xleval's ``corpus_score`` against sacrebleu's
-aggregation of its own segment statistics (``TER._aggregate_and_compute``, what its
-``corpus_score`` returns). Exits non-zero if any segment's edits, reference length or score, or
-the corpus score, differ.
+segment (its usual loop); xleval with one batched ``TER().sentence_scores`` call. Single
+process, single thread. The compiled kernel is loaded (built on the very first run, then from
+numba's cache) by a warm-up call before timing; its duration is printed. Corpus TER: xleval's
+``corpus_score`` against sacrebleu's aggregation of its own segment statistics
+(``TER._aggregate_and_compute``, what its ``corpus_score`` returns). Exits non-zero if any
+segment's edits, reference length or score, or the corpus score, differ.
 """
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
           f"max {words.max()}; characters mean {np.mean([len(r) for r in refs]):.0f}; options {options or 'none'}")
 
     start = time.perf_counter()
-    TER(**options).sentence_scores(["a b c"], ["a c b"])
+    TER(**options).sentence_scores(["a b c"], [["a c b"]])
     print(f"warm-up (loads the compiled kernel): {time.perf_counter() - start:.2f} s")
 
     theirs_metric = SacreTER(**options)

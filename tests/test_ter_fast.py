@@ -149,3 +149,16 @@ def test_a_pair_sacrebleu_raises_on_is_handed_to_it(monkeypatch):
     monkeypatch.setattr(_ter._compiled(), "edit_rates", flag_all)
     hyps, refs = ["a b c d e", "one two"], [["c d a b e", "two one three"]]
     assert TER().sentence_stats(hyps, refs).tolist() == _sacrebleu_stats(hyps, refs).tolist()
+
+
+def test_score_frame_reports_ter_progress_in_steps_of_2000_rows():
+    """The score command's bar moves during TER, not once per 50,000 rows."""
+    import pandas as pd
+
+    from xleval.metrics import score_frame
+
+    df = pd.DataFrame({"hypothesis": ["a b c"] * 4500, "reference": ["c a b"] * 4500})
+    steps = []
+    scored = score_frame(df, ["ter"], progress=lambda units=1, **_: steps.append(units))
+    assert steps == [2000, 2000, 500]
+    assert scored.frame["ter"].to_numpy() == pytest.approx([100 / 3] * 4500)  # one shift of "c", three words
