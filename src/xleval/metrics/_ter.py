@@ -27,14 +27,30 @@ logger = logging.getLogger(__name__)
 
 @functools.lru_cache(maxsize=1)
 def _compiled():
-    """The compiled TER kernels, or None without numba (sacrebleu's Python code runs then)."""
+    """The compiled TER kernel: from the ahead-of-time build when it exists (no numba import), else
+    numba's JIT (the first JIT use builds the AOT module for the next processes, as for BLEU/chrF);
+    None without numba (sacrebleu's Python code runs then)."""
+    import os
+
+    aot = os.environ.get("XLEVAL_AOT", "1") != "0"
+    if aot:
+        from . import _aot
+
+        compiled = _aot.load()
+        if compiled is not None and hasattr(compiled, "edit_rates"):
+            return compiled
     try:
-        return importlib.import_module("xleval.metrics._ter_kernels")
+        jit = importlib.import_module("xleval.metrics._ter_kernels")
     except ImportError:
         return None
     except RuntimeError as err:  # numba present but unusable here (e.g. no writable cache location)
         logger.warning("numba TER kernel unavailable (%s); sacrebleu's TER code runs", err)
         return None
+    if aot:
+        from ._fast import _build_for_next_time
+
+        _build_for_next_time()
+    return jit
 
 
 def _kernels():
