@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+import os
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -30,8 +31,6 @@ def _compiled():
     """The compiled TER kernel: from the ahead-of-time build when it exists (no numba import), else
     numba's JIT (the first JIT use builds the AOT module for the next processes, as for BLEU/chrF);
     None without numba (sacrebleu's Python code runs then)."""
-    import os
-
     aot = os.environ.get("XLEVAL_AOT", "1") != "0"
     if aot:
         from . import _aot
