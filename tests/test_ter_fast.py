@@ -162,3 +162,14 @@ def test_score_frame_reports_ter_progress_in_steps_of_2000_rows():
     scored = score_frame(df, ["ter"], progress=lambda units=1, **_: steps.append(units))
     assert steps == [2000, 2000, 500]
     assert scored.frame["ter"].to_numpy() == pytest.approx([100 / 3] * 4500)  # one shift of "c", three words
+
+
+@pytest.mark.parametrize("options", [{"normalized": True}, {"normalized": True, "no_punct": True}], ids=str)
+def test_references_are_tokenised_twice_as_in_sacrebleu(options):
+    """sacrebleu normalises a reference when caching it and again when splitting it: '&amp;quot;'
+    becomes '&quot;' then '"' in a reference, but stays '&quot;' -> '"' once in a hypothesis."""
+    hyps = ['say &quot;hi&quot; &amp; go', "a\n-b c"]
+    refs = [['say &amp;quot;hi&amp;quot; &amp;amp; go', "a\n-b\nc"]]
+    ours = TER(**options).sentence_stats(hyps, refs)
+    np.testing.assert_array_equal(ours, _sacrebleu_stats(hyps, refs, **options))
+    assert ours[0, 0] > 0 and ours[1, 0] == 0  # the twice-normalised reference differs; the hyphenation joins
