@@ -10,7 +10,13 @@
 (b) the same on --dask-rows rows: single process vs a 2-worker local Dask cluster (cluster
     start-up reported separately), with the ratio;
 (c) memory-bandwidth reference: a plain numpy pass ``score * a[code] + b[code]`` over arrays of
-    the same size, the bound a row-wise apply cannot beat; apply's rows/s as a share of it.
+    the same size, the bound a row-wise apply cannot beat; apply's rows/s as a share of it;
+(d) ``score_chunked`` with BLEU (13a) and chrF over --score-rows rows (WMT21 segments repeated,
+    written to --dir with row groups of --chunk-size/2 rows): single process vs a 2-worker local Dask
+    cluster (start-up, which also warms the workers, reported separately), the speed-up and whether
+    the two outputs are identical.
+
+    .venv/bin/python benchmarks/bench_scale.py --only d [--score-rows 2000000]
 """
 from __future__ import annotations
 
@@ -56,9 +62,46 @@ def run_child(args: list[str]) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def generate_texts(path: Path, rows: int, row_group: int) -> None:
+    """WMT21 segments (``lp, hypothesis, reference``) repeated to ``rows`` rows."""
+    import os
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = Path(os.environ.get("XLEVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+    table = pq.read_table(data / "wmt21" / "segments.parquet", columns=["lp", "hypothesis", "reference"])
+    table = pa.concat_tables([table] * (rows // len(table) + 1)).slice(0, rows)
+    pq.write_table(table, path, row_group_size=row_group, compression="zstd")
+
+
+def score_child(src: str, out: str, chunk: int, backend: str) -> None:
+    import warnings
+
+    from xleval.metrics import BLEU, CHRF
+    from xleval.scale import DaskBackend, score_chunked
+
+    warnings.simplefilter("ignore")
+    be, setup = None, 0.0
+    if backend == "dask":
+        t0 = time.perf_counter()
+        be = DaskBackend(workers=2, processes=True).__enter__()
+        setup = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    result = score_chunked([BLEU(tokenize="13a"), CHRF()], src, out, chunk_size=chunk, backend=be)
+    seconds = time.perf_counter() - t0
+    if be is not None:
+        be.__exit__(None, None, None)
+    print(json.dumps({"score_s": seconds, "rows": result.rows, "setup_s": setup}))
+
+
 def child(kind: str, src: str, out: str, chunk: int, backend: str) -> None:
     import resource
     import warnings
+
+    if kind == "score":
+        score_child(src, out, chunk, backend)
+        return
 
     from xleval.calibration import LGN
     from xleval.scale import DaskBackend, apply_chunked, fit_chunked
@@ -99,6 +142,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000_000])
     parser.add_argument("--dask-rows", type=int, default=10_000_000)
+    parser.add_argument("--score-rows", type=int, default=2_000_000)
     parser.add_argument("--chunk-size", type=int, default=1_000_000)
     parser.add_argument("--dir", default="/tmp/xleval-bench")
     parser.add_argument("--only", nargs="+", default=["a", "b", "c"])
@@ -147,6 +191,22 @@ def main() -> None:
               f"client peak RSS {dask['peak_rss'] / gb:.2f} GB")
         if not args.keep:
             for p in (src, root / "out_b1.parquet", root / "out_b2.parquet"):
+                p.unlink(missing_ok=True)
+    if "d" in args.only:
+        src = root / f"texts_{args.score_rows}.parquet"
+        if not src.exists():
+            generate_texts(src, args.score_rows, max(1, args.chunk_size // 2))
+        outs = [root / "out_d1.parquet", root / "out_d2.parquet"]
+        single = run_child(["score", str(src), str(outs[0]), chunk, "local"])
+        dask = run_child(["score", str(src), str(outs[1]), chunk, "dask"])
+        import pyarrow.parquet as pq
+
+        same = pq.read_table(outs[0]).equals(pq.read_table(outs[1]))
+        print(f"(d) score_chunked BLEU+chrF on {single['rows']:,} rows: single process {single['score_s']:.1f} s; "
+              f"2-worker LocalCluster {dask['score_s']:.1f} s (+ {dask['setup_s']:.1f} s cluster start); "
+              f"speed-up {single['score_s'] / dask['score_s']:.2f}x; outputs {'identical' if same else 'DIFFERENT'}")
+        if not args.keep:
+            for p in (src, *outs):
                 p.unlink(missing_ok=True)
     if "c" in args.only and "a" not in args.only:
         rows = args.rows[-1]

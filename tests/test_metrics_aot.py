@@ -96,3 +96,21 @@ def test_a_stale_build_is_not_loaded(compiled, monkeypatch):
 
     monkeypatch.setattr(_aot, "module_name", lambda: "_xleval_kernels_0000000000000000")
     assert _aot.load() is None
+
+
+def test_compiled_ter_equals_the_jit_kernel(compiled, wmt21_segments):
+    """TER's edit counts from the AOT module are the JIT kernel's (adversarial sequences and WMT21 pairs)."""
+    from xleval.metrics import _ter_kernels as jit
+
+    _, _, aot = compiled
+    rng = np.random.default_rng(5)
+    lines = [rng.integers(0, 4, int(n)) for n in rng.integers(0, 40, 60)]
+    lines += [np.array([hash(w) % 1000 for w in s.lower().split()]) for s in
+              wmt21_segments["hypothesis"].iloc[:100].tolist() + wmt21_segments["reference"].iloc[:100].tolist()]
+    off = np.zeros(len(lines) + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in lines], out=off[1:])
+    ids = np.concatenate(lines).astype(np.int64)
+    hyp = np.arange(0, len(lines) - 1, dtype=np.int64)
+    ref = np.arange(1, len(lines), dtype=np.int64)
+    for a, b in zip(aot.edit_rates(ids, off, hyp, ref), jit.edit_rates(ids, off, hyp, ref), strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -119,3 +119,14 @@ def test_dask_scoring_loads_one_model_per_worker(cluster, tmp_path):
     assert result.batches == 12 and len(pids) == len(set(pids)) <= 2  # once per worker, not once per part
     got = pd.read_parquet(tmp_path / "s.parquet")
     np.testing.assert_array_equal(got["fake"].to_numpy(), df["hypothesis"].str.len().to_numpy() * 2.0)
+
+
+def test_workers_are_warmed_when_the_cluster_is_entered():
+    """Entering the backend imports the chunked operations and the metrics on every worker (a fresh
+    cluster, no task run yet), so no task pays for the imports (a short run never earned them back)."""
+    names = ("xleval.scale._chunked", "xleval.metrics._bleu", "xleval.metrics._chrf")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with DaskBackend(workers=1, processes=True) as fresh:
+            loaded = fresh.client.run(lambda: [name in sys.modules for name in names])
+    assert len(loaded) == 1 and all(all(v) for v in loaded.values())

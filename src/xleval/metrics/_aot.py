@@ -1,10 +1,11 @@
-"""Ahead-of-time compiled BLEU/chrF kernels: the numba kernels of ``_kernels`` built once into a plain
-extension module, so that a process loads them in milliseconds without importing numba.
+"""Ahead-of-time compiled BLEU/chrF/TER kernels: the numba kernels of ``_kernels`` and
+``_ter_kernels`` built once into a plain extension module, so that a process loads them in
+milliseconds without importing numba.
 
 numba's JIT cache still costs a process about half a CPU-second to load (numba itself, its typing
 registries, scipy's BLAS bindings); a short ``xleval score`` spends more on that than on scoring.
 :func:`load` imports the compiled module from the cache folder when one was built from the current
-kernel source (the file name carries a hash of ``_kernels.py``, numba's and Python's versions);
+kernel source (the file name carries a hash of the kernel sources, numba's and Python's versions);
 :func:`build` compiles it with ``numba.pycc`` (needs numba and a C compiler; about a minute).
 The compiled functions are the same numba code with fixed argument types, so their integer
 results are the JIT kernels' (tests compare them).
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import importlib.machinery
 import importlib.util
 import logging
@@ -39,17 +41,20 @@ SIGNATURES = {
     "clipped_matches_shared": "i8[:, ::1](i4[::1], i8[::1], i8[::1], i8[::1], i8)",
     "gather_lines": "Tuple((i4[::1], i8[::1]))(i4[::1], i8[::1], i8[::1])",
     "utf8_units": "Tuple((i4[::1], i8[::1], b1))(u1[::1], i8[::1])",
+    "edit_rates": "Tuple((i8[::1], i1[::1]))(i8[::1], i8[::1], i8[::1], i8[::1])",
 }
+# exported name -> the module of its numba source, when not _kernels
+_SOURCES = {"edit_rates": "_ter_kernels"}
 
 
-def _kernel_source() -> Path:
-    return Path(__file__).with_name("_kernels.py")
+def _kernel_sources() -> list[Path]:
+    return [Path(__file__).with_name(f"{name}.py") for name in ("_kernels", *sorted(set(_SOURCES.values())))]
 
 
 def module_name() -> str:
     """``_xleval_kernels_<hash>``: the hash covers the kernel source, this file, numba and Python."""
     digest = hashlib.sha256()
-    for path in (_kernel_source(), Path(__file__)):
+    for path in (*_kernel_sources(), Path(__file__)):
         digest.update(path.read_bytes())
     with contextlib.suppress(Exception):
         from importlib.metadata import version
@@ -100,13 +105,12 @@ def build() -> Path:
         warnings.simplefilter("ignore")  # numba.pycc is "pending deprecation"; it is what builds AOT today
         from numba.pycc import CC
 
-        from . import _kernels
-
         cc = CC(name)
         with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
             cc.output_dir = tmp
             for export, signature in SIGNATURES.items():
-                cc.export(export, signature)(_wrapper(getattr(_kernels, export)))
+                source = importlib.import_module(f"{__package__}.{_SOURCES.get(export, '_kernels')}")
+                cc.export(export, signature)(_wrapper(getattr(source, export)))
             with _quiet_build():
                 cc.compile()
             built = next(Path(tmp).glob(name + "*"))

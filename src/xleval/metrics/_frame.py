@@ -491,7 +491,7 @@ def _score_groups(metrics: list[Metric], rows_of: list[np.ndarray], hyps, refs, 
     stats = None
     for metric, rows in zip(metrics, rows_of, strict=True):
         whole = len(metrics) == 1
-        step = PROGRESS_ROWS if progress is not None else max(len(rows), 1)
+        step = getattr(metric, "progress_rows", PROGRESS_ROWS) if progress is not None else max(len(rows), 1)
         for start in range(0, len(rows), step):
             part = rows[start : start + step]
             if whole and len(part) == n:
