@@ -22,6 +22,7 @@ import logging
 import os
 from collections.abc import Callable
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
@@ -81,12 +82,19 @@ def _kernels():
         compiled = _aot.load()
         if compiled is not None:
             return compiled
+    return jit_kernels("xleval.metrics._kernels", "BLEU/chrF use the numpy path", aot)
+
+
+def jit_kernels(module: str, instead: str, aot: bool) -> Any:
+    """numba's JIT module of kernels, or None: numba absent (``ImportError``), or present but unusable here
+    (e.g. no writable cache location: a warning that says what runs ``instead``). The first JIT use builds
+    the ahead-of-time module for the next processes when ``aot``."""
     try:
-        jit = importlib.import_module("xleval.metrics._kernels")
-    except ImportError:  # numba absent: the numpy path runs
+        jit = importlib.import_module(module)
+    except ImportError:
         return None
-    except RuntimeError as err:  # numba present but unusable here (e.g. no writable cache location)
-        logger.warning("numba kernels unavailable (%s); BLEU/chrF use the numpy path", err)
+    except RuntimeError as err:
+        logger.warning("numba kernels unavailable (%s); %s", err, instead)
         return None
     if aot:
         _build_for_next_time()

@@ -10,7 +10,6 @@ runs. Tokenisation (lower-casing, normalisation, punctuation, Asian support) is 
 from __future__ import annotations
 
 import functools
-import importlib
 import logging
 import os
 from collections.abc import Sequence
@@ -37,18 +36,9 @@ def _compiled():
         compiled = _aot.load()
         if compiled is not None and hasattr(compiled, "edit_rates"):
             return compiled
-    try:
-        jit = importlib.import_module("xleval.metrics._ter_kernels")
-    except ImportError:
-        return None
-    except RuntimeError as err:  # numba present but unusable here (e.g. no writable cache location)
-        logger.warning("numba TER kernel unavailable (%s); sacrebleu's TER code runs", err)
-        return None
-    if aot:
-        from ._fast import _build_for_next_time
+    from ._fast import jit_kernels
 
-        _build_for_next_time()
-    return jit
+    return jit_kernels("xleval.metrics._ter_kernels", "sacrebleu's TER code runs", aot)
 
 
 def _kernels():
