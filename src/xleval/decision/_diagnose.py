@@ -15,6 +15,7 @@ from ..diagnostics import (
     ValidityVerdict,
     compare_bias,
     human_agreement,
+    validity_verdict,
 )
 from ..table import EvalTable
 from ._advice import AdviceRenderer
@@ -99,23 +100,16 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
                                     n_resamples=procedure.n_resamples, random_state=procedure.random_state,
                                     average_by=average_by, alternative=alternative)
         steps.done()
-    validity, validity_system, verdict = evidence.validity_segment, evidence.validity_system, evidence.verdict
+    validity, validity_system = evidence.validity_segment, evidence.validity_system
+    verdict = evidence.verdict or validity_verdict(validity, None)  # without human scores: the segment check's
     steps.done()
     recommendation = decision or decide_calibration(table, procedure=procedure, evidence=evidence,
                                                     commands=commands)
     steps.done()
     bias = _qualified(bias, recommendation)
     return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
-                     validity_system=validity_system, verdict=verdict or validity_verdict_of(validity),
-                     recommendation=recommendation, advice=advice_line(bias, verdict or validity_verdict_of(validity),
-                                                                       recommendation, human))
-
-
-def validity_verdict_of(segment: ValidityCheck) -> ValidityVerdict:
-    """The verdict of a segment-level check alone (a table without human scores)."""
-    from ..diagnostics import validity_verdict
-
-    return validity_verdict(segment, None)
+                     validity_system=validity_system, verdict=verdict, recommendation=recommendation,
+                     advice=advice_line(bias, verdict, recommendation, human))
 
 
 def _qualified(bias: BiasDiagnosis, decision: CalibrationDecision) -> BiasDiagnosis:

@@ -442,7 +442,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     for an anchored calibration fitted here (:class:`~xleval.calibration.AnchoredCalibrator`).
     """
     from ..calibration._scales import direction_for
-    from ..decision import DEFAULT_BUDGETS, DEFAULT_PROCEDURE, recommend_calibration
+    from ..decision import RECOMMEND_PROCEDURE, recommend_calibration
 
     steps = Steps(progress, 3)
 
@@ -467,8 +467,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
         if method == "auto" and len(groups) == 1:  # ranking one group is valid; no calibration question exists
             calibration = _one_group(groups[0], by, score)
         elif method == "auto":
-            procedure = DEFAULT_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state,
-                                                budgets=DEFAULT_BUDGETS)
+            procedure = RECOMMEND_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state)
             rec = recommend_calibration(frame, score, by, human=human, system=scores.system, procedure=procedure,
                                         commands=commands, human_scale=human_scale,
                                         human_higher_is_better=human_higher_is_better, score_higher_is_better=hib)

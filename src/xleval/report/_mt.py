@@ -21,8 +21,7 @@ from .._base.progress import Progress, Steps
 from .._base.result import Result
 from ..calibration import CalibrationSummary, calibration_summary
 from ..decision import (
-    DEFAULT_BUDGETS,
-    DEFAULT_PROCEDURE,
+    RECOMMEND_PROCEDURE,
     CalibrationDecision,
     Diagnosis,
     diagnose,
@@ -170,8 +169,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         scores = system_scores(frame, score, by, system=system, human=human, metric=metric,
                                n_resamples=n_resamples, random_state=random_state, where=where)
         steps.done()
-        procedure = DEFAULT_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state,
-                                            budgets=DEFAULT_BUDGETS)
+        procedure = RECOMMEND_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state)
         rec = recommend_calibration(frame, score, by, human=human, system=system, procedure=procedure,
                                     commands=commands, human_scale=human_scale,
                                     human_higher_is_better=human_higher_is_better, score_higher_is_better=hib)
