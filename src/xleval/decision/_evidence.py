@@ -52,10 +52,6 @@ class Evidence(Result):
     human_scale: str | None = None
     human_higher_is_better: bool | None = None
 
-    @property
-    def labelled_groups(self) -> tuple[str, ...]:
-        return tuple(g for g, n in self.labels_per_group.items() if n > 0)
-
 
 def gather_evidence(table: EvalTable, *, human_scale: str | None = None, human_higher_is_better: bool | None = None,
                     procedure: Procedure = DEFAULT_PROCEDURE) -> Evidence:
