@@ -105,6 +105,43 @@ def test_read_carries_the_signatures(tmp_path, frame):
     assert "EvalTable(4 rows" in repr(table)
 
 
+def test_read_keeps_a_signature_with_its_file_column_and_checks_like_the_reader(tmp_path, frame):
+    """A column read under another name keeps its file column's signature (chrF's, read as ``bleu``),
+    and ``required``/``numeric`` are the reader's checks (the row and the cell that is not a number)."""
+    from xleval.io import write_table
+
+    path = tmp_path / "t.tsv"
+    write_table(frame.assign(bleu=["9", "8", "7", "x"]), path,
+                metadata={"signatures": {"chrf": "chrF2|x", "bleu": "BLEU|y"}})
+    table = EvalTable.read(path, columns={"chrf": "bleu", "bleu": "old_bleu"}, score="bleu", by="lp")
+    assert table.signature() == "chrF2|x" and table.signature("old_bleu") == "BLEU|y"
+    with pytest.raises(InputError, match="row 4"):
+        EvalTable.read(path, numeric=["bleu"], score="bleu", by="lp")
+    with pytest.raises(InputError, match="comet"):
+        EvalTable.read(path, required=["comet"], score="bleu", by="lp")
+
+
+def test_a_table_read_with_signatures_is_checked_against_a_saved_calibrator(tmp_path, frame):
+    """The signature travels in the table: the leaderboard refuses a calibrator of another metric
+    without being told the signature again (the command line passes the table, not the signature)."""
+    from xleval.calibration import LGN
+    from xleval.exceptions import SignatureMismatchError
+    from xleval.io import write_table
+    from xleval.leaderboard import leaderboard
+
+    data = pd.DataFrame({"lp": ["de-en"] * 6 + ["fr-en"] * 6, "system": list("abcabc") * 2,
+                         "chrf": [float(v) for v in range(12)]})
+    path = tmp_path / "t.tsv"
+    write_table(data, path, metadata={"signatures": {"chrf": "chrF2|nc:6|v:2"}})
+    model = LGN(by="lp", score="chrf", min_count=1).fit(data, signature="BLEU|nrefs:1|v:2")
+    table = EvalTable.read(path, score="chrf", by="lp", system="system")
+    with pytest.raises(SignatureMismatchError):
+        leaderboard(table, model=model, n_resamples=10)
+    kept = table.with_rows(table.frame.index[table.frame["system"] != "c"])
+    assert kept.signature() == "chrF2|nc:6|v:2" and len(kept) == 8 and kept.by == ("lp",)
+    assert len(leaderboard(kept, model=model, force=True, n_resamples=10).rows) == 4
+
+
 def test_the_package_exports_the_noun_lazily():
     assert xleval.EvalTable is EvalTable and xleval.as_table is as_table
 

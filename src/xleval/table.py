@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
@@ -239,16 +239,25 @@ class EvalTable:
         return cls(frame, scores, by_cols, one["human"], one["system"], one["segment"], one["document"], sigs, source)
 
     @classmethod
-    def read(cls, path: str | os.PathLike, *, columns: Mapping[str, str] | None = None, **roles: Any) -> EvalTable:
-        """Read a table file (TSV, CSV, JSONL, Parquet; see :func:`xleval.io.read_table`) with its
-        metric signatures (Parquet metadata or sidecar) and build the table."""
+    def read(cls, path: str | os.PathLike, *, columns: Mapping[str, str] | None = None, required: Sequence[str] = (),
+             numeric: Sequence[str] = (), quoting: str | None = None, **roles: Any) -> EvalTable:
+        """Read a table file (TSV, CSV, JSONL, Parquet; :func:`xleval.io.read_table`, whose ``columns``,
+        ``required``, ``numeric`` and ``quoting`` these are) with its metric signatures (Parquet metadata
+        or sidecar; a renamed column keeps its file column's signature) and build the table with
+        ``roles``: the one reading of a table, so its signatures travel with it."""
+        from ._base.signature import renamed_signatures
         from .io import read_table, read_table_metadata
 
-        frame = read_table(path)
+        frame = read_table(path, columns=columns, required=required, numeric=numeric, quoting=quoting)
         meta = read_table_metadata(path) if os.fspath(path) != "-" else {}
         sigs = meta.get("signatures", {}) if isinstance(meta, dict) else {}
-        return cls.from_frame(frame, columns=columns, signatures=sigs if isinstance(sigs, dict) else {},
-                              source=path, **roles)
+        sigs = renamed_signatures(sigs if isinstance(sigs, dict) else {}, columns)
+        return cls.from_frame(frame, signatures=sigs, source=path, **roles)
+
+    def with_rows(self, index: Any) -> EvalTable:
+        """The table restricted to the rows of ``index`` (labels of :attr:`frame`'s index, e.g. the index
+        of a filtered frame): same roles, signatures and source."""
+        return replace(self, _frame=self._frame.loc[index])
 
     def with_roles(self, **roles: Any) -> EvalTable:
         """A table over the same rows with some roles changed (``by="lp"``, ``score="bleu"``)."""

@@ -17,7 +17,7 @@ from .._base.terminal import make_console, styled, visible_controls
 __all__ = ["console", "err_console", "format_option", "col_option", "report_option", "emit_json", "emit_tsv",
            "emit_text", "print_table", "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
            "to_jsonable", "write_analysis_report", "say", "calibration_choice_options", "check_named_column",
-           "read_ranked_table", "FiniteFloat", "PROBABILITY", "warnings_said", "by_option", "grouping",
+           "read_ranked_table", "by_role", "FiniteFloat", "PROBABILITY", "warnings_said", "by_option", "grouping",
            "header_columns", "keep_reference_copies_option", "reference_copy_step",
            "ANNOTATED_TEXTS"]
 
@@ -504,19 +504,26 @@ def check_named_column(df, option: str, name: str | None, input) -> None:
                              argument=exc.argument, value=exc.value) from None
 
 
-def read_ranked_table(path, *, score: str, human: str | None, system: str, model, col):
-    """What ``report`` and ``leaderboard`` start from: the table (score and human numeric; a --system
-    given on the command line must exist), the saved calibrator if any, the score's signature, and
-    the context that completes the commands they print."""
-    from ..calibration import load_calibrator, score_signature
-    from ..io import parse_column_mapping, read_table
+def read_ranked_table(path, *, score: str, human: str | None, system: str, by: str | None, model, col):
+    """What ``report`` and ``leaderboard`` start from: the table read once
+    (:meth:`xleval.table.EvalTable.read`: score and human numeric, roles set, the signatures it was
+    written with travelling in it; a --system given on the command line must exist), the saved
+    calibrator if any, and the context that completes the commands they print."""
+    from ..calibration import load_calibrator
+    from ..io import parse_column_mapping
+    from ..table import EvalTable
     from ._advice import CommandContext
 
     numeric = [score] + ([human] if human else [])
-    df = read_table(path, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
-    check_named_column(df, "--system", system, path)
+    mapping = parse_column_mapping(col)
+    # normalize_languages=False: the file's own spellings, as every command keeps them
+    table = EvalTable.read(path, columns=mapping, required=numeric, numeric=numeric, score=score, human=human,
+                           by=by_role(by), normalize_languages=False)
+    check_named_column(table.frame, "--system", system, path)
+    if system in table.frame.columns:
+        table = table.with_roles(system=system)
     calibrator = load_calibrator(model) if model is not None else None
-    return df, calibrator, score_signature(path, score, parse_column_mapping(col)), CommandContext.from_cli(path, col)
+    return table, calibrator, CommandContext.from_cli(path, col)
 
 
 def by_option(help_text: str):
@@ -525,6 +532,14 @@ def by_option(help_text: str):
     from ..table import DEFAULT_BY
 
     return click.option("--by", default=None, show_default=False, help=f"{help_text} Default: {DEFAULT_BY}.")
+
+
+def by_role(by: str | None) -> Any:
+    """``--by`` as a table's grouping role: the columns given, else the default rule (:data:`DEFAULT_BY`,
+    resolved by the table on the columns it reads)."""
+    from ..table import DEFAULT_BY
+
+    return DEFAULT_BY if by is None else parse_columns(by, "--by")
 
 
 def grouping(by: str | None, columns: Any) -> list[str]:

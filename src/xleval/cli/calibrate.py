@@ -25,14 +25,14 @@ from ..calibration import (
     output_metadata,
     prepare_frame,
     row_interval_target,
-    score_signature,
 )
 from ..calibration._drift import is_model_signature, make_probe
 from ..calibration._persist import check_calibrator_path, save_with_probe
 from ..calibration._scales import direction_for
 from ..decision import fit_calibration
 from ..exceptions import DataQualityWarning, InputError
-from ..io import check_output_path, parse_column_mapping, read_table, write_table
+from ..io import check_output_path, parse_column_mapping, write_table
+from ..table import EvalTable
 from ._common import (
     PROBABILITY,
     by_option,
@@ -133,7 +133,9 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         return fit_chunked(model, input, output, chunk_size, signature, col, fmt,
                            scale_backend(backend, scheduler, workers))
     numeric = [score] + ([human] if human else [])
-    df = read_table(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric)
+    table = EvalTable.read(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric, score=score,
+                           by=None, normalize_languages=False)  # read once: its signatures travel with it
+    df = table.frame
     by_cols = grouping(by, df.columns)
     excluded = None
     if exclude_invalid:  # before anything is fitted: the calibrator never sees the flagged rows
@@ -148,7 +150,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     human_up = named
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sig = _signature_of(input, score, signature, col)
+        sig = _signature_of(table, signature)
         common = {"score": score, "by": by_cols, "system": system, "statistic": statistic, "target": pair,
                   "min_count": min_count, "fallback": chain, "signature": sig}
         if kind == "lgn":  # LGN's messages name the column, as `calibrate fit` always printed them
@@ -192,15 +194,15 @@ def _check_fit_options(method, human, target, min_count, scaled) -> None:
                          f"{'/'.join(lgn_only)}, or use --method lgn")
 
 
-def _signature_of(input, score, given, col=()):
-    """The score's metric signature: given, or from the table's metadata; a lost one is said once."""
+def _signature_of(table, given):
+    """The score's metric signature: given, or the one the table was written with; a lost one is said once."""
     if given is not None:
         return given
-    sig = score_signature(input, score, parse_column_mapping(col))
+    sig = table.signature()
     if sig is None:
-        warnings.warn(f"{input}: no metric signature stored for column {score!r} (written by another tool, or "
-                      "filtered without keeping xleval's metadata): the calibrator cannot refuse scores of another "
-                      "metric; pass --signature to record one", DataQualityWarning, stacklevel=2)
+        warnings.warn(f"{table.source}: no metric signature stored for column {table.score_column!r} (written by "
+                      "another tool, or filtered without keeping xleval's metadata): the calibrator cannot refuse "
+                      "scores of another metric; pass --signature to record one", DataQualityWarning, stacklevel=2)
     return sig
 
 
@@ -275,8 +277,10 @@ def apply(model_path, input, output, column, overwrite, interval, on_unseen, for
     elif streaming(input, chunk_size, backend, scheduler, workers):
         return apply_chunked(model.with_on_unseen(on_unseen), input, output, chunk_size, column, interval, signature,
                              force, col, fmt, scale_backend(backend, scheduler, workers), overwrite)
-    df = read_table(input, columns=parse_column_mapping(col), required=[model.score], numeric=[model.score])
-    sig = signature if signature is not None else score_signature(input, model.score, parse_column_mapping(col))
+    table = EvalTable.read(input, columns=parse_column_mapping(col), required=[model.score], numeric=[model.score],
+                           score=model.score, by=None, normalize_languages=False)
+    df = table.frame
+    sig = signature if signature is not None else table.signature()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = apply_calibrator(model, df, column=column, interval=interval, signature=sig, force=force, where=input,

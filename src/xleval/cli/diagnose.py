@@ -11,11 +11,12 @@ from ..decision import Procedure
 from ..decision import diagnose as run_diagnose
 from ..diagnostics import DEFAULT_THRESHOLD
 from ..exceptions import InputError
-from ..io import parse_column_mapping, read_table
+from ..io import parse_column_mapping
 from ..table import EvalTable
 from ._advice import CommandContext
 from ._common import (
     by_option,
+    by_role,
     col_option,
     console,
     emit_json,
@@ -75,10 +76,10 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
         raise InputError(f"--score, --human and --calibrated name the same column ({', '.join(numeric)}); each "
                          "compares one column with another: give different columns")
     columns = parse_column_mapping(col)
-    df = read_table(input, columns=columns, required=numeric, numeric=numeric)
-    by_cols = grouping(by, df.columns)
-    # the table checks its roles once, naming the file (the library cannot know it)
-    table = EvalTable.from_frame(df, score=score, by=by_cols, human=human, source=input)
+    # read once: the table checks its roles, naming the file (the library cannot know it), and carries the
+    # signatures it was written with
+    table = EvalTable.read(input, columns=columns, required=numeric, numeric=numeric, score=score, human=human,
+                           by=by_role(by))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with progress_bar(f"diagnosing {input}") as advance:

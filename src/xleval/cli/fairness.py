@@ -6,7 +6,7 @@ import warnings
 import click
 
 from ..exceptions import InputError
-from ..io import parse_column_mapping, read_table, select_rows
+from ..io import parse_column_mapping, select_rows
 from ._common import (
     PROBABILITY,
     FiniteFloat,
@@ -90,15 +90,16 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
 
     INPUT holds per-item (or per-language) results: .tsv/.csv/.jsonl/.parquet.
     """
-    from ..calibration import score_signature
     from ..fairness import fairness_gaps, fairness_gaps_by
     from ..metrics import higher_is_better
+    from ..table import EvalTable
 
     check_outputs({"--report": report_path}, inputs=[input])
-    df = select_rows(read_table(input, columns=parse_column_mapping(col), required=[metric, by], numeric=[metric]),
-                     where)
+    table = EvalTable.read(input, columns=parse_column_mapping(col), required=[metric, by], numeric=[metric],
+                           score=metric, by=None, normalize_languages=False)  # its signatures travel with it
+    df = select_rows(table.frame, where)
     # the one direction rule: the flag, else the score's signature (MetricX: dir:lower), else its name (ter)
-    up = higher_is_better(metric, score_signature(input, metric, parse_column_mapping(col)),
+    up = higher_is_better(metric, table.signature(),
                           given=None if lower_is_better is None else not lower_is_better)
     kwargs = dict(reference=None if (reference or "").lower() == "none" else reference, item=item, resource=resource,
                   typology=tuple(typology), floor=floor, higher_is_better=up,

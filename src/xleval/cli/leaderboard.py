@@ -17,7 +17,6 @@ from ._common import (
     emit_text,
     emit_tsv,
     err_console,
-    grouping,
     keep_reference_copies_option,
     progress_bar,
     read_ranked_table,
@@ -70,17 +69,18 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
         raise InputError("--format html writes a file: give -o PAGE.html")
     check_outputs({"-o": "-" if output is None else output, "--pairs": pairs_path}, inputs=[table, model],
                   stdout=["-o"])
-    df, calibrator, signature, commands = read_ranked_table(table, score=score, human=human, system=system,
-                                                            model=model, col=col)
+    data, calibrator, commands = read_ranked_table(table, score=score, human=human, system=system, by=by,
+                                                   model=model, col=col)
     excluded = None
     if exclude_invalid:  # before anything is scored or fitted: the board never sees the flagged rows
-        df, excluded = drop_invalid(df, grouping(by, df.columns), table)  # the grouping the board will use
-    df, copies = reference_copy_step(df, grouping(by, df.columns), system, table, keep_reference_copies,
-                                     quiet=True)
+        kept, excluded = drop_invalid(data.frame, data.by, table)  # the grouping the board will use
+        data = data.with_rows(kept.index)
+    kept, copies = reference_copy_step(data.frame, data.by, system, table, keep_reference_copies, quiet=True)
+    data = data.with_rows(kept.index)
     with progress_bar(f"ranking {table}") as advance:
-        board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric,
+        board = build(data, system=system, model=calibrator, method=method, metric=metric,
                       unit=unit, higher_is_better=False if lower_is_better else None,
-                      signature=signature, force=force, n_resamples=n_resamples, level=level,
+                      force=force, n_resamples=n_resamples, level=level,
                       random_state=seed, where=table, commands=commands, progress=advance, human_scale=human_scale,
                       human_higher_is_better=human_up, human_range=parse_human_range(human_range))
     import dataclasses
@@ -90,7 +90,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     ctx = click.get_current_context(silent=True)  # notes name the library's arguments: say them as flags
     board = dataclasses.replace(board, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in board.notes))
     said = tuple(cli_words(n, ctx.command if ctx else None)
-                 for n in (copies, excluded, past_the_scale(board.rows, df, human, human_range)) if n)
+                 for n in (copies, excluded, past_the_scale(board.rows, data.frame, human, human_range)) if n)
     if said:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         board = dataclasses.replace(board, notes=(*said, *board.notes))
     _write(board, fmt, output)

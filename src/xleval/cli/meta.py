@@ -116,6 +116,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     """
     from ..meta import meta_calibrations, meta_evaluate, parse_calibrations
     from ..meta._render import render_latex, render_text, to_frame, to_json
+    from ..table import EvalTable
 
     given = {"--exclude": exclude, "--lower-is-better": lower, "--higher-is-better": higher,
              "--clusters": () if clusters is None else (clusters,),
@@ -128,7 +129,9 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     by_cols = parse_columns(by, "--by") if by is not None else []
     inputs = [input, *([gold_spans] if gold_spans else []), *(p.partition("=")[2] for p in predicted_spans)]
     check_outputs({"-o": output, "--report": report_path}, inputs, stdout=["-o"])
-    df = read_table(input, columns=parse_column_mapping(col), required=[human, *by_cols, system])
+    table = EvalTable.read(input, columns=parse_column_mapping(col), required=[human, *by_cols, system], by=None,
+                           normalize_languages=False)  # read once: the metrics' signatures travel with it
+    df = table.frame
     by_cols = by_cols or grouping(by, df.columns)  # the default: lp if the table has it, else tgt_lang
     df, copies = reference_copy_step(df, by_cols, system, input, keep_reference_copies, quiet=True)
     names = parse_columns(metrics, "--metrics") if metrics else [c for c in df.columns if c.startswith(metrics_prefix)
@@ -147,7 +150,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     both = sorted(set(lower) & set(higher))
     if both:
         raise InputError(f"--lower-is-better and --higher-is-better both name {both[0]!r}; name it once")
-    df, lower_is_better = metric_columns(df, names, input, col, lower, higher)
+    df, lower_is_better = metric_columns(df, names, table.signatures, lower, higher)
     calibrated = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -221,17 +224,16 @@ def _scale(text: str | None) -> str | dict[str, str] | None:
     return out
 
 
-def metric_columns(df, names, where, col, lower=(), higher=()):
+def metric_columns(df, names, signatures, lower=(), higher=()):
     """The table with the metric columns it lacks scored from its texts (said in a note), and the metrics
-    whose lower scores are better: named with --lower-is-better, else as their signature or name says,
-    unless named with --higher-is-better. One step for `meta` and `report --meta`."""
-    from ..calibration import score_signature
+    whose lower scores are better: named with --lower-is-better, else as their signature (``signatures``:
+    the ones the table was read with) or name says, unless named with --higher-is-better. One step for
+    `meta` and `report --meta`."""
     from ..meta import metric_directions, score_missing_metrics
 
     df, computed = score_missing_metrics(df, names)  # --metrics chrf,bleu on a table of texts: scored here
     if computed:
         say("note", f"computed {', '.join(computed)} from the texts (sentence-level, as `xleval score`): "
                     + "; ".join(f"{m}: {sig}" for m, sig in computed.items()), "cyan")
-    mapping = parse_column_mapping(col)
-    auto = metric_directions(df, names, {m: computed.get(m) or score_signature(where, m, mapping) for m in names})
+    auto = metric_directions(df, names, {m: computed.get(m) or signatures.get(m) for m in names})
     return df, [m for m in names if (m in lower or m in auto) and m not in higher]

@@ -8,7 +8,6 @@ from ._common import (
     calibration_choice_options,
     col_option,
     err_console,
-    grouping,
     keep_reference_copies_option,
     progress_bar,
     read_ranked_table,
@@ -58,16 +57,19 @@ def report(input, score, output, by, human, system, method, model, metric, human
         raise InputError(f"--meta {meta_metrics!r} names no metric column; give the metric columns to "
                          "meta-evaluate, e.g. --meta bleu,chrf, or leave --meta out")
     check_output_path(output, inputs=[input] + ([model] if model is not None else []), stdout=True)
-    df, calibrator, signature, commands = read_ranked_table(input, score=score, human=human, system=system,
-                                                            model=model, col=col)
-    human_up = direction_for(df, human, human_scale, human_up)  # a named scale says its direction
-    df, copies = reference_copy_step(df, grouping(by, df.columns), system, input, keep_reference_copies)
+    data, calibrator, commands = read_ranked_table(input, score=score, human=human, system=system, by=by,
+                                                   model=model, col=col)
+    human_up = direction_for(data.frame, human, human_scale, human_up)  # a named scale says its direction
+    kept, copies = reference_copy_step(data.frame, data.by, system, input, keep_reference_copies)
+    data = data.with_rows(kept.index)
+    df = data.frame
     extra = (_copies_section(copies),) if copies else ()
-    checks = _output_checks(df, by, system, score, input) if output_checks else None
-    meta = _meta(df, meta_metrics, human, by, system, input, col, n_resamples, seed) if meta_metrics else None
+    checks = _output_checks(df, data.by, system, score, input) if output_checks else None
+    meta = (_meta(df, meta_metrics, human, data.by, system, input, data.signatures, n_resamples, seed)
+            if meta_metrics else None)
     with progress_bar(f"report on {input}") as advance:
-        result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
-                           signature=signature, force=force, n_resamples=n_resamples, random_state=seed,
+        result = mt_report(data, system=system, model=calibrator, method=method, metric=metric,
+                           force=force, n_resamples=n_resamples, random_state=seed,
                            where=input, commands=commands, progress=advance, human_scale=human_scale,
                            human_higher_is_better=human_up, human_range=parse_human_range(human_range),
                            output_checks=checks, meta=meta, extra_sections=extra)
@@ -98,27 +100,27 @@ def _output_checks(df, by, system, score, where):
         raise InputError(f"{where}: --output-checks checks the output texts, and the table has no 'hypothesis' "
                          "column; map one with --col hypothesis=COLUMN, or drop --output-checks")
     try:
-        return check_outputs(df, by=by, system=system if system in df.columns else None, metrics=(score,))
+        return check_outputs(df, by=list(by), system=system if system in df.columns else None, metrics=(score,))
     except InputError as exc:  # the library cannot name the file: say which table
         raise exc.prefixed(str(where)) from None
 
 
-def _meta(df, metrics: str, human: str | None, by, system: str, where, col, n_resamples: int, seed: int):
+def _meta(df, metrics: str, human: str | None, by, system: str, where, signatures, n_resamples: int, seed: int):
     """``--meta A,B``: :func:`xleval.meta.meta_evaluate` of these metrics against the report's human column,
     grouped as the report groups, directions and computed columns as `xleval meta` has them."""
     import warnings
 
     from ..exceptions import InputError
     from ..meta import meta_evaluate
-    from ._common import grouping, parse_columns
+    from ._common import parse_columns
     from .calibrate_common import in_table
     from .meta import metric_columns
 
     if human is None:
         raise InputError("--meta compares metrics with human scores: give the human column with --human")
     names = parse_columns(metrics, "--meta")
-    df, lower_is_better = metric_columns(df, names, where, col)
-    by_cols = grouping(by, df.columns)
+    df, lower_is_better = metric_columns(df, names, signatures)
+    by_cols = list(by)  # the report's grouping
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report's own warnings section speaks for the table
         return in_table(where, meta_evaluate, df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,

@@ -457,7 +457,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     frame = table.frame
     steps.done()
     rec = None
-    hib = direction(score, signature if signature is not None else table.signature(score), given=higher_is_better,
+    signature = signature if signature is not None else table.signature(score)  # given, else the table's
+    hib = direction(score, signature, given=higher_is_better,
                     metric=metric)
     if model is not None:
         calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,

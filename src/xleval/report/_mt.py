@@ -160,7 +160,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     if model is not None:
         check_model_score(model, score)  # before the bootstrap: the leaderboard's rule
     frame = table.frame
-    hib = (direction_of(score, signature if signature is not None else table.signature(score), metric=metric)
+    signature = signature if signature is not None else table.signature(score)  # given, else the table's
+    hib = (direction_of(score, signature, metric=metric)
            if higher_is_better is None else bool(higher_is_better))
     system = table.system_role(system)
     system = system if system is not None and system in frame.columns else None
