@@ -243,3 +243,14 @@ def test_wmt25_judge_column_calibrated_and_reported_like_any_metric(data_root, t
     assert rc == 0, err
     found = [s["id"] for s in json.loads(out.read_text(encoding="utf-8"))["sections"]]
     assert "judges-per-language" in found
+
+
+def test_findings_state_offsets_only_on_one_scale():
+    from xleval.judges import agreement_findings
+
+    df = _table()
+    judges = agreement_findings(judge_agreement(df, ["A", "B"]))[0]
+    part = df[df["lp"] == "de-en"]
+    assert f"{part['A'].mean() - part['B'].mean():+.1f} (de-en)" in judges  # B is 5 points more lenient
+    mixed = agreement_findings(judge_agreement(df, ["A", "M"]))[0]  # 0-100 against 0-1: no mean offset stated
+    assert "Mean" not in mixed and "Across groups they order" in mixed

@@ -37,9 +37,16 @@ def _f(value: float, digits: int = 3) -> str:
     return "n/a" if value != value else f"{value:.{digits}f}"
 
 
+def _one_scale(mean_a: float, mean_b: float) -> bool:
+    """Whether two columns' pooled means look like one scale (same sign, within a factor 2): only then is the
+    difference of their means an offset worth stating (two judges on 0-100, not a judge and MetricX)."""
+    return bool(mean_a * mean_b > 0 and 0.5 <= mean_a / mean_b <= 2)
+
+
 def agreement_findings(result: JudgeAgreement, statistic: str = "kendall") -> list[str]:
     """Sentences per pair of columns: the groups of lowest and highest ``statistic``, the largest mean offsets
-    either way, and the pooled system-order agreement against the groups' median."""
+    either way (when the two columns' pooled means look like one scale: same sign, within a factor 2), and the
+    pooled system-order agreement against the groups' median."""
     t = result.table
     out = []
     for (a, b), part in t.groupby(["a", "b"], sort=False):
@@ -53,15 +60,15 @@ def agreement_findings(result: JudgeAgreement, statistic: str = "kendall") -> li
                 f"{_f(100 * low['pairwise'], 1)}% of system pairs ordered alike) and most in {high['group']} "
                 f"({_f(high[statistic])}); pooled {_f(pooled[statistic])}.")
         offset = (groups["mean_a"] - groups["mean_b"]).to_numpy()
-        if len(groups) > 1:
+        if len(groups) > 1 and _one_scale(pooled["mean_a"], pooled["mean_b"]):
             hi, lo = groups.iloc[int(offset.argmax())], groups.iloc[int(offset.argmin())]
             text += (f" Mean {a} - {b} ranges from {offset.min():+.1f} ({lo['group']}) to {offset.max():+.1f} "
                      f"({hi['group']}): a per-{result.by} offset that a ranking across groups on either column "
                      "takes for quality.")
-            median = float(groups["pairwise"].median())
-            if pooled["pairwise"] == pooled["pairwise"] and median == median:
-                text += (f" Across groups they order {_f(100 * pooled['pairwise'], 1)}% of (group, system) pairs "
-                         f"alike, against a median of {_f(100 * median, 1)}% within a group.")
+        median = float(groups["pairwise"].median())
+        if len(groups) > 1 and pooled["pairwise"] == pooled["pairwise"] and median == median:
+            text += (f" Across groups they order {_f(100 * pooled['pairwise'], 1)}% of (group, system) pairs "
+                     f"alike, against a median of {_f(100 * median, 1)}% within a group.")
         out.append(text)
     return out
 
