@@ -523,6 +523,12 @@ CASES: list[Case] = [
        "-o out/E336.txt", "Name each source: --predicted-spans xcomet=xcomet_spans.tsv.", "out/E336.txt"),
     _c("E337", "meta: --task neither a preset nor a JSON file of tasks", f"{META} --metrics chrf --task wmt26 "
        "-o out/E337.txt", "Use wmt23, wmt24 or wmt25, or a JSON list of tasks (FILE.json).", "out/E337.txt"),
+    # --- issue 37 item 3: judges per language in meta ---
+    _c("E440", "meta: no --human and no judges to compare (no two judge columns)", "meta meta.tsv -o out/E440.txt",
+       "Give --human COL to meta-evaluate metrics, or name two or more columns to compare with --judges A,B.",
+       "out/E440.txt"),
+    _c("E441", "meta: --judges names one column", "meta meta.tsv --judges chrf -o out/E441.txt",
+       "Name two or more score columns: --judges A,B.", "out/E441.txt"),
     # --- branch ratings: ingest mqm / esa / gold (human ratings as the data comes) ---
     _c("E380", "ingest mqm: a span file without an lp column, and no --lp",
        "ingest mqm mqm_spans.tsv -o out/E380.tsv",

@@ -60,6 +60,9 @@ def test_wmt25_signatures_state_the_source(wmt25):
     fields = dict(f.split(":", 1) for f in sigs["GEMBA-ESA-GPT4.1"].split("|"))
     assert fields["ingested"] == "wmt25-automatic-scores" and fields["metric"] == "GEMBA-ESA-GPT4.1"
     assert len(fields["sha"]) == 12 and "xleval" in fields
+    # the organisers' LLM judges are marked (meta and report find them); the metrics are not
+    assert fields["judge"] == "yes" and "judge:yes" in sigs["GEMBA-ESA-CMDA"]
+    assert not any("judge:" in sigs[m] for m in METRICS if not m.startswith("GEMBA"))
 
 
 def test_wmt26_task_file_and_cli(tmp_path, cli):
@@ -89,7 +92,8 @@ def test_wmt26_task_file_and_cli(tmp_path, cli):
     assert side[["row", "system", "severity", "start", "end"]].values.tolist() == [
         [0, "SysA", "major", 4, 9], [0, "SysA", "minor", 0, 3]]
     sig = read_table_metadata(out)["signatures"]["gemma"]
-    assert sig.startswith("ingested:wmt26-task|metric:gemma:task2_pred|sha:")
+    assert sig.startswith("ingested:wmt26-task|metric:gemma:task2_pred|sha:") and "|judge:yes|" in sig
+    assert "judge:" not in read_table_metadata(out)["signatures"]["gemma_major"]
 
 
 def test_refused_inputs_are_one_line(tmp_path, cli):

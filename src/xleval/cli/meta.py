@@ -1,4 +1,6 @@
-"""``xleval meta TABLE --metrics A,B | --metrics-prefix P --human COL [--by lp]``: meta-evaluation of many metrics."""
+"""``xleval meta TABLE --metrics A,B | --metrics-prefix P --human COL [--by lp] [--judges A,B|auto|none]``:
+meta-evaluation of many metrics, and the agreement of the table's judges per language (``xleval meta TABLE``
+without ``--human``: the judges only)."""
 from __future__ import annotations
 
 import warnings
@@ -29,7 +31,7 @@ from ._common import (
 @click.argument("input")
 @click.option("--metrics", help="Metric columns, comma-separated (e.g. chrf,bleu,comet).")
 @click.option("--metrics-prefix", help="Every column whose name starts with this prefix is a metric (e.g. metric:).")
-@click.option("--human", required=True, help="Human score column (e.g. DA z).")
+@click.option("--human", help="Human score column (e.g. DA z). Without it, only the judges' agreement (--judges).")
 @by_option("Group by lp, tgt_lang, or COL[,COL...].")
 @click.option("--system", default="system", help="System column.")
 @click.option("--segment", default="seg_id", help="Segment column (absent: the table is system-level).")
@@ -98,6 +100,11 @@ from ._common import (
               help="--calibrations: fold splits and label draws (as `calibrate evaluate`).")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples of systems (CIs).")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the bootstrap.")
+@click.option("--judges", "judges", metavar="A,B,...|auto|none", default="auto", show_default=True,
+              help="Judges per group: Kendall, Pearson, kappa on binned scores and pairwise system-order agreement "
+                   "of these columns (two or more: judges, or a judge and a metric), as `xleval judges agree`. auto: "
+                   "the table's judge columns (their signature says judge: `xleval score -m judge:...`, `xleval "
+                   "ingest judge`) when there are two or more; none: no agreement.")
 @click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json", "latex"]), default="text",
               help="text (WMT-style tables), tsv (tidy: group, metric, statistic, value, CI, n), json or latex.")
 @click.option("-o", "--output", metavar="OUT", help="Write here (atomically) instead of standard output.")
@@ -107,13 +114,18 @@ from ._common import (
 def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by, system_scores, human_scale, exclude,
          darr, darr_threshold, spa, pdp, spa_permutations, clusters, task, cluster_resamples, cluster_ties, chance,
          calibrations, ceiling, gold_spans, predicted_spans, span_mismatch, error_free, critical, lower, higher, folds,
-         repeats, n_resamples, seed, fmt, output, report_path, keep_reference_copies, col) -> None:
+         repeats, n_resamples, seed, judges, fmt, output, report_path, keep_reference_copies, col) -> None:
     """Which metric agrees with humans, per language pair and across pairs? WMT's statistics for many metrics.
 
     Per group and metric: system-level Pearson/Spearman/Kendall, pairwise accuracy and SPA; segment-level
     Pearson/Kendall and acc-t (and WMT20's DARR tau with --darr); across groups: global accuracy (WMT23) and
-    cross-group accuracy, with CIs from systems resampled within groups.
+    cross-group accuracy, with CIs from systems resampled within groups. With two or more judge columns
+    (--judges), their agreement per group too; without --human, only that.
     """
+    if human is None:
+        _judges_only(input, metrics, metrics_prefix, judges, by, system, keep_reference_copies, fmt, output,
+                     report_path, col)
+        return
     from ..meta import meta_calibrations, meta_evaluate, parse_calibrations
     from ..meta._render import render_latex, render_text, to_frame, to_json
     from ..table import EvalTable
@@ -150,6 +162,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     both = sorted(set(lower) & set(higher))
     if both:
         raise InputError(f"--lower-is-better and --higher-is-better both name {both[0]!r}; name it once")
+    agreement = judges_agreement(df, judges, input, table.signatures, by_cols, system)
     df, lower_is_better = metric_columns(df, names, table.signatures, lower, higher)
     calibrated = None
     with warnings.catch_warnings(record=True) as caught:
@@ -172,16 +185,120 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                            n_repeats=repeats, human_scale=scale, meta=result,
                                            lower_is_better=lower_is_better)
     loud = [*([copies] if copies else []), *dict.fromkeys(str(w.message) for w in caught)]
-    if fmt == "json":
-        emit_json(to_json(result, loud, calibrated), output)
-    elif fmt == "tsv":
-        emit_tsv(to_frame(result, calibrated), output)
-    else:
-        emit_text(render_latex(result, calibrated) if fmt == "latex" else render_text(result, calibrated), output)
+    if agreement is None:
+        if fmt == "json":
+            emit_json(to_json(result, loud, calibrated), output)
+        elif fmt == "tsv":
+            emit_tsv(to_frame(result, calibrated), output)
+        else:
+            emit_text(render_latex(result, calibrated) if fmt == "latex" else render_text(result, calibrated),
+                      output)
+    else:  # the judges' agreement after the meta-evaluation, in every format
+        _emit_with_judges(fmt, output, agreement, to_json(result, loud, calibrated), to_frame(result, calibrated),
+                          render_latex(result, calibrated) if fmt == "latex" else render_text(result, calibrated))
     write_analysis_report(report_path, f"Meta-evaluation of {input}",
-                          [result] if calibrated is None else [result, calibrated], loud)
+                          [r for r in (result, calibrated, agreement) if r is not None], loud)
     for message in loud:
         say("warning", message)
+
+
+def _judges_only(input, metrics, metrics_prefix, judges, by, system, keep_reference_copies, fmt, output,
+                 report_path, col) -> None:
+    """``xleval meta TABLE`` without ``--human``: the judges' agreement per group, nothing else (a table of judge
+    scores without human scores: the WMT25 automatic scores). ``--by`` defaults to ``lp`` (derived from
+    ``src_lang``/``tgt_lang`` when the table has no such column)."""
+    if metrics or metrics_prefix:
+        raise InputError(f"{'--metrics' if metrics else '--metrics-prefix'} meta-evaluates metrics against human "
+                         "scores: give the human column with --human (without it, meta compares the judges only)")
+    by_cols = parse_columns(by, "--by") if by is not None else ["lp"]
+    check_outputs({"-o": output, "--report": report_path}, [input], stdout=["-o"])
+    from ..table import EvalTable
+
+    required = [system, *(c for c in by_cols if c != "lp")]
+    table = EvalTable.read(input, columns=parse_column_mapping(col), required=required, by=None,
+                           normalize_languages=False)  # read once: the judges' signatures travel with it
+    df = table.frame
+    if "lp" in by_cols and "lp" not in df.columns and not {"src_lang", "tgt_lang"} <= set(df.columns):
+        raise InputError(f"{input}: --by lp needs an lp column, or src_lang and tgt_lang to derive it; name the "
+                         "group column with --by COL")
+    df, copies = reference_copy_step(df, [c for c in by_cols if c in df.columns], system, input,
+                                     keep_reference_copies, quiet=True)
+    agreement = judges_agreement(df, judges, input, table.signatures, by_cols, system)
+    if agreement is None:
+        raise InputError(f"{input}: no --human and {_no_judges(judges)}; give --human COL to meta-evaluate metrics, "
+                         "or name two or more score columns to compare with --judges A,B")
+    loud = [copies] if copies else []
+    _emit_with_judges(fmt, output, agreement, {"warnings": loud}, None, "")
+    write_analysis_report(report_path, f"Judges per language in {input}", [agreement], loud)
+    for message in loud:
+        say("warning", message)
+
+
+def _no_judges(judges: str) -> str:
+    return ("--judges none" if judges.strip() == "none" else
+            "fewer than two judge columns (columns whose signature says judge: `xleval score -m judge:...`, "
+            "`xleval ingest judge`)")
+
+
+def judges_agreement(df, judges: str, where, signatures, by_cols: list[str], system: str):
+    """``--judges``: the agreement (:func:`xleval.judges.judge_agreement`) of the named columns, of the table's
+    judge columns (``auto``, when two or more; ``signatures``: the ones the table was read with), or None.
+    Several ``--by`` columns make one group column of distinct labels (the group index's, so two keys never
+    read alike). One step for ``meta`` and ``report``."""
+    from ..judges import judge_agreement, judge_columns
+
+    spec = judges.strip()
+    if not spec:
+        raise InputError("--judges '': name two or more columns (A,B), or auto, or none")
+    if spec == "none":
+        return None
+    if spec == "auto":
+        names = judge_columns(signatures, df.columns)
+        if len(names) < 2:
+            return None
+    else:
+        names = parse_columns(spec, "--judges")
+    by = by_cols[0] if len(by_cols) == 1 else "+".join(by_cols)
+    if len(by_cols) > 1:
+        from .._base.grouping import group_index
+
+        df = df.assign(**{by: group_index(df[by_cols], where=str(where)).row_labels("/")})
+    try:
+        return judge_agreement(df, names, by=by, system=system)
+    except InputError as exc:  # the library cannot name the file
+        raise exc.prefixed(f"{where}: --judges") from None
+
+
+def _emit_with_judges(fmt: str, output, agreement, payload: dict, frame, text: str) -> None:
+    """The meta-evaluation's output (``payload``/``frame``/``text``; empty without --human) with the judges'
+    agreement after it: a ``judges`` object in JSON, rows of statistic ``judges_*`` in TSV, a table in text."""
+    from ..judges import agreement_text, agreement_tidy
+
+    if fmt == "json":
+        emit_json({**payload, "judges": agreement.to_dict()}, output)
+    elif fmt == "tsv":
+        import pandas as pd
+
+        tidy = agreement_tidy(agreement)
+        emit_tsv(tidy if frame is None else pd.concat([frame, tidy], ignore_index=True), output)
+    elif fmt == "latex":
+        emit_text(text + _latex(agreement), output)
+    else:
+        emit_text((text + "\n" if text else "") + agreement_text(agreement), output)
+
+
+def _latex(agreement) -> str:
+    """The agreement rows as a LaTeX tabular (names escaped as LaTeX text)."""
+    from ..judges import agreement_rows
+    from ..judges._render import STATISTIC_COLUMNS
+    from ..meta._render import _tex as tex  # the meta tables' LaTeX escaping
+
+    rows = [" & ".join([tex(r["group"]), tex(r["a"]), tex(r["b"]), str(r["n"]),
+                        *("--" if r[s] != r[s] else f"{r[s]:.3f}" for s in STATISTIC_COLUMNS)]) + r" \\"
+            for r in agreement_rows(agreement)]
+    head = " & ".join([tex(agreement.by), "a", "b", "n", *STATISTIC_COLUMNS]) + r" \\"
+    return "\n".join(["", r"\begin{tabular}{lllrrrrr}", r"\hline", head, r"\hline", *rows, r"\hline",
+                      r"\end{tabular}", ""])
 
 
 def _span_files(named: tuple[str, ...], col) -> dict | None:

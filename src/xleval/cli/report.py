@@ -35,10 +35,14 @@ from .calibrate_advice import human_scale_option
 @click.option("--meta", "meta_metrics", metavar="A,B,...",
               help="Add a meta-evaluation section: these metric columns (bleu, chrf, chrf++, ter are scored from the "
                    "texts if absent) against --human in WMT's statistics, as `xleval meta` computes them.")
+@click.option("--judges", "judges", metavar="A,B,...|auto|none", default="auto", show_default=True,
+              help="Add the section 'Judges per language': the agreement of these columns per group, as `xleval "
+                   "judges agree`; auto: the table's judge columns (their signature says judge) when there are two "
+                   "or more; none: no such section.")
 @keep_reference_copies_option
 @col_option
 def report(input, score, output, by, human, system, method, model, metric, human_up, human_range, human_scale, fmt,
-           n_resamples, seed, force, output_checks, meta_metrics, keep_reference_copies, col) -> None:
+           n_resamples, seed, force, output_checks, meta_metrics, judges, keep_reference_copies, col) -> None:
     """Write one self-contained HTML (or JSON) report for a scored table.
 
     INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report answers
@@ -51,6 +55,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     from ..io import check_output_path
     from ..report import check_format, mt_report, write_report
     from .calibrate_common import parse_human_range, past_the_scale
+    from .meta import judges_agreement
 
     check_format(fmt)
     if meta_metrics is not None and not meta_metrics.replace(",", "").strip():
@@ -67,12 +72,13 @@ def report(input, score, output, by, human, system, method, model, metric, human
     checks = _output_checks(df, data.by, system, score, input) if output_checks else None
     meta = (_meta(df, meta_metrics, human, data.by, system, input, data.signatures, n_resamples, seed)
             if meta_metrics else None)
+    agreement = judges_agreement(df, judges, input, data.signatures, list(data.by), system)
     with progress_bar(f"report on {input}") as advance:
         result = mt_report(data, system=system, model=calibrator, method=method, metric=metric,
                            force=force, n_resamples=n_resamples, random_state=seed,
                            where=input, commands=commands, progress=advance, human_scale=human_scale,
                            human_higher_is_better=human_up, human_range=parse_human_range(human_range),
-                           output_checks=checks, meta=meta, extra_sections=extra)
+                           output_checks=checks, meta=meta, judges=agreement, extra_sections=extra)
     beyond = past_the_scale(result.leaderboard or (), df, human, human_range)
     if beyond:  # said in the report's warnings, where the values are shown
         import dataclasses

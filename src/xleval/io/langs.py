@@ -262,8 +262,8 @@ def _check_lp_agrees(lp: pd.Series, codes: np.ndarray, keys: list, where: str) -
     first[inner[::-1]] = np.arange(len(inner) - 1, -1, -1)  # the last write wins: each combination's first row
     for combo, row in zip(combos, first, strict=True):
         value, pair = lp_values[combo // max(len(keys), 1)], keys[combo % max(len(keys), 1)]
-        try:
-            agrees = "-".join(split_lp(value)) == pair
+        try:  # an lp that is already the pair's key agrees (en-is-IS: it does not split one way)
+            agrees = str(value) == pair or "-".join(split_lp(value)) == pair
         except LanguageCodeError:
             agrees = False
         if not agrees:

@@ -8,7 +8,10 @@ See docs/judges.md.
 from xleval.metrics._judge import JUDGE_PROMPTS, Judge, JudgePlan, JudgeResult, judge_tables
 
 from ._agree import JudgeAgreement, judge_agreement
+from ._columns import is_judge_signature, judge_columns
 from ._ingest import JudgeScores, read_judge_scores
+from ._render import agreement_findings, agreement_rows, agreement_text, agreement_tidy
 
 __all__ = ["Judge", "JudgeResult", "JudgePlan", "JUDGE_PROMPTS", "judge_tables", "JudgeScores", "read_judge_scores",
-           "JudgeAgreement", "judge_agreement"]
+           "JudgeAgreement", "judge_agreement", "judge_columns", "is_judge_signature", "agreement_rows",
+           "agreement_findings", "agreement_text", "agreement_tidy"]

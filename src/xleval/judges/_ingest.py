@@ -26,7 +26,9 @@ Two layouts (the reader tells them apart by each record's keys):
 Language codes are kept in ``src_lang``/``tgt_lang`` and normalised (``is_IS`` -> ``is-IS``, ``eng_Latn`` ->
 ``en``); every command derives ``lp`` from them (``en-is-IS``); the organisers' spelling stays in
 ``lp_wmt``. Every score column gets a signature ``ingested:<layout>|metric:<name>|sha:<SHA-256 of the files
-read>``, so a table built from other files (or another release) has another signature.
+read>``, so a table built from other files (or another release) has another signature; a judge's column adds
+``judge:yes`` (WMT25's ``GEMBA-*`` columns, a WMT26 file's score column), which ``meta`` and ``report`` read to
+find the judges (:func:`xleval.judges.judge_columns`).
 """
 from __future__ import annotations
 
@@ -105,10 +107,10 @@ def _digest(files: list[Path]) -> str:
     return h.hexdigest()[:12]
 
 
-def _signature(layout: str, metric: str, sha: str) -> str:
+def _signature(layout: str, metric: str, sha: str, judge: bool = False) -> str:
     from xleval.metrics._base import format_signature
 
-    return format_signature({"ingested": layout, "metric": metric, "sha": sha})
+    return format_signature({"ingested": layout, "metric": metric, "sha": sha, **({"judge": "yes"} if judge else {})})
 
 
 def read_judge_scores(paths: list[str | os.PathLike] | str | os.PathLike, *, name: str = "judge") -> JudgeScores:
@@ -163,7 +165,8 @@ def _read_wmt25(files: list[Path]):
     for metric, column in scores.items():
         frame[metric] = np.asarray(column, dtype=np.float64)
     sha = _digest(files)
-    sigs = {m: _signature("wmt25-automatic-scores", m, sha) for m in scores}
+    # the organisers' LLM judges are their GEMBA-* columns (GEMBA-ESA with Command A and with GPT-4.1)
+    sigs = {m: _signature("wmt25-automatic-scores", m, sha, judge=m.upper().startswith("GEMBA")) for m in scores}
     return JudgeScores(frame, sigs, None, "wmt25-automatic-scores")
 
 
@@ -213,7 +216,7 @@ def _read_wmt26(files: list[Path], name: str):
                       if len(span_frame) else [])
     span_frame.insert(5, "metric", name)
     sha = _digest(files)
-    sigs = {c: _signature("wmt26-task", f"{name}:{'task2_pred' if c == name else 'task1_pred'}", sha)
+    sigs = {c: _signature("wmt26-task", f"{name}:{'task2_pred' if c == name else 'task1_pred'}", sha, judge=c == name)
             for c in frame.columns if c == name or (c.startswith(f"{name}_") and c != f"{name}_omission")}
     return JudgeScores(frame, sigs, span_frame, "wmt26-task")
 

@@ -9,11 +9,14 @@ Other analyses plug in with :func:`result_section` (any result with ``to_dict()`
 picks the section of a fairness, audit, intrinsic-confounds, meta-evaluation or output-checks result and
 :func:`analysis_report` puts several together. The MT report takes the meta-evaluation and the output checks
 as results too: ``mt_report(df, "chrf", human="human", meta=meta_evaluate(...), output_checks=check_outputs(...))``
-gives the sections ``xleval report --meta A,B --output-checks`` writes.
+gives the sections ``xleval report --meta A,B --output-checks`` writes, and ``judges=judge_agreement(...)`` (an
+:class:`xleval.judges.JudgeAgreement`) the section "Judges per language" (``xleval report`` adds it when the table
+has two or more judge columns).
 """
 from ._analyses import analysis_report, audit_section, fairness_section, intrinsic_section, section_for
 from ._figures import figure_from_matplotlib
 from ._format import format_column, format_p, format_value
+from ._judges import judges_section
 from ._leaderboard import leaderboard_lines, leaderboard_report, leaderboard_text
 from ._meta import calibrated_meta_section, meta_section
 from ._model import Alert, Figure, Report, Section, Table
@@ -29,5 +32,5 @@ __all__ = [
     "DataSummary", "MTAnalysis", "summarize_data", "analyze_mt", "build_mt_report", "mt_report",
     "render_html", "render_json", "write_report", "check_format",
     "fairness_section", "audit_section", "intrinsic_section", "section_for", "analysis_report",
-    "meta_section", "calibrated_meta_section", "output_checks_section",
+    "meta_section", "calibrated_meta_section", "output_checks_section", "judges_section",
 ]

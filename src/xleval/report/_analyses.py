@@ -1,8 +1,8 @@
 """Report sections for the LM and benchmark analyses: fairness gaps, translation-tax audit and
 intrinsic-metric confounds. Each takes the analysis' result object, lays its ``to_dict()`` out
 with :func:`result_section` and adds the figures the analysis' own ``_plots`` module draws.
-:func:`section_for` also knows the meta-evaluation (:mod:`._meta`) and the output checks
-(:mod:`._output_checks`)."""
+:func:`section_for` also knows the meta-evaluation (:mod:`._meta`), the output checks
+(:mod:`._output_checks`) and the judges' agreement (:mod:`._judges`)."""
 from __future__ import annotations
 
 import logging
@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._figures import figure_from_matplotlib
+from ._judges import judges_section
 from ._meta import calibrated_meta_section, meta_section
 from ._model import Figure, Report, Section, Table
 from ._output_checks import output_checks_section
@@ -83,7 +84,8 @@ def _with_first_table(section: Section, table: Table) -> Section:
 
 _BUILDERS: dict[str, Callable[..., Section]] = {
     "FairnessReport": fairness_section, "AuditResult": audit_section, "ConfoundReport": intrinsic_section,
-    "MetaEvaluation": meta_section, "CalibratedMeta": calibrated_meta_section, "OutputChecks": output_checks_section}
+    "MetaEvaluation": meta_section, "CalibratedMeta": calibrated_meta_section, "OutputChecks": output_checks_section,
+    "JudgeAgreement": judges_section}
 
 
 def section_for(result, *, image_format: str = "svg") -> Section:

@@ -42,6 +42,7 @@ from ..metrics import higher_is_better as direction_of
 from ..table import DEFAULT_BY, EvalTable, as_table
 from ._diagnostics import agreement_section, bias_section, validity_section
 from ._figures import figure_from_matplotlib
+from ._judges import judges_section
 from ._meta import meta_section
 from ._model import Report, Section
 from ._output_checks import output_checks_section
@@ -235,11 +236,12 @@ def _fit_lines(frame: pd.DataFrame, score: str, human: str, by: str) -> pd.DataF
 
 def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sections: tuple[Section, ...] = (),
                     image_format: str = "svg", headline: tuple[str, ...] = (), meta: Any = None,
-                    output_checks: Any = None) -> Report:
+                    output_checks: Any = None, judges: Any = None) -> Report:
     """Arrange an :class:`MTAnalysis` answer first: summary, leaderboard, warnings, the plots, the
     detail (no statistic is computed here). ``headline``: sentences to lead the summary with.
     ``output_checks`` (an :class:`xleval.output_checks.OutputChecks`) and ``meta`` (an
-    :class:`xleval.meta.MetaEvaluation`): their sections, before ``extra_sections``."""
+    :class:`xleval.meta.MetaEvaluation`) and ``judges`` (an :class:`xleval.judges.JudgeAgreement`): their
+    sections, before ``extra_sections``."""
     a = analysis
     lead = tuple(headline) + a.headline
     figures = []
@@ -268,6 +270,8 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
         sections.append(output_checks_section(output_checks, image_format=image_format))
     if meta is not None:
         sections.append(meta_section(meta, image_format=image_format))
+    if judges is not None:
+        sections.append(judges_section(judges, image_format=image_format))
     sections += list(extra_sections)
     sections.append(_data_section(a))
     facts = (("score", a.score), ("grouped by", a.group), ("systems", a.system or "none (each group is one system)"),
@@ -285,8 +289,8 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
 
 def mt_report(df: EvalTable | pd.DataFrame, score: str | None = None, **kwargs: Any) -> Report:
     """:func:`analyze_mt` then :func:`build_mt_report` (layout options: ``title``, ``extra_sections``,
-    ``image_format``, ``meta``, ``output_checks``)."""
-    layout = {k: kwargs.pop(k) for k in ("title", "extra_sections", "image_format", "meta", "output_checks")
+    ``image_format``, ``meta``, ``output_checks``, ``judges``)."""
+    layout = {k: kwargs.pop(k) for k in ("title", "extra_sections", "image_format", "meta", "output_checks", "judges")
               if k in kwargs}
     return build_mt_report(analyze_mt(df, score, **kwargs), **layout)
 
