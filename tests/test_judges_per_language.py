@@ -254,3 +254,16 @@ def test_findings_state_offsets_only_on_one_scale():
     assert f"{part['A'].mean() - part['B'].mean():+.1f} (de-en)" in judges  # B is 5 points more lenient
     mixed = agreement_findings(judge_agreement(df, ["A", "M"]))[0]  # 0-100 against 0-1: no mean offset stated
     assert "Mean" not in mixed and "Across groups they order" in mixed
+
+
+def test_a_judge_cell_that_is_not_a_number_is_refused_with_its_row():
+    """Never a silent NaN: the one number parser names the row and the cell."""
+    import pandas as pd
+
+    from xleval.exceptions import InputError
+    from xleval.judges import judge_agreement
+
+    df = pd.DataFrame({"lp": ["de-en"] * 4, "system": ["a", "b", "a", "b"], "j1": [1.0, 2.0, 3.0, 4.0],
+                       "j2": ["1", "2", "three", "4"]})
+    with pytest.raises(InputError, match="row 3"):
+        judge_agreement(df, ["j1", "j2"], by="lp")

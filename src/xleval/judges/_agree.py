@@ -81,9 +81,14 @@ def judge_agreement(df: Any, columns: Sequence[str], *, by: str = "lp", system: 
         if len(edges) < 3 or not np.all(np.diff(edges) > 0):
             raise InputError(f"bins as edges must be three or more increasing numbers, got {list(bins)!r}",
                              argument="bins", value=list(bins))
-    values = {c: pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float) for c in cols}
-    groups = df[by].astype(str).to_numpy()
-    systems = df[system].astype(str).to_numpy()
+    from xleval._base.grouping import group_index
+    from xleval.table import numeric_column
+
+    # the one number parser: a cell that is not a number is an error naming its row, never a silent NaN
+    values = {c: numeric_column(df, c, argument="columns") for c in cols}
+    # distinct labels for distinct keys (1 and "1" stay two groups)
+    groups = np.asarray(group_index(df[[by]]).row_labels(), dtype=str)
+    systems = np.asarray(group_index(df[[system]]).row_labels(), dtype=str)
     rows = []
     labels = [*sorted(set(groups)), "*"]
     # pooled, the units are (group, system): the pairs then include systems of different languages, the
