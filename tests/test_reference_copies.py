@@ -107,6 +107,8 @@ def test_score_names_the_copy_and_scores_it(scored):
     folder, err = scored
     assert "'refA' in cs-en (100.0% of 120 rows)" in err and "'refA' in ru-en" in err
     assert "scored like every system" in err
+    # the command line's words: the flag the later commands take, never the library's argument
+    assert f"unless told {FLAG}" in err and "keep_reference_copies=" not in err
     df = pd.read_csv(folder / "scored.tsv", sep="\t")
     assert (df.loc[df["system"] == "refA", "chrf"] == 100).all()  # what a copy scores against its reference
 

@@ -211,7 +211,8 @@ def reference_copy_step(df, by: Sequence[str], system: str | None, where: Any, k
     kept, found = drop_reference_copies(df, by=list(by), system=system or "system", keep=keep or not drop)
     if not found.copies:
         return df, None
-    note = f"{where}: {found.sentence('named' if not drop else 'kept' if keep else 'left out')}"
+    done = "named" if not drop else "kept" if keep else "left out"
+    note = f"{where}: {found.sentence(done, keep='--keep-reference-copies')}"
     if not quiet:
         say("note", note, "cyan")
     return kept, note

@@ -74,10 +74,11 @@ class ReferenceCopies(Result):
         return np.fromiter(((g, s) in wanted for g, s in zip(labels, systems, strict=True)), dtype=bool,
                            count=len(data))
 
-    def sentence(self, done: str = "left out") -> str:
+    def sentence(self, done: str = "left out", keep: str = "keep_reference_copies=True") -> str:
         """One line for users naming every copy, its share and what was ``done`` with it: ``"left out"``
         (the default of the commands that fit, select, rank or meta-evaluate), ``"kept"`` (asked for) or
-        ``"named"`` (a command that only scores)."""
+        ``"named"`` (a command that only scores). ``keep``: how the caller asks to keep them (the library's
+        argument; the command line says its flag)."""
         if not self.copies:
             return "no system is a copy of the reference"
         cells = self.cells.set_index(["group", self.system])
@@ -89,9 +90,8 @@ class ReferenceCopies(Result):
             return f"{what}; kept as asked: they score the metric's best against that reference"
         if done == "named":
             return (f"{what}; scored like every system; fitting, label selection, rankings and meta-evaluation "
-                    "leave them out unless told keep_reference_copies=True")
-        return (f"{what}; left out of fitting, label selection, rankings and meta-evaluation "
-                "(keep_reference_copies=True keeps them)")
+                    f"leave them out unless told {keep}")
+        return f"{what}; left out of fitting, label selection, rankings and meta-evaluation ({keep} keeps them)"
 
 
 def reference_copies(data: pd.DataFrame, *, by: str | Sequence[str] | None = None, system: str = "system",
