@@ -363,6 +363,9 @@ class CalibrationDecision(Result):
 
     @property
     def validity_level(self) -> str:
+        """The level whose check the verdict states (``system`` or ``segment``): the one that decided it."""
+        if self.validity is not None:
+            return self.validity.level
         return "system" if self.validity_system is not None else "segment"
 
     @property

@@ -114,7 +114,12 @@ def validity_section(validity, *, title: str = "Validity of LGN's equal-quality 
     if validity.pairs is not None and len(validity.pairs):
         tables.append(Table.from_records(
             f"Standardised differences of human means (upper = one-sided {validity.level:g} bound)", validity.pairs))
-    facts = {"status": validity.status, "threshold (pooled sd)": validity.threshold,
+    from ..diagnostics._validity import below_threshold
+
+    status = validity.status
+    if below_threshold(validity):  # significant, but the largest difference is below the threshold
+        status = "at risk (a significant difference below the threshold, whose upper bound reaches it)"
+    facts = {"status": status, "threshold (pooled sd)": validity.threshold,
              "flagged pairs": [" vs ".join(p) for p in validity.flagged_pairs] or None}
     warn = [validity.message] if validity.warn else []
     return generic_section(title, id=id,
