@@ -292,8 +292,9 @@ def _verdict(groups, pairs, test, threshold, level, alpha, human, notes, unit: s
         message = (f"WARNING: human scores differ between groups (Kruskal-Wallis p = {test.p_value:.3g}) by up to "
                    f"{top['d']:.3g} pooled sd{f', below {threshold:g}' if below else ''}; differences that may reach "
                    f"{threshold:g} sd{' (their upper bounds do)' if below else ''}: {named}. LGN "
-                   f"{'could erase such' if below else 'would erase these'} real quality differences; prefer anchored calibration (human scores for a sample of systems in "
-                   "every group) or a calibration set with the same systems and source documents in every group.")
+                   f"{'could erase such' if below else 'would erase these'} real quality differences; prefer "
+                   "anchored calibration (human scores for a sample of systems in every group) or a calibration set "
+                   "with the same systems and source documents in every group.")
     else:
         status = "inconclusive"
         # at system level a system's mean is one observation: the limit is systems per group, not labels

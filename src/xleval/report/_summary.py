@@ -11,13 +11,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from ..diagnostics._validity import below_threshold
+from ..diagnostics import below_threshold
 from ._format import format_column, format_number
 from ._model import Alert, Figure, Section, Table
 
 __all__ = ["verdict", "summary_section", "leaderboard_section", "leaderboard_display_rows", "check_alerts",
-           "cv_rows", "VALIDITY_ACTIONS"]
+           "cv_rows", "VALIDITY_ACTIONS", "agreement_line"]
 
 _METHOD_NAMES = {"none": "no calibration (raw scores)", "lgn": "LGN", "anchored": "anchored calibration",
                  "model": "the saved calibrator"}
@@ -135,7 +136,7 @@ def verdict(recommendation, board, *, score: str, headline: Sequence[str] = ()) 
     return out
 
 
-def _agreement_line(evaluation, method: str) -> str | None:
+def agreement_line(evaluation, method: str) -> str | None:
     if evaluation is None or _accuracy(evaluation, "raw") is None:
         return None
     order = ["raw"] + ([method] if method in ("lgn", "anchored") else []) + \
@@ -152,7 +153,7 @@ def summary_section(recommendation, board, *, score: str, by: str, figures: Sequ
     name = _METHOD_NAMES[rec.method]
     lead = list(headline)
     answer = f"Recommended calibration for comparing {score} across {by} groups: {name}."
-    agreement = _agreement_line(rec.evaluation, rec.method)
+    agreement = agreement_line(rec.evaluation, rec.method)
     if agreement:
         answer += f" Agreement with human scores across groups: {agreement}."
     lead.append(answer)
@@ -216,6 +217,12 @@ def leaderboard_display_rows(board, *, compact: bool = False) -> list[dict]:
     out[f"rank in {by}, interval" if not compact else "interval "] = ranks("rank_in_group")
     if "human" in rows.columns:
         out[f"human ({board.human})" if not compact else "human"] = rows["human"].tolist()
+        if "n_human" in rows.columns:
+            n_human = pd.to_numeric(rows["n_human"], errors="coerce").fillna(0).astype(int)
+            # labels on some segments only: the human mean of 4 labels is not that of 1000 segments, so its count
+            # stands beside it (it is the count the mean is made of)
+            if (rows["human"].notna() & (n_human < rows["n_segments"])).any():
+                out["human labels" if not compact else "labels"] = n_human.tolist()
     out["segments"] = rows["n_segments"].astype(int).tolist()
     return [dict(zip(out, values, strict=True)) for values in zip(*out.values(), strict=True)]
 
@@ -236,8 +243,12 @@ def leaderboard_section(board, *, figures: Sequence[Figure] = ()) -> Section:
         "of a group.",
         *(f"{_INTERVAL_NAMES.get(k, k)}: {v}." for k, v in getattr(board, "intervals", {}).items()),
     ]
-    table = Table.from_records(f"Leaderboard: {board.score} by {board.by}", leaderboard_display_rows(board),
-                               sortable=True)
+    rows = leaderboard_display_rows(board)
+    if rows and "human labels" in rows[0]:
+        paragraphs.append(f"Human ({board.human}): the mean of the system's human scores, over the segments that have "
+                          "one (human labels: how many; segments: how many the scores are averaged over). Labelled "
+                          "on a few segments, it is a noisy sample of the system's quality, not its measured score.")
+    table = Table.from_records(f"Leaderboard: {board.score} by {board.by}", rows, sortable=True)
     notes = [n for n in board.notes if not n.startswith(("SmallGroupWarning", "UnseenGroupWarning",
                                                           "DegenerateGroupWarning", "DataQualityWarning"))]
     return Section("leaderboard", "Leaderboard", tuple(paragraphs), (), (table,), tuple(figures), tuple(notes))
