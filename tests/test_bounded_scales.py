@@ -119,3 +119,14 @@ def test_scales_without_known_bounds_are_not_bounded():
 
     assert scale_bounds("esa") == scale_bounds("da") == (0.0, 100.0) and scale_bounds("sqm") == (0.0, 6.0)
     assert scale_bounds("mqm") is None and scale_bounds("z") is None and scale_bounds(None) is None
+
+
+def test_labels_outside_the_named_scale_are_said_not_bounded(near_the_top):
+    """A scale named wrongly (SQM is 0-6; these labels are 0-100) bounds nothing and says why."""
+    rc, out, err = run_cli("leaderboard", near_the_top / "near_top.parquet", "--score", "chrf", "--human", "human",
+                           "--method", "anchored", "--format", "json", "--human-scale", "sqm")
+    assert rc == 0, err
+    board = json.loads(out)
+    (said,) = [n for n in board["notes"] if "the range of the human scale (--human-scale sqm" in n]
+    assert "lie outside 0 to 6" in said and "not bounded by it" in said
+    assert max(r["calibrated"] for r in board["rows"]) > 6

@@ -124,20 +124,30 @@ def rerun_command(commands: Any, command: str, score: str, by: str | None, human
 
 
 def scale_range(df: Any, human: str | None, human_scale: str | None, human_range: str | None
-                ) -> tuple[str | None, str | None]:
-    """The ``--human-range`` that ``leaderboard`` and ``report`` apply, and where it came from: the one given
-    (source None); else the bounds of the human scale the table names (``--human-scale esa|da|sqm``, or the
-    ``HUMAN_scale`` column `xleval ingest` writes), whose source names it; else (None, None)."""
-    if human_range is not None or human is None:
-        return human_range, None
+                ) -> tuple[str | None, str | None, str | None]:
+    """The ``--human-range`` that ``leaderboard`` and ``report`` apply, where it came from, and a note: the one
+    given (source None); else the bounds of the human scale the table names (``--human-scale esa|da|sqm``, or
+    the ``HUMAN_scale`` column `xleval ingest` writes), whose source names it; else (None, None, None). Labels
+    outside the named scale's bounds are not bounded by it: the note says so (the name may be wrong)."""
+    if human_range is not None or human is None or human not in df.columns:
+        return human_range, None, None
+    import numpy as np
+    import pandas as pd
+
     from ..calibration._scales import declared_scale, scale_bounds
 
     name = declared_scale(df, human, human_scale)
     bounds = scale_bounds(name)
     if bounds is None:
-        return None, None
+        return None, None, None
     said = f"--human-scale {human_scale}" if human_scale is not None else f"the {human}_scale column: {name}"
-    return f"{bounds[0]:g},{bounds[1]:g}", f"the range of the human scale ({said})"
+    labels = pd.to_numeric(df[human], errors="coerce").to_numpy(dtype=float)
+    outside = labels[np.isfinite(labels) & ((labels < bounds[0]) | (labels > bounds[1]))]
+    if len(outside):
+        return None, None, (f"{len(outside)} human label(s) lie outside {bounds[0]:g} to {bounds[1]:g}, the range of "
+                            f"the human scale ({said}; e.g. {outside[0]:g}): calibrated scores are not bounded by it; "
+                            "check the scale's name, or give --human-range LOW,HIGH")
+    return f"{bounds[0]:g},{bounds[1]:g}", f"the range of the human scale ({said})", None
 
 
 def bounded_note(human_range: str | None, source: str | None, method: str) -> str | None:

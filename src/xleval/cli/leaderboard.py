@@ -78,7 +78,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     df, copies = reference_copy_step(df, grouping(by, df.columns), system, table, keep_reference_copies,
                                      quiet=True)
     # a named scale with known bounds (ESA, raw DA 0-100) bounds the calibrated scores without a flag
-    human_range, range_source = scale_range(df, human, human_scale, human_range)
+    human_range, range_source, unbounded = scale_range(df, human, human_scale, human_range)
     with progress_bar(f"ranking {table}") as advance:
         board = build(df, score, by, system=system, human=human, model=calibrator, method=method, metric=metric,
                       unit=unit, higher_is_better=False if lower_is_better else None,
@@ -94,7 +94,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     past = past_the_scale(board.rows, df, human, human_range, source=range_source,
                           rerun=rerun_command(commands, "leaderboard", score, by, human, system, method))
     bounded = bounded_note(human_range, range_source, board.calibration["method"])
-    said = tuple(cli_words(n, ctx.command if ctx else None) for n in (copies, excluded, bounded, past) if n)
+    said = tuple(cli_words(n, ctx.command if ctx else None) for n in (copies, excluded, unbounded, bounded, past) if n)
     if said:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         board = dataclasses.replace(board, notes=(*said, *board.notes))
     _write(board, fmt, output)

@@ -66,7 +66,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     checks = _output_checks(df, by, system, score, input) if output_checks else None
     meta = _meta(df, meta_metrics, human, by, system, input, col, n_resamples, seed) if meta_metrics else None
     # a named scale with known bounds (ESA, raw DA 0-100) bounds the calibrated scores without a flag
-    human_range, range_source = scale_range(df, human, human_scale, human_range)
+    human_range, range_source, unbounded = scale_range(df, human, human_scale, human_range)
     with progress_bar(f"report on {input}") as advance:
         result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
                            signature=signature, force=force, n_resamples=n_resamples, random_state=seed,
@@ -77,7 +77,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
                             rerun=rerun_command(commands, "report", score, by, human, system, method,
                                                   ("-o", str(output))))
     bounded = bounded_note(human_range, range_source, (result.summary or {}).get("calibration_used", {}).get("method"))
-    said = tuple(n for n in (bounded, beyond) if n)
+    said = tuple(n for n in (unbounded, bounded, beyond) if n)
     if said:  # said in the report's warnings, where the values are shown
         import dataclasses
 
