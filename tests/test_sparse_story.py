@@ -140,3 +140,13 @@ def test_the_human_column_carries_its_label_count(report, analysis):
     assert max(r["human labels"] for r in rows) <= 12  # 4-12 labels a system, as in the issue
     assert any(p.startswith("Human (human): the mean of the system's human scores") for p in
                report.section("leaderboard").paragraphs)
+
+
+def test_the_advice_says_at_risk_too(analysis):
+    from xleval.diagnostics import status_said
+
+    verdict = analysis.recommendation.validity
+    assert verdict.status == "violated" and status_said(verdict) == "at risk"
+    assert status_said(analysis.recommendation.validity_system) == "inconclusive"
+    assert "violated" not in str(analysis.diagnosis.advice)
+    assert "violated" not in analysis.diagnosis.verdict.reason

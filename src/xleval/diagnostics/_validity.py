@@ -44,7 +44,8 @@ from ..table import DEFAULT_BY, EvalTable, as_table
 from ._common import finite_rows
 
 __all__ = ["ValidityCheck", "ValidityVerdict", "check_lgn_validity", "validity_verdict", "DESIGN_ADVICE",
-           "SEVERITY", "HumanScale", "human_scale_check", "HUMAN_SCALES", "below_threshold"]
+           "SEVERITY", "HumanScale", "human_scale_check", "HUMAN_SCALES", "below_threshold",
+           "status_said"]
 
 SEVERITY = ("holds", "untested", "inconclusive", "uninformative", "violated")
 STANDARDISED_TOL = 1e-6
@@ -330,6 +331,13 @@ class ValidityVerdict(Result):
     def level(self) -> str:
         """``system`` or ``segment``: the level of :attr:`deciding`."""
         return "system" if self.secondary is not None and self.deciding is self.primary else "segment"
+
+
+def status_said(check: ValidityCheck | ValidityVerdict) -> str:
+    """A check's (or a verdict's) status in the words for users: ``at risk`` for a ``violated`` check whose
+    largest difference is below its threshold (:func:`below_threshold`), else the status."""
+    deciding = check.deciding if isinstance(check, ValidityVerdict) else check
+    return "at risk" if below_threshold(deciding) else check.status
 
 
 def below_threshold(check: ValidityCheck) -> bool:
