@@ -82,7 +82,18 @@ def test_meta_calibrations_count_every_metric_to_the_total(cli, tmp_path, termin
     assert completed == declared == 2 * (2 * 2 + 1)
 
 
-def test_counting_bars_show_the_time_left():
-    import inspect
+def test_counting_bars_show_the_time_left(cli, tmp_path, terminal):  # noqa: F811
+    columns: list[list[type]] = []
 
-    assert "TimeRemainingColumn()" in inspect.getsource(_common.progress_bar)
+    class Columns(_Recording):
+        def start(self) -> None:
+            columns.append([type(c) for c in self.columns])
+            super().start()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rich.progress, "Progress", Columns)
+        rc, _, err = cli("diagnose", _mt(tmp_path), "--score", "m", "--by", "lp", "--human", "human",
+                         "--n-resamples", "30", cwd=tmp_path)
+    assert rc == 0, err
+    (shown,) = columns
+    assert rich.progress.TimeRemainingColumn in shown and rich.progress.TimeElapsedColumn in shown
