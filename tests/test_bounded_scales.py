@@ -75,3 +75,58 @@ def test_report_warns_too(near_the_top):
     assert rc == 0, err
     text = (near_the_top / "r.json").read_text()
     assert "run past the human labels' scale" in text and "--human-range 0,100" in text
+
+
+def test_a_named_scale_bounds_the_calibrated_means_without_a_flag(near_the_top):
+    """--human-scale esa (0-100 by its name) bounds the calibrated means as --human-range 0,100 does, and says so;
+    the same table without the name is said to run past the scale, with the command line that bounds it."""
+    path = near_the_top / "near_top.parquet"
+    base = ("leaderboard", path, "--score", "chrf", "--human", "human", "--method", "anchored", "--format", "json")
+    rc, out, err = run_cli(*base, "--human-scale", "esa")
+    assert rc == 0, err
+    named = json.loads(out)
+    rc, out, err = run_cli(*base, "--human-range", "0,100")
+    assert rc == 0, err
+    flagged = json.loads(out)
+    assert [r["calibrated"] for r in named["rows"]] == [r["calibrated"] for r in flagged["rows"]]
+    assert pd.DataFrame(named["rows"])["calibrated"].between(0, 100).all()
+    said = [n for n in named["notes"] if n.startswith("calibrated system scores are kept inside 0 to 100")]
+    assert len(said) == 1 and "--human-scale esa" in said[0]
+    # an interval still past 100 is said against the named scale, not against a flag never given
+    assert not any("--human-range 0,100)" in n for n in named["notes"])
+    rc, out, err = run_cli(*base)
+    assert rc == 0, err
+    (past,) = [n for n in json.loads(out)["notes"] if "run past the human labels' scale" in n]
+    assert past.endswith(f"give --human-range 0,100 to keep calibrated scores inside it: xleval leaderboard {path} "
+                         "--score chrf --human human --method anchored --human-range 0,100")
+
+
+def test_the_scale_column_that_ingest_writes_names_the_bounds_too(near_the_top, tmp_path):
+    df = pd.read_parquet(near_the_top / "near_top.parquet")
+    df["human_scale"] = "ESA 0-100 (raters all)"
+    df.to_parquet(tmp_path / "esa.parquet")
+    rc, _, err = run_cli("report", tmp_path / "esa.parquet", "--score", "chrf", "--human", "human", "--method",
+                         "anchored", "-o", tmp_path / "r.json", "--format", "json", "--n-resamples", "100")
+    assert rc == 0, err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert all(0 <= r["calibrated"] <= 100 for r in report["leaderboard"])
+    text = json.dumps(report)
+    assert "kept inside 0 to 100, the range of the human scale (the human_scale column: ESA 0-100" in text
+
+
+def test_scales_without_known_bounds_are_not_bounded():
+    from xleval.calibration._scales import scale_bounds
+
+    assert scale_bounds("esa") == scale_bounds("da") == (0.0, 100.0) and scale_bounds("sqm") == (0.0, 6.0)
+    assert scale_bounds("mqm") is None and scale_bounds("z") is None and scale_bounds(None) is None
+
+
+def test_labels_outside_the_named_scale_are_said_not_bounded(near_the_top):
+    """A scale named wrongly (SQM is 0-6; these labels are 0-100) bounds nothing and says why."""
+    rc, out, err = run_cli("leaderboard", near_the_top / "near_top.parquet", "--score", "chrf", "--human", "human",
+                           "--method", "anchored", "--format", "json", "--human-scale", "sqm")
+    assert rc == 0, err
+    board = json.loads(out)
+    (said,) = [n for n in board["notes"] if "the range of the human scale (--human-scale sqm" in n]
+    assert "lie outside 0 to 6" in said and "not bounded by it" in said
+    assert max(r["calibrated"] for r in board["rows"]) > 6

@@ -189,7 +189,7 @@ def test_a_saved_anchored_calibrator_is_loaded_and_applied(simulated, tmp_path):
     model = load_calibrator(tmp_path / "a.json")
     assert type(model).__name__ == "AnchoredCalibrator"
     board = leaderboard(ev, "metric", "tgt_lang", model=model, n_resamples=50)
-    assert board.calibration["description"].startswith("saved AnchoredCalibrator")
+    assert board.calibration["description"].startswith("saved anchored calibrator")
     assert board.calibration["scale"] == "human scale"
     mapped = ev.assign(c=model.transform(ev)).groupby(["tgt_lang", "system"])["c"].mean()  # = a_g + B * system mean
     for r in board.rows.itertuples():

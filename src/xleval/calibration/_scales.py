@@ -18,7 +18,7 @@ import numpy as np
 from ..exceptions import InputError
 
 __all__ = ["HumanScaleName", "SCALES", "SCALE_NAMES", "scale_named", "human_scale_direction", "scale_kind",
-           "declared_scale", "direction_for"]
+           "declared_scale", "direction_for", "scale_bounds"]
 
 
 @dataclass(frozen=True)
@@ -31,14 +31,16 @@ class HumanScaleName:
     kind: str
     higher_is_better: bool | str | None
     description: str
+    #: the scale's bounds (low, high) when the name fixes them (ESA and raw DA 0-100, SQM 0-6), else None
+    bounds: tuple[float, float] | None = None
 
 
 SCALES: dict[str, HumanScaleName] = {s.name: s for s in (
     HumanScaleName("mqm", "raw", "sign", "MQM: error points (>= 0, lower is better) or their negation as `xleval "
                    "ingest mqm` writes it (<= 0, higher is better); the labels' signs tell which"),
-    HumanScaleName("esa", "raw", True, "ESA 0-100 (error span annotation), higher is better"),
-    HumanScaleName("da", "raw", True, "raw direct assessment 0-100, higher is better"),
-    HumanScaleName("sqm", "raw", True, "scalar quality metric 0-6, higher is better"),
+    HumanScaleName("esa", "raw", True, "ESA 0-100 (error span annotation), higher is better", (0.0, 100.0)),
+    HumanScaleName("da", "raw", True, "raw direct assessment 0-100, higher is better", (0.0, 100.0)),
+    HumanScaleName("sqm", "raw", True, "scalar quality metric 0-6, higher is better", (0.0, 6.0)),
     HumanScaleName("likert", "raw", True, "a Likert rating, higher is better"),
     HumanScaleName("hter", "raw", False, "HTER (post-editing edit rate), lower is better"),
     HumanScaleName("z", "z", True, "z-scores per annotator or group (WMT DA z), higher is better"),
@@ -71,6 +73,12 @@ def scale_named(name: str) -> HumanScaleName:
 def scale_kind(name: str | None) -> str | None:
     """``raw`` or ``z`` for a named scale (what the standardisation check reads), None for None."""
     return None if name is None else scale_named(name).kind
+
+
+def scale_bounds(name: str | None) -> tuple[float, float] | None:
+    """The bounds (low, high) of the human scale called ``name`` when the name fixes them (ESA, raw DA: 0-100;
+    SQM: 0-6), else None (MQM has no upper bound on error points, a Likert scale's range varies, z has none)."""
+    return None if name is None else scale_named(name).bounds
 
 
 def human_scale_direction(name: str | None, labels: np.ndarray | None = None) -> bool | None:

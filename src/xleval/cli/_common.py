@@ -16,7 +16,7 @@ from .._base.terminal import make_console, styled, visible_controls
 
 __all__ = ["console", "err_console", "format_option", "col_option", "report_option", "emit_json", "emit_tsv",
            "emit_text", "print_table", "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
-           "to_jsonable", "write_analysis_report", "say", "calibration_choice_options", "check_named_column",
+           "working", "to_jsonable", "write_analysis_report", "say", "calibration_choice_options", "check_named_column",
            "read_ranked_table", "by_role", "FiniteFloat", "PROBABILITY", "warnings_said", "by_option", "grouping",
            "header_columns", "keep_reference_copies_option", "reference_copy_step",
            "ANNOTATED_TEXTS"]
@@ -390,9 +390,18 @@ def progress_bar(what: str, total: int | None = None, *, delay: float | None = N
     delay = PROGRESS_DELAY if delay is None else delay
     import time
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
-    columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    # elapsed, then the time left at the pace so far (shown once there is a total)
+    columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TimeRemainingColumn()]
     bar = Progress(*columns, console=err_console, transient=True)
     # the description is data (a file name): shown as it is, never read as markup or a format string
     task = bar.add_task(visible_controls(what), total=total)
@@ -412,6 +421,46 @@ def progress_bar(what: str, total: int | None = None, *, delay: float | None = N
     finally:
         if shown:
             bar.stop()
+
+
+@contextlib.contextmanager
+def working(what: str, *, delay: float | None = None):
+    """For a long library call that reports no steps (it takes no ``progress`` callback): on a terminal, once
+    the work has lasted ``delay`` seconds (default :data:`PROGRESS_DELAY`), a spinner on stderr with what is
+    being done and the time elapsed, removed when the work ends. Pipes, logs and short runs see nothing."""
+    if not err_console.is_terminal:
+        yield
+        return
+    import threading
+
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    delay = PROGRESS_DELAY if delay is None else delay
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), TimeElapsedColumn(),
+                   console=err_console, transient=True)
+    bar.add_task(visible_controls(what), total=None)
+    lock, state = threading.Lock(), {"shown": False, "over": False}
+
+    def show() -> None:
+        with lock:
+            if not state["over"]:
+                bar.start()
+                state["shown"] = True
+
+    timer = threading.Timer(delay, show)
+    timer.daemon = True
+    if delay <= 0:
+        show()
+    else:
+        timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            state["over"] = True
+            if state["shown"]:
+                bar.stop()
 
 
 @contextlib.contextmanager

@@ -12,7 +12,8 @@ from ..exceptions import InputError
 from ._common import emit_json, err_console, print_table, say, two_numbers
 
 __all__ = ["app", "scale_options", "scale_backend", "streaming", "SIGNATURE_HELP", "DIRECTION_OPTION", "in_table",
-           "render", "HUMAN_RANGE_OPTION", "parse_human_range", "past_the_scale"]
+           "render", "HUMAN_RANGE_OPTION", "parse_human_range", "past_the_scale", "scale_range",
+           "bounded_note", "rerun_command"]
 
 
 @click.group("calibrate", no_args_is_help=True,
@@ -107,11 +108,64 @@ def render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
         say("warning", note)
 
 
-def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | None) -> str | None:
+def rerun_command(commands: Any, command: str, score: str, by: str | None, human: str | None, system: str,
+                  method: str | None, extra: tuple[str, ...] = ()) -> Any:
+    """``rerun(range)``: the ``leaderboard``/``report`` command line with ``--human-range RANGE`` added (the
+    table and its ``--col`` options from ``commands``, a :class:`CommandContext`; the options that decide the
+    calibrated scores, and ``extra``, e.g. the report's -o; others are left to the user)."""
+    from ._advice import _TABLE
+
+    def rerun(text: str) -> str:
+        words = [*command.split(), _TABLE, "--score", score, *(["--by", by] if by else []),
+                 *(["--human", human] if human else []), *(["--system", system] if system != "system" else []),
+                 *(["--method", method] if method not in (None, "auto") else []), "--human-range", text, *extra]
+        return commands.command(*words)
+    return rerun
+
+
+def scale_range(df: Any, human: str | None, human_scale: str | None, human_range: str | None
+                ) -> tuple[str | None, str | None, str | None]:
+    """The ``--human-range`` that ``leaderboard`` and ``report`` apply, where it came from, and a note: the one
+    given (source None); else the bounds of the human scale the table names (``--human-scale esa|da|sqm``, or
+    the ``HUMAN_scale`` column `xleval ingest` writes), whose source names it; else (None, None, None). Labels
+    outside the named scale's bounds are not bounded by it: the note says so (the name may be wrong)."""
+    if human_range is not None or human is None or human not in df.columns:
+        return human_range, None, None
+    import numpy as np
+    import pandas as pd
+
+    from ..calibration._scales import declared_scale, scale_bounds
+
+    name = declared_scale(df, human, human_scale)
+    bounds = scale_bounds(name)
+    if bounds is None:
+        return None, None, None
+    said = f"--human-scale {human_scale}" if human_scale is not None else f"the {human}_scale column: {name}"
+    labels = pd.to_numeric(df[human], errors="coerce").to_numpy(dtype=float)
+    outside = labels[np.isfinite(labels) & ((labels < bounds[0]) | (labels > bounds[1]))]
+    if len(outside):
+        return None, None, (f"{len(outside)} human label(s) lie outside {bounds[0]:g} to {bounds[1]:g}, the range of "
+                            f"the human scale ({said}; e.g. {outside[0]:g}): calibrated scores are not bounded by it; "
+                            "check the scale's name, or give --human-range LOW,HIGH")
+    return f"{bounds[0]:g},{bounds[1]:g}", f"the range of the human scale ({said})", None
+
+
+def bounded_note(human_range: str | None, source: str | None, method: str) -> str | None:
+    """The note that says calibrated scores were bounded by a named scale's range without a flag."""
+    if source is None or human_range is None or method != "anchored":
+        return None
+    low, high = human_range.split(",")
+    return (f"calibrated system scores are kept inside {low} to {high}, {source}; give --human-range LOW,HIGH "
+            "to bound them otherwise")
+
+
+def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | None, *, source: str | None = None,
+                   rerun: Any = None) -> str | None:
     """The note of ``leaderboard`` and ``report`` when calibrated values or their interval bounds (``rows``:
-    the board's rows, records or a frame) lie outside the human scale: the ``--human-range`` given, else the
-    scale the labels are on (within 0-100 reaching above 1: raw DA, ESA; all at most 0: MQM). None when
-    nothing is past the scale, or the scale cannot be told."""
+    the board's rows, records or a frame) lie outside the human scale: the ``--human-range`` given (``source``:
+    where a range not given as a flag came from, :func:`scale_range`), else the scale the labels are on
+    (within 0-100 reaching above 1: raw DA, ESA; all at most 0: MQM). ``rerun(flag)``: the command line that
+    adds the flag, shown with the advice. None when nothing is past the scale, or the scale cannot be told."""
     import numpy as np
     import pandas as pd
 
@@ -121,7 +175,7 @@ def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | Non
     labels = labels[np.isfinite(labels)]
     if human_range is not None:
         low, high = parse_human_range(human_range) or (-np.inf, np.inf)
-        scale, flag = f"{low:g} to {high:g} (--human-range {human_range})", ""
+        scale, flag = f"{low:g} to {high:g} ({source or f'--human-range {human_range}'})", ""
     elif labels.size == 0:
         return None
     elif labels.min() >= 0 and 1 < labels.max() <= 100:
@@ -143,5 +197,7 @@ def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | Non
     shown = ", ".join(f"{c.replace('calibrated_', '')} {float(row[c]):.1f}" for c in columns)
     what = "the human scale given" if not flag else "the human labels' scale"
     fix = f"; give {flag} to keep calibrated scores inside it" if flag else "; read them as capped at the scale"
+    if flag and rerun is not None:
+        fix += f": {rerun(flag.split()[1])}"
     return (f"{int(outside.any(axis=1).sum())} calibrated system score(s) or their intervals run past {what}, "
             f"{scale}: e.g. {row.get('system', '?')} in {row.get('group', '?')} ({shown}){fix}")

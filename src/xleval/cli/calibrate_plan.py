@@ -20,6 +20,7 @@ from ._common import (
     keep_reference_copies_option,
     reference_copy_step,
     say,
+    working,
 )
 from .calibrate_common import app, in_table, render
 
@@ -81,11 +82,12 @@ def plan(input, budget, score, by, human, system, segment, document, rows, alloc
     df = df.reset_index(drop=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = in_table(input, plan_labels, df, by_cols if len(by_cols) > 1 else by_cols[0], budget, score=score,
-                          human=human, system=system, segment=segment, document=document, rows=rows,
-                          allocation=allocation,
-                          confidence=confidence, power=power, residual_sd=residual_sd, label_column=label_column,
-                          random_state=seed)
+        with working(f"planning labels for {input}"):  # plan_labels tells no steps
+            result = in_table(input, plan_labels, df, by_cols if len(by_cols) > 1 else by_cols[0], budget, score=score,
+                              human=human, system=system, segment=segment, document=document, rows=rows,
+                              allocation=allocation,
+                              confidence=confidence, power=power, residual_sd=residual_sd, label_column=label_column,
+                              random_state=seed)
     if output is not None:
         chosen = result.rows
         chosen["row_id"] = positions[chosen["row_id"].to_numpy()]

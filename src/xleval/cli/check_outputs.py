@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..output_checks import FLAGS
-from ._common import by_option, col_option, emit_json, emit_tsv, err_console, print_table, say
+from ._common import by_option, col_option, emit_json, emit_tsv, err_console, print_table, say, working
 from ._common import check_outputs as check_paths
 
 
@@ -55,8 +55,9 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
     from ..exceptions import InputError
 
     try:
-        result = run(df, by=by, system=system, metrics=metrics, flags=list(flags) if flags else "auto", langid=langid,
-                     near_copy=near_copy, length_z=length_z, level=level)
+        with working(f"checking {len(df)} outputs of {table}"):  # the library tells no steps
+            result = run(df, by=by, system=system, metrics=metrics, flags=list(flags) if flags else "auto",
+                         langid=langid, near_copy=near_copy, length_z=length_z, level=level)
     except InputError as exc:  # the library cannot name the file: say which table
         raise exc.prefixed(str(table)) from None
     tsv_file = None

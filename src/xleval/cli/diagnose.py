@@ -9,7 +9,7 @@ from .._base.numbers import format_text
 from .._base.terminal import data_text
 from ..decision import Procedure
 from ..decision import diagnose as run_diagnose
-from ..diagnostics import DEFAULT_THRESHOLD
+from ..diagnostics import DEFAULT_THRESHOLD, below_threshold
 from ..exceptions import InputError
 from ..io import parse_column_mapping
 from ..table import EvalTable
@@ -160,16 +160,23 @@ def _render(result, notes: list[str]) -> None:
                  all_pairs: s.all_pairs_accuracy.estimate if s.all_pairs_accuracy else None,
                  "seg pearson": s.segment_pooled["pearson"].estimate if s.segment_pooled else None}
                 for c, s in agreement.scores.items()]
-        print_table(rows, title=f"agreement with {result.human} ({agreement.n_systems} systems)", digits=3)
+        sparse = agreement.n_used < agreement.n_rows  # labels on some rows only: say which rows the figures use
+        on = f" on its {agreement.n_used} labelled rows" if sparse else ""
+        print_table(rows, title=f"agreement with {result.human}{on} ({agreement.n_systems} systems)", digits=3)
+        if sparse and result.calibrated is not None:
+            say("note", f"{result.calibrated} is measured on the rows with {result.human}: if its map was fitted on "
+                "those labels (anchored calibration), these figures are in-sample and flatter it; `xleval "
+                "calibrate evaluate` measures it out of fold")
         for c in agreement.comparisons:
             console.print(data_text(
                 f"{c.b} - {c.a} (cross-group accuracy): {c.difference.estimate:+.3f} (CI {c.difference.ci_low:+.3f} "
                 f"to {c.difference.ci_high:+.3f}), permutation p ({c.permutation.alternative}) = "
                 f"{c.permutation.p_value:.3g}"))
     # the system level decides when there is one (LGN ranks systems): it comes first
-    if result.validity_system is not None:
-        console.print(f"LGN validity, system level ({result.validity_system.status}): {result.validity_system.message}")
-    console.print(f"LGN validity, segment level ({result.validity.status}): {result.validity.message}")
+    for level, check in (("system", result.validity_system), ("segment", result.validity)):
+        if check is not None:  # "at risk", never "violated", for a significant difference below the threshold
+            status = "at risk" if below_threshold(check) else check.status
+            console.print(data_text(f"LGN validity, {level} level ({status}): {check.message}"))
     if result.verdict is not None:
         console.print(data_text(f"LGN validity verdict: {result.verdict.reason}", style="bold"))
     if result.recommendation is not None:

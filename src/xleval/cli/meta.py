@@ -20,9 +20,11 @@ from ._common import (
     grouping,
     keep_reference_copies_option,
     parse_columns,
+    progress_bar,
     reference_copy_step,
     report_option,
     say,
+    working,
     write_analysis_report,
 )
 
@@ -167,23 +169,30 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     calibrated = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = meta_evaluate(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols, system=system,
-                               segment=segment, average_by=average_by, system_scores=system_scores,
-                               human_scale=_scale(human_scale), darr=darr, darr_threshold=darr_threshold,
-                               exclude=exclude,
-                               n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations,
-                               clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
-                               cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better,
-                               cluster_ties=cluster_ties, pdp=pdp, ceiling=ceiling,
-                               gold_spans=read_table(gold_spans, columns=parse_column_mapping(col)) if gold_spans
-                               else None, predicted_spans=_span_files(predicted_spans, col),
-                               span_mismatch=span_mismatch, error_free=error_free, critical=critical)
+        with working(f"meta-evaluating {len(names)} metric(s) of {input}"):  # meta_evaluate tells no steps
+            result = meta_evaluate(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols, system=system,
+                                   segment=segment, average_by=average_by, system_scores=system_scores,
+                                   human_scale=_scale(human_scale), darr=darr, darr_threshold=darr_threshold,
+                                   exclude=exclude,
+                                   n_resamples=n_resamples, random_state=seed, spa=spa,
+                                   spa_permutations=spa_permutations,
+                                   clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
+                                   cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better,
+                                   cluster_ties=cluster_ties, pdp=pdp, ceiling=ceiling,
+                                   gold_spans=read_table(gold_spans, columns=parse_column_mapping(col)) if gold_spans
+                                   else None, predicted_spans=_span_files(predicted_spans, col),
+                                   span_mismatch=span_mismatch, error_free=error_free, critical=critical)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
-            calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
-                                           system=system, calibrations=calibrations, n_folds=folds,
-                                           n_repeats=repeats, human_scale=scale, meta=result,
-                                           lower_is_better=lower_is_better)
+            with progress_bar(f"calibrations of {len(names)} metric(s)") as advance:
+                def each(units: int = 1, *, total: int | None = None) -> None:
+                    # every metric's evaluation declares its own total (the same procedure on the same rows)
+                    advance(units, total=None if total is None else total * len(names))
+
+                calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
+                                               system=system, calibrations=calibrations, n_folds=folds,
+                                               n_repeats=repeats, human_scale=scale, meta=result,
+                                               lower_is_better=lower_is_better, progress=each)
     loud = [*([copies] if copies else []), *dict.fromkeys(str(w.message) for w in caught)]
     if agreement is None:
         if fmt == "json":

@@ -54,7 +54,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     from ..exceptions import InputError
     from ..io import check_output_path
     from ..report import check_format, mt_report, write_report
-    from .calibrate_common import parse_human_range, past_the_scale
+    from .calibrate_common import bounded_note, parse_human_range, past_the_scale, rerun_command, scale_range
     from .meta import judges_agreement
 
     check_format(fmt)
@@ -73,20 +73,26 @@ def report(input, score, output, by, human, system, method, model, metric, human
     meta = (_meta(df, meta_metrics, human, data.by, system, input, data.signatures, n_resamples, seed)
             if meta_metrics else None)
     agreement = judges_agreement(df, judges, input, data.signatures, list(data.by), system)
+    # a named scale with known bounds (ESA, raw DA 0-100) bounds the calibrated scores without a flag
+    human_range, range_source, unbounded = scale_range(df, human, human_scale, human_range)
     with progress_bar(f"report on {input}") as advance:
         result = mt_report(data, system=system, model=calibrator, method=method, metric=metric,
                            force=force, n_resamples=n_resamples, random_state=seed,
                            where=input, commands=commands, progress=advance, human_scale=human_scale,
                            human_higher_is_better=human_up, human_range=parse_human_range(human_range),
                            output_checks=checks, meta=meta, judges=agreement, extra_sections=extra)
-    beyond = past_the_scale(result.leaderboard or (), df, human, human_range)
-    if beyond:  # said in the report's warnings, where the values are shown
+    beyond = past_the_scale(result.leaderboard or (), df, human, human_range, source=range_source,
+                            rerun=rerun_command(commands, "report", score, by, human, system, method,
+                                                  ("-o", str(output))))
+    bounded = bounded_note(human_range, range_source, (result.summary or {}).get("calibration_used", {}).get("method"))
+    said = tuple(n for n in (unbounded, bounded, beyond) if n)
+    if said:  # said in the report's warnings, where the values are shown
         import dataclasses
 
         from ..report import generic_section
 
         result = dataclasses.replace(result, sections=(*result.sections, generic_section(
-            "Calibrated scores past the human scale", warnings=(beyond,))))
+            "Calibrated scores and the human scale", warnings=said)))
     write_report(result, output, fmt=fmt)
     n_warn = len(result.alerts)
     summary = result.summary or {}

@@ -54,6 +54,7 @@ from ..diagnostics import (
     HumanScale,
     ValidityVerdict,
     human_scale_check,
+    status_said,
 )
 from ..exceptions import InputError
 from ..table import EvalTable, as_table, numeric_column
@@ -207,8 +208,10 @@ def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     steps.append(DecisionStep("validity", validity.reason))
     loud = validity.status != "holds"
     reason = (f"human labels in {len(labelled)} of {len(groups)} groups: anchored calibration needs every group; "
-              f"the validity check on the labelled groups: {validity.status}")
-    if validity.status == "violated":
+              f"the validity check on the labelled groups: {status_said(validity)}")
+    if validity.status == "violated" and status_said(validity) == "at risk":
+        head = "WARNING: the labelled groups' human scores differ, by a difference that may reach the threshold"
+    elif validity.status == "violated":
         head = "WARNING: the labelled groups differ in true quality, which LGN would erase"
     elif validity.status == "uninformative":
         head = "WARNING: the human scores are standardised within groups and cannot test LGN's assumption"
@@ -363,6 +366,9 @@ class CalibrationDecision(Result):
 
     @property
     def validity_level(self) -> str:
+        """The level whose check the verdict states (``system`` or ``segment``): the one that decided it."""
+        if self.validity is not None:
+            return self.validity.level
         return "system" if self.validity_system is not None else "segment"
 
     @property

@@ -15,6 +15,7 @@ from ..diagnostics import (
     ValidityVerdict,
     compare_bias,
     human_agreement,
+    status_said,
     validity_verdict,
 )
 from ..table import EvalTable
@@ -167,14 +168,14 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: Calibrati
     if not bias.calibration_advised:
         text = f"calibration not needed by the {bias.threshold:g}-sd rule (largest d = {d:.2f})"
         if verdict.status in ("violated", "uninformative"):
-            text += f"; and do not use LGN here: the validity check is {verdict.status}"
+            text += f"; and do not use LGN here: the validity check is {status_said(verdict)}"
         return text
     head = f"calibration advised (largest d = {d:.2f} > {bias.threshold:g})"
     if choice.method == "anchored":
         return f"{head}: use anchored calibration{then}"
     if verdict.status == "violated":
-        return (f"{head}, but not with LGN: the validity check is {verdict.status}; label about {choice.labels_needed} "
-                f"rows per group and use anchored calibration{then}")
+        return (f"{head}, but not with LGN: the validity check is {status_said(verdict)}; label about "
+                f"{choice.labels_needed} rows per group and use anchored calibration{then}")
     if choice.warn:
         return (f"{head}: LGN is the only option without human labels in every group, but its equal-quality "
                 f"assumption is {verdict.status}; label about {choice.labels_needed} rows per group to use anchored "

@@ -14,8 +14,10 @@ from ._validity import (
     HumanScale,
     ValidityCheck,
     ValidityVerdict,
+    below_threshold,
     check_lgn_validity,
     human_scale_check,
+    status_said,
     validity_verdict,
 )
 
@@ -24,4 +26,5 @@ __all__ = [
     "diagnose_bias", "compare_bias", "BiasDiagnosis", "BiasComparison", "DEFAULT_THRESHOLD",
     "human_agreement", "system_table", "AgreementResult", "ScoreAgreement", "Comparison",
     "check_lgn_validity", "ValidityCheck", "DESIGN_ADVICE", "validity_verdict", "ValidityVerdict", "SEVERITY",
+    "below_threshold", "status_said",
 ]

@@ -44,7 +44,8 @@ from ..table import DEFAULT_BY, EvalTable, as_table
 from ._common import finite_rows
 
 __all__ = ["ValidityCheck", "ValidityVerdict", "check_lgn_validity", "validity_verdict", "DESIGN_ADVICE",
-           "SEVERITY", "HumanScale", "human_scale_check", "HUMAN_SCALES"]
+           "SEVERITY", "HumanScale", "human_scale_check", "HUMAN_SCALES", "below_threshold",
+           "status_said"]
 
 SEVERITY = ("holds", "untested", "inconclusive", "uninformative", "violated")
 STANDARDISED_TOL = 1e-6
@@ -288,10 +289,13 @@ def _verdict(groups, pairs, test, threshold, level, alpha, human, notes, unit: s
         status = "violated"
         named = ", ".join(f"{a} > {b} (d = {d:.2f})"
                           for a, b, d in reach[["group_a", "group_b", "d"]].head(10).itertuples(index=False))
+        below = bool(top["d"] < threshold)  # only the upper bounds reach the threshold: say so, not "would"
         message = (f"WARNING: human scores differ between groups (Kruskal-Wallis p = {test.p_value:.3g}) by up to "
-                   f"{top['d']:.3g} pooled sd; differences that may reach {threshold:g} sd: {named}. LGN would erase "
-                   "these real quality differences; prefer anchored calibration (AnchoredCalibrator) or a calibration "
-                   "set with the same systems and source documents in every group.")
+                   f"{top['d']:.3g} pooled sd{f', below {threshold:g}' if below else ''}; differences that may reach "
+                   f"{threshold:g} sd{' (their upper bounds do)' if below else ''}: {named}. LGN "
+                   f"{'could erase such' if below else 'would erase these'} real quality differences; prefer "
+                   "anchored calibration (human scores for a sample of systems in every group) or a calibration set "
+                   "with the same systems and source documents in every group.")
     else:
         status = "inconclusive"
         # at system level a system's mean is one observation: the limit is systems per group, not labels
@@ -318,6 +322,31 @@ class ValidityVerdict(Result):
     primary: ValidityCheck
     secondary: ValidityCheck | None
 
+    @property
+    def deciding(self) -> ValidityCheck:
+        """The check whose status is the verdict's (the primary one when both have it)."""
+        return self.primary if self.primary.status == self.status or self.secondary is None else self.secondary
+
+    @property
+    def level(self) -> str:
+        """``system`` or ``segment``: the level of :attr:`deciding`."""
+        return "system" if self.secondary is not None and self.deciding is self.primary else "segment"
+
+
+def status_said(check: ValidityCheck | ValidityVerdict) -> str:
+    """A check's (or a verdict's) status in the words for users: ``at risk`` for a ``violated`` check whose
+    largest difference is below its threshold (:func:`below_threshold`), else the status."""
+    deciding = check.deciding if isinstance(check, ValidityVerdict) else check
+    return "at risk" if below_threshold(deciding) else check.status
+
+
+def below_threshold(check: ValidityCheck) -> bool:
+    """A ``violated`` check whose largest difference is below its threshold: the groups differ
+    significantly and the difference *may* reach the threshold (its upper bound does), but its
+    estimate does not. Said as "at risk", never as "violated", in the sentences for users."""
+    return (check.status == "violated" and check.pairs is not None and len(check.pairs) > 0
+            and float(check.pairs.iloc[0]["d"]) < check.threshold)
+
 
 def validity_verdict(segment: ValidityCheck, system: ValidityCheck | None = None) -> ValidityVerdict:
     """Combine the segment-level and the system-level check (the system level first)."""
@@ -332,18 +361,25 @@ def validity_verdict(segment: ValidityCheck, system: ValidityCheck | None = None
         where = f"at {level} (the worse of the two; {other_level}: {other.status})"
     else:
         where = "at both levels" if len(checks) == 2 else f"at {level}"
+    said = worst.status
     if worst.pairs is not None and len(worst.pairs):
         top = worst.pairs.iloc[0]
         unit = "system sd" if worst is system else "segment sd"
         detail = (f"largest difference {top['group_a']} vs {top['group_b']}, d = {top['d']:.2f} {unit} "
                   f"(threshold {worst.threshold:g})")
+        if below_threshold(worst):  # significant, but the estimate is below the threshold: only its bound reaches it
+            said = "at risk"
+            p = f" (Kruskal-Wallis p = {worst.test.p_value:.2g})" if worst.test is not None else ""
+            detail = (f"the groups' human scores differ{p}; the largest difference, {top['group_a']} vs "
+                      f"{top['group_b']}, d = {top['d']:.2f} {unit}, is below the threshold {worst.threshold:g}, but "
+                      f"its {worst.level:.0%} upper bound ({top['upper']:.2f}) reaches it")
         if worst.status == "inconclusive":  # a d above the threshold that is not significant: say what is missing
             missing = "systems per group" if worst is system else "human scores"
             detail += (f", not significant (p = {worst.test.p_value:.2g}): more {missing} would tell whether the "
                        "groups differ" if worst.test is not None else "")
     else:
         detail = _first_sentence(worst.message)
-    reason = f"{worst.status} {where}: {detail}"
+    reason = f"{said} {where}: {detail}"
     return ValidityVerdict(worst.status, worst.status in ("violated", "uninformative"), reason, primary, secondary)
 
 

@@ -187,7 +187,7 @@ def model_calibration(model: Any, frame: pd.DataFrame, by: str, *, signature: st
     if missing:
         raise InputError(f"the calibrator groups by {', '.join(missing)}, which the table lacks; "
                          "use a calibrator fitted on columns of this table")
-    kind = type(model).__name__  # named in the description: LGN, AnchoredCalibrator
+    kind = "anchored calibrator" if model.kind == "anchored" else "LGN"  # named in the description, never a class
     system = getattr(model, "system", None)
     keys = _keys(frame, model_by, by) if system and system in frame.columns else None
     level = "system-mean" if keys is not None else "segment"

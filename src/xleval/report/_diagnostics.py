@@ -65,11 +65,24 @@ def bias_section(diagnosis, figures: tuple[Figure, ...] = ()) -> Section:
                                                       _headline_rows(before, after))])
 
 
-def agreement_section(agreement) -> Section:
+def agreement_section(agreement, *, in_sample: tuple[str, ...] = (), out_of_fold: str | None = None) -> Section:
     """Agreement with humans: cross-group and all-pairs pairwise accuracy, pooled and within-group
-    correlations (segment and system level) with CIs, and the raw-vs-calibrated tests."""
+    correlations (segment and system level) with CIs, and the raw-vs-calibrated tests. ``in_sample``:
+    score columns fitted on these same labels (an anchored map fitted on the table), labelled
+    "(in-sample)" wherever they appear; ``out_of_fold``: the cross-validated figures to quote instead."""
     acc, pooled, within, system_within = [], [], [], []
-    for name, res in agreement.scores.items():
+    paragraphs = [_RESCALING]
+    if in_sample:
+        paragraphs.insert(0, (
+            f"In-sample: {', '.join(in_sample)} comes from a map fitted on these same human scores, so its agreement "
+            "here flatters it (the labels it is measured on are the labels it was fitted on)"
+            + (f". Out of fold (the summary's figures, measured on systems the map was not fitted on): {out_of_fold}."
+               if out_of_fold else "; `xleval calibrate evaluate` measures it out of fold.")))
+
+    def said(name: str) -> str:
+        return f"{name} (in-sample)" if name in in_sample else name
+
+    for name, res in ((said(n), r) for n, r in agreement.scores.items()):
         for pairs, value in (("cross-group", res.cross_group_accuracy), ("all pairs", res.all_pairs_accuracy)):
             if value is not None:
                 acc.append({"score": name, "pairs": pairs, **_ci(value), "n_systems": value.n,
@@ -84,7 +97,7 @@ def agreement_section(agreement) -> Section:
         for group, corr in res.system_within.items():
             system_within.append({"group": group, "score": name, "pearson": corr.estimate, "ci_low": corr.ci_low,
                                   "ci_high": corr.ci_high, "n_systems": corr.n})
-    tests = [{"a": c.a, "b": c.b, "accuracy difference (b - a)": c.difference.estimate,
+    tests = [{"a": said(c.a), "b": said(c.b), "accuracy difference (b - a)": c.difference.estimate,
               "ci_low": c.difference.ci_low, "ci_high": c.difference.ci_high,
               "permutation p": c.permutation.p_value} for c in agreement.comparisons]
     tables = [("System-level pairwise accuracy", acc), ("Raw vs calibrated: cross-group pairwise accuracy", tests),
@@ -97,7 +110,7 @@ def agreement_section(agreement) -> Section:
     if agreement.excluded_groups:
         notes.append(f"groups with fewer than 2 systems, left out of system-level statistics: "
                      f"{', '.join(agreement.excluded_groups)}")
-    return generic_section(f"Agreement with humans ({agreement.human})", id="agreement", paragraphs=[_RESCALING],
+    return generic_section(f"Agreement with humans ({agreement.human})", id="agreement", paragraphs=paragraphs,
                            facts=facts, tables=[t for t in tables if t[1]], warnings=notes)
 
 
@@ -114,7 +127,12 @@ def validity_section(validity, *, title: str = "Validity of LGN's equal-quality 
     if validity.pairs is not None and len(validity.pairs):
         tables.append(Table.from_records(
             f"Standardised differences of human means (upper = one-sided {validity.level:g} bound)", validity.pairs))
-    facts = {"status": validity.status, "threshold (pooled sd)": validity.threshold,
+    from ..diagnostics import below_threshold
+
+    status = validity.status
+    if below_threshold(validity):  # significant, but the largest difference is below the threshold
+        status = "at risk (a significant difference below the threshold, whose upper bound reaches it)"
+    facts = {"status": status, "threshold (pooled sd)": validity.threshold,
              "flagged pairs": [" vs ".join(p) for p in validity.flagged_pairs] or None}
     warn = [validity.message] if validity.warn else []
     return generic_section(title, id=id,

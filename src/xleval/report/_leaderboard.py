@@ -3,6 +3,8 @@ report (the verdict when the calibration was chosen automatically, the sortable 
 checks that did not pass). Every number is formatted by :mod:`xleval.report._format`."""
 from __future__ import annotations
 
+import re
+
 from ._figures import figure_from_matplotlib
 from ._format import format_rows
 from ._model import Report
@@ -36,7 +38,8 @@ def leaderboard_lines(board) -> tuple[list[str], list[list[str]], list[str]]:
     if board.recommendation is not None:
         reasons = " ".join(board.recommendation.reasons)
         notes.append(f"calibration: {board.recommendation.name} (recommended): {reasons}")
-    notes += list(board.notes)
+    # a captured warning's class name is code, not words for users: its message only
+    notes += [re.sub(r"^(?:[A-Z][a-z0-9]*)+Warning: ", "", n) for n in board.notes]
     cells = [[visible_controls(c, name=True) for c in row] for row in format_rows(header, rows)]
     return [visible_controls(h) for h in header], cells, [visible_controls(n) for n in notes]
 

@@ -55,7 +55,7 @@ from ._plots import (
     system_scores_figure,
 )
 from ._sections import generic_section, warnings_section
-from ._summary import check_alerts, leaderboard_section, summary_section, verdict
+from ._summary import agreement_line, check_alerts, leaderboard_section, summary_section, verdict
 
 __all__ = ["DataSummary", "MTAnalysis", "summarize_data", "analyze_mt", "build_mt_report", "mt_report"]
 
@@ -261,7 +261,11 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
     sections += [_distribution_section(a, image_format),
                  bias_section(a.diagnosis, (_means_figure(a, image_format),)), _calibration_section(a)]
     if a.diagnosis.agreement is not None:
-        sections.append(agreement_section(a.diagnosis.agreement))
+        # an anchored map fitted here is measured on the labels it was fitted on: say so, with the out-of-fold figures
+        fitted_here = a.in_sample and a.calibration.is_anchored
+        sections.append(agreement_section(a.diagnosis.agreement, in_sample=(a.calibrated,) if fitted_here else (),
+                                          out_of_fold=agreement_line(a.recommendation.evaluation,
+                                                                     a.recommendation.method)))
     sections.append(validity_section(a.diagnosis.validity))
     if a.diagnosis.validity_system is not None:
         sections.append(validity_section(a.diagnosis.validity_system, id="validity-system",

@@ -11,12 +11,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from ..diagnostics import below_threshold
 from ._format import format_column, format_number
 from ._model import Alert, Figure, Section, Table
 
 __all__ = ["verdict", "summary_section", "leaderboard_section", "leaderboard_display_rows", "check_alerts",
-           "cv_rows", "VALIDITY_ACTIONS"]
+           "cv_rows", "VALIDITY_ACTIONS", "agreement_line"]
 
 _METHOD_NAMES = {"none": "no calibration (raw scores)", "lgn": "LGN", "anchored": "anchored calibration",
                  "model": "the saved calibrator"}
@@ -26,6 +28,9 @@ VALIDITY_ACTIONS = {
     "violated": "Do not use LGN to compare these groups: it would erase real quality differences. Use anchored "
                 "calibration (human scores for a sample of systems in every group), or a calibration set with the "
                 "same systems and source documents in every group.",
+    "at risk": "Do not rely on LGN to compare these groups: the groups' human scores differ, and the difference may "
+               "reach the threshold. Use anchored calibration (human scores for a sample of systems in every group), "
+               "or label more segments per group to tell whether the difference is that large.",
     "inconclusive": "Add human scores for more systems (or segments) per group to settle it, or calibrate on a set "
                     "with the same systems and source documents in every group, where the assumption holds by design.",
     "untested": "Add human scores for a sample of every group (a human score column) so the assumption can be checked.",
@@ -36,7 +41,11 @@ _LGN_ANSWERS = {"holds": "yes", "violated": "no", "inconclusive": "cannot tell",
                 "uninformative": "cannot tell"}
 
 
-def _lgn_answer(status: str, level: str) -> str:
+def _lgn_answer(rec) -> str:
+    """May LGN be used: the answer, why, at the level that decided (the other level's status beside it)."""
+    status, level = rec.validity_status, rec.validity_level
+    verdict = rec.validity
+    check = verdict.deciding if verdict is not None else rec.validity_segment
     unit = "system means" if level == "system" else "segments"
     answer = _LGN_ANSWERS.get(status, status)
     why = {"holds": f"its equal-quality assumption is consistent with the human scores ({unit})",
@@ -46,6 +55,21 @@ def _lgn_answer(status: str, level: str) -> str:
                             else "too few human scores to check its equal-quality assumption (segments)"),
            "untested": "no human scores to check its equal-quality assumption",
            "uninformative": "the human scale cannot tell whether the groups differ in quality"}.get(status, "")
+    if status == "violated" and check is not None and check.pairs is not None and len(check.pairs):
+        top = check.pairs.iloc[0]
+        size = f"d = {top['d']:.2f} {'system' if level == 'system' else 'segment'} sd"
+        if below_threshold(check):
+            why = (f"at {level} level the groups' human scores differ, by up to {size} ({top['group_a']} vs "
+                   f"{top['group_b']}): below the {check.threshold:g} threshold, but its upper bound "
+                   f"({top['upper']:.2f}) reaches it, so LGN could erase a real difference")
+        else:
+            why = (f"at {level} level the groups differ in true quality according to the human scores ({unit}; "
+                   f"{size} ({top['group_a']} vs {top['group_b']}), threshold {check.threshold:g}); LGN would "
+                   "erase it")
+    if verdict is not None and verdict.secondary is not None:
+        other = verdict.secondary if check is verdict.primary else verdict.primary
+        if other.status != status:
+            why += f" ({'segment' if level == 'system' else 'system'} level: {other.status})"
     return f"{answer}: {why}" if why else answer
 
 
@@ -94,7 +118,7 @@ def verdict(recommendation, board, *, score: str, headline: Sequence[str] = ()) 
     out: dict[str, Any] = {
         "recommendation": rec.method, "recommendation_name": _METHOD_NAMES[rec.method], "reasons": list(rec.reasons),
         "language_bias": bool(rec.bias.calibration_advised), "language_bias_answer": _bias_answer(rec.bias),
-        "lgn_allowed": _LGN_ANSWERS.get(status, status), "lgn_answer": _lgn_answer(status, level),
+        "lgn_allowed": _LGN_ANSWERS.get(status, status), "lgn_answer": _lgn_answer(rec),
         "validity": {"level": level, "status": status, "message": rec.validity_reason,
                      "segment": rec.validity_segment.status,
                      "system": rec.validity_system.status if rec.validity_system is not None else None},
@@ -112,7 +136,7 @@ def verdict(recommendation, board, *, score: str, headline: Sequence[str] = ()) 
     return out
 
 
-def _agreement_line(evaluation, method: str) -> str | None:
+def agreement_line(evaluation, method: str) -> str | None:
     if evaluation is None or _accuracy(evaluation, "raw") is None:
         return None
     order = ["raw"] + ([method] if method in ("lgn", "anchored") else []) + \
@@ -129,12 +153,12 @@ def summary_section(recommendation, board, *, score: str, by: str, figures: Sequ
     name = _METHOD_NAMES[rec.method]
     lead = list(headline)
     answer = f"Recommended calibration for comparing {score} across {by} groups: {name}."
-    agreement = _agreement_line(rec.evaluation, rec.method)
+    agreement = agreement_line(rec.evaluation, rec.method)
     if agreement:
         answer += f" Agreement with human scores across groups: {agreement}."
     lead.append(answer)
     facts = {f"Language bias in {score}?": _bias_answer(rec.bias),
-             "May LGN be used here?": _lgn_answer(rec.validity_status, rec.validity_level),
+             "May LGN be used here?": _lgn_answer(rec),
              "Recommended calibration": name,
              "Calibration applied in this report": applied or board.calibration["description"]}
     if board.calibration["method"] == "model":  # a saved calibrator was given: say it is not the recommendation
@@ -193,6 +217,12 @@ def leaderboard_display_rows(board, *, compact: bool = False) -> list[dict]:
     out[f"rank in {by}, interval" if not compact else "interval "] = ranks("rank_in_group")
     if "human" in rows.columns:
         out[f"human ({board.human})" if not compact else "human"] = rows["human"].tolist()
+        if "n_human" in rows.columns:
+            n_human = pd.to_numeric(rows["n_human"], errors="coerce").fillna(0).astype(int)
+            # labels on some segments only: the human mean of 4 labels is not that of 1000 segments, so its count
+            # stands beside it (it is the count the mean is made of)
+            if (rows["human"].notna() & (n_human < rows["n_segments"])).any():
+                out["human labels" if not compact else "labels"] = n_human.tolist()
     out["segments"] = rows["n_segments"].astype(int).tolist()
     return [dict(zip(out, values, strict=True)) for values in zip(*out.values(), strict=True)]
 
@@ -213,8 +243,12 @@ def leaderboard_section(board, *, figures: Sequence[Figure] = ()) -> Section:
         "of a group.",
         *(f"{_INTERVAL_NAMES.get(k, k)}: {v}." for k, v in getattr(board, "intervals", {}).items()),
     ]
-    table = Table.from_records(f"Leaderboard: {board.score} by {board.by}", leaderboard_display_rows(board),
-                               sortable=True)
+    rows = leaderboard_display_rows(board)
+    if rows and "human labels" in rows[0]:
+        paragraphs.append(f"Human ({board.human}): the mean of the system's human scores, over the segments that have "
+                          "one (human labels: how many; segments: how many the scores are averaged over). Labelled "
+                          "on a few segments, it is a noisy sample of the system's quality, not its measured score.")
+    table = Table.from_records(f"Leaderboard: {board.score} by {board.by}", rows, sortable=True)
     notes = [n for n in board.notes if not n.startswith(("SmallGroupWarning", "UnseenGroupWarning",
                                                           "DegenerateGroupWarning", "DataQualityWarning"))]
     return Section("leaderboard", "Leaderboard", tuple(paragraphs), (), (table,), tuple(figures), tuple(notes))
@@ -227,8 +261,9 @@ def check_alerts(recommendation, diagnosis=None, *, calibration_method: str, boa
     checks = [(rec.validity_system, "system"), (rec.validity_segment, "segment")]
     for validity, level in checks:
         if validity is not None and validity.status != "holds":
-            alerts.append(Alert(f"LGN validity check, {level} level", validity.status, validity.message,
-                                VALIDITY_ACTIONS.get(validity.status, "")))
+            status = "at risk" if below_threshold(validity) else validity.status  # never "violated" below it
+            alerts.append(Alert(f"LGN validity check, {level} level", status, validity.message,
+                                VALIDITY_ACTIONS.get(status, "")))
     if rec.warn and rec.warning:
         then = ", then ".join(f"`{c}`" for c in rec.commands)
         alerts.append(Alert("choice of calibration", "warning", rec.warning.removeprefix("WARNING: "),
