@@ -72,7 +72,8 @@ def coverage(frame: pd.DataFrame, k: int, seed: int, n_resamples: int) -> dict[s
         warnings.simplefilter("ignore")
         board = leaderboard(labelled, "chrf", "lp", human="human", method="anchored", n_resamples=n_resamples,
                             random_state=seed)
-        slope = fit_calibration("anchored", labelled, "chrf", "lp", human="human", system="system").model.slopes_
+        fitted = fit_calibration(labelled, "anchored", score="chrf", by="lp", human="human", system="system")
+        slope = fitted.model.slopes_
     rows = board.rows.set_index(["group", "system"])
     h = truth.loc[rows.index].to_numpy()
     # the interval before: the raw score's bootstrap (here the mean chrF's) through the fitted map, held fixed
