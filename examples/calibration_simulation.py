@@ -29,6 +29,7 @@ human means.
 
     python examples/calibration_simulation.py              # 20 worlds per cell, 10 WMT21 draws (~10 min)
     python examples/calibration_simulation.py --quick      # 4 worlds, 3 draws
+    python examples/calibration_simulation.py --wmt-only --pairs-k 100 200   # the real sets, pairs at K = 100, 200
 """
 from __future__ import annotations
 
@@ -250,9 +251,10 @@ def verdict_boards(labelled: pd.DataFrame, higher: bool, n_resamples: int, seed:
     return boards
 
 
-def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Accuracy of every estimator per WMT21 (and WMT20) scale and K, and the pairs at K = 100
-    (``examples/interval_coverage`` loads the WMT21 sets)."""
+def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200,
+                pair_budgets=(100,)) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Accuracy of every estimator per WMT21 (and WMT20) scale and K in ``budgets``, and the pairs at each K in
+    ``pair_budgets`` (``examples/interval_coverage`` loads the WMT21 sets)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from interval_coverage import load_sets
 
@@ -261,17 +263,18 @@ def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200) -> tu
         higher = not name.startswith("MQM")
         truth = frame.groupby(["lp", "system"])["human"].mean()
         scored = frame.rename(columns={"chrf": "score"})
-        for budget in budgets:
+        for budget in sorted(set(budgets) | set(pair_budgets)):
             for d in range(draws):
                 labelled = scored.assign(human=label(scored, budget, np.random.default_rng([d, budget])))
-                acc = {n: cross_accuracy(p if higher or n in ("raw", "lgn") else -p, truth if higher else -truth)
-                       for n, p in estimates(labelled, higher).items()}
-                acc_rows.append({"scale": name, "K": budget, "draw": d, **acc})
-                if budget == 100:
+                if budget in budgets:
+                    acc = {n: cross_accuracy(p if higher or n in ("raw", "lgn") else -p, truth if higher else -truth)
+                           for n, p in estimates(labelled, higher).items()}
+                    acc_rows.append({"scale": name, "K": budget, "draw": d, **acc})
+                if budget in pair_budgets:
                     for procedure, board in verdict_boards(labelled, higher, n_resamples, d).items():
-                        pair_rows.append({"scale": name, "procedure": procedure, "draw": d,
+                        pair_rows.append({"scale": name, "K": budget, "procedure": procedure, "draw": d,
                                           **pair_scores(board, truth)})
-                    pair_rows.append({"scale": name, "procedure": "plain", "draw": d,
+                    pair_rows.append({"scale": name, "K": budget, "procedure": "plain", "draw": d,
                                       **plain_pairs(labelled, truth, higher)})
     return pd.DataFrame(acc_rows), pd.DataFrame(pair_rows)
 
@@ -298,15 +301,7 @@ def headline(acc: pd.DataFrame) -> dict[str, float]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="4 worlds per cell, 3 WMT21 draws")
-    parser.add_argument("--worlds", type=int, default=20)
-    parser.add_argument("--draws", type=int, default=10)
-    parser.add_argument("--no-wmt", action="store_true", help="simulation only")
-    args = parser.parse_args(argv)
-    worlds, draws = (4, 3) if args.quick else (args.worlds, args.draws)
-    start = time.perf_counter()
+def simulation(worlds: int) -> None:
     acc = accuracy_study(worlds)
     print(f"## Simulation: cross-group accuracy, mean (min) over {worlds} worlds per row\n")
     print(_table(acc, ["kind", "groups", "K"], ESTIMATORS))
@@ -320,24 +315,45 @@ def main(argv: list[str] | None = None) -> int:
                                              "wrong across", "declared within", "wrong within")))
     told = pairs["n told across"].sum()
     print(f"\npooled: cell coverage {pairs['cover cell'].mean():.3f}, cross-group {pairs['cover across'].mean():.3f}, "
-          f"within "
-          f"{pairs['cover within'].mean():.3f}; cross-group verdicts wrong {pairs['n wrong across'].sum()} of {told}")
+          f"within {pairs['cover within'].mean():.3f}; cross-group verdicts wrong {pairs['n wrong across'].sum()} "
+          f"of {told}")
+
+
+def real_sets(draws: int, pair_budgets: tuple[int, ...]) -> None:
+    wacc, wpairs = wmt21_study(draws, pair_budgets=pair_budgets)
+    print(f"\n## WMT21 and WMT20: cross-pair accuracy, mean (min) over {draws} label draws\n")
+    print(_table(wacc, ["scale", "K"], ESTIMATORS))
+    print(f"\n## WMT21 and WMT20: pairwise verdicts (95%), mean (min) over {draws} draws\n")
+    keys = ["scale", "K", "procedure"]
+    print(_table(wpairs, keys, ("cover cell", "cover across", "cover within", "declared across", "wrong across",
+                                "declared within", "wrong within")))
+    print("\nThe cross-pair differences: their spread relative to the true ones (sd ratio), their rms error and "
+          "the rms sd their intervals imply (half-width / 1.96), mean (min) over draws:\n")
+    print(_table(wpairs, keys, ("spread across", "rms error across", "rms sd across")))
+    pooled = wpairs.groupby(keys, sort=False)[["n wrong across", "n told across"]].sum()
+    print("\ncross-pair verdicts wrong, pooled over draws (leaderboard; plain = issue 33's plain procedure):")
+    for (scale, k, procedure), row in pooled.iterrows():
+        told = int(row["n told across"])
+        print(f"- {scale}, K = {k}, {procedure}: {int(row['n wrong across'])} of {told}"
+              + (f" ({row['n wrong across'] / told:.1%})" if told else ""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="4 worlds per cell, 3 WMT21 draws")
+    parser.add_argument("--worlds", type=int, default=20)
+    parser.add_argument("--draws", type=int, default=10)
+    parser.add_argument("--no-wmt", action="store_true", help="simulation only")
+    parser.add_argument("--wmt-only", action="store_true", help="the real sets only")
+    parser.add_argument("--pairs-k", type=int, nargs="+", default=[100],
+                        help="labels per pair (K) of the pairwise study on the real sets (default 100)")
+    args = parser.parse_args(argv)
+    worlds, draws = (4, 3) if args.quick else (args.worlds, args.draws)
+    start = time.perf_counter()
+    if not args.wmt_only:
+        simulation(worlds)
     if not args.no_wmt:
-        wacc, wpairs = wmt21_study(draws)
-        print(f"\n## WMT21 and WMT20: cross-pair accuracy, mean (min) over {draws} label draws\n")
-        print(_table(wacc, ["scale", "K"], ESTIMATORS))
-        print(f"\n## WMT21 and WMT20: pairwise verdicts at K = 100, mean (min) over {draws} draws\n")
-        print(_table(wpairs, ["scale", "procedure"], ("cover cell", "cover across", "cover within", "declared across",
-                                                      "wrong across", "declared within", "wrong within")))
-        print("\nThe cross-pair differences: their spread relative to the true ones (sd ratio), their rms error and "
-              "the rms sd their intervals imply (half-width / 1.96), mean (min) over draws:\n")
-        print(_table(wpairs, ["scale", "procedure"], ("spread across", "rms error across", "rms sd across")))
-        pooled = wpairs.groupby(["scale", "procedure"], sort=False)[["n wrong across", "n told across"]].sum()
-        print("\ncross-pair verdicts wrong, pooled over draws (leaderboard; plain = issue 33's plain procedure):")
-        for (scale, procedure), row in pooled.iterrows():
-            told = int(row["n told across"])
-            print(f"- {scale}, {procedure}: {int(row['n wrong across'])} of {told}"
-                  + (f" ({row['n wrong across'] / told:.1%})" if told else ""))
+        real_sets(draws, tuple(args.pairs_k))
     print(f"\n({time.perf_counter() - start:.0f} s)")
     return 0
 
