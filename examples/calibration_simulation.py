@@ -16,7 +16,10 @@ group; K random labels per group; the metric's shift of a group is N(0, 5) chrF-
 
 **Pairs.** ``leaderboard(..., method="anchored").pairs()`` on the same kind of worlds: coverage of the
 true difference of two cells' human means by the 95% interval of the difference, the share of the
-cross-group pairs given a verdict, and the share of those verdicts that are wrong.
+cross-group pairs given a verdict, and the share of those verdicts that are wrong. On the real sets also the
+same with each pair's own (unshrunk) offset (``own offsets``) and issue 33's plain procedure (``plain``: own
+offsets, the between-system slope of the labelled cells, a plug-in deviation variance and a z-test;
+:func:`plain_pairs`), from the same labels.
 
 **WMT21** (``$XLEVAL_DATA/wmt21``): sentence chrF against raw DA (7 to-English pairs), DA z and MQM
 (en-de, zh-en); **WMT20** (``$XLEVAL_DATA/wmt20-metrics``): the organisers' segment chrF against raw DA of
@@ -26,6 +29,7 @@ human means.
 
     python examples/calibration_simulation.py              # 20 worlds per cell, 10 WMT21 draws (~10 min)
     python examples/calibration_simulation.py --quick      # 4 worlds, 3 draws
+    python examples/calibration_simulation.py --wmt-only --pairs-k 100 200   # the real sets, pairs at K = 100, 200
 """
 from __future__ import annotations
 
@@ -38,8 +42,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
 
-from xleval.calibration import AnchoredCalibrator
+from xleval.calibration import AnchoredCalibrator, deviation_variance
 from xleval.leaderboard import leaderboard
 
 KINDS = ("lgn", "raw", "half", "neither")
@@ -127,8 +132,8 @@ def accuracy_study(worlds: int, budgets=(25, 50, 100), groups=(2, 4, 7), seed: i
 
 
 def pair_scores(board, truth: pd.Series) -> dict[str, float]:
-    """Coverage of the true difference, share declared and share wrong, for cross-group and within-group
-    pairs of a leaderboard."""
+    """Coverage of the cells' true human means by their calibrated intervals (``cover cell``), and of the true
+    difference, share declared and share wrong, for cross-group and within-group pairs of a leaderboard."""
     p = board.pairs().table
     h = truth.loc[list(zip(p["group_a"], p["system_a"], strict=True))].to_numpy() \
         - truth.loc[list(zip(p["group_b"], p["system_b"], strict=True))].to_numpy()
@@ -136,14 +141,68 @@ def pair_scores(board, truth: pd.Series) -> dict[str, float]:
     told = (p["verdict"] != "cannot tell").to_numpy()
     sign = 1.0 if board.higher_is_better else -1.0
     wrong = told & (np.where(p["verdict"] == "A better", 1.0, -1.0) * sign * h < 0)
-    out = {}
+    cells = board.rows.set_index(["group", "system"])
+    human = truth.loc[cells.index].to_numpy()
+    out = {"cover cell": float(((cells["calibrated_ci_low"] <= human) & (human <= cells["calibrated_ci_high"])).mean())}
     for scope in ("across", "within"):
         sel = (p["scope"] == scope).to_numpy()
         out[f"cover {scope}"] = float(cover[sel].mean()) if sel.any() else np.nan
         out[f"declared {scope}"] = float(told[sel].mean()) if sel.any() else np.nan
         out[f"wrong {scope}"] = float(wrong[sel].sum() / told[sel].sum()) if told[sel].any() else 0.0
         out[f"n wrong {scope}"], out[f"n told {scope}"] = int(wrong[sel].sum()), int(told[sel].sum())
+    across = (p["scope"] == "across").to_numpy()
+    if across.any():
+        z = NORMAL_95
+        out.update(_spread(p["difference"].to_numpy()[across], h[across],
+                           (p["diff_high"] - p["diff_low"]).to_numpy()[across] / (2 * z)))
     return out
+
+
+NORMAL_95 = float(sps.norm.ppf(0.975))
+
+
+def _spread(estimate: np.ndarray, true: np.ndarray, sd: np.ndarray) -> dict[str, float]:
+    """Cross-pair differences: their spread relative to the true ones (sd ratio), their rms error, and the
+    rms sd that their 95% intervals imply (half-width / 1.96)."""
+    return {"spread across": float(np.std(estimate) / np.std(true)),
+            "rms error across": float(np.sqrt(np.mean((estimate - true) ** 2))),
+            "rms sd across": float(np.sqrt(np.mean(sd**2)))}
+
+
+def plain_pairs(frame: pd.DataFrame, truth: pd.Series, higher: bool = True, level: float = 0.95) -> dict[str, float]:
+    """Issue 33's plain procedure on a labelled table (``lp, system, score, human``): offsets = each pair's mean
+    label residual with its standard error, the between-system slope from the labelled cells (least squares of
+    their label means on their mean scores, one intercept per pair, weighted by labels), the cells' deviation
+    variance tau^2 from their label-mean residuals (the method of moments of ``deviation_variance``, 0 if
+    negative), and a z-test on each cross-pair difference with variance se^2(a_1) + se^2(a_2) + 2 tau^2.
+    Returns :func:`pair_scores`' cross-pair figures."""
+    m = frame.groupby(["lp", "system"])["score"].transform("mean")
+    lab = frame.assign(m=m)[frame["human"].notna()]
+    cells = lab.groupby(["lp", "system"]).agg(h=("human", "mean"), m=("m", "first"), n=("human", "size"))
+    pairs = cells.index.get_level_values(0)
+    design = np.column_stack([pd.get_dummies(pairs).to_numpy(float), cells["m"].to_numpy()])
+    root = np.sqrt(cells["n"].to_numpy(float))[:, None]
+    slope = np.linalg.lstsq(design * root, cells["h"].to_numpy() * root[:, 0], rcond=None)[0][-1]
+    resid = lab["human"] - slope * lab["m"]
+    by_pair = resid.groupby(lab["lp"])
+    offset, se2 = by_pair.mean(), by_pair.var() / by_pair.size()
+    cell_codes = pd.factorize(lab["lp"] + "\t" + lab["system"])[0]
+    tau2 = max(deviation_variance((resid - lab["lp"].map(offset)).to_numpy(), pd.factorize(lab["lp"])[0],
+                                  cell_codes)[0], 0.0)
+    means = frame.groupby(["lp", "system"])["score"].mean()
+    g = np.asarray(means.index.get_level_values(0))
+    y = offset.loc[g].to_numpy() + slope * means.to_numpy()
+    h = truth.loc[means.index].to_numpy()
+    a, b = np.triu_indices(len(y), k=1)
+    a, b = a[g[a] != g[b]], b[g[a] != g[b]]
+    sd = np.sqrt(se2.loc[g[a]].to_numpy() + se2.loc[g[b]].to_numpy() + 2 * tau2)
+    half = sps.norm.ppf(0.5 + level / 2) * sd
+    diff = y[a] - y[b]
+    told = np.abs(diff) > half
+    wrong = told & (np.sign(diff) * np.sign(h[a] - h[b]) < 0)
+    return {"cover across": float((np.abs(diff - (h[a] - h[b])) <= half).mean()), "declared across": float(told.mean()),
+            "wrong across": float(wrong.sum() / told.sum()) if told.any() else 0.0,
+            "n wrong across": int(wrong.sum()), "n told across": int(told.sum()), **_spread(diff, h[a] - h[b], sd)}
 
 
 def pairs_study(worlds: int, budget: int = 100, groups=(2, 4, 7), n_resamples: int = 200,
@@ -176,9 +235,26 @@ def load_wmt20() -> dict[str, pd.DataFrame]:
             "WMT20 raw DA, 6 into English": seg.loc[reference_based, keep].reset_index(drop=True)}
 
 
-def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Accuracy of every estimator per WMT21 (and WMT20) scale and K, and the pairs at K = 100
-    (``examples/interval_coverage`` loads the WMT21 sets)."""
+def verdict_boards(labelled: pd.DataFrame, higher: bool, n_resamples: int, seed: int) -> dict:
+    """The leaderboard as it is (``leaderboard``: anchored, the default prior) and with each pair's own offset
+    (``own offsets``: a saved ``AnchoredCalibrator(prior="common", shrinkage="none")``, the mean label residual
+    of the pair, unshrunk), from the same labels and seed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        boards = {"leaderboard": leaderboard(labelled, "score", "lp", human="human", method="anchored",
+                                             n_resamples=n_resamples, random_state=seed,
+                                             human_higher_is_better=higher)}
+        own = AnchoredCalibrator(by="lp", score="score", human="human", prior="common", shrinkage="none",
+                                 human_higher_is_better=higher).fit(labelled, strict=False)
+        boards["own offsets"] = leaderboard(labelled, "score", "lp", human="human", model=own, force=True,
+                                            n_resamples=n_resamples, random_state=seed)
+    return boards
+
+
+def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200,
+                pair_budgets=(100,)) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Accuracy of every estimator per WMT21 (and WMT20) scale and K in ``budgets``, and the pairs at each K in
+    ``pair_budgets`` (``examples/interval_coverage`` loads the WMT21 sets)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from interval_coverage import load_sets
 
@@ -187,18 +263,19 @@ def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200) -> tu
         higher = not name.startswith("MQM")
         truth = frame.groupby(["lp", "system"])["human"].mean()
         scored = frame.rename(columns={"chrf": "score"})
-        for budget in budgets:
+        for budget in sorted(set(budgets) | set(pair_budgets)):
             for d in range(draws):
                 labelled = scored.assign(human=label(scored, budget, np.random.default_rng([d, budget])))
-                acc = {n: cross_accuracy(p if higher or n in ("raw", "lgn") else -p, truth if higher else -truth)
-                       for n, p in estimates(labelled, higher).items()}
-                acc_rows.append({"scale": name, "K": budget, "draw": d, **acc})
-                if budget == 100:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        board = leaderboard(labelled, "score", "lp", human="human", method="anchored",
-                                            n_resamples=n_resamples, random_state=d, human_higher_is_better=higher)
-                    pair_rows.append({"scale": name, "draw": d, **pair_scores(board, truth)})
+                if budget in budgets:
+                    acc = {n: cross_accuracy(p if higher or n in ("raw", "lgn") else -p, truth if higher else -truth)
+                           for n, p in estimates(labelled, higher).items()}
+                    acc_rows.append({"scale": name, "K": budget, "draw": d, **acc})
+                if budget in pair_budgets:
+                    for procedure, board in verdict_boards(labelled, higher, n_resamples, d).items():
+                        pair_rows.append({"scale": name, "K": budget, "procedure": procedure, "draw": d,
+                                          **pair_scores(board, truth)})
+                    pair_rows.append({"scale": name, "K": budget, "procedure": "plain", "draw": d,
+                                      **plain_pairs(labelled, truth, higher)})
     return pd.DataFrame(acc_rows), pd.DataFrame(pair_rows)
 
 
@@ -224,15 +301,7 @@ def headline(acc: pd.DataFrame) -> dict[str, float]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="4 worlds per cell, 3 WMT21 draws")
-    parser.add_argument("--worlds", type=int, default=20)
-    parser.add_argument("--draws", type=int, default=10)
-    parser.add_argument("--no-wmt", action="store_true", help="simulation only")
-    args = parser.parse_args(argv)
-    worlds, draws = (4, 3) if args.quick else (args.worlds, args.draws)
-    start = time.perf_counter()
+def simulation(worlds: int) -> None:
     acc = accuracy_study(worlds)
     print(f"## Simulation: cross-group accuracy, mean (min) over {worlds} worlds per row\n")
     print(_table(acc, ["kind", "groups", "K"], ESTIMATORS))
@@ -242,18 +311,49 @@ def main(argv: list[str] | None = None) -> int:
         print(f"- {key}: {value:+.3f}")
     pairs = pairs_study(max(2, worlds // 2))
     print(f"\n## Simulation: pairwise verdicts at K = 100 (95%), mean (min) over {max(2, worlds // 2)} worlds\n")
-    print(_table(pairs, ["kind", "groups"], ("cover across", "cover within", "declared across", "wrong across",
-                                             "declared within", "wrong within")))
+    print(_table(pairs, ["kind", "groups"], ("cover cell", "cover across", "cover within", "declared across",
+                                             "wrong across", "declared within", "wrong within")))
     told = pairs["n told across"].sum()
-    print(f"\npooled: cross-group coverage {pairs['cover across'].mean():.3f}, within "
-          f"{pairs['cover within'].mean():.3f}; cross-group verdicts wrong {pairs['n wrong across'].sum()} of {told}")
+    print(f"\npooled: cell coverage {pairs['cover cell'].mean():.3f}, cross-group {pairs['cover across'].mean():.3f}, "
+          f"within {pairs['cover within'].mean():.3f}; cross-group verdicts wrong {pairs['n wrong across'].sum()} "
+          f"of {told}")
+
+
+def real_sets(draws: int, pair_budgets: tuple[int, ...]) -> None:
+    wacc, wpairs = wmt21_study(draws, pair_budgets=pair_budgets)
+    print(f"\n## WMT21 and WMT20: cross-pair accuracy, mean (min) over {draws} label draws\n")
+    print(_table(wacc, ["scale", "K"], ESTIMATORS))
+    print(f"\n## WMT21 and WMT20: pairwise verdicts (95%), mean (min) over {draws} draws\n")
+    keys = ["scale", "K", "procedure"]
+    print(_table(wpairs, keys, ("cover cell", "cover across", "cover within", "declared across", "wrong across",
+                                "declared within", "wrong within")))
+    print("\nThe cross-pair differences: their spread relative to the true ones (sd ratio), their rms error and "
+          "the rms sd their intervals imply (half-width / 1.96), mean (min) over draws:\n")
+    print(_table(wpairs, keys, ("spread across", "rms error across", "rms sd across")))
+    pooled = wpairs.groupby(keys, sort=False)[["n wrong across", "n told across"]].sum()
+    print("\ncross-pair verdicts wrong, pooled over draws (leaderboard; plain = issue 33's plain procedure):")
+    for (scale, k, procedure), row in pooled.iterrows():
+        told = int(row["n told across"])
+        print(f"- {scale}, K = {k}, {procedure}: {int(row['n wrong across'])} of {told}"
+              + (f" ({row['n wrong across'] / told:.1%})" if told else ""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="4 worlds per cell, 3 WMT21 draws")
+    parser.add_argument("--worlds", type=int, default=20)
+    parser.add_argument("--draws", type=int, default=10)
+    parser.add_argument("--no-wmt", action="store_true", help="simulation only")
+    parser.add_argument("--wmt-only", action="store_true", help="the real sets only")
+    parser.add_argument("--pairs-k", type=int, nargs="+", default=[100],
+                        help="labels per pair (K) of the pairwise study on the real sets (default 100)")
+    args = parser.parse_args(argv)
+    worlds, draws = (4, 3) if args.quick else (args.worlds, args.draws)
+    start = time.perf_counter()
+    if not args.wmt_only:
+        simulation(worlds)
     if not args.no_wmt:
-        wacc, wpairs = wmt21_study(draws)
-        print(f"\n## WMT21 and WMT20: cross-pair accuracy, mean (min) over {draws} label draws\n")
-        print(_table(wacc, ["scale", "K"], ESTIMATORS))
-        print(f"\n## WMT21 and WMT20: pairwise verdicts at K = 100, mean (min) over {draws} draws\n")
-        print(_table(wpairs, ["scale"], ("cover across", "cover within", "declared across", "wrong across",
-                                         "declared within", "wrong within")))
+        real_sets(draws, tuple(args.pairs_k))
     print(f"\n({time.perf_counter() - start:.0f} s)")
     return 0
 

@@ -32,19 +32,22 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from xleval.leaderboard import fit_calibration, leaderboard
+from xleval.decision import fit_calibration
+from xleval.leaderboard import leaderboard
 from xleval.metrics import score_frame
 
 DATA = Path(os.environ.get("XLEVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "wmt21"
 KEEP = ["lp", "system", "seg_id", "doc_id", "chrf", "human"]
 
 
-def load_sets() -> dict[str, pd.DataFrame]:
-    """Per human scale: one row per scored segment with chrF, the full human score (NaN = not judged)."""
-    seg = pd.read_parquet(DATA / "segments.parquet")
+def load_sets(seg: pd.DataFrame | None = None, mqm: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Per human scale: one row per scored segment with chrF, the full human score (NaN = not judged).
+    ``seg``, ``mqm``: WMT21's ``segments.parquet`` and ``mqm_newstest2021.parquet`` (default: read from ``DATA``)."""
+    seg = pd.read_parquet(DATA / "segments.parquet") if seg is None else seg
     to_en = seg[seg["human_raw"].notna().groupby(seg["lp"]).transform("any") & ~seg["is_human"]]
     scored = score_frame(to_en.reset_index(drop=True), ["chrf"]).frame
-    mqm = pd.read_parquet(DATA / "mqm_newstest2021.parquet")[["lp", "system", "seg_id", "mqm"]]
+    mqm = pd.read_parquet(DATA / "mqm_newstest2021.parquet") if mqm is None else mqm
+    mqm = mqm[["lp", "system", "seg_id", "mqm"]]
     rated = seg.merge(mqm, on=["lp", "system", "seg_id"], how="inner")
     rated = score_frame(rated.reset_index(drop=True), ["chrf"]).frame
     return {"raw DA (7 pairs)": scored.assign(human=scored["human_raw"])[KEEP],
@@ -69,7 +72,8 @@ def coverage(frame: pd.DataFrame, k: int, seed: int, n_resamples: int) -> dict[s
         warnings.simplefilter("ignore")
         board = leaderboard(labelled, "chrf", "lp", human="human", method="anchored", n_resamples=n_resamples,
                             random_state=seed)
-        slope = fit_calibration("anchored", labelled, "chrf", "lp", human="human", system="system").model.slopes_
+        fitted = fit_calibration(labelled, "anchored", score="chrf", by="lp", human="human", system="system")
+        slope = fitted.model.slopes_
     rows = board.rows.set_index(["group", "system"])
     h = truth.loc[rows.index].to_numpy()
     # the interval before: the raw score's bootstrap (here the mean chrF's) through the fitted map, held fixed

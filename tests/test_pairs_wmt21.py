@@ -1,0 +1,93 @@
+"""Issue 33's headline on real data: WMT21 sentence chrF calibrated onto raw DA, DA z (7 to-English pairs) and
+MQM (en-de, zh-en) from K = 100 random labels per pair, the full-data human cell means as the truth
+(examples/calibration_simulation.py and examples/interval_coverage.py are the long runs; docs/calibration.md)."""
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+DRAWS = {"raw DA (7 pairs)": 4, "DA z (7 pairs)": 4, "MQM (en-de, zh-en)": 12}  # MQM has 16 cells, DA 100
+
+
+def _examples():
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import calibration_simulation
+        import interval_coverage
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    return calibration_simulation, interval_coverage
+
+
+@pytest.fixture(scope="module")
+def study(wmt21_segments, shared_data):
+    """Per set and label draw: the leaderboard's cell-interval coverage and its cross-pair verdicts, and those
+    of the plain procedure, from the same labels."""
+    sim, coverage = _examples()
+    mqm = pd.read_parquet(shared_data("wmt21", "mqm_newstest2021.parquet"))
+    rows = []
+    for name, frame in coverage.load_sets(wmt21_segments, mqm).items():
+        higher = not name.startswith("MQM")
+        truth = frame.groupby(["lp", "system"])["human"].mean()
+        scored = frame.rename(columns={"chrf": "score"})
+        for d in range(DRAWS[name]):
+            labelled = scored.assign(human=sim.label(scored, 100, np.random.default_rng([d, 100])))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                board = sim.leaderboard(labelled, "score", "lp", human="human", method="anchored", n_resamples=200,
+                                        random_state=d, human_higher_is_better=higher)
+            rows.append({"set": name, "procedure": "leaderboard", "draw": d, **sim.pair_scores(board, truth)})
+            rows.append({"set": name, "procedure": "plain", "draw": d, **sim.plain_pairs(labelled, truth, higher)})
+    return pd.DataFrame(rows)
+
+
+def _cell_coverage(study) -> pd.Series:
+    return study[study["procedure"] == "leaderboard"].groupby("set")["cover cell"].mean()
+
+
+def test_cell_intervals_cover_the_full_human_means_at_least_090_on_every_set(study):
+    ci = _cell_coverage(study)
+    assert len(ci) == 3 and (ci >= 0.90).all(), ci
+
+
+def test_cell_intervals_are_not_too_wide_on_raw_da_and_mqm(study):
+    ci = _cell_coverage(study)
+    assert (ci[["raw DA (7 pairs)", "MQM (en-de, zh-en)"]] <= 0.99).all(), ci
+
+
+@pytest.mark.xfail(strict=True, reason="issue 33, unmet: on DA z the labels cannot tell the systems' deviation "
+                   "variance from 0, and its posterior under the flat prior on the variance keeps it about 0.8 "
+                   "standard errors above 0; the cell intervals cover 0.995 (docs/calibration.md)")
+def test_da_z_cell_intervals_are_not_too_wide(study):
+    assert _cell_coverage(study)["DA z (7 pairs)"] <= 0.99
+
+
+@pytest.mark.xfail(strict=True, reason="issue 33, unmet: on WMT21 raw DA at K = 100 the leaderboard declares about "
+                   "1.5% of the cross-pair orders; no procedure measured (docs/calibration.md) declares 15% with at "
+                   "most 5% of them wrong")
+def test_raw_da_declares_at_least_15_percent_of_the_cross_pair_orders(study):
+    raw = study[(study["set"] == "raw DA (7 pairs)") & (study["procedure"] == "leaderboard")]
+    assert raw["declared across"].mean() >= 0.15
+
+
+def test_at_most_5_percent_of_the_declared_cross_pair_orders_are_wrong(study):
+    pooled = study[study["procedure"] == "leaderboard"].groupby("set")[["n wrong across", "n told across"]].sum()
+    assert (pooled["n wrong across"] <= 0.05 * pooled["n told across"]).all(), pooled
+    assert pooled.loc["MQM (en-de, zh-en)", "n told across"] > 0
+
+
+def test_the_plain_procedure_declares_more_on_raw_da_but_is_wrong_too_often(study):
+    """Why the leaderboard does not use it: on WMT21 raw DA its plug-in deviation variance (0 when the estimate is
+    negative) makes the intervals too narrow: below 0.90 coverage of the true differences, more than 5% of its
+    declared cross-pair orders wrong."""
+    raw = study[study["set"] == "raw DA (7 pairs)"]
+    plain, board = raw[raw["procedure"] == "plain"], raw[raw["procedure"] == "leaderboard"]
+    assert plain["declared across"].mean() > board["declared across"].mean()
+    assert plain["cover across"].mean() < 0.90
+    assert plain["n wrong across"].sum() > 0.05 * plain["n told across"].sum()
