@@ -2,6 +2,7 @@
 total exactly when the work is done, and nothing at all when stderr is not a terminal. The library
 only calls the callback it is given (xleval._base.progress)."""
 import json
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -126,3 +127,41 @@ def test_the_library_counts_its_steps_without_a_terminal():
              calls.append((units, total)),
              procedure=DEFAULT_PROCEDURE.with_(n_resamples=20))
     assert calls == [(0, 4), (1, None), (1, None), (1, None), (1, None)]
+
+
+class _Stages(_Recording):
+    """The real bar, recording each description it is given."""
+
+    seen: ClassVar[list[str]] = []
+
+    def update(self, task_id, **fields) -> None:
+        if "description" in fields:
+            _Stages.seen.append(fields["description"])
+        super().update(task_id, **fields)
+
+
+def test_score_names_the_metric_it_is_scoring(cli, tmp_path, monkeypatch):
+    """Issue 34: the bar of `score` says which metric runs, with its place among them, and still
+    reaches its total (rows x metrics)."""
+    monkeypatch.setattr(_common.err_console, "_force_terminal", True)
+    monkeypatch.setattr(_common, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(rich.progress, "Progress", _Stages)
+    RECORDED.clear()
+    _Stages.seen = []
+    path = tmp_path / "in.tsv"
+    pd.DataFrame({"lp": "en-de", "system": "a", "hypothesis": ["ein Haus", "der Hund"] * 5,
+                  "reference": ["ein Haus", "die Katze"] * 5}).to_csv(path, sep="\t", index=False)
+    rc, _, err = cli("score", path, "-m", "bleu,chrf,ter", "-o", tmp_path / "out.tsv", cwd=tmp_path)
+    assert rc == 0, err
+    assert _Stages.seen == ["scoring: bleu (1 of 3)", "scoring: chrf (2 of 3)", "scoring: ter (3 of 3)"]
+    assert RECORDED == [[(30, 30)]]
+
+
+def test_a_callback_without_stage_is_never_told_one():
+    """The library's protocol stays `progress(units, *, total=None)`: a callback without `stage=` works."""
+    from xleval.metrics import score_frame
+
+    calls = []
+    df = pd.DataFrame({"hypothesis": ["a b", "c d"], "reference": ["a b", "c e"], "lp": "en-de"})
+    score_frame(df, ["chrf", "bleu"], progress=lambda units=1, *, total=None: calls.append(units))
+    assert sum(calls) == 4 and 0 not in calls

@@ -3,12 +3,15 @@
 The library never prints: a long function takes ``progress=None``, a callable
 ``progress(units=1, *, total=None)``. It first declares its total (``progress(0, total=N)``), then
 reports each finished step (``progress(1)``), so a bar reaches N exactly when the work is done.
+A callback that also takes ``stage=`` is told which part of the work runs now (``progress(0,
+stage="chrf (2 of 4)")``, :func:`tell_stage`); one that does not is never called with it.
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
-__all__ = ["Progress", "Steps"]
+__all__ = ["Progress", "Steps", "tell_stage"]
 
 #: ``progress(units=1, *, total=None)``: ``units`` steps done; ``total`` (once, first) how many there are
 Progress = Callable[..., None]
@@ -39,3 +42,17 @@ class Steps:
                 outer(units)
 
         return forward
+
+
+def tell_stage(progress: Progress | None, stage: str) -> None:
+    """Tell ``progress`` which part of the work starts now (``stage``, a short text), if it takes a
+    ``stage=`` keyword (the command line's bars show it); a plain ``progress(units, *, total=None)``
+    callback is left alone."""
+    if progress is None:
+        return
+    try:
+        params = inspect.signature(progress).parameters
+    except (TypeError, ValueError):  # a builtin or C callable: no keywords to look at
+        return
+    if "stage" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        progress(0, stage=stage)

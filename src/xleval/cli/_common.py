@@ -385,7 +385,7 @@ def progress_bar(what: str, total: int | None = None, *, delay: float | None = N
     see nothing. ``total=None`` counts without a total until the library declares one.
     """
     if not err_console.is_terminal:
-        yield lambda units=1, *, total=None: None
+        yield lambda units=1, *, total=None, stage=None: None
         return
     delay = PROGRESS_DELAY if delay is None else delay
     import time
@@ -407,10 +407,12 @@ def progress_bar(what: str, total: int | None = None, *, delay: float | None = N
     task = bar.add_task(visible_controls(what), total=total)
     start, shown = time.monotonic(), False
 
-    def advance(units: int = 1, *, total: int | None = None) -> None:
+    def advance(units: int = 1, *, total: int | None = None, stage: str | None = None) -> None:
         nonlocal shown
         if total is not None:
             bar.update(task, total=total)
+        if stage is not None:  # the part of the work that runs now (the metric being scored), data: escaped
+            bar.update(task, description=visible_controls(f"{what}: {stage}"))
         bar.advance(task, units)
         if not shown and time.monotonic() - start >= delay:
             bar.start()

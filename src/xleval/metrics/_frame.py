@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from xleval._base.progress import tell_stage
 from xleval._base.signature import combine_signatures
 from xleval.exceptions import InputError
 from xleval.io._write import is_arrow_table
@@ -347,7 +348,8 @@ def score_frame(
     ...; a missing cell there means that segment has fewer references), optionally ``source``.
     BLEU without an explicit ``tokenize`` option picks its tokenizer per target language
     (``tgt_lang``, or from ``lp``); each group's signature is recorded. ``progress(rows)`` is
-    called as rows are scored (once per metric, so the total is ``len(df) * len(metrics)``).
+    called as rows are scored (once per metric, so the total is ``len(df) * len(metrics)``); a callback
+    that takes ``stage=`` is told which metric runs (:func:`xleval._base.progress.tell_stage`).
     """
     options = options or {}
     table = _Table(df)
@@ -381,7 +383,8 @@ def score_frame(
         for other in neural[:i]:
             if other.split(":")[0].lower() == spec.split(":")[0].lower():
                 _same_column(other, spec, spec.split(":")[0].lower())
-    for spec in metrics:
+    for k, spec in enumerate(metrics, 1):
+        tell_stage(progress, f"{spec} ({k} of {len(metrics)})" if len(metrics) > 1 else spec)
         opts = options.get(spec, {})
         groups, inverse = _groups(spec, opts, tgt, n, pairs)
         rows_of = [np.arange(n)] if len(groups) == 1 else [np.flatnonzero(inverse == i) for i in range(len(groups))]
