@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from xleval.metrics import higher_is_better
+from xleval.stats import Resampling
 
 METRICX = "metricx|variant:24-ref|refs:yes|dir:lower|xleval:0.1.0"
 CHRF = "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.4.0|xleval:0.1.0"
@@ -51,7 +52,7 @@ def test_meta_negates_ter_and_a_metricx_signature_under_any_name():
     assert metric_directions(df, ["ter"], {"ter": CHRF}) == ["ter"]  # a signature without dir: the name decides
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = meta_evaluate(df, ["ter"], "human", n_resamples=20, random_state=0)
+        res = meta_evaluate(df, ["ter"], "human", resampling=Resampling(n_resamples=20, random_state=0))
     assert any("lower is better for ter" in note for note in res.notes)
     # negated: system-level Pearson within a pair is the one of -ter's system means with the human means
     means = df[df.lp == "de-en"].groupby("system")[["ter", "human"]].mean()

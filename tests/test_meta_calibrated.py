@@ -10,7 +10,8 @@ import pytest
 
 from xleval.decision import EVALUATION_PROCEDURE, decide_across_metrics, evaluate_calibration
 from xleval.exceptions import InputError
-from xleval.meta import meta_calibrations, meta_evaluate, parse_calibrations
+from xleval.meta import MetaStatistics, meta_calibrations, meta_evaluate, parse_calibrations
+from xleval.stats import Resampling
 
 
 def _table(seed=0):
@@ -33,7 +34,8 @@ def result():
     df = _table()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        meta = meta_evaluate(df, ["noise", "offset"], "human", human_scale="raw", n_resamples=50)
+        meta = meta_evaluate(df, ["noise", "offset"], "human", statistics=MetaStatistics(human_scale="raw"),
+                             resampling=Resampling(n_resamples=50))
         return df, meta_calibrations(df, ["noise", "offset"], "human", calibrations="raw,lgn,anchored@20",
                                      human_scale="raw", n_folds=2, n_repeats=1, random_state=1, meta=meta)
 

@@ -17,7 +17,7 @@ import pytest
 
 from conftest import run_cli
 from test_report_analyses import audit_result, confounds, fairness  # noqa: F401  (fixtures)
-from xleval.meta import meta_calibrations, meta_evaluate
+from xleval.meta import Clustering, MetaStatistics, meta_calibrations, meta_evaluate
 from xleval.meta._render import render_text
 from xleval.report import (
     Report,
@@ -28,6 +28,7 @@ from xleval.report import (
     result_section,
     section_for,
 )
+from xleval.stats import Resampling
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "xleval"
 
@@ -98,7 +99,8 @@ def test_python_report_gives_the_cli_sections(tmp_path):
     assert sorted(computed) == ["chrf", "ter"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        meta = meta_evaluate(scored, ["chrf", "ter"], "human", by="lp", n_resamples=50, random_state=0)
+        meta = meta_evaluate(scored, ["chrf", "ter"], "human", by="lp",
+                             resampling=Resampling(n_resamples=50, random_state=0))
         checks = check_outputs(df, by="lp", metrics=("score",))
         report = mt_report(df, "score", human="human", n_resamples=50, random_state=0, meta=meta,
                            output_checks=checks)
@@ -127,8 +129,9 @@ def meta_results():
     names = ["metric:noise", "metric:offset"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        meta = meta_evaluate(df, names, "human", human_scale="raw", n_resamples=50, chance=True,
-                             clusters=("sys_pearson",), cluster_resamples=20)
+        meta = meta_evaluate(df, names, "human", statistics=MetaStatistics(human_scale="raw", chance=True),
+                             resampling=Resampling(n_resamples=50),
+                             clustering=Clustering(statistics=("sys_pearson",), n_resamples=20))
         calibrated = meta_calibrations(df, names, "human", calibrations="raw,lgn,anchored@20", human_scale="raw",
                                        n_folds=2, n_repeats=1, random_state=1, meta=meta)
     return meta, calibrated

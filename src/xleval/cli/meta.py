@@ -114,8 +114,9 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     Pearson/Kendall and acc-t (and WMT20's DARR tau with --darr); across groups: global accuracy (WMT23) and
     cross-group accuracy, with CIs from systems resampled within groups.
     """
-    from ..meta import meta_calibrations, meta_evaluate, parse_calibrations
+    from ..meta import Clustering, MetaStatistics, Spans, meta_calibrations, meta_evaluate, parse_calibrations
     from ..meta._render import render_latex, render_text, to_frame, to_json
+    from ..stats import Resampling
 
     given = {"--exclude": exclude, "--lower-is-better": lower, "--higher-is-better": higher,
              "--clusters": () if clusters is None else (clusters,),
@@ -151,17 +152,18 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     calibrated = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        statistics = MetaStatistics(average_by=average_by, system_scores=system_scores, human_scale=_scale(human_scale),
+                                    spa=spa, spa_permutations=spa_permutations, pdp=pdp, darr=darr,
+                                    darr_threshold=darr_threshold, ceiling=ceiling, chance=chance)
+        clustering = Clustering(statistics=parse_columns(clusters, "--clusters") if clusters else (), task=task,
+                                n_resamples=cluster_resamples, ties=cluster_ties)
+        spans = Spans(gold=read_table(gold_spans, columns=parse_column_mapping(col)) if gold_spans else None,
+                      predicted=_span_files(predicted_spans, col), mismatch=span_mismatch, error_free=error_free,
+                      critical=critical)
         result = meta_evaluate(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols, system=system,
-                               segment=segment, average_by=average_by, system_scores=system_scores,
-                               human_scale=_scale(human_scale), darr=darr, darr_threshold=darr_threshold,
-                               exclude=exclude,
-                               n_resamples=n_resamples, random_state=seed, spa=spa, spa_permutations=spa_permutations,
-                               clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
-                               cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better,
-                               cluster_ties=cluster_ties, pdp=pdp, ceiling=ceiling,
-                               gold_spans=read_table(gold_spans, columns=parse_column_mapping(col)) if gold_spans
-                               else None, predicted_spans=_span_files(predicted_spans, col),
-                               span_mismatch=span_mismatch, error_free=error_free, critical=critical)
+                               segment=segment, exclude=exclude, lower_is_better=lower_is_better,
+                               statistics=statistics, resampling=Resampling(n_resamples=n_resamples, random_state=seed),
+                               clustering=clustering, spans=spans)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,

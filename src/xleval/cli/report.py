@@ -110,6 +110,7 @@ def _meta(df, metrics: str, human: str | None, by, system: str, where, col, n_re
 
     from ..exceptions import InputError
     from ..meta import meta_evaluate
+    from ..stats import Resampling
     from ._common import grouping, parse_columns
     from .calibrate_common import in_table
     from .meta import metric_columns
@@ -122,7 +123,8 @@ def _meta(df, metrics: str, human: str | None, by, system: str, where, col, n_re
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report's own warnings section speaks for the table
         return in_table(where, meta_evaluate, df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
-                        system=system, n_resamples=n_resamples, random_state=seed, lower_is_better=lower_is_better)
+                        system=system, resampling=Resampling(n_resamples=n_resamples, random_state=seed),
+                        lower_is_better=lower_is_better)
 
 
 def _copies_section(note: str):
