@@ -39,8 +39,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xleval.calibration import AnchoredCalibrator
+from xleval.calibration import AnchoredCalibrator, HumanScale
 from xleval.leaderboard import leaderboard
+from xleval.stats import Resampling
 
 KINDS = ("lgn", "raw", "half", "neither")
 PAIRS = np.array(["cs-en", "de-en", "ha-en", "is-en", "ja-en", "ru-en", "zh-en"])
@@ -157,7 +158,8 @@ def pairs_study(worlds: int, budget: int = 100, groups=(2, 4, 7), n_resamples: i
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     board = leaderboard(frame, "score", "lp", human="human", method="anchored",
-                                        n_resamples=n_resamples, random_state=w, human_higher_is_better=True)
+                                        resampling=Resampling(n_resamples=n_resamples, random_state=w),
+                                        human_scale=HumanScale(higher_is_better=True))
                 rows.append({"kind": kind, "groups": k, "world": w, **pair_scores(board, truth)})
     return pd.DataFrame(rows)
 
@@ -197,7 +199,8 @@ def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200) -> tu
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         board = leaderboard(labelled, "score", "lp", human="human", method="anchored",
-                                            n_resamples=n_resamples, random_state=d, human_higher_is_better=higher)
+                                            resampling=Resampling(n_resamples=n_resamples, random_state=d),
+                                            human_scale=HumanScale(higher_is_better=higher))
                     pair_rows.append({"scale": name, "draw": d, **pair_scores(board, truth)})
     return pd.DataFrame(acc_rows), pd.DataFrame(pair_rows)
 

@@ -34,6 +34,7 @@ from scipy.stats import rankdata
 
 from xleval.leaderboard import fit_calibration, leaderboard
 from xleval.metrics import score_frame
+from xleval.stats import Resampling
 
 DATA = Path(os.environ.get("XLEVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "wmt21"
 KEEP = ["lp", "system", "seg_id", "doc_id", "chrf", "human"]
@@ -67,8 +68,8 @@ def coverage(frame: pd.DataFrame, k: int, seed: int, n_resamples: int) -> dict[s
     labelled = draw_labels(frame, k, np.random.default_rng(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        board = leaderboard(labelled, "chrf", "lp", human="human", method="anchored", n_resamples=n_resamples,
-                            random_state=seed)
+        board = leaderboard(labelled, "chrf", "lp", human="human", method="anchored",
+                            resampling=Resampling(n_resamples=n_resamples, random_state=seed))
         slope = fit_calibration("anchored", labelled, "chrf", "lp", human="human", system="system").model.slopes_
     rows = board.rows.set_index(["group", "system"])
     h = truth.loc[rows.index].to_numpy()

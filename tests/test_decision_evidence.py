@@ -26,6 +26,7 @@ from xleval.decision import (
     with_decision,
 )
 from xleval.leaderboard import leaderboard
+from xleval.stats import Resampling
 
 GROUPS = ("de-en", "ja-en", "ru-en", "zh-en")
 
@@ -151,7 +152,7 @@ def test_f_leaderboard_evaluate_and_fit_auto_give_the_same_method(world):
     df = _world(**world)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        board = leaderboard(df, "score", "lp", human="human", method="auto", n_resamples=100)
+        board = leaderboard(df, "score", "lp", human="human", method="auto", resampling=Resampling(n_resamples=100))
         evaluation = evaluate_calibration(df, "score", "human", "lp")  # with its budget curve
     fitted = _fit_auto(df)
     assert board.recommendation.method == fitted.method == fitted.decision.method

@@ -102,15 +102,16 @@ def test_the_leaderboard_ranks_ter_and_a_metricx_signature_ascending():
     from xleval.leaderboard import leaderboard
 
     df = _table()
-    board = leaderboard(df, "ter", "lp", method="none", n_resamples=100, random_state=0)
+    board = leaderboard(df, "ter", "lp", method="none", resampling=Resampling(n_resamples=100, random_state=0))
     assert board.higher_is_better is False
     first = board.rows[board.rows["rank_in_group"] == 1].set_index("group")["system"].to_dict()
     assert first == _best_per_group(df, "ter")
 
     renamed = df.rename(columns={"ter": "chrf"})
     table = EvalTable.from_frame(renamed, score="chrf", by="lp", signatures={"chrf": METRICX})
-    assert leaderboard(table, method="none", n_resamples=50, random_state=0).higher_is_better is False
-    assert leaderboard(renamed, "chrf", "lp", method="none", n_resamples=50, random_state=0).higher_is_better is True
+    few = Resampling(n_resamples=50, random_state=0)
+    assert leaderboard(table, method="none", resampling=few).higher_is_better is False
+    assert leaderboard(renamed, "chrf", "lp", method="none", resampling=few).higher_is_better is True
 
 
 def test_the_report_and_calibration_read_ter_as_lower_is_better():
@@ -120,7 +121,7 @@ def test_the_report_and_calibration_read_ter_as_lower_is_better():
     df = _table()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        analysis = analyze_mt(df, "ter", by="lp", method="none", n_resamples=50, random_state=0)
+        analysis = analyze_mt(df, "ter", by="lp", method="none", resampling=Resampling(n_resamples=50, random_state=0))
         fitted = fit_calibration(df, "anchored", score="ter", by="lp", human="human")
     assert analysis.board.higher_is_better is False
     assert fitted.model.score_higher_is_better is False

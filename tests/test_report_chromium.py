@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from xleval.stats import Resampling
+
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000"]
@@ -209,7 +211,7 @@ def wmt_report_file(tmp_path_factory, wmt21_segments) -> Path:
     rows = df[(df["tgt_lang"] == "en") & ~df["is_human"] & (df["seg_id"] <= 150)].reset_index(drop=True)
     scored = score_frame(rows, ["chrf"]).frame.rename(columns={"human_raw": "human"})
     path = tmp_path_factory.mktemp("wmt") / "wmt21-report.html"
-    write_report(mt_report(scored, "chrf", by="lp", human="human", n_resamples=200), path)
+    write_report(mt_report(scored, "chrf", by="lp", human="human", resampling=Resampling(n_resamples=200)), path)
     return path
 
 
@@ -223,7 +225,8 @@ def leaderboard_file(tmp_path_factory, report_file) -> Path:
 
     ev = pd.read_parquet(report_file.parent / "calibrated.parquet")
     path = tmp_path_factory.mktemp("board") / "leaderboard.html"
-    write_report(leaderboard_report(leaderboard(ev, "metric", "tgt_lang", human="human", n_resamples=200)), path)
+    write_report(leaderboard_report(leaderboard(ev, "metric", "tgt_lang", human="human",
+                                                resampling=Resampling(n_resamples=200))), path)
     return path
 
 

@@ -102,7 +102,7 @@ def test_python_report_gives_the_cli_sections(tmp_path):
         meta = meta_evaluate(scored, ["chrf", "ter"], "human", by="lp",
                              resampling=Resampling(n_resamples=50, random_state=0))
         checks = check_outputs(df, by="lp", metrics=("score",))
-        report = mt_report(df, "score", human="human", n_resamples=50, random_state=0, meta=meta,
+        report = mt_report(df, "score", human="human", resampling=Resampling(n_resamples=50, random_state=0), meta=meta,
                            output_checks=checks)
     ours = render_html(report)
     cli = page.read_text(encoding="utf-8")
@@ -224,7 +224,8 @@ def test_no_result_reaching_a_page_is_dumped(meta_results, fairness, audit_resul
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         checks = check_outputs(df, by="lp", metrics=("score",))
-        report = mt_report(df, "score", human="human", n_resamples=30, meta=meta, output_checks=checks)
+        report = mt_report(df, "score", human="human", resampling=Resampling(n_resamples=30), meta=meta,
+                           output_checks=checks)
     pages = {type(r).__name__: render_html(analysis_report("x", [r]))
              for r in (meta, calibrated, checks, fairness, audit_result, confounds)}
     pages["mt_report"] = render_html(report)
@@ -242,7 +243,7 @@ def _board(df):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return leaderboard(df, "score", "lp", system="system", human="human", n_resamples=30)
+        return leaderboard(df, "score", "lp", system="system", human="human", resampling=Resampling(n_resamples=30))
 
 
 def test_answer_names_every_variant_inside_the_winners_ci_and_the_rule(meta_results):

@@ -19,6 +19,7 @@ import pytest
 
 from xleval._base.result import Result
 from xleval.decision import EVALUATION_PROCEDURE
+from xleval.stats import Resampling
 
 MODULES = ("xleval.stats", "xleval.diagnostics", "xleval.fairness", "xleval.audit", "xleval.intrinsic",
            "xleval.leaderboard", "xleval.calibration", "xleval.report", "xleval.scale", "xleval.metrics",
@@ -106,11 +107,12 @@ def build(tmp_path) -> list[Result]:
     out += [intrinsic.corpus_metrics(scores, ci=True, n_resamples=20, random_state=0),
             intrinsic.analyze_confounds(scores)]
     table = _mt_table()
-    analysis = report.analyze_mt(table, "metric", human="human", method="lgn", n_resamples=50)
+    analysis = report.analyze_mt(table, "metric", human="human", method="lgn", resampling=Resampling(n_resamples=50))
     out += [analysis, report.build_mt_report(analysis),
-            leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system", n_resamples=50, random_state=0),
-            leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system", n_resamples=50,
-                                    random_state=0).pairs(),
+            leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system",
+                                    resampling=Resampling(n_resamples=50, random_state=0)),
+            leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system",
+                                    resampling=Resampling(n_resamples=50, random_state=0)).pairs(),
             calibration_summary(table["metric"], table["metric"] * 2, table["tgt_lang"]),
             decision.fit_calibration(table, "lgn", score="metric", by="tgt_lang"),
             calibration.cell_uncertainty(calibration.AnchoredCalibrator(by="tgt_lang", score="metric").fit(table)),

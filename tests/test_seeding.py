@@ -17,6 +17,7 @@ import pytest
 from xleval._base.seeding import child_seeds, make_rng, resolve_seed
 from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE, RECOMMEND_PROCEDURE
 from xleval.exceptions import InputError
+from xleval.stats import Resampling
 
 PACKAGES = ("stats", "diagnostics", "fairness", "audit", "intrinsic", "calibration", "leaderboard")
 ONE_MESSAGE = "random_state must be a non-negative integer, None or a numpy Generator; got True"
@@ -153,7 +154,7 @@ CALLS = {
     "plan_labels": lambda rs: __import__("xleval.calibration").calibration.plan_labels(
         _mt_table(), "tgt_lang", 12, score="metric", random_state=rs),
     "leaderboard": lambda rs: __import__("xleval.leaderboard").leaderboard.leaderboard(
-        _mt_table(), "metric", "tgt_lang", random_state=rs),
+        _mt_table(), "metric", "tgt_lang", resampling=Resampling(random_state=rs)),
     "system_scores": lambda rs: __import__("xleval.leaderboard").leaderboard.system_scores(
         _mt_table(), "metric", "tgt_lang", random_state=rs),
     "recommend_calibration": lambda rs: __import__("xleval.decision").decision.recommend_calibration(
@@ -176,10 +177,13 @@ CALLS = {
 # take their seed through a Procedure (xleval.decision.Procedure.random_state)
 THROUGH_KWARGS = {"paired_bootstrap", "diagnose", "choose_method", "decide_calibration", "evaluate_calibration",
                   "recommend_calibration"}
+# take their seed through a Resampling (xleval.stats.Resampling.random_state), refused when it is built
+THROUGH_RESAMPLING = {"leaderboard"}
 
 
 def _procedures() -> list[str]:
-    return sorted({q for q in _public_with_seed() if not q.endswith(".__init__")} | THROUGH_KWARGS)
+    return sorted({q for q in _public_with_seed() if not q.endswith(".__init__")} | THROUGH_KWARGS
+                  | THROUGH_RESAMPLING)
 
 
 def test_every_public_procedure_with_a_seed_is_called_or_skipped_with_a_reason():

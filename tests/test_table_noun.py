@@ -10,7 +10,10 @@ import xleval
 from xleval.cli import main
 from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE, RECOMMEND_PROCEDURE
 from xleval.exceptions import ArgumentTypeError, InputError
+from xleval.stats import Resampling
 from xleval.table import EvalTable, as_table, numeric_column, require_columns
+
+FEW = Resampling(n_resamples=20)
 
 # the frames here mix spellings of one language on purpose ('cmn-en', 'zh-en'): the note that they become
 # one group (tests/test_hardening_data.py) is not what these tests are about
@@ -178,10 +181,10 @@ def _entry_points(frame):
                                                                          n_repeats=1)),
          lambda f: dc.recommend_calibration(f, "metric", "lp", human="human",
                                             procedure=RECOMMEND_PROCEDURE.with_(n_resamples=20, n_repeats=1))),
-        ("leaderboard", lambda t: lb.leaderboard(t, method="lgn", n_resamples=20),
-         lambda f: lb.leaderboard(f, "metric", "lp", human="human", method="lgn", n_resamples=20)),
-        ("analyze_mt", lambda t: analyze_mt(t, method="lgn", n_resamples=20).board,
-         lambda f: analyze_mt(f, "metric", by="lp", human="human", method="lgn", n_resamples=20).board),
+        ("leaderboard", lambda t: lb.leaderboard(t, method="lgn", resampling=FEW),
+         lambda f: lb.leaderboard(f, "metric", "lp", human="human", method="lgn", resampling=FEW)),
+        ("analyze_mt", lambda t: analyze_mt(t, method="lgn", resampling=FEW).board,
+         lambda f: analyze_mt(f, "metric", by="lp", human="human", method="lgn", resampling=FEW).board),
         ("fit_calibration", lambda t: dc.fit_calibration(t, "anchored").model.transform(frame),
          lambda f: dc.fit_calibration(f, "anchored", score="metric", by="lp", human="human").model.transform(f)),
         ("apply_calibrator", lgn_column, lgn_column),

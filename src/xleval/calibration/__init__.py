@@ -20,6 +20,7 @@ from ._fit import (
 )
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
+from ._human_scale import HumanScale
 from ._labels import LabelMerge, merge_labels
 from ._lgn import LGN
 from ._pairs import PAIR_COLUMNS, VERDICTS, CellPairs, cell_pairs
@@ -32,6 +33,7 @@ from ._table_level import ROW_MIN_COUNT, lgn_min_count, table_level
 
 __all__ = [
     "Calibrator", "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "LegacyAnchoredCalibrator",
+    "HumanScale",
     "GroupParams", "CalibrationSummary", "CellUncertainty", "cell_uncertainty", "deviation_variance", "CELL_TARGET",
     "calibration_summary", "calibrate_frame", "calibrated_metadata", "prepare_frame", "score_signature",
     "select_for_annotation", "select_rows", "SELECTIONS", "merge_labels", "LabelMerge", "plan_labels", "LabelPlan",

@@ -47,10 +47,14 @@ def report(input, score, output, by, human, system, method, model, metric, human
     across groups (cross-validated), the leaderboard and every check that did not pass; then plots
     and detail.
     """
+    from ..calibration import HumanScale
     from ..calibration._scales import direction_for
+    from ..decision import Caller
     from ..exceptions import InputError
     from ..io import check_output_path
+    from ..leaderboard import ScoreReading
     from ..report import check_format, mt_report, write_report
+    from ..stats import Resampling
     from .calibrate_common import parse_human_range, past_the_scale
 
     check_format(fmt)
@@ -66,10 +70,11 @@ def report(input, score, output, by, human, system, method, model, metric, human
     checks = _output_checks(df, by, system, score, input) if output_checks else None
     meta = _meta(df, meta_metrics, human, by, system, input, col, n_resamples, seed) if meta_metrics else None
     with progress_bar(f"report on {input}") as advance:
-        result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method, metric=metric,
-                           signature=signature, force=force, n_resamples=n_resamples, random_state=seed,
-                           where=input, commands=commands, progress=advance, human_scale=human_scale,
-                           human_higher_is_better=human_up, human_range=parse_human_range(human_range),
+        result = mt_report(df, score, by=by, human=human, system=system, model=calibrator, method=method,
+                           reading=ScoreReading(metric=metric, signature=signature, force=force),
+                           resampling=Resampling(n_resamples=n_resamples, random_state=seed),
+                           human_scale=HumanScale(human_scale, human_up, parse_human_range(human_range)),
+                           caller=Caller(where=input, commands=commands, progress=advance),
                            output_checks=checks, meta=meta, extra_sections=extra)
     beyond = past_the_scale(result.leaderboard or (), df, human, human_range)
     if beyond:  # said in the report's warnings, where the values are shown

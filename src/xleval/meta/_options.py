@@ -73,7 +73,7 @@ class Clustering:
     how a resampled difference equal to the observed one counts (``count``: as at least as large;
     ``mtme``: mt-metrics-eval's floating-point ``>=``; :func:`xleval.stats.metric_clusters`)."""
 
-    statistics: tuple[str, ...] = ()
+    statistics: Sequence[str] = ()
     task: Any = None
     n_resamples: int = 1000
     alpha: float = 0.05
