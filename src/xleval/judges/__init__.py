@@ -6,9 +6,11 @@ language is the ordinary calibration of a score column: nothing here is judge-sp
 See docs/judges.md.
 """
 from xleval.metrics._judge import JUDGE_PROMPTS, Judge, JudgePlan, JudgeResult, judge_tables
+from xleval.metrics._judge_options import JudgeLocal, JudgeServer
 
 from ._agree import JudgeAgreement, judge_agreement
 from ._ingest import JudgeScores, read_judge_scores
 
-__all__ = ["Judge", "JudgeResult", "JudgePlan", "JUDGE_PROMPTS", "judge_tables", "JudgeScores", "read_judge_scores",
+__all__ = ["Judge", "JudgeLocal", "JudgeServer",
+           "JudgeResult", "JudgePlan", "JUDGE_PROMPTS", "judge_tables", "JudgeScores", "read_judge_scores",
            "JudgeAgreement", "judge_agreement"]
