@@ -65,10 +65,11 @@ def test_fairness_reads_ter_as_a_loss_in_the_library_and_on_the_command_line(cli
 
     df = _table().rename(columns={"lp": "lang"}).assign(lang=lambda d: d["lang"].str[:2])
     means = df.groupby("lang")["ter"].mean()
-    rep = fairness_gaps(df, "ter", "lang", reference=None, n_resamples=50, random_state=0)
+    rep = fairness_gaps(df, "ter", "lang", reference=None, resampling=Resampling(n_resamples=50, random_state=0))
     assert rep.higher_is_better is False
     assert rep.summary.worst.estimate == pytest.approx(means.max())  # the highest error rate is the worst
-    told = fairness_gaps(df, "ter", "lang", reference=None, higher_is_better=True, n_resamples=50, random_state=0)
+    told = fairness_gaps(df, "ter", "lang", reference=None, higher_is_better=True,
+                         resampling=Resampling(n_resamples=50, random_state=0))
     assert told.summary.worst.estimate == pytest.approx(means.min())
 
     path = tmp_path / "items.tsv"  # no sidecar: no signature, the name decides

@@ -324,7 +324,8 @@ def test_analysis_sections_render_in_the_browser(tmp_path):
     size = {"en": 300.0, "de": 66.0, "fr": 56.0, "sw": 1.6, "am": 0.8}
     rows = [{"lang": k, "correct": float(i < round(v * 50)), "size": size[k]}
             for k, v in acc.items() for i in range(50)]
-    result = fairness_gaps(pd.DataFrame(rows), "correct", "lang", resource="size", n_resamples=50, random_state=0)
+    result = fairness_gaps(pd.DataFrame(rows), "correct", "lang", resource="size",
+                           resampling=Resampling(n_resamples=50, random_state=0))
     page = tmp_path / "fairness.html"
     write_report(analysis_report("fairness", [result]), page)
     images, messages = image_probe(page, tmp_path)

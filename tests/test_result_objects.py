@@ -96,8 +96,8 @@ def build(tmp_path) -> list[Result]:
     items = pd.DataFrame([{"lang": lang, "item": i, "correct": float(rng.random() < p), "size": s}
                           for lang, p, s in (("en", 0.8, 100.0), ("de", 0.7, 50.0), ("fi", 0.6, 10.0),
                                              ("zh", 0.5, 30.0), ("hi", 0.4, 5.0)) for i in range(30)])
-    out += [fairness.fairness_gaps(items, "correct", "lang", resource="size", typology=["script"], n_resamples=20,
-                                   random_state=0),
+    out += [fairness.fairness_gaps(items, "correct", "lang", resource="size", typology=["script"],
+                                   resampling=Resampling(n_resamples=20, random_state=0)),
             fairness.min_test_size(0.3), fairness.detectable_effect(200)]
     data, _ = audit.simulate_audit_data(n_items=40, n_models=3, n_native=40, random_state=0)
     ratings = pd.DataFrame([(f"q{i:04d}", r, 1 + (i + k) % 5, "cue") for i in range(20)

@@ -129,7 +129,7 @@ CALLS = {
         _mt_table(), "metric", "human", "tgt_lang",
         procedure=EVALUATION_PROCEDURE.with_(budgets=(4,), random_state=rs)),
     "fairness_gaps": lambda rs: __import__("xleval.fairness").fairness.fairness_gaps(
-        _fairness_table(), "acc", "lang", random_state=rs),
+        _fairness_table(), "acc", "lang", resampling=Resampling(random_state=rs)),
     "audit": lambda rs: __import__("xleval.audit").audit.audit(
         __import__("xleval.audit").audit.simulate_audit_data(n_items=20, n_models=2)[0], random_state=rs),
     "simulate_audit_data": lambda rs: __import__("xleval.audit").audit.simulate_audit_data(
@@ -178,7 +178,7 @@ CALLS = {
 THROUGH_KWARGS = {"paired_bootstrap", "diagnose", "choose_method", "decide_calibration", "evaluate_calibration",
                   "recommend_calibration"}
 # take their seed through a Resampling (xleval.stats.Resampling.random_state), refused when it is built
-THROUGH_RESAMPLING = {"leaderboard"}
+THROUGH_RESAMPLING = {"leaderboard", "fairness_gaps"}
 
 
 def _procedures() -> list[str]:
