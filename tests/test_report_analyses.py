@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xleval.audit import AUDIT_RESAMPLING
 from xleval.report import analysis_report, render_html, render_json, result_section, section_for
 from xleval.stats import Resampling
 
@@ -27,7 +28,7 @@ def audit_result():
     from xleval.audit import audit, simulate_audit_data
 
     data, _ = simulate_audit_data(n_items=60, n_models=2, random_state=0)
-    return audit(data, n_resamples=100)
+    return audit(data, resampling=AUDIT_RESAMPLING.with_(n_resamples=100))
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from xleval._base.result import Result
+from xleval.audit import AUDIT_RESAMPLING
 from xleval.decision import EVALUATION_PROCEDURE
 from xleval.stats import Resampling
 
@@ -102,7 +103,8 @@ def build(tmp_path) -> list[Result]:
     data, _ = audit.simulate_audit_data(n_items=40, n_models=3, n_native=40, random_state=0)
     ratings = pd.DataFrame([(f"q{i:04d}", r, 1 + (i + k) % 5, "cue") for i in range(20)
                             for k, r in enumerate(("r1", "r2"))], columns=["item_id", "rater", "rating", "dimension"])
-    out.append(audit.audit(data, ratings=ratings, n_resamples=50, n_permutations=49, random_state=0))
+    out.append(audit.audit(data, ratings=ratings, resampling=AUDIT_RESAMPLING.with_(n_resamples=50, random_state=0),
+                           n_permutations=49))
     scores = intrinsic.LMScores.from_frame(_lm_frame())
     out += [intrinsic.corpus_metrics(scores, ci=True, n_resamples=20, random_state=0),
             intrinsic.analyze_confounds(scores)]

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from xleval._base.seeding import child_seeds, make_rng, resolve_seed
+from xleval.audit import AUDIT_RESAMPLING
 from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE, RECOMMEND_PROCEDURE
 from xleval.exceptions import InputError
 from xleval.stats import Resampling
@@ -131,7 +132,8 @@ CALLS = {
     "fairness_gaps": lambda rs: __import__("xleval.fairness").fairness.fairness_gaps(
         _fairness_table(), "acc", "lang", resampling=Resampling(random_state=rs)),
     "audit": lambda rs: __import__("xleval.audit").audit.audit(
-        __import__("xleval.audit").audit.simulate_audit_data(n_items=20, n_models=2)[0], random_state=rs),
+        __import__("xleval.audit").audit.simulate_audit_data(n_items=20, n_models=2)[0],
+        resampling=AUDIT_RESAMPLING.with_(random_state=rs)),
     "simulate_audit_data": lambda rs: __import__("xleval.audit").audit.simulate_audit_data(
         n_items=20, n_models=2, random_state=rs),
     "paired_contrast": lambda rs: __import__("xleval.audit").audit.paired_contrast(
@@ -178,7 +180,7 @@ CALLS = {
 THROUGH_KWARGS = {"paired_bootstrap", "diagnose", "choose_method", "decide_calibration", "evaluate_calibration",
                   "recommend_calibration"}
 # take their seed through a Resampling (xleval.stats.Resampling.random_state), refused when it is built
-THROUGH_RESAMPLING = {"leaderboard", "fairness_gaps"}
+THROUGH_RESAMPLING = {"leaderboard", "fairness_gaps", "audit"}
 
 
 def _procedures() -> list[str]:
