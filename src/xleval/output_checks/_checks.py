@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,8 @@ from ..table import default_by, numeric_column, require_columns
 from . import _flags as F
 from ._langid import LanguageIdentifier, resolve_identifier
 
-__all__ = ["OutputChecks", "Exclusion", "flag_outputs", "check_outputs", "exclude_invalid", "wilson_interval"]
+__all__ = ["OutputChecks", "Exclusion", "flag_outputs", "check_outputs", "FlagThresholds", "DEFAULT_THRESHOLDS",
+           "exclude_invalid", "wilson_interval"]
 
 _NEEDS = {"copy_source": ("source",), "truncated": ("source",), "identical_reference": ("reference",),
           "extreme_length": ("source|reference",), "off_target": ("tgt_lang",)}
@@ -262,17 +263,44 @@ def _check_numbers(near_copy: float, length_z: float, truncated_z: float, min_le
             raise InputError(f"{name}={value!r}: expected a number in ({low}, {high}]", argument=name, value=value)
 
 
+@dataclass(frozen=True)
+class FlagThresholds:
+    """Where the flags of :func:`check_outputs` start (:mod:`xleval.output_checks._flags`): ``near_copy``,
+    chrF(hypothesis, source) from which an output is a near copy of its source (0-100]; ``length_z`` and
+    ``truncated_z``, the robust z of the length ratio beyond which a length is extreme, or below whose negative
+    an output looks truncated; ``min_letters``, the letters an output needs for its language to be checked.
+    Checked when built; ``with_(...)`` changes some thresholds."""
+
+    near_copy: float = 70.0
+    length_z: float = 3.5
+    truncated_z: float = 2.0
+    min_letters: int = 20
+
+    def __post_init__(self) -> None:
+        _check_numbers(self.near_copy, self.length_z, self.truncated_z, self.min_letters)
+
+    def with_(self, **changes: Any) -> FlagThresholds:
+        """These thresholds with some changed."""
+        return replace(self, **changes)
+
+
+#: the flags' documented defaults
+DEFAULT_THRESHOLDS = FlagThresholds()
+
+
 def check_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: str = "source",
                   reference: str = "reference", by: str | Sequence[str] | None = None, system: str | None = "system",
                   metrics: Sequence[str] = (), flags: str | Sequence[str] = "auto", langid: str | None = "auto",
-                  near_copy: float = 70.0, length_z: float = 3.5, truncated_z: float = 2.0, min_letters: int = 20,
-                  level: float = 0.95) -> OutputChecks:
+                  thresholds: FlagThresholds = DEFAULT_THRESHOLDS, level: float = 0.95) -> OutputChecks:
     """Flag every row (:func:`flag_outputs`), then rate each flag per (group, system) with a Wilson interval
     and compare each metric column's mean on flagged and unflagged rows per group (Welch t interval).
 
     ``metrics``: numeric columns of ``data`` (e.g. ``("chrf", "bleu", "comet")``); ``system=None`` or a
-    missing ``"system"`` column: each group is one system. No randomness: the intervals are closed-form.
+    missing ``"system"`` column: each group is one system. ``thresholds`` (:class:`FlagThresholds`): where the
+    flags start. No randomness: the intervals are closed-form.
     """
+    near_copy, length_z = thresholds.near_copy, thresholds.length_z
+    truncated_z, min_letters = thresholds.truncated_z, thresholds.min_letters
     if not 0 < level < 1:
         raise InputError(f"level={level!r}: expected a confidence level in (0, 1), e.g. 0.95", argument="level",
                          value=level)
