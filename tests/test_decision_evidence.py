@@ -19,6 +19,7 @@ from xleval.decision import (
     EVALUATION_PROCEDURE,
     MARGIN,
     METHOD_NAMES,
+    Caller,
     decide_calibration,
     diagnose,
     evaluate_calibration,
@@ -179,7 +180,7 @@ def test_g_advice_for_a_standardised_column_asks_for_raw_scores_on_the_labelled_
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = diagnose(df, "score", "lp", human="human", human_scale="z",
-                          commands=CommandContext.from_cli("t.tsv"),
+                          caller=Caller(commands=CommandContext.from_cli("t.tsv")),
                           procedure=DEFAULT_PROCEDURE.with_(n_resamples=50))
     decision = result.recommendation
     assert decision.basis == "standardised"

@@ -197,7 +197,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         calibrated = f"{score}_calibrated"
         frame = frame.assign(**{calibrated: _calibrate_rows(frame, score, by, calibration)})
         diagnosis = diagnose(frame, score, by, human=human, calibrated=calibrated, system=system,
-                             procedure=procedure, commands=commands, human_scale=human_scale, decision=rec)
+                             procedure=procedure, caller=Caller(commands=commands), human_scale=human_scale,
+                             decision=rec)
         steps.done()
         fits = _fit_lines(frame, score, human, by) if human else None
         steps.done()
