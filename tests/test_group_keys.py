@@ -92,7 +92,7 @@ def test_human_agreement_and_system_table(probe):
     frame, by = probe
     table = system_table(frame, ["metric", "human"], by, "system")
     assert len(table) == 2 * N_SYSTEMS and table["group"].nunique() == 2
-    result = human_agreement(frame, "metric", "human", by, n_resamples=20)
+    result = human_agreement(frame, "metric", "human", by, resampling=Resampling(n_resamples=20))
     assert len(result.scores["metric"].segment_within) == 2
     assert result.n_systems == 2 * N_SYSTEMS
 

@@ -125,7 +125,7 @@ CALLS = {
     "diagnose_bias": lambda rs: __import__("xleval.diagnostics").diagnostics.diagnose_bias(
         _mt_table(), "metric", "tgt_lang", random_state=rs),
     "human_agreement": lambda rs: __import__("xleval.diagnostics").diagnostics.human_agreement(
-        _mt_table(), "metric", "human", "tgt_lang", random_state=rs),
+        _mt_table(), "metric", "human", "tgt_lang", resampling=Resampling(random_state=rs)),
     "evaluate_calibration": lambda rs: __import__("xleval.decision").decision.evaluate_calibration(
         _mt_table(), "metric", "human", "tgt_lang",
         procedure=EVALUATION_PROCEDURE.with_(budgets=(4,), random_state=rs)),
@@ -180,7 +180,7 @@ CALLS = {
 THROUGH_KWARGS = {"paired_bootstrap", "diagnose", "choose_method", "decide_calibration", "evaluate_calibration",
                   "recommend_calibration"}
 # take their seed through a Resampling (xleval.stats.Resampling.random_state), refused when it is built
-THROUGH_RESAMPLING = {"leaderboard", "fairness_gaps", "audit"}
+THROUGH_RESAMPLING = {"leaderboard", "fairness_gaps", "audit", "human_agreement"}
 
 
 def _procedures() -> list[str]:

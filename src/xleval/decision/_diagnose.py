@@ -98,9 +98,8 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
     if human is not None:
         columns = [score] + ([calibrated] if calibrated else [])
         agreement = human_agreement(table.frame, columns, human, list(table.by), system=system,
-                                    compare=[(score, calibrated)] if calibrated else [], level=procedure.level,
-                                    n_resamples=procedure.n_resamples, random_state=procedure.random_state,
-                                    average_by=average_by, alternative=alternative)
+                                    compare=[(score, calibrated)] if calibrated else [],
+                                    resampling=procedure.resampling, average_by=average_by, alternative=alternative)
         steps.done()
     validity, validity_system = evidence.validity_segment, evidence.validity_system
     verdict = evidence.verdict or validity_verdict(validity, None)  # without human scores: the segment check's
