@@ -5,7 +5,7 @@ import warnings
 
 import click
 
-from ..decision import N_FOLDS, N_REPEATS
+from ..decision import N_FOLDS, N_REPEATS, Procedure
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ._common import (
@@ -167,8 +167,9 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
-                                           system=system, calibrations=calibrations, n_folds=folds,
-                                           n_repeats=repeats, human_scale=scale, meta=result,
+                                           system=system, calibrations=calibrations,
+                                           procedure=Procedure(n_folds=folds, n_repeats=repeats),
+                                           human_scale=scale, meta=result,
                                            lower_is_better=lower_is_better)
     loud = [*([copies] if copies else []), *dict.fromkeys(str(w.message) for w in caught)]
     if fmt == "json":
