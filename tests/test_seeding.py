@@ -102,7 +102,7 @@ CALLS = {
         np.r_[_X, _X], np.r_[_Y, _Y], random_state=rs),
     "correlation": lambda rs: __import__("xleval.stats").stats.correlation(_X, _Y, "kendall_c", random_state=rs),
     "compare_pairwise_accuracy": lambda rs: __import__("xleval.stats").stats.compare_pairwise_accuracy(
-        _X, _Y, _X[::-1], random_state=rs),
+        _X, _Y, _X[::-1], resampling=Resampling(random_state=rs)),
     "compare_correlations": lambda rs: __import__("xleval.stats").stats.compare_correlations(
         _X, _Y, _X[::-1], random_state=rs),
     "estimate_from_distribution": lambda rs: __import__("xleval.stats").stats.estimate_from_distribution(
@@ -180,7 +180,7 @@ CALLS = {
 THROUGH_KWARGS = {"paired_bootstrap", "diagnose", "choose_method", "decide_calibration", "evaluate_calibration",
                   "recommend_calibration"}
 # take their seed through a Resampling (xleval.stats.Resampling.random_state), refused when it is built
-THROUGH_RESAMPLING = {"leaderboard", "fairness_gaps", "audit", "human_agreement"}
+THROUGH_RESAMPLING = {"leaderboard", "fairness_gaps", "audit", "human_agreement", "compare_pairwise_accuracy"}
 
 
 def _procedures() -> list[str]:

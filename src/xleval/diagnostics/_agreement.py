@@ -298,5 +298,6 @@ def _compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibrat
                                           label="paired-bootstrap-stratified-systems", random_state=seed)
     test = compare_pairwise_accuracy(systems[a].to_numpy(), systems[b].to_numpy(), systems[human].to_numpy(),
                                      groups=groups, pairs="cross", tie_calibration=tie_calibration,
-                                     alternative=alternative, n_resamples=n_resamples, random_state=seed)
+                                     alternative=alternative,
+                                     resampling=Resampling(n_resamples=n_resamples, random_state=seed))
     return Comparison(a, b, estimate, test)

@@ -35,7 +35,7 @@ from xleval.io import (
     to_numeric_column,
 )
 from xleval.metrics._direction import higher_is_better as metric_direction
-from xleval.stats import Estimate, Resampling, bootstrap, estimate_from_distribution
+from xleval.stats import FRESH_RESAMPLING, Estimate, Resampling, bootstrap, estimate_from_distribution
 from xleval.table import require_columns
 
 __all__ = ["fairness_gaps", "fairness_gaps_by", "ResourceFit", "DEFAULT_RESOURCE_FIT", "DERIVED_FEATURES"]
@@ -130,8 +130,6 @@ class ResourceFit:
 
 
 DEFAULT_RESOURCE_FIT = ResourceFit()
-#: fairness reports draw a fresh seed unless given one (recorded in the report)
-FRESH_RESAMPLING = Resampling(random_state=None)
 
 
 def fairness_gaps(

@@ -12,7 +12,7 @@ import numpy as np
 from xleval._base.seeding import resolve_seed
 from xleval.stats._validate import check_level, check_n_resamples
 
-__all__ = ["Resampling", "DEFAULT_RESAMPLING"]
+__all__ = ["Resampling", "DEFAULT_RESAMPLING", "FRESH_RESAMPLING"]
 
 
 @dataclass(frozen=True)
@@ -38,3 +38,6 @@ class Resampling:
 
 #: 1000 resamples, 95% intervals, seed 0: every analysis's default
 DEFAULT_RESAMPLING = Resampling()
+#: the same with a fresh seed (recorded in the result): the default of the fairness gaps and of
+#: :func:`xleval.stats.compare_pairwise_accuracy`
+FRESH_RESAMPLING = Resampling(random_state=None)
