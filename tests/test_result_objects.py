@@ -19,6 +19,7 @@ import pytest
 
 from xleval._base.result import Result
 from xleval.audit import AUDIT_RESAMPLING
+from xleval.calibration import LabelDraw
 from xleval.decision import EVALUATION_PROCEDURE
 from xleval.stats import Resampling
 
@@ -119,7 +120,7 @@ def build(tmp_path) -> list[Result]:
             decision.fit_calibration(table, "lgn", score="metric", by="tgt_lang"),
             calibration.cell_uncertainty(calibration.AnchoredCalibrator(by="tgt_lang", score="metric").fit(table)),
             calibration.plan_labels(table.assign(some=table["human"].where(table.index % 4 == 0)), "tgt_lang", 200,
-                                    score="metric", human="some", random_state=0),
+                                    score="metric", human="some", draw=LabelDraw(random_state=0)),
             decision.evaluate_calibration(table, "metric", "human", "tgt_lang",
                                              procedure=EVALUATION_PROCEDURE.with_(n_repeats=2, n_resamples=50,
                                                  n_folds=3,budgets=(5,), random_state=0)),

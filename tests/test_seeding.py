@@ -16,6 +16,7 @@ import pytest
 
 from xleval._base.seeding import child_seeds, make_rng, resolve_seed
 from xleval.audit import AUDIT_RESAMPLING
+from xleval.calibration import LabelDraw
 from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE, RECOMMEND_PROCEDURE
 from xleval.exceptions import InputError
 from xleval.stats import Resampling
@@ -154,7 +155,7 @@ CALLS = {
     "select_rows": lambda rs: __import__("xleval.calibration").calibration.select_rows(
         _X, _G, 6, random_state=rs),
     "plan_labels": lambda rs: __import__("xleval.calibration").calibration.plan_labels(
-        _mt_table(), "tgt_lang", 12, score="metric", random_state=rs),
+        _mt_table(), "tgt_lang", 12, score="metric", draw=LabelDraw(random_state=rs)),
     "leaderboard": lambda rs: __import__("xleval.leaderboard").leaderboard.leaderboard(
         _mt_table(), "metric", "tgt_lang", resampling=Resampling(random_state=rs)),
     "system_scores": lambda rs: __import__("xleval.leaderboard").leaderboard.system_scores(
@@ -179,8 +180,10 @@ CALLS = {
 # take their seed through a Procedure (xleval.decision.Procedure.random_state)
 THROUGH_KWARGS = {"paired_bootstrap", "diagnose", "choose_method", "decide_calibration", "evaluate_calibration",
                   "recommend_calibration"}
-# take their seed through a Resampling (xleval.stats.Resampling.random_state), refused when it is built
-THROUGH_RESAMPLING = {"leaderboard", "fairness_gaps", "audit", "human_agreement", "compare_pairwise_accuracy"}
+# take their seed through an option object (xleval.stats.Resampling, xleval.calibration.LabelDraw), refused when
+# it is built
+THROUGH_RESAMPLING = {"leaderboard", "fairness_gaps", "audit", "human_agreement", "compare_pairwise_accuracy",
+                      "plan_labels"}
 
 
 def _procedures() -> list[str]:
