@@ -17,6 +17,7 @@ import pytest
 
 from conftest import run_cli
 from test_report_analyses import audit_result, confounds, fairness  # noqa: F401  (fixtures)
+from xleval.decision import Procedure
 from xleval.meta import Clustering, MetaStatistics, meta_calibrations, meta_evaluate
 from xleval.meta._render import render_text
 from xleval.report import (
@@ -133,7 +134,7 @@ def meta_results():
                              resampling=Resampling(n_resamples=50),
                              clustering=Clustering(statistics=("sys_pearson",), n_resamples=20))
         calibrated = meta_calibrations(df, names, "human", calibrations="raw,lgn,anchored@20", human_scale="raw",
-                                       n_folds=2, n_repeats=1, random_state=1, meta=meta)
+                                       procedure=Procedure(n_folds=2, n_repeats=1, random_state=1), meta=meta)
     return meta, calibrated
 
 
@@ -274,7 +275,7 @@ def test_answer_with_tied_calibrations_names_them_and_the_tie_rule():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = meta_calibrations(pd.DataFrame(rows), ["m"], "human", calibrations="raw,lgn,anchored@20",
-                                human_scale="raw", n_folds=2, n_repeats=1, random_state=0)
+                                human_scale="raw", procedure=Procedure(n_folds=2, n_repeats=1, random_state=0))
     acc = {v.calibration: v.accuracy.estimate for v in res.variants}
     assert res.calibration == "anchored@20" and acc["raw"] > acc["anchored@20"]
     assert f"m with raw ({acc['raw']:.3f})" in res.answer
