@@ -437,39 +437,32 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     ``reading`` (:class:`ScoreReading`): the score's metric, resampling unit, direction and signature.
     ``resampling`` (:class:`xleval.stats.Resampling`): the bootstrap of the intervals and the recommendation.
     ``human_scale`` (:class:`xleval.calibration.HumanScale`, or a bare name: ``z``, ``raw``, ``mqm``, ...): the
-    name for the recommendation (:func:`xleval.decision.decide_calibration`), the direction (None: found in
-    the labels) and the bounds, for an anchored calibration fitted here
-    (:class:`~xleval.calibration.AnchoredCalibrator`).
-    ``caller`` (:class:`xleval.decision.Caller`): the input's name in messages, the
-    :class:`xleval.decision.AdviceRenderer` whose advice names commands that run as written (the CLI passes
-    one), and the progress callback, told of each finished step (system scores, recommendation, ranking).
+    name for the recommendation (:func:`xleval.decision.decide_calibration`), the direction (None: found in the
+    labels) and the bounds, for an anchored calibration fitted here (:class:`~xleval.calibration.AnchoredCalibrator`).
+    ``caller`` (:class:`xleval.decision.Caller`): the input's name in messages, the advice's commands (the CLI
+    passes them) and the progress callback, told of each finished step (system scores, recommendation, ranking).
     """
-    metric, unit, higher_is_better = reading.metric, reading.unit, reading.higher_is_better
-    signature, force = reading.signature, reading.force
-    n_resamples, level, random_state = resampling.n_resamples, resampling.level, resampling.random_state
-    scale = HumanScale.of(human_scale)
-    human_scale, human_higher_is_better, human_range = scale.name, scale.higher_is_better, scale.range
-    where, commands, progress = caller.where, caller.commands, caller.progress
     from ..calibration._scales import direction_for
     from ..decision import RECOMMEND_PROCEDURE, recommend_calibration
 
-    steps = Steps(progress, 3)
-
+    metric, signature, scale = reading.metric, reading.signature, HumanScale.of(human_scale)
+    n_resamples, random_state = resampling.n_resamples, resampling.random_state
+    steps = Steps(caller.progress, 3)
     if method not in METHODS:
         raise InputError(f"method {method!r}: use one of {', '.join(METHODS)}")
-    table = _table(data, score, by, human, where)
+    table = _table(data, score, by, human, caller.where)
     score, by, human = table.score_column, table.by[0], table.human
     system = table.system_role(system)
-    human_higher_is_better = direction_for(table.frame, human, human_scale, human_higher_is_better)
-    scores = system_scores(table, system=system, human=human, metric=metric, unit=unit,
-                           n_resamples=n_resamples, level=level, random_state=random_state)
+    human_higher_is_better = direction_for(table.frame, human, scale.name, scale.higher_is_better)
+    scores = system_scores(table, system=system, human=human, metric=metric, unit=reading.unit,
+                           n_resamples=n_resamples, level=resampling.level, random_state=random_state)
     frame = table.frame
     steps.done()
     rec = None
-    hib = direction(score, signature if signature is not None else table.signature(score), given=higher_is_better,
-                    metric=metric)
+    hib = direction(score, signature if signature is not None else table.signature(score),
+                    given=reading.higher_is_better, metric=metric)
     if model is not None:
-        calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,
+        calibration = model_calibration(model, scores.frame, by, signature=signature, force=reading.force, score=score,
                                         where=table.source)
     else:
         groups = scores.table["group"].unique().tolist()
@@ -478,12 +471,12 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
         elif method == "auto":
             procedure = RECOMMEND_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state)
             rec = recommend_calibration(frame, score, by, human=human, system=scores.system, procedure=procedure,
-                                        commands=commands, human_scale=human_scale,
+                                        commands=caller.commands, human_scale=scale.name,
                                         human_higher_is_better=human_higher_is_better, score_higher_is_better=hib)
             method = rec.method
         if method != "auto" or len(groups) != 1:
             calibration = system_calibration(method, scores.frame, score, by, human=human, system=scores.system,
-                                          human_higher_is_better=human_higher_is_better, human_range=human_range,
+                                          human_higher_is_better=human_higher_is_better, human_range=scale.range,
                                           score_higher_is_better=hib)
     steps.done()
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
