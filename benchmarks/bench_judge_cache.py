@@ -25,6 +25,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _judge_fixtures import build_steered_gpt2
+from xleval.judges import JudgeLocal
 from xleval.metrics._judge import Judge
 
 GOOD = {"understandable.": ["Minor:", "\n", "style/awkward", ' - "', 'the"'], "Score: ": ["7", "2"]}
@@ -44,11 +45,11 @@ def main() -> None:
         model = build_steered_gpt2(Path(tmp) / "judge", GOOD)
         cache = Path(tmp) / "cache"
         cache.mkdir()
-        judge = Judge(model, src_lang="de", tgt_lang="en", batch_size=args.batch_size, cache=cache)
+        judge = Judge(model, src_lang="de", tgt_lang="en", local=JudgeLocal(batch_size=args.batch_size), cache=cache)
         start = time.perf_counter()
         first = judge.judge(hyps, None, srcs)
         cold = time.perf_counter() - start
-        again = Judge(model, src_lang="de", tgt_lang="en", batch_size=args.batch_size, cache=cache)
+        again = Judge(model, src_lang="de", tgt_lang="en", local=JudgeLocal(batch_size=args.batch_size), cache=cache)
         start = time.perf_counter()
         second = again.judge(hyps, None, srcs)
         warm = time.perf_counter() - start

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import scipy.stats as ss
 
-from xleval.meta import meta_evaluate
-from xleval.stats import pairwise_accuracy, soft_pairwise_accuracy
+from xleval.meta import MetaStatistics, meta_evaluate
+from xleval.stats import Resampling, pairwise_accuracy, soft_pairwise_accuracy
 
 
 def _data() -> tuple[pd.DataFrame, list[str]]:
@@ -99,8 +99,10 @@ def main() -> None:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = meta_evaluate(df, metrics, human, system_scores="judged", human_scale="da_z",
-                            n_resamples=args.resamples, spa_permutations=args.permutations)
+        res = meta_evaluate(df, metrics, human,
+                            statistics=MetaStatistics(system_scores="judged", human_scale="da_z",
+                                                      spa_permutations=args.permutations),
+                            resampling=Resampling(n_resamples=args.resamples))
     ours = time.perf_counter() - start
     print(f"meta_evaluate: 16 pairs x {len(metrics)} metrics, {len(res.cells)} cells, {args.resamples} resamples, "
           f"SPA {args.permutations} permutations: {ours:.1f} s (target < 60 s)")

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xleval.meta import meta_evaluate, unit_correlations
+from xleval.meta import Clustering, MetaStatistics, meta_evaluate, unit_correlations
 
 
 def load() -> tuple[pd.DataFrame, list[str]]:
@@ -44,8 +44,9 @@ def cpu(fn, *args, **kwargs):
 def clusters(df: pd.DataFrame, metrics: list[str], n_res: int):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return cpu(meta_evaluate, df, metrics, "human_da_z", human_scale="da_z", system_scores="judged",
-                   clusters=("spa", "seg_acc_t"), cluster_resamples=n_res, spa=True, pdp=False)
+        return cpu(meta_evaluate, df, metrics, "human_da_z",
+                   statistics=MetaStatistics(human_scale="da_z", system_scores="judged", spa=True, pdp=False),
+                   clustering=Clustering(statistics=("spa", "seg_acc_t"), n_resamples=n_res))
 
 
 def averaging(df: pd.DataFrame, metrics: list[str]) -> dict[str, float]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from xleval.audit import audit, simulate_audit_data
+from xleval.audit import AUDIT_RESAMPLING, audit, simulate_audit_data
 from xleval.audit._simulate import coverage_study
 
 
@@ -34,7 +34,8 @@ def main() -> None:
 
     df, truth = simulate_audit_data(n_items=400, n_models=6, e1=0.08, e4_high=0.15, e4_low=0.0, e3=0.05,
                                     n_native=400, parser_failure={"model-2": 0.2}, random_state=11)
-    res = audit(df, invalid_policy="exclude", residual_threshold=3, n_resamples=1000, n_permutations=999)
+    res = audit(df, invalid_policy="exclude", residual_threshold=3, resampling=AUDIT_RESAMPLING.with_(n_resamples=1000),
+                n_permutations=999)
     print("\nOne full audit: 400 items, 6 models, model-2 fails to give a letter in 20% of responses")
     print(f"flagged models (validity < 0.95): {', '.join(res.flagged_models)}")
     for key in ("E1", "E3", "E4"):

@@ -44,8 +44,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from xleval.calibration import AnchoredCalibrator, deviation_variance
-from xleval.leaderboard import leaderboard
+from xleval.calibration import AnchoredCalibrator, HumanScale, deviation_variance
+from xleval.leaderboard import ScoreReading, leaderboard
+from xleval.stats import Resampling
 
 KINDS = ("lgn", "raw", "half", "neither")
 PAIRS = np.array(["cs-en", "de-en", "ha-en", "is-en", "ja-en", "ru-en", "zh-en"])
@@ -216,7 +217,8 @@ def pairs_study(worlds: int, budget: int = 100, groups=(2, 4, 7), n_resamples: i
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     board = leaderboard(frame, "score", "lp", human="human", method="anchored",
-                                        n_resamples=n_resamples, random_state=w, human_higher_is_better=True)
+                                        resampling=Resampling(n_resamples=n_resamples, random_state=w),
+                                        human_scale=HumanScale(higher_is_better=True))
                 rows.append({"kind": kind, "groups": k, "world": w, **pair_scores(board, truth)})
     return pd.DataFrame(rows)
 
@@ -241,13 +243,13 @@ def verdict_boards(labelled: pd.DataFrame, higher: bool, n_resamples: int, seed:
     of the pair, unshrunk), from the same labels and seed."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        resampling = Resampling(n_resamples=n_resamples, random_state=seed)
         boards = {"leaderboard": leaderboard(labelled, "score", "lp", human="human", method="anchored",
-                                             n_resamples=n_resamples, random_state=seed,
-                                             human_higher_is_better=higher)}
+                                             resampling=resampling, human_scale=HumanScale(higher_is_better=higher))}
         own = AnchoredCalibrator(by="lp", score="score", human="human", prior="common", shrinkage="none",
                                  human_higher_is_better=higher).fit(labelled, strict=False)
-        boards["own offsets"] = leaderboard(labelled, "score", "lp", human="human", model=own, force=True,
-                                            n_resamples=n_resamples, random_state=seed)
+        boards["own offsets"] = leaderboard(labelled, "score", "lp", human="human", model=own,
+                                            reading=ScoreReading(force=True), resampling=resampling)
     return boards
 
 

@@ -19,12 +19,14 @@ import numpy as np
 import pandas as pd
 
 from xleval.fairness import (
+    ResourceFit,
     cohens_h,
     data_multiplier,
     detectable_effect,
     fairness_gaps,
     min_test_size,
 )
+from xleval.stats import Resampling
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -106,7 +108,8 @@ def wmt21(out: list[str]) -> None:
                "resamples systems within each pair (stratified).\n")
 
     human = mt.dropna(subset=["human_z"])
-    rep, w = run(fairness_gaps, human, "human_z", "lp", reference="de-en", n_resamples=B, random_state=SEED)
+    rep, w = run(fairness_gaps, human, "human_z", "lp", reference="de-en",
+                 resampling=Resampling(n_resamples=B, random_state=SEED))
     out.append("### 1a. Human DA (z) into English, reference de-en\n")
     out.append("```\nxleval fairness gaps wmt21/systems.csv --metric human_z --by lp --reference de-en "
                "--where is_human=False\n```\n")
@@ -121,7 +124,8 @@ def wmt21(out: list[str]) -> None:
     out.append(notes_block(list(rep.notes) + w))
 
     out_of_en = mt[mt["lp"].str.startswith("en-")].dropna(subset=["chrf_refA"])
-    rep, w = run(fairness_gaps, out_of_en, "chrf_refA", "lp", reference="en-de", n_resamples=B, random_state=SEED)
+    rep, w = run(fairness_gaps, out_of_en, "chrf_refA", "lp", reference="en-de",
+                 resampling=Resampling(n_resamples=B, random_state=SEED))
     out.append("### 1b. chrF out of English, reference en-de\n")
     out.append("```\nxleval fairness gaps wmt21/systems.csv --metric chrf_refA --by lp --reference en-de "
                "--where is_human=False\n```\n(rows of to-English pairs filtered out in Python here)\n\n")
@@ -167,7 +171,7 @@ def apples(out: list[str]) -> None:
                          ("bpb", "bits per UTF-8 byte")):
         sub = df[df["metric"] == metric]
         rep, w = run(fairness_gaps, sub, "value", "lang", item="sent_idx", higher_is_better=False,
-                     n_resamples=B, random_state=SEED)
+                     resampling=Resampling(n_resamples=B, random_state=SEED))
         out.append(f"### 2{'a' if metric == 'sent-nll' else 'b'}. {metric}: {what}, reference EN\n")
         out.append(f"```\nxleval fairness gaps apples/results.parquet --metric value --by lang --item sent_idx "
                    f"--lower-is-better --where experiment=main --where eval_set=flores --where metric={metric} "
@@ -196,7 +200,7 @@ def published(out: list[str]) -> None:
                "--metric xnli_acc --by lang --resource cc100_gib --typology script --target-gain 5 --floor 80\n```\n"
                "(the table readers do not skip `#` comment lines, so the citation header is stripped first)\n\n")
     rep, w = run(fairness_gaps, tab, "xnli_acc", "lang", resource="cc100_gib", typology=("script",), floor=80.0,
-                 target_gain=5.0, n_resamples=200, random_state=SEED)
+                 resource_fit=ResourceFit(target_gain=5.0), resampling=Resampling(n_resamples=200, random_state=SEED))
     rows = [{"language": g.language, "accuracy": g.mean.estimate, "ratio to en": g.ratio.estimate if g.ratio else None,
              "CC-100 GiB": g.resource, "below 80": g.below_floor} for g in rep.languages]
     out.append(table(rows, 3))
@@ -211,10 +215,11 @@ def published(out: list[str]) -> None:
                f"**{el.gain_per_doubling:.2f}** more accuracy points; +5 points would take "
                f"**{el.multiplier:.0f}×** the data (CI {el.multiplier_ci_low:.0f}×–{el.multiplier_ci_high:.0f}×). "
                "A larger slope means more gain per doubling.\n\n")
-    rep_t, w2 = run(fairness_gaps, tab, "xnli_acc", "lang", resource="cc100_tokens_m", n_resamples=200,
-                    random_state=SEED)
-    rep_l, w3 = run(fairness_gaps, tab, "xnli_acc", "lang", resource="cc100_gib", log_performance=True,
-                    n_resamples=200, random_state=SEED)
+    rep_t, w2 = run(fairness_gaps, tab, "xnli_acc", "lang", resource="cc100_tokens_m",
+                    resampling=Resampling(n_resamples=200, random_state=SEED))
+    rep_l, w3 = run(fairness_gaps, tab, "xnli_acc", "lang", resource="cc100_gib",
+                    resource_fit=ResourceFit(log_performance=True),
+                    resampling=Resampling(n_resamples=200, random_state=SEED))
     out.append(table([
         {"model": "accuracy ~ ln(GiB)", "slope": el.slope, "CI low": el.slope_ci_low, "CI high": el.slope_ci_high,
          "R²": el.r_squared, "per doubling": el.gain_per_doubling},

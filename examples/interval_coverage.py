@@ -35,6 +35,7 @@ from scipy.stats import rankdata
 from xleval.decision import fit_calibration
 from xleval.leaderboard import leaderboard
 from xleval.metrics import score_frame
+from xleval.stats import Resampling
 
 DATA = Path(os.environ.get("XLEVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "wmt21"
 KEEP = ["lp", "system", "seg_id", "doc_id", "chrf", "human"]
@@ -70,8 +71,8 @@ def coverage(frame: pd.DataFrame, k: int, seed: int, n_resamples: int) -> dict[s
     labelled = draw_labels(frame, k, np.random.default_rng(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        board = leaderboard(labelled, "chrf", "lp", human="human", method="anchored", n_resamples=n_resamples,
-                            random_state=seed)
+        board = leaderboard(labelled, "chrf", "lp", human="human", method="anchored",
+                            resampling=Resampling(n_resamples=n_resamples, random_state=seed))
         fitted = fit_calibration(labelled, "anchored", score="chrf", by="lp", human="human", system="system")
         slope = fitted.model.slopes_
     rows = board.rows.set_index(["group", "system"])

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from xleval.calibration import build_anchored, plan_labels, select_rows
+from xleval.calibration import LabelDraw, build_anchored, plan_labels, select_rows
 from xleval.metrics import score_frame
 from xleval.stats import pairwise_accuracy
 
@@ -81,20 +81,20 @@ class Scale:
             return select_rows(x, self.g, k, systems=self.s, segments=self.seg, method=rule, random_state=seed,
                                documents=self.doc)
         total = k * self.n_groups
-        neyman = {"allocation": "neyman", "rows": "random"}
+        neyman = LabelDraw(allocation="neyman", rows="random", random_state=seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if rule != "plan 2 steps":
-                plan = plan_labels(self.frame, "lp", total, score="chrf", label_column=None, random_state=seed,
-                                   **(neyman if rule == "plan neyman" else {}))
+                plan = plan_labels(self.frame, "lp", total, score="chrf", label_column=None,
+                                   draw=neyman if rule == "plan neyman" else LabelDraw(random_state=seed))
                 return plan.rows["row_id"].to_numpy()
-            first = plan_labels(self.frame, "lp", total // 2, score="chrf", label_column=None, random_state=seed,
-                                **neyman)
+            first = plan_labels(self.frame, "lp", total // 2, score="chrf", label_column=None,
+                                draw=neyman)
             step1 = first.rows["row_id"].to_numpy()
             y = np.full(len(self.frame), np.nan)
             y[step1] = self.frame[self.human].to_numpy()[step1]
             second = plan_labels(self.frame.assign(_labels=y), "lp", total, score="chrf", human="_labels",
-                                 label_column=None, random_state=seed + 10_000, **neyman)
+                                 label_column=None, draw=neyman.with_(random_state=seed + 10_000))
         return np.concatenate([step1, second.rows["row_id"].to_numpy()])
 
 
@@ -111,7 +111,7 @@ def stopping(scale: Scale, k: int, draws: int) -> str:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             plan = plan_labels(scale.frame.assign(_labels=y), "lp", len(rows) + 1, score="chrf", human="_labels",
-                               label_column=None, random_state=seed)
+                               label_column=None, draw=LabelDraw(random_state=seed))
         status.append(plan.status)
         done = plan.gaps[plan.gaps["settled_now"]]
         settled += len(done)

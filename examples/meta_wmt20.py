@@ -182,7 +182,14 @@ def render(wmt: dict, cross: dict, main_args: list[str]) -> str:
            "ceiling; `--gold-spans`/`--predicted-spans` span-level F1; `--error-free T`/`--critical T` segment "
            "detection (sections below). "
            "`--calibrations raw,lgn,anchored@100` evaluates every metric raw and calibrated out of system folds "
-           "(the engine of `xleval calibrate evaluate`) and answers which metric with which calibration to trust.",
+           "(the engine of `xleval calibrate evaluate`) and answers which metric with which calibration to trust. "
+           "In Python, `xleval.meta.meta_evaluate(table, metrics, human, by=, system=, segment=, exclude=, "
+           "lower_is_better=, statistics=, resampling=, clustering=, spans=)` takes the same options as four values "
+           "(`--clusters` is `Clustering.statistics`, `--gold-spans` is `Spans.gold`, and so on): "
+           "`MetaStatistics(average_by, system_scores, human_scale, spa, spa_permutations, pdp, darr, "
+           "darr_threshold, ceiling, chance)`, `Clustering(statistics, task, n_resamples, alpha, ties)`, "
+           "`Spans(gold, predicted, mismatch, error_free, critical)` and "
+           "`xleval.stats.Resampling(n_resamples, level, random_state)`.",
            "", "## Rules the numbers rest on", "",
            "* **System scores.** SPA needs a complete systems x segments matrix: it uses the segments judged for "
            "every system of the pair (a warning gives the counts). `--system-scores complete` (the default) makes "

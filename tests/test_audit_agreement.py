@@ -3,7 +3,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.audit import annotation_agreement, krippendorff_alpha, rating_scale, render_checklist, weighted_kappa
+from xleval.audit import (
+    AUDIT_RESAMPLING,
+    annotation_agreement,
+    krippendorff_alpha,
+    rating_scale,
+    render_checklist,
+    weighted_kappa,
+)
 from xleval.exceptions import DataQualityWarning, InputError
 
 N = np.nan
@@ -105,7 +112,7 @@ def test_audit_with_ratings_reports_agreement_and_rating_signal():
     rng = np.random.default_rng(0)
     items = sorted(i for i in df["item_id"].unique() if i.startswith("q"))  # not the native items
     rows = [(i, r, int(rng.integers(1, 6)), "cue") for i in items for r in ("r1", "r2")]
-    res = audit(df, ratings=_ratings(rows), n_resamples=50, n_permutations=49)
+    res = audit(df, ratings=_ratings(rows), resampling=AUDIT_RESAMPLING.with_(n_resamples=50), n_permutations=49)
     assert res.agreement[0].dimension == "cue" and res.agreement[0].n_raters == 2
     assert res.rating_signal["cue"].method == "spearman" and res.rating_signal["cue"].n == 30
     text = render_checklist(res)

@@ -5,10 +5,19 @@ import pytest
 import scipy.stats as ss
 from statsmodels.stats.contingency_tables import mcnemar
 
-from xleval.audit import ESTIMATORS, audit, dose_response, family_interaction, prepare_audit_table, render_checklist
+from xleval.audit import (
+    AUDIT_RESAMPLING,
+    ESTIMATORS,
+    audit,
+    dose_response,
+    family_interaction,
+    prepare_audit_table,
+    render_checklist,
+)
 from xleval.exceptions import InputError
 
 FAST = dict(n_resamples=200, n_permutations=199, random_state=0)
+AUDIT_FAST = dict(resampling=AUDIT_RESAMPLING.with_(n_resamples=200, random_state=0), n_permutations=199)
 
 
 def _table(rows):
@@ -24,7 +33,7 @@ def _paired_rows(model, a_cond, b_cond, a, b, prefix="q"):
 def test_e1_per_model_matches_hand_count_and_mcnemar():
     a = [1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 1, 1]
     b = [0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1]
-    res = audit(_table(_paired_rows("m", "source", "back_translated", a, b)), **FAST)
+    res = audit(_table(_paired_rows("m", "source", "back_translated", a, b)), **AUDIT_FAST)
     c = res.contrast("E1", "m")
     assert c.estimate == pytest.approx(np.mean(a) - np.mean(b))
     assert c.discordant == (5, 1)  # a right & b wrong, a wrong & b right
@@ -39,7 +48,7 @@ def test_e1_per_model_matches_hand_count_and_mcnemar():
 def test_pooled_averages_models_within_item_and_weights_items_equally():
     rows = _paired_rows("m1", "translated", "naturalized", [1, 1, 0, 1], [0, 1, 0, 0])
     rows += _paired_rows("m2", "translated", "naturalized", [1, 0], [1, 0])  # m2 scored only q0, q1
-    c = audit(_table(rows), **FAST).contrast("E4")
+    c = audit(_table(rows), **AUDIT_FAST).contrast("E4")
     item_diffs = [np.mean([1, 0]), np.mean([0, 0]), 0, 1]
     assert c.estimate == pytest.approx(np.mean(item_diffs))
     assert c.n_a == 4 and c.test.startswith("permutation-paired")
@@ -48,7 +57,7 @@ def test_pooled_averages_models_within_item_and_weights_items_equally():
 def test_item_in_one_condition_only_is_counted_and_excluded():
     rows = _paired_rows("m", "source", "back_translated", [1, 0, 1, 1], [0, 0, 1, 0])
     rows.append(("extra", "m", "source", 1))
-    res = audit(_table(rows), **FAST)
+    res = audit(_table(rows), **AUDIT_FAST)
     c = res.contrast("E1", "m")
     assert c.n_unpaired == 1 and c.n_a == 4
     assert c.estimate == pytest.approx(0.5)
@@ -59,7 +68,7 @@ def test_item_in_one_condition_only_is_counted_and_excluded():
 def test_e3_is_an_unpaired_difference_of_means():
     rows = [(f"t{i}", "m", "translated", x) for i, x in enumerate([1, 1, 0, 1, 1])]
     rows += [(f"n{i}", "m", "native", x) for i, x in enumerate([0, 1, 0])]
-    res = audit(_table(rows), **FAST)
+    res = audit(_table(rows), **AUDIT_FAST)
     c = res.contrast("E3", "m")
     assert c.estimate == pytest.approx(0.8 - 1 / 3)
     assert (c.n_a, c.n_b, c.paired) == (5, 3, False)
@@ -75,7 +84,7 @@ def test_invalid_policy_sensitivity_and_model_without_valid_parses():
         "answer": "A",
         "response": ["A", "A", "A", "no", "A", "B"] + ["A", "B", "A", "A", "B", "B"] + ["?"] * 12,
     })
-    res = audit(df, **FAST)
+    res = audit(df, **AUDIT_FAST)
     assert res.models_without_valid_parses == ("broken",)
     assert "broken" in res.flagged_models
     wrong = res.contrast("E1", "good")
@@ -148,7 +157,7 @@ def test_duplicates_and_missing_columns_are_input_errors():
 
 def test_condition_aliases_and_no_estimator_note():
     df = _table(_paired_rows("m", "Back-Translated", "source", [1, 0], [0, 0]))
-    res = audit(df, **FAST)
+    res = audit(df, **AUDIT_FAST)
     assert res.contrast("E1", "m") is not None
     assert any("E4 (naturalization contrast) not run" in n for n in res.notes)
     assert "estimators not run for lack of conditions: E3, E4" in render_checklist(res)
@@ -158,8 +167,8 @@ def test_cluster_by_subject_resamples_subjects_and_says_mcnemar_is_unclustered()
     from xleval.audit import simulate_audit_data
 
     df, _ = simulate_audit_data(n_items=80, n_models=2, n_native=20, n_subjects=8, random_state=6)
-    plain = audit(df, **FAST)
-    clustered = audit(df, cluster_by_subject=True, **FAST)
+    plain = audit(df, **AUDIT_FAST)
+    clustered = audit(df, cluster_by_subject=True, **AUDIT_FAST)
     c, p = clustered.contrast("E1", "model-0"), plain.contrast("E1", "model-0")
     assert c.estimate == pytest.approx(p.estimate)  # clustering changes the uncertainty, not the estimate
     assert "cluster" in c.ci_method and "cluster" not in p.ci_method

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from import_check import loaded_by
-from xleval.audit import audit, lm_eval_answers, simulate_audit_data
+from xleval.audit import AUDIT_RESAMPLING, audit, lm_eval_answers, simulate_audit_data
 from xleval.audit._plots import plot_dose_response, plot_estimates, plot_parser_validity
 from xleval.exceptions import InputError
 
@@ -83,7 +83,7 @@ def test_cli_reads_lm_eval_specs(tmp_path, cli):
 
 def test_figures_and_lazy_matplotlib():
     df, _ = simulate_audit_data(n_items=60, n_models=2, n_native=30, random_state=2)
-    res = audit(df, n_resamples=100, n_permutations=99)
+    res = audit(df, resampling=AUDIT_RESAMPLING.with_(n_resamples=100), n_permutations=99)
     from matplotlib.figure import Figure
 
     for fig in (plot_estimates(res), plot_parser_validity(res), plot_dose_response(res)):

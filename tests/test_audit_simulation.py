@@ -2,14 +2,15 @@
 95% CIs cover the planted values in 93-97% of 500 simulations; no effect -> ~5% positives."""
 import pytest
 
-from xleval.audit import audit, simulate_audit_data
+from xleval.audit import AUDIT_RESAMPLING, audit, simulate_audit_data
 from xleval.audit._simulate import coverage_study
 
 
 def test_full_audit_recovers_planted_effects_and_flags_parser_failures():
     df, truth = simulate_audit_data(n_items=400, n_models=6, e1=0.08, e4_high=0.15, e4_low=0.0, e3=0.05,
                                     n_native=400, parser_failure={"model-2": 0.2}, random_state=11)
-    res = audit(df, invalid_policy="exclude", residual_threshold=3, n_resamples=500, n_permutations=499)
+    res = audit(df, invalid_policy="exclude", residual_threshold=3, resampling=AUDIT_RESAMPLING.with_(n_resamples=500),
+                n_permutations=499)
     assert res.flagged_models == ("model-2",)
     def near(est, low, high, true):  # within two CI half-widths (~4 standard errors): a robust single-run check
         return abs(est - true) <= (high - low)

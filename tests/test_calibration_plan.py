@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.calibration import plan_labels
+from xleval.calibration import LabelDraw, PlanTarget, plan_labels
 from xleval.cli import main
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import read_table
@@ -43,7 +43,7 @@ def _world(groups=("en-de", "en-zh"), systems=(4, 4), noise=(10.0, 10.0), offset
 
 def test_a_group_with_larger_residual_variance_gets_more_labels_in_proportion_to_its_sd():
     df = _world(noise=(5.0, 20.0), labelled=(60, 60))
-    plan = plan_labels(df, "lp", 520, score="chrf", human="lab", allocation="neyman")
+    plan = plan_labels(df, "lp", 520, score="chrf", human="lab", draw=LabelDraw(allocation="neyman"))
     g = plan.groups.set_index("group")
     assert g.loc["en-zh", "to_add"] > g.loc["en-de", "to_add"]
     # Neyman: labels proportional to the residual sd (the system counts are equal); sd estimated from 60 labels
@@ -56,7 +56,7 @@ def test_a_group_with_more_cross_group_system_pairs_gets_more_labels():
     # four groups: the 12-system group's offset enters 12 * 15 cross-group pairs, a 5-system group's 5 * 22
     df = _world(groups=("a-en", "b-en", "c-en", "d-en"), systems=(5, 5, 5, 12), noise=(10,) * 4,
                 offsets=(0,) * 4, labelled=(0,) * 4)
-    plan = plan_labels(df, "lp", 400, score="chrf", allocation="neyman")
+    plan = plan_labels(df, "lp", 400, score="chrf", draw=LabelDraw(allocation="neyman"))
     g = plan.groups.set_index("group")["planned"]
     assert g["d-en"] > g["a-en"] == pytest.approx(g["b-en"], abs=1) == pytest.approx(g["c-en"], abs=1)
     expected = np.sqrt(12 * 15) / np.sqrt(5 * 22)
@@ -87,7 +87,7 @@ def test_totals_add_up_exactly_and_rows_are_new_distinct_and_scored(budget):
                 labelled=(3, 0, 5), seed=budget)
     df.loc[df.index[::17], "chrf"] = np.nan
     with pytest.warns(DataQualityWarning) if budget < 21 else _nothing():
-        plan = plan_labels(df, "lp", budget, score="chrf", human="lab", rows="spread", random_state=1)
+        plan = plan_labels(df, "lp", budget, score="chrf", human="lab", draw=LabelDraw(rows="spread", random_state=1))
     g = plan.groups
     have = int((df["lab"].notna() & df["chrf"].notna()).sum())  # a label without a score is no label
     assert g["labelled"].sum() == have == plan.labelled
@@ -114,7 +114,7 @@ def test_every_system_gets_a_label_when_the_budget_allows_and_the_plan_says_when
     for g in ("en-de", "en-zh"):  # labels in two systems of each group, to know the residual sds
         rows = df.index[(df.lp == g) & (df.seg_id < 6) & df.system.isin(["s0", "s1"])]
         df.loc[rows, "lab"] = df.loc[rows, "human"]
-    plan = plan_labels(df, "lp", 44, score="chrf", human="lab", random_state=0, allocation="neyman")
+    plan = plan_labels(df, "lp", 44, score="chrf", human="lab", draw=LabelDraw(random_state=0, allocation="neyman"))
     labelled = df[df.lab.notna()].groupby(["lp", "system"]).size()
     added = plan.rows.groupby(["lp", "system"]).size()
     total = added.add(labelled, fill_value=0)
@@ -128,7 +128,7 @@ def test_every_system_gets_a_label_when_the_budget_allows_and_the_plan_says_when
 
 def test_rows_within_a_system_are_spread_evenly_and_over_documents():
     df = _world(systems=(4, 4), labelled=(0, 0))
-    plan = plan_labels(df, "lp", 80, score="chrf", rows="spread", random_state=2)
+    plan = plan_labels(df, "lp", 80, score="chrf", draw=LabelDraw(rows="spread", random_state=2))
     per_system = plan.rows.groupby(["lp", "system"]).size()
     assert per_system.tolist() == [10] * 8
     # 10 documents per system: spread takes each (document, system) cell once, and each segment once per group
@@ -138,9 +138,9 @@ def test_rows_within_a_system_are_spread_evenly_and_over_documents():
 
 def test_seeded():
     df = _world(labelled=(20, 20))
-    a = plan_labels(df, "lp", 140, score="chrf", human="lab", random_state=5)
-    b = plan_labels(df, "lp", 140, score="chrf", human="lab", random_state=5)
-    c = plan_labels(df, "lp", 140, score="chrf", human="lab", random_state=6)
+    a = plan_labels(df, "lp", 140, score="chrf", human="lab", draw=LabelDraw(random_state=5))
+    b = plan_labels(df, "lp", 140, score="chrf", human="lab", draw=LabelDraw(random_state=5))
+    c = plan_labels(df, "lp", 140, score="chrf", human="lab", draw=LabelDraw(random_state=6))
     assert a == b and a.random_state == 5
     assert not a.rows.equals(c.rows)
 
@@ -159,10 +159,11 @@ def test_a_budget_that_adds_nothing_or_is_not_a_count_is_refused(budget, message
 
 def test_other_arguments_are_checked():
     df = _world()
-    for kwargs, name in (({"rows": "best"}, "rows"), ({"confidence": 1.5}, "confidence"), ({"power": 0}, "power"),
-                         ({"residual_sd": -1.0}, "residual_sd")):
+    for make, name in ((lambda: LabelDraw(rows="best"), "rows"), (lambda: LabelDraw(allocation="best"), "allocation"),
+                       (lambda: PlanTarget(confidence=1.5), "confidence"), (lambda: PlanTarget(power=0), "power"),
+                       (lambda: PlanTarget(residual_sd=-1.0), "residual_sd")):
         with pytest.raises(InputError, match=f"{name}=") as info:
-            plan_labels(df, "lp", 50, score="chrf", **kwargs)
+            plan_labels(df, "lp", 50, score="chrf", **{"draw" if name in ("rows", "allocation") else "target": make()})
         assert info.value.argument == name
 
 
@@ -176,7 +177,7 @@ def test_groups_far_apart_are_settled():
 
 
 def test_without_labels_the_rule_says_it_cannot_judge():
-    plan = plan_labels(_world(), "lp", 50, score="chrf", residual_sd=10.0)
+    plan = plan_labels(_world(), "lp", 50, score="chrf", target=PlanTarget(residual_sd=10.0))
     assert plan.status == "unknown" and plan.groups["se_after"].tolist() == pytest.approx([10 / 5, 10 / 5])
 
 
@@ -256,7 +257,7 @@ def test_rows_systems_are_even_over_systems_counting_the_labels_there():
     df = _world(systems=(4, 4), labelled=(0, 0))
     df.loc[df.index[(df.lp == "en-de") & (df.system == "s0")][:6], "lab"] = 1.0  # s0 of en-de has 6 already
     df.loc[df.index[(df.lp == "en-de") & (df.system == "s1")][:1], "lab"] = 2.0
-    plan = plan_labels(df, "lp", 47, score="chrf", human="lab", rows="systems", random_state=0)
+    plan = plan_labels(df, "lp", 47, score="chrf", human="lab", draw=LabelDraw(rows="systems", random_state=0))
     g = plan.groups.set_index("group")
     have = df[df.lab.notna()].groupby(["lp", "system"]).size()
     total = plan.rows.groupby(["lp", "system"]).size().add(have, fill_value=0)

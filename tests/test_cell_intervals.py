@@ -20,7 +20,7 @@ from scipy.stats import rankdata
 from xleval.calibration import AnchoredCalibrator, cell_uncertainty, deviation_variance
 from xleval.exceptions import SmallGroupWarning
 from xleval.leaderboard import leaderboard
-from xleval.stats import bootstrap_sums_joint, percentile_bounds, rank_intervals
+from xleval.stats import Resampling, bootstrap_sums_joint, percentile_bounds, rank_intervals
 
 NOMINAL = 0.95
 
@@ -199,8 +199,8 @@ def test_leaderboard_intervals_cover_the_human_cell_means_and_ranks(n_worlds):
         frame, truth = _board_world(rng)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            board = leaderboard(frame, "score", "pair", human="human", method="anchored", n_resamples=400,
-                                random_state=i)
+            board = leaderboard(frame, "score", "pair", human="human", method="anchored",
+                                resampling=Resampling(n_resamples=400, random_state=i))
         rows = board.rows.assign(truth=truth[[int(g[1:]) * (frame["system"].nunique()) + int(s[1:])
                                               for g, s in zip(board.rows["group"], board.rows["system"], strict=True)]])
         overall = rankdata(-rows["truth"], method="min")
@@ -219,8 +219,9 @@ def test_every_output_says_what_its_intervals_are_for(tmp_path):
     frame, _ = _board_world(np.random.default_rng(3))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        anchored = leaderboard(frame, "score", "pair", human="human", method="anchored", n_resamples=100)
-        lgn = leaderboard(frame, "score", "pair", human="human", method="lgn", n_resamples=100)
+        anchored = leaderboard(frame, "score", "pair", human="human", method="anchored",
+                               resampling=Resampling(n_resamples=100))
+        lgn = leaderboard(frame, "score", "pair", human="human", method="lgn", resampling=Resampling(n_resamples=100))
     assert set(anchored.rows["interval_target"]) == {"human cell mean and its rank (label error of the map, "
                                                      "system deviation, test-set sampling)"}
     assert anchored.intervals["calibrated"].startswith("95% interval for the mean human score of the (group, "
@@ -244,7 +245,8 @@ def test_a_saved_calibrator_on_a_table_without_labels_says_the_deviation_is_left
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = AnchoredCalibrator(by="pair", score="score", human="human", human_higher_is_better=True).fit(frame)
-        board = leaderboard(frame.drop(columns="human"), "score", "pair", model=model, n_resamples=100)
+        board = leaderboard(frame.drop(columns="human"), "score", "pair", model=model,
+                            resampling=Resampling(n_resamples=100))
     assert board.rows["interval_target"].iloc[0].startswith("human cell mean")
     assert any("deviations from the common line could not be estimated" in n for n in board.notes)
     assert "no deviation of the systems from the common line" in board.intervals["calibrated"]
@@ -255,7 +257,8 @@ def test_one_system_per_group_adds_no_deviation():
     frame = frame[frame["system"] == "s0"].drop(columns="system")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        board = leaderboard(frame, "score", "pair", human="human", method="anchored", n_resamples=100)
+        board = leaderboard(frame, "score", "pair", human="human", method="anchored",
+                            resampling=Resampling(n_resamples=100))
     assert len(board.rows) == frame["pair"].nunique()
     assert board.uncertainty["deviation_var"] == 0 and not any("could not be estimated" in n for n in board.notes)
     assert "one system per group" in board.intervals["calibrated"]

@@ -19,6 +19,7 @@ from xleval.decision import (
     EVALUATION_PROCEDURE,
     MARGIN,
     METHOD_NAMES,
+    Caller,
     decide_calibration,
     diagnose,
     evaluate_calibration,
@@ -26,6 +27,7 @@ from xleval.decision import (
     with_decision,
 )
 from xleval.leaderboard import leaderboard
+from xleval.stats import Resampling
 
 GROUPS = ("de-en", "ja-en", "ru-en", "zh-en")
 
@@ -151,7 +153,7 @@ def test_f_leaderboard_evaluate_and_fit_auto_give_the_same_method(world):
     df = _world(**world)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        board = leaderboard(df, "score", "lp", human="human", method="auto", n_resamples=100)
+        board = leaderboard(df, "score", "lp", human="human", method="auto", resampling=Resampling(n_resamples=100))
         evaluation = evaluate_calibration(df, "score", "human", "lp")  # with its budget curve
     fitted = _fit_auto(df)
     assert board.recommendation.method == fitted.method == fitted.decision.method
@@ -178,7 +180,7 @@ def test_g_advice_for_a_standardised_column_asks_for_raw_scores_on_the_labelled_
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = diagnose(df, "score", "lp", human="human", human_scale="z",
-                          commands=CommandContext.from_cli("t.tsv"),
+                          caller=Caller(commands=CommandContext.from_cli("t.tsv")),
                           procedure=DEFAULT_PROCEDURE.with_(n_resamples=50))
     decision = result.recommendation
     assert decision.basis == "standardised"

@@ -31,6 +31,7 @@ from xleval.decision import (
     gather_evidence,
 )
 from xleval.exceptions import InputError
+from xleval.stats import Resampling
 from xleval.table import DEFAULT_BY, EvalTable
 
 
@@ -72,7 +73,7 @@ def test_a_report_run_measures_the_bias_once_and_each_validity_check_once(monkey
         monkeypatch.setattr(module, "check_lgn_validity", count_validity)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        analyze_mt(_to_english(), "metric", human="human", n_resamples=50)
+        analyze_mt(_to_english(), "metric", human="human", resampling=Resampling(n_resamples=50))
     # the raw score once; the calibrated column once (the before/after comparison)
     assert made["bias"].count("metric") == 1, made["bias"]
     assert made["bias"].count("metric_calibrated") == 1
@@ -240,7 +241,7 @@ def test_the_report_summary_states_the_one_decision():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        analysis = analyze_mt(_to_english(), "metric", human="human", n_resamples=50)
+        analysis = analyze_mt(_to_english(), "metric", human="human", resampling=Resampling(n_resamples=50))
     decision = analysis.recommendation
     summary = build_mt_report(analysis).summary
     assert summary["recommendation"] == decision.method

@@ -12,7 +12,7 @@ from xleval.decision import DEFAULT_PROCEDURE, diagnose
 from xleval.diagnostics import human_agreement
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import write_table
-from xleval.stats import pairwise_accuracy
+from xleval.stats import Resampling, pairwise_accuracy
 from xleval.synthetic import simulate_mt_evaluation
 
 
@@ -23,7 +23,7 @@ def _systems():
 
 
 def test_hand_checked_cross_group_accuracy():
-    res = human_agreement(_systems(), "metric", "human", "lp", n_resamples=200)
+    res = human_agreement(_systems(), "metric", "human", "lp", resampling=Resampling(n_resamples=200))
     acc = res.scores["metric"].cross_group_accuracy
     # 9 cross pairs: the metric puts every a-system above every b-system; humans agree only for
     # (a.0.2 > b.0.15), (a.0.3 > b.0.15), (a.0.3 > b.0.25): 3 of 9
@@ -39,7 +39,7 @@ def test_partly_missing_human_and_small_groups():
                    ignore_index=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DataQualityWarning)  # rows without a human score: sparse labels, not bad data
-        res = human_agreement(df, "metric", "human", "lp", n_resamples=50)
+        res = human_agreement(df, "metric", "human", "lp", resampling=Resampling(n_resamples=50))
     assert any("human scores on 7 of 8 rows" in n for n in res.notes)
     assert res.excluded_groups == ("c",) and any("fewer than 2 systems" in n for n in res.notes)
     assert res.n_systems == 6

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from xleval.metrics import higher_is_better
+from xleval.stats import Resampling
 
 METRICX = "metricx|variant:24-ref|refs:yes|dir:lower|xleval:0.1.0"
 CHRF = "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.4.0|xleval:0.1.0"
@@ -51,7 +52,7 @@ def test_meta_negates_ter_and_a_metricx_signature_under_any_name():
     assert metric_directions(df, ["ter"], {"ter": CHRF}) == ["ter"]  # a signature without dir: the name decides
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = meta_evaluate(df, ["ter"], "human", n_resamples=20, random_state=0)
+        res = meta_evaluate(df, ["ter"], "human", resampling=Resampling(n_resamples=20, random_state=0))
     assert any("lower is better for ter" in note for note in res.notes)
     # negated: system-level Pearson within a pair is the one of -ter's system means with the human means
     means = df[df.lp == "de-en"].groupby("system")[["ter", "human"]].mean()
@@ -64,10 +65,11 @@ def test_fairness_reads_ter_as_a_loss_in_the_library_and_on_the_command_line(cli
 
     df = _table().rename(columns={"lp": "lang"}).assign(lang=lambda d: d["lang"].str[:2])
     means = df.groupby("lang")["ter"].mean()
-    rep = fairness_gaps(df, "ter", "lang", reference=None, n_resamples=50, random_state=0)
+    rep = fairness_gaps(df, "ter", "lang", reference=None, resampling=Resampling(n_resamples=50, random_state=0))
     assert rep.higher_is_better is False
     assert rep.summary.worst.estimate == pytest.approx(means.max())  # the highest error rate is the worst
-    told = fairness_gaps(df, "ter", "lang", reference=None, higher_is_better=True, n_resamples=50, random_state=0)
+    told = fairness_gaps(df, "ter", "lang", reference=None, higher_is_better=True,
+                         resampling=Resampling(n_resamples=50, random_state=0))
     assert told.summary.worst.estimate == pytest.approx(means.min())
 
     path = tmp_path / "items.tsv"  # no sidecar: no signature, the name decides
@@ -101,15 +103,16 @@ def test_the_leaderboard_ranks_ter_and_a_metricx_signature_ascending():
     from xleval.leaderboard import leaderboard
 
     df = _table()
-    board = leaderboard(df, "ter", "lp", method="none", n_resamples=100, random_state=0)
+    board = leaderboard(df, "ter", "lp", method="none", resampling=Resampling(n_resamples=100, random_state=0))
     assert board.higher_is_better is False
     first = board.rows[board.rows["rank_in_group"] == 1].set_index("group")["system"].to_dict()
     assert first == _best_per_group(df, "ter")
 
     renamed = df.rename(columns={"ter": "chrf"})
     table = EvalTable.from_frame(renamed, score="chrf", by="lp", signatures={"chrf": METRICX})
-    assert leaderboard(table, method="none", n_resamples=50, random_state=0).higher_is_better is False
-    assert leaderboard(renamed, "chrf", "lp", method="none", n_resamples=50, random_state=0).higher_is_better is True
+    few = Resampling(n_resamples=50, random_state=0)
+    assert leaderboard(table, method="none", resampling=few).higher_is_better is False
+    assert leaderboard(renamed, "chrf", "lp", method="none", resampling=few).higher_is_better is True
 
 
 def test_the_report_and_calibration_read_ter_as_lower_is_better():
@@ -119,7 +122,7 @@ def test_the_report_and_calibration_read_ter_as_lower_is_better():
     df = _table()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        analysis = analyze_mt(df, "ter", by="lp", method="none", n_resamples=50, random_state=0)
+        analysis = analyze_mt(df, "ter", by="lp", method="none", resampling=Resampling(n_resamples=50, random_state=0))
         fitted = fit_calibration(df, "anchored", score="ter", by="lp", human="human")
     assert analysis.board.higher_is_better is False
     assert fitted.model.score_higher_is_better is False

@@ -10,6 +10,7 @@ import pytest
 from statsmodels.stats.power import NormalIndPower
 
 from xleval.fairness import fairness_gaps
+from xleval.stats import Resampling
 
 
 @pytest.fixture
@@ -29,7 +30,8 @@ def test_gaps_json_equals_the_library(cli, items_file):
                      "--n-resamples", "100", "--seed", "3", "--format", "json")
     assert rc == 0
     payload = json.loads(out)
-    expected = fairness_gaps(pd.read_csv(items_file), "f1", "language", n_resamples=100, random_state=3).to_dict()
+    expected = fairness_gaps(pd.read_csv(items_file), "f1", "language",
+                             resampling=Resampling(n_resamples=100, random_state=3)).to_dict()
     assert payload["result"] == json.loads(json.dumps(expected))
 
 

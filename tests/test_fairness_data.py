@@ -14,7 +14,8 @@ import pytest
 import statsmodels.api as sm
 
 from conftest import require_data
-from xleval.fairness import fairness_gaps
+from xleval.fairness import ResourceFit, fairness_gaps
+from xleval.stats import Resampling
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE = REPO / "examples" / "xlmr_xnli_cc100.csv"
@@ -23,7 +24,7 @@ TABLE = REPO / "examples" / "xlmr_xnli_cc100.csv"
 @pytest.mark.data
 def test_wmt21_human_z_by_language_pair(wmt21_systems):
     mt = wmt21_systems[~wmt21_systems["is_human"].astype(bool)].dropna(subset=["human_z"])
-    rep = fairness_gaps(mt, "human_z", "lp", reference="de-en", n_resamples=2000, random_state=0)
+    rep = fairness_gaps(mt, "human_z", "lp", reference="de-en", resampling=Resampling(n_resamples=2000, random_state=0))
     groups = mt.groupby("lp")["human_z"]
     means, counts = groups.mean(), groups.size()
     assert [g.language for g in rep.languages] == sorted(means.index)
@@ -44,8 +45,8 @@ def test_wmt21_human_z_by_language_pair(wmt21_systems):
 @pytest.mark.data
 def test_wmt21_chrf_out_of_english_ratios(wmt21_systems):
     mt = wmt21_systems[~wmt21_systems["is_human"].astype(bool) & wmt21_systems["lp"].str.startswith("en-")]
-    rep = fairness_gaps(mt.dropna(subset=["chrf_refA"]), "chrf_refA", "lp", reference="en-de", n_resamples=500,
-                        random_state=0)
+    rep = fairness_gaps(mt.dropna(subset=["chrf_refA"]), "chrf_refA", "lp", reference="en-de",
+                        resampling=Resampling(n_resamples=500, random_state=0))
     means = mt.groupby("lp")["chrf_refA"].mean()
     ratios = means.drop("en-de") / means["en-de"]
     assert rep.summary.mean_ratio.estimate == pytest.approx(ratios.mean())
@@ -60,7 +61,8 @@ def test_apples_paired_sentence_nll():
                          filters=[("experiment", "==", "main"), ("eval_set", "==", "flores"),
                                   ("metric", "==", "sent-nll"),
                                   ("tokenizer_algo", "==", "bpe"), ("vocab_size", "==", 32768)])
-    rep = fairness_gaps(df, "value", "lang", item="sent_idx", higher_is_better=False, n_resamples=500, random_state=0)
+    rep = fairness_gaps(df, "value", "lang", item="sent_idx", higher_is_better=False,
+                        resampling=Resampling(n_resamples=500, random_state=0))
     assert rep.design == "paired" and rep.reference == "en"
     wide = df.pivot(index="sent_idx", columns="lang", values="value")
     assert len(wide) == 1012 and {g.n for g in rep.languages} == {1012}
@@ -88,7 +90,8 @@ def test_published_table_matches_its_source_average():
 
 def test_published_table_elasticity_equals_statsmodels():
     tab = _published()
-    rep = fairness_gaps(tab, "xnli_acc", "lang", resource="cc100_gib", target_gain=5.0, n_resamples=50, random_state=0)
+    rep = fairness_gaps(tab, "xnli_acc", "lang", resource="cc100_gib", resource_fit=ResourceFit(target_gain=5.0),
+                        resampling=Resampling(n_resamples=50, random_state=0))
     ols = sm.OLS(tab["xnli_acc"].to_numpy(), sm.add_constant(np.log(tab["cc100_gib"].to_numpy()))).fit()
     el = rep.elasticity
     assert el.slope == pytest.approx(ols.params[1]) and el.r_squared == pytest.approx(ols.rsquared)

@@ -11,7 +11,15 @@ import scipy.stats as ss
 import statsmodels.api as sm
 
 from xleval.exceptions import DataQualityWarning, InputError
-from xleval.fairness import data_multiplier, fairness_gaps, fairness_gaps_by, resource_elasticity, typology_bias
+from xleval.fairness import (
+    ResourceFit,
+    data_multiplier,
+    fairness_gaps,
+    fairness_gaps_by,
+    resource_elasticity,
+    typology_bias,
+)
+from xleval.stats import Resampling
 
 # A published-shaped per-language table (accuracy in [0, 1], CC-100-like sizes in GiB).
 ACC = {"en": 0.89, "fr": 0.85, "de": 0.86, "ru": 0.83, "ar": 0.83, "hi": 0.82, "sw": 0.78, "ur": 0.78}
@@ -30,7 +38,7 @@ def _items(acc=ACC, n=60, seed=0, small=None) -> pd.DataFrame:
 
 def test_levels_and_ratios_follow_the_seed_semantics():
     df = _items()
-    rep = fairness_gaps(df, "correct", "lang", n_resamples=200, random_state=0)
+    rep = fairness_gaps(df, "correct", "lang", resampling=Resampling(n_resamples=200, random_state=0))
     means = df.groupby("lang")["correct"].mean()
     for gap in rep.languages:
         assert gap.mean.estimate == pytest.approx(means[gap.language])
@@ -53,7 +61,7 @@ def test_levels_and_ratios_follow_the_seed_semantics():
 
 def test_language_codes_are_normalised_and_reference_found():
     df = _items({"EN": 0.9, "DE": 0.8, "zh-Hans": 0.7}, n=20)
-    rep = fairness_gaps(df, "correct", "lang", n_resamples=50, random_state=0)
+    rep = fairness_gaps(df, "correct", "lang", resampling=Resampling(n_resamples=50, random_state=0))
     assert [g.language for g in rep.languages] == ["de", "en", "zh"]
     assert rep.reference == "en"
 
@@ -61,7 +69,7 @@ def test_language_codes_are_normalised_and_reference_found():
 @pytest.mark.parametrize("tiny", [1, 2, 3, 5])
 def test_tiny_language_never_crashes_and_is_flagged(tiny):
     df = _items(small={"sw": tiny})
-    rep = fairness_gaps(df, "correct", "lang", n_resamples=200, random_state=1)
+    rep = fairness_gaps(df, "correct", "lang", resampling=Resampling(n_resamples=200, random_state=1))
     sw = rep.language("sw")
     assert sw.n == tiny
     assert all(np.isfinite([sw.ratio.estimate, sw.ratio.ci_low, sw.ratio.ci_high]))
@@ -78,8 +86,8 @@ def test_paired_items_resample_together():
     rows = [{"lang": lang, "item": i, "correct": float(d < p)}
             for lang, p in acc.items() for i, d in enumerate(difficulty)]
     df = pd.DataFrame(rows)
-    paired = fairness_gaps(df, "correct", "lang", item="item", n_resamples=2000, random_state=0)
-    indep = fairness_gaps(df, "correct", "lang", n_resamples=2000, random_state=0)
+    paired = fairness_gaps(df, "correct", "lang", item="item", resampling=Resampling(n_resamples=2000, random_state=0))
+    indep = fairness_gaps(df, "correct", "lang", resampling=Resampling(n_resamples=2000, random_state=0))
     assert paired.design == "paired" and indep.design == "independent"
     x = {lang: (difficulty < p).astype(float) for lang, p in acc.items()}
     n = len(difficulty)
@@ -98,7 +106,7 @@ def test_paired_drops_incomplete_items_with_a_warning():
     df = _items(n=30)
     df = df[~((df["lang"] == "sw") & (df["item"] < 5))]
     with pytest.warns(DataQualityWarning, match="5 items missing"):
-        rep = fairness_gaps(df, "correct", "lang", item="item", n_resamples=50, random_state=0)
+        rep = fairness_gaps(df, "correct", "lang", item="item", resampling=Resampling(n_resamples=50, random_state=0))
     assert {g.n for g in rep.languages} == {25}
 
 
@@ -106,13 +114,14 @@ def test_duplicate_items_point_to_model_split():
     df = pd.concat([_items(n=10).assign(model="a"), _items(n=10, seed=1).assign(model="b")])
     with pytest.raises(InputError, match=r"fairness_gaps_by\(\.\.\., model=\)"):
         fairness_gaps(df, "correct", "lang", item="item")
-    reps = fairness_gaps_by(df, "model", "correct", "lang", item="item", n_resamples=50, random_state=0)
+    reps = fairness_gaps_by(df, "model", "correct", "lang", item="item",
+                            resampling=Resampling(n_resamples=50, random_state=0))
     assert set(reps) == {"a", "b"}
 
 
 def test_floor_flags():
     df = _items({"en": 0.9, "am": 0.3, "sw": 0.52}, n=200, seed=5)
-    rep = fairness_gaps(df, "correct", "lang", floor=0.5, n_resamples=300, random_state=0)
+    rep = fairness_gaps(df, "correct", "lang", floor=0.5, resampling=Resampling(n_resamples=300, random_state=0))
     am, en = rep.language("am"), rep.language("en")
     assert am.below_floor and am.clearly_below_floor
     assert not en.below_floor and not en.clearly_below_floor
@@ -120,7 +129,8 @@ def test_floor_flags():
 
 def test_lower_is_better_metric_worst_is_the_max():
     df = pd.DataFrame({"lang": ["en"] * 3 + ["ar"] * 3, "bpb": [1.0, 1.1, 0.9, 1.4, 1.5, 1.3]})
-    rep = fairness_gaps(df, "bpb", "lang", higher_is_better=False, n_resamples=50, random_state=0)
+    rep = fairness_gaps(df, "bpb", "lang", higher_is_better=False,
+                        resampling=Resampling(n_resamples=50, random_state=0))
     assert rep.summary.worst.estimate == pytest.approx(1.4)
     assert rep.language("ar").ratio.estimate == pytest.approx(1.4)
 
@@ -128,7 +138,7 @@ def test_lower_is_better_metric_worst_is_the_max():
 def test_z_scores_get_differences_not_ratios():
     df = pd.DataFrame({"lp": ["de-en"] * 6 + ["ha-en"] * 6,
                        "human_z": [0.1, 0.2, -0.1, 0.0, 0.3, 0.1, -0.2, -0.4, 0.0, -0.1, -0.3, -0.2]})
-    rep = fairness_gaps(df, "human_z", "lp", reference="de-en", n_resamples=100, random_state=0)
+    rep = fairness_gaps(df, "human_z", "lp", reference="de-en", resampling=Resampling(n_resamples=100, random_state=0))
     ha = rep.language("ha-en")
     assert ha.ratio is None and rep.summary.mean_ratio is None
     assert ha.difference.estimate == pytest.approx(-0.2 - 0.1)
@@ -138,7 +148,8 @@ def test_z_scores_get_differences_not_ratios():
 def test_reference_absent_is_a_clear_error():
     with pytest.raises(InputError, match="reference language 'ja' is not in column 'lang'"):
         fairness_gaps(_items(n=5), "correct", "lang", reference="ja")
-    rep = fairness_gaps(_items(n=5), "correct", "lang", reference=None, n_resamples=20, random_state=0)
+    rep = fairness_gaps(_items(n=5), "correct", "lang", reference=None,
+                        resampling=Resampling(n_resamples=20, random_state=0))
     assert rep.summary.mean_ratio is None
 
 
@@ -146,7 +157,7 @@ def test_missing_metric_values_are_counted_not_silently_dropped():
     df = _items(n=10)
     df.loc[[0, 3], "correct"] = np.nan
     with pytest.warns(DataQualityWarning, match="2 of 80 rows"):
-        fairness_gaps(df, "correct", "lang", n_resamples=20, random_state=0)
+        fairness_gaps(df, "correct", "lang", resampling=Resampling(n_resamples=20, random_state=0))
 
 
 def test_missing_column_names_the_columns():
@@ -155,8 +166,8 @@ def test_missing_column_names_the_columns():
 
 
 def test_same_seed_same_report():
-    a = fairness_gaps(_items(), "correct", "lang", n_resamples=100, random_state=9).to_dict()
-    b = fairness_gaps(_items(), "correct", "lang", n_resamples=100, random_state=9).to_dict()
+    a = fairness_gaps(_items(), "correct", "lang", resampling=Resampling(n_resamples=100, random_state=9)).to_dict()
+    b = fairness_gaps(_items(), "correct", "lang", resampling=Resampling(n_resamples=100, random_state=9)).to_dict()
     assert a == b
 
 
@@ -209,7 +220,8 @@ def test_seed_worked_example_is_inconsistent():
 
 def test_elasticity_inside_the_report():
     df = _items(n=40)
-    rep = fairness_gaps(df, "correct", "lang", resource="size", target_gain=0.05, n_resamples=50, random_state=0)
+    rep = fairness_gaps(df, "correct", "lang", resource="size", resource_fit=ResourceFit(target_gain=0.05),
+                        resampling=Resampling(n_resamples=50, random_state=0))
     means = df.groupby("lang")["correct"].mean()
     sizes = df.groupby("lang")["size"].first()
     fit = ss.linregress(np.log(sizes[means.index]), means)
@@ -242,7 +254,8 @@ def test_partial_correlation_equals_the_ols_t_test():
 @pytest.mark.filterwarnings("ignore:resource elasticity")  # random accuracies: the fit is not the point here
 def test_categorical_feature_becomes_indicators_and_script_is_derived():
     df = _items(n=30)
-    rep = fairness_gaps(df, "correct", "lang", resource="size", typology=["script"], n_resamples=20, random_state=0)
+    rep = fairness_gaps(df, "correct", "lang", resource="size", typology=["script"],
+                        resampling=Resampling(n_resamples=20, random_state=0))
     labels = {t.feature for t in rep.typology}
     assert labels == {"script=Arab", "script=Cyrl", "script=Deva", "script=Latn"}
     assert all(t.n_languages == 8 for t in rep.typology)
@@ -256,7 +269,7 @@ def test_typology_with_too_few_languages_is_flagged_not_raised():
 def test_mt_table_by_target_language_from_lp():
     df = pd.DataFrame({"lp": ["en-de"] * 4 + ["en-ja"] * 4 + ["en-zh"] * 4,
                        "chrf": [60, 58, 59, 61, 36, 35, 37, 34, 30, 31, 29, 30.0]})
-    rep = fairness_gaps(df, "chrf", "tgt_lang", reference="de", n_resamples=50, random_state=0)
+    rep = fairness_gaps(df, "chrf", "tgt_lang", reference="de", resampling=Resampling(n_resamples=50, random_state=0))
     assert [g.language for g in rep.languages] == ["de", "ja", "zh"]
     assert rep.language("zh").ratio.estimate == pytest.approx(30.0 / 59.5)
 
@@ -264,7 +277,8 @@ def test_mt_table_by_target_language_from_lp():
 def test_derived_script_uses_the_varying_side_of_language_pairs():
     df = pd.DataFrame({"lp": ["en-de", "en-ru", "en-ja", "en-cs", "en-zh", "en-is"] * 2,
                        "chrf": [59, 56, 36, 50, 30, 53, 58, 57, 35, 51, 31, 54.0]})
-    rep = fairness_gaps(df, "chrf", "lp", reference="en-de", typology=["script"], n_resamples=20, random_state=0)
+    rep = fairness_gaps(df, "chrf", "lp", reference="en-de", typology=["script"],
+                        resampling=Resampling(n_resamples=20, random_state=0))
     assert "script=Latn" in {t.feature for t in rep.typology}  # targets, not the constant source 'en'
 
 
@@ -277,6 +291,7 @@ def test_ratio_interval_covers_the_true_ratio():
     for r in range(reps):
         df = pd.DataFrame({"lang": ["en"] * 200 + ["sw"] * 200,
                            "correct": np.r_[rng.random(200) < 0.9, rng.random(200) < 0.7].astype(float)})
-        ratio = fairness_gaps(df, "correct", "lang", n_resamples=500, random_state=r).language("sw").ratio
+        rep = fairness_gaps(df, "correct", "lang", resampling=Resampling(n_resamples=500, random_state=r))
+        ratio = rep.language("sw").ratio
         hits += ratio.ci_low <= truth <= ratio.ci_high
     assert 0.90 <= hits / reps <= 0.99

@@ -7,6 +7,7 @@ import pytest
 
 from import_check import loaded_by
 from xleval.fairness import fairness_gaps, plot_elasticity, plot_levels, plot_power_curve, plot_ratios
+from xleval.stats import Resampling
 
 SIZES = {"en": 300.0, "de": 66.0, "fr": 56.0, "sw": 1.6, "am": 0.8}
 ACC = {"en": 0.9, "de": 0.86, "fr": 0.84, "sw": 0.7, "am": 0.56}  # multiples of 1/50
@@ -16,8 +17,8 @@ ACC = {"en": 0.9, "de": 0.86, "fr": 0.84, "sw": 0.7, "am": 0.56}  # multiples of
 def report():
     rows = [{"lang": lang, "correct": float(i < round(ACC[lang] * 50)), "size": SIZES[lang]}
             for lang in ACC for i in range(50)]
-    return fairness_gaps(pd.DataFrame(rows), "correct", "lang", resource="size", floor=0.6, n_resamples=50,
-                         random_state=0)
+    return fairness_gaps(pd.DataFrame(rows), "correct", "lang", resource="size", floor=0.6,
+                         resampling=Resampling(n_resamples=50, random_state=0))
 
 
 def test_levels_figure_has_one_bar_per_language_and_the_floor(report):

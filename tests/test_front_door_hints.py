@@ -11,6 +11,7 @@ import pytest
 from xleval.cli import main
 from xleval.diagnostics import diagnose_bias
 from xleval.exceptions import InputError
+from xleval.stats import Resampling
 
 
 def _table(scored: bool) -> pd.DataFrame:
@@ -106,7 +107,7 @@ def test_the_leaderboard_fits_the_terminal_without_cutting_names(width, monkeypa
     data = simulate_mt_evaluation(n_systems=4, n_segments=30, languages=("de", "fi", "zh"), seed=1).data
     data = data[data["split"] == "evaluation"]  # one split: each (lp, system, seg_id) once
     data["system"] = data["system"].map(lambda s: f"{s}-a-rather-long-system-name")
-    board = leaderboard(data, "metric", "tgt_lang", human="human", method="none", n_resamples=50)
+    board = leaderboard(data, "metric", "tgt_lang", human="human", method="none", resampling=Resampling(n_resamples=50))
     monkeypatch.setattr(board_cli, "console", Console(width=width, force_terminal=False))
     board_cli.print_board(board)
     out = capsys.readouterr().out

@@ -17,6 +17,7 @@ from xleval.calibration import LGN
 from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE
 from xleval.diagnostics import check_lgn_validity, compare_bias, diagnose_bias, human_agreement, system_table
 from xleval.leaderboard import leaderboard, system_scores
+from xleval.stats import Resampling
 from xleval.table import as_table
 
 N_SYSTEMS, N_SEGMENTS = 4, 25
@@ -91,7 +92,7 @@ def test_human_agreement_and_system_table(probe):
     frame, by = probe
     table = system_table(frame, ["metric", "human"], by, "system")
     assert len(table) == 2 * N_SYSTEMS and table["group"].nunique() == 2
-    result = human_agreement(frame, "metric", "human", by, n_resamples=20)
+    result = human_agreement(frame, "metric", "human", by, resampling=Resampling(n_resamples=20))
     assert len(result.scores["metric"].segment_within) == 2
     assert result.n_systems == 2 * N_SYSTEMS
 
@@ -110,7 +111,7 @@ def test_the_leaderboard_keeps_one_and_text_one_apart(entry):
     if entry == "system_scores":
         table = system_scores(frame, "metric", "g", n_resamples=20).table
     else:
-        table = leaderboard(frame, "metric", "g", method="none", n_resamples=20).rows
+        table = leaderboard(frame, "metric", "g", method="none", resampling=Resampling(n_resamples=20)).rows
     assert len(table) == 2 * N_SYSTEMS and table["group"].nunique() == 2
 
 
@@ -172,7 +173,7 @@ def test_calibration_summary_selection_decision_and_evaluation(probe):
 def test_the_report_keeps_one_and_text_one_apart():
     from xleval.report import analyze_mt
 
-    analysis = analyze_mt(TYPES, "metric", by="g", human="human", method="lgn", n_resamples=20)
+    analysis = analyze_mt(TYPES, "metric", by="g", human="human", method="lgn", resampling=Resampling(n_resamples=20))
     assert analysis.board.rows["group"].nunique() == 2
     assert len(analysis.verification.groups) == 2
 

@@ -17,6 +17,7 @@ import pytest
 from _judge_fixtures import SERVER
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import read_table, read_table_metadata
+from xleval.judges import JudgeServer
 from xleval.metrics._judge import Judge
 
 SRCS = ["The cat sits on the mat.", "The weather is nice.", "A dog.", "Two dogs.", "Three cats.", "Four."]
@@ -45,7 +46,7 @@ def _stats(base: str) -> dict:
 
 
 def test_answers_scores_spans_and_signature(server):
-    judge = Judge(f"{server}#good", src_lang="en", tgt_lang="de", concurrency=2)
+    judge = Judge(f"{server}#good", src_lang="en", tgt_lang="de", server=JudgeServer(concurrency=2))
     result = judge.judge(HYPS[:2], None, SRCS[:2])
     assert result.scores.tolist() == [72.0, 72.0]
     assert result.spans[["start", "end"]].to_numpy().tolist() == [[24, 29], [-1, -1]]
@@ -56,7 +57,7 @@ def test_answers_scores_spans_and_signature(server):
 
 
 def test_concurrency_is_bounded(server):
-    judge = Judge(f"{server}#good", prompt="da", src_lang="en", tgt_lang="de", concurrency=3)
+    judge = Judge(f"{server}#good", prompt="da", src_lang="en", tgt_lang="de", server=JudgeServer(concurrency=3))
     assert judge.sentence_scores(HYPS, None, SRCS).tolist() == [72.0] * 6
     stats = _stats(server)
     assert stats["requests"] == 6
@@ -65,16 +66,19 @@ def test_concurrency_is_bounded(server):
 
 @pytest.mark.parametrize("model", ["flaky429", "flaky503"])
 def test_429_and_5xx_are_retried(server, model):
-    judge = Judge(f"{server}#{model}", prompt="da", src_lang="en", tgt_lang="de", retries=2, backoff=0.01)
+    judge = Judge(f"{server}#{model}", prompt="da", src_lang="en", tgt_lang="de",
+                  server=JudgeServer(retries=2, backoff=0.01))
     assert judge.sentence_scores(HYPS[:2], None, SRCS[:2]).tolist() == [72.0, 72.0]
     assert _stats(server)["requests"] == 6  # two refusals, then the answer, for each of two prompts
 
 
 def test_retries_exhausted_and_timeouts_are_missing_with_reasons(server):
-    few = Judge(f"{server}#flaky429", prompt="da", src_lang="en", tgt_lang="de", retries=1, backoff=0.01)
+    few = Judge(f"{server}#flaky429", prompt="da", src_lang="en", tgt_lang="de",
+                server=JudgeServer(retries=1, backoff=0.01))
     result = few.judge(HYPS[:1], None, SRCS[:1])
     assert np.isnan(result.scores[0]) and result.reasons == ("HTTP 429 after 1 retries",)
-    slow = Judge(f"{server}#slow", prompt="da", src_lang="en", tgt_lang="de", timeout=0.3, retries=1, backoff=0.01)
+    slow = Judge(f"{server}#slow", prompt="da", src_lang="en", tgt_lang="de",
+                 server=JudgeServer(timeout=0.3, retries=1, backoff=0.01))
     with pytest.warns(DataQualityWarning, match=r"1 of 1 judge answer\(s\) could not be read"):
         assert np.isnan(slow.sentence_scores(HYPS[:1], None, SRCS[:1])).all()
     assert slow.judge(HYPS[:1], None, SRCS[:1]).reasons == ("timed out after 0.3 s after 1 retries",)
@@ -83,7 +87,7 @@ def test_retries_exhausted_and_timeouts_are_missing_with_reasons(server):
 def test_malformed_body_and_client_errors_are_reasons(server):
     bad = Judge(f"{server}#malformed", prompt="da", src_lang="en", tgt_lang="de")
     assert bad.judge(HYPS[:1], None, SRCS[:1]).reasons == ("malformed response body: '<html>gateway error</html>'",)
-    gone = Judge(f"{server}#gone", prompt="da", src_lang="en", tgt_lang="de", retries=3)
+    gone = Judge(f"{server}#gone", prompt="da", src_lang="en", tgt_lang="de", server=JudgeServer(retries=3))
     assert gone.judge(HYPS[:1], None, SRCS[:1]).reasons[0].startswith("HTTP 404")
     assert _stats(server)["requests"] == 2  # neither was retried
 
@@ -161,7 +165,8 @@ def test_a_run_stopped_halfway_keeps_its_answers(server, tmp_path, monkeypatch):
         if len(calls) == 2:
             raise KeyboardInterrupt
 
-    judge = Judge(f"{server}#good", prompt="da", src_lang="en", tgt_lang="de", cache=cache, concurrency=1)
+    judge = Judge(f"{server}#good", prompt="da", src_lang="en", tgt_lang="de", cache=cache,
+                  server=JudgeServer(concurrency=1))
     with pytest.raises(KeyboardInterrupt):
         judge.judge(HYPS[:3], None, SRCS[:3], progress=stop_on_second)
     again = Judge(f"{server}#good", prompt="da", src_lang="en", tgt_lang="de", cache=cache)

@@ -22,6 +22,7 @@ importorskip_lazy("transformers", reason="needs transformers")
 from _judge_fixtures import build_steered_gpt2  # noqa: E402
 from xleval.exceptions import DataQualityWarning, InputError, SignatureMismatchError  # noqa: E402
 from xleval.io import read_table, read_table_metadata  # noqa: E402
+from xleval.judges import JudgeLocal  # noqa: E402
 from xleval.metrics import get_metric, score_frame  # noqa: E402
 from xleval.metrics._judge import Judge  # noqa: E402
 
@@ -54,7 +55,7 @@ def _table(n_copies: int = 1) -> pd.DataFrame:
 
 
 def test_esa_two_stages_scores_and_spans(models):
-    judge = Judge(models["good"], prompt="esa", src_lang="en", tgt_lang="de", batch_size=2)
+    judge = Judge(models["good"], prompt="esa", src_lang="en", tgt_lang="de", local=JudgeLocal(batch_size=2))
     result = judge.judge(HYPS, None, SRCS)
     assert result.scores.tolist() == [72.0, 72.0, 72.0]
     assert result.reasons == ("", "", "")

@@ -18,6 +18,7 @@ from scipy import stats
 
 from xleval.io import add_language_columns, read_table, write_table
 from xleval.judges import judge_agreement, judge_columns
+from xleval.stats import Resampling
 
 JUDGE_SIG = "model:m|sha:0123|prompt:gemba-esa|prompt-sha:abc|refs:no|decode:greedy|xleval:0.1.0"
 INGESTED = "ingested:wmt25-automatic-scores|metric:GEMBA-X|sha:1|judge:yes|xleval:0.1.0"
@@ -143,8 +144,8 @@ def test_report_section_present_with_two_judges_absent_without(tmp_path, cli):
 
     df = _table()
     agreement = judge_agreement(df, ["A", "B"])
-    with_judges = mt_report(df, "A", human="human", judges=agreement, n_resamples=50)
-    without = mt_report(df, "A", human="human", n_resamples=50)
+    with_judges = mt_report(df, "A", human="human", judges=agreement, resampling=Resampling(n_resamples=50))
+    without = mt_report(df, "A", human="human", resampling=Resampling(n_resamples=50))
     ids = [s.id for s in with_judges.sections]
     assert "judges-per-language" in ids and "judges-per-language" not in [s.id for s in without.sections]
     section = json.loads(render_json(with_judges))["sections"][ids.index("judges-per-language")]

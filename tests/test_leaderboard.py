@@ -10,7 +10,7 @@ import pytest
 from xleval.calibration import LGN
 from xleval.exceptions import InputError
 from xleval.leaderboard import leaderboard, model_calibration, system_scores
-from xleval.stats import bootstrap_sums
+from xleval.stats import Resampling, bootstrap_sums
 
 
 def _ratio(s):
@@ -65,7 +65,7 @@ def test_the_interval_is_the_stats_engine_cluster_bootstrap():
     x = rng.normal(size=len(docs)) + docs * 0.1
     df = pd.DataFrame({"lp": "de-en", "system": "a", "doc_id": docs.astype(str), "score": x})
     scores = system_scores(df, "score", "lp", n_resamples=500, random_state=7)
-    board = leaderboard(df, "score", "lp", method="none", n_resamples=500, random_state=7)
+    board = leaderboard(df, "score", "lp", method="none", resampling=Resampling(n_resamples=500, random_state=7))
     ref = bootstrap_sums(np.column_stack([x, np.ones_like(x)]), _ratio, clusters=docs.astype(str), n_resamples=500,
                          random_state=scores.group_seeds["de-en"])
     row = board.rows.iloc[0]
@@ -82,7 +82,8 @@ def test_systems_of_a_group_share_their_resamples():
     a = difficulty + rng.normal(size=len(docs))
     frames = [pd.DataFrame({"lp": "de-en", "system": name, "doc_id": docs, "score": values})
               for name, values in (("a", a), ("b", a + 0.3))]
-    board = leaderboard(pd.concat(frames), "score", "lp", method="none", n_resamples=300, random_state=0)
+    board = leaderboard(pd.concat(frames), "score", "lp", method="none",
+                        resampling=Resampling(n_resamples=300, random_state=0))
     rows = board.rows.set_index("system")
     assert rows.loc["b", "raw_ci_low"] < rows.loc["a", "raw_ci_high"]  # overlapping intervals
     assert (rows.loc["b", "rank_in_group_low"], rows.loc["b", "rank_in_group_high"]) == (1, 1)
@@ -102,7 +103,7 @@ def test_rows_ranks_and_human_means(simulated):
     ev, _ = simulated
     ev = ev.copy()
     ev.loc[ev.index[:7], "human"] = np.nan
-    board = leaderboard(ev, "metric", "tgt_lang", human="human", method="lgn", n_resamples=200)
+    board = leaderboard(ev, "metric", "tgt_lang", human="human", method="lgn", resampling=Resampling(n_resamples=200))
     rows = board.rows
     assert len(rows) == 12 and list(rows["rank_overall"]) == sorted(rows["rank_overall"])
     human = ev.groupby(["tgt_lang", "system"])["human"].agg(["mean", "count"])
@@ -121,7 +122,7 @@ def test_without_ids_rows_are_paired_by_position():
     rng = np.random.default_rng(3)
     a = rng.normal(scale=10.0, size=60)
     df = pd.concat([pd.DataFrame({"lp": "de-en", "system": s, "score": v}) for s, v in (("a", a), ("b", a + 0.3))])
-    board = leaderboard(df, "score", "lp", method="none", n_resamples=200)
+    board = leaderboard(df, "score", "lp", method="none", resampling=Resampling(n_resamples=200))
     assert board.unit.startswith("rows (by their position")
     assert board.rows.set_index("system").loc["b", "rank_in_group_high"] == 1
 
@@ -130,7 +131,7 @@ def test_a_saved_calibrator_maps_each_system_score(simulated):
     ev, cal = simulated
     for method in ("zscore", "quantile"):  # a saved map calibrates segments; a system's score is their mean
         model = LGN(by="tgt_lang", score="metric", target=(80, 10), min_count=10, method=method).fit(cal)
-        board = leaderboard(ev, "metric", "lp", model=model, n_resamples=100)
+        board = leaderboard(ev, "metric", "lp", model=model, resampling=Resampling(n_resamples=100))
         assert board.calibration["method"] == "model" and board.calibration["scale"] == "target mean 80, sd 10"
         calibrated = ev.assign(c=model.transform(ev)).groupby(["lp", "system"])["c"].mean()
         for r in board.rows.itertuples():
@@ -140,13 +141,13 @@ def test_a_saved_calibrator_maps_each_system_score(simulated):
 
 def test_same_seed_same_board_and_bad_input(simulated):
     ev, _ = simulated
-    a = leaderboard(ev, "metric", "tgt_lang", method="lgn", n_resamples=100, random_state=3).rows
-    b = leaderboard(ev, "metric", "tgt_lang", method="lgn", n_resamples=100, random_state=3).rows
-    c = leaderboard(ev, "metric", "tgt_lang", method="lgn", n_resamples=100, random_state=4).rows
+    a = leaderboard(ev, "metric", "tgt_lang", method="lgn", resampling=Resampling(n_resamples=100, random_state=3)).rows
+    b = leaderboard(ev, "metric", "tgt_lang", method="lgn", resampling=Resampling(n_resamples=100, random_state=3)).rows
+    c = leaderboard(ev, "metric", "tgt_lang", method="lgn", resampling=Resampling(n_resamples=100, random_state=4)).rows
     pd.testing.assert_frame_equal(a, b)
     assert not np.allclose(a["raw_ci_low"], c["raw_ci_low"])
     with pytest.raises(InputError, match="anchored calibration needs human scores"):
-        leaderboard(ev, "metric", "tgt_lang", method="anchored", n_resamples=10)
+        leaderboard(ev, "metric", "tgt_lang", method="anchored", resampling=Resampling(n_resamples=10))
     with pytest.raises(InputError, match="method 'best'"):
         leaderboard(ev, "metric", "tgt_lang", method="best")
     with pytest.raises(InputError, match="no column 'bleu'"):
@@ -156,7 +157,7 @@ def test_same_seed_same_board_and_bad_input(simulated):
 def test_lower_is_better_for_ter():
     df = pd.DataFrame({"lp": "de-en", "system": ["a"] * 5 + ["b"] * 5, "seg_id": list(range(5)) * 2,
                        "ter": [10.0, 20, 30, 40, 50] + [15.0, 25, 35, 45, 55]})
-    board = leaderboard(df, "ter", "lp", method="none", n_resamples=100)
+    board = leaderboard(df, "ter", "lp", method="none", resampling=Resampling(n_resamples=100))
     assert board.higher_is_better is False
     assert board.rows.set_index("system").loc["a", "rank_in_group"] == 1
 
@@ -169,7 +170,7 @@ def test_recommendation_where_language_pairs_differ_in_quality(wmt21_segments):
     df = wmt21_segments
     rows = df[(df["tgt_lang"] == "en") & ~df["is_human"] & (df["seg_id"] <= 150)].reset_index(drop=True)
     scored = score_frame(rows, ["chrf"]).frame.rename(columns={"human_raw": "human"})
-    board = leaderboard(scored, "chrf", "lp", human="human", n_resamples=200, random_state=0)
+    board = leaderboard(scored, "chrf", "lp", human="human", resampling=Resampling(n_resamples=200, random_state=0))
     rec = board.recommendation
     assert rec.validity_level == "system" and rec.validity_system.status == "violated"
     assert rec.validity_status == "violated" and rec.method == "anchored"
@@ -188,7 +189,7 @@ def test_a_saved_anchored_calibrator_is_loaded_and_applied(simulated, tmp_path):
     AnchoredCalibrator(by="tgt_lang", score="metric", human="human").fit(cal).save(tmp_path / "a.json")
     model = load_calibrator(tmp_path / "a.json")
     assert type(model).__name__ == "AnchoredCalibrator"
-    board = leaderboard(ev, "metric", "tgt_lang", model=model, n_resamples=50)
+    board = leaderboard(ev, "metric", "tgt_lang", model=model, resampling=Resampling(n_resamples=50))
     assert board.calibration["description"].startswith("saved anchored calibrator")
     assert board.calibration["scale"] == "human scale"
     mapped = ev.assign(c=model.transform(ev)).groupby(["tgt_lang", "system"])["c"].mean()  # = a_g + B * system mean
@@ -208,7 +209,7 @@ def test_without_anchored_calibration_the_intervals_are_the_bootstraps_as_before
     frames = [pd.DataFrame({"lp": lp, "system": s, "doc_id": docs, "score": rng.normal(q, 5, len(docs))})
               for lp in ("de-en", "fi-en") for s, q in (("a", 50), ("b", 51), ("c", 53))]
     df = pd.concat(frames, ignore_index=True)
-    board = leaderboard(df, "score", "lp", method="none", n_resamples=300, random_state=2)
+    board = leaderboard(df, "score", "lp", method="none", resampling=Resampling(n_resamples=300, random_state=2))
     scores = system_scores(df, "score", "lp", n_resamples=300, random_state=2)
     rows = board.rows.set_index(["group", "system"])
     for g, est in scores.estimates.items():
@@ -227,12 +228,14 @@ def test_a_saved_anchored_calibrator_of_other_groups_gives_intervals_for_the_hum
 
     ev, cal = simulated
     model = AnchoredCalibrator(by="tgt_lang", score="metric", human="human").fit(cal)
-    board = leaderboard(ev, "metric", "lp", human="human", model=model, n_resamples=100)  # model by tgt_lang
+    # model by tgt_lang
+    board = leaderboard(ev, "metric", "lp", human="human", model=model, resampling=Resampling(n_resamples=100))
     assert board.rows["interval_target"].iloc[0].startswith("human cell mean")
     assert board.uncertainty["n_labels"] == int(ev["human"].notna().sum())
     # each lp draws the offset error of its own tgt_lang group (not the common offset's)
     calibration = model_calibration(model, ev, "lp")
     assert {lp: calibration.model_group(lp) for lp in ev["lp"].unique()} == {"en-de": "de", "en-fi": "fi",
                                                                              "en-zh": "zh"}
-    bare = leaderboard(ev.drop(columns="human"), "metric", "lp", model=model, n_resamples=100)  # no labels: map error
+    # no labels: map error
+    bare = leaderboard(ev.drop(columns="human"), "metric", "lp", model=model, resampling=Resampling(n_resamples=100))
     assert bare.uncertainty["n_labels"] == 0 and bare.uncertainty["deviation_var"] is None  # NaN in JSON: null

@@ -8,8 +8,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from xleval.calibration import HumanScale
 from xleval.cli import main
 from xleval.leaderboard import leaderboard
+from xleval.stats import Resampling
 
 
 def _table(seed: int = 0) -> pd.DataFrame:
@@ -30,21 +32,22 @@ def _table(seed: int = 0) -> pd.DataFrame:
 def _board(**kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return leaderboard(_table(), "score", "lp", human="human", method="anchored", n_resamples=50, **kwargs)
+        return leaderboard(_table(), "score", "lp", human="human", method="anchored",
+                           resampling=Resampling(n_resamples=50), **kwargs)
 
 
 def test_a_declared_range_keeps_calibrated_system_means_inside():
     free = _board()
     assert free.rows["calibrated"].max() > 100  # the line leaves the scale: the case the bounds are for
-    bounded = _board(human_range=(0.0, 100.0))
+    bounded = _board(human_scale=HumanScale(range=(0.0, 100.0)))
     assert bounded.rows["calibrated"].max() <= 100 and bounded.rows["calibrated"].min() >= 0
     inside = free.rows["calibrated"] < 100
     assert np.allclose(bounded.rows.loc[inside, "calibrated"], free.rows.loc[inside, "calibrated"])
 
 
 def test_a_given_direction_reaches_the_fit():
-    down = _board(human_higher_is_better=False, human_range=None)  # contradicts the labels: offsets only, warned
-    up = _board(human_higher_is_better=True)
+    down = _board(human_scale=HumanScale(higher_is_better=False))  # contradicts the labels: offsets only, warned
+    up = _board(human_scale=HumanScale(higher_is_better=True))
     assert up.rows.groupby("group")["calibrated"].nunique().min() > 1  # systems ordered within a group
     assert down.rows.groupby("group")["calibrated"].nunique().max() == 1  # no slope against the labels
 

@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.decision import EVALUATION_PROCEDURE, decide_across_metrics, evaluate_calibration
+from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE, decide_across_metrics, evaluate_calibration
 from xleval.exceptions import InputError
-from xleval.meta import meta_calibrations, meta_evaluate, parse_calibrations
+from xleval.meta import MetaStatistics, meta_calibrations, meta_evaluate, parse_calibrations
+from xleval.stats import Resampling
 
 
 def _table(seed=0):
@@ -33,9 +34,11 @@ def result():
     df = _table()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        meta = meta_evaluate(df, ["noise", "offset"], "human", human_scale="raw", n_resamples=50)
+        meta = meta_evaluate(df, ["noise", "offset"], "human", statistics=MetaStatistics(human_scale="raw"),
+                             resampling=Resampling(n_resamples=50))
         return df, meta_calibrations(df, ["noise", "offset"], "human", calibrations="raw,lgn,anchored@20",
-                                     human_scale="raw", n_folds=2, n_repeats=1, random_state=1, meta=meta)
+                                     human_scale="raw", meta=meta,
+                                     procedure=DEFAULT_PROCEDURE.with_(n_folds=2, n_repeats=1, random_state=1))
 
 
 def test_variants_are_calibrate_evaluates_numbers(result):
@@ -88,8 +91,9 @@ def test_a_lower_is_better_metric_is_evaluated_in_its_direction():
             for lp, off in (("en-de", 0.0), ("en-ja", 1.5), ("en-fr", 0.7)) for q, s in enumerate("ABCDEF")
             for i in range(20)]
     df = pd.DataFrame(rows)
-    ter = meta_calibrations(df, ["ter"], "human", calibrations="raw", human_scale="raw", n_repeats=1)
+    once = DEFAULT_PROCEDURE.with_(n_repeats=1)
+    ter = meta_calibrations(df, ["ter"], "human", calibrations="raw", human_scale="raw", procedure=once)
     neg = meta_calibrations(df.assign(ter=-df["ter"]), ["ter"], "human", calibrations="raw", human_scale="raw",
-                            n_repeats=1, lower_is_better=[])
+                            procedure=once, lower_is_better=[])
     assert ter.variants[0].accuracy.estimate == pytest.approx(neg.variants[0].accuracy.estimate)
     assert ter.variants[0].accuracy.estimate > 0.8

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from conftest import run_cli
-from xleval.meta import meta_evaluate
+from xleval.meta import MetaStatistics, meta_evaluate
+from xleval.stats import Resampling
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def test_json_carries_the_library_result(table):
                 "--format", "json")
     assert r.exit_code == 0, r.stderr
     got = json.loads(r.stdout)
-    want = meta_evaluate(df, ["metric:chrf", "metric:bleu"], "human", n_resamples=50).to_dict()
+    want = meta_evaluate(df, ["metric:chrf", "metric:bleu"], "human", resampling=Resampling(n_resamples=50)).to_dict()
     assert got["cells"] == json.loads(json.dumps(want["cells"]))
     assert got["system_scores"] == "complete" and got["warnings"] == []
 
@@ -147,7 +148,8 @@ def test_metrics_missing_from_a_table_of_texts_are_computed(tmp_path):
     chrf = sacrebleu.metrics.CHRF()
     oracle = df.assign(chrf=[chrf.sentence_score(h, [ref]).score for h, ref in zip(df["hypothesis"], df["reference"],
                                                                                     strict=True)])
-    expected = meta_evaluate(oracle, ["chrf"], "human", spa=False, n_resamples=20)
+    expected = meta_evaluate(oracle, ["chrf"], "human", statistics=MetaStatistics(spa=False),
+                             resampling=Resampling(n_resamples=20))
     got = {(c["group"], c["statistic"]): c["value"] for c in json.loads(r.stdout)["cells"]}
     for c in expected.cells:
         assert got[(c.group, c.statistic)] == pytest.approx(c.value, nan_ok=True), (c.group, c.statistic)

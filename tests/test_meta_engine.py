@@ -11,7 +11,8 @@ import pytest
 import scipy.stats as ss
 
 from xleval.exceptions import DataQualityWarning, InputError
-from xleval.meta import meta_evaluate, unit_correlations
+from xleval.meta import Clustering, MetaStatistics, meta_evaluate, unit_correlations
+from xleval.stats import Resampling
 
 
 def _table(seed: int = 0, n_seg: int = 12, systems=("A", "B", "C", "D"),
@@ -35,7 +36,7 @@ def _acc(x, h):
 
 def test_system_level_statistics_equal_scipy_on_system_means():
     df = _table()
-    res = meta_evaluate(df, ["good", "noisy"], "human", n_resamples=50)
+    res = meta_evaluate(df, ["good", "noisy"], "human", resampling=Resampling(n_resamples=50))
     assert res.system_scores == "complete"
     for lp, rows in df.groupby("lp"):
         means = rows.groupby("system")[["good", "noisy", "human"]].mean()
@@ -54,7 +55,7 @@ def test_system_level_statistics_equal_scipy_on_system_means():
 
 def test_global_and_cross_accuracy_count_the_pairs_directly():
     df = _table(1)
-    res = meta_evaluate(df, ["good"], "human", n_resamples=200, random_state=3)
+    res = meta_evaluate(df, ["good"], "human", resampling=Resampling(n_resamples=200, random_state=3))
     sys = df.groupby(["lp", "system"])[["good", "human"]].mean().reset_index()
     within, cross = [], []
     for i, j in itertools.combinations(range(len(sys)), 2):
@@ -64,7 +65,7 @@ def test_global_and_cross_accuracy_count_the_pairs_directly():
     assert g.value == pytest.approx(np.mean(within)) and g.n == len(within)
     assert c.value == pytest.approx(np.mean(cross)) and c.n == len(cross)
     assert g.ci_low <= g.value <= g.ci_high and c.ci_low <= c.value <= c.ci_high
-    assert res == meta_evaluate(df, ["good"], "human", n_resamples=200, random_state=3)  # seeded
+    assert res == meta_evaluate(df, ["good"], "human", resampling=Resampling(n_resamples=200, random_state=3))  # seeded
 
 
 def test_item_and_system_averaging_equal_per_unit_scipy():
@@ -77,13 +78,14 @@ def test_item_and_system_averaging_equal_per_unit_scipy():
         assert n == n_tau == len(per) and constant == 0
         assert pearson == pytest.approx(np.mean([p for p, _ in per]), abs=1e-12)
         assert kendall == pytest.approx(np.mean([k for _, k in per]), abs=1e-12)
-    res = meta_evaluate(df, ["coarse"], "human", average_by="item", n_resamples=20)
+    res = meta_evaluate(df, ["coarse"], "human", statistics=MetaStatistics(average_by="item"),
+                        resampling=Resampling(n_resamples=20))
     assert np.isfinite(res.value("en-de", "coarse", "seg_kendall"))
 
 
 def test_acc_t_is_item_averaged_acc23_with_the_best_epsilon():
     df = _table(3, n_seg=6)
-    res = meta_evaluate(df, ["coarse"], "human", n_resamples=20)
+    res = meta_evaluate(df, ["coarse"], "human", resampling=Resampling(n_resamples=20))
     rows = df[df.lp == "en-fr"]
     best = 0.0
     for eps in [0.0, *np.unique(np.abs(np.subtract.outer(rows.coarse.to_numpy(), rows.coarse.to_numpy())))]:
@@ -102,13 +104,14 @@ def test_complete_rule_drops_segments_with_a_warning():
     df = _table(4)
     df.loc[(df.lp == "en-de") & (df.system == "B") & (df.seg_id < 3), "human"] = np.nan
     with pytest.warns(DataQualityWarning, match="en-de 9 of 12"):
-        res = meta_evaluate(df, ["good"], "human", n_resamples=20)
+        res = meta_evaluate(df, ["good"], "human", resampling=Resampling(n_resamples=20))
     assert res.groups["en-de"]["segments"] == 9
     kept = df[(df.lp == "en-de") & (df.seg_id >= 3)].groupby("system")[["good", "human"]].mean()
     assert res.value("en-de", "good", "sys_pearson") == pytest.approx(ss.pearsonr(kept.good, kept.human)[0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataQualityWarning)
-        judged = meta_evaluate(df, ["good"], "human", system_scores="judged", n_resamples=20)
+        judged = meta_evaluate(df, ["good"], "human", statistics=MetaStatistics(system_scores="judged"),
+                               resampling=Resampling(n_resamples=20))
     means = df[df.lp == "en-de"].dropna(subset=["human"]).groupby("system")[["good", "human"]].mean()
     assert judged.value("en-de", "good", "sys_pearson") == pytest.approx(ss.pearsonr(means.good, means.human)[0])
 
@@ -117,7 +120,8 @@ def test_spa_cell_uses_the_complete_matrix():
     from xleval.stats import soft_pairwise_accuracy
 
     df = _table(5)
-    res = meta_evaluate(df, ["good"], "human", n_resamples=20, spa_permutations=200)
+    res = meta_evaluate(df, ["good"], "human", resampling=Resampling(n_resamples=20),
+                        statistics=MetaStatistics(spa_permutations=200))
     rows = df[df.lp == "de-en"]
     m = rows.pivot(index="system", columns="seg_id", values="good").to_numpy()
     h = rows.pivot(index="system", columns="seg_id", values="human").to_numpy()
@@ -126,15 +130,16 @@ def test_spa_cell_uses_the_complete_matrix():
 
 def test_system_level_table_is_used_as_it_is():
     df = _table(6).groupby(["lp", "system"])[["good", "human"]].mean().reset_index()
-    res = meta_evaluate(df, ["good"], "human", segment=None, n_resamples=20)
+    res = meta_evaluate(df, ["good"], "human", segment=None, resampling=Resampling(n_resamples=20))
     assert res.system_scores == "table" and res.segment is None
     assert "spa" not in res.statistics() and "seg_pearson" not in res.statistics()
 
 
 def test_scales_cross_pairs_join_groups_of_one_scale():
     df = _table(7)
-    res = meta_evaluate(df, ["good"], "human", human_scale={"en-de": "a", "en-fr": "a", "de-en": "b"},
-                        n_resamples=20)
+    res = meta_evaluate(df, ["good"], "human",
+                        statistics=MetaStatistics(human_scale={"en-de": "a", "en-fr": "a", "de-en": "b"}),
+                        resampling=Resampling(n_resamples=20))
     assert res.cross_accuracy["good"].n == 16  # 4 x 4 systems of en-de x en-fr only
 
 
@@ -148,15 +153,16 @@ def test_scales_cross_pairs_join_groups_of_one_scale():
 ])
 def test_bad_inputs_are_refused(change, match):
     with pytest.raises(InputError, match=match):
-        meta_evaluate(change(_table(8)), ["good"], "human", n_resamples=20)
+        meta_evaluate(change(_table(8)), ["good"], "human", resampling=Resampling(n_resamples=20))
 
 
 def test_clusters_chance_and_task_come_from_the_stats_functions():
     from xleval.stats import chance_baseline, metric_clusters
 
     df = _table(9)
-    res = meta_evaluate(df, ["good", "noisy", "coarse"], "human", n_resamples=20, clusters=["sys_pearson"],
-                        task="wmt24", cluster_resamples=50, chance=True, chance_simulations=20, spa_permutations=100)
+    res = meta_evaluate(df, ["good", "noisy", "coarse"], "human", resampling=Resampling(n_resamples=20),
+                        clustering=Clustering(statistics=["sys_pearson"], task="wmt24", n_resamples=50),
+                        statistics=MetaStatistics(chance=True, chance_simulations=20, spa_permutations=100))
     rows = df[df.lp == "en-fr"]
     means = rows.groupby("system")[["good", "noisy", "coarse", "human"]].mean()
     direct = metric_clusters({m: means[m].to_numpy() for m in ("good", "noisy", "coarse")}, means["human"].to_numpy(),
@@ -176,10 +182,10 @@ def test_clusters_chance_and_task_come_from_the_stats_functions():
 def test_system_level_tables_check_scales_by_range_only():
     df = _table(10).groupby(["lp", "system"])[["good", "human"]].mean().reset_index()
     df.loc[df.lp == "en-de", "human"] *= 10  # spread differs, ranges overlap: one scale with unlike systems
-    assert meta_evaluate(df, ["good"], "human", segment=None, n_resamples=20).cross_accuracy
+    assert meta_evaluate(df, ["good"], "human", segment=None, resampling=Resampling(n_resamples=20)).cross_accuracy
     with pytest.raises(InputError, match="ranges do not overlap"):
         meta_evaluate(df.assign(human=np.where(df.lp == "en-fr", df.human + 100, df.human)), ["good"], "human",
-                      segment=None, n_resamples=20)
+                      segment=None, resampling=Resampling(n_resamples=20))
 
 
 def test_wmt23_ranks_segment_level_pearson_too():
@@ -188,8 +194,8 @@ def test_wmt23_ranks_segment_level_pearson_too():
     from xleval.stats import metric_clusters
 
     df = _table(11)
-    res = meta_evaluate(df, ["good", "noisy", "coarse"], "human", n_resamples=20, task="wmt23",
-                        cluster_resamples=50)
+    res = meta_evaluate(df, ["good", "noisy", "coarse"], "human", resampling=Resampling(n_resamples=20),
+                        clustering=Clustering(task="wmt23", n_resamples=50))
     assert not [n for n in res.notes if "left out of the wmt23 average" in n], res.notes
     rows = df[df.lp == "en-de"]
     matrices = {c: rows.pivot(index="system", columns="seg_id", values=c).to_numpy()
@@ -209,7 +215,8 @@ def test_cross_group_accuracy_has_a_chance_baseline_checked_by_simulation():
     rows = [{"lp": lp, "system": f"s{i}", "human": float(rng.integers(0, 4)), "coarse": float(rng.integers(0, 3))}
             for lp in ("en-de", "en-fr", "de-en") for i in range(5)]
     df = pd.DataFrame(rows)
-    res = meta_evaluate(df, ["coarse"], "human", segment=None, human_scale="da", n_resamples=20, chance=True)
+    res = meta_evaluate(df, ["coarse"], "human", segment=None, statistics=MetaStatistics(human_scale="da", chance=True),
+                        resampling=Resampling(n_resamples=20))
     chance = res.cross_accuracy["coarse"].chance
     x, h, g = df["coarse"].to_numpy(), df["human"].to_numpy(), df["lp"].to_numpy()
     iu, ju = np.triu_indices(len(df), k=1)

@@ -11,7 +11,8 @@ import pytest
 
 from conftest import run_cli
 from xleval.exceptions import InputError
-from xleval.meta import meta_evaluate
+from xleval.meta import MetaStatistics, meta_evaluate
+from xleval.stats import Resampling
 
 
 def _table(seed: int = 4, n_sys: int = 5, n_seg: int = 12) -> pd.DataFrame:
@@ -43,12 +44,16 @@ def test_one_metrics_missing_cells_do_not_shrink_anothers_statistics(system_scor
     df = _table()
     df["c"] = df["a"] + 0.5
     df.loc[(df["seg_id"] < 4) & (df["system"] == "s1"), "c"] = np.nan  # c lacks 4 segments of one system
-    alone = _quiet(df, ["a"], "human", system_scores=system_scores, n_resamples=30, spa_permutations=50)
-    with_c = _quiet(df, ["a", "c"], "human", system_scores=system_scores, n_resamples=30, spa_permutations=50)
+    alone = _quiet(df, ["a"], "human", statistics=MetaStatistics(system_scores=system_scores, spa_permutations=50),
+                   resampling=Resampling(n_resamples=30))
+    with_c = _quiet(df, ["a", "c"], "human",
+                    statistics=MetaStatistics(system_scores=system_scores, spa_permutations=50),
+                    resampling=Resampling(n_resamples=30))
     pd.testing.assert_frame_equal(_cells(alone, "a"), _cells(with_c, "a"))
     # c rests on its own 8 complete segments: its SPA is the one of a table of those segments only
     own = df[df["seg_id"] >= 4]
-    c_only = _quiet(own, ["c"], "human", system_scores=system_scores, n_resamples=30, spa_permutations=50)
+    c_only = _quiet(own, ["c"], "human", statistics=MetaStatistics(system_scores=system_scores, spa_permutations=50),
+                    resampling=Resampling(n_resamples=30))
     assert with_c.value("de-en", "c", "spa") == c_only.value("de-en", "c", "spa")
     assert any("own rows" in n for n in with_c.notes)
 
@@ -57,24 +62,26 @@ def test_infinite_metric_score_refused_naming_the_row():
     df = _table()
     df.loc[7, "a"] = np.inf
     with pytest.raises(InputError, match=r"column 'a' row 8: metric score inf is infinite"):
-        meta_evaluate(df, ["a", "b"], "human", n_resamples=10)
+        meta_evaluate(df, ["a", "b"], "human", resampling=Resampling(n_resamples=10))
 
 
 def test_metric_cells_read_by_the_readers_parser():
     df = _table().astype({"a": object})
     df.loc[3, "a"] = ""  # an empty cell: not scored
     df.loc[4, "a"] = "NA"
-    res = _quiet(df, ["a"], "human", system_scores="judged", n_resamples=10, spa=False)
+    res = _quiet(df, ["a"], "human", statistics=MetaStatistics(system_scores="judged", spa=False),
+                 resampling=Resampling(n_resamples=10))
     assert np.isfinite(res.value("de-en", "a", "seg_pearson"))
     df.loc[5, "a"] = "abc"
     with pytest.raises(InputError, match=r"column 'a' \(metrics=\) holds text .*row 6"):
-        meta_evaluate(df, ["a"], "human", n_resamples=10)
+        meta_evaluate(df, ["a"], "human", resampling=Resampling(n_resamples=10))
 
 
 def test_a_group_without_any_human_score_is_named():
     df = _table()
     extra = df[df["lp"] == "de-en"].assign(lp="xx-yy", human=np.nan)
-    res = _quiet(pd.concat([df, extra]), ["a"], "human", n_resamples=10, spa=False)
+    res = _quiet(pd.concat([df, extra]), ["a"], "human", resampling=Resampling(n_resamples=10),
+                 statistics=MetaStatistics(spa=False))
     assert "xx-yy" not in res.groups
     assert any("without any human score left out: xx-yy" in n for n in res.notes)
 
@@ -82,9 +89,9 @@ def test_a_group_without_any_human_score_is_named():
 def test_options_naming_nothing_are_refused():
     df = _table()
     with pytest.raises(InputError, match="lower_is_better names 'nosuch'"):
-        meta_evaluate(df, ["a"], "human", lower_is_better=["nosuch"], n_resamples=10)
+        meta_evaluate(df, ["a"], "human", lower_is_better=["nosuch"], resampling=Resampling(n_resamples=10))
     with pytest.raises(InputError, match="exclude pattern 'Human-\\*' matches no system"):
-        meta_evaluate(df, ["a"], "human", exclude=["Human-*"], n_resamples=10)
+        meta_evaluate(df, ["a"], "human", exclude=["Human-*"], resampling=Resampling(n_resamples=10))
 
 
 @pytest.mark.parametrize("flag", ["--lower-is-better", "--higher-is-better"])
@@ -101,8 +108,8 @@ def test_cli_column_options_naming_no_metric_are_refused(tmp_path, flag):
 def test_spa_unchanged_by_tiny_magnitudes():
     df = _table()
     tiny = df.assign(a=df["a"] * 2.0 ** -1000)  # about 1e-301: 0 in float32
-    assert _quiet(df, ["a"], "human", n_resamples=10).value("de-en", "a", "spa") == \
-        _quiet(tiny, ["a"], "human", n_resamples=10).value("de-en", "a", "spa")
+    assert _quiet(df, ["a"], "human", resampling=Resampling(n_resamples=10)).value("de-en", "a", "spa") == \
+        _quiet(tiny, ["a"], "human", resampling=Resampling(n_resamples=10)).value("de-en", "a", "spa")
 
 
 def test_human_ceiling_row_and_relative_values_by_hand():
@@ -110,7 +117,8 @@ def test_human_ceiling_row_and_relative_values_by_hand():
     value is divided by the ceiling's. Hand check on system level: 3 systems, one segment-free table."""
     df = pd.DataFrame({"lp": ["x"] * 4, "system": ["a", "b", "c", "d"], "human": [1.0, 2.0, 3.0, 4.0],
                        "rater2": [1.0, 3.0, 2.0, 4.0], "m": [1.0, 2.0, 4.0, 3.0], "n": [4.0, 3.0, 2.0, 1.0]})
-    res = _quiet(df, ["m", "n"], "human", segment=None, ceiling="rater2", n_resamples=20)
+    res = _quiet(df, ["m", "n"], "human", segment=None, statistics=MetaStatistics(ceiling="rater2"),
+                 resampling=Resampling(n_resamples=20))
     assert res.ceiling == "rater2" and res.metrics == ("m", "n", "rater2")
     # pairwise accuracy of 6 system pairs: rater2 swaps b/c (5/6), m swaps c/d (5/6), n reverses all (0)
     acc = {c.metric: c for c in res.cells if c.statistic == "sys_accuracy"}
@@ -122,13 +130,13 @@ def test_human_ceiling_row_and_relative_values_by_hand():
     assert tau["n"].relative == pytest.approx(-1.5)
     assert "relative" in res.to_frame().columns
     with pytest.raises(InputError, match="ceiling='m' is a metric"):
-        meta_evaluate(df, ["m"], "human", segment=None, ceiling="m")
+        meta_evaluate(df, ["m"], "human", segment=None, statistics=MetaStatistics(ceiling="m"))
 
 
 def test_no_spa_note_for_a_metric_without_scores_in_a_pair():
     df = _table()
     df["c"] = df["a"].where(df["lp"] == "de-en")  # c scores de-en only
-    res = _quiet(df, ["a", "c"], "human", n_resamples=10)
+    res = _quiet(df, ["a", "c"], "human", resampling=Resampling(n_resamples=10))
     assert np.isfinite(res.value("de-en", "c", "spa")) and np.isnan(res.value("en-de", "c", "spa"))
     assert not any("no SPA" in n for n in res.notes)  # no "needs 2" note: c simply has no scores there
 

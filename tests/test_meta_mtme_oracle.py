@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.meta import meta_evaluate
+from xleval.meta import MetaStatistics, meta_evaluate
+from xleval.stats import Resampling
 
 MTME = {"none": (0.7835046454500121, 0.6037981469083467), "item": (0.7643403063956927, 0.6099294071455624),
         "system": (0.7127362836587174, 0.5355132410334077)}
@@ -39,8 +40,9 @@ def test_segment_level_equals_mt_metrics_eval(average_by):
     sparse, _ = _inputs()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = meta_evaluate(sparse, ["m"], "human", average_by=average_by, system_scores="judged", n_resamples=20,
-                            spa=False)
+        res = meta_evaluate(sparse, ["m"], "human",
+                            statistics=MetaStatistics(average_by=average_by, system_scores="judged", spa=False),
+                            resampling=Resampling(n_resamples=20))
     pearson, kendall = MTME[average_by]
     assert res.value("x-y", "m", "seg_pearson") == pytest.approx(pearson, abs=1e-12)
     assert res.value("x-y", "m", "seg_kendall") == pytest.approx(kendall, abs=1e-12)
@@ -51,7 +53,7 @@ def test_segment_level_equals_mt_metrics_eval(average_by):
 
 def test_spa_equals_mt_metrics_eval_on_the_complete_matrix():
     _, complete = _inputs()
-    res = meta_evaluate(complete, ["m"], "human", n_resamples=20)
+    res = meta_evaluate(complete, ["m"], "human", resampling=Resampling(n_resamples=20))
     assert res.value("x-y", "m", "spa") == pytest.approx(SPA, abs=1e-12)
 
 
@@ -62,7 +64,8 @@ PDP = {"sparse": 0.771625154890507, "complete": 0.7952266057937621}
 def test_pdp_equals_mt_metrics_eval():
     sparse, complete = _inputs()
     for name, df in (("sparse", sparse), ("complete", complete)):
-        res = meta_evaluate(df, ["m"], "human", system_scores="judged", n_resamples=200, spa=False)
+        res = meta_evaluate(df, ["m"], "human", statistics=MetaStatistics(system_scores="judged", spa=False),
+                            resampling=Resampling(n_resamples=200))
         cell = next(c for c in res.cells if c.statistic == "seg_pdp")
         assert cell.value == pytest.approx(PDP[name], abs=1e-12)
         assert cell.ci_low < cell.value < cell.ci_high

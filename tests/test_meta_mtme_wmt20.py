@@ -12,7 +12,8 @@ import warnings
 import pandas as pd
 import pytest
 
-from xleval.meta import meta_evaluate
+from xleval.meta import MetaStatistics, meta_evaluate
+from xleval.stats import Resampling
 
 pytestmark = pytest.mark.data
 
@@ -250,8 +251,9 @@ def test_item_grouped_pearson_equals_mt_metrics_eval_on_every_cell(segments, hum
     metrics = sorted({m for h, _, m in MTME_ITEM_PEARSON if h == human})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = meta_evaluate(segments, metrics, human, average_by="item", system_scores="judged", human_scale="da",
-                            n_resamples=2, spa=False)
+        res = meta_evaluate(segments, metrics, human,
+                            statistics=MetaStatistics(average_by="item", system_scores="judged", human_scale="da",
+                                                      spa=False), resampling=Resampling(n_resamples=2))
     cells = {(c.group, c.metric): c for c in res.cells if c.statistic == "seg_pearson"}
     expected = {(lp, m): v for (h, lp, m), v in MTME_ITEM_PEARSON.items() if h == human}
     assert set(cells) == set(expected)

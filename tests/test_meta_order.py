@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.meta import meta_evaluate
+from xleval.meta import Clustering, MetaStatistics, meta_evaluate
+from xleval.stats import Resampling
 
 
 def _table(seed: int = 3) -> pd.DataFrame:
@@ -32,10 +33,12 @@ def _table(seed: int = 3) -> pd.DataFrame:
 def _run(df: pd.DataFrame, average_by: str) -> pd.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = meta_evaluate(df, ["a", "b"], "human", average_by=average_by, system_scores="complete",
-                            human_scale="da", darr="raw", n_resamples=50, spa_permutations=100,
-                            clusters=("spa", "seg_acc_t", "sys_pearson", "sys_accuracy"), cluster_resamples=50,
-                            chance=True, chance_simulations=5, task="wmt24")
+        res = meta_evaluate(df, ["a", "b"], "human",
+                            statistics=MetaStatistics(average_by=average_by, system_scores="complete", human_scale="da",
+                                                      darr="raw", spa_permutations=100, chance=True,
+                                                      chance_simulations=5), resampling=Resampling(n_resamples=50),
+                            clustering=Clustering(statistics=("spa", "seg_acc_t", "sys_pearson", "sys_accuracy"),
+                                                  n_resamples=50, task="wmt24"))
     frame = res.to_frame().sort_values(["group", "metric", "statistic"]).reset_index(drop=True)
     return frame, res
 

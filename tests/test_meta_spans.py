@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 
 from conftest import run_cli
-from xleval.meta import meta_evaluate
+from xleval.meta import MetaStatistics, Spans, meta_evaluate
 from xleval.meta._spans import detection_f1, span_f1
+from xleval.stats import Resampling
 
 KEYS = ["lp", "system", "seg_id"]
 #: segment A: gold major 0-10, predicted minor 5-15; segment B: gold minor 0-4, predicted minor 0-4 and critical
@@ -78,8 +79,9 @@ def test_meta_reports_span_and_detection_cells(tmp_path):
     pred = gold.assign(severity="minor")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = meta_evaluate(df, ["m"], "human", gold_spans=gold, predicted_spans={"judge": pred}, error_free=85,
-                            critical=10, n_resamples=20, spa=False)
+        res = meta_evaluate(df, ["m"], "human",
+                            spans=Spans(gold=gold, predicted={"judge": pred}, error_free=85, critical=10),
+                            resampling=Resampling(n_resamples=20), statistics=MetaStatistics(spa=False))
     assert res.span_sources == ("judge",) and res.columns("span_char_f1") == ("judge",)
     # one span, right place, wrong severity: precision = recall = 0.5 at character level
     assert res.value("x", "judge", "span_char_f1") == pytest.approx(0.5)

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.meta import darr_tau, meta_evaluate
+from xleval.meta import MetaStatistics, darr_tau, meta_evaluate
+from xleval.stats import Resampling
 
 pytestmark = pytest.mark.data
 
@@ -49,9 +50,9 @@ def test_every_segment_metric_darr_tau_equals_the_organisers_agree_flags(segment
     agree = pd.read_parquet(shared_data("wmt20-metrics", "darr_agree.parquet"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = meta_evaluate(segments, ["metric:chrF", "metric:TER", "metric:YiSi-2", "metric:parbleu"],
-                            "human_da_z", darr="human_da_raw", system_scores="judged", human_scale="da_z",
-                            n_resamples=2, spa=False)
+        res = meta_evaluate(segments, ["metric:chrF", "metric:TER", "metric:YiSi-2", "metric:parbleu"], "human_da_z",
+                            statistics=MetaStatistics(darr="human_da_raw", system_scores="judged", human_scale="da_z",
+                                                      spa=False), resampling=Resampling(n_resamples=2))
     checked = 0
     for name in ("chrF", "TER", "YiSi-2", "parbleu"):
         for lp, rows in agree.groupby("lp"):
@@ -72,7 +73,7 @@ def test_system_level_kendall_and_pearson_equal_the_organisers_tables(shared_dat
     lps = sorted({lp for lp, _ in [*KENDALL, *PEARSON]})
     metrics = sorted({m for _, m in [*KENDALL, *PEARSON]})
     res = meta_evaluate(systems[systems["lp"].isin(lps)], metrics, "human_da_z", segment=None,
-                        human_scale="da_z", n_resamples=20)
+                        statistics=MetaStatistics(human_scale="da_z"), resampling=Resampling(n_resamples=20))
     assert res.system_scores == "table"
     for (lp, m), tau in KENDALL.items():
         assert res.value(lp, m, "sys_kendall") == pytest.approx(tau, abs=1e-12)

@@ -8,6 +8,7 @@ from xleval.diagnostics import check_lgn_validity
 from xleval.leaderboard import leaderboard
 from xleval.report import leaderboard_text
 from xleval.report._sections import alert_from_warning
+from xleval.stats import Resampling
 
 
 def test_a_warning_category_is_not_shown():
@@ -35,7 +36,7 @@ def test_a_saved_anchored_calibrator_is_described_in_words():
                                       "human": 20 + 0.8 * x + rng.normal(0, 3, 30)}))
     df = pd.concat(rows, ignore_index=True)
     model = AnchoredCalibrator(score="m", by="lp", human="human", system="system").fit(df)
-    board = leaderboard(df, "m", "lp", model=model, n_resamples=20)
+    board = leaderboard(df, "m", "lp", model=model, resampling=Resampling(n_resamples=20))
     text = leaderboard_text(board)
     assert board.calibration["description"].startswith("saved anchored calibrator (by lp)")
     assert "AnchoredCalibrator" not in text and "Warning:" not in text

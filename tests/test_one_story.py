@@ -14,6 +14,7 @@ from xleval.calibration import select_for_annotation
 from xleval.decision import MARGIN, METHOD_NAMES, evaluate_calibration
 from xleval.metrics import score_frame
 from xleval.report import analyze_mt, build_mt_report, render_json
+from xleval.stats import Resampling
 
 pytestmark = pytest.mark.data
 
@@ -40,7 +41,8 @@ def sparse(shared_data):
 def analysis(sparse):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return analyze_mt(sparse, "chrf", by="lp", human="human", system="system", n_resamples=200)
+        return analyze_mt(sparse, "chrf", by="lp", human="human", system="system",
+                          resampling=Resampling(n_resamples=200))
 
 
 def test_the_report_tells_one_story(analysis):

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import run_cli
 from xleval.exceptions import InputError, MissingDependencyError
-from xleval.output_checks import check_outputs, exclude_invalid, flag_outputs, wilson_interval
+from xleval.output_checks import FlagThresholds, check_outputs, exclude_invalid, flag_outputs, wilson_interval
 
 ENGLISH = "The committee said on Tuesday that it would publish its findings early next year."
 
@@ -64,7 +64,7 @@ def test_a_near_copy_is_closer_to_the_source_than_to_the_reference():
     table, *_ = flag_outputs(df, langid="none")
     assert table["copy_source"].tolist() == [False, True]
     # without a reference only the threshold decides: the lazy copy still flagged
-    table, *_ = flag_outputs(df.drop(columns="reference"), langid="none", near_copy=70)
+    table, *_ = flag_outputs(df.drop(columns="reference"), langid="none", thresholds=FlagThresholds(near_copy=70))
     assert table["copy_source"].tolist()[1]
 
 

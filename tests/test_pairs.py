@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval.calibration import cell_pairs
+from xleval.calibration import HumanScale, cell_pairs
 from xleval.leaderboard import leaderboard
+from xleval.stats import Resampling
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -65,8 +66,8 @@ def test_leaderboard_pairs_come_from_the_same_draws_as_its_intervals():
     frame, _ = sim.world(np.random.default_rng(3), "neither", 3, n_systems=4, n_labels=80)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        board = leaderboard(frame, "score", "lp", human="human", method="anchored", n_resamples=300,
-                            human_higher_is_better=True)
+        board = leaderboard(frame, "score", "lp", human="human", method="anchored",
+                            resampling=Resampling(n_resamples=300), human_scale=HumanScale(higher_is_better=True))
     rows = board.rows
     pairs = board.pairs()
     t = pairs.table

@@ -11,6 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xleval.calibration import HumanScale
+from xleval.stats import Resampling
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 DRAWS = {"raw DA (7 pairs)": 4, "DA z (7 pairs)": 4, "MQM (en-de, zh-en)": 12}  # MQM has 16 cells, DA 100
 
@@ -40,8 +43,9 @@ def study(wmt21_segments, shared_data):
             labelled = scored.assign(human=sim.label(scored, 100, np.random.default_rng([d, 100])))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                board = sim.leaderboard(labelled, "score", "lp", human="human", method="anchored", n_resamples=200,
-                                        random_state=d, human_higher_is_better=higher)
+                board = sim.leaderboard(labelled, "score", "lp", human="human", method="anchored",
+                                        resampling=Resampling(n_resamples=200, random_state=d),
+                                        human_scale=HumanScale(higher_is_better=higher))
             rows.append({"set": name, "procedure": "leaderboard", "draw": d, **sim.pair_scores(board, truth)})
             rows.append({"set": name, "procedure": "plain", "draw": d, **sim.plain_pairs(labelled, truth, higher)})
     return pd.DataFrame(rows)

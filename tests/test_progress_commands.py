@@ -116,15 +116,14 @@ def test_no_bar_and_no_stderr_when_not_a_terminal(cli, tmp_path, monkeypatch, na
 
 def test_the_library_counts_its_steps_without_a_terminal():
     """The callback protocol on its own: the total first, then one unit per step."""
-    from xleval.decision import diagnose
+    from xleval.decision import Caller, diagnose
 
     rng = np.random.default_rng(3)
     df = pd.DataFrame({"lp": np.repeat(["en-de", "en-fr"], 40), "system": np.tile(["a", "b"], 40),
                        "m": rng.normal(size=80), "human": rng.normal(size=80)})
     calls = []
     diagnose(df, "m", "lp", human="human",
-             progress=lambda units=1, *, total=None:
-             calls.append((units, total)),
+             caller=Caller(progress=lambda units=1, *, total=None: calls.append((units, total))),
              procedure=DEFAULT_PROCEDURE.with_(n_resamples=20))
     assert calls == [(0, 4), (1, None), (1, None), (1, None), (1, None)]
 

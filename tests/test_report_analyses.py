@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xleval.audit import AUDIT_RESAMPLING
 from xleval.report import analysis_report, render_html, render_json, result_section, section_for
+from xleval.stats import Resampling
 
 
 @pytest.fixture(scope="module")
@@ -17,7 +19,8 @@ def fairness():
     size = {"en": 300.0, "de": 66.0, "fr": 56.0, "sw": 1.6, "am": 0.8}
     rows = [{"lang": k, "correct": float(i < round(v * 50)), "size": size[k]}
             for k, v in acc.items() for i in range(50)]
-    return fairness_gaps(pd.DataFrame(rows), "correct", "lang", resource="size", n_resamples=50, random_state=0)
+    return fairness_gaps(pd.DataFrame(rows), "correct", "lang", resource="size",
+                         resampling=Resampling(n_resamples=50, random_state=0))
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +28,7 @@ def audit_result():
     from xleval.audit import audit, simulate_audit_data
 
     data, _ = simulate_audit_data(n_items=60, n_models=2, random_state=0)
-    return audit(data, n_resamples=100)
+    return audit(data, resampling=AUDIT_RESAMPLING.with_(n_resamples=100))
 
 
 @pytest.fixture(scope="module")

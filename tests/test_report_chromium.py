@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from xleval.stats import Resampling
+
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000"]
@@ -209,7 +211,7 @@ def wmt_report_file(tmp_path_factory, wmt21_segments) -> Path:
     rows = df[(df["tgt_lang"] == "en") & ~df["is_human"] & (df["seg_id"] <= 150)].reset_index(drop=True)
     scored = score_frame(rows, ["chrf"]).frame.rename(columns={"human_raw": "human"})
     path = tmp_path_factory.mktemp("wmt") / "wmt21-report.html"
-    write_report(mt_report(scored, "chrf", by="lp", human="human", n_resamples=200), path)
+    write_report(mt_report(scored, "chrf", by="lp", human="human", resampling=Resampling(n_resamples=200)), path)
     return path
 
 
@@ -223,7 +225,8 @@ def leaderboard_file(tmp_path_factory, report_file) -> Path:
 
     ev = pd.read_parquet(report_file.parent / "calibrated.parquet")
     path = tmp_path_factory.mktemp("board") / "leaderboard.html"
-    write_report(leaderboard_report(leaderboard(ev, "metric", "tgt_lang", human="human", n_resamples=200)), path)
+    write_report(leaderboard_report(leaderboard(ev, "metric", "tgt_lang", human="human",
+                                                resampling=Resampling(n_resamples=200))), path)
     return path
 
 
@@ -321,7 +324,8 @@ def test_analysis_sections_render_in_the_browser(tmp_path):
     size = {"en": 300.0, "de": 66.0, "fr": 56.0, "sw": 1.6, "am": 0.8}
     rows = [{"lang": k, "correct": float(i < round(v * 50)), "size": size[k]}
             for k, v in acc.items() for i in range(50)]
-    result = fairness_gaps(pd.DataFrame(rows), "correct", "lang", resource="size", n_resamples=50, random_state=0)
+    result = fairness_gaps(pd.DataFrame(rows), "correct", "lang", resource="size",
+                           resampling=Resampling(n_resamples=50, random_state=0))
     page = tmp_path / "fairness.html"
     write_report(analysis_report("fairness", [result]), page)
     images, messages = image_probe(page, tmp_path)

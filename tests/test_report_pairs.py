@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from xleval.report import analyze_mt, build_mt_report, render_html
+from xleval.stats import Resampling
 
 
 def _table(seed: int = 0) -> pd.DataFrame:
@@ -30,7 +31,8 @@ def _table(seed: int = 0) -> pd.DataFrame:
 def test_the_report_states_which_cells_differ_from_the_boards_draws():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        analysis = analyze_mt(_table(), "metric", human="human", method="anchored", n_resamples=200)
+        analysis = analyze_mt(_table(), "metric", human="human", method="anchored",
+                              resampling=Resampling(n_resamples=200))
     assert analysis.pairs is not None
     again = analysis.board.pairs()
     assert again.table.equals(analysis.pairs.table)  # the same draws, the same verdicts
@@ -61,6 +63,6 @@ def test_the_report_states_which_cells_differ_from_the_boards_draws():
 def test_no_pairs_where_the_calibrated_scale_is_not_the_human_one():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        analysis = analyze_mt(_table(), "metric", human="human", method="lgn", n_resamples=100)
+        analysis = analyze_mt(_table(), "metric", human="human", method="lgn", resampling=Resampling(n_resamples=100))
     assert analysis.pairs is None
     assert all(s.id != "pairs" for s in build_mt_report(analysis).sections)

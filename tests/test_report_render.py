@@ -28,7 +28,7 @@ from xleval.report import (
     result_section,
     write_report,
 )
-from xleval.stats import Estimate
+from xleval.stats import Estimate, Resampling
 from xleval.synthetic import simulate_mt_evaluation
 
 
@@ -311,7 +311,8 @@ def test_the_budget_curve_is_drawn_when_the_recommendation_has_one(evaluation):
     # draws it in the summary, with the methods that need no labels as horizontal lines.
     from unittest.mock import patch
 
-    analysis = analyze_mt(evaluation, "metric", by="tgt_lang", human="human", method="lgn", n_resamples=50)
+    analysis = analyze_mt(evaluation, "metric", by="tgt_lang", human="human", method="lgn",
+                          resampling=Resampling(n_resamples=50))
     curve = pd.DataFrame({"labels_per_group": [5, 10, 20, 40] * 2, "method": ["anchored"] * 4 + ["anchored+lgn"] * 4,
                           "accuracy": [0.6, 0.7, 0.75, 0.8, 0.65, 0.72, 0.76, 0.79],
                           "ci_low": [0.5, 0.6, 0.7, 0.75, 0.55, 0.62, 0.7, 0.74],
@@ -333,7 +334,7 @@ def test_without_systems_anchored_keeps_the_real_difference():
     sim = simulate_mt_evaluation(n_systems=3, n_segments=40, languages=("de", "fi", "zh"), seed=3,
                                  language_effect={"zh": -1.0})
     ev = sim.data[sim.data["split"] == "evaluation"].drop(columns=["system"]).reset_index(drop=True)
-    rep = mt_report(ev, "metric", by="tgt_lang", human="human", n_resamples=100)
+    rep = mt_report(ev, "metric", by="tgt_lang", human="human", resampling=Resampling(n_resamples=100))
     assert rep.summary["recommendation"] == "anchored" and rep.summary["validity"]["level"] == "segment"
     assert [(a.check, a.status) for a in rep.alerts] == [("LGN validity check, segment level", "violated")]
     human = ev.groupby("tgt_lang")["human"].mean()

@@ -17,7 +17,8 @@ import pytest
 
 from conftest import run_cli
 from test_report_analyses import audit_result, confounds, fairness  # noqa: F401  (fixtures)
-from xleval.meta import meta_calibrations, meta_evaluate
+from xleval.decision import Procedure
+from xleval.meta import Clustering, MetaStatistics, meta_calibrations, meta_evaluate
 from xleval.meta._render import render_text
 from xleval.report import (
     Report,
@@ -28,6 +29,7 @@ from xleval.report import (
     result_section,
     section_for,
 )
+from xleval.stats import Resampling
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "xleval"
 
@@ -98,9 +100,10 @@ def test_python_report_gives_the_cli_sections(tmp_path):
     assert sorted(computed) == ["chrf", "ter"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        meta = meta_evaluate(scored, ["chrf", "ter"], "human", by="lp", n_resamples=50, random_state=0)
+        meta = meta_evaluate(scored, ["chrf", "ter"], "human", by="lp",
+                             resampling=Resampling(n_resamples=50, random_state=0))
         checks = check_outputs(df, by="lp", metrics=("score",))
-        report = mt_report(df, "score", human="human", n_resamples=50, random_state=0, meta=meta,
+        report = mt_report(df, "score", human="human", resampling=Resampling(n_resamples=50, random_state=0), meta=meta,
                            output_checks=checks)
     ours = render_html(report)
     cli = page.read_text(encoding="utf-8")
@@ -127,10 +130,11 @@ def meta_results():
     names = ["metric:noise", "metric:offset"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        meta = meta_evaluate(df, names, "human", human_scale="raw", n_resamples=50, chance=True,
-                             clusters=("sys_pearson",), cluster_resamples=20)
+        meta = meta_evaluate(df, names, "human", statistics=MetaStatistics(human_scale="raw", chance=True),
+                             resampling=Resampling(n_resamples=50),
+                             clustering=Clustering(statistics=("sys_pearson",), n_resamples=20))
         calibrated = meta_calibrations(df, names, "human", calibrations="raw,lgn,anchored@20", human_scale="raw",
-                                       n_folds=2, n_repeats=1, random_state=1, meta=meta)
+                                       procedure=Procedure(n_folds=2, n_repeats=1, random_state=1), meta=meta)
     return meta, calibrated
 
 
@@ -221,7 +225,8 @@ def test_no_result_reaching_a_page_is_dumped(meta_results, fairness, audit_resul
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         checks = check_outputs(df, by="lp", metrics=("score",))
-        report = mt_report(df, "score", human="human", n_resamples=30, meta=meta, output_checks=checks)
+        report = mt_report(df, "score", human="human", resampling=Resampling(n_resamples=30), meta=meta,
+                           output_checks=checks)
     pages = {type(r).__name__: render_html(analysis_report("x", [r]))
              for r in (meta, calibrated, checks, fairness, audit_result, confounds)}
     pages["mt_report"] = render_html(report)
@@ -239,7 +244,7 @@ def _board(df):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return leaderboard(df, "score", "lp", system="system", human="human", n_resamples=30)
+        return leaderboard(df, "score", "lp", system="system", human="human", resampling=Resampling(n_resamples=30))
 
 
 def test_answer_names_every_variant_inside_the_winners_ci_and_the_rule(meta_results):
@@ -270,7 +275,7 @@ def test_answer_with_tied_calibrations_names_them_and_the_tie_rule():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = meta_calibrations(pd.DataFrame(rows), ["m"], "human", calibrations="raw,lgn,anchored@20",
-                                human_scale="raw", n_folds=2, n_repeats=1, random_state=0)
+                                human_scale="raw", procedure=Procedure(n_folds=2, n_repeats=1, random_state=0))
     acc = {v.calibration: v.accuracy.estimate for v in res.variants}
     assert res.calibration == "anchored@20" and acc["raw"] > acc["anchored@20"]
     assert f"m with raw ({acc['raw']:.3f})" in res.answer

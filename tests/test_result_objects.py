@@ -18,7 +18,10 @@ import pandas as pd
 import pytest
 
 from xleval._base.result import Result
+from xleval.audit import AUDIT_RESAMPLING
+from xleval.calibration import LabelDraw
 from xleval.decision import EVALUATION_PROCEDURE
+from xleval.stats import Resampling
 
 MODULES = ("xleval.stats", "xleval.diagnostics", "xleval.fairness", "xleval.audit", "xleval.intrinsic",
            "xleval.leaderboard", "xleval.calibration", "xleval.report", "xleval.scale", "xleval.metrics",
@@ -95,27 +98,29 @@ def build(tmp_path) -> list[Result]:
     items = pd.DataFrame([{"lang": lang, "item": i, "correct": float(rng.random() < p), "size": s}
                           for lang, p, s in (("en", 0.8, 100.0), ("de", 0.7, 50.0), ("fi", 0.6, 10.0),
                                              ("zh", 0.5, 30.0), ("hi", 0.4, 5.0)) for i in range(30)])
-    out += [fairness.fairness_gaps(items, "correct", "lang", resource="size", typology=["script"], n_resamples=20,
-                                   random_state=0),
+    out += [fairness.fairness_gaps(items, "correct", "lang", resource="size", typology=["script"],
+                                   resampling=Resampling(n_resamples=20, random_state=0)),
             fairness.min_test_size(0.3), fairness.detectable_effect(200)]
     data, _ = audit.simulate_audit_data(n_items=40, n_models=3, n_native=40, random_state=0)
     ratings = pd.DataFrame([(f"q{i:04d}", r, 1 + (i + k) % 5, "cue") for i in range(20)
                             for k, r in enumerate(("r1", "r2"))], columns=["item_id", "rater", "rating", "dimension"])
-    out.append(audit.audit(data, ratings=ratings, n_resamples=50, n_permutations=49, random_state=0))
+    out.append(audit.audit(data, ratings=ratings, resampling=AUDIT_RESAMPLING.with_(n_resamples=50, random_state=0),
+                           n_permutations=49))
     scores = intrinsic.LMScores.from_frame(_lm_frame())
     out += [intrinsic.corpus_metrics(scores, ci=True, n_resamples=20, random_state=0),
             intrinsic.analyze_confounds(scores)]
     table = _mt_table()
-    analysis = report.analyze_mt(table, "metric", human="human", method="lgn", n_resamples=50)
+    analysis = report.analyze_mt(table, "metric", human="human", method="lgn", resampling=Resampling(n_resamples=50))
     out += [analysis, report.build_mt_report(analysis),
-            leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system", n_resamples=50, random_state=0),
-            leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system", n_resamples=50,
-                                    random_state=0).pairs(),
+            leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system",
+                                    resampling=Resampling(n_resamples=50, random_state=0)),
+            leaderboard.leaderboard(table, "metric", by="tgt_lang", system="system",
+                                    resampling=Resampling(n_resamples=50, random_state=0)).pairs(),
             calibration_summary(table["metric"], table["metric"] * 2, table["tgt_lang"]),
             decision.fit_calibration(table, "lgn", score="metric", by="tgt_lang"),
             calibration.cell_uncertainty(calibration.AnchoredCalibrator(by="tgt_lang", score="metric").fit(table)),
             calibration.plan_labels(table.assign(some=table["human"].where(table.index % 4 == 0)), "tgt_lang", 200,
-                                    score="metric", human="some", random_state=0),
+                                    score="metric", human="some", draw=LabelDraw(random_state=0)),
             decision.evaluate_calibration(table, "metric", "human", "tgt_lang",
                                              procedure=EVALUATION_PROCEDURE.with_(n_repeats=2, n_resamples=50,
                                                  n_folds=3,budgets=(5,), random_state=0)),

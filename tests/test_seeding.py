@@ -15,8 +15,11 @@ import pandas as pd
 import pytest
 
 from xleval._base.seeding import child_seeds, make_rng, resolve_seed
+from xleval.audit import AUDIT_RESAMPLING
+from xleval.calibration import LabelDraw
 from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE, RECOMMEND_PROCEDURE
 from xleval.exceptions import InputError
+from xleval.stats import Resampling
 
 PACKAGES = ("stats", "diagnostics", "fairness", "audit", "intrinsic", "calibration", "leaderboard")
 ONE_MESSAGE = "random_state must be a non-negative integer, None or a numpy Generator; got True"
@@ -100,7 +103,7 @@ CALLS = {
         np.r_[_X, _X], np.r_[_Y, _Y], random_state=rs),
     "correlation": lambda rs: __import__("xleval.stats").stats.correlation(_X, _Y, "kendall_c", random_state=rs),
     "compare_pairwise_accuracy": lambda rs: __import__("xleval.stats").stats.compare_pairwise_accuracy(
-        _X, _Y, _X[::-1], random_state=rs),
+        _X, _Y, _X[::-1], resampling=Resampling(random_state=rs)),
     "compare_correlations": lambda rs: __import__("xleval.stats").stats.compare_correlations(
         _X, _Y, _X[::-1], random_state=rs),
     "estimate_from_distribution": lambda rs: __import__("xleval.stats").stats.estimate_from_distribution(
@@ -123,14 +126,15 @@ CALLS = {
     "diagnose_bias": lambda rs: __import__("xleval.diagnostics").diagnostics.diagnose_bias(
         _mt_table(), "metric", "tgt_lang", random_state=rs),
     "human_agreement": lambda rs: __import__("xleval.diagnostics").diagnostics.human_agreement(
-        _mt_table(), "metric", "human", "tgt_lang", random_state=rs),
+        _mt_table(), "metric", "human", "tgt_lang", resampling=Resampling(random_state=rs)),
     "evaluate_calibration": lambda rs: __import__("xleval.decision").decision.evaluate_calibration(
         _mt_table(), "metric", "human", "tgt_lang",
         procedure=EVALUATION_PROCEDURE.with_(budgets=(4,), random_state=rs)),
     "fairness_gaps": lambda rs: __import__("xleval.fairness").fairness.fairness_gaps(
-        _fairness_table(), "acc", "lang", random_state=rs),
+        _fairness_table(), "acc", "lang", resampling=Resampling(random_state=rs)),
     "audit": lambda rs: __import__("xleval.audit").audit.audit(
-        __import__("xleval.audit").audit.simulate_audit_data(n_items=20, n_models=2)[0], random_state=rs),
+        __import__("xleval.audit").audit.simulate_audit_data(n_items=20, n_models=2)[0],
+        resampling=AUDIT_RESAMPLING.with_(random_state=rs)),
     "simulate_audit_data": lambda rs: __import__("xleval.audit").audit.simulate_audit_data(
         n_items=20, n_models=2, random_state=rs),
     "paired_contrast": lambda rs: __import__("xleval.audit").audit.paired_contrast(
@@ -151,9 +155,9 @@ CALLS = {
     "select_rows": lambda rs: __import__("xleval.calibration").calibration.select_rows(
         _X, _G, 6, random_state=rs),
     "plan_labels": lambda rs: __import__("xleval.calibration").calibration.plan_labels(
-        _mt_table(), "tgt_lang", 12, score="metric", random_state=rs),
+        _mt_table(), "tgt_lang", 12, score="metric", draw=LabelDraw(random_state=rs)),
     "leaderboard": lambda rs: __import__("xleval.leaderboard").leaderboard.leaderboard(
-        _mt_table(), "metric", "tgt_lang", random_state=rs),
+        _mt_table(), "metric", "tgt_lang", resampling=Resampling(random_state=rs)),
     "system_scores": lambda rs: __import__("xleval.leaderboard").leaderboard.system_scores(
         _mt_table(), "metric", "tgt_lang", random_state=rs),
     "recommend_calibration": lambda rs: __import__("xleval.decision").decision.recommend_calibration(
@@ -176,10 +180,15 @@ CALLS = {
 # take their seed through a Procedure (xleval.decision.Procedure.random_state)
 THROUGH_KWARGS = {"paired_bootstrap", "diagnose", "choose_method", "decide_calibration", "evaluate_calibration",
                   "recommend_calibration"}
+# take their seed through an option object (xleval.stats.Resampling, xleval.calibration.LabelDraw), refused when
+# it is built
+THROUGH_RESAMPLING = {"leaderboard", "fairness_gaps", "audit", "human_agreement", "compare_pairwise_accuracy",
+                      "plan_labels"}
 
 
 def _procedures() -> list[str]:
-    return sorted({q for q in _public_with_seed() if not q.endswith(".__init__")} | THROUGH_KWARGS)
+    return sorted({q for q in _public_with_seed() if not q.endswith(".__init__")} | THROUGH_KWARGS
+                  | THROUGH_RESAMPLING)
 
 
 def test_every_public_procedure_with_a_seed_is_called_or_skipped_with_a_reason():

@@ -17,6 +17,7 @@ import pytest
 from xleval.calibration import select_for_annotation
 from xleval.metrics import score_frame
 from xleval.report import analyze_mt, build_mt_report, render_html, render_json
+from xleval.stats import Resampling
 
 pytestmark = pytest.mark.data
 
@@ -48,7 +49,8 @@ def sparse(shared_data):
 def analysis(sparse):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return analyze_mt(sparse, "chrf", by="lp", human="human", system="system", n_resamples=200)
+        return analyze_mt(sparse, "chrf", by="lp", human="human", system="system",
+                          resampling=Resampling(n_resamples=200))
 
 
 @pytest.fixture(scope="module")

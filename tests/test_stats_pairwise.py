@@ -9,7 +9,7 @@ import pytest
 import scipy.stats as ss
 
 from xleval.exceptions import DataQualityWarning, InputError
-from xleval.stats import pairwise_accuracy
+from xleval.stats import Resampling, pairwise_accuracy
 
 
 def test_hand_checked_example_without_useful_ties():
@@ -125,12 +125,13 @@ def test_compare_pairwise_accuracy_statistic_and_null():
     a = human + rng.normal(size=n)
     b = human + 0.2 * rng.normal(size=n)
     groups = rng.integers(0, 4, size=n)
-    res = compare_pairwise_accuracy(a, b, human, groups=groups, pairs="cross", n_resamples=500, random_state=1)
+    res = compare_pairwise_accuracy(a, b, human, groups=groups, pairs="cross",
+                                    resampling=Resampling(n_resamples=500, random_state=1))
     expected = (pairwise_accuracy(b, human, groups=groups, pairs="cross").estimate
                 - pairwise_accuracy(a, human, groups=groups, pairs="cross").estimate)
     assert res.statistic == pytest.approx(expected)
     assert res.p_value < 0.01 and res.random_state == 1
-    same = compare_pairwise_accuracy(a, a, human, n_resamples=200, random_state=1)
+    same = compare_pairwise_accuracy(a, a, human, resampling=Resampling(n_resamples=200, random_state=1))
     assert same.statistic == 0 and same.p_value == 1.0
     # the batched accuracy used inside the test agrees with the one-row function row by row
     iu, ju = np.triu_indices(n, k=1)

@@ -16,6 +16,7 @@ from sacrebleu.significance import PairedTest
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.metrics import BLEU, CHRF, compare_systems
 from xleval.stats import (
+    Resampling,
     approximate_randomization_test,
     average_correlation,
     bootstrap_score_ci,
@@ -176,13 +177,13 @@ def test_pair_swap_statistic_is_the_difference_of_the_accuracies():
     a = np.round(human + rng.normal(scale=2.0, size=150), 1)
     b = np.round(human + rng.normal(scale=0.8, size=150), 1)
     res = compare_pairwise_accuracy(a, b, human, average_by="item", items=items, resample="pairs",
-                                    n_resamples=2000, random_state=0)
+                                    resampling=Resampling(n_resamples=2000, random_state=0))
     acc = {k: pairwise_accuracy(x, human, average_by="item", items=items).estimate for k, x in (("a", a), ("b", b))}
     assert res.statistic == pytest.approx(acc["b"] - acc["a"], abs=1e-12)
     assert res.alternative == "greater" and "one-sided" in res.method and "pair-swap" in res.method
     assert res.p_value < 0.01  # b is much closer to the humans
     flipped = compare_pairwise_accuracy(b, a, human, average_by="item", items=items, resample="pairs",
-                                        n_resamples=2000, random_state=0)
+                                        resampling=Resampling(n_resamples=2000, random_state=0))
     assert flipped.p_value > 0.99
 
 
@@ -190,9 +191,11 @@ def test_perm_both_one_sided_is_about_half_the_two_sided_p():
     rng = np.random.default_rng(8)
     human = rng.normal(size=40)
     a, b = human + rng.normal(size=40), human + rng.normal(size=40) * 0.8
-    one = compare_pairwise_accuracy(a, b, human, n_resamples=3000, random_state=1)
-    less = compare_pairwise_accuracy(a, b, human, alternative="less", n_resamples=3000, random_state=1)
-    two = compare_pairwise_accuracy(a, b, human, alternative="two-sided", n_resamples=3000, random_state=1)
+    one = compare_pairwise_accuracy(a, b, human, resampling=Resampling(n_resamples=3000, random_state=1))
+    less = compare_pairwise_accuracy(a, b, human, alternative="less",
+                                     resampling=Resampling(n_resamples=3000, random_state=1))
+    two = compare_pairwise_accuracy(a, b, human, alternative="two-sided",
+                                    resampling=Resampling(n_resamples=3000, random_state=1))
     assert one.alternative == "greater" and two.alternative == "two-sided"
     assert two.p_value == pytest.approx(min(1.0, 2 * min(one.p_value, less.p_value)))
     assert any("(1 + #" in note for note in one.notes)

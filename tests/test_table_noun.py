@@ -10,7 +10,11 @@ import xleval
 from xleval.cli import main
 from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE, RECOMMEND_PROCEDURE
 from xleval.exceptions import ArgumentTypeError, InputError
+from xleval.leaderboard import ScoreReading
+from xleval.stats import Resampling
 from xleval.table import EvalTable, as_table, numeric_column, require_columns
+
+FEW = Resampling(n_resamples=20)
 
 # the frames here mix spellings of one language on purpose ('cmn-en', 'zh-en'): the note that they become
 # one group (tests/test_hardening_data.py) is not what these tests are about
@@ -136,10 +140,11 @@ def test_a_table_read_with_signatures_is_checked_against_a_saved_calibrator(tmp_
     model = LGN(by="lp", score="chrf", min_count=1).fit(data, signature="BLEU|nrefs:1|v:2")
     table = EvalTable.read(path, score="chrf", by="lp", system="system")
     with pytest.raises(SignatureMismatchError):
-        leaderboard(table, model=model, n_resamples=10)
+        leaderboard(table, model=model, resampling=Resampling(n_resamples=10))
     kept = table.with_rows(table.frame.index[table.frame["system"] != "c"])
     assert kept.signature() == "chrF2|nc:6|v:2" and len(kept) == 8 and kept.by == ("lp",)
-    assert len(leaderboard(kept, model=model, force=True, n_resamples=10).rows) == 4
+    forced = leaderboard(kept, model=model, reading=ScoreReading(force=True), resampling=Resampling(n_resamples=10))
+    assert len(forced.rows) == 4
 
 
 def test_the_package_exports_the_noun_lazily():
@@ -195,8 +200,8 @@ def _entry_points(frame):
          lambda f: d.diagnose_bias(f, "metric", "lp", n_resamples=20)),
         ("check_lgn_validity", lambda t: d.check_lgn_validity(t, system="system"),
          lambda f: d.check_lgn_validity(f, "lp", "human", system="system")),
-        ("human_agreement", lambda t: d.human_agreement(t, n_resamples=20),
-         lambda f: d.human_agreement(f, "metric", "human", "lp", n_resamples=20)),
+        ("human_agreement", lambda t: d.human_agreement(t, resampling=Resampling(n_resamples=20)),
+         lambda f: d.human_agreement(f, "metric", "human", "lp", resampling=Resampling(n_resamples=20))),
         ("system_table", lambda t: d.system_table(t, ["metric"]),
          lambda f: d.system_table(f, ["metric"], "lp", "system")),
         ("choose_method", lambda t: dc.choose_method(t, procedure=DEFAULT_PROCEDURE.with_(n_resamples=20)),
@@ -215,10 +220,10 @@ def _entry_points(frame):
                                                                          n_repeats=1)),
          lambda f: dc.recommend_calibration(f, "metric", "lp", human="human",
                                             procedure=RECOMMEND_PROCEDURE.with_(n_resamples=20, n_repeats=1))),
-        ("leaderboard", lambda t: lb.leaderboard(t, method="lgn", n_resamples=20),
-         lambda f: lb.leaderboard(f, "metric", "lp", human="human", method="lgn", n_resamples=20)),
-        ("analyze_mt", lambda t: analyze_mt(t, method="lgn", n_resamples=20).board,
-         lambda f: analyze_mt(f, "metric", by="lp", human="human", method="lgn", n_resamples=20).board),
+        ("leaderboard", lambda t: lb.leaderboard(t, method="lgn", resampling=FEW),
+         lambda f: lb.leaderboard(f, "metric", "lp", human="human", method="lgn", resampling=FEW)),
+        ("analyze_mt", lambda t: analyze_mt(t, method="lgn", resampling=FEW).board,
+         lambda f: analyze_mt(f, "metric", by="lp", human="human", method="lgn", resampling=FEW).board),
         ("fit_calibration", lambda t: dc.fit_calibration(t, "anchored").model.transform(frame),
          lambda f: dc.fit_calibration(f, "anchored", score="metric", by="lp", human="human").model.transform(f)),
         ("apply_calibrator", lgn_column, lgn_column),

@@ -130,10 +130,13 @@ def key_result(result: DemoResult) -> str:
 def demo_analysis(result: DemoResult):
     """:func:`xleval.report.analyze_mt` of the evaluation split with the LGN fitted on the calibration split,
     grouped by ``tgt_lang`` as that LGN is (the table also has ``lp``, the default grouping)."""
+    from .leaderboard import ScoreReading
     from .report import analyze_mt
+    from .stats import Resampling
 
     return analyze_mt(result.calibrated, "metric", by="tgt_lang", human="human", model=result.model,
-                      signature=result.model.signature_, random_state=result.simulation.seed)
+                      reading=ScoreReading(signature=result.model.signature_),
+                      resampling=Resampling(random_state=result.simulation.seed))
 
 
 def demo_report(result: DemoResult, analysis=None):

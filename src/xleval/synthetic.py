@@ -7,8 +7,9 @@ Generative model (all draws from one ``numpy.random.Generator(seed)``):
   plus ``language_effect[l]`` (default 0: every language has the same true quality distribution,
   the assumption LGN needs; a non-zero value plants a *real* difference LGN would wrongly erase);
 * segment ``i`` true quality ``t = q_sl + u``, ``u ~ N(0, 1)``;
-* metric ``m = offset_l + scale_l * t + noise_l * v``, ``v ~ N(0, 1)``: the planted per-language bias
-  (``offset_l ~ U(-offset_range, offset_range)``, ``scale_l ~ U(scale_low, scale_high)``);
+* metric ``m = base + offset_l + scale_l * t + noise * v``, ``v ~ N(0, 1)``: the planted per-language bias
+  (:class:`MetricBias`: ``offset_l ~ U(-offset_range, offset_range)``, ``scale_l ~ U(scale_low, scale_high)``,
+  ``noise``);
 * human ``h = t + human_noise * w``, ``w ~ N(0, 1)``.
 
 Each (system, language) has ``n_segments`` segments in the evaluation split and, independently,
@@ -16,14 +17,15 @@ in the calibration split (``split`` column), drawn from the same process.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from xleval._base.seeding import make_rng
 
-__all__ = ["SyntheticEval", "simulate_mt_evaluation", "DEFAULT_LANGUAGES"]
+__all__ = ["SyntheticEval", "simulate_mt_evaluation", "MetricBias", "DEFAULT_LANGUAGES"]
 
 DEFAULT_LANGUAGES = ("de", "fr", "ru", "zh", "ja", "fi", "hi", "sw")
 
@@ -39,13 +41,33 @@ class SyntheticEval:
     seed: int
 
 
+@dataclass(frozen=True)
+class MetricBias:
+    """The metric's planted per-language distortion of the true quality (module docstring): offsets drawn
+    from ``U(-offset_range, offset_range)``, scales from ``U(scale_low, scale_high)``, and the segment
+    ``noise`` sd. ``with_(...)`` changes some settings."""
+
+    offset_range: float = 15.0
+    scale_low: float = 4.0
+    scale_high: float = 12.0
+    noise: float = 4.0
+
+    def with_(self, **changes: Any) -> MetricBias:
+        """This distortion with some settings changed."""
+        return replace(self, **changes)
+
+
+DEFAULT_BIAS = MetricBias()
+
+
 def simulate_mt_evaluation(
     *, languages: tuple[str, ...] = DEFAULT_LANGUAGES, n_systems: int = 6, n_segments: int = 200,
-    system_sd: float = 0.5, interaction_sd: float = 0.25, offset_range: float = 15.0,
-    scale_low: float = 4.0, scale_high: float = 12.0, metric_noise: float = 4.0, human_noise: float = 0.7,
-    base: float = 50.0, language_effect: dict[str, float] | None = None, seed: int = 0,
+    system_sd: float = 0.5, interaction_sd: float = 0.25, metric_bias: MetricBias = DEFAULT_BIAS,
+    human_noise: float = 0.7, base: float = 50.0, language_effect: dict[str, float] | None = None, seed: int = 0,
 ) -> SyntheticEval:
-    """Draw one evaluation (see the module docstring for the model)."""
+    """Draw one evaluation (see the module docstring for the model; ``metric_bias``: :class:`MetricBias`)."""
+    offset_range, scale_low, scale_high = metric_bias.offset_range, metric_bias.scale_low, metric_bias.scale_high
+    metric_noise = metric_bias.noise
     rng, resolved = make_rng(seed)  # an int seed gives numpy.random.default_rng(seed): the documented stream
     L, S = len(languages), n_systems
     systems = [f"sys{i + 1}" for i in range(S)]

@@ -9,7 +9,7 @@ model-family interaction, E2 inter-rater agreement when ratings are given, and a
 reporting checklist (``render_checklist(result)``).
 """
 from xleval.audit._agreement import annotation_agreement, krippendorff_alpha, rating_scale, weighted_kappa
-from xleval.audit._audit import AuditResult, audit
+from xleval.audit._audit import AUDIT_RESAMPLING, AuditResult, audit
 from xleval.audit._checklist import render_checklist
 from xleval.audit._data import CONDITION_ALIASES, CONDITIONS, prepare_audit_table
 from xleval.audit._estimators import ESTIMATORS, EstimatorSpec, paired_contrast, unpaired_contrast
@@ -28,6 +28,7 @@ from xleval.audit._results import (
 from xleval.audit._simulate import simulate_audit_data
 
 __all__ = [
+    "AUDIT_RESAMPLING",
     "audit",
     "AuditResult",
     "AnswerParser",

@@ -18,9 +18,10 @@ from xleval.audit._interaction import dose_response, family_interaction, item_di
 from xleval.audit._parse import DEFAULT_THRESHOLD, AnswerParser, parser_validity
 from xleval.audit._results import AnnotationAgreement, Contrast, DoseResponse, FamilyInteraction, ParserValidity
 from xleval.exceptions import InputError
+from xleval.stats._resampling import Resampling
 from xleval.stats._validate import check_level, check_n_resamples
 
-__all__ = ["AuditResult", "audit"]
+__all__ = ["AuditResult", "audit", "AUDIT_RESAMPLING"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,6 +58,10 @@ class AuditResult(Result):
         return next((c for c in pool if c.estimator == estimator and c.model == model), None)
 
 
+#: the audit's bootstrap: 2000 resamples, 95% intervals, seed 0
+AUDIT_RESAMPLING = Resampling(n_resamples=2000)
+
+
 def audit(
     data: pd.DataFrame,
     *,
@@ -68,10 +73,8 @@ def audit(
     dose_estimator: str = "E4",
     ratings: pd.DataFrame | None = None,
     rating_scale: Any = None,
-    n_resamples: int = 2000,
+    resampling: Resampling = AUDIT_RESAMPLING,
     n_permutations: int = 9999,
-    level: float = 0.95,
-    random_state: int | None = 0,
     progress: Progress | None = None,
 ) -> AuditResult:
     """Audit item-level benchmark results for a translation tax (estimators E1-E4).
@@ -84,7 +87,9 @@ def audit(
     ``residual_threshold`` pre-declares the
     high-residual cut (default: median split). ``dose_estimator`` is the paired estimator split
     by residual and tested for a model-family interaction (falls back to the other paired one
-    when its conditions are absent)."""
+    when its conditions are absent). ``resampling`` (:class:`xleval.stats.Resampling`, default 2000
+    resamples): the bootstraps of every interval; ``n_permutations``: the permutation tests'."""
+    n_resamples, level, random_state = resampling.n_resamples, resampling.level, resampling.random_state
     if invalid_policy not in POLICIES:
         raise InputError(f"invalid_policy must be one of {POLICIES}; got {invalid_policy!r}")
     if dose_estimator not in ("E1", "E4"):

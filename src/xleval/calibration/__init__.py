@@ -20,10 +20,11 @@ from ._fit import (
 )
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
+from ._human_scale import HumanScale
 from ._labels import LabelMerge, merge_labels
 from ._lgn import LGN
 from ._pairs import PAIR_COLUMNS, VERDICTS, CellPairs, cell_pairs
-from ._plan import ALLOCATIONS, ROW_CHOICES, LabelPlan, plan_labels
+from ._plan import ALLOCATIONS, ROW_CHOICES, LabelDraw, LabelPlan, PlanTarget, plan_labels
 from ._protocol import Calibrator
 from ._scales import SCALE_NAMES, SCALES, direction_for, human_scale_direction, scale_kind, scale_named
 from ._select import SELECTIONS, select_for_annotation, select_rows
@@ -32,9 +33,11 @@ from ._table_level import ROW_MIN_COUNT, lgn_min_count, table_level
 
 __all__ = [
     "Calibrator", "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "LegacyAnchoredCalibrator",
+    "HumanScale",
     "GroupParams", "CalibrationSummary", "CellUncertainty", "cell_uncertainty", "deviation_variance", "CELL_TARGET",
     "calibration_summary", "calibrate_frame", "calibrated_metadata", "prepare_frame", "score_signature",
     "select_for_annotation", "select_rows", "SELECTIONS", "merge_labels", "LabelMerge", "plan_labels", "LabelPlan",
+    "PlanTarget", "LabelDraw",
     "ROW_CHOICES",
     "apply_calibrator", "load_calibrator", "output_column", "output_metadata", "row_interval_target",
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",

@@ -34,7 +34,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_col
 from ._fit import build_anchored
 from ._select import annotation_columns, annotation_rows, stratified_rows
 
-__all__ = ["LabelPlan", "plan_labels", "ROW_CHOICES", "ALLOCATIONS"]
+__all__ = ["LabelPlan", "plan_labels", "PlanTarget", "LabelDraw", "ROW_CHOICES", "ALLOCATIONS"]
 
 ROW_CHOICES = ("stratified", "random", "systems", "spread")
 ALLOCATIONS = ("equal", "neyman")
@@ -112,20 +112,77 @@ class LabelPlan(Result):
     _dump_order = ("status", "verdict", "budget", "labelled", "to_add", ...)
 
 
+def _check_target(confidence, power, residual_sd) -> None:
+    for name, value in (("confidence", confidence), ("power", power)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+            raise InputError(f"{name}={value!r}: expected a number between 0 and 1, e.g. "
+                             f"{0.95 if name == 'confidence' else 0.8}", argument=name, value=value)
+    if residual_sd is not None and (isinstance(residual_sd, bool) or not isinstance(residual_sd, (int, float))
+                                    or not math.isfinite(residual_sd) or residual_sd <= 0):
+        raise InputError(f"residual_sd={residual_sd!r}: expected a positive number on the human scale",
+                         argument="residual_sd", value=residual_sd)
+
+
+@dataclass(frozen=True)
+class PlanTarget:
+    """What a label plan aims to settle: a gap between two groups found at ``confidence`` with ``power``,
+    under the residual sd of the human scale ``residual_sd`` where no labels tell it (None: the planner's
+    assumption; raw DA on WMT21: 26-34 points per pair, docs/calibration.md). Checked when built."""
+
+    confidence: float = 0.95
+    power: float = 0.8
+    residual_sd: float | None = None
+
+    def __post_init__(self) -> None:
+        _check_target(self.confidence, self.power, self.residual_sd)
+
+    def with_(self, **changes: Any) -> PlanTarget:
+        """This target with some settings changed."""
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class LabelDraw:
+    """How a label plan places its labels: ``allocation`` across groups (``equal``: the same number per group;
+    ``neyman``: by residual sd and system counts), ``rows`` within a group (``stratified``: random, stratified
+    by system and document; ``random``: a simple random sample after one row per system without a label;
+    ``systems``: evenly over systems; ``spread``: evenly over systems, over documents and segments within a
+    system) and the ``random_state`` of the draw. Checked when built."""
+
+    allocation: str = "equal"
+    rows: str = "stratified"
+    random_state: Any = 0
+
+    def __post_init__(self) -> None:
+        if self.allocation not in ALLOCATIONS:
+            raise InputError(f"allocation={self.allocation!r}: use one of {', '.join(ALLOCATIONS)}",
+                             argument="allocation", value=self.allocation)
+        if self.rows not in ROW_CHOICES:
+            raise InputError(f"rows={self.rows!r}: use one of {', '.join(ROW_CHOICES)}", argument="rows",
+                             value=self.rows)
+
+    def with_(self, **changes: Any) -> LabelDraw:
+        """This draw with some settings changed."""
+        return replace(self, **changes)
+
+
+DEFAULT_TARGET = PlanTarget()
+DEFAULT_DRAW = LabelDraw()
+
+
 def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, budget: int, *,
                 score: str | None = None, human: str | None = None, system: str | None = "system",
-                segment: str | None = "seg_id", document: str | None = "doc_id", rows: str = "stratified",
-                confidence: float = 0.95, power: float = 0.8, residual_sd: float | None = None,
-                label_column: str | None = "human", random_state: Any = 0, allocation: str = "equal") -> LabelPlan:
+                segment: str | None = "seg_id", document: str | None = "doc_id",
+                target: PlanTarget = DEFAULT_TARGET, draw: LabelDraw = DEFAULT_DRAW,
+                label_column: str | None = "human") -> LabelPlan:
     """Plan ``budget`` labels in all (the labels already in ``human`` count toward it) over the groups of
     ``by`` for the cross-group comparison of anchored calibration, choose the rows, and say whether the
     ranking of the groups is settled (module docstring). ``human``: the human column (NaN = not yet
-    labelled); without it nothing is labelled yet. ``residual_sd``: the residual sd of the human scale
-    to assume where no labels tell it (raw DA on WMT21: 26-34 points per pair; docs/calibration.md).
-    ``rows``: ``stratified`` (default: random, stratified by system and document), ``random`` (a simple random
-    sample after one row per system without a label), ``systems`` (evenly over systems) or ``spread`` (evenly
-    over systems, over documents and segments within a system). ``allocation``: ``equal`` (default: the same
-    number of labels per group) or ``neyman`` (by residual sd and system counts)."""
+    labelled); without it nothing is labelled yet. ``target`` (:class:`PlanTarget`): the confidence and power
+    of the comparison, and the residual sd to assume where no labels tell it. ``draw`` (:class:`LabelDraw`):
+    the allocation across groups, the choice of rows within a group, and the seed."""
+    confidence, power, residual_sd = target.confidence, target.power, target.residual_sd
+    allocation, rows, random_state = draw.allocation, draw.rows, draw.random_state
     table = as_table(data, by=by, score=score, default_by=DEFAULT_BY)
     _check_arguments(budget, rows, confidence, power, residual_sd)
     if allocation not in ALLOCATIONS:
@@ -200,14 +257,7 @@ def _check_arguments(budget, rows, confidence, power, residual_sd) -> None:
                          "included), a whole number >= 1", argument="budget", value=budget)
     if rows not in ROW_CHOICES:
         raise InputError(f"rows={rows!r}: use one of {', '.join(ROW_CHOICES)}", argument="rows", value=rows)
-    for name, value in (("confidence", confidence), ("power", power)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-            raise InputError(f"{name}={value!r}: expected a number between 0 and 1, e.g. "
-                             f"{0.95 if name == 'confidence' else 0.8}", argument=name, value=value)
-    if residual_sd is not None and (isinstance(residual_sd, bool) or not isinstance(residual_sd, (int, float))
-                                    or not math.isfinite(residual_sd) or residual_sd <= 0):
-        raise InputError(f"residual_sd={residual_sd!r}: expected a positive number on the human scale",
-                         argument="residual_sd", value=residual_sd)
+    _check_target(confidence, power, residual_sd)
 
 
 def _codes(frame: pd.DataFrame, column: str | None) -> np.ndarray | None:

@@ -568,9 +568,9 @@ def read_ranked_table(path, *, score: str, human: str | None, system: str, by: s
 
     numeric = [score] + ([human] if human else [])
     mapping = parse_column_mapping(col)
-    # normalize_languages=False: the file's own spellings, as every command keeps them
+    # language codes normalised, as the leaderboard and the report rank them (every step sees their groups)
     table = EvalTable.read(path, columns=mapping, required=numeric, numeric=numeric, score=score, human=human,
-                           by=by_role(by), normalize_languages=False)
+                           by=by_role(by))
     check_named_column(table.frame, "--system", system, path)
     if system in table.frame.columns:
         table = table.with_roles(system=system)

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from xleval.audit import AnswerParser, lm_eval_answers, rating_scale, render_checklist
+from xleval.audit import AUDIT_RESAMPLING, AnswerParser, lm_eval_answers, rating_scale, render_checklist
 from xleval.audit import audit as run_audit
 from xleval.cli._common import (
     FiniteFloat,
@@ -28,6 +28,7 @@ from xleval.exceptions import InputError
 from xleval.io import parse_column_mapping, read_table, write_table, write_text
 
 _DEFAULTS = {k: p.default for k, p in inspect.signature(run_audit).parameters.items()}
+_DEFAULTS.update(n_resamples=AUDIT_RESAMPLING.n_resamples, random_state=AUDIT_RESAMPLING.random_state)
 
 
 @click.command("audit")
@@ -80,7 +81,8 @@ def audit(inputs, fmt, checklist, ratings, scale, col, invalid, validity_thresho
             result = run_audit(data, parser=AnswerParser(letters=letters, pattern=pattern),
                                validity_threshold=validity_threshold, invalid_policy=invalid,
                                cluster_by_subject=cluster_by_subject, residual_threshold=residual_threshold,
-                               ratings=rating_table, rating_scale=levels, n_resamples=n_resamples, random_state=seed,
+                               ratings=rating_table, rating_scale=levels,
+                               resampling=AUDIT_RESAMPLING.with_(n_resamples=n_resamples, random_state=seed),
                                progress=advance)
     for w in caught:  # on stderr, so that --format json stays one document
         say("warning", str(w.message))

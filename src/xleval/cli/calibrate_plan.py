@@ -68,7 +68,7 @@ def plan(input, budget, score, by, human, system, segment, document, rows, alloc
     error of each group's offset after the planned labels, and the stopping rule. -o writes the
     rows as `calibrate select` does.
     """
-    from ..calibration import plan_labels
+    from ..calibration import LabelDraw, PlanTarget, plan_labels
 
     if output is not None:
         check_output_path(output, inputs=[input], stdout=True)
@@ -82,12 +82,12 @@ def plan(input, budget, score, by, human, system, segment, document, rows, alloc
     df = df.reset_index(drop=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        target = in_table(input, PlanTarget, confidence=confidence, power=power, residual_sd=residual_sd)
+        draw = in_table(input, LabelDraw, allocation=allocation, rows=rows, random_state=seed)
         with working(f"planning labels for {input}"):  # plan_labels tells no steps
             result = in_table(input, plan_labels, df, by_cols if len(by_cols) > 1 else by_cols[0], budget, score=score,
-                              human=human, system=system, segment=segment, document=document, rows=rows,
-                              allocation=allocation,
-                              confidence=confidence, power=power, residual_sd=residual_sd, label_column=label_column,
-                              random_state=seed)
+                              human=human, system=system, segment=segment, document=document, target=target,
+                              draw=draw, label_column=label_column)
     if output is not None:
         chosen = result.rows
         chosen["row_id"] = positions[chosen["row_id"].to_numpy()]

@@ -44,6 +44,7 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
     """
     from ..io import parse_column_mapping, read_table, select_rows, write_table, write_text
     from ..io._write import _terminal_device, format_rows
+    from ..output_checks import FlagThresholds
     from ..output_checks import check_outputs as run
 
     check_paths({"-o": output, "--rows": rows_path}, inputs=[table], stdout=["-o"])
@@ -57,7 +58,7 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
     try:
         with working(f"checking {len(df)} outputs of {table}"):  # the library tells no steps
             result = run(df, by=by, system=system, metrics=metrics, flags=list(flags) if flags else "auto",
-                         langid=langid, near_copy=near_copy, length_z=length_z, level=level)
+                         langid=langid, thresholds=FlagThresholds(near_copy=near_copy, length_z=length_z), level=level)
     except InputError as exc:  # the library cannot name the file: say which table
         raise exc.prefixed(str(table)) from None
     tsv_file = None

@@ -7,7 +7,7 @@ import click
 
 from .._base.numbers import format_text
 from .._base.terminal import data_text
-from ..decision import Procedure
+from ..decision import Caller, Procedure
 from ..decision import diagnose as run_diagnose
 from ..diagnostics import DEFAULT_THRESHOLD, below_threshold
 from ..exceptions import InputError
@@ -85,8 +85,8 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
         with progress_bar(f"diagnosing {input}") as advance:
             procedure = Procedure(threshold=threshold, n_resamples=n_resamples, random_state=seed)
             result = run_diagnose(table, calibrated=calibrated, system=system, procedure=procedure,
-                                  commands=CommandContext.from_cli(input, col),
-                                  average_by=average_by, alternative=alternative, progress=advance,
+                                  caller=Caller(commands=CommandContext.from_cli(input, col), progress=advance),
+                                  average_by=average_by, alternative=alternative,
                                   human_scale=human_scale)
     notes = [str(w.message) for w in caught]
     if fmt == "json":

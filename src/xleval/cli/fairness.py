@@ -90,8 +90,9 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
 
     INPUT holds per-item (or per-language) results: .tsv/.csv/.jsonl/.parquet.
     """
-    from ..fairness import fairness_gaps, fairness_gaps_by
+    from ..fairness import ResourceFit, fairness_gaps, fairness_gaps_by
     from ..metrics import higher_is_better
+    from ..stats import Resampling
     from ..table import EvalTable
 
     check_outputs({"--report": report_path}, inputs=[input])
@@ -103,7 +104,8 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
                           given=None if lower_is_better is None else not lower_is_better)
     kwargs = dict(reference=None if (reference or "").lower() == "none" else reference, item=item, resource=resource,
                   typology=tuple(typology), floor=floor, higher_is_better=up,
-                  log_performance=log_performance, target_gain=target_gain, n_resamples=n_resamples, random_state=seed)
+                  resource_fit=ResourceFit(log_performance=log_performance, target_gain=target_gain),
+                  resampling=Resampling(n_resamples=n_resamples, random_state=seed))
     with progress_bar(f"fairness gaps of {input}") as advance:
         if model:
             reports, notes = _caught(fairness_gaps_by, df, model, metric, by, progress=advance, **kwargs)

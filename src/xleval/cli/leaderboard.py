@@ -61,8 +61,12 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     scores from summed statistics (BLEU/chrF/TER with the texts) or means; calibrated scores make
     groups comparable; intervals resample documents (doc_id) or segments.
     """
+    from ..calibration import HumanScale
+    from ..decision import Caller
     from ..exceptions import InputError
+    from ..leaderboard import ScoreReading
     from ..leaderboard import leaderboard as build
+    from ..stats import Resampling
     from .calibrate_common import bounded_note, parse_human_range, past_the_scale, rerun_command, scale_range
 
     if fmt == "html" and output is None:
@@ -80,11 +84,12 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     # a named scale with known bounds (ESA, raw DA 0-100) bounds the calibrated scores without a flag
     human_range, range_source, unbounded = scale_range(data.frame, human, human_scale, human_range)
     with progress_bar(f"ranking {table}") as advance:
-        board = build(data, system=system, model=calibrator, method=method, metric=metric,
-                      unit=unit, higher_is_better=False if lower_is_better else None,
-                      force=force, n_resamples=n_resamples, level=level,
-                      random_state=seed, where=table, commands=commands, progress=advance, human_scale=human_scale,
-                      human_higher_is_better=human_up, human_range=parse_human_range(human_range))
+        board = build(data, system=system, model=calibrator, method=method,
+                      reading=ScoreReading(metric=metric, unit=unit, force=force,
+                                           higher_is_better=False if lower_is_better else None),
+                      resampling=Resampling(n_resamples=n_resamples, level=level, random_state=seed),
+                      human_scale=HumanScale(human_scale, human_up, parse_human_range(human_range)),
+                      caller=Caller(where=table, commands=commands, progress=advance))
     import dataclasses
 
     from ._errors import cli_words

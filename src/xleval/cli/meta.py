@@ -7,7 +7,7 @@ import warnings
 
 import click
 
-from ..decision import N_FOLDS, N_REPEATS
+from ..decision import N_FOLDS, N_REPEATS, Procedure
 from ..exceptions import InputError
 from ..io import parse_column_mapping, read_table
 from ._common import (
@@ -128,8 +128,9 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         _judges_only(input, metrics, metrics_prefix, judges, by, system, keep_reference_copies, fmt, output,
                      report_path, col)
         return
-    from ..meta import meta_calibrations, meta_evaluate, parse_calibrations
+    from ..meta import Clustering, MetaStatistics, Spans, meta_calibrations, meta_evaluate, parse_calibrations
     from ..meta._render import render_latex, render_text, to_frame, to_json
+    from ..stats import Resampling
     from ..table import EvalTable
 
     given = {"--exclude": exclude, "--lower-is-better": lower, "--higher-is-better": higher,
@@ -169,19 +170,20 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     calibrated = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        statistics = MetaStatistics(average_by=average_by, system_scores=system_scores, human_scale=_scale(human_scale),
+                                    spa=spa, spa_permutations=spa_permutations, pdp=pdp, darr=darr,
+                                    darr_threshold=darr_threshold, ceiling=ceiling, chance=chance)
+        clustering = Clustering(statistics=parse_columns(clusters, "--clusters") if clusters else (), task=task,
+                                n_resamples=cluster_resamples, ties=cluster_ties)
+        spans = Spans(gold=read_table(gold_spans, columns=parse_column_mapping(col)) if gold_spans else None,
+                      predicted=_span_files(predicted_spans, col), mismatch=span_mismatch, error_free=error_free,
+                      critical=critical)
         with working(f"meta-evaluating {len(names)} metric(s) of {input}"):  # meta_evaluate tells no steps
             result = meta_evaluate(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols, system=system,
-                                   segment=segment, average_by=average_by, system_scores=system_scores,
-                                   human_scale=_scale(human_scale), darr=darr, darr_threshold=darr_threshold,
-                                   exclude=exclude,
-                                   n_resamples=n_resamples, random_state=seed, spa=spa,
-                                   spa_permutations=spa_permutations,
-                                   clusters=parse_columns(clusters, "--clusters") if clusters else (), task=task,
-                                   cluster_resamples=cluster_resamples, chance=chance, lower_is_better=lower_is_better,
-                                   cluster_ties=cluster_ties, pdp=pdp, ceiling=ceiling,
-                                   gold_spans=read_table(gold_spans, columns=parse_column_mapping(col)) if gold_spans
-                                   else None, predicted_spans=_span_files(predicted_spans, col),
-                                   span_mismatch=span_mismatch, error_free=error_free, critical=critical)
+                                   segment=segment, exclude=exclude, lower_is_better=lower_is_better,
+                                   statistics=statistics,
+                                   resampling=Resampling(n_resamples=n_resamples, random_state=seed),
+                                   clustering=clustering, spans=spans)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             with progress_bar(f"calibrations of {len(names)} metric(s)") as advance:
@@ -190,8 +192,9 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                     advance(units, total=None if total is None else total * len(names))
 
                 calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
-                                               system=system, calibrations=calibrations, n_folds=folds,
-                                               n_repeats=repeats, human_scale=scale, meta=result,
+                                               system=system, calibrations=calibrations,
+                                               procedure=Procedure(n_folds=folds, n_repeats=repeats),
+                                               human_scale=scale, meta=result,
                                                lower_is_better=lower_is_better, progress=each)
     loud = [*([copies] if copies else []), *dict.fromkeys(str(w.message) for w in caught)]
     if agreement is None:

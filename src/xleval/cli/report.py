@@ -50,10 +50,14 @@ def report(input, score, output, by, human, system, method, model, metric, human
     across groups (cross-validated), the leaderboard and every check that did not pass; then plots
     and detail.
     """
+    from ..calibration import HumanScale
     from ..calibration._scales import direction_for
+    from ..decision import Caller
     from ..exceptions import InputError
     from ..io import check_output_path
+    from ..leaderboard import ScoreReading
     from ..report import check_format, mt_report, write_report
+    from ..stats import Resampling
     from .calibrate_common import bounded_note, parse_human_range, past_the_scale, rerun_command, scale_range
     from .meta import judges_agreement
 
@@ -76,10 +80,11 @@ def report(input, score, output, by, human, system, method, model, metric, human
     # a named scale with known bounds (ESA, raw DA 0-100) bounds the calibrated scores without a flag
     human_range, range_source, unbounded = scale_range(df, human, human_scale, human_range)
     with progress_bar(f"report on {input}") as advance:
-        result = mt_report(data, system=system, model=calibrator, method=method, metric=metric,
-                           force=force, n_resamples=n_resamples, random_state=seed,
-                           where=input, commands=commands, progress=advance, human_scale=human_scale,
-                           human_higher_is_better=human_up, human_range=parse_human_range(human_range),
+        result = mt_report(data, system=system, model=calibrator, method=method,
+                           reading=ScoreReading(metric=metric, force=force),
+                           resampling=Resampling(n_resamples=n_resamples, random_state=seed),
+                           human_scale=HumanScale(human_scale, human_up, parse_human_range(human_range)),
+                           caller=Caller(where=input, commands=commands, progress=advance),
                            output_checks=checks, meta=meta, judges=agreement, extra_sections=extra)
     beyond = past_the_scale(result.leaderboard or (), df, human, human_range, source=range_source,
                             rerun=rerun_command(commands, "report", score, by, human, system, method,
@@ -124,6 +129,7 @@ def _meta(df, metrics: str, human: str | None, by, system: str, where, signature
 
     from ..exceptions import InputError
     from ..meta import meta_evaluate
+    from ..stats import Resampling
     from ._common import parse_columns
     from .calibrate_common import in_table
     from .meta import metric_columns
@@ -136,7 +142,8 @@ def _meta(df, metrics: str, human: str | None, by, system: str, where, signature
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report's own warnings section speaks for the table
         return in_table(where, meta_evaluate, df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
-                        system=system, n_resamples=n_resamples, random_state=seed, lower_is_better=lower_is_better)
+                        system=system, resampling=Resampling(n_resamples=n_resamples, random_state=seed),
+                        lower_is_better=lower_is_better)
 
 
 def _copies_section(note: str):

@@ -10,6 +10,7 @@ the advice). The leaderboard, the report, ``diagnose``, ``calibrate fit/evaluate
 render that one object. :class:`Procedure` carries the comparison's settings (folds, repeats,
 resamples, seed, level, the bias rule's threshold, the budget curve) as one argument.
 """
+from .._base.caller import DEFAULT_CALLER, Caller
 from ._advice import AdviceAction, AdviceRenderer, PythonAdvice
 from ._compare import ALTERNATIVES, CalibrationEvaluation, VariantScore, compare_calibrations, score_direction
 from ._decide import (
@@ -48,7 +49,8 @@ from ._recommend import RECOMMEND_PROCEDURE, recommend_calibration
 from ._sentences import MEASURED_BASES, METHOD_LONG_NAMES, budget_curve, decision_reasons
 
 __all__ = [
-    "Procedure", "DEFAULT_PROCEDURE", "EVALUATION_PROCEDURE", "DEFAULT_BUDGETS", "N_FOLDS", "N_REPEATS",
+    "Procedure", "DEFAULT_PROCEDURE", "Caller", "DEFAULT_CALLER",
+    "EVALUATION_PROCEDURE", "DEFAULT_BUDGETS", "N_FOLDS", "N_REPEATS",
     "N_RESAMPLES", "RANDOM_STATE", "MARGIN", "PREFERENCE", "Z_LIKE_PREFERENCE", "DECISION_SELECTION",
     "Evidence", "gather_evidence",
     "compare_calibrations", "evaluate_calibration", "CalibrationEvaluation", "VariantScore", "ALTERNATIVES",

@@ -56,6 +56,7 @@ from ..stats import (
     stratified_resample_counts,
 )
 from ..stats._grouped_bootstrap import pair_indices, pairs_correct
+from ..stats._resampling import Resampling
 from ..table import DEFAULT_BY, EvalTable, as_table
 from ._procedure import DECISION_SELECTION, DEFAULT_BUDGETS, EVALUATION_PROCEDURE, Procedure
 
@@ -469,7 +470,7 @@ def _test_vs_raw(t, runs, name, human, metric_sign, direction, alternative, n_re
     sign = metric_sign if name == "lgn" else direction
     result = compare_pairwise_accuracy(metric_sign * runs["raw"].mean(axis=0), sign * runs[name].mean(axis=0), human,
                                        groups=t.item_group, pairs="cross", alternative=alternative,
-                                       n_resamples=n_resamples, random_state=seed)
+                                       resampling=Resampling(n_resamples=n_resamples, random_state=seed))
     return replace(result, notes=result.notes + ("system scores: out-of-fold, averaged over the repeats",))
 
 

@@ -5,7 +5,8 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from .._base.progress import Progress, Steps
+from .._base.caller import DEFAULT_CALLER, Caller
+from .._base.progress import Steps
 from .._base.result import Result
 from ..diagnostics import (
     AgreementResult,
@@ -19,7 +20,6 @@ from ..diagnostics import (
     validity_verdict,
 )
 from ..table import EvalTable
-from ._advice import AdviceRenderer
 from ._decide import METHOD_NAMES, CalibrationDecision, _table, decide_calibration
 from ._evidence import gather_evidence
 from ._procedure import DEFAULT_PROCEDURE, Procedure
@@ -62,23 +62,25 @@ class Diagnosis(Result):
 
 def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | list[str] | None = None, *,
              human: str | None = None, calibrated: str | None = None, system: str | None = "system",
-             procedure: Procedure = DEFAULT_PROCEDURE, commands: AdviceRenderer | None = None,
-             average_by: str = "none", alternative: str = "two-sided", progress: Progress | None = None,
+             procedure: Procedure = DEFAULT_PROCEDURE, caller: Caller = DEFAULT_CALLER,
+             average_by: str = "none", alternative: str = "two-sided",
              human_scale: str | None = None, decision: CalibrationDecision | None = None) -> Diagnosis:
     """Diagnose language bias of ``score`` (and of ``calibrated``), its agreement with ``human``
     and whether LGN's equal-quality assumption holds on ``data``. ``procedure``: the bias rule's
     ``threshold``, the bootstrap's ``n_resamples``, ``level`` and ``random_state`` (and the decision's
-    folds). ``commands``: the table's path and column mapping, so that the advice names commands that run
-    as written. ``average_by`` (none, group, item) and ``alternative`` (two-sided, greater, less): how the
-    agreement's all-pairs accuracy is averaged and the sidedness of the raw-vs-calibrated test
-    (:func:`~xleval.diagnostics.human_agreement`). ``progress``: told of each finished step (bias,
-    agreement, validity, recommendation; :mod:`xleval._base.progress`). ``human_scale``: ``z`` (the human
+    folds). ``caller`` (:class:`Caller`): its ``commands``, the table's path and column mapping, so that the
+    advice names commands that run as written, and its ``progress``. ``average_by`` (none, group, item) and
+    ``alternative`` (two-sided, greater, less): how the agreement's all-pairs accuracy is averaged and the
+    sidedness of the raw-vs-calibrated test (:func:`~xleval.diagnostics.human_agreement`). The progress is
+    told of each finished step (bias, agreement, validity, recommendation; :mod:`xleval._base.progress`).
+    ``human_scale``: ``z`` (the human
     column is standardised within groups, like WMT DA z), ``raw`` or None
     (:func:`~xleval.diagnostics.human_scale_check` looks at the data). ``decision``: the decision when
     already made on this table (the report makes it once): its evidence (bias, validity) is read, not
     measured again.
     ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by``:
     :data:`~xleval.table.DEFAULT_BY`, ``system="system"``)."""
+    commands, progress = caller.commands, caller.progress
     table = _table(data, score, by, human, system)
     score, human, system = table.score_column, table.human, table.system
     steps = Steps(progress, 3 + (human is not None))
@@ -97,9 +99,8 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
     if human is not None:
         columns = [score] + ([calibrated] if calibrated else [])
         agreement = human_agreement(table.frame, columns, human, list(table.by), system=system,
-                                    compare=[(score, calibrated)] if calibrated else [], level=procedure.level,
-                                    n_resamples=procedure.n_resamples, random_state=procedure.random_state,
-                                    average_by=average_by, alternative=alternative)
+                                    compare=[(score, calibrated)] if calibrated else [],
+                                    resampling=procedure.resampling, average_by=average_by, alternative=alternative)
         steps.done()
     validity, validity_system = evidence.validity_segment, evidence.validity_system
     verdict = evidence.verdict or validity_verdict(validity, None)  # without human scores: the segment check's

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..exceptions import InputError
+from ..stats._resampling import Resampling
 
 __all__ = ["Procedure", "DEFAULT_PROCEDURE", "EVALUATION_PROCEDURE", "DEFAULT_BUDGETS", "N_FOLDS", "N_REPEATS",
            "RANDOM_STATE", "N_RESAMPLES", "MARGIN",
@@ -74,6 +75,12 @@ class Procedure:
     def with_(self, **changes: Any) -> Procedure:
         """This procedure with some settings changed."""
         return replace(self, **changes)
+
+    @property
+    def resampling(self) -> Resampling:
+        """Its ``n_resamples``, ``level`` and ``random_state`` as a :class:`xleval.stats.Resampling`, for the
+        analyses that take one."""
+        return Resampling(n_resamples=self.n_resamples, level=self.level, random_state=self.random_state)
 
 
 #: the decision's procedure

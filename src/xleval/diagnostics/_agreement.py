@@ -28,7 +28,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,9 +36,11 @@ from .._base.result import Result
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
 from ..stats import (
+    DEFAULT_RESAMPLING,
     CorrelationResult,
     Estimate,
     PairwiseAccuracy,
+    Resampling,
     TestResult,
     bootstrap_pairwise_accuracy,
     compare_pairwise_accuracy,
@@ -140,15 +141,17 @@ def system_table(data: EvalTable | pd.DataFrame, columns: Sequence[str], by: str
 
 def human_agreement(data: EvalTable | pd.DataFrame, scores: str | Sequence[str] | None = None,
                     human: str | None = None, by: str | list[str] | None = None, *,
-                    system: str | None = "system", compare: Sequence[tuple[str, str]] = (), level: float = 0.95,
-                    n_resamples: int = 1000, random_state: Any = 0, tie_calibration: bool = True,
+                    system: str | None = "system", compare: Sequence[tuple[str, str]] = (),
+                    resampling: Resampling = DEFAULT_RESAMPLING, tie_calibration: bool = True,
                     average_by: str = "none", item: str = "seg_id",
                     alternative: str = "two-sided") -> AgreementResult:
     """Segment- and system-level agreement of ``scores`` with ``human``; ``compare`` lists
     (a, b) column pairs to test (e.g. ``[("bleu", "bleu_lgn")]``) with a test of sidedness
     ``alternative``. ``system=None`` (or a column that is absent) gives segment-level statistics
     only. ``average_by`` and ``item`` (the segment column): how the all-pairs accuracy averages
-    (module docstring)."""
+    (module docstring). ``resampling`` (:class:`xleval.stats.Resampling`): the bootstrap of systems within
+    groups behind the intervals and the tests."""
+    level, n_resamples, random_state = resampling.level, resampling.n_resamples, resampling.random_state
     table = as_table(data, score=scores, human=human, by=by, default_by=DEFAULT_BY)
     scores, human, by = list(table.score), table.human, list(table.by)
     if not scores or human is None:
@@ -295,5 +298,6 @@ def _compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibrat
                                           label="paired-bootstrap-stratified-systems", random_state=seed)
     test = compare_pairwise_accuracy(systems[a].to_numpy(), systems[b].to_numpy(), systems[human].to_numpy(),
                                      groups=groups, pairs="cross", tie_calibration=tie_calibration,
-                                     alternative=alternative, n_resamples=n_resamples, random_state=seed)
+                                     alternative=alternative,
+                                     resampling=Resampling(n_resamples=n_resamples, random_state=seed))
     return Comparison(a, b, estimate, test)

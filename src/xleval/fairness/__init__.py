@@ -2,7 +2,7 @@
 elasticity, typological bias) and the minimum test-set size to detect a gap.
 See docs/fairness.md."""
 from xleval.fairness._elasticity import data_multiplier, resource_elasticity
-from xleval.fairness._gaps import DERIVED_FEATURES, fairness_gaps, fairness_gaps_by
+from xleval.fairness._gaps import DERIVED_FEATURES, ResourceFit, fairness_gaps, fairness_gaps_by
 from xleval.fairness._plots import plot_elasticity, plot_levels, plot_power_curve, plot_ratios
 from xleval.fairness._power import cohens_h, detectable_effect, min_test_size, test_power
 from xleval.fairness._results import (
@@ -19,6 +19,7 @@ from xleval.fairness._typology import typology_bias
 __all__ = [
     "fairness_gaps",
     "fairness_gaps_by",
+    "ResourceFit",
     "resource_elasticity",
     "data_multiplier",
     "typology_bias",

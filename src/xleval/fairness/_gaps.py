@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -34,10 +35,10 @@ from xleval.io import (
     to_numeric_column,
 )
 from xleval.metrics._direction import higher_is_better as metric_direction
-from xleval.stats import Estimate, bootstrap, estimate_from_distribution
+from xleval.stats import FRESH_RESAMPLING, Estimate, Resampling, bootstrap, estimate_from_distribution
 from xleval.table import require_columns
 
-__all__ = ["fairness_gaps", "fairness_gaps_by", "DERIVED_FEATURES"]
+__all__ = ["fairness_gaps", "fairness_gaps_by", "ResourceFit", "DEFAULT_RESOURCE_FIT", "DERIVED_FEATURES"]
 
 DERIVED_FEATURES = {"script": script_of, "family": family_of}  # typology features read off the language code
 Reducer = Callable[[np.ndarray], np.ndarray]
@@ -113,6 +114,24 @@ def _language_notes(design, estimates: list[Estimate]) -> tuple[str, ...]:
 
 
 # ----------------------------------------------------------------------------- public API
+@dataclass(frozen=True)
+class ResourceFit:
+    """How :func:`fairness_gaps` fits performance on ln(data size) across languages
+    (:func:`resource_elasticity`): ``log_performance`` fits the log of the metric instead of the metric;
+    ``target_gain``: the gain (metric units; with the log model a factor > 0, e.g. 1.2 for +20 %) whose data
+    multiplier ``exp(gain / b)`` is reported (None: none). ``with_(...)`` changes some settings."""
+
+    log_performance: bool = False
+    target_gain: float | None = None
+
+    def with_(self, **changes: Any) -> ResourceFit:
+        """These settings with some changed."""
+        return replace(self, **changes)
+
+
+DEFAULT_RESOURCE_FIT = ResourceFit()
+
+
 def fairness_gaps(
     data: pd.DataFrame,
     metric: str,
@@ -124,11 +143,8 @@ def fairness_gaps(
     typology: Sequence[str] = (),
     floor: float | None = None,
     higher_is_better: bool | None = None,
-    log_performance: bool = False,
-    target_gain: float | None = None,
-    level: float = 0.95,
-    n_resamples: int = 1000,
-    random_state: Any = None,
+    resource_fit: ResourceFit = DEFAULT_RESOURCE_FIT,
+    resampling: Resampling = FRESH_RESAMPLING,
     progress: Progress | None = None,
 ) -> FairnessReport:
     """Per-language level, ratio to ``reference``, resource elasticity and typological bias.
@@ -142,8 +158,12 @@ def fairness_gaps(
     floor (e.g. 0.5 for F1 in [0, 1]); with ``higher_is_better=False`` it is a ceiling.
     ``higher_is_better``: the metric's direction; None asks the one rule
     (:func:`xleval.metrics.higher_is_better` on the column's name: ``ter`` is an error rate, else higher).
+    ``resource_fit`` (:class:`ResourceFit`): how the resource elasticity is fitted. ``resampling``
+    (:class:`xleval.stats.Resampling`): the bootstraps of the CIs (default: a fresh seed, recorded in the report).
     ``progress``: told of each finished step (language means, gaps, elasticity and typology).
     """
+    log_performance, target_gain = resource_fit.log_performance, resource_fit.target_gain
+    level, n_resamples, random_state = resampling.level, resampling.n_resamples, resampling.random_state
     steps = Steps(progress, 3)
     higher_is_better = metric_direction(metric, given=higher_is_better)
     if floor is not None and not (isinstance(floor, (int, float)) and math.isfinite(floor)):

@@ -8,10 +8,12 @@ is the CLI's and the report's. See docs/report.md.
 """
 from ._board import COLUMNS, Leaderboard, SystemScores, leaderboard, rank_systems, system_scores
 from ._calibration import METHODS, SystemCalibration, check_model_score, model_calibration, system_calibration
+from ._reading import DEFAULT_READING, ScoreReading
 from ._system import CORPUS_METRICS, row_statistics
 
 __all__ = [
-    "leaderboard", "Leaderboard", "COLUMNS", "system_scores", "SystemScores", "rank_systems",
+    "leaderboard", "ScoreReading", "DEFAULT_READING",
+    "Leaderboard", "COLUMNS", "system_scores", "SystemScores", "rank_systems",
     "SystemCalibration", "check_model_score", "system_calibration", "model_calibration", "METHODS",
     "CORPUS_METRICS", "row_statistics",
 ]

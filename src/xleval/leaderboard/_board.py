@@ -23,15 +23,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._base.progress import Progress, Steps
+from .._base.caller import DEFAULT_CALLER, Caller
+from .._base.progress import Steps
 from .._base.result import Result, array_field
 from .._base.seeding import child_seeds, make_rng
 from ..calibration import CellUncertainty, cell_uncertainty
+from ..calibration._human_scale import HumanScale
 from ..exceptions import DataQualityWarning, InputError
 from ..metrics._direction import higher_is_better as direction
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
+from ..stats._resampling import DEFAULT_RESAMPLING, Resampling
 from ..table import DEFAULT_BY, EvalTable, as_table, require_columns
 from ._calibration import METHODS, SystemCalibration, model_calibration, system_calibration
+from ._reading import DEFAULT_READING, ScoreReading
 from ._system import row_statistics, unit_statistics
 
 __all__ = ["SystemScores", "Leaderboard", "system_scores", "rank_systems", "leaderboard", "COLUMNS"]
@@ -421,47 +425,44 @@ def _one_group(group: str, by: str, score: str) -> SystemCalibration:
 
 
 def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | None = None, *,
-                system: str | None = "system",
-                human: str | None = None, model: Any = None, method: str = "auto", metric: str | None = None,
-                unit: str | None = None, higher_is_better: bool | None = None, signature: str | None = None,
-                force: bool = False, n_resamples: int = 1000, level: float = 0.95, random_state: Any = 0,
-                where: str = "input", commands: Any = None, progress: Progress | None = None,
-                human_scale: str | None = None, human_higher_is_better: bool | None = None,
-                human_range: tuple[float, float] | None = None) -> Leaderboard:
+                system: str | None = "system", human: str | None = None, model: Any = None, method: str = "auto",
+                reading: ScoreReading = DEFAULT_READING, resampling: Resampling = DEFAULT_RESAMPLING,
+                human_scale: HumanScale | str | None = None, caller: Caller = DEFAULT_CALLER) -> Leaderboard:
     """One row per (group, system): raw and calibrated scores with bootstrap intervals, ranks within the
     group and overall with rank intervals, and the mean human score.
 
     The calibration is ``model`` (a saved LGN or AnchoredCalibrator) when given, else ``method``:
     ``lgn``, ``anchored`` (needs ``human``), ``none`` or ``auto`` (the recommendation of
-    :func:`xleval.decision.recommend_calibration`, kept in ``Leaderboard.recommendation``). ``commands``: an
-    :class:`xleval.decision.AdviceRenderer` (the CLI passes one), so that its advice names commands
-    that run as written.
-    ``progress``: told of each finished step (system scores, recommendation, ranking). ``human_scale``:
-    ``z``, ``raw`` or None, for the recommendation (:func:`xleval.decision.decide_calibration`).
-    ``human_higher_is_better`` (None: found in the labels) and ``human_range`` (bounds of the human scale):
-    for an anchored calibration fitted here (:class:`~xleval.calibration.AnchoredCalibrator`).
+    :func:`xleval.decision.recommend_calibration`, kept in ``Leaderboard.recommendation``).
+    ``reading`` (:class:`ScoreReading`): the score's metric, resampling unit, direction and signature.
+    ``resampling`` (:class:`xleval.stats.Resampling`): the bootstrap of the intervals and the recommendation.
+    ``human_scale`` (:class:`xleval.calibration.HumanScale`, or a bare name: ``z``, ``raw``, ``mqm``, ...): the
+    name for the recommendation (:func:`xleval.decision.decide_calibration`), the direction (None: found in the
+    labels) and the bounds, for an anchored calibration fitted here (:class:`~xleval.calibration.AnchoredCalibrator`).
+    ``caller`` (:class:`xleval.decision.Caller`): the input's name in messages, the advice's commands (the CLI
+    passes them) and the progress callback, told of each finished step (system scores, recommendation, ranking).
     """
     from ..calibration._scales import direction_for
     from ..decision import RECOMMEND_PROCEDURE, recommend_calibration
 
-    steps = Steps(progress, 3)
-
+    metric, signature, scale = reading.metric, reading.signature, HumanScale.of(human_scale)
+    n_resamples, random_state = resampling.n_resamples, resampling.random_state
+    steps = Steps(caller.progress, 3)
     if method not in METHODS:
         raise InputError(f"method {method!r}: use one of {', '.join(METHODS)}")
-    table = _table(data, score, by, human, where)
+    table = _table(data, score, by, human, caller.where)
     score, by, human = table.score_column, table.by[0], table.human
     system = table.system_role(system)
-    human_higher_is_better = direction_for(table.frame, human, human_scale, human_higher_is_better)
-    scores = system_scores(table, system=system, human=human, metric=metric, unit=unit,
-                           n_resamples=n_resamples, level=level, random_state=random_state)
+    human_higher_is_better = direction_for(table.frame, human, scale.name, scale.higher_is_better)
+    scores = system_scores(table, system=system, human=human, metric=metric, unit=reading.unit,
+                           n_resamples=n_resamples, level=resampling.level, random_state=random_state)
     frame = table.frame
     steps.done()
     rec = None
     signature = signature if signature is not None else table.signature(score)  # given, else the table's
-    hib = direction(score, signature, given=higher_is_better,
-                    metric=metric)
+    hib = direction(score, signature, given=reading.higher_is_better, metric=metric)
     if model is not None:
-        calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,
+        calibration = model_calibration(model, scores.frame, by, signature=signature, force=reading.force, score=score,
                                         where=table.source)
     else:
         groups = scores.table["group"].unique().tolist()
@@ -470,12 +471,12 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
         elif method == "auto":
             procedure = RECOMMEND_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state)
             rec = recommend_calibration(frame, score, by, human=human, system=scores.system, procedure=procedure,
-                                        commands=commands, human_scale=human_scale,
+                                        commands=caller.commands, human_scale=scale.name,
                                         human_higher_is_better=human_higher_is_better, score_higher_is_better=hib)
             method = rec.method
         if method != "auto" or len(groups) != 1:
             calibration = system_calibration(method, scores.frame, score, by, human=human, system=scores.system,
-                                          human_higher_is_better=human_higher_is_better, human_range=human_range,
+                                          human_higher_is_better=human_higher_is_better, human_range=scale.range,
                                           score_higher_is_better=hib)
     steps.done()
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)

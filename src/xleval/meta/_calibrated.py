@@ -9,7 +9,7 @@ import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -17,6 +17,9 @@ from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import Estimate
 from ._results import MetaEvaluation
+
+if TYPE_CHECKING:
+    from ..decision import Procedure
 
 __all__ = ["CalibratedVariant", "CalibratedMeta", "meta_calibrations", "parse_calibrations"]
 
@@ -80,11 +83,13 @@ def parse_calibrations(spec: str | Sequence[str]) -> tuple[tuple[str, int | None
 def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str | Sequence[str] = "lp",
                       system: str = "system",
                       calibrations: str | Sequence[str] = ("raw", "lgn", "anchored@100"),
-                      human_scale: str | None = None, n_folds: int | None = None, n_repeats: int | None = None,
-                      random_state: Any = None, meta: MetaEvaluation | None = None,
+                      human_scale: str | None = None, procedure: Procedure | None = None,
+                      meta: MetaEvaluation | None = None,
                       progress: Any = None, lower_is_better: Sequence[str] | None = None) -> CalibratedMeta:
     """Every metric raw and after each of ``calibrations``, out of system folds, as ``calibrate evaluate``
-    (``n_folds``, ``n_repeats``, ``random_state``: its defaults unless given); ``human_scale``: ``z``,
+    (``procedure``: a :class:`xleval.decision.Procedure`, its folds, repeats, resamples and seed; the budget
+    curve is the calibrations'; None: the decision's, :data:`~xleval.decision.DEFAULT_PROCEDURE`);
+    ``human_scale``: ``z``,
     ``raw`` or None (the evaluation's standardisation check). ``meta``: a :class:`MetaEvaluation` of the same
     metrics, from which the metric to trust within a group is named (highest mean SPA over groups, else
     system-level pairwise accuracy). ``lower_is_better``: as :func:`meta_evaluate` (None: each metric's
@@ -103,11 +108,10 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
         cols = [c for c in dict.fromkeys([*by_cols, system, metric, human]) if c in frame.columns]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            given = {"n_folds": n_folds, "n_repeats": n_repeats, "random_state": random_state}
-            procedure = DEFAULT_PROCEDURE.with_(**{k: v for k, v in given.items() if v is not None},
-                                                budgets=(budget,) if budget else (100,), selections=("random",))
+            folds = (procedure or DEFAULT_PROCEDURE).with_(budgets=(budget,) if budget else (100,),
+                                                           selections=("random",))
             ev = evaluate_calibration(frame[cols], metric, human, by if isinstance(by, str) else by_cols,
-                                      system=system, procedure=procedure, budget=budget,
+                                      system=system, procedure=folds, budget=budget,
                                       human_scale=human_scale, progress=progress,
                                       score_higher_is_better=metric not in lower)
         notes += [f"{metric}: {w.message}" for w in caught][:3]

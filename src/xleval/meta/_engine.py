@@ -42,62 +42,48 @@ from ..stats import correlation, stratified_resample_counts
 from ..stats._estimate import estimate_from_distribution
 from ..stats._grouped_bootstrap import pairs_correct, resampled_pair_accuracy, resampled_pearson
 from ..stats._pairwise import _unit_pairs, pairwise_accuracy
+from ..stats._resampling import DEFAULT_RESAMPLING, Resampling
 from ..table import check_labels_finite
+from ._options import AVERAGE_BY, DEFAULT_STATISTICS, SYSTEM_SCORES, Clustering, MetaStatistics, Spans
 from ._results import Cell, MetaEvaluation
 
 __all__ = ["meta_evaluate", "metric_directions", "darr_tau", "AVERAGE_BY", "SYSTEM_SCORES"]
 
-AVERAGE_BY = ("none", "item", "system")
-SYSTEM_SCORES = ("complete", "judged")
 #: spread of the human column across groups that reads as different scales: ratio of group sds
 SCALE_SD_RATIO = 4.0
 
 
 def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Sequence[str] = "lp",
-                  system: str = "system", segment: str | None = "seg_id", average_by: str = "none",
-                  system_scores: str = "complete", human_scale: str | Mapping[str, str] | None = None,
-                  darr: str | None = None, darr_threshold: float = 25.0, exclude: Sequence[str] = (),
-                  level: float = 0.95,
-                  n_resamples: int = 1000, random_state: Any = 0, spa: bool = True,
-                  spa_permutations: int = 1000, clusters: Sequence[str] = (), task: Any = None,
-                  cluster_resamples: int = 1000, alpha: float = 0.05, chance: bool = False,
-                  chance_simulations: int = 100, lower_is_better: Sequence[str] | None = None,
-                  cluster_ties: str = "count", pdp: bool = True, ceiling: str | None = None,
-                  gold_spans: pd.DataFrame | None = None, predicted_spans: Mapping[str, pd.DataFrame] | None = None,
-                  span_mismatch: float = 0.5, error_free: float | None = None,
-                  critical: float | None = None) -> MetaEvaluation:
+                  system: str = "system", segment: str | None = "seg_id", exclude: Sequence[str] = (),
+                  lower_is_better: Sequence[str] | None = None, statistics: MetaStatistics = DEFAULT_STATISTICS,
+                  resampling: Resampling = DEFAULT_RESAMPLING, clustering: Clustering | None = None,
+                  spans: Spans | None = None) -> MetaEvaluation:
     """Meta-evaluate ``metrics`` (columns) against ``human`` per group of ``by`` and across groups.
 
-    ``human_scale``: one name for every group (``"da_raw"``: the groups share one scale), or group ->
-    scale name; cross-group pairs only join groups of the same scale. Without it, groups whose human
-    scores spread very differently are refused (say whether they share a scale). ``darr``: the raw human
-    column from which WMT20's DARR pairs are built (same segment, raw difference >= ``darr_threshold``).
     ``exclude``: shell patterns of systems left out (e.g. ``["Human-*"]``: WMT scores MT systems only).
-    ``clusters``: statistics (``sys_pearson``, ``sys_accuracy``, ``spa``, ``seg_acc_t``, ...) whose metrics get
-    significance cluster ranks per group (``cluster_resamples`` permutations, ``alpha``); ``task``: ``wmt23``,
-    ``wmt24`` or ``wmt25`` (the statistics and weights of that year's ranking, over the table's groups), or a list
-    of :class:`xleval.stats.MetaTask` (:func:`xleval.stats.read_tasks` reads one from a JSON file): adds the
-    clusters the tasks need and their weighted ranking; ``chance``: each value's chance baseline (acc-t's by
-    ``chance_simulations`` shuffles).
-    ``pdp``: add the segment-level Pairwise Difference Pearson (``seg_pdp``, within-item differences of system
-    scores; CI from items resampled). ``cluster_ties``: how the cluster tests count a resampled difference equal
-    to the observed one (``count``: as at least as large; ``mtme``: mt-metrics-eval's floating-point ``>=``;
-    :func:`xleval.stats.metric_clusters`).
     ``lower_is_better``: the metrics whose lower scores are better (error rates, MetricX); they are negated, so
     that every statistic reads higher as agreeing with the humans, as WMT's tables do. None: each metric's
     direction as the leaderboard finds it (:func:`metric_directions`: the signature's ``dir:``, then the
     registry name, e.g. ``ter``).
-    ``ceiling``: a second human column (another rater, or another version of the human scores): it is scored
-    against ``human`` with the same statistics, as one more row of every table (the human ceiling: how well one
-    human agrees with the other), and every cell carries ``relative``, its value divided by the ceiling's.
-    ``gold_spans`` / ``predicted_spans`` (name -> table): error spans (rows: the table's ``by``, ``system`` and
-    ``segment`` columns, ``severity``, ``start``, ``end``), scored per group over the judged segments
-    (:mod:`xleval.meta._spans`: WMT25's character-level F1 with ``span_mismatch`` credit for a wrong severity, and
-    the partial-overlap span F1, micro-averaged); one column per predicted source. ``error_free``: the human
-    score from which a segment without a gold span is error-free (WMT26: 85); ``critical``: the human score
-    below which a segment is critical (WMT25: 10); each metric's F1 at its best threshold, with precision,
-    recall and the threshold.
+    ``statistics`` (:class:`MetaStatistics`): segment averaging, the system-score rule, the human scale(s)
+    (without one, groups whose human scores spread very differently are refused: say whether they share a
+    scale), SPA, PDP (within-item differences of system scores; CI from items resampled), WMT20's DARR tau
+    from a raw human column, the human ceiling (a second human column scored as one more row; every cell
+    carries ``relative``, its value over the ceiling's) and chance baselines.
+    ``resampling`` (:class:`xleval.stats.Resampling`): the bootstrap of systems behind every interval.
+    ``clustering`` (:class:`Clustering`): significance cluster ranks per group and a WMT task's weighted
+    ranking (:func:`xleval.stats.read_tasks` reads a task list from a JSON file).
+    ``spans`` (:class:`Spans`): error spans (:mod:`xleval.meta._spans`: WMT25's character-level F1 and the
+    partial-overlap span F1, micro-averaged) and the error-free / critical detection F1 at each metric's best
+    threshold, with precision, recall and the threshold.
     Module docstring: the statistics and the system-score rule."""
+    average_by, system_scores, human_scale = statistics.average_by, statistics.system_scores, statistics.human_scale
+    spa, spa_permutations, pdp = statistics.spa, statistics.spa_permutations, statistics.pdp
+    darr, darr_threshold, ceiling = statistics.darr, statistics.darr_threshold, statistics.ceiling
+    chance = statistics.chance
+    n_resamples, level, random_state = resampling.n_resamples, resampling.level, resampling.random_state
+    clustering = clustering or Clustering()
+    spans = spans or Spans()
     frame = getattr(data, "frame", data)
     if not isinstance(frame, pd.DataFrame):
         raise InputError("meta_evaluate needs a table (pandas DataFrame or EvalTable)", argument="data")
@@ -110,8 +96,6 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
             raise InputError(f"ceiling column {ceiling!r} not in the table (columns: {list(frame.columns)[:12]}); "
                              "name the second human column", argument="ceiling", value=ceiling)
         metrics = [*metrics, ceiling]
-    _check_choice(average_by, "average_by", AVERAGE_BY)
-    _check_choice(system_scores, "system_scores", SYSTEM_SCORES)
     by_cols = [by] if isinstance(by, str) else list(by)
     notes: list[str] = []
     df = _numeric(frame, [*metrics, human, *([darr] if darr else [])], human=human, darr=darr)
@@ -219,27 +203,24 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     if all(np.isnan(c.value) for c in cross.values()):
         notes.append("no cross-group accuracy: no two groups share a human scale")
     ranking: dict[str, dict[str, float]] = {}
-    if clusters or task or chance:
+    task = clustering.task
+    if clustering or chance:
         cells, glob, ranking, task = _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level,
-                                            system_scores, clusters, task,
-                                      cluster_resamples, alpha, chance, chance_simulations, seed, notes, cluster_ties,
-                                      spa_permutations)
+                                            statistics, clustering, seed, notes)
     if chance:
         cross = {m: replace(c, chance=cross_chance(systems, m, human, scales)) for m, c in cross.items()}
     span_sources: tuple[str, ...] = ()
-    if predicted_spans or error_free is not None or critical is not None:
+    if spans:
         if not seg_level:
             raise InputError("span and detection statistics are segment-level; give a segment-level table",
                              argument="predicted_spans")
         keys = [*by_cols, system, segment]
         segs = frame.loc[judged.index, keys].astype(str).assign(_group=judged["_group"].to_numpy())
-        if predicted_spans:
-            if gold_spans is None:
-                raise InputError("predicted_spans are scored against gold_spans: give the gold spans too",
-                                 argument="gold_spans")
-            span_sources = tuple(str(k) for k in predicted_spans)
-            cells += _span_cells(gold_spans, predicted_spans, segs, keys, span_mismatch, n_resamples, level, seed)
-        cells += _detection_cells(judged, segs, keys, metrics, human, gold_spans, error_free, critical, notes)
+        if spans.predicted:
+            span_sources = tuple(str(k) for k in spans.predicted)
+            cells += _span_cells(spans.gold, spans.predicted, segs, keys, spans.mismatch, n_resamples, level, seed)
+        cells += _detection_cells(judged, segs, keys, metrics, human, spans.gold, spans.error_free, spans.critical,
+                                  notes)
     if ceiling is not None:
         cells, glob, cross = _relative(cells, glob, cross, ceiling)
         notes.append(f"human ceiling: {ceiling} scored against {human} with the same statistics (its own row); "
@@ -346,13 +327,16 @@ def _task_list(task: Any, groups: Sequence[str]) -> tuple[str, list[Any]]:
     return f"task list ({len(tasks)} tasks)", tasks
 
 
-def _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, system_scores, clusters, task, n_resamples,
-           alpha, chance, n_simulations, seed, notes, ties="count", spa_permutations=1000):
+def _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, statistics, clustering, seed, notes):
     from dataclasses import replace
 
     from ..stats import chance_baseline, metric_clusters
-    from ._ranks import CLUSTERED, chance_cells, clustered_cells, task_ranking
+    from ._ranks import chance_cells, clustered_cells, task_ranking
 
+    system_scores, spa_permutations = statistics.system_scores, statistics.spa_permutations
+    chance, n_simulations = statistics.chance, statistics.chance_simulations
+    clusters, task, n_resamples = clustering.statistics, clustering.task, clustering.n_resamples
+    alpha, ties = clustering.alpha, clustering.ties
     tasks: list[Any] = []
     label = None
     if task is not None:
@@ -360,11 +344,6 @@ def _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, system
         if not seg_level and any(t.level == "seg" or t.statistic == "spa" for t in tasks):
             raise InputError(f"task={label!r} ranks segment-level statistics too; give a segment-level table",
                              argument="task", value=label)
-    bad = [c for c in clusters if c not in CLUSTERED]
-    _check_choice(ties, "cluster_ties", ("count", "mtme"))
-    if bad:
-        raise InputError(f"clusters: {bad} cannot be clustered; use {', '.join(CLUSTERED)}", argument="clusters",
-                         value=bad[0])
     stats = list(dict.fromkeys([*clusters, *(TASK_CELLS[(t.level, t.statistic)] for t in tasks
                                              if len(t.languages) == 1)]))
     global_task = next((t for t in tasks if len(t.languages) > 1), None)

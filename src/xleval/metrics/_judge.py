@@ -41,7 +41,8 @@ from xleval.exceptions import DataQualityWarning, InputError
 from . import _judge_prompts as P
 from ._base import Metric
 from ._judge_backends import Answer, HTTPChat, LocalChat, folder_identity
-from ._neural import PRECISIONS, check_model_dir, dist_version, parse_devices
+from ._judge_options import DEFAULT_LOCAL, DEFAULT_SERVER, JudgeLocal, JudgeServer
+from ._neural import check_model_dir, dist_version, parse_devices
 
 __all__ = ["Judge", "JudgeResult", "JudgePlan", "judge_tables", "JUDGE_PROMPTS"]
 
@@ -111,10 +112,12 @@ class Judge(Metric):
         them per language pair from the table's ``lp``/``src_lang``/``tgt_lang``.
     column : the score column's name (default ``gemba_esa``, ``gemba_mqm``, ``gemba_da``).
     max_new_tokens : answer-length bound (default 512 for error lists, 32 for scores); in the signature.
-    batch_size, device, precision, progress : local model only (``device`` one of cpu, cuda, cuda:N, mps).
-    concurrency, timeout, retries, backoff, api_key_env : server only: requests in flight, seconds per request,
-        retries after a timeout/429/5xx, the first backoff in seconds (doubled each retry), and the environment
-        variable holding the API key (read when a request is sent; never stored or written).
+    local : :class:`JudgeLocal`, a local model only: ``batch_size``, ``device`` (cpu, cuda, cuda:N, mps),
+        ``precision``, ``progress``.
+    server : :class:`JudgeServer`, a server only: ``concurrency`` (requests in flight), ``timeout`` (seconds per
+        request), ``retries`` after a timeout/429/5xx, the first ``backoff`` in seconds (doubled each retry), and
+        ``api_key_env``, the environment variable holding the API key (read when a request is sent; never stored
+        or written).
     cache : a file or directory: answers (and scores) are kept per request and signature.
     """
 
@@ -135,15 +138,8 @@ class Judge(Metric):
         tgt_lang: str | None = None,
         column: str | None = None,
         max_new_tokens: int | None = None,
-        batch_size: int = 8,
-        device: str = "cpu",
-        precision: str = "fp32",
-        progress: bool = False,
-        concurrency: int = 4,
-        timeout: float = 120.0,
-        retries: int = 3,
-        backoff: float = 1.0,
-        api_key_env: str | None = "OPENAI_API_KEY",
+        local: JudgeLocal = DEFAULT_LOCAL,
+        server: JudgeServer = DEFAULT_SERVER,
         cache: str | os.PathLike | None = None,
     ) -> None:
         if prompt not in P.PROMPT_SETS:
@@ -152,20 +148,13 @@ class Judge(Metric):
         if use_refs and prompt != "da":
             raise InputError(f"prompt={prompt!r} is source-based (GEMBA-{prompt.upper()}); use_refs=True is for "
                              "prompt='da' (GEMBA-DA_ref)", argument="use_refs", value=use_refs)
-        for label, value, low in (("batch_size", batch_size, 1), ("concurrency", concurrency, 1),
-                                  ("retries", retries, 0), ("max_new_tokens", max_new_tokens, 1)):
-            if value is None and label == "max_new_tokens":
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise InputError(f"{label} must be an integer >= {low}, got {value!r}", argument=label, value=value)
-        for label, number in (("timeout", timeout), ("backoff", backoff)):
-            if isinstance(number, bool) or not isinstance(number, int | float) or not np.isfinite(number) \
-                    or number < 0 or (label == "timeout" and number == 0):
-                raise InputError(f"{label} must be a positive number of seconds, got {number!r}", argument=label,
-                                 value=number)
-        if precision not in PRECISIONS:
-            raise InputError(f"precision must be one of {PRECISIONS}, got {precision!r}", argument="precision",
-                             value=precision)
+        if max_new_tokens is not None and (isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int)
+                                           or max_new_tokens < 1):
+            raise InputError(f"max_new_tokens must be an integer >= 1, got {max_new_tokens!r}",
+                             argument="max_new_tokens", value=max_new_tokens)
+        batch_size, device, precision, progress = local.batch_size, local.device, local.precision, local.progress
+        concurrency, timeout, retries, backoff = server.concurrency, server.timeout, server.retries, server.backoff
+        api_key_env = server.api_key_env
         self.target = str(target)
         self.prompt = prompt
         self.use_refs = bool(use_refs)

@@ -98,6 +98,10 @@ def get_metric(spec: str, *, level: str = "corpus", **options: Any) -> Metric:
     _, _, arg, entry = _entry(spec)
     cls: Callable[..., Metric] = _load(entry.target)  # the model-path metrics take it first
     kwargs = {**entry.defaults, **(entry.sentence if level == "sentence" else {}), **options}
+    if entry is METRICS["judge"]:  # its local and server settings one by one, as the other metrics take theirs
+        from ._judge_options import judge_settings
+
+        kwargs = judge_settings(kwargs)
     return cls(arg, **kwargs) if entry.takes_arg else cls(**kwargs)
 
 

@@ -15,12 +15,13 @@ from typing import Any
 
 from ._names import FLAGS, INVALID_FLAGS
 
-__all__ = ["check_outputs", "flag_outputs", "exclude_invalid", "OutputChecks", "Exclusion", "wilson_interval",
+__all__ = ["check_outputs", "FlagThresholds", "DEFAULT_THRESHOLDS",
+           "flag_outputs", "exclude_invalid", "OutputChecks", "Exclusion", "wilson_interval",
            "FLAGS", "INVALID_FLAGS", "IDENTIFIERS", "LanguageIdentifier", "base_language",
            "reference_copies", "drop_reference_copies", "ReferenceCopies"]
 
-_LAZY = {**dict.fromkeys(("check_outputs", "flag_outputs", "exclude_invalid", "OutputChecks", "Exclusion",
-                          "wilson_interval"), "._checks"),
+_LAZY = {**dict.fromkeys(("check_outputs", "FlagThresholds", "DEFAULT_THRESHOLDS", "flag_outputs", "exclude_invalid",
+                          "OutputChecks", "Exclusion", "wilson_interval"), "._checks"),
          **dict.fromkeys(("IDENTIFIERS", "LanguageIdentifier", "base_language"), "._langid"),
          **dict.fromkeys(("reference_copies", "drop_reference_copies", "ReferenceCopies"), "._copies")}
 

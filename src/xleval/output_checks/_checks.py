@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,8 @@ from ..table import default_by, numeric_column, require_columns
 from . import _flags as F
 from ._langid import LanguageIdentifier, resolve_identifier
 
-__all__ = ["OutputChecks", "Exclusion", "flag_outputs", "check_outputs", "exclude_invalid", "wilson_interval"]
+__all__ = ["OutputChecks", "Exclusion", "flag_outputs", "check_outputs", "FlagThresholds", "DEFAULT_THRESHOLDS",
+           "exclude_invalid", "wilson_interval"]
 
 _NEEDS = {"copy_source": ("source",), "truncated": ("source",), "identical_reference": ("reference",),
           "extreme_length": ("source|reference",), "off_target": ("tgt_lang",)}
@@ -150,18 +151,52 @@ def _choose_flags(flags: str | Sequence[str], present: dict[str, bool], langid: 
     return chosen, notes
 
 
+def _check_numbers(near_copy: float, length_z: float, truncated_z: float, min_letters: int) -> None:
+    for name, value, low, high in (("near_copy", near_copy, 0, 100), ("length_z", length_z, 0, math.inf),
+                                   ("truncated_z", truncated_z, 0, math.inf),
+                                   ("min_letters", min_letters, 0, math.inf)):
+        if not isinstance(value, (int, float)) or not (low < value <= high if name != "min_letters" else low <= value):
+            raise InputError(f"{name}={value!r}: expected a number in ({low}, {high}]", argument=name, value=value)
+
+
+@dataclass(frozen=True)
+class FlagThresholds:
+    """Where the flags of :func:`check_outputs` start (:mod:`xleval.output_checks._flags`): ``near_copy``,
+    chrF(hypothesis, source) from which an output is a near copy of its source (0-100]; ``length_z`` and
+    ``truncated_z``, the robust z of the length ratio beyond which a length is extreme, or below whose negative
+    an output looks truncated; ``min_letters``, the letters an output needs for its language to be checked.
+    Checked when built; ``with_(...)`` changes some thresholds."""
+
+    near_copy: float = 70.0
+    length_z: float = 3.5
+    truncated_z: float = 2.0
+    min_letters: int = 20
+
+    def __post_init__(self) -> None:
+        _check_numbers(self.near_copy, self.length_z, self.truncated_z, self.min_letters)
+
+    def with_(self, **changes: Any) -> FlagThresholds:
+        """These thresholds with some changed."""
+        return replace(self, **changes)
+
+
+#: the flags' documented defaults
+DEFAULT_THRESHOLDS = FlagThresholds()
+
+
 def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: str = "source",
                  reference: str = "reference", by: str | Sequence[str] | None = None,
                  flags: str | Sequence[str] = "auto",
-                 langid: str | None = "auto", near_copy: float = 70.0, length_z: float = 3.5,
-                 truncated_z: float = 2.0, min_letters: int = 20,
+                 langid: str | None = "auto", thresholds: FlagThresholds = DEFAULT_THRESHOLDS,
                  ) -> tuple[pd.DataFrame, list[str], list[str], str | None]:
     """Per-row flags (see :mod:`xleval.output_checks._flags` for their definitions).
 
     Returns ``(table, checked, notes, identifier)``: ``table`` has one row per input row (same order) with
     one boolean column per flag checked plus ``length_z``, ``src_chrf``, ``hyp_lang`` and ``langid_checked``.
+    ``thresholds`` (:class:`FlagThresholds`): where the flags start.
     """
-    _check_numbers(near_copy, length_z, truncated_z, min_letters)
+    near_copy, length_z = thresholds.near_copy, thresholds.length_z
+    truncated_z, min_letters = thresholds.truncated_z, thresholds.min_letters
     require_columns(data, [hypothesis], what="data", argument="hypothesis")
     by = default_by(data.columns) if by is None else by  # the one default: lp if present, else tgt_lang
     by_cols = (by,) if isinstance(by, str) else tuple(by)
@@ -254,25 +289,19 @@ def _keys(frame: pd.DataFrame) -> list[str]:
     return [c for c in ("lp", "src_lang", "tgt_lang", "system", "seg_id") if c in frame.columns]
 
 
-def _check_numbers(near_copy: float, length_z: float, truncated_z: float, min_letters: int) -> None:
-    for name, value, low, high in (("near_copy", near_copy, 0, 100), ("length_z", length_z, 0, math.inf),
-                                   ("truncated_z", truncated_z, 0, math.inf),
-                                   ("min_letters", min_letters, 0, math.inf)):
-        if not isinstance(value, (int, float)) or not (low < value <= high if name != "min_letters" else low <= value):
-            raise InputError(f"{name}={value!r}: expected a number in ({low}, {high}]", argument=name, value=value)
-
-
 def check_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: str = "source",
                   reference: str = "reference", by: str | Sequence[str] | None = None, system: str | None = "system",
                   metrics: Sequence[str] = (), flags: str | Sequence[str] = "auto", langid: str | None = "auto",
-                  near_copy: float = 70.0, length_z: float = 3.5, truncated_z: float = 2.0, min_letters: int = 20,
-                  level: float = 0.95) -> OutputChecks:
+                  thresholds: FlagThresholds = DEFAULT_THRESHOLDS, level: float = 0.95) -> OutputChecks:
     """Flag every row (:func:`flag_outputs`), then rate each flag per (group, system) with a Wilson interval
     and compare each metric column's mean on flagged and unflagged rows per group (Welch t interval).
 
     ``metrics``: numeric columns of ``data`` (e.g. ``("chrf", "bleu", "comet")``); ``system=None`` or a
-    missing ``"system"`` column: each group is one system. No randomness: the intervals are closed-form.
+    missing ``"system"`` column: each group is one system. ``thresholds`` (:class:`FlagThresholds`): where the
+    flags start. No randomness: the intervals are closed-form.
     """
+    near_copy, length_z = thresholds.near_copy, thresholds.length_z
+    truncated_z, min_letters = thresholds.truncated_z, thresholds.min_letters
     if not 0 < level < 1:
         raise InputError(f"level={level!r}: expected a confidence level in (0, 1), e.g. 0.95", argument="level",
                          value=level)
@@ -282,7 +311,7 @@ def check_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source:
     by = default_by(data.columns) if by is None else by  # the one default: lp if present, else tgt_lang
     table, checked, notes, identifier = flag_outputs(
         data, hypothesis=hypothesis, source=source, reference=reference, by=by, flags=flags, langid=langid,
-        near_copy=near_copy, length_z=length_z, truncated_z=truncated_z, min_letters=min_letters)
+        thresholds=thresholds)
     by_cols = (by,) if isinstance(by, str) else tuple(by)
     sys_col = system if system is not None and system in data.columns else None
     if system is not None and system != "system" and sys_col is None:

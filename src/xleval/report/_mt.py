@@ -16,10 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base.caller import DEFAULT_CALLER, Caller
 from .._base.grouping import group_index
-from .._base.progress import Progress, Steps
+from .._base.progress import Steps
 from .._base.result import Result
-from ..calibration import CalibrationSummary, calibration_summary
+from ..calibration import CalibrationSummary, HumanScale, calibration_summary
 from ..decision import (
     RECOMMEND_PROCEDURE,
     CalibrationDecision,
@@ -29,7 +30,9 @@ from ..decision import (
 )
 from ..exceptions import InputError
 from ..leaderboard import (
+    DEFAULT_READING,
     Leaderboard,
+    ScoreReading,
     SystemCalibration,
     SystemScores,
     check_model_score,
@@ -39,6 +42,7 @@ from ..leaderboard import (
     system_scores,
 )
 from ..metrics import higher_is_better as direction_of
+from ..stats import DEFAULT_RESAMPLING, Resampling
 from ..table import DEFAULT_BY, EvalTable, as_table
 from ._diagnostics import agreement_section, bias_section, validity_section
 from ._figures import figure_from_matplotlib
@@ -133,23 +137,30 @@ class MTAnalysis(Result):
 
 
 def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: str | None = None,
-               human: str | None = None,
-               system: str | None = "system", model: Any = None, method: str = "auto", metric: str | None = None,
-               signature: str | None = None, force: bool = False, higher_is_better: bool | None = None,
-               random_state: int = 0, n_resamples: int = 1000, where: str = "input",
-               headline: tuple[str, ...] = (), commands: Any = None, progress: Progress | None = None,
-               human_scale: str | None = None, human_higher_is_better: bool | None = None,
-               human_range: tuple[float, float] | None = None) -> MTAnalysis:
+               human: str | None = None, system: str | None = "system", model: Any = None, method: str = "auto",
+               reading: ScoreReading = DEFAULT_READING, resampling: Resampling = DEFAULT_RESAMPLING,
+               human_scale: HumanScale | str | None = None, headline: tuple[str, ...] = (),
+               caller: Caller = DEFAULT_CALLER) -> MTAnalysis:
     """Compute every result the MT report shows (see :class:`MTAnalysis`).
 
     The calibration is ``model`` (a saved LGN or AnchoredCalibrator) when given, else ``method``
     (``auto``: the recommended one, fitted on this table's system scores; ``lgn``, ``anchored`` or
     ``none``). ``system`` is the system column (found by its canonical name ``system``; None or a
-    missing column: each group is one system). ``random_state`` and ``n_resamples`` drive every
-    bootstrap and the cross-validation. Warnings raised on the way are recorded (and logged).
-    ``commands``: an :class:`xleval.decision.AdviceRenderer` (the CLI passes one), so that the advice names commands
-    that run as written. ``progress``: told of each finished step (system scores, recommendation,
-    ranking, diagnosis, fit lines). ``human_scale``: ``z``, ``raw`` or None, for the decision."""
+    missing column: each group is one system). ``reading`` (:class:`xleval.leaderboard.ScoreReading`): the
+    score's metric, direction and signature (``unit`` is the leaderboard's). ``resampling``
+    (:class:`xleval.stats.Resampling`): its ``random_state`` and ``n_resamples`` drive every bootstrap and the
+    cross-validation. Warnings raised on the way are recorded (and logged).
+    ``caller`` (:class:`xleval.decision.Caller`): the input's name in messages, the
+    :class:`xleval.decision.AdviceRenderer` whose advice names commands that run as written (the CLI passes
+    one), and the progress callback, told of each finished step (system scores, recommendation, ranking,
+    diagnosis, fit lines). ``human_scale`` (:class:`xleval.calibration.HumanScale`, or a bare name: ``z``,
+    ``raw``, ...): the name for the decision, the direction and bounds for an anchored fit."""
+    metric, signature, force, higher_is_better = (reading.metric, reading.signature, reading.force,
+                                                  reading.higher_is_better)
+    n_resamples, level, random_state = resampling.n_resamples, resampling.level, resampling.random_state
+    scale = HumanScale.of(human_scale)
+    human_scale, human_higher_is_better, human_range = scale.name, scale.higher_is_better, scale.range
+    where, commands, progress = caller.where, caller.commands, caller.progress
     steps = Steps(progress, 5)
     table = as_table(df, score=score, by=by, human=human, default_by=DEFAULT_BY, source=where,
                      normalize_languages=True)
@@ -169,7 +180,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         scores = system_scores(frame, score, by, system=system, human=human, metric=metric,
-                               n_resamples=n_resamples, random_state=random_state, where=where)
+                               n_resamples=n_resamples, level=level, random_state=random_state, where=where)
         steps.done()
         procedure = RECOMMEND_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state)
         rec = recommend_calibration(frame, score, by, human=human, system=system, procedure=procedure,
@@ -188,7 +199,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         calibrated = f"{score}_calibrated"
         frame = frame.assign(**{calibrated: _calibrate_rows(frame, score, by, calibration)})
         diagnosis = diagnose(frame, score, by, human=human, calibrated=calibrated, system=system,
-                             procedure=procedure, commands=commands, human_scale=human_scale, decision=rec)
+                             procedure=procedure, caller=Caller(commands=commands), human_scale=human_scale,
+                             decision=rec)
         steps.done()
         fits = _fit_lines(frame, score, human, by) if human else None
         steps.done()

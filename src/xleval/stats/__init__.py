@@ -24,6 +24,7 @@ from xleval.stats._pairwise import compare_pairwise_accuracy, pairwise_accuracy
 from xleval.stats._pdp import pairwise_difference_pearson
 from xleval.stats._permutation import permutation_test_2samp, permutation_test_paired
 from xleval.stats._resample import percentile_bounds, weighted_bootstrap_counts
+from xleval.stats._resampling import DEFAULT_RESAMPLING, FRESH_RESAMPLING, Resampling
 from xleval.stats._results import CorrelationResult, Estimate, PairwiseAccuracy, TestResult
 from xleval.stats._spa import SoftPairwiseAccuracy, pairwise_permutation_pvalues, soft_pairwise_accuracy
 from xleval.stats._tasks import (
@@ -38,6 +39,9 @@ from xleval.stats._tasks import (
 )
 
 __all__ = [
+    "Resampling",
+    "DEFAULT_RESAMPLING",
+    "FRESH_RESAMPLING",
     "Estimate",
     "TestResult",
     "CorrelationResult",

@@ -37,6 +37,7 @@ import numpy as np
 
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.stats import _validate as v
+from xleval.stats._resampling import FRESH_RESAMPLING, Resampling
 from xleval.stats._results import PairwiseAccuracy, TestResult
 
 __all__ = ["pairwise_accuracy", "compare_pairwise_accuracy"]
@@ -236,8 +237,7 @@ def compare_pairwise_accuracy(
     tie_calibration: bool = True,
     resample: str = "scores",
     alternative: str = "greater",
-    n_resamples: int = 1000,
-    random_state: Any = None,
+    resampling: Resampling = FRESH_RESAMPLING,
     nan_policy: str = "raise",
 ) -> TestResult:
     """Paired permutation test of ``acc23(metric_b) - acc23(metric_a)`` against the same humans.
@@ -253,8 +253,11 @@ def compare_pairwise_accuracy(
     ``alternative="greater"`` (default, WMT's one-sided test) tests whether ``metric_b`` orders the
     pairs better than ``metric_a``; ``"two-sided"`` and ``"less"`` are available; the result's
     ``alternative`` and ``method`` name the test, and its note states the p-value convention
-    ``(1 + #{T* >= T}) / (1 + B)`` (mt-metrics-eval reports ``#{T* >= T} / B``).
+    ``(1 + #{T* >= T}) / (1 + B)`` (mt-metrics-eval reports ``#{T* >= T} / B``). ``resampling``
+    (:class:`~xleval.stats.Resampling`; default: a fresh seed): its ``n_resamples`` permutations and
+    ``random_state`` (a test has no interval: its ``level`` is not read).
     """
+    n_resamples, random_state = resampling.n_resamples, resampling.random_state
     from xleval.stats._permutation import permutation_test_paired  # local: avoids an import cycle
 
     v.check_choice(resample, "resample", RESAMPLE)
