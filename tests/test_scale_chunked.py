@@ -14,7 +14,15 @@ from xleval.calibration import LGN, calibrate_frame, prepare_frame
 from xleval.diagnostics import diagnose_bias
 from xleval.exceptions import DataQualityWarning, InputError, UnseenGroupWarning
 from xleval.io import read_table, write_table
-from xleval.scale import apply_chunked, bias_chunked, fit_chunked, iter_batches, open_writer, score_chunked
+from xleval.scale import (
+    ApplyOptions,
+    apply_chunked,
+    bias_chunked,
+    fit_chunked,
+    iter_batches,
+    open_writer,
+    score_chunked,
+)
 
 LPS = ["de-en", "en-de", "zh-en", "en-zh", "ja-en", "en-ha"]
 
@@ -95,7 +103,7 @@ def test_chunked_apply_is_bit_identical_and_keeps_rows_in_order(tmp_path, table,
     model = in_memory_fit(df, by="lp", score="score")
     out = tmp_path / f"out.{fmt}"
     with pytest.warns(DataQualityWarning) as caught:  # one for the NaN scores, with the total
-        result = apply_chunked(model, source, out, chunk_size=chunk, interval=0.9)
+        result = apply_chunked(model, source, out, ApplyOptions(interval=0.9), chunk_size=chunk)
     assert len(caught) == 1 and str(caught[0].message).startswith("7 row(s) have a missing")
     got = read_table(out)
     with pytest.warns(DataQualityWarning):
@@ -143,13 +151,14 @@ def test_unseen_groups_warned_once_with_totals(tmp_path, table):
     assert len(unseen) == 1 and f"{n_ha} row(s)" in str(unseen[0].message)
     assert result.calibration_source["lp"] == len(df) - n_ha
     with pytest.warns((UnseenGroupWarning, DataQualityWarning)):
-        raw = apply_chunked(model, path, tmp_path / "raw.parquet", chunk_size=500, on_unseen="raw")
+        raw = apply_chunked(model, path, tmp_path / "raw.parquet", ApplyOptions(on_unseen="raw"), chunk_size=500)
     assert raw.calibration_source == {"lp": len(df) - n_ha, "raw": n_ha}
     out = pd.read_parquet(tmp_path / "raw.parquet")
     ha = out["lp"] == "en-ha"
     np.testing.assert_array_equal(out.loc[ha, "score_lgn"], out.loc[ha, "score"])
     with pytest.raises(InputError, match="cannot calibrate"):
-        apply_chunked(model, path, tmp_path / "error.parquet", chunk_size=500, on_unseen="error")
+        apply_chunked(model, path, tmp_path / "error.parquet", ApplyOptions(on_unseen="error"),
+                      chunk_size=500)
 
 
 def malformed_csv(tmp_path, n=120_000, bad_row=60_001, line=None):

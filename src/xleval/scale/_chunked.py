@@ -35,8 +35,8 @@ from ._backend import DaskBackend, LocalBackend, ReadSpec, resolve_backend, work
 from ._readers import DEFAULT_CHUNK_SIZE, batch_context
 from ._writers import open_writer
 
-__all__ = ["fit_chunked", "apply_chunked", "score_chunked", "bias_chunked", "ApplyResult", "ScoreResult",
-           "StreamingBias"]
+__all__ = ["fit_chunked", "apply_chunked", "score_chunked", "bias_chunked", "ApplyOptions", "ApplyResult",
+           "ScoreResult", "StreamingBias"]
 
 _LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
 Backend = str | LocalBackend | DaskBackend | None
@@ -95,19 +95,38 @@ class ApplyResult(Result):
     backend: str
 
 
-def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike, *,
-                  chunk_size: int = DEFAULT_CHUNK_SIZE, column: str | None = None, interval: float | None = None,
-                  signature: str | None = None, force: bool = False, columns: dict[str, str] | None = None,
-                  backend: Backend = None, progress: Callable[[int], None] | None = None,
-                  on_unseen: str | None = None, overwrite: bool = False) -> ApplyResult:
-    """Calibrate the table at ``path`` batch by batch into ``output`` (every input row once, in input
-    order, all columns kept; the file appears only when complete); ``progress(rows)`` is called per batch. Warnings
-    about unseen groups and
-    NaN scores are emitted once, with totals, at the end.
+@dataclass(frozen=True)
+class ApplyOptions:
+    """What :func:`apply_chunked` adds to each row, as :func:`~xleval.calibration.calibrate_frame` takes it:
+    the column name (default ``SCORE_lgn``), an ``interval`` level, the score ``signature`` (default: the one
+    stored with the table), ``force`` past a signature mismatch, ``on_unseen`` groups, ``overwrite`` existing
+    output columns."""
 
-    ``interval`` for ``robust``/``quantile`` bootstraps each batch with the same seed, so those
-    intervals differ from the in-memory ones (z-score intervals are identical). ``on_unseen`` is
-    :func:`calibrate_frame`'s."""
+    column: str | None = None
+    interval: float | None = None
+    signature: str | None = None
+    force: bool = False
+    on_unseen: str | None = None
+    overwrite: bool = False
+
+
+def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike,
+                  options: ApplyOptions | None = None, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                  columns: dict[str, str] | None = None, backend: Backend = None,
+                  progress: Callable[[int], None] | None = None) -> ApplyResult:
+    """Calibrate the table at ``path`` batch by batch into ``output`` (every input row once, in input
+    order, all columns kept; the file appears only when complete); ``progress(rows)`` is called per batch.
+    Warnings about unseen groups and NaN scores are emitted once, with totals, at the end.
+
+    ``options`` (:class:`ApplyOptions`) are :func:`calibrate_frame`'s. An ``interval`` for
+    ``robust``/``quantile`` bootstraps each batch with the same seed, so those intervals differ from
+    the in-memory ones (z-score intervals are identical)."""
+    opts = options if options is not None else ApplyOptions()
+    if not isinstance(opts, ApplyOptions):
+        raise InputError(f"options must be an ApplyOptions, got {type(opts).__name__}", argument="options",
+                         value=opts)
+    column, interval, signature, force, on_unseen, overwrite = (opts.column, opts.interval, opts.signature,
+                                                                opts.force, opts.on_unseen, opts.overwrite)
     model = model.with_on_unseen(on_unseen)  # also checks that it is fitted
     path, output = str(path), str(output)
     _check_output(output, path)
