@@ -121,6 +121,32 @@ def test_dask_scoring_loads_one_model_per_worker(cluster, tmp_path):
     np.testing.assert_array_equal(got["fake"].to_numpy(), df["hypothesis"].str.len().to_numpy() * 2.0)
 
 
+@pytest.mark.data
+@pytest.mark.parametrize("name", ["w.parquet", "w.tsv"])
+def test_dask_scores_join_the_clients_rows_into_the_single_process_table(cluster, tmp_path, wmt21_segments, name):
+    """The workers return the score columns only; the client joins them to the rows it reads itself (a
+    Parquet part: the workers read the same rows) or shipped (TSV): the written table is the single
+    process's, and its scores are the metrics' own on the whole lists."""
+    from xleval.metrics import BLEU, CHRF
+
+    df = wmt21_segments.sample(3000, random_state=4)[["lp", "system", "hypothesis", "reference"]]
+    df = df.reset_index(drop=True)
+    if name.endswith(".parquet"):  # 12 row groups of 250 rows: parts of 2 row groups, read by the workers
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp_path / name, row_group_size=250)
+    else:
+        write_table(df, tmp_path / name)
+    metrics = [BLEU(tokenize="13a"), CHRF()]
+    dask = score_chunked(metrics, tmp_path / name, tmp_path / "d.parquet", chunk_size=500, backend=cluster)
+    local = score_chunked(metrics, tmp_path / name, tmp_path / "l.parquet", chunk_size=500)
+    got, single = pd.read_parquet(tmp_path / "d.parquet"), pd.read_parquet(tmp_path / "l.parquet")
+    assert dask.backend == "dask" and dask.rows == len(df) and dask.batches == local.batches == 6
+    assert got.equals(single) and dask.mean_segment_score == local.mean_segment_score
+    assert got[["lp", "system", "hypothesis", "reference"]].astype(object).equals(df.astype(object))
+    hyps, refs = df["hypothesis"].tolist(), df["reference"].tolist()
+    for metric in metrics:
+        np.testing.assert_array_equal(got[metric.name].to_numpy(), metric.sentence_scores(hyps, [refs]))
+
+
 def test_workers_are_warmed_when_the_cluster_is_entered():
     """Entering the backend imports the chunked operations and the metrics on every worker (a fresh
     cluster, no task run yet), so no task pays for the imports (a short run never earned them back)."""
