@@ -21,6 +21,13 @@ pytestmark = pytest.mark.dask
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 from test_scale_chunked import assert_same_fit, generated  # noqa: E402
 
+WARMED = ("xleval.scale._chunked", "xleval.metrics._bleu", "xleval.metrics._chrf")
+FRESH: dict = {}
+
+
+def _loaded(names):
+    return [name in sys.modules for name in names]
+
 
 @pytest.fixture(scope="module")
 def cluster():
@@ -31,6 +38,8 @@ def cluster():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # distributed's start-up chatter (ports, deprecations) is not ours
         backend = DaskBackend(workers=2, processes=True).__enter__()
+    # what the workers hold before any task ran (test_workers_are_warmed_when_the_cluster_is_entered)
+    FRESH["modules"] = backend.client.run(_loaded, WARMED)
     yield backend
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -147,15 +156,12 @@ def test_dask_scores_join_the_clients_rows_into_the_single_process_table(cluster
         np.testing.assert_array_equal(got[metric.name].to_numpy(), metric.sentence_scores(hyps, [refs]))
 
 
-def test_workers_are_warmed_when_the_cluster_is_entered():
-    """Entering the backend imports the chunked operations and the metrics on every worker (a fresh
-    cluster, no task run yet), so no task pays for the imports (a short run never earned them back)."""
-    names = ("xleval.scale._chunked", "xleval.metrics._bleu", "xleval.metrics._chrf")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with DaskBackend(workers=1, processes=True) as fresh:
-            loaded = fresh.client.run(lambda: [name in sys.modules for name in names])
-    assert len(loaded) == 1 and all(all(v) for v in loaded.values())
+def test_workers_are_warmed_when_the_cluster_is_entered(cluster):
+    """Entering the backend imports the chunked operations and the metrics on every worker (checked on
+    the module's cluster as entered, before any task ran), so no task pays for the imports (a short run
+    never earned them back)."""
+    loaded = FRESH["modules"]
+    assert len(loaded) == 2 and all(all(v) for v in loaded.values())
 
 
 def _malloc_trim_threshold():
