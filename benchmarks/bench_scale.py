@@ -50,7 +50,7 @@ def generate(path: Path, rows: int, row_group: int = 1 << 20) -> float:
             codes = rng.integers(0, len(LANGS), n).astype(np.int8)
             score = 60 + shift[codes] + spread[codes] * rng.standard_normal(n)
             lang = pa.DictionaryArray.from_arrays(pa.array(codes), dictionary)
-            writer.write_table(pa.table({"tgt_lang": lang, "score": score}, schema=schema))
+            writer.write_table(pa.table({"tgt_lang": lang, "score": score}, schema=schema), row_group_size=n)
     return time.perf_counter() - start
 
 

@@ -4,8 +4,10 @@ Every operation reads the table in batches (:func:`iter_batches`) and runs the i
 of the library on each batch; what it keeps between batches is a mergeable summary
 (:class:`GroupStats`), so memory is bounded by the batch size and results equal the one-pass ones:
 
-* ``fit_chunked``  : ``LGN.partial_fit`` per batch (or per part on Dask workers, merged on the
-  client in part order); the statistics equal ``LGN.fit`` to rounding (~1e-15 relative).
+* ``fit_chunked``  : ``LGN.partial_fit`` per batch (on Dask workers too), merged on the client in
+  input order; the statistics equal ``LGN.fit`` to rounding (~1e-15 relative), and a cluster's fit
+  equals the single process's bit for bit when both read the same batches (row groups of a multiple
+  of ``chunk_size`` rows).
 * ``apply_chunked``: ``calibrate_frame`` per batch, streamed to an atomic writer; bit-identical
   to the in-memory apply (a row's value depends only on the row and the model).
 * ``score_chunked``: ``Metric.sentence_scores`` per batch (one model per Dask worker).
@@ -63,22 +65,27 @@ def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAUL
                     read_columns=[model.score, *by, *_LANGUAGE_COLUMNS])
     params = model.get_params()
     with _backend_context(backend) as be:
-        parts = []
-        for part in be.map(_fit_part, be.parts(spec), params, sig):
-            parts.append(part)
+        fitted: list[LGN] = []
+        for batches in be.map(_fit_part, be.parts(spec), params, sig):
+            fitted.extend(batches)
             if progress is not None:
-                progress(int(part.by_stats_.count.sum() + part.by_stats_.n_nonfinite.sum()))
-    return model.fit_from(parts)
+                progress(sum(int(b.by_stats_.count.sum() + b.by_stats_.n_nonfinite.sum()) for b in batches))
+    return model.fit_from(fitted)
 
 
-def _fit_part(part, params: dict, signature: str | None) -> LGN:
-    """A fresh LGN with ``params`` fed one part's batches by ``partial_fit`` (merged by ``LGN.fit_from``)."""
-    local = LGN(**params)
-    by = [local.by] if isinstance(local.by, str) else list(local.by)
+def _fit_part(part, params: dict, signature: str | None) -> list[LGN]:
+    """A fresh LGN with ``params`` per batch of the part, each ``partial_fit`` on its batch: its summable
+    statistics per group (count, mean, M2, min, max; a few KB). The client merges every batch's in input
+    order (``LGN.fit_from``), so the merge, and the fitted model, do not depend on how the batches were
+    split into parts: one process and a cluster give the same bits."""
+    fitted = []
     for batch in part.batches():
+        local = LGN(**params)
+        by = [local.by] if isinstance(local.by, str) else list(local.by)
         with batch_context(batch, batch.source):
             local.partial_fit(prepare_frame(batch.frame, by, batch.source, categorical=True), signature=signature)
-    return local
+        fitted.append(local)
+    return fitted
 
 
 # apply ----------------------------------------------------------------------------------------------
