@@ -22,7 +22,7 @@ pytestmark = pytest.mark.dask
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 from test_scale_chunked import assert_same_fit, generated  # noqa: E402
 
-WARMED = ("xleval.scale._chunked", "xleval.metrics._bleu", "xleval.metrics._chrf")
+WARMED = ("xleval.scale._chunked", "xleval.metrics._bleu", "xleval.metrics._chrf", "langcodes")
 FRESH: dict = {}
 
 
