@@ -146,20 +146,23 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
     with _backend_context(backend) as be, open_writer(output,
                                                       metadata=calibrated_metadata(model, path, column)) as writer:
         shared = be.share(model)
-        for frames in be.map(_apply_part, be.parts(spec), shared, name, interval, sig, force, overwrite):
-            for out in frames:
-                writer.write(out)
-                if progress is not None:
-                    progress(len(out))
-                sources.update(out["calibration_source"].value_counts().to_dict())
-                n_nan += int((~np.isfinite(out[model.score].to_numpy(dtype=float))).sum())
+        for out in _joined_batches(be, spec, _apply_part, shared, name, interval, sig, force, overwrite):
+            writer.write(out)
+            if progress is not None:
+                progress(len(out))
+            sources.update(out["calibration_source"].value_counts().to_dict())
+            n_nan += int((~np.isfinite(out[model.score].to_numpy(dtype=float))).sum())
     _warn_totals(model, sources, n_nan)
     return ApplyResult(output, writer.rows, writer.batches, name, {str(k): int(v) for k, v in sources.items()},
                        n_nan, be.name)
 
 
 def _apply_part(part, model: LGN, column: str, interval: float | None, signature: str | None,
-                force: bool, overwrite: bool) -> list[pd.DataFrame]:
+                force: bool, overwrite: bool) -> list[dict[str, Any]]:
+    """The columns :func:`calibrate_frame` adds to each batch of ``part`` (the calibrated score, its interval,
+    ``calibration_source``; in the order it adds them), in batch order: :func:`_joined_batches` adds them to
+    the client's rows."""
+    added = [column, *([f"{column}_low", f"{column}_high"] if interval is not None else []), "calibration_source"]
     out = []
     for batch in part.batches():
         # the columns are the file's: a collision is the table's, not this batch's
@@ -168,8 +171,9 @@ def _apply_part(part, model: LGN, column: str, interval: float | None, signature
             # counted over the whole table and warned once by the caller
             warnings.simplefilter("ignore", UnseenGroupWarning)
             warnings.simplefilter("ignore", DataQualityWarning)
-            out.append(calibrate_frame(model, batch.frame, column=column, interval=interval, signature=signature,
-                                       force=force, where=batch.source, overwrite=overwrite))
+            frame = calibrate_frame(model, batch.frame, column=column, interval=interval, signature=signature,
+                                    force=force, where=batch.source, overwrite=overwrite)
+        out.append({name: frame[name].values for name in added})
     return out
 
 
@@ -230,11 +234,15 @@ def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str |
 
 
 def _scored_batches(be: LocalBackend | DaskBackend, spec: ReadSpec, metrics: Sequence[Any]):
-    """Every batch with its score columns, in input order. The tasks return the scores only (an array per
-    metric and batch, ~1/10 of the bytes of a scored batch of WMT texts); the client joins them to the
-    batches, which it reads itself from a Parquet part (the workers read the same rows) or holds already
-    (a batch it read and shipped). So no text travels back, and the rows written are the ones the single
-    process writes: the same reader, the same columns added the same way."""
+    return _joined_batches(be, spec, _score_part, metrics)
+
+
+def _joined_batches(be: LocalBackend | DaskBackend, spec: ReadSpec, func: Callable, *args: Any):
+    """Every batch with the columns ``func(part, *args)`` computed for it, in input order. The tasks return
+    the new columns only (an array per column and batch: a score is ~1/10 of the bytes of a row of WMT
+    texts); the client adds them to the batches, which it reads itself from a Parquet part (the workers read
+    the same rows) or holds already (a batch it read and shipped). So no row travels back, and the rows
+    written are the ones the single process writes: the same reader, the columns added the same way."""
     submitted: collections.deque = collections.deque()
 
     def parts():
@@ -242,15 +250,15 @@ def _scored_batches(be: LocalBackend | DaskBackend, spec: ReadSpec, metrics: Seq
             submitted.append(part)
             yield part
 
-    for scores in be.map(_score_part, parts(), metrics):
+    for added in be.map(func, parts(), *args):
         part = submitted.popleft()
         batches = list(part.batches()) if not isinstance(part, FramePart) else [part.batch]
-        if len(batches) != len(scores):  # the worker read the part into other batches: a changed file
-            raise InputError(f"{spec.name}: the file changed while it was scored; score it again")
-        for batch, columns in zip(batches, scores, strict=True):
+        if len(batches) != len(added) or any(len(v) != len(b.frame)
+                                             for b, c in zip(batches, added, strict=True) for v in c.values()):
+            # the worker read the part into other rows: the file was replaced while it was read
+            raise InputError(f"{spec.name}: the file changed while it was read; run the command again")
+        for batch, columns in zip(batches, added, strict=True):
             frame = batch.frame.copy()
-            if len(frame) != len(next(iter(columns.values()))):
-                raise InputError(f"{spec.name}: the file changed while it was scored; score it again")
             for name, values in columns.items():
                 frame[name] = values
             yield frame
