@@ -26,6 +26,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from .._base.frames import copy_on_write
 from .._base.grouping import key_labels
 from .._base.result import Result
 from ..calibration import LGN, GroupStats, calibrate_frame, calibrated_metadata, prepare_frame, score_signature
@@ -258,7 +259,7 @@ def _joined_batches(be: LocalBackend | DaskBackend, spec: ReadSpec, func: Callab
             # the worker read the part into other rows: the file was replaced while it was read
             raise InputError(f"{spec.name}: the file changed while it was read; run the command again")
         for batch, columns in zip(batches, added, strict=True):
-            frame = batch.frame.copy()
+            frame = batch.frame.copy(deep=not copy_on_write())  # with copy-on-write a shallow copy is a copy
             for name, values in columns.items():
                 frame[name] = values
             yield frame
