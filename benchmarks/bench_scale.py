@@ -130,11 +130,15 @@ def child(kind: str, src: str, out: str, chunk: int, backend: str) -> None:
     t1, c1, w1 = time.perf_counter(), _cpu(), _workers_cpu(be)
     result = apply_chunked(model, src, out, chunk_size=chunk, backend=be)
     t2, c2, w2 = time.perf_counter(), _cpu(), _workers_cpu(be)
+    again = fit_chunked(LGN(by="tgt_lang", score="score", fallback=["pooled"]), src, chunk_size=chunk, backend=be)
+    t3 = time.perf_counter()
+    assert again.to_dict() == model.to_dict()
     if be is not None:
         be.__exit__(None, None, None)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
     print(json.dumps({"fit_s": t1 - t0, "apply_s": t2 - t1, "rows": result.rows, "setup_s": setup,
                       "peak_rss": peak, "fit_cpu": [c1 - c0, w1 - w0], "apply_cpu": [c2 - c1, w2 - w1],
+                      "fit_again_s": t3 - t2,
                       "model": model.to_dict()}))
 
 
@@ -214,6 +218,8 @@ def main() -> None:
               f"(CPU client {dask['fit_cpu'][0]:.1f} + workers {dask['fit_cpu'][1]:.1f}); "
               f"speed-up {single['fit_s'] / dask['fit_s']:.2f}x; "
               f"fitted models identical: {'yes' if same_model else 'NO'}")
+        print(f"    fit again in the same process / on the same cluster: single {single['fit_again_s']:.2f} s, dask "
+              f"{dask['fit_again_s']:.2f} s; speed-up {single['fit_again_s'] / dask['fit_again_s']:.2f}x")
         print(f"    apply: single {single['apply_s']:.1f} s (CPU {single['apply_cpu'][0]:.1f}), dask "
               f"{dask['apply_s']:.1f} s (CPU client {dask['apply_cpu'][0]:.1f} + workers {dask['apply_cpu'][1]:.1f}); "
               f"speed-up {single['apply_s'] / dask['apply_s']:.2f}x; outputs identical: {'yes' if same_out else 'NO'}")
