@@ -50,7 +50,7 @@ def generate(path: Path, rows: int, row_group: int = 1 << 20) -> float:
             codes = rng.integers(0, len(LANGS), n).astype(np.int8)
             score = 60 + shift[codes] + spread[codes] * rng.standard_normal(n)
             lang = pa.DictionaryArray.from_arrays(pa.array(codes), dictionary)
-            writer.write_table(pa.table({"tgt_lang": lang, "score": score}, schema=schema))
+            writer.write_table(pa.table({"tgt_lang": lang, "score": score}, schema=schema), row_group_size=n)
     return time.perf_counter() - start
 
 
@@ -75,6 +75,17 @@ def generate_texts(path: Path, rows: int, row_group: int) -> None:
     pq.write_table(table, path, row_group_size=row_group, compression="zstd")
 
 
+def _cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _workers_cpu(be) -> float:
+    return sum(be.client.run(_cpu).values()) if be is not None else 0.0
+
+
 def score_child(src: str, out: str, chunk: int, backend: str) -> None:
     import warnings
 
@@ -87,12 +98,14 @@ def score_child(src: str, out: str, chunk: int, backend: str) -> None:
         t0 = time.perf_counter()
         be = DaskBackend(workers=2, processes=True).__enter__()
         setup = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    w0, c0, t0 = _workers_cpu(be), _cpu(), time.perf_counter()
     result = score_chunked([BLEU(tokenize="13a"), CHRF()], src, out, chunk_size=chunk, backend=be)
-    seconds = time.perf_counter() - t0
+    seconds, client = time.perf_counter() - t0, _cpu() - c0
+    workers = _workers_cpu(be) - w0
     if be is not None:
         be.__exit__(None, None, None)
-    print(json.dumps({"score_s": seconds, "rows": result.rows, "setup_s": setup}))
+    print(json.dumps({"score_s": seconds, "rows": result.rows, "setup_s": setup, "client_cpu": client,
+                      "workers_cpu": workers}))
 
 
 def child(kind: str, src: str, out: str, chunk: int, backend: str) -> None:
@@ -112,16 +125,27 @@ def child(kind: str, src: str, out: str, chunk: int, backend: str) -> None:
         t0 = time.perf_counter()
         be = DaskBackend(workers=2, processes=True).__enter__()
         setup = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    w0, c0, t0 = _workers_cpu(be), _cpu(), time.perf_counter()
     model = fit_chunked(LGN(by="tgt_lang", score="score", fallback=["pooled"]), src, chunk_size=chunk, backend=be)
-    t1 = time.perf_counter()
+    t1, c1, w1 = time.perf_counter(), _cpu(), _workers_cpu(be)
     result = apply_chunked(model, src, out, chunk_size=chunk, backend=be)
-    t2 = time.perf_counter()
+    t2, c2, w2 = time.perf_counter(), _cpu(), _workers_cpu(be)
+    again = fit_chunked(LGN(by="tgt_lang", score="score", fallback=["pooled"]), src, chunk_size=chunk, backend=be)
+    t3 = time.perf_counter()
+    assert again.to_dict() == model.to_dict()
     if be is not None:
         be.__exit__(None, None, None)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
     print(json.dumps({"fit_s": t1 - t0, "apply_s": t2 - t1, "rows": result.rows, "setup_s": setup,
-                      "peak_rss": peak}))
+                      "peak_rss": peak, "fit_cpu": [c1 - c0, w1 - w0], "apply_cpu": [c2 - c1, w2 - w1],
+                      "fit_again_s": t3 - t2,
+                      "model": model.to_dict()}))
+
+
+def _load() -> str:
+    import os
+
+    return f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs"
 
 
 def numpy_reference(rows: int, chunk: int) -> float:
@@ -177,20 +201,32 @@ def main() -> None:
         print(f"(a) peak RSS over {', '.join(f'{n / 1e6:g}M' for n in peaks)} rows: "
               f"{', '.join(f'{v / gb:.3f}' for v in peaks.values())} GB; max/min {high / low:.2f}")
     if "b" in args.only:
-        src = root / f"bench_{args.dask_rows}.parquet"
-        if not src.exists():
-            generate(src, args.dask_rows)
-        single = run_child(["fit_apply", str(src), str(root / "out_b1.parquet"), chunk, "local"])
-        dask = run_child(["fit_apply", str(src), str(root / "out_b2.parquet"), chunk, "dask"])
+        src = root / f"bench_{args.dask_rows}_{args.chunk_size}.parquet"
+        if not src.exists():  # row groups of --chunk-size rows: the parts of both backends are the same batches
+            generate(src, args.dask_rows, row_group=args.chunk_size)
+        outs = [root / "out_b1.parquet", root / "out_b2.parquet"]
+        single = run_child(["fit_apply", str(src), str(outs[0]), chunk, "local"])
+        dask = run_child(["fit_apply", str(src), str(outs[1]), chunk, "dask"])
+        import pyarrow.parquet as pq
+
+        same_model = single["model"] == dask["model"]
+        same_out = pq.read_table(outs[0]).equals(pq.read_table(outs[1]))
         s_tot, d_tot = single["fit_s"] + single["apply_s"], dask["fit_s"] + dask["apply_s"]
-        print(f"(b) {single['rows']:,} rows: single process fit {single['fit_s']:.1f} s + apply "
-              f"{single['apply_s']:.1f} s"
-              f" = {s_tot:.1f} s; 2-worker LocalCluster fit {dask['fit_s']:.1f} s + apply {dask['apply_s']:.1f} s = "
-              f"{d_tot:.1f} s (+ {dask['setup_s']:.1f} s cluster start); speed-up {s_tot / d_tot:.2f}x "
-              f"(fit {single['fit_s'] / dask['fit_s']:.2f}x, apply {single['apply_s'] / dask['apply_s']:.2f}x); "
-              f"client peak RSS {dask['peak_rss'] / gb:.2f} GB")
+        print(f"(b) LGN fit + apply, {single['rows']:,} rows, chunk {args.chunk_size:,}, 2 Dask workers "
+              f"(LocalCluster, 1 thread each); {_load()}")
+        print(f"    fit:   single {single['fit_s']:.1f} s (CPU {single['fit_cpu'][0]:.1f}), dask {dask['fit_s']:.1f} s "
+              f"(CPU client {dask['fit_cpu'][0]:.1f} + workers {dask['fit_cpu'][1]:.1f}); "
+              f"speed-up {single['fit_s'] / dask['fit_s']:.2f}x; "
+              f"fitted models identical: {'yes' if same_model else 'NO'}")
+        print(f"    fit again in the same process / on the same cluster: single {single['fit_again_s']:.2f} s, dask "
+              f"{dask['fit_again_s']:.2f} s; speed-up {single['fit_again_s'] / dask['fit_again_s']:.2f}x")
+        print(f"    apply: single {single['apply_s']:.1f} s (CPU {single['apply_cpu'][0]:.1f}), dask "
+              f"{dask['apply_s']:.1f} s (CPU client {dask['apply_cpu'][0]:.1f} + workers {dask['apply_cpu'][1]:.1f}); "
+              f"speed-up {single['apply_s'] / dask['apply_s']:.2f}x; outputs identical: {'yes' if same_out else 'NO'}")
+        print(f"    fit+apply {s_tot:.1f} s vs {d_tot:.1f} s (+ {dask['setup_s']:.1f} s cluster start): "
+              f"{s_tot / d_tot:.2f}x; client peak RSS {dask['peak_rss'] / gb:.2f} GB")
         if not args.keep:
-            for p in (src, root / "out_b1.parquet", root / "out_b2.parquet"):
+            for p in (src, *outs):
                 p.unlink(missing_ok=True)
     if "d" in args.only:
         src = root / f"texts_{args.score_rows}.parquet"
@@ -202,9 +238,12 @@ def main() -> None:
         import pyarrow.parquet as pq
 
         same = pq.read_table(outs[0]).equals(pq.read_table(outs[1]))
-        print(f"(d) score_chunked BLEU+chrF on {single['rows']:,} rows: single process {single['score_s']:.1f} s; "
-              f"2-worker LocalCluster {dask['score_s']:.1f} s (+ {dask['setup_s']:.1f} s cluster start); "
-              f"speed-up {single['score_s'] / dask['score_s']:.2f}x; outputs {'identical' if same else 'DIFFERENT'}")
+        print(f"(d) score_chunked BLEU (13a) + chrF on {single['rows']:,} rows, chunk {args.chunk_size:,}, "
+              f"2 Dask workers (LocalCluster, 1 thread each); {_load()}")
+        print(f"    single process {single['score_s']:.1f} s (CPU {single['client_cpu']:.1f}); 2 workers "
+              f"{dask['score_s']:.1f} s (CPU client {dask['client_cpu']:.1f} + workers {dask['workers_cpu']:.1f}; "
+              f"+ {dask['setup_s']:.1f} s cluster start); speed-up {single['score_s'] / dask['score_s']:.2f}x; "
+              f"outputs identical: {'yes' if same else 'NO'}")
         if not args.keep:
             for p in (src, *outs):
                 p.unlink(missing_ok=True)

@@ -132,7 +132,8 @@ def build(tmp_path) -> list[Result]:
     table.to_csv(path, sep="\t", index=False)
     model = LGN(by="tgt_lang", score="metric").fit(table)
     out += [scale.bias_chunked(path, "metric", "tgt_lang", chunk_size=50),
-            scale.apply_chunked(model, path, tmp_path / "calibrated.tsv", chunk_size=50, overwrite=True)]
+            scale.apply_chunked(model, path, tmp_path / "calibrated.tsv", scale.ApplyOptions(overwrite=True),
+                                chunk_size=50)]
     text = tmp_path / "text.tsv"
     pd.DataFrame({"hypothesis": hyps, "reference": refs}).to_csv(text, sep="\t", index=False)
     out.append(scale.score_chunked([metrics.get_metric("chrf", level="sentence")], text, tmp_path / "scored2.tsv"))

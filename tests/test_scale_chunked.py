@@ -14,7 +14,15 @@ from xleval.calibration import LGN, calibrate_frame, prepare_frame
 from xleval.diagnostics import diagnose_bias
 from xleval.exceptions import DataQualityWarning, InputError, UnseenGroupWarning
 from xleval.io import read_table, write_table
-from xleval.scale import apply_chunked, bias_chunked, fit_chunked, iter_batches, open_writer, score_chunked
+from xleval.scale import (
+    ApplyOptions,
+    apply_chunked,
+    bias_chunked,
+    fit_chunked,
+    iter_batches,
+    open_writer,
+    score_chunked,
+)
 
 LPS = ["de-en", "en-de", "zh-en", "en-zh", "ja-en", "en-ha"]
 
@@ -95,7 +103,7 @@ def test_chunked_apply_is_bit_identical_and_keeps_rows_in_order(tmp_path, table,
     model = in_memory_fit(df, by="lp", score="score")
     out = tmp_path / f"out.{fmt}"
     with pytest.warns(DataQualityWarning) as caught:  # one for the NaN scores, with the total
-        result = apply_chunked(model, source, out, chunk_size=chunk, interval=0.9)
+        result = apply_chunked(model, source, out, ApplyOptions(interval=0.9), chunk_size=chunk)
     assert len(caught) == 1 and str(caught[0].message).startswith("7 row(s) have a missing")
     got = read_table(out)
     with pytest.warns(DataQualityWarning):
@@ -108,7 +116,8 @@ def test_chunked_apply_is_bit_identical_and_keeps_rows_in_order(tmp_path, table,
 
 
 def test_chunk_size_one_apply(tmp_path):
-    df = generated(300)
+    df = generated(120)  # one-row CSV batches cost ~20 ms each: 120 rows hold all 6 pairs (>= 5 rows) and 7 NaNs
+    assert df["lp"].nunique() == 6 and df["score"].isna().sum() == 7
     path = tmp_path / "g.csv"
     write_table(df, path)
     with warnings.catch_warnings():
@@ -143,13 +152,14 @@ def test_unseen_groups_warned_once_with_totals(tmp_path, table):
     assert len(unseen) == 1 and f"{n_ha} row(s)" in str(unseen[0].message)
     assert result.calibration_source["lp"] == len(df) - n_ha
     with pytest.warns((UnseenGroupWarning, DataQualityWarning)):
-        raw = apply_chunked(model, path, tmp_path / "raw.parquet", chunk_size=500, on_unseen="raw")
+        raw = apply_chunked(model, path, tmp_path / "raw.parquet", ApplyOptions(on_unseen="raw"), chunk_size=500)
     assert raw.calibration_source == {"lp": len(df) - n_ha, "raw": n_ha}
     out = pd.read_parquet(tmp_path / "raw.parquet")
     ha = out["lp"] == "en-ha"
     np.testing.assert_array_equal(out.loc[ha, "score_lgn"], out.loc[ha, "score"])
     with pytest.raises(InputError, match="cannot calibrate"):
-        apply_chunked(model, path, tmp_path / "error.parquet", chunk_size=500, on_unseen="error")
+        apply_chunked(model, path, tmp_path / "error.parquet", ApplyOptions(on_unseen="error"),
+                      chunk_size=500)
 
 
 def malformed_csv(tmp_path, n=120_000, bad_row=60_001, line=None):
@@ -303,11 +313,14 @@ def test_wmt21_chunked_fit_and_apply_equal_in_memory(tmp_path, wmt21, chunk):
 @pytest.mark.slow
 def test_wmt21_slice_chunk_size_one(tmp_path, wmt21):
     df, _ = wmt21
-    part = df.sample(2000, random_state=0).reset_index(drop=True)
+    # one-row batches cost a few ms each (pandas per batch): 400 rows keep all 16 pairs (11-41 rows each), the
+    # property (every batch of one row merged equals one pass) does not depend on the row count
+    part = df.sample(400, random_state=0).reset_index(drop=True)
+    assert part["lp"].nunique() == 16
     path = tmp_path / "slice.parquet"
     part.to_parquet(path)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # 16 pairs in 2000 rows: small groups are shrunk (and warned) in both
+        warnings.simplefilter("ignore")  # 16 pairs in 400 rows: small groups are shrunk (and warned) in both
         full = in_memory_fit(part, by="lp", score="score")
         chunked = fit_chunked(LGN(by="lp", score="score"), path, chunk_size=1)
     assert_same_fit(chunked, full)

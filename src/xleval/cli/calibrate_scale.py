@@ -29,16 +29,16 @@ def fit_chunked(model, input, output, chunk_size, signature, col, fmt, backend) 
 
 def apply_chunked(model, input, output, chunk_size, column, interval, signature, force, col, fmt, backend,
                   overwrite) -> None:
-    from ..scale import DEFAULT_CHUNK_SIZE
+    from ..scale import DEFAULT_CHUNK_SIZE, ApplyOptions
     from ..scale import apply_chunked as apply_batches
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with row_progress(input, "calibrating") as advance:
-            result = apply_batches(model, input, output, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, column=column,
-                                   interval=interval, signature=signature, force=force,
-                                   columns=parse_column_mapping(col), backend=backend, progress=advance,
+            options = ApplyOptions(column=column, interval=interval, signature=signature, force=force,
                                    overwrite=overwrite)
+            result = apply_batches(model, input, output, options, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
+                                   columns=parse_column_mapping(col), backend=backend, progress=advance)
     if output != "-":
         render(fmt, result.to_dict(), [str(w.message) for w in caught],
                title=f"calibrated {result.rows} rows in {result.batches} batches ({result.backend}) -> {output}")

@@ -56,10 +56,11 @@ def module_name() -> str:
     digest = hashlib.sha256()
     for path in (*_kernel_sources(), Path(__file__)):
         digest.update(path.read_bytes())
-    with contextlib.suppress(Exception):
-        from importlib.metadata import version
+    from .._base.versions import installed_version
 
-        digest.update(version("numba").encode())
+    numba = installed_version("numba")
+    if numba:
+        digest.update(numba.encode())
     digest.update(sys.version.encode())
     return f"_xleval_kernels_{digest.hexdigest()[:16]}"
 

@@ -10,7 +10,6 @@ import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from importlib import metadata
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,7 +24,14 @@ __all__ = ["Score", "Signature", "SacrebleuMetric"]
 
 @functools.lru_cache(maxsize=1)
 def _sacrebleu_version() -> str:
-    return metadata.version("sacrebleu")  # parses the package's METADATA file: once per process
+    from .._base.versions import installed_version
+
+    version = installed_version("sacrebleu")  # a core dependency: None only in a broken install
+    if version is None:
+        from importlib import metadata
+
+        return metadata.version("sacrebleu")  # raises PackageNotFoundError, as before
+    return version
 
 
 def _check_nrefs_option(nrefs: Any) -> None:

@@ -8,6 +8,7 @@ and score are row-wise, so they are identical. See docs/scale.md.
 """
 from ._backend import DaskBackend, LocalBackend, ReadSpec, resolve_backend, should_stream, worker_metric
 from ._chunked import (
+    ApplyOptions,
     ApplyResult,
     ScoreResult,
     StreamingBias,
@@ -23,6 +24,6 @@ __all__ = [
     "iter_batches", "TableBatch", "count_rows", "table_columns", "DEFAULT_CHUNK_SIZE",
     "open_writer", "TableWriter",
     "fit_chunked", "apply_chunked", "score_chunked", "bias_chunked",
-    "ApplyResult", "ScoreResult", "StreamingBias",
+    "ApplyOptions", "ApplyResult", "ScoreResult", "StreamingBias",
     "LocalBackend", "DaskBackend", "ReadSpec", "resolve_backend", "worker_metric", "should_stream",
 ]

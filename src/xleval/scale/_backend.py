@@ -143,8 +143,14 @@ class DaskBackend:
                 raise InputError(f"scheduler={self.scheduler!r}: cannot connect ({exc}); check the address",
                                  argument="scheduler", value=self.scheduler) from None
         else:
-            self._cluster = LocalCluster(n_workers=self.workers or 2, threads_per_worker=self.threads_per_worker,
-                                         processes=self.processes, host="127.0.0.1", dashboard_address=None)
+            import dask
+
+            # Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536 (to hand freed memory back to the
+            # system); setting it turns off glibc's adaptive mmap threshold, so every batch-sized buffer is a
+            # fresh mmap whose pages fault in again: ~30% more CPU in BLEU/chrF tasks (docs/scale.md)
+            with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+                self._cluster = LocalCluster(n_workers=self.workers or 2, threads_per_worker=self.threads_per_worker,
+                                             processes=self.processes, host="127.0.0.1", dashboard_address=None)
             self.client = Client(self._cluster)
         try:
             self.client.run(warm_worker)
@@ -204,8 +210,24 @@ def warm_worker() -> None:
     (about a CPU-second per worker process), which a short run never earns back."""
     import importlib
 
-    for name in ("xleval.scale._chunked", "xleval.metrics._bleu", "xleval.metrics._chrf", "xleval.metrics._ter"):
+    for name in ("xleval.scale._chunked", "xleval.metrics._bleu", "xleval.metrics._chrf", "xleval.metrics._ter",
+                 "pyarrow.parquet"):
         importlib.import_module(name)
+    from ..io.langs import normalize_code
+
+    # langcodes' tables and its tag pattern: ~0.2 CPU-s on first use, which a worker's first fit, apply or
+    # bias task paid (a 10M-row LGN fit on 2 workers: 1.15 s first, 0.52-0.56 s after)
+    normalize_code("en")
+    import warnings
+
+    import pandas as pd
+
+    from ..calibration import LGN, prepare_frame
+
+    with warnings.catch_warnings():  # a two-row fit: the code paths of a fit task, run once (~10 ms)
+        warnings.simplefilter("ignore")
+        frame = pd.DataFrame({"tgt_lang": pd.Categorical(["de", "en"]), "score": [1.0, 2.0]})
+        LGN(by="tgt_lang", score="score").partial_fit(prepare_frame(frame, ["tgt_lang"], "warm-up", categorical=True))
     if os.environ.get("XLEVAL_AOT", "1") != "0":
         from ..metrics import _aot
 

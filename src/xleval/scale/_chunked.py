@@ -4,8 +4,10 @@ Every operation reads the table in batches (:func:`iter_batches`) and runs the i
 of the library on each batch; what it keeps between batches is a mergeable summary
 (:class:`GroupStats`), so memory is bounded by the batch size and results equal the one-pass ones:
 
-* ``fit_chunked``  : ``LGN.partial_fit`` per batch (or per part on Dask workers, merged on the
-  client in part order); the statistics equal ``LGN.fit`` to rounding (~1e-15 relative).
+* ``fit_chunked``  : ``LGN.partial_fit`` per batch (on Dask workers too), merged on the client in
+  input order; the statistics equal ``LGN.fit`` to rounding (~1e-15 relative), and a cluster's fit
+  equals the single process's bit for bit when both read the same batches (row groups of a multiple
+  of ``chunk_size`` rows).
 * ``apply_chunked``: ``calibrate_frame`` per batch, streamed to an atomic writer; bit-identical
   to the in-memory apply (a row's value depends only on the row and the model).
 * ``score_chunked``: ``Metric.sentence_scores`` per batch (one model per Dask worker).
@@ -24,6 +26,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from .._base.frames import copy_on_write
 from .._base.grouping import key_labels
 from .._base.result import Result
 from ..calibration import LGN, GroupStats, calibrate_frame, calibrated_metadata, prepare_frame, score_signature
@@ -31,12 +34,12 @@ from ..calibration._frame import check_added_columns
 from ..exceptions import DataQualityWarning, InputError, UnseenGroupWarning
 from ..io import check_output_path
 from ..table import as_table
-from ._backend import DaskBackend, LocalBackend, ReadSpec, resolve_backend, worker_metric
+from ._backend import DaskBackend, FramePart, LocalBackend, ReadSpec, resolve_backend, worker_metric
 from ._readers import DEFAULT_CHUNK_SIZE, batch_context
 from ._writers import open_writer
 
-__all__ = ["fit_chunked", "apply_chunked", "score_chunked", "bias_chunked", "ApplyResult", "ScoreResult",
-           "StreamingBias"]
+__all__ = ["fit_chunked", "apply_chunked", "score_chunked", "bias_chunked", "ApplyOptions", "ApplyResult",
+           "ScoreResult", "StreamingBias"]
 
 _LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
 Backend = str | LocalBackend | DaskBackend | None
@@ -63,22 +66,27 @@ def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAUL
                     read_columns=[model.score, *by, *_LANGUAGE_COLUMNS])
     params = model.get_params()
     with _backend_context(backend) as be:
-        parts = []
-        for part in be.map(_fit_part, be.parts(spec), params, sig):
-            parts.append(part)
+        fitted: list[LGN] = []
+        for batches in be.map(_fit_part, be.parts(spec), params, sig):
+            fitted.extend(batches)
             if progress is not None:
-                progress(int(part.by_stats_.count.sum() + part.by_stats_.n_nonfinite.sum()))
-    return model.fit_from(parts)
+                progress(sum(int(b.by_stats_.count.sum() + b.by_stats_.n_nonfinite.sum()) for b in batches))
+    return model.fit_from(fitted)
 
 
-def _fit_part(part, params: dict, signature: str | None) -> LGN:
-    """A fresh LGN with ``params`` fed one part's batches by ``partial_fit`` (merged by ``LGN.fit_from``)."""
-    local = LGN(**params)
-    by = [local.by] if isinstance(local.by, str) else list(local.by)
+def _fit_part(part, params: dict, signature: str | None) -> list[LGN]:
+    """A fresh LGN with ``params`` per batch of the part, each ``partial_fit`` on its batch: its summable
+    statistics per group (count, mean, M2, min, max; a few KB). The client merges every batch's in input
+    order (``LGN.fit_from``), so the merge, and the fitted model, do not depend on how the batches were
+    split into parts: one process and a cluster give the same bits."""
+    fitted = []
     for batch in part.batches():
+        local = LGN(**params)
+        by = [local.by] if isinstance(local.by, str) else list(local.by)
         with batch_context(batch, batch.source):
             local.partial_fit(prepare_frame(batch.frame, by, batch.source, categorical=True), signature=signature)
-    return local
+        fitted.append(local)
+    return fitted
 
 
 # apply ----------------------------------------------------------------------------------------------
@@ -95,19 +103,38 @@ class ApplyResult(Result):
     backend: str
 
 
-def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike, *,
-                  chunk_size: int = DEFAULT_CHUNK_SIZE, column: str | None = None, interval: float | None = None,
-                  signature: str | None = None, force: bool = False, columns: dict[str, str] | None = None,
-                  backend: Backend = None, progress: Callable[[int], None] | None = None,
-                  on_unseen: str | None = None, overwrite: bool = False) -> ApplyResult:
-    """Calibrate the table at ``path`` batch by batch into ``output`` (every input row once, in input
-    order, all columns kept; the file appears only when complete); ``progress(rows)`` is called per batch. Warnings
-    about unseen groups and
-    NaN scores are emitted once, with totals, at the end.
+@dataclass(frozen=True)
+class ApplyOptions:
+    """What :func:`apply_chunked` adds to each row, as :func:`~xleval.calibration.calibrate_frame` takes it:
+    the column name (default ``SCORE_lgn``), an ``interval`` level, the score ``signature`` (default: the one
+    stored with the table), ``force`` past a signature mismatch, ``on_unseen`` groups, ``overwrite`` existing
+    output columns."""
 
-    ``interval`` for ``robust``/``quantile`` bootstraps each batch with the same seed, so those
-    intervals differ from the in-memory ones (z-score intervals are identical). ``on_unseen`` is
-    :func:`calibrate_frame`'s."""
+    column: str | None = None
+    interval: float | None = None
+    signature: str | None = None
+    force: bool = False
+    on_unseen: str | None = None
+    overwrite: bool = False
+
+
+def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike,
+                  options: ApplyOptions | None = None, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                  columns: dict[str, str] | None = None, backend: Backend = None,
+                  progress: Callable[[int], None] | None = None) -> ApplyResult:
+    """Calibrate the table at ``path`` batch by batch into ``output`` (every input row once, in input
+    order, all columns kept; the file appears only when complete); ``progress(rows)`` is called per batch.
+    Warnings about unseen groups and NaN scores are emitted once, with totals, at the end.
+
+    ``options`` (:class:`ApplyOptions`) are :func:`calibrate_frame`'s. An ``interval`` for
+    ``robust``/``quantile`` bootstraps each batch with the same seed, so those intervals differ from
+    the in-memory ones (z-score intervals are identical)."""
+    opts = options if options is not None else ApplyOptions()
+    if not isinstance(opts, ApplyOptions):
+        raise InputError(f"options must be an ApplyOptions, got {type(opts).__name__}", argument="options",
+                         value=opts)
+    column, interval, signature, force, on_unseen, overwrite = (opts.column, opts.interval, opts.signature,
+                                                                opts.force, opts.on_unseen, opts.overwrite)
     model = model.with_on_unseen(on_unseen)  # also checks that it is fitted
     path, output = str(path), str(output)
     _check_output(output, path)
@@ -120,20 +147,23 @@ def apply_chunked(model: LGN, path: str | os.PathLike, output: str | os.PathLike
     with _backend_context(backend) as be, open_writer(output,
                                                       metadata=calibrated_metadata(model, path, column)) as writer:
         shared = be.share(model)
-        for frames in be.map(_apply_part, be.parts(spec), shared, name, interval, sig, force, overwrite):
-            for out in frames:
-                writer.write(out)
-                if progress is not None:
-                    progress(len(out))
-                sources.update(out["calibration_source"].value_counts().to_dict())
-                n_nan += int((~np.isfinite(out[model.score].to_numpy(dtype=float))).sum())
+        for out in _joined_batches(be, spec, _apply_part, shared, name, interval, sig, force, overwrite):
+            writer.write(out)
+            if progress is not None:
+                progress(len(out))
+            sources.update(out["calibration_source"].value_counts().to_dict())
+            n_nan += int((~np.isfinite(out[model.score].to_numpy(dtype=float))).sum())
     _warn_totals(model, sources, n_nan)
     return ApplyResult(output, writer.rows, writer.batches, name, {str(k): int(v) for k, v in sources.items()},
                        n_nan, be.name)
 
 
 def _apply_part(part, model: LGN, column: str, interval: float | None, signature: str | None,
-                force: bool, overwrite: bool) -> list[pd.DataFrame]:
+                force: bool, overwrite: bool) -> list[dict[str, Any]]:
+    """The columns :func:`calibrate_frame` adds to each batch of ``part`` (the calibrated score, its interval,
+    ``calibration_source``; in the order it adds them), in batch order: :func:`_joined_batches` adds them to
+    the client's rows."""
+    added = [column, *([f"{column}_low", f"{column}_high"] if interval is not None else []), "calibration_source"]
     out = []
     for batch in part.batches():
         # the columns are the file's: a collision is the table's, not this batch's
@@ -142,8 +172,9 @@ def _apply_part(part, model: LGN, column: str, interval: float | None, signature
             # counted over the whole table and warned once by the caller
             warnings.simplefilter("ignore", UnseenGroupWarning)
             warnings.simplefilter("ignore", DataQualityWarning)
-            out.append(calibrate_frame(model, batch.frame, column=column, interval=interval, signature=signature,
-                                       force=force, where=batch.source, overwrite=overwrite))
+            frame = calibrate_frame(model, batch.frame, column=column, interval=interval, signature=signature,
+                                    force=force, where=batch.source, overwrite=overwrite)
+        out.append({name: frame[name].values for name in added})
     return out
 
 
@@ -191,31 +222,59 @@ def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str |
     sums = dict.fromkeys(names, 0.0)
     counts = dict.fromkeys(names, 0)
     with _backend_context(backend) as be, open_writer(output, metadata={"signatures": signatures}) as writer:
-        for frames in be.map(_score_part, be.parts(spec), metrics):
-            for out in frames:
-                writer.write(out)
-                if progress is not None:
-                    progress(len(out))
-                for m in names:
-                    finite = np.isfinite(out[m].to_numpy(dtype=float))
-                    sums[m] += float(out[m].to_numpy(dtype=float)[finite].sum())
-                    counts[m] += int(finite.sum())
+        for out in _scored_batches(be, spec, metrics):
+            writer.write(out)
+            if progress is not None:
+                progress(len(out))
+            for m in names:
+                finite = np.isfinite(out[m].to_numpy(dtype=float))
+                sums[m] += float(out[m].to_numpy(dtype=float)[finite].sum())
+                counts[m] += int(finite.sum())
     means = {m: sums[m] / counts[m] if counts[m] else float("nan") for m in names}
     return ScoreResult(str(output), writer.rows, writer.batches, signatures, means, be.name)
 
 
-def _score_part(part, metrics: Sequence[Any]) -> list[pd.DataFrame]:
+def _scored_batches(be: LocalBackend | DaskBackend, spec: ReadSpec, metrics: Sequence[Any]):
+    return _joined_batches(be, spec, _score_part, metrics)
+
+
+def _joined_batches(be: LocalBackend | DaskBackend, spec: ReadSpec, func: Callable, *args: Any):
+    """Every batch with the columns ``func(part, *args)`` computed for it, in input order. The tasks return
+    the new columns only (an array per column and batch: a score is ~1/10 of the bytes of a row of WMT
+    texts); the client adds them to the batches, which it reads itself from a Parquet part (the workers read
+    the same rows) or holds already (a batch it read and shipped). So no row travels back, and the rows
+    written are the ones the single process writes: the same reader, the columns added the same way."""
+    submitted: collections.deque = collections.deque()
+
+    def parts():
+        for part in be.parts(spec):
+            submitted.append(part)
+            yield part
+
+    for added in be.map(func, parts(), *args):
+        part = submitted.popleft()
+        batches = list(part.batches()) if not isinstance(part, FramePart) else [part.batch]
+        if len(batches) != len(added) or any(len(v) != len(b.frame)
+                                             for b, c in zip(batches, added, strict=True) for v in c.values()):
+            # the worker read the part into other rows: the file was replaced while it was read
+            raise InputError(f"{spec.name}: the file changed while it was read; run the command again")
+        for batch, columns in zip(batches, added, strict=True):
+            frame = batch.frame.copy(deep=not copy_on_write())  # with copy-on-write a shallow copy is a copy
+            for name, values in columns.items():
+                frame[name] = values
+            yield frame
+
+
+def _score_part(part, metrics: Sequence[Any]) -> list[dict[str, np.ndarray]]:
+    """The score columns of each batch of ``part`` (``{metric name: scores}``), in batch order."""
     from ..metrics._frame import score_inputs
 
     metrics = [worker_metric(m) for m in metrics]
     out = []
     for batch in part.batches():
-        frame = batch.frame.copy()
         with batch_context(batch, batch.source):
-            hyps, refs, srcs, _ = score_inputs(frame)  # the checks of the in-memory score_frame
-            for m in metrics:
-                frame[m.name] = m.sentence_scores(hyps, refs, srcs)
-        out.append(frame)
+            hyps, refs, srcs, _ = score_inputs(batch.frame)  # the checks of the in-memory score_frame
+            out.append({m.name: m.sentence_scores(hyps, refs, srcs) for m in metrics})
     return out
 
 
