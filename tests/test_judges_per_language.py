@@ -173,7 +173,7 @@ def test_judge_names_are_escaped_in_the_report(tmp_path, cli):
     bad_a, bad_b = "<script>alert(1)</script>", 'J&"B"<blink>'
     df = _table().rename(columns={"A": bad_a, "B": bad_b})
     html = render_html(mt_report(df, "M", human="human", judges=judge_agreement(df, [bad_a, bad_b]),
-                                 n_resamples=50))
+                                 resampling=Resampling(n_resamples=50)))
     assert "<script>alert(1)" not in html and "<blink>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "J&amp;" in html
 

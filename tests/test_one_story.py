@@ -19,22 +19,29 @@ from xleval.stats import Resampling
 pytestmark = pytest.mark.data
 
 
-@pytest.fixture(scope="module")
-def sparse(shared_data):
-    """de-en, ha-en, ja-en system outputs with sentence chrF; raw DA kept on 100 random rows per pair."""
-    frame = pd.read_parquet(shared_data("wmt21", "segments.parquet"),
-                            columns=["lp", "src_lang", "tgt_lang", "system", "seg_id", "doc_id", "source",
-                                     "reference", "hypothesis", "human_raw", "is_human"])
-    frame = frame[frame["lp"].isin(["de-en", "ha-en", "ja-en"]) & ~frame["is_human"]].drop(columns="is_human")
+def sparse_wmt21(shared_data, pairs, columns, per_pair=100):
+    """WMT21 system outputs of ``pairs`` (``columns`` read, human rows left out) with sentence chrF and a
+    ``human`` column holding raw DA on ``per_pair`` rows per pair chosen as `calibrate select` chooses
+    them (random, seed 0), missing on every other row: the README's sparse-label workflow."""
+    frame = pd.read_parquet(shared_data("wmt21", "segments.parquet"), columns=[*columns, "human_raw", "is_human"])
+    frame = frame[frame["lp"].isin(pairs) & ~frame["is_human"]].drop(columns="is_human")
     frame = score_frame(frame.reset_index(drop=True), ["chrf"]).frame
     judged = frame.dropna(subset=["human_raw"]).reset_index(drop=True)
-    chosen = select_for_annotation(judged, "lp", 100, score="chrf", random_state=0)  # row_id: 0-based row of judged
+    chosen = select_for_annotation(judged, "lp", per_pair, score="chrf", random_state=0)  # row_id: 0-based
     judged["human"] = np.nan
     picked = chosen["row_id"].to_numpy()
     judged.loc[picked, "human"] = judged.loc[picked, "human_raw"]
-    assert judged.groupby("lp")["human"].count().eq(100).all()
+    assert judged.groupby("lp")["human"].count().eq(per_pair).all()
     frame = pd.concat([judged, frame[frame["human_raw"].isna()].assign(human=np.nan)], ignore_index=True)
     return frame.drop(columns="human_raw")
+
+
+@pytest.fixture(scope="module")
+def sparse(shared_data):
+    """de-en, ha-en, ja-en system outputs with sentence chrF; raw DA kept on 100 random rows per pair."""
+    return sparse_wmt21(shared_data, ["de-en", "ha-en", "ja-en"],
+                        ["lp", "src_lang", "tgt_lang", "system", "seg_id", "doc_id", "source", "reference",
+                         "hypothesis"])
 
 
 @pytest.fixture(scope="module")

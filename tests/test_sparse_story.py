@@ -11,11 +11,9 @@ import re
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from xleval.calibration import select_for_annotation
-from xleval.metrics import score_frame
+from test_one_story import sparse_wmt21
 from xleval.report import analyze_mt, build_mt_report, render_html, render_json
 from xleval.stats import Resampling
 
@@ -30,19 +28,8 @@ CLASS_NAME = re.compile(r"\b(?:[A-Z][a-z]+)+(?:Calibrator|Warning|Error|Check|Ve
 
 @pytest.fixture(scope="module")
 def sparse(shared_data):
-    frame = pd.read_parquet(shared_data("wmt21", "segments.parquet"),
-                            columns=["lp", "system", "seg_id", "doc_id", "reference", "hypothesis", "human_raw",
-                                     "is_human"])
-    frame = frame[frame["lp"].isin(PAIRS) & ~frame["is_human"]].drop(columns="is_human")
-    frame = score_frame(frame.reset_index(drop=True), ["chrf"]).frame.drop(columns=["reference", "hypothesis"])
-    judged = frame.dropna(subset=["human_raw"]).reset_index(drop=True)
-    chosen = select_for_annotation(judged, "lp", 100, score="chrf", random_state=0)
-    judged["human"] = np.nan
-    picked = chosen["row_id"].to_numpy()
-    judged.loc[picked, "human"] = judged.loc[picked, "human_raw"]
-    assert judged.groupby("lp")["human"].count().eq(100).all()
-    frame = pd.concat([judged, frame[frame["human_raw"].isna()].assign(human=np.nan)], ignore_index=True)
-    return frame.drop(columns="human_raw")
+    frame = sparse_wmt21(shared_data, PAIRS, ["lp", "system", "seg_id", "doc_id", "reference", "hypothesis"])
+    return frame.drop(columns=["reference", "hypothesis"])
 
 
 @pytest.fixture(scope="module")

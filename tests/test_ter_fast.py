@@ -159,8 +159,11 @@ def test_score_frame_reports_ter_progress_in_steps_of_2000_rows():
 
     df = pd.DataFrame({"hypothesis": ["a b c"] * 4500, "reference": ["c a b"] * 4500})
     steps = []
-    scored = score_frame(df, ["ter"], progress=lambda units=1, **_: steps.append(units))
+    stages = []
+    scored = score_frame(df, ["ter"], progress=lambda units=1, *, total=None, stage=None: (
+        stages.append(stage) if stage is not None else steps.append(units)))
     assert steps == [2000, 2000, 500]
+    assert stages == ["ter"]  # one metric: its name, told once before its rows
     assert scored.frame["ter"].to_numpy() == pytest.approx([100 / 3] * 4500)  # one shift of "c", three words
 
 

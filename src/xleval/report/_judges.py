@@ -18,8 +18,8 @@ _MEANING = (
     "The pooled row * compares (group, system) units: its pairwise is the agreement on a ranking across groups.",
     "Where two judges (or a judge and a metric) agree less, their scores are a weaker basis for comparing systems "
     "there, and a per-group difference of their means is a bias that a ranking across groups on either takes for "
-    "quality. Calibrate the judge per group against human labels (xleval calibrate fit --method anchored), "
-    "then compare again.",
+    "quality. Calibrate the judge per group against human labels (anchored calibration; docs/judges.md gives the "
+    "commands), then compare again.",
 )
 
 
