@@ -159,6 +159,17 @@ def bounded_note(human_range: str | None, source: str | None, method: str) -> st
             "to bound them otherwise")
 
 
+def scale_notes(bounds: tuple, rows: Any, df: Any, human: str | None, method: str | None,
+                rerun: Any = None) -> tuple[str, ...]:
+    """Every note of ``leaderboard`` and ``report`` on the human scale's bounds: ``bounds`` as
+    :func:`scale_range` gave them (the range applied, where it came from, the note when labels fall
+    outside a named scale), then the bounding (:func:`bounded_note`) and the values past the scale
+    (:func:`past_the_scale`) of the calibrated ``rows`` (``method``: the calibration used)."""
+    human_range, source, unbounded = bounds
+    past = past_the_scale(rows, df, human, human_range, source=source, rerun=rerun)
+    return tuple(n for n in (unbounded, bounded_note(human_range, source, method or ""), past) if n)
+
+
 def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | None, *, source: str | None = None,
                    rerun: Any = None) -> str | None:
     """The note of ``leaderboard`` and ``report`` when calibrated values or their interval bounds (``rows``:

@@ -67,7 +67,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     from ..leaderboard import ScoreReading
     from ..leaderboard import leaderboard as build
     from ..stats import Resampling
-    from .calibrate_common import bounded_note, parse_human_range, past_the_scale, rerun_command, scale_range
+    from .calibrate_common import parse_human_range, rerun_command, scale_notes, scale_range
 
     if fmt == "html" and output is None:
         raise InputError("--format html writes a file: give -o PAGE.html")
@@ -82,13 +82,13 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     kept, copies = reference_copy_step(data.frame, data.by, system, table, keep_reference_copies, quiet=True)
     data = data.with_rows(kept.index)
     # a named scale with known bounds (ESA, raw DA 0-100) bounds the calibrated scores without a flag
-    human_range, range_source, unbounded = scale_range(data.frame, human, human_scale, human_range)
+    bounds = scale_range(data.frame, human, human_scale, human_range)
     with progress_bar(f"ranking {table}") as advance:
         board = build(data, system=system, model=calibrator, method=method,
                       reading=ScoreReading(metric=metric, unit=unit, force=force,
                                            higher_is_better=False if lower_is_better else None),
                       resampling=Resampling(n_resamples=n_resamples, level=level, random_state=seed),
-                      human_scale=HumanScale(human_scale, human_up, parse_human_range(human_range)),
+                      human_scale=HumanScale(human_scale, human_up, parse_human_range(bounds[0])),
                       caller=Caller(where=table, commands=commands, progress=advance))
     import dataclasses
 
@@ -96,10 +96,9 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
 
     ctx = click.get_current_context(silent=True)  # notes name the library's arguments: say them as flags
     board = dataclasses.replace(board, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in board.notes))
-    past = past_the_scale(board.rows, data.frame, human, human_range, source=range_source,
-                          rerun=rerun_command(commands, "leaderboard", score, by, human, system, method))
-    bounded = bounded_note(human_range, range_source, board.calibration["method"])
-    said = tuple(cli_words(n, ctx.command if ctx else None) for n in (copies, excluded, unbounded, bounded, past) if n)
+    scale = scale_notes(bounds, board.rows, data.frame, human, board.calibration["method"],
+                        rerun_command(commands, "leaderboard", score, by, human, system, method))
+    said = tuple(cli_words(n, ctx.command if ctx else None) for n in (copies, excluded, *scale) if n)
     if said:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         board = dataclasses.replace(board, notes=(*said, *board.notes))
     _write(board, fmt, output)

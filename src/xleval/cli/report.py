@@ -58,7 +58,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     from ..leaderboard import ScoreReading
     from ..report import check_format, mt_report, write_report
     from ..stats import Resampling
-    from .calibrate_common import bounded_note, parse_human_range, past_the_scale, rerun_command, scale_range
+    from .calibrate_common import parse_human_range, rerun_command, scale_notes, scale_range
     from .meta import judges_agreement
 
     check_format(fmt)
@@ -78,19 +78,17 @@ def report(input, score, output, by, human, system, method, model, metric, human
             if meta_metrics else None)
     agreement = judges_agreement(df, judges, input, data.signatures, list(data.by), system)
     # a named scale with known bounds (ESA, raw DA 0-100) bounds the calibrated scores without a flag
-    human_range, range_source, unbounded = scale_range(df, human, human_scale, human_range)
+    bounds = scale_range(df, human, human_scale, human_range)
     with progress_bar(f"report on {input}") as advance:
         result = mt_report(data, system=system, model=calibrator, method=method,
                            reading=ScoreReading(metric=metric, force=force),
                            resampling=Resampling(n_resamples=n_resamples, random_state=seed),
-                           human_scale=HumanScale(human_scale, human_up, parse_human_range(human_range)),
+                           human_scale=HumanScale(human_scale, human_up, parse_human_range(bounds[0])),
                            caller=Caller(where=input, commands=commands, progress=advance),
                            output_checks=checks, meta=meta, judges=agreement, extra_sections=extra)
-    beyond = past_the_scale(result.leaderboard or (), df, human, human_range, source=range_source,
-                            rerun=rerun_command(commands, "report", score, by, human, system, method,
-                                                  ("-o", str(output))))
-    bounded = bounded_note(human_range, range_source, (result.summary or {}).get("calibration_used", {}).get("method"))
-    said = tuple(n for n in (unbounded, bounded, beyond) if n)
+    said = scale_notes(bounds, result.leaderboard or (), df, human,
+                       (result.summary or {}).get("calibration_used", {}).get("method"),
+                       rerun_command(commands, "report", score, by, human, system, method, ("-o", str(output))))
     if said:  # said in the report's warnings, where the values are shown
         import dataclasses
 
@@ -99,12 +97,10 @@ def report(input, score, output, by, human, system, method, model, metric, human
         result = dataclasses.replace(result, sections=(*result.sections, generic_section(
             "Calibrated scores and the human scale", warnings=said)))
     write_report(result, output, fmt=fmt)
-    n_warn = len(result.alerts)
-    summary = result.summary or {}
-    inside = f"; {n_warn} warning(s) inside" if n_warn else ""
+    inside = f"; {len(result.alerts)} warning(s) inside" if result.alerts else ""
     shown = "standard output" if output == "-" else output
     err_console.print(f"wrote {fmt} report on {len(df)} rows to {shown}: recommended calibration "
-                      f"{summary.get('recommendation_name', '?')}{inside}")
+                      f"{(result.summary or {}).get('recommendation_name', '?')}{inside}")
 
 
 def _output_checks(df, by, system, score, where):
