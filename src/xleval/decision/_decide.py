@@ -155,38 +155,15 @@ def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     labelled = [g for g in groups if per_group[g] > 0]
     steps.append(DecisionStep("human labels", _labels_finding(human, per_group, labelled, groups)))
     validity = evidence.verdict if labelled else None
+    advised = bias.calibration_advised
     if validity is not None and labelled and validity.status == "uninformative":
-        steps.append(DecisionStep("validity", validity.reason))
-        reason = ("the human scores are standardised within groups: anchoring to them gives every group the same "
-                  "mean, which is what LGN does, and they cannot test whether that is right")
-        raw = raw_column_name(human)
-        to_relabel = AdviceAction("relabel", score, by_cols, system, human, sum(per_group.values()), raw)
-        to_fit_raw = AdviceAction("fit", score, by_cols, system, raw)
-        relabel, fit_raw = ctx.render(to_relabel), ctx.render(to_fit_raw)
-        warning = (f"WARNING: {human!r} cannot compare groups (it is standardised within each group). Get {relabel} "
-                   "(re-judge them, or fetch their raw scores: WMT publishes raw DA beside DA z); those rows, not "
-                   f"others, are the ones the z scores were given for. Then fit with `{fit_raw}`.")
-        steps.append(DecisionStep("method", "lgn (with warning)"))
-        return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, RECOMMENDED_LABELS, validity,
-                            bias.calibration_advised, commands=(relabel, fit_raw), actions=(to_relabel, to_fit_raw))
+        return _standardised_labels(steps, per_group, validity, advised, ctx, to_fit)
     if human is not None and len(labelled) == len(groups):
-        few = min(per_group.values())
-        reason = (f"every group has human labels ({_range(per_group)} per group): anchored calibration puts each group "
-                  "on the human scale and needs no assumption about the groups' true quality")
-        if few < 10:
-            reason += (f"; the group(s) with fewest labels ({few}) lean on the common offset, so label up to "
-                       f"{RECOMMENDED_LABELS} rows there (`{select}`)")
-        steps.append(DecisionStep("method", "anchored"))
-        return MethodChoice("anchored", reason, False, None, tuple(steps), per_group, None, validity,
-                            bias.calibration_advised, commands=((select, fit) if few < 10 else (fit,)),
-                            actions=((to_select, to_fit) if few < 10 else (to_fit,)))
+        return _every_group_labelled(steps, per_group, validity, advised, (to_select, to_fit), (select, fit))
     missing = [g for g in groups if per_group[g] == 0]
     need = RECOMMENDED_LABELS
-    reference = (f"on {REFERENCE['data']}, {need} labels per pair gave cross-pair accuracy "
-                f"{REFERENCE['anchored'][need]:.2f} against {REFERENCE['lgn']:.2f} for LGN and {REFERENCE['raw']:.2f} "
-                "raw")
-    ask = (f"label about {need} rows in each group without labels ({_list(missing)}): choose them with `{select}`, "
-           f"merge the filled-in {human or 'human'!r} column into the table and fit with `{fit}` ({reference})")
+    ask = _ask_for_labels(missing, human, select, fit)
+    asked = {"commands": (select, fit), "actions": (to_select, to_fit), "groups_to_label": tuple(missing)}
     if not labelled:
         parallel, finding = _parallel_design(data, labels, groups, system, source)
         steps.append(DecisionStep("validity", finding))
@@ -194,37 +171,82 @@ def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
             reason = ("no human labels; LGN's equal-quality assumption holds by design: every group has the same "
                       "systems translating the same source segments")
             steps.append(DecisionStep("method", "lgn"))
-            return MethodChoice("lgn", reason, False, None, tuple(steps), per_group, None, None,
-                                bias.calibration_advised, commands=())
+            return MethodChoice("lgn", reason, False, None, tuple(steps), per_group, None, None, advised, commands=())
         reason = ("no human labels: LGN is the only option, and its assumption that every group's true quality is "
                   "the same cannot be checked on this table")
         warning = (f"WARNING: LGN gives every group the same mean and erases any real quality difference between "
                    f"groups, and nothing in this table can show whether there is one. To settle it, {ask}.")
         steps.append(DecisionStep("method", "lgn (with warning)"))
-        return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, need, None,
-                            bias.calibration_advised, commands=(select, fit), actions=(to_select, to_fit),
-                            groups_to_label=tuple(missing))
+        return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, need, None, advised, **asked)
     assert validity is not None  # labelled groups exist: the check ran above
     steps.append(DecisionStep("validity", validity.reason))
-    loud = validity.status != "holds"
     reason = (f"human labels in {len(labelled)} of {len(groups)} groups: anchored calibration needs every group; "
               f"the validity check on the labelled groups: {status_said(validity)}")
-    if validity.status == "violated" and status_said(validity) == "at risk":
-        head = "WARNING: the labelled groups' human scores differ, by a difference that may reach the threshold"
-    elif validity.status == "violated":
-        head = "WARNING: the labelled groups differ in true quality, which LGN would erase"
-    elif validity.status == "uninformative":
-        head = "WARNING: the human scores are standardised within groups and cannot test LGN's assumption"
-    elif loud:
-        head = "WARNING: the human labels cannot confirm LGN's equal-quality assumption"
-    else:
-        head = ("the labelled groups look alike, but the unlabelled ones are untested; LGN assumes their quality "
-                "is the same too")
-    warning = f"{head}. To settle it, {ask}."
     steps.append(DecisionStep("method", "lgn (with warning)"))
-    return MethodChoice("lgn", reason, loud, warning, tuple(steps), per_group, need, validity,
-                        bias.calibration_advised, commands=(select, fit), actions=(to_select, to_fit),
-                        groups_to_label=tuple(missing))
+    return MethodChoice("lgn", reason, validity.status != "holds", f"{_partial_head(validity)}. To settle it, {ask}.",
+                        tuple(steps), per_group, need, validity, advised, **asked)
+
+
+def _ask_for_labels(missing: list[str], human: str | None, select: str, fit: str) -> str:
+    """The advice to label the groups without labels (``select``, ``fit``: the commands), with the measured
+    accuracy that backs the recommended number."""
+    need = RECOMMENDED_LABELS
+    reference = (f"on {REFERENCE['data']}, {need} labels per pair gave cross-pair accuracy "
+                 f"{REFERENCE['anchored'][need]:.2f} against {REFERENCE['lgn']:.2f} for LGN and "
+                 f"{REFERENCE['raw']:.2f} raw")
+    return (f"label about {need} rows in each group without labels ({_list(missing)}): choose them with "
+            f"`{select}`, merge the filled-in {human or 'human'!r} column into the table and fit with `{fit}` "
+            f"({reference})")
+
+
+def _standardised_labels(steps: list[DecisionStep], per_group: dict[str, int], validity: ValidityVerdict,
+                         advised: bool, ctx: AdviceRenderer, to_fit: AdviceAction) -> MethodChoice:
+    """Labels standardised within groups (DA z): LGN, with the advice to get raw-scale labels of the same rows."""
+    steps.append(DecisionStep("validity", validity.reason))
+    reason = ("the human scores are standardised within groups: anchoring to them gives every group the same "
+              "mean, which is what LGN does, and they cannot test whether that is right")
+    score, by_cols, system, human = to_fit.score, to_fit.by, to_fit.system, to_fit.human
+    raw = raw_column_name(human)
+    to_relabel = AdviceAction("relabel", score, by_cols, system, human, sum(per_group.values()), raw)
+    to_fit_raw = AdviceAction("fit", score, by_cols, system, raw)
+    relabel, fit_raw = ctx.render(to_relabel), ctx.render(to_fit_raw)
+    warning = (f"WARNING: {human!r} cannot compare groups (it is standardised within each group). Get {relabel} "
+               "(re-judge them, or fetch their raw scores: WMT publishes raw DA beside DA z); those rows, not "
+               f"others, are the ones the z scores were given for. Then fit with `{fit_raw}`.")
+    steps.append(DecisionStep("method", "lgn (with warning)"))
+    return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, RECOMMENDED_LABELS, validity,
+                        advised, commands=(relabel, fit_raw), actions=(to_relabel, to_fit_raw))
+
+
+def _every_group_labelled(steps: list[DecisionStep], per_group: dict[str, int], validity: ValidityVerdict | None,
+                          advised: bool, actions: tuple[AdviceAction, AdviceAction],
+                          commands: tuple[str, str]) -> MethodChoice:
+    """Human labels in every group: anchored calibration (``actions``/``commands``: select, fit), with the
+    advice to label more where a group has fewer than 10."""
+    few = min(per_group.values())
+    reason = (f"every group has human labels ({_range(per_group)} per group): anchored calibration puts each group "
+              "on the human scale and needs no assumption about the groups' true quality")
+    if few < 10:
+        reason += (f"; the group(s) with fewest labels ({few}) lean on the common offset, so label up to "
+                   f"{RECOMMENDED_LABELS} rows there (`{commands[0]}`)")
+    steps.append(DecisionStep("method", "anchored"))
+    first = 0 if few < 10 else 1  # the fit alone when every group has enough
+    return MethodChoice("anchored", reason, False, None, tuple(steps), per_group, None, validity, advised,
+                        commands=tuple(commands[first:]), actions=tuple(actions[first:]))
+
+
+def _partial_head(validity: ValidityVerdict) -> str:
+    """The warning's first sentence when only some groups have labels, by the labelled groups' validity."""
+    if validity.status == "violated" and status_said(validity) == "at risk":
+        return "WARNING: the labelled groups' human scores differ, by a difference that may reach the threshold"
+    if validity.status == "violated":
+        return "WARNING: the labelled groups differ in true quality, which LGN would erase"
+    if validity.status == "uninformative":
+        return "WARNING: the human scores are standardised within groups and cannot test LGN's assumption"
+    if validity.status != "holds":
+        return "WARNING: the human labels cannot confirm LGN's equal-quality assumption"
+    return ("the labelled groups look alike, but the unlabelled ones are untested; LGN assumes their quality "
+            "is the same too")
 
 
 def _budget(data, score, human, labels) -> int:
