@@ -82,6 +82,16 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def _start(backend: str):
+    """The backend of a child run (None: one process) and the seconds its cluster took to start."""
+    if backend != "dask":
+        return None, 0.0
+    from xleval.scale import DaskBackend
+
+    t0 = time.perf_counter()
+    return DaskBackend(workers=2, processes=True).__enter__(), time.perf_counter() - t0
+
+
 def _workers_cpu(be) -> float:
     return sum(be.client.run(_cpu).values()) if be is not None else 0.0
 
@@ -90,14 +100,10 @@ def score_child(src: str, out: str, chunk: int, backend: str) -> None:
     import warnings
 
     from xleval.metrics import BLEU, CHRF
-    from xleval.scale import DaskBackend, score_chunked
+    from xleval.scale import score_chunked
 
     warnings.simplefilter("ignore")
-    be, setup = None, 0.0
-    if backend == "dask":
-        t0 = time.perf_counter()
-        be = DaskBackend(workers=2, processes=True).__enter__()
-        setup = time.perf_counter() - t0
+    be, setup = _start(backend)
     w0, c0, t0 = _workers_cpu(be), _cpu(), time.perf_counter()
     result = score_chunked([BLEU(tokenize="13a"), CHRF()], src, out, chunk_size=chunk, backend=be)
     seconds, client = time.perf_counter() - t0, _cpu() - c0
@@ -117,14 +123,10 @@ def child(kind: str, src: str, out: str, chunk: int, backend: str) -> None:
         return
 
     from xleval.calibration import LGN
-    from xleval.scale import DaskBackend, apply_chunked, fit_chunked
+    from xleval.scale import apply_chunked, fit_chunked
 
     warnings.simplefilter("ignore")
-    be, setup = None, 0.0
-    if backend == "dask":
-        t0 = time.perf_counter()
-        be = DaskBackend(workers=2, processes=True).__enter__()
-        setup = time.perf_counter() - t0
+    be, setup = _start(backend)
     w0, c0, t0 = _workers_cpu(be), _cpu(), time.perf_counter()
     model = fit_chunked(LGN(by="tgt_lang", score="score", fallback=["pooled"]), src, chunk_size=chunk, backend=be)
     t1, c1, w1 = time.perf_counter(), _cpu(), _workers_cpu(be)
