@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from conftest import run_cli
+from test_meta_calibrated import _table as _calibrated_table
 from test_report_analyses import audit_result, confounds, fairness  # noqa: F401  (fixtures)
 from xleval.decision import Procedure
 from xleval.meta import Clustering, MetaStatistics, meta_calibrations, meta_evaluate
@@ -116,17 +117,9 @@ def test_python_report_gives_the_cli_sections(tmp_path):
 
 @pytest.fixture(scope="module")
 def meta_results():
-    """Four groups on one raw scale; 'offset' follows humans with a per-group offset, 'noise' does not."""
-    rng = np.random.default_rng(0)
-    rows = []
-    for g, bias in zip(("en-de", "en-fr", "en-zh", "en-ja"), (0.0, 30.0, -25.0, 15.0), strict=True):
-        for s in range(8):
-            q = rng.normal(70, 8)
-            for i in range(40):
-                h = q + rng.normal(0, 10)
-                rows.append({"lp": g, "system": f"{g}-{s}", "seg_id": i, "human": h,
-                             "metric:offset": h + bias + rng.normal(0, 6), "metric:noise": rng.normal(0, 10)})
-    df = pd.DataFrame(rows)
+    """Four groups on one raw scale; 'offset' follows humans with a per-group offset, 'noise' does not (the
+    table of tests/test_meta_calibrated.py, with names that need escaping)."""
+    df = _calibrated_table().rename(columns={"offset": "metric:offset", "noise": "metric:noise"})
     names = ["metric:noise", "metric:offset"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
