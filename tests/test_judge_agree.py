@@ -101,3 +101,10 @@ def test_wmt25_judges_per_language(data_root):
     # 8,964 rows (data README); CMDA has 2 null scores in en-mas_KE (counted with json.loads on the raw files)
     assert t.loc["en-mas-KE", "n"] == 8_964 - 2
     assert result.least_agreeing(1)["group"].iloc[0] in set(t.index) - {"*"}
+
+
+def test_a_group_named_like_the_pooled_rows_is_refused_not_merged():
+    # before: a language pair named "*" gave two rows of group "*" and the renderers took either for the pooled one
+    table = _table().replace({"lp": {"y": "*"}})
+    with pytest.raises(InputError, match=r"column 'lp': a group is named '\*' \(first in data row 2\).*rename"):
+        judge_agreement(table, ["A", "B"], bins=3)

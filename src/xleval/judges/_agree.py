@@ -32,6 +32,7 @@ from xleval.exceptions import InputError
 
 __all__ = ["JudgeAgreement", "judge_agreement"]
 
+POOLED = "*"  # the group label of the statistics over all rows
 _COLUMNS = ["group", "a", "b", "n", "systems", "kendall", "pearson", "kappa", "pairwise", "mean_a", "mean_b"]
 
 
@@ -49,7 +50,7 @@ class JudgeAgreement(Result):
     def least_agreeing(self, k: int = 5, statistic: str = "kendall") -> Any:
         """The ``k`` groups (pooled row excluded) with the lowest ``statistic``, lowest first."""
         t = self.table
-        return t[t["group"] != "*"].sort_values(statistic).head(k).reset_index(drop=True)
+        return t[t["group"] != POOLED].sort_values(statistic).head(k).reset_index(drop=True)
 
 
 def judge_agreement(df: Any, columns: Sequence[str], *, by: str = "lp", system: str = "system",
@@ -88,15 +89,20 @@ def judge_agreement(df: Any, columns: Sequence[str], *, by: str = "lp", system: 
     values = {c: numeric_column(df, c, argument="columns") for c in cols}
     # distinct labels for distinct keys (1 and "1" stay two groups)
     groups = np.asarray(group_index(df[[by]]).row_labels(), dtype=str)
+    if POOLED in set(groups):  # the pooled rows would be two rows of one name, and each would hide the other
+        row = int(np.flatnonzero(groups == POOLED)[0])
+        raise InputError(f"column {by!r}: a group is named {POOLED!r} (first in data row {row + 1}), the name of all "
+                         "groups pooled in the agreement table; rename that group in the table",
+                         argument="by", value=by)
     systems = np.asarray(group_index(df[[system]]).row_labels(), dtype=str)
     rows = []
-    labels = [*sorted(set(groups)), "*"]
+    labels = [*sorted(set(groups)), POOLED]
     # pooled, the units are (group, system): the pairs then include systems of different languages, the
     # comparisons a ranking across languages makes
     units = np.char.add(np.char.add(groups.astype(str), "\t"), systems.astype(str))
     for label in labels:
-        sel = np.ones(len(df), dtype=bool) if label == "*" else groups == label
-        who = units if label == "*" else systems
+        sel = np.ones(len(df), dtype=bool) if label == POOLED else groups == label
+        who = units if label == POOLED else systems
         for a, b in itertools.combinations(cols, 2):
             rows.append({"group": label, "a": a, "b": b, **_pair(values[a][sel], values[b][sel], who[sel], bins)})
     table = pd.DataFrame(rows, columns=_COLUMNS)
