@@ -17,9 +17,10 @@ group; K random labels per group; the metric's shift of a group is N(0, 5) chrF-
 **Pairs.** ``leaderboard(..., method="anchored").pairs()`` on the same kind of worlds: coverage of the
 true difference of two cells' human means by the 95% interval of the difference, the share of the
 cross-group pairs given a verdict, and the share of those verdicts that are wrong. On the real sets also the
-same with each pair's own (unshrunk) offset (``own offsets``) and issue 33's plain procedure (``plain``: own
+same with each pair's own (unshrunk) offset (``own offsets``), issue 33's plain procedure (``plain``: own
 offsets, the between-system slope of the labelled cells, a plug-in deviation variance and a z-test;
-:func:`plain_pairs`), from the same labels.
+:func:`plain_pairs`) and the ``oracle``: the plain procedure told the slope and the deviation variance that
+every judged segment gives (:func:`true_line`), a yardstick of what the labels' offsets alone can settle.
 
 **WMT21** (``$XLEVAL_DATA/wmt21``): sentence chrF against raw DA (7 to-English pairs), DA z and MQM
 (en-de, zh-en); **WMT20** (``$XLEVAL_DATA/wmt20-metrics``): the organisers' segment chrF against raw DA of
@@ -170,26 +171,20 @@ def _spread(estimate: np.ndarray, true: np.ndarray, sd: np.ndarray) -> dict[str,
             "rms sd across": float(np.sqrt(np.mean(sd**2)))}
 
 
-def plain_pairs(frame: pd.DataFrame, truth: pd.Series, higher: bool = True, level: float = 0.95) -> dict[str, float]:
+def plain_pairs(frame: pd.DataFrame, truth: pd.Series, higher: bool = True, level: float = 0.95, *,
+                line: tuple[float, float] | None = None) -> dict[str, float]:
     """Issue 33's plain procedure on a labelled table (``lp, system, score, human``): offsets = each pair's mean
     label residual with its standard error, the between-system slope from the labelled cells (least squares of
     their label means on their mean scores, one intercept per pair, weighted by labels), the cells' deviation
     variance tau^2 from their label-mean residuals (the method of moments of ``deviation_variance``, 0 if
     negative), and a z-test on each cross-pair difference with variance se^2(a_1) + se^2(a_2) + 2 tau^2.
+    ``line``: ``(slope, tau^2)`` to use instead of the labels' (:func:`true_line`: the oracle).
     Returns :func:`pair_scores`' cross-pair figures."""
-    m = frame.groupby(["lp", "system"])["score"].transform("mean")
-    lab = frame.assign(m=m)[frame["human"].notna()]
-    cells = lab.groupby(["lp", "system"]).agg(h=("human", "mean"), m=("m", "first"), n=("human", "size"))
-    pairs = cells.index.get_level_values(0)
-    design = np.column_stack([pd.get_dummies(pairs).to_numpy(float), cells["m"].to_numpy()])
-    root = np.sqrt(cells["n"].to_numpy(float))[:, None]
-    slope = np.linalg.lstsq(design * root, cells["h"].to_numpy() * root[:, 0], rcond=None)[0][-1]
+    lab = frame.assign(m=frame.groupby(["lp", "system"])["score"].transform("mean"))[frame["human"].notna()]
+    slope, tau2 = _line(lab) if line is None else line
     resid = lab["human"] - slope * lab["m"]
     by_pair = resid.groupby(lab["lp"])
     offset, se2 = by_pair.mean(), by_pair.var() / by_pair.size()
-    cell_codes = pd.factorize(lab["lp"] + "\t" + lab["system"])[0]
-    tau2 = max(deviation_variance((resid - lab["lp"].map(offset)).to_numpy(), pd.factorize(lab["lp"])[0],
-                                  cell_codes)[0], 0.0)
     means = frame.groupby(["lp", "system"])["score"].mean()
     g = np.asarray(means.index.get_level_values(0))
     y = offset.loc[g].to_numpy() + slope * means.to_numpy()
@@ -204,6 +199,28 @@ def plain_pairs(frame: pd.DataFrame, truth: pd.Series, higher: bool = True, leve
     return {"cover across": float((np.abs(diff - (h[a] - h[b])) <= half).mean()), "declared across": float(told.mean()),
             "wrong across": float(wrong.sum() / told.sum()) if told.any() else 0.0,
             "n wrong across": int(wrong.sum()), "n told across": int(told.sum()), **_spread(diff, h[a] - h[b], sd)}
+
+
+def _line(lab: pd.DataFrame) -> tuple[float, float]:
+    """The between-system slope of the labelled cells (one intercept per pair, weighted by labels) and the
+    method-of-moments deviation variance of the cells around it (0 if negative), from rows ``lp, system, m,
+    human`` (``m``: the cell's mean score)."""
+    cells = lab.groupby(["lp", "system"]).agg(h=("human", "mean"), m=("m", "first"), n=("human", "size"))
+    design = np.column_stack([pd.get_dummies(cells.index.get_level_values(0)).to_numpy(float), cells["m"].to_numpy()])
+    root = np.sqrt(cells["n"].to_numpy(float))[:, None]
+    slope = float(np.linalg.lstsq(design * root, cells["h"].to_numpy() * root[:, 0], rcond=None)[0][-1])
+    resid = lab["human"] - slope * lab["m"]
+    centred = (resid - resid.groupby(lab["lp"]).transform("mean")).to_numpy()
+    tau2 = deviation_variance(centred, pd.factorize(lab["lp"])[0],
+                              pd.factorize(lab["lp"] + "\t" + lab["system"])[0])[0]
+    return slope, max(float(tau2), 0.0)
+
+
+def true_line(frame: pd.DataFrame) -> tuple[float, float]:
+    """The slope and deviation variance that every judged segment gives (``frame``: ``lp, system, score,
+    human``, every human score kept): what the labels of :func:`plain_pairs` estimate, known to an oracle."""
+    full = frame.assign(m=frame.groupby(["lp", "system"])["score"].transform("mean"))
+    return _line(full[full["human"].notna()])
 
 
 def pairs_study(worlds: int, budget: int = 100, groups=(2, 4, 7), n_resamples: int = 200,
@@ -265,6 +282,7 @@ def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200,
         higher = not name.startswith("MQM")
         truth = frame.groupby(["lp", "system"])["human"].mean()
         scored = frame.rename(columns={"chrf": "score"})
+        line = true_line(scored)
         for budget in sorted(set(budgets) | set(pair_budgets)):
             for d in range(draws):
                 labelled = scored.assign(human=label(scored, budget, np.random.default_rng([d, budget])))
@@ -278,6 +296,8 @@ def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200,
                                           **pair_scores(board, truth)})
                     pair_rows.append({"scale": name, "K": budget, "procedure": "plain", "draw": d,
                                       **plain_pairs(labelled, truth, higher)})
+                    pair_rows.append({"scale": name, "K": budget, "procedure": "oracle", "draw": d,
+                                      **plain_pairs(labelled, truth, higher, line=line)})
     return pd.DataFrame(acc_rows), pd.DataFrame(pair_rows)
 
 

@@ -55,9 +55,11 @@ def _random_world(rng: np.random.Generator) -> dict:
                   sd_deviation=float(rng.choice([0.0, 2.0, 5.0, 8.0])), n_labels=int(rng.choice([50, 100, 200])))
 
 
-def _draws(w: dict, rng: np.random.Generator, n_draws: int = 400) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _draws(w: dict, rng: np.random.Generator, n_draws: int = 400,
+           sizes: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(calibrated cell means, joint draws, map-fixed draws) as the leaderboard composes them: the
-    document bootstrap of the system means through the fitted map, plus the joint label/deviation draws."""
+    document bootstrap of the system means through the fitted map, plus the joint label/deviation draws
+    (and the noise of each cell's mean over its segments unless ``sizes`` is False)."""
     labels = np.array([f"g{g}" for g in range(w["n_groups"])], dtype=object)[w["group"]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # few labels per system and group: expected notes
@@ -80,7 +82,8 @@ def _draws(w: dict, rng: np.random.Generator, n_draws: int = 400) -> tuple[np.nd
     ok = np.isfinite(w["labels"])
     uncertainty = cell_uncertainty(model, (w["labels"] - calibrated)[ok], w["group"][ok], w["cell"][ok])
     cell_groups = [f"g{c // w['n_systems']}" for c in range(n_cells)]
-    joint = point + sampling + uncertainty.draws(model, cell_groups, means, n_draws, rng)
+    joint = point + sampling + uncertainty.draws(model, cell_groups, means, n_draws, rng,
+                                                      sizes=counts if sizes else None)
     return point, joint, point + sampling
 
 
@@ -145,6 +148,48 @@ def test_the_map_fixed_intervals_fail_the_same_bar(coverage_500_worlds):
         mean, se = per_world[key].mean(), per_world[key].std(ddof=1) / np.sqrt(len(per_world[key]))
         assert mean < NOMINAL - 2 * se, (key, mean)
     assert per_world["fixed"].mean() < 0.7
+
+
+def test_small_cells_need_their_own_segment_noise_in_the_intervals():
+    """A cell's target is its mean over its own segments: with 10 noisy segments per system (human noise sd 20)
+    and no deviation from the line, that mean strays from the system's expected score by about 20 / sqrt(10)
+    = 6.3 points, more than the rest of the error; intervals that leave it out cover too rarely, with it they
+    hold the nominal level."""
+    rng = np.random.default_rng(20261205)
+    with_noise, without = [], []
+    for _ in range(150):
+        w = _world(rng, n_groups=int(rng.choice([3, 5])), n_systems=8, sd_deviation=0.0, n_labels=50, n_docs=2)
+        _, joint, _ = _draws(w, np.random.default_rng(int(rng.integers(2**31))))
+        with_noise.append(_covered(*percentile_bounds(joint, NOMINAL), w["truth"]).mean())
+        _, joint, _ = _draws(w, np.random.default_rng(int(rng.integers(2**31))), sizes=False)
+        without.append(_covered(*percentile_bounds(joint, NOMINAL), w["truth"]).mean())
+    with_noise, without = np.array(with_noise), np.array(without)
+    se = with_noise.std(ddof=1) / np.sqrt(len(with_noise))
+    assert with_noise.mean() >= NOMINAL - 2 * se, with_noise.mean()
+    assert without.mean() < NOMINAL - 2 * without.std(ddof=1) / np.sqrt(len(without)), without.mean()
+
+
+def test_segment_counts_must_match_the_cells():
+    w = _world(np.random.default_rng(3), n_groups=3, n_systems=4, sd_deviation=2.0, n_labels=60, n_docs=4)
+    labels = np.array([f"g{g}" for g in range(3)], dtype=object)[w["group"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = AnchoredCalibrator(by="lp", score="x", human="h", system="system", human_higher_is_better=True).fit(
+            w["x"], groups=labels, human=w["labels"], systems=w["system"])
+        calibrated = model.transform(w["x"], labels, systems=w["system"])
+    ok = np.isfinite(w["labels"])
+    u = cell_uncertainty(model, (w["labels"] - calibrated)[ok], w["group"][ok], w["cell"][ok])
+    groups = [f"g{c // 4}" for c in range(12)]
+    with pytest.raises(ValueError, match="one positive segment count per cell"):
+        u.draws(model, groups, np.full(12, 50.0), 10, np.random.default_rng(0), sizes=np.full(11, 20))
+    with pytest.raises(ValueError, match="one positive segment count per cell"):
+        u.draws(model, groups, np.full(12, 50.0), 10, np.random.default_rng(0), sizes=np.zeros(12))
+    # many segments: the draws are those without the term, to within its small variance
+    a = u.draws(model, groups, np.full(12, 50.0), 20_000, np.random.default_rng(1), sizes=np.full(12, 10**9))
+    b = u.draws(model, groups, np.full(12, 50.0), 20_000, np.random.default_rng(1))
+    assert np.allclose(a.std(axis=0), b.std(axis=0), rtol=0.02)
+    small = u.draws(model, groups, np.full(12, 50.0), 20_000, np.random.default_rng(1), sizes=np.full(12, 4))
+    assert np.allclose(small.var(axis=0) - b.var(axis=0), u.within_var / 4, rtol=0.1)
 
 
 def test_deviation_variance_is_unbiased_and_its_standard_error_fits():
@@ -223,7 +268,7 @@ def test_every_output_says_what_its_intervals_are_for(tmp_path):
                                resampling=Resampling(n_resamples=100))
         lgn = leaderboard(frame, "score", "pair", human="human", method="lgn", resampling=Resampling(n_resamples=100))
     assert set(anchored.rows["interval_target"]) == {"human cell mean and its rank (label error of the map, "
-                                                     "system deviation, test-set sampling)"}
+                                                     "system deviation, the cell's own segments, test-set sampling)"}
     assert anchored.intervals["calibrated"].startswith("95% interval for the mean human score of the (group, "
                                                        "system) cell over its judged segments")
     assert "human mean among all (group, system) cells" in anchored.intervals["rank_overall"]

@@ -5,7 +5,7 @@ The **target** of a cell (group ``g``, system ``s``) is ``H_gs``, the mean human
 over its judged segments: what judging them all would give. The calibrated mean is
 ``a_g + B * m_s`` (``m_s``: the system's mean score in the group, see :mod:`._anchored`), and
 
-    H_gs - (a_g_hat + B_hat * m_s) = -(offset error of g) - (slope error) * (m_s - centre_g) + d_gs
+    H_gs - (a_g_hat + B_hat * m_s) = -(offset error of g) - (slope error) * (m_s - centre_g) + d_gs + e_gs
 
 * **offset and slope errors** come from the few labels. Their covariance is the fitted calibrator's
   (``slopes_["cov"]``, ``groups_[g]["offset_var"]`` at the group's labelled centre, the delta method
@@ -23,11 +23,17 @@ over its judged segments: what judging them all would give. The calibrated mean 
   it: with a flat prior on ``sigma_delta^2 >= 0`` and the estimate normal around the truth with its
   standard error, ``sigma_delta^2`` has a normal posterior truncated at 0; every joint draw takes its
   own ``sigma_delta^2`` from it (the cells' deviations are then a scale mixture of normals, heavier-tailed
-  than one normal of the same variance). A deviation left out is the error the map-fixed intervals made.
+  than one normal of the same variance). A deviation left out is the error the map-fixed intervals made;
+* **the cell's own segments** ``e_gs``: ``H_gs`` is a mean over the cell's ``N_gs`` segments, not the
+  expected human score of the system, so it carries the mean of their noise around the cell's expected
+  value, variance ``s2_within / N_gs`` (``s2_within``: the labels' variance within a cell). On a test set
+  of 1,000 segments per system it is small beside ``sigma_delta^2``; on 60 segments per system it is not
+  (simulated worlds of 60 noisy segments: 20 human-score points squared per cell mean against a deviation
+  variance of 4), and intervals without it cover a cell's mean over its segments less often than they say.
 
-The leaderboard adds test-set sampling (its bootstrap of the documents moves ``m_s``) and draws all
-three jointly: one draw = one slope error, one offset error per group, one deviation per cell and one
-bootstrap resample of the system means; the same draws give the intervals of the calibrated means and
+The leaderboard adds test-set sampling (its bootstrap of the documents moves ``m_s``) and draws them all
+jointly: one draw = one slope error, one offset error per group, one deviation and one segment-noise mean
+per cell and one bootstrap resample of the system means; the same draws give the intervals of the calibrated means and
 of the ranks within and across groups. We did not shrink a cell's own labelled residual into its
 prediction (a small-area / empirical-Bayes predictor): with 5-15 labels per cell its weight
 ``sigma_delta^2 / (sigma_delta^2 + s2_within / n_gs)`` is under 10% on WMT21 raw DA (about
@@ -72,17 +78,25 @@ class CellUncertainty(Result):
     notes: tuple[str, ...] = field(default=())
 
     def draws(self, model: Any, groups: list[str], means: np.ndarray, n_draws: int,
-              rng: np.random.Generator) -> np.ndarray:
+              rng: np.random.Generator, sizes: np.ndarray | None = None) -> np.ndarray:
         """``(n_draws, n_cells)`` joint draws of the error of the calibrated mean of each cell (its
         fitted-group label in ``groups``, its system-mean score in ``means``): slope and offset errors
-        shared as the fit shares them, plus an independent deviation per cell. Add them to the
-        calibrated means (and their test-set resamples) to get draws of the target."""
+        shared as the fit shares them, plus an independent deviation per cell and, with ``sizes`` (the
+        number of segments each cell's target averages), the noise of that mean over its segments
+        (variance ``within_var / size``; module docstring). Add them to the calibrated means (and their
+        test-set resamples) to get draws of the target."""
         means = np.asarray(means, dtype=float)
         error = _map_error_draws(model, groups, means, n_draws, rng)
         if not np.isfinite(self.deviation_var):
             return error
         var = _posterior_draws(self.deviation_estimate, self.deviation_se, n_draws, rng)
-        return error + np.sqrt(var)[:, None] * rng.standard_normal((n_draws, len(means)))
+        error = error + np.sqrt(var)[:, None] * rng.standard_normal((n_draws, len(means)))
+        if sizes is None or not np.isfinite(self.within_var):
+            return error
+        sizes = np.asarray(sizes, dtype=float)
+        if sizes.shape != means.shape or not (sizes > 0).all():
+            raise ValueError(f"sizes: one positive segment count per cell ({len(means)}), got {sizes!r}")
+        return error + np.sqrt(self.within_var / sizes)[None, :] * rng.standard_normal((n_draws, len(means)))
 
 
 def deviation_variance(residuals: np.ndarray, groups: np.ndarray,

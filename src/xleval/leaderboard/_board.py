@@ -47,7 +47,8 @@ COLUMNS = ("group", "system", "n_segments", "raw", "raw_ci_low", "raw_ci_high", 
            "calibrated_ci_high", "rank_in_group", "rank_in_group_low", "rank_in_group_high", "rank_overall",
            "rank_overall_low", "rank_overall_high", "human", "n_human", "interval_target")
 # what the calibrated and rank intervals are intervals for (the ``interval_target`` column)
-HUMAN_TARGET = "human cell mean and its rank (label error of the map, system deviation, test-set sampling)"
+HUMAN_TARGET = ("human cell mean and its rank (label error of the map, system deviation, the cell's own segments, "
+                "test-set sampling)")
 SAMPLING_TARGET = "score under test-set resampling (calibration map fixed)"
 
 
@@ -328,13 +329,14 @@ def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.
     human = _human_values(scores, model)
     cell_of_row = np.full(len(x), -1, dtype=np.int64)
     group_of_row = np.full(len(x), -1, dtype=np.int64)
-    cell_groups, means, start = [], [], 0
+    cell_groups, means, sizes, start = [], [], [], 0
     for j, g in enumerate(scores.estimates):
         sel, codes, _ = scores.layout[g]
         n_systems = int(codes.max()) + 1
         cell_of_row[sel], group_of_row[sel] = start + codes, j
         sums = np.bincount(codes, x[sel], minlength=n_systems)
-        means.append(sums / np.maximum(np.bincount(codes, minlength=n_systems), 1))
+        sizes.append(np.maximum(np.bincount(codes, minlength=n_systems), 1))
+        means.append(sums / sizes[-1])
         cell_groups += [calibration.model_group(g)] * n_systems
         start += n_systems
     if all(len(m) == 1 for m in means):
@@ -346,7 +348,8 @@ def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.
     else:
         uncertainty = cell_uncertainty(model)
     rng, _ = make_rng(child_seeds(scores.random_state, 1)[0] if scores.random_state is not None else None)
-    draws = uncertainty.draws(model, cell_groups, np.concatenate(means), scores.n_resamples, rng)
+    draws = uncertainty.draws(model, cell_groups, np.concatenate(means), scores.n_resamples, rng,
+                              sizes=np.concatenate(sizes))
     return _JointDraws(draws, uncertainty)
 
 
@@ -393,7 +396,8 @@ def interval_texts(scores: SystemScores, joint: _JointDraws | None) -> dict[str,
         deviation = "no deviation from the common line (one system per group: its offset is the whole of it)"
     elif np.isfinite(u.deviation_var):
         deviation = (f"each system's deviation from the common line (sd {math.sqrt(u.deviation_var):.3g} on the "
-                     f"human scale, its variance's posterior mean from {u.n_labels} labels in {u.n_cells} systems)")
+                     f"human scale, its variance's posterior mean from {u.n_labels} labels in {u.n_cells} systems), "
+                     "the noise of a cell's mean over its own segments")
     else:
         deviation = "no deviation of the systems from the common line (not estimable here)"
     parts = f"the offset and slope errors of the map from the labels, {deviation}, and the {sampling}"
