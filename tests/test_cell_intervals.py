@@ -18,7 +18,7 @@ import pytest
 from scipy.stats import rankdata
 
 from xleval.calibration import AnchoredCalibrator, cell_uncertainty, deviation_variance
-from xleval.exceptions import SmallGroupWarning
+from xleval.exceptions import InputError, SmallGroupWarning
 from xleval.leaderboard import leaderboard
 from xleval.stats import Resampling, bootstrap_sums_joint, percentile_bounds, rank_intervals
 
@@ -180,9 +180,9 @@ def test_segment_counts_must_match_the_cells():
     ok = np.isfinite(w["labels"])
     u = cell_uncertainty(model, (w["labels"] - calibrated)[ok], w["group"][ok], w["cell"][ok])
     groups = [f"g{c // 4}" for c in range(12)]
-    with pytest.raises(ValueError, match="one positive segment count per cell"):
+    with pytest.raises(InputError, match="one positive segment count per cell"):
         u.draws(model, groups, np.full(12, 50.0), 10, np.random.default_rng(0), sizes=np.full(11, 20))
-    with pytest.raises(ValueError, match="one positive segment count per cell"):
+    with pytest.raises(InputError, match="one positive segment count per cell"):
         u.draws(model, groups, np.full(12, 50.0), 10, np.random.default_rng(0), sizes=np.zeros(12))
     # many segments: the draws are those without the term, to within its small variance
     a = u.draws(model, groups, np.full(12, 50.0), 20_000, np.random.default_rng(1), sizes=np.full(12, 10**9))

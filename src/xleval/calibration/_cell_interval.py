@@ -27,9 +27,10 @@ over its judged segments: what judging them all would give. The calibrated mean 
 * **the cell's own segments** ``e_gs``: ``H_gs`` is a mean over the cell's ``N_gs`` segments, not the
   expected human score of the system, so it carries the mean of their noise around the cell's expected
   value, variance ``s2_within / N_gs`` (``s2_within``: the labels' variance within a cell). On a test set
-  of 1,000 segments per system it is small beside ``sigma_delta^2``; on 60 segments per system it is not
-  (simulated worlds of 60 noisy segments: 20 human-score points squared per cell mean against a deviation
-  variance of 4), and intervals without it cover a cell's mean over its segments less often than they say.
+  of 1,000 segments per system it is small beside ``sigma_delta^2``; on a few dozen it is not (simulated
+  worlds of 60 segments with human noise sd 20: about 7 human-score points squared per cell mean against a
+  deviation variance of 4), and intervals without it cover a cell's mean over its segments less often than
+  they say.
 
 The leaderboard adds test-set sampling (its bootstrap of the documents moves ``m_s``) and draws them all
 jointly: one draw = one slope error, one offset error per group, one deviation and one segment-noise mean
@@ -50,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from .._base.result import Result
+from ..exceptions import InputError
 
 __all__ = ["CellUncertainty", "cell_uncertainty", "deviation_variance", "CELL_TARGET"]
 
@@ -95,7 +97,8 @@ class CellUncertainty(Result):
             return error
         sizes = np.asarray(sizes, dtype=float)
         if sizes.shape != means.shape or not (sizes > 0).all():
-            raise ValueError(f"sizes: one positive segment count per cell ({len(means)}), got {sizes!r}")
+            raise InputError(f"sizes: one positive segment count per cell ({len(means)}), got {sizes!r}",
+                             argument="sizes", value=sizes)
         return error + np.sqrt(self.within_var / sizes)[None, :] * rng.standard_normal((n_draws, len(means)))
 
 
