@@ -78,9 +78,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     threshold, with precision, recall and the threshold.
     Module docstring: the statistics and the system-score rule."""
     average_by, system_scores, human_scale = statistics.average_by, statistics.system_scores, statistics.human_scale
-    spa, spa_permutations, pdp = statistics.spa, statistics.spa_permutations, statistics.pdp
-    darr, darr_threshold, ceiling = statistics.darr, statistics.darr_threshold, statistics.ceiling
-    chance = statistics.chance
+    darr, ceiling, chance = statistics.darr, statistics.ceiling, statistics.chance
     n_resamples, level, random_state = resampling.n_resamples, resampling.level, resampling.random_state
     clustering = clustering or Clustering()
     spans = spans or Spans()
@@ -89,81 +87,21 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
         raise InputError("meta_evaluate needs a table (pandas DataFrame or EvalTable)", argument="data")
     metrics = _check_columns(frame, metrics, human, by, system, segment, darr)
     if ceiling is not None:
-        if ceiling == human or ceiling in metrics:
-            raise InputError(f"ceiling={ceiling!r} is {'the human column' if ceiling == human else 'a metric'}; the "
-                             "ceiling is a second human column (another rater)", argument="ceiling", value=ceiling)
-        if ceiling not in frame.columns:
-            raise InputError(f"ceiling column {ceiling!r} not in the table (columns: {list(frame.columns)[:12]}); "
-                             "name the second human column", argument="ceiling", value=ceiling)
-        metrics = [*metrics, ceiling]
+        metrics = _with_ceiling(frame, metrics, human, ceiling)
     by_cols = [by] if isinstance(by, str) else list(by)
     notes: list[str] = []
     df = _numeric(frame, [*metrics, human, *([darr] if darr else [])], human=human, darr=darr)
-    if lower_is_better is not None:
-        if isinstance(lower_is_better, str):
-            lower_is_better = [lower_is_better]
-        unknown = [c for c in lower_is_better if c not in metrics]
-        if unknown:
-            raise InputError(f"lower_is_better names {unknown[0]!r}, which is not among the metrics {metrics[:8]}; "
-                             "name metric columns only", argument="lower_is_better", value=unknown[0])
-    lower = metric_directions(data, metrics) if lower_is_better is None else [m for m in metrics
-                                                                                if m in set(lower_is_better)]
-    lower = [m for m in lower if m != ceiling]  # a human column reads higher as better, like ``human``
-    for m in lower:
-        df[m] = -df[m]
-    if lower:
-        notes.append(f"lower is better for {', '.join(lower)}: negated, so that every statistic reads higher as "
-                     "better (as WMT's tables do)")
+    _negate_lower(df, data, metrics, lower_is_better, ceiling, notes)
     # labels from the key tuples: ('a/b', 'c') and ('a', 'b/c'), or 1 and '1', stay apart (key_labels)
     df["_group"] = group_index(frame[by_cols], allow_missing=True).row_labels("/")
     df["_system"] = group_index([frame[system]], names=[system], allow_missing=True).row_labels()
     if exclude:
-        import fnmatch
-
-        if isinstance(exclude, str):
-            exclude = [exclude]
-        hits = [df["_system"].map(lambda s, p=p: fnmatch.fnmatchcase(s, p)).to_numpy() for p in exclude]
-        idle = [p for p, hit in zip(exclude, hits, strict=True) if not hit.any()]
-        if idle:
-            names = sorted(df["_system"].unique())
-            raise InputError(f"exclude pattern {idle[0]!r} matches no system (systems: {names[:6]}"
-                             f"{' ...' if len(names) > 6 else ''}); check the pattern (shell style, case-sensitive)",
-                             argument="exclude", value=idle[0])
-        out = np.logical_or.reduce(hits)
-        if out.all():
-            raise InputError(f"exclude={list(exclude)} leaves out every system; check the patterns",
-                             argument="exclude")
-        notes.append(f"{df.loc[out, '_system'].nunique()} system name(s) matching {list(exclude)} left out")
-        df, frame = df[~out], frame[~out]
-    seg_level = segment is not None and segment in frame.columns
-    if seg_level:
-        df["_segment"] = frame[segment].astype(str)
-        if df.duplicated(["_group", "_system", "_segment"]).any():
-            dup = df.loc[df.duplicated(["_group", "_system", "_segment"]), ["_group", "_system", "_segment"]].iloc[0]
-            raise InputError(f"{int(df.duplicated(['_group', '_system', '_segment']).sum())} row(s) repeat a "
-                             f"(group, system, segment), e.g. ({dup['_group']}, {dup['_system']}, {dup['_segment']}); "
-                             f"average or drop the repeats first, or name the segment column (segment=)",
-                             argument="segment", value=segment)
-        seg_level = bool(df.groupby(["_group", "_system"]).size().max() > 1)
-    if not seg_level:
-        if df.duplicated(["_group", "_system"]).any():
-            raise InputError(f"several rows per (group, system) but no segment column {segment!r}: name the "
-                             "segment column (segment=), or give one row per system", argument="segment",
-                             value=segment)
-        notes.append("the table is system-level (one row per group and system): its scores are the system scores")
+        df, frame = _without(df, frame, [exclude] if isinstance(exclude, str) else list(exclude), notes)
+    seg_level = _segment_level(df, frame, segment, notes)
     order = _canonical_order(df, frame[segment] if seg_level else None)
     df, frame = df.iloc[order], frame.iloc[order]
     labelled = np.isfinite(df[human].to_numpy())
-    judged = df[labelled]
-    if judged.empty:
-        raise InputError(f"human column {human!r} has no values; give the column with human scores",
-                         argument="human", value=human)
-    unjudged = sorted(set(df["_group"]) - set(judged["_group"]))
-    if unjudged:
-        msg = (f"{len(unjudged)} group(s) without any human score left out: {', '.join(unjudged[:8])}"
-               f"{' ...' if len(unjudged) > 8 else ''}")
-        notes.append(msg)
-        warnings.warn(msg, DataQualityWarning, stacklevel=2)
+    judged = _judged(df, labelled, human, notes)
     _check_metrics(judged, metrics, human)
     scale_column = f"{human}_scale"
     if human_scale is None and scale_column in frame.columns:  # written with the scores by `xleval ingest`
@@ -175,29 +113,10 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     coverage: dict[str, dict[str, Any]] = {}
     matrices: dict[str, dict[str, np.ndarray]] = {}
     systems = _system_table(judged, metrics, human, seg_level, system_scores, coverage, matrices, scales, notes,
-                            spa)
+                            statistics.spa)
     counts = stratified_resample_counts(systems["_group"].to_numpy(), n_resamples, rng)
-    pdp_counts: dict[str, Any] = {}  # PDP's bootstrap counts of the current group's size, shared by its metrics
-    cells: list[Cell] = []
-    for g in sorted(systems["_group"].unique()):
-        idx = np.flatnonzero(systems["_group"].to_numpy() == g)
-        rows = judged[judged["_group"] == g]
-        for m in metrics:
-            cells += _system_cells(g, m, systems, idx, human, counts, level, seed)
-            if seg_level:
-                cells += _segment_cells(g, m, rows, human, average_by)
-                if pdp:
-                    cells += _pdp_cell(g, m, rows, human, n_resamples, level, seed, pdp_counts)
-                if spa:
-                    cells += _spa_cell(g, m, human, coverage[g], matrices[g], spa_permutations, notes)
-                if darr:
-                    cells += [_darr_cell(g, m, df[df["_group"] == g], darr, darr_threshold)]
-    constant = sum(c.left_out for c in cells if c.statistic == "seg_pearson")
-    if constant:
-        unit = "item" if average_by == "item" else "system"
-        notes.append(f"seg_pearson and seg_kendall averaged by {unit}: {constant} {unit}(s) where the metric's or the "
-                     "human's scores are constant left out over all cells (no correlation is defined there; "
-                     "mt-metrics-eval leaves them out too); each cell's count is its left_out")
+    cells = _group_cells(df, judged, systems, metrics, human, seg_level, statistics, counts, resampling, seed,
+                         (coverage, matrices), notes)
     glob = {m: _pooled(systems, m, human, counts, level, seed, "within", None) for m in metrics}
     cross = {m: _pooled(systems, m, human, counts, level, seed, "cross", scales) for m in metrics}
     if all(np.isnan(c.value) for c in cross.values()):
@@ -214,13 +133,9 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
         if not seg_level:
             raise InputError("span and detection statistics are segment-level; give a segment-level table",
                              argument="predicted_spans")
-        keys = [*by_cols, system, segment]
-        segs = frame.loc[judged.index, keys].astype(str).assign(_group=judged["_group"].to_numpy())
-        if spans.predicted:
-            span_sources = tuple(str(k) for k in spans.predicted)
-            cells += _span_cells(spans.gold, spans.predicted, segs, keys, spans.mismatch, n_resamples, level, seed)
-        cells += _detection_cells(judged, segs, keys, metrics, human, spans.gold, spans.error_free, spans.critical,
-                                  notes)
+        span_sources = tuple(str(k) for k in spans.predicted or ())
+        cells += _span_statistics(frame, judged, [*by_cols, system, str(segment)], metrics, human, spans,
+                                  resampling, seed, notes)
     if ceiling is not None:
         cells, glob, cross = _relative(cells, glob, cross, ceiling)
         notes.append(f"human ceiling: {ceiling} scored against {human} with the same statistics (its own row); "
@@ -229,6 +144,139 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                           average_by, system_scores if seg_level else "table", tuple(cells), glob,
                           {m: c for m, c in cross.items() if np.isfinite(c.value)}, coverage, level,
                           n_resamples, seed, tuple(notes), task, ranking, ceiling, span_sources)
+
+
+def _with_ceiling(frame: pd.DataFrame, metrics: list[str], human: str, ceiling: str) -> list[str]:
+    """``metrics`` and the human ceiling column, scored as one more row; a ceiling that is the human column, a
+    metric or no column is refused."""
+    if ceiling == human or ceiling in metrics:
+        raise InputError(f"ceiling={ceiling!r} is {'the human column' if ceiling == human else 'a metric'}; the "
+                         "ceiling is a second human column (another rater)", argument="ceiling", value=ceiling)
+    if ceiling not in frame.columns:
+        raise InputError(f"ceiling column {ceiling!r} not in the table (columns: {list(frame.columns)[:12]}); "
+                         "name the second human column", argument="ceiling", value=ceiling)
+    return [*metrics, ceiling]
+
+
+def _judged(df: pd.DataFrame, labelled: np.ndarray, human: str, notes: list[str]) -> pd.DataFrame:
+    """The rows with a human score; none is refused, and groups without any are named (note and warning)."""
+    judged = df[labelled]
+    if judged.empty:
+        raise InputError(f"human column {human!r} has no values; give the column with human scores",
+                         argument="human", value=human)
+    unjudged = sorted(set(df["_group"]) - set(judged["_group"]))
+    if unjudged:
+        msg = (f"{len(unjudged)} group(s) without any human score left out: {', '.join(unjudged[:8])}"
+               f"{' ...' if len(unjudged) > 8 else ''}")
+        notes.append(msg)
+        warnings.warn(msg, DataQualityWarning, stacklevel=3)
+    return judged
+
+
+def _span_statistics(frame: pd.DataFrame, judged: pd.DataFrame, keys: list[str], metrics: list[str], human: str,
+                     spans: Spans, resampling: Resampling, seed: Any, notes: list[str]) -> list[Cell]:
+    """The error-span F1 of each predicted span source against the gold spans, and each metric's error-free /
+    critical detection F1 (``keys``: the group, system and segment columns that join spans to rows)."""
+    segs = frame.loc[judged.index, keys].astype(str).assign(_group=judged["_group"].to_numpy())
+    cells: list[Cell] = []
+    if spans.predicted:
+        cells += _span_cells(spans.gold, spans.predicted, segs, keys, spans.mismatch, resampling.n_resamples,
+                             resampling.level, seed)
+    return cells + _detection_cells(judged, segs, keys, metrics, human, spans.gold, spans.error_free, spans.critical,
+                                    notes)
+
+
+def _negate_lower(df: pd.DataFrame, data: Any, metrics: list[str], lower_is_better: Sequence[str] | None,
+                  ceiling: str | None, notes: list[str]) -> None:
+    """Negate (in ``df``) the metrics whose lower scores are better: given, or as the leaderboard finds them."""
+    if lower_is_better is not None:
+        if isinstance(lower_is_better, str):
+            lower_is_better = [lower_is_better]
+        unknown = [c for c in lower_is_better if c not in metrics]
+        if unknown:
+            raise InputError(f"lower_is_better names {unknown[0]!r}, which is not among the metrics {metrics[:8]}; "
+                             "name metric columns only", argument="lower_is_better", value=unknown[0])
+    lower = metric_directions(data, metrics) if lower_is_better is None else [m for m in metrics
+                                                                                if m in set(lower_is_better)]
+    lower = [m for m in lower if m != ceiling]  # a human column reads higher as better, like ``human``
+    for m in lower:
+        df[m] = -df[m]
+    if lower:
+        notes.append(f"lower is better for {', '.join(lower)}: negated, so that every statistic reads higher as "
+                     "better (as WMT's tables do)")
+
+
+def _without(df: pd.DataFrame, frame: pd.DataFrame, exclude: list[str],
+             notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``df`` and ``frame`` without the systems matching a shell pattern of ``exclude``; a pattern that matches
+    nothing, or patterns that leave nothing, are refused."""
+    import fnmatch
+
+    hits = [df["_system"].map(lambda s, p=p: fnmatch.fnmatchcase(s, p)).to_numpy() for p in exclude]
+    idle = [p for p, hit in zip(exclude, hits, strict=True) if not hit.any()]
+    if idle:
+        names = sorted(df["_system"].unique())
+        raise InputError(f"exclude pattern {idle[0]!r} matches no system (systems: {names[:6]}"
+                         f"{' ...' if len(names) > 6 else ''}); check the pattern (shell style, case-sensitive)",
+                         argument="exclude", value=idle[0])
+    out = np.logical_or.reduce(hits)
+    if out.all():
+        raise InputError(f"exclude={list(exclude)} leaves out every system; check the patterns", argument="exclude")
+    notes.append(f"{df.loc[out, '_system'].nunique()} system name(s) matching {list(exclude)} left out")
+    return df[~out], frame[~out]
+
+
+def _segment_level(df: pd.DataFrame, frame: pd.DataFrame, segment: str | None, notes: list[str]) -> bool:
+    """Whether the table has several segments per (group, system) (then ``df["_segment"]`` names them); a
+    repeated (group, system, segment), or several rows per (group, system) without a segment column, is refused."""
+    seg_level = segment is not None and segment in frame.columns
+    if seg_level:
+        df["_segment"] = frame[segment].astype(str)
+        if df.duplicated(["_group", "_system", "_segment"]).any():
+            dup = df.loc[df.duplicated(["_group", "_system", "_segment"]), ["_group", "_system", "_segment"]].iloc[0]
+            raise InputError(f"{int(df.duplicated(['_group', '_system', '_segment']).sum())} row(s) repeat a "
+                             f"(group, system, segment), e.g. ({dup['_group']}, {dup['_system']}, {dup['_segment']}); "
+                             f"average or drop the repeats first, or name the segment column (segment=)",
+                             argument="segment", value=segment)
+        seg_level = bool(df.groupby(["_group", "_system"]).size().max() > 1)
+    if not seg_level:
+        if df.duplicated(["_group", "_system"]).any():
+            raise InputError(f"several rows per (group, system) but no segment column {segment!r}: name the "
+                             "segment column (segment=), or give one row per system", argument="segment",
+                             value=segment)
+        notes.append("the table is system-level (one row per group and system): its scores are the system scores")
+    return seg_level
+
+
+def _group_cells(df: pd.DataFrame, judged: pd.DataFrame, systems: pd.DataFrame, metrics: list[str], human: str,
+                 seg_level: bool, statistics: MetaStatistics, counts: Any, resampling: Resampling, seed: Any,
+                 tables: tuple[dict, dict], notes: list[str]) -> list[Cell]:
+    """Every per-group cell: system-level statistics, and at segment level the segment averages, PDP, SPA and
+    DARR as ``statistics`` asks. ``tables``: the SPA coverage and matrices per group of ``_system_table``."""
+    coverage, matrices = tables
+    level, n_resamples = resampling.level, resampling.n_resamples
+    pdp_counts: dict[str, Any] = {}  # PDP's bootstrap counts of the current group's size, shared by its metrics
+    cells: list[Cell] = []
+    for g in sorted(systems["_group"].unique()):
+        idx = np.flatnonzero(systems["_group"].to_numpy() == g)
+        rows = judged[judged["_group"] == g]
+        for m in metrics:
+            cells += _system_cells(g, m, systems, idx, human, counts, level, seed)
+            if seg_level:
+                cells += _segment_cells(g, m, rows, human, statistics.average_by)
+                if statistics.pdp:
+                    cells += _pdp_cell(g, m, rows, human, n_resamples, level, seed, pdp_counts)
+                if statistics.spa:
+                    cells += _spa_cell(g, m, human, coverage[g], matrices[g], statistics.spa_permutations, notes)
+                if statistics.darr:
+                    cells += [_darr_cell(g, m, df[df["_group"] == g], statistics.darr, statistics.darr_threshold)]
+    constant = sum(c.left_out for c in cells if c.statistic == "seg_pearson")
+    if constant:
+        unit = "item" if statistics.average_by == "item" else "system"
+        notes.append(f"seg_pearson and seg_kendall averaged by {unit}: {constant} {unit}(s) where the metric's or the "
+                     "human's scores are constant left out over all cells (no correlation is defined there; "
+                     "mt-metrics-eval leaves them out too); each cell's count is its left_out")
+    return cells
 
 
 def _span_cells(gold, predicted, segs, keys, mismatch, n_resamples, level, seed) -> list[Cell]:
