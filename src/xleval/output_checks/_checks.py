@@ -195,8 +195,6 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
     one boolean column per flag checked plus ``length_z``, ``src_chrf``, ``hyp_lang`` and ``langid_checked``.
     ``thresholds`` (:class:`FlagThresholds`): where the flags start.
     """
-    near_copy, length_z = thresholds.near_copy, thresholds.length_z
-    truncated_z, min_letters = thresholds.truncated_z, thresholds.min_letters
     require_columns(data, [hypothesis], what="data", argument="hypothesis")
     by = default_by(data.columns) if by is None else by  # the one default: lp if present, else tgt_lang
     by_cols = (by,) if isinstance(by, str) else tuple(by)
@@ -223,52 +221,23 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
     if "empty" in chosen:
         out["empty"] = empty
     if src is not None and ("copy_source" in chosen):
-        norm_s = F.normalised(src)
-        src_chrf = F.chrf_to(hyp, src)
-        near = (src_chrf >= near_copy) & ~empty
-        if ref is not None:  # a near copy is closer to the source than to the reference (names, headlines are not)
-            near &= src_chrf > F.chrf_to(hyp, ref)
-        copied = ((norm_h == norm_s) & (norm_h != "")) | near
-        if ref is not None:
-            ref_is_copy = (F.normalised(ref) == norm_s) | (F.chrf_to(ref, src) >= F.REFERENCE_COPY)
-            copied &= ~ref_is_copy
-        out["copy_source"] = copied
+        out["copy_source"], src_chrf = _copied_source(hyp, norm_h, src, ref, empty, thresholds.near_copy)
     if ref is not None and "identical_reference" in chosen:
         out["identical_reference"] = (norm_h == F.normalised(ref)) & (norm_h != "")
     codes = group_index(frame[list(by_cols)], names=list(by_cols), where="data").codes
     z = np.full(n, np.nan)
     if {"extreme_length", "truncated"} & set(chosen):
-        base = ref if ref is not None else src
-        assert base is not None  # _choose_flags kept these flags only with a source or reference
-        base_len = F.length_units(base)
-        ratio = np.log((F.length_units(hyp) + 1) / (base_len + 1))
-        ratio[empty | (base_len == 0)] = np.nan
-        z = F.robust_z(ratio, codes)
-        if "extreme_length" in chosen:
-            out["extreme_length"] = np.abs(np.nan_to_num(z, nan=0.0)) > length_z
-        if "truncated" in chosen and src is not None:
-            cut = np.array([F.ends_mid_sentence(h) and not F.ends_mid_sentence(s)
-                            for h, s in zip(hyp, src, strict=True)], dtype=bool)
-            out["truncated"] = cut & ~empty & (np.nan_to_num(z, nan=0.0) < -truncated_z)
+        z = _length_flags(hyp, src, ref, empty, codes, chosen, thresholds, out)
     hyp_lang = np.full(n, None, dtype=object)
     checked_lang = np.zeros(n, dtype=bool)
     identifier = None
     if "off_target" in chosen:
         ident = LanguageIdentifier(langid or "py3langid")
-        targets = frame["tgt_lang"].astype(str).to_numpy()
-        ident.check_known(sorted(set(targets)), column="tgt_lang")
         identifier = ident.version
-        checked_lang = (F.letter_count(hyp) >= min_letters)
-        if ref is not None:
-            rows = np.flatnonzero(checked_lang)
-            ref_lang = ident.identify([ref[i] for i in rows])
-            checked_lang[rows[~_accepted(targets[rows], ref_lang)]] = False
-        rows = np.flatnonzero(checked_lang)
-        hyp_lang[rows] = ident.identify([hyp[i] for i in rows])
-        off = np.zeros(n, dtype=bool)
-        off[rows] = ~_accepted(targets[rows], hyp_lang[rows])
-        out["off_target"] = off
-        notes.append(f"off_target checked on {int(checked_lang.sum())} of {n} rows (at least {min_letters} letters"
+        out["off_target"], hyp_lang, checked_lang = _off_target(ident, frame["tgt_lang"].astype(str).to_numpy(), hyp,
+                                                                ref, thresholds.min_letters)
+        notes.append(f"off_target checked on {int(checked_lang.sum())} of {n} rows (at least "
+                     f"{thresholds.min_letters} letters"
                      + (", and the reference identified as the target language)" if ref is not None else ")"))
     table = frame[[c for c in dict.fromkeys([*by_cols, *_keys(frame)]) if c in frame.columns]].reset_index(drop=True)
     for flag in F.FLAGS:
@@ -277,6 +246,61 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
     table["length_z"], table["src_chrf"] = z, src_chrf
     table["hyp_lang"], table["langid_checked"] = hyp_lang, checked_lang
     return table, [f for f in F.FLAGS if f in out], notes, identifier
+
+
+def _copied_source(hyp: list[str], norm_h: np.ndarray, src: list[str], ref: list[str] | None, empty: np.ndarray,
+                   near_copy: float) -> tuple[np.ndarray, np.ndarray]:
+    """``copy_source`` per row (the source itself, or chrF to it at least ``near_copy`` and closer to it than to
+    the reference; never where the reference copies the source too) and each row's chrF to its source."""
+    norm_s = F.normalised(src)
+    src_chrf = F.chrf_to(hyp, src)
+    near = (src_chrf >= near_copy) & ~empty
+    if ref is not None:  # a near copy is closer to the source than to the reference (names, headlines are not)
+        near &= src_chrf > F.chrf_to(hyp, ref)
+    copied = ((norm_h == norm_s) & (norm_h != "")) | near
+    if ref is not None:
+        ref_is_copy = (F.normalised(ref) == norm_s) | (F.chrf_to(ref, src) >= F.REFERENCE_COPY)
+        copied &= ~ref_is_copy
+    return copied, src_chrf
+
+
+def _length_flags(hyp: list[str], src: list[str] | None, ref: list[str] | None, empty: np.ndarray, codes: np.ndarray,
+                  chosen: Sequence[str], thresholds: FlagThresholds, out: dict[str, Any]) -> np.ndarray:
+    """``extreme_length`` and ``truncated`` (into ``out``, as ``chosen``) from the robust z of the log length
+    ratio to the reference (else the source) within each group; returns the z."""
+    base = ref if ref is not None else src
+    assert base is not None  # _choose_flags kept these flags only with a source or reference
+    base_len = F.length_units(base)
+    ratio = np.log((F.length_units(hyp) + 1) / (base_len + 1))
+    ratio[empty | (base_len == 0)] = np.nan
+    z = F.robust_z(ratio, codes)
+    if "extreme_length" in chosen:
+        out["extreme_length"] = np.abs(np.nan_to_num(z, nan=0.0)) > thresholds.length_z
+    if "truncated" in chosen and src is not None:
+        cut = np.array([F.ends_mid_sentence(h) and not F.ends_mid_sentence(s)
+                        for h, s in zip(hyp, src, strict=True)], dtype=bool)
+        out["truncated"] = cut & ~empty & (np.nan_to_num(z, nan=0.0) < -thresholds.truncated_z)
+    return z
+
+
+def _off_target(ident: Any, targets: np.ndarray, hyp: list[str], ref: list[str] | None,
+                min_letters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(off_target, hyp_lang, checked)`` per row: checked where the output has ``min_letters`` letters and the
+    reference (if any) is identified as the target language; off target where the output's language is not
+    accepted for the target."""
+    ident.check_known(sorted(set(targets)), column="tgt_lang")
+    n = len(hyp)
+    checked = (F.letter_count(hyp) >= min_letters)
+    if ref is not None:
+        rows = np.flatnonzero(checked)
+        ref_lang = ident.identify([ref[i] for i in rows])
+        checked[rows[~_accepted(targets[rows], ref_lang)]] = False
+    rows = np.flatnonzero(checked)
+    hyp_lang = np.full(n, None, dtype=object)
+    hyp_lang[rows] = ident.identify([hyp[i] for i in rows])
+    off = np.zeros(n, dtype=bool)
+    off[rows] = ~_accepted(targets[rows], hyp_lang[rows])
+    return off, hyp_lang, checked
 
 
 def _accepted(targets: np.ndarray, labels: np.ndarray) -> np.ndarray:
