@@ -182,27 +182,12 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
     if table.human is None:
         raise InputError("the evaluation needs the human column; give human=", argument="human")
     score, human, by_cols, system = table.score_column, table.human, list(table.by), table.system or "system"
-    budgets = _check_budgets(budgets)
-    if budget is not None:
-        _check_budgets([budget])
-    selections = tuple(selections)
-    if not selections or any(s not in SELECTIONS for s in selections):
-        raise InputError(f"selections={selections!r}: use one or both of {', '.join(SELECTIONS)}")
-    if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
-        raise InputError(f"n_folds must be an integer >= 2; got {n_folds!r}")
-    if not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
-        raise InputError(f"n_repeats must be an integer >= 1; got {n_repeats!r}")
+    budgets, selections = _checked_procedure(budgets, budget, selections, n_folds, n_repeats)
     rng, seed = make_rng(random_state)
     seed = seed if seed is not None else resolve_seed(rng)
     t = _Table(table)
     scale = human_scale_check(t.h, t.g_label, human, human_scale)
-    if len(t.sys_names) < 2:
-        raise InputError(f"system column {system!r} holds one system ({t.sys_names[0]!r}); the evaluation holds out "
-                         "systems and compares them: give a table of several systems (or name the system column with "
-                         "system=)", argument="system", value=system)
-    if len(t.sys_names) < n_folds:
-        raise InputError(f"{len(t.sys_names)} systems cannot be split into {n_folds} folds; use at most "
-                         f"{len(t.sys_names)} folds (n_folds={len(t.sys_names)})", argument="n_folds", value=n_folds)
+    _check_systems(t.sys_names, system, n_folds)
     # a direction the user gave that the labels contradict is refused, as `calibrate fit` refuses it; one that the
     # human scale's name fixes (MQM, ESA, DA, ...) stands: a few labels pointing the other way are noise
     named = direction_for(table.frame, human, human_scale) == human_higher_is_better
@@ -223,20 +208,9 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
     if budget is not None and (int(budget), DECISION_SELECTION) not in draws:
         draws.append((int(budget), DECISION_SELECTION))
     names = ["raw", "lgn", "anchored"] + [f"anchored@{k} {s}" for k, s in draws]
-    runs = {n: np.full((n_repeats, t.n_items), np.nan) for n in names}
-    caught_all: list[str] = []
     steps = Steps(progress, int(n_repeats) * int(n_folds) + 1)
-    for r in range(n_repeats):
-        # every fold split and every label draw on a stream of its own: the variants the decision reads
-        # are the same whichever budget curve is evaluated beside them
-        fold = _folds(t, n_folds, np.random.default_rng([seed, r]))
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            for k in range(n_folds):
-                _run_fold(t, fold, k, runs, r, draws, fold_direction, score_higher_is_better, seed)
-                steps.done()
-        caught_all += [f"{w.category.__name__}: {w.message}" for w in caught]
-    runs["raw"][:] = t.raw_items
+    runs, caught_all = _fold_runs(t, names, draws, (int(n_folds), int(n_repeats)), fold_direction,
+                                  score_higher_is_better, seed, steps)
     notes += _count_messages(caught_all)
     systems = t.item_frame(runs)
     scores = _score(t, runs, names, direction, score_higher_is_better, level, n_resamples, rng, seed, alternative)
@@ -248,6 +222,55 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
                                  t.n_items, len(t.group_names), int(n_folds), int(n_repeats), budgets, level,
                                  n_resamples, seed, tuple(notes), alternative, budget=budget, scale=scale,
                                  labels_per_group={str(g): int(n) for g, n in labels.items()})
+
+
+def _checked_procedure(budgets: Sequence[int], budget: int | None, selections: Sequence[str], n_folds: Any,
+                       n_repeats: Any) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The budget curve and selections, checked with the budget, folds and repeats; a bad one is refused."""
+    budgets = _check_budgets(budgets)
+    if budget is not None:
+        _check_budgets([budget])
+    selections = tuple(selections)
+    if not selections or any(s not in SELECTIONS for s in selections):
+        raise InputError(f"selections={selections!r}: use one or both of {', '.join(SELECTIONS)}")
+    if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
+        raise InputError(f"n_folds must be an integer >= 2; got {n_folds!r}")
+    if not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
+        raise InputError(f"n_repeats must be an integer >= 1; got {n_repeats!r}")
+    return budgets, selections
+
+
+def _check_systems(names: Any, system: str, n_folds: int) -> None:
+    """Refuse a table of one system, or of fewer systems than folds: the evaluation holds systems out."""
+    if len(names) < 2:
+        raise InputError(f"system column {system!r} holds one system ({names[0]!r}); the evaluation holds out "
+                         "systems and compares them: give a table of several systems (or name the system column with "
+                         "system=)", argument="system", value=system)
+    if len(names) < n_folds:
+        raise InputError(f"{len(names)} systems cannot be split into {n_folds} folds; use at most "
+                         f"{len(names)} folds (n_folds={len(names)})", argument="n_folds", value=n_folds)
+
+
+def _fold_runs(t: _Table, names: list[str], draws: list[tuple[int, str]], folds: tuple[int, int],
+               fold_direction: bool, score_higher_is_better: bool, seed: int,
+               steps: Steps) -> tuple[dict[str, np.ndarray], list[str]]:
+    """Every variant's out-of-fold item scores, ``(n_repeats, items)`` each (``raw``: the items' raw scores),
+    and the warnings the fold fits gave (``folds``: folds, repeats)."""
+    n_folds, n_repeats = folds
+    runs = {n: np.full((n_repeats, t.n_items), np.nan) for n in names}
+    caught_all: list[str] = []
+    for r in range(n_repeats):
+        # every fold split and every label draw on a stream of its own: the variants the decision reads
+        # are the same whichever budget curve is evaluated beside them
+        fold = _folds(t, n_folds, np.random.default_rng([seed, r]))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for k in range(n_folds):
+                _run_fold(t, fold, k, runs, r, draws, fold_direction, score_higher_is_better, seed)
+                steps.done()
+        caught_all += [f"{w.category.__name__}: {w.message}" for w in caught]
+    runs["raw"][:] = t.raw_items
+    return runs, caught_all
 
 
 def cap_budgets(budgets: tuple[int, ...], budget: int | None,
