@@ -205,7 +205,7 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
         notes = [missing_note if n.startswith("off_target") else n for n in notes]
     frame = data
     if "off_target" in chosen or any(c in ("lp", "src_lang", "tgt_lang") and c not in data.columns for c in by_cols):
-        from ..io.langs import add_language_columns
+        from ..io.langs import add_language_columns  # lazily: the language tables load only when needed
 
         frame = add_language_columns(data, "data")
     require_columns(frame, list(by_cols), what="data", argument="by")
@@ -228,9 +228,7 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
     z = np.full(n, np.nan)
     if {"extreme_length", "truncated"} & set(chosen):
         z = _length_flags(hyp, src, ref, empty, codes, chosen, thresholds, out)
-    hyp_lang = np.full(n, None, dtype=object)
-    checked_lang = np.zeros(n, dtype=bool)
-    identifier = None
+    hyp_lang, checked_lang, identifier = np.full(n, None, dtype=object), np.zeros(n, dtype=bool), None
     if "off_target" in chosen:
         ident = LanguageIdentifier(langid or "py3langid")
         identifier = ident.version
@@ -240,11 +238,8 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
                      f"{thresholds.min_letters} letters"
                      + (", and the reference identified as the target language)" if ref is not None else ")"))
     table = frame[[c for c in dict.fromkeys([*by_cols, *_keys(frame)]) if c in frame.columns]].reset_index(drop=True)
-    for flag in F.FLAGS:
-        if flag in out:
-            table[flag] = out[flag]
-    table["length_z"], table["src_chrf"] = z, src_chrf
-    table["hyp_lang"], table["langid_checked"] = hyp_lang, checked_lang
+    table = table.assign(**{f: out[f] for f in F.FLAGS if f in out}, length_z=z, src_chrf=src_chrf,
+                         hyp_lang=hyp_lang, langid_checked=checked_lang)
     return table, [f for f in F.FLAGS if f in out], notes, identifier
 
 
