@@ -177,26 +177,18 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
         raise InputError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)} (or None: no test)")
     score_higher_is_better = score_direction(data, score, score_higher_is_better)
     if system is None and not (isinstance(data, EvalTable) and data.system is not None):
-        system = "system"
+        system = "system"  # a frame's default; a table's own role otherwise
     table = as_table(data, score=score, human=human, by=by, system=system, default_by=DEFAULT_BY)
     if table.human is None:
         raise InputError("the evaluation needs the human column; give human=", argument="human")
     score, human, by_cols, system = table.score_column, table.human, list(table.by), table.system or "system"
     budgets, selections = _checked_procedure(budgets, budget, selections, n_folds, n_repeats)
     rng, seed = make_rng(random_state)
-    seed = seed if seed is not None else resolve_seed(rng)
-    t = _Table(table)
+    seed, t = (seed if seed is not None else resolve_seed(rng)), _Table(table)
     scale = human_scale_check(t.h, t.g_label, human, human_scale)
     _check_systems(t.sys_names, system, n_folds)
-    # a direction the user gave that the labels contradict is refused, as `calibrate fit` refuses it; one that the
-    # human scale's name fixes (MQM, ESA, DA, ...) stands: a few labels pointing the other way are noise
-    named = direction_for(table.frame, human, human_scale) == human_higher_is_better
-    if human_higher_is_better is not None and not named:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the folds' fits report what matters
-            build_anchored("g", "score", human, human_higher_is_better=human_higher_is_better,
-                           score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g_label, human=t.h,
-                                                                              systems=t.s)
+    if human_higher_is_better is not None and direction_for(table.frame, human, human_scale) != human_higher_is_better:
+        _refuse_contradicted(t, human, human_higher_is_better, score_higher_is_better)
     direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better)
     budgets, budget, capped = cap_budgets(budgets, budget, pd.Series(t.labelled).groupby(t.g_label).sum())
     notes += capped
@@ -204,10 +196,7 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
     # fit is told it with human_higher_is_better=): a small draw that cannot settle it alone would otherwise
     # fall back to offsets only, and the budget curve would measure that fallback, not the calibration
     fold_direction = human_higher_is_better if human_higher_is_better is not None else bool(direction > 0)
-    draws = [(k, s) for k in budgets for s in selections]
-    if budget is not None and (int(budget), DECISION_SELECTION) not in draws:
-        draws.append((int(budget), DECISION_SELECTION))
-    names = ["raw", "lgn", "anchored"] + [f"anchored@{k} {s}" for k, s in draws]
+    draws, names = _variants(budgets, selections, budget)
     steps = Steps(progress, int(n_repeats) * int(n_folds) + 1)
     runs, caught_all = _fold_runs(t, names, draws, (int(n_folds), int(n_repeats)), fold_direction,
                                   score_higher_is_better, seed, steps)
@@ -218,10 +207,31 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
     steps.done()
     labels = pd.Series(t.labelled).groupby(t.g_label).sum()
     return CalibrationEvaluation(score, human, tuple(by_cols), system, tuple(scores.values()), gain, systems,
-                                 direction, source, t.n_rows, int(t.labelled.sum()),
-                                 t.n_items, len(t.group_names), int(n_folds), int(n_repeats), budgets, level,
-                                 n_resamples, seed, tuple(notes), alternative, budget=budget, scale=scale,
+                                 direction, source, t.n_rows, int(t.labelled.sum()), t.n_items, len(t.group_names),
+                                 int(n_folds), int(n_repeats), budgets, level, n_resamples, seed, tuple(notes),
+                                 alternative, budget=budget, scale=scale,
                                  labels_per_group={str(g): int(n) for g, n in labels.items()})
+
+
+def _variants(budgets: tuple[int, ...], selections: tuple[str, ...],
+              budget: int | None) -> tuple[list[tuple[int, str]], list[str]]:
+    """The label draws of the budget curve (each budget by each selection, and the decision's own budget drawn
+    as the decision draws it) and the names of every variant compared."""
+    draws = [(k, s) for k in budgets for s in selections]
+    if budget is not None and (int(budget), DECISION_SELECTION) not in draws:
+        draws.append((int(budget), DECISION_SELECTION))
+    return draws, ["raw", "lgn", "anchored"] + [f"anchored@{k} {s}" for k, s in draws]
+
+
+def _refuse_contradicted(t: _Table, human: str, human_higher_is_better: bool, score_higher_is_better: bool) -> None:
+    """A direction the user gave that the labels contradict is refused, as `calibrate fit` refuses it (the fit on
+    every label raises); one that the human scale's name fixes (MQM, ESA, DA, ...) is not checked here: a few
+    labels pointing the other way are noise."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the folds' fits report what matters
+        build_anchored("g", "score", human, human_higher_is_better=human_higher_is_better,
+                       score_higher_is_better=score_higher_is_better).fit(t.x, groups=t.g_label, human=t.h,
+                                                                          systems=t.s)
 
 
 def _checked_procedure(budgets: Sequence[int], budget: int | None, selections: Sequence[str], n_folds: Any,
