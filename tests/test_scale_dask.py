@@ -16,6 +16,7 @@ from xleval.calibration import LGN, calibrate_frame, prepare_frame
 from xleval.io import write_table
 from xleval.metrics import Metric
 from xleval.scale import ApplyOptions, DaskBackend, apply_chunked, bias_chunked, fit_chunked, score_chunked
+from xleval.scale._backend import FramePart, ParquetPart, ReadSpec
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.dask
@@ -218,3 +219,50 @@ def test_the_first_task_on_a_worker_finds_a_batch_of_heap(cluster):
     # its own), which the workers keep: the first task's 48 MiB of buffers fault in no fresh page (7,200
     # without the warm-up), so a cluster's first fit is not slower than its next
     assert len(FRESH["faults"]) == 2 and all(n < 500 for n in FRESH["faults"]), FRESH["faults"]
+
+
+class _Future:
+    def __init__(self, log, value):
+        self.log, self.value = log, value
+
+    def result(self):
+        self.log.append("result")
+        return self.value
+
+    def cancel(self):
+        pass
+
+
+class _Client:
+    """Records the order of submissions and of results taken (no cluster)."""
+
+    def __init__(self):
+        self.log = []
+
+    def submit(self, func, part, *args, pure):
+        self.log.append("submit")
+        return _Future(self.log, func(part, *args))
+
+    def nthreads(self):
+        return {"tcp://a": 1, "tcp://b": 1}
+
+
+def _index(part):
+    return part.index if isinstance(part, ParquetPart) else part.batch.index
+
+
+@pytest.mark.parametrize("small, kind, submitted_first", [(True, "parquet", 10), (False, "parquet", 4),
+                                                          (True, "shipped", 4), (False, "shipped", 4)])
+def test_dask_map_bounds_what_can_pile_up_and_nothing_else(small, kind, submitted_first):
+    """Parts the workers read with small results (fit, bias) are all submitted before the first result is
+    taken, so no worker waits for the client; shipped batches or large results stay 2 per worker thread."""
+    from xleval.scale._readers import TableBatch
+
+    spec = ReadSpec("t.parquet", 10)
+    parts = [ParquetPart(spec, (i,), 10 * i, i) if kind == "parquet" else
+             FramePart(TableBatch(pd.DataFrame({"x": [i]}), i, i)) for i in range(10)]
+    client = _Client()
+    got = list(DaskBackend(client=client).map(_index, iter(parts), small=small))
+    assert got == list(range(10))  # in part order
+    assert client.log.index("result") == submitted_first
+    assert client.log.count("submit") == client.log.count("result") == 10
