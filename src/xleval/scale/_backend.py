@@ -164,7 +164,7 @@ class DaskBackend:
             self.client.run(warm_worker)
             # in the thread that runs the tasks (glibc gives each thread its own heap, an "arena")
             self.client.gather([self.client.submit(warm_task_thread, workers=[w], allow_other_workers=False, pure=False)
-                                for w in self.client.scheduler_info()["workers"]])
+                                for w in self.client.nthreads()])
         except ImportError as exc:
             self.__exit__()
             raise InputError(f"the Dask workers cannot import xleval ({exc}); install xleval (same version) on "
