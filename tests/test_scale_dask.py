@@ -221,6 +221,19 @@ def test_the_first_task_on_a_worker_finds_a_batch_of_heap(cluster):
     assert len(FRESH["faults"]) == 2 and all(n < 500 for n in FRESH["faults"]), FRESH["faults"]
 
 
+def _decoding_threads():
+    from xleval.scale._backend import DECODING
+
+    return DECODING["threads"]
+
+
+def test_workers_decode_their_parts_in_the_task_thread(cluster):
+    # a worker is one task thread per core: pyarrow's own decoding threads only compete with the other
+    # workers (docs/scale.md); the client keeps them (it reads alone while the workers compute)
+    assert set(cluster.client.run(_decoding_threads).values()) == {False}
+    assert _decoding_threads() is True
+
+
 class _Future:
     def __init__(self, log, value):
         self.log, self.value = log, value

@@ -78,11 +78,18 @@ class ParquetPart:
         cols = parquet_columns(pf.schema_arrow.names, self.spec.columns, self.spec.read_columns)
         start = self.start
         for i, rb in enumerate(pf.iter_batches(batch_size=self.spec.chunk_size, row_groups=list(self.row_groups),
-                                               columns=cols)):
+                                               columns=cols, use_threads=DECODING["threads"])):
             batch = finish_batch(rb.to_pandas(), start, self.index * 1_000_000 + i, self.spec.columns,
                                  self.spec.numeric, self.spec.name)
             start = batch.stop
             yield batch
+
+
+# Whether pyarrow decodes a part's columns on its own threads: yes in the client and a single process (a
+# second core helps), no in the workers of a local cluster (set by warm_task_thread): each worker is one task
+# thread per core, pyarrow's threads there only compete with the other workers, and a fresh decoding thread's
+# first batches cost 0.05-0.1 CPU-s more than its later ones.
+DECODING = {"threads": True}
 
 
 class LocalBackend:
@@ -255,17 +262,37 @@ def warm_worker() -> None:
 
 
 WARM_HEAP = 4  # blocks of 16 MiB: the heap a batch of about a million rows takes (a 1M-row LGN fit task: 3,600 pages)
+WARM_ROWS = 1 << 20  # rows of the table decoded once by warm_task_thread
 
 
 def warm_task_thread() -> None:
-    """Grow the heap of the worker's task thread by what a batch takes, once: the freed blocks stay with the
-    worker (its ``MALLOC_TRIM_THRESHOLD_`` is 256 MiB, :data:`WORKER_MALLOC`), so the first batch does not
-    fault in fresh pages (a first 10M-row LGN fit on a fresh cluster: ~7,000 page faults before, ~600
-    after; under load their system time reached 0.2-0.4 s). Skipped where freed memory is handed back."""
+    """Prepare the worker's task thread for batches of about a million rows, once, where the worker keeps
+    freed memory (its ``MALLOC_TRIM_THRESHOLD_`` is xleval's, :data:`WORKER_MALLOC`; skipped elsewhere):
+
+    * Parquet parts are decoded in this thread (:data:`DECODING`), and a table of :data:`WARM_ROWS`
+      rows (a dictionary and a float column, zstd) is written and decoded in memory, so pyarrow's
+      memory for a batch is in place (a first 10M-row fit cost the workers 0.43-0.57 CPU-s, the next
+      ones 0.37-0.40; with this, the first one 0.37-0.40 too; ~0.1-0.2 s more start-up);
+    * the heap grows by what a batch takes (glibc gives each thread its own heap) and the worker keeps
+      it, so the first batch does not fault in fresh pages (a first 10M-row fit: ~7,000 page faults
+      before, ~600 after; under load their system time reached 0.2-0.4 s)."""
     if os.environ.get("MALLOC_TRIM_THRESHOLD_") != WORKER_MALLOC["MALLOC_TRIM_THRESHOLD_"]:
         return
-    import numpy as np
+    import io
 
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    DECODING["threads"] = False
+    rng = np.random.default_rng(0)
+    codes = pa.array(rng.integers(0, 2, WARM_ROWS).astype(np.int8))
+    table = pa.table({"lang": pa.DictionaryArray.from_arrays(codes, pa.array(["de", "en"])),
+                      "score": rng.standard_normal(WARM_ROWS)})
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd", row_group_size=WARM_ROWS)
+    for rb in pq.ParquetFile(pa.BufferReader(sink.getvalue()), pre_buffer=False).iter_batches(use_threads=False):
+        rb.to_pandas()
     blocks = [np.ones(1 << 21) for _ in range(WARM_HEAP)]  # each under the 32 MiB mmap threshold: from the heap
     del blocks
 
