@@ -122,6 +122,11 @@ def child(kind: str, src: str, out: str, chunk: int, backend: str) -> None:
     if kind == "score":
         score_child(src, out, chunk, backend)
         return
+    if kind == "same":  # in a child: two 10M-row tables read here would stay in the parent's peak RSS, which
+        import pyarrow.parquet as pq  # a forked child inherits (ru_maxrss counts the RSS before its exec)
+
+        print(json.dumps({"same": pq.read_table(src).equals(pq.read_table(out))}))
+        return
 
     from xleval.calibration import LGN
     from xleval.scale import apply_chunked, fit_chunked
@@ -168,13 +173,11 @@ def numpy_reference(rows: int, chunk: int) -> float:
 def _dask_fit_apply(src: Path, outs: list[Path], chunk: str, chunk_size: int) -> float:
     """(b) once: a fresh single process, then a fresh 2-worker cluster; prints them; returns the first fit's
     speed-up."""
-    import pyarrow.parquet as pq
-
     gb = 1024 ** 3
     single = run_child(["fit_apply", str(src), str(outs[0]), chunk, "local"])
     dask = run_child(["fit_apply", str(src), str(outs[1]), chunk, "dask"])
     same_model = single["model"] == dask["model"]
-    same_out = pq.read_table(outs[0]).equals(pq.read_table(outs[1]))
+    same_out = run_child(["same", str(outs[0]), str(outs[1]), chunk, "local"])["same"]
     s_tot, d_tot = single["fit_s"] + single["apply_s"], dask["fit_s"] + dask["apply_s"]
     print(f"(b) LGN fit + apply, {single['rows']:,} rows, chunk {chunk_size:,}, 2 Dask workers "
           f"(LocalCluster, 1 thread each); {_load()}")
@@ -253,9 +256,8 @@ def main() -> None:
         outs = [root / "out_d1.parquet", root / "out_d2.parquet"]
         single = run_child(["score", str(src), str(outs[0]), chunk, "local"])
         dask = run_child(["score", str(src), str(outs[1]), chunk, "dask"])
-        import pyarrow.parquet as pq
 
-        same = pq.read_table(outs[0]).equals(pq.read_table(outs[1]))
+        same = run_child(["same", str(outs[0]), str(outs[1]), chunk, "local"])["same"]
         print(f"(d) score_chunked BLEU (13a) + chrF on {single['rows']:,} rows, chunk {args.chunk_size:,}, "
               f"2 Dask workers (LocalCluster, 1 thread each); {_load()}")
         print(f"    single process {single['score_s']:.1f} s (CPU {single['client_cpu']:.1f}); 2 workers "
