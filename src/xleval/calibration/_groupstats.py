@@ -124,13 +124,21 @@ class GroupStats:
         codes = np.asarray(codes, dtype=np.intp)
         k = len(keys)
         finite = np.isfinite(values)
-        n_nonfinite = np.bincount(codes[~finite], minlength=k).astype(np.int64)
-        v, c = values[finite], codes[finite]
+        if finite.all():  # the usual case: no copies of the scores and codes (a batch's memory, 2x its columns)
+            n_nonfinite = np.zeros(k, dtype=np.int64)
+            v, c = values, codes
+        else:
+            n_nonfinite = np.bincount(codes[~finite], minlength=k).astype(np.int64)
+            v, c = values[finite], codes[finite]
         count = np.bincount(c, minlength=k).astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             mean = np.bincount(c, weights=v, minlength=k) / count
             mean = np.where(count > 0, mean, 0.0)
-            m2 = np.bincount(c, weights=(v - mean[c]) ** 2, minlength=k)
+            dev = mean[c]  # (v - mean[c]) ** 2 in one buffer: the same values, bit for bit
+            np.subtract(v, dev, out=dev)
+            np.square(dev, out=dev)
+            m2 = np.bincount(c, weights=dev, minlength=k)
+            del dev
         _check_representable(keys, count, mean, m2, v, c)
         gmin = np.full(k, np.inf)
         gmax = np.full(k, -np.inf)

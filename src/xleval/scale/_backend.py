@@ -78,11 +78,18 @@ class ParquetPart:
         cols = parquet_columns(pf.schema_arrow.names, self.spec.columns, self.spec.read_columns)
         start = self.start
         for i, rb in enumerate(pf.iter_batches(batch_size=self.spec.chunk_size, row_groups=list(self.row_groups),
-                                               columns=cols)):
+                                               columns=cols, use_threads=DECODING["threads"])):
             batch = finish_batch(rb.to_pandas(), start, self.index * 1_000_000 + i, self.spec.columns,
                                  self.spec.numeric, self.spec.name)
             start = batch.stop
             yield batch
+
+
+# Whether pyarrow decodes a part's columns on its own threads: yes in the client and a single process (a
+# second core helps), no in the workers of a local cluster (set by warm_task_thread): each worker is one task
+# thread per core, pyarrow's threads there only compete with the other workers, and a fresh decoding thread's
+# first batches cost 0.05-0.1 CPU-s more than its later ones.
+DECODING = {"threads": True}
 
 
 class LocalBackend:
@@ -93,7 +100,7 @@ class LocalBackend:
     def parts(self, spec: ReadSpec) -> Iterator[FramePart]:
         return (FramePart(b) for b in spec.batches())
 
-    def map(self, func: Callable, parts: Iterable, *args: Any) -> Iterator[Any]:
+    def map(self, func: Callable, parts: Iterable, *args: Any, small: bool = False) -> Iterator[Any]:
         return (func(part, *args) for part in parts)
 
     def share(self, obj: Any) -> Any:
@@ -106,13 +113,24 @@ class LocalBackend:
         return None
 
 
+# The glibc malloc settings of the local workers (docs/scale.md, "Where the time goes"). Dask's nanny starts
+# workers with MALLOC_TRIM_THRESHOLD_=65536 (to hand freed memory back to the system); that turns off glibc's
+# adaptive mmap threshold, so every batch-sized buffer is a fresh mmap whose pages fault in again (~30% more
+# CPU in BLEU/chrF tasks). A worker is a batch loop instead: buffers up to 32 MiB (the most glibc's adaptive
+# threshold reaches; a float column of 4M rows) come from the heap, and up to 256 MiB of freed heap is kept
+# for the next batch rather than returned and faulted in again (an LGN fit of 1M-row batches: 2,200 page
+# faults per batch before, ~20 after; 0.08 -> 0.01 system CPU-s per 10M rows, ~10% less wall time).
+WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "33554432", "MALLOC_TRIM_THRESHOLD_": "268435456"}
+
+
 class DaskBackend:
     """A Dask cluster: ``scheduler`` address (``tcp://host:8786``) or a local cluster of ``workers``
     processes (one thread each) on loopback. Use as a context manager; the local cluster is closed
     on exit, a remote scheduler is only disconnected from.
 
-    ``in_flight`` bounds the parts submitted and not yet consumed (default: 2 per worker thread),
-    so a large input never sits in cluster memory at once.
+    ``in_flight`` bounds the parts submitted and not yet consumed (default: 2 per worker thread) when
+    the client ships their batches or their results are large (scored or calibrated columns), so a
+    large input never sits in cluster memory at once; see :meth:`map`.
     """
 
     name = "dask"
@@ -145,15 +163,15 @@ class DaskBackend:
         else:
             import dask
 
-            # Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536 (to hand freed memory back to the
-            # system); setting it turns off glibc's adaptive mmap threshold, so every batch-sized buffer is a
-            # fresh mmap whose pages fault in again: ~30% more CPU in BLEU/chrF tasks (docs/scale.md)
-            with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+            with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in WORKER_MALLOC.items()}):
                 self._cluster = LocalCluster(n_workers=self.workers or 2, threads_per_worker=self.threads_per_worker,
                                              processes=self.processes, host="127.0.0.1", dashboard_address=None)
             self.client = Client(self._cluster)
         try:
             self.client.run(warm_worker)
+            # in the thread that runs the tasks (glibc gives each thread its own heap, an "arena")
+            self.client.gather([self.client.submit(warm_task_thread, workers=[w], allow_other_workers=False, pure=False)
+                                for w in self.client.nthreads()])
         except ImportError as exc:
             self.__exit__()
             raise InputError(f"the Dask workers cannot import xleval ({exc}); install xleval (same version) on "
@@ -188,13 +206,22 @@ class DaskBackend:
         """Send ``obj`` (e.g. a fitted model) to every worker once; tasks receive it by reference."""
         return self.client.scatter(obj, broadcast=True, hash=False)
 
-    def map(self, func: Callable, parts: Iterable, *args: Any) -> Iterator[Any]:
-        """``func(part, *args)`` for every part on the cluster; results in part order."""
-        window = self.in_flight or 2 * self.n_threads
+    def map(self, func: Callable, parts: Iterable, *args: Any, small: bool = False) -> Iterator[Any]:
+        """``func(part, *args)`` for every part on the cluster; results in part order.
+
+        At most ``in_flight`` parts are submitted and not yet consumed, so shipped batches and large
+        results (score or calibrated columns) never pile up in cluster memory. ``small`` results (a fit's
+        or bias statistics' summary, a few KB) of parts the workers read themselves (:class:`ParquetPart`)
+        are not bounded: every part is submitted at once and the scheduler hands them out as workers
+        free up, so no worker waits for the client to take an earlier result before it gets the next part."""
+        window = 0
         pending: collections.deque = collections.deque()
         try:
             for part in parts:
                 pending.append(self.client.submit(func, part, *args, pure=False))
+                if small and isinstance(part, ParquetPart):
+                    continue
+                window = window or self.in_flight or 2 * self.n_threads
                 if len(pending) >= window:
                     yield pending.popleft().result()
             while pending:
@@ -232,6 +259,42 @@ def warm_worker() -> None:
         from ..metrics import _aot
 
         _aot.load()  # the compiled BLEU/chrF kernels when built (never builds them: a fit needs none)
+
+
+WARM_HEAP = 4  # blocks of 16 MiB: the heap a batch of about a million rows takes (a 1M-row LGN fit task: 3,600 pages)
+WARM_ROWS = 1 << 20  # rows of the table decoded once by warm_task_thread
+
+
+def warm_task_thread() -> None:
+    """Prepare the worker's task thread for batches of about a million rows, once, where the worker keeps
+    freed memory (its ``MALLOC_TRIM_THRESHOLD_`` is xleval's, :data:`WORKER_MALLOC`; skipped elsewhere):
+
+    * Parquet parts are decoded in this thread (:data:`DECODING`), and a table of :data:`WARM_ROWS`
+      rows (a dictionary and a float column, zstd) is written and decoded in memory, so pyarrow's
+      memory for a batch is in place (a first 10M-row fit cost the workers 0.43-0.57 CPU-s, the next
+      ones 0.37-0.40; with this, the first one 0.37-0.40 too; ~0.1-0.2 s more start-up);
+    * the heap grows by what a batch takes (glibc gives each thread its own heap) and the worker keeps
+      it, so the first batch does not fault in fresh pages (a first 10M-row fit: ~7,000 page faults
+      before, ~600 after; under load their system time reached 0.2-0.4 s)."""
+    if os.environ.get("MALLOC_TRIM_THRESHOLD_") != WORKER_MALLOC["MALLOC_TRIM_THRESHOLD_"]:
+        return
+    import io
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    DECODING["threads"] = False
+    rng = np.random.default_rng(0)
+    codes = pa.array(rng.integers(0, 2, WARM_ROWS).astype(np.int8))
+    table = pa.table({"lang": pa.DictionaryArray.from_arrays(codes, pa.array(["de", "en"])),
+                      "score": rng.standard_normal(WARM_ROWS)})
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd", row_group_size=WARM_ROWS)
+    for rb in pq.ParquetFile(pa.BufferReader(sink.getvalue()), pre_buffer=False).iter_batches(use_threads=False):
+        rb.to_pandas()
+    blocks = [np.ones(1 << 21) for _ in range(WARM_HEAP)]  # each under the 32 MiB mmap threshold: from the heap
+    del blocks
 
 
 def _row_group_parts(spec: ReadSpec, meta: Any) -> list[ParquetPart]:

@@ -67,7 +67,7 @@ def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAUL
     params = model.get_params()
     with _backend_context(backend) as be:
         fitted: list[LGN] = []
-        for batches in be.map(_fit_part, be.parts(spec), params, sig):
+        for batches in be.map(_fit_part, be.parts(spec), params, sig, small=True):
             fitted.extend(batches)
             if progress is not None:
                 progress(sum(int(b.by_stats_.count.sum() + b.by_stats_.n_nonfinite.sum()) for b in batches))
@@ -316,7 +316,7 @@ def bias_chunked(path: str | os.PathLike, score: str, by: str | list[str] | None
                     if c not in _LANGUAGE_COLUMNS]], numeric=[score], read_columns=[score, *cols, *_LANGUAGE_COLUMNS])
     with _backend_context(backend) as be:
         stats: GroupStats | None = None
-        for part_stats in be.map(_bias_part, be.parts(spec), score, cols):
+        for part_stats in be.map(_bias_part, be.parts(spec), score, cols, small=True):
             stats = part_stats if stats is None else stats.merge(part_stats)
     assert stats is not None  # a table has at least one part (an empty one is refused when read)
     return _bias_result(stats, score, "+".join(cols) if len(cols) > 1 else cols[0])
