@@ -253,6 +253,7 @@ DRAWS_ALLOWED = {
     "calibration/_drift.py": "the drift probe: which few rows per group a calibrator keeps (not resampling)",
     "decision/_compare.py": "cross-validation folds (the resamples come from stats.stratified_resample_counts)",
     "leaderboard/_board.py": "one seed per group, drawn from the resolved generator",
+    "scale/_backend.py": "the Dask workers' warm-up table: fixed data (seed 0) decoded once, no statistic",
     "_base/seeding.py": "the one seed resolver",
 }
 _DRAW = re.compile(r"default_rng\(|SeedSequence\(|RandomState\(|\brng\.(integers|choice|multinomial|permutation|"
