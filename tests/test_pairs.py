@@ -115,3 +115,45 @@ def test_cli_pairs_file_tsv_and_json(tmp_path, cli):
     payload = json.loads((tmp_path / "p.json").read_text())
     assert len(payload["table"]) == 15 and payload["summary"] and set(payload["declared"]) == {"within", "across",
                                                                                                "all"}
+
+
+def test_share_words_keep_a_decimal_only_where_a_share_would_round_to_0_or_100_percent():
+    from xleval.calibration._pairs import share_words
+
+    assert share_words(19, 4197) == "19 of 4,197 (0.5%)"  # not "0%" beside 19 decided pairs
+    assert share_words(0, 753) == "0 of 753 (0%)"
+    assert share_words(30, 75) == "30 of 75 (40%)"
+    assert share_words(995, 1000) == "995 of 1,000 (99.5%)"
+    assert share_words(1000, 1000) == "1,000 of 1,000 (100%)"
+    assert share_words(0, 0) == "none"
+
+
+def test_a_verdict_prints_its_three_numbers_to_one_precision():
+    from xleval.calibration._pairs import _pair_words
+
+    row = pd.Series({"group_a": "cs-en", "system_a": "A", "group_b": "ha-en", "system_b": "B", "verdict": "A better",
+                     "difference": 11.2345, "diff_low": 0.0763, "diff_high": 22.5432})
+    assert _pair_words(row) == "cs-en/A above ha-en/B (+11.2 [0.1, 22.5])"  # was (+11.2 [0.0763, 22.5])
+    row = row.copy()
+    row.update({"verdict": "B better", "difference": -0.12345, "diff_low": -0.40123, "diff_high": -0.0123})
+    assert _pair_words(row) == "ha-en/B above cs-en/A (-0.123 [-0.401, -0.012])"
+
+
+def test_few_decided_comparisons_name_the_labels_per_system_and_the_plan_command(tmp_path, cli):
+    sim = _examples()
+    frame, _ = sim.world(np.random.default_rng(4), "lgn", 4, n_systems=5, n_labels=20)  # 4 labels per system
+    path = tmp_path / "w.tsv"
+    frame.to_csv(path, sep="\t", index=False)
+    rc, _, err = cli("leaderboard", path, "--score", "score", "--by", "lp", "--human", "human", "--method",
+                     "anchored", "--human-scale", "da", "--n-resamples", "100", "--pairs", tmp_path / "p.tsv")
+    assert rc == 0, err
+    table = pd.read_csv(tmp_path / "p.tsv", sep="\t")
+    across = table[table["scope"] == "across"]
+    told = int((across["verdict"] != "cannot tell").sum())
+    assert told < 0.1 * len(across)
+    flat = " ".join(err.split())
+    assert f"a verdict for {told} of {len(across)} (" in flat
+    assert f"note: the labels decide {told} of {len(across)} (" in flat and "about 4 human labels per system" in flat
+    labels = int(frame["human"].notna().sum())  # 80: the plan asks for twice as many in all
+    assert f"xleval calibrate plan {path} --budget {2 * labels} --score score --by lp --human human" in flat
+    assert "xleval.calibration" not in flat  # the command line names its command, not the library's function

@@ -51,7 +51,8 @@ def test_the_report_states_which_cells_differ_from_the_boards_draws():
     report = build_mt_report(analysis)
     assert report.summary["which_cells_differ"]["across"] == told["across"]
     section = next(s for s in report.sections if s.id == "pairs")
-    assert f"{len(decided)} ({told['across']:.0%}) are told apart" in section.paragraphs[0]
+    assert f"{len(decided)} of 75 ({len(decided) / 75:.0%}) are told apart" in section.paragraphs[0]
+    assert not again.notes  # a third and more decided: nothing to say about more labels
     assert "Which cells differ" in render_html(report)
     # the calibration section states what the labels said between LGN's and the raw scale's prior
     facts = dict(next(s for s in report.sections if s.id == "calibration").facts)

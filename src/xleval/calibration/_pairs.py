@@ -17,6 +17,7 @@ B?"), at the stated level.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,6 +58,15 @@ class CellPairs(Result):
         out["all"] = float((t["verdict"] != "cannot tell").mean()) if len(t) else float("nan")
         return out
 
+    def counts(self) -> dict[str, tuple[int, int]]:
+        """``(pairs with a verdict, pairs)`` ``within`` a group and ``across`` groups."""
+        t = self.table
+        out = {}
+        for scope in ("within", "across"):
+            sel = t[t["scope"] == scope]
+            out[scope] = (int((sel["verdict"] != "cannot tell").sum()), len(sel))
+        return out
+
     def summary(self, *, top: int = 3) -> list[str]:
         """One line per pair of groups (and per group, within): how many of its cell pairs differ, and the
         clearest of them ("de-en vs zh-en: 12 of 64 pairs differ; e.g. de-en/A > zh-en/B by 3.1 [0.4, 5.9]")."""
@@ -79,7 +89,19 @@ class CellPairs(Result):
 def _pair_words(r) -> str:
     a, b = f"{r.group_a}/{r.system_a}", f"{r.group_b}/{r.system_b}"
     better, worse = (a, b) if r.verdict == "A better" else (b, a)
-    return f"{better} above {worse} ({r.difference:+.3g} [{r.diff_low:.3g}, {r.diff_high:.3g}])"
+    # one number of decimals for the three, from the interval's width (3 significant digits of it): a bound near
+    # 0 printed as 0.0763 beside 22.5 claims a precision the interval does not have
+    width = abs(r.diff_high - r.diff_low)
+    places = max(0, 2 - math.floor(math.log10(width))) if width > 0 and math.isfinite(width) else 3
+    return (f"{better} above {worse} ({r.difference:+.{places}f} [{r.diff_low:.{places}f}, "
+            f"{r.diff_high:.{places}f}])")
+
+
+def share_words(told: int, n: int) -> str:
+    """``"19 of 4,402 (0.4%)"``: a count and its share; a share that would round to 0% or 100% keeps a decimal."""
+    share = told / n if n else float("nan")
+    places = 1 if 0 < share < 0.01 or 0.99 < share < 1 else 0
+    return f"{told:,} of {n:,} ({share:.{places}%})" if n else "none"
 
 
 def cell_pairs(groups, systems, points, draws, *, level: float = 0.95, higher_is_better: bool = True,

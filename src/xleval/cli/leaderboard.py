@@ -103,22 +103,34 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
         board = dataclasses.replace(board, notes=(*said, *board.notes))
     _write(board, fmt, output)
     if pairs_path is not None:
-        _write_pairs(board, pairs_path)
+        from ._advice import _TABLE
+
+        labels = int(board.rows["n_human"].fillna(0).sum()) if "n_human" in board.rows else 0
+        # twice the labels there are: the plan says how many more per group and which rows
+        plan = commands.command("calibrate", "plan", _TABLE, "--budget", str(2 * labels), "--score", score,
+                                *(["--by", by] if by else []), *(["--human", human] if human else []),
+                                *(["--system", system] if system != "system" else [])) if labels else None
+        _write_pairs(board, pairs_path, plan)
 
 
-def _write_pairs(board, path: Path) -> None:
-    """The pairs of cells as TSV (or JSON for a .json name), and their summary on stderr."""
+def _write_pairs(board, path: Path, plan: str | None) -> None:
+    """The pairs of cells as TSV (or JSON for a .json name), and their summary on stderr; ``plan``: the
+    ``calibrate plan`` command the notes name where the labels decide few comparisons."""
     from .._base.terminal import data_text
+    from ..calibration._pairs import share_words
+    from ..leaderboard._board import PLAN_LABELS
 
     pairs = board.pairs()
     if path.suffix.lower() == ".json":
         emit_json({**pairs.to_dict(), "summary": pairs.summary()}, path)
     else:
         emit_tsv(pairs.table, path, float_format=lambda v: repr(float(v)))
-    share = {k: "no" if v != v else f"{v:.0%}" for k, v in pairs.declared().items()}  # NaN: no such pairs
-    err_console.print(data_text(f"wrote {len(pairs.table)} pairs of cells to {path}: a verdict for {share['across']} "
-                                f"of the pairs across {board.by} and {share['within']} within (the rest: cannot tell "
-                                f"at {board.level:.0%})"), soft_wrap=True)
+    counts = {k: share_words(*v) for k, v in pairs.counts().items()}
+    err_console.print(data_text(f"wrote {len(pairs.table)} pairs of cells to {path}: a verdict for {counts['across']} "
+                                f"of the pairs across {board.by} and {counts['within']} within (the rest: cannot "
+                                f"tell at {board.level:.0%})"), soft_wrap=True)
+    for note in pairs.notes:
+        err_console.print(data_text("note: " + (note.replace(PLAN_LABELS, plan) if plan else note)), soft_wrap=True)
     for line in pairs.summary():
         err_console.print(data_text(line), soft_wrap=True)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -50,6 +50,10 @@ COLUMNS = ("group", "system", "n_segments", "raw", "raw_ci_low", "raw_ci_high", 
 HUMAN_TARGET = ("human cell mean and its rank (label error of the map, system deviation, the cell's own segments, "
                 "test-set sampling)")
 SAMPLING_TARGET = "score under test-set resampling (calibration map fixed)"
+# below this share of the cross-group pairs decided, the pairs say what would decide more, and where to plan
+# labels (the command line puts its `calibrate plan` command in its place)
+FEW_DECIDED = 0.10
+PLAN_LABELS = "xleval.calibration.plan_labels"
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,9 +131,25 @@ class Leaderboard(Result):
         if self.draws is None:
             raise InputError("this leaderboard keeps no draws (built before pairs existed); build it again")
         target = self.intervals.get("calibrated", "")
-        return cell_pairs(self.rows["group"].to_numpy(), self.rows["system"].to_numpy(),
-                          self.rows["calibrated"].to_numpy(dtype=float), self.draws, level=self.level,
-                          higher_is_better=self.higher_is_better, target=target, scope=scope)
+        pairs = cell_pairs(self.rows["group"].to_numpy(), self.rows["system"].to_numpy(),
+                           self.rows["calibrated"].to_numpy(dtype=float), self.draws, level=self.level,
+                           higher_is_better=self.higher_is_better, target=target, scope=scope)
+        return replace(pairs, notes=self._few_decided(pairs))
+
+    def _few_decided(self, pairs: Any) -> tuple[str, ...]:
+        """A note where the labels decide few comparisons across groups (under :data:`FEW_DECIDED`), naming the
+        labels per system behind them and what would decide more (docs/calibration.md, "Which cells differ")."""
+        from ..calibration._pairs import share_words
+
+        told, n = pairs.counts()["across"]
+        labelled = self.rows["n_human"].to_numpy(dtype=float) if "n_human" in self.rows else np.array([])
+        labelled = labelled[np.isfinite(labelled) & (labelled > 0)]
+        if not self.uncertainty or n == 0 or told >= FEW_DECIDED * n or not len(labelled):
+            return ()
+        return (f"the labels decide {share_words(told, n)} of the comparisons across {self.by}: with about "
+                f"{np.mean(labelled):.0f} human labels per system, each system's deviation from the common line and "
+                "each group's offset stay too uncertain; more labels per system decide more (plan them: "
+                f"{PLAN_LABELS})",)
 
 
 def _unit_column(frame: pd.DataFrame, unit: str | None) -> tuple[str | None, str]:

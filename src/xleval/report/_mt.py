@@ -298,7 +298,7 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
         told = a.pairs.declared()
         report_summary = {**report_summary, "which_cells_differ": {
             "level": a.pairs.level, "across": told["across"], "within": told["within"],
-            "summary": a.pairs.summary()}}
+            "summary": a.pairs.summary(), "notes": list(a.pairs.notes)}}
     return Report(title or f"xleval report: {a.score} by {a.group}", tuple(sections), facts, report_summary,
                   tuple(a.board.to_dict()["rows"]))
 
@@ -442,21 +442,25 @@ def _pairs_section(a: MTAnalysis) -> Section:
     """Which (group, system) cells differ: the share of pairs the intervals decide, across groups and within,
     and one line per pair of groups (the leaderboard's joint draws; ``xleval leaderboard --pairs FILE``
     writes every pair)."""
+    from ..calibration._pairs import share_words
+    from ..leaderboard._board import PLAN_LABELS
+
     pairs = a.pairs
-    told = pairs.declared()
-    t = pairs.table
-    across = t[t["scope"] == "across"]
-    n_across, n_told = len(across), int((across["verdict"] != "cannot tell").sum())
+    counts = pairs.counts()
+    n_told, n_across = counts["across"]
     level = f"{pairs.level:.0%}"
-    lead = (f"Of the {n_across} pairs of cells from different groups, {n_told} ({told['across']:.0%}) are told apart: "
+    lead = (f"Of the {n_across:,} pairs of cells from different groups, {share_words(n_told, n_across)} are told "
+            "apart: "
             f"the {level} interval of their calibrated difference excludes 0 (offsets, slope, each cell's deviation "
             "from the line and test-set sampling drawn jointly, so one group's offset error cancels within the group "
             "and counts once across groups). The rest say \"cannot tell\": the labels do not settle them."
             if n_across else "One group: every pair is within it.")
-    within = f"Within groups, {told['within']:.0%} of the pairs are told apart." if told["within"] == told["within"] \
+    within = f"Within groups, {share_words(*counts['within'])} of the pairs are told apart." if counts["within"][1] \
         else ""
+    plan = "xleval calibrate plan (docs/calibration.md, \"Label budget\")"
+    notes = [n.replace(PLAN_LABELS, plan) for n in pairs.notes]
     rows = [{"which cells differ": line} for line in pairs.summary()]
-    return generic_section("Which cells differ", paragraphs=[lead, within] if within else [lead],
+    return generic_section("Which cells differ", paragraphs=[p for p in (lead, within, *notes) if p],
                            tables=[("Per pair of groups (the clearest differences named)", rows)], id="pairs")
 
 
