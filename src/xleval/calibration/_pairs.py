@@ -49,14 +49,11 @@ class CellPairs(Result):
     _dump_extra = ("declared",)
 
     def declared(self) -> dict[str, float]:
-        """The share of the pairs with a verdict (not ``cannot tell``): ``within``, ``across`` and ``all``."""
-        t = self.table
-        out = {}
-        for scope in ("within", "across"):
-            sel = t[t["scope"] == scope]
-            out[scope] = float((sel["verdict"] != "cannot tell").mean()) if len(sel) else float("nan")
-        out["all"] = float((t["verdict"] != "cannot tell").mean()) if len(t) else float("nan")
-        return out
+        """The share of the pairs with a verdict (not ``cannot tell``): ``within``, ``across`` and ``all``
+        (NaN where there are no such pairs)."""
+        counts = self.counts()
+        counts["all"] = (counts["within"][0] + counts["across"][0], counts["within"][1] + counts["across"][1])
+        return {scope: told / n if n else float("nan") for scope, (told, n) in counts.items()}
 
     def counts(self) -> dict[str, tuple[int, int]]:
         """``(pairs with a verdict, pairs)`` ``within`` a group and ``across`` groups."""

@@ -13,7 +13,7 @@ from ._common import emit_json, err_console, print_table, say, two_numbers
 
 __all__ = ["app", "scale_options", "scale_backend", "streaming", "SIGNATURE_HELP", "DIRECTION_OPTION", "in_table",
            "render", "HUMAN_RANGE_OPTION", "parse_human_range", "past_the_scale", "scale_range",
-           "bounded_note", "rerun_command"]
+           "bounded_note", "rerun_command", "role_words"]
 
 
 @click.group("calibrate", no_args_is_help=True,
@@ -116,11 +116,17 @@ def rerun_command(commands: Any, command: str, score: str, by: str | None, human
     from ._advice import _TABLE
 
     def rerun(text: str) -> str:
-        words = [*command.split(), _TABLE, "--score", score, *(["--by", by] if by else []),
-                 *(["--human", human] if human else []), *(["--system", system] if system != "system" else []),
+        words = [*command.split(), _TABLE, *role_words(score, by, human, system),
                  *(["--method", method] if method not in (None, "auto") else []), "--human-range", text, *extra]
         return commands.command(*words)
     return rerun
+
+
+def role_words(score: str, by: str | None, human: str | None, system: str) -> list[str]:
+    """The options that name the table's roles in a command xleval prints for the user to run: ``--score``,
+    and ``--by``, ``--human``, ``--system`` where given (a default is left out)."""
+    return ["--score", score, *(["--by", by] if by else []), *(["--human", human] if human else []),
+            *(["--system", system] if system != "system" else [])]
 
 
 def scale_range(df: Any, human: str | None, human_scale: str | None, human_range: str | None

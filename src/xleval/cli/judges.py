@@ -40,9 +40,11 @@ def agree(table, columns, by, bins, sort, output, col, fmt) -> None:
             from None
     bin_spec = int(parsed[0]) if len(parsed) == 1 and parsed[0].is_integer() else parsed
     df = read_table(table, columns=parse_column_mapping(col), required=[*names, "system"])
+    from ..judges._agree import POOLED
+
     result = judge_agreement(df, names, by=by, bins=bin_spec)
     out = result.table
-    pooled, groups = out[out["group"] == "*"], out[out["group"] != "*"]
+    pooled, groups = out[out["group"] == POOLED], out[out["group"] != POOLED]
     out = groups.sort_values([sort, "group"]) if sort != "group" else groups.sort_values("group")
     import pandas as pd
 

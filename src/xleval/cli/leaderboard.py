@@ -67,7 +67,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     from ..leaderboard import ScoreReading
     from ..leaderboard import leaderboard as build
     from ..stats import Resampling
-    from .calibrate_common import parse_human_range, rerun_command, scale_notes, scale_range
+    from .calibrate_common import parse_human_range, rerun_command, role_words, scale_notes, scale_range
 
     if fmt == "html" and output is None:
         raise InputError("--format html writes a file: give -o PAGE.html")
@@ -107,9 +107,8 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
 
         labels = int(board.rows["n_human"].fillna(0).sum()) if "n_human" in board.rows else 0
         # twice the labels there are: the plan says how many more per group and which rows
-        plan = commands.command("calibrate", "plan", _TABLE, "--budget", str(2 * labels), "--score", score,
-                                *(["--by", by] if by else []), *(["--human", human] if human else []),
-                                *(["--system", system] if system != "system" else [])) if labels else None
+        plan = commands.command("calibrate", "plan", _TABLE, "--budget", str(2 * labels),
+                                *role_words(score, by, human, system)) if labels else None
         _write_pairs(board, pairs_path, plan)
 
 
@@ -121,8 +120,9 @@ def _write_pairs(board, path: Path, plan: str | None) -> None:
     from ..leaderboard._board import PLAN_LABELS
 
     pairs = board.pairs()
+    summary = pairs.summary()
     if path.suffix.lower() == ".json":
-        emit_json({**pairs.to_dict(), "summary": pairs.summary()}, path)
+        emit_json({**pairs.to_dict(), "summary": summary}, path)
     else:
         emit_tsv(pairs.table, path, float_format=lambda v: repr(float(v)))
     counts = {k: share_words(*v) for k, v in pairs.counts().items()}
@@ -131,7 +131,7 @@ def _write_pairs(board, path: Path, plan: str | None) -> None:
                                 f"tell at {board.level:.0%})"), soft_wrap=True)
     for note in pairs.notes:
         err_console.print(data_text("note: " + (note.replace(PLAN_LABELS, plan) if plan else note)), soft_wrap=True)
-    for line in pairs.summary():
+    for line in summary:
         err_console.print(data_text(line), soft_wrap=True)
 
 

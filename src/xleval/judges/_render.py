@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._agree import POOLED
+
 if TYPE_CHECKING:
     from ._agree import JudgeAgreement
 
@@ -23,7 +25,7 @@ def agreement_rows(result: JudgeAgreement, sort: str = "kendall") -> list[dict[s
     """One dict per group and pair of columns: groups by ``sort`` (lowest first; ``group``: by name), then each
     pair's pooled row ``*``."""
     t = result.table
-    groups, pooled = t[t["group"] != "*"], t[t["group"] == "*"]
+    groups, pooled = t[t["group"] != POOLED], t[t["group"] == POOLED]
     keys = ["a", "b", "group"] if sort == "group" else ["a", "b", sort, "group"]
     ordered = groups.sort_values(keys, kind="stable")
     rows = []
@@ -50,8 +52,8 @@ def agreement_findings(result: JudgeAgreement, statistic: str = "kendall") -> li
     t = result.table
     out = []
     for (a, b), part in t.groupby(["a", "b"], sort=False):
-        groups = part[(part["group"] != "*") & part[statistic].notna()].sort_values([statistic, "group"])
-        pooled = part[part["group"] == "*"].iloc[0]
+        groups = part[(part["group"] != POOLED) & part[statistic].notna()].sort_values([statistic, "group"])
+        pooled = part[part["group"] == POOLED].iloc[0]
         if groups.empty:
             out.append(f"{a} and {b}: no {result.by} group with scores of both.")
             continue
