@@ -31,7 +31,7 @@ human means.
     python examples/calibration_simulation.py              # 20 worlds per cell, 10 WMT21 draws (~10 min)
     python examples/calibration_simulation.py --quick      # 4 worlds, 3 draws
     python examples/calibration_simulation.py --wmt-only --pairs-k 100 200   # the real sets, pairs at K = 100, 200
-    python examples/calibration_simulation.py --deviation-prior sd           # the flat prior on the sd instead
+    python examples/calibration_simulation.py --deviation-prior variance     # the former flat prior on the variance
 """
 from __future__ import annotations
 
@@ -361,28 +361,21 @@ def real_sets(draws: int, pair_budgets: tuple[int, ...]) -> None:
               + (f" ({row['n wrong across'] / told:.1%})" if told else ""))
 
 
-def prior_on_the_sd() -> None:
-    """Replace, in this process, the flat prior on the deviation variance of the leaderboard's joint draws by a
-    flat prior on its sd (posterior ~ N(estimate; var, se^2) var^-1/2 on var > 0, by a grid): the alternative
-    docs/calibration.md compares (``--deviation-prior sd``). An experiment, not an option of xleval."""
+def prior_on_the_variance() -> None:
+    """Replace, in this process, the flat prior on the deviation sd of the leaderboard's joint draws by a flat
+    prior on its variance (posterior: the estimate's normal truncated at 0), the default before this release that
+    docs/calibration.md compares (``--deviation-prior variance``). An experiment, not an option of xleval."""
     from xleval.calibration import _cell_interval
-
-    def grid(estimate: float, se: float) -> tuple[np.ndarray, np.ndarray]:
-        var = np.linspace(0.0, max(estimate, 0.0) + 10 * se, 20001)[1:]
-        weight = np.exp(-0.5 * ((var - estimate) / se) ** 2) / np.sqrt(var)
-        return var, weight / weight.sum()
 
     def mean(estimate: float, se: float) -> float:
         if not se > 0:
             return max(estimate, 0.0)
-        var, weight = grid(estimate, se)
-        return float(var @ weight)
+        return float(sps.truncnorm.mean(-estimate / se, np.inf, loc=estimate, scale=se))
 
     def draws(estimate: float, se: float, n: int, rng: np.random.Generator) -> np.ndarray:
         if not se > 0:
             return np.full(n, max(estimate, 0.0))
-        var, weight = grid(estimate, se)
-        return rng.choice(var, size=n, p=weight)
+        return sps.truncnorm.rvs(-estimate / se, np.inf, loc=estimate, scale=se, size=n, random_state=rng)
 
     _cell_interval._posterior_mean, _cell_interval._posterior_draws = mean, draws
 
@@ -396,12 +389,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wmt-only", action="store_true", help="the real sets only")
     parser.add_argument("--pairs-k", type=int, nargs="+", default=[100],
                         help="labels per pair (K) of the pairwise study on the real sets (default 100)")
-    parser.add_argument("--deviation-prior", choices=["variance", "sd"], default="variance",
-                        help="prior of the deviation variance in the leaderboard's draws: flat on the variance "
-                             "(xleval's) or flat on the sd (the alternative docs/calibration.md measures)")
+    parser.add_argument("--deviation-prior", choices=["sd", "variance"], default="sd",
+                        help="prior of the deviation variance in the leaderboard's draws: flat on the sd "
+                             "(xleval's) or flat on the variance (the former default docs/calibration.md measures)")
     args = parser.parse_args(argv)
-    if args.deviation_prior == "sd":
-        prior_on_the_sd()
+    if args.deviation_prior == "variance":
+        prior_on_the_variance()
     worlds, draws = (4, 3) if args.quick else (args.worlds, args.draws)
     start = time.perf_counter()
     if not args.wmt_only:

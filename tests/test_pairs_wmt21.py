@@ -15,8 +15,8 @@ from xleval.calibration import HumanScale
 from xleval.stats import Resampling
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-# MQM has 16 cells, DA 100; DA z's coverage sits near 0.99, where 4 draws cannot tell which side
-DRAWS = {"raw DA (7 pairs)": 4, "DA z (7 pairs)": 10, "MQM (en-de, zh-en)": 12}
+# MQM has 16 cells, DA 100; coverage moves by a few points from draw to draw (raw DA: 0.85-0.99), so 10 draws
+DRAWS = {"raw DA (7 pairs)": 10, "DA z (7 pairs)": 10, "MQM (en-de, zh-en)": 12}
 
 
 def _examples():
@@ -65,20 +65,16 @@ def test_cell_intervals_cover_the_full_human_means_at_least_090_on_every_set(stu
     assert len(ci) == 3 and (ci >= 0.90).all(), ci
 
 
-def test_cell_intervals_are_not_too_wide_on_raw_da_and_mqm(study):
+def test_cell_intervals_are_not_too_wide_on_any_set(study):
+    """DA z's deviations from the line are near 0 and the labels cannot tell them from 0: under the former flat
+    prior on the deviation variance its cells were covered 0.994 (0.997-0.998 with BLEU and TER,
+    examples/deviation_prior.py); the flat prior on the sd brings them into the band."""
     ci = _cell_coverage(study)
-    assert (ci[["raw DA (7 pairs)", "MQM (en-de, zh-en)"]] <= 0.99).all(), ci
-
-
-@pytest.mark.xfail(strict=True, reason="issue 33, unmet: on DA z the labels cannot tell the systems' deviation "
-                   "variance from 0, and its posterior under the flat prior on the variance keeps it about 0.8 "
-                   "standard errors above 0; the cell intervals cover 0.995 (docs/calibration.md)")
-def test_da_z_cell_intervals_are_not_too_wide(study):
-    assert _cell_coverage(study)["DA z (7 pairs)"] <= 0.99
+    assert (ci <= 0.99).all(), ci
 
 
 @pytest.mark.xfail(strict=True, reason="issue 33, unmet on this set: on WMT21 raw DA at K = 100 the leaderboard "
-                   "declares about 1% of the cross-pair orders; even an oracle told the true slope and deviation "
+                   "declares about 3% of the cross-pair orders; even an oracle told the true slope and deviation "
                    "variance declares under 15% (the next test; docs/calibration.md)")
 def test_raw_da_declares_at_least_15_percent_of_the_cross_pair_orders(study):
     raw = study[(study["set"] == "raw DA (7 pairs)") & (study["procedure"] == "leaderboard")]

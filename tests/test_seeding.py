@@ -251,6 +251,8 @@ DRAWS_ALLOWED = {
     "calibration/_select.py": "which rows to send for annotation (a sampling design)",
     "calibration/_plan.py": "which rows to send for annotation (a sampling design)",
     "calibration/_drift.py": "the drift probe: which few rows per group a calibrator keeps (not resampling)",
+    "calibration/_cell_interval.py": "posterior draws of the deviation variance (uniforms through its distribution "
+                                     "function), from the leaderboard's generator: not a resample",
     "decision/_compare.py": "cross-validation folds (the resamples come from stats.stratified_resample_counts)",
     "leaderboard/_board.py": "one seed per group, drawn from the resolved generator",
     "scale/_backend.py": "the Dask workers' warm-up table: fixed data (seed 0) decoded once, no statistic",

@@ -20,10 +20,15 @@ over its judged segments: what judging them all would give. The calibrated mean 
   A single draw of ~100 labels per group estimates it poorly (a difference of two large numbers: on
   WMT21 raw DA the estimate has a standard error of about 20 DA points squared against a value near 10),
   and a plug-in of a negative or low estimate gives intervals that miss. So the draws integrate over
-  it: with a flat prior on ``sigma_delta^2 >= 0`` and the estimate normal around the truth with its
-  standard error, ``sigma_delta^2`` has a normal posterior truncated at 0; every joint draw takes its
-  own ``sigma_delta^2`` from it (the cells' deviations are then a scale mixture of normals, heavier-tailed
-  than one normal of the same variance). A deviation left out is the error the map-fixed intervals made;
+  it: with a flat prior on the sd ``sigma_delta >= 0`` (Gelman 2006, as the offsets' prior on ``tau`` in
+  :func:`._pooling.mixed_offsets`) and the estimate normal around the truth with its standard error, the
+  posterior of ``sigma_delta^2`` is ``N(estimate; sigma_delta^2, se^2) * sigma_delta^-1`` on ``(0, inf)``
+  (computed on a grid of ``sigma_delta``); every joint draw takes its own ``sigma_delta^2`` from it (the
+  cells' deviations are then a scale mixture of normals, heavier-tailed than one normal of the same
+  variance). A flat prior on the variance instead (its posterior a normal truncated at 0) keeps an estimate
+  near 0 about 0.8 standard errors above 0, which on DA z and WMT20 into English made intervals cover 0.995
+  and more (docs/calibration.md, "Which cells differ"). A deviation left out is the error the map-fixed
+  intervals made;
 * **the cell's own segments** ``e_gs``: ``H_gs`` is a mean over the cell's ``N_gs`` segments, not the
   expected human score of the system, so it carries the mean of their noise around the cell's expected
   value, variance ``s2_within / N_gs`` (``s2_within``: the labels' variance within a cell). On a test set
@@ -168,23 +173,35 @@ def cell_uncertainty(model: Any, residuals: np.ndarray | None = None, groups: np
     return CellUncertainty(used, estimate, se, within, n_cells, n_labels, slope_cov, notes=tuple(notes))
 
 
-def _posterior_mean(estimate: float, se: float) -> float:
-    """Mean of N(estimate, se^2) truncated to [0, inf): the posterior of a variance under a flat prior.
-    (A flat prior on the sd instead is measured in docs/calibration.md, "Which cells differ":
-    ``python examples/calibration_simulation.py --deviation-prior sd``.)"""
-    from scipy.stats import truncnorm
+N_GRID = 4001  # points of the grid of sigma_delta on which its posterior is computed
 
+
+def _posterior_grid(estimate: float, se: float) -> tuple[np.ndarray, np.ndarray]:
+    """The posterior of the deviation sd ``s`` under a flat prior on ``s >= 0`` (module docstring): a grid of
+    ``s`` where ``s^2`` is within 10 standard errors of the estimate (from 0 if that reaches it), and its
+    normalised cumulative distribution (trapezoids)."""
+    low, top = math.sqrt(max(estimate - 10.0 * se, 0.0)), math.sqrt(max(estimate, 0.0) + 10.0 * se)
+    s = np.linspace(low, top, N_GRID)
+    density = np.exp(-0.5 * ((s**2 - estimate) / se) ** 2 + 0.5 * ((max(estimate, 0.0) - estimate) / se) ** 2)
+    cdf = np.concatenate([[0.0], np.cumsum(0.5 * (density[1:] + density[:-1]) * np.diff(s))])
+    return s, cdf / cdf[-1]
+
+
+def _posterior_mean(estimate: float, se: float) -> float:
+    """Posterior mean of ``sigma_delta^2`` (flat prior on the sd; module docstring)."""
     if not se > 0:
         return max(estimate, 0.0)
-    return float(truncnorm.mean(-estimate / se, np.inf, loc=estimate, scale=se))
+    s, cdf = _posterior_grid(estimate, se)
+    mid = 0.5 * (s[1:] + s[:-1])
+    return float((mid**2 * np.diff(cdf)).sum())
 
 
 def _posterior_draws(estimate: float, se: float, n: int, rng: np.random.Generator) -> np.ndarray:
-    from scipy.stats import truncnorm
-
+    """``n`` draws of ``sigma_delta^2`` from its posterior (inverse distribution function on the grid)."""
     if not se > 0:
         return np.full(n, max(estimate, 0.0))
-    return truncnorm.rvs(-estimate / se, np.inf, loc=estimate, scale=se, size=n, random_state=rng)
+    s, cdf = _posterior_grid(estimate, se)
+    return np.interp(rng.random(n), cdf, s) ** 2
 
 
 def _map_error_draws(model: Any, groups: list[str], means: np.ndarray, n_draws: int,
