@@ -26,7 +26,7 @@ over its judged segments: what judging them all would give. The calibrated mean 
   (computed on a grid of ``sigma_delta``); every joint draw takes its own ``sigma_delta^2`` from it (the
   cells' deviations are then a scale mixture of normals, heavier-tailed than one normal of the same
   variance). A flat prior on the variance instead (its posterior a normal truncated at 0) keeps an estimate
-  near 0 about 0.8 standard errors above 0, which on DA z and WMT20 into English made intervals cover 0.995
+  near 0 about 0.8 standard errors above 0, which on DA z and WMT20 into English made intervals cover 0.994
   and more (docs/calibration.md, "Which cells differ"). A deviation left out is the error the map-fixed
   intervals made;
 * **the cell's own segments** ``e_gs``: ``H_gs`` is a mean over the cell's ``N_gs`` segments, not the
