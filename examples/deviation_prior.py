@@ -114,6 +114,26 @@ def study(sets: dict, draws: int, budget: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def per_pair_deviation(sets: dict) -> str:
+    """Per set, from every judged segment: the deviation variance of the cells around the common line (the
+    between-system slope of all pairs, ``calibration_simulation.true_line``) pooled over the pairs, and within each
+    pair around the same line. The leaderboard's draws use one variance for every pair."""
+    from xleval.calibration import deviation_variance
+
+    lines = []
+    for (scale, metric), (frame, _) in sets.items():
+        full = frame[frame["human"].notna()].assign(m=frame.groupby(["lp", "system"])["score"].transform("mean"))
+        slope, pooled = sim.true_line(frame)
+        per_pair = []
+        for lp, rows in full.groupby("lp", sort=True):
+            resid = (rows["human"] - slope * rows["m"]).to_numpy()
+            one_group = np.zeros(len(rows), dtype=np.int64)
+            estimate = deviation_variance(resid, one_group, pd.factorize(rows["system"])[0])[0]
+            per_pair.append(f"{lp} {estimate:.3g}")
+        lines.append(f"- {scale}, {metric}: pooled {pooled:.3g}; per pair: " + ", ".join(per_pair))
+    return "\n".join(lines)
+
+
 def summary(result: pd.DataFrame) -> str:
     """Per prior: how many sets' mean cell coverage falls below, inside and above [0.90, 0.99], the worst draw,
     and the cross-pair verdicts pooled over every set and draw."""
@@ -138,11 +158,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=100, help="labels per pair (default 100)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    result = study({**wmt21_sets(), **wmt20_sets()}, args.draws, args.k)
+    sets = {**wmt21_sets(), **wmt20_sets()}
+    result = study(sets, args.draws, args.k)
     print(f"## Cell intervals and pairwise verdicts (95%), K = {args.k}, mean (min) over {args.draws} draws\n")
     print(sim._table(result, ["scale", "metric", "prior"], ("cover cell", "cover across", "cover within",
                                                           "declared across", "wrong across", "declared within")))
     print("\n" + summary(result))
+    print("\nThe cells' deviation variance from the common line, all judged segments (one variance in the draws):\n")
+    print(per_pair_deviation(sets))
     print(f"\n({time.perf_counter() - start:.0f} s)")
     return 0
 
