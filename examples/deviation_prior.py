@@ -114,23 +114,53 @@ def study(sets: dict, draws: int, budget: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _pair_estimate(rows: pd.DataFrame, slope: float) -> tuple[float, float]:
+    """One pair's deviation variance around the line of slope ``slope`` (rows ``human, m, system``) and its
+    standard error."""
+    from xleval.calibration import deviation_variance
+
+    resid = (rows["human"] - slope * rows["m"]).to_numpy()
+    estimate, se, *_ = deviation_variance(resid, np.zeros(len(rows), dtype=np.int64), pd.factorize(rows["system"])[0])
+    return estimate, se
+
+
 def per_pair_deviation(sets: dict) -> str:
     """Per set, from every judged segment: the deviation variance of the cells around the common line (the
     between-system slope of all pairs, ``calibration_simulation.true_line``) pooled over the pairs, and within each
     pair around the same line. The leaderboard's draws use one variance for every pair."""
-    from xleval.calibration import deviation_variance
-
     lines = []
     for (scale, metric), (frame, _) in sets.items():
         full = frame[frame["human"].notna()].assign(m=frame.groupby(["lp", "system"])["score"].transform("mean"))
         slope, pooled = sim.true_line(frame)
         per_pair = []
         for lp, rows in full.groupby("lp", sort=True):
-            resid = (rows["human"] - slope * rows["m"]).to_numpy()
-            one_group = np.zeros(len(rows), dtype=np.int64)
-            estimate = deviation_variance(resid, one_group, pd.factorize(rows["system"])[0])[0]
-            per_pair.append(f"{lp} {estimate:.3g}")
+            per_pair.append(f"{lp} {_pair_estimate(rows, slope)[0]:.3g}")
         lines.append(f"- {scale}, {metric}: pooled {pooled:.3g}; per pair: " + ", ".join(per_pair))
+    return "\n".join(lines)
+
+
+def per_pair_from_labels(sets: dict, draws: int, budget: int) -> str:
+    """Can K labels per pair tell the pairs' deviation variances apart? Per set and draw: each pair's own
+    estimate around the common line of all judged segments (its standard error from ``deviation_variance``), and
+    the between-pair variance of those estimates beyond their standard errors (Paule-Mandel, as for the offsets);
+    0 means the labels cannot tell the pairs apart, and a per-pair variance shrunk toward the pooled one would be
+    the pooled one."""
+    from xleval.calibration._pooling import paule_mandel_tau2
+
+    lines = []
+    for (scale, metric), (frame, _) in sets.items():
+        slope, _ = sim.true_line(frame)
+        full = frame.assign(m=frame.groupby(["lp", "system"])["score"].transform("mean"))
+        spreads = []
+        for d in range(draws):
+            labelled = full.assign(human=sim.label(frame, budget, np.random.default_rng([d, budget])))
+            own = [_pair_estimate(rows, slope) for _, rows in labelled[labelled["human"].notna()].groupby("lp")]
+            estimates, ses = np.array(own).T
+            ok = np.isfinite(estimates) & (ses > 0)
+            spreads.append(paule_mandel_tau2(estimates[ok], ses[ok] ** 2) if ok.sum() > 1 else np.nan)
+        spreads = np.array(spreads)
+        lines.append(f"- {scale}, {metric}: between-pair variance of the pairs' own estimates 0 in "
+                     f"{int((spreads == 0).sum())} of {draws} draws (mean {np.nanmean(spreads):.3g})")
     return "\n".join(lines)
 
 
@@ -166,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n" + summary(result))
     print("\nThe cells' deviation variance from the common line, all judged segments (one variance in the draws):\n")
     print(per_pair_deviation(sets))
+    print(f"\nWhat K = {args.k} labels per pair tell of the pairs' deviation variances:\n")
+    print(per_pair_from_labels(sets, args.draws, args.k))
     print(f"\n({time.perf_counter() - start:.0f} s)")
     return 0
 
