@@ -72,10 +72,6 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     ``fallback`` ``"default"``/``"pooled"`` (unseen groups get the common offset) or ``"error"``;
     ``score_higher_is_better`` (None: the one rule, :func:`xleval.metrics.higher_is_better`).
     Warnings raised while fitting are re-raised after it and kept in ``notes``."""
-    unknown = sorted(set(settings) - set(FIT_SETTINGS))
-    if unknown:
-        raise InputError(f"fit_calibration got unknown setting(s) {', '.join(unknown)}: use "
-                         f"{', '.join(FIT_SETTINGS)}", argument=unknown[0])
     if isinstance(data, EvalTable):
         system = data.system_role(system)
     table = as_table(data, score=score, by=by, human=human, default_by=_default_by())
@@ -84,6 +80,40 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     frame, score_col, human, by_cols = table.frame, table.score_column, table.human, list(table.by)
     sig = signature if signature is not None else table.signature(score_col)
     method = default_method(method, human)
+    _check_method_settings(method, human, settings)
+    settings = dict(settings)
+    settings["score_higher_is_better"] = higher_is_better(score_col, sig,
+                                                          given=settings.get("score_higher_is_better"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        chosen = method
+        if method == "auto":
+            if decision is None:
+                roles = table.with_roles(system=system if system in frame.columns else None) \
+                    if system != table.system else table
+                decision = _decide(roles, human_scale, commands, settings)
+            chosen = decision.calibrator
+            if decision.method == "none":
+                warnings.warn(f"the raw scores order cross-group pairs as well as any calibration here "
+                              f"({decision.reason}); fitted {chosen}, as a calibrator was asked for",
+                              DataQualityWarning, stacklevel=2)
+        else:
+            decision = None
+        model, count, why = fit_method(frame, chosen, score_col, by_cols, human=human, system=system,
+                                       signature=sig, settings=settings)
+    notes = tuple(str(w.message) for w in caught)
+    for w in caught:  # the caller's filters decide what to show (the CLI records them)
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return FittedCalibration(model, chosen, method, decision, count, why, notes)
+
+
+def _check_method_settings(method: str, human: str | None, settings: dict[str, Any]) -> None:
+    """One clear error for an unknown setting, or a method that is unknown, lacks what it needs, or is given the
+    other method's options."""
+    unknown = sorted(set(settings) - set(FIT_SETTINGS))
+    if unknown:
+        raise InputError(f"fit_calibration got unknown setting(s) {', '.join(unknown)}: use "
+                         f"{', '.join(FIT_SETTINGS)}", argument=unknown[0])
     if method not in FIT_METHODS:
         raise InputError(f"method={method!r}: use one of {', '.join(FIT_METHODS)}", argument="method", value=method)
     if method == "anchored" and human is None:
@@ -101,33 +131,14 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
                          f"{'is an LGN option' if len(lgn_only) == 1 else 'are LGN options'}; "
                          "anchored calibration puts the scores on the human scale of human=: leave them out, or use "
                          "method='lgn'", argument=lgn_only[0])
-    settings = dict(settings)
-    settings["score_higher_is_better"] = higher_is_better(score_col, sig,
-                                                          given=settings.get("score_higher_is_better"))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        chosen = method
-        if method == "auto":
-            if decision is None:
-                roles = table.with_roles(system=system if system in frame.columns else None) \
-                    if system != table.system else table
-                evidence = gather_evidence(roles, human_scale=human_scale,
-                                           human_higher_is_better=settings.get("human_higher_is_better"))
-                decision = decide_calibration(roles, evidence=evidence, commands=commands,
-                                              score_higher_is_better=settings["score_higher_is_better"])
-            chosen = decision.calibrator
-            if decision.method == "none":
-                warnings.warn(f"the raw scores order cross-group pairs as well as any calibration here "
-                              f"({decision.reason}); fitted {chosen}, as a calibrator was asked for",
-                              DataQualityWarning, stacklevel=2)
-        else:
-            decision = None
-        model, count, why = fit_method(frame, chosen, score_col, by_cols, human=human, system=system,
-                                       signature=sig, settings=settings)
-    notes = tuple(str(w.message) for w in caught)
-    for w in caught:  # the caller's filters decide what to show (the CLI records them)
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return FittedCalibration(model, chosen, method, decision, count, why, notes)
+
+
+def _decide(roles: EvalTable, human_scale: str | None, commands: Any, settings: dict[str, Any]) -> CalibrationDecision:
+    """The one decision for ``method="auto"``, from the table's evidence."""
+    evidence = gather_evidence(roles, human_scale=human_scale,
+                               human_higher_is_better=settings.get("human_higher_is_better"))
+    return decide_calibration(roles, evidence=evidence, commands=commands,
+                              score_higher_is_better=settings["score_higher_is_better"])
 
 
 def _default_by() -> Any:
