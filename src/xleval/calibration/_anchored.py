@@ -293,36 +293,9 @@ class AnchoredCalibrator(ParamsMixin):
         candidates = [(z, coef, other) for z, coef, other in ((z_c, c, (b, z_b)), (z_b, b, (c, z_c)))
                       if np.isfinite(coef)]
         z, ref, other = max(candidates, key=lambda zc: abs(zc[0]))
-        found = 1 if ref >= 0 else -1
-        human_word = {1: "rises", -1: "falls"}
-        if self.human_higher_is_better is None:
-            direction, source = found, "data"
-            notes.append(f"human scale direction from the labels: the human score {human_word[found]} with the "
-                         f"score ({ref:+.4g} per score point, z = {z:.2f})")
-            if abs(z) < settled:
-                msg = (f"the labels do not settle the direction of the human scale (the better determined slope is "
-                       f"{ref:+.3g} per score point, z = {z:.2f}{_other_words(*other)}); say it with "
-                       "human_higher_is_better=True or human_higher_is_better=False, or name the scale "
-                       "(e.g. human_scale='mqm'), or label more rows")
-                if strict:  # a sign the labels do not settle could reverse every order within a group
-                    raise InputError(msg, argument="human_higher_is_better", value=None)
-                notes.append(msg + ": no slope is used, each group gets its offset")
-                warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
-                return DirectedSlopes(0.0, 0.0, direction, "none", 0.0, 0.0, (z_b, z_c))
-        else:
-            direction = 1 if self.human_higher_is_better == self.score_higher_is_better else -1
-            source = "given"
-            notes.append(f"human scale direction given: {'higher' if self.human_higher_is_better else 'lower'} is "
-                         f"better; the labels give {ref:+.4g} per score point (z = {z:.2f})")
-            if found != direction and abs(z) >= settled:
-                msg = (f"the labels contradict the given direction of the human scale: the human score "
-                       f"{human_word[found]} with the score ({ref:+.3g} per point, z = {z:.2f}); check "
-                       "human_higher_is_better= and the score's direction")
-                if strict:  # the slopes would be clamped to 0: a flat map that ignores the score
-                    raise InputError(f"human column {self.human!r}: {msg} (or leave it out to take the direction "
-                                     "from the labels)")
-                notes.append(msg)
-                warnings.warn(msg, DataQualityWarning, stacklevel=4)
+        direction, source = self._direction(z, ref, other, settled, notes, strict)
+        if source == "none":
+            return DirectedSlopes(0.0, 0.0, direction, "none", 0.0, 0.0, (z_b, z_c))
         within = direction * max(direction * c, 0.0) if slopes.identified[1] else math.nan
         between = direction * max(direction * b, 0.0) if slopes.identified[0] else math.nan
         self._warn_other_side(b, z_b, c, z_c, direction, settled, notes)
@@ -343,6 +316,41 @@ class AnchoredCalibrator(ParamsMixin):
                          "the group's offset")
             warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
         return DirectedSlopes(float(used), float(within), direction, source, float(between), float(weight), (z_b, z_c))
+
+    def _direction(self, z: float, ref: float, other: tuple[float, float], settled: float, notes: list[str],
+                   strict: bool) -> tuple[int, str]:
+        """The direction of the human scale relative to the score and where it comes from (``given`` or ``data``;
+        ``none`` when the labels do not settle it and it was not given: no slope is used), from the better
+        determined slope ``ref`` (z-score ``z``; ``other``: the other slope and its z, for the message)."""
+        found = 1 if ref >= 0 else -1
+        human_word = {1: "rises", -1: "falls"}
+        if self.human_higher_is_better is None:
+            notes.append(f"human scale direction from the labels: the human score {human_word[found]} with the "
+                         f"score ({ref:+.4g} per score point, z = {z:.2f})")
+            if abs(z) >= settled:
+                return found, "data"
+            msg = (f"the labels do not settle the direction of the human scale (the better determined slope is "
+                   f"{ref:+.3g} per score point, z = {z:.2f}{_other_words(*other)}); say it with "
+                   "human_higher_is_better=True or human_higher_is_better=False, or name the scale "
+                   "(e.g. human_scale='mqm'), or label more rows")
+            if strict:  # a sign the labels do not settle could reverse every order within a group
+                raise InputError(msg, argument="human_higher_is_better", value=None)
+            notes.append(msg + ": no slope is used, each group gets its offset")
+            warnings.warn(notes[-1], DataQualityWarning, stacklevel=5)
+            return found, "none"
+        direction = 1 if self.human_higher_is_better == self.score_higher_is_better else -1
+        notes.append(f"human scale direction given: {'higher' if self.human_higher_is_better else 'lower'} is "
+                     f"better; the labels give {ref:+.4g} per score point (z = {z:.2f})")
+        if found != direction and abs(z) >= settled:
+            msg = (f"the labels contradict the given direction of the human scale: the human score "
+                   f"{human_word[found]} with the score ({ref:+.3g} per point, z = {z:.2f}); check "
+                   "human_higher_is_better= and the score's direction")
+            if strict:  # the slopes would be clamped to 0: a flat map that ignores the score
+                raise InputError(f"human column {self.human!r}: {msg} (or leave it out to take the direction "
+                                 "from the labels)")
+            notes.append(msg)
+            warnings.warn(msg, DataQualityWarning, stacklevel=5)
+        return direction, "given"
 
     def _warn_other_side(self, b, z_b, c, z_c, direction, settled: float, notes: list[str]) -> None:
         """A slope estimated on the other side of the direction is not used (its sign would reverse the
