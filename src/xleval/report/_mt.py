@@ -162,13 +162,9 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     human_scale, human_higher_is_better, human_range = scale.name, scale.higher_is_better, scale.range
     where, commands, progress = caller.where, caller.commands, caller.progress
     steps = Steps(progress, 5)
-    table = as_table(df, score=score, by=by, human=human, default_by=DEFAULT_BY, source=where,
-                     normalize_languages=True)
-    score, human, where = table.score_column, table.human, table.source
-    if len(table.by) != 1:
-        raise InputError(f"{where}: the report groups by one column; got by={list(table.by)!r}", argument="by",
-                         value=list(table.by))
-    by = table.by[0]
+    table = _one_grouping(as_table(df, score=score, by=by, human=human, default_by=DEFAULT_BY, source=where,
+                                   normalize_languages=True))
+    score, human, where, by = table.score_column, table.human, table.source, table.by[0]
     if model is not None:
         check_model_score(model, score)  # before the bootstrap: the leaderboard's rule
     frame = table.frame
@@ -187,13 +183,11 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
                                     commands=commands, human_scale=human_scale,
                                     human_higher_is_better=human_higher_is_better, score_higher_is_better=hib)
         steps.done()
-        if model is not None:
-            calibration = model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,
-                                            where=where)
-        else:
-            calibration = system_calibration(rec.method if method == "auto" else method, scores.frame, score, by,
+        calibration = (model_calibration(model, scores.frame, by, signature=signature, force=force, score=score,
+                                         where=where) if model is not None else
+                       system_calibration(rec.method if method == "auto" else method, scores.frame, score, by,
                                           human=human, system=system, human_higher_is_better=human_higher_is_better,
-                                          human_range=human_range, score_higher_is_better=hib)
+                                          human_range=human_range, score_higher_is_better=hib))
         board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
         steps.done()
         calibrated = f"{score}_calibrated"
@@ -210,12 +204,19 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     verification = calibration_summary(frame[score], frame[calibrated], frame[by])
     meta = {"signature": signature or getattr(model, "signature_", None), "rows": len(frame),
             "random_state": random_state}
-    pairs = None
-    if board.draws is not None and calibration.is_anchored and len(board.rows) <= PAIRS_UP_TO:
-        pairs = board.pairs()
+    pairs = board.pairs() if board.draws is not None and calibration.is_anchored and \
+        len(board.rows) <= PAIRS_UP_TO else None
     return MTAnalysis(frame, score, calibrated, by, human, system, summarize_data(frame, score, by, human, system),
                       scores, rec, calibration, board, verification, diagnosis, fits, model is None, messages,
                       tuple(headline), meta, pairs)
+
+
+def _one_grouping(table: EvalTable) -> EvalTable:
+    """``table``, refused with one clear line when it groups by more than one column (the report groups by one)."""
+    if len(table.by) != 1:
+        raise InputError(f"{table.source}: the report groups by one column; got by={list(table.by)!r}",
+                         argument="by", value=list(table.by))
+    return table
 
 
 def _calibrate_rows(frame: pd.DataFrame, score: str, by: str, calibration: SystemCalibration) -> np.ndarray:
