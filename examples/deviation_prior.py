@@ -18,9 +18,11 @@ For each set and each of ``--draws`` draws: K random judged segments per pair ar
 (``calibration_simulation.label``, seed ``[draw, K]``), the leaderboard is built with anchored calibration
 (200 resamples, seed ``draw``) under each prior from the same labels and seed, and its 95% intervals are
 checked against the full-data human means: the cells' intervals, and the intervals and verdicts of the
-cross-pair and within-pair differences (``calibration_simulation.pair_scores``).
+cross-pair and within-pair differences (``calibration_simulation.pair_scores``). Then, from every judged
+segment, each pair's own deviation variance around the common line, and whether K labels per pair can tell
+the pairs' variances apart (the draws use one for all).
 
-    python examples/deviation_prior.py               # 10 draws, K = 100 (about 8 minutes on 2 cores)
+    python examples/deviation_prior.py               # 10 draws, K = 100 (about 2.5 minutes on 2 cores)
     python examples/deviation_prior.py --draws 3     # a quick look
 """
 from __future__ import annotations
