@@ -157,3 +157,18 @@ def test_few_decided_comparisons_name_the_labels_per_system_and_the_plan_command
     labels = int(frame["human"].notna().sum())  # 80: the plan asks for twice as many in all
     assert f"xleval calibrate plan {path} --budget {2 * labels} --score score --by lp --human human" in flat
     assert "xleval.calibration" not in flat  # the command line names its command, not the library's function
+    assert ("note: verdicts across lp come in blocks" in flat) == (told > 0)
+
+
+def test_verdicts_of_a_map_held_fixed_are_not_said_to_come_in_blocks():
+    """Only the anchored draws carry the groups' offset errors; LGN's verdicts are the test-set bootstrap's."""
+    sim = _examples()
+    frame, _ = sim.world(np.random.default_rng(3), "neither", 3, n_systems=4, n_labels=80)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lgn = leaderboard(frame, "score", "lp", human="human", method="lgn", resampling=Resampling(n_resamples=200))
+        anchored = leaderboard(frame, "score", "lp", human="human", method="anchored",
+                               resampling=Resampling(n_resamples=200), human_scale=HumanScale(higher_is_better=True))
+    assert lgn.pairs().counts()["across"][0] > 0 and not lgn.pairs().notes
+    told = anchored.pairs().counts()["across"][0]
+    assert any("come in blocks" in n for n in anchored.pairs().notes) == (told > 0)

@@ -52,7 +52,12 @@ def test_the_report_states_which_cells_differ_from_the_boards_draws():
     assert report.summary["which_cells_differ"]["across"] == told["across"]
     section = next(s for s in report.sections if s.id == "pairs")
     assert f"{len(decided)} of 75 ({len(decided) / 75:.0%}) are told apart" in section.paragraphs[0]
-    assert not again.notes  # a third and more decided: nothing to say about more labels
+    # a third and more decided: nothing to say about more labels; the verdicts across groups come in blocks
+    assert not any("the labels decide" in n for n in again.notes)
+    assert [n for n in again.notes if "come in blocks" in n] == [
+        "verdicts across lp come in blocks: the cells of a group share the error of its offset, so the verdicts "
+        "between two groups stand or fall together (each 'X vs Y' line is one piece of evidence)"]
+    assert "come in blocks" in render_html(report)
     assert "Which cells differ" in render_html(report)
     # the calibration section states what the labels said between LGN's and the raw scale's prior
     facts = dict(next(s for s in report.sections if s.id == "calibration").facts)

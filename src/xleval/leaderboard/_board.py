@@ -134,7 +134,7 @@ class Leaderboard(Result):
         pairs = cell_pairs(self.rows["group"].to_numpy(), self.rows["system"].to_numpy(),
                            self.rows["calibrated"].to_numpy(dtype=float), self.draws, level=self.level,
                            higher_is_better=self.higher_is_better, target=target, scope=scope)
-        return replace(pairs, notes=self._few_decided(pairs))
+        return replace(pairs, notes=self._few_decided(pairs) + self._in_blocks(pairs))
 
     def _few_decided(self, pairs: Any) -> tuple[str, ...]:
         """A note where the labels decide few comparisons across groups (under :data:`FEW_DECIDED`), naming the
@@ -150,6 +150,15 @@ class Leaderboard(Result):
                 f"{np.mean(labelled):.0f} human labels per system, each system's deviation from the common line and "
                 "each group's offset stay too uncertain; more labels per system decide more (plan them: "
                 f"{PLAN_LABELS})",)
+
+    def _in_blocks(self, pairs: Any) -> tuple[str, ...]:
+        """Where anchored verdicts across groups exist: they share their groups' offset errors, so those between
+        two groups turn together when an offset errs (docs/calibration.md, "Fewer labels")."""
+        if not self.uncertainty or pairs.counts()["across"][0] == 0:
+            return ()
+        return (f"verdicts across {self.by} come in blocks: the cells of a group share the error of its offset, so "
+                "the verdicts between two groups stand or fall together (each 'X vs Y' line is one piece of "
+                "evidence)",)
 
 
 def _unit_column(frame: pd.DataFrame, unit: str | None) -> tuple[str | None, str]:
