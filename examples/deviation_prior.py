@@ -111,7 +111,6 @@ def study(sets: dict, draws: int, budget: int) -> pd.DataFrame:
                                         resampling=Resampling(n_resamples=200, random_state=d),
                                         human_scale=HumanScale(higher_is_better=higher))
                 rows.append({"scale": scale, "metric": metric, "prior": prior, "draw": d,
-                             "sd": float(np.sqrt(board.uncertainty.get("deviation_var") or np.nan)),
                              **sim.pair_scores(board, truth)})
     return pd.DataFrame(rows)
 

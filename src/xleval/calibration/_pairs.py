@@ -3,7 +3,8 @@ and a verdict, from the same joint draws as the leaderboard's intervals and rank
 
 A leaderboard cell ``i`` has a calibrated mean ``y_i`` and joint draws ``D[:, i]`` of its target (for
 anchored calibration: the cell's human mean; the draws carry one slope error, one offset error per
-group, one deviation per cell and one test-set resample each, :mod:`._cell_interval`). The difference
+group, one deviation and one segment-noise mean per cell and one test-set resample each,
+:mod:`._cell_interval`). The difference
 of two cells is ``y_a - y_b`` and its interval the percentile interval of ``D[:, a] - D[:, b]``: errors
 the two cells share cancel draw by draw (within a group its offset error, in every comparison the part of
 the slope error at the same distance from the labels), and an error of one group enters a comparison

@@ -134,14 +134,15 @@ class Leaderboard(Result):
         pairs = cell_pairs(self.rows["group"].to_numpy(), self.rows["system"].to_numpy(),
                            self.rows["calibrated"].to_numpy(dtype=float), self.draws, level=self.level,
                            higher_is_better=self.higher_is_better, target=target, scope=scope)
-        return replace(pairs, notes=self._few_decided(pairs) + self._in_blocks(pairs))
+        told, n = pairs.counts()["across"]
+        return replace(pairs, notes=self._few_decided(told, n) + self._in_blocks(told))
 
-    def _few_decided(self, pairs: Any) -> tuple[str, ...]:
-        """A note where the labels decide few comparisons across groups (under :data:`FEW_DECIDED`), naming the
-        labels per system behind them and what would decide more (docs/calibration.md, "Which cells differ")."""
+    def _few_decided(self, told: int, n: int) -> tuple[str, ...]:
+        """A note where the labels decide few (``told`` of ``n``) comparisons across groups (under
+        :data:`FEW_DECIDED`), naming the labels per system behind them and what would decide more
+        (docs/calibration.md, "Which cells differ")."""
         from ..calibration._pairs import share_words
 
-        told, n = pairs.counts()["across"]
         labelled = self.rows["n_human"].to_numpy(dtype=float) if "n_human" in self.rows else np.array([])
         labelled = labelled[np.isfinite(labelled) & (labelled > 0)]
         if not self.uncertainty or n == 0 or told >= FEW_DECIDED * n or not len(labelled):
@@ -151,10 +152,10 @@ class Leaderboard(Result):
                 "each group's offset stay too uncertain; more labels per system decide more (plan them: "
                 f"{PLAN_LABELS})",)
 
-    def _in_blocks(self, pairs: Any) -> tuple[str, ...]:
-        """Where anchored verdicts across groups exist: they share their groups' offset errors, so those between
-        two groups turn together when an offset errs (docs/calibration.md, "Fewer labels")."""
-        if not self.uncertainty or pairs.counts()["across"][0] == 0:
+    def _in_blocks(self, told: int) -> tuple[str, ...]:
+        """Where anchored verdicts across groups exist (``told``): they share their groups' offset errors, so those
+        between two groups turn together when an offset errs (docs/calibration.md, "Fewer labels")."""
+        if not self.uncertainty or told == 0:
             return ()
         return (f"verdicts across {self.by} come in blocks: the cells of a group share the error of its offset, so "
                 "the verdicts between two groups stand or fall together (each 'X vs Y' line is one piece of "
