@@ -1,14 +1,18 @@
-"""Does ``--method auto`` follow the evidence? WMT21 to-English, sentence chrF, 100 random labels per pair.
+"""Does ``--method auto`` follow the evidence? WMT21 and WMT20, chrF, K random labels per pair.
 
-For each draw: keep the human score (DA z, then raw DA) on K=100 random judged segments per language
-pair and blank the rest, as a user's table would be; fit with ``fit_calibration(method="auto")`` (what
-``xleval calibrate fit --method auto`` runs), and with ``lgn`` and ``anchored`` beside it; apply each to
-the whole table; cross-pair accuracy (pairs of systems from different pairs, acc23 with ties as in
-mt-metrics-eval) of the system means of the calibrated segments against the system means of the full
-human column. Raw chrF (system means) alongside. Also the time ``decide_calibration`` takes on the
-full table (122k rows) and on a 50k-row subset (de-en + cs-en + ja-en + ru-en).
+For each draw: keep the human score on K random judged segments per language pair and blank the rest, as
+a user's table would be; fit with ``fit_calibration(method="auto")`` (what ``xleval calibrate fit --method
+auto`` runs), and with ``lgn`` and ``anchored`` beside it; apply each to the whole table; cross-pair
+accuracy (pairs of systems from different pairs, acc23 with ties as in mt-metrics-eval) of the system
+means of the calibrated segments against the system means of the full human column. Raw chrF (system
+means) alongside. The sets: WMT21 to-English (7 pairs, sentence chrF against reference A) with DA z
+(under a z-like and a plain column name) and raw DA; with ``--wmt20``, WMT20 raw DA of the 7
+out-of-English pairs (source-based) and of the 6 to-English pairs judged against the reference (the
+organisers' segment chrF), MT systems only. ``--k``: the budgets (default 25, 50 and 100, issue 33's).
+Also the time ``decide_calibration`` takes on the WMT21 table (122k rows) and on a 50k-row subset
+(de-en + cs-en + ja-en + ru-en).
 
-    PYTHONPATH=src python examples/decision_check.py [--quick] [--data /work/shared/data]
+    PYTHONPATH=src python examples/decision_check.py [--quick] [--k 100] [--wmt20] [--data /work/shared/data]
 
 ``--quick``: 3 draws instead of 10. Prints a Markdown table (docs/calibration.md quotes it).
 """
@@ -28,12 +32,15 @@ from xleval.decision import N_FOLDS, N_REPEATS, decide_calibration, fit_calibrat
 from xleval.metrics import score_frame
 from xleval.stats import pairwise_accuracy
 
-K = 100
-# (human column, how the table names its labels, row label): DA z once under a z-like name (recognised
+BUDGETS = (25, 50, 100)
+# (set, human column, how the table names its labels, row label): DA z once under a z-like name (recognised
 # as standardised by its name and its group moments) and once under a plain name (the tool cannot tell,
 # and the cross-validated evidence decides)
-CASES = [("human_z", "labels_z", "DA z (column `labels_z`)"), ("human_z", "labels", "DA z (column `labels`)"),
-         ("human_raw", "labels", "raw DA (column `labels`)")]
+CASES = [("wmt21", "human_z", "labels_z", "WMT21 DA z (column `labels_z`)"),
+         ("wmt21", "human_z", "labels", "WMT21 DA z (column `labels`)"),
+         ("wmt21", "human_raw", "labels", "WMT21 raw DA (column `labels`)")]
+WMT20_CASES = [("wmt20 out", "human_raw", "labels", "WMT20 raw DA, 7 out of English"),
+               ("wmt20 into", "human_raw", "labels", "WMT20 raw DA, 6 into English")]
 
 
 def load(data_root: str | os.PathLike) -> pd.DataFrame:
@@ -45,27 +52,39 @@ def load(data_root: str | os.PathLike) -> pd.DataFrame:
     return frame.drop(columns=["hypothesis", "reference"])
 
 
+def load_wmt20(data_root: str | os.PathLike) -> dict[str, pd.DataFrame]:
+    """WMT20 judged MT rows with the organisers' segment chrF: out of English, and the six to-English pairs
+    judged against the reference."""
+    columns = ["lp", "system", "seg_id", "is_human", "human_da_raw", "metric:chrF"]
+    seg = pd.read_parquet(Path(data_root) / "wmt20-metrics" / "segments.parquet", columns=columns)
+    seg = seg[~seg["is_human"].astype(bool) & seg["metric:chrF"].notna() & seg["human_da_raw"].notna()]
+    seg = seg.rename(columns={"metric:chrF": "chrf", "human_da_raw": "human_raw"}).drop(columns="is_human")
+    into = seg["lp"].isin(["cs-en", "de-en", "ja-en", "pl-en", "ru-en", "ta-en"])
+    return {"wmt20 out": seg[seg["lp"].str.startswith("en-")].reset_index(drop=True),
+            "wmt20 into": seg[into].reset_index(drop=True)}
+
+
 def cross_pair_accuracy(table: pd.DataFrame, values: pd.Series, truth: pd.Series) -> float:
     means = values.groupby([table["lp"], table["system"]]).mean().reindex(truth.index)
     lp = truth.index.get_level_values("lp").to_numpy()
     return float(pairwise_accuracy(means.to_numpy(), truth.to_numpy(), groups=lp, pairs="cross").estimate)
 
 
-def draw(table: pd.DataFrame, human: str, seed: int, column: str = "labels") -> pd.DataFrame:
-    """The table with ``human`` kept on K random judged rows per pair (in ``column``)."""
+def draw(table: pd.DataFrame, human: str, seed: int, column: str = "labels", k: int = 100) -> pd.DataFrame:
+    """The table with ``human`` kept on ``k`` random judged rows per pair (in ``column``)."""
     rng = np.random.default_rng(seed)
-    keep = np.concatenate([rng.choice(np.asarray(rows), size=min(K, len(rows)), replace=False)
+    keep = np.concatenate([rng.choice(np.asarray(rows), size=min(k, len(rows)), replace=False)
                            for rows in table[table[human].notna()].groupby("lp").groups.values()])
     labels = np.full(len(table), np.nan)
     labels[keep] = table[human].to_numpy()[keep]
     return table.assign(**{column: labels})
 
 
-def run(table: pd.DataFrame, human: str, column: str, draws: int) -> pd.DataFrame:
+def run(table: pd.DataFrame, human: str, column: str, draws: int, k: int = 100) -> pd.DataFrame:
     truth = table.groupby(["lp", "system"])[human].mean()
     rows = []
     for seed in range(draws):
-        sparse = draw(table, human, seed, column)
+        sparse = draw(table, human, seed, column, k)
         out = {"draw": seed, "raw": cross_pair_accuracy(sparse, sparse["chrf"], truth)}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -104,22 +123,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=os.environ.get("XLEVAL_DATA", "/work/shared/data"))
     parser.add_argument("--quick", action="store_true", help="3 draws instead of 10")
+    parser.add_argument("--k", type=int, nargs="+", default=list(BUDGETS), help="labels per pair (default 25 50 100)")
+    parser.add_argument("--wmt20", action="store_true", help="also WMT20 raw DA out of and into English")
     args = parser.parse_args(argv)
     draws = 3 if args.quick else 10
     start = time.perf_counter()
-    table = load(args.data)
-    print(f"WMT21 to-English, sentence chrF: {len(table)} rows, {table.groupby(['lp', 'system']).ngroups} "
-          f"(pair, system) cells; K={K} random labels per pair; {draws} draws; the decision: {N_FOLDS} system folds "
-          f"x {N_REPEATS} repeats\n")
-    print("| human scale | raw chrF | LGN | anchored | auto | auto − better of LGN/anchored | auto chose |")
-    print("|---|---|---|---|---|---|---|")
-    for human, column, name in CASES:
-        res = run(table, human, column, draws)
-        gap = res["auto"] - res[["lgn", "anchored"]].max(axis=1)
-        chose = ", ".join(f"{m} ({b}) {n}x" for (m, b), n in res.groupby(["auto_method", "basis"]).size().items())
-        print(f"| {name} | {res['raw'].mean():.3f} | {spread(res['lgn'])} | {spread(res['anchored'])} | "
-              f"{spread(res['auto'])} | {gap.mean():+.3f} (min {gap.min():+.3f}) | {chose} |")
-    t = timing(table)
+    tables = {"wmt21": load(args.data), **(load_wmt20(args.data) if args.wmt20 else {})}
+    wmt21 = tables["wmt21"]
+    print(f"WMT21 to-English, sentence chrF: {len(wmt21)} rows, {wmt21.groupby(['lp', 'system']).ngroups} "
+          f"(pair, system) cells; K = {', '.join(map(str, args.k))} random labels per pair; {draws} draws; "
+          f"the decision: {N_FOLDS} system folds x {N_REPEATS} repeats\n")
+    print("| human scale | K | raw chrF | LGN | anchored | auto | auto − better of LGN/anchored, per draw "
+          "| auto chose |")
+    print("|---|---:|---|---|---|---|---|---|")
+    for key, human, column, name in CASES + (WMT20_CASES if args.wmt20 else []):
+        for k in args.k:
+            res = run(tables[key], human, column, draws, k)
+            gap = res["auto"] - res[["lgn", "anchored"]].max(axis=1)
+            better = max(res["lgn"].mean(), res["anchored"].mean())
+            chose = ", ".join(f"{m} ({b}) {n}x" for (m, b), n in res.groupby(["auto_method", "basis"]).size().items())
+            print(f"| {name} | {k} | {res['raw'].mean():.3f} | {spread(res['lgn'])} | {spread(res['anchored'])} | "
+                  f"{spread(res['auto'])} | mean {gap.mean():+.3f} (min {gap.min():+.3f}); of the means "
+                  f"{res['auto'].mean() - better:+.3f} | {chose} |", flush=True)
+    t = timing(wmt21)
     print(f"\ndecide_calibration: {t['full']:.1f} s on {t['full_rows']} rows, {t['subset']:.1f} s on "
           f"{t['subset_rows']} rows (2 shared cores). Total run {time.perf_counter() - start:.0f} s.")
     return 0

@@ -337,9 +337,10 @@ class CalibrationDecision(Result):
     """The one decision (module docstring). ``method``: ``anchored``, ``lgn`` or ``none`` (raw scores);
     ``calibrator``: what ``fit_calibration(method="auto")`` fits (``method``, or the better calibration by
     the same tie rule when the raw scores win); ``basis``: ``evidence`` (one method beat the others by
-    more than ``margin``), ``tie`` (the tie rule chose), ``levels`` (the raw scores led out of fold, but the
-    bias check says the groups' score levels differ: raw scores never rank across such groups, so the
-    better calibration by the tie rule is applied), ``standardised`` (the human column cannot be the
+    more than ``margin``), ``tie`` (the tie rule chose), ``levels`` (the raw scores led or tied out of fold,
+    but the bias check says the groups' score levels differ: raw scores never rank across such groups, and a
+    comparison that cannot set them apart cannot rank LGN against anchored either, so the combined estimator,
+    anchored, is applied; LGN where the labels look like a z scale), ``standardised`` (the human column cannot be the
     yardstick) or ``rules`` (the evidence could not be measured; the rule-based flow chose); ``reason``:
     one sentence; ``paragraph``: the answer as ``calibrate evaluate`` prints it; ``warn``/``warning``:
     the loud warning or None; ``budget``: labels per group at which the evidence was measured and
@@ -705,12 +706,21 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
     if method == "none" and rules.calibration_advised:
         # the groups' score levels differ (the bias check): raw scores would rank across groups by those levels,
         # and an out-of-fold lead of the raw scores, read against a few labels per system, is too weak to
-        # overturn that (it was chance-level on held-out data). The better calibration by the same rule instead.
+        # overturn that (it was chance-level on held-out data). The same comparison then cannot be trusted to
+        # rank LGN against anchored either (on WMT21 raw DA at 25 labels per pair it put LGN, 0.568, above
+        # anchored, 0.717, in 2 draws of 10: examples/decision_check.py), so the combined estimator is applied:
+        # anchored, whose offsets move to LGN's equal levels as far as the labels support them; LGN where the
+        # labels look like a z scale (the tie order's reason).
         levels = next((st.finding for st in rules.steps if st.step == "bias"), "the groups' score levels differ")
+        calibrator = "lgn" if z_like else "anchored"
+        led = "led" if acc["none"] >= max(acc.values()) else "tied with the best"
+        why = ("the human scores look like a z scale by their moments, so LGN, which does what anchoring to such "
+               "labels does without their noise" if z_like else
+               "anchored calibration, whose offsets move toward LGN's equal levels as far as the labels support "
+               "them")
         reason = (f"the groups' score levels differ ({levels}), so the raw scores cannot rank across groups; "
-                  f"out of fold the raw scores led ({figures}), a lead read against few labels per system that "
-                  f"does not overturn the level difference: {METHOD_NAMES[calibrator]} is applied, the better "
-                  "calibration by the tie rule")
+                  f"out of fold the raw scores {led} ({figures}), a comparison read against few labels per system "
+                  f"that cannot separate the methods at this budget: {why}, is applied")
         method, basis = calibrator, "levels"
         verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
     elif method == "none":
