@@ -727,7 +727,7 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
         reason += (f"; a calibrator, where one must be fitted, is {METHOD_NAMES[calibrator]} (the better "
                    "calibration by the same rule)")
     steps.append(DecisionStep("method", method + {"tie": " (tie rule)", "levels": " (levels differ)"}.get(basis, "")))
-    paragraph = _numbers(evaluation, anchored) + " " + verdict + _curve(evaluation)
+    paragraph = _numbers(evaluation, anchored) + " " + verdict + _curve(evaluation, basis == "levels")
     if source == "table" and len(evaluation.curve()):
         paragraph += (" The decision is made at the labels in this table; a table with fewer labels per group may "
                       "call for another method (state that number as the evaluation's budget to decide there).")
@@ -775,7 +775,9 @@ def _short(method: str) -> str:
     return {"none": "raw", "lgn": "LGN", "anchored": "anchored"}[method]
 
 
-def _curve(evaluation) -> str:
+def _curve(evaluation, noisy: bool = False) -> str:
+    """The budget curve in words; ``noisy``: the decision has just said that the comparison cannot separate the
+    methods at this budget, so the curve's verdict on raw and LGN is qualified the same way."""
     curve = evaluation.curve()
     if curve.empty:
         return ""
@@ -788,7 +790,7 @@ def _curve(evaluation) -> str:
     if len(enough):
         return text + f" {int(enough.min())} labels per group already match the better of raw and LGN ({goal:.3f})."
     return text + (f" No budget up to {int(curve['budget'].max())} labels per group matches the better of raw and "
-                   f"LGN ({goal:.3f}).")
+                   f"LGN ({goal:.3f})" + (", measured against the same few labels per system." if noisy else "."))
 
 
 def _diff(est) -> str:
