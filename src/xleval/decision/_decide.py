@@ -685,42 +685,12 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
     else:
         method = tied[0]
         basis = "evidence" if len(tied) == 1 else "tie"
-        if basis == "evidence":
-            others = ", ".join(f"{acc[m]:.3f} {_short(m)}" for m in order if m != method)
-            reason = (f"out of fold at {budget} labels per group, {METHOD_NAMES[method]} orders cross-group system "
-                      f"pairs best: {acc[method]:.3f} against {others}, a lead above the {MARGIN:g} tolerance whose "
-                      f"{evaluation.level:.0%} paired interval excludes 0")
-        else:
-            reason = (f"no clear winner out of fold at {budget} labels per group ({figures}): "
-                      f"{' and '.join(METHOD_NAMES[m] for m in tied)} lie within {MARGIN:g} of the best or cannot be "
-                      f"told from it ({evaluation.level:.0%} paired interval includes 0); the tie rule applies "
-                      f"{METHOD_NAMES[method]} " + (
-                          "(the human scores look like a z scale by their moments: among tied methods LGN, which "
-                          "does what anchoring to such labels does without their noise, then anchored, then the raw "
-                          "scores)" if z_like else
-                          "(among tied methods: anchored, which assumes nothing about the groups' true quality, then "
-                          "the raw scores, which change nothing, then LGN)"))
+        reason = _comparison_reason(acc, tied, order, budget, figures, evaluation.level, z_like)
         verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
         if scale is not None and scale.status == "unknown":
             notes.append(scale.reason)
     if method == "none" and rules.calibration_advised:
-        # the groups' score levels differ (the bias check): raw scores would rank across groups by those levels,
-        # and an out-of-fold lead of the raw scores, read against a few labels per system, is too weak to
-        # overturn that (it was chance-level on held-out data). The same comparison then cannot be trusted to
-        # rank LGN against anchored either (on WMT21 raw DA at 25 labels per pair it put LGN, 0.568, above
-        # anchored, 0.717, in 2 draws of 10: examples/decision_check.py), so the combined estimator is applied:
-        # anchored, whose offsets move to LGN's equal levels as far as the labels support them; LGN where the
-        # labels look like a z scale (the tie order's reason).
-        levels = next((st.finding for st in rules.steps if st.step == "bias"), "the groups' score levels differ")
-        calibrator = "lgn" if z_like else "anchored"
-        led = "led" if acc["none"] >= max(acc.values()) else "tied with the best"
-        why = ("the human scores look like a z scale by their moments, so LGN, which does what anchoring to such "
-               "labels does without their noise" if z_like else
-               "anchored calibration, whose offsets move toward LGN's equal levels as far as the labels support "
-               "them")
-        reason = (f"the groups' score levels differ ({levels}), so the raw scores cannot rank across groups; "
-                  f"out of fold the raw scores {led} ({figures}), a comparison read against few labels per system "
-                  f"that cannot separate the methods at this budget: {why}, is applied")
+        calibrator, reason = _levels_differ(acc, figures, rules, z_like)
         method, basis = calibrator, "levels"
         verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
     elif method == "none":
@@ -734,6 +704,46 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
     return CalibrationDecision(method, calibrator, basis, reason, paragraph, warn, warning, budget, source, acc, runs,
                                MARGIN, evaluation.n_folds, evaluation.n_repeats, evaluation.random_state, scale,
                                rules, tuple(steps), evaluation=evaluation, notes=tuple(notes))
+
+
+def _comparison_reason(acc: dict[str, float], tied: list[str], order: tuple[str, ...], budget: int, figures: str,
+                       level: float, z_like: bool) -> str:
+    """The decision's sentence when the out-of-fold comparison chose: a clear winner, or the tie rule."""
+    method = tied[0]
+    if len(tied) == 1:
+        others = ", ".join(f"{acc[m]:.3f} {_short(m)}" for m in order if m != method)
+        return (f"out of fold at {budget} labels per group, {METHOD_NAMES[method]} orders cross-group system "
+                f"pairs best: {acc[method]:.3f} against {others}, a lead above the {MARGIN:g} tolerance whose "
+                f"{level:.0%} paired interval excludes 0")
+    return (f"no clear winner out of fold at {budget} labels per group ({figures}): "
+            f"{' and '.join(METHOD_NAMES[m] for m in tied)} lie within {MARGIN:g} of the best or cannot be "
+            f"told from it ({level:.0%} paired interval includes 0); the tie rule applies "
+            f"{METHOD_NAMES[method]} " + (
+                "(the human scores look like a z scale by their moments: among tied methods LGN, which "
+                "does what anchoring to such labels does without their noise, then anchored, then the raw "
+                "scores)" if z_like else
+                "(among tied methods: anchored, which assumes nothing about the groups' true quality, then "
+                "the raw scores, which change nothing, then LGN)"))
+
+
+def _levels_differ(acc: dict[str, float], figures: str, rules: MethodChoice, z_like: bool) -> tuple[str, str]:
+    """The calibrator and the sentence where the raw scores led or tied out of fold but the groups' score levels
+    differ (the bias check): raw scores would rank across groups by those levels, and an out-of-fold lead of the
+    raw scores, read against a few labels per system, is too weak to overturn that (it was chance-level on
+    held-out data). The same comparison then cannot be trusted to rank LGN against anchored either (on WMT21 raw
+    DA at 25 labels per pair it put LGN, 0.568, above anchored, 0.717, in 2 draws of 10:
+    examples/decision_check.py), so the combined estimator is applied: anchored, whose offsets move to LGN's
+    equal levels as far as the labels support them; LGN where the labels look like a z scale (the tie order's
+    reason)."""
+    levels = next((st.finding for st in rules.steps if st.step == "bias"), "the groups' score levels differ")
+    calibrator = "lgn" if z_like else "anchored"
+    led = "led" if acc["none"] >= max(acc.values()) else "tied with the best"
+    why = ("the human scores look like a z scale by their moments, so LGN, which does what anchoring to such "
+           "labels does without their noise" if z_like else
+           "anchored calibration, whose offsets move toward LGN's equal levels as far as the labels support them")
+    return calibrator, (f"the groups' score levels differ ({levels}), so the raw scores cannot rank across groups; "
+                        f"out of fold the raw scores {led} ({figures}), a comparison read against few labels per "
+                        f"system that cannot separate the methods at this budget: {why}, is applied")
 
 
 def _tied(acc: dict[str, float], lower: dict[tuple[str, str], float], order: tuple[str, ...]) -> list[str]:
