@@ -120,7 +120,7 @@ def human_scale_check(h: np.ndarray, labels: np.ndarray, human: str | None, decl
     Per-annotator z (WMT DA z) cannot be recognised from group means alone: its pair means are not exactly
     equal (WMT21 to-English: -0.04 to +0.05, about 10 standard errors apart). So: the user's ``declared``
     scale (``z`` or ``raw``) wins; exact per-group standardisation is recognised; otherwise a z-like name
-    (``human_z``, ``zscore``) and z-like moments (every group's sd 0.5-1.5, mean within 0.1 + 3 se of 0)
+    (``human_z``, ``zscore``) and z-like moments (sds near 0.5-1.5 and means near 0, :func:`_z_moments`)
     together say ``standardised``, neither says ``raw``, and one alone says ``unknown``."""
     if declared is not None and declared not in HUMAN_SCALES:  # a named scale (mqm, esa, da-z ...): its kind
         from ..calibration._scales import scale_kind
