@@ -182,3 +182,23 @@ def test_wmt21_da_z_is_recognised_from_25_labels_per_pair_and_raw_da_is_not(wmt2
     # 6 of 10 such draws (examples/decision_check.py); raw DA (sd ~25) never
     print(f"WMT21 DA z, 25 labels per pair: recognised in {seen['human_z']} of 100 draws")  # docs/calibration.md (-s)
     assert seen["human_z"] >= 93 and seen["human_raw"] == 0
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("k", [10, 25, 100])
+def test_wmt21_mqm_never_looks_like_a_z_scale(shared_data, k):
+    """MQM error points (sd 2.8 en-de, 5.9 zh-en; means 1.4 and 5.0) and their negation, under a z-like name: the
+    sample-aware band must not take a few labels of them for a z scale."""
+    import pandas as pd
+
+    from xleval.diagnostics import human_scale_check
+
+    mqm = pd.read_parquet(shared_data("wmt21", "mqm_newstest2021.parquet"))
+    rng = np.random.default_rng(k)
+    for _ in range(50):
+        rows = np.concatenate([rng.choice(np.flatnonzero((mqm["lp"] == lp).to_numpy()), k, replace=False)
+                               for lp in ("en-de", "zh-en")])
+        sample = mqm.iloc[rows]
+        for sign in (1.0, -1.0):
+            assert not human_scale_check(sign * sample["mqm"].to_numpy(float), sample["lp"].to_numpy(),
+                                         "mqm_z").standardised
