@@ -162,8 +162,9 @@ def human_scale_check(h: np.ndarray, labels: np.ndarray, human: str | None, decl
 def _z_moments(h: np.ndarray, labels: np.ndarray) -> bool:
     """Z-like moments of a sample of labels: the pooled within-group sd in :data:`Z_SD`, each group's sd
     there up to 3 standard errors and each group's mean within :data:`Z_MEAN` + 3 standard errors of 0.
-    A group's sample sd strays with few labels (25 labels of a sd-0.85 column: 0.45-1.7 across WMT21's 7
-    pairs), so a fixed band for every group would miss a z scale in a third of such samples. A group's sd
+    A group's sample sd strays with few labels (25 labels per pair of WMT21 DA z, sd 0.81-0.89: 0.35-1.89, one
+    pair outside the band in 18 of 100 draws; tests/test_diagnostics_validity.py), so a fixed band for every
+    group misses a z scale in such samples. A group's sd
     is read as in the band when a true sd at the band's nearer edge could give it: the sample sd's standard
     error at a true sd ``sigma`` is ``sigma * sqrt((kurtosis - 1) / (4 n))`` (the delta method), with the
     pooled kurtosis of the centred labels, at least the normal's 3."""
