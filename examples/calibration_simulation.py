@@ -241,18 +241,29 @@ def pairs_study(worlds: int, budget: int = 100, groups=(2, 4, 7), n_resamples: i
     return pd.DataFrame(rows)
 
 
-def load_wmt20() -> dict[str, pd.DataFrame]:
-    """WMT20 raw DA with the organisers' segment chrF, MT systems only, one row per judged segment."""
-    root = Path(os.environ.get("XLEVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+WMT20_OUT, WMT20_INTO = "WMT20 raw DA, 7 out of English", "WMT20 raw DA, 6 into English"
+
+
+def wmt20_tables(metrics: dict[str, str], root: str | os.PathLike | None = None) -> dict[str, pd.DataFrame]:
+    """WMT20 raw DA, MT systems only, one row per judged segment (``lp, system, seg_id, doc_id, human`` and one
+    column per metric: ``metrics`` maps our name to the organisers' column, NaN where they have no score), for
+    the 7 pairs out of English (source-based DA) and the 6 to-English pairs judged against the reference.
+    ``root``: the shared data (default ``$XLEVAL_DATA``)."""
+    root = Path(root or os.environ.get("XLEVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
     seg = pd.read_parquet(root / "wmt20-metrics" / "segments.parquet",
-                          columns=["lp", "system", "seg_id", "doc_id", "is_human", "human_da_raw", "metric:chrF"])
-    seg = seg[~seg["is_human"] & seg["metric:chrF"].notna() & seg["human_da_raw"].notna()]
-    seg = seg.rename(columns={"metric:chrF": "chrf", "human_da_raw": "human"})
-    keep = ["lp", "system", "seg_id", "doc_id", "chrf", "human"]
-    out_of_english = seg["lp"].str.startswith("en-")
-    reference_based = seg["lp"].isin(["cs-en", "de-en", "ja-en", "pl-en", "ru-en", "ta-en"])
-    return {"WMT20 raw DA, 7 out of English": seg.loc[out_of_english, keep].reset_index(drop=True),
-            "WMT20 raw DA, 6 into English": seg.loc[reference_based, keep].reset_index(drop=True)}
+                          columns=["lp", "system", "seg_id", "doc_id", "is_human", "human_da_raw", *metrics.values()])
+    seg = seg[~seg["is_human"].astype(bool) & seg["human_da_raw"].notna()]
+    seg = seg.rename(columns={"human_da_raw": "human", **{v: k for k, v in metrics.items()}})
+    keep = ["lp", "system", "seg_id", "doc_id", "human", *metrics]
+    into = seg["lp"].isin(["cs-en", "de-en", "ja-en", "pl-en", "ru-en", "ta-en"])
+    return {WMT20_OUT: seg.loc[seg["lp"].str.startswith("en-"), keep].reset_index(drop=True),
+            WMT20_INTO: seg.loc[into, keep].reset_index(drop=True)}
+
+
+def load_wmt20() -> dict[str, pd.DataFrame]:
+    """WMT20 raw DA with the organisers' segment chrF (``chrf``), the rows that have it."""
+    return {name: frame.dropna(subset=["chrf"]).reset_index(drop=True)
+            for name, frame in wmt20_tables({"chrf": "metric:chrF"}).items()}
 
 
 def verdict_boards(labelled: pd.DataFrame, higher: bool, n_resamples: int, seed: int) -> dict:
@@ -308,9 +319,8 @@ WORST = "mean (worst: min; for the shares wrong, max)"
 def _table(frame: pd.DataFrame, keys: list[str], columns: tuple[str, ...]) -> str:
     """Mean (worst) per row of ``keys``: the worst of a share wrong is its largest value, of anything else its
     smallest."""
-    means = frame.groupby(keys, sort=False)[list(columns)].mean()
     grouped = frame.groupby(keys, sort=False)[list(columns)]
-    low, high = grouped.min(), grouped.max()
+    means, low, high = grouped.mean(), grouped.min(), grouped.max()
     worst = {c: (high if c.startswith("wrong") else low)[c] for c in columns}
     head = "| " + " | ".join(keys) + " | " + " | ".join(
         f"{c} ({'max' if c.startswith('wrong') else 'min'})" for c in columns) + " |"

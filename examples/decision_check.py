@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -39,8 +40,8 @@ BUDGETS = (25, 50, 100)
 CASES = [("wmt21", "human_z", "labels_z", "WMT21 DA z (column `labels_z`)"),
          ("wmt21", "human_z", "labels", "WMT21 DA z (column `labels`)"),
          ("wmt21", "human_raw", "labels", "WMT21 raw DA (column `labels`)")]
-WMT20_CASES = [("wmt20 out", "human_raw", "labels", "WMT20 raw DA, 7 out of English"),
-               ("wmt20 into", "human_raw", "labels", "WMT20 raw DA, 6 into English")]
+WMT20_CASES = [(name, "human_raw", "labels", name) for name in ("WMT20 raw DA, 7 out of English",
+                                                                 "WMT20 raw DA, 6 into English")]
 
 
 def load(data_root: str | os.PathLike) -> pd.DataFrame:
@@ -53,15 +54,13 @@ def load(data_root: str | os.PathLike) -> pd.DataFrame:
 
 
 def load_wmt20(data_root: str | os.PathLike) -> dict[str, pd.DataFrame]:
-    """WMT20 judged MT rows with the organisers' segment chrF: out of English, and the six to-English pairs
-    judged against the reference."""
-    columns = ["lp", "system", "seg_id", "is_human", "human_da_raw", "metric:chrF"]
-    seg = pd.read_parquet(Path(data_root) / "wmt20-metrics" / "segments.parquet", columns=columns)
-    seg = seg[~seg["is_human"].astype(bool) & seg["metric:chrF"].notna() & seg["human_da_raw"].notna()]
-    seg = seg.rename(columns={"metric:chrF": "chrf", "human_da_raw": "human_raw"}).drop(columns="is_human")
-    into = seg["lp"].isin(["cs-en", "de-en", "ja-en", "pl-en", "ru-en", "ta-en"])
-    return {"wmt20 out": seg[seg["lp"].str.startswith("en-")].reset_index(drop=True),
-            "wmt20 into": seg[into].reset_index(drop=True)}
+    """WMT20 judged MT rows with the organisers' segment chrF (``calibration_simulation.wmt20_tables``), in this
+    script's columns (``human_raw``; no documents)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from calibration_simulation import wmt20_tables
+
+    return {name: frame.dropna(subset=["chrf"]).drop(columns="doc_id").rename(columns={"human": "human_raw"})
+            .reset_index(drop=True) for name, frame in wmt20_tables({"chrf": "metric:chrF"}, data_root).items()}
 
 
 def cross_pair_accuracy(table: pd.DataFrame, values: pd.Series, truth: pd.Series) -> float:

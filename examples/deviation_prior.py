@@ -70,19 +70,15 @@ def wmt21_sets() -> dict[tuple[str, str], tuple[pd.DataFrame, bool]]:
 
 
 def wmt20_sets() -> dict[tuple[str, str], tuple[pd.DataFrame, bool]]:
-    root = DATA.parent / "wmt20-metrics"
     # the organisers' TER column is left out: its direction and scale vary by pair (en-zh around 40, others near 1)
     metrics = {"chrF": "metric:chrF", "parBLEU": "metric:parbleu", "YiSi-2": "metric:YiSi-2"}
-    seg = pd.read_parquet(root / "segments.parquet",
-                          columns=["lp", "system", "seg_id", "doc_id", "is_human", "human_da_raw", *metrics.values()])
-    seg = seg[~seg["is_human"] & seg["human_da_raw"].notna()].rename(columns={"human_da_raw": "human"})
-    parts = {"WMT20 raw DA, out of English": seg["lp"].str.startswith("en-"),
-             "WMT20 raw DA, into English": seg["lp"].isin(["cs-en", "de-en", "ja-en", "pl-en", "ru-en", "ta-en"])}
+    names = {sim.WMT20_OUT: "WMT20 raw DA, out of English", sim.WMT20_INTO: "WMT20 raw DA, into English"}
     out = {}
-    for scale, keep in parts.items():
-        for name, column in metrics.items():
-            rows = seg[keep & seg[column].notna()]
-            out[(scale, name)] = (rows.assign(score=rows[column])[[*KEEP, "score"]].reset_index(drop=True), True)
+    for name, seg in sim.wmt20_tables(metrics, DATA.parent).items():
+        for metric in metrics:
+            rows = seg[seg[metric].notna()]
+            out[(names[name], metric)] = (rows.assign(score=rows[metric])[[*KEEP, "score"]].reset_index(drop=True),
+                                          True)
     return out
 
 

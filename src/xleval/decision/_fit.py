@@ -91,7 +91,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
             if decision is None:
                 roles = table.with_roles(system=system if system in frame.columns else None) \
                     if system != table.system else table
-                decision = _decide(roles, human_scale, commands, settings)
+                decision = _auto_decision(roles, human_scale, commands, settings)
             chosen = decision.calibrator
             if decision.method == "none":
                 warnings.warn(f"the raw scores order cross-group pairs as well as any calibration here "
@@ -133,7 +133,8 @@ def _check_method_settings(method: str, human: str | None, settings: dict[str, A
                          "method='lgn'", argument=lgn_only[0])
 
 
-def _decide(roles: EvalTable, human_scale: str | None, commands: Any, settings: dict[str, Any]) -> CalibrationDecision:
+def _auto_decision(roles: EvalTable, human_scale: str | None, commands: Any,
+                   settings: dict[str, Any]) -> CalibrationDecision:
     """The one decision for ``method="auto"``, from the table's evidence."""
     evidence = gather_evidence(roles, human_scale=human_scale,
                                human_higher_is_better=settings.get("human_higher_is_better"))
