@@ -105,6 +105,13 @@ def test_b_anchored_wins_where_groups_truly_differ_and_the_metric_is_biased():
     assert decision.scale.status == "raw" and decision.budget == 40
 
 
+def test_the_verdict_names_its_yardstick_only_where_it_is_a_few_labels_per_system():
+    few = _decide(_world(**ANCHORED_WORLD))  # 40 labels per group over 8 systems: 5 per system
+    assert "the mean of each held-out system's own labels (5 per system, median)" in few.paragraph
+    every = _decide(_world(**{**ANCHORED_WORLD, "k": 400}))  # every row labelled: 50 per system
+    assert every.method == "anchored" and "held-out system's own labels" not in every.paragraph
+
+
 def test_c_a_tie_within_the_tolerance_applies_the_documented_tie_rule():
     # the human score is the metric itself: raw scores and anchored calibration both order every pair as
     # the humans do (accuracy 1); LGN erases the true differences between groups

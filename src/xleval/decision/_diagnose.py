@@ -151,6 +151,12 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: Calibrati
             if choice.method == "anchored":
                 return f"{head}: use anchored calibration{then}"
             return f"{head}: use LGN"
+        if choice.basis == "assumption":
+            return (f"calibration advised: out of fold at {choice.budget} labels per group LGN led ({acc['none']:.2f} "
+                    f"raw, {acc['lgn']:.2f} LGN, {acc['anchored']:.2f} anchored), but the labels reject its "
+                    f"equal-quality assumption (the groups' human means differ significantly; the validity check: "
+                    f"{status_said(verdict)}), and a lead read against few labels per "
+                    f"system does not overturn that: use anchored calibration{then}")
         head = (f"calibration advised: {METHOD_NAMES[choice.method]} moves cross-group accuracy from "
                 f"{acc['none']:.2f} (raw) to {acc[choice.method]:.2f} out of fold at {choice.budget} labels per group "
                 f"({rule})")

@@ -17,8 +17,9 @@ __all__ = ["budget_curve", "decision_reasons", "METHOD_LONG_NAMES", "MEASURED_BA
 METHOD_LONG_NAMES = {"none": "no calibration (raw scores)", "lgn": "LGN", "anchored": "anchored calibration"}
 
 #: the bases of a decision read from the cross-validated comparison (``levels``: the raw scores led, but the
-#: groups' score levels differ, so the better calibration was applied)
-MEASURED_BASES = ("evidence", "tie", "levels")
+#: groups' score levels differ, so the combined estimator was applied; ``assumption``: LGN led, but the labels
+#: reject its equal-quality assumption, so anchored was applied)
+MEASURED_BASES = ("evidence", "tie", "levels", "assumption")
 
 
 def budget_curve(evaluation: CalibrationEvaluation | None) -> pd.DataFrame | None:

@@ -1,0 +1,75 @@
+"""The decision where LGN leads out of fold but the labels reject its assumption: WMT20 raw DA out of English
+(7 pairs, the organisers' segment chrF, MT systems only) with 100 random labels per pair
+(examples/decision_check.py --wmt20 is the long run; docs/calibration.md)."""
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from xleval.calibration import apply_calibrator
+from xleval.decision import MARGIN, decide_calibration, fit_calibration
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+OUT = "WMT20 raw DA, 7 out of English"
+
+
+@pytest.fixture(scope="module")
+def draw_4(shared_data):
+    """Draw 4 of examples/decision_check.py at K = 100 (the example's own draw and loader), with the full human
+    column beside it."""
+    shared_data("wmt20-metrics", "segments.parquet")
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import decision_check
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    table = decision_check.load_wmt20(shared_data())[OUT]
+    return decision_check, table, decision_check.draw(table, "human_raw", 4, "labels", 100)
+
+
+@pytest.mark.data
+def test_an_lgn_lead_out_of_fold_does_not_overrule_labels_that_reject_its_assumption(draw_4):
+    """In this draw LGN leads out of fold by more than the tolerance with a paired interval above 0 (read against
+    about 8 labels per held-out system), while the labels' test of equal quality rejects LGN's assumption. Against
+    every label anchored calibration orders the cross-pair system pairs better, so anchored must be applied, and
+    the reason must say why the lead did not decide."""
+    module, table, sparse = draw_4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        decision = decide_calibration(sparse, "chrf", "lp", human="labels")
+        fitted = {m: fit_calibration(sparse, m, score="chrf", by="lp", **({"human": "labels"} if m != "lgn" else {}))
+                  for m in ("lgn", "anchored", "auto")}
+    acc = decision.accuracy
+    assert acc["lgn"] > max(acc["anchored"], acc["none"]) + MARGIN  # LGN led out of fold
+    assert decision.evidence.verdict.status == "violated"
+    assert (decision.method, decision.calibrator, decision.basis) == ("anchored", "anchored", "assumption")
+    assert "reject LGN's equal-quality assumption" in decision.reason
+    # the verdict says what its accuracies are read against: about 8 labels per held-out system (12 systems a pair)
+    assert "the mean of each held-out system's own labels (8 per system, median)" in decision.paragraph
+    assert fitted["auto"].method == "anchored"  # auto writes what it recommends
+    truth = table.groupby(["lp", "system"])["human_raw"].mean()
+
+    def every_label(method: str) -> float:
+        calibrated = apply_calibrator(fitted[method].model, sparse)
+        added = [c for c in calibrated.columns if c not in sparse.columns and c != "calibration_source"]
+        return module.cross_pair_accuracy(sparse, calibrated[added[0]], truth)
+
+    assert every_label("anchored") > every_label("lgn") + MARGIN, (every_label("anchored"), every_label("lgn"))
+
+
+@pytest.mark.data
+def test_calibrate_evaluate_and_diagnose_say_the_same_reason(draw_4, tmp_path, cli):
+    _, _, sparse = draw_4
+    path = tmp_path / "k100.parquet"
+    sparse.drop(columns=["human_raw"]).to_parquet(path)
+    rc, out, err = cli("calibrate", "evaluate", path, "--score", "chrf", "--by", "lp", "--human", "labels")
+    assert rc == 0, err
+    said = " ".join((out + err).split())
+    assert "Trust anchored calibration here" in said and "reject LGN's equal-quality assumption" in said
+    rc, out, err = cli("diagnose", path, "--score", "chrf", "--by", "lp", "--human", "labels")
+    assert rc == 0, err
+    said = " ".join((out + err).split())
+    assert "use anchored calibration" in said and "reject its equal-quality assumption" in said
