@@ -8,6 +8,7 @@ WMT DA z). Only K rows per group keep their human label, as a user's table does.
 import json
 import re
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,9 @@ from xleval.decision import (
     MARGIN,
     METHOD_NAMES,
     Caller,
+    compare_calibrations,
     decide_calibration,
+    decide_from_evaluation,
     diagnose,
     evaluate_calibration,
     fit_calibration,
@@ -110,6 +113,30 @@ def test_the_verdict_names_its_yardstick_only_where_it_is_a_few_labels_per_syste
     assert "the mean of each held-out system's own labels (5 per system, median)" in few.paragraph
     every = _decide(_world(**{**ANCHORED_WORLD, "k": 400}))  # every row labelled: 50 per system
     assert every.method == "anchored" and "held-out system's own labels" not in every.paragraph
+
+
+def test_a_calibrator_behind_a_raw_win_is_not_lgn_where_the_labels_reject_its_assumption():
+    """The raw scores win out of fold and the score levels do not differ (the metric's levels match, the human
+    levels do not): `auto` must still write a calibrator, the better one by the rule, here LGN by a clear lead
+    over anchored (accuracies set on the evaluation); the labels reject LGN's equal-quality assumption, so it is
+    anchored, and the reason says why."""
+    df = _world((-1.5, 0.0, 1.0, 2.0), (1.5, 0.0, -1.0, -2.0), k=200, sys_sd=0.3)
+    evaluation = compare_calibrations(df, "score", "human", "lp", procedure=DEFAULT_PROCEDURE)
+
+    def set_to(name, accuracy, minus_raw, minus_lgn=None):
+        v = evaluation.variant(name)
+        est = lambda value: replace(v.accuracy, estimate=value, ci_low=value - 0.01, ci_high=value + 0.01)  # noqa: E731
+        return replace(v, accuracy=est(accuracy), runs=(accuracy,), minus_raw=est(minus_raw) if v.minus_raw else None,
+                       minus_lgn=est(minus_lgn) if minus_lgn is not None else None)
+
+    variants = tuple(set_to(v.name, *{"raw": (0.80, 0.0), "lgn": (0.79, -0.01)}.get(v.name, (0.70, -0.10, -0.09)))
+                     for v in evaluation.variants)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        decision = decide_from_evaluation(df, replace(evaluation, variants=variants))
+    assert not decision.bias.calibration_advised and decision.evidence.verdict.status == "violated"
+    assert decision.method == "none" and decision.calibrator == "anchored", decision.reason
+    assert "LGN led among the calibrations, but LGN's equal-quality assumption is" in decision.reason
 
 
 def test_c_a_tie_within_the_tolerance_applies_the_documented_tie_rule():
