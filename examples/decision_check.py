@@ -12,9 +12,16 @@ organisers' segment chrF), MT systems only. ``--k``: the budgets (default 25, 50
 Also the time ``decide_calibration`` takes on the WMT21 table (122k rows) and on a 50k-row subset
 (de-en + cs-en + ja-en + ru-en).
 
-    PYTHONPATH=src python examples/decision_check.py [--quick] [--k 100] [--wmt20] [--data /work/shared/data]
+    PYTHONPATH=src python examples/decision_check.py [--quick] [--k 100] [--wmt20] [--worlds 10 [--worlds-only]]
+        [--data /work/shared/data]
 
 ``--quick``: 3 draws instead of 10. Prints a Markdown table (docs/calibration.md quotes it).
+
+``--worlds N``: also the simulated worlds of ``calibration_simulation.py`` (kinds ``lgn``: the groups' true
+quality equal; ``raw``: the metric's levels right; ``half``: each half right; ``neither``), 4 and 7 groups of 8
+systems, K labels per group, N worlds per cell: the accuracy of what ``decide_calibration`` applies (raw system
+means, LGN, or the anchored calibrator with its default prior) against the cells' true means, beside LGN and
+anchored, and how often each method and basis was applied.
 """
 from __future__ import annotations
 
@@ -114,6 +121,46 @@ def timing(table: pd.DataFrame) -> dict[str, float]:
     return out
 
 
+def worlds(n: int, budgets) -> pd.DataFrame:
+    """One row per simulated world (kind, groups, K): the accuracy of what the decision applied, of LGN and of
+    anchored (``calibration_simulation.estimates``: ``lgn`` and ``mixed``), and the decision's method and basis."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import calibration_simulation as sim
+
+    rows = []
+    for kind in sim.KINDS:
+        for groups in (4, 7):
+            for k in budgets:
+                for w in range(n):
+                    rng = np.random.default_rng([7, sim.KINDS.index(kind), groups, k, w])
+                    frame, truth = sim.world(rng, kind, groups, n_labels=k)
+                    accuracy = {m: sim.cross_accuracy(v, truth) for m, v in sim.estimates(frame).items()}
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        decision = decide_calibration(frame, "score", "lp", human="human")
+                    applied = {"none": "raw", "lgn": "lgn", "anchored": "mixed"}[decision.method]
+                    rows.append({"kind": kind, "groups": groups, "k": k, "auto": accuracy[applied],
+                                 "lgn": accuracy["lgn"], "anchored": accuracy["mixed"], "raw": accuracy["raw"],
+                                 "chose": f"{decision.method} ({decision.basis})"})
+    return pd.DataFrame(rows)
+
+
+def print_worlds(n: int, budgets) -> None:
+    res = worlds(n, budgets)
+    print(f"\nSimulated worlds ({n} per kind, group count and K; 8 systems a group): cross-group accuracy against "
+          "the cells' true means, mean (min-max)\n")
+    print("| world | groups | K | raw | LGN | anchored | auto | auto − better of LGN/anchored, per world "
+          "| auto chose |")
+    print("|---|---:|---:|---|---|---|---|---|---|")
+    for (kind, groups, k), cell in res.groupby(["kind", "groups", "k"], sort=False):
+        gap = cell["auto"] - cell[["lgn", "anchored"]].max(axis=1)
+        better = max(cell["lgn"].mean(), cell["anchored"].mean())
+        chose = ", ".join(f"{m} {n}x" for m, n in cell["chose"].value_counts().sort_index().items())
+        print(f"| {kind} | {groups} | {k} | {cell['raw'].mean():.3f} | {spread(cell['lgn'])} | "
+              f"{spread(cell['anchored'])} | {spread(cell['auto'])} | mean {gap.mean():+.3f} "
+              f"(min {gap.min():+.3f}); of the means {cell['auto'].mean() - better:+.3f} | {chose} |", flush=True)
+
+
 def spread(values: pd.Series) -> str:
     return f"{values.mean():.3f} ({values.min():.3f}–{values.max():.3f})"
 
@@ -124,9 +171,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="3 draws instead of 10")
     parser.add_argument("--k", type=int, nargs="+", default=list(BUDGETS), help="labels per pair (default 25 50 100)")
     parser.add_argument("--wmt20", action="store_true", help="also WMT20 raw DA out of and into English")
+    parser.add_argument("--worlds", type=int, default=0, help="also N simulated worlds per kind, group count and K")
+    parser.add_argument("--worlds-only", action="store_true", help="the simulated worlds alone (with --worlds)")
     args = parser.parse_args(argv)
     draws = 3 if args.quick else 10
     start = time.perf_counter()
+    if args.worlds_only:
+        print_worlds(args.worlds or draws, args.k)
+        print(f"\nTotal run {time.perf_counter() - start:.0f} s.")
+        return 0
     tables = {"wmt21": load(args.data), **(load_wmt20(args.data) if args.wmt20 else {})}
     wmt21 = tables["wmt21"]
     print(f"WMT21 to-English, sentence chrF: {len(wmt21)} rows, {wmt21.groupby(['lp', 'system']).ngroups} "
@@ -144,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {name} | {k} | {res['raw'].mean():.3f} | {spread(res['lgn'])} | {spread(res['anchored'])} | "
                   f"{spread(res['auto'])} | mean {gap.mean():+.3f} (min {gap.min():+.3f}); of the means "
                   f"{res['auto'].mean() - better:+.3f} | {chose} |", flush=True)
+    if args.worlds:
+        print_worlds(args.worlds, args.k)
     t = timing(wmt21)
     print(f"\ndecide_calibration: {t['full']:.1f} s on {t['full_rows']} rows, {t['subset']:.1f} s on "
           f"{t['subset_rows']} rows (2 shared cores). Total run {time.perf_counter() - start:.0f} s.")
