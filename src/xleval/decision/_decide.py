@@ -11,7 +11,8 @@ The method with the highest mean accuracy over the repeats is applied; methods w
 (assumes nothing about the groups' true quality), then raw scores (change nothing), then LGN (assumes
 equal true quality). Two rules bound what a comparison read against a few labels per system can decide: the
 raw scores never rank groups whose score levels differ, and an LGN lead never overrules labels that reject LGN's
-equal-quality assumption (both apply the combined estimator, anchored; docs/calibration.md). One set of
+equal-quality assumption or leave it open (both apply the combined estimator, anchored;
+docs/calibration.md). One set of
 defaults (folds, repeats, seed: :mod:`._defaults`) serves every caller.
 
 **A standardised human column cannot be the yardstick.** Human scores standardised within groups
@@ -347,7 +348,8 @@ class CalibrationDecision(Result):
     but the bias check says the groups' score levels differ: raw scores never rank across such groups, and a
     comparison that cannot set them apart cannot rank LGN against anchored either, so the combined estimator,
     anchored, is applied; LGN where the labels look like a z scale), ``assumption`` (LGN led out of fold, but
-    the labels reject its equal-quality assumption: the validity check is ``violated``; anchored is applied),
+    the labels do not support its equal-quality assumption: the validity check is ``violated`` or
+    ``inconclusive``; anchored is applied),
     ``standardised`` (the human column cannot be the
     yardstick) or ``rules`` (the evidence could not be measured; the rule-based flow chose); ``reason``:
     one sentence; ``paragraph``: the answer as ``calibrate evaluate`` prints it; ``warn``/``warning``:
@@ -727,13 +729,12 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
         if calibrator == "lgn" and fails:
             calibrator = "anchored"
             reason += ("; a calibrator, where one must be fitted, is anchored calibration (LGN led among the "
-                       f"calibrations, but LGN's equal-quality assumption is {_said(rules.validity)} on the "
-                       "labels)")
+                       f"calibrations, but {_labels_on_lgn(rules.validity)})")
         else:
             reason += (f"; a calibrator, where one must be fitted, is {METHOD_NAMES[calibrator]} (the better "
                        "calibration by the same rule)")
     steps.append(DecisionStep("method", method + {"tie": " (tie rule)", "levels": " (levels differ)",
-                                                  "assumption": " (LGN's assumption fails)"}.get(basis, "")))
+                                                  "assumption": " (LGN's assumption unsupported)"}.get(basis, "")))
     paragraph = _numbers(evaluation, anchored) + " " + verdict + _curve(evaluation, basis == "levels")
     if source == "table" and len(evaluation.curve()):
         paragraph += (" The decision is made at the labels in this table; a table with fewer labels per group may "
@@ -784,26 +785,34 @@ def _levels_differ(acc: dict[str, float], figures: str, rules: MethodChoice, z_l
 
 
 def _assumption_fails(validity: ValidityVerdict | None) -> bool:
-    """Whether the labels reject LGN's equal-quality assumption: the validity check found a significant
-    difference between the groups' human means (``violated``; said "at risk" when its estimate is below the
-    threshold)."""
-    return validity is not None and validity.status == "violated"
+    """Whether the labels leave LGN's equal-quality assumption unsupported: the validity check found a
+    significant difference between the groups' human means (``violated``; said "at risk" when its estimate is
+    below the threshold), or cannot rule out one as large as its threshold (``inconclusive``)."""
+    return validity is not None and validity.status in ("violated", "inconclusive")
 
 
 def _lgn_assumption_fails(figures: str, validity: ValidityVerdict | None) -> tuple[str, str]:
-    """The calibrator and the sentence where LGN led out of fold but the labels reject its assumption. The
-    out-of-fold comparison scores each held-out system against the mean of its few labels, and its interval
+    """The calibrator and the sentence where LGN led out of fold but the labels do not support its assumption.
+    The out-of-fold comparison scores each held-out system against the mean of its few labels, and its interval
     resamples systems, not the labels the maps are fitted on: on WMT20 raw DA out of English at 100 labels per
     pair it put LGN clearly ahead in 2 of 10 draws, while against every label anchored calibration was better
     in every draw (by about 0.04 in those two; ``examples/decision_check.py --wmt20``;
     ``examples/comparison_yardstick.py`` measures how often that interval covers the every-label difference).
     The labels' own test of equal quality, which anchored's mixed prior already weighs, is the stronger
-    evidence there."""
-    return "anchored", (f"out of fold LGN led ({figures}), but the labels reject LGN's equal-quality assumption "
-                        f"(the groups' human means differ significantly; the validity check: {_said(validity)}), "
-                        "and a lead read against a few labels per held-out system does not overturn that: anchored "
-                        "calibration, whose offsets move toward LGN's equal levels as far as the labels support "
-                        "them, is applied")
+    evidence there: an LGN lead decides only where that test holds."""
+    return "anchored", (f"out of fold LGN led ({figures}), but {_labels_on_lgn(validity)}, and a lead read against "
+                        "a few labels per held-out system does not overturn that: anchored calibration, whose "
+                        "offsets move toward LGN's equal levels as far as the labels support them, is applied")
+
+
+def _labels_on_lgn(validity: ValidityVerdict | None) -> str:
+    """What the labels' validity check says of LGN's assumption, where it does not hold."""
+    if validity is not None and validity.status == "inconclusive":
+        return ("the labels do not support LGN's equal-quality assumption (they cannot rule out a difference of "
+                f"{validity.deciding.threshold:g} sd between the groups' human means; the validity check: "
+                "inconclusive)")
+    return ("the labels reject LGN's equal-quality assumption (the groups' human means differ significantly; the "
+            f"validity check: {_said(validity)})")
 
 
 def _said(validity: ValidityVerdict | None) -> str:

@@ -18,7 +18,7 @@ METHOD_LONG_NAMES = {"none": "no calibration (raw scores)", "lgn": "LGN", "ancho
 
 #: the bases of a decision read from the cross-validated comparison (``levels``: the raw scores led, but the
 #: groups' score levels differ, so the combined estimator was applied; ``assumption``: LGN led, but the labels
-#: reject its equal-quality assumption, so anchored was applied)
+#: do not support its equal-quality assumption, so anchored was applied)
 MEASURED_BASES = ("evidence", "tie", "levels", "assumption")
 
 
