@@ -11,9 +11,8 @@ The method with the highest mean accuracy over the repeats is applied; methods w
 (assumes nothing about the groups' true quality), then raw scores (change nothing), then LGN (assumes
 equal true quality). Two rules bound what a comparison read against a few labels per system can decide: the
 raw scores never rank groups whose score levels differ, and an LGN lead never overrules labels that reject LGN's
-equal-quality assumption or leave it open (both apply the combined estimator, anchored;
-docs/calibration.md). One set of
-defaults (folds, repeats, seed: :mod:`._defaults`) serves every caller.
+equal-quality assumption or leave it open (both apply the combined estimator, anchored; docs/calibration.md).
+One set of defaults (folds, repeats, seed: :mod:`._defaults`) serves every caller.
 
 **A standardised human column cannot be the yardstick.** Human scores standardised within groups
 (per-annotator z such as WMT DA z, z per language) have equal group means by construction; measured
@@ -716,9 +715,9 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
         verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
         if scale is not None and scale.status == "unknown":
             notes.append(scale.reason)
-    fails = _assumption_fails(rules.validity) and not z_like
-    if method == "lgn" and basis == "evidence" and fails:
-        calibrator, reason = _lgn_assumption_fails(figures, rules.validity)
+    unsupported = _assumption_unsupported(rules.validity) and not z_like
+    if method == "lgn" and basis == "evidence" and unsupported:
+        calibrator, reason = _lgn_unsupported(figures, rules.validity)
         method, basis = calibrator, "assumption"
         verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
     elif method == "none" and rules.calibration_advised:
@@ -726,7 +725,7 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
         method, basis = calibrator, "levels"
         verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
     elif method == "none":
-        if calibrator == "lgn" and fails:
+        if calibrator == "lgn" and unsupported:
             calibrator = "anchored"
             reason += ("; a calibrator, where one must be fitted, is anchored calibration (LGN led among the "
                        f"calibrations, but {_labels_on_lgn(rules.validity)})")
@@ -784,14 +783,14 @@ def _levels_differ(acc: dict[str, float], figures: str, rules: MethodChoice, z_l
                         f"system that cannot separate the methods at this budget: {why}, is applied")
 
 
-def _assumption_fails(validity: ValidityVerdict | None) -> bool:
+def _assumption_unsupported(validity: ValidityVerdict | None) -> bool:
     """Whether the labels leave LGN's equal-quality assumption unsupported: the validity check found a
     significant difference between the groups' human means (``violated``; said "at risk" when its estimate is
     below the threshold), or cannot rule out one as large as its threshold (``inconclusive``)."""
     return validity is not None and validity.status in ("violated", "inconclusive")
 
 
-def _lgn_assumption_fails(figures: str, validity: ValidityVerdict | None) -> tuple[str, str]:
+def _lgn_unsupported(figures: str, validity: ValidityVerdict | None) -> tuple[str, str]:
     """The calibrator and the sentence where LGN led out of fold but the labels do not support its assumption.
     The out-of-fold comparison scores each held-out system against the mean of its few labels, and its interval
     resamples systems, not the labels the maps are fitted on: on WMT20 raw DA out of English at 100 labels per
@@ -812,10 +811,10 @@ def _labels_on_lgn(validity: ValidityVerdict | None) -> str:
                 f"{validity.deciding.threshold:g} sd between the groups' human means; the validity check: "
                 "inconclusive)")
     return ("the labels reject LGN's equal-quality assumption (the groups' human means differ significantly; the "
-            f"validity check: {_said(validity)})")
+            f"validity check: {_status_words(validity)})")
 
 
-def _said(validity: ValidityVerdict | None) -> str:
+def _status_words(validity: ValidityVerdict | None) -> str:
     return status_said(validity) if validity is not None else "untested"
 
 
