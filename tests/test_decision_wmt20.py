@@ -81,6 +81,9 @@ def test_calibrate_evaluate_and_diagnose_say_the_same_reason(draw_4, tmp_path, c
     assert rc == 0, err
     said = " ".join((out + err).split())
     assert "Trust anchored calibration here" in said and "reject LGN's equal-quality assumption" in said
+    # the budget curve is read against the same 8 labels per system, and says so
+    assert "labels per group matches the better of raw and LGN" in said
+    assert "measured against the same few labels per system" in said
     rc, out, err = cli("diagnose", path, "--score", "chrf", "--by", "lp", "--human", "labels")
     assert rc == 0, err
     said = " ".join((out + err).split())

@@ -671,14 +671,19 @@ def _yardstick(evaluation) -> str:
     seventh of the difference against every label, of the wrong sign in most draws on WMT20 out of English,
     and its 95% interval covered the every-label difference in 0-4 draws of 10: the interval resamples
     systems, not the labels behind each system's mean."""
-    n_labels = evaluation.systems["n_labels"] if "n_labels" in evaluation.systems else pd.Series(dtype=float)
-    per_system = float(n_labels.median()) if len(n_labels) else float("nan")
+    per_system = _labels_per_system(evaluation)
     if not per_system < FEW_LABELS_PER_SYSTEM:
         return ""
     return (f" These accuracies are read against the mean of each held-out system's own labels ({per_system:g} per "
             "system, median), and their intervals resample systems, not those labels: with so few labels per system "
             "the comparison ranks LGN and anchored calibration poorly (docs/calibration.md, \"What the out-of-fold "
             "comparison measures\").")
+
+
+def _labels_per_system(evaluation) -> float:
+    """The median number of labels of an evaluated system: what each held-out system's yardstick is a mean of."""
+    n_labels = evaluation.systems["n_labels"] if "n_labels" in evaluation.systems else pd.Series(dtype=float)
+    return float(n_labels.median()) if len(n_labels) else float("nan")
 
 
 def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
@@ -734,7 +739,8 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
                        "calibration by the same rule)")
     steps.append(DecisionStep("method", method + {"tie": " (tie rule)", "levels": " (levels differ)",
                                                   "assumption": " (LGN's assumption unsupported)"}.get(basis, "")))
-    paragraph = _numbers(evaluation, anchored) + " " + verdict + _curve(evaluation, basis == "levels")
+    noisy = basis in ("levels", "assumption") or _labels_per_system(evaluation) < FEW_LABELS_PER_SYSTEM
+    paragraph = _numbers(evaluation, anchored) + " " + verdict + _curve(evaluation, noisy)
     if source == "table" and len(evaluation.curve()):
         paragraph += (" The decision is made at the labels in this table; a table with fewer labels per group may "
                       "call for another method (state that number as the evaluation's budget to decide there).")
@@ -859,7 +865,8 @@ def _short(method: str) -> str:
 
 def _curve(evaluation, noisy: bool = False) -> str:
     """The budget curve in words; ``noisy``: the decision has just said that the comparison cannot separate the
-    methods at this budget, so the curve's verdict on raw and LGN is qualified the same way."""
+    methods at this budget, or that it is read against a few labels per system, so the curve's verdict on raw
+    and LGN is qualified the same way."""
     curve = evaluation.curve()
     if curve.empty:
         return ""
@@ -869,10 +876,12 @@ def _curve(evaluation, noisy: bool = False) -> str:
             + ", ".join(f"K={int(k)} {a:.3f}" for k, a in zip(curve["budget"], curve["accuracy"], strict=True)) + ".")
     goal = max(evaluation.variant("raw").accuracy.estimate, evaluation.variant("lgn").accuracy.estimate)
     enough = curve.loc[curve["accuracy"] >= goal, "budget"]
+    end = ", measured against the same few labels per system." if noisy else "."
     if len(enough):
-        return text + f" {int(enough.min())} labels per group already match the better of raw and LGN ({goal:.3f})."
+        return text + f" {int(enough.min())} labels per group already match the better of raw and LGN ({goal:.3f})" \
+            + end
     return text + (f" No budget up to {int(curve['budget'].max())} labels per group matches the better of raw and "
-                   f"LGN ({goal:.3f})" + (", measured against the same few labels per system." if noisy else "."))
+                   f"LGN ({goal:.3f})" + end)
 
 
 def _diff(est) -> str:
