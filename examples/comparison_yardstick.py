@@ -32,7 +32,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = str(Path(__file__).resolve().parent)
+if HERE not in sys.path:  # run as a script; a test that imports it has put the folder on the path already
+    sys.path.insert(0, HERE)
 from decision_check import cross_pair_accuracy, draw, load, load_wmt20
 
 from xleval.calibration import apply_calibrator
