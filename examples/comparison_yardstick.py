@@ -32,13 +32,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from xleval.calibration import apply_calibrator
+from xleval.decision import decide_calibration, fit_calibration
+
 HERE = str(Path(__file__).resolve().parent)
 if HERE not in sys.path:  # run as a script; a test that imports it has put the folder on the path already
     sys.path.insert(0, HERE)
-from decision_check import cross_pair_accuracy, draw, load, load_wmt20
-
-from xleval.calibration import apply_calibrator
-from xleval.decision import decide_calibration, fit_calibration
+from decision_check import cross_pair_accuracy, draw, load, load_wmt20  # noqa: E402
 
 
 def every_label(sparse: pd.DataFrame, method: str, truth: pd.Series) -> float:
