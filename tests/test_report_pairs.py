@@ -61,9 +61,11 @@ def test_the_report_states_which_cells_differ_from_the_boards_draws():
     assert "Which cells differ" in render_html(report)
     # the calibration section states what the labels said between LGN's and the raw scale's prior
     facts = dict(next(s for s in report.sections if s.id == "calibration").facts)
-    weight = analysis.calibration.model.describe()["lgn_weight"]
-    assert 0 <= weight <= 1
-    assert facts["weight of LGN's equal levels in the offsets' prior"].startswith(f"{weight:.2f} (0: the raw")
+    described = analysis.calibration.model.describe()
+    weight, sd = described["lgn_weight"], described["lgn_weight_sd"]
+    assert 0 <= weight <= 1 and 0 < sd <= 0.5  # a distribution on [0, 1] has an sd of at most 0.5
+    fact = facts["weight of LGN's equal levels in the offsets' prior"]
+    assert fact.startswith(f"{weight:.2f}, sd {sd:.2f} (0: the raw")
 
 
 def test_no_pairs_where_the_calibrated_scale_is_not_the_human_one():

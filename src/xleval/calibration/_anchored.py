@@ -590,6 +590,7 @@ class AnchoredCalibrator(ParamsMixin):
                 "direction_source": self.direction_source_, "common_offset": self.pooled_["offset"],
                 "tau2": self.pooled_["tau2"], "shrinkage": self.shrinkage, "human_range": self.human_range,
                 "prior": self.prior, "lgn_weight": self.pooled_.get("lgn_weight", math.nan),
+                "lgn_weight_sd": self.pooled_.get("lgn_weight_sd", math.nan),
                 "n_labels": s["n_labels"], "notes": list(self.notes_)}
 
     # persistence ---------------------------------------------------------------------------------

@@ -415,9 +415,11 @@ def _calibration_section(a: MTAnalysis) -> Section:
              "sd of group means (segments), calibrated": a.verification.sd_of_means_after}
     weight = _lgn_weight(cal.model)
     if weight is not None:  # what the labels say between the two structural priors of the offsets
+        sd = float(cal.model.describe().get("lgn_weight_sd", float("nan")))
         facts["weight of LGN's equal levels in the offsets' prior"] = (
-            f"{weight:.2f} (0: the raw scale's common offset; 1: every group at the same true level; "
-            "read from the labels, docs/calibration.md)")
+            f"{weight:.2f}, sd {sd:.2f} (0: the raw scale's common offset; 1: every group at the same true level; "
+            "read from the labels: an sd near 0.3, a flat prior's, means they cannot tell the two apart; "
+            "docs/calibration.md)")
     tables = []
     if cal.model is not None:
         tables.append(("Per-group parameters of the calibration map", cal.model.group_table()))
