@@ -668,9 +668,9 @@ def _yardstick(evaluation) -> str:
     """What the out-of-fold accuracies are measured against, where that is a few labels per system: the mean
     of each held-out system's own labels. At 2-8 labels per system (WMT21 and WMT20 raw DA, 25-100 labels per
     pair; ``examples/comparison_yardstick.py``) the comparison's anchored-minus-LGN difference was a third or less
-    of the difference against every label (near 0 on WMT21 at 25 labels per pair), of the wrong sign in most draws on WMT20 out of English,
-    and its 95% interval covered the every-label difference in 0-4 draws of 10: the interval resamples
-    systems, not the labels behind each system's mean."""
+    of the difference against every label (near 0 on WMT21 at 25 labels per pair), of the wrong sign in most
+    draws on WMT20 out of English, and its 95% interval covered the every-label difference in 0-4 draws of 10:
+    the interval resamples systems, not the labels behind each system's mean."""
     per_system = _labels_per_system(evaluation)
     if not per_system < FEW_LABELS_PER_SYSTEM:
         return ""
