@@ -250,6 +250,18 @@ def cli() -> Callable[..., CliResult]:
 
 
 @pytest.fixture
+def cli_said() -> Callable[..., str]:
+    """Run the CLI in process, require exit status 0, and return its stdout and stderr as one line of words (rich
+    wraps text at the terminal's width): ``said = cli_said("calibrate", "evaluate", path, ...)``."""
+    def said(*args: Any, **kwargs: Any) -> str:
+        rc, out, err = run_cli(*args, **kwargs)
+        assert rc == 0, err
+        return " ".join((out + err).split())
+
+    return said
+
+
+@pytest.fixture
 def cli_process() -> Callable[..., CliResult]:
     """Run the CLI in a real process: ``cli_process("score", ...)``, same result as :func:`cli`."""
     return run_cli_process

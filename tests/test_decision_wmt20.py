@@ -74,20 +74,16 @@ def test_an_lgn_lead_out_of_fold_does_not_overrule_labels_that_leave_its_assumpt
 
 
 @pytest.mark.data
-def test_calibrate_evaluate_and_diagnose_say_the_same_reason(draw_4, tmp_path, cli):
+def test_calibrate_evaluate_and_diagnose_say_the_same_reason(draw_4, tmp_path, cli_said):
     _, _, sparse = draw_4
     path = tmp_path / "k100.parquet"
     sparse.drop(columns=["human_raw"]).to_parquet(path)
-    rc, out, err = cli("calibrate", "evaluate", path, "--score", "chrf", "--by", "lp", "--human", "labels")
-    assert rc == 0, err
-    said = " ".join((out + err).split())
+    said = cli_said("calibrate", "evaluate", path, "--score", "chrf", "--by", "lp", "--human", "labels")
     assert "Trust anchored calibration here" in said and "reject LGN's equal-quality assumption" in said
     # the budget curve is read against the same 8 labels per system, and says so
     assert "labels per group matches the better of raw and LGN" in said
     assert "measured against the same few labels per system" in said
-    rc, out, err = cli("diagnose", path, "--score", "chrf", "--by", "lp", "--human", "labels")
-    assert rc == 0, err
-    said = " ".join((out + err).split())
+    said = cli_said("diagnose", path, "--score", "chrf", "--by", "lp", "--human", "labels")
     assert "use anchored calibration" in said and "reject LGN's equal-quality assumption" in said
 
 

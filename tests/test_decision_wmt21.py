@@ -49,15 +49,14 @@ def test_a_small_budget_on_raw_da_never_applies_lgn_or_the_raw_scores(raw_da):
 
 
 @pytest.mark.data
-def test_calibrate_evaluate_tells_one_story_where_the_comparison_cannot_separate_the_methods(raw_da, tmp_path, cli):
+def test_calibrate_evaluate_tells_one_story_where_the_comparison_cannot_separate_the_methods(raw_da, tmp_path,
+                                                                                              cli_said):
     """Draw 21 above on the command line: the paragraph applies anchored for the reason the decision gives, and its
     budget curve (measured against the same few labels per system) qualifies its verdict the same way."""
     module, frame = raw_da
     path = tmp_path / "k25.parquet"
     module.draw_labels(frame, 25, np.random.default_rng([21, 25])).to_parquet(path)
-    rc, out, err = cli("calibrate", "evaluate", path, "--score", "chrf", "--by", "lp", "--human", "human")
-    assert rc == 0, err
-    said = " ".join((out + err).split())
+    said = cli_said("calibrate", "evaluate", path, "--score", "chrf", "--by", "lp", "--human", "human")
     assert "Trust anchored calibration here" in said and "cannot separate the methods at this budget" in said
     assert "labels per group matches the better of raw and LGN" in said
     assert "measured against the same few labels per system" in said

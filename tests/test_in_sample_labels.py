@@ -7,17 +7,15 @@ import pandas as pd
 from test_progress_commands import _mt
 
 
-def test_diagnose_says_which_rows_its_agreement_uses(cli, tmp_path):
+def test_diagnose_says_which_rows_its_agreement_uses(cli, cli_said, tmp_path):
     path = _mt(tmp_path)
     frame = pd.read_csv(path, sep="\t")
     frame["m_cal"] = frame["m"] - frame.groupby("lp")["m"].transform("mean")
     frame.loc[frame["seg_id"] % 3 != 0, "human"] = np.nan
     labelled = int(frame["human"].notna().sum())
     frame.to_csv(path, sep="\t", index=False)
-    rc, out, err = cli("diagnose", path, "--score", "m", "--calibrated", "m_cal", "--by", "lp", "--human", "human",
-                       "--n-resamples", "30", cwd=tmp_path)
-    assert rc == 0, err
-    said = " ".join((out + err).split())
+    said = cli_said("diagnose", path, "--score", "m", "--calibrated", "m_cal", "--by", "lp", "--human", "human",
+                    "--n-resamples", "30", cwd=tmp_path)
     assert f"agreement with human on its {labelled} labelled rows" in said
     assert "m_cal is measured on the rows with human: if its map was fitted on those labels" in said
     assert "calibrate evaluate` measures it out of fold" in said
