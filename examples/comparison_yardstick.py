@@ -32,21 +32,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xleval.calibration import apply_calibrator
 from xleval.decision import decide_calibration, fit_calibration
 
 HERE = str(Path(__file__).resolve().parent)
 if HERE not in sys.path:  # run as a script; a test that imports it has put the folder on the path already
     sys.path.insert(0, HERE)
-from decision_check import cross_pair_accuracy, draw, load, load_wmt20  # noqa: E402
+from decision_check import applied_accuracy, draw, load, load_wmt20  # noqa: E402
 
 
 def every_label(sparse: pd.DataFrame, method: str, truth: pd.Series) -> float:
     """Cross-pair accuracy, against every label, of ``method`` fitted on the draw's labels."""
     fitted = fit_calibration(sparse, method, score="chrf", by="lp", **({"human": "labels"} if method != "lgn" else {}))
-    calibrated = apply_calibrator(fitted.model, sparse)
-    added = [c for c in calibrated.columns if c not in sparse.columns and c != "calibration_source"]
-    return cross_pair_accuracy(sparse, calibrated[added[0]], truth)
+    return applied_accuracy(sparse, fitted.model, truth)
 
 
 def run(table: pd.DataFrame, k: int, draws: int) -> pd.DataFrame:

@@ -76,6 +76,14 @@ def cross_pair_accuracy(table: pd.DataFrame, values: pd.Series, truth: pd.Series
     return float(pairwise_accuracy(means.to_numpy(), truth.to_numpy(), groups=lp, pairs="cross").estimate)
 
 
+def applied_accuracy(table: pd.DataFrame, model, truth: pd.Series) -> float:
+    """Cross-pair accuracy, against ``truth``, of the system means of ``model`` applied to every row of ``table``
+    (what ``calibrate apply`` writes)."""
+    calibrated = apply_calibrator(model, table)
+    added = [c for c in calibrated.columns if c not in table.columns and c != "calibration_source"]
+    return cross_pair_accuracy(table, calibrated[added[0]], truth)
+
+
 def draw(table: pd.DataFrame, human: str, seed: int, column: str = "labels", k: int = 100) -> pd.DataFrame:
     """The table with ``human`` kept on ``k`` random judged rows per pair (in ``column``)."""
     rng = np.random.default_rng(seed)
@@ -97,9 +105,7 @@ def run(table: pd.DataFrame, human: str, column: str, draws: int, k: int = 100) 
             for method in ("auto", "lgn", "anchored"):
                 kwargs = {"human": column} if method != "lgn" else {}
                 fitted = fit_calibration(sparse, method, score="chrf", by="lp", **kwargs)
-                calibrated = apply_calibrator(fitted.model, sparse)
-                added = [c for c in calibrated.columns if c not in sparse.columns and c != "calibration_source"]
-                out[method] = cross_pair_accuracy(sparse, calibrated[added[0]], truth)
+                out[method] = applied_accuracy(sparse, fitted.model, truth)
                 if method == "auto":
                     out["auto_method"] = fitted.method
                     out["basis"] = fitted.decision.basis
