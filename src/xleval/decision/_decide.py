@@ -720,9 +720,9 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
         verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
         if scale is not None and scale.status == "unknown":
             notes.append(scale.reason)
-    unsupported = _assumption_unsupported(rules.validity) and not z_like
-    if method == "lgn" and basis == "evidence" and unsupported:
-        calibrator, reason = _lgn_unsupported(figures, rules.validity)
+    unsupported = None if z_like else _unsupported(rules.validity)  # the verdict that leaves LGN unsupported
+    if method == "lgn" and basis == "evidence" and unsupported is not None:
+        calibrator, reason = _lgn_unsupported(figures, unsupported)
         method, basis = calibrator, "assumption"
         verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
     elif method == "none" and rules.calibration_advised:
@@ -730,10 +730,10 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
         method, basis = calibrator, "levels"
         verdict = f"Trust {METHOD_NAMES[method]} here: {reason}."
     elif method == "none":
-        if calibrator == "lgn" and unsupported:
+        if calibrator == "lgn" and unsupported is not None:
             calibrator = "anchored"
             reason += ("; a calibrator, where one must be fitted, is anchored calibration (LGN led among the "
-                       f"calibrations, but {_labels_on_lgn(rules.validity)})")
+                       f"calibrations, but {_labels_on_lgn(unsupported)})")
         else:
             reason += (f"; a calibrator, where one must be fitted, is {METHOD_NAMES[calibrator]} (the better "
                        "calibration by the same rule)")
@@ -789,14 +789,14 @@ def _levels_differ(acc: dict[str, float], figures: str, rules: MethodChoice, z_l
                         f"system that cannot separate the methods at this budget: {why}, is applied")
 
 
-def _assumption_unsupported(validity: ValidityVerdict | None) -> bool:
-    """Whether the labels leave LGN's equal-quality assumption unsupported: the validity check found a
-    significant difference between the groups' human means (``violated``; said "at risk" when its estimate is
-    below the threshold), or cannot rule out one as large as its threshold (``inconclusive``)."""
-    return validity is not None and validity.status in ("violated", "inconclusive")
+def _unsupported(validity: ValidityVerdict | None) -> ValidityVerdict | None:
+    """The validity verdict where it leaves LGN's equal-quality assumption unsupported, else None: the check
+    found a significant difference between the groups' human means (``violated``; said "at risk" when its
+    estimate is below the threshold), or cannot rule out one as large as its threshold (``inconclusive``)."""
+    return validity if validity is not None and validity.status in ("violated", "inconclusive") else None
 
 
-def _lgn_unsupported(figures: str, validity: ValidityVerdict | None) -> tuple[str, str]:
+def _lgn_unsupported(figures: str, validity: ValidityVerdict) -> tuple[str, str]:
     """The calibrator and the sentence where LGN led out of fold but the labels do not support its assumption.
     The out-of-fold comparison scores each held-out system against the mean of its few labels, and its interval
     resamples systems, not the labels the maps are fitted on: on WMT20 raw DA out of English at 100 labels per
@@ -810,18 +810,14 @@ def _lgn_unsupported(figures: str, validity: ValidityVerdict | None) -> tuple[st
                         "offsets move toward LGN's equal levels as far as the labels support them, is applied")
 
 
-def _labels_on_lgn(validity: ValidityVerdict | None) -> str:
+def _labels_on_lgn(validity: ValidityVerdict) -> str:
     """What the labels' validity check says of LGN's assumption, where it does not hold."""
-    if validity is not None and validity.status == "inconclusive":
+    if validity.status == "inconclusive":
         return ("the labels do not support LGN's equal-quality assumption (they cannot rule out a difference of "
                 f"{validity.deciding.threshold:g} sd between the groups' human means; the validity check: "
                 "inconclusive)")
     return ("the labels reject LGN's equal-quality assumption (the groups' human means differ significantly; the "
-            f"validity check: {_status_words(validity)})")
-
-
-def _status_words(validity: ValidityVerdict | None) -> str:
-    return status_said(validity) if validity is not None else "untested"
+            f"validity check: {status_said(validity)})")
 
 
 def _tied(acc: dict[str, float], lower: dict[tuple[str, str], float], order: tuple[str, ...]) -> list[str]:

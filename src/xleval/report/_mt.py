@@ -413,9 +413,9 @@ def _calibration_section(a: MTAnalysis) -> Section:
     facts = {"method": cal.description, "calibrated scale": cal.scale,
              "sd of group means (segments), raw": a.verification.sd_of_means_before,
              "sd of group means (segments), calibrated": a.verification.sd_of_means_after}
-    weight = _lgn_weight(cal.model)
-    if weight is not None:  # what the labels say between the two structural priors of the offsets
-        sd = float(cal.model.describe().get("lgn_weight_sd", float("nan")))
+    lgn_share = _lgn_weight(cal.model)
+    if lgn_share is not None:  # what the labels say between the two structural priors of the offsets
+        weight, sd = lgn_share
         facts["weight of LGN's equal levels in the offsets' prior"] = (
             f"{weight:.2f}, sd {sd:.2f} (0: the raw scale's common offset; 1: every group at the same true level; "
             "read from the labels: an sd near 0.3, a flat prior's, means they cannot tell the two apart; "
@@ -468,10 +468,12 @@ def _pairs_section(a: MTAnalysis) -> Section:
                            tables=[("Per pair of groups (the clearest differences named)", rows)], id="pairs")
 
 
-def _lgn_weight(model: Any) -> float | None:
-    """The mixed prior's weight on LGN's equal levels of a fitted anchored calibrator, or None."""
+def _lgn_weight(model: Any) -> tuple[float, float] | None:
+    """The mixed prior's weight on LGN's equal levels of a fitted anchored calibrator and its posterior sd, or
+    None."""
     if model is None or getattr(model, "kind", None) != "anchored" or getattr(model, "prior", None) != "mixed":
         return None
-    weight = float(model.describe().get("lgn_weight", float("nan")))
-    return weight if np.isfinite(weight) else None
+    described = model.describe()
+    weight = float(described.get("lgn_weight", float("nan")))
+    return (weight, float(described.get("lgn_weight_sd", float("nan")))) if np.isfinite(weight) else None
 
