@@ -32,10 +32,12 @@ human means.
     python examples/calibration_simulation.py --quick      # 4 worlds, 3 draws
     python examples/calibration_simulation.py --wmt-only --pairs-k 100 200   # the real sets, pairs at K = 100, 200
     python examples/calibration_simulation.py --deviation-prior variance     # the former flat prior on the variance
+    python examples/calibration_simulation.py --tau-prior flat               # the offsets' former flat prior on tau
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import time
@@ -47,6 +49,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from xleval.calibration import AnchoredCalibrator, HumanScale, deviation_variance
+from xleval.calibration._pooling import mixed_offsets
 from xleval.leaderboard import ScoreReading, leaderboard
 from xleval.stats import Resampling
 
@@ -398,6 +401,15 @@ def prior_on_the_variance() -> None:
     _cell_interval._posterior_mean, _cell_interval._posterior_draws = mean, draws
 
 
+def flat_prior_on_tau() -> None:
+    """Replace, in this process, the half-Cauchy prior on the offsets' spread ``tau`` of the mixed model by the
+    flat prior before this release (``--tau-prior flat``; docs/calibration.md compares the two). An experiment,
+    not an option of xleval."""
+    from xleval.calibration import _anchored
+
+    _anchored.mixed_offsets = functools.partial(mixed_offsets, tau_prior="flat")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="4 worlds per cell, 3 WMT21 draws")
@@ -410,9 +422,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deviation-prior", choices=["sd", "variance"], default="sd",
                         help="prior of the deviation variance in the leaderboard's draws: flat on the sd "
                              "(xleval's) or flat on the variance (the former default docs/calibration.md measures)")
+    parser.add_argument("--tau-prior", choices=["half-cauchy", "flat"], default="half-cauchy",
+                        help="prior of the offsets' spread tau in the mixed model (4 groups or more): half-Cauchy "
+                             "(xleval's) or flat (the former default docs/calibration.md measures)")
     args = parser.parse_args(argv)
     if args.deviation_prior == "variance":
         prior_on_the_variance()
+    if args.tau_prior == "flat":
+        flat_prior_on_tau()
     worlds, draws = (4, 3) if args.quick else (args.worlds, args.draws)
     start = time.perf_counter()
     if not args.wmt_only:

@@ -20,8 +20,8 @@ over its judged segments: what judging them all would give. The calibrated mean 
   A single draw of ~100 labels per group estimates it poorly (a difference of two large numbers: on
   WMT21 raw DA the estimate has a standard error of about 20 DA points squared against a value near 10),
   and a plug-in of a negative or low estimate gives intervals that miss. So the draws integrate over
-  it: with a flat prior on the sd ``sigma_delta >= 0`` (Gelman 2006, as the offsets' prior on ``tau`` in
-  :func:`._pooling.mixed_offsets`) and the estimate normal around the truth with its standard error, the
+  it: with a flat prior on the sd ``sigma_delta >= 0`` (Gelman 2006; :func:`._pooling.mixed_offsets` puts it
+  on the offsets' ``tau`` with 2 or 3 groups) and the estimate normal around the truth with its standard error, the
   posterior of ``sigma_delta^2`` is ``N(estimate; sigma_delta^2, se^2) * sigma_delta^-1`` on ``(0, inf)``
   (computed on a grid of ``sigma_delta``); every joint draw takes its own ``sigma_delta^2`` from it (the
   cells' deviations are then a scale mixture of normals, heavier-tailed than one normal of the same

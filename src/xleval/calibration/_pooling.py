@@ -158,6 +158,20 @@ def shrink_slope_toward(slope: float, target: float, var_difference: float) -> f
 PRIORS = ("mixed", "common")
 N_GAMMA = 21  # grid of the LGN share gamma in [0, 1]
 N_TAU = 41  # grid of the between-group sd tau in [0, tau_max]
+# the half-Cauchy prior on tau needs the labels to weigh gamma against tau: as Morris's factor, 4 groups or more
+MIN_GROUPS_TAU_PRIOR = 4
+TAU_PRIORS = ("half-cauchy", "flat")
+
+
+def tau_prior_scale(variances: np.ndarray, covariate: np.ndarray) -> float:
+    """The scale of the half-Cauchy prior on ``tau`` (Gelman 2006's weakly informative prior for a group-level
+    sd with few groups): the sd of LGN's offsets ``z_g`` (how far the two structural priors' centres are apart,
+    the size of the strays that matter), and at least half the median offset standard error (where the metric's
+    levels are already equal and the two centres coincide). Its median is the scale: a priori even odds that
+    the groups stray from the mixed centre by less than that."""
+    z = np.asarray(covariate, dtype=float)
+    spread = float(np.std(z, ddof=1)) if len(z) > 1 else 0.0
+    return max(spread, 0.5 * float(np.sqrt(np.median(variances))), 1e-12)
 
 
 @dataclass(frozen=True)
@@ -170,7 +184,7 @@ class MixedShrinkage(OffsetShrinkage):
 
 
 def mixed_offsets(effects: np.ndarray, variances: np.ndarray, covariate: np.ndarray,
-                  tau_max: float) -> MixedShrinkage:
+                  tau_max: float, *, tau_prior: str = "half-cauchy") -> MixedShrinkage:
     """Offsets shrunk toward a centre that mixes the two structural priors, averaged over what the labels
     say about the mix and the spread (a hierarchical normal model on a grid; docs/calibration.md).
 
@@ -181,9 +195,13 @@ def mixed_offsets(effects: np.ndarray, variances: np.ndarray, covariate: np.ndar
         r_g ~ N(a_g, v_g),   a_g ~ N(c + gamma * z_g, tau^2)
 
     ``gamma = 0`` is the raw scale's prior (one common offset: the metric's levels are comparable), ``gamma = 1``
-    LGN's (equal true levels). Flat priors on ``c``, on ``gamma`` in [0, 1] and on ``tau`` in [0, ``tau_max``]
+    LGN's (equal true levels). Flat priors on ``c`` and on ``gamma`` in [0, 1]; on ``tau`` in [0, ``tau_max``]
     (the caller's bound: the anchored calibrator takes twice the range of the ``r_g``, at least one offset's
-    standard error). ``c`` is
+    standard error) a half-Cauchy with scale :func:`tau_prior_scale` (the priors' disagreement, the sd of the
+    ``z_g``, at least half the median offset standard error) from :data:`MIN_GROUPS_TAU_PRIOR` groups on, and a
+    flat prior with fewer (where the labels cannot weigh ``gamma`` against ``tau``, the flat prior keeps the
+    offsets near the groups' own; ``tau_prior="flat"``: flat with any number of groups, the prior before this
+    release, kept for ``examples/calibration_simulation.py --tau-prior flat``). ``c`` is
     integrated out (restricted likelihood), ``(gamma, tau)`` averaged on a grid by their posterior; each
     group's offset is its posterior mean ``centre + lambda (r_g - centre)``, ``lambda = tau^2 / (tau^2 + v_g)``,
     with the posterior variance over the grid (the within-grid variance ``lambda v_g + (1 - lambda)^2 var(c)``
@@ -198,13 +216,20 @@ def mixed_offsets(effects: np.ndarray, variances: np.ndarray, covariate: np.ndar
     gammas = np.linspace(0.0, 1.0, N_GAMMA)
     taus = np.linspace(0.0, max(float(tau_max), 1e-12), N_TAU)
     tau2 = taus**2
+    log_prior = np.zeros(N_TAU)
+    log_prior[[0, -1]] = np.log(0.5)  # the trapezoid rule over tau (a prior peaked at 0 is not overweighted there)
+    if tau_prior not in TAU_PRIORS:
+        raise ValueError(f"tau_prior must be one of {TAU_PRIORS}, not {tau_prior!r}")
+    if tau_prior == "half-cauchy" and k >= MIN_GROUPS_TAU_PRIOR:
+        log_prior -= np.log1p((taus / tau_prior_scale(v, z)) ** 2)
     # (gamma, tau, group) arrays
     w = 1.0 / (v[None, None, :] + tau2[None, :, None])
     y = r[None, None, :] - gammas[:, None, None] * z[None, None, :]
     sw = w.sum(axis=2)
     c = (w * y).sum(axis=2) / sw
     resid = y - c[:, :, None]
-    loglik = 0.5 * np.log(w).sum(axis=2) - 0.5 * np.log(sw) - 0.5 * (w * resid**2).sum(axis=2)
+    loglik = 0.5 * np.log(w).sum(axis=2) - 0.5 * np.log(sw) - 0.5 * (w * resid**2).sum(axis=2) \
+        + log_prior[None, :]
     post = np.exp(loglik - loglik.max())
     post /= post.sum()
     lam = tau2[None, :, None] * w  # tau^2 / (tau^2 + v)
