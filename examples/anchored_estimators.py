@@ -8,10 +8,12 @@ anchored`` does (the rows without a label are the metric side), apply it to ever
 system means of the calibrated rows against the full human system means: cross-pair pairwise accuracy
 (``xleval.stats.pairwise_accuracy(pairs="cross")``, as ``calibrate evaluate`` scores it). Estimators:
 
-* ``default``: the library's estimator (``shrinkage="auto"``, ``between_shrinkage="james-stein"``);
-* ``format 2``: the estimator before it (``shrinkage="eb"``, ``between_shrinkage="none"``);
+* ``default``: the library's estimator (``prior="mixed"``, ``between_shrinkage="james-stein"``);
+* ``format 3``: the robust estimator before the mixed prior (``prior="common"``, ``shrinkage="auto"``, the
+  James-Stein slope);
+* ``format 2``: the estimator before that (``prior="common"``, ``shrinkage="eb"``, ``between_shrinkage="none"``);
 * ``no shrinkage``: ``shrinkage="none"``, ``between_shrinkage="none"`` (the old API option);
-* ``auto offsets only``: ``shrinkage="auto"`` without the James-Stein slope (what each part does).
+* ``auto offsets only``: format 3 without the James-Stein slope (what each part does).
 
 The direction of the human scale is found in the labels, as a user who gives none gets it; a fit the
 library refuses because the labels do not settle it is refitted with the direction given (what the
@@ -39,9 +41,10 @@ from xleval.metrics import score_frame
 from xleval.stats import pairwise_accuracy
 
 ESTIMATORS = {"default": {},
-              "format 2": {"shrinkage": "eb", "between_shrinkage": "none"},
+              "format 3": {"prior": "common"},
+              "format 2": {"prior": "common", "shrinkage": "eb", "between_shrinkage": "none"},
               "no shrinkage": {"shrinkage": "none", "between_shrinkage": "none"},
-              "auto offsets only": {"between_shrinkage": "none"}}
+              "auto offsets only": {"prior": "common", "between_shrinkage": "none"}}
 
 
 class Scale:
@@ -212,13 +215,14 @@ def compare(data: str, draws: int, budgets: tuple[int, ...]) -> None:
 
 def alternatives(data: str, draws: int) -> None:
     methods = ("pm", "dl", "hb")
-    print("| human scale | K | raw | default | format 2 | " + " | ".join(methods)
+    print("| human scale | K | raw | default | format 3 | format 2 | " + " | ".join(methods)
           + " | oracle slopes (pm) | oracle offsets |")
-    print("|---|---:|---:|" + "---:|" * (len(methods) + 4))
+    print("|---|---:|---:|" + "---:|" * (len(methods) + 5))
     for name, scale in scales(data, alternatives=True).items():
         for k in (25, 100):
             labels = [scale.draw(k, np.random.default_rng(seed)) for seed in range(draws)]
-            cells = [np.mean([scale.library(y, ESTIMATORS[e])[0] for y in labels]) for e in ("default", "format 2")]
+            cells = [np.mean([scale.library(y, ESTIMATORS[e])[0] for y in labels])
+                     for e in ("default", "format 3", "format 2")]
             cells += [np.mean([scale.accuracy(y, how) for y in labels]) for how in methods]
             cells += [np.mean([scale.accuracy(y, "pm", oracle=o) for y in labels]) for o in ("slopes", "offsets")]
             print(f"| {name} | {k} | {scale.raw():.3f} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
