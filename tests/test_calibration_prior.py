@@ -141,6 +141,10 @@ def test_with_two_or_three_groups_the_prior_on_tau_stays_flat():
             np.testing.assert_allclose(hc.offset, flat.offset)
         else:
             assert np.abs(hc.offset - flat.offset).max() > 1e-3
+    from xleval.exceptions import InputError
+
+    with pytest.raises(InputError, match="tau_prior='gamma'"):
+        mixed_offsets(r, v, z, 1.0, tau_prior="gamma")
 
 
 def test_the_half_cauchy_prior_on_tau_helps_where_lgn_holds_with_4_groups_and_costs_little_elsewhere(monkeypatch):

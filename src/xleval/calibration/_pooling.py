@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
+from ..exceptions import InputError
+
 __all__ = ["SlopeFit", "OffsetShrinkage", "pooled_slopes", "paule_mandel_tau2", "shrink_offsets", "morris_factor",
            "SHRINKAGE_MODES", "shrink_slope_toward", "PRIORS", "MixedShrinkage", "mixed_offsets"]
 
@@ -219,7 +221,7 @@ def mixed_offsets(effects: np.ndarray, variances: np.ndarray, covariate: np.ndar
     log_prior = np.zeros(N_TAU)
     log_prior[[0, -1]] = np.log(0.5)  # the trapezoid rule over tau (a prior peaked at 0 is not overweighted there)
     if tau_prior not in TAU_PRIORS:
-        raise ValueError(f"tau_prior must be one of {TAU_PRIORS}, not {tau_prior!r}")
+        raise InputError(f"tau_prior={tau_prior!r}: use one of {', '.join(TAU_PRIORS)}")
     if tau_prior == "half-cauchy" and k >= MIN_GROUPS_TAU_PRIOR:
         log_prior -= np.log1p((taus / tau_prior_scale(v, z)) ** 2)
     # (gamma, tau, group) arrays
