@@ -132,7 +132,7 @@ def test_simulation_headline():
 
 def test_with_two_or_three_groups_the_prior_on_tau_stays_flat():
     """The labels of 2 or 3 groups cannot weigh the mix against the spread: the half-Cauchy prior would decide
-    alone and pull the offsets toward a centre half of which is the metric's order, so the flat prior stays."""
+    alone and pull the offsets toward a centre that mixes in the metric's order, so the flat prior stays."""
     rng = np.random.default_rng(3)
     for k in (2, 3, 4):
         r, v, z = rng.normal(0, 3, k), rng.uniform(0.5, 3, k), rng.normal(0, 3, k)
