@@ -107,8 +107,7 @@ def run(table: pd.DataFrame, human: str, column: str, draws: int, k: int = 100) 
                 fitted = fit_calibration(sparse, method, score="chrf", by="lp", **kwargs)
                 out[method] = applied_accuracy(sparse, fitted.model, truth)
                 if method == "auto":
-                    out["auto_method"] = fitted.method
-                    out["basis"] = fitted.decision.basis
+                    out["chose"] = f"{fitted.method} ({fitted.decision.basis})"
         rows.append(out)
     return pd.DataFrame(rows)
 
@@ -159,12 +158,19 @@ def print_worlds(n: int, budgets) -> None:
           "| auto chose |")
     print("|---|---:|---:|---|---|---|---|---|---|")
     for (kind, groups, k), cell in res.groupby(["kind", "groups", "k"], sort=False):
-        gap = cell["auto"] - cell[["lgn", "anchored"]].max(axis=1)
-        better = max(cell["lgn"].mean(), cell["anchored"].mean())
-        chose = ", ".join(f"{m} {n}x" for m, n in cell["chose"].value_counts().sort_index().items())
-        print(f"| {kind} | {groups} | {k} | {cell['raw'].mean():.3f} | {spread(cell['lgn'])} | "
-              f"{spread(cell['anchored'])} | {spread(cell['auto'])} | mean {gap.mean():+.3f} "
-              f"(min {gap.min():+.3f}); of the means {cell['auto'].mean() - better:+.3f} | {chose} |", flush=True)
+        print(table_row([kind, groups, k], cell), flush=True)
+
+
+def table_row(keys: list, res: pd.DataFrame) -> str:
+    """One Markdown row of the draws or worlds ``res`` (columns ``raw``, ``lgn``, ``anchored``, ``auto`` and
+    ``chose``, the method and basis applied): the means and ranges, auto's shortfall to the better of LGN and
+    anchored per draw and of the means, and how often each method was applied."""
+    gap = res["auto"] - res[["lgn", "anchored"]].max(axis=1)
+    better = max(res["lgn"].mean(), res["anchored"].mean())
+    chose = ", ".join(f"{m} {n}x" for m, n in res["chose"].value_counts().sort_index().items())
+    return (f"| {' | '.join(map(str, keys))} | {res['raw'].mean():.3f} | {spread(res['lgn'])} | "
+            f"{spread(res['anchored'])} | {spread(res['auto'])} | mean {gap.mean():+.3f} (min {gap.min():+.3f}); "
+            f"of the means {res['auto'].mean() - better:+.3f} | {chose} |")
 
 
 def spread(values: pd.Series) -> str:
@@ -196,13 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---:|---|---|---|---|---|---|")
     for key, human, column, name in CASES + (WMT20_CASES if args.wmt20 else []):
         for k in args.k:
-            res = run(tables[key], human, column, draws, k)
-            gap = res["auto"] - res[["lgn", "anchored"]].max(axis=1)
-            better = max(res["lgn"].mean(), res["anchored"].mean())
-            chose = ", ".join(f"{m} ({b}) {n}x" for (m, b), n in res.groupby(["auto_method", "basis"]).size().items())
-            print(f"| {name} | {k} | {res['raw'].mean():.3f} | {spread(res['lgn'])} | {spread(res['anchored'])} | "
-                  f"{spread(res['auto'])} | mean {gap.mean():+.3f} (min {gap.min():+.3f}); of the means "
-                  f"{res['auto'].mean() - better:+.3f} | {chose} |", flush=True)
+            print(table_row([name, k], run(tables[key], human, column, draws, k)), flush=True)
     if args.worlds:
         print_worlds(args.worlds, args.k)
     t = timing(wmt21)

@@ -42,11 +42,12 @@ def draw_22(out_of_english):
 ])
 def test_an_lgn_lead_out_of_fold_does_not_overrule_labels_that_leave_its_assumption_unsupported(out_of_english,
                                                                                                seed, status, said):
-    """In these draws (two of the four among seeds 0-39 where the rule below applies) LGN leads out of fold by more
-    than the tolerance with a paired interval above 0, read against about 8 labels per held-out system, while the
-    labels' test of equal quality rejects LGN's assumption (draw 22) or cannot rule out a difference of 0.5 sd
-    (draw 9). Against every label anchored calibration orders the cross-pair system pairs better in both, so
-    anchored must be applied, and the reason must say why the lead did not decide."""
+    """In these draws (9: the one of examples/decision_check.py's ten where LGN led; 22: a later one where the
+    check is violated) LGN leads out of fold by more than the tolerance with a paired interval above 0, read
+    against about 8 labels per held-out system, while the labels' test of equal quality rejects LGN's assumption
+    (draw 22) or cannot rule out a difference of 0.5 sd (draw 9). Against every label anchored calibration orders
+    the cross-pair system pairs better in both, so anchored must be applied, and the reason must say why the lead
+    did not decide."""
     module, table, draw = out_of_english
     sparse = draw(seed)
     with warnings.catch_warnings():

@@ -208,6 +208,8 @@ def mixed_offsets(effects: np.ndarray, variances: np.ndarray, covariate: np.ndar
     group's offset is its posterior mean ``centre + lambda (r_g - centre)``, ``lambda = tau^2 / (tau^2 + v_g)``,
     with the posterior variance over the grid (the within-grid variance ``lambda v_g + (1 - lambda)^2 var(c)``
     plus the spread of the conditional means)."""
+    if tau_prior not in TAU_PRIORS:
+        raise InputError(f"tau_prior={tau_prior!r}: use one of {', '.join(TAU_PRIORS)}")
     r = np.asarray(effects, dtype=float)
     v = np.asarray(variances, dtype=float)
     z = np.asarray(covariate, dtype=float)
@@ -220,8 +222,6 @@ def mixed_offsets(effects: np.ndarray, variances: np.ndarray, covariate: np.ndar
     tau2 = taus**2
     log_prior = np.zeros(N_TAU)
     log_prior[[0, -1]] = np.log(0.5)  # the trapezoid rule over tau (a prior peaked at 0 is not overweighted there)
-    if tau_prior not in TAU_PRIORS:
-        raise InputError(f"tau_prior={tau_prior!r}: use one of {', '.join(TAU_PRIORS)}")
     if tau_prior == "half-cauchy" and k >= MIN_GROUPS_TAU_PRIOR:
         log_prior -= np.log1p((taus / tau_prior_scale(v, z)) ** 2)
     # (gamma, tau, group) arrays
