@@ -126,7 +126,8 @@ class AnchoredCalibrator(ParamsMixin):
         What the offsets are pulled toward. ``mixed`` (default): a centre that mixes the raw scale's common
         offset and LGN's equal group levels, with the mix and the pull weighted by what the labels show
         (:func:`~xleval.calibration._pooling.mixed_offsets`; ``shrinkage="none"`` still keeps every group's own
-        offset). ``common``: the common offset, as far as ``shrinkage`` says (format 3 and before).
+        offset, and so does any shrinkage with two labelled groups, which cannot tell the mix). ``common``: the
+        common offset, as far as ``shrinkage`` says (format 3 and before).
     """
 
     _output_suffix = "anchored"
@@ -399,7 +400,7 @@ class AnchoredCalibrator(ParamsMixin):
         new_var = shrunk.tau2 + shrunk.mean_var
         self.pooled_ = {"offset": shrunk.mean, "offset_var": _num(new_var), "mean_var": shrunk.mean_var,
                         "tau2": _num(shrunk.tau2), "centre": centre_w.tolist(), "residual_var": float(s2_pool)}
-        if isinstance(shrunk, MixedShrinkage):
+        if isinstance(shrunk, MixedShrinkage) and np.isfinite(shrunk.lgn_weight):  # NaN with 2 groups: no mix
             self.pooled_.update(lgn_weight=_num(shrunk.lgn_weight), lgn_weight_sd=_num(shrunk.lgn_weight_sd))
         self.groups_ = {}
         at = {int(g): j for j, g in enumerate(np.flatnonzero(has))}

@@ -24,7 +24,8 @@ from scipy.optimize import brentq
 from ..exceptions import InputError
 
 __all__ = ["SlopeFit", "OffsetShrinkage", "pooled_slopes", "paule_mandel_tau2", "shrink_offsets", "morris_factor",
-           "SHRINKAGE_MODES", "shrink_slope_toward", "PRIORS", "MixedShrinkage", "mixed_offsets"]
+           "SHRINKAGE_MODES", "shrink_slope_toward", "PRIORS", "MixedShrinkage", "mixed_offsets",
+           "MIN_GROUPS_MIXED"]
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,9 @@ N_GAMMA = 21  # grid of the LGN share gamma in [0, 1]
 N_TAU = 41  # grid of the between-group sd tau in [0, tau_max]
 # the half-Cauchy prior on tau needs the labels to weigh gamma against tau: as Morris's factor, 4 groups or more
 MIN_GROUPS_TAU_PRIOR = 4
+# the centre c + gamma * z_g has two parameters: with two groups it reaches both offsets for some gamma, tau has
+# one degree of freedom, and how far the offsets are pulled is set by the priors' bounds, not by the labels
+MIN_GROUPS_MIXED = 3
 TAU_PRIORS = ("half-cauchy", "flat")
 
 
@@ -201,13 +205,18 @@ def mixed_offsets(effects: np.ndarray, variances: np.ndarray, covariate: np.ndar
     (the caller's bound: the anchored calibrator takes twice the range of the ``r_g``, at least one offset's
     standard error) a half-Cauchy with scale :func:`tau_prior_scale` (the priors' disagreement, the sd of the
     ``z_g``, at least half the median offset standard error) from :data:`MIN_GROUPS_TAU_PRIOR` groups on, and a
-    flat prior with fewer (where the labels cannot weigh ``gamma`` against ``tau``, the flat prior keeps the
+    flat prior with 3 (where the labels cannot weigh ``gamma`` against ``tau``, the flat prior keeps the
     offsets near the groups' own; ``tau_prior="flat"``: flat with any number of groups, the prior before this
     release, kept for ``examples/calibration_simulation.py --tau-prior flat``). ``c`` is
     integrated out (restricted likelihood), ``(gamma, tau)`` averaged on a grid by their posterior; each
     group's offset is its posterior mean ``centre + lambda (r_g - centre)``, ``lambda = tau^2 / (tau^2 + v_g)``,
     with the posterior variance over the grid (the within-grid variance ``lambda v_g + (1 - lambda)^2 var(c)``
-    plus the spread of the conditional means)."""
+    plus the spread of the conditional means).
+
+    With fewer than :data:`MIN_GROUPS_MIXED` (3) groups every group keeps its own ``r_g`` (``lam = 1``, as
+    ``shrink_offsets(mode="none")``; ``lgn_weight`` NaN): two groups cannot tell the mix, and the pull the model
+    would apply comes from the bounds of the priors (on two close pairs that the metric orders backwards it cost
+    up to 0.09 of cross-pair accuracy; docs/calibration.md)."""
     if tau_prior not in TAU_PRIORS:
         raise InputError(f"tau_prior={tau_prior!r}: use one of {', '.join(TAU_PRIORS)}")
     r = np.asarray(effects, dtype=float)
@@ -216,6 +225,9 @@ def mixed_offsets(effects: np.ndarray, variances: np.ndarray, covariate: np.ndar
     k = len(r)
     if k == 1:
         return MixedShrinkage(np.ones(1), r.copy(), v.copy(), float(r[0]), float(v[0]), float("nan"), np.ones(1))
+    if k < MIN_GROUPS_MIXED:
+        own = shrink_offsets(r, v, mode="none")
+        return MixedShrinkage(own.lam, own.offset, own.offset_var, own.mean, own.mean_var, own.tau2, own.weights)
     z = z - z.mean()
     gammas = np.linspace(0.0, 1.0, N_GAMMA)
     taus = np.linspace(0.0, max(float(tau_max), 1e-12), N_TAU)
