@@ -4,6 +4,7 @@ nothing declares it and the labels cannot settle it."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -90,3 +91,28 @@ def test_named_mqm_fits_where_the_labels_alone_are_refused_e122(shared_data, tmp
         model = json.loads((tmp_path / f"b{seed}.json").read_text())
         assert model["direction_source"] == "given" and model["direction"] == -1  # MQM falls as chrF rises
     assert refused >= 2  # the draws where naming the scale is what avoids E122
+
+
+def test_fit_calibration_takes_the_direction_from_the_named_scale_as_the_cli_does(shared_data):
+    """The Python route of `calibrate fit --human-scale mqm`: `fit_calibration(..., human_scale="mqm")` (and a
+    table whose `mqm_scale` column names the scale, as `xleval ingest` writes it) fits anchored calibration with
+    the direction the name gives (error points: lower is better), for `anchored` and for `auto`, in the draws
+    where the labels alone do not settle it (before, the name only told `auto` the scale's kind, and those
+    draws got offsets only)."""
+    from xleval.decision import fit_calibration
+
+    unsettled = 0
+    for seed in range(4):
+        table = _mqm_table(shared_data, 25, seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            alone = fit_calibration(table, "anchored", score="chrf", by="lp", human="mqm")
+            unsettled += alone.model.direction_source_ == "none"
+            for kwargs in ({"human_scale": "mqm"}, {}):
+                frame = table if kwargs else table.assign(mqm_scale="MQM (weighted; raters all)")
+                for method in ("anchored", "auto"):
+                    fitted = fit_calibration(frame, method, score="chrf", by="lp", human="mqm", **kwargs)
+                    if fitted.method == "anchored":
+                        assert fitted.model.direction_source_ == "given", (seed, method, kwargs)
+                        assert fitted.model.direction_ == -1  # MQM error points fall as chrF rises
+    assert unsettled >= 2  # the draws where the name is what gives the direction

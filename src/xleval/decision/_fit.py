@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from .._base.result import Result
-from ..calibration import FIT_METHODS, default_method, fit_method
+from ..calibration import FIT_METHODS, default_method, direction_for, fit_method
 from ..exceptions import DataQualityWarning, InputError
 from ..metrics._direction import higher_is_better
 from ..table import EvalTable, as_table
@@ -60,8 +60,12 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     it sets LGN's ``min_count`` by the table's level and the anchored calibrator's between-system slope).
     ``method``: ``lgn``, ``anchored`` or ``auto``; None is ``auto`` when a human column is named, else
     ``lgn``. ``auto`` fits what the one decision chooses (:func:`~xleval.decision.decide_calibration`;
-    pass ``decision`` when it was already made, ``commands`` to name the table in its advice,
-    ``human_scale`` ``z`` or ``raw`` to say whether the human column is standardised within groups).
+    pass ``decision`` when it was already made, ``commands`` to name the table in its advice).
+    ``human_scale``: the name of the human scale (``mqm``, ``esa``, ``da``, ``z``, ``raw``, ...;
+    :data:`~xleval.calibration.SCALE_NAMES`; None: the table's ``HUMAN_scale`` column, if any): it fixes the
+    direction of the human scale for anchored calibration, as ``calibrate fit --human-scale`` does (labels that
+    point the other way are then a warning, not a refusal), and tells ``auto`` whether the column is
+    standardised within groups.
     ``signature``: the score's metric signature (default: the table's).
 
     ``settings`` (keywords): for LGN ``statistic``, ``target``, ``fallback`` and ``min_count`` (None: by
@@ -82,6 +86,9 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     method = default_method(method, human)
     _check_method_settings(method, human, settings)
     settings = dict(settings)
+    if method != "lgn" and human is not None and settings.get("human_higher_is_better") is None:
+        # a named scale says its direction (docs/calibration.md, "A named scale says its direction"), as on the CLI
+        settings["human_higher_is_better"] = direction_for(frame, human, human_scale)
     settings["score_higher_is_better"] = higher_is_better(score_col, sig,
                                                           given=settings.get("score_higher_is_better"))
     with warnings.catch_warnings(record=True) as caught:
