@@ -89,6 +89,12 @@ PRESETS_AND_DIFFERENCES = [
     "no span) and **`--critical T`** (WMT25's criticality analysis: gold 1 below T, 10 for ESA): each metric's F1 "
     "at its best threshold, with precision, recall and the threshold. The threshold is chosen on the same data, "
     "so the F1 is optimistic (the organisers' caveat, printed as a note).", "",
+    '* **`--judges A,B|auto|none`** (default `auto`): the agreement of two or more judges (or a judge and a '
+    'metric) per group — Kendall, Pearson, kappa on binned scores, pairwise system-order agreement, both means — '
+    'after the meta-evaluation, in every format (TSV: statistics `judges_*`, metric `A~B`; JSON: `judges`). '
+    "`auto` takes the table's judge columns (their signature says judge) when there are two or more. Without "
+    '`--human`, `xleval meta TABLE` prints only this (a table of judge scores without human scores, e.g. `xleval '
+    'meta wmt25.parquet` on the ingested WMT25 scores). docs/judges.md has the worked example.', "",
 ]
 
 

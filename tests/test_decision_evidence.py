@@ -115,11 +115,12 @@ def test_the_verdict_names_its_yardstick_only_where_it_is_a_few_labels_per_syste
     assert every.method == "anchored" and "held-out system's own labels" not in every.paragraph
 
 
-def test_a_calibrator_behind_a_raw_win_is_not_lgn_where_the_labels_reject_its_assumption():
-    """The raw scores win out of fold and the score levels do not differ (the metric's levels match, the human
-    levels do not): `auto` must still write a calibrator, the better one by the rule, here LGN by a clear lead
-    over anchored (accuracies set on the evaluation); the labels reject LGN's equal-quality assumption, so it is
-    anchored, and the reason says why."""
+def test_a_raw_win_with_equal_score_levels_is_not_applied_where_the_labels_reject_equal_quality():
+    """The raw scores win out of fold with LGN tied (0.80 and 0.79, anchored clearly behind, accuracies set on the
+    evaluation) and the score levels do not differ (the metric's levels match, the human levels do not): the raw
+    scores then rank the groups as LGN does, by equal levels, and the labels reject that equal-quality assumption,
+    so anchored calibration is applied and written (before, the raw scores were applied and anchored only written),
+    and the reason says why. A raw lead LGN does not share stays (next test)."""
     df = _world((-1.5, 0.0, 1.0, 2.0), (1.5, 0.0, -1.0, -2.0), k=200, sys_sd=0.3)
     evaluation = compare_calibrations(df, "score", "human", "lp", procedure=DEFAULT_PROCEDURE)
 
@@ -135,8 +136,34 @@ def test_a_calibrator_behind_a_raw_win_is_not_lgn_where_the_labels_reject_its_as
         warnings.simplefilter("ignore")
         decision = decide_from_evaluation(df, replace(evaluation, variants=variants))
     assert not decision.bias.calibration_advised and decision.evidence.verdict.status == "violated"
-    assert decision.method == "none" and decision.calibrator == "anchored", decision.reason
-    assert "LGN led among the calibrations, but the labels reject LGN's equal-quality assumption" in decision.reason
+    assert (decision.method, decision.calibrator, decision.basis) == ("anchored", "anchored", "assumption"), \
+        decision.reason
+    assert decision.reason.startswith("out of fold the raw scores and LGN led together")
+    assert "the raw scores rank across groups as LGN does, by equal levels; but the labels reject LGN's " \
+        "equal-quality assumption" in decision.reason
+
+
+def test_a_raw_win_that_lgn_does_not_share_stays_where_the_labels_reject_equal_quality():
+    """The same world, the raw scores clearly ahead of both calibrations (0.80 raw, 0.70 anchored, 0.60 LGN): the
+    raw ranking is not LGN's, so the labels' rejection of equal quality does not overrule it; the calibrator written
+    is anchored (the better calibration by the same rule)."""
+    df = _world((-1.5, 0.0, 1.0, 2.0), (1.5, 0.0, -1.0, -2.0), k=200, sys_sd=0.3)
+    evaluation = compare_calibrations(df, "score", "human", "lp", procedure=DEFAULT_PROCEDURE)
+
+    def set_to(name, accuracy, minus_raw, minus_lgn=None):
+        v = evaluation.variant(name)
+        est = lambda value: replace(v.accuracy, estimate=value, ci_low=value - 0.01, ci_high=value + 0.01)  # noqa: E731
+        return replace(v, accuracy=est(accuracy), runs=(accuracy,), minus_raw=est(minus_raw) if v.minus_raw else None,
+                       minus_lgn=est(minus_lgn) if minus_lgn is not None else None)
+
+    variants = tuple(set_to(v.name, *{"raw": (0.80, 0.0), "lgn": (0.60, -0.20)}.get(v.name, (0.70, -0.10, 0.10)))
+                     for v in evaluation.variants)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        decision = decide_from_evaluation(df, replace(evaluation, variants=variants))
+    assert not decision.bias.calibration_advised and decision.evidence.verdict.status == "violated"
+    assert (decision.method, decision.calibrator, decision.basis) == ("none", "anchored", "evidence"), decision.reason
+    assert "a calibrator, where one must be fitted, is anchored calibration" in decision.reason
 
 
 def test_c_a_tie_within_the_tolerance_applies_the_documented_tie_rule():

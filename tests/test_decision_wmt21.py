@@ -60,3 +60,69 @@ def test_calibrate_evaluate_tells_one_story_where_the_comparison_cannot_separate
     assert "Trust anchored calibration here" in said and "cannot separate the methods at this budget" in said
     assert "labels per group matches the better of raw and LGN" in said
     assert "measured against the same few labels per system" in said
+
+
+@pytest.mark.data
+def test_auto_writes_the_calibration_its_decision_names_when_ties_are_not_transitive(shared_data):
+    """WMT21 MQM with zh-en moved to 0.66 points from en-de (examples/decision_check.py --mqm), 100 random labels
+    per pair, draw 0: out of fold raw and LGN lead (0.59, 0.52) and anchored (0.33) ties with the raw lead (its
+    paired interval includes 0) while LGN beats it; the decision named anchored by the tie rule and `auto` fitted
+    LGN (cross-pair accuracy against every label 0.42, where anchored gives 0.73). What is written is what is named."""
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import decision_check
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    from xleval.decision import METHOD_NAMES, fit_calibration
+
+    table = decision_check.load_mqm(shared_data("wmt21").parent)["WMT21 MQM, zh-en moved to 0.66 apart"]
+    seen = []
+    for seed in (0, 1, 2):
+        sparse = decision_check.draw(table, "mqm", seed, "labels", 100)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fitted = fit_calibration(sparse, "auto", score="chrf", by="lp", human="labels", human_scale="mqm")
+        decision = fitted.decision
+        seen.append((decision.method, decision.basis, fitted.method))
+        assert decision.method == "none" or fitted.method == decision.method == decision.calibrator, seen
+        assert fitted.model.kind == fitted.method
+        assert f"applies {METHOD_NAMES[fitted.method]}" in decision.reason or decision.basis != "tie"
+    assert seen[0][:2] == ("anchored", "tie"), seen
+
+
+@pytest.mark.data
+def test_a_raw_lead_with_equal_score_levels_needs_the_labels_support_of_equal_quality(shared_data):
+    """The same moved MQM pairs: chrF's levels of en-de and zh-en are equal (d = 0.04 sd), so the raw scores rank
+    the two pairs by equal levels, as LGN does, and chrF orders them backwards (0.219 cross-pair accuracy against
+    every label). In draws 0 and 2 at 50 labels per pair the raw scores and LGN led out of fold together with
+    anchored clearly behind, and the tie rule applied the raw scores; the labels' check of equal quality is
+    inconclusive there, so that LGN-like ranking is unsupported: anchored calibration is applied, and the reason and
+    `diagnose`'s advice say why."""
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import decision_check
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    from xleval.decision import fit_calibration
+    from xleval.decision._decide import overruled_lead
+    from xleval.decision._diagnose import advice_line
+
+    table = decision_check.load_mqm(shared_data("wmt21").parent)["WMT21 MQM, zh-en moved to 0.66 apart"]
+    truth = -table.groupby(["lp", "system"])["mqm"].mean()
+    for seed in (0, 2):
+        sparse = decision_check.draw(table, "mqm", seed, "labels", 50)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fitted = fit_calibration(sparse, "auto", score="chrf", by="lp", human="labels", human_scale="mqm")
+        decision = fitted.decision
+        assert not decision.rules.calibration_advised  # the levels rule does not apply: the score levels are equal
+        assert (decision.method, decision.basis, fitted.method) == ("anchored", "assumption", "anchored"), seed
+        assert overruled_lead(decision) == "none"
+        assert decision.reason.startswith("out of fold the raw scores and LGN led together")
+        assert "inconclusive" in decision.reason
+        assert min(decision.accuracy["none"], decision.accuracy["lgn"]) >= decision.accuracy["anchored"] + 0.02
+        applied = decision_check.applied_accuracy(sparse, fitted.model, truth, True)
+        raw = decision_check.cross_pair_accuracy(sparse, sparse["chrf"], truth)
+        assert applied > raw + 0.3, (applied, raw)
+        line = advice_line(decision.bias, decision.rules.validity, decision, "labels")
+        assert "the raw scores and LGN led together, the raw scores ranking across groups as LGN does" in line

@@ -74,3 +74,19 @@ def test_no_pairs_where_the_calibrated_scale_is_not_the_human_one():
         analysis = analyze_mt(_table(), "metric", human="human", method="lgn", resampling=Resampling(n_resamples=100))
     assert analysis.pairs is None
     assert all(s.id != "pairs" for s in build_mt_report(analysis).sections)
+
+
+def test_with_two_labelled_groups_the_report_says_each_keeps_its_own_offset():
+    """Two pairs: the mixed prior claims no weight between LGN's levels and the raw scale's (each pair keeps its
+    labels' offset, docs/calibration.md), and the calibration section says so instead of printing a weight."""
+    two = _table()
+    two = two[two["lp"] != "en-ja"].reset_index(drop=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analysis = analyze_mt(two, "metric", human="human", method="anchored", resampling=Resampling(n_resamples=50))
+    model = analysis.calibration.model
+    table = model.group_table()
+    np.testing.assert_allclose(table["offset"], table["residual_mean"])
+    facts = dict(next(s for s in build_mt_report(analysis).sections if s.id == "calibration").facts)
+    assert facts["weight of LGN's equal levels in the offsets' prior"].startswith(
+        "none: with two labelled groups each keeps its own labels' offset")

@@ -20,7 +20,7 @@ from ..diagnostics import (
     validity_verdict,
 )
 from ..table import EvalTable
-from ._decide import METHOD_NAMES, CalibrationDecision, _lead_overruled, _table, decide_calibration
+from ._decide import METHOD_NAMES, CalibrationDecision, _lead_overruled, _table, decide_calibration, overruled_lead
 from ._evidence import gather_evidence
 from ._procedure import DEFAULT_PROCEDURE, Procedure
 from ._sentences import MEASURED_BASES
@@ -152,7 +152,9 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: Calibrati
                 return f"{head}: use anchored calibration{then}"
             return f"{head}: use LGN"
         if choice.basis == "assumption":
-            return (f"calibration advised: out of fold at {choice.budget} labels per group LGN led ({acc['none']:.2f} "
+            led = ("the raw scores and LGN led together, the raw scores ranking across groups as LGN does"
+                   if overruled_lead(choice) == "none" else "LGN led")
+            return (f"calibration advised: out of fold at {choice.budget} labels per group {led} ({acc['none']:.2f} "
                     f"raw, {acc['lgn']:.2f} LGN, {acc['anchored']:.2f} anchored), but {_lead_overruled(verdict)}: use "
                     f"anchored calibration{then}")
         head = (f"calibration advised: {METHOD_NAMES[choice.method]} moves cross-group accuracy from "

@@ -420,6 +420,10 @@ def _calibration_section(a: MTAnalysis) -> Section:
             f"{weight:.2f}, sd {sd:.2f} (0: the raw scale's common offset; 1: every group at the same true level; "
             "read from the labels: an sd near 0.3, a flat prior's, means they cannot tell the two apart; "
             "docs/calibration.md)")
+    elif _two_labelled_groups(cal.model):
+        facts["weight of LGN's equal levels in the offsets' prior"] = (
+            "none: with two labelled groups each keeps its own labels' offset (two groups cannot weigh LGN's "
+            "equal levels against the raw scale's common offset; docs/calibration.md)")
     tables = []
     if cal.model is not None:
         tables.append(("Per-group parameters of the calibration map", cal.model.group_table()))
@@ -466,6 +470,14 @@ def _pairs_section(a: MTAnalysis) -> Section:
     rows = [{"which cells differ": line} for line in pairs.summary()]
     return generic_section("Which cells differ", paragraphs=[p for p in (lead, within, *notes) if p],
                            tables=[("Per pair of groups (the clearest differences named)", rows)], id="pairs")
+
+
+def _two_labelled_groups(model: Any) -> bool:
+    """Whether ``model`` is a fitted anchored calibrator with the mixed prior whose labels cover two groups (each
+    then keeps its own offset)."""
+    if model is None or getattr(model, "kind", None) != "anchored" or getattr(model, "prior", None) != "mixed":
+        return False
+    return int((model.group_table()["source"] == "labels").sum()) == 2
 
 
 def _lgn_weight(model: Any) -> tuple[float, float] | None:
