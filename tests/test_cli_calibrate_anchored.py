@@ -186,3 +186,51 @@ def test_groups_with_zero_or_one_label(tmp_path, table, capsys):
                      "sparse", "-o", str(model)]) == 0
         err = capsys.readouterr().err
         assert ("method lgn" in err and "en-zh" in err) if name == "zero" else "method anchored" in err
+
+
+def test_offsets_option_chooses_the_offset_estimator(tmp_path, cli):
+    """`calibrate fit --offsets` reaches the estimators of docs/calibration.md ("Offsets from all the evidence")
+    from the command line: `own` keeps every group's labels' mean residual, `common-eb` pulls fully toward the
+    common offset (4 groups: both differ from the default mixed prior), and the saved calibrator says which."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for g, level in enumerate((-6.0, 0.0, 3.0, 8.0)):
+        for s in range(5):
+            q = rng.normal()
+            rows.append(pd.DataFrame({"lp": ("en-de", "en-fr", "en-zh", "en-ja")[g], "system": f"sys{s}",
+                                      "chrf": 50 + 5 * q + 5 * rng.normal(size=50),
+                                      "human": 70 + level + 3 * q + 15 * rng.normal(size=50)}))
+    df = pd.concat(rows, ignore_index=True)
+    df["human"] = df["human"].where(rng.random(len(df)) < 0.12)
+    path = tmp_path / "seg.tsv"
+    df.to_csv(path, sep="\t", index=False)
+    offsets = {}
+    for choice in (None, "own", "common-eb"):
+        out = tmp_path / f"{choice}.json"
+        extra = ["--offsets", choice] if choice else []
+        rc, _, err = cli("calibrate", "fit", path, "--score", "chrf", "--by", "lp", "--method", "anchored",
+                         "--human", "human", "--human-scale", "da", "-o", out, *extra)
+        assert rc == 0, err
+        model = json.loads(out.read_text())
+        params = model["params"]
+        assert (params["prior"], params["shrinkage"]) == {None: ("mixed", "auto"), "own": ("mixed", "none"),
+                                                          "common-eb": ("common", "eb")}[choice]
+        groups = model["groups"]
+        offsets[choice] = np.array([groups[g]["offset"] for g in sorted(groups)])
+        residual = np.array([groups[g]["residual_mean"] for g in sorted(groups)])
+        if choice == "own":
+            np.testing.assert_allclose(offsets[choice], residual)
+    assert np.abs(offsets["own"] - offsets[None]).max() > 0.05
+    assert np.abs(offsets["common-eb"] - offsets[None]).max() > 0.05
+    # the common offset pulls hardest: the spread of the offsets is smallest under common-eb
+    assert offsets["common-eb"].std() < offsets["own"].std()
+
+
+def test_offsets_option_with_lgn_is_one_clear_line(tmp_path, cli):
+    df = _world()
+    path = tmp_path / "seg.tsv"
+    df.to_csv(path, sep="\t", index=False)
+    rc, _, err = cli("calibrate", "fit", path, "--score", "chrf", "--by", "lp", "--method", "lgn", "--offsets", "own",
+                     "-o", tmp_path / "m.json")
+    assert rc == 2 and "--offsets" in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if line.strip()]) == 1, err

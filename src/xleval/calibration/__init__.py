@@ -10,6 +10,7 @@ from ._estimates import GroupParams
 from ._fit import (
     FIT_METHODS,
     LGN_STATISTICS,
+    OFFSET_ESTIMATORS,
     PLAIN_LGN,
     UNSEEN_CHOICES,
     build_anchored,
@@ -41,7 +42,7 @@ __all__ = [
     "ROW_CHOICES",
     "apply_calibrator", "load_calibrator", "output_column", "output_metadata", "row_interval_target",
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",
-    "fit_method", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",
+    "fit_method", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN", "OFFSET_ESTIMATORS",
     "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method",
     "CellPairs", "cell_pairs", "PAIR_COLUMNS", "VERDICTS", "ALLOCATIONS",
     "SCALES", "SCALE_NAMES", "direction_for", "human_scale_direction", "scale_kind", "scale_named",

@@ -30,7 +30,7 @@ from ._protocol import Calibrator
 from ._table_level import ROW_MIN_COUNT, lgn_min_count
 
 __all__ = ["build_lgn", "build_anchored", "choose_min_count", "fit_method", "PLAIN_LGN", "FIT_METHODS",
-           "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method"]
+           "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method", "OFFSET_ESTIMATORS"]
 
 #: what fit_calibration fits: lgn, anchored, or auto (the decision flow chooses one of the two)
 FIT_METHODS = ("lgn", "anchored", "auto")
@@ -38,6 +38,14 @@ FIT_METHODS = ("lgn", "anchored", "auto")
 LGN_STATISTICS = ("zscore", "robust", "quantile")
 #: what a calibrator may do with groups unseen in fit when it is applied (``on_unseen=``; anchored: not raw)
 UNSEEN_CHOICES = tuple(str(t.value) for t in ON_UNSEEN)
+#: the anchored calibrator's offset estimators by name (``calibrate fit --offsets``, ``fit_calibration(offsets=)``):
+#: ``(prior, shrinkage)`` of :class:`AnchoredCalibrator`. ``mixed``: the default, pulled toward a centre mixing
+#: LGN's equal levels and the common offset as far as the labels support (3 groups or more); ``common``: toward the
+#: common offset only, Morris's share (none with 3 groups or fewer; format 3); ``common-eb``: full empirical Bayes
+#: toward the common offset (the bet that the metric orders the groups right; format 2); ``own``: each group's own
+#: labels' mean residual (docs/calibration.md, "Offsets from all the evidence")
+OFFSET_ESTIMATORS = {"mixed": ("mixed", "auto"), "common": ("common", "auto"), "common-eb": ("common", "eb"),
+                     "own": ("mixed", "none")}
 #: LGN as the leaderboard and ``calibrate evaluate`` fit it: plain per-group z-score, no shrinkage
 PLAIN_LGN: Mapping[str, Any] = MappingProxyType({"min_count": 1, "fallback": ("pooled",)})
 
@@ -61,16 +69,21 @@ def build_lgn(by: str | Sequence[str], score: str, *, statistic: str = "zscore",
 
 def build_anchored(by: str | Sequence[str], score: str, human: str, *, system: str | None = "system",
                    human_higher_is_better: bool | None = None, score_higher_is_better: bool = True,
-                   fallback: str = "pooled", human_range: tuple[float, float] | None = None) -> AnchoredCalibrator:
-    """The one way the anchored calibrator is built for a table (defaults: offsets shrunk only as far as
-    the number of groups supports, the between-system slope shrunk toward the within-system one, the
-    direction of the human scale from the labels, unseen groups get the common offset, no declared
-    bounds of the human scale)."""
+                   fallback: str = "pooled", human_range: tuple[float, float] | None = None,
+                   offsets: str = "mixed") -> AnchoredCalibrator:
+    """The one way the anchored calibrator is built for a table (defaults: offsets by the mixed prior, the
+    between-system slope shrunk toward the within-system one, the direction of the human scale from the labels,
+    unseen groups get the common offset, no declared bounds of the human scale). ``offsets``: a name of
+    :data:`OFFSET_ESTIMATORS`."""
+    if offsets not in OFFSET_ESTIMATORS:
+        raise InputError(f"offsets={offsets!r}: use one of {', '.join(OFFSET_ESTIMATORS)}", argument="offsets",
+                         value=offsets)
+    prior, shrinkage = OFFSET_ESTIMATORS[offsets]
     by_cols = [by] if isinstance(by, str) else list(by)
     return AnchoredCalibrator(by=by_cols[0] if len(by_cols) == 1 else by_cols, score=score, human=human,
                               system=system, human_higher_is_better=human_higher_is_better,
                               score_higher_is_better=score_higher_is_better, fallback=fallback,
-                              human_range=human_range)
+                              human_range=human_range, prior=prior, shrinkage=shrinkage)
 
 
 def choose_min_count(data: pd.DataFrame, by: str | Sequence[str], system: str | None = "system",
@@ -97,7 +110,7 @@ def fit_method(frame: pd.DataFrame, method: str, score: str, by_cols: list[str],
     """Fit ``method`` (``lgn`` or ``anchored``) on ``frame``: the calibrator, LGN's ``min_count`` and why
     (None and "" for anchored). ``settings``: LGN's ``statistic``, ``target``, ``min_count``, ``fallback``;
     the anchored calibrator's ``human_higher_is_better``, ``score_higher_is_better``, ``fallback``,
-    ``human_range``, ``strict`` (as :func:`xleval.decision.fit_calibration` documents them)."""
+    ``human_range``, ``strict``, ``offsets`` (as :func:`xleval.decision.fit_calibration` documents them)."""
     chosen, sig = method, signature
     statistic, target = settings.get("statistic", "zscore"), settings.get("target", (0.0, 1.0))
     min_count, fallback = settings.get("min_count"), settings.get("fallback", "default")
@@ -116,6 +129,7 @@ def fit_method(frame: pd.DataFrame, method: str, score: str, by_cols: list[str],
                            human_higher_is_better=settings.get("human_higher_is_better"),
                            score_higher_is_better=bool(settings.get("score_higher_is_better", True)),
                            fallback="error" if chain == ["error"] else "pooled",
-                           human_range=settings.get("human_range")).fit(frame, signature=sig,
-                                                                        strict=bool(settings.get("strict", False)))
+                           human_range=settings.get("human_range"),
+                           offsets=settings.get("offsets") or "mixed").fit(frame, signature=sig,
+                                                                           strict=bool(settings.get("strict", False)))
     return model, None, ""

@@ -51,6 +51,7 @@ from .calibrate_advice import announce, decision_commands, human_scale_option
 from .calibrate_common import (
     DIRECTION_OPTION,
     HUMAN_RANGE_OPTION,
+    OFFSETS_OPTION,
     SIGNATURE_HELP,
     app,
     in_table,
@@ -86,6 +87,7 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
               help="System column (anchored: system means give the between-system slope).")
 @DIRECTION_OPTION
 @HUMAN_RANGE_OPTION
+@OFFSETS_OPTION
 @click.option("--target", default="0,1", help="LGN: shared MEAN,STD of calibrated scores, e.g. 80,10.")
 @click.option("--min-count", type=click.IntRange(1, 10**9), default=None, show_default=False,
               help="LGN: smaller groups are shrunk toward the others and flagged. Default by the table's level: 50 for "
@@ -103,8 +105,8 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @col_option
 @format_option
 @scale_options
-def fit(input, score, output, by, method, human, system, human_up, human_range, target, min_count, fallback, signature,
-        probe, human_scale, exclude_invalid, keep_reference_copies, col, fmt, chunk_size, backend, scheduler,
+def fit(input, score, output, by, method, human, system, human_up, human_range, offsets, target, min_count, fallback,
+        signature, probe, human_scale, exclude_invalid, keep_reference_copies, col, fmt, chunk_size, backend, scheduler,
         workers) -> None:
     """Fit a calibrator on a table and save it.
 
@@ -117,6 +119,9 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     method = default_method(method, human)
     _check_fit_options(method, human, target, min_count, scale_asked(chunk_size, backend, scheduler, workers))
     bounds = parse_human_range(human_range)
+    if offsets is not None and method not in ("anchored", "auto"):
+        raise InputError("--offsets chooses how anchored calibration estimates each group's offset; LGN has none: "
+                         "use it with --method anchored or auto (and --human)")
     if bounds is not None and method not in ("anchored", "auto"):
         raise InputError("--human-range bounds the human scale of anchored calibration; use it with --method "
                          "anchored or auto (and --human)")
@@ -159,7 +164,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
             scale = {"human_scale": human_scale} if kind == "auto" else {}
             fitted = in_table(input, fit_calibration, frame, kind, human=human, human_higher_is_better=human_up,
                               human_range=bounds, strict=strict, commands=decision_commands(input, col), **scale,
-                              **common)
+                              offsets=offsets, **common)
         calibrated = fitted.model.transform(frame) if fitted.method == "lgn" else None  # the verification's
         if probe and is_model_signature(sig):  # a drift probe (xleval.calibration._drift)
             save_with_probe(fitted.model, output, make_probe(df, score, by=by_cols, per_group=probe, signature=sig))

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from .._base.numbers import format_number, format_value
+from ..calibration import OFFSET_ESTIMATORS
 from ..exceptions import InputError
 from ._common import emit_json, err_console, print_table, say, two_numbers
 
@@ -28,6 +29,13 @@ DIRECTION_OPTION = click.option("--human-higher-is-better/--human-lower-is-bette
                                      "labels and reported.")
 
 
+OFFSETS_OPTION = click.option(
+    "--offsets", type=click.Choice(list(OFFSET_ESTIMATORS)), default=None,
+    help="Anchored: how each group's offset is estimated from its labels. mixed (default): pulled toward a centre "
+         "that mixes LGN's equal levels and the raw scale's common offset, as far as the labels support (3 groups "
+         "or more; two keep their own); common: toward the common offset, only with 4 groups or more; common-eb: "
+         "fully toward the common offset (a bet that the metric orders the groups right); own: each group's own "
+         "labels. docs/calibration.md, 'Offsets from all the evidence'.")
 HUMAN_RANGE_OPTION = click.option("--human-range", help="Anchored: bounds LOW,HIGH of the human scale (e.g. 0,100 for "
                                   "DA): calibrated scores are kept inside them. Default: none declared.")
 

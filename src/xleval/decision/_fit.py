@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from .._base.result import Result
-from ..calibration import FIT_METHODS, default_method, direction_for, fit_method
+from ..calibration import FIT_METHODS, OFFSET_ESTIMATORS, default_method, direction_for, fit_method
 from ..exceptions import DataQualityWarning, InputError
 from ..metrics._direction import higher_is_better
 from ..table import EvalTable, as_table
@@ -27,7 +27,8 @@ __all__ = ["fit_calibration", "FittedCalibration", "FIT_SETTINGS"]
 
 #: what a fit may be told beyond the table's roles: LGN's settings, then the anchored calibrator's
 LGN_SETTINGS = ("statistic", "target", "min_count", "fallback")
-ANCHORED_SETTINGS = ("human_higher_is_better", "score_higher_is_better", "fallback", "human_range", "strict")
+ANCHORED_SETTINGS = ("human_higher_is_better", "score_higher_is_better", "fallback", "human_range", "strict",
+                     "offsets")
 FIT_SETTINGS = tuple(dict.fromkeys(LGN_SETTINGS + ANCHORED_SETTINGS))
 
 
@@ -73,7 +74,9 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     ``human_higher_is_better``, ``human_range`` (bounds of the human scale; ``auto`` that chooses LGN does
     not use it), ``strict`` (default False: labels that do not settle the direction of the human scale give
     offsets only, with a warning kept in ``notes``; True refuses them, as ``calibrate fit`` does),
-    ``fallback`` ``"default"``/``"pooled"`` (unseen groups get the common offset) or ``"error"``;
+    ``fallback`` ``"default"``/``"pooled"`` (unseen groups get the common offset) or ``"error"``; ``offsets``
+    (:data:`~xleval.calibration.OFFSET_ESTIMATORS`: ``mixed``, the default, ``common``, ``common-eb`` or ``own``; with
+    ``auto`` it is what the written anchored calibrator uses, the comparison behind the decision uses the default);
     ``score_higher_is_better`` (None: the one rule, :func:`xleval.metrics.higher_is_better`).
     Warnings raised while fitting are re-raised after it and kept in ``notes``."""
     if isinstance(data, EvalTable):
@@ -129,6 +132,13 @@ def _check_method_settings(method: str, human: str | None, settings: dict[str, A
     statistic, target = settings.get("statistic", "zscore"), settings.get("target", (0.0, 1.0))
     lgn_only = [name for name, given in (("statistic", statistic != "zscore"), ("target", tuple(target) != (0, 1)),
                                          ("min_count", settings.get("min_count") is not None)) if given]
+    offsets = settings.get("offsets")
+    if offsets is not None and offsets not in OFFSET_ESTIMATORS:
+        raise InputError(f"offsets={offsets!r}: use one of {', '.join(OFFSET_ESTIMATORS)}", argument="offsets",
+                         value=offsets)
+    if method == "lgn" and offsets is not None:
+        raise InputError("offsets= chooses how anchored calibration estimates each group's offset; LGN has none: "
+                         "leave it out, or use method='anchored'", argument="offsets", value=settings.get("offsets"))
     if method == "lgn" and settings.get("human_range") is not None:
         raise InputError("human_range= bounds the human scale of anchored calibration; LGN has no human scale: "
                          "leave it out, or use method='anchored'", argument="human_range",
