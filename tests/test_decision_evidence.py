@@ -115,12 +115,10 @@ def test_the_verdict_names_its_yardstick_only_where_it_is_a_few_labels_per_syste
     assert every.method == "anchored" and "held-out system's own labels" not in every.paragraph
 
 
-def test_a_raw_win_with_equal_score_levels_is_not_applied_where_the_labels_reject_equal_quality():
-    """The raw scores win out of fold with LGN tied (0.80 and 0.79, anchored clearly behind, accuracies set on the
-    evaluation) and the score levels do not differ (the metric's levels match, the human levels do not): the raw
-    scores then rank the groups as LGN does, by equal levels, and the labels reject that equal-quality assumption,
-    so anchored calibration is applied and written (before, the raw scores were applied and anchored only written),
-    and the reason says why. A raw lead LGN does not share stays (next test)."""
+def _decided_with_accuracies(raw, lgn, anchored):
+    """A world whose metric levels match and whose human levels do not (the labels reject equal quality), decided
+    from its evaluation with the out-of-fold accuracies set: ``raw``, ``lgn`` as ``(accuracy, minus raw)``,
+    ``anchored`` as ``(accuracy, minus raw, minus LGN)``; intervals +-0.01."""
     df = _world((-1.5, 0.0, 1.0, 2.0), (1.5, 0.0, -1.0, -2.0), k=200, sys_sd=0.3)
     evaluation = compare_calibrations(df, "score", "human", "lp", procedure=DEFAULT_PROCEDURE)
 
@@ -130,12 +128,21 @@ def test_a_raw_win_with_equal_score_levels_is_not_applied_where_the_labels_rejec
         return replace(v, accuracy=est(accuracy), runs=(accuracy,), minus_raw=est(minus_raw) if v.minus_raw else None,
                        minus_lgn=est(minus_lgn) if minus_lgn is not None else None)
 
-    variants = tuple(set_to(v.name, *{"raw": (0.80, 0.0), "lgn": (0.79, -0.01)}.get(v.name, (0.70, -0.10, -0.09)))
-                     for v in evaluation.variants)
+    variants = tuple(set_to(v.name, *{"raw": raw, "lgn": lgn}.get(v.name, anchored)) for v in evaluation.variants)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         decision = decide_from_evaluation(df, replace(evaluation, variants=variants))
     assert not decision.bias.calibration_advised and decision.evidence.verdict.status == "violated"
+    return decision
+
+
+def test_a_raw_win_with_equal_score_levels_is_not_applied_where_the_labels_reject_equal_quality():
+    """The raw scores win out of fold with LGN tied (0.80 and 0.79, anchored clearly behind) and the score levels
+    do not differ (the metric's levels match, the human levels do not): the raw scores then rank the groups as LGN
+    does, by equal levels, and the labels reject that equal-quality assumption, so anchored calibration is applied
+    and written (before, the raw scores were applied and anchored only written), and the reason says why. A raw
+    lead LGN does not share stays (next test)."""
+    decision = _decided_with_accuracies((0.80, 0.0), (0.79, -0.01), (0.70, -0.10, -0.09))
     assert (decision.method, decision.calibrator, decision.basis) == ("anchored", "anchored", "assumption"), \
         decision.reason
     assert decision.reason.startswith("out of fold the raw scores and LGN led together")
@@ -147,21 +154,7 @@ def test_a_raw_win_that_lgn_does_not_share_stays_where_the_labels_reject_equal_q
     """The same world, the raw scores clearly ahead of both calibrations (0.80 raw, 0.70 anchored, 0.60 LGN): the
     raw ranking is not LGN's, so the labels' rejection of equal quality does not overrule it; the calibrator written
     is anchored (the better calibration by the same rule)."""
-    df = _world((-1.5, 0.0, 1.0, 2.0), (1.5, 0.0, -1.0, -2.0), k=200, sys_sd=0.3)
-    evaluation = compare_calibrations(df, "score", "human", "lp", procedure=DEFAULT_PROCEDURE)
-
-    def set_to(name, accuracy, minus_raw, minus_lgn=None):
-        v = evaluation.variant(name)
-        est = lambda value: replace(v.accuracy, estimate=value, ci_low=value - 0.01, ci_high=value + 0.01)  # noqa: E731
-        return replace(v, accuracy=est(accuracy), runs=(accuracy,), minus_raw=est(minus_raw) if v.minus_raw else None,
-                       minus_lgn=est(minus_lgn) if minus_lgn is not None else None)
-
-    variants = tuple(set_to(v.name, *{"raw": (0.80, 0.0), "lgn": (0.60, -0.20)}.get(v.name, (0.70, -0.10, 0.10)))
-                     for v in evaluation.variants)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        decision = decide_from_evaluation(df, replace(evaluation, variants=variants))
-    assert not decision.bias.calibration_advised and decision.evidence.verdict.status == "violated"
+    decision = _decided_with_accuracies((0.80, 0.0), (0.60, -0.20), (0.70, -0.10, 0.10))
     assert (decision.method, decision.calibrator, decision.basis) == ("none", "anchored", "evidence"), decision.reason
     assert "a calibrator, where one must be fitted, is anchored calibration" in decision.reason
 
