@@ -18,6 +18,7 @@ from ._fit import (
     choose_min_count,
     default_method,
     fit_method,
+    offset_estimator,
 )
 from ._frame import calibrate_frame, calibrated_metadata, prepare_frame, score_signature
 from ._groupstats import GroupStats, QuantileSketch
@@ -42,7 +43,8 @@ __all__ = [
     "ROW_CHOICES",
     "apply_calibrator", "load_calibrator", "output_column", "output_metadata", "row_interval_target",
     "lgn_min_count", "table_level", "ROW_MIN_COUNT",
-    "fit_method", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN", "OFFSET_ESTIMATORS",
+    "fit_method", "build_lgn", "build_anchored", "choose_min_count", "PLAIN_LGN",
+    "OFFSET_ESTIMATORS", "offset_estimator",
     "FIT_METHODS", "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method",
     "CellPairs", "cell_pairs", "PAIR_COLUMNS", "VERDICTS", "ALLOCATIONS",
     "SCALES", "SCALE_NAMES", "direction_for", "human_scale_direction", "scale_kind", "scale_named",

@@ -30,7 +30,7 @@ from ._protocol import Calibrator
 from ._table_level import ROW_MIN_COUNT, lgn_min_count
 
 __all__ = ["build_lgn", "build_anchored", "choose_min_count", "fit_method", "PLAIN_LGN", "FIT_METHODS",
-           "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method", "OFFSET_ESTIMATORS"]
+           "LGN_STATISTICS", "UNSEEN_CHOICES", "default_method", "OFFSET_ESTIMATORS", "offset_estimator"]
 
 #: what fit_calibration fits: lgn, anchored, or auto (the decision flow chooses one of the two)
 FIT_METHODS = ("lgn", "anchored", "auto")
@@ -46,6 +46,15 @@ UNSEEN_CHOICES = tuple(str(t.value) for t in ON_UNSEEN)
 #: labels' mean residual (docs/calibration.md, "Offsets from all the evidence")
 OFFSET_ESTIMATORS = {"mixed": ("mixed", "auto"), "common": ("common", "auto"), "common-eb": ("common", "eb"),
                      "own": ("mixed", "none")}
+
+
+def offset_estimator(name: str) -> tuple[str, str]:
+    """``(prior, shrinkage)`` of the offset estimator called ``name`` (:data:`OFFSET_ESTIMATORS`); refused when
+    unknown."""
+    if name not in OFFSET_ESTIMATORS:
+        raise InputError(f"offsets={name!r}: use one of {', '.join(OFFSET_ESTIMATORS)}", argument="offsets",
+                         value=name)
+    return OFFSET_ESTIMATORS[name]
 #: LGN as the leaderboard and ``calibrate evaluate`` fit it: plain per-group z-score, no shrinkage
 PLAIN_LGN: Mapping[str, Any] = MappingProxyType({"min_count": 1, "fallback": ("pooled",)})
 
@@ -75,10 +84,7 @@ def build_anchored(by: str | Sequence[str], score: str, human: str, *, system: s
     between-system slope shrunk toward the within-system one, the direction of the human scale from the labels,
     unseen groups get the common offset, no declared bounds of the human scale). ``offsets``: a name of
     :data:`OFFSET_ESTIMATORS`."""
-    if offsets not in OFFSET_ESTIMATORS:
-        raise InputError(f"offsets={offsets!r}: use one of {', '.join(OFFSET_ESTIMATORS)}", argument="offsets",
-                         value=offsets)
-    prior, shrinkage = OFFSET_ESTIMATORS[offsets]
+    prior, shrinkage = offset_estimator(offsets)
     by_cols = [by] if isinstance(by, str) else list(by)
     return AnchoredCalibrator(by=by_cols[0] if len(by_cols) == 1 else by_cols, score=score, human=human,
                               system=system, human_higher_is_better=human_higher_is_better,

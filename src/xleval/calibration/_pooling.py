@@ -223,9 +223,7 @@ def mixed_offsets(effects: np.ndarray, variances: np.ndarray, covariate: np.ndar
     v = np.asarray(variances, dtype=float)
     z = np.asarray(covariate, dtype=float)
     k = len(r)
-    if k == 1:
-        return MixedShrinkage(np.ones(1), r.copy(), v.copy(), float(r[0]), float(v[0]), float("nan"), np.ones(1))
-    if k < MIN_GROUPS_MIXED:
+    if k < MIN_GROUPS_MIXED:  # one group: its own offset, tau2 NaN
         own = shrink_offsets(r, v, mode="none")
         return MixedShrinkage(own.lam, own.offset, own.offset_var, own.mean, own.mean_var, own.tau2, own.weights)
     z = z - z.mean()

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from .._base.result import Result
-from ..calibration import FIT_METHODS, OFFSET_ESTIMATORS, default_method, direction_for, fit_method
+from ..calibration import FIT_METHODS, default_method, direction_for, fit_method, offset_estimator
 from ..exceptions import DataQualityWarning, InputError
 from ..metrics._direction import higher_is_better
 from ..table import EvalTable, as_table
@@ -133,9 +133,8 @@ def _check_method_settings(method: str, human: str | None, settings: dict[str, A
     lgn_only = [name for name, given in (("statistic", statistic != "zscore"), ("target", tuple(target) != (0, 1)),
                                          ("min_count", settings.get("min_count") is not None)) if given]
     offsets = settings.get("offsets")
-    if offsets is not None and offsets not in OFFSET_ESTIMATORS:
-        raise InputError(f"offsets={offsets!r}: use one of {', '.join(OFFSET_ESTIMATORS)}", argument="offsets",
-                         value=offsets)
+    if offsets is not None:
+        offset_estimator(offsets)  # an unknown name is refused before anything is fitted
     if method == "lgn" and offsets is not None:
         raise InputError("offsets= chooses how anchored calibration estimates each group's offset; LGN has none: "
                          "leave it out, or use method='anchored'", argument="offsets", value=settings.get("offsets"))
