@@ -197,6 +197,12 @@ def test_two_groups_keep_their_own_offsets_under_the_mixed_prior():
             table = model.group_table()
             np.testing.assert_allclose(table["offset"], table["residual_mean"])
             assert np.isnan(model.describe()["lgn_weight"])
+            # the missing weight is explained where the fit is read (calibrate fit's notes, describe())
+            assert any(n.startswith("two labelled groups: each keeps its own") for n in model.describe()["notes"])
+        three_groups = pd.concat([df, df[df["lp"] == "de-en"].assign(lp="fr-en")], ignore_index=True)
+        pulled = AnchoredCalibrator(by="lp", human_higher_is_better=True).fit(three_groups)
+        assert np.isfinite(pulled.describe()["lgn_weight"])
+        assert not any("two labelled groups" in n for n in pulled.describe()["notes"])
         common = AnchoredCalibrator(by="lp", prior="common", human_higher_is_better=True).fit(df)
     np.testing.assert_allclose(model.transform(df), common.transform(df))
 

@@ -71,6 +71,7 @@ from ._params import ParamsMixin
 from ._persist import _read_json as read_calibrator_json
 from ._persist import check_loaded_columns, check_variance, load_checked, save_checked
 from ._pooling import (
+    MIN_GROUPS_MIXED,
     PRIORS,
     SHRINKAGE_MODES,
     MixedShrinkage,
@@ -391,6 +392,10 @@ class AnchoredCalibrator(ParamsMixin):
             # flat prior on tau up to twice the spread of the mean residuals (at least one offset standard error)
             tau_max = max(float(np.sqrt(np.median(v[has]))), 2 * float(np.ptp(r_mean[has])))
             shrunk: OffsetShrinkage = mixed_offsets(r_mean[has], v[has], -b * score_mean[has], tau_max)
+            if int(has.sum()) == 2:  # describe() shows lgn_weight as missing: say why where the fit is read
+                notes.append("two labelled groups: each keeps its own labels' offset (the mixed prior weighs LGN's "
+                             f"equal levels against the raw scale's common offset from {MIN_GROUPS_MIXED} labelled "
+                             "groups on; docs/calibration.md)")
         else:
             shrunk = shrink_offsets(r_mean[has], v[has], mode=self.shrinkage)
         z = np.column_stack([m, x - m])
