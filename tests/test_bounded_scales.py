@@ -29,6 +29,28 @@ def test_past_the_scale_by_hand():
     assert past_the_scale(rows, pd.DataFrame({"human": [-1.0, 1.0]}), "human", None) is None  # z: no known scale
 
 
+def test_a_named_scale_is_not_guessed_from_its_labels():
+    """MQM error points (0 = perfect, WMT's files: 0-25) lie in 0-100 as raw DA does: with the scale named, the note
+    says MQM's bound (0, the best there is), not raw DA's 0-100 and its --human-range 0,100; a named scale without
+    known bounds (Likert, HTER) gets no guessed range at all."""
+    points = pd.DataFrame({"human": [0.0, 0.0, 5.0, 25.0]})
+    rows = [{"group": "en-de", "system": "A", "calibrated": 0.4, "calibrated_ci_low": -0.8, "calibrated_ci_high": 1.6},
+            {"group": "en-de", "system": "B", "calibrated": 2.0, "calibrated_ci_low": 0.5, "calibrated_ci_high": 3.5}]
+    assert "0 to 100 (raw DA, ESA)" in past_the_scale(rows, points, "human", None)  # unnamed: the labels' guess
+    past_top = [{**rows[0], "calibrated_ci_high": 101.0}]
+    note = past_the_scale(rows, points, "human", None, scale_name="mqm")
+    assert "0 to 100" not in note and "--human-range 0,100" not in note
+    assert "1 calibrated system score(s)" in note and "at least 0 (MQM error points)" in note
+    assert "A in en-de" in note and "--human-range 0,HIGH" in note
+    assert past_the_scale(past_top, points, "human", None, scale_name="MQM (weighted; raters all)") is not None
+    assert "0 to 100" not in past_the_scale(past_top, points, "human", None, scale_name="mqm")
+    for name in ("likert", "hter", "z"):
+        assert past_the_scale(past_top, points, "human", None, scale_name=name) is None
+    negated = pd.DataFrame({"human": [-5.0, 0.0, -1.0]})
+    assert "at most 0 (MQM)" in past_the_scale([{**rows[1], "calibrated_ci_high": 0.5}], negated, "human", None,
+                                               scale_name="mqm")
+
+
 @pytest.fixture(scope="module")
 def near_the_top(tmp_path_factory):
     import test_readme
@@ -130,3 +152,23 @@ def test_labels_outside_the_named_scale_are_said_not_bounded(near_the_top):
     (said,) = [n for n in board["notes"] if "the range of the human scale (--human-scale sqm" in n]
     assert "lie outside 0 to 6" in said and "not bounded by it" in said
     assert max(r["calibrated"] for r in board["rows"]) > 6
+
+
+def test_named_mqm_is_bounded_below_by_0_and_the_advice_keeps_the_name(near_the_top):
+    """The same systems judged in MQM error points (0-25, lower is better, the best near 0): with --human-scale mqm
+    the intervals reaching below 0 are said against MQM's bound, not raw DA's 0-100, and the command line that
+    bounds them keeps --human-scale (it sets MQM's direction)."""
+    df = pd.read_parquet(near_the_top / "near_top.parquet")
+    df["mqm"] = (100 - df["human"]) / 4
+    path = near_the_top / "mqm.parquet"
+    df.drop(columns="human").to_parquet(path)
+    rc, out, err = run_cli("leaderboard", path, "--score", "chrf", "--human", "mqm", "--human-scale", "mqm",
+                           "--method", "anchored", "--format", "json")
+    assert rc == 0, err
+    board = json.loads(out)
+    low = pd.DataFrame(board["rows"])[["calibrated", "calibrated_ci_low"]].lt(0).any(axis=1)
+    assert low.any()
+    notes = [n for n in board["notes"] if "run past" in n]
+    assert len(notes) == 1 and notes[0].startswith(f"{int(low.sum())} calibrated system score(s)"), notes
+    assert "at least 0 (MQM error points)" in notes[0] and "0 to 100" not in notes[0]
+    assert "--human-scale mqm --human-range 0,HIGH" in notes[0]

@@ -117,15 +117,17 @@ def render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
 
 
 def rerun_command(commands: Any, command: str, score: str, by: str | None, human: str | None, system: str,
-                  method: str | None, extra: tuple[str, ...] = ()) -> Any:
+                  method: str | None, extra: tuple[str, ...] = (), *, human_scale: str | None = None) -> Any:
     """``rerun(range)``: the ``leaderboard``/``report`` command line with ``--human-range RANGE`` added (the
     table and its ``--col`` options from ``commands``, a :class:`CommandContext`; the options that decide the
-    calibrated scores, and ``extra``, e.g. the report's -o; others are left to the user)."""
+    calibrated scores, ``--human-scale`` among them since it sets MQM's direction, and ``extra``, e.g. the
+    report's -o; others are left to the user)."""
     from ._advice import _TABLE
 
     def rerun(text: str) -> str:
         words = [*command.split(), _TABLE, *role_words(score, by, human, system),
-                 *(["--method", method] if method not in (None, "auto") else []), "--human-range", text, *extra]
+                 *(["--method", method] if method not in (None, "auto") else []),
+                 *(["--human-scale", human_scale] if human_scale else []), "--human-range", text, *extra]
         return commands.command(*words)
     return rerun
 
@@ -174,38 +176,49 @@ def bounded_note(human_range: str | None, source: str | None, method: str) -> st
 
 
 def scale_notes(bounds: tuple, rows: Any, df: Any, human: str | None, method: str | None,
-                rerun: Any = None) -> tuple[str, ...]:
+                rerun: Any = None, *, human_scale: str | None = None) -> tuple[str, ...]:
     """Every note of ``leaderboard`` and ``report`` on the human scale's bounds: ``bounds`` as
     :func:`scale_range` gave them (the range applied, where it came from, the note when labels fall
     outside a named scale), then the bounding (:func:`bounded_note`) and the values past the scale
-    (:func:`past_the_scale`) of the calibrated ``rows`` (``method``: the calibration used)."""
+    (:func:`past_the_scale`) of the calibrated ``rows`` (``method``: the calibration used; ``human_scale``:
+    ``--human-scale``, else the table's ``HUMAN_scale`` column names the scale)."""
+    from ..calibration._scales import declared_scale
+
     human_range, source, unbounded = bounds
-    past = past_the_scale(rows, df, human, human_range, source=source, rerun=rerun)
+    past = past_the_scale(rows, df, human, human_range, source=source, rerun=rerun,
+                          scale_name=declared_scale(df, human, human_scale))
     return tuple(n for n in (unbounded, bounded_note(human_range, source, method or ""), past) if n)
 
 
 def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | None, *, source: str | None = None,
-                   rerun: Any = None) -> str | None:
+                   rerun: Any = None, scale_name: str | None = None) -> str | None:
     """The note of ``leaderboard`` and ``report`` when calibrated values or their interval bounds (``rows``:
     the board's rows, records or a frame) lie outside the human scale: the ``--human-range`` given (``source``:
     where a range not given as a flag came from, :func:`scale_range`), else the scale the labels are on
-    (within 0-100 reaching above 1: raw DA, ESA; all at most 0: MQM). ``rerun(flag)``: the command line that
-    adds the flag, shown with the advice. None when nothing is past the scale, or the scale cannot be told."""
+    (within 0-100 reaching above 1: raw DA, ESA; all at most 0: negated MQM; with ``scale_name`` MQM, all at
+    least 0: MQM error points). A named scale other than MQM or ``raw`` is not guessed from its labels (MQM error
+    points in 0-25 are not raw DA). ``rerun(flag)``: the command line that adds the flag, shown with the advice.
+    None when nothing is past the scale, or the scale cannot be told."""
     import numpy as np
     import pandas as pd
+
+    from ..calibration._scales import scale_named
 
     if human is None or human not in df.columns:
         return None
     labels = pd.to_numeric(df[human], errors="coerce").to_numpy(dtype=float)
     labels = labels[np.isfinite(labels)]
+    named = None if scale_name is None else scale_named(scale_name).name
     if human_range is not None:
         low, high = parse_human_range(human_range) or (-np.inf, np.inf)
         scale, flag = f"{low:g} to {high:g} ({source or f'--human-range {human_range}'})", ""
-    elif labels.size == 0:
+    elif labels.size == 0 or named not in (None, "raw", "mqm"):
         return None
-    elif labels.min() >= 0 and 1 < labels.max() <= 100:
+    elif named == "mqm" and labels.min() >= 0:
+        low, high, scale, flag = 0.0, np.inf, "at least 0 (MQM error points)", "--human-range 0,HIGH"
+    elif named is None and labels.min() >= 0 and 1 < labels.max() <= 100:
         low, high, scale, flag = 0.0, 100.0, "0 to 100 (raw DA, ESA)", "--human-range 0,100"
-    elif labels.max() <= 0:
+    elif labels.max() <= 0 and named in (None, "mqm"):
         low, high, scale, flag = -np.inf, 0.0, "at most 0 (MQM)", "--human-range LOW,0"
     else:
         return None

@@ -97,7 +97,9 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     ctx = click.get_current_context(silent=True)  # notes name the library's arguments: say them as flags
     board = dataclasses.replace(board, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in board.notes))
     scale = scale_notes(bounds, board.rows, data.frame, human, board.calibration["method"],
-                        rerun_command(commands, "leaderboard", score, by, human, system, method))
+                        rerun_command(commands, "leaderboard", score, by, human, system, method,
+                                      human_scale=human_scale),
+                        human_scale=human_scale)
     said = tuple(cli_words(n, ctx.command if ctx else None) for n in (copies, excluded, *scale) if n)
     if said:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         board = dataclasses.replace(board, notes=(*said, *board.notes))

@@ -88,7 +88,9 @@ def report(input, score, output, by, human, system, method, model, metric, human
                            output_checks=checks, meta=meta, judges=agreement, extra_sections=extra)
     said = scale_notes(bounds, result.leaderboard or (), df, human,
                        (result.summary or {}).get("calibration_used", {}).get("method"),
-                       rerun_command(commands, "report", score, by, human, system, method, ("-o", str(output))))
+                       rerun_command(commands, "report", score, by, human, system, method, ("-o", str(output)),
+                                     human_scale=human_scale),
+                       human_scale=human_scale)
     if said:  # said in the report's warnings, where the values are shown
         import dataclasses
 
