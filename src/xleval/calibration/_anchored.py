@@ -81,6 +81,7 @@ from ._pooling import (
     shrink_offsets,
     shrink_slope_toward,
 )
+from ._spelling import SpellingIndex
 
 __all__ = ["AnchoredCalibrator", "FORMAT_VERSION"]
 
@@ -491,13 +492,23 @@ class AnchoredCalibrator(ParamsMixin):
             m = x.copy()
         return x, m, codes, labels
 
+    def fitted_labels(self, labels: list[str]) -> list[str]:
+        """Each group label as the fit knows it (a key of ``groups_``): as written, else the fitted label that
+        spells the same languages (``en-cs_CZ`` and ``en-cs-CZ``; :mod:`._spelling`), else as written (unseen)."""
+        missing = [label for label in labels if label not in self.groups_]
+        if not missing:
+            return list(labels)
+        index = SpellingIndex(self.groups_, self.by_, sep="|")
+        found = {label: index.match(label) for label in missing}
+        return [label if found.get(label) is None else str(found[label]) for label in labels]
+
     def _group_params(self, labels: list[str], warn: bool = True):
         """Offset, offset variance, centre and 'own' flag per distinct group of a table."""
         n = len(labels)
         offset, var, own = np.empty(n), np.empty(n), np.zeros(n, dtype=bool)
         centre = np.empty((n, 2))
         unseen = []
-        for j, label in enumerate(labels):
+        for j, label in enumerate(self.fitted_labels(labels)):
             entry = self.groups_.get(label)
             if entry is None:
                 unseen.append(label)
@@ -567,7 +578,8 @@ class AnchoredCalibrator(ParamsMixin):
         ``pooled`` (a group without labels, or unseen in fit: the common offset)."""
         self._check_fitted()
         _, (codes, labels), _, _ = self._inputs(X, groups, None, None, need_human=False)
-        own = np.fromiter((self.groups_.get(g, {}).get("source") == "labels" for g in labels), dtype=np.bool_,
+        own = np.fromiter((self.groups_.get(g, {}).get("source") == "labels" for g in self.fitted_labels(labels)),
+                          dtype=np.bool_,
                           count=len(labels))
         names = np.where(own, "+".join(self.by_), "pooled").astype(object)
         return names[codes]

@@ -19,6 +19,7 @@ import pandas as pd
 from .._base.grouping import group_index
 from ..exceptions import InputError
 from ..io.langs import family_of, script_of, split_lp
+from ._spelling import SpellingIndex
 
 __all__ = ["Level", "Terminal", "Route", "DERIVED_LEVELS", "TERMINALS", "ON_UNSEEN", "fallback_chain",
            "fitted_levels", "level_codes", "derived_stats_labels", "Resolution", "resolve", "route_names",
@@ -162,10 +163,15 @@ def resolve(frame: pd.DataFrame, by: list[str], levels: list[str], chain: list[s
     labels = [combo[0] if n_by == 1 else tuple(combo[:n_by]) for combo in index.keys]
     level = np.full(index.n_groups, Route.UNRESOLVED, dtype=np.int64)
     key = np.full(index.n_groups, -1, dtype=np.int64)
+    spelling: SpellingIndex | None = None  # built on the first label not fitted as written
     for i, (combo, label) in enumerate(zip(index.keys, labels, strict=True)):
         tgt: Any = tgt_of(combo) if need_tgt else None  # only the language levels (need_tgt) read it
+        fitted = label
+        if label not in usable[Level.BY.value]:  # another spelling of a fitted label's languages (en-cs_CZ)?
+            spelling = spelling or SpellingIndex(usable[Level.BY.value], by)
+            fitted = spelling.match(label) or label
         for lv in active:
-            j = usable[lv].get(label if lv == Level.BY else derived_label(lv, tgt))
+            j = usable[lv].get(fitted if lv == Level.BY else derived_label(lv, tgt))
             if j is not None:
                 level[i], key[i] = levels.index(lv), j
                 break

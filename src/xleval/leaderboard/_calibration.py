@@ -91,7 +91,9 @@ class SystemCalibration:
             return group
         by = list(getattr(self.model, "by_", self.keys.columns))
         row = self.keys.loc[group]
-        return key_labels([tuple(str(row[c]) for c in by if c in row.index)])[0]
+        label = key_labels([tuple(str(row[c]) for c in by if c in row.index)])[0]
+        fitted = getattr(self.model, "fitted_labels", None)  # a saved model may spell the languages otherwise
+        return fitted([label])[0] if fitted is not None else label
 
     def _model_columns(self) -> list[str]:
         system = getattr(self.model, "system", None)
