@@ -95,7 +95,8 @@ CASES: list[Case] = [
        "Check the path (relative paths start at the current folder).", "out/E16.json"),
     # --- language codes ---
     _c("E17", "A malformed language pair", f"{FIT} bad_lp.tsv --score score -o out/E17.json",
-       "Write pairs as SRC-TGT with BCP-47 codes (`en-de`, `zh-Hant-en`), or give src_lang/tgt_lang columns.",
+       "Write pairs as SRC-TGT with BCP-47 codes (`en-de`, `zh-Hant-en`; an underscore joins the subtags of one "
+       "code, as in WMT25's `en-de_DE`), or give src_lang/tgt_lang columns.",
        "out/E17.json"),
     _c("E18", "An unknown language code", f"{FIT} bad_tgt_lang.tsv --score score -o out/E18.json",
        "Use a BCP-47/ISO 639 code; `xx`-style placeholders are refused rather than grouped silently.",

@@ -131,21 +131,30 @@ def _per_used_value(fn, codes: np.ndarray, uniques: list, column: str, where: st
 
 @functools.lru_cache(maxsize=4096)
 def split_lp(lp: str) -> tuple[str, str]:
-    """``'de-en'`` -> ``('de', 'en')``; ``'zh-Hant-en'`` -> ``('zh-Hant', 'en')`` when exactly one split is valid."""
+    """``'de-en'`` -> ``('de', 'en')``; ``'zh-Hant-en'`` -> ``('zh-Hant', 'en')`` when exactly one split is valid.
+    An underscore joins the subtags of one code (WMT25's ``en-de_DE``, ``en-sr_Cyrl_RS``): the pair is split at a
+    hyphen first, so ``en-de_DE`` is ``('en', 'de-DE')`` although ``en-de`` and ``DE`` are codes too."""
     text = str(lp).strip()
-    parts = text.replace("_", "-").split("-")
-    candidates = []
-    for i in range(1, len(parts)):
-        try:
-            candidates.append((normalize_code("-".join(parts[:i])), normalize_code("-".join(parts[i:]))))
-        except LanguageCodeError:
-            continue
+    candidates = _valid_splits(text.split("-")) if "_" in text else []
+    if len(candidates) != 1:
+        candidates = _valid_splits(text.replace("_", "-").split("-"))
     if len(candidates) != 1:
         reason = "no split gives two language codes" if not candidates else "it splits in more than one way"
         raise LanguageCodeError(
             f"language pair {lp!r}: {reason}; write it as SRC-TGT (e.g. 'de-en') or give src_lang/tgt_lang columns"
         )
     return candidates[0]
+
+
+def _valid_splits(parts: list[str]) -> list[tuple[str, str]]:
+    """Every split of ``parts`` into two runs that are both language codes, normalised."""
+    candidates = []
+    for i in range(1, len(parts)):
+        try:
+            candidates.append((normalize_code("-".join(parts[:i])), normalize_code("-".join(parts[i:]))))
+        except LanguageCodeError:
+            continue
+    return candidates
 
 
 def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical: bool = False) -> pd.DataFrame:
