@@ -147,6 +147,7 @@ def test_split_lp_reads_wmt25_pairs_with_an_underscore_inside_the_target_code(lp
     assert src == written_src
     assert tgt.split("-")[0] == written_tgt.split("_")[0]
     assert tgt.endswith(written_tgt.rsplit("_", 1)[1])  # the region is kept
+    assert split_lp(f"{src}-{tgt}") == (src, tgt)  # the key the tables write (en-de-DE) reads back as the pair
 
 
 def test_add_language_columns_keeps_originals():

@@ -138,23 +138,42 @@ def split_lp(lp: str) -> tuple[str, str]:
     candidates = _valid_splits(text.split("-")) if "_" in text else []
     if len(candidates) != 1:
         candidates = _valid_splits(text.replace("_", "-").split("-"))
+    if len(candidates) > 1:  # the normalised key en-de-DE of en-de_DE: a region follows its own language
+        cased = [c for c in candidates if _canonical_case(c[2]) and _canonical_case(c[3])]
+        candidates = cased if len(cased) == 1 else candidates
     if len(candidates) != 1:
         reason = "no split gives two language codes" if not candidates else "it splits in more than one way"
         raise LanguageCodeError(
             f"language pair {lp!r}: {reason}; write it as SRC-TGT (e.g. 'de-en') or give src_lang/tgt_lang columns"
         )
-    return candidates[0]
+    return candidates[0][0], candidates[0][1]
 
 
-def _valid_splits(parts: list[str]) -> list[tuple[str, str]]:
-    """Every split of ``parts`` into two runs that are both language codes, normalised."""
+def _valid_splits(parts: list[str]) -> list[tuple[str, str, str, str]]:
+    """Every split of ``parts`` into two runs that are both language codes: the two normalised, then the two
+    as written."""
     candidates = []
     for i in range(1, len(parts)):
+        left, right = "-".join(parts[:i]), "-".join(parts[i:])
         try:
-            candidates.append((normalize_code("-".join(parts[:i])), normalize_code("-".join(parts[i:]))))
+            candidates.append((normalize_code(left), normalize_code(right), left, right))
         except LanguageCodeError:
             continue
     return candidates
+
+
+def _canonical_case(code: str) -> bool:
+    """Whether ``code`` is cased as BCP-47 writes it (and xleval's keys are): the language in lower case, a
+    script in title case, a region in upper case."""
+    first, *rest = code.replace("_", "-").split("-")
+    if not first.islower():
+        return False
+    for sub in rest:
+        if len(sub) == 4 and sub.isalpha() and not sub.istitle():
+            return False
+        if len(sub) == 2 and sub.isalpha() and not sub.isupper():
+            return False
+    return True
 
 
 def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical: bool = False) -> pd.DataFrame:
