@@ -126,3 +126,44 @@ def test_the_report_and_calibration_read_ter_as_lower_is_better():
         fitted = fit_calibration(df, "anchored", score="ter", by="lp", human="human")
     assert analysis.board.higher_is_better is False
     assert fitted.model.score_higher_is_better is False
+
+
+def test_a_negated_error_scale_is_read_from_its_signs():
+    """MetricX and TER scores are never negative: a column of that name whose values are all at most 0 is the scale
+    negated (mt-metrics-eval and WMT25 write MetricX so), higher is better, and a warning says so. Values of both
+    signs, or all 0, keep the name's direction; a flag or a signature still wins."""
+    negated = [-7.5, -0.2, 0.0, -25.0]
+    with pytest.warns(match="read as the scale negated, higher is better"):
+        assert higher_is_better("metricx", values=negated) is True
+    with pytest.warns(match="negated"):
+        assert higher_is_better("ter", values=np.array(negated)) is True
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert higher_is_better("metricx", values=[7.5, 0.2, 0.0]) is False
+        assert higher_is_better("metricx", values=[0.0, 0.0]) is False
+        assert higher_is_better("metricx", values=[-1.0, 2.0]) is False
+        assert higher_is_better("metricx", values=negated, given=False) is False
+        assert higher_is_better("bleu", METRICX, values=negated) is False  # the signature states it
+        assert higher_is_better("chrf", values=negated) is True  # no error scale: nothing to read
+
+
+def test_a_negated_metricx_column_calibrates_as_the_same_scores_under_a_neutral_name():
+    """WMT25's MetricX-24 (the sign flipped) in a column named ``metricx``: before, the error scale was assumed, the
+    labels' rising slope was "against the direction" and set to 0, and every system of a pair got the pair's
+    offset. Now the fit equals the one on the same scores under a name without a registry entry."""
+    from xleval.decision import fit_calibration
+
+    base = _table("metricx")
+    table = base.assign(metricx=-(base["metricx"] - base["metricx"].min() + 0.1))  # all below 0, higher better
+    table["neutral"] = table["metricx"]
+    table["labels"] = np.where(np.arange(len(table)) % 3 == 0, table["human"], np.nan)
+    fits = {}
+    for column in ("metricx", "neutral"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fits[column] = fit_calibration(table, "anchored", score=column, by="lp", human="labels",
+                                           human_higher_is_better=True)
+    slopes = {c: f.model.slopes_["between"] for c, f in fits.items()}
+    assert slopes["neutral"] > 0 and slopes["metricx"] == pytest.approx(slopes["neutral"])
+    np.testing.assert_allclose(fits["metricx"].model.transform(table), fits["neutral"].model.transform(table),
+                               rtol=1e-12)

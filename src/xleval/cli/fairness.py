@@ -100,8 +100,8 @@ def gaps(input, metric, by, reference, item, resource, typology, model, where, f
                            score=metric, by=None, normalize_languages=False)  # its signatures travel with it
     df = select_rows(table.frame, where)
     # the one direction rule: the flag, else the score's signature (MetricX: dir:lower), else its name (ter)
-    up = higher_is_better(metric, table.signature(),
-                          given=None if lower_is_better is None else not lower_is_better)
+    up = higher_is_better(metric, table.signature(), given=None if lower_is_better is None else not lower_is_better,
+                          values=df[metric])
     kwargs = dict(reference=None if (reference or "").lower() == "none" else reference, item=item, resource=resource,
                   typology=tuple(typology), floor=floor, higher_is_better=up,
                   resource_fit=ResourceFit(log_performance=log_performance, target_gain=target_gain),

@@ -386,7 +386,9 @@ def score_direction(data: Any, score: str | None, given: bool | None) -> bool:
 
     column = score or (data.score_column if isinstance(data, EvalTable) else None)
     signature = data.signature(column) if isinstance(data, EvalTable) and column else None
-    return higher_is_better(column, signature, given=given)
+    frame = data.frame if isinstance(data, EvalTable) else data
+    values = frame[column] if isinstance(frame, pd.DataFrame) and column in frame.columns else None
+    return higher_is_better(column, signature, given=given, values=values)
 
 
 def _direction(t: _Table, given: bool | None, score_up: bool) -> tuple[int, str, list[str]]:

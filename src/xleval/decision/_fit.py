@@ -92,8 +92,9 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     if method != "lgn" and human is not None and settings.get("human_higher_is_better") is None:
         # a named scale says its direction (docs/calibration.md, "A named scale says its direction"), as on the CLI
         settings["human_higher_is_better"] = direction_for(frame, human, human_scale)
-    settings["score_higher_is_better"] = higher_is_better(score_col, sig,
-                                                          given=settings.get("score_higher_is_better"))
+    settings["score_higher_is_better"] = higher_is_better(
+        score_col, sig, given=settings.get("score_higher_is_better"),
+        values=frame[score_col] if score_col in frame.columns else None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         chosen = method

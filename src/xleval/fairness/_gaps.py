@@ -165,7 +165,8 @@ def fairness_gaps(
     log_performance, target_gain = resource_fit.log_performance, resource_fit.target_gain
     level, n_resamples, random_state = resampling.level, resampling.n_resamples, resampling.random_state
     steps = Steps(progress, 3)
-    higher_is_better = metric_direction(metric, given=higher_is_better)
+    higher_is_better = metric_direction(metric, given=higher_is_better,
+                                        values=data[metric] if metric in data.columns else None)
     if floor is not None and not (isinstance(floor, (int, float)) and math.isfinite(floor)):
         raise InputError(f"floor must be a finite number (a usability floor on the metric's scale); got {floor!r}")
     if by in ("src_lang", "tgt_lang") and by not in data.columns and "lp" in data.columns:

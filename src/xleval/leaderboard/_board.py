@@ -494,7 +494,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     steps.done()
     rec = None
     signature = signature if signature is not None else table.signature(score)  # given, else the table's
-    hib = direction(score, signature, given=reading.higher_is_better, metric=metric)
+    hib = direction(score, signature, given=reading.higher_is_better, metric=metric, values=frame[score])
     if model is not None:
         calibration = model_calibration(model, scores.frame, by, signature=signature, force=reading.force, score=score,
                                         where=table.source)

@@ -497,7 +497,10 @@ def metric_directions(data: Any, metrics: Sequence[str],
     if signatures is None:
         signature = getattr(data, "signature", None)
         signatures = {m: signature(m) for m in metrics} if callable(signature) else {}
-    return [m for m in metrics if not higher_is_better(m, signatures.get(m))]
+    frame = getattr(data, "frame", data)
+    columns = getattr(frame, "columns", ())
+    return [m for m in metrics
+            if not higher_is_better(m, signatures.get(m), values=frame[m] if m in columns else None)]
 
 
 def _numeric(frame: pd.DataFrame, columns: Sequence[str], *, human: str, darr: str | None) -> pd.DataFrame:

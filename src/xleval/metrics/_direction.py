@@ -8,20 +8,31 @@ Every consumer (calibration, the decision, the leaderboard, meta, fairness, the 
 2. the direction the score's signature states (``dir:lower`` for MetricX's error scores,
    ``dir:higher``), so a renamed column keeps its metric's direction;
 3. the metric's registry entry, by the metric's name or else the column's (``ter`` is an error rate);
+   but an error scale's scores are never negative, so a column of that name whose values (``values=``) are all
+   at most 0 is read as the scale negated, higher is better, as mt-metrics-eval and WMT25 write MetricX, with a
+   warning that says so;
 4. otherwise higher is better (BLEU, chrF, COMET, BERTScore, human adequacy).
 """
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
 from .._base.signature import signature_direction
+from ..exceptions import DataQualityWarning
 
 __all__ = ["higher_is_better"]
 
 
 def higher_is_better(column: str | None, signature: str | None = None, *, given: bool | None = None,
-                     metric: str | None = None) -> bool:
+                     metric: str | None = None, values: Any = None) -> bool:
     """Whether higher values of the score ``column`` are better (module docstring for the rule).
     ``signature``: the column's metric signature, if any; ``given``: a direction the user declared;
-    ``metric``: the registry name when it differs from the column's name."""
+    ``metric``: the registry name when it differs from the column's name; ``values``: the column's scores, which
+    tell a negated error scale (every value at most 0) from the metric's own."""
     if given is not None:
         return bool(given)
     stated = signature_direction(signature)
@@ -31,4 +42,20 @@ def higher_is_better(column: str | None, signature: str | None = None, *, given:
 
     name = (metric or column or "").lower()
     entry = METRICS.get(name)
-    return True if entry is None else bool(_load(entry.target).higher_is_better)
+    if entry is None:
+        return True
+    up = bool(_load(entry.target).higher_is_better)
+    if not up and values is not None and _negated(values):
+        warnings.warn(f"score {column!r}: every value is at most 0, and {name} scores (an error scale) never are: read "
+                      "as the scale negated, higher is better (as mt-metrics-eval and WMT25 write MetricX); if the "
+                      "scores are the error scale, say so with --lower-is-better (score_higher_is_better=False)",
+                      DataQualityWarning, stacklevel=2)
+        return True
+    return up
+
+
+def _negated(values: Any) -> bool:
+    """Whether every finite value is at most 0 and one is below 0."""
+    v = pd.to_numeric(pd.Series(np.asarray(values).reshape(-1)), errors="coerce").to_numpy(dtype=float)
+    v = v[np.isfinite(v)]
+    return bool(v.size) and float(v.max()) <= 0 < -float(v.min())
