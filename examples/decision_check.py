@@ -120,22 +120,22 @@ def draw(table: pd.DataFrame, human: str, seed: int, column: str = "labels", k: 
 
 
 def run(table: pd.DataFrame, human: str, column: str, draws: int, k: int = 100,
-        human_scale: str | None = None) -> pd.DataFrame:
-    """One row per draw: cross-pair accuracy of raw chrF, of what ``auto`` applied, of LGN and of anchored, and
-    what ``auto`` chose. ``human_scale="mqm"``: the human column is MQM error points (lower is better), named as
-    the user of ``--human-scale mqm`` names it."""
+        human_scale: str | None = None, score: str = "chrf") -> pd.DataFrame:
+    """One row per draw: cross-pair accuracy of the raw ``score`` (chrF), of what ``auto`` applied, of LGN and of
+    anchored, and what ``auto`` chose. ``human_scale``: the scale as the user of ``--human-scale`` names it
+    (``mqm``: the human column is MQM error points, lower is better)."""
     lower = human_scale == "mqm"
     truth = table.groupby(["lp", "system"])[human].mean() * (-1 if lower else 1)
     scale = {"human_scale": human_scale} if human_scale else {}
     rows = []
     for seed in range(draws):
         sparse = draw(table, human, seed, column, k)
-        out = {"draw": seed, "raw": cross_pair_accuracy(sparse, sparse["chrf"], truth)}
+        out = {"draw": seed, "raw": cross_pair_accuracy(sparse, sparse[score], truth)}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for method in ("auto", "lgn", "anchored"):
                 kwargs = {"human": column, **scale} if method != "lgn" else {}
-                fitted = fit_calibration(sparse, method, score="chrf", by="lp", **kwargs)
+                fitted = fit_calibration(sparse, method, score=score, by="lp", **kwargs)
                 out[method] = applied_accuracy(sparse, fitted.model, truth, lower)
                 if method == "auto":  # what the decision applies: the raw scores rank where it names them
                     decision = fitted.decision

@@ -56,6 +56,17 @@ def _data_root() -> Path:
     return Path(os.environ.get("XLEVAL_DATA", REPO.parent / "shared" / "data")).resolve()
 
 
+def import_example(name: str) -> types.ModuleType:
+    """The script ``examples/<name>.py`` as a module (the examples import one another by name, so the folder
+    is on ``sys.path`` while it loads)."""
+    folder = str(REPO / "examples")
+    sys.path.insert(0, folder)
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(folder)
+
+
 def require_data(*relative: str) -> Path:
     """Path to a file under the shared data folder; skip (or fail under XLEVAL_REQUIRE_DATA=1) if absent.
 

@@ -4,28 +4,20 @@ cell means are known."""
 from __future__ import annotations
 
 import json
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import import_example
 from xleval.calibration import HumanScale, cell_pairs
 from xleval.leaderboard import leaderboard
 from xleval.stats import Resampling
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
 
 def _examples():
-    sys.path.insert(0, str(EXAMPLES))
-    try:
-        import calibration_simulation
-    finally:
-        sys.path.remove(str(EXAMPLES))
-    return calibration_simulation
+    return import_example("calibration_simulation")
 
 
 def test_intervals_are_percentiles_of_the_differences_of_the_draws_and_verdicts_read_the_direction():

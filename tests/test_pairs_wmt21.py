@@ -3,30 +3,22 @@ MQM (en-de, zh-en) from K = 100 random labels per pair, the full-data human cell
 (examples/calibration_simulation.py and examples/interval_coverage.py are the long runs; docs/calibration.md)."""
 from __future__ import annotations
 
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import import_example
 from xleval.calibration import HumanScale
 from xleval.stats import Resampling
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 # MQM has 16 cells, DA 100; coverage moves by a few points from draw to draw (raw DA: 0.85-0.99), so 10 draws
 DRAWS = {"raw DA (7 pairs)": 10, "DA z (7 pairs)": 10, "MQM (en-de, zh-en)": 12}
 
 
 def _examples():
-    sys.path.insert(0, str(EXAMPLES))
-    try:
-        import calibration_simulation
-        import interval_coverage
-    finally:
-        sys.path.remove(str(EXAMPLES))
-    return calibration_simulation, interval_coverage
+    return import_example("calibration_simulation"), import_example("interval_coverage")
 
 
 @pytest.fixture(scope="module")
