@@ -167,3 +167,25 @@ def test_a_negated_metricx_column_calibrates_as_the_same_scores_under_a_neutral_
     assert slopes["neutral"] > 0 and slopes["metricx"] == pytest.approx(slopes["neutral"])
     np.testing.assert_allclose(fits["metricx"].model.transform(table), fits["neutral"].model.transform(table),
                                rtol=1e-12)
+
+
+def test_the_leaderboard_ranks_a_negated_metricx_as_the_neutral_name_and_says_why():
+    from xleval.leaderboard import leaderboard
+
+    base = _table("metricx")
+    table = base.assign(metricx=-(base["metricx"] - base["metricx"].min() + 0.1))
+    boards = {}
+    for name in ("metricx", "neutral"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            boards[name] = leaderboard(table.rename(columns={"metricx": name}), name, "lp", method="none",
+                                       resampling=Resampling(n_resamples=50, random_state=0))
+    order = {name: b.rows[["group", "system"]].apply(tuple, axis=1).tolist() for name, b in boards.items()}
+    assert order["metricx"] == order["neutral"] and boards["metricx"].higher_is_better
+    # the expected order, from the table: within each pair the system of the highest (least negative) mean first
+    means = table.groupby(["lp", "system"])["metricx"].mean()
+    top = {lp: means[lp].idxmax() for lp in table["lp"].unique()}
+    first = boards["metricx"].rows.sort_values("rank_in_group").groupby("group").first()["system"]
+    assert first.to_dict() == top
+    assert any("read as the scale negated" in n for n in boards["metricx"].notes)
+    assert not any("negated" in n for n in boards["neutral"].notes)

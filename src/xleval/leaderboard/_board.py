@@ -14,6 +14,7 @@ and rank intervals are for the cells' human means and their ranks; ``Leaderboard
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import warnings
@@ -494,7 +495,9 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     steps.done()
     rec = None
     signature = signature if signature is not None else table.signature(score)  # given, else the table's
-    hib = direction(score, signature, given=reading.higher_is_better, metric=metric, values=frame[score])
+    with warnings.catch_warnings(record=True) as read:  # a negated error scale: said in the board's notes
+        warnings.simplefilter("always")
+        hib = direction(score, signature, given=reading.higher_is_better, metric=metric, values=frame[score])
     if model is not None:
         calibration = model_calibration(model, scores.frame, by, signature=signature, force=reading.force, score=score,
                                         where=table.source)
@@ -515,4 +518,5 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     steps.done()
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
     steps.done()
-    return board
+    said = tuple(f"{w.category.__name__}: {w.message}" for w in read)
+    return dataclasses.replace(board, notes=(*said, *board.notes)) if said else board
