@@ -189,3 +189,15 @@ def test_the_leaderboard_ranks_a_negated_metricx_as_the_neutral_name_and_says_wh
     assert first.to_dict() == top
     assert any("read as the scale negated" in n for n in boards["metricx"].notes)
     assert not any("negated" in n for n in boards["neutral"].notes)
+
+
+def test_the_report_says_a_negated_metricx_was_read_as_higher_is_better(tmp_path):
+    from conftest import run_cli
+
+    base = _table("metricx")
+    path = tmp_path / "negated.tsv"
+    base.assign(metricx=-(base["metricx"] - base["metricx"].min() + 0.1)).to_csv(path, sep="\t", index=False)
+    rc, _, err = run_cli("report", path, "--score", "metricx", "--method", "lgn", "--n-resamples", "50",
+                         "-o", tmp_path / "r.json", "--format", "json")
+    assert rc == 0, err
+    assert "read as the scale negated, higher is better" in (tmp_path / "r.json").read_text()

@@ -169,12 +169,12 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         check_model_score(model, score)  # before the bootstrap: the leaderboard's rule
     frame = table.frame
     signature = signature if signature is not None else table.signature(score)  # given, else the table's
-    hib = (direction_of(score, signature, metric=metric, values=frame[score] if score in frame.columns else None)
-           if higher_is_better is None else bool(higher_is_better))
     system = table.system_role(system)
     system = system if system is not None and system in frame.columns else None
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+        warnings.simplefilter("always")  # the report's warnings (a negated error scale read as such among them)
+        hib = (direction_of(score, signature, metric=metric, values=frame[score] if score in frame.columns else None)
+               if higher_is_better is None else bool(higher_is_better))
         scores = system_scores(frame, score, by, system=system, human=human, metric=metric,
                                n_resamples=n_resamples, level=level, random_state=random_state, where=where)
         steps.done()
