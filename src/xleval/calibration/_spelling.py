@@ -16,10 +16,9 @@ from collections.abc import Hashable, Iterable, Sequence
 
 from ..exceptions import LanguageCodeError
 from ..io.langs import normalize_code, split_lp
+from ..table import LANGUAGE_COLUMNS
 
-__all__ = ["LANGUAGE_COLUMNS", "spelling_key", "SpellingIndex"]
-
-LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
+__all__ = ["spelling_key", "SpellingIndex"]
 
 
 def _component(value: Hashable, column: str) -> Hashable | None:
