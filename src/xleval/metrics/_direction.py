@@ -18,9 +18,6 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
 from .._base.signature import signature_direction
 from ..exceptions import DataQualityWarning
 
@@ -56,6 +53,9 @@ def higher_is_better(column: str | None, signature: str | None = None, *, given:
 
 def _negated(values: Any) -> bool:
     """Whether every finite value is at most 0 and one is below 0."""
+    import numpy as np
+    import pandas as pd  # lazily: `xleval score` on Parquet reads and writes without pandas
+
     v = pd.to_numeric(pd.Series(np.asarray(values).reshape(-1)), errors="coerce").to_numpy(dtype=float)
     v = v[np.isfinite(v)]
     return bool(v.size) and float(v.max()) <= 0 < -float(v.min())
