@@ -43,9 +43,8 @@ def higher_is_better(column: str | None, signature: str | None = None, *, given:
         return True
     up = bool(_load(entry.target).higher_is_better)
     if not up and values is not None and _negated(values):
-        warnings.warn(f"score {column!r}: every value is at most 0, and {name} scores (an error scale) never are: read "
-                      "as the scale negated, higher is better (as mt-metrics-eval and WMT25 write MetricX); if the "
-                      "scores are the error scale, say so with --lower-is-better (score_higher_is_better=False)",
+        warnings.warn(f"score {column!r}: every value is at most 0, which {name}'s error scale never is: read as the "
+                      "scale negated, higher is better (as mt-metrics-eval and WMT25 write MetricX)",
                       DataQualityWarning, stacklevel=2)
         return True
     return up
