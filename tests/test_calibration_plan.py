@@ -279,3 +279,44 @@ def test_cli_warnings_reach_json_and_rows_go_to_stdout(tmp_path, capsys):
     assert main(["calibrate", "plan", str(path), "--score", "chrf", "--budget", "30", "-o", "-"]) == 0
     rows = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t")
     assert len(rows) == 30 and rows.groupby(["lp", "system"]).size().min() >= 1
+
+
+def _plan_sd(df, **kwargs):
+    return plan_labels(df, "lp", 200, human="lab", **kwargs).groups.set_index("group")[["residual_sd", "level"]]
+
+
+def test_the_plans_map_reads_an_error_rate_score_as_lower_is_better():
+    """TER rises as quality falls: with the human scale named (higher is better), the plan's map of the labels is
+    the same map as on the negated score, so its residual sds and levels are the same. Read as higher-is-better
+    (the plan's map before it took the one direction rule), the labels' falling slope would be 'against the
+    direction' and set to 0, and the residual sds would take in all of the score's spread."""
+    df = _world(labelled=(80, 80), seed=3)
+    df["ter"] = 100.0 - df["chrf"]
+    df["negated"] = -df["ter"]
+    ter = _plan_sd(df, score="ter", human_scale="esa")
+    negated = _plan_sd(df, score="negated", human_scale="esa")
+    np.testing.assert_allclose(ter["residual_sd"], negated["residual_sd"], rtol=1e-9)
+    np.testing.assert_allclose(ter["level"], negated["level"], rtol=1e-9)
+    # the map uses the score: about the noise sd 10, not sqrt(10^2 + 17^2) as a flat map's would be
+    assert (ter["residual_sd"] < 0.7 * df["chrf"].std()).all(), ter
+
+
+def test_the_plans_map_takes_the_direction_of_the_named_human_scale(monkeypatch):
+    """The plan fits the labels there are with the map `calibrate fit --human-scale` builds: MQM error points
+    (all at least 0) are lower-is-better, ESA higher; without a name the labels decide (None). Before, the plan
+    never passed a direction, so where few labels could not settle it the map had no slope."""
+    from xleval.calibration import _plan
+
+    built = []
+    original = _plan.build_anchored
+
+    def spy(*args, **kwargs):
+        built.append(kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_plan, "build_anchored", spy)
+    df = _world(labelled=(12, 12), seed=1)
+    mqm = df.assign(lab=30.0 - 0.1 * df["lab"])  # error points: fall as the adequacy the world scores rises
+    for table, scale, expected in ((mqm, "mqm", False), (df, "esa", True), (mqm, None, None)):
+        plan_labels(table, "lp", 200, human="lab", score="chrf", human_scale=scale)
+        assert built[-1]["human_higher_is_better"] is expected and built[-1]["score_higher_is_better"] is True

@@ -45,8 +45,10 @@ from .._base.grouping import group_index
 from .._base.result import Result
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
+from ..metrics._direction import higher_is_better
 from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_columns
 from ._fit import build_anchored
+from ._scales import direction_for
 from ._select import annotation_columns, annotation_rows, stratified_rows
 
 __all__ = ["LabelPlan", "plan_labels", "PlanTarget", "LabelDraw", "ROW_CHOICES", "ALLOCATIONS"]
@@ -174,13 +176,15 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
                 score: str | None = None, human: str | None = None, system: str | None = "system",
                 segment: str | None = "seg_id", document: str | None = "doc_id",
                 target: PlanTarget = DEFAULT_TARGET, draw: LabelDraw = DEFAULT_DRAW,
-                label_column: str | None = "human") -> LabelPlan:
+                label_column: str | None = "human", human_scale: str | None = None) -> LabelPlan:
     """Plan ``budget`` labels in all (the labels already in ``human`` count toward it) over the groups of
     ``by`` for the cross-group comparison of anchored calibration, choose the rows, and say whether the
     ranking of the groups is settled (module docstring). ``human``: the human column (NaN = not yet
     labelled); without it nothing is labelled yet. ``target`` (:class:`PlanTarget`): the confidence and power
     of the comparison, and the residual sd to assume where no labels tell it. ``draw`` (:class:`LabelDraw`):
-    the allocation across groups, the choice of rows within a group, and the seed."""
+    the allocation across groups, the choice of rows within a group, and the seed. ``human_scale``: the human
+    scale's name (``mqm``, ``esa``, ...; else the table's ``HUMAN_scale`` column), whose direction the map of
+    the labels there are takes, as ``calibrate fit`` does; the score's direction is the one rule's."""
     confidence, power, residual_sd = target.confidence, target.power, target.residual_sd
     allocation, rows, random_state = draw.allocation, draw.rows, draw.random_state
     table = as_table(data, by=by, score=score, default_by=DEFAULT_BY)
@@ -199,7 +203,10 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
     labelled, eligible = np.isfinite(x) & np.isfinite(h), np.isfinite(x) & ~np.isfinite(h)
     cells = _Cells(codes, _codes(frame, cols["system"]), labelled, eligible, np.isfinite(x), len(names))
     notes: list[str] = []
-    calibrated = _calibrated(frame, table.score_column, by_cols, human, cols["system"], labelled, notes)
+    directions = {"human_higher_is_better": direction_for(frame, human, human_scale),
+                  "score_higher_is_better": higher_is_better(table.score_column, table.signature(table.score_column),
+                                                             values=x)}
+    calibrated = _calibrated(frame, table.score_column, by_cols, human, cols["system"], labelled, notes, directions)
     resid = None if calibrated is None else np.where(labelled, h - calibrated, np.nan)
     sigma, sigma_from = _residual_sd(resid, codes, labelled, cells, residual_sd, notes)
     share = sigma if allocation == "neyman" else None
@@ -310,13 +317,13 @@ def _floors(cells: _Cells, budget: int, notes: list[str]) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------ residual sd
-def _calibrated(frame, score, by_cols, human, system, labelled, notes) -> np.ndarray | None:
+def _calibrated(frame, score, by_cols, human, system, labelled, notes, directions) -> np.ndarray | None:
     """Every row calibrated by the anchored calibrator fitted on the labels there are (the library's
-    estimator, as `calibrate fit` builds it); None where they cannot be fitted (too few, constant), with
-    the reason in ``notes`` when there were labels to fit."""
+    estimator, as `calibrate fit` builds it, with the ``directions`` of the human scale and the score); None
+    where they cannot be fitted (too few, constant), with the reason in ``notes`` when there were labels to fit."""
     if human is None or labelled.sum() < 2:
         return None
-    model = build_anchored(by_cols, score, human, system=system)
+    model = build_anchored(by_cols, score, human, system=system, **directions)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # few labels per group: the plan is the answer to that

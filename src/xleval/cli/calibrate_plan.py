@@ -22,6 +22,7 @@ from ._common import (
     say,
     working,
 )
+from .calibrate_advice import human_scale_option
 from .calibrate_common import app, in_table, render
 
 
@@ -54,11 +55,12 @@ from .calibrate_common import app, in_table, render
 @click.option("-o", "--output", help="Where to write the rows to label (format by extension, '-' = TSV on stdout).")
 @click.option("--label-column", default="human", help="Name of the empty column the annotators fill in.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the row choice.")
+@human_scale_option
 @keep_reference_copies_option
 @col_option
 @format_option
 def plan(input, budget, score, by, human, system, segment, document, rows, allocation, confidence, power,
-         residual_sd, output, label_column, seed, keep_reference_copies, col, fmt) -> None:
+         residual_sd, output, label_column, seed, human_scale, keep_reference_copies, col, fmt) -> None:
     """Plan BUDGET labels in all for anchored calibration: how many more per group, which rows, and
     whether the ranking across groups is settled.
 
@@ -87,7 +89,7 @@ def plan(input, budget, score, by, human, system, segment, document, rows, alloc
         with working(f"planning labels for {input}"):  # plan_labels tells no steps
             result = in_table(input, plan_labels, df, by_cols if len(by_cols) > 1 else by_cols[0], budget, score=score,
                               human=human, system=system, segment=segment, document=document, target=target,
-                              draw=draw, label_column=label_column)
+                              draw=draw, label_column=label_column, human_scale=human_scale)
     if output is not None:
         chosen = result.rows
         chosen["row_id"] = positions[chosen["row_id"].to_numpy()]
