@@ -139,8 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start = time.time()
     frame = load(args.data)
+    levels = frame.groupby("lp")["gold"].mean().sort_values()
     print(f"WMT25: {len(frame):,} segments, {frame['lp'].nunique()} pairs, {frame['system'].nunique()} systems; "
-          f"gold {GOLD} (0-100), loaded in {time.time() - start:.0f} s", flush=True)
+          f"gold {GOLD} (0-100), its pair means from {levels.iloc[0]:.1f} ({levels.index[0]}) to "
+          f"{levels.iloc[-1]:.1f} ({levels.index[-1]}); loaded in {time.time() - start:.0f} s", flush=True)
     decided, ranked = {}, {}
     for name, pairs in SETS.items():
         part = frame if pairs is None else frame[frame["lp"].isin(pairs)]
