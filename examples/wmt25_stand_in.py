@@ -18,13 +18,16 @@ writes them) and all 31 pairs. Metrics: CometKiwi-XL (reference-free) and Metric
   accuracy of the raw metric's system means, of LGN, of anchored and of what ``--method auto`` applies, against
   the judge's full cell means, at every K of ``--k`` (default 25, 50, 100) on the four pairs; at K = 100 on all 31
   with ``--all-pairs`` (about 40 s a draw);
+* **two close pairs** (issue 33's TED talks: two pairs of about the same quality that the metric orders the other
+  way): the three couples of pairs whose judge means are within 1 point, the metric's reversed most
+  (:func:`close_couples`), the decision at every K and with every segment labelled (``all``, one draw);
 * **leaderboard** at K = 100 (anchored, ``--human-scale esa``, 200 resamples): the share of cells whose interval
   holds the judge's mean, of cross-pair differences covered, the cross-pair orders its verdicts declare and how
   many of them are wrong (``calibration_simulation.pair_scores``).
 
     PYTHONPATH=src python examples/wmt25_stand_in.py [--draws 10] [--k 25,50,100] [--all-pairs]
 
-About 3 minutes on 2 cores without ``--all-pairs``. docs/calibration.md quotes the output;
+About 8 minutes on 2 cores without ``--all-pairs``. docs/calibration.md quotes the output;
 ``tests/test_wmt25_stand_in.py`` checks issue 33's criteria on the four pairs with CometKiwi.
 """
 from __future__ import annotations
@@ -71,6 +74,19 @@ def load(root: str | os.PathLike | None = None) -> pd.DataFrame:
                     rows.append((record["language_pair"], system, doc, f"{doc}#{i}", gold,
                                  *(scores[name][i] for name in METRICS)))
     return pd.DataFrame(rows, columns=["lp", "system", "doc_id", "seg_id", "gold", *METRICS.values()])
+
+
+def close_couples(frame: pd.DataFrame, metric: str = "kiwi", n: int = 3, within: float = 1.0) -> list[tuple[str, str]]:
+    """Issue 33's TED talks on this data: the ``n`` couples of pairs whose gold means are within ``within`` points
+    while the metric's means order them the other way, those with the largest reversal of the metric first."""
+    means = frame.groupby("lp")[["gold", metric]].mean()
+    couples = []
+    for i, a in enumerate(means.index):
+        for b in means.index[i + 1:]:
+            gold, score = means.loc[a, "gold"] - means.loc[b, "gold"], means.loc[a, metric] - means.loc[b, metric]
+            if abs(gold) < within and gold * score < 0:
+                couples.append((abs(score), (a, b)))
+    return [pair for _, pair in sorted(couples, reverse=True)[:n]]
 
 
 def decision(frame: pd.DataFrame, metric: str, draws: int, k: int) -> pd.DataFrame:
@@ -143,7 +159,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"WMT25: {len(frame):,} segments, {frame['lp'].nunique()} pairs, {frame['system'].nunique()} systems; "
           f"gold {GOLD} (0-100), its pair means from {levels.iloc[0]:.1f} ({levels.index[0]}) to "
           f"{levels.iloc[-1]:.1f} ({levels.index[-1]}); loaded in {time.time() - start:.0f} s", flush=True)
-    decided, ranked = {}, {}
+    decided, ranked, couples = {}, {}, {}
+    for a, b in close_couples(frame):
+        part = frame[frame["lp"].isin((a, b))]
+        for k in [int(v) for v in args.k.split(",")]:
+            couples[(f"{a} / {b}", "CometKiwi-XL", k)] = decision(part, "kiwi", args.draws, k)
+        every = part.groupby("lp")["gold"].size().max()  # every segment judged: the ceiling of the labels
+        couples[(f"{a} / {b}", "CometKiwi-XL", "all")] = decision(part, "kiwi", 1, int(every))
+    print(f"  two close pairs: {time.time() - start:.0f} s", flush=True)
     for name, pairs in SETS.items():
         part = frame if pairs is None else frame[frame["lp"].isin(pairs)]
         for metric, column in METRICS.items():
@@ -154,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {name}, {metric}: {time.time() - start:.0f} s", flush=True)
     print("\nCross-pair accuracy against the judge's cell means (mean over draws):\n")
     print(_decision_table(decided))
+    print("\nTwo close pairs the metric orders the other way (TED-like; gold means within 1 point), CometKiwi-XL:\n")
+    print(_decision_table(couples))
     print("\nThe leaderboard at K = 100 (anchored, --human-scale esa; mean (min) over draws):\n")
     print(_board_table(ranked))
     print(f"\n{time.time() - start:.0f} s")
