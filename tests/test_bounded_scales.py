@@ -46,6 +46,8 @@ def test_a_named_scale_is_not_guessed_from_its_labels():
     assert "0 to 100" not in past_the_scale(past_top, points, "human", None, scale_name="mqm")
     for name in ("likert", "hter", "z"):
         assert past_the_scale(past_top, points, "human", None, scale_name=name) is None
+    # `raw` names no bounds (one scale for every group): the labels' guess stands, as with no name
+    assert "0 to 100 (raw DA, ESA)" in past_the_scale(past_top, points, "human", None, scale_name="raw")
     negated = pd.DataFrame({"human": [-5.0, 0.0, -1.0]})
     assert "at most 0 (MQM)" in past_the_scale([{**rows[1], "calibrated_ci_high": 0.5}], negated, "human", None,
                                                scale_name="mqm")

@@ -196,9 +196,9 @@ def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | Non
     the board's rows, records or a frame) lie outside the human scale: the ``--human-range`` given (``source``:
     where a range not given as a flag came from, :func:`scale_range`), else the scale the labels are on
     (within 0-100 reaching above 1: raw DA, ESA; all at most 0: negated MQM; with ``scale_name`` MQM, all at
-    least 0: MQM error points). A named scale other than MQM or ``raw`` is not guessed from its labels (MQM error
-    points in 0-25 are not raw DA). ``rerun(flag)``: the command line that adds the flag, shown with the advice.
-    None when nothing is past the scale, or the scale cannot be told."""
+    least 0: MQM error points). A named scale other than MQM is not guessed from its labels (MQM error points in
+    0-25 are not raw DA), ``raw`` excepted: it names no bounds. ``rerun(flag)``: the command line that adds the
+    flag, shown with the advice. None when nothing is past the scale, or the scale cannot be told."""
     import numpy as np
     import pandas as pd
 
@@ -216,9 +216,9 @@ def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | Non
         return None
     elif named == "mqm" and labels.min() >= 0:
         low, high, scale, flag = 0.0, np.inf, "at least 0 (MQM error points)", "--human-range 0,HIGH"
-    elif named is None and labels.min() >= 0 and 1 < labels.max() <= 100:
+    elif named != "mqm" and labels.min() >= 0 and 1 < labels.max() <= 100:
         low, high, scale, flag = 0.0, 100.0, "0 to 100 (raw DA, ESA)", "--human-range 0,100"
-    elif labels.max() <= 0 and named in (None, "mqm"):
+    elif labels.max() <= 0:
         low, high, scale, flag = -np.inf, 0.0, "at most 0 (MQM)", "--human-range LOW,0"
     else:
         return None
