@@ -201,3 +201,52 @@ def test_the_report_says_a_negated_metricx_was_read_as_higher_is_better(tmp_path
                          "-o", tmp_path / "r.json", "--format", "json")
     assert rc == 0, err
     assert "read as the scale negated, higher is better" in (tmp_path / "r.json").read_text()
+
+
+@pytest.mark.parametrize("name", ["sentence_ter", "metric:TER", "TER@newstestB2020", "tercom", "metricx_24",
+                                  "MetricX-24-Hybrid-XL", "metricx24-qe"])
+def test_a_name_with_a_word_for_an_error_scale_is_read_as_that_scale(name):
+    """A user's own MetricX-24 column (``metricx_24``, 0-25) or a sentence TER, read as higher-is-better, would reverse
+    every order of a pair's systems; before, only the exact registry names ``ter`` and ``metricx`` were error
+    scales. Negated values (the WMT20 metrics task writes TER so, WMT25 MetricX) are still read from their signs."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert higher_is_better(name) is False
+        assert higher_is_better(name, values=[0.0, 3.5, 24.0]) is False
+        assert higher_is_better(name, CHRF) is False  # a signature without dir: leaves it to the name
+        assert higher_is_better(name, values=[3.5], given=True) is True
+    with pytest.warns(match="read as the scale negated"):
+        assert higher_is_better(name, values=[-0.4, -0.1, 0.0]) is True
+
+
+@pytest.mark.parametrize("name", ["hter", "chrf", "chrf++", "inter_rater", "bleu_terse", "comet22", "score",
+                                  "metric:parbleu", "xcomet-xl"])
+def test_words_that_only_contain_an_error_scale_are_not_one(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert higher_is_better(name) is True
+        assert higher_is_better(name, values=[-3.0, -1.0]) is True
+
+
+def test_the_leaderboard_ranks_a_metricx_24_column_ascending_and_the_flag_overrides_the_name(tmp_path):
+    """``metricx_24`` (the error scale, 0 to 25) ranks its lowest system first on the leaderboard, in Python and on
+    the command line; ``--higher-is-better`` says a misleading name's scores rise with quality."""
+    from conftest import run_cli
+    from xleval.leaderboard import leaderboard
+
+    df = _table("metricx_24")
+    df["metricx_24"] = df["metricx_24"] - df["metricx_24"].min()  # the error scale: never below 0
+    board = leaderboard(df, "metricx_24", "lp", method="none", resampling=Resampling(n_resamples=50, random_state=0))
+    assert board.higher_is_better is False
+    first = board.rows[board.rows["rank_in_group"] == 1].set_index("group")["system"].to_dict()
+    assert first == _best_per_group(df, "metricx_24")
+
+    path = tmp_path / "metricx.tsv"
+    df.to_csv(path, sep="\t", index=False)
+    worst = df.groupby(["lp", "system"])["metricx_24"].mean().groupby(level=0).idxmax().map(lambda k: k[1])
+    for flag, expected in ((), first), (("--higher-is-better",), worst.to_dict()):
+        rc, out, err = run_cli("leaderboard", path, "--score", "metricx_24", "--method", "none", "--n-resamples",
+                               "50", "--format", "json", *flag)
+        assert rc == 0, err
+        rows = pd.DataFrame(json.loads(out)["rows"])
+        assert rows[rows["rank_in_group"] == 1].set_index("group")["system"].to_dict() == expected

@@ -35,7 +35,9 @@ from .check_outputs import drop_invalid, exclude_invalid_option
 @calibration_choice_options
 @human_scale_option
 @click.option("--unit", help="Column to resample in the bootstrap (default: doc_id, else seg_id, else rows).")
-@click.option("--lower-is-better", is_flag=True, help="Rank low scores first (default: from the metric; TER is).")
+@click.option("--lower-is-better/--higher-is-better", "lower_is_better", default=None,
+              help="The score's direction (default: from its signature, else its metric's name: TER and MetricX rank "
+                   "low scores first).")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples.")
 @click.option("--level", type=PROBABILITY, default=0.95, help="Confidence level of the intervals.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
@@ -86,7 +88,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     with progress_bar(f"ranking {table}") as advance:
         board = build(data, system=system, model=calibrator, method=method,
                       reading=ScoreReading(metric=metric, unit=unit, force=force,
-                                           higher_is_better=False if lower_is_better else None),
+                                           higher_is_better=None if lower_is_better is None else not lower_is_better),
                       resampling=Resampling(n_resamples=n_resamples, level=level, random_state=seed),
                       human_scale=HumanScale(human_scale, human_up, parse_human_range(bounds[0])),
                       caller=Caller(where=table, commands=commands, progress=advance))
