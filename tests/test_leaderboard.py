@@ -9,7 +9,7 @@ import pytest
 
 from xleval.calibration import LGN
 from xleval.exceptions import InputError
-from xleval.leaderboard import leaderboard, model_calibration, system_scores
+from xleval.leaderboard import ScoreReading, leaderboard, model_calibration, system_scores
 from xleval.stats import Resampling, bootstrap_sums
 
 
@@ -88,6 +88,38 @@ def test_systems_of_a_group_share_their_resamples():
     assert rows.loc["b", "raw_ci_low"] < rows.loc["a", "raw_ci_high"]  # overlapping intervals
     assert (rows.loc["b", "rank_in_group_low"], rows.loc["b", "rank_in_group_high"]) == (1, 1)
     assert (rows.loc["a", "rank_in_group_low"], rows.loc["a", "rank_in_group_high"]) == (2, 2)
+
+
+def test_a_group_without_documents_resamples_its_segments():
+    """WMT20's km-en and ps-en write doc_id 'wikipedia' on every row: resampling that one document gave those
+    groups zero-width intervals. A group with fewer than 5 documents now resamples its segments, as unit='seg_id'
+    would, and says so; the other groups keep their documents; a unit the user names is kept."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for lp, docs in (("de-en", np.repeat(np.arange(20), 4)), ("km-en", np.zeros(80, dtype=int))):
+        for system, shift in (("a", 0.0), ("b", 0.4)):
+            rows.append(pd.DataFrame({"lp": lp, "system": system, "seg_id": np.arange(80),
+                                      "doc_id": np.where(lp == "km-en", "wikipedia", docs.astype(str)),
+                                      "score": rng.normal(size=80) + shift}))
+    df = pd.concat(rows, ignore_index=True)
+    few = Resampling(n_resamples=300, random_state=3)
+    board = leaderboard(df, "score", "lp", method="none", resampling=few)
+    by_doc = leaderboard(df, "score", "lp", method="none", reading=ScoreReading(unit="doc_id"), resampling=few)
+    by_seg = leaderboard(df, "score", "lp", method="none", reading=ScoreReading(unit="seg_id"), resampling=few)
+    cols = ["raw_ci_low", "raw_ci_high"]
+
+    def part(b, lp):
+        return b.rows[b.rows["group"] == lp].set_index("system")[cols]
+
+    pd.testing.assert_frame_equal(part(board, "km-en"), part(by_seg, "km-en"))
+    pd.testing.assert_frame_equal(part(board, "de-en"), part(by_doc, "de-en"))
+    km = part(board, "km-en")
+    assert (km["raw_ci_high"] - km["raw_ci_low"] > 0.2).all()  # the mean of 80 unit-variance segments: about 0.44
+    stuck = part(by_doc, "km-en")
+    assert (stuck["raw_ci_high"] == stuck["raw_ci_low"]).all()  # what one document gave before
+    assert any(n.startswith("km-en: 1 distinct doc_id value(s)") and "segments (seg_id)" in n for n in board.notes)
+    assert not any("distinct doc_id" in n for n in by_doc.notes)
+    assert "segments in km-en" in board.unit and "segments in" not in by_doc.unit
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ from ..calibration._human_scale import HumanScale
 from ..exceptions import DataQualityWarning, InputError
 from ..metrics._direction import higher_is_better as direction
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
+from ..stats._bootstrap import MIN_STRATUM
 from ..stats._resampling import DEFAULT_RESAMPLING, Resampling
 from ..table import DEFAULT_BY, EvalTable, as_table, require_columns
 from ._calibration import METHODS, SystemCalibration, model_calibration, system_calibration
@@ -174,6 +175,24 @@ def _unit_column(frame: pd.DataFrame, unit: str | None) -> tuple[str | None, str
     return None, "rows (by their position within each system), resampled within each group"
 
 
+def _units_of_group(frame: pd.DataFrame, sel: np.ndarray, codes: np.ndarray, units: np.ndarray,
+                    group: str) -> tuple[np.ndarray, str | None]:
+    """The units a group's bootstrap resamples when the unit is the default, documents: a group whose rows carry
+    fewer than MIN_STRATUM distinct ``doc_id`` values (WMT20's km-en and ps-en write 'wikipedia' on every row)
+    has no documents to resample, and its intervals would leave out the test set's sampling; its segments
+    (``seg_id``, else the rows' positions) are resampled instead, and a note says so."""
+    n_docs = len(pd.unique(units))
+    if n_docs >= MIN_STRATUM:
+        return units, None
+    alt, what = ((frame["seg_id"].to_numpy()[sel], "segments (seg_id)") if "seg_id" in frame.columns
+                 else (_positions(codes), "rows (by their position within each system)"))
+    if len(pd.unique(alt)) <= n_docs:
+        return units, None
+    return alt, (f"{group}: {n_docs} distinct doc_id value(s) on its {len(sel)} rows, too few documents to "
+                 f"resample: its {what} are resampled instead, which leaves out how a document's segments go "
+                 "together; give unit= to choose")
+
+
 def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | None = None, *,
                   system: str | None = "system",
                   human: str | None = None, metric: str | None = None, unit: str | None = None,
@@ -214,10 +233,16 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     labels = sorted(set(groups.tolist()))
     group_seeds = dict(zip(labels, (int(x) for x in rng.integers(0, 2**32 - 1, size=len(labels))), strict=True))
     table, estimates, layout = [], {}, {}
+    unit_text_groups: list[str] = []
     for g in labels:
         sel = np.flatnonzero(groups == g)
         names, codes = np.unique(systems[sel].astype(str), return_inverse=True)
         units = frame[unit_col].to_numpy()[sel] if unit_col else _positions(codes)
+        if unit is None and unit_col == "doc_id":
+            units, instead = _units_of_group(frame, sel, codes, units, g)
+            if instead:
+                notes.append(instead)
+                unit_text_groups.append(g)
         stats = unit_statistics(rows.stats[sel], codes, units, len(names))
         est = bootstrap_sums_joint(stats, rows.score_of_group[g], n_resamples=n_resamples, level=level,
                                    random_state=group_seeds[g])
@@ -231,6 +256,8 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
                 row.update(human=float(finite.mean()) if len(finite) else float("nan"), n_human=len(finite))
             table.append(row)
         notes.extend(f"{g}: {n}" for n in est.notes)
+    if unit_text_groups:
+        unit_text += f" (segments in {', '.join(unit_text_groups)}: too few documents)"
     return SystemScores(score, by, system, human, pd.DataFrame(table), rows.aggregation, unit_text, level,
                         n_resamples, seed, n_excluded, group_seeds, tuple(dict.fromkeys(notes)), estimates, frame,
                         layout)
