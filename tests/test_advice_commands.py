@@ -82,6 +82,27 @@ def test_diagnose_with_labels_everywhere_prints_a_fit_command_that_runs(cli, tmp
     assert json.loads((tmp_path / "calibrator.json").read_text())["params"]["human"] == "human"
 
 
+def test_the_advised_fit_keeps_the_human_scale_the_user_named(cli, tmp_path):
+    """diagnose --human-scale da decided on DA's direction and 0-100 bounds; the fit it printed dropped the scale,
+    so the calibrator it wrote kept neither. The command (and the Python call) now carry it, and it runs."""
+    df = _table(quality=(8.0, 0.0, -8.0))
+    path = _write(df, tmp_path / "scaled.tsv")
+    rc, out, err = cli("diagnose", path, "--score", "m", "--by", "lp", "--human", "human", "--human-scale", "da",
+                       "--n-resamples", "50", cwd=tmp_path)
+    assert rc == 0, err
+    (fit,) = _commands(out)
+    assert fit[:2] == ["calibrate", "fit"] and fit[fit.index("--human-scale") + 1] == "da"
+    rc, _, err = cli(*fit, cwd=tmp_path)
+    assert rc == 0, err
+    assert json.loads((tmp_path / "calibrator.json").read_text())["params"]["human_range"] == [0.0, 100.0]
+    rc, out, err = cli("diagnose", path, "--score", "m", "--by", "lp", "--human", "human", "--n-resamples", "50",
+                       cwd=tmp_path)
+    assert rc == 0, err
+    assert "--human-scale" not in _commands(out)[0]  # nothing named, nothing added
+    python = choose_method(df, "m", "lp", human="human", human_scale="da").commands
+    assert python[-1].endswith("system='system', human_scale='da')")
+
+
 def test_diagnose_with_partial_labels_prints_select_then_fit_and_both_run(cli, tmp_path):
     df = _table()
     df.loc[df["lp"] != "en-de", "human"] = np.nan

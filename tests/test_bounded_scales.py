@@ -174,3 +174,30 @@ def test_named_mqm_is_bounded_below_by_0_and_the_advice_keeps_the_name(near_the_
     assert len(notes) == 1 and notes[0].startswith(f"{int(low.sum())} calibrated system score(s)"), notes
     assert "at least 0 (MQM error points)" in notes[0] and "0 to 100" not in notes[0]
     assert "--human-scale mqm --human-range 0,HIGH" in notes[0]
+
+
+def test_calibrate_fit_takes_the_named_scales_bounds_as_the_leaderboard_does(near_the_top, tmp_path):
+    """`calibrate fit --human-scale esa` wrote a calibrator without bounds, so `calibrate apply` (and a leaderboard
+    given the model) put systems above ESA's 100 where `leaderboard --human-scale esa` kept them inside: the fit now
+    takes the named scale's range, says so, and gives what `--human-range 0,100` gives; a wrong name bounds nothing."""
+    path = near_the_top / "near_top.parquet"
+    base = ("calibrate", "fit", path, "--score", "chrf", "--human", "human", "--method", "anchored",
+            "--format", "json")
+    fits = {}
+    for name, extra in (("named", ("--human-scale", "esa")), ("flag", ("--human-range", "0,100")),
+                        ("none", ()), ("wrong", ("--human-scale", "sqm"))):
+        out_path = tmp_path / f"{name}.json"
+        rc, out, err = run_cli(*base, *extra, "-o", out_path)
+        assert rc == 0, err
+        fits[name] = (json.loads(out_path.read_text())["params"], out + err)
+    assert fits["named"][0]["human_range"] == fits["flag"][0]["human_range"] == [0.0, 100.0]
+    assert fits["named"][0]["human_range"] != fits["none"][0]["human_range"]
+    assert "kept inside 0 to 100, the range of the human scale (--human-scale esa)" in fits["named"][1]
+    assert fits["wrong"][0]["human_range"] is None and "lie outside 0 to 6" in fits["wrong"][1]
+    applied = {}
+    for name in ("named", "none"):
+        rc, _, err = run_cli("calibrate", "apply", tmp_path / f"{name}.json", path, "-o", tmp_path / f"{name}.parquet")
+        assert rc == 0, err
+        applied[name] = pd.read_parquet(tmp_path / f"{name}.parquet")
+    column = next(c for c in applied["named"].columns if c not in pd.read_parquet(path).columns)
+    assert applied["none"][column].max() > 100 >= applied["named"][column].max()  # the case the bounds are for

@@ -54,7 +54,8 @@ class CommandContext(Result):
         if action.action == "select":
             return self.select(action.score, by, int(action.budget or 1), system=action.system,
                                skip_labelled=action.human)
-        return self.fit_anchored(action.score, by, action.human or "human", system=action.system)
+        return self.fit_anchored(action.score, by, action.human or "human", system=action.system,
+                                 human_scale=action.human_scale)
 
     def select(self, score: str, by: str | Sequence[str], budget: int, *, system: str | None = "system",
                skip_labelled: str | None = None) -> str:
@@ -63,10 +64,13 @@ class CommandContext(Result):
         words += _system(system) + (["--skip-labelled", skip_labelled] if skip_labelled else [])
         return self.command(*words, "-o", SELECT_OUTPUT)
 
-    def fit_anchored(self, score: str, by: str | Sequence[str], human: str, *, system: str | None = "system") -> str:
-        """``xleval calibrate fit --method anchored``: map ``score`` onto the scale of ``human``."""
+    def fit_anchored(self, score: str, by: str | Sequence[str], human: str, *, system: str | None = "system",
+                     human_scale: str | None = None) -> str:
+        """``xleval calibrate fit --method anchored``: map ``score`` onto the scale of ``human`` (``human_scale``:
+        the scale's name the user gave, kept, so the fit takes its direction and bounds)."""
         words = ["calibrate", "fit", _TABLE, "--score", score, "--by", _by(by), "--method", "anchored",
                  "--human", human, *_system(system)]
+        words += ["--human-scale", human_scale] if human_scale else []
         return self.command(*words, "-o", FIT_OUTPUT)
 
 

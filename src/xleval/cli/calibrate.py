@@ -54,12 +54,14 @@ from .calibrate_common import (
     OFFSETS_OPTION,
     SIGNATURE_HELP,
     app,
+    bounded_note,
     in_table,
     parse_human_range,
     render,
     scale_asked,
     scale_backend,
     scale_options,
+    scale_range,
     streaming,
 )
 from .calibrate_scale import apply_chunked, fit_chunked
@@ -150,6 +152,10 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         check_named_column(df, "--system", system, input)
     frame = prepare_frame(df, by_cols, input)
     named = direction_for(frame, human, human_scale, human_up)  # a named scale says its direction
+    bounded = source = None
+    if bounds is None and kind != "lgn":  # and its bounds, as the leaderboard and the report take them
+        range_text, source, outside = scale_range(frame, human, human_scale, None)
+        bounds, bounded = parse_human_range(range_text), outside
     # a direction the scale's name fixes is not refused when a few labels point the other way (noise: a warning)
     strict = human_up is not None or named is None
     human_up = named
@@ -172,7 +178,10 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
             fitted.model.save(output)
     if fitted.decision is not None:
         announce(fitted.decision, fmt)
-    notes = [*([copies] if copies else []), *([excluded] if excluded else []), *(str(w.message) for w in caught)]
+    if bounded is None and fitted.method == "anchored" and bounds is not None and human_range is None:
+        bounded = bounded_note(f"{bounds[0]:g},{bounds[1]:g}", source, "anchored")
+    notes = [*([copies] if copies else []), *([excluded] if excluded else []), *([bounded] if bounded else []),
+             *(str(w.message) for w in caught)]
     if fmt == "json" and fitted.decision is not None:  # the decision's warning and notes reach `warnings`
         notes = [*([fitted.decision.warning] if fitted.decision.warning else []), *fitted.decision.notes, *notes]
     if fitted.method == "lgn":

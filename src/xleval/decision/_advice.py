@@ -22,7 +22,8 @@ class AdviceAction(Result):
     per group to label (``skip`` rows that already have a ``human`` score), ``relabel`` the ``budget``
     rows that carry a ``human`` score standardised within groups with raw-scale scores (into the column
     ``label_column``: those rows, not others, are the ones to re-judge or fetch raw scores for), or
-    ``fit`` the anchored calibrator of ``score`` onto the ``human`` column. An :class:`AdviceRenderer`
+    ``fit`` the anchored calibrator of ``score`` onto the ``human`` column (on the ``human_scale`` the user named:
+    the fit then takes its direction and bounds, as the advice's evidence did). An :class:`AdviceRenderer`
     writes it out."""
 
     action: str
@@ -32,6 +33,7 @@ class AdviceAction(Result):
     human: str | None = None
     budget: int | None = None
     label_column: str | None = None
+    human_scale: str | None = None
 
 
 @runtime_checkable
@@ -53,5 +55,6 @@ class PythonAdvice:
             skip = f", skip_labelled={action.human!r}" if action.human else ""
             return (f"xleval.calibration.select_for_annotation(data, by={by!r}, budget={int(action.budget or 1)}, "
                     f"score={action.score!r}, system={action.system!r}{skip})")
+        scale = f", human_scale={action.human_scale!r}" if action.human_scale else ""
         return (f"xleval.decision.fit_calibration(data, 'anchored', score={action.score!r}, by={by!r}, "
-                f"human={action.human or 'human'!r}, system={action.system!r})")
+                f"human={action.human or 'human'!r}, system={action.system!r}{scale})")

@@ -150,7 +150,7 @@ def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     labels = table.row_labels()
     ctx = commands or PythonAdvice()
     to_select = AdviceAction("select", score, by_cols, system, human, _budget(data, score, human, labels))
-    to_fit = AdviceAction("fit", score, by_cols, system, human or "human")
+    to_fit = AdviceAction("fit", score, by_cols, system, human or "human", human_scale=evidence.human_scale)
     select, fit = ctx.render(to_select), ctx.render(to_fit)
     groups = sorted(set(labels.tolist()))
     steps: list[DecisionStep] = [DecisionStep("need", "scores are to be compared across groups "
