@@ -184,3 +184,22 @@ def test_report_meta_adds_the_meta_evaluation_section(tmp_path):
                 "--format", "json")
     assert r.exit_code == 2 and "--meta compares metrics with human scores" in r.stderr
     assert not (tmp_path / "r2.json").exists()
+
+
+def test_a_system_a_metric_did_not_score_is_named_with_the_flag_that_leaves_it_out(table, tmp_path):
+    """WMT20's human translations (Human-A.0) carry no metric scores in ps-en: the refusal names the system and the
+    option that leaves it out, and the command with that option runs, without the system."""
+    _, df = table
+    df = df.copy()
+    df.loc[(df["lp"] == "en-de") & (df["system"] == "D"), "metric:chrf"] = np.nan
+    path = tmp_path / "partly scored.tsv"
+    df.to_csv(path, sep="\t", index=False)
+    args = ("meta", str(path), "--metrics", "metric:chrf", "--human", "human", "--n-resamples", "20",
+            "--format", "json")
+    r = run_cli(*args)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1
+    assert "but not ['D'] (1 of 4)" in r.stderr and r.stderr.rstrip().endswith("leave them out with --exclude D")
+    r = run_cli(*args, "--exclude", "D")
+    assert r.exit_code == 0, r.stderr
+    cells = pd.DataFrame(json.loads(r.stdout)["cells"])
+    assert set(cells["group"]) == {"en-de", "de-en\x1b[31m"}

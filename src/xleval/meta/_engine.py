@@ -554,10 +554,12 @@ def _check_metrics(judged: pd.DataFrame, metrics: list[str], human: str) -> None
                 continue
             lacking = sorted(set(rows["_system"]) - set(scored[g]))
             if lacking:
+                leave_out = f"exclude={lacking[0]!r}" + (" (repeated for each, or a shell pattern such as "
+                                                          "'Human-*')" if len(lacking) > 1 else "")
                 raise InputError(f"metric {m!r} scores some systems of group {g} but not {lacking[:3]} "
                                  f"({len(lacking)} of {rows['_system'].nunique()}): every system of a group needs "
-                                 "the metric's scores; score them, or drop those systems", argument="metrics",
-                                 value=m)
+                                 f"the metric's scores; score them, or leave them out with {leave_out}",
+                                 argument="metrics", value=m)
     n_sys = judged.groupby("_group")["_system"].nunique()
     if (n_sys < 2).any():
         lone = list(n_sys.index[n_sys < 2])
