@@ -203,3 +203,22 @@ def test_a_system_a_metric_did_not_score_is_named_with_the_flag_that_leaves_it_o
     assert r.exit_code == 0, r.stderr
     cells = pd.DataFrame(json.loads(r.stdout)["cells"])
     assert set(cells["group"]) == {"en-de", "de-en\x1b[31m"}
+
+
+def test_the_warning_on_common_segments_names_the_other_choice(table, tmp_path):
+    """System scores over the segments judged for every system kept 21 of ps-en's 2,601 on WMT20: the warning
+    says how many, and names --system-scores judged, after which no segment is left out."""
+    _, df = table
+    df = df.copy()
+    df.loc[(df["system"] == "A") & (df["seg_id"] >= 3), "human"] = np.nan  # A judged on 3 segments only
+    path = tmp_path / "sparse.tsv"
+    df.to_csv(path, sep="\t", index=False)
+    args = ("meta", str(path), "--metrics", "metric:chrf", "--human", "human", "--n-resamples", "20", "--no-spa")
+    r = run_cli(*args)
+    assert r.exit_code == 0, r.stderr
+    said = " ".join(r.stderr.split())
+    assert said.startswith("warning: system scores use the segments judged for every system")  # --no-spa: no SPA
+    assert "en-de 3 of 10" in said and "--system-scores judged takes each system's own" in said
+    r = run_cli(*args, "--system-scores", "judged")
+    assert r.exit_code == 0, r.stderr
+    assert "segments kept" not in r.stderr

@@ -689,9 +689,13 @@ def _system_table(judged, metrics, human, seg_level, system_scores, coverage, ma
             part = rows.groupby(["_group", "_system"])[cols].mean()
             parts.append(part.assign(**{human_of(m): part[human] for m in metrics}))
     if dropped and (spa or system_scores == "complete"):
-        rule = ("system scores and SPA use" if system_scores == "complete" else "SPA uses")
+        rule = ("SPA uses" if system_scores != "complete" else "system scores and SPA use" if spa
+                else "system scores use")
         msg = (f"{rule} the segments judged for every system of the group; segments kept: {', '.join(dropped[:6])}"
                f"{' ...' if len(dropped) > 6 else ''}")
+        if system_scores == "complete":  # the other choice, said where the loss is seen
+            msg += ("; system_scores='judged' takes each system's own judged segments instead (as WMT's published "
+                    "system scores do)")
         notes.append(msg)
         warnings.warn(msg, DataQualityWarning, stacklevel=3)
     if shrunk:
