@@ -28,6 +28,16 @@ def frame():
     return data
 
 
+def _cli(*args):
+    """``run_cli`` with warnings printed as the command line prints them: grouped by tgt_lang, de-en and fr-en are
+    pooled into the group 'en', which a warning says (under pytest's filter it would raise)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        return run_cli(*args)
+
+
 def _save(frame, path):
     if path.name.endswith(".parquet"):
         frame.to_parquet(path, index=False)
@@ -74,7 +84,7 @@ def test_fit_groups_by_lp_when_present_else_tgt_lang(tmp_path, frame, name, chun
 def test_diagnose_groups_by_the_rule_and_says_so(tmp_path, frame, chunk, with_lp):
     table = frame if with_lp else frame.drop(columns="lp")
     path = _save(table, tmp_path / "t.tsv.gz")
-    r = run_cli("diagnose", path, "--score", "metric", "--format", "json", *(["--chunk-size", chunk] if chunk else []))
+    r = _cli("diagnose", path, "--score", "metric", "--format", "json", *(["--chunk-size", chunk] if chunk else []))
     assert r.exit_code == 0, r.stderr
     out = json.loads(r.stdout)
     expected = "lp" if with_lp else "tgt_lang"
@@ -87,14 +97,16 @@ def test_leaderboard_and_select_follow_the_same_rule(tmp_path, frame, with_lp):
     table = frame if with_lp else frame.drop(columns="lp")
     path = _save(table, tmp_path / "t.tsv")
     expected = "lp" if with_lp else "tgt_lang"
-    r = run_cli("leaderboard", path, "--score", "metric", "--method", "lgn", "--n-resamples", "20", "--format", "json")
+    r = _cli("leaderboard", path, "--score", "metric", "--method", "lgn", "--n-resamples", "20", "--format", "json")
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout)["by"] == expected
-    r = run_cli("calibrate", "select", path, "--score", "metric", "--budget", "5", "-o", tmp_path / "pick.tsv",
+    pooled = "pooled into one group (e.g. 'en' from 'de', 'fr'); give --by lp" in " ".join(r.stderr.split())
+    assert pooled == (not with_lp)  # the two pairs into English share the group 'en': said, not silent
+    r = _cli("calibrate", "select", path, "--score", "metric", "--budget", "5", "-o", tmp_path / "pick.tsv",
                 "--format", "json")
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout)["by"] == expected  # the output states the grouping used
-    r = run_cli("calibrate", "plan", path, "--score", "metric", "--budget", "80", "--format", "json")
+    r = _cli("calibrate", "plan", path, "--score", "metric", "--budget", "80", "--format", "json")
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout)["by"] == expected
     picked = pd.read_csv(tmp_path / "pick.tsv", sep="\t")
@@ -109,7 +121,7 @@ def test_exclude_invalid_uses_the_same_grouping(tmp_path, frame, with_lp):
     path = _save(table, tmp_path / "t.tsv")
     fit = ("calibrate", "fit", path, "-o", tmp_path / "m.json")
     for command in (("leaderboard", path, "--n-resamples", "20"), fit):
-        r = run_cli(*command, "--score", "metric", "--exclude-invalid", "--format", "json")
+        r = _cli(*command, "--score", "metric", "--exclude-invalid", "--format", "json")
         assert r.exit_code == 0, r.stderr
     assert json.loads((tmp_path / "m.json").read_text())["params"]["by"] in ("lp" if with_lp else "tgt_lang",
                                                                              ["lp" if with_lp else "tgt_lang"])

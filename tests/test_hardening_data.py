@@ -316,6 +316,55 @@ def test_repeated_keys_with_equal_labels_are_not_warned():
         table.human_values()
 
 
+def test_segments_numbered_within_documents_are_not_repeats():
+    """WMT25 numbers segments within each document: seg_id 1 of two documents are two segments, whose different
+    labels contradict nothing (the ingested WMT25 table gave a false warning on 41 such keys); the same segment of
+    one document judged twice differently still warns, with doc_id in the key."""
+    import warnings
+
+    from xleval.table import warn_contradicting_labels
+
+    frame = pd.DataFrame({"lp": "en-de", "system": "S0", "doc_id": ["a", "a", "b", "b"], "seg_id": [1, 2, 1, 2]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_contradicting_labels(frame, "human", np.array([10.0, 20.0, 90.0, 80.0]))
+    twice = pd.concat([frame, frame.iloc[[2]]], ignore_index=True)
+    with pytest.warns(match=r"1 \(lp, system, doc_id, seg_id\) key\(s\) repeat .*\('en-de', 'S0', 'b', 1\)"):
+        warn_contradicting_labels(twice, "human", np.array([10.0, 20.0, 90.0, 80.0, 30.0]))
+
+
+def test_grouping_by_target_language_says_when_it_pools_pairs(tmp_path):
+    """A table with src_lang and tgt_lang but no lp is grouped by tgt_lang: a target with two sources (WMT25's
+    en-de_DE and cs-de_DE; any to-English data) pools two pairs into one group, which was silent. It is warned, in
+    the library and on the command line with the flag that keeps the pairs apart, which then does."""
+    import warnings
+
+    from conftest import run_cli
+    from xleval.leaderboard import leaderboard
+    from xleval.stats import Resampling
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"src_lang": ["en"] * 40 + ["cs"] * 40, "tgt_lang": "de",
+                       "system": np.tile(np.repeat(["a", "b"], 20), 2), "seg_id": np.tile(np.arange(20), 4),
+                       "score": rng.normal(size=80)})
+    few = Resampling(n_resamples=20, random_state=0)
+    with pytest.warns(match=r"pooled into one group \(e.g. 'de' from 'cs', 'en'\); give by='lp'"):
+        pooled = leaderboard(df, "score", method="none", resampling=few)
+    assert set(pooled.rows["group"]) == {"de"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        apart = leaderboard(df, "score", "lp", method="none", resampling=few)
+        leaderboard(df[df["src_lang"] == "en"], "score", method="none", resampling=few)  # one source: nothing said
+    assert set(apart.rows["group"]) == {"en-de", "cs-de"}
+    path = tmp_path / "two sources.tsv"
+    df.to_csv(path, sep="\t", index=False)
+    with warnings.catch_warnings():  # the command line prints the warning (pytest's filter would raise it)
+        warnings.simplefilter("default")
+        r = run_cli("leaderboard", path, "--score", "score", "--method", "none", "--n-resamples", "20")
+    assert r.exit_code == 0, r.stderr
+    assert "give --by lp to keep each pair a group of its own" in " ".join(r.stderr.split())
+
+
 # --- 6. two input codes that become one group are named --------------------------------------------------------
 def test_merged_language_codes_are_named(tmp_path):
     import warnings

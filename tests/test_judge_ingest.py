@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from xleval.exceptions import InputError
@@ -35,13 +36,31 @@ def test_wmt25_row_counts_as_the_data_readme_states(wmt25):
     assert set(df.loc[df["lp_wmt"].str.startswith("en-sr"), "tgt_lang"]) == {"sr-RS", "sr-Latn-RS"}
 
 
+def test_wmt25_rows_are_keyed_by_pair_and_segment(wmt25):
+    """WMT25 numbers segments within each document, and three of its target languages have two source languages
+    (de-DE: en, cs; uk-UA: en, cs; zh-CN: en, ja). The table carries the pair (``lp``), so every command groups by
+    pair, not by target language, and a ``seg_id`` that names one segment of the pair (``DOC#N``): before,
+    ``seg_id`` 1 was a segment of every document, meta refused the table and labels were warned as repeats."""
+    df = wmt25.frame
+    assert df["lp"].nunique() == 31 and df.groupby("tgt_lang")["lp"].nunique().max() == 2
+    assert not df.duplicated(["lp", "system", "seg_id"]).any()
+    assert df.duplicated(["lp", "system", "doc_seg_id"]).any()  # the organisers' numbering alone repeats
+    from xleval.io import split_lp
+
+    assert all("-".join(split_lp(lp)) == lp for lp in df["lp"].unique())  # every key reads back
+    # seg_id is the same key for every system of a pair: the segment a system translated, not its row
+    systems = df[df["lp_wmt"] == "en-is_IS"].groupby("system")["seg_id"].apply(frozenset)
+    assert systems.nunique() == 1
+
+
 def test_wmt25_known_values(wmt25):
     """Values read with zcat from the raw files: AMI.jsonl.gz line 1 (en-is_IS, rink_rats_chapter1) segments 1
     and 3; Algharb.jsonl.gz's first record with chrF++ (en-bho_IN, rink_rats_chapter1) segment 1."""
     df = wmt25.frame
     row = df[(df["system"] == "AMI") & (df["lp_wmt"] == "en-is_IS") & (df["doc_id"] == "rink_rats_chapter1")]
     assert len(row) == 42
-    first, third = row[row["seg_id"] == 1].iloc[0], row[row["seg_id"] == 3].iloc[0]
+    first, third = row[row["doc_seg_id"] == 1].iloc[0], row[row["doc_seg_id"] == 3].iloc[0]
+    assert (first["seg_id"], third["seg_id"]) == ("rink_rats_chapter1#1", "rink_rats_chapter1#3")
     assert first["CometKiwi-XL"] == 0.7278631329536438 and third["CometKiwi-XL"] == 0.7776846289634705
     assert first["GEMBA-ESA-CMDA"] == 60 and third["GEMBA-ESA-CMDA"] == 75
     assert first["GEMBA-ESA-GPT4.1"] == 62 and third["GEMBA-ESA-GPT4.1"] == 72
@@ -50,7 +69,7 @@ def test_wmt25_known_values(wmt25):
     assert np.isnan(first["chrF++"]) and first["domain"] == "literary"
     assert (first["src_lang"], first["tgt_lang"]) == ("en", "is-IS")
     bho = df[(df["system"] == "Algharb") & (df["lp_wmt"] == "en-bho_IN") & (df["doc_id"] == "rink_rats_chapter1")
-             & (df["seg_id"] == 1)].iloc[0]
+             & (df["doc_seg_id"] == 1)].iloc[0]
     assert bho["chrF++"] == 35.78427881368923 and bho["GEMBA-ESA-GPT4.1"] == 55
 
 
@@ -83,8 +102,9 @@ def test_wmt26_task_file_and_cli(tmp_path, cli):
     rc, _, err = cli("ingest", "judge", str(src), "-o", str(out), "--name", "gemma", "--spans", str(spans))
     assert rc == 0, err
     df = read_table(out)
-    assert df[["src_lang", "tgt_lang", "system", "doc_id", "seg_id"]].values.tolist() == [
-        ["en", "de", "SysA", "doc1", 1], ["en", "de", "SysB", "doc1", 1], ["cs", "uk", "SysA", "doc2", 4]]
+    assert df[["src_lang", "tgt_lang", "lp", "system", "doc_id", "doc_seg_id", "seg_id"]].values.tolist() == [
+        ["en", "de", "en-de", "SysA", "doc1", 1, "doc1#1"], ["en", "de", "en-de", "SysB", "doc1", 1, "doc1#1"],
+        ["cs", "uk", "cs-uk", "SysA", "doc2", 4, "doc2#4"]]
     assert df["gemma"].tolist()[:2] == [60.0, 91.0] and np.isnan(df["gemma"].tolist()[2])
     assert df["gemma_major"].tolist() == [1, 0, 0] and df["gemma_minor"].tolist() == [1, 0, 0]
     assert df["gemma_omission"].fillna("").tolist() == ["minor", "", ""]
@@ -119,3 +139,24 @@ def test_ingested_table_goes_through_calibration_and_agreement(data_root, tmp_pa
     assert rc == 0, err
     groups = set(read_table(tmp_path / "agree.tsv")["group"])
     assert "en-is-IS" in groups and "*" in groups
+
+
+def test_the_ingested_table_goes_into_meta_and_the_leaderboard_by_pair(wmt25, tmp_path, cli):
+    """The commands a user runs next: `meta --human` (refused before: seg_id 1 repeated in every document) and the
+    leaderboard, grouped by pair by default (before: by target language, en-de_DE and cs-de_DE in one group)."""
+    df = wmt25.frame
+    keep = df[df["lp_wmt"].isin(["en-de_DE", "cs-de_DE"]) & df["system"].isin(sorted(df["system"].unique())[:12])]
+    keep = keep.dropna(subset=["GEMBA-ESA-GPT4.1", "XCOMET-XL"]).assign(human=lambda d: d["GEMBA-ESA-GPT4.1"])
+    path = tmp_path / "wmt25_de.parquet"
+    keep.to_parquet(path)
+    rc, out, err = cli("meta", str(path), "--human", "human", "--metrics", "XCOMET-XL", "--no-spa", "--n-resamples",
+                       "20", "--format", "json")
+    assert rc == 0, err
+    cells = pd.DataFrame(json.loads(out)["cells"])
+    assert set(cells["group"]) == {"en-de-DE", "cs-de-DE"}
+    rc, out, err = cli("leaderboard", str(path), "--score", "XCOMET-XL", "--method", "none", "--n-resamples", "20",
+                       "--format", "json")
+    assert rc == 0, err
+    rows = pd.DataFrame(json.loads(out)["rows"])
+    expected = keep.groupby("lp")["system"].nunique()
+    assert rows.groupby("group").size().to_dict() == expected.to_dict()

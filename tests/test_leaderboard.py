@@ -117,7 +117,8 @@ def test_a_group_without_documents_resamples_its_segments():
     assert (km["raw_ci_high"] - km["raw_ci_low"] > 0.2).all()  # the mean of 80 unit-variance segments: about 0.44
     stuck = part(by_doc, "km-en")
     assert (stuck["raw_ci_high"] == stuck["raw_ci_low"]).all()  # what one document gave before
-    assert any(n.startswith("km-en: 1 distinct doc_id value(s)") and "segments (seg_id)" in n for n in board.notes)
+    assert any(n.startswith("km-en: 1 distinct doc_id value(s)") and "segments (doc_id, seg_id)" in n
+               for n in board.notes)
     assert not any("distinct doc_id" in n for n in by_doc.notes)
     assert "segments in km-en" in board.unit and "segments in" not in by_doc.unit
 

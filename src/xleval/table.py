@@ -114,11 +114,14 @@ def warn_contradicting_labels(frame: pd.DataFrame, human: str, values: np.ndarra
     """The one check of repeated labels: rows that repeat a (language pair, system, segment) key with
     different human scores are each used as a label of their own, so a DataQualityWarning names how
     many keys contradict themselves and one of them. Tables without those columns are not checked
-    (the pair is ``lp``, else ``src_lang`` and ``tgt_lang``)."""
+    (the pair is ``lp``, else ``src_lang`` and ``tgt_lang``). A ``doc_id`` column is part of the key: WMT25
+    numbers segments within each document, so its ``seg_id`` 1 is a segment of every document."""
     pair = ["lp"] if "lp" in frame.columns else [c for c in ("src_lang", "tgt_lang") if c in frame.columns]
     key = [*pair, *(c for c in (system, segment) if c is not None)]
     if not pair or len(key) < len(pair) + 2 or not all(c in frame.columns for c in key):
         return
+    if "doc_id" in frame.columns and "doc_id" not in key:
+        key.insert(len(key) - 1, "doc_id")
     labelled = np.isfinite(values)
     if labelled.sum() < 2:
         return
@@ -158,6 +161,30 @@ def _one(value: str | None, name: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise ArgumentTypeError(f"{name} must be a column name (a string); got {value!r}", argument=name, value=value)
     return value
+
+
+def _warn_pooled_sources(frame: pd.DataFrame, where: str) -> None:
+    """Grouped by ``tgt_lang`` for want of an ``lp`` column, a table whose target language has several source
+    languages pools their pairs into one group (WMT25: en-de_DE and cs-de_DE; to-English data: every pair in
+    'en'): a DataQualityWarning names one such target and how to keep the pairs apart."""
+    if "src_lang" not in frame.columns or "tgt_lang" not in frame.columns:
+        return
+    sources = frame[["src_lang", "tgt_lang"]].drop_duplicates().groupby("tgt_lang", observed=True)["src_lang"]
+    counts = sources.nunique()
+    pooled = counts[counts > 1]
+    if pooled.empty:
+        return
+    import warnings
+
+    from .exceptions import DataQualityWarning
+
+    target = pooled.index[0]
+    names = sorted(str(v) for v in sources.get_group(target).dropna().unique())
+    prefix = "" if where in ("data", "table") else f"{where}: "
+    warnings.warn(f"{prefix}grouped by tgt_lang (the table has no lp column): {len(pooled)} target language(s) have "
+                  f"several source languages, whose pairs are pooled into one group (e.g. {target!r} from "
+                  f"{', '.join(map(repr, names[:4]))}); give by='lp' to keep each pair a group of its own",
+                  DataQualityWarning, stacklevel=4)
 
 
 def _languages(frame: pd.DataFrame, needed: Sequence[str], where: str, normalize: bool) -> pd.DataFrame:
@@ -224,11 +251,14 @@ class EvalTable:
             check_header(frame.columns, dict(columns), (), source)
             frame = frame.rename(columns=dict(columns))
             signatures = renamed_signatures(signatures, columns)  # a signature travels with its file column
+        defaulted = by is DEFAULT_BY
         by = _given_default(by, frame.columns)  # DEFAULT_BY: lp if present, else tgt_lang
         scores, by_cols = _columns(score, "score"), _columns(by, "by")
         one = {"human": _one(human, "human"), "system": _one(system, "system"), "segment": _one(segment, "segment"),
                "document": _one(document, "document")}
         frame = _languages(frame, by_cols, source, normalize_languages)
+        if defaulted and by_cols == ("tgt_lang",):
+            _warn_pooled_sources(frame, str(source))
         if frame is data:
             frame = data.copy(deep=False)  # the table's own object: the caller may add columns to theirs
         require_columns(frame, scores, what=source, argument="score")
@@ -361,11 +391,13 @@ def as_table(data: EvalTable | pd.DataFrame, *, default_by: str | Sequence[str] 
     if isinstance(data, EvalTable):
         if not data.by and roles.get("by") is None and default_by is not None:
             roles["by"] = _given_default(default_by, data.frame.columns)
+            if default_by is DEFAULT_BY and roles["by"] == "tgt_lang":
+                _warn_pooled_sources(data.frame, str(data.source))
         changed = {k: v for k, v in roles.items() if k in ROLES and v is not None and _differs(getattr(data, k), v)}
         return data.with_roles(**changed) if changed else data
     roles.setdefault("normalize_languages", False)
-    if roles.get("by") is None:
-        roles["by"] = _given_default(default_by, data.columns)
+    if roles.get("by") is None:  # DEFAULT_BY is resolved by from_frame, which warns of pooled pairs
+        roles["by"] = default_by if default_by is DEFAULT_BY else _given_default(default_by, data.columns)
     return EvalTable.from_frame(data, **roles)
 
 

@@ -9,7 +9,8 @@ Two layouts (the reader tells them apart by each record's keys):
        "metric_scores": {"GEMBA-ESA-CMDA": [60, ...], "XCOMET-XL": [...], ...}}
 
   each list holds one score per segment in document order; the system is the file name. One row per segment
-  (``seg_id`` = 1-based position in its document), one column per metric, named as in the file.
+  (``doc_seg_id`` = 1-based position in its document; ``seg_id`` = ``DOC#N``, the segment's key within the pair,
+  since every command keys a segment by its ``seg_id``), one column per metric, named as in the file.
 * **WMT26 task files** (the LLM-as-judge baseline of the WMT26 automated MT evaluation task, and submissions in
   its format): one line per segment, every system's prediction in it::
 
@@ -18,16 +19,17 @@ Two layouts (the reader tells them apart by each record's keys):
                                              "category": "accuracy/addition"}], "omission": null, ...}},
        "task2_pred": {"SYSTEM": 60.0}}
 
-  ``item_id`` holds the source and target language, domain, document and segment index. One row per segment and
-  system: the score in column ``NAME`` (``task2_pred``), error counts ``NAME_minor``/``NAME_major`` and
-  ``NAME_omission`` (``task1_pred``); the spans (character offsets ``[start, end)`` in the translation) in a side
-  table.
+  ``item_id`` holds the source and target language, domain, document and segment index (``doc_seg_id``,
+  1-based; ``seg_id`` = ``DOC#N``, as for WMT25). One row per segment and system: the score in column ``NAME``
+  (``task2_pred``), error counts ``NAME_minor``/``NAME_major`` and ``NAME_omission`` (``task1_pred``); the spans
+  (character offsets ``[start, end)`` in the translation) in a side table.
 
 Language codes are kept in ``src_lang``/``tgt_lang`` and normalised (``is_IS`` -> ``is-IS``, ``eng_Latn`` ->
-``en``); every command derives ``lp`` from them (``en-is-IS``); the organisers' spelling stays in
-``lp_wmt``. Every score column gets a signature ``ingested:<layout>|metric:<name>|sha:<SHA-256 of the files
-read>``, so a table built from other files (or another release) has another signature; a judge's column adds
-``judge:yes`` (WMT25's ``GEMBA-*`` columns, a WMT26 file's score column), which ``meta`` and ``report`` read to
+``en``), and the pair ``lp`` is their key (``en-is-IS``), so every command groups by language pair (grouped by
+``tgt_lang``, WMT25's en-de_DE and cs-de_DE would be one group); the organisers' spelling stays in ``lp_wmt``.
+Every score column gets a signature ``ingested:<layout>|metric:<name>|sha:<SHA-256 of the files read>``, so a
+table built from other files (or another release) has another signature; a judge's column adds ``judge:yes``
+(WMT25's ``GEMBA-*`` columns, a WMT26 file's score column), which ``meta`` and ``report`` read to
 find the judges (:func:`xleval.judges.judge_columns`).
 """
 from __future__ import annotations
@@ -131,7 +133,7 @@ def read_judge_scores(paths: list[str | os.PathLike] | str | os.PathLike, *, nam
 def _read_wmt25(files: list[Path]):
     import pandas as pd
 
-    cols: dict[str, list] = {k: [] for k in ("lp_wmt", "domain", "doc_id", "seg_id", "system")}
+    cols: dict[str, list] = {k: [] for k in ("lp_wmt", "domain", "doc_id", "doc_seg_id", "seg_id", "system")}
     scores: dict[str, list] = {}
     n = 0
     for f in files:
@@ -150,7 +152,8 @@ def _read_wmt25(files: list[Path]):
             cols["lp_wmt"] += [lp] * k
             cols["domain"] += [rec.get("domain")] * k
             cols["doc_id"] += [doc] * k
-            cols["seg_id"] += range(1, k + 1)
+            cols["doc_seg_id"] += range(1, k + 1)
+            cols["seg_id"] += [f"{doc}#{i}" for i in range(1, k + 1)]
             cols["system"] += [system] * k
             for metric, values in metrics.items():
                 if metric not in scores:  # a metric first seen here: missing on every row before
@@ -196,7 +199,7 @@ def _read_wmt26(files: list[Path], name: str):
             for system in list(dict.fromkeys([*t2, *t1])):
                 score = t2.get(system)
                 row = {"lp_wmt": f"{src}-{tgt}", "src": src, "tgt": tgt, "domain": domain, "doc_id": doc,
-                       "seg_id": seg, "system": system, "item_id": rec["item_id"],
+                       "doc_seg_id": seg, "seg_id": f"{doc}#{seg}", "system": system, "item_id": rec["item_id"],
                        name: np.nan if score is None else float(score)}
                 pred = t1.get(system)
                 if pred is not None:
@@ -205,7 +208,7 @@ def _read_wmt26(files: list[Path], name: str):
                         row[f"{name}_{s}"] = sum(str(e.get("severity", "")).lower() == s for e in errors)
                     row[f"{name}_omission"] = pred.get("omission") or "" if isinstance(pred, dict) else ""
                     for e in errors:
-                        spans.append({"row": len(rows), "system": system, "doc_id": doc, "seg_id": seg,
+                        spans.append({"row": len(rows), "system": system, "doc_id": doc, "seg_id": f"{doc}#{seg}",
                                       "severity": str(e.get("severity", "")).lower(), "category": e.get("category"),
                                       "start": e.get("start"), "end": e.get("end")})
                 rows.append(row)
@@ -222,12 +225,12 @@ def _read_wmt26(files: list[Path], name: str):
 
 
 def _with_languages(frame, pairs):
-    """``src_lang``/``tgt_lang`` from the organisers' codes, normalised, first. No ``lp`` column: a pair such as
-    ``en-is-IS`` does not split one way, so every command derives it from the two codes (``lp_wmt`` keeps the
-    organisers' spelling)."""
+    """``src_lang``/``tgt_lang`` from the organisers' codes, normalised, then their pair ``lp`` (``en-is-IS``, which
+    reads back by BCP-47 case), first; ``lp_wmt`` keeps the organisers' spelling."""
     from xleval.io import add_language_columns
 
     frame.insert(0, "src_lang", [p[0] for p in pairs])
     frame.insert(1, "tgt_lang", [p[1] if len(p) > 1 else "" for p in pairs])
     out = add_language_columns(frame, where="judge scores")
-    return out.drop(columns=[c for c in ("lp", "src_lang_orig", "tgt_lang_orig") if c in out.columns])
+    out = out.drop(columns=[c for c in ("src_lang_orig", "tgt_lang_orig") if c in out.columns])
+    return out[["src_lang", "tgt_lang", "lp", *(c for c in out.columns if c not in ("src_lang", "tgt_lang", "lp"))]]

@@ -184,8 +184,11 @@ def _units_of_group(frame: pd.DataFrame, sel: np.ndarray, codes: np.ndarray, uni
     n_docs = len(pd.unique(units))
     if n_docs >= MIN_STRATUM:
         return units, None
-    alt, what = ((frame["seg_id"].to_numpy()[sel], "segments (seg_id)") if "seg_id" in frame.columns
-                 else (_positions(codes), "rows (by their position within each system)"))
+    if "seg_id" in frame.columns:  # a segment of a document: WMT25 numbers segments within each document
+        alt = pd.MultiIndex.from_arrays([units, frame["seg_id"].to_numpy()[sel]]).factorize()[0]
+        what = "segments (doc_id, seg_id)"
+    else:
+        alt, what = _positions(codes), "rows (by their position within each system)"
     if len(pd.unique(alt)) <= n_docs:
         return units, None
     return alt, (f"{group}: {n_docs} distinct doc_id value(s) on its {len(sel)} rows, too few documents to "
