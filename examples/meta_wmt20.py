@@ -218,6 +218,10 @@ def render(wmt: dict, cross: dict, main_args: list[str]) -> str:
            "Significance clusters compare metrics on the rows all of them scored (a note says when that is fewer).",
            "* **Row order.** Rows are put in one order (pair, system, segment; integer segment ids by value) before "
            "anything is computed, so no statistic, resample or permutation depends on the order of the table.",
+           "* **Segments and pairs.** A segment is its `seg_id` within the pair and system; where `seg_id` repeats "
+           "across documents but not within one (segments numbered within documents, as in WMT25's files), it is "
+           "its (`doc_id`, `seg_id`), with a note. `--by lp` on a table without an `lp` column takes the pair from "
+           "`src_lang` and `tgt_lang`; the default grouping by `tgt_lang` warns when it pools pairs of one target.",
            "* **Numbers.** Score columns are read with the readers' one number parser (empty and NA cells are "
            "missing); an infinite metric or human score is refused with its row (E333), never read as missing.",
            "", *PRESETS_AND_DIFFERENCES,

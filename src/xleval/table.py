@@ -33,7 +33,8 @@ from ._base.grouping import GroupIndex, group_index
 from .exceptions import ArgumentTypeError, InputError
 
 __all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "check_labels_finite",
-           "warn_contradicting_labels", "LANGUAGE_COLUMNS", "default_by", "DEFAULT_BY", "DefaultGrouping"]
+           "warn_contradicting_labels", "warn_pooled_sources", "LANGUAGE_COLUMNS", "default_by", "DEFAULT_BY",
+           "DefaultGrouping"]
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
 LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
@@ -163,7 +164,7 @@ def _one(value: str | None, name: str) -> str | None:
     return value
 
 
-def _warn_pooled_sources(frame: pd.DataFrame, where: str) -> None:
+def warn_pooled_sources(frame: pd.DataFrame, where: str) -> None:
     """Grouped by ``tgt_lang`` for want of an ``lp`` column, a table whose target language has several source
     languages pools their pairs into one group (WMT25: en-de_DE and cs-de_DE; to-English data: every pair in
     'en'): a DataQualityWarning names one such target and how to keep the pairs apart."""
@@ -258,7 +259,7 @@ class EvalTable:
                "document": _one(document, "document")}
         frame = _languages(frame, by_cols, source, normalize_languages)
         if defaulted and by_cols == ("tgt_lang",):
-            _warn_pooled_sources(frame, str(source))
+            warn_pooled_sources(frame, str(source))
         if frame is data:
             frame = data.copy(deep=False)  # the table's own object: the caller may add columns to theirs
         require_columns(frame, scores, what=source, argument="score")
@@ -392,7 +393,7 @@ def as_table(data: EvalTable | pd.DataFrame, *, default_by: str | Sequence[str] 
         if not data.by and roles.get("by") is None and default_by is not None:
             roles["by"] = _given_default(default_by, data.frame.columns)
             if default_by is DEFAULT_BY and roles["by"] == "tgt_lang":
-                _warn_pooled_sources(data.frame, str(data.source))
+                warn_pooled_sources(data.frame, str(data.source))
         changed = {k: v for k, v in roles.items() if k in ROLES and v is not None and _differs(getattr(data, k), v)}
         return data.with_roles(**changed) if changed else data
     roles.setdefault("normalize_languages", False)

@@ -128,10 +128,11 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         _judges_only(input, metrics, metrics_prefix, judges, by, system, keep_reference_copies, fmt, output,
                      report_path, col)
         return
+    from ..io import add_language_columns
     from ..meta import Clustering, MetaStatistics, Spans, meta_calibrations, meta_evaluate, parse_calibrations
     from ..meta._render import render_latex, render_text, to_frame, to_json
     from ..stats import Resampling
-    from ..table import EvalTable
+    from ..table import EvalTable, warn_pooled_sources
 
     given = {"--exclude": exclude, "--lower-is-better": lower, "--higher-is-better": higher,
              "--clusters": () if clusters is None else (clusters,),
@@ -144,10 +145,19 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     by_cols = parse_columns(by, "--by") if by is not None else []
     inputs = [input, *([gold_spans] if gold_spans else []), *(p.partition("=")[2] for p in predicted_spans)]
     check_outputs({"-o": output, "--report": report_path}, inputs, stdout=["-o"])
-    table = EvalTable.read(input, columns=parse_column_mapping(col), required=[human, *by_cols, system], by=None,
+    required = [human, system, *(c for c in by_cols if c != "lp")]  # lp: given, or derived from the two codes
+    table = EvalTable.read(input, columns=parse_column_mapping(col), required=required, by=None,
                            normalize_languages=False)  # read once: the metrics' signatures travel with it
     df = table.frame
-    by_cols = by_cols or grouping(by, df.columns)  # the default: lp if the table has it, else tgt_lang
+    if not by_cols:
+        by_cols = grouping(by, df.columns)  # the default: lp if the table has it, else tgt_lang
+        if by_cols == ["tgt_lang"]:
+            warn_pooled_sources(df, str(input))
+    if "lp" in by_cols and "lp" not in df.columns:
+        if not {"src_lang", "tgt_lang"} <= set(df.columns):
+            raise InputError(f"{input}: --by lp needs an lp column, or src_lang and tgt_lang to derive it; name the "
+                             "group column with --by COL")
+        df = add_language_columns(df, where=str(input))
     df, copies = reference_copy_step(df, by_cols, system, input, keep_reference_copies, quiet=True)
     names = parse_columns(metrics, "--metrics") if metrics else [c for c in df.columns if c.startswith(metrics_prefix)
                                                                    and c != human]

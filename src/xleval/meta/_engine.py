@@ -85,6 +85,11 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     frame = getattr(data, "frame", data)
     if not isinstance(frame, pd.DataFrame):
         raise InputError("meta_evaluate needs a table (pandas DataFrame or EvalTable)", argument="data")
+    if "lp" in ([by] if isinstance(by, str) else list(by)) and "lp" not in frame.columns \
+            and {"src_lang", "tgt_lang"} <= set(frame.columns):  # the pair from its two codes, as every command
+        from ..io import add_language_columns
+
+        frame = add_language_columns(frame, where="data")
     metrics = _check_columns(frame, metrics, human, by, system, segment, darr)
     if ceiling is not None:
         metrics = _with_ceiling(frame, metrics, human, ceiling)
@@ -97,8 +102,8 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     df["_system"] = group_index([frame[system]], names=[system], allow_missing=True).row_labels()
     if exclude:
         df, frame = _without(df, frame, [exclude] if isinstance(exclude, str) else list(exclude), notes)
-    seg_level = _segment_level(df, frame, segment, notes)
-    order = _canonical_order(df, frame[segment] if seg_level else None)
+    seg_level, by_document = _segment_level(df, frame, segment, notes)
+    order = _canonical_order(df, df["_segment"] if seg_level else None)
     df, frame = df.iloc[order], frame.iloc[order]
     labelled = np.isfinite(df[human].to_numpy())
     judged = _judged(df, labelled, human, notes)
@@ -134,7 +139,8 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
             raise InputError("span and detection statistics are segment-level; give a segment-level table",
                              argument="predicted_spans")
         span_sources = tuple(str(k) for k in spans.predicted or ())
-        cells += _span_statistics(frame, judged, [*by_cols, system, str(segment)], metrics, human, spans,
+        seg_keys = [*by_cols, system, *(["doc_id"] if by_document else []), str(segment)]
+        cells += _span_statistics(frame, judged, seg_keys, metrics, human, spans,
                                   resampling, seed, notes)
     if ceiling is not None:
         cells, glob, cross = _relative(cells, glob, cross, ceiling)
@@ -226,12 +232,23 @@ def _without(df: pd.DataFrame, frame: pd.DataFrame, exclude: list[str],
     return df[~out], frame[~out]
 
 
-def _segment_level(df: pd.DataFrame, frame: pd.DataFrame, segment: str | None, notes: list[str]) -> bool:
-    """Whether the table has several segments per (group, system) (then ``df["_segment"]`` names them); a
+def _segment_level(df: pd.DataFrame, frame: pd.DataFrame, segment: str | None,
+                   notes: list[str]) -> tuple[bool, bool]:
+    """Whether the table has several segments per (group, system) (then ``df["_segment"]`` names them), and
+    whether a segment is keyed by its ``doc_id`` too (``segment`` repeats across documents but not within one); a
     repeated (group, system, segment), or several rows per (group, system) without a segment column, is refused."""
+    by_document = False
     seg_level = segment is not None and segment in frame.columns
     if seg_level:
         df["_segment"] = frame[segment].astype(str)
+        key = ["_group", "_system", "_segment"]
+        if df.duplicated(key).any() and "doc_id" in frame.columns and segment != "doc_id":
+            # segments numbered within documents (WMT25's files, many corpora): a segment is its document and number
+            within = frame["doc_id"].astype(str) + "#" + frame[segment].astype(str)
+            if not df.assign(_segment=within).duplicated(key).any():
+                df["_segment"], by_document = within, True
+                notes.append(f"{segment!r} repeats across documents within a (group, system): segments are numbered "
+                             f"within documents, so a segment is its (doc_id, {segment})")
         if df.duplicated(["_group", "_system", "_segment"]).any():
             dup = df.loc[df.duplicated(["_group", "_system", "_segment"]), ["_group", "_system", "_segment"]].iloc[0]
             raise InputError(f"{int(df.duplicated(['_group', '_system', '_segment']).sum())} row(s) repeat a "
@@ -245,7 +262,7 @@ def _segment_level(df: pd.DataFrame, frame: pd.DataFrame, segment: str | None, n
                              "segment column (segment=), or give one row per system", argument="segment",
                              value=segment)
         notes.append("the table is system-level (one row per group and system): its scores are the system scores")
-    return seg_level
+    return seg_level, by_document
 
 
 def _group_cells(df: pd.DataFrame, judged: pd.DataFrame, systems: pd.DataFrame, metrics: list[str], human: str,
