@@ -158,3 +158,65 @@ def test_system_level_accuracy_with_segment_bootstrap_via_sums():
     res = bootstrap_sums(stats, acc, n_resamples=200, random_state=0, vectorized=False)
     assert res.estimate == pairwise_accuracy(metric.mean(0), human.mean(0), tie_calibration=False).estimate
     assert 0 <= res.ci_low <= res.estimate <= res.ci_high <= 1
+
+
+def _acc23_by_brute_force(dm: np.ndarray, dh: np.ndarray) -> float:
+    """acc23 with the best epsilon, every candidate (0 and each |dm|) tried: the definition, no sort."""
+    best = 0.0
+    for eps in np.concatenate([[0.0], np.abs(dm)]):
+        mtie, htie = np.abs(dm) <= eps, dh == 0
+        good = (mtie & htie) | (~mtie & ~htie & (np.sign(dm) == np.sign(dh)))
+        best = max(best, good.mean())
+    return best
+
+
+@pytest.mark.parametrize("human_ties", [False, True])
+def test_tie_calibrated_rows_equal_the_definition_with_and_without_human_ties(human_ties):
+    """_acc_rows skips its sort where no human pair ties (system means across groups): then the best epsilon only
+    loses concordant pairs and adds nothing. Both paths against the definition, metric ties included."""
+    from xleval.stats._pairwise import _acc_rows
+
+    rng = np.random.default_rng(7)
+    dh = rng.integers(-3, 4, size=300).astype(float) if human_ties else rng.normal(size=300)
+    assert (dh == 0).any() == human_ties
+    dm = np.round(rng.normal(size=(6, 300)) + 0.8 * dh, 1)  # rounded: metric ties, exact zeros
+    got = _acc_rows(dm, dh, calibrate=True)
+    want = [_acc23_by_brute_force(row, dh) for row in dm]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_resampled_pair_sums_equal_the_weights_they_avoid(monkeypatch, dense):
+    """The bootstrap of pairwise accuracy sums counts[b, i] * counts[b, j] * value over pairs; the quadratic form
+    (and its blocked fallback) must give exactly what the (B, P) weight matrix gives."""
+    from xleval.stats import _grouped_bootstrap as gb
+
+    if not dense:
+        monkeypatch.setattr(gb, "_DENSE_LIMIT", 0)
+        monkeypatch.setattr(gb, "_BLOCK_CELLS", 1000)  # several blocks
+    rng = np.random.default_rng(3)
+    groups = np.repeat(np.arange(4), [5, 7, 6, 9])
+    counts = gb.stratified_resample_counts(groups, 50, rng)
+    iu, ju = gb.pair_indices(groups, "cross")
+    values = rng.integers(0, 2, size=(3, len(iu))).astype(float)
+    weights = counts[:, iu] * counts[:, ju]
+    np.testing.assert_array_equal(gb.resampled_pair_sums(values, counts, iu, ju), weights @ values.T)
+    correct = values[0]
+    np.testing.assert_array_equal(gb.resampled_pair_accuracy(correct, counts, iu, ju),
+                                  (weights @ correct) / weights.sum(axis=1))
+
+
+def test_tie_calibrated_rows_with_few_human_ties_equal_the_definition():
+    """Few human ties (system means, a few equal): _acc_rows searches the tied pairs' differences instead of sorting
+    every pair; against the definition, with metric ties and exact zeros among the tied pairs."""
+    from xleval.stats import _pairwise
+
+    rng = np.random.default_rng(11)
+    dh = rng.normal(size=400)
+    dh[rng.choice(400, 12, replace=False)] = 0.0  # 12 human ties: fewer than one in 8 pairs
+    assert _pairwise.FEW_TIES * int((dh == 0).sum()) < dh.size
+    dm = np.round(rng.normal(size=(8, 400)) + 0.8 * dh, 1)
+    dm[0, dh == 0] = 0.0  # a row whose every human-tied pair is an exact metric tie
+    got = _pairwise._acc_rows(dm, dh, calibrate=True)
+    want = [_acc23_by_brute_force(row, dh) for row in dm]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)

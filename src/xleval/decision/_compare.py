@@ -55,7 +55,7 @@ from ..stats import (
     resampled_pearson,
     stratified_resample_counts,
 )
-from ..stats._grouped_bootstrap import pair_indices, pairs_correct
+from ..stats._grouped_bootstrap import pair_indices, pairs_correct, resampled_pair_sums
 from ..stats._resampling import Resampling
 from ..table import DEFAULT_BY, EvalTable, as_table
 from ._procedure import DECISION_SELECTION, DEFAULT_BUDGETS, EVALUATION_PROCEDURE, Procedure
@@ -457,8 +457,7 @@ def _score(t, runs, names, direction, score_up, level, n_resamples, rng, seed, a
     metric_sign = 1 if score_up else -1
     counts = stratified_resample_counts(t.item_group, n_resamples, rng)
     iu, ju = pair_indices(t.item_group, "cross")
-    weights = counts[:, iu] * counts[:, ju]
-    denom = weights.sum(axis=1)
+    denom = resampled_pair_sums(np.ones(len(iu)), counts, iu, ju)[:, 0]
     points, dists, pearson, pdists, per_run = {}, {}, {}, {}, {}
     for name in names:
         sign = metric_sign if name in ("raw", "lgn") else direction
@@ -475,7 +474,7 @@ def _score(t, runs, names, direction, score_up, level, n_resamples, rng, seed, a
             rs.append(float(np.corrcoef(row, human)[0, 1]))
             r_d.append(resampled_pearson(row, human, counts))
         with np.errstate(invalid="ignore", divide="ignore"):
-            dists[name] = ((weights @ np.array(corr_rows).T) / denom[:, None]).mean(axis=1)
+            dists[name] = (resampled_pair_sums(np.array(corr_rows), counts, iu, ju) / denom[:, None]).mean(axis=1)
         points[name], pearson[name], pdists[name] = float(np.mean(accs)), float(np.mean(rs)), np.mean(r_d, axis=0)
         per_run[name] = accs
     out = {}

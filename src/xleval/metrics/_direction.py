@@ -48,15 +48,17 @@ def higher_is_better(column: str | None, signature: str | None = None, *, given:
     entry = METRICS[key]
     up = bool(_load(entry.target).higher_is_better)
     if not up and values is not None and _negated(values):
-        warnings.warn(f"score {column!r}: every value is at most 0, which {key.upper()}'s error scale never is: read "
-                      "as the scale negated, higher is better (as mt-metrics-eval and WMT25 write MetricX, and the "
-                      "WMT20 metrics task TER)",
+        shown = _SHOWN.get(key, key)
+        warnings.warn(f"score {column!r}: every value is at most 0, which {shown}'s error scale never is: read as the "
+                      "scale negated, higher is better (as mt-metrics-eval and WMT25 write MetricX, and the WMT20 "
+                      "metrics task TER)",
                       DataQualityWarning, stacklevel=2)
         return True
     return up
 
 
 _WORD = re.compile(r"[a-z0-9+]+")
+_SHOWN = {"ter": "TER", "metricx": "MetricX"}  # the registry's names as the metrics' authors write them
 
 
 def _error_family(name: str) -> str | None:
