@@ -217,6 +217,9 @@ def test_tie_calibrated_rows_with_few_human_ties_equal_the_definition():
     assert _pairwise.FEW_TIES * int((dh == 0).sum()) < dh.size
     dm = np.round(rng.normal(size=(8, 400)) + 0.8 * dh, 1)
     dm[0, dh == 0] = 0.0  # a row whose every human-tied pair is an exact metric tie
+    dm[1] = np.where(dh == 0, rng.choice([0.1, -0.1, 0.2], size=400), np.sign(dh) * np.maximum(np.abs(dm[1]), 0.3))
+    dm[1, :5] = np.sign(dh[:5]) * 0.1  # a few concordant pairs the best epsilon (0.2) costs
     got = _pairwise._acc_rows(dm, dh, calibrate=True)
     want = [_acc23_by_brute_force(row, dh) for row in dm]
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    assert _acc23_by_brute_force(dm[1], dh) > np.mean((np.sign(dm[1]) == np.sign(dh)) & (dh != 0))  # eps > 0 wins

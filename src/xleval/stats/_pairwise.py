@@ -356,16 +356,23 @@ def _acc_rows_few_ties(dm: np.ndarray, dh: np.ndarray, htie: np.ndarray, con: np
     pair: each row's gain is counted at those candidates (a search among them, not a sort of every pair); the
     same integers as the sort, so the same accuracies."""
     out = np.empty(len(dm))
-    n_pairs = dm.shape[1]
+    n_pairs, n_tied = dm.shape[1], int(htie.sum())
     for r, row in enumerate(dm):
         ad = np.abs(row)
-        tied = ad[htie]
-        candidates = np.unique(tied)  # sorted
-        m = len(candidates)
-        covered_ties = np.cumsum(np.bincount(np.searchsorted(candidates, tied), minlength=m + 1))[:m]
-        lost = np.cumsum(np.bincount(np.searchsorted(candidates, ad[con[r]]), minlength=m + 1))[:m]
+        tied, concordant = ad[htie], ad[con[r]]
+        if len(concordant) > n_tied:
+            # an epsilon that ties more concordant pairs than there are human ties loses more than it can gain, so
+            # below the (n_tied + 1)-th smallest concordant difference lies every epsilon that can beat 0
+            bound = np.partition(concordant, n_tied)[n_tied]
+            tied, concordant = tied[tied < bound], concordant[concordant < bound]
         at_zero = int((tied == 0).sum())  # epsilon 0: exact metric ties of human-tied pairs (no concordant pair)
-        best = max(at_zero, int((covered_ties - lost).max()))
+        best = at_zero
+        if len(tied):
+            candidates = np.unique(tied)  # sorted
+            m = len(candidates)
+            covered_ties = np.cumsum(np.bincount(np.searchsorted(candidates, tied), minlength=m + 1))[:m]
+            lost = np.cumsum(np.bincount(np.searchsorted(candidates, concordant), minlength=m + 1))[:m]
+            best = max(best, int((covered_ties - lost).max()))
         out[r] = (int(con[r].sum()) + best) / n_pairs
     return out
 
