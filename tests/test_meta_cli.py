@@ -222,3 +222,28 @@ def test_the_warning_on_common_segments_names_the_other_choice(table, tmp_path):
     r = run_cli(*args, "--system-scores", "judged")
     assert r.exit_code == 0, r.stderr
     assert "segments kept" not in r.stderr
+
+
+def test_a_prefix_leaves_out_columns_with_no_judged_score_and_says_so(table, tmp_path):
+    """WMT20's metric:BAQ_* columns score other pairs: over a table of de-en, ja-en and ps-en, --metrics-prefix
+    metric: was refused for them. The prefix now leaves out a column with no score on a judged row, and says so in
+    every format; naming it with --metrics still refuses it. Notes name options as typed here."""
+    _, df = table
+    df = df.assign(**{"metric:baq": np.nan})
+    path = tmp_path / "prefix.tsv"
+    df.to_csv(path, sep="\t", index=False)
+    base = ("meta", str(path), "--human", "human", "--n-resamples", "20")
+    r = run_cli(*base, "--metrics-prefix", "metric:", "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert sorted({c["metric"] for c in got["cells"]}) == ["metric:bleu", "metric:chrf"]
+    said = [w for w in got["warnings"] if "left out: metric:baq" in w]
+    assert len(said) == 1 and said[0].startswith("--metrics-prefix 'metric:': 1 column(s) with no score")
+    r = run_cli(*base, "--metrics", "metric:chrf,metric:baq")
+    assert r.exit_code == 2 and "metric 'metric:baq' has no score on a row with a human score" in r.stderr
+    df.loc[(df["system"] == "A") & (df["seg_id"] >= 3), "human"] = np.nan  # the note names the option as typed
+    df.to_csv(path, sep="\t", index=False)
+    r = run_cli(*base, "--metrics", "metric:chrf", "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    notes = " ".join(json.loads(r.stdout)["notes"])
+    assert "--system-scores judged takes each system's own" in notes and "system_scores=" not in notes

@@ -164,6 +164,15 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     if not names:
         raise InputError(f"--metrics-prefix {metrics_prefix!r}: no column of {input} starts with it; name the "
                          "metrics with --metrics, or check the prefix")
+    unscored = _unscored(df, names, human) if metrics_prefix else []
+    left_out = None
+    if unscored:  # a prefix takes every such column; one the task's metrics did not score here is left out, said
+        names = [c for c in names if c not in unscored]
+        if not names:
+            raise InputError(f"--metrics-prefix {metrics_prefix!r}: no matching column has a score on a row with a "
+                             f"human score ({', '.join(unscored[:6])}); check --human, or the prefix")
+        left_out = (f"--metrics-prefix {metrics_prefix!r}: {len(unscored)} column(s) with no score on a row with a "
+                    f"human score left out: {', '.join(unscored[:6])}{' ...' if len(unscored) > 6 else ''}")
     if calibrations is not None:
         parse_calibrations(calibrations)  # a typo, or an empty value, is refused before any work
     task = _task(task)
@@ -194,6 +203,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                    statistics=statistics,
                                    resampling=Resampling(n_resamples=n_resamples, random_state=seed),
                                    clustering=clustering, spans=spans)
+        result = _in_cli_words(result)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             with progress_bar(f"calibrations of {len(names)} metric(s)") as advance:
@@ -206,7 +216,8 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                                procedure=Procedure(n_folds=folds, n_repeats=repeats),
                                                human_scale=scale, meta=result,
                                                lower_is_better=lower_is_better, progress=each)
-    loud = [*([copies] if copies else []), *dict.fromkeys(str(w.message) for w in caught)]
+    loud = [*([copies] if copies else []), *([left_out] if left_out else []),
+            *dict.fromkeys(str(w.message) for w in caught)]
     if agreement is None:
         if fmt == "json":
             emit_json(to_json(result, loud, calibrated), output)
@@ -222,6 +233,28 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                           [r for r in (result, calibrated, agreement) if r is not None], loud)
     for message in loud:
         say("warning", message)
+
+
+def _in_cli_words(result):
+    """``result`` with its notes naming the options as typed here (``system_scores='judged'`` ->
+    ``--system-scores judged``)."""
+    import dataclasses
+
+    from ._errors import cli_words
+
+    ctx = click.get_current_context(silent=True)
+    return dataclasses.replace(result, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in result.notes))
+
+
+def _unscored(df, names: list[str], human: str) -> list[str]:
+    """The columns of ``names`` with no finite value on a row that has a human score (a metric of the WMT20 metrics
+    task that scored other pairs than the table's)."""
+    import numpy as np
+    import pandas as pd
+
+    judged = pd.to_numeric(df[human], errors="coerce").notna().to_numpy()
+    return [c for c in names
+            if not np.isfinite(pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float)[judged]).any()]
 
 
 def _judges_only(input, metrics, metrics_prefix, judges, by, system, keep_reference_copies, fmt, output,
