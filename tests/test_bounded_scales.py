@@ -5,6 +5,7 @@ said. The check is made against the board's own numbers."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -201,3 +202,38 @@ def test_calibrate_fit_takes_the_named_scales_bounds_as_the_leaderboard_does(nea
         applied[name] = pd.read_parquet(tmp_path / f"{name}.parquet")
     column = next(c for c in applied["named"].columns if c not in pd.read_parquet(path).columns)
     assert applied["none"][column].max() > 100 >= applied["named"][column].max()  # the case the bounds are for
+
+
+def test_the_library_takes_a_named_scales_bounds_as_the_command_line_does(near_the_top):
+    """In Python, leaderboard(human_scale='esa'), analyze_mt and fit_calibration ignored ESA's 0-100 that the command
+    line applies: the same table ranked above 100 in Python and not on the command line. Now each equals the call
+    given human_range=(0, 100), with a note in the library's words; labels outside a named scale bound nothing."""
+    from xleval.calibration import HumanScale
+    from xleval.decision import fit_calibration
+    from xleval.leaderboard import leaderboard
+    from xleval.report import analyze_mt
+    from xleval.stats import Resampling
+
+    df = pd.read_parquet(near_the_top / "near_top.parquet")
+    few = Resampling(n_resamples=100, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        boards = {name: leaderboard(df, "chrf", human="human", method="anchored", resampling=few, human_scale=scale)
+                  for name, scale in (("named", "esa"), ("flag", HumanScale(range=(0, 100))), ("none", None),
+                                      ("wrong", "sqm"))}
+        fits = {name: fit_calibration(df, "anchored", score="chrf", human="human", **kw)
+                for name, kw in (("named", {"human_scale": "esa"}), ("flag", {"human_range": (0, 100)}))}
+        named_report = analyze_mt(df, "chrf", method="anchored", human="human", resampling=few, human_scale="esa")
+        flag_report = analyze_mt(df, "chrf", method="anchored", human="human", resampling=few,
+                                 human_scale=HumanScale(range=(0, 100)))
+    cols = ["calibrated", "calibrated_ci_low", "calibrated_ci_high"]
+    calibrated = {name: b.rows[cols].to_numpy() for name, b in boards.items()}
+    assert calibrated["none"].max() > 100  # the case: an interval above ESA's top (the means are bounded, not it)
+    np.testing.assert_array_equal(calibrated["named"], calibrated["flag"])
+    np.testing.assert_array_equal(calibrated["wrong"], calibrated["none"])  # 0-6 contradicted by the labels
+    said = "kept inside 0 to 100, the range of the human scale (human_scale='esa'); give human_range="
+    assert any(said in n for n in boards["named"].notes) and not any(said in n for n in boards["flag"].notes)
+    assert fits["named"].model.get_params()["human_range"] == (0.0, 100.0)
+    assert any(said in n for n in fits["named"].notes)
+    np.testing.assert_array_equal(named_report.board.rows[cols], flag_report.board.rows[cols])
+    assert any(said in m for m in named_report.warnings)

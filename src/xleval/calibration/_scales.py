@@ -18,7 +18,7 @@ import numpy as np
 from ..exceptions import InputError
 
 __all__ = ["HumanScaleName", "SCALES", "SCALE_NAMES", "scale_named", "human_scale_direction", "scale_kind",
-           "declared_scale", "direction_for", "scale_bounds"]
+           "declared_scale", "direction_for", "scale_bounds", "named_bounds", "bounded_by_name"]
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,35 @@ def human_scale_direction(name: str | None, labels: np.ndarray | None = None) ->
     if values.max() <= 0:
         return True  # negated error points
     return None
+
+
+def named_bounds(frame, human: str | None, human_scale: str | None = None
+                 ) -> tuple[tuple[float, float] | None, str | None, np.ndarray]:
+    """The one rule by which a named scale bounds anchored calibration (``leaderboard``, ``report``, ``calibrate
+    fit``, and their Python calls): the bounds of the scale ``human_scale`` names, else the table's
+    ``HUMAN_scale`` column (:func:`declared_scale`), that name, and the labels lying outside the bounds (a name
+    the labels contradict bounds nothing). Bounds None: the scale has none known (MQM, z, Likert, unnamed)."""
+    name = declared_scale(frame, human, human_scale)
+    bounds = scale_bounds(name)
+    if bounds is None or human is None or human not in getattr(frame, "columns", ()):
+        return None, name, np.empty(0)
+    import pandas as pd
+
+    labels = pd.to_numeric(frame[human], errors="coerce").to_numpy(dtype=float)
+    outside = labels[np.isfinite(labels) & ((labels < bounds[0]) | (labels > bounds[1]))]
+    return bounds, name, outside
+
+
+def bounded_by_name(frame, human: str | None, human_scale: str | None = None
+                    ) -> tuple[tuple[float, float] | None, str | None]:
+    """For the library's entry points given no range: the named scale's bounds when every label lies inside them
+    (else None), and the note that says so, in the library's words."""
+    bounds, name, outside = named_bounds(frame, human, human_scale)
+    if bounds is None or len(outside):
+        return None, None
+    said = f"human_scale={human_scale!r}" if human_scale is not None else f"the {human}_scale column: {name}"
+    return bounds, (f"calibrated system scores are kept inside {bounds[0]:g} to {bounds[1]:g}, the range of the "
+                    f"human scale ({said}); give human_range= to bound them otherwise")
 
 
 def declared_scale(frame, human: str | None, human_scale: str | None = None) -> str | None:

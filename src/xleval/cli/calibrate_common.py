@@ -147,18 +147,12 @@ def scale_range(df: Any, human: str | None, human_scale: str | None, human_range
     outside the named scale's bounds are not bounded by it: the note says so (the name may be wrong)."""
     if human_range is not None or human is None or human not in df.columns:
         return human_range, None, None
-    import numpy as np
-    import pandas as pd
+    from ..calibration._scales import named_bounds
 
-    from ..calibration._scales import declared_scale, scale_bounds
-
-    name = declared_scale(df, human, human_scale)
-    bounds = scale_bounds(name)
+    bounds, name, outside = named_bounds(df, human, human_scale)
     if bounds is None:
         return None, None, None
     said = f"--human-scale {human_scale}" if human_scale is not None else f"the {human}_scale column: {name}"
-    labels = pd.to_numeric(df[human], errors="coerce").to_numpy(dtype=float)
-    outside = labels[np.isfinite(labels) & ((labels < bounds[0]) | (labels > bounds[1]))]
     if len(outside):
         return None, None, (f"{len(outside)} human label(s) lie outside {bounds[0]:g} to {bounds[1]:g}, the range of "
                             f"the human scale ({said}; e.g. {outside[0]:g}): calibrated scores are not bounded by it; "

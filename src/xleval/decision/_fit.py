@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._base.result import Result
 from ..calibration import FIT_METHODS, default_method, direction_for, fit_method, offset_estimator
+from ..calibration._scales import bounded_by_name
 from ..exceptions import DataQualityWarning, InputError
 from ..metrics._direction import higher_is_better
 from ..table import EvalTable, as_table
@@ -92,6 +93,11 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     if method != "lgn" and human is not None and settings.get("human_higher_is_better") is None:
         # a named scale says its direction (docs/calibration.md, "A named scale says its direction"), as on the CLI
         settings["human_higher_is_better"] = direction_for(frame, human, human_scale)
+    bounded = None
+    if method != "lgn" and human is not None and settings.get("human_range") is None:
+        named, bounded = bounded_by_name(frame, human, human_scale)  # a named scale's bounds, as on the CLI
+        if named is not None:
+            settings["human_range"] = named
     settings["score_higher_is_better"] = higher_is_better(
         score_col, sig, given=settings.get("score_higher_is_better"),
         values=frame[score_col] if score_col in frame.columns else None)
@@ -113,6 +119,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
         model, count, why = fit_method(frame, chosen, score_col, by_cols, human=human, system=system,
                                        signature=sig, settings=settings)
     notes = tuple(str(w.message) for w in caught)
+    notes += (bounded,) if bounded is not None and getattr(model, "kind", None) == "anchored" else ()
     for w in caught:  # the caller's filters decide what to show (the CLI records them)
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return FittedCalibration(model, chosen, method, decision, count, why, notes)

@@ -507,7 +507,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     ``caller`` (:class:`xleval.decision.Caller`): the input's name in messages, the advice's commands (the CLI
     passes them) and the progress callback, told of each finished step (system scores, recommendation, ranking).
     """
-    from ..calibration._scales import direction_for
+    from ..calibration._scales import bounded_by_name, direction_for
     from ..decision import RECOMMEND_PROCEDURE, recommend_calibration
 
     metric, signature, scale = reading.metric, reading.signature, HumanScale.of(human_scale)
@@ -519,6 +519,10 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     score, by, human = table.score_column, table.by[0], table.human
     system = table.system_role(system)
     human_higher_is_better = direction_for(table.frame, human, scale.name, scale.higher_is_better)
+    bounded = None
+    if scale.range is None and model is None:  # a named scale's bounds, as on the command line
+        named, bounded = bounded_by_name(table.frame, human, scale.name)
+        scale = scale.with_(range=named) if named is not None else scale
     scores = system_scores(table, system=system, human=human, metric=metric, unit=reading.unit,
                            n_resamples=n_resamples, level=resampling.level, random_state=random_state)
     frame = table.frame
@@ -549,4 +553,5 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
     steps.done()
     said = tuple(f"{w.category.__name__}: {w.message}" for w in read)
+    said += (bounded,) if bounded is not None and calibration.is_anchored else ()
     return dataclasses.replace(board, notes=(*said, *board.notes)) if said else board

@@ -21,6 +21,7 @@ from .._base.grouping import group_index
 from .._base.progress import Steps
 from .._base.result import Result
 from ..calibration import CalibrationSummary, HumanScale, calibration_summary
+from ..calibration._scales import bounded_by_name
 from ..decision import (
     RECOMMEND_PROCEDURE,
     CalibrationDecision,
@@ -168,6 +169,9 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     if model is not None:
         check_model_score(model, score)  # before the bootstrap: the leaderboard's rule
     frame = table.frame
+    bounded = None
+    if human_range is None and model is None:  # a named scale's bounds, as on the command line
+        human_range, bounded = bounded_by_name(frame, human, human_scale)
     signature = signature if signature is not None else table.signature(score)  # given, else the table's
     system = table.system_role(system)
     system = system if system is not None and system in frame.columns else None
@@ -199,6 +203,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         fits = _fit_lines(frame, score, human, by) if human else None
         steps.done()
     messages = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    messages += (bounded,) if bounded is not None and calibration.is_anchored else ()
     for message in messages:
         logger.warning(message)
     verification = calibration_summary(frame[score], frame[calibrated], frame[by])
