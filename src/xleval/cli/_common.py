@@ -622,3 +622,14 @@ def parse_columns(text: str, option: str) -> list[str]:
     if len(set(columns)) < len(columns):
         raise InputError(f"{option} {text!r}: a column is named twice")
     return columns
+
+
+def in_cli_words(result: Any) -> Any:
+    """``result`` (a frozen result with ``notes``) with each note naming the library's arguments as the current
+    command's options are typed (``system_scores='judged'`` -> ``--system-scores judged``)."""
+    import dataclasses
+
+    from ._errors import cli_words
+
+    ctx = click.get_current_context(silent=True)
+    return dataclasses.replace(result, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in result.notes))

@@ -152,10 +152,10 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         check_named_column(df, "--system", system, input)
     frame = prepare_frame(df, by_cols, input)
     named = direction_for(frame, human, human_scale, human_up)  # a named scale says its direction
-    bounded = source = None
+    range_text = source = outside = None
     if bounds is None and kind != "lgn":  # and its bounds, as the leaderboard and the report take them
         range_text, source, outside = scale_range(frame, human, human_scale, None)
-        bounds, bounded = parse_human_range(range_text), outside
+        bounds = parse_human_range(range_text)
     # a direction the scale's name fixes is not refused when a few labels point the other way (noise: a warning)
     strict = human_up is not None or named is None
     human_up = named
@@ -178,8 +178,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
             fitted.model.save(output)
     if fitted.decision is not None:
         announce(fitted.decision, fmt)
-    if bounded is None and fitted.method == "anchored" and bounds is not None and human_range is None:
-        bounded = bounded_note(f"{bounds[0]:g},{bounds[1]:g}", source, "anchored")
+    bounded = outside or bounded_note(range_text, source, fitted.method)
     notes = [*([copies] if copies else []), *([excluded] if excluded else []), *([bounded] if bounded else []),
              *(str(w.message) for w in caught)]
     if fmt == "json" and fitted.decision is not None:  # the decision's warning and notes reach `warnings`

@@ -17,6 +17,7 @@ from ._common import (
     emit_text,
     emit_tsv,
     err_console,
+    in_cli_words,
     keep_reference_copies_option,
     progress_bar,
     read_ranked_table,
@@ -96,8 +97,8 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
 
     from ._errors import cli_words
 
-    ctx = click.get_current_context(silent=True)  # notes name the library's arguments: say them as flags
-    board = dataclasses.replace(board, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in board.notes))
+    ctx = click.get_current_context(silent=True)
+    board = in_cli_words(board)  # notes name the library's arguments: say them as flags
     scale = scale_notes(bounds, board.rows, data.frame, human, board.calibration["method"],
                         rerun_command(commands, "leaderboard", score, by, human, system, method,
                                       human_scale=human_scale),

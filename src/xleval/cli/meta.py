@@ -18,6 +18,7 @@ from ._common import (
     emit_text,
     emit_tsv,
     grouping,
+    in_cli_words,
     keep_reference_copies_option,
     parse_columns,
     progress_bar,
@@ -128,7 +129,6 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         _judges_only(input, metrics, metrics_prefix, judges, by, system, keep_reference_copies, fmt, output,
                      report_path, col)
         return
-    from ..io import add_language_columns
     from ..meta import Clustering, MetaStatistics, Spans, meta_calibrations, meta_evaluate, parse_calibrations
     from ..meta._render import render_latex, render_text, to_frame, to_json
     from ..stats import Resampling
@@ -153,11 +153,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         by_cols = grouping(by, df.columns)  # the default: lp if the table has it, else tgt_lang
         if by_cols == ["tgt_lang"]:
             warn_pooled_sources(df, str(input))
-    if "lp" in by_cols and "lp" not in df.columns:
-        if not {"src_lang", "tgt_lang"} <= set(df.columns):
-            raise InputError(f"{input}: --by lp needs an lp column, or src_lang and tgt_lang to derive it; name the "
-                             "group column with --by COL")
-        df = add_language_columns(df, where=str(input))
+    df = _with_pair(df, by_cols, input)
     df, copies = reference_copy_step(df, by_cols, system, input, keep_reference_copies, quiet=True)
     names = parse_columns(metrics, "--metrics") if metrics else [c for c in df.columns if c.startswith(metrics_prefix)
                                                                    and c != human]
@@ -203,7 +199,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                    statistics=statistics,
                                    resampling=Resampling(n_resamples=n_resamples, random_state=seed),
                                    clustering=clustering, spans=spans)
-        result = _in_cli_words(result)
+        result = in_cli_words(result)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
             with progress_bar(f"calibrations of {len(names)} metric(s)") as advance:
@@ -235,15 +231,17 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         say("warning", message)
 
 
-def _in_cli_words(result):
-    """``result`` with its notes naming the options as typed here (``system_scores='judged'`` ->
-    ``--system-scores judged``)."""
-    import dataclasses
+def _with_pair(df, by_cols: list[str], input):
+    """``df`` with the pair ``lp`` derived from ``src_lang`` and ``tgt_lang`` when ``--by`` names it and the table
+    has none; refused when it cannot be derived."""
+    if "lp" not in by_cols or "lp" in df.columns:
+        return df
+    if not {"src_lang", "tgt_lang"} <= set(df.columns):
+        raise InputError(f"{input}: --by lp needs an lp column, or src_lang and tgt_lang to derive it; name the "
+                         "group column with --by COL")
+    from ..io import add_language_columns
 
-    from ._errors import cli_words
-
-    ctx = click.get_current_context(silent=True)
-    return dataclasses.replace(result, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in result.notes))
+    return add_language_columns(df, where=str(input))
 
 
 def _unscored(df, names: list[str], human: str) -> list[str]:
@@ -273,9 +271,7 @@ def _judges_only(input, metrics, metrics_prefix, judges, by, system, keep_refere
     table = EvalTable.read(input, columns=parse_column_mapping(col), required=required, by=None,
                            normalize_languages=False)  # read once: the judges' signatures travel with it
     df = table.frame
-    if "lp" in by_cols and "lp" not in df.columns and not {"src_lang", "tgt_lang"} <= set(df.columns):
-        raise InputError(f"{input}: --by lp needs an lp column, or src_lang and tgt_lang to derive it; name the "
-                         "group column with --by COL")
+    df = _with_pair(df, by_cols, input)
     df, copies = reference_copy_step(df, [c for c in by_cols if c in df.columns], system, input,
                                      keep_reference_copies, quiet=True)
     agreement = judges_agreement(df, judges, input, table.signatures, by_cols, system)

@@ -350,7 +350,7 @@ def _zscore(x: np.ndarray) -> np.ndarray:
 FEW_TIES = 8
 
 
-def _acc_rows_few_ties(dm: np.ndarray, dh: np.ndarray, htie: np.ndarray, con: np.ndarray) -> np.ndarray:
+def _acc_rows_few_ties(dm: np.ndarray, htie: np.ndarray, con: np.ndarray) -> np.ndarray:
     """:func:`_acc_rows` with calibration (unweighted) where few human pairs tie (system means: a few cells of equal
     means). A metric tie gains only on a human tie, so the best epsilon is 0 or the |difference| of a human-tied
     pair: each row's gain is counted at those candidates (a search among them, not a sort of every pair); the
@@ -392,7 +392,7 @@ def _acc_rows(dm: np.ndarray, dh: np.ndarray, calibrate: bool, weights: np.ndarr
         # smallest difference) and adds nothing; exact, and no sort (system means across groups rarely tie)
         return con.sum(axis=1) / n_pairs if weights is None else con @ weights
     if weights is None and FEW_TIES * int(htie.sum()) < n_pairs:
-        return _acc_rows_few_ties(dm, dh, htie, con)
+        return _acc_rows_few_ties(dm, htie, con)
     ad = np.abs(dm)
     order = np.argsort(ad, axis=1, kind="stable")
     ad = np.take_along_axis(ad, order, axis=1)
