@@ -237,3 +237,96 @@ def test_the_library_takes_a_named_scales_bounds_as_the_command_line_does(near_t
     assert any(said in n for n in fits["named"].notes)
     np.testing.assert_array_equal(named_report.board.rows[cols], flag_report.board.rows[cols])
     assert any(said in m for m in named_report.warnings)
+
+
+def test_the_library_says_when_labels_lie_outside_the_named_scale(near_the_top):
+    """A Python call naming a scale the labels contradict (SQM is 0-6; these labels are 0-100) bounded nothing and
+    said nothing, where the command line said why: now the leaderboard, analyze_mt and fit_calibration say it in
+    the library's words, with the count of labels outside and one of them."""
+    from xleval.decision import fit_calibration
+    from xleval.leaderboard import leaderboard
+    from xleval.report import analyze_mt
+    from xleval.stats import Resampling
+
+    df = pd.read_parquet(near_the_top / "near_top.parquet")
+    labels = pd.to_numeric(df["human"], errors="coerce")
+    outside = int((labels > 6).sum())
+    assert outside > 0
+    few = Resampling(n_resamples=100, random_state=0)
+    said = f"{outside} human label(s) lie outside 0 to 6, the range of the human scale (human_scale='sqm'; e.g. "
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = leaderboard(df, "chrf", human="human", method="anchored", resampling=few, human_scale="sqm")
+        fit = fit_calibration(df, "anchored", score="chrf", human="human", human_scale="sqm")
+        report = analyze_mt(df, "chrf", method="anchored", human="human", resampling=few, human_scale="sqm")
+    for notes in (board.notes, fit.notes, report.warnings):
+        (note,) = [n for n in notes if said in n]
+        assert "not bounded by it" in note and note.endswith("give the labels' range as human_range=")
+    assert fit.model.get_params()["human_range"] is None
+
+
+def test_the_report_says_the_librarys_notes_in_command_line_words(near_the_top, tmp_path):
+    """`xleval report` wrote the library's warnings into the page and onto stderr as Python spells them
+    (human_scale='sqm', human_range=): they now name the command's flags, once each."""
+    out = tmp_path / "report.json"
+    rc, _, err = run_cli("report", near_the_top / "near_top.parquet", "--score", "chrf", "--human", "human",
+                         "--method", "anchored", "--human-scale", "sqm", "-o", out, "--n-resamples", "100")
+    assert rc == 0, err
+    text = out.read_text()
+    page = json.loads(text)  # -o report.json writes JSON
+    assert "human_scale=" not in text and "human_range=" not in text
+    messages = [a["message"] for s in page["sections"] for a in s.get("alerts", [])] + \
+        [w for s in page["sections"] for w in s["warnings"]]
+    said = [m for m in messages if "lie outside 0 to 6" in m]
+    assert len(said) == 1 and "(--human-scale sqm; e.g." in said[0] and said[0].endswith("as --human-range"), said
+    assert err.count("lie outside 0 to 6") == 1 and "warning: " in err and "human_scale=" not in err
+
+
+def test_the_library_says_when_values_run_past_the_scale(near_the_top):
+    """Only the command line checked calibrated values against the human scale: a Python leaderboard or report
+    showed intervals above raw DA's 100 without a word. The library now says it in its words (the command line
+    keeps its note, which names the command that reruns it bounded: one note there, not two)."""
+    from xleval.calibration import HumanScale
+    from xleval.leaderboard import leaderboard
+    from xleval.report import analyze_mt
+    from xleval.stats import Resampling
+
+    df = pd.read_parquet(near_the_top / "near_top.parquet")
+    few = Resampling(n_resamples=100, random_state=0)
+    cols = ["calibrated", "calibrated_ci_low", "calibrated_ci_high"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = leaderboard(df, "chrf", human="human", method="anchored", resampling=few)
+        given = leaderboard(df, "chrf", human="human", method="anchored", resampling=few,
+                            human_scale=HumanScale(range=(0, 100)))
+        named = leaderboard(df, "chrf", human="human", method="anchored", resampling=few, human_scale="esa")
+        report = analyze_mt(df, "chrf", method="anchored", human="human", resampling=few)
+    past = int((plain.rows[cols].gt(100) | plain.rows[cols].lt(0)).any(axis=1).sum())
+    assert past > 0
+    (note,) = [n for n in plain.notes if "run past" in n]
+    assert note.startswith(f"{past} calibrated system score(s) or their intervals run past the human labels' "
+                           "scale, 0 to 100 (raw DA, ESA): e.g. ")
+    assert note.endswith("; give human_range=(0, 100) to keep calibrated scores inside it")
+    assert any(n == note for n in report.warnings)  # the report's board is the leaderboard's
+    for board, source in ((given, "(human_range=(0, 100))"),
+                          (named, "(the range of the human scale (human_scale='esa'))")):
+        outside = int((board.rows[cols].gt(100) | board.rows[cols].lt(0)).any(axis=1).sum())
+        said = [n for n in board.notes if "run past" in n]
+        assert len(said) == (outside > 0)
+        if said:
+            assert f"run past the human scale given, 0 to 100 {source}: e.g." in said[0], said
+
+
+def test_lgn_scores_are_not_checked_against_the_human_scale(near_the_top):
+    """LGN's calibrated scores are z-scores and raw scores the metric's own: the command line said an LGN board
+    'ran past the human labels' scale, 0 to 100' and advised --human-range 0,100, which LGN does not use."""
+    path = near_the_top / "near_top.parquet"
+    for method in ("lgn", "none"):
+        rc, out, err = run_cli("leaderboard", path, "--score", "chrf", "--human", "human", "--method", method,
+                               "--format", "json", "--n-resamples", "100")
+        assert rc == 0, err
+        board = json.loads(out)
+        assert board["calibration"]["method"] == method
+        if method == "lgn":
+            assert pd.DataFrame(board["rows"])["calibrated"].lt(0).any()  # below 0: what was said to run past
+        assert not any("run past" in n or "--human-range" in n for n in board["notes"]), board["notes"]

@@ -18,7 +18,8 @@ import numpy as np
 from ..exceptions import InputError
 
 __all__ = ["HumanScaleName", "SCALES", "SCALE_NAMES", "scale_named", "human_scale_direction", "scale_kind",
-           "declared_scale", "direction_for", "scale_bounds", "named_bounds", "bounded_by_name"]
+           "declared_scale", "direction_for", "scale_bounds", "named_bounds", "bounded_by_name", "PastTheScale",
+           "past_the_scale", "past_the_scale_note", "named_range_source"]
 
 
 @dataclass(frozen=True)
@@ -123,13 +124,32 @@ def named_bounds(frame, human: str | None, human_scale: str | None = None
 def bounded_by_name(frame, human: str | None, human_scale: str | None = None
                     ) -> tuple[tuple[float, float] | None, str | None]:
     """For the library's entry points given no range: the named scale's bounds when every label lies inside them
-    (else None), and the note that says so, in the library's words."""
+    (else None), and the note that says so, in the library's words. Labels outside the bounds bound nothing, and
+    the note says that instead (the name may be wrong), as the command line does."""
     bounds, name, outside = named_bounds(frame, human, human_scale)
-    if bounds is None or len(outside):
+    if bounds is None:
         return None, None
-    said = f"human_scale={human_scale!r}" if human_scale is not None else f"the {human}_scale column: {name}"
+    said = _named_by(human, human_scale, name)
+    if len(outside):
+        return None, (f"{len(outside)} human label(s) lie outside {bounds[0]:g} to {bounds[1]:g}, the range of the "
+                      f"human scale ({said}; e.g. {outside[0]:g}): calibrated scores are not bounded by it; check "
+                      "the scale's name, or give the labels' range as human_range=")
     return bounds, (f"calibrated system scores are kept inside {bounds[0]:g} to {bounds[1]:g}, the range of the "
                     f"human scale ({said}); give human_range= to bound them otherwise")
+
+
+def _named_by(human: str | None, human_scale: str | None, name: str | None) -> str:
+    """What named the scale, in the library's words: the argument, else the table's column."""
+    return f"human_scale={human_scale!r}" if human_scale is not None else f"the {human}_scale column: {name}"
+
+
+def named_range_source(frame, human: str | None, human_scale: str | None = None) -> str | None:
+    """Where a range that :func:`bounded_by_name` applied came from, in the library's words: 'the range of the
+    human scale (human_scale='esa')'; None when no named scale bounds the labels."""
+    bounds, name, outside = named_bounds(frame, human, human_scale)
+    if bounds is None or len(outside):
+        return None
+    return f"the range of the human scale ({_named_by(human, human_scale, name)})"
 
 
 def declared_scale(frame, human: str | None, human_scale: str | None = None) -> str | None:
@@ -172,3 +192,76 @@ def direction_for(frame, human: str | None, human_scale: str | None = None,
     if human is not None and frame is not None and human in getattr(frame, "columns", ()):
         labels = pd.to_numeric(frame[human], errors="coerce").to_numpy(dtype=float)
     return human_scale_direction(name, labels)
+
+
+@dataclass(frozen=True)
+class PastTheScale:
+    """Calibrated system scores (or their interval bounds) past the human scale: ``count`` cells, the worst of
+    them (``example``: 'A in en-de (calibrated 97.0, ci_low 87.0, ci_high 107.0)'), the scale (``scale``: '0 to
+    100 (raw DA, ESA)'), and the range that would bound them (``bound``: '0,100', '0,HIGH', 'LOW,0'; None when
+    a range was applied: the intervals run past the range, which bounds only the means)."""
+
+    count: int
+    example: str
+    scale: str
+    bound: str | None
+    low: float
+    high: float
+
+
+def past_the_scale(rows, labels, human_range: tuple[float, float] | None = None, *,
+                   scale_name: str | None = None) -> PastTheScale | None:
+    """The one check of calibrated values against the human scale (the leaderboard's and the report's, in Python
+    and on the command line): ``rows`` (a board's rows, records or a frame with ``calibrated`` and its interval)
+    against ``human_range`` when one was applied, else the scale the ``labels`` are on: within 0-100 reaching
+    above 1: raw DA, ESA; all at most 0: negated MQM; with ``scale_name`` MQM, all at least 0: MQM error points.
+    A named scale other than MQM is not guessed from its labels (MQM error points in 0-25 are not raw DA),
+    ``raw`` excepted: it names no bounds. None when nothing is past the scale, or the scale cannot be told."""
+    import pandas as pd
+
+    values_of_labels = np.asarray(labels, dtype=float)
+    values_of_labels = values_of_labels[np.isfinite(values_of_labels)]
+    named = None if scale_name is None else scale_named(scale_name).name
+    if human_range is not None:
+        low, high = human_range
+        scale, bound = f"{low:g} to {high:g}", None
+    elif values_of_labels.size == 0 or named not in (None, "raw", "mqm"):
+        return None
+    elif named == "mqm" and values_of_labels.min() >= 0:
+        low, high, scale, bound = 0.0, np.inf, "at least 0 (MQM error points)", "0,HIGH"
+    elif named != "mqm" and values_of_labels.min() >= 0 and 1 < values_of_labels.max() <= 100:
+        low, high, scale, bound = 0.0, 100.0, "0 to 100 (raw DA, ESA)", "0,100"
+    elif values_of_labels.max() <= 0:
+        low, high, scale, bound = -np.inf, 0.0, "at most 0 (MQM)", "LOW,0"
+    else:
+        return None
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
+    columns = [c for c in ("calibrated", "calibrated_ci_low", "calibrated_ci_high") if c in frame.columns]
+    if not columns or frame.empty:
+        return None
+    values = frame[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    outside = (values > high) | (values < low)
+    if not outside.any():
+        return None
+    worst = int(np.nanargmax(np.where(outside, np.abs(values - np.clip(values, low, high)), -1).max(axis=1)))
+    row = frame.iloc[worst]
+    shown = ", ".join(f"{c.replace('calibrated_', '')} {float(row[c]):.1f}" for c in columns)
+    return PastTheScale(int(outside.any(axis=1).sum()), f"{row.get('system', '?')} in {row.get('group', '?')} "
+                        f"({shown})", scale, bound, float(low), float(high))
+
+
+def past_the_scale_note(rows, labels, human_range: tuple[float, float] | None = None, *,
+                        source: str | None = None, scale_name: str | None = None) -> str | None:
+    """:func:`past_the_scale` as a note in the library's words (a Python call's; the command line says it with
+    the command that reruns it): ``source``, where an applied range came from (else ``human_range=``)."""
+    past = past_the_scale(rows, labels, human_range, scale_name=scale_name)
+    if past is None:
+        return None
+    if past.bound is None:
+        given = source or f"human_range=({past.low:g}, {past.high:g})"
+        return (f"{past.count} calibrated system score(s) or their intervals run past the human scale given, "
+                f"{past.scale} ({given}): e.g. {past.example}; read them as capped at the scale")
+    low, high = past.bound.split(",")
+    return (f"{past.count} calibrated system score(s) or their intervals run past the human labels' scale, "
+            f"{past.scale}: e.g. {past.example}; give human_range=({low}, {high}) to keep calibrated scores "
+            "inside it")

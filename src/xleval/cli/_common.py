@@ -5,7 +5,8 @@ import contextlib
 import logging
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -18,7 +19,8 @@ __all__ = ["console", "err_console", "format_option", "col_option", "report_opti
            "emit_text", "print_table", "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
            "working", "to_jsonable", "write_analysis_report", "say", "calibration_choice_options", "check_named_column",
            "read_ranked_table", "by_role", "FiniteFloat", "PROBABILITY", "warnings_said", "by_option", "grouping",
-           "header_columns", "keep_reference_copies_option", "reference_copy_step",
+           "header_columns", "keep_reference_copies_option", "reference_copy_step", "report_in_cli_words",
+           "logged_warnings_said", "format_of_output",
            "ANNOTATED_TEXTS"]
 
 #: the texts of rows to annotate, which `calibrate select`/`plan` write to TSV in CSV quotes when they hold a tab or
@@ -622,6 +624,67 @@ def parse_columns(text: str, option: str) -> list[str]:
     if len(set(columns)) < len(columns):
         raise InputError(f"{option} {text!r}: a column is named twice")
     return columns
+
+
+#: the format an output file's name says, for commands whose -o is the rendered result
+_FORMAT_OF_SUFFIX = {".json": "json", ".tsv": "tsv", ".html": "html", ".htm": "html", ".tex": "latex", ".txt": "text"}
+
+
+def format_of_output(fmt: str, output: Any, choices: Sequence[str] = (), param: str = "fmt") -> str:
+    """The format to write: ``fmt`` when ``--format`` was given (or -o is stdout, or its name says no format the
+    command writes: ``choices``, else those of the option), else the one -o's extension names (``-o board.json``
+    writes JSON, not a text table under a .json name), as ``--report PATH`` does."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or output is None or str(output) == "-":
+        return fmt
+    if ctx.get_parameter_source(param) is not click.core.ParameterSource.DEFAULT:
+        return fmt
+    said = _FORMAT_OF_SUFFIX.get(Path(str(output)).suffix.lower())
+    choices = choices or next((p.type.choices for p in ctx.command.params if p.name == param
+                               and isinstance(p.type, click.Choice)), ())
+    return said if said is not None and said in choices else fmt
+
+
+def report_in_cli_words(report: Any) -> Any:
+    """``report`` (:class:`xleval.report.Report`) with each section's warnings and alerts naming the library's
+    arguments as the current command's options are typed, as :func:`in_cli_words` does for a result's notes."""
+    import dataclasses
+
+    from ._errors import cli_words
+
+    ctx = click.get_current_context(silent=True)
+    command = ctx.command if ctx else None
+
+    def said(section: Any) -> Any:
+        alerts = tuple(dataclasses.replace(a, message=cli_words(a.message, command),
+                                           action=cli_words(a.action, command)) for a in section.alerts)
+        return dataclasses.replace(section, warnings=tuple(cli_words(w, command) for w in section.warnings),
+                                   alerts=alerts)
+    return dataclasses.replace(report, sections=tuple(said(s) for s in report.sections))
+
+
+@contextlib.contextmanager
+def logged_warnings_said(name: str) -> Iterator[None]:
+    """While the block runs, each warning the library logs on logger ``name`` is one 'warning: ...' line on stderr
+    in the command's words (:func:`say`), once; without it Python's last-resort handler prints it bare, in the
+    library's words."""
+    class _Said(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__(logging.WARNING)
+            self.said: set[str] = set()
+
+        def emit(self, record: logging.LogRecord) -> None:
+            text = record.getMessage()
+            if text not in self.said:
+                self.said.add(text)
+                say("warning", text)
+
+    logger, handler = logging.getLogger(name), _Said()
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 def in_cli_words(result: Any) -> Any:

@@ -172,64 +172,42 @@ def bounded_note(human_range: str | None, source: str | None, method: str) -> st
 def scale_notes(bounds: tuple, rows: Any, df: Any, human: str | None, method: str | None,
                 rerun: Any = None, *, human_scale: str | None = None) -> tuple[str, ...]:
     """Every note of ``leaderboard`` and ``report`` on the human scale's bounds: ``bounds`` as
-    :func:`scale_range` gave them (the range applied, where it came from, the note when labels fall
-    outside a named scale), then the bounding (:func:`bounded_note`) and the values past the scale
-    (:func:`past_the_scale`) of the calibrated ``rows`` (``method``: the calibration used; ``human_scale``:
-    ``--human-scale``, else the table's ``HUMAN_scale`` column names the scale)."""
+    :func:`scale_range` gave them (the range applied, where it came from; labels outside a named scale are
+    said by the library's call, given no range then), then the bounding (:func:`bounded_note`) and the values
+    past the scale (:func:`past_the_scale`) of the calibrated ``rows`` (``method``: the calibration used;
+    ``human_scale``: ``--human-scale``, else the table's ``HUMAN_scale`` column names the scale)."""
     from ..calibration._scales import declared_scale
 
-    human_range, source, unbounded = bounds
+    human_range, source, _ = bounds  # labels outside a named scale: the library's own note says so
+    # only anchored scores are on the human scale (LGN's are z-scores, raw the metric's own)
     past = past_the_scale(rows, df, human, human_range, source=source, rerun=rerun,
-                          scale_name=declared_scale(df, human, human_scale))
-    return tuple(n for n in (unbounded, bounded_note(human_range, source, method or ""), past) if n)
+                          scale_name=declared_scale(df, human, human_scale)) if method == "anchored" else None
+    return tuple(n for n in (bounded_note(human_range, source, method or ""), past) if n)
 
 
 def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | None, *, source: str | None = None,
                    rerun: Any = None, scale_name: str | None = None) -> str | None:
     """The note of ``leaderboard`` and ``report`` when calibrated values or their interval bounds (``rows``:
-    the board's rows, records or a frame) lie outside the human scale: the ``--human-range`` given (``source``:
-    where a range not given as a flag came from, :func:`scale_range`), else the scale the labels are on
-    (within 0-100 reaching above 1: raw DA, ESA; all at most 0: negated MQM; with ``scale_name`` MQM, all at
-    least 0: MQM error points). A named scale other than MQM is not guessed from its labels (MQM error points in
-    0-25 are not raw DA), ``raw`` excepted: it names no bounds. ``rerun(flag)``: the command line that adds the
-    flag, shown with the advice. None when nothing is past the scale, or the scale cannot be told."""
-    import numpy as np
+    the board's rows, records or a frame) lie outside the human scale (:func:`xleval.calibration._scales.
+    past_the_scale`, the library's one check): the ``--human-range`` given (``source``: where a range not given as
+    a flag came from, :func:`scale_range`), else the scale the labels are on. ``rerun(flag)``: the command line
+    that adds the flag, shown with the advice. None when nothing is past the scale, or the scale cannot be told."""
     import pandas as pd
 
-    from ..calibration._scales import scale_named
+    from ..calibration._scales import past_the_scale as check
 
     if human is None or human not in df.columns:
         return None
     labels = pd.to_numeric(df[human], errors="coerce").to_numpy(dtype=float)
-    labels = labels[np.isfinite(labels)]
-    named = None if scale_name is None else scale_named(scale_name).name
-    if human_range is not None:
-        low, high = parse_human_range(human_range) or (-np.inf, np.inf)
-        scale, flag = f"{low:g} to {high:g} ({source or f'--human-range {human_range}'})", ""
-    elif labels.size == 0 or named not in (None, "raw", "mqm"):
+    past = check(rows, labels, parse_human_range(human_range), scale_name=scale_name)
+    if past is None:
         return None
-    elif named == "mqm" and labels.min() >= 0:
-        low, high, scale, flag = 0.0, np.inf, "at least 0 (MQM error points)", "--human-range 0,HIGH"
-    elif named != "mqm" and labels.min() >= 0 and 1 < labels.max() <= 100:
-        low, high, scale, flag = 0.0, 100.0, "0 to 100 (raw DA, ESA)", "--human-range 0,100"
-    elif labels.max() <= 0:
-        low, high, scale, flag = -np.inf, 0.0, "at most 0 (MQM)", "--human-range LOW,0"
-    else:
-        return None
-    frame = pd.DataFrame(list(rows) if not isinstance(rows, pd.DataFrame) else rows)
-    columns = [c for c in ("calibrated", "calibrated_ci_low", "calibrated_ci_high") if c in frame.columns]
-    if not columns or frame.empty:
-        return None
-    values = frame[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-    outside = (values > high) | (values < low)
-    if not outside.any():
-        return None
-    worst = int(np.nanargmax(np.where(outside, np.abs(values - np.clip(values, low, high)), -1).max(axis=1)))
-    row = frame.iloc[worst]
-    shown = ", ".join(f"{c.replace('calibrated_', '')} {float(row[c]):.1f}" for c in columns)
-    what = "the human scale given" if not flag else "the human labels' scale"
-    fix = f"; give {flag} to keep calibrated scores inside it" if flag else "; read them as capped at the scale"
-    if flag and rerun is not None:
-        fix += f": {rerun(flag.split()[1])}"
-    return (f"{int(outside.any(axis=1).sum())} calibrated system score(s) or their intervals run past {what}, "
-            f"{scale}: e.g. {row.get('system', '?')} in {row.get('group', '?')} ({shown}){fix}")
+    if past.bound is None:
+        return (f"{past.count} calibrated system score(s) or their intervals run past the human scale given, "
+                f"{past.scale} ({source or f'--human-range {human_range}'}): e.g. {past.example}; read them as "
+                "capped at the scale")
+    fix = f"; give --human-range {past.bound} to keep calibrated scores inside it"
+    if rerun is not None:
+        fix += f": {rerun(past.bound)}"
+    return (f"{past.count} calibrated system score(s) or their intervals run past the human labels' scale, "
+            f"{past.scale}: e.g. {past.example}{fix}")

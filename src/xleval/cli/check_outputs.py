@@ -7,7 +7,17 @@ from pathlib import Path
 import click
 
 from ..output_checks import FLAGS
-from ._common import by_option, col_option, emit_json, emit_tsv, err_console, print_table, say, working
+from ._common import (
+    by_option,
+    col_option,
+    emit_json,
+    emit_tsv,
+    err_console,
+    format_of_output,
+    print_table,
+    say,
+    working,
+)
 from ._common import check_outputs as check_paths
 
 
@@ -30,7 +40,8 @@ from ._common import check_outputs as check_paths
 @click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
               help="Confidence level of the intervals.")
 @click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json"]), default="text",
-              help="text (tables), tsv (the rates, full precision) or json (rates, effects, settings).")
+              help="text (tables), tsv (the rates, full precision) or json (rates, effects, settings); default: "
+                   "as -o's extension says (.tsv, .json), else text.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here instead of stdout ('-' = stdout).")
 @click.option("--rows", "rows_path", type=click.Path(path_type=Path),
               help="Also write the per-row flags here (.tsv/.parquet/.jsonl).")
@@ -42,6 +53,7 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
     TABLE has a hypothesis column and, for the flags that need them, source, reference and language
     columns (lp or tgt_lang). Flags are defined in docs/output-checks.md.
     """
+    fmt = format_of_output(fmt, output)  # -o rates.tsv writes TSV
     from ..io import parse_column_mapping, read_table, select_rows, write_table, write_text
     from ..io._write import _terminal_device, format_rows
     from ..output_checks import FlagThresholds

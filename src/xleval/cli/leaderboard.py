@@ -17,6 +17,7 @@ from ._common import (
     emit_text,
     emit_tsv,
     err_console,
+    format_of_output,
     in_cli_words,
     keep_reference_copies_option,
     progress_bar,
@@ -44,7 +45,8 @@ from .check_outputs import drop_invalid, exclude_invalid_option
 @click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
 @click.option("--force", is_flag=True, help="Use --model even if the score's metric signature differs.")
 @click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json", "html"]), default="text",
-              help="text (a table), tsv and json (full precision, for machines) or html (a self-contained page).")
+              help="text (a table), tsv and json (full precision, for machines) or html (a self-contained page); "
+                   "default: as -o's extension says (.tsv, .json, .html), else text.")
 @click.option("-o", "--output", type=click.Path(path_type=Path),
               help="Write here instead of stdout (html needs it; '-' = stdout).")
 @click.option("--pairs", "pairs_path", type=click.Path(path_type=Path), metavar="FILE",
@@ -64,6 +66,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     scores from summed statistics (BLEU/chrF/TER with the texts) or means; calibrated scores make
     groups comparable; intervals resample documents (doc_id) or segments.
     """
+    fmt = format_of_output(fmt, output)  # -o board.json writes JSON, not a text table
     from ..calibration import HumanScale
     from ..decision import Caller
     from ..exceptions import InputError

@@ -17,6 +17,7 @@ from ._common import (
     emit_json,
     emit_text,
     emit_tsv,
+    format_of_output,
     grouping,
     in_cli_words,
     keep_reference_copies_option,
@@ -109,7 +110,8 @@ from ._common import (
                    "the table's judge columns (their signature says judge: `xleval score -m judge:...`, `xleval "
                    "ingest judge`) when there are two or more; none: no agreement.")
 @click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json", "latex"]), default="text",
-              help="text (WMT-style tables), tsv (tidy: group, metric, statistic, value, CI, n), json or latex.")
+              help="text (WMT-style tables), tsv (tidy: group, metric, statistic, value, CI, n), json or latex; "
+                   "default: as -o's extension says (.tsv, .json, .tex), else text.")
 @click.option("-o", "--output", metavar="OUT", help="Write here (atomically) instead of standard output.")
 @report_option
 @keep_reference_copies_option
@@ -125,6 +127,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     cross-group accuracy, with CIs from systems resampled within groups. With two or more judge columns
     (--judges), their agreement per group too; without --human, only that.
     """
+    fmt = format_of_output(fmt, output)  # -o meta.tsv writes TSV, not the text tables
     if human is None:
         _judges_only(input, metrics, metrics_prefix, judges, by, system, keep_reference_copies, fmt, output,
                      report_path, col)

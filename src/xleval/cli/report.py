@@ -8,10 +8,13 @@ from ._common import (
     calibration_choice_options,
     col_option,
     err_console,
+    format_of_output,
     keep_reference_copies_option,
+    logged_warnings_said,
     progress_bar,
     read_ranked_table,
     reference_copy_step,
+    report_in_cli_words,
 )
 from .calibrate_advice import human_scale_option
 
@@ -25,7 +28,8 @@ from .calibrate_advice import human_scale_option
 @calibration_choice_options
 @human_scale_option
 @click.option("--format", "fmt", default="html", metavar="[html|json]",
-              help="html (self-contained page) or json (the same content).")
+              help="html (self-contained page) or json (the same content); default: json for an -o named .json, "
+                   "else html.")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap and permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
 @click.option("--force", is_flag=True, help="Use the calibrator even if the score's metric signature differs.")
@@ -50,6 +54,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     across groups (cross-validated), the leaderboard and every check that did not pass; then plots
     and detail.
     """
+    fmt = format_of_output(fmt, output, ("html", "json"))  # -o report.json writes JSON
     from ..calibration import HumanScale
     from ..calibration._scales import direction_for
     from ..decision import Caller
@@ -79,7 +84,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     agreement = judges_agreement(df, judges, input, data.signatures, list(data.by), system)
     # a named scale with known bounds (ESA, raw DA 0-100) bounds the calibrated scores without a flag
     bounds = scale_range(df, human, human_scale, human_range)
-    with progress_bar(f"report on {input}") as advance:
+    with progress_bar(f"report on {input}") as advance, logged_warnings_said("xleval.report"):
         result = mt_report(data, system=system, model=calibrator, method=method,
                            reading=ScoreReading(metric=metric, force=force),
                            resampling=Resampling(n_resamples=n_resamples, random_state=seed),
@@ -98,6 +103,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
 
         result = dataclasses.replace(result, sections=(*result.sections, generic_section(
             "Calibrated scores and the human scale", warnings=said)))
+    result = report_in_cli_words(result)  # the library's warnings name its arguments: say them as flags
     write_report(result, output, fmt=fmt)
     inside = f"; {len(result.alerts)} warning(s) inside" if result.alerts else ""
     shown = "standard output" if output == "-" else output
