@@ -118,3 +118,28 @@ def test_verdict_is_the_worse_level_and_system_level_is_primary():
     assert verdict.status == "violated" == system.status != segment.status
     assert verdict.reason.startswith("violated at system level (the worse of the two; segment level:")
     assert validity_verdict(segment).status == segment.status
+
+
+def test_the_reminder_to_check_the_gap_against_humans_is_left_out_when_they_are_given(tmp_path):
+    """The bias rule's reminder, 'a score gap may be real quality, not bias: check it against human scores (human=)',
+    was printed by `diagnose --human labels`, whose diagnosis checks exactly that; without human scores it stays,
+    and the command line names its flag, not the Python argument."""
+    from conftest import run_cli
+
+    df = _table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        given = diagnose(df, "score", "lp", human="human")
+        alone = diagnose(df.drop(columns="human"), "score", "lp")
+    reminder = "a score gap may be real quality, not bias"
+    assert given.bias.calibration_advised and alone.bias.calibration_advised  # the rule fires in both
+    assert not any(r.startswith(reminder) for r in given.bias.reasons)
+    assert sum(r.startswith(reminder) for r in alone.bias.reasons) == 1
+    pairs = {"en-x0": "en-de", "en-x1": "en-ja", "en-x2": "en-cs"}  # the command line reads lp as a pair
+    df.assign(lp=df["lp"].map(pairs)).to_parquet(tmp_path / "t.parquet")
+    for extra, said in (((), 1), (("--human", "human"), 0)):
+        rc, out, err = run_cli("diagnose", tmp_path / "t.parquet", "--score", "score", "--by", "lp",
+                               "--n-resamples", "50", *extra)
+        assert rc == 0, err
+        assert out.count(reminder) == said and "(human=)" not in out
+        assert said == 0 or "check it against human scores (--human) before trusting LGN" in out

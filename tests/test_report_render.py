@@ -303,7 +303,8 @@ def test_numbers_are_formatted_for_reading(report):
     assert row.group(1) == "0"  # in-sample rounding noise reads 0
     bias = page[page.index('<section id="bias">'):page.index('<section id="calibration">')]
     assert "p &lt; 0.001" in bias and ">&lt; 0.001</td>" in bias  # Kruskal-Wallis p of the planted bias (0.00094)
-    assert "p = 0.000941" in report.section("bias").paragraphs[-3]  # as the analysis wrote it (the JSON keeps it)
+    kruskal = [p for p in report.section("bias").paragraphs if p.startswith("Kruskal-Wallis")]
+    assert len(kruskal) == 1 and "p = 0.000941" in kruskal[0]  # as the analysis wrote it (the JSON keeps it)
 
 
 def test_the_budget_curve_is_drawn_when_the_recommendation_has_one(evaluation):

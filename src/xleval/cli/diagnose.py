@@ -150,7 +150,7 @@ def _render(result, notes: list[str]) -> None:
     # lines that name commands are not wrapped: a hard line break inside a command breaks its paste
     console.print(data_text(flags(result.advice), style="bold"), soft_wrap=True)
     for reason in result.bias.reasons:
-        console.print(f"  - {format_text(reason)}")
+        console.print(f"  - {format_text(flags(reason))}")
     if result.agreement is not None:
         agreement = result.agreement
         all_pairs = _ALL_PAIRS[agreement.average_by]

@@ -181,6 +181,10 @@ def _largest_smd(x: np.ndarray, labels: np.ndarray, groups: pd.DataFrame, level:
     return cohens_d(x[labels == pair[0]], x[labels == pair[1]], level=level), (str(pair[0]), str(pair[1]))
 
 
+#: the bias rule's reminder where no human scores were given (a diagnosis given them leaves it out: it checks them)
+REAL_QUALITY_HINT = "a score gap may be real quality, not bias"
+
+
 def _decide(groups: pd.DataFrame, smd: Estimate | None, pair: tuple[str, str] | None, eta: Estimate,
             kw: TestResult, threshold: float) -> tuple[bool, list[str]]:
     """The guide's rule (bias step) with the numbers that support it."""
@@ -207,6 +211,5 @@ def _decide(groups: pd.DataFrame, smd: Estimate | None, pair: tuple[str, str] | 
                    "no calibration needed by the 0.5-sd rule" if threshold == DEFAULT_THRESHOLD else
                    f"no calibration needed by the {threshold:g}-sd rule")
     if advised:
-        reasons.append("a score gap may be real quality, not bias: check it against human scores (human=) "
-                       "before trusting LGN")
+        reasons.append(f"{REAL_QUALITY_HINT}: check it against human scores (human=) before trusting LGN")
     return advised, reasons
