@@ -330,3 +330,36 @@ def test_lgn_scores_are_not_checked_against_the_human_scale(near_the_top):
         if method == "lgn":
             assert pd.DataFrame(board["rows"])["calibrated"].lt(0).any()  # below 0: what was said to run past
         assert not any("run past" in n or "--human-range" in n for n in board["notes"]), board["notes"]
+
+
+def _past_the_top(seed: int = 0) -> pd.DataFrame:
+    """Two pairs of six systems on raw DA 0-100, labels on every segment; the best system of each pair is so far
+    ahead on the metric that the line through the others puts its calibrated mean above 100."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for lp, shift in (("en-de", 0.0), ("en-ja", 10.0)):
+        for s, quality in enumerate((40.0, 50.0, 60.0, 70.0, 80.0, 99.0)):
+            metric = quality / 2 + shift + (30.0 if quality == 99.0 else 0.0)
+            for i in range(20):
+                rows.append({"lp": lp, "system": f"s{s}", "seg_id": i, "doc_id": f"d{i // 5}",
+                             "chrf": metric + rng.normal(0, 2),
+                             "human": float(np.clip(quality + rng.normal(0, 3), 0, 100))})
+    return pd.DataFrame(rows)
+
+
+def test_means_past_the_labels_range_are_warned_by_the_fit_not_by_the_evaluation():
+    """An anchored fit whose calibrated system means leave the 0-100 the labels lie in warns (ScaleRangeWarning, a
+    DataQualityWarning) and names human_range=(0, 100); the out-of-fold comparison's fold fits raised the same
+    warning, and `calibrate evaluate` printed that advice though it has no --human-range to take it."""
+    from xleval.calibration import AnchoredCalibrator
+    from xleval.decision import evaluate_calibration
+    from xleval.exceptions import DataQualityWarning, ScaleRangeWarning
+
+    df = _past_the_top()
+    with pytest.warns(ScaleRangeWarning, match=r"lie outside \[0, 100\].*human_range=\(0, 100\)") as said:
+        AnchoredCalibrator(score="chrf", by="lp", human="human", system="system").fit(df)
+    assert all(issubclass(w.category, DataQualityWarning) for w in said if w.category is ScaleRangeWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        evaluation = evaluate_calibration(df, "chrf", "human", "lp", system="system")
+    assert not any("human_range=" in n or "ScaleRangeWarning" in n for n in evaluation.notes), evaluation.notes

@@ -44,6 +44,7 @@ __all__ = [
     "DegenerateGroupWarning",
     "UnseenGroupWarning",
     "DataQualityWarning",
+    "ScaleRangeWarning",
 ]
 
 
@@ -148,3 +149,8 @@ class UnseenGroupWarning(XlevalWarning):
 
 class DataQualityWarning(XlevalWarning):
     """NaN/inf values or rows excluded from a statistic; the message counts them."""
+
+
+class ScaleRangeWarning(DataQualityWarning):
+    """Calibrated system means lie outside the range the human labels look like they come from (0-100, 0-1,
+    ...), and no range bounds them; the message names the ``human_range=`` that would."""

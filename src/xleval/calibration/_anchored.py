@@ -62,6 +62,7 @@ from ..exceptions import (
     InputError,
     ModelFileError,
     NotFittedError,
+    ScaleRangeWarning,
     SmallGroupWarning,
     UnseenGroupWarning,
 )
@@ -453,7 +454,7 @@ class AnchoredCalibrator(ParamsMixin):
                          f"{beyond[np.argmax(np.abs(beyond - sum(scale) / 2))]:.4g}), the range the labels look like "
                          f"they come from (all lie in [{low:g}, {high:g}]); if the human scale is bounded, declare it "
                          f"with human_range=({scale[0]:g}, {scale[1]:g}) to keep calibrated scores inside it")
-            warnings.warn(notes[-1], DataQualityWarning, stacklevel=4)
+            warnings.warn(notes[-1], ScaleRangeWarning, stacklevel=4)
 
     def _warn_groups(self, notes: list[str]) -> None:
         none = [g for g, e in self.groups_.items() if e["n_labels"] == 0]
