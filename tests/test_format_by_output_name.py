@@ -60,3 +60,16 @@ def test_report_json_by_the_name_and_a_given_format_wins(table, tmp_path):
     assert not (tmp_path / "board.json").read_text().lstrip().startswith("{")
     _run("leaderboard", table, "--score", "chrf", "-o", tmp_path / "board.out")  # no format named: text
     assert "rank" in (tmp_path / "board.out").read_text()
+
+
+def test_judges_agree_writes_json_to_the_file_when_asked(table, tmp_path):
+    """`judges agree --format json -o FILE` wrote TSV into FILE (-o took precedence over --format); now JSON, as
+    does -o agreement.json; other names keep TSV."""
+    args = ("judges", "agree", table, "--judges", "chrf,bleu")
+    _run(*args, "--format", "json", "-o", tmp_path / "agreement.out")
+    _run(*args, "-o", tmp_path / "agreement.json")
+    for name in ("agreement.out", "agreement.json"):
+        payload = json.loads((tmp_path / name).read_text())
+        assert {r["group"] for r in payload["table"]} >= {"en-de", "en-ja"}
+    _run(*args, "-o", tmp_path / "agreement.tsv")
+    assert set(pd.read_csv(tmp_path / "agreement.tsv", sep="\t")["a"]) == {"chrf"}

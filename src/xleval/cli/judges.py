@@ -3,7 +3,16 @@ from __future__ import annotations
 
 import click
 
-from ._common import check_outputs, col_option, emit_json, emit_tsv, format_option, print_table, say
+from ._common import (
+    check_outputs,
+    col_option,
+    emit_json,
+    emit_tsv,
+    format_of_output,
+    format_option,
+    print_table,
+    say,
+)
 
 
 @click.group("judges")
@@ -21,7 +30,8 @@ def judges() -> None:
                    "one scale, e.g. 0,33,66,100.01.")
 @click.option("--sort", "sort", type=click.Choice(["group", "kendall", "pearson", "kappa", "pairwise"]),
               default="kendall", show_default=True, help="Order of the rows (lowest agreement first).")
-@click.option("-o", "--output", help="Write the statistics here (TSV; '-' = stdout) instead of a table.")
+@click.option("-o", "--output", help="Write the statistics here ('-' = stdout) instead of a table: TSV, or JSON "
+              "with --format json or a .json name.")
 @col_option
 @format_option
 def agree(table, columns, by, bins, sort, output, col, fmt) -> None:
@@ -49,10 +59,11 @@ def agree(table, columns, by, bins, sort, output, col, fmt) -> None:
     import pandas as pd
 
     out = pd.concat([out, pooled], ignore_index=True)
-    if output is not None:
+    fmt = format_of_output(fmt, output)  # -o agreement.json writes JSON
+    if fmt == "json":  # to -o when given (--format json -o FILE wrote TSV)
+        emit_json(result.to_dict(), output)
+    elif output is not None:
         emit_tsv(out, output)
-    elif fmt == "json":
-        emit_json(result.to_dict())
     else:
         print_table(out.to_dict(orient="records"), title=f"judge agreement per {by} (lowest {sort} first; * = pooled)")
         say("note", "kendall: tau-b of segment scores; kappa: quadratic weights on "
