@@ -49,7 +49,10 @@ def test_without_texts_or_with_other_options_a_system_score_is_the_mean(wmt_samp
     means = wmt_sample.groupby(["lp", "system"])["chrf"].mean()
     bare = wmt_sample.drop(columns=["hypothesis", "reference", "source"])
     scores = system_scores(bare, "chrf", "lp", n_resamples=20)
-    assert scores.aggregation == "mean of segment scores" and "no hypothesis, reference column" in scores.notes[0]
+    assert scores.aggregation == "mean of segment scores"
+    assert "the table has no 'hypothesis' or 'reference' columns, so the corpus chrf" in scores.notes[0]
+    alone = system_scores(wmt_sample.drop(columns="reference"), "chrf", "lp", n_resamples=20)
+    assert "the table has no 'reference' column, so" in alone.notes[0]
     other = wmt_sample.assign(chrf=wmt_sample["chrf"] * 1.01)  # not what chrF gives for these texts
     scores2 = system_scores(other, "chrf", "lp", n_resamples=20)
     assert scores2.aggregation == "mean of segment scores" and "does not reproduce column 'chrf'" in scores2.notes[0]

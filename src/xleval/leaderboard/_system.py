@@ -59,8 +59,9 @@ def row_statistics(frame: pd.DataFrame, score: str, groups: np.ndarray, metric: 
         return fallback
     missing = [c for c in _TEXT_COLUMNS if c not in frame.columns]
     if missing:
-        note = (f"system {score} is the mean of segment scores: the table has no {', '.join(missing)} column, "
-                f"so the corpus {score} (from summed statistics) cannot be computed")
+        named = " or ".join(repr(c) for c in missing) + (" column" if len(missing) == 1 else " columns")
+        note = (f"system {score} is the mean of segment scores: the table has no {named}, so the corpus {score} "
+                "(from summed statistics) cannot be computed")
         return RowStatistics(mean_stats, fallback.score_of_group, fallback.aggregation, (note,))
     return _corpus(frame, score, spec, groups, labels, values, fallback)
 
