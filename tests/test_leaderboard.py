@@ -126,6 +126,44 @@ def test_a_group_without_documents_resamples_its_segments():
     assert "segments in km-en" in board.unit and "segments in" not in by_doc.unit
 
 
+def test_the_report_takes_the_unit_its_note_names(tmp_path):
+    """The report's leaderboard said 'give unit= to choose' for a group of one document, but the report took no
+    unit, in Python or on the command line: analyze_mt reads ScoreReading.unit and `report --unit`, as the
+    leaderboard does, and the note names the flag."""
+    import json
+    import warnings
+
+    from conftest import run_cli
+    from xleval.report import analyze_mt
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for lp, one_doc in (("de-en", False), ("km-en", True)):
+        for system, shift in (("a", 0.0), ("b", 0.4), ("c", 0.8)):
+            rows.append(pd.DataFrame({"lp": lp, "system": system, "seg_id": np.arange(40),
+                                      "doc_id": "wikipedia" if one_doc else (np.arange(40) // 4).astype(str),
+                                      "score": rng.normal(size=40) + shift}))
+    df = pd.concat(rows, ignore_index=True)
+    few = Resampling(n_resamples=200, random_state=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        default = analyze_mt(df, "score", by="lp", method="none", resampling=few)
+        by_seg = analyze_mt(df, "score", by="lp", method="none", resampling=few, reading=ScoreReading(unit="seg_id"))
+    assert default.scores.unit != by_seg.scores.unit and by_seg.scores.unit.startswith("seg_id")
+    assert any("distinct doc_id" in n for n in default.board.notes)
+    assert not any("distinct doc_id" in n for n in by_seg.board.notes)
+    df.to_parquet(tmp_path / "t.parquet")
+    for extra in ((), ("--unit", "seg_id")):
+        rc, _, err = run_cli("report", tmp_path / "t.parquet", "--score", "score", "--method", "none",
+                             "--n-resamples", "100", "-o", tmp_path / "r.json", *extra)
+        assert rc == 0, err
+        text = (tmp_path / "r.json").read_text()
+        report = json.loads(text)
+        said = [w for s in report["sections"] for w in s["warnings"] if "distinct doc_id" in w]
+        assert len(said) == (0 if extra else 1) and "unit=" not in text
+        assert not said or said[0].endswith("give --unit to choose")
+
+
 @pytest.fixture(scope="module")
 def simulated():
     from xleval.synthetic import simulate_mt_evaluation

@@ -30,6 +30,7 @@ from .calibrate_advice import human_scale_option
 @click.option("--format", "fmt", default="html", metavar="[html|json]",
               help="html (self-contained page) or json (the same content); default: json for an -o named .json, "
                    "else html.")
+@click.option("--unit", help="Column the leaderboard's bootstrap resamples (default: doc_id, else seg_id, else rows).")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap and permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
 @click.option("--force", is_flag=True, help="Use the calibrator even if the score's metric signature differs.")
@@ -46,7 +47,7 @@ from .calibrate_advice import human_scale_option
 @keep_reference_copies_option
 @col_option
 def report(input, score, output, by, human, system, method, model, metric, human_up, human_range, human_scale, fmt,
-           n_resamples, seed, force, output_checks, meta_metrics, judges, keep_reference_copies, col) -> None:
+           unit, n_resamples, seed, force, output_checks, meta_metrics, judges, keep_reference_copies, col) -> None:
     """Write one self-contained HTML (or JSON) report for a scored table.
 
     INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report answers
@@ -86,7 +87,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
     bounds = scale_range(df, human, human_scale, human_range)
     with progress_bar(f"report on {input}") as advance, logged_warnings_said("xleval.report"):
         result = mt_report(data, system=system, model=calibrator, method=method,
-                           reading=ScoreReading(metric=metric, force=force),
+                           reading=ScoreReading(metric=metric, unit=unit, force=force),
                            resampling=Resampling(n_resamples=n_resamples, random_state=seed),
                            human_scale=HumanScale(human_scale, human_up, parse_human_range(bounds[0])),
                            caller=Caller(where=input, commands=commands, progress=advance),

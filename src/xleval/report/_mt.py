@@ -148,7 +148,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     (``auto``: the recommended one, fitted on this table's system scores; ``lgn``, ``anchored`` or
     ``none``). ``system`` is the system column (found by its canonical name ``system``; None or a
     missing column: each group is one system). ``reading`` (:class:`xleval.leaderboard.ScoreReading`): the
-    score's metric, direction and signature (``unit`` is the leaderboard's). ``resampling``
+    score's metric, direction, signature and bootstrap unit, as the leaderboard reads them. ``resampling``
     (:class:`xleval.stats.Resampling`): its ``random_state`` and ``n_resamples`` drive every bootstrap and the
     cross-validation. Warnings raised on the way are recorded (and logged).
     ``caller`` (:class:`xleval.decision.Caller`): the input's name in messages, the
@@ -180,7 +180,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         warnings.simplefilter("always")  # the report's warnings (a negated error scale read as such among them)
         hib = (direction_of(score, signature, metric=metric, values=frame[score] if score in frame.columns else None)
                if higher_is_better is None else bool(higher_is_better))
-        scores = system_scores(frame, score, by, system=system, human=human, metric=metric,
+        scores = system_scores(frame, score, by, system=system, human=human, metric=metric, unit=reading.unit,
                                n_resamples=n_resamples, level=level, random_state=random_state, where=where)
         steps.done()
         procedure = RECOMMEND_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state)
