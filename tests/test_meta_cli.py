@@ -216,8 +216,9 @@ def test_the_warning_on_common_segments_names_the_other_choice(table, tmp_path):
     args = ("meta", str(path), "--metrics", "metric:chrf", "--human", "human", "--n-resamples", "20", "--no-spa")
     r = run_cli(*args)
     assert r.exit_code == 0, r.stderr
-    said = " ".join(r.stderr.split())
-    assert said.startswith("warning: system scores use the segments judged for every system")  # --no-spa: no SPA
+    (said,) = [line for line in r.stdout.splitlines() if "segments kept" in line]
+    assert "segments kept" not in r.stderr  # a note of the text on the screen, not said twice
+    assert said.startswith("note: system scores use the segments judged for every system")  # --no-spa: no SPA
     assert "en-de 3 of 10" in said and "--system-scores judged takes each system's own" in said
     r = run_cli(*args, "--system-scores", "judged")
     assert r.exit_code == 0, r.stderr
@@ -247,3 +248,28 @@ def test_a_prefix_leaves_out_columns_with_no_judged_score_and_says_so(table, tmp
     assert r.exit_code == 0, r.stderr
     notes = " ".join(json.loads(r.stdout)["notes"])
     assert "--system-scores judged takes each system's own" in notes and "system_scores=" not in notes
+
+
+def test_a_note_of_the_text_is_not_said_again_as_a_warning(tmp_path):
+    """On WMT20 into English `meta ... --system-scores judged` printed 'SPA uses the segments judged for every system
+    of the group; segments kept: ...' twice on the screen: as a note of the text and as a warning on stderr. Said
+    once there; with -o FILE the file has the note and the screen the warning."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for lp in ("de-en", "ja-en"):
+        for s in range(4):
+            for i in range(30):
+                quality = s + rng.normal()
+                rows.append({"lp": lp, "system": f"sys{s}", "seg_id": i, "chrf": quality + rng.normal(),
+                             "bleu": quality + rng.normal(), "human": quality if (i + s) % 3 else np.nan})
+    path = tmp_path / "t.tsv"
+    pd.DataFrame(rows).to_csv(path, sep="\t", index=False)
+    said = "SPA uses the segments judged for every system of the group"
+    args = ("meta", path, "--metrics", "chrf,bleu", "--human", "human", "--system-scores", "judged",
+            "--n-resamples", "20", "--spa-permutations", "20")
+    rc, out, err = run_cli(*args)
+    assert rc == 0, err
+    assert (out + err).count(said) == 1 and f"note: {said}" in out
+    rc, out, err = run_cli(*args, "-o", tmp_path / "meta.txt")
+    assert rc == 0, err
+    assert said in (tmp_path / "meta.txt").read_text() and f"warning: {said}" in err

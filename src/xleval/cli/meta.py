@@ -202,6 +202,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                    statistics=statistics,
                                    resampling=Resampling(n_resamples=n_resamples, random_state=seed),
                                    clustering=clustering, spans=spans)
+        noted = set(result.notes)  # in the library's words, as the warnings were caught
         result = in_cli_words(result)
         if calibrations:
             scale = human_scale if human_scale in ("z", "raw") else None
@@ -230,8 +231,10 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                           render_latex(result, calibrated) if fmt == "latex" else render_text(result, calibrated))
     write_analysis_report(report_path, f"Meta-evaluation of {input}",
                           [r for r in (result, calibrated, agreement) if r is not None], loud)
+    on_screen = fmt == "text" and output in (None, "-")  # the text's notes are read there: not said twice
     for message in loud:
-        say("warning", message)
+        if not (on_screen and message in noted):
+            say("warning", message)
 
 
 def _with_pair(df, by_cols: list[str], input):
