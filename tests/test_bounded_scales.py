@@ -191,6 +191,11 @@ def test_calibrate_fit_takes_the_named_scales_bounds_as_the_leaderboard_does(nea
         rc, out, err = run_cli(*base, *extra, "-o", out_path)
         assert rc == 0, err
         fits[name] = (json.loads(out_path.read_text())["params"], out + err)
+        said = json.loads(out)
+        # what the command did is a note; labels outside the named scale, a warning
+        assert not any("kept inside" in w for w in said["warnings"])
+        assert any("kept inside" in n for n in said["notes"]) == (name == "named")
+        assert any("lie outside" in w for w in said["warnings"]) == (name == "wrong")
     assert fits["named"][0]["human_range"] == fits["flag"][0]["human_range"] == [0.0, 100.0]
     assert fits["named"][0]["human_range"] != fits["none"][0]["human_range"]
     assert "kept inside 0 to 100, the range of the human scale (--human-scale esa)" in fits["named"][1]

@@ -178,14 +178,14 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
             fitted.model.save(output)
     if fitted.decision is not None:
         announce(fitted.decision, fmt)
-    bounded = outside or bounded_note(range_text, source, fitted.method)
-    notes = [*([copies] if copies else []), *([excluded] if excluded else []), *([bounded] if bounded else []),
+    kept = bounded_note(range_text, source, fitted.method)  # what was done, a note; labels outside, a warning
+    notes = [*([copies] if copies else []), *([excluded] if excluded else []), *([outside] if outside else []),
              *(str(w.message) for w in caught)]
     if fmt == "json" and fitted.decision is not None:  # the decision's warning and notes reach `warnings`
         notes = [*([fitted.decision.warning] if fitted.decision.warning else []), *fitted.decision.notes, *notes]
     if fitted.method == "lgn":
         return _render_lgn(fitted, frame, calibrated, output, sig, by_cols, fmt, notes)
-    _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes)
+    _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes, (kept,) if kept else ())
 
 
 def _check_fit_options(method, human, target, min_count, scaled) -> None:
@@ -229,7 +229,9 @@ def _render_lgn(fitted, frame, calibrated, output, sig, by_cols, fmt, notes) -> 
            title=f"LGN {model.method} by {'+'.join(by_cols)} fitted on {len(frame)} rows -> {output}")
 
 
-def _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes) -> None:
+def _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes, said=()) -> None:
+    """The fitted anchored calibrator: its parameters and groups, ``notes`` as warnings (raised while fitting)
+    and ``said`` (what the command did, e.g. the bounds a named scale gave) as notes with the model's own."""
     model = fitted.model
     info = model.describe()
     payload = {"model": str(output), "method": "anchored", "signature": sig,
@@ -239,7 +241,7 @@ def _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes) -> 
         payload["decision"] = fitted.decision.summary()
     # every warning raised while fitting stays in `warnings` (a slope sign not used, an unsettled direction...);
     # the notes keep what the model says besides
-    payload["notes"] = [n for n in info["notes"] if n not in notes]
+    payload["notes"] = [*said, *(n for n in info["notes"] if n not in notes)]
     render(fmt, payload, notes,
            title=f"anchored by {'+'.join(by_cols)} on {human!r}: {len(frame)} rows, {info['n_labels']} labels "
                  f"-> {output}")
