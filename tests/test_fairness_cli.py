@@ -99,3 +99,24 @@ def test_gaps_read_lower_is_better_from_the_metric_signature(cli, tmp_path):
         worst[flag] = json.loads(out)["result"]["summary"]["worst"]["estimate"]
     assert worst[()] == pytest.approx(9.0)  # ha's mean: the highest error is the worst
     assert worst[("--higher-is-better",)] == pytest.approx(2.0)
+
+
+def test_an_estimate_and_its_interval_share_one_precision(cli, items_file):
+    """The text table wrote '8.7 [8.629, 8.759]' (each number to 4 significant digits, a round estimate
+    losing its zeros) and 'reference None' under --reference none."""
+    import re
+
+    rc, out, err = cli("fairness", "gaps", str(items_file), "--metric", "f1", "--by", "language", "--reference",
+                       "none", "--n-resamples", "100", "--seed", "3")
+    assert rc == 0, err
+    assert "no reference" in out and "reference None" not in out
+    cells = re.findall(r"(-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\]", out)
+    assert len(cells) >= 5
+    for cell in cells:
+        decimals = {len(x.partition(".")[2]) for x in cell}
+        assert len(decimals) == 1, cell
+    # the planted rates: en 0.9 of 40 items; the library's estimate, shown to three significant digits
+    rep = fairness_gaps(pd.read_csv(items_file), "f1", "language", reference=None,
+                        resampling=Resampling(n_resamples=100, random_state=3))
+    en = next(g for g in rep.languages if g.language == "en")
+    assert f"{en.mean.estimate:.3f} [{en.mean.ci_low:.3f}, {en.mean.ci_high:.3f}]" in out

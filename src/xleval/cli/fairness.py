@@ -5,6 +5,7 @@ import warnings
 
 import click
 
+from .._base.numbers import format_column
 from ..exceptions import InputError
 from ..io import parse_column_mapping, select_rows
 from ._common import (
@@ -36,14 +37,19 @@ def _caught(func, *args, **kwargs):
 
 
 def _ci(est) -> str:
-    return "" if est is None else f"{est.estimate:.4g} [{est.ci_low:.4g}, {est.ci_high:.4g}]"
+    """An estimate and its interval in one precision ('8.70 [8.63, 8.76]', not '8.7 [8.629, 8.759]')."""
+    if est is None:
+        return ""
+    value, low, high = format_column([est.estimate, est.ci_low, est.ci_high])
+    return f"{value} [{low}, {high}]"
 
 
 def _render(name: str, rep) -> None:
     rows = [{"language": g.language, "n": g.n, "mean [CI]": _ci(g.mean), "ratio [CI]": _ci(g.ratio),
              "difference [CI]": _ci(g.difference), "below floor": "" if g.below_floor is None else
              ("yes (CI)" if g.clearly_below_floor else "yes" if g.below_floor else "no")} for g in rep.languages]
-    print_table(rows, title=f"{name}{rep.metric} by {rep.by} ({rep.design}; reference {rep.reference})")
+    reference = "no reference" if rep.reference is None else f"reference {rep.reference}"
+    print_table(rows, title=f"{name}{rep.metric} by {rep.by} ({rep.design}; {reference})")
     s = rep.summary
     summary = [{"statistic": k, "estimate [CI]": _ci(getattr(s, k))} for k in
                ("mean", "worst", "std", "mean_ratio", "worst_ratio", "mean_difference", "worst_difference")
