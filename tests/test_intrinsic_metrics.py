@@ -160,3 +160,29 @@ def test_corpus_ci_contains_estimate():
     t = corpus_metrics(LMScores.from_frame(df), ci=True, n_resamples=200, random_state=1).table.iloc[0]
     for m in ("bpb", "token_nll", "sent_nll"):
         assert t[f"{m}_ci_low"] <= t[m] <= t[f"{m}_ci_high"]
+
+
+def test_groups_no_trained_model_produces_are_warned_and_listed(tmp_path):
+    """`xleval intrinsic metrics` on the Apples FLORES results showed unigram runs at 9-11 bits per byte (worse than
+    a uniform distribution over the 256 byte values) without a word, although the confound analysis leaves such
+    runs out as anomalous. The corpus table keeps them as computed; a DataQualityWarning and `anomalies` name
+    them, the command line lists them under the table."""
+    from conftest import run_cli
+
+    rows = [{"lang": lang, "model": model, "item": i, "nll": nll, "tokens": 10, "chars": 40, "bytes": 40}
+            for lang, model, nll in (("de", "good", 50.0), ("de", "broken", 300.0), ("en", "good", 45.0))
+            for i in range(3)]
+    with pytest.warns(DataQualityWarning, match=r"1 group\(s\) have corpus metrics no trained model produces, "
+                                                 r"e.g. model broken, lang de: bpb = 10\.82"):
+        result = corpus_metrics(_scores(rows), ["lang", "model"])
+    # 300 nats over 40 bytes: 300 / 40 / ln 2 = 10.82 bits per byte, above the uniform model's 8
+    assert result.table.set_index("model").loc["broken", "bpb"] == pytest.approx(300 / 40 / LN2)
+    assert list(result.anomalies[["model", "lang", "metric"]].itertuples(index=False, name=None)) == \
+        [("broken", "de", "bpb")]
+    assert len(result.table) == 3  # kept, as computed
+    path = tmp_path / "scores.tsv"
+    pd.DataFrame(rows).to_csv(path, sep="\t", index=False)
+    rc, out, err = run_cli("intrinsic", "metrics", path, "--by", "lang,model", "--source", "scores")
+    assert rc == 0, err
+    assert "groups no trained model produces" in out and "broken" in out.split("groups no trained model")[1]
+    assert "1 group(s) have corpus metrics no trained model produces" in " ".join(err.split())

@@ -106,6 +106,10 @@ def metrics(inputs, by, reference, ci, seed, output, source, eval_set, lang, mod
         cols = ["setting", "lang", "variant", "n_items", "information_parity"]
         print_table(ip[cols].to_dict(orient="records"),
                     title=f"information parity vs {reference} (sum NLL_ref / sum NLL_l)")
+    if not result.anomalies.empty:  # kept in the table above: named here, as the confound analysis names them
+        cols = [c for c in ("model", "lang", "variant", "metric", "value", "bound") if c in result.anomalies]
+        print_table(result.anomalies[cols].to_dict(orient="records"), digits=2,
+                    title="groups no trained model produces (kept in the table above)")
     _notes(notes + more)
 
 

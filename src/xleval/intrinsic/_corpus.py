@@ -41,6 +41,9 @@ class CorpusMetrics(Result):
     units: dict[str, str] = field(default_factory=lambda: dict(METRIC_UNITS))
     excluded: dict[str, int] = field(default_factory=dict)
     random_state: int | None = None
+    #: groups whose numbers no trained model produces (:func:`~xleval.intrinsic.flag_anomalies`): kept in the
+    #: table, listed here and warned about
+    anomalies: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _sums(table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
@@ -72,7 +75,28 @@ def corpus_metrics(
     if ci:
         seed = resolve_seed(random_state)  # one seed: every metric and group is resampled reproducibly
         table = _add_cis(scores.table, table, by, n_resamples, level, seed)
-    return CorpusMetrics(table=table, by=tuple(by), excluded=dict(scores.excluded), random_state=seed)
+    anomalies = _anomalous_groups(table)
+    return CorpusMetrics(table=table, by=tuple(by), excluded=dict(scores.excluded), random_state=seed,
+                         anomalies=anomalies)
+
+
+def _anomalous_groups(table: pd.DataFrame) -> pd.DataFrame:
+    """The groups worse than a model that knows nothing (the confound analysis's rule, which leaves such runs
+    out): listed, and said in one DataQualityWarning; the corpus table keeps them, as computed."""
+    from ._anomalies import flag_anomalies
+
+    found = flag_anomalies(table)
+    if found.empty:
+        return found
+    keys = [c for c in ("model", "lang", "variant", "setting") if c in found.columns]
+    first = found.iloc[0]
+    named = ", ".join(f"{k} {first[k]}" for k in keys if pd.notna(first[k]) and str(first[k]) != "")
+    groups = found[keys].drop_duplicates() if keys else found
+    warnings.warn(f"{len(groups)} group(s) have corpus metrics no trained model produces, e.g. {named}: "
+                  f"{first['reason']}; a failed or mis-scored run is likely (the confound analysis leaves such "
+                  "runs out: docs/intrinsic.md); their rows are in the table as computed, and listed in anomalies",
+                  DataQualityWarning, stacklevel=3)
+    return found.reset_index(drop=True)
 
 
 def _check_by(table: pd.DataFrame, by: Sequence[str]) -> list[str]:
