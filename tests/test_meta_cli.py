@@ -184,6 +184,10 @@ def test_report_meta_adds_the_meta_evaluation_section(tmp_path):
                 "--format", "json")
     assert r.exit_code == 2 and "--meta compares metrics with human scores" in r.stderr
     assert not (tmp_path / "r2.json").exists()
+    # refused before the table is read (it was after the output checks: 14 s on six WMT21 pairs)
+    r = run_cli("report", str(tmp_path / "no_such_table.tsv"), "--score", "score", "--meta", "chrf", "-o",
+                str(tmp_path / "r3.json"))
+    assert r.exit_code == 2 and "--meta compares metrics with human scores" in r.stderr, r.stderr
 
 
 def test_a_system_a_metric_did_not_score_is_named_with_the_flag_that_leaves_it_out(table, tmp_path):

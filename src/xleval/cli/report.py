@@ -71,6 +71,8 @@ def report(input, score, output, by, human, system, method, model, metric, human
     if meta_metrics is not None and not meta_metrics.replace(",", "").strip():
         raise InputError(f"--meta {meta_metrics!r} names no metric column; give the metric columns to "
                          "meta-evaluate, e.g. --meta bleu,chrf, or leave --meta out")
+    if meta_metrics is not None and human is None:  # before the table is read and its outputs checked
+        raise InputError("--meta compares metrics with human scores: give the human column with --human")
     check_output_path(output, inputs=[input] + ([model] if model is not None else []), stdout=True)
     data, calibrator, commands = read_ranked_table(input, score=score, human=human, system=system, by=by,
                                                    model=model, col=col)
@@ -127,20 +129,18 @@ def _output_checks(df, by, system, score, where):
         raise exc.prefixed(str(where)) from None
 
 
-def _meta(df, metrics: str, human: str | None, by, system: str, where, signatures, n_resamples: int, seed: int):
-    """``--meta A,B``: :func:`xleval.meta.meta_evaluate` of these metrics against the report's human column,
-    grouped as the report groups, directions and computed columns as `xleval meta` has them."""
+def _meta(df, metrics: str, human: str, by, system: str, where, signatures, n_resamples: int, seed: int):
+    """``--meta A,B``: :func:`xleval.meta.meta_evaluate` of these metrics against the report's human column
+    (the command refused --meta without --human before reading the table), grouped as the report groups,
+    directions and computed columns as `xleval meta` has them."""
     import warnings
 
-    from ..exceptions import InputError
     from ..meta import meta_evaluate
     from ..stats import Resampling
     from ._common import parse_columns
     from .calibrate_common import in_table
     from .meta import metric_columns
 
-    if human is None:
-        raise InputError("--meta compares metrics with human scores: give the human column with --human")
     names = parse_columns(metrics, "--meta")
     df, lower_is_better = metric_columns(df, names, signatures)
     by_cols = list(by)  # the report's grouping
