@@ -313,3 +313,22 @@ def test_a_saved_anchored_calibrator_of_other_groups_gives_intervals_for_the_hum
     # no labels: map error
     bare = leaderboard(ev.drop(columns="human"), "metric", "lp", model=model, resampling=Resampling(n_resamples=100))
     assert bare.uncertainty["n_labels"] == 0 and bare.uncertainty["deviation_var"] is None  # NaN in JSON: null
+
+
+def test_a_score_or_human_column_with_no_value_is_refused_before_any_work(tmp_path):
+    """`report --human human_z --meta bleu,chrf --output-checks` on WMT21 pairs without DA read the table, scored
+    BLEU and chrF and ran the output checks (14 s) before saying the human column had no values; the leaderboard
+    warned that every row was left out, then refused. Both now refuse at once, naming the flag."""
+    from conftest import run_cli
+
+    df = pd.DataFrame({"lp": ["en-de"] * 4 + ["en-ja"] * 4, "system": ["a", "b"] * 4, "seg_id": [1, 1, 2, 2] * 2,
+                       "chrf": [50.0, 40.0, 55.0, 45.0] * 2, "human": np.nan})
+    path = tmp_path / "t.tsv"
+    df.to_csv(path, sep="\t", index=False)
+    for command in (("leaderboard",), ("report", "-o", tmp_path / "r.html")):
+        rc, _, err = run_cli(*command, path, "--score", "chrf", "--human", "human")
+        assert rc == 2 and err.count("\n") == 1, err
+        assert err.startswith(f"xleval: error: {path}: --human 'human' has no value on any of the 8 rows"), err
+        rc, _, err = run_cli(*command, path, "--score", "human")
+        assert rc == 2 and "--score 'human' has no value on any of the 8 rows" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "r.html").exists()

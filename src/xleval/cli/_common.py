@@ -576,6 +576,14 @@ def read_ranked_table(path, *, score: str, human: str | None, system: str, by: s
     check_named_column(table.frame, "--system", system, path)
     if system in table.frame.columns:
         table = table.with_roles(system=system)
+    import numpy as np
+
+    from ..exceptions import InputError
+
+    for flag, column in (("--score", score), ("--human", human)):  # before any work: nothing to rank or compare
+        if column is not None and not np.isfinite(table.frame[column].to_numpy(dtype=float)).any():
+            raise InputError(f"{path}: {flag} {column!r} has no value on any of the {len(table.frame)} rows; "
+                             f"name a column with scores{', or leave --human out' if flag == '--human' else ''}")
     calibrator = load_calibrator(model) if model is not None else None
     return table, calibrator, CommandContext.from_cli(path, col)
 
