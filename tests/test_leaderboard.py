@@ -331,4 +331,7 @@ def test_a_score_or_human_column_with_no_value_is_refused_before_any_work(tmp_pa
         assert err.startswith(f"xleval: error: {path}: --human 'human' has no value on any of the 8 rows"), err
         rc, _, err = run_cli(*command, path, "--score", "human")
         assert rc == 2 and "--score 'human' has no value on any of the 8 rows" in err and err.count("\n") == 1, err
+        # the same column twice: refused before the table is read (the report did so after 17 s on WMT21)
+        rc, _, err = run_cli(*command, tmp_path / "no_such.tsv", "--score", "chrf", "--human", "chrf")
+        assert rc == 2 and "--score and --human name the same column ('chrf')" in err, err
     assert not (tmp_path / "r.html").exists()

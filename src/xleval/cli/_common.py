@@ -564,10 +564,15 @@ def read_ranked_table(path, *, score: str, human: str | None, system: str, by: s
     written with travelling in it; a --system given on the command line must exist), the saved
     calibrator if any, and the context that completes the commands they print."""
     from ..calibration import load_calibrator
+    from ..exceptions import InputError
     from ..io import parse_column_mapping
     from ..table import EvalTable
     from ._advice import CommandContext
 
+    if human is not None and human == score:  # before the table is read: agreement with itself is no evidence
+        raise InputError(f"--score and --human name the same column ({score!r}); the human scores are what the "
+                         "score is checked and calibrated against: give the human column with --human, or leave "
+                         "--human out")
     numeric = [score] + ([human] if human else [])
     mapping = parse_column_mapping(col)
     # language codes normalised, as the leaderboard and the report rank them (every step sees their groups)
@@ -577,8 +582,6 @@ def read_ranked_table(path, *, score: str, human: str | None, system: str, by: s
     if system in table.frame.columns:
         table = table.with_roles(system=system)
     import numpy as np
-
-    from ..exceptions import InputError
 
     for flag, column in (("--score", score), ("--human", human)):  # before any work: nothing to rank or compare
         if column is not None and not np.isfinite(table.frame[column].to_numpy(dtype=float)).any():
