@@ -227,6 +227,15 @@ def test_the_warning_on_common_segments_names_the_other_choice(table, tmp_path):
     r = run_cli(*args, "--system-scores", "judged")
     assert r.exit_code == 0, r.stderr
     assert "segments kept" not in r.stderr
+    # the report's meta-evaluation section said system_scores='judged', which `xleval report` does not take
+    df.assign(lp=df["lp"].map(lambda lp: "de-en" if lp != "en-de" else lp)).to_csv(path, sep="\t", index=False)
+    r = run_cli("report", str(path), "--score", "metric:chrf", "--human", "human", "--meta", "metric:chrf",
+                "--n-resamples", "20", "-o", str(tmp_path / "r.json"))
+    assert r.exit_code == 0, r.stderr
+    text = (tmp_path / "r.json").read_text()
+    assert "system_scores=" not in text
+    assert "--system-scores judged takes each system's own judged segments instead" in text
+    assert "(an option of `xleval meta`, which runs this meta-evaluation alone)" in text
 
 
 def test_a_prefix_leaves_out_columns_with_no_judged_score_and_says_so(table, tmp_path):

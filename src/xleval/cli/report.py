@@ -133,6 +133,7 @@ def _meta(df, metrics: str, human: str, by, system: str, where, signatures, n_re
     """``--meta A,B``: :func:`xleval.meta.meta_evaluate` of these metrics against the report's human column
     (the command refused --meta without --human before reading the table), grouped as the report groups,
     directions and computed columns as `xleval meta` has them."""
+    import dataclasses
     import warnings
 
     from ..meta import meta_evaluate
@@ -146,9 +147,20 @@ def _meta(df, metrics: str, human: str, by, system: str, where, signatures, n_re
     by_cols = list(by)  # the report's grouping
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report's own warnings section speaks for the table
-        return in_table(where, meta_evaluate, df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
-                        system=system, resampling=Resampling(n_resamples=n_resamples, random_state=seed),
-                        lower_is_better=lower_is_better)
+        result = in_table(where, meta_evaluate, df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
+                          system=system, resampling=Resampling(n_resamples=n_resamples, random_state=seed),
+                          lower_is_better=lower_is_better)
+    return dataclasses.replace(result, notes=tuple(_in_meta_words(n) for n in result.notes))
+
+
+def _in_meta_words(note: str) -> str:
+    """A note of the meta-evaluation that names one of its settings (``system_scores='judged'``), which the report
+    does not take, as `xleval meta` types it, and said to be that command's."""
+    from ._errors import cli_words
+    from .meta import meta
+
+    said = cli_words(note, meta)
+    return note if said == note else f"{said} (an option of `xleval meta`, which runs this meta-evaluation alone)"
 
 
 def _copies_section(note: str):
