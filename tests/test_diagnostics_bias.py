@@ -100,3 +100,13 @@ def test_demo_carries_the_diagnosis():
     assert d.bias.calibration_advised and not d.comparison.after.calibration_advised
     assert d.agreement.comparisons[0].b == "metric_lgn"
     assert "diagnosis" in result.to_dict()
+
+
+def test_a_score_with_no_value_is_named_not_answered_with_another_grouping():
+    """On WMT21 pairs without DA, `diagnose --score human_raw` (every value missing) said "'lp' has no group with
+    finite scores ... group by 'tgt_lang'", which has no score either: the error now says what is missing."""
+    df = pd.DataFrame({"lp": ["en-de", "en-ja"] * 3, "tgt_lang": ["de", "ja"] * 3, "score": np.nan})
+    with pytest.raises(InputError, match=r"^score 'score' has no finite value on any of the 6 rows; name a column "
+                                         r"with scores$") as raised:
+        diagnose_bias(df, "score", "lp")
+    assert raised.value.argument == "score"

@@ -87,6 +87,9 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     labels = table.row_labels()
     x = table.values(score, argument="score")
     notes: list[str] = []
+    if not np.isfinite(x).any():  # no grouping helps: say what is missing (not 'group by another column')
+        raise InputError(f"score {score!r} has no finite value on any of the {len(x)} rows; name a column with "
+                         "scores", argument="score", value=score)
     keep = finite_rows(x, f"score {score!r}", notes)
     x, labels = x[keep], labels[keep]
     groups = _group_table(x, labels)
