@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from xleval.exceptions import InputError
 from xleval.io import add_language_columns, read_table, write_table
 from xleval.judges import judge_agreement, judge_columns
 from xleval.stats import Resampling
@@ -268,3 +269,24 @@ def test_a_judge_cell_that_is_not_a_number_is_refused_with_its_row():
                        "j2": ["1", "2", "three", "4"]})
     with pytest.raises(InputError, match="row 3"):
         judge_agreement(df, ["j1", "j2"], by="lp")
+
+
+def test_a_judge_column_with_no_score_is_refused_when_named_and_left_out_when_found(tmp_path, cli):
+    """`judges agree --judges chrf,nanj` printed a table of dashes (n = 0 in every group) for a column with no
+    value, and `check-outputs --score nanj` an effect table of dashes: both are refused in one line. A judge column
+    the table's signatures name but which scores none of its rows (a judge of other pairs) is left out of
+    --judges auto, which compares the judges that remain."""
+    df = _table().assign(C=np.nan)
+    with pytest.raises(InputError, match=r"column 'C' has no finite value on any of the 96 rows"):
+        judge_agreement(df, ["A", "C"])
+    path = tmp_path / "t.parquet"
+    _write(df, path, {"A": JUDGE_SIG, "B": INGESTED, "C": JUDGE_SIG, "M": METRIC_SIG})
+    rc, _, err = cli("judges", "agree", str(path), "--judges", "A,C")
+    assert rc == 2 and "column 'C' has no finite value" in err and err.count("\n") == 1, err
+    rc, out, err = cli("meta", str(path), "--format", "json")  # auto: A and B, not C
+    assert rc == 0, err
+    got = pd.DataFrame(json.loads(out)["judges"]["table"])
+    assert set(got["a"]) | set(got["b"]) == {"A", "B"}
+    df.assign(hypothesis="an output").to_parquet(tmp_path / "h.parquet")
+    rc, _, err = cli("check-outputs", str(tmp_path / "h.parquet"), "--score", "C")
+    assert rc == 2 and "metric 'C' has no finite value on any of the 96 rows" in err and err.count("\n") == 1, err

@@ -309,8 +309,11 @@ def judges_agreement(df, judges: str, where, signatures, by_cols: list[str], sys
         raise InputError("--judges '': name two or more columns (A,B), or auto, or none")
     if spec == "none":
         return None
-    if spec == "auto":
-        names = judge_columns(signatures, df.columns)
+    if spec == "auto":  # the judge columns with a score here (a judge of other pairs only is no judge of these)
+        import pandas as pd
+
+        names = [c for c in judge_columns(signatures, df.columns)
+                 if pd.to_numeric(df[c], errors="coerce").notna().any()]
         if len(names) < 2:
             return None
     else:

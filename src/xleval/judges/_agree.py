@@ -87,6 +87,10 @@ def judge_agreement(df: Any, columns: Sequence[str], *, by: str = "lp", system: 
 
     # the one number parser: a cell that is not a number is an error naming its row, never a silent NaN
     values = {c: numeric_column(df, c, argument="columns") for c in cols}
+    empty = [c for c, v in values.items() if not np.isfinite(v).any()]
+    if empty:  # every statistic would be missing, a table of dashes: said here, not shown
+        raise InputError(f"column {empty[0]!r} has no finite value on any of the {len(df)} rows; name a column with "
+                         "scores", argument="columns", value=empty[0])
     # distinct labels for distinct keys (1 and "1" stay two groups)
     groups = np.asarray(group_index(df[[by]]).row_labels(), dtype=str)
     if POOLED in set(groups):  # the pooled rows would be two rows of one name, and each would hide the other
