@@ -52,7 +52,10 @@ def agree(table, columns, by, bins, sort, output, col, fmt) -> None:
     df = read_table(table, columns=parse_column_mapping(col), required=[*names, "system"])
     from ..judges._agree import POOLED
 
-    result = judge_agreement(df, names, by=by, bins=bin_spec)
+    try:
+        result = judge_agreement(df, names, by=by, bins=bin_spec)
+    except InputError as exc:  # the library cannot name the file
+        raise exc.prefixed(str(table)) from None
     out = result.table
     pooled, groups = out[out["group"] == POOLED], out[out["group"] != POOLED]
     out = groups.sort_values([sort, "group"]) if sort != "group" else groups.sort_values("group")
