@@ -163,7 +163,7 @@ def test_corpus_ci_contains_estimate():
 
 
 def test_groups_no_trained_model_produces_are_warned_and_listed(tmp_path):
-    """`xleval intrinsic metrics` on the Apples FLORES results showed unigram runs at 9-11 bits per byte (worse than
+    """`xleval intrinsic metrics` on the Apples FLORES results showed unigram runs at 8.3-11.0 bits per byte (worse than
     a uniform distribution over the 256 byte values) without a word, although the confound analysis leaves such
     runs out as anomalous. The corpus table keeps them as computed; a DataQualityWarning and `anomalies` name
     them, the command line lists them under the table."""

@@ -19,7 +19,7 @@ from ..exceptions import InputError
 
 __all__ = ["HumanScaleName", "SCALES", "SCALE_NAMES", "scale_named", "human_scale_direction", "scale_kind",
            "declared_scale", "direction_for", "scale_bounds", "named_bounds", "bounded_by_name", "PastTheScale",
-           "past_the_scale", "past_the_scale_note", "named_range_source"]
+           "past_the_scale", "past_the_scale_note"]
 
 
 @dataclass(frozen=True)
@@ -122,34 +122,22 @@ def named_bounds(frame, human: str | None, human_scale: str | None = None
 
 
 def bounded_by_name(frame, human: str | None, human_scale: str | None = None
-                    ) -> tuple[tuple[float, float] | None, str | None]:
+                    ) -> tuple[tuple[float, float] | None, str | None, str | None]:
     """For the library's entry points given no range: the named scale's bounds when every label lies inside them
-    (else None), and the note that says so, in the library's words. Labels outside the bounds bound nothing, and
-    the note says that instead (the name may be wrong), as the command line does."""
+    (else None), the note that says so, in the library's words, and where the bounds came from ('the range of the
+    human scale (human_scale='esa')', for :func:`past_the_scale_note`; else None). Labels outside the bounds bound
+    nothing, and the note says that instead (the name may be wrong), as the command line does."""
     bounds, name, outside = named_bounds(frame, human, human_scale)
     if bounds is None:
-        return None, None
-    said = _named_by(human, human_scale, name)
+        return None, None, None
+    said = f"human_scale={human_scale!r}" if human_scale is not None else f"the {human}_scale column: {name}"
     if len(outside):
         return None, (f"{len(outside)} human label(s) lie outside {bounds[0]:g} to {bounds[1]:g}, the range of the "
                       f"human scale ({said}; e.g. {outside[0]:g}): calibrated scores are not bounded by it; check "
-                      "the scale's name, or give the labels' range as human_range=")
-    return bounds, (f"calibrated system scores are kept inside {bounds[0]:g} to {bounds[1]:g}, the range of the "
-                    f"human scale ({said}); give human_range= to bound them otherwise")
-
-
-def _named_by(human: str | None, human_scale: str | None, name: str | None) -> str:
-    """What named the scale, in the library's words: the argument, else the table's column."""
-    return f"human_scale={human_scale!r}" if human_scale is not None else f"the {human}_scale column: {name}"
-
-
-def named_range_source(frame, human: str | None, human_scale: str | None = None) -> str | None:
-    """Where a range that :func:`bounded_by_name` applied came from, in the library's words: 'the range of the
-    human scale (human_scale='esa')'; None when no named scale bounds the labels."""
-    bounds, name, outside = named_bounds(frame, human, human_scale)
-    if bounds is None or len(outside):
-        return None
-    return f"the range of the human scale ({_named_by(human, human_scale, name)})"
+                      "the scale's name, or give the labels' range as human_range="), None
+    source = f"the range of the human scale ({said})"
+    return bounds, (f"calibrated system scores are kept inside {bounds[0]:g} to {bounds[1]:g}, {source}; give "
+                    "human_range= to bound them otherwise"), source
 
 
 def declared_scale(frame, human: str | None, human_scale: str | None = None) -> str | None:
@@ -208,6 +196,16 @@ class PastTheScale:
     low: float
     high: float
 
+    def sentence(self, given: str, fix: str) -> str:
+        """The note, one phrasing for every caller: ``given`` names an applied range (the flag, the argument or
+        the named scale), ``fix`` ends the sentence where no range was applied ('; give human_range=(0, 100) to
+        keep calibrated scores inside it', with the command line's command to run)."""
+        if self.bound is None:
+            return (f"{self.count} calibrated system score(s) or their intervals run past the human scale given, "
+                    f"{self.scale} ({given}): e.g. {self.example}; read them as capped at the scale")
+        return (f"{self.count} calibrated system score(s) or their intervals run past the human labels' scale, "
+                f"{self.scale}: e.g. {self.example}{fix}")
+
 
 def past_the_scale(rows, labels, human_range: tuple[float, float] | None = None, *,
                    scale_name: str | None = None) -> PastTheScale | None:
@@ -250,18 +248,20 @@ def past_the_scale(rows, labels, human_range: tuple[float, float] | None = None,
                         f"({shown})", scale, bound, float(low), float(high))
 
 
-def past_the_scale_note(rows, labels, human_range: tuple[float, float] | None = None, *,
-                        source: str | None = None, scale_name: str | None = None) -> str | None:
-    """:func:`past_the_scale` as a note in the library's words (a Python call's; the command line says it with
-    the command that reruns it): ``source``, where an applied range came from (else ``human_range=``)."""
-    past = past_the_scale(rows, labels, human_range, scale_name=scale_name)
+def past_the_scale_note(rows, frame, human: str | None, human_range: tuple[float, float] | None = None, *,
+                        source: str | None = None, human_scale: str | None = None) -> str | None:
+    """:func:`past_the_scale` of the calibrated ``rows`` against the labels of ``frame[human]`` and the scale they
+    declare (``human_scale``, else the ``HUMAN_scale`` column), as a note in the library's words (a Python call's;
+    the command line says it with the command that reruns it): ``source``, where an applied range came from
+    (else ``human_range=``)."""
+    import pandas as pd
+
+    if human is None or human not in frame.columns:
+        return None
+    labels = pd.to_numeric(frame[human], errors="coerce").to_numpy(dtype=float)
+    past = past_the_scale(rows, labels, human_range, scale_name=declared_scale(frame, human, human_scale))
     if past is None:
         return None
-    if past.bound is None:
-        given = source or f"human_range=({past.low:g}, {past.high:g})"
-        return (f"{past.count} calibrated system score(s) or their intervals run past the human scale given, "
-                f"{past.scale} ({given}): e.g. {past.example}; read them as capped at the scale")
-    low, high = past.bound.split(",")
-    return (f"{past.count} calibrated system score(s) or their intervals run past the human labels' scale, "
-            f"{past.scale}: e.g. {past.example}; give human_range=({low}, {high}) to keep calibrated scores "
-            "inside it")
+    bound = (past.bound or "").replace(",", ", ")
+    return past.sentence(source or f"human_range=({past.low:g}, {past.high:g})",
+                         f"; give human_range=({bound}) to keep calibrated scores inside it")

@@ -143,8 +143,8 @@ class _NoteLine(logging.Handler):
     """A log note of the library as one line on stderr, 'xleval: note: ...', in the command's words; once,
     though a streamed reader decides on the file for its header and again for its rows."""
 
-    def __init__(self, command: click.Command | None):
-        super().__init__(logging.INFO)
+    def __init__(self, command: click.Command | None, level: int = logging.INFO):
+        super().__init__(level)
         self.command = command
         self.said: set[str] = set()
 
@@ -154,7 +154,17 @@ class _NoteLine(logging.Handler):
         text = cli_words(record.getMessage(), self.command)
         if text not in self.said:
             self.said.add(text)
-            sys.stderr.write(f"xleval: note: {visible_controls(text)}\n")  # it may quote a file name
+            self.write(text)
+
+    def write(self, text: str) -> None:
+        sys.stderr.write(f"xleval: note: {visible_controls(text)}\n")  # it may quote a file name
+
+
+class _WarningLine(_NoteLine):
+    """A warning the library logs, as :func:`say` writes one ('warning: ...')."""
+
+    def write(self, text: str) -> None:
+        say("warning", text)
 
 
 _quoting_flag = click.option(
@@ -563,6 +573,8 @@ def read_ranked_table(path, *, score: str, human: str | None, system: str, by: s
     (:meth:`xleval.table.EvalTable.read`: score and human numeric, roles set, the signatures it was
     written with travelling in it; a --system given on the command line must exist), the saved
     calibrator if any, and the context that completes the commands they print."""
+    import numpy as np
+
     from ..calibration import load_calibrator
     from ..exceptions import InputError
     from ..io import parse_column_mapping
@@ -581,8 +593,6 @@ def read_ranked_table(path, *, score: str, human: str | None, system: str, by: s
     check_named_column(table.frame, "--system", system, path)
     if system in table.frame.columns:
         table = table.with_roles(system=system)
-    import numpy as np
-
     for flag, column in (("--score", score), ("--human", human)):  # before any work: nothing to rank or compare
         if column is not None and not np.isfinite(table.frame[column].to_numpy(dtype=float)).any():
             raise InputError(f"{path}: {flag} {column!r} has no value on any of the {len(table.frame)} rows; "
@@ -677,20 +687,10 @@ def report_in_cli_words(report: Any) -> Any:
 @contextlib.contextmanager
 def logged_warnings_said(name: str) -> Iterator[None]:
     """While the block runs, each warning the library logs on logger ``name`` is one 'warning: ...' line on stderr
-    in the command's words (:func:`say`), once; without it Python's last-resort handler prints it bare, in the
-    library's words."""
-    class _Said(logging.Handler):
-        def __init__(self) -> None:
-            super().__init__(logging.WARNING)
-            self.said: set[str] = set()
-
-        def emit(self, record: logging.LogRecord) -> None:
-            text = record.getMessage()
-            if text not in self.said:
-                self.said.add(text)
-                say("warning", text)
-
-    logger, handler = logging.getLogger(name), _Said()
+    in the command's words, once; without it Python's last-resort handler prints it bare, in the library's
+    words."""
+    ctx = click.get_current_context(silent=True)
+    logger, handler = logging.getLogger(name), _WarningLine(ctx.command if ctx else None, logging.WARNING)
     logger.addHandler(handler)
     try:
         yield

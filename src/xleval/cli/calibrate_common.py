@@ -141,23 +141,21 @@ def role_words(score: str, by: str | None, human: str | None, system: str) -> li
 
 def scale_range(df: Any, human: str | None, human_scale: str | None, human_range: str | None
                 ) -> tuple[str | None, str | None, str | None]:
-    """The ``--human-range`` that ``leaderboard`` and ``report`` apply, where it came from, and a note: the one
-    given (source None); else the bounds of the human scale the table names (``--human-scale esa|da|sqm``, or
-    the ``HUMAN_scale`` column `xleval ingest` writes), whose source names it; else (None, None, None). Labels
-    outside the named scale's bounds are not bounded by it: the note says so (the name may be wrong)."""
+    """The ``--human-range`` that ``leaderboard``, ``report`` and ``calibrate fit`` apply, where it came from,
+    and a note: the one given (source None); else the bounds of the human scale the table names (``--human-scale
+    esa|da|sqm``, or the ``HUMAN_scale`` column `xleval ingest` writes), whose source names it; else (None, None,
+    None). Labels outside the named scale's bounds are not bounded by it: the note says so (the name may be
+    wrong). The library's rule and words (:func:`xleval.calibration._scales.bounded_by_name`), said as typed."""
     if human_range is not None or human is None or human not in df.columns:
         return human_range, None, None
-    from ..calibration._scales import named_bounds
+    from ..calibration._scales import bounded_by_name
+    from ._errors import cli_words
 
-    bounds, name, outside = named_bounds(df, human, human_scale)
+    ctx = click.get_current_context(silent=True)
+    bounds, note, source = bounded_by_name(df, human, human_scale)
     if bounds is None:
-        return None, None, None
-    said = f"--human-scale {human_scale}" if human_scale is not None else f"the {human}_scale column: {name}"
-    if len(outside):
-        return None, None, (f"{len(outside)} human label(s) lie outside {bounds[0]:g} to {bounds[1]:g}, the range of "
-                            f"the human scale ({said}; e.g. {outside[0]:g}): calibrated scores are not bounded by it; "
-                            "check the scale's name, or give --human-range LOW,HIGH")
-    return f"{bounds[0]:g},{bounds[1]:g}", f"the range of the human scale ({said})", None
+        return None, None, (cli_words(note, ctx.command if ctx else None) if note else None)
+    return f"{bounds[0]:g},{bounds[1]:g}", cli_words(source or "", ctx.command if ctx else None), None
 
 
 def bounded_note(human_range: str | None, source: str | None, method: str) -> str | None:
@@ -202,12 +200,7 @@ def past_the_scale(rows: Any, df: Any, human: str | None, human_range: str | Non
     past = check(rows, labels, parse_human_range(human_range), scale_name=scale_name)
     if past is None:
         return None
-    if past.bound is None:
-        return (f"{past.count} calibrated system score(s) or their intervals run past the human scale given, "
-                f"{past.scale} ({source or f'--human-range {human_range}'}): e.g. {past.example}; read them as "
-                "capped at the scale")
     fix = f"; give --human-range {past.bound} to keep calibrated scores inside it"
-    if rerun is not None:
+    if rerun is not None and past.bound is not None:
         fix += f": {rerun(past.bound)}"
-    return (f"{past.count} calibrated system score(s) or their intervals run past the human labels' scale, "
-            f"{past.scale}: e.g. {past.example}{fix}")
+    return past.sentence(source or f"--human-range {human_range}", fix)

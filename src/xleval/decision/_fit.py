@@ -95,7 +95,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
         settings["human_higher_is_better"] = direction_for(frame, human, human_scale)
     bounded = None
     if method != "lgn" and human is not None and settings.get("human_range") is None:
-        named, bounded = bounded_by_name(frame, human, human_scale)  # a named scale's bounds, as on the CLI
+        named, bounded, _ = bounded_by_name(frame, human, human_scale)  # a named scale's bounds, as on the CLI
         if named is not None:
             settings["human_range"] = named
     settings["score_higher_is_better"] = higher_is_better(

@@ -507,13 +507,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     ``caller`` (:class:`xleval.decision.Caller`): the input's name in messages, the advice's commands (the CLI
     passes them) and the progress callback, told of each finished step (system scores, recommendation, ranking).
     """
-    from ..calibration._scales import (
-        bounded_by_name,
-        declared_scale,
-        direction_for,
-        named_range_source,
-        past_the_scale_note,
-    )
+    from ..calibration._scales import bounded_by_name, direction_for, past_the_scale_note
     from ..decision import RECOMMEND_PROCEDURE, recommend_calibration
 
     metric, signature, scale = reading.metric, reading.signature, HumanScale.of(human_scale)
@@ -527,9 +521,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     human_higher_is_better = direction_for(table.frame, human, scale.name, scale.higher_is_better)
     bounded = source = None
     if scale.range is None and model is None:  # a named scale's bounds, as on the command line
-        named, bounded = bounded_by_name(table.frame, human, scale.name)
-        if named is not None:
-            scale, source = scale.with_(range=named), named_range_source(table.frame, human, scale.name)
+        named, bounded, source = bounded_by_name(table.frame, human, scale.name)
+        scale = scale.with_(range=named) if named is not None else scale
     scores = system_scores(table, system=system, human=human, metric=metric, unit=reading.unit,
                            n_resamples=n_resamples, level=resampling.level, random_state=random_state)
     frame = table.frame
@@ -561,9 +554,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     steps.done()
     said = tuple(f"{w.category.__name__}: {w.message}" for w in read)
     said += (bounded,) if bounded is not None and calibration.is_anchored else ()
-    if caller.commands is None and calibration.is_anchored and human is not None:  # the command line says it
-        # with the command that reruns it bounded
-        past = past_the_scale_note(board.rows, pd.to_numeric(frame[human], errors="coerce"), scale.range,
-                                   source=source, scale_name=declared_scale(frame, human, scale.name))
+    if caller.commands is None and calibration.is_anchored:  # the command line says it with the command to run
+        past = past_the_scale_note(board.rows, frame, human, scale.range, source=source, human_scale=scale.name)
         said += (past,) if past is not None else ()
     return dataclasses.replace(board, notes=(*said, *board.notes)) if said else board

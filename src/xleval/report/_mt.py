@@ -21,7 +21,7 @@ from .._base.grouping import group_index
 from .._base.progress import Steps
 from .._base.result import Result
 from ..calibration import CalibrationSummary, HumanScale, calibration_summary
-from ..calibration._scales import bounded_by_name, declared_scale, named_range_source, past_the_scale_note
+from ..calibration._scales import bounded_by_name, past_the_scale_note
 from ..decision import (
     RECOMMEND_PROCEDURE,
     CalibrationDecision,
@@ -171,8 +171,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     frame = table.frame
     bounded = source = None
     if human_range is None and model is None:  # a named scale's bounds, as on the command line
-        human_range, bounded = bounded_by_name(frame, human, human_scale)
-        source = named_range_source(frame, human, human_scale) if human_range is not None else None
+        human_range, bounded, source = bounded_by_name(frame, human, human_scale)
     signature = signature if signature is not None else table.signature(score)  # given, else the table's
     system = table.system_role(system)
     system = system if system is not None and system in frame.columns else None
@@ -205,10 +204,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         steps.done()
     messages = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     messages += (bounded,) if bounded is not None and calibration.is_anchored else ()
-    if commands is None and calibration.is_anchored and human is not None:  # the command line says it with
-        # the command that reruns it bounded
-        past = past_the_scale_note(board.rows, pd.to_numeric(frame[human], errors="coerce"), human_range,
-                                   source=source, scale_name=declared_scale(frame, human, human_scale))
+    if commands is None and calibration.is_anchored:  # the command line says it with the command that reruns it
+        past = past_the_scale_note(board.rows, frame, human, human_range, source=source, human_scale=human_scale)
         messages += (past,) if past is not None else ()
     for message in messages:
         logger.warning(message)
