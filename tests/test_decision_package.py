@@ -95,10 +95,12 @@ def test_diagnose_reads_the_evidence_of_the_decision_it_is_given():
 def test_the_default_grouping_is_a_value():
     assert DEFAULT_BY is table_module.DefaultGrouping()  # one value, compared by identity
     assert DEFAULT_BY.resolve(["lp", "tgt_lang"]) == "lp" and DEFAULT_BY.resolve(["tgt_lang"]) == "tgt_lang"
-    assert str(DEFAULT_BY) == "lp if present, else tgt_lang"  # as --help spells it
+    assert DEFAULT_BY.resolve(["src_lang", "tgt_lang"]) == "lp"  # the pair, derived from its two codes
+    assert str(DEFAULT_BY) == "lp (given, or from src_lang and tgt_lang), else tgt_lang"  # as --help spells it
     assert pickle.loads(pickle.dumps(DEFAULT_BY)) is DEFAULT_BY
     # a sentence equal to its spelling is not the default
-    assert table_module._given_default("lp if present, else tgt_lang", ["lp"]) == "lp if present, else tgt_lang"
+    spelled = str(DEFAULT_BY)
+    assert table_module._given_default(spelled, ["lp"]) == spelled
 
 
 def test_every_door_groups_a_to_english_table_by_lp(cli, tmp_path):

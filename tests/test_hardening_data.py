@@ -333,10 +333,12 @@ def test_segments_numbered_within_documents_are_not_repeats():
         warn_contradicting_labels(twice, "human", np.array([10.0, 20.0, 90.0, 80.0, 30.0]))
 
 
-def test_grouping_by_target_language_says_when_it_pools_pairs(tmp_path):
-    """A table with src_lang and tgt_lang but no lp is grouped by tgt_lang: a target with two sources (WMT25's
-    en-de_DE and cs-de_DE; any to-English data) pools two pairs into one group, which was silent. It is warned, in
-    the library and on the command line with the flag that keeps the pairs apart, which then does."""
+def test_a_table_with_the_two_codes_is_grouped_by_its_pairs(tmp_path):
+    """A table with src_lang and tgt_lang but no lp was grouped by tgt_lang: a target with two sources (WMT25's
+    en-de_DE and cs-de_DE; any to-English data) pooled two pairs into one group, with a warning. The default
+    grouping is now the pair, derived from the two codes, in the library and on the command line; --by tgt_lang
+    still pools when asked."""
+    import json
     import warnings
 
     from conftest import run_cli
@@ -348,21 +350,20 @@ def test_grouping_by_target_language_says_when_it_pools_pairs(tmp_path):
                        "system": np.tile(np.repeat(["a", "b"], 20), 2), "seg_id": np.tile(np.arange(20), 4),
                        "score": rng.normal(size=80)})
     few = Resampling(n_resamples=20, random_state=0)
-    with pytest.warns(match=r"pooled into one group \(e.g. 'de' from 'cs', 'en'\); give by='lp'"):
-        pooled = leaderboard(df, "score", method="none", resampling=few)
-    assert set(pooled.rows["group"]) == {"de"}
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        apart = leaderboard(df, "score", "lp", method="none", resampling=few)
-        leaderboard(df[df["src_lang"] == "en"], "score", method="none", resampling=few)  # one source: nothing said
-    assert set(apart.rows["group"]) == {"en-de", "cs-de"}
+        warnings.simplefilter("error")  # nothing to warn of: no pair is pooled
+        apart = leaderboard(df, "score", method="none", resampling=few)
+        pooled = leaderboard(df, "score", "tgt_lang", method="none", resampling=few)
+    assert set(apart.rows["group"]) == {"en-de", "cs-de"} and apart.by == "lp"
+    assert set(pooled.rows["group"]) == {"de"}
+    assert "lp" not in df.columns  # the caller's frame is not changed
     path = tmp_path / "two sources.tsv"
     df.to_csv(path, sep="\t", index=False)
-    with warnings.catch_warnings():  # the command line prints the warning (pytest's filter would raise it)
-        warnings.simplefilter("default")
-        r = run_cli("leaderboard", path, "--score", "score", "--method", "none", "--n-resamples", "20")
+    r = run_cli("leaderboard", path, "--score", "score", "--method", "none", "--n-resamples", "20", "--format", "json")
     assert r.exit_code == 0, r.stderr
-    assert "give --by lp to keep each pair a group of its own" in " ".join(r.stderr.split())
+    out = json.loads(r.stdout)
+    assert out["by"] == "lp" and {row["group"] for row in out["rows"]} == {"en-de", "cs-de"}
+    assert "pooled" not in r.stderr
 
 
 # --- 6. two input codes that become one group are named --------------------------------------------------------

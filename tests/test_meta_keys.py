@@ -50,19 +50,20 @@ def test_segments_numbered_within_documents_are_keyed_by_document():
         meta_evaluate(df.drop(columns="doc_id"), ["m"], "human", by="lp", resampling=FEW)
 
 
-def test_the_command_line_derives_lp_and_warns_of_pooled_pairs(tmp_path):
+def test_the_command_line_groups_by_the_pair_derived_from_the_two_codes(tmp_path):
+    """Without --by the table (src_lang and tgt_lang, no lp) is grouped by its pairs, as with --by lp; grouped by
+    tgt_lang when asked, en-de and cs-de share 'de' and each segment of a system twice: refused."""
     path = tmp_path / "two sources.tsv"
     _table().to_csv(path, sep="\t", index=False)
     args = ("meta", str(path), "--human", "human", "--metrics", "m", "--no-spa", "--n-resamples", "20",
             "--format", "json")
-    r = run_cli(*args, "--by", "lp")
-    assert r.exit_code == 0, r.stderr
-    assert {c["group"] for c in json.loads(r.stdout)["cells"]} == {"en-de", "cs-de"}
-    with warnings.catch_warnings():  # the command line prints the warning (pytest's filter would raise it)
-        warnings.simplefilter("default")
-        r = run_cli(*args)
-    # grouped by tgt_lang, en-de and cs-de share 'de' and each segment of a system twice: refused, after the warning
-    # that says why and how to keep the pairs apart
-    said = " ".join(r.stderr.split())
-    assert r.exit_code == 2 and "repeat a (group, system, segment), e.g. (de, A, " in said
-    assert "pooled into one group (e.g. 'de' from 'cs', 'en'); give --by lp" in said
+    given = run_cli(*args, "--by", "lp")
+    assert given.exit_code == 0, given.stderr
+    assert {c["group"] for c in json.loads(given.stdout)["cells"]} == {"en-de", "cs-de"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing to warn of
+        default = run_cli(*args)
+    assert default.exit_code == 0, default.stderr
+    assert json.loads(default.stdout)["cells"] == json.loads(given.stdout)["cells"]
+    r = run_cli(*args, "--by", "tgt_lang")
+    assert r.exit_code == 2 and "repeat a (group, system, segment), e.g. (de, A, " in " ".join(r.stderr.split())

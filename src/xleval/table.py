@@ -33,7 +33,7 @@ from ._base.grouping import GroupIndex, group_index
 from .exceptions import ArgumentTypeError, InputError
 
 __all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "check_labels_finite",
-           "warn_contradicting_labels", "warn_pooled_sources", "LANGUAGE_COLUMNS", "default_by", "DEFAULT_BY",
+           "warn_contradicting_labels", "LANGUAGE_COLUMNS", "default_by", "DEFAULT_BY",
            "DefaultGrouping"]
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
@@ -164,30 +164,6 @@ def _one(value: str | None, name: str) -> str | None:
     return value
 
 
-def warn_pooled_sources(frame: pd.DataFrame, where: str) -> None:
-    """Grouped by ``tgt_lang`` for want of an ``lp`` column, a table whose target language has several source
-    languages pools their pairs into one group (WMT25: en-de_DE and cs-de_DE; to-English data: every pair in
-    'en'): a DataQualityWarning names one such target and how to keep the pairs apart."""
-    if "src_lang" not in frame.columns or "tgt_lang" not in frame.columns:
-        return
-    sources = frame[["src_lang", "tgt_lang"]].drop_duplicates().groupby("tgt_lang", observed=True)["src_lang"]
-    counts = sources.nunique()
-    pooled = counts[counts > 1]
-    if pooled.empty:
-        return
-    import warnings
-
-    from .exceptions import DataQualityWarning
-
-    target = pooled.index[0]
-    names = sorted(str(v) for v in sources.get_group(target).dropna().unique())
-    prefix = "" if where in ("data", "table") else f"{where}: "
-    warnings.warn(f"{prefix}grouped by tgt_lang (the table has no lp column): {len(pooled)} target language(s) have "
-                  f"several source languages, whose pairs are pooled into one group (e.g. {target!r} from "
-                  f"{', '.join(map(repr, names[:4]))}); give by='lp' to keep each pair a group of its own",
-                  DataQualityWarning, stacklevel=4)
-
-
 def _languages(frame: pd.DataFrame, needed: Sequence[str], where: str, normalize: bool) -> pd.DataFrame:
     """The frame with normalised language columns (``normalize``), or with only the language columns
     that ``needed`` lacks derived from ``lp`` (a frame passed as it is keeps its own spellings)."""
@@ -252,14 +228,11 @@ class EvalTable:
             check_header(frame.columns, dict(columns), (), source)
             frame = frame.rename(columns=dict(columns))
             signatures = renamed_signatures(signatures, columns)  # a signature travels with its file column
-        defaulted = by is DEFAULT_BY
-        by = _given_default(by, frame.columns)  # DEFAULT_BY: lp if present, else tgt_lang
+        by = _given_default(by, frame.columns)  # DEFAULT_BY: lp (given, or from the two codes), else tgt_lang
         scores, by_cols = _columns(score, "score"), _columns(by, "by")
         one = {"human": _one(human, "human"), "system": _one(system, "system"), "segment": _one(segment, "segment"),
                "document": _one(document, "document")}
         frame = _languages(frame, by_cols, source, normalize_languages)
-        if defaulted and by_cols == ("tgt_lang",):
-            warn_pooled_sources(frame, str(source))
         if frame is data:
             frame = data.copy(deep=False)  # the table's own object: the caller may add columns to theirs
         require_columns(frame, scores, what=source, argument="score")
@@ -392,8 +365,6 @@ def as_table(data: EvalTable | pd.DataFrame, *, default_by: str | Sequence[str] 
     if isinstance(data, EvalTable):
         if not data.by and roles.get("by") is None and default_by is not None:
             roles["by"] = _given_default(default_by, data.frame.columns)
-            if default_by is DEFAULT_BY and roles["by"] == "tgt_lang":
-                warn_pooled_sources(data.frame, str(data.source))
         changed = {k: v for k, v in roles.items() if k in ROLES and v is not None and _differs(getattr(data, k), v)}
         return data.with_roles(**changed) if changed else data
     roles.setdefault("normalize_languages", False)

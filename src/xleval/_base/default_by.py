@@ -9,10 +9,11 @@ __all__ = ["DEFAULT_BY", "DefaultGrouping", "default_by"]
 
 
 class DefaultGrouping:
-    """The grouping used when none is given, everywhere (library and CLI): ``lp`` when the table has a
-    column ``lp`` (language pairs keep to-English data apart, where every row has ``tgt_lang`` en), else
-    ``tgt_lang``. One value (:data:`DEFAULT_BY`), compared by identity and resolved on a table's columns
-    with :meth:`resolve`; ``str()`` spells it as ``--help`` shows it."""
+    """The grouping used when none is given, everywhere (library and CLI): the language pair ``lp`` when the
+    table has a column ``lp`` or can derive it from ``src_lang`` and ``tgt_lang`` (pairs keep to-English data
+    apart, where every row has ``tgt_lang`` en, and en-de apart from cs-de), else ``tgt_lang``. One value
+    (:data:`DEFAULT_BY`), compared by identity and resolved on a table's columns with :meth:`resolve`;
+    ``str()`` spells it as ``--help`` shows it."""
 
     _instance: DefaultGrouping | None = None
 
@@ -22,11 +23,13 @@ class DefaultGrouping:
         return cls._instance
 
     def resolve(self, columns: Iterable[Any]) -> str:
-        """The grouping column for a table with these (canonical) column names."""
-        return "lp" if "lp" in set(columns) else "tgt_lang"
+        """The grouping column for a table with these (canonical) column names: ``lp`` also where only
+        ``src_lang`` and ``tgt_lang`` are there (whoever groups derives it, as from ``lp`` the codes)."""
+        names = set(columns)
+        return "lp" if "lp" in names or {"src_lang", "tgt_lang"} <= names else "tgt_lang"
 
     def __str__(self) -> str:
-        return "lp if present, else tgt_lang"
+        return "lp (given, or from src_lang and tgt_lang), else tgt_lang"
 
     def __repr__(self) -> str:
         return "DEFAULT_BY"

@@ -73,7 +73,8 @@ class LGN(ParamsMixin):
     ----------
     by : str or list of str
         Grouping columns: ``"lp"``, ``"tgt_lang"`` or any column list; default
-        :data:`xleval.table.DEFAULT_BY` (``lp`` if the table has it, else ``tgt_lang``).
+        :data:`xleval.table.DEFAULT_BY` (``lp``, given or derived from ``src_lang`` and ``tgt_lang``, else
+        ``tgt_lang``).
     method : {"zscore", "robust", "quantile"}
     target : (mean, std)
         Shared scale of the calibrated scores, e.g. ``(80, 10)``; default ``(0, 1)``.

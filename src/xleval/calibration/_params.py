@@ -49,7 +49,8 @@ class ParamsMixin:
 
     def _resolve_by(self, X: Any) -> list[str]:
         """The grouping columns a fit on ``X`` uses: ``by`` as given; the default (:data:`DEFAULT_BY`)
-        is an EvalTable's own grouping, else ``lp`` if the frame has it, else ``tgt_lang`` -- the one
+        is an EvalTable's own grouping, else ``lp`` if the frame has it or its two codes (``src_lang``,
+        ``tgt_lang``, from which a fit derives it), else ``tgt_lang`` -- the one
         default of the library and the command line."""
         from ..table import EvalTable
 
@@ -67,6 +68,10 @@ class ParamsMixin:
         returned as it is (a DataFrame, or an array of scores with ``groups=``)."""
         from ..table import EvalTable
 
+        if isinstance(X, pd.DataFrame):  # the pair from its two codes when the calibrator groups by lp
+            from ..io import with_pair_column
+
+            return with_pair_column(X, getattr(self, "by_", None) or self._resolve_by(X), "data")
         if not isinstance(X, EvalTable):
             return X
         by = self._resolve_by(X)

@@ -218,8 +218,10 @@ def reference_copy_step(df, by: Sequence[str], system: str | None, where: Any, k
     (:func:`xleval.output_checks.reference_copies`, per ``by`` group) are named in a note on stderr and,
     unless ``keep`` (``--keep-reference-copies``) or ``drop=False``, left out. Returns the table and the
     note (None when there is no copy); ``quiet``: the command says it with its own notes (JSON, HTML)."""
+    from ..io import with_pair_column
     from ..output_checks import drop_reference_copies
 
+    df = with_pair_column(df, by, str(where))  # lp from the two codes: derived once, a bad code named in the file
     kept, found = drop_reference_copies(df, by=list(by), system=system or "system", keep=keep or not drop)
     if not found.copies:
         return df, None
@@ -603,7 +605,8 @@ def read_ranked_table(path, *, score: str, human: str | None, system: str, by: s
 
 def by_option(help_text: str):
     """``--by``, whose default is one rule everywhere (:func:`xleval.table.default_by`): ``lp`` when the
-    table has it, else ``tgt_lang`` (so to-English data, all ``tgt_lang`` en, keeps its pairs apart)."""
+    table has it or ``src_lang`` and ``tgt_lang`` to derive it, else ``tgt_lang`` (so to-English data, all
+    ``tgt_lang`` en, keeps its pairs apart)."""
     from ..table import DEFAULT_BY
 
     return click.option("--by", default=None, show_default=False, help=f"{help_text} Default: {DEFAULT_BY}.")

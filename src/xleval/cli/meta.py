@@ -135,7 +135,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     from ..meta import Clustering, MetaStatistics, Spans, meta_calibrations, meta_evaluate, parse_calibrations
     from ..meta._render import render_latex, render_text, to_frame, to_json
     from ..stats import Resampling
-    from ..table import EvalTable, warn_pooled_sources
+    from ..table import EvalTable
 
     given = {"--exclude": exclude, "--lower-is-better": lower, "--higher-is-better": higher,
              "--clusters": () if clusters is None else (clusters,),
@@ -153,9 +153,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                            normalize_languages=False)  # read once: the metrics' signatures travel with it
     df = table.frame
     if not by_cols:
-        by_cols = grouping(by, df.columns)  # the default: lp if the table has it, else tgt_lang
-        if by_cols == ["tgt_lang"]:
-            warn_pooled_sources(df, str(input))
+        by_cols = grouping(by, df.columns)  # the default: lp (given, or from the two codes), else tgt_lang
     df = _with_pair(df, by_cols, input)
     df, copies = reference_copy_step(df, by_cols, system, input, keep_reference_copies, quiet=True)
     names = parse_columns(metrics, "--metrics") if metrics else [c for c in df.columns if c.startswith(metrics_prefix)

@@ -357,13 +357,15 @@ def _name_reference_copies(df, path) -> None:
 
     names = list(df.column_names if is_arrow_table(df) else df.columns)
     by = default_by(names)
-    needed = [c for c in (by, "system", "hypothesis", "reference") if c in names]
-    if len(needed) < 4:  # nothing to compare
+    keys = [by] if by in names else ["src_lang", "tgt_lang"]  # lp: given, or derived from the two codes
+    needed = [c for c in (*keys, "system", "hypothesis", "reference") if c in names]
+    if len(needed) < len(keys) + 3:  # nothing to compare
         return
     if is_arrow_table(df):  # Parquet in, Parquet out: no pandas unless a copy is there to name
         from ..output_checks._normal import may_hold_a_reference_copy
 
-        cells = list(zip(df.column(by).to_pylist(), df.column("system").to_pylist(), strict=True))
+        groups = zip(*(df.column(k).to_pylist() for k in keys), strict=True)
+        cells = list(zip(groups, df.column("system").to_pylist(), strict=True))
         if not may_hold_a_reference_copy(cells, df.column("hypothesis").to_pylist(),
                                          df.column("reference").to_pylist()):
             return

@@ -58,7 +58,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
 
     ``data``: an EvalTable or a DataFrame; ``score``, ``by``, ``human``, ``system`` name its columns
     (given here, or the table's roles; ``by`` defaults to :data:`~xleval.table.DEFAULT_BY`, ``lp`` if the
-    table has it, else ``tgt_lang``; ``system`` may be absent from the table, None says there is none:
+    table has it or its two codes, else ``tgt_lang``; ``system`` may be absent from the table, None says there is none:
     it sets LGN's ``min_count`` by the table's level and the anchored calibrator's between-system slope).
     ``method``: ``lgn``, ``anchored`` or ``auto``; None is ``auto`` when a human column is named, else
     ``lgn``. ``auto`` fits what the one decision chooses (:func:`~xleval.decision.decide_calibration`;

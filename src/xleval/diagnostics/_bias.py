@@ -76,7 +76,7 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     """Diagnose language bias of ``score`` in a long table grouped by ``by``.
 
     ``data`` is an :class:`~xleval.table.EvalTable` or a frame; ``score``/``by`` default to the table's
-    roles (a frame: ``by`` is ``lp`` if present, else ``tgt_lang``).
+    roles (a frame: ``by`` is :data:`~xleval.table.DEFAULT_BY`, ``lp`` given or derived, else ``tgt_lang``).
     Rows without a finite score are left out (counted in ``notes``,
     DataQualityWarning).
     """

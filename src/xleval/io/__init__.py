@@ -25,7 +25,7 @@ _LAZY = {
     "read_wmt_folder": "._wmt", "read_mtme": "._mtme", "read_mtme_system_scores": "._mtme",
     "LMEvalSamples": "._lmeval", "read_lm_eval_samples": "._lmeval",
     "add_language_columns": ".langs", "family_of": ".langs", "normalize_code": ".langs", "normalize_codes": ".langs",
-    "script_of": ".langs", "split_lp": ".langs",
+    "script_of": ".langs", "split_lp": ".langs", "with_pair_column": ".langs",
 }
 
 __all__ = list(_LAZY)

@@ -8,7 +8,7 @@ script (``zh-Hant`` stays ``zh-Hant``, ``sr-Latn`` stays ``sr-Latn``); a region 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from importlib import resources
 
 import numpy as np
@@ -22,6 +22,7 @@ __all__ = [
     "normalize_codes",
     "split_lp",
     "add_language_columns",
+    "with_pair_column",
     "script_of",
     "family_of",
     "language_table",
@@ -217,6 +218,18 @@ def add_language_columns(df: pd.DataFrame, where: str = "input", *, categorical:
         raise InputError(f"{where}: no language column; give 'lp' (e.g. de-en) or 'tgt_lang', or map one with "
                          "columns=", argument="columns")
     return out
+
+
+def with_pair_column(df: pd.DataFrame, by: str | Sequence[str], where: str = "input") -> pd.DataFrame:
+    """``df`` with the pair ``lp`` (``src-tgt``, normalised keys) derived from ``src_lang`` and ``tgt_lang`` when
+    ``by`` groups by ``lp`` and the table has only the two codes (the default grouping,
+    :data:`xleval.table.DEFAULT_BY`, names ``lp`` then); else ``df`` itself. The frame's own columns are kept as
+    they are."""
+    by_cols = [by] if isinstance(by, str) else list(by)
+    if "lp" not in by_cols or "lp" in df.columns or not {"src_lang", "tgt_lang"} <= set(df.columns):
+        return df
+    pairs = add_language_columns(df[["src_lang", "tgt_lang"]], where=where)["lp"]
+    return df.assign(lp=pairs.astype(str).to_numpy())
 
 
 def _spelling(value) -> str:

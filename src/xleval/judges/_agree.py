@@ -59,10 +59,9 @@ def judge_agreement(df: Any, columns: Sequence[str], *, by: str = "lp", system: 
     derived from ``src_lang`` and ``tgt_lang`` when the table has no such column."""
     import pandas as pd
 
-    if by == "lp" and "lp" not in df.columns and {"src_lang", "tgt_lang"} <= set(df.columns):
-        from xleval.io import add_language_columns  # lp from the two codes (a table of `xleval ingest judge`)
+    from xleval.io import with_pair_column
 
-        df = df.assign(lp=add_language_columns(df[["src_lang", "tgt_lang"]])["lp"].astype(str).to_numpy())
+    df = with_pair_column(df, by, "data")  # lp from the two codes (a table of `xleval ingest judge`)
     cols = list(dict.fromkeys(columns))
     if len(cols) < 2:
         raise InputError(f"columns: name two or more score columns to compare, got {list(columns)!r}",

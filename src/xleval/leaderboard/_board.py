@@ -205,7 +205,7 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     BLEU/chrF/TER (see :func:`row_statistics`), else the mean; bootstrap over ``unit`` (default
     ``doc_id``, else ``seg_id``, else rows) with the same resamples for every system of a group.
     ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by``:
-    ``lp`` if present, else ``tgt_lang``)."""
+    ``lp``, given or derived from ``src_lang`` and ``tgt_lang``, else ``tgt_lang``)."""
     evaluated = _table(data, score, by, human, where)
     score, by, where, human = evaluated.score_column, evaluated.by[0], evaluated.source, evaluated.human
     system = evaluated.system_role(system)

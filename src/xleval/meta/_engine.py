@@ -85,11 +85,9 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     frame = getattr(data, "frame", data)
     if not isinstance(frame, pd.DataFrame):
         raise InputError("meta_evaluate needs a table (pandas DataFrame or EvalTable)", argument="data")
-    if "lp" in ([by] if isinstance(by, str) else list(by)) and "lp" not in frame.columns \
-            and {"src_lang", "tgt_lang"} <= set(frame.columns):  # the pair from its two codes, as every command
-        from ..io import add_language_columns
+    from ..io import with_pair_column
 
-        frame = add_language_columns(frame, where="data")
+    frame = with_pair_column(frame, by, "data")  # the pair from its two codes, as every command
     metrics = _check_columns(frame, metrics, human, by, system, segment, darr)
     if ceiling is not None:
         metrics = _with_ceiling(frame, metrics, human, ceiling)

@@ -196,7 +196,7 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
     ``thresholds`` (:class:`FlagThresholds`): where the flags start.
     """
     require_columns(data, [hypothesis], what="data", argument="hypothesis")
-    by = default_by(data.columns) if by is None else by  # the one default: lp if present, else tgt_lang
+    by = default_by(data.columns) if by is None else by  # the one default (DEFAULT_BY)
     by_cols = (by,) if isinstance(by, str) else tuple(by)
     langid, missing_note = resolve_identifier(langid)
     chosen, notes = _choose_flags(flags, _columns_present(data, hypothesis, source, reference), langid, source,
@@ -331,7 +331,7 @@ def check_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source:
     if empty:  # every effect would be missing (a table of dashes, 'flagged n 0'): said here, not shown
         raise InputError(f"metric {empty[0]!r} has no finite value on any of the {len(data)} rows; name a column "
                          "with scores, or leave it out of metrics=", argument="metrics", value=empty[0])
-    by = default_by(data.columns) if by is None else by  # the one default: lp if present, else tgt_lang
+    by = default_by(data.columns) if by is None else by  # the one default (DEFAULT_BY)
     table, checked, notes, identifier = flag_outputs(
         data, hypothesis=hypothesis, source=source, reference=reference, by=by, flags=flags, langid=langid,
         thresholds=thresholds)
@@ -413,7 +413,7 @@ def exclude_invalid(data: pd.DataFrame, *, invalid: Sequence[str] = F.INVALID_FL
     if unknown:
         raise InputError(f"invalid={unknown[0]!r}: unknown output check; use some of {', '.join(F.FLAGS)}",
                          argument="invalid", value=unknown[0])
-    by = default_by(data.columns) if by is None else by  # the one default: lp if present, else tgt_lang
+    by = default_by(data.columns) if by is None else by  # the one default (DEFAULT_BY)
     table, checked, notes, _ = flag_outputs(data, hypothesis=hypothesis, source=source, reference=reference, by=by,
                                             langid=langid, **options)
     used = tuple(f for f in invalid if f in checked)

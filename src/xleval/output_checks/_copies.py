@@ -67,6 +67,9 @@ class ReferenceCopies(Result):
         """Boolean per row of ``data`` (the table checked): the row belongs to a reference copy."""
         if not self.copies:
             return np.zeros(len(data), dtype=bool)
+        from ..io import with_pair_column
+
+        data = with_pair_column(data, self.by, "data")  # the pair the check derived, derived again
         index = group_index(data[list(self.by)], names=list(self.by), where="data", allow_missing=True)
         labels = np.asarray(index.labels(), dtype=object)[index.codes]
         systems = data[self.system].astype(str).to_numpy()
@@ -98,14 +101,18 @@ def reference_copies(data: pd.DataFrame, *, by: str | Sequence[str] | None = Non
                      hypothesis: str = "hypothesis", reference: str = "reference", min_share: float = MIN_SHARE,
                      min_rows: int = MIN_ROWS) -> ReferenceCopies:
     """The systems of ``data`` that are copies of the reference, per group (``by``, default the one rule:
-    ``lp`` if present, else ``tgt_lang``); see the module's docstring for the rule and its thresholds.
-    A table without the hypothesis, reference or system column gives ``checked=False`` and no copies."""
+    ``lp``, given or derived from ``src_lang`` and ``tgt_lang``, else ``tgt_lang``); see the module's docstring
+    for the rule and its thresholds. A table without the hypothesis, reference or system column gives
+    ``checked=False`` and no copies."""
     if not (isinstance(min_share, (int, float)) and 0 < min_share <= 1):
         raise InputError(f"min_share={min_share!r}: expected a share in (0, 1], e.g. 0.5", argument="min_share",
                          value=min_share)
     if isinstance(min_rows, bool) or not isinstance(min_rows, (int, np.integer)) or min_rows < 1:
         raise InputError(f"min_rows={min_rows!r}: expected a whole number >= 1", argument="min_rows", value=min_rows)
+    from ..io import with_pair_column  # lazily: the language tables load only when a pair is derived
+
     by_cols = _by(data, by)
+    data = with_pair_column(data, by_cols, "data")
     missing = [c for c in (hypothesis, reference, system) if c not in data.columns]
     missing += [c for c in by_cols if c not in data.columns]
     empty = pd.DataFrame(columns=["group", system, "n", "identical", "share", "copy"])

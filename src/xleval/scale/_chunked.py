@@ -305,7 +305,8 @@ def bias_chunked(path: str | os.PathLike, score: str, by: str | list[str] | None
                  chunk_size: int = DEFAULT_CHUNK_SIZE, columns: dict[str, str] | None = None,
                  backend: Backend = None) -> StreamingBias:
     """Per-group moments of ``score`` by ``by`` over the table at ``path`` in batches (see :class:`StreamingBias`).
-    ``by`` None: ``lp`` if the table's header has it, else ``tgt_lang`` (:func:`xleval.table.default_by`)."""
+    ``by`` None: ``lp`` if the table's header has it (or ``src_lang`` and ``tgt_lang``), else ``tgt_lang``
+    (:func:`xleval.table.default_by`)."""
     if by is None:
         from ..table import default_by
         from ._readers import table_columns
