@@ -223,3 +223,72 @@ def test_tie_calibrated_rows_with_few_human_ties_equal_the_definition():
     want = [_acc23_by_brute_force(row, dh) for row in dm]
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
     assert _acc23_by_brute_force(dm[1], dh) > np.mean((np.sign(dm[1]) == np.sign(dh)) & (dh != 0))  # eps > 0 wins
+
+
+def _swapped_by_definition(x: np.ndarray, y: np.ndarray, human: np.ndarray, iu: np.ndarray, ju: np.ndarray,
+                           calibrate: bool) -> float:
+    """acc23(y) - acc23(x) over the pairs (iu, ju), each from the definition (every epsilon tried)."""
+    dh = human[iu] - human[ju]
+
+    def acc(row: np.ndarray) -> float:
+        dm = row[iu] - row[ju]
+        if calibrate:
+            return _acc23_by_brute_force(dm, dh)
+        return float((((dm == 0) & (dh == 0)) | ((dh != 0) & (dm != 0) & (np.sign(dm) == np.sign(dh)))).mean())
+
+    return acc(y) - acc(x)
+
+
+@pytest.mark.parametrize("kind", ["cross ties", "all ties", "within", "mask", "binary metric", "no human tie"])
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_swapped_accuracy_equals_the_definition_for_every_swap(kind, calibrate):
+    """PERM-BOTH's statistic without the pair differences (a quadratic form in the swaps for the concordant pairs,
+    the near pairs for tie calibration's gain) against the definition, swap by swap: human ties, metric ties,
+    rows where the two metrics agree, the pair masks, and a metric of two values (every pair near: the row is
+    counted densely)."""
+    from xleval.stats._pairwise import _SwappedAccuracy
+
+    rng = np.random.default_rng(len(kind) * 7 + calibrate)
+    n = 36
+    groups = rng.integers(0, 4, size=n)
+    human = rng.normal(size=n) if kind == "no human tie" else rng.integers(0, 5, size=n).astype(float)
+    a = np.round(human + rng.normal(size=n), 1)
+    b = np.round(human + 0.5 * rng.normal(size=n), 1)
+    b[:4] = a[:4]  # a swap changes nothing there
+    if kind == "binary metric":
+        a, b = (a > np.median(a)).astype(float), (b > np.median(b)).astype(float)
+    mask = {"cross ties": groups[:, None] != groups[None, :], "within": groups[:, None] == groups[None, :],
+            "mask": rng.random((n, n)) < 0.4}.get(kind, np.ones((n, n), dtype=bool))
+    iu, ju = np.nonzero(np.triu(mask, k=1))
+    statistic = _SwappedAccuracy(a, b, human, iu, ju, calibrate)
+    swaps = rng.random((40, n)) < 0.5
+    swaps[0] = False  # the observed statistic: no swap
+    x, y = np.where(swaps, b, a), np.where(swaps, a, b)
+    got = statistic(x, y, axis=1)
+    want = [_swapped_by_definition(xr, yr, human, iu, ju, calibrate) for xr, yr in zip(x, y, strict=True)]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    assert statistic(a, b) == pytest.approx(want[0], abs=1e-12)
+    assert len(set(np.round(want, 12))) > 3  # the swaps move the statistic: a test that can fail
+
+
+@pytest.mark.parametrize("levels", [4, 40, 0])
+def test_compare_pairwise_accuracy_gives_the_dense_null_from_the_quadratic_form(monkeypatch, levels):
+    """Over many pairs compare_pairwise_accuracy counts with the quadratic form; the same permutations through the
+    dense pair differences (the form switched off) give the same null distribution, bit for bit, and the same
+    p-value: with many human ties, a few, and none."""
+    from xleval.stats import _pairwise, compare_pairwise_accuracy
+
+    rng = np.random.default_rng(levels)
+    n = 240
+    groups = rng.integers(0, 8, size=n)
+    human = rng.integers(0, levels, size=n).astype(float) if levels else rng.normal(size=n)
+    a = human + rng.normal(size=n) + 0.3 * groups
+    b = np.round(human + rng.normal(size=n), 2)
+    assert int(np.triu(groups[:, None] != groups[None, :], k=1).sum()) >= _pairwise._FORM_PAIRS  # the form's size
+    few = Resampling(n_resamples=300, random_state=5)
+    form = compare_pairwise_accuracy(a, b, human, groups=groups, pairs="cross", resampling=few)
+    monkeypatch.setattr(_pairwise, "_FORM_PAIRS", 10**12)
+    dense = compare_pairwise_accuracy(a, b, human, groups=groups, pairs="cross", resampling=few)
+    np.testing.assert_array_equal(form.null_distribution, dense.null_distribution)
+    assert (form.statistic, form.p_value, form.method) == (dense.statistic, dense.p_value, dense.method)
+    assert np.unique(form.null_distribution).size > 10

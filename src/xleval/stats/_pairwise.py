@@ -294,6 +294,8 @@ def compare_pairwise_accuracy(
         res = _pair_swap(a, b, iu, ju, dh, weights, tie_calibration, alternative, n_resamples, random_state)
         method = f"pair-swap permutation (PairwisePermutationSigDiff) acc23 pairs={mask_name}, {sided}"
     else:
+        za, zb = _zscore(a), _zscore(b)
+
         def delta(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
             x2, y2 = np.atleast_2d(x), np.atleast_2d(y)
             out = np.concatenate([
@@ -302,11 +304,115 @@ def compare_pairwise_accuracy(
                 for r in _row_blocks(len(x2), iu.size)])
             return out if np.ndim(x) == 2 else out[0]
 
-        res = permutation_test_paired(_zscore(a), _zscore(b), delta, alternative=alternative,
-                                      n_resamples=n_resamples, random_state=random_state)
+        many = weights is None and iu.size >= _FORM_PAIRS and len(h) <= _FORM_ITEMS  # the same numbers, sooner
+        statistic = _SwappedAccuracy(za, zb, h, iu, ju, tie_calibration) if many else delta
+        res = permutation_test_paired(za, zb, statistic, alternative=alternative, n_resamples=n_resamples,
+                                      random_state=random_state)
         method = f"permutation-paired-swap (PERM-BOTH) acc23 pairs={mask_name}, {sided}"
     return replace(res, method=method, notes=res.notes + ("p-value: (1 + #{T* as extreme as T}) / (1 + B)",)
                    if not res.exact else res.notes)
+
+
+#: PERM-BOTH with pooled, unweighted pairs counts concordant pairs from a quadratic form in the swaps when there
+#: are at least this many pairs (below, the dense differences are as fast) and at most _FORM_ITEMS rows
+_FORM_PAIRS = 20_000
+_FORM_ITEMS = 4_096
+#: the grid of reaches a row's near pairs are counted at: the largest tied difference over 2 ** k, k < 40
+_REACH_STEPS = 40
+
+
+class _SwappedAccuracy:
+    """acc23(y) - acc23(x) for rows of PERM-BOTH's swapped scores (``x_i``, ``y_i`` are ``a_i``, ``b_i`` or,
+    swapped, ``b_i``, ``a_i``), pooled unweighted pairs: the same numbers as the dense pair differences
+    (:func:`_acc_rows`), without forming them.
+
+    A pair's concordance depends only on which of its two rows are swapped, so each metric's concordant count is a
+    quadratic form in the swap indicators ``u`` (``base + u . alpha + u' Q u``, integers, exact in floating
+    point): one matrix product per block of resamples. Tie calibration adds each row's best gain over its
+    human-tied pairs (:func:`_best_gain`), which needs only the concordant pairs closer than the (ties + 1)-th
+    closest concordant one: found among the rows sorted by score, not among all pairs (the dense row where that
+    would be most of them)."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, h: np.ndarray, iu: np.ndarray, ju: np.ndarray,
+                 calibrate: bool) -> None:
+        n = len(a)
+        dh = h[iu] - h[ju]
+        htie = dh == 0
+        self.a, self.h, self.iu, self.ju, self.calibrate = a, h, iu, ju, calibrate
+        self.n_pairs = iu.size
+        self.tied = (iu[htie], ju[htie])
+        self.upper = np.zeros((n, n), dtype=bool)
+        self.upper[iu, ju] = True
+        sign = np.sign(dh)
+
+        def concordant(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+            d = first[iu] - second[ju]
+            return ((np.sign(d) == sign) & (d != 0) & ~htie).astype(np.float64)
+
+        # y takes a where swapped (else b); x takes b where swapped (else a)
+        self.forms = []
+        for swapped, kept in ((a, b), (b, a)):
+            kk, sk = concordant(kept, kept), concordant(swapped, kept)
+            ks, ss = concordant(kept, swapped), concordant(swapped, swapped)
+            alpha = np.bincount(iu, sk - kk, minlength=n) + np.bincount(ju, ks - kk, minlength=n)
+            quad = np.zeros((n, n))
+            np.add.at(quad, (iu, ju), ss - sk - ks + kk)
+            self.forms.append((float(kk.sum()), alpha, quad))
+
+    def __call__(self, x: np.ndarray, y: np.ndarray, axis: int = 1) -> np.ndarray:
+        x2, y2 = np.atleast_2d(x), np.atleast_2d(y)
+        u = (x2 != self.a).astype(np.float64)  # swapped where x holds b's score (a_i == b_i: the same either way)
+        counts = []
+        for (base, alpha, quad), rows in zip(self.forms, (y2, x2), strict=True):
+            con = base + u @ alpha + np.einsum("ij,ij->i", u @ quad, u)
+            if self.tied[0].size and self.calibrate:
+                con = con + np.array([self._gain(r) for r in rows], dtype=np.float64)
+            elif self.tied[0].size:  # epsilon 0: a human-tied pair the metric ties exactly counts
+                con = con + (rows[:, self.tied[0]] == rows[:, self.tied[1]]).sum(axis=1)
+            counts.append(con)
+        out = counts[0] / self.n_pairs - counts[1] / self.n_pairs
+        return out if np.ndim(x) == 2 else out[0]
+
+    def _gain(self, w: np.ndarray) -> int:
+        """The row's tie-calibration gain (:func:`_best_gain`): its human-tied pairs' differences and the
+        concordant pairs' differences up to a reach beyond which no epsilon gains (more concordant pairs within
+        it than there are ties), or up to the largest tied difference. The reach is the smallest of a grid of
+        differences (halving down from the largest tied one) that about three times as many pairs as ties fall
+        within, counted from the sorted row; if too few of them are concordant, the next."""
+        ti, tj = self.tied
+        tied = np.abs(w[ti] - w[tj])
+        top = float(tied.max())
+        order = np.argsort(w, kind="stable")
+        ws = w[order]
+        rank = np.arange(len(ws))
+        # a superset of the pairs within a reach (rounding of ws + reach), cut to the exact |difference| below
+        slack = 4 * np.finfo(np.float64).eps * (np.abs(ws).max() + top)
+        grid = top * 2.0 ** -np.arange(_REACH_STEPS)[::-1]  # ascending, the last is top
+        ends = np.searchsorted(ws, ((grid + slack)[:, None] + ws).ravel(), side="right").reshape(len(grid), -1)
+        within = np.maximum(ends - rank - 1, 0)  # per reach and sorted position: the later rows within reach
+        totals = within.sum(axis=1)
+        step = int(np.searchsorted(totals, 3 * len(tied) + len(ws)))  # the first reach with that many pairs
+        while True:
+            step = min(step, len(grid) - 1)
+            reach, counts = grid[step], within[step]
+            total = int(totals[step])
+            if 2 * total > self.n_pairs:  # most pairs are that near: the dense row is cheaper
+                dm = w[self.iu] - w[self.ju]
+                dh = self.h[self.iu] - self.h[self.ju]
+                con = (np.sign(dm) == np.sign(dh)) & (dm != 0) & (dh != 0)
+                return _best_gain(tied, np.abs(dm[con]))
+            first = np.repeat(rank, counts)
+            second = first + 1 + np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+            i, j = order[first], order[second]
+            lo, hi = np.minimum(i, j), np.maximum(i, j)
+            dm = w[lo] - w[hi]  # as the dense differences: first row minus second
+            dh = self.h[lo] - self.h[hi]
+            ad = np.abs(dm)
+            con = self.upper[lo, hi] & (ad <= reach) & (np.sign(dm) == np.sign(dh)) & (dm != 0) & (dh != 0)
+            near = ad[con]
+            if reach >= top or len(near) > len(tied):  # every epsilon that can gain is within reach
+                return _best_gain(tied, near)
+            step += 1  # twice the reach
 
 
 def _row_blocks(n_rows: int, n_pairs: int) -> list[slice]:
@@ -353,28 +459,36 @@ FEW_TIES = 8
 def _acc_rows_few_ties(dm: np.ndarray, htie: np.ndarray, con: np.ndarray) -> np.ndarray:
     """:func:`_acc_rows` with calibration (unweighted) where few human pairs tie (system means: a few cells of equal
     means). A metric tie gains only on a human tie, so the best epsilon is 0 or the |difference| of a human-tied
-    pair: each row's gain is counted at those candidates (a search among them, not a sort of every pair); the
-    same integers as the sort, so the same accuracies."""
+    pair: each row's gain is counted at those candidates (:func:`_best_gain`, a search among them, not a sort of
+    every pair); the same integers as the sort, so the same accuracies."""
     out = np.empty(len(dm))
-    n_pairs, n_tied = dm.shape[1], int(htie.sum())
+    n_pairs = dm.shape[1]
     for r, row in enumerate(dm):
         ad = np.abs(row)
-        tied, concordant = ad[htie], ad[con[r]]
-        if len(concordant) > n_tied:
-            # an epsilon that ties more concordant pairs than there are human ties loses more than it can gain, so
-            # below the (n_tied + 1)-th smallest concordant difference lies every epsilon that can beat 0
-            bound = np.partition(concordant, n_tied)[n_tied]
-            tied, concordant = tied[tied < bound], concordant[concordant < bound]
-        at_zero = int((tied == 0).sum())  # epsilon 0: exact metric ties of human-tied pairs (no concordant pair)
-        best = at_zero
-        if len(tied):
-            candidates = np.unique(tied)  # sorted
-            m = len(candidates)
-            covered_ties = np.cumsum(np.bincount(np.searchsorted(candidates, tied), minlength=m + 1))[:m]
-            lost = np.cumsum(np.bincount(np.searchsorted(candidates, concordant), minlength=m + 1))[:m]
-            best = max(best, int((covered_ties - lost).max()))
-        out[r] = (int(con[r].sum()) + best) / n_pairs
+        out[r] = (int(con[r].sum()) + _best_gain(ad[htie], ad[con[r]])) / n_pairs
     return out
+
+
+def _best_gain(tied: np.ndarray, concordant: np.ndarray) -> int:
+    """Tie calibration's gain for one row: the most that some epsilon adds to the concordant count, from the
+    |metric differences| of the human-tied pairs (``tied``) and of the concordant pairs (``concordant``; those
+    beyond the (ties + 1)-th smallest may be left out: they change nothing). Epsilon 0 gains the exact metric
+    ties of human-tied pairs; each candidate epsilon gains the tied pairs within it and loses the concordant
+    ones."""
+    n_tied = len(tied)
+    if len(concordant) > n_tied:
+        # an epsilon that ties more concordant pairs than there are human ties loses more than it can gain, so
+        # below the (n_tied + 1)-th smallest concordant difference lies every epsilon that can beat 0
+        bound = np.partition(concordant, n_tied)[n_tied]
+        tied, concordant = tied[tied < bound], concordant[concordant < bound]
+    best = int((tied == 0).sum())  # epsilon 0: exact metric ties of human-tied pairs (no concordant pair)
+    if len(tied):
+        candidates = np.unique(tied)  # sorted
+        m = len(candidates)
+        covered_ties = np.cumsum(np.bincount(np.searchsorted(candidates, tied), minlength=m + 1))[:m]
+        lost = np.cumsum(np.bincount(np.searchsorted(candidates, concordant), minlength=m + 1))[:m]
+        best = max(best, int((covered_ties - lost).max()))
+    return best
 
 
 def _acc_rows(dm: np.ndarray, dh: np.ndarray, calibrate: bool, weights: np.ndarray | None = None) -> np.ndarray:
