@@ -143,3 +143,36 @@ def test_the_reminder_to_check_the_gap_against_humans_is_left_out_when_they_are_
         assert rc == 0, err
         assert out.count(reminder) == said and "(human=)" not in out
         assert said == 0 or "check it against human scores (--human) before trusting LGN" in out
+
+
+def test_the_diagnosis_json_says_what_the_text_says(tmp_path):
+    """`diagnose --format json` kept the library's words where the text said the command's: the recommendation's
+    evidence still told the user given --human to 'check it against human scores (human=)', and a scale named
+    on the command line (--human-scale da) read "human_scale='raw', as given", a name the user never gave."""
+    import json
+
+    from conftest import run_cli
+    from xleval.decision import gather_evidence
+    from xleval.diagnostics._validity import human_scale_check
+    from xleval.table import as_table
+
+    reminder = "a score gap may be real quality, not bias"
+    df = _table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        labelled = gather_evidence(as_table(df, score="score", by="lp", human="human"))
+        unlabelled = gather_evidence(as_table(df.assign(human=np.nan), score="score", by="lp", human="human"))
+    assert not any(r.startswith(reminder) for r in labelled.bias.reasons)
+    assert sum(r.startswith(reminder) for r in unlabelled.bias.reasons) == 1  # no label: nothing was checked
+    h, groups = df["human"].to_numpy(), df["lp"].to_numpy()
+    assert "(human_scale='da': a raw scale)" in human_scale_check(h, groups, "human", "da").reason
+    assert "(human_scale='raw', as declared)" in human_scale_check(h, groups, "human", "raw").reason
+    assert "(human_scale='da-z': a z scale)" in human_scale_check(h, groups, "human", "da-z").reason
+    pairs = {"en-x0": "en-de", "en-x1": "en-ja", "en-x2": "en-cs"}
+    df.assign(lp=df["lp"].map(pairs)).to_parquet(tmp_path / "t.parquet")
+    rc, out, err = run_cli("diagnose", tmp_path / "t.parquet", "--score", "score", "--by", "lp", "--human", "human",
+                           "--human-scale", "da", "--n-resamples", "50", "--format", "json")
+    assert rc == 0, err
+    assert reminder not in out and "human_scale=" not in out and "(human=)" not in out
+    result = json.loads(out)
+    assert result["recommendation"]["scale"]["reason"].endswith("(--human-scale da: a raw scale)")

@@ -1023,7 +1023,7 @@ ACCEPTED = {
     "one_row_group": ("scores.tsv", lambda df: pd.concat([df, df.iloc[[0]].assign(lp="en-ja")], ignore_index=True),
                       "zero spread"),
     "small_group": ("scores.tsv", lambda df: pd.concat([df, df.iloc[:5].assign(lp="en-ja")], ignore_index=True),
-                    "fewer than min_count"),
+                    "fewer than --min-count 50"),  # the command's JSON names its flag, as its text does
     "constant_group": ("scores.tsv", lambda df: df.assign(score=df["score"].where(df["lp"] != "en-fr", 50.0)),
                        "zero spread"),
 }

@@ -238,8 +238,9 @@ report_option = click.option("--report", "report_path", metavar="PATH",
 
 
 def emit_json(payload: Any, output: Any = None) -> None:
-    """``payload`` as JSON (:func:`xleval._base.emit.json_text`) on stdout, or into the file ``output``."""
-    _write(json_text(payload), output)
+    """``payload`` as JSON (:func:`xleval._base.emit.json_text`) on stdout, or into the file ``output``; its
+    sentences name the command's options, as its text output does (:func:`json_in_cli_words`)."""
+    _write(json_text(json_in_cli_words(payload)), output)
 
 
 def emit_tsv(frame: Any, output: Any = None, *, float_format: Any = None) -> None:
@@ -699,6 +700,30 @@ def logged_warnings_said(name: str) -> Iterator[None]:
         yield
     finally:
         logger.removeHandler(handler)
+
+
+#: the fields of a result's JSON that hold sentences, said in the command's words; names from the data never are
+SENTENCE_FIELDS = frozenset({"reason", "reasons", "note", "notes", "warning", "warnings", "advice", "verdict",
+                             "summary", "paragraph", "message", "action"})
+
+
+def json_in_cli_words(payload: Any) -> Any:
+    """A result's JSON with every sentence (:data:`SENTENCE_FIELDS`, at any depth) naming the library's arguments
+    as the current command's options are typed, as the text output says them (``human_scale='da'`` ->
+    ``--human-scale da``)."""
+    from ._errors import cli_words
+
+    ctx = click.get_current_context(silent=True)
+    command = ctx.command if ctx else None
+
+    def said(value: Any, sentence: bool) -> Any:
+        if isinstance(value, dict):
+            return {k: said(v, k in SENTENCE_FIELDS) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [said(v, sentence) for v in value]
+        return cli_words(value, command) if sentence and isinstance(value, str) else value
+
+    return said(payload, False)
 
 
 def in_cli_words(result: Any) -> Any:

@@ -110,7 +110,7 @@ def cli_words(text: str, command: click.Command | None) -> str:
     option is typed: ``name=`` -> ``--name``, ``flag=True`` -> ``--flag`` (``False``: its off-switch),
     ``name='raw'`` -> ``--name raw``, ``columns={'bleu': 'score'}`` -> ``--col score=bleu``. One pass,
     so a rewritten part is never rewritten again; text inside quotes is left as it is."""
-    if command is None:
+    if command is None or "=" not in text:
         return text
     options = _options(command)
     if not options:

@@ -19,7 +19,6 @@ from ..diagnostics import (
     status_said,
     validity_verdict,
 )
-from ..diagnostics._bias import REAL_QUALITY_HINT
 from ..table import EvalTable
 from ._decide import METHOD_NAMES, CalibrationDecision, _lead_overruled, _table, decide_calibration, overruled_lead
 from ._evidence import gather_evidence
@@ -109,9 +108,7 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
     recommendation = decision or decide_calibration(table, procedure=procedure, evidence=evidence,
                                                     commands=commands)
     steps.done()
-    bias = _qualified(bias, recommendation)
-    if human is not None:  # the reminder to check the gap against human scores: this diagnosis does
-        bias = replace(bias, reasons=tuple(r for r in bias.reasons if not r.startswith(REAL_QUALITY_HINT)))
+    bias = _qualified(bias, recommendation)  # with human scores, the evidence has no reminder to check against them
     return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
                      validity_system=validity_system, verdict=verdict, recommendation=recommendation,
                      advice=advice_line(bias, verdict, recommendation, human))

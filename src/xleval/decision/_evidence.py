@@ -8,7 +8,7 @@ the evidence (:func:`~xleval.decision.compare_calibrations`); it needs a human c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,7 @@ from ..diagnostics import (
     diagnose_bias,
     validity_verdict,
 )
+from ..diagnostics._bias import REAL_QUALITY_HINT
 from ..table import EvalTable, numeric_column
 from ._procedure import DEFAULT_PROCEDURE, Procedure
 
@@ -79,6 +80,8 @@ def gather_evidence(table: EvalTable, *, human_scale: str | None = None, human_h
         system_check = check_lgn_validity(frame, by_arg, human, threshold=procedure.threshold, level=procedure.level,
                                           system=system, human_scale=human_scale)
     verdict = validity_verdict(segment, system_check) if human is not None else None
+    if human is not None and labelled:  # the bias rule's reminder to check the gap against human scores: done here
+        bias = replace(bias, reasons=tuple(r for r in bias.reasons if not r.startswith(REAL_QUALITY_HINT)))
     direction = direction_for(table.frame, human, human_scale, human_higher_is_better)
     return Evidence(score, by, human, system, bias, segment, system_check, verdict, per_group, human_scale, direction)
 

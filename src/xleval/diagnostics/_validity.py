@@ -122,6 +122,7 @@ def human_scale_check(h: np.ndarray, labels: np.ndarray, human: str | None, decl
     scale (``z`` or ``raw``) wins; exact per-group standardisation is recognised; otherwise a z-like name
     (``human_z``, ``zscore``) and z-like moments (sds near 0.5-1.5 and means near 0, :func:`_z_moments`)
     together say ``standardised``, neither says ``raw``, and one alone says ``unknown``."""
+    named = declared  # as the user gave it: the reason says that name, not only its kind
     if declared is not None and declared not in HUMAN_SCALES:  # a named scale (mqm, esa, da-z ...): its kind
         from ..calibration._scales import scale_kind
 
@@ -133,12 +134,11 @@ def human_scale_check(h: np.ndarray, labels: np.ndarray, human: str | None, decl
         raise InputError(f"human_scale={declared!r}: use 'z' (standardised per annotator or group, like WMT DA z), "
                          "'raw' (one scale for every group: raw DA, MQM) or None (look at the data)",
                          argument="human_scale", value=declared)
+    given = f"human_scale={named!r}" + (", as declared" if named == declared else f": a {declared} scale")
     if declared == "z":
-        return HumanScale("standardised", "declared", f"{human!r} is standardised within groups (human_scale='z', "
-                          "as given)", human)
+        return HumanScale("standardised", "declared", f"{human!r} is standardised within groups ({given})", human)
     if declared == "raw":
-        return HumanScale("raw", "declared", f"{human!r} is on one scale for every group (human_scale='raw', as "
-                          "given)", human)
+        return HumanScale("raw", "declared", f"{human!r} is on one scale for every group ({given})", human)
     ok = np.isfinite(h)
     exact = _standardised(h[ok], labels[ok]) if ok.any() else None
     if exact:
