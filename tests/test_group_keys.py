@@ -186,3 +186,43 @@ def test_diagnose_the_front_door(probe):
     assert result.bias.groups["n"].tolist() == [100, 100]
     assert len(result.validity.groups) == 2 and len(result.agreement.scores["metric"].segment_within) == 2
     assert sorted(result.recommendation.labels_per_group.values()) == [100, 100]
+
+
+@pytest.mark.parametrize("widths", [(3, 5), (40, 1000), (1, 7, 2), (2**31, 2**31 + 5)])
+def test_combined_codes_are_the_group_index_of_code_columns(widths):
+    """combined_codes numbers the combinations of code columns as group_index does (first appearance), without
+    factorizing each column: small tables through the rank table, wide ones by hashing, and past 2**62 by the tuples
+    (the last width pair)."""
+    from xleval._base.grouping import combined_codes
+
+    rng = np.random.default_rng(len(widths))
+    columns = [rng.integers(0, min(w, 50), size=400) * (w // min(w, 50)) for w in widths]
+    for c, w in zip(columns, widths, strict=True):
+        c[0] = w - 1  # the largest code occurs
+    np.testing.assert_array_equal(combined_codes(*columns), group_index(columns).codes)
+    assert len(np.unique(combined_codes(*columns))) > 5
+
+
+def test_the_anchored_calibrator_reads_categorical_groups_and_systems_as_their_names():
+    """Groups and systems given as categoricals (the decision's fold fits: codes, not names hashed in each fit)
+    fit and calibrate as the same names given as text: the same offsets, slopes and scores."""
+    from xleval.calibration import AnchoredCalibrator
+
+    rng = np.random.default_rng(4)
+    n = 600
+    names = np.array(["en-de", "en-ja", "cs-uk"], dtype=object)[rng.integers(0, 3, n)]
+    systems = np.array([f"sys{k}" for k in range(6)], dtype=object)[rng.integers(0, 6, n)]
+    x = rng.normal(size=n) + (names == "en-ja")
+    human = np.where(rng.random(n) < 0.3, 50 + 10 * x + rng.normal(scale=5, size=n), np.nan)
+
+    def fitted(groups, sys):
+        model = AnchoredCalibrator(by="g", score="score", human="human", human_higher_is_better=True)
+        model.fit(x, groups=groups, human=human, systems=sys)
+        return model, model.transform(x[:50], groups=groups[:50], systems=sys[:50])
+
+    text, text_out = fitted(names, systems)
+    cats, cats_out = fitted(pd.Categorical(names, categories=["en-ja", "cs-uk", "en-de"]),
+                            pd.Series(pd.Categorical(systems)))
+    np.testing.assert_allclose(cats_out, text_out, rtol=1e-12)
+    assert cats.groups_.keys() == text.groups_.keys()
+    assert cats.slopes_["between"] == pytest.approx(text.slopes_["between"], rel=1e-12)

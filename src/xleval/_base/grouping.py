@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["GroupIndex", "group_index", "key_labels"]
+__all__ = ["GroupIndex", "group_index", "key_labels", "combined_codes"]
 
 _LIMIT = 2**62
 _DENSE = 4  # combined codes below 4x the rows are ranked through a table, not hashed
@@ -100,6 +100,25 @@ def group_index(columns: Sequence[Any] | pd.DataFrame, *, names: Sequence[str] |
         first = _first_rows(codes, int(codes.max()) + 1 if n_rows else 0)
     keys = [tuple(uniques[c[r]] for c, uniques, _ in parts) for r in first]
     return GroupIndex(codes, keys, first)
+
+
+def combined_codes(*codes: np.ndarray) -> np.ndarray:
+    """``group_index(list(codes)).codes`` for columns that are already codes (non-negative integers): the codes
+    of their combinations in order of first appearance, without factorizing each column again (the anchored
+    calibrator's cells of (group, system), once per fit)."""
+    combined = np.asarray(codes[0]).astype(np.int64)  # a copy: combined in place below
+    size = int(combined.max()) + 1 if combined.size else 1
+    for given in codes[1:]:
+        column = np.asarray(given)
+        width = int(column.max()) + 1 if column.size else 1
+        if size * width >= _LIMIT:  # the overflow guard: group_index hashes the tuples
+            return group_index(list(codes)).codes
+        combined *= width
+        combined += column
+        size *= width
+    if size <= _DENSE * max(len(combined), 1):
+        return _dense_codes(combined, size)[0]
+    return pd.factorize(combined)[0].astype(np.intp)
 
 
 def _codes(values: Any, name: str, allow_missing: bool, where: str) -> tuple[np.ndarray, list, np.ndarray]:

@@ -55,7 +55,7 @@ import pandas as pd
 from scipy import special, stats
 
 from .. import __version__
-from .._base.grouping import group_index
+from .._base.grouping import combined_codes, group_index
 from .._base.signature import check_compatible
 from ..exceptions import (
     DataQualityWarning,
@@ -808,11 +808,13 @@ def _as_frame(groups, by: list[str]) -> pd.DataFrame:
         return groups[by] if set(by) <= set(groups.columns) else groups
     if len(by) != 1:
         raise InputError(f"by={by} has several columns; pass groups as a DataFrame with those columns")
+    if isinstance(groups, (pd.Categorical, pd.Series)) and isinstance(groups.dtype, pd.CategoricalDtype):
+        return pd.DataFrame({by[0]: pd.Categorical(groups)})  # grouped by its codes (by position, not index)
     return pd.DataFrame({by[0]: np.asarray(groups, dtype=object)})
 
 
 def _cell_codes(codes: np.ndarray, sys_codes: np.ndarray) -> np.ndarray:
-    return group_index([codes, sys_codes], names=["group", "system"]).codes
+    return combined_codes(codes, sys_codes)  # both are codes already: the cells without factorizing each again
 
 
 def _system_means(x: np.ndarray, codes: np.ndarray, sys_codes: np.ndarray | None) -> tuple[np.ndarray, str]:

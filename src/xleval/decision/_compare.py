@@ -344,6 +344,10 @@ class _Table:
         self.g_label = np.asarray(self.group_names, dtype=object)[self.g]
         systems = table.systems
         self.s, self.sys_names = systems.codes, np.array(systems.labels(), dtype=object)
+        # the same, as categoricals in code order for the fold fits: grouped by their codes, not by hashing
+        # (and converting) every row's name in each of the ~100 fits; the codes are the ones hashing gives
+        self.g_fit = pd.Categorical.from_codes(self.g, categories=pd.Index(self.group_names, dtype=object))
+        self.s_fit = pd.Series(pd.Categorical.from_codes(self.s, categories=np.arange(len(self.sys_names))))
         cells = group_index([self.g, self.s], names=["group", "system"])
         self.cell = cells.codes
         self.seg = group_index([data["seg_id"]], names=["seg_id"], allow_missing=True).codes \
@@ -435,8 +439,8 @@ def _run_fold(t, fold, k, runs, r, draws, human_up, score_up, seed) -> None:
 
     def anchored(h_train: np.ndarray) -> np.ndarray:
         model = build_anchored("g", "score", "human", human_higher_is_better=human_up, score_higher_is_better=score_up)
-        model.fit(t.x, groups=t.g_label, human=h_train, systems=t.s, strict=False)  # a small draw may give no slope
-        return np.asarray(model.transform(t.x[test], groups=t.g_label[test], systems=t.s[test])).reshape(-1)
+        model.fit(t.x, groups=t.g_fit, human=h_train, systems=t.s_fit, strict=False)  # a small draw may give no slope
+        return np.asarray(model.transform(t.x[test], groups=t.g_fit[test], systems=t.s_fit[test])).reshape(-1)
 
     pool = t.labelled & train
     _store(t, runs["anchored"], r, test, anchored(np.where(pool, t.h, np.nan)), test_items)
