@@ -292,3 +292,32 @@ def test_compare_pairwise_accuracy_gives_the_dense_null_from_the_quadratic_form(
     np.testing.assert_array_equal(form.null_distribution, dense.null_distribution)
     assert (form.statistic, form.p_value, form.method) == (dense.statistic, dense.p_value, dense.method)
     assert np.unique(form.null_distribution).size > 10
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_smallest_best_epsilon_with_few_human_ties_equals_the_sort(seed):
+    """Tie calibration's epsilon where few human pairs tie comes from the tied pairs' differences alone (no sort of
+    every pair): the same epsilon as the sort (the weighted path, unit weights) and, on a small sample, as trying
+    every epsilon; with exact metric ties, a tied pair at difference 0, and an epsilon above 0 that wins."""
+    from xleval.stats._pairwise import FEW_TIES, _calibrate
+
+    rng = np.random.default_rng(seed)
+    n_pairs = 3000
+    dh = rng.normal(size=n_pairs)
+    n_tied = int(rng.integers(1, n_pairs // FEW_TIES))
+    dh[rng.choice(n_pairs, n_tied, replace=False)] = 0.0
+    dm = np.round(rng.normal(size=n_pairs) + (0.5 + seed % 3) * dh, 1 + seed % 2)
+    if seed % 2:
+        dm[dh == 0] = rng.choice([0.0, 0.1, -0.1], size=n_tied)  # tied pairs the metric nearly ties: epsilon > 0
+    got = _calibrate(dm, dh)
+    assert got == _calibrate(dm, dh, np.ones(n_pairs))
+    small = slice(0, 200)
+    if FEW_TIES * int((dh[small] == 0).sum()) < 200:
+        brute = max(np.concatenate([[0.0], np.abs(dm[small])]),
+                    key=lambda e: (_definition_counts(dm[small], dh[small], e), -e))
+        assert _calibrate(dm[small], dh[small]) == brute
+
+
+def _definition_counts(dm: np.ndarray, dh: np.ndarray, eps: float) -> int:
+    mtie, htie = np.abs(dm) <= eps, dh == 0
+    return int(((mtie & htie) | (~mtie & ~htie & (np.sign(dm) == np.sign(dh)))).sum())
