@@ -203,6 +203,11 @@ def _faults_of_buffers(rounds_before):
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
 
+#: page faults a warm worker may still take: cold ones take 5,000-7,200 (below); a warm first task took 520 once,
+#: under the whole suite's load on 2 cores, against the 500 these tests allowed
+FEW_FAULTS = 1_000
+
+
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's malloc settings")
 def test_local_workers_reuse_freed_batch_buffers(cluster):
     # Dask's nanny sets MALLOC_TRIM_THRESHOLD_=65536 for its workers, which turns glibc's adaptive mmap
@@ -210,7 +215,7 @@ def test_local_workers_reuse_freed_batch_buffers(cluster):
     # default hands a freed batch back and faults it in again (~5,000 faults here: 10 buffers of 4,096
     # pages). The local cluster's workers keep it: no page is faulted in again.
     faults = cluster.client.run(_faults_of_buffers, 2)
-    assert len(faults) == 2 and all(n < 500 for n in faults.values()), faults
+    assert len(faults) == 2 and all(n < FEW_FAULTS for n in faults.values()), faults
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's malloc settings")
@@ -218,7 +223,7 @@ def test_the_first_task_on_a_worker_finds_a_batch_of_heap(cluster):
     # entering the backend grows the heap of each worker's task thread by 64 MiB (glibc gives each thread
     # its own), which the workers keep: the first task's 48 MiB of buffers fault in no fresh page (7,200
     # without the warm-up), so a cluster's first fit is not slower than its next
-    assert len(FRESH["faults"]) == 2 and all(n < 500 for n in FRESH["faults"]), FRESH["faults"]
+    assert len(FRESH["faults"]) == 2 and all(n < FEW_FAULTS for n in FRESH["faults"]), FRESH["faults"]
 
 
 def _decoding_threads():
