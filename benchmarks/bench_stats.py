@@ -5,7 +5,7 @@
 Anchors: scipy.stats.bootstrap (vectorised, the reference implementation) and a plain Python loop
 over resamples for a corpus-level ratio of sums (what code without sufficient statistics does). PERM-BOTH
 (compare_pairwise_accuracy over many cells: the report's raw-against-calibrated test) against its own dense pair
-differences, the path it takes below 20,000 pairs, with the same permutations and an identical null checked.
+differences, the path it takes below 5,000 pairs, with the same permutations and an identical null checked.
 """
 from __future__ import annotations
 
@@ -78,8 +78,8 @@ def pairwise() -> None:
 
 
 def perm_both(cells: int, b: int) -> None:
-    """Raw against calibrated cross-group accuracy of system cells (31 groups), the human means of 3 labels
-    of 0-100 each (so some cells tie, as few labels make them) and of many (no tie)."""
+    """Raw against calibrated cross-group accuracy of system cells (31 groups): human scores rounded to thirds
+    of a point (many cells tie, as means of 3 integer labels do) and continuous ones (no tie)."""
     from xleval.stats import _pairwise
 
     rng = np.random.default_rng(0)
@@ -87,7 +87,7 @@ def perm_both(cells: int, b: int) -> None:
     quality = rng.normal(70, 8, size=cells)
     raw = quality + rng.normal(0, 6, size=cells) + 3 * (groups % 5)
     calibrated = quality + rng.normal(0, 4, size=cells)
-    for label, human in (("human means of 3 labels (ties)", np.round(quality + rng.normal(0, 5, cells)) / 3),
+    for label, human in (("human scores in thirds (ties)", np.round(quality + rng.normal(0, 5, cells)) / 3),
                          ("continuous human means (no tie)", quality + rng.normal(0, 1, cells))):
         resampling = stats.Resampling(n_resamples=b, random_state=1)
 

@@ -33,7 +33,7 @@ from ._base.grouping import GroupIndex, group_index
 from .exceptions import ArgumentTypeError, InputError
 
 __all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "check_labels_finite",
-           "warn_contradicting_labels", "LANGUAGE_COLUMNS", "default_by", "DEFAULT_BY",
+           "warn_contradicting_labels", "require_some_value", "LANGUAGE_COLUMNS", "default_by", "DEFAULT_BY",
            "DefaultGrouping"]
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
@@ -92,6 +92,15 @@ def numeric_column(data: pd.DataFrame, column: str, *, what: str = "data", argum
     if argument in HUMAN_ARGUMENTS:
         check_labels_finite(values, column, what=what, argument=argument)
     return values
+
+
+def require_some_value(values: np.ndarray, column: str, *, kind: str = "column", argument: str | None = None,
+                       fix: str = "name a column with scores") -> None:
+    """The one refusal of a column with no finite value (every statistic of it would be missing, a table of
+    dashes): an InputError naming the ``kind`` of column ('score', 'metric'), how many rows it has and ``fix``."""
+    if not np.isfinite(values).any():
+        raise InputError(f"{kind} {column!r} has no finite value on any of the {len(values)} rows; {fix}",
+                         argument=argument, value=column)
 
 
 #: the arguments that name a column of human scores (read by :func:`numeric_column` as labels)

@@ -78,26 +78,10 @@ def group_index(columns: Sequence[Any] | pd.DataFrame, *, names: Sequence[str] |
     if not columns:
         raise ValueError("group_index needs at least one column")
     parts = [_codes(col, name, allow_missing, where) for col, name in zip(columns, names, strict=True)]
-    n_rows = len(parts[0][0])
     if len(parts) == 1:
         codes, uniques, first = parts[0]
         return GroupIndex(codes.astype(np.intp, copy=False), [(u,) for u in uniques], first)
-    size = 1
-    for _, uniques, _ in parts:
-        size *= len(uniques) + 1
-    if size < _LIMIT:
-        combined = parts[0][0].astype(np.int64)  # in place from here: no temporaries of n_rows
-        for codes, uniques, _ in parts[1:]:
-            combined *= len(uniques) + 1
-            combined += codes
-        if size <= _DENSE * max(n_rows, 1):
-            codes, first = _dense_codes(combined, size)
-        else:
-            codes = pd.factorize(combined)[0].astype(np.intp)
-            first = _first_rows(codes, int(codes.max()) + 1 if n_rows else 0)
-    else:  # the overflow guard: hash the tuples of per-column codes
-        codes = pd.factorize(pd.MultiIndex.from_arrays([c for c, _, _ in parts]))[0].astype(np.intp)
-        first = _first_rows(codes, int(codes.max()) + 1 if n_rows else 0)
+    codes, first = _combine([c for c, _, _ in parts], [len(uniques) + 1 for _, uniques, _ in parts])
     keys = [tuple(uniques[c[r]] for c, uniques, _ in parts) for r in first]
     return GroupIndex(codes, keys, first)
 
@@ -106,19 +90,28 @@ def combined_codes(*codes: np.ndarray) -> np.ndarray:
     """``group_index(list(codes)).codes`` for columns that are already codes (non-negative integers): the codes
     of their combinations in order of first appearance, without factorizing each column again (the anchored
     calibrator's cells of (group, system), once per fit)."""
-    combined = np.asarray(codes[0]).astype(np.int64)  # a copy: combined in place below
-    size = int(combined.max()) + 1 if combined.size else 1
-    for given in codes[1:]:
-        column = np.asarray(given)
-        width = int(column.max()) + 1 if column.size else 1
-        if size * width >= _LIMIT:  # the overflow guard: group_index hashes the tuples
-            return group_index(list(codes)).codes
-        combined *= width
-        combined += column
+    columns = [np.asarray(c) for c in codes]
+    return _combine(columns, [int(c.max()) + 1 if c.size else 1 for c in columns])[0]
+
+
+def _combine(columns: list[np.ndarray], widths: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (first appearance) and first rows of the combinations of code columns, each below its width: one
+    integer per row, ranked through a table when small, else hashed; past 2**62 the tuples are hashed."""
+    n_rows = len(columns[0])
+    size = 1
+    for width in widths:
         size *= width
-    if size <= _DENSE * max(len(combined), 1):
-        return _dense_codes(combined, size)[0]
-    return pd.factorize(combined)[0].astype(np.intp)
+    if size < _LIMIT:
+        combined = columns[0].astype(np.int64)  # in place from here: no temporaries of n_rows
+        for column, width in zip(columns[1:], widths[1:], strict=True):
+            combined *= width
+            combined += column
+        if size <= _DENSE * max(n_rows, 1):
+            return _dense_codes(combined, size)
+        codes = pd.factorize(combined)[0].astype(np.intp)
+    else:  # the overflow guard: hash the tuples of per-column codes
+        codes = pd.factorize(pd.MultiIndex.from_arrays(columns))[0].astype(np.intp)
+    return codes, _first_rows(codes, int(codes.max()) + 1 if n_rows else 0)
 
 
 def _codes(values: Any, name: str, allow_missing: bool, where: str) -> tuple[np.ndarray, list, np.ndarray]:

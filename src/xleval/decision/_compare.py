@@ -344,8 +344,8 @@ class _Table:
         self.g_label = np.asarray(self.group_names, dtype=object)[self.g]
         systems = table.systems
         self.s, self.sys_names = systems.codes, np.array(systems.labels(), dtype=object)
-        # the same, as categoricals in code order for the fold fits: grouped by their codes, not by hashing
-        # (and converting) every row's name in each of the ~100 fits; the codes are the ones hashing gives
+        # the same, as categoricals in code order for the fold fits (LGN's and the anchored ones): grouped by their
+        # codes, not by hashing (and converting) every row's name in each fit; the codes are the ones hashing gives
         self.g_fit = pd.Categorical.from_codes(self.g, categories=pd.Index(self.group_names, dtype=object))
         self.s_fit = pd.Series(pd.Categorical.from_codes(self.s, categories=np.arange(len(self.sys_names))))
         cells = group_index([self.g, self.s], names=["group", "system"])
@@ -433,8 +433,8 @@ def _run_fold(t, fold, k, runs, r, draws, human_up, score_up, seed) -> None:
         return
     finite_train = train & np.isfinite(t.x)
     lgn = build_lgn("g", "x", **PLAIN_LGN)
-    lgn.fit(pd.DataFrame({"g": t.g_label[finite_train], "x": t.x[finite_train]}))
-    lgn_out = np.asarray(lgn.transform(pd.DataFrame({"g": t.g_label[test], "x": t.x[test]}))).reshape(-1)
+    lgn.fit(pd.DataFrame({"g": t.g_fit[finite_train], "x": t.x[finite_train]}))
+    lgn_out = np.asarray(lgn.transform(pd.DataFrame({"g": t.g_fit[test], "x": t.x[test]}))).reshape(-1)
     _store(t, runs["lgn"], r, test, lgn_out, test_items)
 
     def anchored(h_train: np.ndarray) -> np.ndarray:

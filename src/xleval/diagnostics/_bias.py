@@ -18,7 +18,7 @@ from .._base.numbers import format_column, format_number
 from .._base.result import Result
 from ..exceptions import InputError
 from ..stats import Estimate, TestResult, cohens_d, eta_squared, kruskal_wallis
-from ..table import DEFAULT_BY, EvalTable, as_table
+from ..table import DEFAULT_BY, EvalTable, as_table, require_some_value
 from ._common import finite_rows
 
 __all__ = ["BiasDiagnosis", "BiasComparison", "diagnose_bias", "compare_bias", "one_group_error", "DEFAULT_THRESHOLD"]
@@ -87,9 +87,7 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     labels = table.row_labels()
     x = table.values(score, argument="score")
     notes: list[str] = []
-    if not np.isfinite(x).any():  # no grouping helps: say what is missing (not 'group by another column')
-        raise InputError(f"score {score!r} has no finite value on any of the {len(x)} rows; name a column with "
-                         "scores", argument="score", value=score)
+    require_some_value(x, score, kind="score", argument="score")  # not 'group by another column': no grouping helps
     keep = finite_rows(x, f"score {score!r}", notes)
     x, labels = x[keep], labels[keep]
     groups = _group_table(x, labels)

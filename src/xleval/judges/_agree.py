@@ -82,14 +82,12 @@ def judge_agreement(df: Any, columns: Sequence[str], *, by: str = "lp", system: 
             raise InputError(f"bins as edges must be three or more increasing numbers, got {list(bins)!r}",
                              argument="bins", value=list(bins))
     from xleval._base.grouping import group_index
-    from xleval.table import numeric_column
+    from xleval.table import numeric_column, require_some_value
 
     # the one number parser: a cell that is not a number is an error naming its row, never a silent NaN
     values = {c: numeric_column(df, c, argument="columns") for c in cols}
-    empty = [c for c, v in values.items() if not np.isfinite(v).any()]
-    if empty:  # every statistic would be missing, a table of dashes: said here, not shown
-        raise InputError(f"column {empty[0]!r} has no finite value on any of the {len(df)} rows; name a column with "
-                         "scores", argument="columns", value=empty[0])
+    for c, v in values.items():
+        require_some_value(v, c, argument="columns")
     # distinct labels for distinct keys (1 and "1" stay two groups)
     groups = np.asarray(group_index(df[[by]]).row_labels(), dtype=str)
     if POOLED in set(groups):  # the pooled rows would be two rows of one name, and each would hide the other

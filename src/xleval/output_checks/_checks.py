@@ -13,7 +13,7 @@ from .._base.grouping import group_index
 from .._base.result import Result
 from .._base.terminal import CONTROL_CHARACTERS, visible_controls
 from ..exceptions import InputError
-from ..table import default_by, numeric_column, require_columns
+from ..table import default_by, numeric_column, require_columns, require_some_value
 from . import _flags as F
 from ._langid import LanguageIdentifier, resolve_identifier
 
@@ -327,10 +327,9 @@ def check_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source:
     metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)
     require_columns(data, list(metrics), what="data", argument="metrics")
     values = {m: numeric_column(data, m, what="data", argument="metrics") for m in metrics}
-    empty = [m for m, v in values.items() if not np.isfinite(v).any()]
-    if empty:  # every effect would be missing (a table of dashes, 'flagged n 0'): said here, not shown
-        raise InputError(f"metric {empty[0]!r} has no finite value on any of the {len(data)} rows; name a column "
-                         "with scores, or leave it out of metrics=", argument="metrics", value=empty[0])
+    for m, v in values.items():  # every effect would be missing (a table of dashes, 'flagged n 0')
+        require_some_value(v, m, kind="metric", argument="metrics",
+                           fix="name a column with scores, or leave it out of metrics=")
     by = default_by(data.columns) if by is None else by  # the one default (DEFAULT_BY)
     table, checked, notes, identifier = flag_outputs(
         data, hypothesis=hypothesis, source=source, reference=reference, by=by, flags=flags, langid=langid,

@@ -150,10 +150,13 @@ def drop_reference_copies(data: pd.DataFrame, *, keep: bool = False, **options: 
                           ) -> tuple[pd.DataFrame, ReferenceCopies]:
     """``data`` without the rows of its reference copies (all of it with ``keep=True``), and what was found
     (:func:`reference_copies`; ``options`` are its keywords)."""
-    found = reference_copies(data, **options)
+    from ..io import with_pair_column
+
+    frame = with_pair_column(data, _by(data, options.get("by")), "data")  # the pair derived once, for both
+    found = reference_copies(frame, **options)
     if keep or not found.copies:
         return data, found
-    return data.loc[~found.mask(data)], found
+    return data.loc[~found.mask(frame)], found
 
 
 def _by(data: pd.DataFrame, by: str | Sequence[str] | None) -> list[str]:
