@@ -79,7 +79,9 @@ def load_wmt20(data_root: str | os.PathLike) -> dict[str, pd.DataFrame]:
 
 def load_mqm(data_root: str | os.PathLike) -> dict[str, pd.DataFrame]:
     """WMT21 en-de and zh-en MT rows with expert MQM (error points, higher is worse) and sentence chrF; the second
-    table with zh-en's MQM moved to 0.66 points from en-de (``anchored_estimators.MQM_CLOSE_SHIFT``)."""
+    table with the pairs moved to 0.66 MQM points apart (``anchored_estimators.MQM_CLOSE_SHIFT``): en-de's
+    errors moved up rather than zh-en's down, so the labels stay error points (>= 0) and the scale's name
+    fixes their direction, as it does for a user's MQM."""
     root = Path(data_root) / "wmt21"
     seg = pd.read_parquet(root / "segments.parquet",
                           columns=["lp", "system", "seg_id", "hypothesis", "reference", "is_human"])
@@ -89,7 +91,7 @@ def load_mqm(data_root: str | os.PathLike) -> dict[str, pd.DataFrame]:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from anchored_estimators import MQM_CLOSE_SHIFT
 
-    moved = frame.assign(mqm=frame["mqm"] - np.where(frame["lp"] == "zh-en", MQM_CLOSE_SHIFT, 0.0))
+    moved = frame.assign(mqm=frame["mqm"] + np.where(frame["lp"] == "en-de", MQM_CLOSE_SHIFT, 0.0))
     return {MQM_CASES[0][3]: frame, MQM_CASES[1][3]: moved}
 
 

@@ -26,7 +26,8 @@ def test_past_the_scale_by_hand():
     assert past_the_scale(rows, df, "human", "0,120") is None
     assert past_the_scale(rows[1:], df, "human", None) is None
     mqm = pd.DataFrame({"human": [-5.0, 0.0, -1.0]})
-    assert "--human-range LOW,0" in past_the_scale([{**rows[1], "calibrated_ci_high": 0.5}], mqm, "human", None)
+    # MQM names no bound on its errors: the one offered is the largest error in the labels, a range that runs
+    assert "--human-range -5,0" in past_the_scale([{**rows[1], "calibrated_ci_high": 0.5}], mqm, "human", None)
     assert past_the_scale(rows, pd.DataFrame({"human": [-1.0, 1.0]}), "human", None) is None  # z: no known scale
 
 
@@ -42,7 +43,7 @@ def test_a_named_scale_is_not_guessed_from_its_labels():
     note = past_the_scale(rows, points, "human", None, scale_name="mqm")
     assert "0 to 100" not in note and "--human-range 0,100" not in note
     assert "1 calibrated system score(s)" in note and "at least 0 (MQM error points)" in note
-    assert "A in en-de" in note and "--human-range 0,HIGH" in note
+    assert "A in en-de" in note and "--human-range 0,25" in note  # the largest error in the labels
     assert past_the_scale(past_top, points, "human", None, scale_name="MQM (weighted; raters all)") is not None
     assert "0 to 100" not in past_the_scale(past_top, points, "human", None, scale_name="mqm")
     for name in ("likert", "hter", "z"):
@@ -174,7 +175,12 @@ def test_named_mqm_is_bounded_below_by_0_and_the_advice_keeps_the_name(near_the_
     notes = [n for n in board["notes"] if "run past" in n]
     assert len(notes) == 1 and notes[0].startswith(f"{int(low.sum())} calibrated system score(s)"), notes
     assert "at least 0 (MQM error points)" in notes[0] and "0 to 100" not in notes[0]
-    assert "--human-scale mqm --human-range 0,HIGH" in notes[0]
+    top = int(np.ceil(df["mqm"].max()))  # a whole number at or above every label
+    assert f"--human-scale mqm --human-range 0,{top}" in notes[0]
+    command = notes[0].split(": xleval ", 1)[1].split()  # the command the note names runs as written
+    assert command[0] == "leaderboard" and command[-2:] == ["--human-range", f"0,{top}"]
+    rc, _, err = run_cli(*command)
+    assert rc == 0, err
 
 
 def test_calibrate_fit_takes_the_named_scales_bounds_as_the_leaderboard_does(near_the_top, tmp_path):

@@ -96,7 +96,9 @@ def test_a_lgn_wins_out_of_fold_at_the_users_budget_and_auto_picks_it():
     assert labels.mean().abs().max() < 0.6 and labels.mean().max() - labels.mean().min() > 1e-3  # not all equal
     decision = _decide(df)
     assert decision.scale.status == "unknown"  # z-like moments, but the name does not say z: evidence decides
-    assert decision.method == "lgn" and decision.basis == "evidence" and decision.budget == 12
+    # LGN leads by more than the margin; whether its paired interval also excludes 0 depends on the fold draw
+    # (evidence before the rows were put in their canonical order, tie after): either way LGN is applied
+    assert decision.method == "lgn" and decision.basis in ("evidence", "tie") and decision.budget == 12
     assert decision.accuracy["lgn"] > max(decision.accuracy["anchored"], decision.accuracy["none"]) + MARGIN
     assert _fit_auto(df).method == "lgn"
 
@@ -258,8 +260,12 @@ def test_advice_quotes_the_measured_effect_not_the_bias_rule():
     assert decision.basis in ("evidence", "tie") and decision.method == "anchored"
     acc = decision.accuracy
     assert acc["anchored"] > acc["none"] + MARGIN
-    assert result.advice.startswith(f"calibration advised: anchored calibration moves cross-group accuracy from "
-                                    f"{acc['none']:.2f} (raw) to {acc['anchored']:.2f}")
+    if decision.basis == "evidence":
+        assert result.advice.startswith(f"calibration advised: anchored calibration moves cross-group accuracy from "
+                                        f"{acc['none']:.2f} (raw) to {acc['anchored']:.2f}")
+    else:  # a tie is not said as a move of the accuracy, nor as a tolerance the gap exceeds
+        assert result.advice.startswith(f"calibration advised: out of fold at {decision.budget} labels per group "
+                                        f"anchored calibration ({acc['anchored']:.2f}) is not clearly beaten")
     assert "not needed" not in result.advice
 
 

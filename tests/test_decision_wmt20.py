@@ -30,22 +30,24 @@ def out_of_english(shared_data):
 
 
 @pytest.fixture(scope="module")
-def draw_22(out_of_english):
+def draw_9(out_of_english):
     module, table, draw = out_of_english
-    return module, table, draw(22)
+    return module, table, draw(9)
 
 
 @pytest.mark.data
 @pytest.mark.parametrize(("seed", "status", "said"), [
-    (22, "violated", "the labels reject LGN's equal-quality assumption (the groups' human means differ significantly"),
     (9, "inconclusive", "the labels do not support LGN's equal-quality assumption (they cannot rule out a difference"),
+    (16, "inconclusive", "the labels do not support LGN's equal-quality assumption (they cannot rule out a difference"),
 ])
 def test_an_lgn_lead_out_of_fold_does_not_overrule_labels_that_leave_its_assumption_unsupported(out_of_english,
                                                                                                seed, status, said):
-    """In these draws (9: the one of examples/decision_check.py's ten where LGN led; 22: a later one where the
-    check is violated) LGN leads out of fold by more than the tolerance with a paired interval above 0, read
-    against about 8 labels per held-out system, while the labels' test of equal quality rejects LGN's assumption
-    (draw 22) or cannot rule out a difference of 0.5 sd (draw 9). Against every label anchored calibration orders
+    """In these draws (9: the one of examples/decision_check.py's ten where LGN led; 16: a later one) LGN leads out
+    of fold by more than the tolerance with a paired interval above 0, read against about 8 labels per held-out
+    system, while the labels' test of equal quality cannot rule out a difference of 0.5 sd. (Draw 22, where the
+    check is violated, led before the rows were put in their canonical order; since, LGN's lead there is 0.017,
+    inside the tolerance, and none of draws 10-44 has a violated check beside a clear LGN lead:
+    `tests/test_decision_evidence.py` builds one.) Against every label anchored calibration orders
     the cross-pair system pairs better in both, so anchored must be applied, and the reason must say why the lead
     did not decide."""
     module, table, draw = out_of_english
@@ -69,17 +71,17 @@ def test_an_lgn_lead_out_of_fold_does_not_overrule_labels_that_leave_its_assumpt
 
 
 @pytest.mark.data
-def test_calibrate_evaluate_and_diagnose_say_the_same_reason(draw_22, tmp_path, cli_said):
-    _, _, sparse = draw_22
+def test_calibrate_evaluate_and_diagnose_say_the_same_reason(draw_9, tmp_path, cli_said):
+    _, _, sparse = draw_9
     path = tmp_path / "k100.parquet"
     sparse.drop(columns=["human_raw"]).to_parquet(path)
     said = cli_said("calibrate", "evaluate", path, "--score", "chrf", "--by", "lp", "--human", "labels")
-    assert "Trust anchored calibration here" in said and "reject LGN's equal-quality assumption" in said
+    assert "Trust anchored calibration here" in said and "do not support LGN's equal-quality assumption" in said
     # the budget curve is read against the same 8 labels per system, and says so
     assert "labels per group matches the better of raw and LGN" in said
     assert "measured against the same few labels per system" in said
     said = cli_said("diagnose", path, "--score", "chrf", "--by", "lp", "--human", "labels")
-    assert "use anchored calibration" in said and "reject LGN's equal-quality assumption" in said
+    assert "use anchored calibration" in said and "do not support LGN's equal-quality assumption" in said
 
 
 @pytest.mark.data

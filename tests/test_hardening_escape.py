@@ -302,3 +302,31 @@ def test_html_prose_shows_a_line_break_in_a_name():
     assert "system A\\x0aB is not system A B" in html
     for kind in ("tag", "zero-width-space", "bidi-override"):
         _shows_every_class(html, kind)
+
+
+def test_a_name_spelt_like_an_escape_never_looks_like_the_character(cli, tmp_path):
+    """A backslash that would start an escape in a shown name is written twice, so the name 'a\\x09b' (a backslash,
+    x09) and the name 'a<TAB>b' look different in every shown table: before, both printed as a\\x09b in the
+    terminal, the HTML and TSV on standard output."""
+    tab, spelt = "a\tb", "a\\x09b"
+    assert visible_controls(tab, name=True) != visible_controls(spelt, name=True)
+    assert visible_controls(spelt, name=True) == "a\\\\x09b" and visible_controls(tab, name=True) == "a\\x09b"
+    # a backslash that starts no escape is shown as written (LaTeX, paths)
+    assert visible_controls("$\\alpha$ C:\\data", name=True) == "$\\alpha$ C:\\data"
+    # no two names of a small alphabet (backslashes, escape text, tabs, loose spaces) are shown alike
+    import itertools
+
+    shown: dict[str, str] = {}
+    for n in range(1, 6):
+        for letters in itertools.product(["\\", "x", "0", "9", " ", "\t", "u"], repeat=n):
+            name = "".join(letters)
+            assert shown.setdefault(visible_controls(name, name=True), name) == name
+    rows = [{"lp": "en-de", "system": s, "seg_id": i, "score": float(k * 10 + i)}
+            for k, s in enumerate((tab, spelt)) for i in range(6)]
+    path = tmp_path / "t.jsonl"
+    pd.DataFrame(rows).to_json(path, orient="records", lines=True)
+    for fmt in ("tsv", "text"):
+        rc, out, err = cli("leaderboard", str(path), "--score", "score", "--method", "none", "--n-resamples", "20",
+                           "--format", fmt)
+        assert rc == 0, err
+        assert "a\\x09b" in out and "a\\\\x09b" in out, out

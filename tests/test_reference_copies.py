@@ -198,7 +198,8 @@ def test_plan_sends_no_copy_and_its_row_ids_point_into_the_input(scored):
 def test_evaluate_leaves_it_out(scored):
     folder, _ = scored
     rc, out, err = run_cli("calibrate", "evaluate", folder / "scored.tsv", "--score", "chrf", "--human", "human",
-                           "--folds", "4", "--repeats", "1", "--budget", "25", "--format", "json")
+                           "--human-scale", "da", "--folds", "4", "--repeats", "1", "--budget", "25", "--format",
+                           "json")
     assert rc == 0, err
     result = json.loads(out)
     assert result["n_systems"] == 8  # 4 per pair, refA left out

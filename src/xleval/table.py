@@ -107,13 +107,25 @@ def require_some_value(values: np.ndarray, column: str, *, kind: str = "column",
 HUMAN_ARGUMENTS = ("human", "skip_labelled")
 
 
+#: beyond this magnitude a label's fourth power overflows float64: the variance of the labels' deviation variance
+#: (the leaderboard's intervals) squares a mean of squares; no human scale comes near it
+MAX_LABEL_MAGNITUDE = 1e75
+
+
 def check_labels_finite(values: np.ndarray, column: str, *, what: str = "data", argument: str | None = "human") -> None:
     """The one rule for human scores: a label is a finite number or missing (NaN: not labelled); an infinite
-    one is bad input, never dropped as missing nor counted as a label. Names the first row (1-based)."""
+    one is bad input, never dropped as missing nor counted as a label, and so is one beyond
+    :data:`MAX_LABEL_MAGNITUDE`. Names the first row (1-based)."""
+    where = "" if what in ("data", "table") else f"{what}: "
+    huge = np.isfinite(values) & (np.abs(values) > MAX_LABEL_MAGNITUDE)
+    if huge.any():
+        first = int(np.flatnonzero(huge)[0])
+        raise InputError(f"{where}column {column!r} row {first + 1}: human score {values[first]:g} is beyond "
+                         f"+-{MAX_LABEL_MAGNITUDE:g}, where the variances of the labels' variances overflow "
+                         f"({int(huge.sum())} such cells); rescale the labels", argument=argument, value=column)
     bad = np.isinf(values)
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        where = "" if what in ("data", "table") else f"{what}: "
         raise InputError(f"{where}column {column!r} row {first + 1}: human score {values[first]:g} is infinite "
                          f"({int(bad.sum())} such cells); a label is a finite number: fix the cell, or leave it "
                          "empty for a row without a label", argument=argument, value=column)
@@ -123,23 +135,35 @@ def warn_contradicting_labels(frame: pd.DataFrame, human: str, values: np.ndarra
                               segment: str | None = "seg_id", where: str = "data") -> None:
     """The one check of repeated labels: rows that repeat a (language pair, system, segment) key with
     different human scores are each used as a label of their own, so a DataQualityWarning names how
-    many keys contradict themselves and one of them. Tables without those columns are not checked
-    (the pair is ``lp``, else ``src_lang`` and ``tgt_lang``). A ``doc_id`` column is part of the key: WMT25
-    numbers segments within each document, so its ``seg_id`` 1 is a segment of every document."""
+    many keys contradict themselves and one of them (:func:`warn_repeated_keys`)."""
+    warn_repeated_keys(frame, human, values, system=system, segment=segment, where=where, what="human scores",
+                       fix="each row counts as a label of its own: remove the duplicates, or average the labels of "
+                           "one segment")
+
+
+def warn_repeated_keys(frame: pd.DataFrame, column: str, values: np.ndarray, *, system: str | None = "system",
+                       segment: str | None = "seg_id", where: str = "data", what: str = "scores",
+                       fix: str = "each row counts as a segment of its own (a table concatenated twice, or two runs "
+                                  "of one system): remove the duplicates") -> None:
+    """Rows that repeat a (language pair, system, segment) key with different ``values`` of ``column``: a
+    DataQualityWarning names how many keys and one of them, and ``fix``. Equal values repeat silently (one row
+    per rating of a segment carries its score in each). Tables without those columns are not checked (the pair
+    is ``lp``, else ``src_lang`` and ``tgt_lang``). A ``doc_id`` column is part of the key: WMT25 numbers
+    segments within each document, so its ``seg_id`` 1 is a segment of every document."""
     pair = ["lp"] if "lp" in frame.columns else [c for c in ("src_lang", "tgt_lang") if c in frame.columns]
     key = [*pair, *(c for c in (system, segment) if c is not None)]
     if not pair or len(key) < len(pair) + 2 or not all(c in frame.columns for c in key):
         return
     if "doc_id" in frame.columns and "doc_id" not in key:
         key.insert(len(key) - 1, "doc_id")
-    labelled = np.isfinite(values)
-    if labelled.sum() < 2:
+    present = np.isfinite(values)
+    if present.sum() < 2:
         return
-    rows = frame.loc[labelled, key].assign(_h=values[labelled])
+    rows = frame.loc[present, key].assign(_v=values[present])
     repeated = rows[rows.duplicated(key, keep=False)]
     if repeated.empty:
         return
-    spread = repeated.groupby(key, sort=True, dropna=False, observed=True)["_h"].agg(["nunique", "min", "max"])
+    spread = repeated.groupby(key, sort=True, dropna=False, observed=True)["_v"].agg(["nunique", "min", "max"])
     bad = spread[spread["nunique"] > 1]
     if bad.empty:
         return
@@ -150,10 +174,9 @@ def warn_contradicting_labels(frame: pd.DataFrame, human: str, values: np.ndarra
     first = bad.index[0] if isinstance(bad.index[0], tuple) else (bad.index[0],)
     example = tuple(v.item() if isinstance(v, np.generic) else v for v in first)
     prefix = "" if where in ("data", "table") else f"{where}: "
-    warnings.warn(f"{prefix}{len(bad)} ({', '.join(key)}) key(s) repeat with different human scores in {human!r} "
-                  f"(e.g. {example!r}: {bad['min'].iloc[0]:g} to {bad['max'].iloc[0]:g}); each row counts as a label "
-                  "of its own: remove the duplicates, or average the labels of one segment", DataQualityWarning,
-                  stacklevel=3)
+    warnings.warn(f"{prefix}{len(bad)} ({', '.join(key)}) key(s) repeat with different {what} in {column!r} "
+                  f"(e.g. {example!r}: {bad['min'].iloc[0]:g} to {bad['max'].iloc[0]:g}); {fix}", DataQualityWarning,
+                  stacklevel=4)
 
 
 def _columns(value: str | Sequence[str] | None, name: str) -> tuple[str, ...]:
@@ -272,6 +295,21 @@ class EvalTable:
         of a filtered frame): same roles, signatures and source."""
         return replace(self, _frame=self._frame.loc[index])
 
+    def in_canonical_order(self) -> EvalTable:
+        """The same rows sorted by group, system and segment (:func:`xleval._base.grouping.canonical_order`): what
+        draws folds, labels or resamples from the rows reads them in this order, so the table's row order (a
+        re-export, a shuffle) never changes a result. Itself when already in that order."""
+        from ._base.grouping import canonical_order
+
+        frame = self._frame
+        system = next((c for c in (self.system, "system") if c is not None and c in frame.columns), None)
+        # the system role's labels checked here, in the table's own row order: a refusal names the file's row
+        systems = None if system is None else self.column_labels(system, allow_missing=system != self.system)
+        order = canonical_order(self.row_labels(), systems, frame["seg_id"] if "seg_id" in frame.columns else None)
+        if (order == np.arange(len(order))).all():
+            return self
+        return replace(self, _frame=frame.iloc[order])
+
     def with_roles(self, **roles: Any) -> EvalTable:
         """A table over the same rows with some roles changed (``by="lp"``, ``score="bleu"``)."""
         unknown = sorted(set(roles) - set(ROLES))
@@ -304,9 +342,13 @@ class EvalTable:
         return numeric_column(self._frame, column, what=self.source, argument=argument)
 
     def scores(self, column: str | None = None) -> np.ndarray:
-        """The (first) score column's values as float64."""
+        """The (first) score column's values as float64, with a warning about repeated keys whose scores differ
+        (:func:`warn_repeated_keys`: a table concatenated twice is averaged otherwise, without a word)."""
         name = column or self.score_column
-        return self.values(name, argument="score")
+        values = self.values(name, argument="score")
+        warn_repeated_keys(self._frame, name, values, system=self.system or "system",
+                           segment=self.segment or "seg_id", where=self.source)
+        return values
 
     def human_values(self) -> np.ndarray:
         """The human scores (NaN: not labelled; an infinite one is refused), with a warning about

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["GroupIndex", "group_index", "key_labels", "combined_codes"]
+__all__ = ["GroupIndex", "group_index", "key_labels", "combined_codes", "segment_rank", "canonical_order"]
 
 _LIMIT = 2**62
 _DENSE = 4  # combined codes below 4x the rows are ranked through a table, not hashed
@@ -124,6 +124,12 @@ def _codes(values: Any, name: str, allow_missing: bool, where: str) -> tuple[np.
         codes, found = pd.factorize(pd.Series(values) if not isinstance(values, pd.Series) else values,
                                     use_na_sentinel=True)
         uniques = list(found)
+    if not allow_missing and len(uniques) and isinstance(uniques[0], str):
+        # a TSV's empty cell is its spelling of a missing value (read as ''), as a Parquet null is: the same
+        # refusal, never a group or system named ''
+        blank = np.flatnonzero(np.asarray(uniques, dtype=object) == "")
+        if len(blank):
+            codes = np.where(codes == blank[0], -1, codes)
     if (codes < 0).any():
         if not allow_missing:
             from ..exceptions import InputError
@@ -174,3 +180,28 @@ def _first_rows(codes: np.ndarray, n_groups: int) -> np.ndarray:
 
 def _py(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
+
+
+def segment_rank(segments: pd.Series) -> np.ndarray:
+    """Each row's segment as a rank: integer ids (or their text: '2' before '10') by value, other ids as text
+    after them."""
+    text = segments.astype(str).to_numpy(dtype=object)
+    values, codes = np.unique(text, return_inverse=True)
+    number = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy()
+    integral = np.isfinite(number) & (np.floor(np.where(np.isfinite(number), number, 0)) == number)
+    order = np.lexsort((values.astype(str), np.where(integral, number, 0.0), ~integral))
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[order] = np.arange(len(values))
+    return rank[codes.ravel()]
+
+
+def canonical_order(groups: np.ndarray, systems: np.ndarray | None = None,
+                    segments: pd.Series | None = None) -> np.ndarray:
+    """Row positions sorted by group, system and segment (:func:`segment_rank`), rows of one key in their order
+    (a stable sort): so that no fold, label draw, resample or permutation depends on the order of the rows."""
+    keys = [np.asarray(groups, dtype=object).astype(str)]
+    if systems is not None:
+        keys.append(np.asarray(systems, dtype=object).astype(str))
+    if segments is not None:
+        keys.append(segment_rank(segments))
+    return np.lexsort(keys[::-1])

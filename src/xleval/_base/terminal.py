@@ -45,6 +45,11 @@ def _escape(match: re.Match) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+# a backslash a reader would take for the start of one of _escape's escapes, or of a doubled backslash: before
+# another backslash, the text of an escape, or a character that becomes one (a control, a space _LOOSE_SPACES writes)
+_ESCAPE_LIKE = re.compile(r"\\(?=\\|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}| +$| {2}|"
+                          + CONTROL_CHARACTERS.pattern + ")")
+
 # spaces a reader cannot count in a name standing alone (a table cell): at either end, or two or more in a row
 # (an HTML page collapses them)
 _LOOSE_SPACES = re.compile(r"^ +| +$| {2,}")
@@ -54,9 +59,13 @@ def visible_controls(text: str, *, name: bool = False) -> str:
     """``text`` with every control or reordering character written as an escape (``\\x1b``, a newline
     as ``\\x0a``, ``\\u202e``): one line, nothing a terminal would act on. ``name=True`` for a name
     shown on its own (a table cell): spaces at its ends or in a run are written ``\\x20`` too, so ``A``,
-    ``A `` and ``A  B``/``A B`` never look alike."""
-    shown = CONTROL_CHARACTERS.sub(_escape, text)
-    return _LOOSE_SPACES.sub(lambda m: "\\x20" * len(m.group()), shown) if name else shown
+    ``A `` and ``A  B``/``A B`` never look alike, and a backslash that would read as the start of an escape (or
+    of a doubled backslash) is written ``\\\\``, so a name spelt with the text of an escape (``a\\x09b``)
+    never looks like one holding the character (a tab), while ``$\\alpha$`` or ``C:\\data`` show as written."""
+    if not name:
+        return CONTROL_CHARACTERS.sub(_escape, text)
+    shown = CONTROL_CHARACTERS.sub(_escape, _ESCAPE_LIKE.sub(r"\\\\", text))
+    return _LOOSE_SPACES.sub(lambda m: "\\x20" * len(m.group()), shown)
 
 
 def data_text(value: Any, style: str = "") -> Any:

@@ -637,11 +637,18 @@ class AnchoredCalibrator(ParamsMixin):
         self._check_fitted()
         return anchored_on_unseen(self, on_unseen)
 
+    @property
+    def higher_is_better_(self) -> bool:
+        """Whether a higher calibrated score is better: the human scale's direction as fitted (the slope's sign
+        relative to the score's direction; with ``direction_source_ == "none"`` the labels' unsettled lean,
+        which orders only the groups' offsets). What ranks calibrated scores (the leaderboard)."""
+        self._check_fitted()
+        return self.direction_ * (1 if self.score_higher_is_better else -1) > 0
+
     def calibrated_signature(self) -> str:
         """The signature of the calibrated column: groups, human column and direction, level, labels
         and the score's signature."""
-        self._check_fitted()
-        direction = "higher" if self.direction_ * (1 if self.score_higher_is_better else -1) > 0 else "lower"
+        direction = "higher" if self.higher_is_better_ else "lower"
         return (f"anchored|by:{'+'.join(self.by_)}|human:{self.human}|human_better:{direction}|level:{self.level_}"
                 f"|labels:{self.slopes_['n_labels']}|of:{self.signature_ or 'unknown'}")
 

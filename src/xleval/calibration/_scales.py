@@ -186,7 +186,8 @@ def direction_for(frame, human: str | None, human_scale: str | None = None,
 class PastTheScale:
     """Calibrated system scores (or their interval bounds) past the human scale: ``count`` cells, the worst of
     them (``example``: 'A in en-de (calibrated 97.0, ci_low 87.0, ci_high 107.0)'), the scale (``scale``: '0 to
-    100 (raw DA, ESA)'), and the range that would bound them (``bound``: '0,100', '0,HIGH', 'LOW,0'; None when
+    100 (raw DA, ESA)'), and the range that would bound them (``bound``: '0,100'; for MQM '0,M' or '-M,0' with M
+    the largest error in the labels rounded up to a whole number, as MQM names no upper bound; None when
     a range was applied: the intervals run past the range, which bounds only the means)."""
 
     count: int
@@ -226,11 +227,15 @@ def past_the_scale(rows, labels, human_range: tuple[float, float] | None = None,
     elif values_of_labels.size == 0 or named not in (None, "raw", "mqm"):
         return None
     elif named == "mqm" and values_of_labels.min() >= 0:
-        low, high, scale, bound = 0.0, np.inf, "at least 0 (MQM error points)", "0,HIGH"
+        # MQM has no upper bound by its name: the bound offered is the largest label (a system's mean of labels
+        # stays below it), so the command it names runs as written
+        top = max(int(np.ceil(values_of_labels.max())), 1)  # a whole number at or above every label
+        low, high, scale, bound = 0.0, np.inf, "at least 0 (MQM error points)", f"0,{top}"
     elif named != "mqm" and values_of_labels.min() >= 0 and 1 < values_of_labels.max() <= 100:
         low, high, scale, bound = 0.0, 100.0, "0 to 100 (raw DA, ESA)", "0,100"
     elif values_of_labels.max() <= 0:
-        low, high, scale, bound = -np.inf, 0.0, "at most 0 (MQM)", "LOW,0"
+        bottom = min(int(np.floor(values_of_labels.min())), -1)  # at or below every label, as above
+        low, high, scale, bound = -np.inf, 0.0, "at most 0 (MQM)", f"{bottom},0"
     else:
         return None
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))

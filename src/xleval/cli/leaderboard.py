@@ -109,6 +109,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     said = tuple(cli_words(n, ctx.command if ctx else None) for n in (copies, excluded, *scale) if n)
     if said:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         board = dataclasses.replace(board, notes=(*said, *board.notes))
+    pairs = _pairs_file(board, pairs_path) if pairs_path is not None else None  # refused before anything is written
     _write(board, fmt, output)
     if pairs_path is not None:
         from ._advice import _TABLE
@@ -117,17 +118,27 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
         # twice the labels there are: the plan says how many more per group and which rows
         plan = commands.command("calibrate", "plan", _TABLE, "--budget", str(2 * labels),
                                 *role_words(score, by, human, system)) if labels else None
-        _write_pairs(board, pairs_path, plan)
+        _write_pairs(board, pairs_path, plan, pairs)
 
 
-def _write_pairs(board, path: Path, plan: str | None) -> None:
+def _pairs_file(board, path: Path):
+    """The pairs of cells, checked for the file ``path`` before the leaderboard is written (a name a TSV cannot
+    hold is refused then, so a refused run writes neither file)."""
+    from ..io._write import format_rows
+
+    pairs = board.pairs()
+    if path.suffix.lower() != ".json":
+        format_rows(pairs.table, "tsv", where=f"{path}: ", instead="use a .json name, which holds any name")
+    return pairs
+
+
+def _write_pairs(board, path: Path, plan: str | None, pairs) -> None:
     """The pairs of cells as TSV (or JSON for a .json name), and their summary on stderr; ``plan``: the
     ``calibrate plan`` command the notes name where the labels decide few comparisons."""
     from .._base.terminal import data_text
     from ..calibration._pairs import share_words
     from ..leaderboard._board import PLAN_LABELS
 
-    pairs = board.pairs()
     summary = pairs.summary()
     if path.suffix.lower() == ".json":
         emit_json({**pairs.to_dict(), "summary": summary}, path)

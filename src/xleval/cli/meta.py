@@ -203,7 +203,7 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         noted = set(result.notes)  # in the library's words, as the warnings were caught
         result = in_cli_words(result)
         if calibrations:
-            scale = human_scale if human_scale in ("z", "raw") else None
+            scale = _known_scale(human_scale)
             with progress_bar(f"calibrations of {len(names)} metric(s)") as advance:
                 def each(units: int = 1, *, total: int | None = None) -> None:
                     # every metric's evaluation declares its own total (the same procedure on the same rows)
@@ -397,6 +397,24 @@ def _scale(text: str | None) -> str | dict[str, str] | None:
                              "(e.g. en-de=da_src,de-en=da_ref)")
         out[group.strip()] = scale.strip()
     return out
+
+
+def _known_scale(text: str | None) -> str | None:
+    """The one scale --human-scale names for every group when the library knows it (``da``, ``mqm``, ``z``, ...:
+    its kind and direction then reach the calibrations' evaluation, as `calibrate evaluate --human-scale`);
+    None for a user's own names or several scales (the evaluation then reads the labels)."""
+    from ..calibration._scales import scale_named
+
+    parsed = _scale(text)
+    names = set(parsed.values()) if isinstance(parsed, dict) else {parsed} if parsed else set()
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    try:
+        scale_named(name)
+    except InputError:
+        return None
+    return name
 
 
 def metric_columns(df, names, signatures, lower=(), higher=()):

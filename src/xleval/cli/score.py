@@ -341,6 +341,11 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
         write_table(frame, output, metadata=scored.metadata())
         err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}"
                           + (f"; {len(spans[1])} error spans to {error_spans}" if error_spans and spans else ""))
+        if str(output) == "-":  # standard output has no metadata or sidecar: the signatures travel on stderr
+            from .._base.terminal import data_text
+
+            for name, sig in scored.signatures.items():
+                err_console.print(data_text(f"{name}: {sig}"), soft_wrap=True)
     if corpus or output is None:
         from ..metrics import corpus_table
 

@@ -179,6 +179,7 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
     if system is None and not (isinstance(data, EvalTable) and data.system is not None):
         system = "system"  # a frame's default; a table's own role otherwise
     table = as_table(data, score=score, human=human, by=by, system=system, default_by=DEFAULT_BY)
+    table = table.in_canonical_order()  # folds, label draws and resamples never depend on the rows' order
     if table.human is None:
         raise InputError("the evaluation needs the human column; give human=", argument="human")
     score, human, by_cols, system = table.score_column, table.human, list(table.by), table.system or "system"
@@ -187,9 +188,11 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
     seed, t = (seed if seed is not None else resolve_seed(rng)), _Table(table)
     scale = human_scale_check(t.h, t.g_label, human, human_scale)
     _check_systems(t.sys_names, system, n_folds)
-    if human_higher_is_better is not None and direction_for(table.frame, human, human_scale) != human_higher_is_better:
+    named = direction_for(table.frame, human, human_scale)  # a named scale says its direction (MQM: by its signs)
+    if human_higher_is_better is not None and named != human_higher_is_better:
         _refuse_contradicted(t, human, human_higher_is_better, score_higher_is_better)
-    direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better)
+    human_higher_is_better = named if human_higher_is_better is None else human_higher_is_better
+    direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better, human)
     budgets, budget, capped = cap_budgets(budgets, budget, pd.Series(t.labelled).groupby(t.g_label).sum())
     notes += capped
     # the fold fits take the direction of the human scale found on every label (one bit, as the user's own
@@ -398,23 +401,32 @@ def score_direction(data: Any, score: str | None, given: bool | None) -> bool:
     return higher_is_better(column, signature, given=given, values=values)
 
 
-def _direction(t: _Table, given: bool | None, score_up: bool) -> tuple[int, str, list[str]]:
-    """+1 when higher human scores are better, -1 otherwise: given, or the sign of the within-group
-    correlation of system scores with system human scores."""
+def _direction(t: _Table, given: bool | None, score_up: bool, human: str) -> tuple[int, str, list[str]]:
+    """+1 when higher human scores are better, -1 otherwise: given (or fixed by the scale's name), else found
+    in the labels by the rule `calibrate fit` uses (the sign of the better determined slope of an anchored fit
+    on every label, where |z| reaches t(0.975, clusters - 1)). Labels that do not settle it are refused
+    (E122), as the fit refuses them: every accuracy of the comparison reads the human scale's direction, and
+    the sign of a correlation of a few labels per system turned it in a quarter of the draws of issue 33."""
     if given is not None:
         return (1 if given else -1), "given", [f"human scale: {'higher' if given else 'lower'} is better (given)"]
-    xs, hs = t.raw_items.copy(), t.truth.copy()
-    for g in np.unique(t.item_group):
-        sel = t.item_group == g
-        xs[sel] -= np.nanmean(xs[sel])
-        hs[sel] -= hs[sel].mean()
-    ok = np.isfinite(xs)
-    r = float(np.corrcoef(xs[ok], hs[ok])[0, 1]) if ok.sum() > 2 and xs[ok].std() > 0 and hs[ok].std() > 0 else 0.0
-    sign = 1 if (r >= 0) == score_up else -1
-    note = (f"human scale: {'higher' if sign > 0 else 'lower'} is better, found in the data (within-group r of system "
-            f"scores with human scores {r:+.2f}); say it with human_higher_is_better=True or "
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the folds' fits report what matters
+            model = build_anchored("g", "score", human, score_higher_is_better=score_up).fit(
+                t.x, groups=t.g_label, human=t.h, systems=t.s)
+    except InputError as exc:
+        if exc.argument == "human_higher_is_better":
+            raise
+        # no slope at all (the score does not vary within any group's labels): the fits fall back to offsets,
+        # and no order within a group depends on the direction
+        return 1, "none", [f"human scale: its direction is not read from the labels ({exc}); higher is taken as "
+                           "better; say it with human_higher_is_better=True or human_higher_is_better=False"]
+    zs = [abs(float(v)) for v in model.slopes_["z"]]  # type: ignore[attr-defined]
+    up, z = model.higher_is_better_, max((v for v in zs if np.isfinite(v)), default=float("nan"))
+    note = (f"human scale: {'higher' if up else 'lower'} is better, found in the labels (the better determined "
+            f"slope of the score, |z| = {z:.2f}); say it with human_higher_is_better=True or "
             "human_higher_is_better=False")
-    return sign, "data", [note]
+    return (1 if up else -1), "data", [note]
 
 
 def _folds(t: _Table, n_folds: int, rng: np.random.Generator) -> np.ndarray:

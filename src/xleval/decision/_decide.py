@@ -790,7 +790,7 @@ def _levels_differ(acc: dict[str, float], figures: str, rules: MethodChoice, z_l
            "anchored calibration, whose offsets move toward LGN's equal levels as far as the labels support them")
     return calibrator, (f"the groups' score levels differ ({levels}), so the raw scores cannot rank across groups; "
                         f"out of fold the raw scores {led} ({figures}), a comparison read against few labels per "
-                        f"system that cannot separate the methods at this budget: {why}, is applied")
+                        f"system, which cannot be trusted to rank the methods at this budget: {why}, is applied")
 
 
 def _unsupported(validity: ValidityVerdict | None) -> ValidityVerdict | None:

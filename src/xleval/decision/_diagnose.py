@@ -8,6 +8,7 @@ import pandas as pd
 from .._base.caller import DEFAULT_CALLER, Caller
 from .._base.progress import Steps
 from .._base.result import Result
+from ..calibration import HumanScale
 from ..diagnostics import (
     AgreementResult,
     BiasComparison,
@@ -64,7 +65,8 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
              human: str | None = None, calibrated: str | None = None, system: str | None = "system",
              procedure: Procedure = DEFAULT_PROCEDURE, caller: Caller = DEFAULT_CALLER,
              average_by: str = "none", alternative: str = "two-sided",
-             human_scale: str | None = None, decision: CalibrationDecision | None = None) -> Diagnosis:
+             human_scale: HumanScale | str | None = None,
+             decision: CalibrationDecision | None = None) -> Diagnosis:
     """Diagnose language bias of ``score`` (and of ``calibrated``), its agreement with ``human``
     and whether LGN's equal-quality assumption holds on ``data``. ``procedure``: the bias rule's
     ``threshold``, the bootstrap's ``n_resamples``, ``level`` and ``random_state`` (and the decision's
@@ -77,10 +79,16 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
     column is standardised within groups, like WMT DA z), ``raw`` or None
     (:func:`~xleval.diagnostics.human_scale_check` looks at the data). ``decision``: the decision when
     already made on this table (the report makes it once): its evidence (bias, validity) is read, not
-    measured again.
+    measured again. The agreement reads every column in its own direction (MQM error points, an error rate and a
+    calibrated column on MQM's scale are negated before it): the human column's is ``human_scale``'s
+    (:class:`~xleval.calibration.HumanScale`: its ``higher_is_better``, else its name's, else higher), the
+    score's and a calibrated column's by their signatures (an anchored map's ``human_better:``; else the one
+    rule, :func:`xleval.metrics.higher_is_better`).
     ``data``: an :class:`~xleval.table.EvalTable` (its roles are the defaults) or a frame (``by``:
     :data:`~xleval.table.DEFAULT_BY`, ``system="system"``)."""
     commands, progress = caller.commands, caller.progress
+    scale = HumanScale.of(human_scale)
+    human_scale = scale.name
     table = _table(data, score, by, human, system)
     score, human, system = table.score_column, table.human, table.system
     steps = Steps(progress, 3 + (human is not None))
@@ -100,7 +108,9 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
         columns = [score] + ([calibrated] if calibrated else [])
         agreement = human_agreement(table.frame, columns, human, list(table.by), system=system,
                                     compare=[(score, calibrated)] if calibrated else [],
-                                    resampling=procedure.resampling, average_by=average_by, alternative=alternative)
+                                    resampling=procedure.resampling, average_by=average_by, alternative=alternative,
+                                    lower_is_better=_lower_columns(table, calibrated, human_scale,
+                                                                   scale.higher_is_better))
         steps.done()
     validity, validity_system = evidence.validity_segment, evidence.validity_system
     verdict = evidence.verdict or validity_verdict(validity, None)  # without human scores: the segment check's
@@ -112,6 +122,25 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
     return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
                      validity_system=validity_system, verdict=verdict, recommendation=recommendation,
                      advice=advice_line(bias, verdict, recommendation, human))
+
+
+def _lower_columns(table: EvalTable, calibrated: str | None, human_scale: str | None,
+                   human_up: bool | None) -> list[str]:
+    """The columns of the agreement whose lower values are better: the score by the one rule, the human column
+    by its given or named direction (higher when nothing says), a calibrated column as given, else by its
+    signature (an anchored map's ``human_better:``, which the ``of:`` part's ``dir:`` must not override)."""
+    from ..calibration._scales import direction_for
+    from ._compare import score_direction
+
+    human = table.human
+    human_up = direction_for(table.frame, human, human_scale, human_up)
+    up = {table.score_column: score_direction(table, table.score_column, None),
+          human: True if human_up is None else human_up}
+    if calibrated is not None:
+        said = (table.signature(calibrated) or "").split("|of:")[0]
+        up[calibrated] = ("human_better:lower" not in said) if "human_better:" in said else \
+            score_direction(table, calibrated, None)
+    return [c for c, u in up.items() if c is not None and not u]
 
 
 def _qualified(bias: BiasDiagnosis, decision: CalibrationDecision) -> BiasDiagnosis:
@@ -144,10 +173,12 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: Calibrati
                     f"calibration ({acc['none']:.2f} raw, {acc['lgn']:.2f} LGN, {acc['anchored']:.2f} anchored at "
                     f"{choice.budget} labels per group; {rule})")
         if choice.basis == "levels":
+            led = "led" if acc["none"] >= best else "tied with the best"  # as the decision's reason says
             head = (f"calibration advised: the groups' score levels differ (largest d = {d:.2f} > {bias.threshold:g} "
                     f"pooled sd), so raw scores cannot rank across groups; out of fold at {choice.budget} labels per "
-                    f"group the raw scores led ({acc['none']:.2f} raw, {acc['lgn']:.2f} LGN, {acc['anchored']:.2f} "
-                    "anchored), a lead read against few labels per system that does not overturn it")
+                    f"group the raw scores {led} ({acc['none']:.2f} raw, {acc['lgn']:.2f} LGN, "
+                    f"{acc['anchored']:.2f} anchored), read against few labels per system, which does not overturn "
+                    "it")
             if choice.method == "anchored":
                 return f"{head}: use anchored calibration{then}"
             return f"{head}: use LGN"
@@ -157,11 +188,16 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: Calibrati
             return (f"calibration advised: out of fold at {choice.budget} labels per group {led} ({acc['none']:.2f} "
                     f"raw, {acc['lgn']:.2f} LGN, {acc['anchored']:.2f} anchored), but {_lead_overruled(verdict)}: use "
                     f"anchored calibration{then}")
-        head = (f"calibration advised: {METHOD_NAMES[choice.method]} moves cross-group accuracy from "
-                f"{acc['none']:.2f} (raw) to {acc[choice.method]:.2f} out of fold at {choice.budget} labels per group "
-                f"({rule})")
-        if choice.basis == "tie":
-            head += f"; the better calibration reaches {best:.2f}, within the {choice.margin:g} tolerance (tie rule)"
+        if choice.basis == "tie":  # not clearly beaten: no claim that it moves the accuracy either way
+            head = (f"calibration advised: out of fold at {choice.budget} labels per group "
+                    f"{METHOD_NAMES[choice.method]} ({acc[choice.method]:.2f}) is not clearly beaten "
+                    f"({acc['none']:.2f} raw, {acc['lgn']:.2f} LGN, {acc['anchored']:.2f} anchored; clearly: a lead "
+                    f"above the {choice.margin:g} tolerance whose 95% paired interval excludes 0), and the tie rule "
+                    f"prefers it ({rule})")
+        else:
+            head = (f"calibration advised: {METHOD_NAMES[choice.method]} moves cross-group accuracy from "
+                    f"{acc['none']:.2f} (raw) to {acc[choice.method]:.2f} out of fold at {choice.budget} labels per "
+                    f"group ({rule})")
         if choice.method == "anchored":
             return f"{head}: use anchored calibration{then}"
         return f"{head}: use LGN"

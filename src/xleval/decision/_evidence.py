@@ -60,6 +60,7 @@ def gather_evidence(table: EvalTable, *, human_scale: str | None = None, human_h
     roles name the score, the grouping, the human column and the system column. ``human_scale``: the human
     scale's name (``mqm``, ``esa``, ``da``, ``raw``, ``z``, ...; or the table's ``HUMAN_scale`` column);
     ``human_higher_is_better``: its direction when the user declares it."""
+    table = table.in_canonical_order()  # the bootstraps never depend on the rows' order
     score, by = table.score_column, tuple(table.by)
     human = table.human if table.human is not None and table.human in table.frame.columns else None
     system = table.system if table.system is not None and table.system in table.frame.columns else None

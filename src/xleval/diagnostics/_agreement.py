@@ -144,19 +144,29 @@ def human_agreement(data: EvalTable | pd.DataFrame, scores: str | Sequence[str] 
                     system: str | None = "system", compare: Sequence[tuple[str, str]] = (),
                     resampling: Resampling = DEFAULT_RESAMPLING, tie_calibration: bool = True,
                     average_by: str = "none", item: str = "seg_id",
-                    alternative: str = "two-sided") -> AgreementResult:
+                    alternative: str = "two-sided", lower_is_better: Sequence[str] = ()) -> AgreementResult:
     """Segment- and system-level agreement of ``scores`` with ``human``; ``compare`` lists
     (a, b) column pairs to test (e.g. ``[("bleu", "bleu_lgn")]``) with a test of sidedness
     ``alternative``. ``system=None`` (or a column that is absent) gives segment-level statistics
     only. ``average_by`` and ``item`` (the segment column): how the all-pairs accuracy averages
     (module docstring). ``resampling`` (:class:`xleval.stats.Resampling`): the bootstrap of systems within
-    groups behind the intervals and the tests."""
+    groups behind the intervals and the tests. ``lower_is_better``: the columns (scores, the human column) whose
+    lower values are better (an error rate, MQM error points): they are negated, so that every statistic reads
+    higher as agreeing with the humans (the returned ``systems`` keeps their own signs)."""
     level, n_resamples, random_state = resampling.level, resampling.n_resamples, resampling.random_state
     table = as_table(data, score=scores, human=human, by=by, default_by=DEFAULT_BY)
     scores, human, by = list(table.score), table.human, list(table.by)
     if not scores or human is None:
         raise InputError("human_agreement needs score column(s) and the human column; give scores= and human=",
                          argument="scores" if not scores else "human")
+    lower = [c for c in dict.fromkeys(lower_is_better) if c in (*scores, human)]
+    unknown = [c for c in lower_is_better if c not in (*scores, human)]
+    if unknown:
+        raise InputError(f"lower_is_better names {unknown[0]!r}, which is neither a score column nor the human "
+                         "column", argument="lower_is_better", value=unknown[0])
+    if lower:  # one orientation for every statistic: higher agrees
+        table = as_table(table.frame.assign(**{c: -pd.to_numeric(table.frame[c], errors="coerce") for c in lower}),
+                         score=scores, human=human, by=by, default_by=DEFAULT_BY)
     data = table.frame
     _check_options(average_by, alternative, compare, data, item)
     for a, b in compare:
@@ -188,7 +198,12 @@ def human_agreement(data: EvalTable | pd.DataFrame, scores: str | Sequence[str] 
         notes.append(f"no {system!r} column: system-level statistics skipped")
     systems = None
     if use_systems and system is not None:
-        systems = system_table(table.frame.loc[usable], [*scores, human], by, system)
+        # the metric over all its scored segments, the human score over its judged ones (module docstring); a
+        # system enters with the rows that have a label and every score (n_rows)
+        judged = system_table(table.frame.loc[usable], [human], by, system)
+        scored = system_table(table.frame, scores, by, system).drop(columns="n_rows")
+        systems = judged.merge(scored, on=["group", "system"], how="left")[["group", "system", "n_rows", *scores,
+                                                                            human]]
     per_system = systems is not None and (systems["n_rows"] > 1).any()
     seg = {c: _segment_level(values[c][usable], h[usable], labels[usable])
               if (per_system or not use_systems) else ({}, {})
@@ -199,6 +214,11 @@ def human_agreement(data: EvalTable | pd.DataFrame, scores: str | Sequence[str] 
         sys_res = _averaged(sys_res, systems, scores, human, average_by, tie_calibration, values, h, labels, usable,
                             data[item].astype(str).to_numpy() if average_by == "item" else None, notes)
     results = {c: ScoreAgreement(c, *seg[c], *sys_res.get(c, ({}, {}, None, None))) for c in scores}
+    if lower:
+        notes.append(f"lower is better for {', '.join(lower)}: negated, so that every statistic reads higher as "
+                     "agreeing with the humans")
+        if systems is not None:
+            systems = systems.assign(**{c: -systems[c] for c in lower if c in systems.columns})
     comparisons = tuple(_compare(a, b, systems, human, dists, level, n_resamples, seed, tie_calibration, alternative)
                         for a, b in compare) if systems is not None and dists else ()
     return AgreementResult(human, by_name, system if use_systems else None, results, comparisons, systems, excluded,

@@ -82,7 +82,8 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     """
     if not np.isfinite(threshold) or threshold <= 0:
         raise InputError(f"threshold must be a positive number of pooled sd (e.g. 0.5); got {threshold!r}")
-    table = as_table(data, score=score, by=by, default_by=DEFAULT_BY)
+    # the bootstrap draws rows by position: in the canonical order, a re-sorted table gives the same interval
+    table = as_table(data, score=score, by=by, default_by=DEFAULT_BY).in_canonical_order()
     score = table.score_column
     labels = table.row_labels()
     x = table.values(score, argument="score")

@@ -8,9 +8,11 @@ types of the one-pass output, whatever the batch boundaries (docs/scale.md).
 Text tables (TSV/CSV; every cell read as text): a column becomes int64 when every cell is a
 canonical integer below 2**53 in magnitude (none missing), float64 when every present cell is a
 canonical number and none is spelt with a leading zero or is an integer of 2**53 or more (which
-float64 cannot hold exactly); otherwise it stays text, so ids like '007' or '9007199254740993' keep
-their spelling. Canonical text columns (``hypothesis``, ``lp``, ...) and the columns a command parses
-as numbers itself stay as they are.
+float64 cannot hold exactly), and no two spellings of the column name one number ('1.1' and '1.10',
+'2' and '2.0': ids, versions or section numbers that a number would merge; looked for among up to
+:data:`SPELLINGS_TRACKED` distinct numbers, beyond which a column is a score's); otherwise it stays text,
+so ids like '007', '9007199254740993' or '1.10' keep their spelling. Canonical text columns
+(``hypothesis``, ``lp``, ...) and the columns a command parses as numbers itself stay as they are.
 
 JSONL (values typed by JSON): a column of integers only is int64 (a missing key or null makes it
 float64, as does any fraction, unless an integer is 2**53 or more: then it keeps its JSON values, as
@@ -19,7 +21,7 @@ float64 would merge such ids), true/false only is bool, anything else keeps its 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -32,6 +34,8 @@ __all__ = ["TextEvidence", "text_evidence", "text_types", "apply_text_types", "J
 _INT_TEXT = r"-?(?:0|[1-9][0-9]*)"
 _FLOAT_TEXT = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?(?:inf|Infinity|nan|NaN)"
 _LEADING_ZERO = r"-?0[0-9]+"
+#: distinct numbers of a column among which two spellings of one number are looked for (ids have few)
+SPELLINGS_TRACKED = 10_000
 
 
 @dataclass
@@ -42,15 +46,31 @@ class TextEvidence:
     missing: bool = False   # some cell is a missing-value token
     ints: bool = True       # every present cell is a canonical integer below 2**53
     floats: bool = True     # every present cell is a canonical number, none with a leading zero
+    # each finite number seen and its first spelling, while there are at most SPELLINGS_TRACKED (None beyond)
+    spelt: dict | None = field(default_factory=dict)
+    merges: bool = False    # two spellings name one number (read only while ``spelt`` is kept)
 
     @property
     def settled(self) -> bool:
         """Nothing later can make it a number: no need to look at more cells."""
         return self.present and not self.floats
 
+    @property
+    def numeric(self) -> bool:
+        """The column may become numbers: every present cell is one, and no two spellings merge."""
+        return self.floats and not (self.spelt is not None and self.merges)
+
     def merge(self, other: TextEvidence) -> TextEvidence:
+        spelt, merges = None, False
+        if self.spelt is not None and other.spelt is not None:  # the same decision whatever the batches
+            spelt = dict(self.spelt)
+            for value, text in other.spelt.items():
+                merges |= spelt.setdefault(value, text) != text
+            merges |= self.merges or other.merges
+            if len(spelt) > SPELLINGS_TRACKED:
+                spelt, merges = None, False
         return TextEvidence(self.present or other.present, self.missing or other.missing,
-                            self.ints and other.ints, self.floats and other.floats)
+                            self.ints and other.ints, self.floats and other.floats, spelt, merges)
 
 
 def text_evidence(frame: pd.DataFrame, skip: Iterable[str] = (),
@@ -81,18 +101,38 @@ def _cells_evidence(cells: pd.Series) -> TextEvidence:
         spelt = present[present.str.fullmatch(_INT_TEXT) & (present.str.lstrip("-").str.len() >= 16)]
         if len(spelt) and bool((spelt.map(lambda v: abs(int(v))) >= 2**53).any()):
             ints = floats = False
-    return TextEvidence(True, bool(empty.any()), ints, floats)
+    if not floats:
+        return TextEvidence(True, bool(empty.any()), ints, floats, None)
+    return TextEvidence(True, bool(empty.any()), ints, floats, *_spellings(present))
+
+
+def _spellings(present: pd.Series) -> tuple[dict | None, bool]:
+    """Each finite number among the cells with its first spelling, and whether two spellings name one number;
+    (None, False) beyond :data:`SPELLINGS_TRACKED` distinct numbers (a score's column, not ids)."""
+    head = pd.unique(present.iloc[:2 * SPELLINGS_TRACKED].to_numpy(dtype=object))
+    if len(head) > SPELLINGS_TRACKED:  # the first rows alone hold too many numbers: no need to read on
+        numbers = pd.to_numeric(pd.Series(head), errors="coerce").to_numpy(dtype=float)
+        if len(np.unique(numbers[np.isfinite(numbers)])) > SPELLINGS_TRACKED:
+            return None, False
+    texts = pd.unique(present.to_numpy(dtype=object))
+    values = pd.to_numeric(pd.Series(texts), errors="coerce").to_numpy(dtype=float)
+    finite = np.isfinite(values)
+    frame = pd.DataFrame({"value": values[finite], "text": texts[finite]})
+    first = frame.drop_duplicates("value")
+    if len(first) > SPELLINGS_TRACKED:
+        return None, False
+    return dict(zip(first["value"].tolist(), first["text"].tolist(), strict=True)), len(first) < len(frame)
 
 
 def text_types(evidence: Mapping[str, TextEvidence]) -> dict[str, str]:
     """The decision: ``{column: 'int64' | 'float64'}`` for the columns that become numbers."""
     types = {}
     for col, ev in evidence.items():
-        if not ev.present:
+        if not ev.present or not ev.numeric:
             continue
         if ev.ints and not ev.missing:
             types[col] = "int64"
-        elif ev.floats:
+        else:
             types[col] = "float64"
     return types
 

@@ -96,7 +96,9 @@ class SystemScores(Result):
 @dataclass(frozen=True, eq=False)
 class Leaderboard(Result):
     """The leaderboard. ``rows``: DataFrame with :data:`COLUMNS` (best overall first); ``calibration``:
-    method, description and scale of the calibrated column; ``recommendation``: the
+    method, description and scale of the calibrated column; ``higher_is_better``: that column's direction
+    (the overall ranks and the pairs' verdicts follow it: an anchored map's human scale, else the score's);
+    ``recommendation``: the
     :class:`~xleval.decision.CalibrationDecision` when the method was chosen automatically;
     ``intervals``: per interval (``raw``, ``calibrated``, ``rank_in_group``, ``rank_overall``) what it
     is an interval for and what it includes; ``uncertainty``: for anchored calibration, the parts of
@@ -323,7 +325,10 @@ def _calibrated(scores: SystemScores, calibration: SystemCalibration, group: str
 def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher_is_better: bool = True,
                  recommendation: Any = None) -> Leaderboard:
     """Map every system score and resample through ``calibration`` and rank: within the group by the
-    raw score (a per-group monotone map cannot change that order), across groups by the calibrated score.
+    raw score (a monotone map of it cannot change that order; an anchored map of the mean segment score can,
+    where the raw score is a corpus statistic such as corpus chrF), across groups by the calibrated score
+    in the calibrated scale's direction (``higher_is_better`` is the score's; an anchored map's is the human
+    scale's as fitted, :meth:`SystemCalibration.higher_is_better`: MQM error points rank lowest first).
 
     Intervals: with anchored calibration (fitted or saved) the calibrated intervals and both rank
     intervals are for the human mean of each (group, system) cell and its rank, from joint draws of the
@@ -354,8 +359,9 @@ def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher
         dist = dist + joint.draws
         notes.extend(joint.uncertainty.notes)
     table["calibrated_ci_low"], table["calibrated_ci_high"] = percentile_bounds(dist, scores.level)
-    _within_group_intervals(table, scores, raw_within, dist if joint is not None else None, higher_is_better)
-    overall = rank_intervals(table["calibrated"].to_numpy(dtype=float), dist, higher_is_better=higher_is_better,
+    up = calibration.higher_is_better(higher_is_better)
+    _within_group_intervals(table, scores, raw_within, dist if joint is not None else None, up)
+    overall = rank_intervals(table["calibrated"].to_numpy(dtype=float), dist, higher_is_better=up,
                              level=scores.level)
     table["rank_overall"], table["rank_overall_low"], table["rank_overall_high"] = \
         overall.rank, overall.rank_low, overall.rank_high
@@ -369,7 +375,7 @@ def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher
     order = table.index.get_indexer(ordered.index)  # dist's columns follow table's rows
     info = {"method": calibration.method, "description": calibration.description, "scale": calibration.scale}
     return Leaderboard(scores.score, scores.by, scores.system, scores.human, scores.aggregation, scores.unit, info,
-                       bool(higher_is_better), scores.level, scores.n_resamples, scores.random_state, rows_out,
+                       up, scores.level, scores.n_resamples, scores.random_state, rows_out,
                        recommendation, tuple(dict.fromkeys(notes)), interval_texts(scores, joint),
                        joint.uncertainty.to_dict() if joint is not None else {}, dist[:, order])
 
@@ -424,8 +430,8 @@ def _human_values(scores: SystemScores, model: Any) -> np.ndarray | None:
 
 def _within_group_intervals(table: pd.DataFrame, scores: SystemScores, raw_within: dict,
                             joint: np.ndarray | None, higher_is_better: bool) -> None:
-    """Rank-in-group intervals: of the joint draws of the calibrated cells (anchored), else of the raw
-    scores' bootstrap."""
+    """Rank-in-group intervals: of the joint draws of the calibrated cells (anchored; ``higher_is_better``:
+    the calibrated scale's direction), else of the raw scores' bootstrap."""
     low, high = np.empty(len(table), dtype=int), np.empty(len(table), dtype=int)
     start = 0
     for g, est in scores.estimates.items():
@@ -523,8 +529,10 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     if scale.range is None and model is None:  # a named scale's bounds, as on the command line
         named, bounded, source = bounded_by_name(table.frame, human, scale.name)
         scale = scale.with_(range=named) if named is not None else scale
-    scores = system_scores(table, system=system, human=human, metric=metric, unit=reading.unit,
-                           n_resamples=n_resamples, level=resampling.level, random_state=random_state)
+    with warnings.catch_warnings(record=True) as repeated:  # repeated keys (scores, labels): said in the notes
+        warnings.simplefilter("always")
+        scores = system_scores(table, system=system, human=human, metric=metric, unit=reading.unit,
+                               n_resamples=n_resamples, level=resampling.level, random_state=random_state)
     frame = table.frame
     steps.done()
     rec = None
@@ -552,7 +560,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     steps.done()
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
     steps.done()
-    said = tuple(f"{w.category.__name__}: {w.message}" for w in read)
+    said = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in (*repeated, *read)))
     said += (bounded,) if bounded is not None and calibration.is_anchored else ()
     if caller.commands is None and calibration.is_anchored:  # the command line says it with the command to run
         past = past_the_scale_note(board.rows, frame, human, scale.range, source=source, human_scale=scale.name)

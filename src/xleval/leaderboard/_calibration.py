@@ -85,6 +85,13 @@ class SystemCalibration:
         then gives intervals for the human cell means (a format-1 file has no variances)."""
         return getattr(self.model, "kind", None) == "anchored" and hasattr(self.model, "slopes_")
 
+    def higher_is_better(self, score_higher_is_better: bool) -> bool:
+        """Whether a higher calibrated score is better: an anchored map's human scale as fitted (MQM error
+        points: lower), else the score's own direction (LGN's z-scores and raw scores keep it; a format-1
+        anchored file records no direction)."""
+        fitted = getattr(self.model, "higher_is_better_", None) if self.is_anchored else None
+        return bool(score_higher_is_better) if fitted is None else bool(fitted)
+
     def model_group(self, group: str) -> str:
         """The calibrator's group label (a key of its ``groups_``) of leaderboard group ``group``."""
         if self.keys is None or self.model is None:

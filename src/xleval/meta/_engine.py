@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._base.grouping import group_index
+from .._base.grouping import group_index, segment_rank
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
 from ..stats import correlation, stratified_resample_counts
@@ -112,6 +112,15 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                                     scale_column)
         notes.append(f"human scale of each group from column {scale_column!r}")
     scales = _scales(judged, human, human_scale, seg_level)
+    lower = _lower_groups(judged, human, scales)
+    if lower:  # MQM error points: negated, as mt-metrics-eval stores them, so higher agrees
+        turned = [human] + ([ceiling] if ceiling is not None else [])
+        flip = np.where(df["_group"].isin(lower).to_numpy(), -1.0, 1.0)
+        df = df.assign(**{c: df[c].to_numpy(dtype=float) * flip for c in turned})
+        judged = df[labelled]
+        notes.append(f"human scale lower is better ({', '.join(sorted({scales[g] for g in lower}))}) in "
+                     f"{len(lower)} group(s): {human}{' and ' + ceiling if ceiling else ''} negated there, so that "
+                     "every statistic reads higher as agreeing with the humans")
     rng, seed = make_rng(random_state)
     coverage: dict[str, dict[str, Any]] = {}
     matrices: dict[str, dict[str, np.ndarray]] = {}
@@ -592,22 +601,9 @@ def _canonical_order(df: pd.DataFrame, segments: pd.Series | None) -> np.ndarray
     no statistic, resample or permutation depends on the order of the table's rows."""
     keys = [df["_group"].to_numpy(dtype=object).astype(str), df["_system"].to_numpy(dtype=object).astype(str)]
     if segments is not None:
-        df["_seg_order"] = _segment_rank(segments)
+        df["_seg_order"] = segment_rank(segments)
         keys.append(df["_seg_order"].to_numpy())
     return np.lexsort(keys[::-1])
-
-
-def _segment_rank(segments: pd.Series) -> np.ndarray:
-    """Each row's segment as a rank: integer ids (or their text: '2' before '10') by value, other ids as text
-    after them."""
-    text = segments.astype(str).to_numpy(dtype=object)
-    values, codes = np.unique(text, return_inverse=True)
-    number = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy()
-    integral = np.isfinite(number) & (np.floor(np.where(np.isfinite(number), number, 0)) == number)
-    order = np.lexsort((values.astype(str), np.where(integral, number, 0.0), ~integral))
-    rank = np.empty(len(values), dtype=np.int64)
-    rank[order] = np.arange(len(values))
-    return rank[codes.ravel()]
 
 
 def _scale_column(values: np.ndarray, groups: np.ndarray, name: str) -> dict[str, str]:
@@ -647,6 +643,24 @@ def _scales(judged: pd.DataFrame, human: str, human_scale, seg_level: bool) -> d
                              "human_scale='NAME' if they share one scale, or GROUP=SCALE per group (cross-group "
                              "pairs then join groups of one scale)", argument="human_scale")
     return dict.fromkeys(groups, "shared")
+
+
+def _lower_groups(judged: pd.DataFrame, human: str, scales: dict[str, str]) -> list[str]:
+    """The groups whose named human scale is lower-is-better (:func:`xleval.calibration.human_scale_direction`:
+    HTER; MQM written as error points, by its labels' signs in the group); names the library does not know
+    (``shared``, a user's own) read higher as better, as WMT's tables do."""
+    from ..calibration._scales import SCALE_NAMES, human_scale_direction, scale_named
+
+    out = []
+    for g, name in scales.items():
+        try:
+            known = scale_named(name).name in SCALE_NAMES
+        except InputError:
+            continue
+        labels = judged.loc[judged["_group"] == g, human].to_numpy(dtype=float)
+        if known and human_scale_direction(name, labels) is False:
+            out.append(g)
+    return out
 
 
 # ------------------------------------------------------------------------------------- system table
@@ -735,7 +749,8 @@ def _complete_segments(rows: pd.DataFrame, n_sys: int) -> pd.Index:
 
 
 def _segment_order(rows: pd.DataFrame) -> np.ndarray:
-    """The segments of ``rows`` in their canonical order (:func:`_segment_rank`), whatever the rows' order."""
+    """The segments of ``rows`` in their canonical order (:func:`~xleval._base.grouping.segment_rank`),
+    whatever the rows' order."""
     seg = rows[["_segment", "_seg_order"]].drop_duplicates("_segment")
     return seg["_segment"].to_numpy()[np.argsort(seg["_seg_order"].to_numpy(), kind="stable")]
 

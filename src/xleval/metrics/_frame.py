@@ -212,13 +212,16 @@ def _check_present(table: _Table, column: str) -> None:
 
 def _references(table: _Table) -> list[list[str | None]] | None:
     """Reference streams; a missing cell in ``reference_k`` is a missing reference (sacrebleu's None:
-    that segment has fewer references), but every row needs at least one."""
+    that segment has fewer references), but every row needs at least one. An empty cell of ``reference_2``
+    and after is missing too: it is how a TSV or CSV writes a missing cell, and the same rows in Parquet or
+    JSONL (null) must score alike; the first reference keeps an empty text as sacrebleu's plain files do."""
     columns = reference_columns(table.data)
     if not columns:
         return None
     if len(columns) == 1:
         return [_texts(table, columns[0])]
     streams = [_texts(table, c, allow_missing=True) for c in columns]
+    streams[1:] = [[None if r == "" else r for r in stream] for stream in streams[1:]]
     none_left = np.ones(table.n, dtype=bool)
     for stream in streams:
         none_left &= np.fromiter((r is None for r in stream), dtype=bool, count=table.n)

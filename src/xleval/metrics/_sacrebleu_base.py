@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -67,6 +67,9 @@ class Score(float, Result):
     beta: int | None = None
     num_edits: int | None = None
     ref_length: float | None = None
+    # sacrebleu's bootstrap estimate (``corpus_score(..., n_bootstrap=N)``): the mean and 95% half-width
+    mean: float | None = None
+    ci: float | None = None
 
     def __new__(cls, name: str, score: float, *args: Any, **kwargs: Any) -> Score:
         return super().__new__(cls, score)
@@ -76,6 +79,16 @@ class Score(float, Result):
 
     def __float__(self) -> float:
         return self.score
+
+    @property
+    def _mean(self) -> float:
+        """sacrebleu's name of the bootstrap mean (-1 without a bootstrap, as sacrebleu's)."""
+        return -1.0 if self.mean is None else self.mean
+
+    @property
+    def _ci(self) -> float:
+        """sacrebleu's name of the bootstrap 95% half-width (-1 without a bootstrap)."""
+        return -1.0 if self.ci is None else self.ci
 
     @property
     def ratio(self) -> float | None:
@@ -102,6 +115,8 @@ class Score(float, Result):
         sacrebleu's JSON object with ``is_json`` (the signature's fields become keys). ``confidence``
         (bootstrap mean, 95% half-width) adds sacrebleu's ``(μ = mean ± ci)`` after the number; as in
         sacrebleu it is left out when the mean is not positive."""
+        if confidence is None and self.mean is not None and self.ci is not None:
+            confidence = (self.mean, self.ci)  # a score of corpus_score(..., n_bootstrap=N) prints it, as sacrebleu's
         number = f"{self.score:.{width}f}"
         verbose = self._verbose()
         interval = None
@@ -156,6 +171,21 @@ class SacrebleuMetric(Metric):
 
     counts_refs: ClassVar[bool] = True
     _references: list[list[str | None]] | None = None
+    # sacrebleu's ``bs`` and ``seed`` once ``corpus_score(..., n_bootstrap=N)`` ran: in the signature from then on,
+    # as sacrebleu's metric keeps them
+    _bootstrap: dict[str, Any] | None = None
+
+    @property
+    def signature(self) -> str:
+        return format_signature(self._fields())
+
+    def _fields(self) -> dict[str, Any]:
+        """The signature's fields, with sacrebleu's ``bs`` and ``seed`` after ``nrefs`` once a bootstrap ran."""
+        fields_ = self._signature_fields()
+        if not self._bootstrap:
+            return fields_
+        items = list(fields_.items())
+        return dict(items[:1] + list(self._bootstrap.items()) + items[1:])
 
     def _set_references(self, references: Any) -> None:
         if references is not None:
@@ -183,26 +213,48 @@ class SacrebleuMetric(Metric):
         return self._make_score(np.asarray(stats), self.signature_nrefs)
 
     def _make_score(self, stats: np.ndarray, nrefs: int | str) -> Score:
-        fields_ = self._signature_fields()
+        fields_ = self._fields()
         fields_["nrefs"] = nrefs
         return Score(score=float(self.score_from_stats(stats)), signature=format_signature(fields_),
                      stats=tuple(stats.tolist()), **self._score_details(stats))
 
-    def corpus_score(self, hyps: Sequence[str], refs: References | None = None,
-                     srcs: Sequence[str] | None = None) -> Score:
-        """sacrebleu's ``corpus_score``: a :class:`Score` (also a float) of the summed statistics.
-        ``refs`` None uses the references given to the constructor."""
-        if refs is None:
-            refs = self._references
-            if refs is None:
-                raise InputError(f"{type(self).__name__}.corpus_score needs references: pass refs, or build the "
-                                 "metric with references=")
-        hyps_ = _as_str_list(hyps, "hyps")
+    def corpus_score(self, hypotheses: Sequence[str], references: References | None = None,
+                     sources: Sequence[str] | int | None = None, *, n_bootstrap: int = 1) -> Score:
+        """sacrebleu's ``corpus_score(hypotheses, references, n_bootstrap=1)``: a :class:`Score` (also a float) of
+        the summed statistics. ``references`` None uses the references given to the constructor; ``sources``:
+        the sources where a metric reads them (an integer in its place is sacrebleu's third argument,
+        ``n_bootstrap``). ``n_bootstrap`` > 1 adds sacrebleu's bootstrap estimate (``mean``, ``ci``: ``μ = mean ±
+        ci`` in :meth:`Score.format`), seeded as sacrebleu's (``SACREBLEU_SEED``, default 12345; ``none``: a
+        fresh seed), and puts ``bs`` and ``seed`` into this metric's signature from then on, as sacrebleu does."""
+        srcs: Sequence[str] | None = None
+        if isinstance(sources, (int, np.integer)) and not isinstance(sources, bool):
+            n_bootstrap = int(sources)
+        elif not isinstance(sources, (int, np.integer)):
+            srcs = sources
+        if references is None:
+            references = self._references
+            if references is None:
+                raise InputError(f"{type(self).__name__}.corpus_score needs references: pass references, or build "
+                                 "the metric with references=")
+        if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 1:
+            raise ArgumentTypeError(f"n_bootstrap must be a positive integer (1: no bootstrap), got {n_bootstrap!r}")
+        hyps_ = _as_str_list(hypotheses, "hypotheses")
         if not hyps_:
-            raise ArgumentTypeError("hyps is empty: give at least one hypothesis (sacrebleu fails on it too)")
-        streams = _as_streams(refs, len(hyps_))
-        stats = self.sentence_stats(hyps_, streams, srcs).sum(axis=0)
-        return self._make_score(stats, self.signature_nrefs)
+            raise ArgumentTypeError("hypotheses is empty: give at least one hypothesis (sacrebleu fails on it too)")
+        streams = _as_streams(references, len(hyps_))
+        per_segment = self.sentence_stats(hyps_, streams, srcs)
+        if n_bootstrap == 1:
+            return self._make_score(per_segment.sum(axis=0), self.signature_nrefs)
+        import os
+
+        from ..stats import bootstrap_score_ci
+
+        seed_text = os.environ.get("SACREBLEU_SEED", "12345")
+        seed = None if seed_text.strip().lower() == "none" else int(seed_text)
+        res = bootstrap_score_ci(per_segment, self.score_from_stats, n_resamples=int(n_bootstrap), random_state=seed)
+        self._bootstrap = {"bs": int(n_bootstrap), "seed": seed_text.strip().lower()}
+        score = self._make_score(per_segment.sum(axis=0), self.signature_nrefs)
+        return replace(score, mean=float(res.mean), ci=float(res.ci))  # type: ignore[arg-type]
 
     def sentence_score(self, hypothesis: str, references: Sequence[str | None] | None = None,
                        source: str | None = None) -> Score:

@@ -14,6 +14,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from .._base.grouping import segment_rank
 from .._base.result import Result
 from ..exceptions import DataQualityWarning, InputError
 from ._base import Metric, count_refs
@@ -262,6 +263,9 @@ def compare_systems_frame(
             alone.append(f"{group} ({order[0]!r})")
             continue
         first = rows[systems[rows] == order[0]]
+        # segments in their canonical order (ids by value), as sacrebleu reads line-aligned files: the bootstrap's
+        # draws index segments, so the table's row order must not change them
+        first = first[np.argsort(segment_rank(pd.Series(seg[first])), kind="stable")]
         seg_ids = seg[first].tolist()
         if len(set(seg_ids)) != len(seg_ids):
             raise InputError(f"{by} {group}, system {order[0]!r}: seg_id values repeat; one row per segment per system")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from .._base.grouping import group_index
 from .._base.progress import Steps
 from .._base.result import Result
 from ..calibration import CalibrationSummary, HumanScale, calibration_summary
-from ..calibration._scales import bounded_by_name, past_the_scale_note
+from ..calibration._scales import bounded_by_name, direction_for, past_the_scale_note
 from ..decision import (
     RECOMMEND_PROCEDURE,
     CalibrationDecision,
@@ -166,6 +166,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     table = _one_grouping(as_table(df, score=score, by=by, human=human, default_by=DEFAULT_BY, source=where,
                                    normalize_languages=True))
     score, human, where, by = table.score_column, table.human, table.source, table.by[0]
+    # the direction a named scale fixes (MQM: by the labels' signs), as the leaderboard reads it
+    human_higher_is_better = direction_for(table.frame, human, human_scale, human_higher_is_better)
     if model is not None:
         check_model_score(model, score)  # before the bootstrap: the leaderboard's rule
     frame = table.frame
@@ -196,9 +198,15 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         steps.done()
         calibrated = f"{score}_calibrated"
         frame = frame.assign(**{calibrated: _calibrate_rows(frame, score, by, calibration)})
-        diagnosis = diagnose(frame, score, by, human=human, calibrated=calibrated, system=system,
-                             procedure=procedure, caller=Caller(commands=commands), human_scale=human_scale,
-                             decision=rec)
+        # the calibrated column's signature says its direction (an anchored map's: the human scale's), so the
+        # agreement reads raw and calibrated scores each in its own direction
+        said = getattr(calibration.model, "calibrated_signature", None) if calibration.is_anchored else None
+        signatures = {**table.signatures, **({calibrated: said()} if said is not None else
+                                             {calibrated: signature} if signature else {})}
+        diagnosis = diagnose(replace(table, _frame=frame, signatures=signatures), score, by, human=human,
+                             calibrated=calibrated, system=system, procedure=procedure,
+                             caller=Caller(commands=commands),
+                             human_scale=scale.with_(higher_is_better=human_higher_is_better), decision=rec)
         steps.done()
         fits = _fit_lines(frame, score, human, by) if human else None
         steps.done()

@@ -284,11 +284,16 @@ def check_alerts(recommendation, diagnosis=None, *, calibration_method: str, boa
             diff = v.minus_raw
             if v.name in ("lgn", "anchored") and diff is not None and diff.ci_high < 0:
                 name = _SCORE_NAMES[v.name]
+                applied = rec.basis == "levels" and v.name == rec.method  # the one decision applies it regardless
+                action = (f"The decision applies {name} nonetheless: the groups' score levels differ, so the raw "
+                          "scores cannot rank across groups, and this comparison, read against few labels per "
+                          "system, cannot be trusted to rank the methods (docs/calibration.md); label more rows "
+                          "per group to settle it (xleval calibrate plan)." if applied else
+                          f"Do not use {name} for cross-group comparisons of this data.")
                 alerts.append(Alert(f"cross-validated agreement of {name}", "failed",
                                     f"{name} orders fewer cross-group system pairs as the human scores do than the raw "
                                     f"scores (difference {format_number(diff.estimate)}, 95% CI "
-                                    f"{format_number(diff.ci_low)} to {format_number(diff.ci_high)}).",
-                                    f"Do not use {name} for cross-group comparisons of this data."))
+                                    f"{format_number(diff.ci_low)} to {format_number(diff.ci_high)}).", action))
     if diagnosis is not None and diagnosis.agreement is not None and diagnosis.agreement.excluded_groups:
         alerts.append(Alert("agreement with humans", "inconclusive",
                             f"groups with fewer than 2 systems cannot enter system-level agreement: "
