@@ -155,6 +155,10 @@ COMMANDS = [
     "ref.txt -i a.txt -m chrf -cc 4 -cw 1 --chrf-beta 1 --chrf-whitespace -f text",
     "ref.txt -i a.txt -m chrf --chrf-lowercase --chrf-eps-smoothing",
     "ref.txt -i a.txt -m ter --ter-case-sensitive --ter-no-punct --ter-normalized -f text",
+    # long options shortened to a prefix that names one option, as argparse reads them
+    "ref.txt -i a.txt -m bleu --tok char --lower -f text",
+    "ref.txt -i a.txt -m chrf --chrf-word 2 --chrf-b 1 -f text",
+    "ref.txt -i a.txt -m bleu --smooth-m add-k --smooth-v 2 --form text",
     "ref.txt ref2.txt -i a.txt -m bleu chrf ter -f text",
     "refs.tsv -i a.txt -nr 2 -m bleu chrf ter -f text",
     # sentence level

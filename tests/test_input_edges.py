@@ -8,6 +8,8 @@ neither file."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 
 import numpy as np
 import pandas as pd
@@ -114,3 +116,45 @@ def test_a_segment_scored_twice_differently_is_said(cli, tmp_path):
     assert rc == 0 and "repeat with different scores" not in out + err
     with pytest.warns(DataQualityWarning, match="repeat with different scores"):
         EvalTable.from_frame(twice, score="metric", by="lp").scores()
+
+
+def test_a_mapping_that_renames_a_needed_column_away_says_so(cli, tmp_path):
+    """`--col score=metric` renames the file's 'metric' to 'score'; a calibrator fitted on 'metric' then misses it.
+    The error names the mapping (before: "missing 'metric'; its columns are [..., 'metric', ...]; did you mean
+    'metric'?", which the file's own header contradicts)."""
+    path, model = tmp_path / "t.tsv", tmp_path / "m.json"
+    _table().to_csv(path, sep="\t", index=False)
+    rc, _, err = cli("calibrate", "fit", str(path), "--score", "metric", "--method", "lgn", "-o", str(model))
+    assert rc == 0, err
+    rc, _, err = cli("calibrate", "apply", str(model), str(path), "--col", "score=metric", "-o",
+                     str(tmp_path / "o.tsv"))
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err
+    assert "the column mapping renames the file's 'metric' to 'score' (--col score=metric)" in err, err
+    assert "did you mean" not in err and not (tmp_path / "o.tsv").exists()
+
+
+def test_a_system_header_with_a_stray_space_is_refused_not_pooled(cli, tmp_path):
+    """A header cell 'system ' (an export's stray space) made the leaderboard rank whole groups as one system each,
+    with only a note; it is refused with the column to rename, and --system names it as it is."""
+    path = tmp_path / "t.tsv"
+    _table().rename(columns={"system": "system "}).to_csv(path, sep="\t", index=False)
+    rc, _, err = cli("leaderboard", str(path), "--score", "metric", "--n-resamples", "20")
+    assert rc == 2 and "'system ' differs from it only by spaces or case" in err and "--system 'system '" in err, err
+    rc, out, err = cli("leaderboard", str(path), "--score", "metric", "--n-resamples", "20", "--system", "system ",
+                       "--format", "tsv")
+    assert rc == 0 and "sys1" in out, err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_a_full_standard_output_is_one_line_with_where_and_what_to_do(tmp_path):
+    """Standard output on a full device: the line names standard output and what to do, as `-o /dev/full` names the
+    file (before: "xleval: error: No space left on device")."""
+    from conftest import xleval_command
+
+    path = tmp_path / "t.tsv"
+    _table().to_csv(path, sep="\t", index=False)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(xleval_command("leaderboard", path, "--score", "metric", "--n-resamples", "20"),
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("xleval: error: standard output: cannot write (No space left on device); free")

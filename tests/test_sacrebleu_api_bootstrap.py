@@ -4,6 +4,8 @@ itself: the printed score with ``(μ = mean ± ci)``, the signature that gains `
 them, as sacrebleu's metric does), ``_mean`` and ``_ci``. Before, both forms raised TypeError."""
 from __future__ import annotations
 
+import json
+
 import pytest
 import sacrebleu.metrics as sb
 
@@ -62,3 +64,35 @@ def test_scores_written_to_standard_output_carry_their_signatures(cli, tmp_path)
     assert rc == 0, err
     assert {"bleu", "chrf"} <= set(out.splitlines()[0].split("\t"))
     assert "bleu: nrefs:1|case:mixed|eff:yes|tok:13a" in err and "chrf: nrefs:1|case:mixed|eff:yes|nc:6" in err
+
+
+def test_quiet_keeps_stderr_clean_for_a_table_too(cli, tmp_path):
+    """-q ("no notes on standard error") holds for a table as for plain files: neither how the TSV's quotes were
+    read nor what was written is said (before, -q was read for plain files only)."""
+    import pandas as pd
+
+    path, out = tmp_path / "q.tsv", tmp_path / "o.parquet"
+    pd.DataFrame({"lp": "de-en", "system": "A", "seg_id": range(5), "hypothesis": ['he said "hi"'] + HYPS[1:],
+                  "reference": REFS[0]}).to_csv(path, sep="\t", index=False)
+    rc, _, err = cli("score", str(path), "-m", "chrf", "-o", str(out))
+    assert rc == 0 and "note:" in err and "wrote 5 rows" in err, err
+    rc, _, err = cli("score", str(path), "-m", "chrf", "-q", "-o", str(out))
+    assert rc == 0 and err == "", err
+    rc, _, err = cli("score", str(path), "-m", "chrf", "-o", str(out))  # the next command says its notes again
+    assert "note:" in err
+
+
+@pytest.mark.parametrize("cell", ["1e5", "true", "3.10"])
+def test_a_text_cell_typed_by_json_is_refused_not_respelt(cli, tmp_path, cell):
+    """A JSONL hypothesis written as a JSON number or truth value has lost its spelling (1e5 is 100000.0, 3.10 is
+    3.1): scored as Python spells it, it scored another text (chrF 8.33 for a hypothesis equal to its reference as
+    written). Refused with the row; an integer keeps its spelling and is read as text."""
+    path = tmp_path / "t.jsonl"
+    head = '{"lp": "de-en", "system": "A", '
+    path.write_text(f'{head}"reference": "{cell}", "hypothesis": "x"}}\n{head}"reference": "{cell}", "hypothesis": '
+                    f'{cell}}}\n')
+    rc, _, err = cli("score", str(path), "-m", "chrf", "-o", str(tmp_path / "o.jsonl"))
+    assert rc == 2 and "column 'hypothesis' row 2: the cell is the number or truth value" in err, err
+    path.write_text('{"lp": "de-en", "system": "A", "reference": "2024", "hypothesis": 2024}\n')
+    rc, said, err = cli("score", str(path), "-m", "chrf", "--format", "json")
+    assert rc == 0 and json.loads(said)["corpus"][0]["chrf"] == pytest.approx(100.0), err

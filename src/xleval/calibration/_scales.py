@@ -18,8 +18,8 @@ import numpy as np
 from ..exceptions import InputError
 
 __all__ = ["HumanScaleName", "SCALES", "SCALE_NAMES", "scale_named", "human_scale_direction", "scale_kind",
-           "declared_scale", "direction_for", "scale_bounds", "named_bounds", "bounded_by_name", "PastTheScale",
-           "past_the_scale", "past_the_scale_note"]
+           "declared_scale", "one_known_scale", "direction_for", "scale_bounds", "named_bounds", "bounded_by_name",
+           "PastTheScale", "past_the_scale", "past_the_scale_note"]
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,13 @@ def declared_scale(frame, human: str | None, human_scale: str | None = None) -> 
     import pandas as pd
 
     labelled = pd.to_numeric(frame[human], errors="coerce").notna()
-    names = {str(v) for v in frame.loc[labelled, f"{human}_scale"].dropna().unique()}
+    return one_known_scale({str(v) for v in frame.loc[labelled, f"{human}_scale"].dropna().unique()})
+
+
+def one_known_scale(names) -> str | None:
+    """The one name among ``names`` when there is exactly one and it is a scale :func:`scale_named` knows, else
+    None (several scales, none, or a user's own name: no direction can be taken from it)."""
+    names = set(names)
     if len(names) != 1:
         return None
     name = names.pop()

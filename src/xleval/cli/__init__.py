@@ -9,6 +9,7 @@ files it reads are recorded, and the one writer refuses to write an output over 
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import importlib
 import os
@@ -198,7 +199,12 @@ def _main(args: list[str], debug: bool) -> int:
     except OSError as exc:
         if debug:
             raise
-        _fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        if exc.filename is None and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):
+            # a write to standard output failed (a full or failing device): say where, and what to do
+            _fail(f"standard output: cannot write ({exc.strerror or exc}); free some space, or send standard "
+                  "output elsewhere")
+        else:
+            _fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
         return 2
     except MemoryError:
         if debug:

@@ -403,18 +403,10 @@ def _known_scale(text: str | None) -> str | None:
     """The one scale --human-scale names for every group when the library knows it (``da``, ``mqm``, ``z``, ...:
     its kind and direction then reach the calibrations' evaluation, as `calibrate evaluate --human-scale`);
     None for a user's own names or several scales (the evaluation then reads the labels)."""
-    from ..calibration._scales import scale_named
+    from ..calibration._scales import one_known_scale
 
     parsed = _scale(text)
-    names = set(parsed.values()) if isinstance(parsed, dict) else {parsed} if parsed else set()
-    if len(names) != 1:
-        return None
-    name = names.pop()
-    try:
-        scale_named(name)
-    except InputError:
-        return None
-    return name
+    return one_known_scale(parsed.values() if isinstance(parsed, dict) else [parsed] if parsed else [])
 
 
 def metric_columns(df, names, signatures, lower=(), higher=()):

@@ -27,9 +27,27 @@ def _is_value(option: str, arg: str) -> bool:
 
 
 class _SacrebleuCommand(click.Command):
-    """``-i A B C`` (sacrebleu) is read as ``-i A -i B -i C``, ``-m bleu chrf`` as ``-m bleu -m chrf``."""
+    """``-i A B C`` (sacrebleu) is read as ``-i A -i B -i C``, ``-m bleu chrf`` as ``-m bleu -m chrf``, and a long
+    option may be shortened to any prefix that names one option (``--tok``, ``--chrf-word``), as sacrebleu's
+    argparse reads it."""
+
+    def _long_prefixes(self, args: list[str]) -> list[str]:
+        """``args`` with each unambiguous prefix of a long option written out (before ``--``)."""
+        spellings = {o: p for p in self.params if isinstance(p, click.Option)
+                     for o in (*p.opts, *p.secondary_opts) if o.startswith("--")}
+        out: list[str] = []
+        for i, arg in enumerate(args):
+            if arg == "--":
+                return out + args[i:]
+            name, eq, value = arg.partition("=")
+            found = [o for o in spellings if o.startswith(name)] \
+                if name.startswith("--") and len(name) > 2 and name not in spellings else []
+            one = found and len({id(spellings[o]) for o in found}) == 1
+            out.append(min(found, key=len) + eq + value if one else arg)
+        return out
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        args = self._long_prefixes(args)
         out: list[str] = []
         greedy, got = None, False
         for arg in args:
@@ -289,16 +307,23 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
                          "--backend or a paired test")
     if dry_run:
         return _dry_run(inputs[0], col, specs, options, fmt)
+    if quiet:  # -q: no notes on stderr (how a TSV's quotes were read, what was written); warnings stay
+        import logging
+
+        from ..io._quoting import logger
+
+        logger.setLevel(logging.WARNING)  # the --quoting callback restores its level when the command ends
     if chunk_size is not None or backend != "local":
         if test or confidence:
             raise InputError("paired tests and intervals need every row in memory; drop --chunk-size")
-        return _streamed(inputs[0], output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus)
+        return _streamed(inputs[0], output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus,
+                         quiet)
     return _table(inputs[0], col, specs, options, output, corpus, resampling, baseline, score_only,
-                  4 if width is None else width, fmt, error_spans)
+                  4 if width is None else width, fmt, error_spans, quiet)
 
 
 def _table(path, col, specs, options, output, corpus, resampling, baseline, score_only, width, fmt,
-           error_spans=None) -> None:
+           error_spans=None, quiet=False) -> None:
     from ..exceptions import InputError
     from ..io import parse_column_mapping, write_table
 
@@ -339,8 +364,9 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
             if error_spans is not None:
                 write_table(spans[1], error_spans)
         write_table(frame, output, metadata=scored.metadata())
-        err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}"
-                          + (f"; {len(spans[1])} error spans to {error_spans}" if error_spans and spans else ""))
+        if not quiet:
+            err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}"
+                              + (f"; {len(spans[1])} error spans to {error_spans}" if error_spans and spans else ""))
         if str(output) == "-":  # standard output has no metadata or sidecar: the signatures travel on stderr
             from .._base.terminal import data_text
 
@@ -551,7 +577,8 @@ def _plain(req, output, quiet) -> None:
             err_console.print(f"wrote {len(scored.frame)} rows with {', '.join(scored.signatures)} to {output}")
 
 
-def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus) -> None:
+def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus,
+              quiet=False) -> None:
     """Batch-by-batch scoring of a large table (xleval.scale.score_chunked)."""
     import pandas as pd
 
@@ -581,7 +608,8 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
     if fmt == "json":
         emit_json(result.to_dict())
     else:
-        err_console.print(f"scored {result.rows} rows in {result.batches} batches ({result.backend}) -> {output}")
+        if not quiet:
+            err_console.print(f"scored {result.rows} rows in {result.batches} batches ({result.backend}) -> {output}")
         for name, sig in result.signatures.items():
             err_console.print(f"{name}: {sig}")
 

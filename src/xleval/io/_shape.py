@@ -69,6 +69,11 @@ def check_header(cols: Sequence, rename: Mapping[str, str], required: Sequence[s
     missing = [c for c in required if c not in renamed]
     if missing:
         m = missing[0]
+        if m in rename:  # the file has it, and the mapping renamed it away
+            raise missing_column_error(f"{name}: missing required column(s) {missing}: the column mapping renames "
+                                       f"the file's {m!r} to {rename[m]!r} (columns={{{m!r}: {rename[m]!r}}}); "
+                                       f"drop that mapping, or map another column to {rename[m]!r}",
+                                       [m], renamed, argument="columns")
         if f"#{m}" in cols:  # '#lp<TAB>...' is a header, its '#' part of the name
             fix = f"remove the '#' before {m!r} in the header (or map it: columns={{{'#' + m!r}: {m!r}}})"
         else:

@@ -215,6 +215,11 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     frame = evaluated.frame
     notes: list[str] = []
     if system is not None and system not in frame.columns:
+        near = [c for c in frame.columns if isinstance(c, str) and c.strip().casefold() == system.casefold()]
+        if near:  # a header cell with a stray space or another case: never a ranking of whole groups instead
+            raise InputError(f"{where}: no {system!r} column, but {near[0]!r} differs from it only by spaces or "
+                             f"case; rename that column to {system!r}, or name it with system={near[0]!r}",
+                             argument="system", value=system)
         notes.append(f"no {system!r} column: each group is scored as one system, {ALL_ROWS!r}")
         system = None
     values = evaluated.scores()

@@ -11,6 +11,7 @@ without importing pandas (``xleval score IN.parquet -o OUT.parquet``).
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,13 +56,18 @@ class _Table:
         self.arrow = is_arrow_table(data)
         self.columns = list(data.column_names if self.arrow else data.columns)
         self.n = data.num_rows if self.arrow else len(data)
+        # per column read by texts(): the refusal of a cell whose spelling a reader lost (said after a missing one)
+        self.lost: dict[str, InputError | None] = {}
 
     def texts(self, column: str) -> tuple[list, np.ndarray | None]:
         """A column's cells as Python strings (None where missing) and the missing mask (None: none)."""
         if self.arrow:
             values = self.data.column(column)
             if not _arrow_text(values.type):  # numbers become text as pandas spells them
-                return _Table(self.data.select([column]).to_pandas()).texts(column)
+                through = _Table(self.data.select([column]).to_pandas())
+                out = through.texts(column)
+                self.lost.update(through.lost)
+                return out
             texts = values.to_pylist()
             if values.null_count == 0:
                 return texts, None
@@ -70,6 +76,8 @@ class _Table:
 
         values = self.data[column]
         missing = values.isna().to_numpy()
+        if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty", "integer"):
+            self.lost[column] = _spelling_lost(column, values, missing)
         if not missing.any():
             # string columns already hold Python strings: tolist() without an astype(str) copy
             return (values.tolist() if pd.api.types.is_string_dtype(values) else values.astype(str).tolist()), None
@@ -186,7 +194,26 @@ def _texts(table: _Table, column: str, allow_missing: bool = False) -> list[str 
     texts, missing = table.texts(column)
     if missing is not None and not allow_missing:
         _refuse_missing(column, missing)
+    lost = table.lost.get(column)
+    if lost is not None:
+        raise lost
     return texts
+
+
+def _spelling_lost(column: str, values: Any, missing: np.ndarray) -> InputError | None:
+    """The refusal of a text cell that a reader typed as a fraction or a truth value (JSON's ``1e5``, ``3.10``,
+    ``true``; a float column): its spelling is lost, and scored as Python spells it ('100000.0') it would score
+    another text. Names the first row; None where every cell is text (integers keep their spelling)."""
+    import numbers
+
+    for i, (v, gone) in enumerate(zip(values.tolist(), missing, strict=True)):
+        if not gone and (isinstance(v, (bool, np.bool_)) or (isinstance(v, numbers.Real) and not isinstance(
+                v, (int, np.integer)))):
+            shown = json.dumps(v.item() if isinstance(v, np.generic) else v)
+            return InputError(f"column {column!r} row {i + 1}: the cell is the number or truth value {shown}, not a "
+                              "text, so its spelling is lost (1e5 and 100000.0 are one number); write the cell as a "
+                              "string in the file (in JSONL: in double quotes, as written)")
+    return None
 
 
 def _refuse_missing(column: str, missing: np.ndarray) -> None:
