@@ -252,3 +252,16 @@ def test_meta_calibrations_read_the_named_scale(cli, tmp_path):
     variants = payload["calibrated"]["variants"]
     raw = next(v for v in variants if v["calibration"] == "raw")
     assert raw["accuracy"]["estimate"] == pytest.approx(_cross_accuracy(df, "chrf", human_up=False))
+
+
+def test_an_anchored_columns_signature_says_the_human_scales_direction():
+    """The one direction rule reads an anchored calibrated column by its own ``human_better:``, not by the
+    ``dir:`` of the metric it was calibrated from (MetricX's ``dir:lower`` after ``of:``): before, an anchored
+    MetricX column on a 0-100 scale read as lower is better. An LGN column keeps its metric's ``dir:``."""
+    from xleval._base.signature import signature_direction
+
+    metricx = "metricx|variant:24-ref|refs:yes|dir:lower|xleval:0.1.0"
+    assert signature_direction(f"anchored|by:lp|human:esa|human_better:higher|level:system|labels:100|of:{metricx}")
+    assert signature_direction(f"anchored|by:lp|human:mqm|human_better:lower|level:system|labels:100|of:{metricx}") \
+        is False
+    assert signature_direction(f"lgn|by:lp|of:{metricx}") is False

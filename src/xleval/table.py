@@ -232,6 +232,8 @@ class EvalTable:
     document: str | None = None
     signatures: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     source: str = "data"
+    # set by in_canonical_order: the rows are known to be in that order (a second call sorts nothing)
+    _canonical: bool = field(default=False, repr=False)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -293,22 +295,24 @@ class EvalTable:
     def with_rows(self, index: Any) -> EvalTable:
         """The table restricted to the rows of ``index`` (labels of :attr:`frame`'s index, e.g. the index
         of a filtered frame): same roles, signatures and source."""
-        return replace(self, _frame=self._frame.loc[index])
+        return replace(self, _frame=self._frame.loc[index], _canonical=False)
 
     def in_canonical_order(self) -> EvalTable:
         """The same rows sorted by group, system and segment (:func:`xleval._base.grouping.canonical_order`): what
         draws folds, labels or resamples from the rows reads them in this order, so the table's row order (a
         re-export, a shuffle) never changes a result. Itself when already in that order."""
-        from ._base.grouping import canonical_order
+        from ._base.grouping import canonical_order, segment_rank
 
+        if self._canonical:
+            return self
         frame = self._frame
         system = next((c for c in (self.system, "system") if c is not None and c in frame.columns), None)
         # the system role's labels checked here, in the table's own row order: a refusal names the file's row
         systems = None if system is None else self.column_labels(system, allow_missing=system != self.system)
-        order = canonical_order(self.row_labels(), systems, frame["seg_id"] if "seg_id" in frame.columns else None)
-        if (order == np.arange(len(order))).all():
-            return self
-        return replace(self, _frame=frame.iloc[order])
+        order = canonical_order(self.row_labels(), systems,
+                                segment_rank(frame["seg_id"]) if "seg_id" in frame.columns else None)
+        in_order = bool((order == np.arange(len(order))).all())
+        return replace(self, _frame=frame if in_order else frame.iloc[order], _canonical=True)
 
     def with_roles(self, **roles: Any) -> EvalTable:
         """A table over the same rows with some roles changed (``by="lp"``, ``score="bleu"``)."""

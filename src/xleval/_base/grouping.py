@@ -196,12 +196,13 @@ def segment_rank(segments: pd.Series) -> np.ndarray:
 
 
 def canonical_order(groups: np.ndarray, systems: np.ndarray | None = None,
-                    segments: pd.Series | None = None) -> np.ndarray:
-    """Row positions sorted by group, system and segment (:func:`segment_rank`), rows of one key in their order
-    (a stable sort): so that no fold, label draw, resample or permutation depends on the order of the rows."""
+                    segment_ranks: np.ndarray | None = None) -> np.ndarray:
+    """Row positions sorted by group, system and segment (``segment_ranks``: :func:`segment_rank` of the segment
+    ids), rows of one key in their order (a stable sort): so that no fold, label draw, resample or permutation
+    depends on the order of the rows (the decision, the bias check, meta)."""
     keys = [np.asarray(groups, dtype=object).astype(str)]
     if systems is not None:
         keys.append(np.asarray(systems, dtype=object).astype(str))
-    if segments is not None:
-        keys.append(segment_rank(segments))
+    if segment_ranks is not None:
+        keys.append(np.asarray(segment_ranks))
     return np.lexsort(keys[::-1])

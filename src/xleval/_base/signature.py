@@ -53,11 +53,18 @@ def metric_options(signature: str) -> str:
 
 def signature_direction(signature: str | None) -> bool | None:
     """The direction a signature states: False for ``dir:lower`` (lower is better: MetricX's error
-    scores), True for ``dir:higher``, None when it says nothing (most metrics: higher is better).
+    scores), True for ``dir:higher``, None when it says nothing (most metrics: higher is better). A calibrated
+    column's own ``human_better:`` (an anchored map's: the human scale's) comes before the ``dir:`` of the
+    signature it was calibrated from (after ``of:``), which an LGN column keeps.
     The rule that also reads names and flags is :func:`xleval.metrics.higher_is_better`."""
     if not signature:
         return None
-    for field in str(signature).split("|"):
+    fields = str(signature).split("|")
+    own = next((i for i, field in enumerate(fields) if field.startswith("of:")), len(fields))
+    for field in fields[:own]:
+        if field in ("human_better:lower", "human_better:higher"):
+            return field == "human_better:higher"
+    for field in fields:
         if field in ("dir:lower", "dir:higher"):
             return field == "dir:higher"
     return None

@@ -126,9 +126,9 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
 
 def _lower_columns(table: EvalTable, calibrated: str | None, human_scale: str | None,
                    human_up: bool | None) -> list[str]:
-    """The columns of the agreement whose lower values are better: the score by the one rule, the human column
-    by its given or named direction (higher when nothing says), a calibrated column as given, else by its
-    signature (an anchored map's ``human_better:``, which the ``of:`` part's ``dir:`` must not override)."""
+    """The columns of the agreement whose lower values are better: the score and a calibrated column by the one
+    rule (a calibrated column's signature says its direction: an anchored map's ``human_better:``), the human
+    column by its given or named direction (higher when nothing says)."""
     from ..calibration._scales import direction_for
     from ._compare import score_direction
 
@@ -137,9 +137,7 @@ def _lower_columns(table: EvalTable, calibrated: str | None, human_scale: str | 
     up = {table.score_column: score_direction(table, table.score_column, None),
           human: True if human_up is None else human_up}
     if calibrated is not None:
-        said = (table.signature(calibrated) or "").split("|of:")[0]
-        up[calibrated] = ("human_better:lower" not in said) if "human_better:" in said else \
-            score_direction(table, calibrated, None)
+        up[calibrated] = score_direction(table, calibrated, None)
     return [c for c, u in up.items() if c is not None and not u]
 
 

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._base.grouping import group_index, segment_rank
+from .._base.grouping import canonical_order, group_index, segment_rank
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
 from ..stats import correlation, stratified_resample_counts
@@ -599,11 +599,10 @@ def _check_metrics(judged: pd.DataFrame, metrics: list[str], human: str) -> None
 def _canonical_order(df: pd.DataFrame, segments: pd.Series | None) -> np.ndarray:
     """Row positions sorted by group, system and segment (integer segment ids by value, others as text), so that
     no statistic, resample or permutation depends on the order of the table's rows."""
-    keys = [df["_group"].to_numpy(dtype=object).astype(str), df["_system"].to_numpy(dtype=object).astype(str)]
     if segments is not None:
-        df["_seg_order"] = segment_rank(segments)
-        keys.append(df["_seg_order"].to_numpy())
-    return np.lexsort(keys[::-1])
+        df["_seg_order"] = segment_rank(segments)  # kept: SPA's matrices order their segments by it
+    return canonical_order(df["_group"].to_numpy(), df["_system"].to_numpy(),
+                           df["_seg_order"].to_numpy() if segments is not None else None)
 
 
 def _scale_column(values: np.ndarray, groups: np.ndarray, name: str) -> dict[str, str]:
@@ -649,18 +648,10 @@ def _lower_groups(judged: pd.DataFrame, human: str, scales: dict[str, str]) -> l
     """The groups whose named human scale is lower-is-better (:func:`xleval.calibration.human_scale_direction`:
     HTER; MQM written as error points, by its labels' signs in the group); names the library does not know
     (``shared``, a user's own) read higher as better, as WMT's tables do."""
-    from ..calibration._scales import SCALE_NAMES, human_scale_direction, scale_named
+    from ..calibration._scales import human_scale_direction, one_known_scale
 
-    out = []
-    for g, name in scales.items():
-        try:
-            known = scale_named(name).name in SCALE_NAMES
-        except InputError:
-            continue
-        labels = judged.loc[judged["_group"] == g, human].to_numpy(dtype=float)
-        if known and human_scale_direction(name, labels) is False:
-            out.append(g)
-    return out
+    return [g for g, name in scales.items() if one_known_scale([name]) is not None and human_scale_direction(
+        name, judged.loc[judged["_group"] == g, human].to_numpy(dtype=float)) is False]
 
 
 # ------------------------------------------------------------------------------------- system table

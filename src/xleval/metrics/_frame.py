@@ -56,32 +56,30 @@ class _Table:
         self.arrow = is_arrow_table(data)
         self.columns = list(data.column_names if self.arrow else data.columns)
         self.n = data.num_rows if self.arrow else len(data)
-        # per column read by texts(): the refusal of a cell whose spelling a reader lost (said after a missing one)
-        self.lost: dict[str, InputError | None] = {}
 
-    def texts(self, column: str) -> tuple[list, np.ndarray | None]:
-        """A column's cells as Python strings (None where missing) and the missing mask (None: none)."""
+    def texts(self, column: str, allow_missing: bool = False) -> list[str | None]:
+        """A column's cells as Python strings (None where missing; a missing cell is refused unless
+        ``allow_missing``, then a cell whose spelling a reader lost: :func:`_refuse_spelling_lost`)."""
         if self.arrow:
             values = self.data.column(column)
             if not _arrow_text(values.type):  # numbers become text as pandas spells them
-                through = _Table(self.data.select([column]).to_pandas())
-                out = through.texts(column)
-                self.lost.update(through.lost)
-                return out
+                return _Table(self.data.select([column]).to_pandas()).texts(column, allow_missing)
             texts = values.to_pylist()
-            if values.null_count == 0:
-                return texts, None
-            return texts, np.fromiter((v is None for v in texts), dtype=bool, count=self.n)
+            if values.null_count and not allow_missing:
+                _refuse_missing(column, np.fromiter((v is None for v in texts), dtype=bool, count=self.n))
+            return texts
         import pandas as pd
 
         values = self.data[column]
         missing = values.isna().to_numpy()
+        if not allow_missing:
+            _refuse_missing(column, missing)
         if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty", "integer"):
-            self.lost[column] = _spelling_lost(column, values, missing)
+            _refuse_spelling_lost(column, values, missing)
         if not missing.any():
             # string columns already hold Python strings: tolist() without an astype(str) copy
-            return (values.tolist() if pd.api.types.is_string_dtype(values) else values.astype(str).tolist()), None
-        return [None if gone else str(v) for v, gone in zip(values.tolist(), missing, strict=True)], missing
+            return values.tolist() if pd.api.types.is_string_dtype(values) else values.astype(str).tolist()
+        return [None if gone else str(v) for v, gone in zip(values.tolist(), missing, strict=True)]
 
     def factorize(self, column: str) -> tuple[np.ndarray, list]:
         """Codes in first-seen order (-1 for a missing cell) and the distinct values, as pandas.factorize."""
@@ -190,30 +188,19 @@ class ScoredFrame:
         return meta
 
 
-def _texts(table: _Table, column: str, allow_missing: bool = False) -> list[str | None]:
-    texts, missing = table.texts(column)
-    if missing is not None and not allow_missing:
-        _refuse_missing(column, missing)
-    lost = table.lost.get(column)
-    if lost is not None:
-        raise lost
-    return texts
-
-
-def _spelling_lost(column: str, values: Any, missing: np.ndarray) -> InputError | None:
-    """The refusal of a text cell that a reader typed as a fraction or a truth value (JSON's ``1e5``, ``3.10``,
-    ``true``; a float column): its spelling is lost, and scored as Python spells it ('100000.0') it would score
-    another text. Names the first row; None where every cell is text (integers keep their spelling)."""
+def _refuse_spelling_lost(column: str, values: Any, missing: np.ndarray) -> None:
+    """A text cell that a reader typed as a fraction or a truth value (JSON's ``1e5``, ``3.10``, ``true``; a float
+    column) has lost its spelling: scored as Python spells it ('100000.0'), it would score another text. Refused,
+    naming the first row; integers keep their spelling and are read as text."""
     import numbers
 
     for i, (v, gone) in enumerate(zip(values.tolist(), missing, strict=True)):
         if not gone and (isinstance(v, (bool, np.bool_)) or (isinstance(v, numbers.Real) and not isinstance(
                 v, (int, np.integer)))):
             shown = json.dumps(v.item() if isinstance(v, np.generic) else v)
-            return InputError(f"column {column!r} row {i + 1}: the cell is the number or truth value {shown}, not a "
-                              "text, so its spelling is lost (1e5 and 100000.0 are one number); write the cell as a "
-                              "string in the file (in JSONL: in double quotes, as written)")
-    return None
+            raise InputError(f"column {column!r} row {i + 1}: the cell is the number or truth value {shown}, not a "
+                             "text, so its spelling is lost (1e5 and 100000.0 are one number); write the cell as a "
+                             "string in the file (in JSONL: in double quotes, as written)")
 
 
 def _refuse_missing(column: str, missing: np.ndarray) -> None:
@@ -226,11 +213,11 @@ def _refuse_missing(column: str, missing: np.ndarray) -> None:
 
 
 def _check_present(table: _Table, column: str) -> None:
-    """The check of :func:`_texts` without making the texts (a column the metrics may not read)."""
+    """The check of :meth:`_Table.texts` without making the texts (a column the metrics may not read)."""
     if table.arrow:
         values = table.data.column(column)
         if not _arrow_text(values.type):  # numbers become text through pandas, NaN a missing cell
-            _texts(table, column)
+            table.texts(column)
         elif values.null_count:
             _refuse_missing(column, values.is_null().to_numpy(zero_copy_only=False))
         return
@@ -246,8 +233,8 @@ def _references(table: _Table) -> list[list[str | None]] | None:
     if not columns:
         return None
     if len(columns) == 1:
-        return [_texts(table, columns[0])]
-    streams = [_texts(table, c, allow_missing=True) for c in columns]
+        return [table.texts(columns[0])]
+    streams = [table.texts(c, allow_missing=True) for c in columns]
     streams[1:] = [[None if r == "" else r for r in stream] for stream in streams[1:]]
     none_left = np.ones(table.n, dtype=bool)
     for stream in streams:
@@ -316,12 +303,12 @@ def _checked(table: _Table, sources: bool = True):
     if "hypothesis" not in table.columns:
         raise InputError(f"no 'hypothesis' column (columns: {table.columns}); map yours with "
                          "columns={'NAME': 'hypothesis'}", argument="columns", value="hypothesis")
-    hyps = _texts(table, "hypothesis")
+    hyps = table.texts("hypothesis")
     refs = _references(table)
     srcs = None
     if "source" in table.columns:
         if sources:
-            srcs = _texts(table, "source")
+            srcs = table.texts("source")
         else:
             _check_present(table, "source")
     return hyps, refs, srcs, _tgt_langs(table)
@@ -434,14 +421,14 @@ def score_frame(
                 pool = _arrow_pool(table) if arrow_texts else None
             if pool is None:
                 if hyps is None:
-                    hyps, refs = _texts(table, "hypothesis"), _references(table)
+                    hyps, refs = table.texts("hypothesis"), _references(table)
                 pool = _fast.TextPool.of(hyps, refs)  # type: ignore[arg-type]
             scores, stats = _score_pooled(list(seg_metrics.values()), rows_of, pool, progress)
         else:
             if hyps is None:
-                hyps, refs = _texts(table, "hypothesis"), _references(table)
+                hyps, refs = table.texts("hypothesis"), _references(table)
             if srcs is None and "source" in table.columns:
-                srcs = _texts(table, "source")
+                srcs = table.texts("source")
             scores, stats = _score_groups(list(seg_metrics.values()), rows_of, hyps, refs, srcs, progress)
         columns[column] = scores
         sigs = {g: m.signature for g, m in seg_metrics.items()}

@@ -245,14 +245,12 @@ class SacrebleuMetric(Metric):
         per_segment = self.sentence_stats(hyps_, streams, srcs)
         if n_bootstrap == 1:
             return self._make_score(per_segment.sum(axis=0), self.signature_nrefs)
-        import os
-
         from ..stats import bootstrap_score_ci
+        from ..stats._paired_mt import seed_from_environment
 
-        seed_text = os.environ.get("SACREBLEU_SEED", "12345")
-        seed = None if seed_text.strip().lower() == "none" else int(seed_text)
+        seed, seed_text = seed_from_environment()
         res = bootstrap_score_ci(per_segment, self.score_from_stats, n_resamples=int(n_bootstrap), random_state=seed)
-        self._bootstrap = {"bs": int(n_bootstrap), "seed": seed_text.strip().lower()}
+        self._bootstrap = {"bs": int(n_bootstrap), "seed": seed_text}
         score = self._make_score(per_segment.sum(axis=0), self.signature_nrefs)
         return replace(score, mean=float(res.mean), ci=float(res.ci))  # type: ignore[arg-type]
 

@@ -32,9 +32,25 @@ from xleval.exceptions import InputError
 from xleval.stats import _validate as v
 
 __all__ = ["SystemTest", "paired_bootstrap_test", "approximate_randomization_test", "bootstrap_score_ci",
-           "SACREBLEU_SEED", "P_VALUE_CONVENTION"]
+           "SACREBLEU_SEED", "seed_from_environment", "P_VALUE_CONVENTION"]
 
 SACREBLEU_SEED = 12345
+
+
+def seed_from_environment() -> tuple[int | None, str]:
+    """sacrebleu's seed of its bootstraps: the ``SACREBLEU_SEED`` variable (``none``: a fresh seed), else
+    :data:`SACREBLEU_SEED`; the seed and its text as the signature's ``seed:`` field shows it."""
+    import os
+
+    text = os.environ.get("SACREBLEU_SEED", str(SACREBLEU_SEED)).strip().lower()
+    if text == "none":
+        return None, text
+    if not text.isdigit():
+        raise InputError(f"SACREBLEU_SEED={text!r}: give a non-negative integer, or 'none' for a fresh seed",
+                         argument="SACREBLEU_SEED", value=text)
+    return int(text), text
+
+
 P_VALUE_CONVENTION = "(#{T* > T} + 1) / (B + 1)"
 # resampling indices are drawn in one call (sacrebleu's stream) up to this many entries, then in chunks
 _ONE_DRAW = 50_000_000
