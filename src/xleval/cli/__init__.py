@@ -26,11 +26,11 @@ if "numpy" not in sys.modules and not any(v in os.environ for v in ("OPENBLAS_NU
 
 import click
 
-from .. import __version__
 from .._base.interrupt import Terminated, signals_as_exceptions
 from .._base.scope import command_scope
 from .._base.terminal import visible_controls
 from ..exceptions import XlevalError, XlevalWarning
+from ._about import print_version
 
 _GROUPS: list[tuple[str, str, str]] = [
     ("calibrate", "xleval.cli.calibrate:app",
@@ -80,19 +80,13 @@ def _load(name: str, target: str, help_text: str) -> click.Command:
     return command
 
 
-def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo(f"xleval {__version__}")
-        ctx.exit()
-
-
 app = _LazyGroup(
     name="xleval",
     help="Make evaluation scores comparable across languages.",
     no_args_is_help=True,
     context_settings={"show_default": True},  # inherited by every command; click hides False flags' default
     params=[
-        click.Option(["--version"], is_flag=True, expose_value=False, is_eager=True, callback=_version,
+        click.Option(["-V", "--version"], is_flag=True, expose_value=False, is_eager=True, callback=print_version,
                      help="Print the version."),
         click.Option(["--debug"], is_flag=True, expose_value=False, help="Show tracebacks instead of one-line errors."),
     ],

@@ -6,6 +6,7 @@ import os
 
 import click
 
+from ._about import print_version
 from ._common import FiniteFloat, col_option, emit_json, err_console, print_table, progress_bar, say, warnings_said
 
 # options that take several values in sacrebleu's style: ``-i A B C``, ``-m bleu chrf``
@@ -27,7 +28,7 @@ def _is_value(option: str, arg: str) -> bool:
 
 
 class _SacrebleuCommand(click.Command):
-    """``-i A B C`` (sacrebleu) is read as ``-i A -i B -i C``, ``-m bleu chrf`` as ``-m bleu -m chrf``, and a long
+    """``-i A B C`` (sacrebleu) is read as ``-i A -i B -i C``, ``-m bleu chrf`` as ``-m bleu,chrf``, and a long
     option may be shortened to any prefix that names one option (``--tok``, ``--chrf-word``), as sacrebleu's
     argparse reads it."""
 
@@ -59,7 +60,12 @@ class _SacrebleuCommand(click.Command):
                 greedy, got = arg, False
                 continue
             if greedy is not None and (not got or _is_value(greedy, arg)) and (arg == "-" or not arg.startswith("-")):
-                out += [greedy, arg]
+                if got and greedy in _METRIC_OPTIONS:
+                    # one -m stays one value ('-m bleu chrf' -> 'bleu,chrf'): on plain files sacrebleu's last -m
+                    # wins, so the command must still tell '-m bleu chrf' from '-m bleu -m chrf'
+                    out[-1] += f",{arg}"
+                else:
+                    out += [greedy, arg]
                 got = True
                 continue
             if greedy is not None and not got:
@@ -135,8 +141,8 @@ _ORDER = click.IntRange(0, 32)
 @click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
 @click.option("--ter-normalized", is_flag=True, help="TER: normalisation and tokenisation.")
 @click.option("-ci", "--confidence", is_flag=True, help="Bootstrap 95% interval of each system's score.")
-@click.option("-cin", "--confidence-n", type=click.IntRange(2, 100_000), default=1000, show_default=True,
-              help="Resamples for --confidence (one resample gives no interval; sacrebleu then ignores -ci).")
+@click.option("-cin", "--confidence-n", type=click.IntRange(max=100_000), default=1000, show_default=True,
+              help="Resamples for --confidence; 1 or less: no interval, the plain score (as sacrebleu).")
 @click.option("-pbs", "--paired-bs", is_flag=True, help="Paired bootstrap test of each system against the first.")
 @click.option("-par", "--paired-ar", is_flag=True, help="Paired approximate randomization test against the first.")
 @click.option("-pbsn", "--paired-bs-n", type=_RESAMPLES, default=1000, show_default=True,
@@ -156,6 +162,8 @@ _ORDER = click.IntRange(0, 32)
                    "systems). Tables: text (default) or json.")
 @click.option("-sh", "--short", is_flag=True, help="Plain files: sacrebleu's short signatures.")
 @click.option("-q", "--quiet", is_flag=True, help="No notes on standard error.")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=print_version,
+              help="Print xleval's version (sacrebleu's -V).")
 @click.option("-nc", "--no-color", is_flag=True, help="Accepted as in sacrebleu (xleval prints no colours here).")
 @click.option("-t", "--test-set", hidden=True)
 @click.option("--echo", multiple=True, hidden=True)
@@ -231,6 +239,13 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
     stdin_systems = not hyp and bool(inputs) and not ref and all(_plain_text(path) for path in inputs)
     # sacrebleu's default metric on plain files is BLEU alone; tables get BLEU and chrF
     plain = bool(hyp) or stdin_systems
+    if plain and len(metric) > 1:
+        # sacrebleu's -m is one argparse option (nargs='+'): a later -m replaces an earlier one, so
+        # '-m bleu -m chrf' scores chrF alone there; tables keep every -m (one column each)
+        if not quiet:
+            say("note", f"-m given {len(metric)} times: the last one counts on plain files, as in sacrebleu "
+                        f"({metric[-1].replace(',', ' ')}); name several metrics in one: -m bleu chrf")
+        metric = metric[-1:]
     specs = [m.strip() for item in (metric or ("bleu" if plain else "bleu,chrf",)) for m in item.split(",")
              if m.strip()]
     if not specs:
@@ -557,6 +572,9 @@ def _plain(req, output, quiet) -> None:
     if [*req.hyps, *req.refs, req.src].count("-") > 1:
         raise InputError("standard input ('-') can be read once; give the other files by name")
     named = run(req)
+    if req.confidence and req.confidence_n < 2 and not quiet:  # sacrebleu drops -ci here without a word
+        say("note", f"--confidence-n {req.confidence_n}: an interval needs 2 or more resamples; the score is printed "
+                    "without one, as sacrebleu does (give -cin 1000 for an interval)")
     if output is not None:
         import pandas as pd
 

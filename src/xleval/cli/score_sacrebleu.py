@@ -230,7 +230,8 @@ def _single(req: Request, metrics: list[_Built], hyps, streams, sources) -> None
     is_json = req.fmt == "json"
     for b in metrics:
         confidence, extra = None, None
-        if req.confidence:
+        # sacrebleu bootstraps only for -cin 2 or more; -ci -cin 1 (or 0, or negative) prints the plain score
+        if req.confidence and req.confidence_n > 1:
             if not b.sacrebleu:
                 raise InputError(f"--confidence needs summable statistics; {b.spec} has none (use bleu, chrf, ter)")
             from ..stats import bootstrap_score_ci
