@@ -15,6 +15,7 @@ Steps (each a function, so later stages — diagnostics, the HTML report — plu
 """
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -98,23 +99,39 @@ def run_demo(out_dir: str | Path | None = None, *, seed: int = 0,
     files: dict[str, str] = {}
     if out_dir is not None:
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
         files = {"data": str(out / "data.parquet"), "model": str(out / "lgn.json"),
                  "calibrated": str(out / "calibrated.parquet"), "summary": str(out / "summary.json"),
                  "report": str(out / "report.html")}
-        write_table(sim.data, files["data"])
-        model.save(files["model"])
-        write_table(ev, files["calibrated"])
     result = DemoResult(sim, model, ev, cells, agreement, verification, files, diagnosis)
     if out_dir is not None:
-        from .report import write_report
-
         analysis = demo_analysis(result)
         report = demo_report(result, analysis)
         result = replace(result, report_summary=report.summary, board=analysis.board)
-        write_text(files["summary"], json.dumps(to_jsonable(result.to_dict()), indent=2) + "\n")
-        write_report(report, files["report"])
+        _write_files(result, report, Path(out_dir))
     return result
+
+
+def _write_files(result: DemoResult, report, out: Path) -> None:
+    """The demo's five files, written together once everything is computed: a run stopped before the end
+    (Ctrl-C, SIGTERM, a full disk) writes none of them, and removes the folder if it made it (empty)."""
+    from .io._write import outputs_together
+    from .report import write_report
+
+    made = [d for d in (out, *out.parents) if not d.exists()]  # what mkdir(parents=True) creates, deepest first
+    out.mkdir(parents=True, exist_ok=True)
+    files = result.files
+    try:
+        with outputs_together():
+            write_table(result.simulation.data, files["data"])
+            result.model.save(files["model"])
+            write_table(result.calibrated, files["calibrated"])
+            write_text(files["summary"], json.dumps(to_jsonable(result.to_dict()), indent=2) + "\n")
+            write_report(report, files["report"])
+    except BaseException:
+        for folder in made:
+            with contextlib.suppress(OSError):  # a folder that holds something (another writer's) is left
+                folder.rmdir()
+        raise
 
 
 def key_result(result: DemoResult) -> str:

@@ -55,7 +55,7 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
     """
     fmt = format_of_output(fmt, output)  # -o rates.tsv writes TSV
     from ..io import parse_column_mapping, read_table, select_rows, write_table, write_text
-    from ..io._write import _terminal_device, format_rows
+    from ..io._write import _terminal_device, format_rows, outputs_together
     from ..output_checks import FlagThresholds
     from ..output_checks import check_outputs as run
 
@@ -78,17 +78,20 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
         # formatted first: a name TSV cannot hold is refused before anything is written (the per-row flags included)
         tsv_file = format_rows(result.rates, "tsv", where=f"{output}: ", instead="use --format json, which holds any "
                                "name")
-    if rows_path is not None:
-        write_table(result.flags, rows_path)
-    if fmt == "json":
-        emit_json(result.to_dict(), output)
-    elif fmt == "tsv":
-        if tsv_file is not None:
-            write_text(output, tsv_file)  # atomically
+    # the per-row flags and -o land together or neither does (docs/errors.md): the flags stay a temporary file
+    # until -o is written too, so a failed -o (a full disk, /dev/full) leaves no --rows file behind
+    with outputs_together():
+        if rows_path is not None:
+            write_table(result.flags, rows_path)
+        if fmt == "json":
+            emit_json(result.to_dict(), output)
+        elif fmt == "tsv":
+            if tsv_file is not None:
+                write_text(output, tsv_file)  # atomically
+            else:
+                emit_tsv(result.rates, output, float_format=lambda v: repr(float(v)))
         else:
-            emit_tsv(result.rates, output, float_format=lambda v: repr(float(v)))
-    else:
-        _print(result)
+            _print(result)
     # notes last: a refusal above is then the command's one line
     for note in result.notes:
         say("note", note, "cyan")

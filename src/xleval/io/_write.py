@@ -14,6 +14,8 @@ reports, checklists) goes through :func:`atomic_path`, which is where the output
   output, never a success, and never names the temporary file.
 * ``NAME.EXT.gz`` is written gzip-compressed (no name or time in the gzip header, so the same
   table gives the same bytes).
+* The outputs of one command are written together (:func:`outputs_together`): the regular files are
+  renamed into place in one step when every one of them is complete, or none is.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,13 +50,17 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not at import
 
 __all__ = ["check_output_path", "atomic_path", "atomic_table", "open_output", "write_text", "write_table",
            "check_sidecar_path", "check_stdout", "check_stdout_output", "is_stdout", "format_rows", "arrow_table",
-           "is_arrow_table"]
+           "is_arrow_table", "outputs_together"]
 
 _HOST = socket.gethostname()
 _WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE, errno.ENXIO,
                  errno.EACCES, errno.EPERM}
 _WRITE_MESSAGES = ("No space left on device", "Disk quota exceeded", "File too large", "Read-only file system",
                    "Input/output error")
+#: within :func:`outputs_together`: the complete outputs waiting to be renamed into place, each as
+#: (target, [(tmp, final), ...], [file to remove, ...])
+_TOGETHER: ContextVar[list[tuple[Path, list[tuple[Path, Path]], list[Path]]] | None] = ContextVar(
+    "xleval_outputs_together", default=None)
 
 
 def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.PathLike] = (),
@@ -190,12 +197,60 @@ def atomic_table(path: str | os.PathLike, metadata: Mapping[str, object] | None 
 
 
 @contextlib.contextmanager
+def outputs_together() -> Iterator[None]:
+    """Write every output of the block together: the regular files written within it (:func:`atomic_path`,
+    :func:`atomic_table`, :func:`write_text`, :func:`write_table`, a calibrator's ``save``) stay temporary
+    files until the block ends without an error, and are then renamed into place in one step with their
+    sidecars (:func:`_replace_together`); after an error or a signal none is, and the earlier files stay
+    as they were. A device or a FIFO is written in place at once (nothing written there can be taken back):
+    write it last. A block within a block joins the outer one."""
+    if _TOGETHER.get() is not None:
+        yield
+        return
+    pending: list[tuple[Path, list[tuple[Path, Path]], list[Path]]] = []
+    token = _TOGETHER.set(pending)
+    try:
+        try:
+            yield
+        finally:
+            _TOGETHER.reset(token)
+        if pending:
+            pairs = [pair for _, group, _ in pending for pair in group]
+            remove = [path for _, _, group in pending for path in group]
+            also = [p for target, group, gone in pending for p in (target, *(f for _, f in group), *gone)]
+            with _write_errors(pending[0][0], [tmp for tmp, _ in pairs], also=also):
+                _replace_together(pairs, remove)
+    except BaseException:
+        for _, group, _ in pending:
+            for tmp, _ in group:
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+        raise
+    for _, group, _ in pending:
+        for _, final in group:
+            record_output(final)
+
+
+def _refuse_pending(targets: Sequence[Path], finals: Sequence[Path]) -> None:
+    """Within :func:`outputs_together`, a file already written by the block is not yet an output the
+    scope knows of (it is still a temporary file): a second output to it is refused here."""
+    pending = _TOGETHER.get() or []
+    written = {os.path.realpath(f): target for target, group, _ in pending for _, f in group}
+    for target, final in zip(targets, finals, strict=True):
+        if os.path.realpath(final) in written:
+            raise OutputError(f"{target}: is already an output of this command ({written[os.path.realpath(final)]}); "
+                              "give each output its own path")
+
+
+@contextlib.contextmanager
 def _atomic_files(target: Path, beside: Sequence[tuple[Path, str]] = (), remove: Sequence[Path] = ()) -> Iterator[Path]:
     """A temporary file for the regular file ``target``; when the block ends without an error, the small
     texts ``beside`` (path, text) are written to temporary files of their own, and all are renamed over
-    their files, with the files ``remove`` removed, together (:func:`_replace_together`)."""
+    their files, with the files ``remove`` removed, together (:func:`_replace_together`); within
+    :func:`outputs_together`, with the block's other outputs when the block ends."""
     targets = [target, *(path for path, _ in beside)]
     finals = [_plan(t)[1] for t in targets]
+    _refuse_pending(targets, finals)
     for final in finals:
         _remove_stale_temporaries(final.parent, final.name)
     tmps: list[Path] = []
@@ -211,6 +266,10 @@ def _atomic_files(target: Path, beside: Sequence[tuple[Path, str]] = (), remove:
                 _flush_to_disk(tmp)
             for path in targets:
                 _refuse_inputs(path, ())  # a streamed reader records its input while the output is being written
+            together = _TOGETHER.get()
+            if together is not None:  # complete: renamed with the block's other outputs, which removes them on error
+                together.append((target, list(zip(tmps, finals, strict=True)), list(remove)))
+                return
             _replace_together(list(zip(tmps, finals, strict=True)), list(remove))
     except BaseException:
         for tmp in tmps:

@@ -1,0 +1,147 @@
+"""The outputs of one command are written together, or none is (docs/errors.md): a run that fails or is
+stopped leaves no output behind, not one of several, and "no output was written" is then true.
+
+* ``check-outputs -o X --rows Y``: the per-row flags were written before ``-o``; a failed ``-o`` (``/dev/full``,
+  a full disk) exited 2 with ``Y`` on disk (review D5).
+* ``demo --out DIR`` stopped by SIGTERM said "no output was written" with three of its five files in DIR. The
+  signal is delivered deterministically: a step of the demo raises what the handler raises
+  (:class:`xleval._base.interrupt.Terminated`), before the files and while the last one is written."""
+from __future__ import annotations
+
+import errno
+import os
+import signal
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from xleval._base.interrupt import Terminated
+
+SIGTERM_LINE = "xleval: error: terminated (SIGTERM); no output was written\n"
+
+
+@pytest.fixture
+def texts(tmp_path: Path) -> Path:
+    rows = [{"lp": lp, "system": s, "seg_id": i, "source": f"The dog {i} runs home.",
+             "reference": f"Der Hund {i} läuft nach Hause.", "hypothesis": f"Der Hund {i} rennt heim.",
+             "metric": 50.0 + i + (5 if s == "B" else 0)}
+            for lp in ("en-de", "en-fr") for s in ("A", "B") for i in range(12)]
+    path = tmp_path / "texts.tsv"
+    pd.DataFrame(rows).to_csv(path, sep="\t", index=False)
+    return path
+
+
+def _check_outputs(cli, texts: Path, output: str | Path, rows: Path):
+    return cli("check-outputs", texts, "--langid", "none", "--score", "metric", "--format", "json",
+               "-o", output, "--rows", rows)
+
+
+def _temporaries(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_check_outputs_writes_no_rows_file_when_o_fails_on_a_full_device(cli, texts, tmp_path):
+    rows = tmp_path / "rows.tsv"
+    rc, _, err = _check_outputs(cli, texts, "/dev/full", rows)
+    assert rc == 2, err
+    assert err == ("xleval: error: /dev/full: cannot write (No space left on device); free some space or write "
+                   "elsewhere; the output is incomplete\n")
+    assert not rows.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [texts.name]
+
+
+def test_check_outputs_keeps_the_earlier_rows_file_when_o_fails_on_a_full_disk(cli, texts, tmp_path, monkeypatch):
+    """ENOSPC on -o's temporary file (simulated at its flush, as tests/test_output_guard.py does): the rows file
+    written in the same run is not renamed into place, so its earlier version stays."""
+    import xleval.io._write as write
+
+    rows, output = tmp_path / "rows.tsv", tmp_path / "rates.json"
+    rows.write_text("earlier complete version\n")
+    flush = write._flush_to_disk
+
+    def full_for_rates(path: Path) -> None:
+        if path.name.startswith(f".{output.name}."):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        flush(path)
+
+    monkeypatch.setattr(write, "_flush_to_disk", full_for_rates)
+    rc, _, err = _check_outputs(cli, texts, output, rows)
+    assert rc == 2, err
+    assert err == (f"xleval: error: {output}: cannot write (No space left on device); free some space or write "
+                   "elsewhere; no output was written\n")
+    assert rows.read_text() == "earlier complete version\n"
+    assert not output.exists() and _temporaries(tmp_path) == []
+
+
+def test_check_outputs_writes_both_outputs(cli, texts, tmp_path):
+    rows, output = tmp_path / "rows.tsv", tmp_path / "rates.json"
+    rc, _, err = _check_outputs(cli, texts, output, rows)
+    assert rc == 0, err
+    assert len(pd.read_csv(rows, sep="\t")) == 48 and output.read_text().startswith("{")
+    assert _temporaries(tmp_path) == []
+
+
+def _terminated(*args, **kwargs):
+    raise Terminated(signal.SIGTERM)
+
+
+# where SIGTERM arrives: after the data, calibrator and calibrated table were computed (they used to be written
+# then), and while the report, the last file, is written (the other four are complete by then)
+STEPS = {"before the report": "xleval.demo.demo_analysis", "writing the report": "xleval.report.write_report"}
+
+
+@pytest.mark.parametrize("step", list(STEPS))
+def test_a_demo_stopped_by_sigterm_writes_no_file_and_makes_no_folder(step, cli, tmp_path, monkeypatch):
+    monkeypatch.setattr(STEPS[step], _terminated)
+    out = tmp_path / "new" / "demo"
+    rc, _, err = cli("demo", "--out", out)
+    assert rc == 143, err
+    assert err.endswith(SIGTERM_LINE)
+    assert sorted(tmp_path.iterdir()) == []  # neither the folder nor the parent it would have made
+
+
+def test_a_demo_stopped_by_sigterm_keeps_the_earlier_files(cli, tmp_path, monkeypatch):
+    out = tmp_path / "demo"
+    out.mkdir()
+    names = ("data.parquet", "lgn.json", "calibrated.parquet", "summary.json", "report.html")
+    for name in names:
+        (out / name).write_text(f"earlier {name}\n")
+    monkeypatch.setattr(STEPS["writing the report"], _terminated)
+    rc, _, err = cli("demo", "--out", out)
+    assert rc == 143, err
+    assert err.endswith(SIGTERM_LINE)
+    assert sorted(p.name for p in out.iterdir()) == sorted(names)
+    assert {name: (out / name).read_bytes() for name in names} == {name: f"earlier {name}\n".encode() for name in names}
+
+
+def test_outputs_written_together_are_all_or_none_and_never_one_file_twice(tmp_path):
+    from xleval.exceptions import OutputError
+    from xleval.io import write_table, write_text
+    from xleval.io._write import outputs_together
+
+    first, second = tmp_path / "a.tsv", tmp_path / "b.txt"
+
+    def fails_after_a_complete_output() -> None:
+        with outputs_together():
+            write_table(pd.DataFrame({"x": [1, 2]}), first)
+            assert not first.exists()  # complete, and still a temporary file
+            raise RuntimeError("a later step failed")
+
+    def writes_one_file_twice() -> None:
+        with outputs_together():
+            write_text(second, "one\n")
+            write_text(tmp_path / "." / "b.txt", "two\n")
+
+    with pytest.raises(RuntimeError, match="a later step failed"):
+        fails_after_a_complete_output()
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(OutputError, match=r"is already an output of this command"):
+        writes_one_file_twice()
+    assert list(tmp_path.iterdir()) == []
+    with outputs_together():
+        write_table(pd.DataFrame({"x": [1, 2]}), first)
+        write_text(second, "text\n")
+    assert second.read_text() == "text\n" and len(pd.read_csv(first, sep="\t")) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.tsv", "b.txt"]
