@@ -155,6 +155,10 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
     if not by_cols:
         by_cols = grouping(by, df.columns)  # the default: lp (given, or from the two codes), else tgt_lang
     df = _with_pair(df, by_cols, input)
+    from ..meta._engine import check_keys
+
+    # here, not only in meta_evaluate: this error names the file, and its rows are the file's (no row dropped yet)
+    check_keys(df, by_cols, system, segment, where=input)
     df, copies = reference_copy_step(df, by_cols, system, input, keep_reference_copies, quiet=True)
     names = parse_columns(metrics, "--metrics") if metrics else [c for c in df.columns if c.startswith(metrics_prefix)
                                                                    and c != human]

@@ -87,17 +87,20 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
         raise InputError("meta_evaluate needs a table (pandas DataFrame or EvalTable)", argument="data")
     from ..io import with_pair_column
 
-    frame = with_pair_column(frame, by, "data")  # the pair from its two codes, as every command
+    # an EvalTable names its file in the errors; a frame's `source` would be a column, not a name
+    where = "data" if isinstance(data, pd.DataFrame) else str(getattr(data, "source", "data"))
+    frame = with_pair_column(frame, by, where)  # the pair from its two codes, as every command
     metrics = _check_columns(frame, metrics, human, by, system, segment, darr)
     if ceiling is not None:
         metrics = _with_ceiling(frame, metrics, human, ceiling)
     by_cols = [by] if isinstance(by, str) else list(by)
+    check_keys(frame, by_cols, system, segment, where)
     notes: list[str] = []
     df = _numeric(frame, [*metrics, human, *([darr] if darr else [])], human=human, darr=darr)
     _negate_lower(df, data, metrics, lower_is_better, ceiling, notes)
     # labels from the key tuples: ('a/b', 'c') and ('a', 'b/c'), or 1 and '1', stay apart (key_labels)
-    df["_group"] = group_index(frame[by_cols], allow_missing=True).row_labels("/")
-    df["_system"] = group_index([frame[system]], names=[system], allow_missing=True).row_labels()
+    df["_group"] = group_index(frame[by_cols], where=where).row_labels("/")
+    df["_system"] = group_index([frame[system]], names=[system], where=where).row_labels()
     if exclude:
         df, frame = _without(df, frame, [exclude] if isinstance(exclude, str) else list(exclude), notes)
     seg_level, by_document = _segment_level(df, frame, segment, notes)
@@ -511,6 +514,16 @@ def _check_columns(frame, metrics, human, by, system, segment, darr) -> list[str
     return metrics
 
 
+def check_keys(frame: pd.DataFrame, by_cols: Sequence[str], system: str, segment: str | None,
+               where: str = "data") -> None:
+    """Refuse a missing (null, NaN or empty) group, system or segment cell, naming the column, its first row and
+    how many (:func:`~xleval._base.grouping.group_index`'s one message, as `leaderboard` and `diagnose` refuse it).
+    Read as text, such a cell became a group, a system or a segment ``nan``: a fifth system, or a segment that
+    "repeats". Rows are counted in ``frame``'s order, so call it before any row is dropped or reordered."""
+    for cols in ([*by_cols], [system], *([[segment]] if segment is not None and segment in frame.columns else [])):
+        group_index(frame[cols], where=where)
+
+
 def metric_directions(data: Any, metrics: Sequence[str],
                       signatures: Mapping[str, str | None] | None = None) -> list[str]:
     """The metrics whose lower scores are better, by the one rule (:func:`xleval.metrics.higher_is_better`):
@@ -687,10 +700,9 @@ def _system_table(judged, metrics, human, seg_level, system_scores, coverage, ma
             if len(own[m]) != len(common):  # SPA of m on its own complete segments
                 mine = rows[rows["_segment"].isin(own[m])]
                 matrices[g][f"\x00own:{m}"] = _matrix(mine, [m], human)
-                shrunk.append(f"{g}: {m} {len(own[m])}")
-        full = max([len(c) for c in own.values()], default=0)
-        if full < n_all:
-            dropped.append(f"{g} {full} of {n_all}")
+        if any(len(c) != len(common) for c in own.values()):
+            shrunk.append(f"{g} {len(common)} of {n_all}")
+        dropped += _segments_kept(g, metrics, own, n_all)
         if system_scores == "complete":
             part = pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=["_group", "_system"]))
             for m in metrics:
@@ -718,10 +730,10 @@ def _system_table(judged, metrics, human, seg_level, system_scores, coverage, ma
                     "system scores do)")
         notes.append(msg)
         warnings.warn(msg, DataQualityWarning, stacklevel=3)
-    if shrunk:
+    if shrunk:  # each metric's own count is in the note above: these are the counts the metrics share
         notes.append("each metric rests on its own rows (the segments it scored for every system); where metrics "
-                     f"scored different segments ({', '.join(shrunk[:6])}{' ...' if len(shrunk) > 6 else ''} "
-                     "segments), significance clusters compare them on the segments all of them scored")
+                     "scored different segments, significance clusters compare them on the segments all of them "
+                     f"scored ({', '.join(shrunk[:6])}{' ...' if len(shrunk) > 6 else ''})")
     how = ("means over the segments judged for every system of the group" if system_scores == "complete"
            else "means over each system's judged segments")
     notes.append(f"system scores: {how}")
@@ -732,6 +744,20 @@ def _system_table(judged, metrics, human, seg_level, system_scores, coverage, ma
         if human_of(m) not in out.columns:
             out[human_of(m)] = out[human]
     return out
+
+
+def _segments_kept(g: str, metrics: list[str], own: Mapping[str, pd.Index], n_all: int) -> list[str]:
+    """Group ``g``'s entries of the "segments kept" note: every metric that lost segments of the ``n_all`` judged
+    ones, named with its count (``en-de 28 of 30 (metric)``; metrics that kept as many share an entry; a metric
+    with no score in the group kept 0). Per metric, so that listing another metric never hides or renames one's
+    loss (the largest count over the metrics did: a complete metric's)."""
+    lost: dict[int, list[str]] = {}
+    for m in metrics:
+        kept = len(own[m]) if m in own else 0
+        if kept < n_all:
+            lost.setdefault(kept, []).append(m)
+    return [f"{g} {kept} of {n_all} ({', '.join(names[:4])}{f' and {len(names) - 4} more' if len(names) > 4 else ''})"
+            for kept, names in sorted(lost.items())]
 
 
 def _complete_segments(rows: pd.DataFrame, n_sys: int) -> pd.Index:
