@@ -65,10 +65,11 @@ def test_calibrate_evaluate_tells_one_story_where_the_comparison_cannot_separate
 
 @pytest.mark.data
 def test_auto_writes_the_calibration_its_decision_names_when_ties_are_not_transitive(shared_data):
-    """WMT21 MQM with zh-en moved to 0.66 points from en-de (examples/decision_check.py --mqm), 100 random labels
-    per pair, draw 0: out of fold raw and LGN lead (0.59, 0.52) and anchored (0.33) ties with the raw lead (its
-    paired interval includes 0) while LGN beats it; the decision named anchored by the tie rule and `auto` fitted
-    LGN (cross-pair accuracy against every label 0.42, where anchored gives 0.73). What is written is what is named."""
+    """WMT21 MQM of en-de and zh-en 0.66 points apart, en-de's errors moved up (examples/decision_check.py --mqm),
+    100 random labels per pair, draw 0: out of fold raw and LGN lead (0.59, 0.52) and anchored (0.33) ties with the
+    raw lead (its paired interval includes 0) while LGN beats it; the decision named anchored by the tie rule and
+    `auto` fitted LGN (cross-pair accuracy against every label 0.42, where anchored gives 0.73). What is written is
+    what is named."""
     sys.path.insert(0, str(EXAMPLES))
     try:
         import decision_check
@@ -76,7 +77,7 @@ def test_auto_writes_the_calibration_its_decision_names_when_ties_are_not_transi
         sys.path.remove(str(EXAMPLES))
     from xleval.decision import METHOD_NAMES, fit_calibration
 
-    table = decision_check.load_mqm(shared_data("wmt21").parent)["WMT21 MQM, zh-en moved to 0.66 apart"]
+    table = decision_check.load_mqm(shared_data("wmt21").parent)["WMT21 MQM, en-de moved to 0.66 apart"]
     seen = []
     for seed in (0, 1, 2):
         sparse = decision_check.draw(table, "mqm", seed, "labels", 100)
@@ -107,7 +108,7 @@ def test_named_mqm_error_points_are_read_lower_is_better_and_a_raw_lead_is_not_f
         sys.path.remove(str(EXAMPLES))
     from xleval.decision import fit_calibration
 
-    table = decision_check.load_mqm(shared_data("wmt21").parent)["WMT21 MQM, zh-en moved to 0.66 apart"]
+    table = decision_check.load_mqm(shared_data("wmt21").parent)["WMT21 MQM, en-de moved to 0.66 apart"]
     assert (table["mqm"] >= 0).all()  # error points, as a user's MQM is
     for seed in (0, 2, 5, 8):
         sparse = decision_check.draw(table, "mqm", seed, "labels", 50)
@@ -121,3 +122,30 @@ def test_named_mqm_error_points_are_read_lower_is_better_and_a_raw_lead_is_not_f
         if seed in (5, 8):
             acc = decision.accuracy
             assert acc["none"] == acc["lgn"] >= acc["anchored"] + 0.1, (seed, acc)
+
+
+@pytest.mark.data
+def test_da_z_under_a_plain_name_whose_labels_do_not_settle_the_direction_gets_lgn(shared_data):
+    """WMT21 DA z under a plain column name with no scale named, 25 random labels per pair, draw 5
+    (examples/decision_check.py): the labels do not settle the direction of the human scale, so the comparison
+    cannot be measured, and the rules chose anchored, which could then fit each pair's offset and no slope
+    (0.468 cross-pair accuracy against every label; LGN 0.715). The labels look like a z scale by their moments:
+    LGN is applied, as the tie order does for such labels, and `auto` fits it."""
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import decision_check
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    from xleval.decision import fit_calibration
+
+    table = decision_check.load(shared_data("wmt21").parent)
+    sparse = decision_check.draw(table, "human_z", 5, "labels", 25)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = fit_calibration(sparse, "auto", score="chrf", by="lp", human="labels")
+    decision = fitted.decision
+    assert (decision.method, decision.calibrator, decision.basis) == ("lgn", "lgn", "rules"), decision.reason
+    assert "do not settle the direction" in decision.reason and "human_scale=" in decision.reason
+    assert fitted.model.kind == "lgn"
+    truth = table.groupby(["lp", "system"])["human_z"].mean()
+    assert decision_check.applied_accuracy(sparse, fitted.model, truth) == pytest.approx(0.715, abs=0.001)

@@ -52,10 +52,11 @@ def test_the_report_never_says_do_not_use_the_calibration_its_decision_applies()
         return {a.check: a.action for a in check_alerts(rec, calibration_method=method)}
 
     applied = alerts("levels", "anchored")
-    assert applied["cross-validated agreement of anchored (all labels)"].startswith(
-        "The decision applies anchored (all labels) nonetheless")
+    assert applied["cross-validated agreement of anchored (the table's labels)"].startswith(
+        "The decision applies anchored (the table's labels) nonetheless")
     assert applied["cross-validated agreement of LGN"] == "Do not use LGN for cross-group comparisons of this data."
-    assert alerts("evidence", "anchored")["cross-validated agreement of anchored (all labels)"].startswith("Do not use")
+    evidence = alerts("evidence", "anchored")
+    assert evidence["cross-validated agreement of anchored (the table's labels)"].startswith("Do not use")
 
 
 def test_the_agreement_and_the_decision_give_one_raw_accuracy():

@@ -106,9 +106,9 @@ def test_the_in_sample_agreement_is_labelled_and_the_out_of_fold_one_quoted(repo
     assert scores == {"chrf", "chrf_calibrated (in-sample)"}
     lead = section.paragraphs[0]
     out_of_fold = analysis.recommendation.evaluation.variant("anchored").accuracy.estimate
-    assert lead.startswith("In-sample: chrf_calibrated") and f"anchored (all labels) {out_of_fold:.3f}" in lead
+    assert lead.startswith("In-sample: chrf_calibrated") and f"anchored (the table's labels) {out_of_fold:.3f}" in lead
     # the summary quotes the same out-of-fold figure
-    assert f"anchored (all labels) {out_of_fold:.3f}" in report.section("summary").lead[-1]
+    assert f"anchored (the table's labels) {out_of_fold:.3f}" in report.section("summary").lead[-1]
 
 
 def test_the_human_column_carries_its_label_count(report, analysis):

@@ -17,6 +17,7 @@
     ├── DegenerateGroupWarning       a group with (near) zero spread
     ├── UnseenGroupWarning           a group not seen in fit, calibrated by a fallback
     └── DataQualityWarning           NaN/inf values, partly missing columns, excluded rows
+        └── RepeatedKeysWarning      rows repeat a (pair, system, segment) key with different values
 
 The CLI turns every ``XlevalError`` into one line on stderr and exit status 2; an interrupted run
 (SIGINT, SIGTERM) removes its temporary files and exits with 130 or 143.
@@ -44,6 +45,7 @@ __all__ = [
     "DegenerateGroupWarning",
     "UnseenGroupWarning",
     "DataQualityWarning",
+    "RepeatedKeysWarning",
     "ScaleRangeWarning",
 ]
 
@@ -149,6 +151,11 @@ class UnseenGroupWarning(XlevalWarning):
 
 class DataQualityWarning(XlevalWarning):
     """NaN/inf values or rows excluded from a statistic; the message counts them."""
+
+
+class RepeatedKeysWarning(DataQualityWarning):
+    """Rows repeat a (pair, system, segment) key with different scores or labels; each row counts as a segment or
+    label of its own. Its own class so that a procedure that reads one table twice says it once."""
 
 
 class ScaleRangeWarning(DataQualityWarning):

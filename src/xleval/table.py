@@ -159,7 +159,7 @@ def warn_repeated_keys(frame: pd.DataFrame, column: str, values: np.ndarray, *, 
     present = np.isfinite(values)
     if present.sum() < 2:
         return
-    rows = frame.loc[present, key].assign(_v=values[present])
+    rows = frame.loc[present, key].assign(_v=values[present]).dropna(subset=key)  # a key with a gap repeats nothing
     repeated = rows[rows.duplicated(key, keep=False)]
     if repeated.empty:
         return
@@ -169,13 +169,13 @@ def warn_repeated_keys(frame: pd.DataFrame, column: str, values: np.ndarray, *, 
         return
     import warnings
 
-    from .exceptions import DataQualityWarning
+    from .exceptions import RepeatedKeysWarning
 
     first = bad.index[0] if isinstance(bad.index[0], tuple) else (bad.index[0],)
     example = tuple(v.item() if isinstance(v, np.generic) else v for v in first)
     prefix = "" if where in ("data", "table") else f"{where}: "
     warnings.warn(f"{prefix}{len(bad)} ({', '.join(key)}) key(s) repeat with different {what} in {column!r} "
-                  f"(e.g. {example!r}: {bad['min'].iloc[0]:g} to {bad['max'].iloc[0]:g}); {fix}", DataQualityWarning,
+                  f"(e.g. {example!r}: {bad['min'].iloc[0]:g} to {bad['max'].iloc[0]:g}); {fix}", RepeatedKeysWarning,
                   stacklevel=4)
 
 

@@ -185,7 +185,9 @@ def _py(value: Any) -> Any:
 def segment_rank(segments: pd.Series) -> np.ndarray:
     """Each row's segment as a rank: integer ids (or their text: '2' before '10') by value, other ids as text
     after them."""
-    text = segments.astype(str).to_numpy(dtype=object)
+    # numpy's text of every cell: pandas' string dtype keeps a missing id missing through astype(str), and a
+    # missing id beside text ids cannot be sorted (the key checks refuse those; this order must not fail first)
+    text = segments.to_numpy(dtype=object).astype(str)
     values, codes = np.unique(text, return_inverse=True)
     number = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy()
     integral = np.isfinite(number) & (np.floor(np.where(np.isfinite(number), number, 0)) == number)

@@ -51,6 +51,9 @@ class CommandContext(Result):
             return (f"raw-scale human scores (raw DA, MQM) in a new column {shlex.quote(action.label_column or 'raw')} "
                     f"for the {int(action.budget or 0)} rows of {table} where {shlex.quote(action.human or '')} has a "
                     "value")
+        if action.action == "plan":
+            return self.plan(action.score, by, int(action.budget or 1), human=action.human, system=action.system,
+                             human_scale=action.human_scale)
         if action.action == "select":
             return self.select(action.score, by, int(action.budget or 1), system=action.system,
                                skip_labelled=action.human)
@@ -63,6 +66,16 @@ class CommandContext(Result):
         words = ["calibrate", "select", _TABLE, "--score", score, "--by", _by(by), "--budget", str(budget)]
         words += _system(system) + (["--skip-labelled", skip_labelled] if skip_labelled else [])
         return self.command(*words, "-o", SELECT_OUTPUT)
+
+    def plan(self, score: str, by: str | Sequence[str], budget: int, *, human: str | None = None,
+             system: str | None = "system", human_scale: str | None = None) -> str:
+        """``xleval calibrate plan``: ``budget`` labels in all (those in ``human`` count toward it), how many more
+        per group and which rows (``human_scale``: the scale's name the user gave, so the plan's map of the
+        labels there are takes its direction)."""
+        words = ["calibrate", "plan", _TABLE, "--budget", str(budget), "--score", score, "--by", _by(by)]
+        words += (["--human", human] if human else []) + _system(system)
+        words += ["--human-scale", human_scale] if human_scale else []
+        return self.command(*words)
 
     def fit_anchored(self, score: str, by: str | Sequence[str], human: str, *, system: str | None = "system",
                      human_scale: str | None = None) -> str:

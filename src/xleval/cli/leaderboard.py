@@ -73,7 +73,7 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     from ..leaderboard import ScoreReading
     from ..leaderboard import leaderboard as build
     from ..stats import Resampling
-    from .calibrate_common import parse_human_range, rerun_command, role_words, scale_notes, scale_range
+    from .calibrate_common import parse_human_range, rerun_command, scale_notes, scale_range
 
     if fmt == "html" and output is None:
         raise InputError("--format html writes a file: give -o PAGE.html")
@@ -109,35 +109,28 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
     said = tuple(cli_words(n, ctx.command if ctx else None) for n in (copies, excluded, *scale) if n)
     if said:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         board = dataclasses.replace(board, notes=(*said, *board.notes))
-    pairs = _pairs_file(board, pairs_path) if pairs_path is not None else None  # refused before anything is written
+    # refused before anything is written
+    pairs = _pairs_file(board, pairs_path, commands, human_scale) if pairs_path is not None else None
     _write(board, fmt, output)
     if pairs_path is not None:
-        from ._advice import _TABLE
-
-        labels = int(board.rows["n_human"].fillna(0).sum()) if "n_human" in board.rows else 0
-        # twice the labels there are: the plan says how many more per group and which rows
-        plan = commands.command("calibrate", "plan", _TABLE, "--budget", str(2 * labels),
-                                *role_words(score, by, human, system)) if labels else None
-        _write_pairs(board, pairs_path, plan, pairs)
+        _write_pairs(board, pairs_path, pairs)
 
 
-def _pairs_file(board, path: Path):
+def _pairs_file(board, path: Path, commands, human_scale: str | None):
     """The pairs of cells, checked for the file ``path`` before the leaderboard is written (a name a TSV cannot
-    hold is refused then, so a refused run writes neither file)."""
+    hold is refused then, so a refused run writes neither file); their notes name ``commands``' plan command."""
     from ..io._write import format_rows
 
-    pairs = board.pairs()
+    pairs = board.pairs(advice=commands, human_scale=human_scale)
     if path.suffix.lower() != ".json":
         format_rows(pairs.table, "tsv", where=f"{path}: ", instead="use a .json name, which holds any name")
     return pairs
 
 
-def _write_pairs(board, path: Path, plan: str | None, pairs) -> None:
-    """The pairs of cells as TSV (or JSON for a .json name), and their summary on stderr; ``plan``: the
-    ``calibrate plan`` command the notes name where the labels decide few comparisons."""
+def _write_pairs(board, path: Path, pairs) -> None:
+    """The pairs of cells as TSV (or JSON for a .json name), and their summary on stderr."""
     from .._base.terminal import data_text
     from ..calibration._pairs import share_words
-    from ..leaderboard._board import PLAN_LABELS
 
     summary = pairs.summary()
     if path.suffix.lower() == ".json":
@@ -149,7 +142,7 @@ def _write_pairs(board, path: Path, plan: str | None, pairs) -> None:
                                 f"of the pairs across {board.by} and {counts['within']} within (the rest: cannot "
                                 f"tell at {board.level:.0%})"), soft_wrap=True)
     for note in pairs.notes:
-        err_console.print(data_text("note: " + (note.replace(PLAN_LABELS, plan) if plan else note)), soft_wrap=True)
+        err_console.print(data_text("note: " + note), soft_wrap=True)
     for line in summary:
         err_console.print(data_text(line), soft_wrap=True)
 
@@ -168,12 +161,21 @@ def _write(board, fmt: str, output: Path | None) -> None:
         emit_json(board.to_dict(), output)
     elif fmt == "tsv":
         emit_tsv(board.rows, output, float_format=lambda v: repr(float(v)))
+        _say_notes(board)  # a TSV holds rows only: its notes (repeated keys, the scale) go to stderr
     else:
         from ..report import leaderboard_text
 
         emit_text(leaderboard_text(board) + "\n", output)
     if output is not None and str(output) != "-":
         err_console.print(f"wrote {fmt} leaderboard ({len(board.rows)} rows) to {output}")
+
+
+def _say_notes(board) -> None:
+    from .._base.terminal import data_text
+    from ..report._leaderboard import note_words
+
+    for note in note_words(board):
+        err_console.print(data_text("note: " + note), soft_wrap=True)
 
 
 def _shown(output: Path) -> str:

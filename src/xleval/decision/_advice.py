@@ -19,7 +19,8 @@ __all__ = ["AdviceAction", "AdviceRenderer", "PythonAdvice"]
 @dataclass(frozen=True, eq=False)
 class AdviceAction(Result):
     """One thing the advice asks the user to do, as facts (no command line): ``select`` ``budget`` rows
-    per group to label (``skip`` rows that already have a ``human`` score), ``relabel`` the ``budget``
+    per group to label (``skip`` rows that already have a ``human`` score), ``plan`` ``budget`` labels in all
+    (those in ``human`` count toward it) for anchored calibration, ``relabel`` the ``budget``
     rows that carry a ``human`` score standardised within groups with raw-scale scores (into the column
     ``label_column``: those rows, not others, are the ones to re-judge or fetch raw scores for), or
     ``fit`` the anchored calibrator of ``score`` onto the ``human`` column (on the ``human_scale`` the user named:
@@ -56,5 +57,9 @@ class PythonAdvice:
             return (f"xleval.calibration.select_for_annotation(data, by={by!r}, budget={int(action.budget or 1)}, "
                     f"score={action.score!r}, system={action.system!r}{skip})")
         scale = f", human_scale={action.human_scale!r}" if action.human_scale else ""
+        if action.action == "plan":
+            human = f", human={action.human!r}" if action.human else ""
+            return (f"xleval.calibration.plan_labels(data, by={by!r}, budget={int(action.budget or 1)}, "
+                    f"score={action.score!r}{human}, system={action.system!r}{scale})")
         return (f"xleval.decision.fit_calibration(data, 'anchored', score={action.score!r}, by={by!r}, "
                 f"human={action.human or 'human'!r}, system={action.system!r}{scale})")

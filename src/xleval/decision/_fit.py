@@ -104,6 +104,8 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         chosen = method
+        if method != "auto" or decision is not None:  # the decision reads them once, and says so, where it runs
+            table.scores()  # repeated keys whose scores differ: each row is fitted as a segment of its own
         if method == "auto":
             if decision is None:
                 roles = table.with_roles(system=system if system in frame.columns else None) \

@@ -86,7 +86,7 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     table = as_table(data, score=score, by=by, default_by=DEFAULT_BY).in_canonical_order()
     score = table.score_column
     labels = table.row_labels()
-    x = table.values(score, argument="score")
+    x = table.scores(score)  # repeated keys whose scores differ are said (each row counts as a segment)
     notes: list[str] = []
     require_some_value(x, score, kind="score", argument="score")  # not 'group by another column': no grouping helps
     keep = finite_rows(x, f"score {score!r}", notes)

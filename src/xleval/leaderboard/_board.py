@@ -52,10 +52,9 @@ COLUMNS = ("group", "system", "n_segments", "raw", "raw_ci_low", "raw_ci_high", 
 HUMAN_TARGET = ("human cell mean and its rank (label error of the map, system deviation, the cell's own segments, "
                 "test-set sampling)")
 SAMPLING_TARGET = "score under test-set resampling (calibration map fixed)"
-# below this share of the cross-group pairs decided, the pairs say what would decide more, and where to plan
-# labels (the command line puts its `calibrate plan` command in its place)
+# below this share of the cross-group pairs decided, the pairs say what would decide more, and how to plan
+# labels (the caller's advice renderer writes it: the command line's `calibrate plan` command, else the call)
 FEW_DECIDED = 0.10
-PLAN_LABELS = "xleval.calibration.plan_labels"
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,10 +125,13 @@ class Leaderboard(Result):
     def to_frame(self) -> pd.DataFrame:
         return self.rows.copy()
 
-    def pairs(self, scope: str = "all") -> Any:
+    def pairs(self, scope: str = "all", *, advice: Any = None, human_scale: str | None = None) -> Any:
         """Every pair of cells with the difference of their calibrated scores, its interval and a verdict
         (A better, B better, cannot tell), from the same draws as the calibrated and rank intervals
-        (:func:`xleval.calibration.cell_pairs`; ``scope``: ``all``, ``across`` or ``within`` groups)."""
+        (:func:`xleval.calibration.cell_pairs`; ``scope``: ``all``, ``across`` or ``within`` groups). Where the
+        labels decide few comparisons across groups, a note says how to plan more: ``advice``
+        (:class:`xleval.decision.AdviceRenderer`; default the library call) writes it, on the ``human_scale``
+        named (its direction)."""
         from ..calibration._pairs import cell_pairs
 
         if self.draws is None:
@@ -139,11 +141,21 @@ class Leaderboard(Result):
                            self.rows["calibrated"].to_numpy(dtype=float), self.draws, level=self.level,
                            higher_is_better=self.higher_is_better, target=target, scope=scope)
         told, n = pairs.counts()["across"]
-        return replace(pairs, notes=self._few_decided(told, n) + self._in_blocks(told))
+        plan = self._plan(advice, human_scale)
+        return replace(pairs, notes=self._few_decided(told, n, plan) + self._in_blocks(told))
 
-    def _few_decided(self, told: int, n: int) -> tuple[str, ...]:
+    def _plan(self, advice: Any, human_scale: str | None) -> str:
+        """The plan of twice the labels there are (those there count toward the budget), as ``advice`` writes it."""
+        from ..decision import AdviceAction, PythonAdvice
+
+        labels = int(np.nansum(self.rows["n_human"].to_numpy(dtype=float))) if "n_human" in self.rows else 0
+        action = AdviceAction("plan", self.score, (self.by,), system=self.system, human=self.human,
+                              budget=max(2 * labels, 1), human_scale=human_scale)
+        return (advice if advice is not None else PythonAdvice()).render(action)
+
+    def _few_decided(self, told: int, n: int, plan: str) -> tuple[str, ...]:
         """A note where the labels decide few (``told`` of ``n``) comparisons across groups (under
-        :data:`FEW_DECIDED`), naming the labels per system behind them and what would decide more
+        :data:`FEW_DECIDED`), naming the labels per system behind them and what would decide more, ``plan``
         (docs/calibration.md, "Which cells differ")."""
         from ..calibration._pairs import share_words
 
@@ -153,8 +165,7 @@ class Leaderboard(Result):
             return ()
         return (f"the labels decide {share_words(told, n)} of the comparisons across {self.by}: with about "
                 f"{np.mean(labelled):.0f} human labels per system, each system's deviation from the common line and "
-                "each group's offset stay too uncertain; more labels per system decide more (plan them: "
-                f"{PLAN_LABELS})",)
+                f"each group's offset stay too uncertain; more labels per system decide more (plan them: {plan})",)
 
     def _in_blocks(self, told: int) -> tuple[str, ...]:
         """Where anchored verdicts across groups exist (``told``): they share their groups' offset errors, so those
@@ -500,6 +511,26 @@ def _one_group(group: str, by: str, score: str) -> SystemCalibration:
                              score_column=score, notes=(note,))
 
 
+def _first_repeats(caught) -> list:
+    """``caught`` with its first warning of repeated keys only: the scores are read more than once on the way (the
+    table's, then its bootstrap's), and the first reading names the input."""
+    from ..exceptions import RepeatedKeysWarning
+
+    repeats = [w for w in caught if issubclass(w.category, RepeatedKeysWarning)]
+    return [w for w in caught if not issubclass(w.category, RepeatedKeysWarning) or w is repeats[0]]
+
+
+def _warn_unsaid(caught, said) -> None:
+    """Warn again what the recommendation warned (``caught``), but the repeated keys where the board's notes say
+    them already (``said``: what its system scores found; the decision reads the same scores once more)."""
+    from ..exceptions import RepeatedKeysWarning
+
+    repeats_said = any(issubclass(w.category, RepeatedKeysWarning) for w in said)
+    for w in caught:
+        if not (repeats_said and issubclass(w.category, RepeatedKeysWarning)):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
 def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | None = None, *,
                 system: str | None = "system", human: str | None = None, model: Any = None, method: str = "auto",
                 reading: ScoreReading = DEFAULT_READING, resampling: Resampling = DEFAULT_RESAMPLING,
@@ -554,9 +585,14 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
             calibration = _one_group(groups[0], by, score)
         elif method == "auto":
             procedure = RECOMMEND_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state)
-            rec = recommend_calibration(frame, score, by, human=human, system=scores.system, procedure=procedure,
-                                        commands=caller.commands, human_scale=scale.name,
-                                        human_higher_is_better=human_higher_is_better, score_higher_is_better=hib)
+            with warnings.catch_warnings(record=True) as deciding:
+                warnings.simplefilter("always")
+                # the table, not its frame: a warning names the input as the board's notes do
+                rec = recommend_calibration(table, score, by, human=human, system=scores.system, procedure=procedure,
+                                            commands=caller.commands, human_scale=scale.name,
+                                            human_higher_is_better=human_higher_is_better,
+                                            score_higher_is_better=hib)
+            _warn_unsaid(deciding, repeated)
             method = rec.method
         if method != "auto" or len(groups) != 1:
             calibration = system_calibration(method, scores.frame, score, by, human=human, system=scores.system,
@@ -565,7 +601,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     steps.done()
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
     steps.done()
-    said = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in (*repeated, *read)))
+    said = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in _first_repeats((*repeated, *read))))
     said += (bounded,) if bounded is not None and calibration.is_anchored else ()
     if caller.commands is None and calibration.is_anchored:  # the command line says it with the command to run
         past = past_the_scale_note(board.rows, frame, human, scale.range, source=source, human_scale=scale.name)

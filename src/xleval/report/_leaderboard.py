@@ -38,10 +38,15 @@ def leaderboard_lines(board) -> tuple[list[str], list[list[str]], list[str]]:
     if board.recommendation is not None:
         reasons = " ".join(board.recommendation.reasons)
         notes.append(f"calibration: {board.recommendation.name} (recommended): {reasons}")
-    # a captured warning's class name is code, not words for users: its message only
-    notes += [re.sub(r"^(?:[A-Z][a-z0-9]*)+Warning: ", "", n) for n in board.notes]
+    notes += note_words(board)
     cells = [[visible_controls(c, name=True) for c in row] for row in format_rows(header, rows)]
     return [visible_controls(h) for h in header], cells, [visible_controls(n) for n in notes]
+
+
+def note_words(board) -> list[str]:
+    """The board's notes as users read them: a captured warning's class name is code, not words (its message
+    only)."""
+    return [re.sub(r"^(?:[A-Z][a-z0-9]*)+Warning: ", "", n) for n in board.notes]
 
 
 def leaderboard_text(board) -> str:

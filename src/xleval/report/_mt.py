@@ -185,7 +185,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
                                n_resamples=n_resamples, level=level, random_state=random_state, where=where)
         steps.done()
         procedure = RECOMMEND_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state)
-        rec = recommend_calibration(frame, score, by, human=human, system=system, procedure=procedure,
+        rec = recommend_calibration(table, score, by, human=human, system=system, procedure=procedure,
                                     commands=commands, human_scale=human_scale,
                                     human_higher_is_better=human_higher_is_better, score_higher_is_better=hib)
         steps.done()
@@ -220,8 +220,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     verification = calibration_summary(frame[score], frame[calibrated], frame[by])
     meta = {"signature": signature or getattr(model, "signature_", None), "rows": len(frame),
             "random_state": random_state}
-    pairs = board.pairs() if board.draws is not None and calibration.is_anchored and \
-        len(board.rows) <= PAIRS_UP_TO else None
+    pairs = board.pairs(advice=commands, human_scale=human_scale) if board.draws is not None and \
+        calibration.is_anchored and len(board.rows) <= PAIRS_UP_TO else None
     return MTAnalysis(frame, score, calibrated, by, human, system, summarize_data(frame, score, by, human, system),
                       scores, rec, calibration, board, verification, diagnosis, fits, model is None, messages,
                       tuple(headline), meta, pairs)
@@ -360,14 +360,14 @@ def _budget_figure(a: MTAnalysis, image_format: str):
     rec = a.recommendation
     reference = {}
     if rec.evaluation is not None:
-        for name, label in (("raw", "raw"), ("lgn", "LGN"), ("anchored", "anchored, all labels")):
+        for name, label in (("raw", "raw"), ("lgn", "LGN"), ("anchored", "anchored, the table's labels")):
             v = rec.evaluation.variant(name)
             reference[label] = (v.accuracy.estimate, v.accuracy.ci_low, v.accuracy.ci_high)
     fig = budget_curve_figure(rec.budget_curve, reference=reference, group_label=a.group)
     return figure_from_matplotlib(fig, "Accuracy against the number of human labels per group",
                                   "Cross-validated cross-group pairwise accuracy of anchored calibration fitted with "
                                   "K human labels per group (the budget curve); horizontal lines: raw and LGN, which "
-                                  "need no labels, and anchored with every label.", fmt=image_format)
+                                  "need no labels, and anchored with every label in the table.", fmt=image_format)
 
 
 def _human_section(a: MTAnalysis, image_format: str) -> Section:
@@ -466,7 +466,6 @@ def _pairs_section(a: MTAnalysis) -> Section:
     and one line per pair of groups (the leaderboard's joint draws; ``xleval leaderboard --pairs FILE``
     writes every pair)."""
     from ..calibration._pairs import share_words
-    from ..leaderboard._board import PLAN_LABELS
 
     pairs = a.pairs
     counts = pairs.counts()
@@ -481,8 +480,7 @@ def _pairs_section(a: MTAnalysis) -> Section:
             if n_across else "One group: every pair is within it.")
     within = f"Within groups, {share_words(*counts['within'])} of the pairs are told apart." if counts["within"][1] \
         else ""
-    plan = "xleval calibrate plan (docs/calibration.md, \"Label budget\")"
-    notes = [n.replace(PLAN_LABELS, plan) for n in pairs.notes]
+    notes = list(pairs.notes)
     rows = [{"which cells differ": line} for line in pairs.summary()]
     return generic_section("Which cells differ", paragraphs=[p for p in (lead, within, *notes) if p],
                            tables=[("Per pair of groups (the clearest differences named)", rows)], id="pairs")

@@ -22,7 +22,10 @@ __all__ = ["verdict", "summary_section", "leaderboard_section", "leaderboard_dis
 
 _METHOD_NAMES = {"none": "no calibration (raw scores)", "lgn": "LGN", "anchored": "anchored calibration",
                  "model": "the saved calibrator"}
-_SCORE_NAMES = {"raw": "raw", "lgn": "LGN", "anchored": "anchored (all labels)"}
+# "the table's labels": the anchored map fitted on every label the table has (not the curve's K per group)
+_SCORE_NAMES = {"raw": "raw", "lgn": "LGN", "anchored": "anchored (the table's labels)"}
+# how the budget curve's K labels per group are drawn from the table's labels, by selection
+_SELECTION_WORDS = {"spread": "chosen to spread over systems and scores", "random": "drawn at random"}
 
 VALIDITY_ACTIONS = {
     "violated": "Do not use LGN to compare these groups: it would erase real quality differences. Use anchored "
@@ -82,6 +85,17 @@ def _bias_answer(bias) -> str:
     if bias.calibration_advised:
         return f"yes: {pair} differ by {size} pooled standard deviations (threshold {bias.threshold:g})"
     return f"no: groups differ by at most {size} pooled standard deviations ({pair}; threshold {bias.threshold:g})"
+
+
+def _selection_note(evaluation) -> str:
+    """How the rows' anchored variants drew their K labels per group, as the evaluation did (the leaderboard's
+    and the report's decision: at random; ``calibrate evaluate``: both ways, each row says which)."""
+    curve = evaluation.curve()
+    selections = [str(s) for s in dict.fromkeys(curve["selection"])] if not curve.empty else []
+    if not selections:
+        return ""
+    words = " or ".join(f"{_SELECTION_WORDS.get(s, s)} ({s})" for s in selections)
+    return f" K labels per group are {words} from the table's labels."
 
 
 def _variant_label(v) -> str:
@@ -176,8 +190,7 @@ def summary_section(recommendation, board, *, score: str, by: str, figures: Sequ
                  "(pairwise accuracy with ties, as in mt-metrics-eval), and the pooled Pearson r of system scores. "
                  "Out of fold: each system is calibrated by maps fitted on the other folds' systems and labels; mean "
                  f"over {ev.n_repeats} fold splits. Intervals resample systems within groups (the same resamples for "
-                 "every row, so the differences to raw are paired). K labels per group are chosen to spread over "
-                 "systems and scores."))
+                 "every row, so the differences to raw are paired)." + _selection_note(ev)))
     paragraphs = ["Why:", *rec.reasons]
     return Section("summary", "Summary: the answer", tuple(paragraphs), tuple(facts.items()), tuple(tables),
                    tuple(figures), lead=tuple(lead))
