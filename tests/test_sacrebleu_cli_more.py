@@ -128,3 +128,19 @@ def test_version_is_sacrebleus_line_with_xlevals_name_and_version(texts, monkeyp
     rc, out, err = run_cli(*args)
     assert (rc, out, err) == (0, expected, "")
     assert "sacrebleu" not in out
+
+
+@pytest.mark.parametrize("command", [
+    "ref.txt -i a.txt -m bleu bleu",
+    "ref.txt -i a.txt -m bleu chrf bleu -b",
+    "ref.txt -i a.txt b.txt -m chrf ter chrf -f text",
+])
+def test_a_metric_named_twice_in_one_m_is_scored_once_on_plain_files(texts, capfd, command):
+    theirs, ours, err = _both(command, capfd)
+    assert ours == theirs  # was: refused, 'bleu given twice'
+    assert "more than once: scored once, as in sacrebleu" in err
+
+
+def test_a_metric_named_twice_for_a_table_is_still_refused(texts):
+    code, _, err = run_cli("score", "table.tsv", "-m", "chrf", "chrf", "-o", "out.tsv")
+    assert code == 2 and "chrf given twice" in err  # a table would get two columns of one name

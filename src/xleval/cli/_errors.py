@@ -37,7 +37,9 @@ _ROLES = {"score", "scores", "by", "human", "system", "segment", "document", "co
 #: arguments that name a column of the data (``item``: the segment column of an agreement average)
 _COLUMN_ARGUMENTS = _ROLES | {"item"}
 # a value the way a message quotes it: True/False, a quoted word, or a one-pair column mapping
-_VALUE = r"""(True|False)\b|'([^'\\\n]*)'|"([^"\\\n]*)"|\{'([^'\\\n]*)': '([^'\\\n]*)'\}"""
+# (a quoted word may hold Python's escapes, as repr() writes a name with a control character: 'met\x1bric')
+_QUOTED = r"""(?:[^'\\\n]|\\.)*"""
+_VALUE = (rf"""(True|False)\b|'({_QUOTED})'|"((?:[^"\\\n]|\\.)*)"|\{{'({_QUOTED})': '({_QUOTED})'\}}""")
 
 
 def cli_message(exc: XlevalError, command: click.Command | None, args: Sequence[str] = ()) -> str:
@@ -128,14 +130,49 @@ def cli_words(text: str, command: click.Command | None) -> str:
                 return flag if truth == "True" else off[0] if off else f"without {flag}"
             return f"{flag} {truth.lower()}"
         if single is not None or double is not None:
-            return f"{flag} {shlex.quote(single if single is not None else double)}"
+            return f"{flag} {_shell_word(_unescaped(single if single is not None else double))}"
         if canonical is not None:
-            return f"{flag} {shlex.quote(f'{canonical}={file_col}')}"
+            return f"{flag} {_shell_word(_unescaped(canonical) + '=' + _unescaped(file_col))}"
         rest = text[m.end():m.end() + 1]
         return flag if rest == "" or rest in " \t\n;,)." or option.is_flag else flag + " "
 
     out = pattern.sub(typed, text)
     return re.sub(r"(--[\w-]+) \(\1\)", r"\1", out)  # 'pass force=True (--force)' would say it twice
+
+
+def _unescaped(quoted: str) -> str:
+    """The text of a quoted word as Python wrote it (``met\\x1bric`` -> the name with its ESC); as it is where it
+    is no Python literal."""
+    if "\\" not in quoted:
+        return quoted
+    import ast
+
+    try:
+        value = ast.literal_eval(f"'{quoted}'")
+    except (SyntaxError, ValueError):
+        return quoted
+    return value if isinstance(value, str) else quoted
+
+
+def _shell_word(word: str) -> str:
+    """``word`` as a shell word that types it: ``shlex.quote``, or bash's ``$'...'`` with escapes where it holds a
+    control character (which no plain quoting can show, and a terminal must not receive raw)."""
+    if word.isprintable():
+        return shlex.quote(word)
+    return "$'" + "".join(_escaped_char(c) for c in word) + "'"
+
+
+_SHELL_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escaped_char(c: str) -> str:
+    """One character inside bash's ``$'...'``: as it is where printable, else its escape."""
+    if c in _SHELL_ESCAPES:
+        return _SHELL_ESCAPES[c]
+    if c.isprintable():
+        return c
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _options(command: click.Command) -> dict[str, click.Option]:

@@ -251,7 +251,11 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
     if not specs:
         raise InputError(f"--metric {','.join(metric)!r}: name at least one metric, e.g. -m bleu,chrf")
     twice = sorted({s for s in specs if specs.count(s) > 1})
-    if twice:
+    if twice and plain:  # sacrebleu scores a metric named twice once ('-m bleu chrf bleu': BLEU, chrF)
+        if not quiet:
+            say("note", f"-m names {', '.join(twice)} more than once: scored once, as in sacrebleu")
+        specs = list(dict.fromkeys(specs))
+    elif twice:  # a table would get two columns of one name
         raise InputError(f"--metric {','.join(metric)!r}: {', '.join(twice)} given twice; name each metric once")
     check_outputs({"--output": output, **({"--error-spans": error_spans} if error_spans else {})},
                   inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"], stdout=["--output"])

@@ -32,6 +32,7 @@ from ._shape import (
     check_flat_values,
     check_header,
     check_not_empty,
+    check_tsv_header_line,
     check_tsv_quoting,
     check_unique_columns,
     iter_json_objects,
@@ -160,6 +161,7 @@ def _read_text_table(text: str, fmt: str, name: str, quoting: str = "auto") -> p
         return pd.DataFrame()
     header = body.split("\n", 1)[0]
     if fmt == "tsv":
+        check_tsv_header_line(header, name, first_line)  # first: CR-only line endings make one long header
         shape = check_tsv_quoting(body, name, first_line, quoting)
         if shape.quoting == "csv":
             check_unique_columns(next(csv.reader([header], delimiter="\t")), name)

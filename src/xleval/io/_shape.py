@@ -53,6 +53,15 @@ def check_unique_columns(columns: Iterable, name: str) -> None:
         raise InputError(f"{name}: duplicate column name(s) {dup}; column names must be unique")
 
 
+def check_tsv_header_line(header: str, name: str, line: int) -> None:
+    """A TSV header line that holds a carriage return before its end was saved with CR-only line endings (old
+    Mac, some exports): the whole file reads as one line, whose cells would be blamed as duplicate names. The
+    message is the CSV reader's for the same file."""
+    if "\r" in header.rstrip("\r"):
+        raise InputError(f"{name}: line {line}: a carriage return (CR) without a line feed outside quotes; save "
+                         "the file with LF or CRLF line endings")
+
+
 def check_header(cols: Sequence, rename: Mapping[str, str], required: Sequence[str], name: str) -> None:
     """The header's names are unique, ``rename`` (file name -> canonical) names columns of the file, and
     every ``required`` canonical column is present (checked once, before any row is processed)."""
