@@ -446,20 +446,26 @@ def _human_values(scores: SystemScores, model: Any) -> np.ndarray | None:
 
 def _within_group_intervals(table: pd.DataFrame, scores: SystemScores, raw_within: dict,
                             joint: np.ndarray | None, higher_is_better: bool) -> None:
-    """Rank-in-group intervals: of the joint draws of the calibrated cells (anchored; ``higher_is_better``:
-    the calibrated scale's direction), else of the raw scores' bootstrap."""
+    """Ranks in the group and their intervals: with anchored calibration (``joint``: its draws), by the calibrated
+    score, the estimate of the cell's human mean, and of the same draws (``higher_is_better``: the calibrated
+    scale's direction), so the rank in the group, its interval and the overall order agree (the map is monotone
+    in a system's mean segment score, not in a corpus score such as corpus chrF, which can order two close
+    systems the other way); else by the raw score, of its bootstrap."""
+    rank = table["rank_in_group"].to_numpy(dtype=int).copy()
     low, high = np.empty(len(table), dtype=int), np.empty(len(table), dtype=int)
+    calibrated = table["calibrated"].to_numpy(dtype=float)
     start = 0
-    for g, est in scores.estimates.items():
+    for g in scores.estimates:
         at = np.flatnonzero((table["group"] == g).to_numpy())
         if joint is None:
             ranks = raw_within[g]
         else:
-            ranks = rank_intervals(est.estimate, joint[:, start:start + len(at)], higher_is_better=higher_is_better,
+            ranks = rank_intervals(calibrated[at], joint[:, start:start + len(at)], higher_is_better=higher_is_better,
                                    level=scores.level)
+            rank[at] = ranks.rank
         low[at], high[at] = ranks.rank_low, ranks.rank_high
         start += len(at)
-    table["rank_in_group_low"], table["rank_in_group_high"] = low, high
+    table["rank_in_group"], table["rank_in_group_low"], table["rank_in_group_high"] = rank, low, high
 
 
 def interval_texts(scores: SystemScores, joint: _JointDraws | None) -> dict[str, str]:
@@ -487,7 +493,7 @@ def interval_texts(scores: SystemScores, joint: _JointDraws | None) -> dict[str,
     out["calibrated"] = (f"{level} interval for the mean human score of the (group, system) cell over its judged "
                          f"segments (what judging them all would give); joint draws of {parts}")
     out["rank_in_group"] = (f"{level} interval for the rank of the cell's human mean within its group, from the "
-                            "same joint draws")
+                            "same joint draws (the rank itself: by the calibrated score)")
     out["rank_overall"] = (f"{level} interval for the rank of the cell's human mean among all (group, system) "
                            "cells, from the same joint draws")
     return out
