@@ -146,6 +146,9 @@ def test_da_z_under_a_plain_name_whose_labels_do_not_settle_the_direction_gets_l
     decision = fitted.decision
     assert (decision.method, decision.calibrator, decision.basis) == ("lgn", "lgn", "rules"), decision.reason
     assert "do not settle the direction" in decision.reason and "human_scale=" in decision.reason
+    # its advice is not the anchored fit the rules had chosen, and no note says the comparison decides
+    assert decision.commands == () and decision.actions == () and decision.rules.method == "lgn"
+    assert decision.notes == ()
     assert fitted.model.kind == "lgn"
     truth = table.groupby(["lp", "system"])["human_z"].mean()
     assert decision_check.applied_accuracy(sparse, fitted.model, truth) == pytest.approx(0.715, abs=0.001)

@@ -53,7 +53,9 @@ def test_the_col_fix_for_a_name_with_a_control_character_is_a_shell_word(cli, tm
 def test_the_shell_word_types_the_name_in_bash():
     from xleval.cli._errors import _shell_word
 
-    for word in ("met\x1bric=YOUR_COLUMN", "tab\there", "it's \\ back", "plain name", "é\u200bnd"):
+    # NBSP, a soft hyphen and a C1 control are above ASCII: bash's \xHH would type one raw byte, not the character
+    for word in ("met\x1bric=YOUR_COLUMN", "tab\there", "it's \\ back", "plain name", "é\u200bnd", "met\u00a0ric",
+                 "soft\u00adhy", "c1\u0085x"):
         typed = subprocess.run(["bash", "-c", f"printf %s {_shell_word(word)}"], capture_output=True, check=True)
         assert typed.stdout.decode() == word
 
@@ -73,3 +75,19 @@ def test_report_with_meta_names_a_null_system_as_the_leaderboard_does(cli, tmp_p
         said[command[0]] = err.strip()
     assert said["report"] == said["leaderboard"] == (f"xleval: error: {path}: group column 'system' is empty at row 1 "
                                                      "(1 row(s) in all); fill it in or drop those rows")
+
+
+def test_a_name_python_quoted_with_double_quotes_is_typed_back(cli):
+    """repr() quotes a name holding ' with ": its escapes are read with that quote (before: the text was left
+    escaped, and bash typed a backslash and 'x1b')."""
+    import click
+
+    from xleval.cli._errors import cli_words
+
+    command = click.Command("x", params=[click.Option(["--score"])])
+    for name in ("it's\x1b", "a'b\\c", "it's"):
+        said = cli_words(f"no column score={name!r} in the table", command)
+        word = said.split("--score ", 1)[1].rsplit(" in the table", 1)[0]
+        if shutil.which("bash"):
+            typed = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, check=True).stdout
+            assert typed.decode() == name, (name, word)

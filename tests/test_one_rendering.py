@@ -59,12 +59,15 @@ def test_the_plan_note_is_one_runnable_command_in_every_output(few_labels, tmp_p
 
 def test_the_library_names_its_own_call_with_the_scale_named(few_labels):
     frame, _ = few_labels
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        board = leaderboard(frame, "score", "lp", human="human", method="anchored", human_scale="da",
-                            resampling=Resampling(n_resamples=100, random_state=0))
-    plain = " ".join(board.pairs().notes)
-    named = " ".join(board.pairs(human_scale="da").notes)
+    boards = {}
+    for scale in (None, "da"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            boards[scale] = leaderboard(frame, "score", "lp", human="human", method="anchored", human_scale=scale,
+                                        resampling=Resampling(n_resamples=100, random_state=0))
+    plain = " ".join(boards[None].pairs().notes)
+    named = " ".join(boards["da"].pairs().notes)  # the scale the board was built with
+    assert " ".join(boards[None].pairs(human_scale="da").notes) == named
     labels = int(frame["human"].notna().sum())
     call = (f"(plan them: xleval.calibration.plan_labels(data, by='lp', budget={2 * labels}, score='score', "
             "human='human', system='system'")

@@ -145,3 +145,77 @@ def test_outputs_written_together_are_all_or_none_and_never_one_file_twice(tmp_p
         write_text(second, "text\n")
     assert second.read_text() == "text\n" and len(pd.read_csv(first, sep="\t")) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.tsv", "b.txt"]
+
+
+def test_a_failed_block_within_a_block_drops_what_it_wrote(tmp_path):
+    """A block that fails inside another (the error caught there) leaves its files out of the outer block's
+    rename (before: the outer block renamed them into place)."""
+    from xleval.io._write import outputs_together, write_text
+
+    def inner() -> None:
+        with outputs_together():
+            write_text(tmp_path / "y.txt", "y")
+            raise ValueError("inner")
+
+    with outputs_together():
+        write_text(tmp_path / "x.txt", "x")
+        with pytest.raises(ValueError, match="inner"):
+            inner()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]
+
+
+def test_a_failed_rename_names_the_output_that_failed(tmp_path, monkeypatch):
+    """The one rename step fails on the second output: the message names that output, not the first (before:
+    'rows.tsv: cannot write' where rates.json failed), and both earlier files stay."""
+    import xleval.io._write as write
+    from xleval.exceptions import OutputError
+
+    rows, rates = tmp_path / "rows.tsv", tmp_path / "rates.json"
+    rows.write_text("old rows\n")
+    rates.write_text("old rates\n")
+    replace, refused = os.replace, []
+
+    def refuse_rates(src, dst, *args, **kwargs):
+        if Path(dst) == rates and not refused:  # once: the rollback's own moves go through
+            refused.append(dst)
+            raise PermissionError(errno.EPERM, "Operation not permitted", str(dst))
+        return replace(src, dst, *args, **kwargs)
+
+    def both() -> None:
+        with write.outputs_together():
+            write.write_text(rows, "new rows\n")
+            write.write_text(rates, "new rates\n")
+
+    monkeypatch.setattr(write.os, "replace", refuse_rates)
+    with pytest.raises(OutputError, match=rf"^{rates}: cannot write \(Operation not permitted\)"):
+        both()
+    assert rows.read_text() == "old rows\n" and rates.read_text() == "old rates\n"
+    assert _temporaries(tmp_path) == []
+
+
+def test_a_leaderboard_whose_pairs_file_fails_writes_neither_file(cli, tmp_path, monkeypatch):
+    """-o and --pairs land together: a full disk on the pairs file leaves no leaderboard file and says nothing
+    was written (before: 'wrote tsv leaderboard' and the board on disk, then 'no output was written')."""
+    import xleval.io._write as write
+
+    rows = [{"lp": lp, "system": f"s{s}", "seg_id": i, "metric": 40.0 + 10 * g + 3 * s + (i % 5),
+             "human": 60.0 + 4 * s + (i % 5) + g if i % 3 == 0 else float("nan")}
+            for g, lp in enumerate(("en-de", "en-ja", "en-zh")) for s in range(4) for i in range(30)]
+    table = tmp_path / "t.tsv"
+    pd.DataFrame(rows).to_csv(table, sep="\t", index=False)
+    board, pairs = tmp_path / "board.tsv", tmp_path / "pairs.tsv"
+    flush = write._flush_to_disk
+
+    def full_for_pairs(path: Path) -> None:
+        if path.name.startswith(f".{pairs.name}."):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        flush(path)
+
+    monkeypatch.setattr(write, "_flush_to_disk", full_for_pairs)
+    rc, _, err = cli("leaderboard", table, "--score", "metric", "--human", "human", "--method", "anchored",
+                     "--human-scale", "da", "--n-resamples", "20", "-o", board, "--pairs", pairs)
+    assert rc == 2
+    assert "wrote" not in err
+    assert err.strip().endswith(f"{pairs}: cannot write (No space left on device); free some space or write "
+                                "elsewhere; no output was written")
+    assert not board.exists() and not pairs.exists() and _temporaries(tmp_path) == []

@@ -83,3 +83,31 @@ def test_a_missing_segment_id_repeats_nothing_and_the_row_order_does_not_fail(tm
         table.scores()
         ordered = table.in_canonical_order()
     assert len(ordered) == len(df)
+
+
+def test_repeated_labels_are_said_beside_repeated_scores(cli, tmp_path):
+    """Repeats of the score in one pair and of the human label in another: both columns are named (before: the
+    board and the decision kept one warning of repeated keys, whatever its column, and lost the labels')."""
+    import json
+    import warnings
+
+    from xleval.decision import decide_calibration
+
+    df = _table()
+    scores = df[(df["lp"] == "en-de") & (df["system"] == "sys1")].assign(metric=0.0)
+    labels = df[(df["lp"] == "en-ja") & (df["system"] == "sys2")].assign(human=lambda d: d["human"] + 7)
+    both = pd.concat([df, scores, labels], ignore_index=True)
+    path = tmp_path / "both.tsv"
+    both.to_csv(path, sep="\t", index=False)
+    rc, _, err = cli("leaderboard", path, "--score", "metric", "--human", "human", "--human-scale", "da",
+                     "--n-resamples", "20", "--format", "json", "-o", tmp_path / "b.json")
+    assert rc == 0, err
+    notes = json.loads((tmp_path / "b.json").read_text())["notes"]
+    assert sum("different scores in 'metric'" in n for n in notes) == 1, notes
+    assert sum("different human scores in 'human'" in n for n in notes) == 1, notes
+    only_labels = pd.concat([df, labels], ignore_index=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        decide_calibration(only_labels, "metric", "lp", human="human", human_scale="da")
+    said = [str(w.message) for w in caught if "repeat with different" in str(w.message)]
+    assert len(said) == 1 and "different human scores in 'human'" in said[0]

@@ -144,3 +144,12 @@ def test_a_metric_named_twice_in_one_m_is_scored_once_on_plain_files(texts, capf
 def test_a_metric_named_twice_for_a_table_is_still_refused(texts):
     code, _, err = run_cli("score", "table.tsv", "-m", "chrf", "chrf", "-o", "out.tsv")
     assert code == 2 and "chrf given twice" in err  # a table would get two columns of one name
+
+
+def test_a_metric_named_in_two_cases_is_one_metric(texts, capfd):
+    """'-m bleu BLEU chrf' is BLEU and chrF once each (before: BLEU twice), as sacrebleu scores '-m bleu chrf'."""
+    code, theirs = _sacrebleu(["ref.txt", "-i", "a.txt", "-m", "bleu", "chrf", "-b"], capfd)
+    assert code == 0
+    ours_code, ours, err = _xleval(["ref.txt", "-i", "a.txt", "-m", "bleu", "BLEU", "chrf", "-b"], capfd)
+    assert ours_code == 0 and _normalise(ours) == theirs
+    assert "scored once, as in sacrebleu" in err

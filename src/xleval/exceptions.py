@@ -29,6 +29,7 @@ command-line flag. An error about one argument carries it as ``argument`` (the k
 from __future__ import annotations
 
 import re
+import warnings
 
 __all__ = [
     "XlevalError",
@@ -46,6 +47,8 @@ __all__ = [
     "UnseenGroupWarning",
     "DataQualityWarning",
     "RepeatedKeysWarning",
+    "repeated_column",
+    "first_repeats",
     "ScaleRangeWarning",
 ]
 
@@ -157,7 +160,28 @@ class DataQualityWarning(XlevalWarning):
 
 class RepeatedKeysWarning(DataQualityWarning):
     """Rows repeat a (pair, system, segment) key with different scores or labels; each row counts as a segment or
-    label of its own. Its own class so that a procedure that reads one table twice says it once."""
+    label of its own. Its own class, and ``column`` (the column whose values differ), so that a procedure that
+    reads one column twice says it once, and one column's warning never hides another's."""
+
+    def __init__(self, message: str, column: str | None = None) -> None:
+        super().__init__(message)
+        self.column = column
+
+
+def repeated_column(caught: warnings.WarningMessage) -> str | None:
+    """The column a caught :class:`RepeatedKeysWarning` is about (None for any other warning)."""
+    return getattr(caught.message, "column", None) if issubclass(caught.category, RepeatedKeysWarning) else None
+
+
+def first_repeats(caught: list[warnings.WarningMessage]) -> list[warnings.WarningMessage]:
+    """``caught`` with the first :class:`RepeatedKeysWarning` of each column only: a procedure that reads a column
+    more than once (the decision, then the fit) says it once."""
+    first: dict[str, warnings.WarningMessage] = {}
+    for w in caught:
+        column = repeated_column(w)
+        if column is not None:
+            first.setdefault(column, w)
+    return [w for w in caught if (column := repeated_column(w)) is None or first[column] is w]
 
 
 class ScaleRangeWarning(DataQualityWarning):

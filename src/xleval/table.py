@@ -174,9 +174,9 @@ def warn_repeated_keys(frame: pd.DataFrame, column: str, values: np.ndarray, *, 
     first = bad.index[0] if isinstance(bad.index[0], tuple) else (bad.index[0],)
     example = tuple(v.item() if isinstance(v, np.generic) else v for v in first)
     prefix = "" if where in ("data", "table") else f"{where}: "
-    warnings.warn(f"{prefix}{len(bad)} ({', '.join(key)}) key(s) repeat with different {what} in {column!r} "
-                  f"(e.g. {example!r}: {bad['min'].iloc[0]:g} to {bad['max'].iloc[0]:g}); {fix}", RepeatedKeysWarning,
-                  stacklevel=4)
+    message = (f"{prefix}{len(bad)} ({', '.join(key)}) key(s) repeat with different {what} in {column!r} "
+               f"(e.g. {example!r}: {bad['min'].iloc[0]:g} to {bad['max'].iloc[0]:g}); {fix}")
+    warnings.warn(RepeatedKeysWarning(message, column), stacklevel=4)
 
 
 def _columns(value: str | Sequence[str] | None, name: str) -> tuple[str, ...]:

@@ -130,7 +130,8 @@ def cli_words(text: str, command: click.Command | None) -> str:
                 return flag if truth == "True" else off[0] if off else f"without {flag}"
             return f"{flag} {truth.lower()}"
         if single is not None or double is not None:
-            return f"{flag} {_shell_word(_unescaped(single if single is not None else double))}"
+            word = _unescaped(single, "'") if single is not None else _unescaped(double, '"')
+            return f"{flag} {_shell_word(word)}"
         if canonical is not None:
             return f"{flag} {_shell_word(_unescaped(canonical) + '=' + _unescaped(file_col))}"
         rest = text[m.end():m.end() + 1]
@@ -140,15 +141,15 @@ def cli_words(text: str, command: click.Command | None) -> str:
     return re.sub(r"(--[\w-]+) \(\1\)", r"\1", out)  # 'pass force=True (--force)' would say it twice
 
 
-def _unescaped(quoted: str) -> str:
-    """The text of a quoted word as Python wrote it (``met\\x1bric`` -> the name with its ESC); as it is where it
-    is no Python literal."""
+def _unescaped(quoted: str, quote: str = "'") -> str:
+    """The text of a word Python quoted with ``quote`` (repr() takes " for a name holding '), its escapes read
+    (``met\\x1bric`` -> the name with its ESC); as it is where it is no Python literal."""
     if "\\" not in quoted:
         return quoted
     import ast
 
     try:
-        value = ast.literal_eval(f"'{quoted}'")
+        value = ast.literal_eval(f"{quote}{quoted}{quote}")
     except (SyntaxError, ValueError):
         return quoted
     return value if isinstance(value, str) else quoted
@@ -171,8 +172,8 @@ def _escaped_char(c: str) -> str:
         return _SHELL_ESCAPES[c]
     if c.isprintable():
         return c
-    code = ord(c)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    code = ord(c)  # bash's \xHH is one byte, not a code point: above ASCII only \u and \U type the character
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _options(command: click.Command) -> dict[str, click.Option]:

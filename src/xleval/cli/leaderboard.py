@@ -111,9 +111,18 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
         board = dataclasses.replace(board, notes=(*said, *board.notes))
     # refused before anything is written
     pairs = _pairs_file(board, pairs_path, commands, human_scale) if pairs_path is not None else None
-    _write(board, fmt, output)
-    if pairs_path is not None:
+    if pairs_path is None:
+        _write(board, fmt, output)
+        return
+    import sys
+
+    from ..io._write import outputs_together
+
+    # -o and --pairs land together or neither does (docs/errors.md); what was written is said once both are
+    with err_console.capture() as said_after, outputs_together():
+        _write(board, fmt, output)
         _write_pairs(board, pairs_path, pairs)
+    sys.stderr.write(said_after.get())
 
 
 def _pairs_file(board, path: Path, commands, human_scale: str | None):

@@ -220,19 +220,22 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                                lower_is_better=lower_is_better, progress=each)
     loud = [*([copies] if copies else []), *([left_out] if left_out else []),
             *dict.fromkeys(str(w.message) for w in caught)]
-    if agreement is None:
-        if fmt == "json":
-            emit_json(to_json(result, loud, calibrated), output)
-        elif fmt == "tsv":
-            emit_tsv(to_frame(result, calibrated), output)
-        else:
-            emit_text(render_latex(result, calibrated) if fmt == "latex" else render_text(result, calibrated),
-                      output)
-    else:  # the judges' agreement after the meta-evaluation, in every format
-        _emit_with_judges(fmt, output, agreement, to_json(result, loud, calibrated), to_frame(result, calibrated),
-                          render_latex(result, calibrated) if fmt == "latex" else render_text(result, calibrated))
-    write_analysis_report(report_path, f"Meta-evaluation of {input}",
-                          [r for r in (result, calibrated, agreement) if r is not None], loud)
+    from ..io._write import outputs_together
+
+    with outputs_together():  # -o and --report land together or neither does (docs/errors.md)
+        if agreement is None:
+            if fmt == "json":
+                emit_json(to_json(result, loud, calibrated), output)
+            elif fmt == "tsv":
+                emit_tsv(to_frame(result, calibrated), output)
+            else:
+                emit_text(render_latex(result, calibrated) if fmt == "latex" else render_text(result, calibrated),
+                          output)
+        else:  # the judges' agreement after the meta-evaluation, in every format
+            _emit_with_judges(fmt, output, agreement, to_json(result, loud, calibrated), to_frame(result, calibrated),
+                              render_latex(result, calibrated) if fmt == "latex" else render_text(result, calibrated))
+        write_analysis_report(report_path, f"Meta-evaluation of {input}",
+                              [r for r in (result, calibrated, agreement) if r is not None], loud)
     on_screen = fmt == "text" and output in (None, "-")  # the text's notes are read there: not said twice
     for message in loud:
         if not (on_screen and message in noted):

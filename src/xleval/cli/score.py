@@ -250,12 +250,14 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
              if m.strip()]
     if not specs:
         raise InputError(f"--metric {','.join(metric)!r}: name at least one metric, e.g. -m bleu,chrf")
-    twice = sorted({s for s in specs if specs.count(s) > 1})
-    if twice and plain:  # sacrebleu scores a metric named twice once ('-m bleu chrf bleu': BLEU, chrF)
+    folded = [s.casefold() for s in specs]  # a metric's name in any case is that metric ('BLEU' is bleu)
+    if plain and len(set(folded)) < len(folded):  # sacrebleu scores a metric named twice once: BLEU, chrF
+        again = sorted({s for s in folded if folded.count(s) > 1})
         if not quiet:
-            say("note", f"-m names {', '.join(twice)} more than once: scored once, as in sacrebleu")
-        specs = list(dict.fromkeys(specs))
-    elif twice:  # a table would get two columns of one name
+            say("note", f"-m names {', '.join(again)} more than once: scored once, as in sacrebleu")
+        specs = [specs[folded.index(f)] for f in dict.fromkeys(folded)]
+    twice = sorted({s for s in specs if specs.count(s) > 1})
+    if twice:  # a table would get two columns of one name
         raise InputError(f"--metric {','.join(metric)!r}: {', '.join(twice)} given twice; name each metric once")
     check_outputs({"--output": output, **({"--error-spans": error_spans} if error_spans else {})},
                   inputs=[p for p in (*inputs, *hyp, src, *ref) if p and p != "-"], stdout=["--output"])
@@ -377,12 +379,15 @@ def _table(path, col, specs, options, output, corpus, resampling, baseline, scor
     if judges:
         spans = _judge_details(df, scored, spans, error_spans is not None)
     if output is not None:
+        from ..io._write import outputs_together
+
         frame = scored.frame
         if spans is not None:
             frame = frame.assign(**{c: spans[0][c].to_numpy() for c in spans[0].columns})
-            if error_spans is not None:
+        with outputs_together():  # -o and --error-spans land together or neither does (docs/errors.md)
+            if spans is not None and error_spans is not None:
                 write_table(spans[1], error_spans)
-        write_table(frame, output, metadata=scored.metadata())
+            write_table(frame, output, metadata=scored.metadata())
         if not quiet:
             err_console.print(f"wrote {len(df)} rows with {', '.join(scored.signatures)} to {output}"
                               + (f"; {len(spans[1])} error spans to {error_spans}" if error_spans and spans else ""))

@@ -59,7 +59,7 @@ from ..diagnostics import (
     human_scale_check,
     status_said,
 )
-from ..exceptions import InputError, RepeatedKeysWarning
+from ..exceptions import InputError, RepeatedKeysWarning, repeated_column
 from ..table import EvalTable, as_table, numeric_column
 from ._advice import AdviceAction, AdviceRenderer, PythonAdvice
 from ._compare import CalibrationEvaluation, compare_calibrations, score_direction
@@ -533,8 +533,8 @@ def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None,
                 why_not = str(exc)
                 unsettled = exc.argument == "human_higher_is_better"
         if why_not is None:
-            for w in caught:  # the caller's filters decide what to show; the evidence said the repeated keys
-                if not issubclass(w.category, RepeatedKeysWarning):
+            for w in caught:  # the caller's filters decide what to show; the evidence said the scores' repeats
+                if repeated_column(w) != score:
                     warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             return decide_from_evaluation(table, evaluation, evidence=evidence, commands=commands)
     rules = choose_method(table, evidence=evidence, commands=commands)
@@ -555,12 +555,14 @@ def _unsettled_z_like(decision: CalibrationDecision) -> CalibrationDecision:
     decide."""
     reason = ("the labels do not settle the direction of the human scale and look standardised within groups "
               "(their moments), so anchored calibration could fit offsets only, no slope, and LGN is applied, as the "
-              "tie order does for such labels; name the scale (human_scale='z', 'da', 'mqm', ...) to let the "
-              f"cross-validated comparison decide ({decision.reason})")
+              "tie order does for such labels; name the scale with human_scale= (z for DA z; da, esa, mqm, ...) to "
+              f"let the cross-validated comparison decide ({decision.reason})")
     steps = decision.steps[:-1] + (DecisionStep("method", "lgn: the direction is not settled, the labels look "
                                                 "like a z scale"),)
+    # the rules' advice was the anchored fit: LGN needs no labels and no command, and the comparison did not decide
+    rules = replace(decision.rules, method="lgn", reason=reason, steps=steps, commands=(), actions=())
     return replace(decision, method="lgn", calibrator="lgn", reason=reason,
-                   paragraph=reason[0].upper() + reason[1:] + ".", steps=steps)
+                   paragraph=reason[0].upper() + reason[1:] + ".", steps=steps, rules=rules, notes=())
 
 
 def decide_from_evaluation(data: EvalTable | pd.DataFrame, evaluation: CalibrationEvaluation, *,

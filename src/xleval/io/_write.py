@@ -204,8 +204,15 @@ def outputs_together() -> Iterator[None]:
     sidecars (:func:`_replace_together`); after an error or a signal none is, and the earlier files stay
     as they were. A device or a FIFO is written in place at once (nothing written there can be taken back):
     write it last. A block within a block joins the outer one."""
-    if _TOGETHER.get() is not None:
-        yield
+    outer = _TOGETHER.get()
+    if outer is not None:  # joins the outer block; what it wrote is dropped if it fails, even where caught
+        start = len(outer)
+        try:
+            yield
+        except BaseException:
+            _discard(outer[start:])
+            del outer[start:]
+            raise
         return
     pending: list[tuple[Path, list[tuple[Path, Path]], list[Path]]] = []
     token = _TOGETHER.set(pending)
@@ -217,18 +224,41 @@ def outputs_together() -> Iterator[None]:
         if pending:
             pairs = [pair for _, group, _ in pending for pair in group]
             remove = [path for _, _, group in pending for path in group]
-            also = [p for target, group, gone in pending for p in (target, *(f for _, f in group), *gone)]
-            with _write_errors(pending[0][0], [tmp for tmp, _ in pairs], also=also):
+            with _together_errors(pending):
                 _replace_together(pairs, remove)
     except BaseException:
-        for _, group, _ in pending:
-            for tmp, _ in group:
-                with contextlib.suppress(FileNotFoundError):
-                    tmp.unlink()
+        _discard(pending)
         raise
     for _, group, _ in pending:
         for _, final in group:
             record_output(final)
+
+
+def _discard(pending: Sequence[tuple[Path, list[tuple[Path, Path]], list[Path]]]) -> None:
+    """Remove the temporary files of outputs that will not be renamed into place."""
+    for _, group, _ in pending:
+        for tmp, _ in group:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+
+
+@contextlib.contextmanager
+def _together_errors(pending: Sequence[tuple[Path, list[tuple[Path, Path]], list[Path]]]) -> Iterator[None]:
+    """:func:`_write_errors` for the one rename step of :func:`outputs_together`, naming the output whose file
+    failed (its temporary file, its final name or a file replaced with it), else the first."""
+    def files(entry):
+        target, group, gone = entry
+        return {str(p) for p in (target, *(f for pair in group for f in pair), *gone)}
+
+    try:
+        yield
+    except OSError as exc:
+        failed = next((e for e in pending if str(exc.filename) in files(e) or str(exc.filename2) in files(e)),
+                      pending[0])
+        tmps = [tmp for _, group, _ in pending for tmp, _ in group]
+        also = [p for target, group, gone in pending for p in (target, *(f for _, f in group), *gone)]
+        with _write_errors(failed[0], tmps, also=also):
+            raise
 
 
 def _refuse_pending(targets: Sequence[Path], finals: Sequence[Path]) -> None:

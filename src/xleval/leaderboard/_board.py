@@ -30,7 +30,7 @@ from .._base.result import Result, array_field
 from .._base.seeding import child_seeds, make_rng
 from ..calibration import CellUncertainty, cell_uncertainty
 from ..calibration._human_scale import HumanScale
-from ..exceptions import DataQualityWarning, InputError
+from ..exceptions import DataQualityWarning, InputError, first_repeats
 from ..metrics._direction import higher_is_better as direction
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
 from ..stats._bootstrap import MIN_STRATUM
@@ -131,7 +131,7 @@ class Leaderboard(Result):
         (:func:`xleval.calibration.cell_pairs`; ``scope``: ``all``, ``across`` or ``within`` groups). Where the
         labels decide few comparisons across groups, a note says how to plan more: ``advice``
         (:class:`xleval.decision.AdviceRenderer`; default the library call) writes it, on the ``human_scale``
-        named (its direction)."""
+        named (its direction; default the one the board was built with, ``calibration["human_scale"]``)."""
         from ..calibration._pairs import cell_pairs
 
         if self.draws is None:
@@ -141,7 +141,7 @@ class Leaderboard(Result):
                            self.rows["calibrated"].to_numpy(dtype=float), self.draws, level=self.level,
                            higher_is_better=self.higher_is_better, target=target, scope=scope)
         told, n = pairs.counts()["across"]
-        plan = self._plan(advice, human_scale)
+        plan = self._plan(advice, human_scale if human_scale is not None else self.calibration.get("human_scale"))
         return replace(pairs, notes=self._few_decided(told, n, plan) + self._in_blocks(told))
 
     def _plan(self, advice: Any, human_scale: str | None) -> str:
@@ -341,8 +341,9 @@ def _calibrated(scores: SystemScores, calibration: SystemCalibration, group: str
 def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher_is_better: bool = True,
                  recommendation: Any = None) -> Leaderboard:
     """Map every system score and resample through ``calibration`` and rank: within the group by the
-    raw score (a monotone map of it cannot change that order; an anchored map of the mean segment score can,
-    where the raw score is a corpus statistic such as corpus chrF), across groups by the calibrated score
+    raw score, but with anchored calibration by the calibrated score (an anchored map of the mean segment
+    score can reorder a corpus statistic such as corpus chrF: the rank in the group then follows the calibrated
+    score, its interval and the overall rank), across groups by the calibrated score
     in the calibrated scale's direction (``higher_is_better`` is the score's; an anchored map's is the human
     scale's as fitted, :meth:`SystemCalibration.higher_is_better`: MQM error points rank lowest first).
 
@@ -517,23 +518,14 @@ def _one_group(group: str, by: str, score: str) -> SystemCalibration:
                              score_column=score, notes=(note,))
 
 
-def _first_repeats(caught) -> list:
-    """``caught`` with its first warning of repeated keys only: the scores are read more than once on the way (the
-    table's, then its bootstrap's), and the first reading names the input."""
-    from ..exceptions import RepeatedKeysWarning
-
-    repeats = [w for w in caught if issubclass(w.category, RepeatedKeysWarning)]
-    return [w for w in caught if not issubclass(w.category, RepeatedKeysWarning) or w is repeats[0]]
-
-
 def _warn_unsaid(caught, said) -> None:
-    """Warn again what the recommendation warned (``caught``), but the repeated keys where the board's notes say
-    them already (``said``: what its system scores found; the decision reads the same scores once more)."""
-    from ..exceptions import RepeatedKeysWarning
+    """Warn again what the recommendation warned (``caught``), but the repeated keys of a column the board's notes
+    name already (``said``: what its system scores found; the decision reads the same columns once more)."""
+    from ..exceptions import repeated_column
 
-    repeats_said = any(issubclass(w.category, RepeatedKeysWarning) for w in said)
+    named = {repeated_column(w) for w in said} - {None}
     for w in caught:
-        if not (repeats_said and issubclass(w.category, RepeatedKeysWarning)):
+        if repeated_column(w) not in named:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
@@ -607,9 +599,11 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     steps.done()
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
     steps.done()
-    said = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in _first_repeats((*repeated, *read))))
+    said = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in first_repeats([*repeated, *read])))
     said += (bounded,) if bounded is not None and calibration.is_anchored else ()
     if caller.commands is None and calibration.is_anchored:  # the command line says it with the command to run
         past = past_the_scale_note(board.rows, frame, human, scale.range, source=source, human_scale=scale.name)
         said += (past,) if past is not None else ()
+    if scale.name is not None:  # the scale named travels with the board (its plan advice names it)
+        board = dataclasses.replace(board, calibration={**board.calibration, "human_scale": scale.name})
     return dataclasses.replace(board, notes=(*said, *board.notes)) if said else board

@@ -26,7 +26,7 @@ import pandas as pd
 from .._base.grouping import key_labels
 from ..calibration import PLAIN_LGN, Calibrator
 from ..decision import fit_calibration as fit_table_calibration
-from ..exceptions import InputError, ModelFileError, RepeatedKeysWarning, SignatureMismatchError, XlevalWarning
+from ..exceptions import InputError, ModelFileError, SignatureMismatchError, XlevalWarning, repeated_column
 
 __all__ = ["SystemCalibration", "system_calibration", "model_calibration", "check_model_score", "METHODS",
            "LGN_SETTINGS"]
@@ -147,9 +147,9 @@ def system_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *,
                                        level="system-mean" if has_system else "segment")
         else:
             raise InputError(f"calibration method {method!r}: use one of {', '.join(METHODS)}")
-    # the repeated keys of these scores are the board's to say (its system scores read them first, naming the input)
-    notes = tuple(sorted({f"{w.category.__name__}: {w.message}" for w in caught
-                          if not issubclass(w.category, RepeatedKeysWarning)}))
+    # repeated keys are the board's to say: its system scores read the same score and human columns first, naming
+    # the input
+    notes = tuple(sorted({f"{w.category.__name__}: {w.message}" for w in caught if repeated_column(w) is None}))
     return SystemCalibration(result.method, result.description, result.scale, result.model, result.keys,
                              result.score_column, notes, result.level)
 
