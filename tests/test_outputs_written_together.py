@@ -37,6 +37,20 @@ def _check_outputs(cli, texts: Path, output: str | Path, rows: Path):
                "-o", output, "--rows", rows)
 
 
+def _disk_full_for(output: Path, monkeypatch) -> None:
+    """ENOSPC on ``output``'s temporary file, simulated at its flush (as tests/test_output_guard.py does)."""
+    import xleval.io._write as write
+
+    flush = write._flush_to_disk
+
+    def full(path: Path) -> None:
+        if path.name.startswith(f".{output.name}."):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        flush(path)
+
+    monkeypatch.setattr(write, "_flush_to_disk", full)
+
+
 def _temporaries(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
 
@@ -55,18 +69,9 @@ def test_check_outputs_writes_no_rows_file_when_o_fails_on_a_full_device(cli, te
 def test_check_outputs_keeps_the_earlier_rows_file_when_o_fails_on_a_full_disk(cli, texts, tmp_path, monkeypatch):
     """ENOSPC on -o's temporary file (simulated at its flush, as tests/test_output_guard.py does): the rows file
     written in the same run is not renamed into place, so its earlier version stays."""
-    import xleval.io._write as write
-
     rows, output = tmp_path / "rows.tsv", tmp_path / "rates.json"
     rows.write_text("earlier complete version\n")
-    flush = write._flush_to_disk
-
-    def full_for_rates(path: Path) -> None:
-        if path.name.startswith(f".{output.name}."):
-            raise OSError(errno.ENOSPC, "No space left on device")
-        flush(path)
-
-    monkeypatch.setattr(write, "_flush_to_disk", full_for_rates)
+    _disk_full_for(output, monkeypatch)
     rc, _, err = _check_outputs(cli, texts, output, rows)
     assert rc == 2, err
     assert err == (f"xleval: error: {output}: cannot write (No space left on device); free some space or write "
@@ -196,22 +201,13 @@ def test_a_failed_rename_names_the_output_that_failed(tmp_path, monkeypatch):
 def test_a_leaderboard_whose_pairs_file_fails_writes_neither_file(cli, tmp_path, monkeypatch):
     """-o and --pairs land together: a full disk on the pairs file leaves no leaderboard file and says nothing
     was written (before: 'wrote tsv leaderboard' and the board on disk, then 'no output was written')."""
-    import xleval.io._write as write
-
     rows = [{"lp": lp, "system": f"s{s}", "seg_id": i, "metric": 40.0 + 10 * g + 3 * s + (i % 5),
              "human": 60.0 + 4 * s + (i % 5) + g if i % 3 == 0 else float("nan")}
             for g, lp in enumerate(("en-de", "en-ja", "en-zh")) for s in range(4) for i in range(30)]
     table = tmp_path / "t.tsv"
     pd.DataFrame(rows).to_csv(table, sep="\t", index=False)
     board, pairs = tmp_path / "board.tsv", tmp_path / "pairs.tsv"
-    flush = write._flush_to_disk
-
-    def full_for_pairs(path: Path) -> None:
-        if path.name.startswith(f".{pairs.name}."):
-            raise OSError(errno.ENOSPC, "No space left on device")
-        flush(path)
-
-    monkeypatch.setattr(write, "_flush_to_disk", full_for_pairs)
+    _disk_full_for(pairs, monkeypatch)
     rc, _, err = cli("leaderboard", table, "--score", "metric", "--human", "human", "--method", "anchored",
                      "--human-scale", "da", "--n-resamples", "20", "-o", board, "--pairs", pairs)
     assert rc == 2
