@@ -51,12 +51,12 @@ def test_the_col_fix_for_a_name_with_a_control_character_is_a_shell_word(cli, tm
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash types $'...' words")
 def test_the_shell_word_types_the_name_in_bash():
-    from xleval.cli._errors import _shell_word
+    from xleval._base.terminal import shell_word
 
     # NBSP, a soft hyphen and a C1 control are above ASCII: bash's \xHH would type one raw byte, not the character
     for word in ("met\x1bric=YOUR_COLUMN", "tab\there", "it's \\ back", "plain name", "é\u200bnd", "met\u00a0ric",
                  "soft\u00adhy", "c1\u0085x"):
-        typed = subprocess.run(["bash", "-c", f"printf %s {_shell_word(word)}"], capture_output=True, check=True)
+        typed = subprocess.run(["bash", "-c", f"printf %s {shell_word(word)}"], capture_output=True, check=True)
         assert typed.stdout.decode() == word
 
 

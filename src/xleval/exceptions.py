@@ -49,6 +49,7 @@ __all__ = [
     "RepeatedKeysWarning",
     "repeated_column",
     "first_repeats",
+    "warn_again",
     "ScaleRangeWarning",
 ]
 
@@ -171,6 +172,14 @@ class RepeatedKeysWarning(DataQualityWarning):
 def repeated_column(caught: warnings.WarningMessage) -> str | None:
     """The column a caught :class:`RepeatedKeysWarning` is about (None for any other warning)."""
     return getattr(caught.message, "column", None) if issubclass(caught.category, RepeatedKeysWarning) else None
+
+
+def warn_again(caught: list[warnings.WarningMessage], *, said: set[str] | frozenset[str] = frozenset()) -> None:
+    """Warn each of ``caught`` again, for the caller's filters to show or record, but a
+    :class:`RepeatedKeysWarning` about a column in ``said`` (one that the caller has said already)."""
+    for w in caught:
+        if repeated_column(w) not in said:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def first_repeats(caught: list[warnings.WarningMessage]) -> list[warnings.WarningMessage]:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["visible_controls", "data_text", "styled", "make_console", "wrap_points", "CONTROL_CHARACTERS"]
+__all__ = ["visible_controls", "data_text", "styled", "make_console", "wrap_points", "CONTROL_CHARACTERS",
+           "shell_word"]
 
 # What a reader cannot see, or sees as something else, written as escapes wherever a name from the data is
 # shown (the display rule: terminal tables, messages, the HTML report, figures, JSON/TSV/text on a stream):
@@ -151,3 +152,27 @@ def wrap_points(text: str, width: int) -> list[int]:
     if len(text) - start > width and last is not None and last >= start:
         points.append(last)
     return points
+
+
+def shell_word(word: str) -> str:
+    """``word`` as a shell word that types it (every command xleval prints for the user to paste):
+    ``shlex.quote``, or bash's ``$'...'`` with escapes where it holds a control character (which no plain quoting
+    can show, and a terminal must not receive raw)."""
+    if word.isprintable():
+        import shlex
+
+        return shlex.quote(word)
+    return "$'" + "".join(_escaped_char(c) for c in word) + "'"
+
+
+_SHELL_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escaped_char(c: str) -> str:
+    """One character inside bash's ``$'...'``: as it is where printable, else its escape."""
+    if c in _SHELL_ESCAPES:
+        return _SHELL_ESCAPES[c]
+    if c.isprintable():
+        return c
+    code = ord(c)  # bash's \xHH is one byte, not a code point: above ASCII only \u and \U type the character
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

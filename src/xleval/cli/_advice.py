@@ -9,11 +9,11 @@ the user (paths, column names) is shell-quoted.
 """
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._base.result import Result
+from .._base.terminal import shell_word
 from ..decision import AdviceAction
 
 __all__ = ["CommandContext", "SELECT_OUTPUT", "FIT_OUTPUT"]
@@ -38,18 +38,18 @@ class CommandContext(Result):
 
     def command(self, *words: str) -> str:
         """``xleval WORDS...`` with every word shell-quoted (the table placeholder stays bare)."""
-        table = "TABLE" if self.table is None else shlex.quote(self.table)
-        cols = [f"--col {shlex.quote(c)}" for c in self.columns]
-        quoted = [table if w == _TABLE else shlex.quote(w) for w in words]
+        table = "TABLE" if self.table is None else shell_word(self.table)
+        cols = [f"--col {shell_word(c)}" for c in self.columns]
+        quoted = [table if w == _TABLE else shell_word(w) for w in words]
         return " ".join(["xleval", *quoted, *cols])
 
     def render(self, action: AdviceAction) -> str:
         """The command line of one advised action."""
         by = action.by[0] if len(action.by) == 1 else list(action.by)
         if action.action == "relabel":  # no command selects them: the rows are named by their column
-            table = "TABLE" if self.table is None else shlex.quote(self.table)
-            return (f"raw-scale human scores (raw DA, MQM) in a new column {shlex.quote(action.label_column or 'raw')} "
-                    f"for the {int(action.budget or 0)} rows of {table} where {shlex.quote(action.human or '')} has a "
+            table = "TABLE" if self.table is None else shell_word(self.table)
+            return (f"raw-scale human scores (raw DA, MQM) in a new column {shell_word(action.label_column or 'raw')} "
+                    f"for the {int(action.budget or 0)} rows of {table} where {shell_word(action.human or '')} has a "
                     "value")
         if action.action == "plan":
             return self.plan(action.score, by, int(action.budget or 1), human=action.human, system=action.system,

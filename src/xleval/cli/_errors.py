@@ -5,11 +5,11 @@ which of its flags sets each one, so the line the user reads names the flag (``-
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 
 import click
 
+from .._base.terminal import shell_word
 from ..exceptions import XlevalError
 
 __all__ = ["cli_message", "cli_words"]
@@ -39,7 +39,8 @@ _COLUMN_ARGUMENTS = _ROLES | {"item"}
 # a value the way a message quotes it: True/False, a quoted word, or a one-pair column mapping
 # (a quoted word may hold Python's escapes, as repr() writes a name with a control character: 'met\x1bric')
 _QUOTED = r"""(?:[^'\\\n]|\\.)*"""
-_VALUE = (rf"""(True|False)\b|'({_QUOTED})'|"((?:[^"\\\n]|\\.)*)"|\{{'({_QUOTED})': '({_QUOTED})'\}}""")
+_DOUBLE_QUOTED = r"""(?:[^"\\\n]|\\.)*"""
+_VALUE = rf"""(True|False)\b|'({_QUOTED})'|"({_DOUBLE_QUOTED})"|\{{'({_QUOTED})': '({_QUOTED})'\}}"""
 
 
 def cli_message(exc: XlevalError, command: click.Command | None, args: Sequence[str] = ()) -> str:
@@ -54,7 +55,7 @@ def cli_message(exc: XlevalError, command: click.Command | None, args: Sequence[
         message += "; or map yours with --col NAME=YOUR_COLUMN"
     if argument in _COLUMN_ARGUMENTS and argument not in options and "col" in options and isinstance(value, str):
         # a column the command has no flag for is reached by mapping the file's column onto its name
-        mapping = f"--col {shlex.quote(value + '=YOUR_COLUMN')}"
+        mapping = f"--col {shell_word(value + '=YOUR_COLUMN')}"
         message = re.sub(rf"(?<![\w.=\-'\"]){argument}=(?=[\s;,).]|$)", lambda _: mapping, message)
     if argument == "columns" and isinstance(value, str) and _EXISTING in message:
         named = _named_by(value, command, args)
@@ -78,7 +79,7 @@ def _score_first(exc: XlevalError, message: str) -> str:
         return message
     kind = "chrf" if kind == "score" else kind
     path, found, _ = message.partition(": missing required column")
-    command = f"xleval score {shlex.quote(path) if found else 'INPUT'} --metric {shlex.quote(kind)} -o scored.tsv"
+    command = f"xleval score {shell_word(path) if found else 'INPUT'} --metric {shell_word(kind)} -o scored.tsv"
     hint = f"the table has hypotheses but no {missing!r} scores: score it first: `{command}`"
     if f"; {_EXISTING}" in message:  # a cause is an option before the library's fix
         return message.replace(f"; {_EXISTING}", f"; {hint}; or {_EXISTING}", 1)
@@ -131,9 +132,9 @@ def cli_words(text: str, command: click.Command | None) -> str:
             return f"{flag} {truth.lower()}"
         if single is not None or double is not None:
             word = _unescaped(single, "'") if single is not None else _unescaped(double, '"')
-            return f"{flag} {_shell_word(word)}"
+            return f"{flag} {shell_word(word)}"
         if canonical is not None:
-            return f"{flag} {_shell_word(_unescaped(canonical) + '=' + _unescaped(file_col))}"
+            return f"{flag} {shell_word(_unescaped(canonical) + '=' + _unescaped(file_col))}"
         rest = text[m.end():m.end() + 1]
         return flag if rest == "" or rest in " \t\n;,)." or option.is_flag else flag + " "
 
@@ -153,27 +154,6 @@ def _unescaped(quoted: str, quote: str = "'") -> str:
     except (SyntaxError, ValueError):
         return quoted
     return value if isinstance(value, str) else quoted
-
-
-def _shell_word(word: str) -> str:
-    """``word`` as a shell word that types it: ``shlex.quote``, or bash's ``$'...'`` with escapes where it holds a
-    control character (which no plain quoting can show, and a terminal must not receive raw)."""
-    if word.isprintable():
-        return shlex.quote(word)
-    return "$'" + "".join(_escaped_char(c) for c in word) + "'"
-
-
-_SHELL_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def _escaped_char(c: str) -> str:
-    """One character inside bash's ``$'...'``: as it is where printable, else its escape."""
-    if c in _SHELL_ESCAPES:
-        return _SHELL_ESCAPES[c]
-    if c.isprintable():
-        return c
-    code = ord(c)  # bash's \xHH is one byte, not a code point: above ASCII only \u and \U type the character
-    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _options(command: click.Command) -> dict[str, click.Option]:

@@ -5,7 +5,7 @@ import warnings
 
 import click
 
-from .._base.terminal import styled
+from .._base.terminal import shell_word, styled
 from ..calibration import SELECTIONS
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import (
@@ -80,10 +80,9 @@ def select(input, by, budget, score, output, system, segment, document, selectio
         return
     per_group = chosen.groupby(by_cols).size()
     counts = {("|".join(map(str, k)) if isinstance(k, tuple) else str(k)): int(v) for k, v in per_group.items()}
-    import shlex
 
-    named = f"--label-column {shlex.quote(label_column)} " if label_column != "human" else ""
-    merge = f"xleval calibrate merge {shlex.quote(str(output))} {shlex.quote(str(input))} {named}-o labelled.parquet"
+    named = f"--label-column {shell_word(label_column)} " if label_column != "human" else ""
+    merge = f"xleval calibrate merge {shell_word(str(output))} {shell_word(str(input))} {named}-o labelled.parquet"
     key = [c for c in (*by_cols, system, segment) if c in chosen.columns]
     render(fmt, {"output": output, "rows": len(chosen), "selection": selection, "seed": seed, "by": "+".join(by_cols),
                  "per_group": counts, "key": [*key, "row_id"], "merge": merge}, [str(w.message) for w in caught],

@@ -46,12 +46,12 @@ def demo(out, seed, fmt) -> None:
     console.print()
     print_board(result.board, top=TOP, notes=False)
     if summary.get("recommendation") not in (None, "lgn", "none") and "calibrated" in result.files:
-        import shlex
+        from .._base.terminal import shell_word
 
         console.print("the leaderboard above uses the demo's LGN model, the subject of the demo (its languages have "
                       "equal true quality by construction, LGN's assumption); with human scores in every group "
                       f"{summary['recommendation_name']} is recommended; ranked with the recommended calibration: "
-                      f"xleval leaderboard {shlex.quote(str(result.files['calibrated']))} --score metric --by tgt_lang "
+                      f"xleval leaderboard {shell_word(str(result.files['calibrated']))} --score metric --by tgt_lang "
                       f"--human human --method {summary['recommendation']}", soft_wrap=True)  # one line: pastes whole
     for kind, path in result.files.items():
         console.print(f"wrote {kind}: {path}")

@@ -59,7 +59,7 @@ from ..diagnostics import (
     human_scale_check,
     status_said,
 )
-from ..exceptions import InputError, RepeatedKeysWarning, repeated_column
+from ..exceptions import InputError, RepeatedKeysWarning, warn_again
 from ..table import EvalTable, as_table, numeric_column
 from ._advice import AdviceAction, AdviceRenderer, PythonAdvice
 from ._compare import CalibrationEvaluation, compare_calibrations, score_direction
@@ -533,9 +533,7 @@ def decide_calibration(data: EvalTable | pd.DataFrame, score: str | None = None,
                 why_not = str(exc)
                 unsettled = exc.argument == "human_higher_is_better"
         if why_not is None:
-            for w in caught:  # the caller's filters decide what to show; the evidence said the scores' repeats
-                if repeated_column(w) != score:
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            warn_again(caught, said={score})  # the evidence read the scores, and said their repeats
             return decide_from_evaluation(table, evaluation, evidence=evidence, commands=commands)
     rules = choose_method(table, evidence=evidence, commands=commands)
     scale = _scale(frame, by_cols, human, evidence.human_scale)

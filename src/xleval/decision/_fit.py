@@ -18,7 +18,7 @@ import pandas as pd
 from .._base.result import Result
 from ..calibration import FIT_METHODS, default_method, direction_for, fit_method, offset_estimator
 from ..calibration._scales import bounded_by_name
-from ..exceptions import DataQualityWarning, InputError, first_repeats
+from ..exceptions import DataQualityWarning, InputError, first_repeats, warn_again
 from ..metrics._direction import higher_is_better
 from ..table import EvalTable, as_table
 from ._decide import CalibrationDecision, decide_calibration
@@ -123,8 +123,7 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     caught = first_repeats(caught)  # the decision and the fit read the same columns
     notes = tuple(str(w.message) for w in caught)
     notes += (bounded,) if bounded is not None and getattr(model, "kind", None) == "anchored" else ()
-    for w in caught:  # the caller's filters decide what to show (the CLI records them)
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    warn_again(caught)  # the caller's filters decide what to show (the CLI records them)
     return FittedCalibration(model, chosen, method, decision, count, why, notes)
 
 

@@ -53,13 +53,16 @@ def check_unique_columns(columns: Iterable, name: str) -> None:
         raise InputError(f"{name}: duplicate column name(s) {dup}; column names must be unique")
 
 
+# a lone CR outside quotes, in a CSV record or a TSV header: one message for both formats
+LONE_CR = "a carriage return (CR) without a line feed outside quotes; save the file with LF or CRLF line endings"
+
+
 def check_tsv_header_line(header: str, name: str, line: int) -> None:
     """A TSV header line that holds a carriage return before its end was saved with CR-only line endings (old
     Mac, some exports): the whole file reads as one line, whose cells would be blamed as duplicate names. The
     message is the CSV reader's for the same file."""
     if "\r" in header.rstrip("\r"):
-        raise InputError(f"{name}: line {line}: a carriage return (CR) without a line feed outside quotes; save "
-                         "the file with LF or CRLF line endings")
+        raise InputError(f"{name}: line {line}: {LONE_CR}")
 
 
 def check_header(cols: Sequence, rename: Mapping[str, str], required: Sequence[str], name: str) -> None:
@@ -242,8 +245,7 @@ def _check_csv_records(lines, name: str, offset: int = 0, *, delimiter: str = ",
                     _raise_csv_width(name, row, records.line_num + offset, len(record), width)
     except csv.Error as exc:
         if "new-line" in str(exc):
-            raise InputError(f"{name}: line {records.line_num + offset}: a carriage return (CR) without a line feed "
-                             "outside quotes; save the file with LF or CRLF line endings") from None
+            raise InputError(f"{name}: line {records.line_num + offset}: {LONE_CR}") from None
         raise InputError(f"{name}: line {records.line_num + offset}: cannot read as csv: {exc}") from None
     finally:
         csv.field_size_limit(limit)

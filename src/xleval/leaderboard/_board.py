@@ -30,7 +30,7 @@ from .._base.result import Result, array_field
 from .._base.seeding import child_seeds, make_rng
 from ..calibration import CellUncertainty, cell_uncertainty
 from ..calibration._human_scale import HumanScale
-from ..exceptions import DataQualityWarning, InputError, first_repeats
+from ..exceptions import DataQualityWarning, InputError, first_repeats, repeated_column, warn_again
 from ..metrics._direction import higher_is_better as direction
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
 from ..stats._bootstrap import MIN_STRATUM
@@ -518,17 +518,6 @@ def _one_group(group: str, by: str, score: str) -> SystemCalibration:
                              score_column=score, notes=(note,))
 
 
-def _warn_unsaid(caught, said) -> None:
-    """Warn again what the recommendation warned (``caught``), but the repeated keys of a column the board's notes
-    name already (``said``: what its system scores found; the decision reads the same columns once more)."""
-    from ..exceptions import repeated_column
-
-    named = {repeated_column(w) for w in said} - {None}
-    for w in caught:
-        if repeated_column(w) not in named:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-
-
 def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: str | None = None, *,
                 system: str | None = "system", human: str | None = None, model: Any = None, method: str = "auto",
                 reading: ScoreReading = DEFAULT_READING, resampling: Resampling = DEFAULT_RESAMPLING,
@@ -590,7 +579,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
                                             commands=caller.commands, human_scale=scale.name,
                                             human_higher_is_better=human_higher_is_better,
                                             score_higher_is_better=hib)
-            _warn_unsaid(deciding, repeated)
+            # the decision reads the columns the system scores read: their repeats are in the board's notes
+            warn_again(deciding, said={c for w in repeated if (c := repeated_column(w)) is not None})
             method = rec.method
         if method != "auto" or len(groups) != 1:
             calibration = system_calibration(method, scores.frame, score, by, human=human, system=scores.system,

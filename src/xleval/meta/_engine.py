@@ -94,13 +94,13 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     if ceiling is not None:
         metrics = _with_ceiling(frame, metrics, human, ceiling)
     by_cols = [by] if isinstance(by, str) else list(by)
-    check_keys(frame, by_cols, system, segment, where)
+    # the keys' one check (a missing cell refused), kept as labels: ('a/b', 'c') and ('a', 'b/c'), or 1 and '1',
+    # stay apart (key_labels)
+    groups, systems = check_keys(frame, by_cols, system, segment, where)
     notes: list[str] = []
     df = _numeric(frame, [*metrics, human, *([darr] if darr else [])], human=human, darr=darr)
     _negate_lower(df, data, metrics, lower_is_better, ceiling, notes)
-    # labels from the key tuples: ('a/b', 'c') and ('a', 'b/c'), or 1 and '1', stay apart (key_labels)
-    df["_group"] = group_index(frame[by_cols], where=where).row_labels("/")
-    df["_system"] = group_index([frame[system]], names=[system], where=where).row_labels()
+    df["_group"], df["_system"] = groups, systems
     if exclude:
         df, frame = _without(df, frame, [exclude] if isinstance(exclude, str) else list(exclude), notes)
     seg_level, by_document = _segment_level(df, frame, segment, notes)
@@ -515,13 +515,17 @@ def _check_columns(frame, metrics, human, by, system, segment, darr) -> list[str
 
 
 def check_keys(frame: pd.DataFrame, by_cols: Sequence[str], system: str, segment: str | None,
-               where: str = "data") -> None:
+               where: str = "data") -> tuple[np.ndarray, np.ndarray]:
     """Refuse a missing (null, NaN or empty) group, system or segment cell, naming the column, its first row and
     how many (:func:`~xleval._base.grouping.group_index`'s one message, as `leaderboard` and `diagnose` refuse it).
     Read as text, such a cell became a group, a system or a segment ``nan``: a fifth system, or a segment that
-    "repeats". Rows are counted in ``frame``'s order, so call it before any row is dropped or reordered."""
-    for cols in ([*by_cols], [system], *([[segment]] if segment is not None and segment in frame.columns else [])):
-        group_index(frame[cols], where=where)
+    "repeats". Rows are counted in ``frame``'s order, so call it before any row is dropped or reordered. Returns
+    each row's group label (key parts joined by '/') and system label."""
+    groups = group_index(frame[[*by_cols]], where=where).row_labels("/")
+    systems = group_index([frame[system]], names=[system], where=where).row_labels()
+    if segment is not None and segment in frame.columns:
+        group_index(frame[[segment]], where=where)
+    return groups, systems
 
 
 def metric_directions(data: Any, metrics: Sequence[str],
