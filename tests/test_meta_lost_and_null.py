@@ -116,3 +116,27 @@ def test_an_empty_tsv_cell_of_a_key_is_refused_too(tmp_path):
     r = run_cli("meta", path, "--metrics", "a", "--human", "human", "--n-resamples", "20")
     assert r.exit_code == 2 and r.stderr.count("\n") == 1
     assert "group column 'seg_id' is empty at row 1 (1 row(s) in all)" in r.stderr
+
+
+@pytest.mark.parametrize("where", ["one document", "both documents"])
+def test_a_null_doc_id_is_refused_where_segments_are_numbered_within_documents(tmp_path, where):
+    """seg_id 0-4 in each of two documents: the segment is its (doc_id, seg_id). A row without its document was
+    keyed ``nan#3``: merged into a document "nan" (one document), or refused as a repeated segment that is not one
+    (both documents)."""
+    df = _table().drop(columns="b")
+    df["doc_id"] = np.where(df["seg_id"] < 5, "d1", "d2").astype(object)
+    df["seg_id"] = df["seg_id"] % 5
+    rows = [3, 17] if where == "one document" else [3, 8]  # row 4 (d1, seg 3); row 18 (d2) or 9 (d2, seg 3)
+    df.loc[rows, "doc_id"] = None
+    path = tmp_path / "null doc.parquet"
+    df.to_parquet(path, index=False)
+    r = run_cli("meta", path, "--metrics", "a", "--human", "human", "--n-resamples", "20")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and not r.stdout
+    assert r.stderr.strip() == (f"xleval: error: {path}: group column 'doc_id' is empty at row 4 (2 row(s) in all); "
+                                "fill it in or drop those rows")
+    with pytest.raises(InputError, match=r"^data: group column 'doc_id' is empty at row 4 \(2 row"):
+        meta_evaluate(df, ["a"], "human", statistics=QUICK, resampling=FEW)
+    df.loc[rows, "doc_id"] = ["d1", "d2"]  # filled in: read
+    with pytest.warns(DataQualityWarning):
+        res = meta_evaluate(df, ["a"], "human", statistics=QUICK, resampling=FEW)
+    assert any("numbered within documents" in n for n in res.notes)

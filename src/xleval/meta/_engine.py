@@ -516,7 +516,8 @@ def _check_columns(frame, metrics, human, by, system, segment, darr) -> list[str
 
 def check_keys(frame: pd.DataFrame, by_cols: Sequence[str], system: str, segment: str | None,
                where: str = "data") -> tuple[np.ndarray, np.ndarray]:
-    """Refuse a missing (null, NaN or empty) group, system or segment cell, naming the column, its first row and
+    """Refuse a missing (null, NaN or empty) group, system or segment cell (and ``doc_id`` cell, where segments are
+    numbered within documents), naming the column, its first row and
     how many (:func:`~xleval._base.grouping.group_index`'s one message, as `leaderboard` and `diagnose` refuse it).
     Read as text, such a cell became a group, a system or a segment ``nan``: a fifth system, or a segment that
     "repeats". Rows are counted in ``frame``'s order, so call it before any row is dropped or reordered. Returns
@@ -525,6 +526,12 @@ def check_keys(frame: pd.DataFrame, by_cols: Sequence[str], system: str, segment
     systems = group_index([frame[system]], names=[system], where=where).row_labels()
     if segment is not None and segment in frame.columns:
         group_index(frame[[segment]], where=where)
+        if "doc_id" in frame.columns and segment != "doc_id":
+            # segments numbered within documents are keyed by their document too (_segment_level): there a null
+            # doc_id would be one more document "nan", merging the segments of every row that lacks it
+            key = pd.DataFrame({"g": groups, "s": systems, "seg": frame[segment].astype(str).to_numpy()})
+            if key.duplicated().any():
+                group_index(frame[["doc_id"]], where=where)
     return groups, systems
 
 
