@@ -671,21 +671,10 @@ def format_of_output(fmt: str, output: Any, choices: Sequence[str] = (), param: 
 
 
 def report_in_cli_words(report: Any) -> Any:
-    """``report`` (:class:`xleval.report.Report`) with each section's warnings and alerts naming the library's
-    arguments as the current command's options are typed, as :func:`in_cli_words` does for a result's notes."""
-    import dataclasses
-
-    from ._errors import cli_words
-
-    ctx = click.get_current_context(silent=True)
-    command = ctx.command if ctx else None
-
-    def said(section: Any) -> Any:
-        alerts = tuple(dataclasses.replace(a, message=cli_words(a.message, command),
-                                           action=cli_words(a.action, command)) for a in section.alerts)
-        return dataclasses.replace(section, warnings=tuple(cli_words(w, command) for w in section.warnings),
-                                   alerts=alerts)
-    return dataclasses.replace(report, sections=tuple(said(s) for s in report.sections))
+    """``report`` (:class:`xleval.report.Report`) with every sentence (its sections' paragraphs, leads, warnings
+    and alerts, the summary's reasons) naming the library's arguments as the current command's options are typed,
+    as :func:`in_cli_words` does for a result."""
+    return in_cli_words(report)
 
 
 @contextlib.contextmanager
@@ -702,9 +691,10 @@ def logged_warnings_said(name: str) -> Iterator[None]:
         logger.removeHandler(handler)
 
 
-#: the fields of a result's JSON that hold sentences, said in the command's words; names from the data never are
+#: the fields of a result (and of its JSON) that hold sentences, said in the command's words; names from the data
+#: never are
 SENTENCE_FIELDS = frozenset({"reason", "reasons", "note", "notes", "warning", "warnings", "advice", "verdict",
-                             "summary", "paragraph", "message", "action"})
+                             "summary", "paragraph", "paragraphs", "lead", "finding", "message", "action"})
 
 
 def json_in_cli_words(payload: Any) -> Any:
@@ -727,11 +717,34 @@ def json_in_cli_words(payload: Any) -> Any:
 
 
 def in_cli_words(result: Any) -> Any:
-    """``result`` (a frozen result with ``notes``) with each note naming the library's arguments as the current
-    command's options are typed (``system_scores='judged'`` -> ``--system-scores judged``)."""
+    """``result`` (a frozen result: a leaderboard, a report, a diagnosis) with every sentence (a field of
+    :data:`SENTENCE_FIELDS`, at any depth: notes, a recommendation's reasons, a decision's steps) naming the
+    library's arguments as the current command's options are typed (``system_scores='judged'`` ->
+    ``--system-scores judged``). Text, TSV notes, JSON and HTML are rendered from the one result, so they say
+    it alike."""
     import dataclasses
 
     from ._errors import cli_words
 
     ctx = click.get_current_context(silent=True)
-    return dataclasses.replace(result, notes=tuple(cli_words(n, ctx.command if ctx else None) for n in result.notes))
+    command = ctx.command if ctx else None
+
+    def said(value: Any, sentence: bool) -> Any:
+        if isinstance(value, str):
+            words = cli_words(value, command) if sentence else value
+            return value if words == value else words
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            changes = {f.name: new for f in dataclasses.fields(value) if f.init
+                       for old in [getattr(value, f.name)]
+                       for new in [said(old, f.name in SENTENCE_FIELDS)] if new is not old}
+            return dataclasses.replace(value, **changes) if changes else value
+        if isinstance(value, (tuple, list)):
+            items = [said(v, sentence) for v in value]
+            same = all(a is b for a, b in zip(items, value, strict=True))
+            return value if same else type(value)(items)
+        if isinstance(value, dict):
+            out = {k: said(v, k in SENTENCE_FIELDS) for k, v in value.items()}  # as json_in_cli_words reads keys
+            return value if all(out[k] is v for k, v in value.items()) else out
+        return value
+
+    return said(result, False)

@@ -7,6 +7,7 @@ import click
 
 from .._base.numbers import format_text
 from .._base.terminal import data_text
+from ..calibration import HumanScale
 from ..decision import Caller, Procedure
 from ..decision import diagnose as run_diagnose
 from ..diagnostics import DEFAULT_THRESHOLD, below_threshold
@@ -28,6 +29,7 @@ from ._common import (
     say,
 )
 from .calibrate_advice import flags, human_scale_option
+from .calibrate_common import DIRECTION_OPTION
 
 
 @click.command("diagnose")
@@ -52,6 +54,7 @@ from .calibrate_advice import flags, human_scale_option
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap/permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Random state of resampling.")
 @human_scale_option
+@DIRECTION_OPTION
 @col_option
 @format_option
 @click.option("--chunk-size", type=click.IntRange(1),
@@ -62,7 +65,7 @@ from .calibrate_advice import flags, human_scale_option
 @click.option("--workers", type=click.IntRange(1, 256), help="Dask: start a local cluster of N workers.")
 @click.option("--scheduler", help="Dask: address of an existing scheduler.")
 def diagnose(input, score, by, human, calibrated, system, threshold, average_by, alternative, n_resamples, seed,
-             human_scale, col, fmt, chunk_size, backend, workers, scheduler) -> None:
+             human_scale, human_up, col, fmt, chunk_size, backend, workers, scheduler) -> None:
     """Is SCORE biased by language? Did calibration remove it? Does it agree with humans across languages?
 
     INPUT is a table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin).
@@ -87,7 +90,7 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
             result = run_diagnose(table, calibrated=calibrated, system=system, procedure=procedure,
                                   caller=Caller(commands=CommandContext.from_cli(input, col), progress=advance),
                                   average_by=average_by, alternative=alternative,
-                                  human_scale=human_scale)
+                                  human_scale=HumanScale(human_scale, human_up))
     notes = [str(w.message) for w in caught]
     if fmt == "json":
         decision = result.recommendation

@@ -94,7 +94,8 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
     steps = Steps(progress, 3 + (human is not None))
     evidence = decision.evidence if decision is not None and decision.evidence is not None else None
     if evidence is None or evidence.score != score or evidence.by != table.by:
-        evidence = gather_evidence(table, human_scale=human_scale, procedure=procedure)
+        evidence = gather_evidence(table, human_scale=human_scale, human_higher_is_better=scale.higher_is_better,
+                                   procedure=procedure)
     kwargs = dict(threshold=procedure.threshold, n_resamples=procedure.n_resamples, level=procedure.level,
                   random_state=procedure.random_state)
     if calibrated is not None:

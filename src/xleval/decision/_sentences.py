@@ -38,15 +38,20 @@ def decision_reasons(bias: BiasDiagnosis, verdict: ValidityVerdict | None, choic
     """The decision's reasons, in order, as sentences for users."""
     reasons = [_bias_reason(bias, choice)]
     if verdict is not None:
-        reasons.append(f"LGN's equal-quality assumption: {verdict.reason}")
+        reasons.append(_ended(f"LGN's equal-quality assumption: {verdict.reason}"))
     name = METHOD_LONG_NAMES[choice.method]
     if choice.evaluation is not None:  # its paragraph states the method and why, with the numbers
         reasons.append(choice.paragraph)
     else:
-        reasons.append(f"{name[0].upper()}{name[1:]} is recommended: {choice.reason}.")
+        reasons.append(_ended(f"{name[0].upper()}{name[1:]} is recommended: {choice.reason}"))
     if choice.warning:
         reasons.append(choice.warning)
     return reasons
+
+
+def _ended(sentence: str) -> str:
+    """``sentence`` with its full stop: the reasons are joined into one paragraph."""
+    return sentence if sentence.rstrip().endswith((".", "!", "?")) else sentence + "."
 
 
 def _bias_reason(bias: BiasDiagnosis, choice: Any) -> str:
