@@ -81,15 +81,28 @@ def test_named_mqm_fits_where_the_labels_alone_are_refused_e122(shared_data, tmp
     refused = 0
     for seed in range(4):
         path = tmp_path / f"mqm{seed}.tsv"
-        _mqm_table(shared_data, 25, seed).to_csv(path, sep="\t", index=False)
+        table = _mqm_table(shared_data, 25, seed)
+        table.assign(judged=table["mqm"]).to_csv(path, sep="\t", index=False)
         plain = cli("calibrate", "fit", path, "--score", "chrf", "--by", "lp", "--method", "anchored", "--human",
-                    "mqm", "-o", tmp_path / f"a{seed}.json")
+                    "judged", "-o", tmp_path / f"a{seed}.json")
         refused += plain.exit_code == 2 and "do not settle the direction" in plain.stderr
         named = cli("calibrate", "fit", path, "--score", "chrf", "--by", "lp", "--method", "anchored", "--human",
-                    "mqm", "--human-scale", "mqm", "-o", tmp_path / f"b{seed}.json")
+                    "judged", "--human-scale", "mqm", "-o", tmp_path / f"b{seed}.json")
         assert named.exit_code == 0, named.stderr
         model = json.loads((tmp_path / f"b{seed}.json").read_text())
         assert model["direction_source"] == "given" and model["direction"] == -1  # MQM falls as chrF rises
+        # a column named as the scale: its name is read where the labels do not settle the direction, and said
+        by_name = cli("calibrate", "fit", path, "--score", "chrf", "--by", "lp", "--method", "anchored", "--human",
+                      "mqm", "-o", tmp_path / f"c{seed}.json")
+        assert by_name.exit_code == 0, by_name.stderr
+        model = json.loads((tmp_path / f"c{seed}.json").read_text())
+        assert model["direction_source"] in ("data", "name")
+        if plain.exit_code == 2:  # the labels do not settle it: the name does
+            assert model["direction_source"] == "name" and model["direction"] == -1
+            assert "human column 'mqm' is taken by its name, lower is better" in by_name.stderr
+        elif model["direction"] == 1:  # the labels settle it against the name: taken, and said
+            assert "its name says lower is better, but the labels settle the other way" in by_name.stderr
+            assert "--human-scale mqm" in by_name.stderr
     assert refused >= 2  # the draws where naming the scale is what avoids E122
 
 
@@ -106,7 +119,8 @@ def test_fit_calibration_takes_the_direction_from_the_named_scale_as_the_cli_doe
         table = _mqm_table(shared_data, 25, seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            alone = fit_calibration(table, "anchored", score="chrf", by="lp", human="mqm")
+            alone = fit_calibration(table.assign(judged=table["mqm"]), "anchored", score="chrf", by="lp",
+                                    human="judged")  # a name that is no scale's
             unsettled += alone.model.direction_source_ == "none"
             for kwargs in ({"human_scale": "mqm"}, {}):
                 frame = table if kwargs else table.assign(mqm_scale="MQM (weighted; raters all)")
@@ -116,3 +130,48 @@ def test_fit_calibration_takes_the_direction_from_the_named_scale_as_the_cli_doe
                         assert fitted.model.direction_source_ == "given", (seed, method, kwargs)
                         assert fitted.model.direction_ == -1  # MQM error points fall as chrF rises
     assert unsettled >= 2  # the draws where the name is what gives the direction
+
+
+def _unsettled(column: str, labels: np.ndarray) -> pd.DataFrame:
+    """Two pairs x 6 systems x 40 segments; the labels (30 a pair, ``labels`` drawn from) unrelated to the score:
+    no slope settles the human scale's direction."""
+    rng = np.random.default_rng(0)  # a draw whose labels settle the direction in none of the cases below
+    quality = np.tile(np.repeat(np.arange(6), 40), 2)
+    frame = pd.DataFrame({"lp": np.repeat(["en-de", "zh-en"], 240), "system": np.char.add("s", quality.astype(str)),
+                          "score": rng.normal(50, 8, 480) + quality})
+    y = np.full(480, np.nan)
+    for start in (0, 240):
+        picked = start + rng.choice(240, 30, replace=False)
+        y[picked] = rng.choice(labels, 30)
+    return frame.assign(**{column: y})
+
+
+@pytest.mark.parametrize(("column", "labels", "direction"), [
+    ("mqm", np.array([0, 0, 0, 1, 5, 25.0]), -1),   # error points: lower is better
+    ("MQM", -np.array([0, 0, 0, 1, 5, 25.0]), 1),   # negated, as mt-metrics-eval and `xleval ingest mqm` write it
+    ("esa", np.arange(0, 101.0), 1),
+    ("hter", np.linspace(0, 1, 11), -1),
+])
+def test_a_column_named_as_a_scale_gives_the_direction_the_labels_do_not_settle(column, labels, direction):
+    from xleval.calibration import build_anchored
+    from xleval.exceptions import DataQualityWarning
+
+    table = _unsettled(column, labels)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = build_anchored("lp", "score", column).fit(table)  # strict: no E122
+    said = [str(w.message) for w in caught if issubclass(w.category, DataQualityWarning)]
+    assert any(f"human column '{column}' is taken by its name" in m for m in said), said
+    assert model.direction_source_ == "name" and model.direction_ == direction
+    assert model.slopes_["within"] * direction >= 0  # a slope, in that direction (or 0 where the labels lean away)
+    renamed = table.rename(columns={column: "judged"})  # no scale's name: refused as before (E122)
+    with pytest.raises(InputError, match="do not settle the direction"):
+        build_anchored("lp", "score", "judged").fit(renamed)
+
+
+def test_mqm_labels_of_both_signs_say_no_direction_by_the_name():
+    from xleval.calibration import build_anchored
+
+    table = _unsettled("mqm", np.array([-3.0, 0, 2, 5]))
+    with pytest.raises(InputError, match="do not settle the direction"):
+        build_anchored("lp", "score", "mqm").fit(table)

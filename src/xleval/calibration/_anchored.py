@@ -82,6 +82,7 @@ from ._pooling import (
     shrink_offsets,
     shrink_slope_toward,
 )
+from ._scales import human_scale_direction, scale_named
 from ._spelling import SpellingIndex
 
 __all__ = ["AnchoredCalibrator", "FORMAT_VERSION"]
@@ -196,7 +197,7 @@ class AnchoredCalibrator(ParamsMixin):
         design = np.column_stack([m, x - m])
         slopes = pooled_slopes(design[labelled], h[labelled], codes[labelled],
                                None if sys_codes is None else _cell_codes(codes, sys_codes)[labelled])
-        directed = self._directed_slopes(slopes, notes, strict)
+        directed = self._directed_slopes(slopes, notes, strict, self._direction_of_name(h[labelled]))
         self.direction_, self.direction_source_ = directed.direction, directed.source
         self.slopes_ = {"between": directed.between, "within": directed.within,
                         "between_estimate": _num(slopes.coef[0]), "within_estimate": _num(slopes.coef[1]),
@@ -276,7 +277,20 @@ class AnchoredCalibrator(ParamsMixin):
             warnings.warn(f"{dropped} row(s) with a human score but no finite score were left out of the labels",
                           DataQualityWarning, stacklevel=4)
 
-    def _directed_slopes(self, slopes, notes: list[str], strict: bool) -> DirectedSlopes:
+    def _direction_of_name(self, labels: np.ndarray) -> bool | None:
+        """Whether higher is better by the human column's own name, where it is a scale's name (``mqm``, ``esa``,
+        ``da``, ``hter``, ...: :func:`~xleval.calibration.scale_named`; MQM by the labels' signs), else None. Read
+        only where the labels do not settle the direction (:meth:`_direction`): the column's name is the user's
+        word for the scale, and better than no slope at all."""
+        if not isinstance(self.human, str):
+            return None
+        try:
+            name = scale_named(self.human).name
+        except InputError:
+            return None
+        return human_scale_direction(name, labels)
+
+    def _directed_slopes(self, slopes, notes: list[str], strict: bool, named: bool | None = None) -> DirectedSlopes:
         """Constrain the slopes to the direction of the human scale (given, or the sign of the better
         determined slope when the labels settle it), replace a slope estimated on the other side, shrink
         ``B`` toward ``C``; report what was found and what was not used."""
@@ -297,7 +311,7 @@ class AnchoredCalibrator(ParamsMixin):
         candidates = [(z, coef, other) for z, coef, other in ((z_c, c, (b, z_b)), (z_b, b, (c, z_c)))
                       if np.isfinite(coef)]
         z, ref, other = max(candidates, key=lambda zc: abs(zc[0]))
-        direction, source = self._direction(z, ref, other, settled, notes, strict)
+        direction, source = self._direction(z, ref, other, settled, notes, strict, named)
         if source == "none":
             return DirectedSlopes(0.0, 0.0, direction, "none", 0.0, 0.0, (z_b, z_c))
         within = direction * max(direction * c, 0.0) if slopes.identified[1] else math.nan
@@ -322,21 +336,36 @@ class AnchoredCalibrator(ParamsMixin):
         return DirectedSlopes(float(used), float(within), direction, source, float(between), float(weight), (z_b, z_c))
 
     def _direction(self, z: float, ref: float, other: tuple[float, float], settled: float, notes: list[str],
-                   strict: bool) -> tuple[int, str]:
-        """The direction of the human scale relative to the score and where it comes from (``given`` or ``data``;
-        ``none`` when the labels do not settle it and it was not given: no slope is used), from the better
-        determined slope ``ref`` (z-score ``z``; ``other``: the other slope and its z, for the message)."""
+                   strict: bool, named: bool | None = None) -> tuple[int, str]:
+        """The direction of the human scale relative to the score and where it comes from (``given``; ``data``;
+        ``name``: the human column's name where the labels do not settle it, ``named``; ``none`` when neither
+        does and it was not given: no slope is used), from the better determined slope ``ref`` (z-score ``z``;
+        ``other``: the other slope and its z, for the message)."""
         found = 1 if ref >= 0 else -1
         human_word = {1: "rises", -1: "falls"}
         if self.human_higher_is_better is None:
             notes.append(f"human scale direction from the labels: the human score {human_word[found]} with the "
                          f"score ({ref:+.4g} per score point, z = {z:.2f})")
             if abs(z) >= settled:
+                if named is not None and found != (1 if named == self.score_higher_is_better else -1):
+                    notes.append(f"human column {self.human!r}: its name says {'higher' if named else 'lower'} is "
+                                 f"better, but the labels settle the other way (the human score {human_word[found]} "
+                                 f"with the score, {ref:+.3g} per score point, z = {z:.2f}); the labels are taken: "
+                                 f"if the name is right, name the scale with human_scale={self.human!r} (or say "
+                                 "the direction with human_higher_is_better=)")
+                    warnings.warn(notes[-1], DataQualityWarning, stacklevel=5)
                 return found, "data"
-            msg = (f"the labels do not settle the direction of the human scale (the better determined slope is "
-                   f"{ref:+.3g} per score point, z = {z:.2f}{_other_words(*other)}); say it with "
-                   "human_higher_is_better=True or human_higher_is_better=False, or name the scale "
-                   "(e.g. human_scale='mqm'), or label more rows")
+            unsettled = (f"the labels do not settle the direction of the human scale (the better determined slope is "
+                         f"{ref:+.3g} per score point, z = {z:.2f}{_other_words(*other)})")
+            if named is not None:  # the column's name says it: better than a map with no slope, and said
+                word = "higher" if named else "lower"
+                notes.append(f"{unsettled}: human column {self.human!r} is taken by its name, {word} is better; if "
+                             "the name does not mean that scale, say the direction with human_higher_is_better=True "
+                             "or human_higher_is_better=False, or name the scale with human_scale=")
+                warnings.warn(notes[-1], DataQualityWarning, stacklevel=5)
+                return (1 if named == self.score_higher_is_better else -1), "name"
+            msg = (f"{unsettled}; say it with human_higher_is_better=True or human_higher_is_better=False, or name "
+                   "the scale (e.g. human_scale='mqm'), or label more rows")
             if strict:  # a sign the labels do not settle could reverse every order within a group
                 raise InputError(msg, argument="human_higher_is_better", value=None)
             notes.append(msg + ": no slope is used, each group gets its offset")

@@ -404,8 +404,9 @@ def score_direction(data: Any, score: str | None, given: bool | None) -> bool:
 def _direction(t: _Table, given: bool | None, score_up: bool, human: str) -> tuple[int, str, list[str]]:
     """+1 when higher human scores are better, -1 otherwise: given (or fixed by the scale's name), else found
     in the labels by the rule `calibrate fit` uses (the sign of the better determined slope of an anchored fit
-    on every label, where |z| reaches t(0.975, clusters - 1)). Labels that do not settle it are refused
-    (E122), as the fit refuses them: every accuracy of the comparison reads the human scale's direction, and
+    on every label, where |z| reaches t(0.975, clusters - 1)), else the human column's own name where it is a
+    scale's (``mqm``, ``esa``, ``da``, ...; source ``name``). Labels that do not settle it, under another name, are
+    refused (E122), as the fit refuses them: every accuracy of the comparison reads the human scale's direction, and
     the sign of a correlation of a few labels per system turned it in a quarter of the draws of issue 33."""
     if given is not None:
         return (1 if given else -1), "given", [f"human scale: {'higher' if given else 'lower'} is better (given)"]
@@ -423,10 +424,12 @@ def _direction(t: _Table, given: bool | None, score_up: bool, human: str) -> tup
                            "better; say it with human_higher_is_better=True or human_higher_is_better=False"]
     zs = [abs(float(v)) for v in model.slopes_["z"]]  # type: ignore[attr-defined]
     up, z = model.higher_is_better_, max((v for v in zs if np.isfinite(v)), default=float("nan"))
-    note = (f"human scale: {'higher' if up else 'lower'} is better, found in the labels (the better determined "
-            f"slope of the score, |z| = {z:.2f}); say it with human_higher_is_better=True or "
-            "human_higher_is_better=False")
-    return (1 if up else -1), "data", [note]
+    source = model.direction_source_
+    found = (f"taken by the name of the human column {human!r}, as the labels do not settle it" if source == "name"
+             else "found in the labels")
+    note = (f"human scale: {'higher' if up else 'lower'} is better, {found} (the better determined slope of the "
+            f"score, |z| = {z:.2f}); say it with human_higher_is_better=True or human_higher_is_better=False")
+    return (1 if up else -1), source, [note]
 
 
 def _folds(t: _Table, n_folds: int, rng: np.random.Generator) -> np.ndarray:
