@@ -211,10 +211,27 @@ def annotation_agreement(
     if missing:
         raise InputError(f"ratings: missing column(s) {missing}; expected item_id, rater, "
                          "rating (and optionally dimension)")
+    check_ratings(ratings)
     frame = ratings.assign(dimension=ratings.get("dimension", "rating"))
     seed = resolve_seed(random_state)  # one recorded seed for every dimension's bootstrap
     return tuple(_one_dimension(str(dim), part, scale, weights, kappa_target, n_resamples, level, seed)
                  for dim, part in frame.groupby("dimension", sort=True))
+
+
+def check_ratings(ratings: pd.DataFrame, where: str = "ratings") -> None:
+    """Refuse a ratings table with an empty item_id, rater, rating or dimension cell (naming ``where``)."""
+    for column in ("item_id", "rater", "rating", "dimension"):
+        if column in ratings.columns:
+            _check_filled(ratings[column], column, where)
+
+
+def _check_filled(col: pd.Series, column: str, where: str) -> None:
+    # an empty rating would silently drop out of kappa and alpha; an empty rater or item would become one named ""
+    empty = col.isna().to_numpy() | (col.astype(str).str.strip() == "").to_numpy()
+    if empty.any():
+        first = int(np.flatnonzero(empty)[0])
+        raise InputError(f"{where}: column {column!r} row {first + 1} is empty ({int(empty.sum())} empty cell(s) in "
+                         "all); every row is one rater's rating of one item: fill it in or drop those rows")
 
 
 def _one_dimension(dim: str, part: pd.DataFrame, scale: Any, weights: str, target: float, n_resamples: int,

@@ -5,6 +5,7 @@ the analysis reports; unchecked boxes are items it could not report, with the re
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -26,8 +27,27 @@ def render_checklist(result: AuditResult) -> str:
         *_agreement(result), *_not_identified(result),
     ]
     if result.notes:
-        parts += ["## Notes", "", *[f"- {n}" for n in result.notes], ""]
+        parts += ["## Notes", "", *[f"- {_note(n)}" for n in result.notes], ""]
     return "\n".join(parts).rstrip() + "\n"
+
+
+# markdown would act on these in a name: | ends a table cell, <...> is raw HTML, *_[]` are emphasis, links, code
+_MARKDOWN = re.compile(r"([\\`*_\[\]|<>&])")
+
+
+def _md(name: object) -> str:
+    """A name from the data as markdown text that shows it as it is: one line (control characters as escapes, as
+    on the terminal) with markdown's own characters backslash-escaped."""
+    from xleval._base.terminal import visible_controls
+
+    return _MARKDOWN.sub(r"\\\1", visible_controls(str(name), name=True))
+
+
+def _note(text: str) -> str:
+    """A note (which quotes names) as one markdown line: control characters as escapes, no raw HTML."""
+    from xleval._base.terminal import visible_controls
+
+    return re.sub(r"([<>&\\])", r"\\\1", visible_controls(text))
 
 
 def _box(done: bool, text: str) -> str:
@@ -41,7 +61,8 @@ def _num(x: float | None, digits: int = 3) -> str:
 def _data(r: AuditResult) -> list[str]:
     per = ", ".join(f"{c}: {n}" for c, n in r.items_per_condition.items())
     return ["## Data and sample sizes", "",
-            _box(True, f"{r.n_rows} rows, {r.n_items} items, {len(r.models)} model(s) ({', '.join(r.models)})"),
+            _box(True, f"{r.n_rows} rows, {r.n_items} items, {len(r.models)} model(s) "
+                       f"({', '.join(map(_md, r.models))})"),
             _box(True, f"items per condition: {per}"),
             _box(True, f"{r.items_single_condition} non-native item(s) appear in one condition only (excluded from "
                        "paired estimators; per-model counts in the 'unpaired' column)"), ""]
@@ -51,12 +72,13 @@ def _parsing(r: AuditResult) -> list[str]:
     lines = ["## Answer parsing", "", _box(True, f"parser rule: {r.parser}"),
              _box(True, f"parser validity per model x condition (threshold {r.validity_threshold:g}):"), "",
              "| model | condition | n | valid | rate | flagged |", "|---|---|---:|---:|---:|---|"]
-    lines += [f"| {v.model} | {v.condition} | {v.n} | {v.n_valid} | {v.rate:.3f} | {'yes' if v.flagged else ''} |"
+    lines += [f"| {_md(v.model)} | {v.condition} | {v.n} | {v.n_valid} | {v.rate:.3f} | {'yes' if v.flagged else ''} |"
               for v in r.validity]
-    flagged = ", ".join(r.flagged_models) or "none"
+    flagged = ", ".join(map(_md, r.flagged_models)) or "none"
     lines += ["", _box(True, f"models below the validity threshold: {flagged}")]
     if r.models_without_valid_parses:
-        lines.append(_box(True, f"models with no valid parse at all: {', '.join(r.models_without_valid_parses)}"))
+        lines.append(_box(True, "models with no valid parse at all: "
+                               + ", ".join(map(_md, r.models_without_valid_parses))))
     other = "excluded" if r.invalid_policy == "wrong" else "counted as wrong"
     lines.append(_box(bool(r.sensitivity), f"sensitivity: main estimates count invalid parses as "
                       f"{'wrong' if r.invalid_policy == 'wrong' else 'excluded'}; pooled estimates with invalid "
@@ -83,7 +105,7 @@ def _table(contrasts: list[Contrast]) -> list[str]:
     rows = ["| estimator | model | acc a | acc b | delta | " f"{level:.0%} CI | p | test | n a / n b | unpaired |",
             "|---|---|---:|---:|---:|---|---:|---|---|---:|"]
     for c in contrasts:
-        rows.append(f"| {c.estimator} | {c.model} | {_num(c.acc_a)} | {_num(c.acc_b)} | {c.estimate:+.3f} | "
+        rows.append(f"| {c.estimator} | {_md(c.model)} | {_num(c.acc_a)} | {_num(c.acc_b)} | {c.estimate:+.3f} | "
                     f"[{_num(c.ci_low)}, {_num(c.ci_high)}] | {_num(c.p_value, 4)} | {c.test} | {c.n_a} / {c.n_b} | "
                     f"{c.n_unpaired} |")
     return rows
@@ -113,12 +135,12 @@ def _subgroups(r: AuditResult) -> list[str]:
                                 f"{_num(d.p_value, 4)} ({d.test})"))
     f = r.family_interaction
     if f is None or not f.tested:
-        why = "; ".join(f.notes) if f is not None else "no paired estimator"
+        why = "; ".join(map(_note, f.notes)) if f is not None else "no paired estimator"
         lines.append(_box(False, f"model-family interaction: not tested ({why})"))
     else:
-        eff = ", ".join(f"{k}: {v:+.3f}" for k, v in f.effects.items())
+        eff = ", ".join(f"{_md(k)}: {v:+.3f}" for k, v in f.effects.items())
         lines.append(_box(True, f"{f.grouping} interaction ({f.estimator}): {eff}; Wald chi2 = {f.statistic:.2f}, "
-                                f"df = {f.df}, p = {_num(f.p_value, 4)} ({f.test}; {'; '.join(f.notes)})"))
+                                f"df = {f.df}, p = {_num(f.p_value, 4)} ({f.test}; {'; '.join(map(_note, f.notes))})"))
     return lines + [""]
 
 
@@ -128,14 +150,14 @@ def _agreement(r: AuditResult) -> list[str]:
         return lines + [_box(False, "no Likert ratings given: inter-rater agreement (weighted kappa, "
                                     "Krippendorff's alpha) not reported"), ""]
     for a in r.agreement:
-        kappas = ", ".join(f"{p.rater_a}/{p.rater_b}: {p.kappa:.3f}" for p in a.pairs) or "n/a"
-        lines.append(_box(True, f"{a.dimension}: {a.n_items} items, {a.n_raters} rater(s); weighted kappa "
+        kappas = ", ".join(f"{_md(p.rater_a)}/{_md(p.rater_b)}: {p.kappa:.3f}" for p in a.pairs) or "n/a"
+        lines.append(_box(True, f"{_md(a.dimension)}: {a.n_items} items, {a.n_raters} rater(s); weighted kappa "
                                 f"({a.pairs[0].weights if a.pairs else 'quadratic'}) {kappas}; alpha ordinal "
                                 f"{_num(a.alpha_ordinal)} [{_num(a.alpha_ci_low)}, {_num(a.alpha_ci_high)}], interval "
                                 f"{_num(a.alpha_interval)}; target kappa > {a.kappa_target:g} "
                                 f"{'met' if a.meets_target else 'not met'}"))
     for dim, corr in r.rating_signal.items():
-        lines.append(_box(True, f"{dim} rating vs item-level E1 signal: Spearman {corr.estimate:+.3f} "
+        lines.append(_box(True, f"{_md(dim)} rating vs item-level E1 signal: Spearman {corr.estimate:+.3f} "
                                 f"[{_num(corr.ci_low)}, {_num(corr.ci_high)}], p = {_num(corr.p_value, 4)}, "
                                 f"n = {corr.n}"))
     return lines + [""]

@@ -15,7 +15,10 @@ from xleval.audit._parse import AnswerParser
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import to_numeric_column
 
-__all__ = ["CONDITIONS", "CONDITION_ALIASES", "prepare_audit_table"]
+__all__ = ["CONDITIONS", "CONDITION_ALIASES", "POOLED_MODEL", "prepare_audit_table"]
+
+#: the model name of the contrasts averaged over models
+POOLED_MODEL = "pooled"
 
 CONDITIONS = ("source", "translated", "back_translated", "native", "naturalized")
 CONDITION_ALIASES = {
@@ -33,15 +36,30 @@ def prepare_audit_table(df: pd.DataFrame, parser: AnswerParser | None = None, wh
     if missing:
         raise InputError(f"{where}: missing column(s) {missing}; the audit needs item_id, model, condition and "
                          f"correct (or response + answer); its columns are {list(df.columns)}")
+    for column in ("item_id", "model", "condition", "model_family"):
+        if column in df.columns:
+            _check_filled(df[column], column, where)
     out = pd.DataFrame({
         "item_id": df["item_id"].astype(str),
         "model": df["model"].astype(str),
         "condition": _conditions(df["condition"], where),
     }, index=df.index)
+    _check_model_names(out["model"], where)
     out["model_family"] = df["model_family"].astype(str) if "model_family" in df else out["model"]
-    out["subject"] = df["subject"].astype(str) if "subject" in df else "all"
+    out["subject"] = df["subject"].astype(str).where(df["subject"].notna()) if "subject" in df else "all"
     out["residual"] = to_numeric_column(df["residual"], "residual", where) if "residual" in df else np.nan
+    _check_residuals(out["residual"], where)
     _check_duplicates(out, where)
+    # one value per model (family) and per item (subject, residual): otherwise the first row would win and the
+    # family test, the subject clusters and the residual strata would depend on the order of the rows
+    _check_constant(out, "model", "model_family", where)
+    _check_constant(out, "item_id", "subject", where)
+    _check_constant(out, "item_id", "residual", where)
+    if out["subject"].isna().any():
+        # a row without a subject (an lm-eval log whose docs have none, beside one whose docs have it) takes its
+        # item's subject from the other rows; an item with none at all is one cluster of its own
+        known = out["subject"].groupby(out["item_id"]).transform("first")
+        out["subject"] = known.fillna("(no subject) " + out["item_id"])
     if "response" in df.columns and "answer" in df.columns:
         _parse_responses(out, df, parser or AnswerParser(), where)
     elif "correct" in df.columns:
@@ -49,6 +67,45 @@ def prepare_audit_table(df: pd.DataFrame, parser: AnswerParser | None = None, wh
     else:
         raise InputError(f"{where}: give a 'correct' column (0/1) or both 'response' and 'answer' columns")
     return out.reset_index(drop=True)
+
+
+def _check_filled(col: pd.Series, column: str, where: str) -> None:
+    # an empty cell would become the name "nan" (or "") and silently form a model, item or group of its own
+    empty = col.isna().to_numpy() | (col.astype(str).str.strip() == "").to_numpy()
+    if empty.any():
+        first = int(np.flatnonzero(empty)[0])
+        raise InputError(f"{where}: column {column!r} row {first + 1} is empty ({int(empty.sum())} empty cell(s) in "
+                         f"all); fill it in or drop those rows")
+
+
+def _check_model_names(models: pd.Series, where: str) -> None:
+    # the models-averaged contrast is reported under the model name "pooled": a model of that name would give two
+    # rows of one name, and AuditResult.contrast(key, "pooled") would return either
+    hit = (models == POOLED_MODEL).to_numpy()
+    if hit.any():
+        first = int(np.flatnonzero(hit)[0])
+        raise InputError(f"{where}: column 'model' row {first + 1}: a model is named {POOLED_MODEL!r}, the name of "
+                         "the contrasts averaged over models; rename that model in the table")
+
+
+def _check_residuals(residual: pd.Series, where: str) -> None:
+    bad = np.isinf(residual.to_numpy(dtype=float))
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{where}: column 'residual' row {first + 1}: {residual.iloc[first]} is not a finite "
+                         "rating; give the item's translation-residual rating (or leave it empty)")
+
+
+def _check_constant(out: pd.DataFrame, key: str, column: str, where: str) -> None:
+    values = out[[key, column]].dropna()
+    counts = values.drop_duplicates().groupby(key, sort=False)[column].count()
+    if (counts > 1).any():
+        name = counts.index[np.flatnonzero((counts > 1).to_numpy())[0]]
+        rows = np.flatnonzero((out[key] == name).to_numpy())
+        seen = list(dict.fromkeys(out[column].iloc[rows].dropna().tolist()))[:2]
+        firsts = [int(rows[np.flatnonzero((out[column].iloc[rows] == v).to_numpy())[0]]) + 1 for v in seen]
+        raise InputError(f"{where}: column {column!r}: {key} {name!r} has {seen[0]!r} (row {firsts[0]}) and "
+                         f"{seen[1]!r} (row {firsts[1]}); give each {key} one {column}")
 
 
 def _conditions(col: pd.Series, where: str) -> pd.Series:

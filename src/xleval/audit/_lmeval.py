@@ -50,14 +50,28 @@ def _row(rec: dict, path: Path, index: int) -> dict[str, Any]:
     resps = rec.get("filtered_resps", rec.get("resps"))
     row: dict[str, Any] = {"item_id": str(rec["doc_id"]), "answer": _gold(rec["target"], path, index)}
     if _is_loglik(resps):
-        scores = [float(r[0]) for r in resps]
-        row["response"] = _LETTERS[max(range(len(scores)), key=scores.__getitem__)]
+        row["response"] = _LETTERS[_argmax(resps, path, index)]
     else:
         row["response"] = _text(resps)
     doc = rec.get("doc")
     if isinstance(doc, dict) and "subject" in doc:
         row["subject"] = str(doc["subject"])
     return row
+
+
+def _argmax(resps: list, path: Path, index: int) -> int:
+    """The choice of highest log-likelihood (the first of tied ones, as lm-eval's argmax)."""
+    if len(resps) > len(_LETTERS):  # a letter per choice: more choices than letters cannot be named
+        raise InputError(f"{path}: record {index + 1}: {len(resps)} choices; the audit names choices by the letters "
+                         f"{_LETTERS[0]}-{_LETTERS[-1]} (at most {len(_LETTERS)} choices)")
+    try:
+        scores = [float(r[0]) for r in resps]
+    except (TypeError, ValueError):
+        scores = []
+    if len(scores) != len(resps) or not all(s == s for s in scores):
+        raise InputError(f"{path}: record {index + 1}: filtered_resps holds a log-likelihood that is not a number "
+                         f"({resps!r:.80}); expected one [loglik, is_greedy] per choice")
+    return max(range(len(scores)), key=scores.__getitem__)
 
 
 def _is_loglik(resps: Any) -> TypeGuard[list]:

@@ -22,6 +22,11 @@ __all__ = ["AnswerParser", "parser_validity"]
 
 DEFAULT_THRESHOLD = 0.95
 
+# letters of Latin-script words, accented ones included ("Año", "Déjà", "Ñandú"), and combining accents: a
+# choice letter next to one of them is inside a word (A-Za-z alone read "Año" as the answer A); other scripts
+# (答案是B) do not make a Latin letter part of a word
+_LATIN_WORD = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02af\u0300-\u036f\u1e00-\u1eff"
+
 
 @dataclass(frozen=True)
 class AnswerParser:
@@ -39,7 +44,7 @@ class AnswerParser:
     def __post_init__(self) -> None:
         if not self.letters or not self.letters.isalpha():
             raise InputError(f"AnswerParser: letters must be a non-empty string of letters; got {self.letters!r}")
-        source = self.pattern or rf"(?<![A-Za-z])([{re.escape(self.letters)}])(?![A-Za-z])"
+        source = self.pattern or rf"(?<![{_LATIN_WORD}])([{re.escape(self.letters)}])(?![{_LATIN_WORD}])"
         try:
             object.__setattr__(self, "_regex", re.compile(source))
         except re.error as exc:

@@ -17,6 +17,14 @@ def _figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height), layout="constrained")
 
 
+def _shown(name: str) -> str:
+    # a name from the data is drawn on one line with its control characters as escapes, as on the terminal and in
+    # the HTML (a newline would break a tick label, an escape character would make the SVG invalid XML)
+    from .._base.terminal import visible_controls
+
+    return visible_controls(str(name))
+
+
 def plot_estimates(result: AuditResult) -> Any:
     """Forest plot: every estimator x model contrast with its CI (pooled rows in bold)."""
     rows = list(result.contrasts)
@@ -28,7 +36,7 @@ def plot_estimates(result: AuditResult) -> Any:
         ax.errorbar(c.estimate, yi, xerr=[[c.estimate - c.ci_low], [c.ci_high - c.estimate]], fmt="o",
                     color="black" if pooled else "tab:blue", capsize=3, markersize=6 if pooled else 4)
     ax.axvline(0.0, color="grey", linewidth=0.8, linestyle="--")
-    ax.set_yticks(y, [f"{c.estimator} {c.model}" for c in rows])
+    ax.set_yticks(y, [f"{c.estimator} {_shown(c.model)}" for c in rows])
     ax.set_xlabel(f"accuracy difference (condition a - b), {rows[0].level:.0%} CI" if rows else "accuracy difference")
     ax.set_title("Translation-tax estimators")
     return fig
@@ -48,7 +56,7 @@ def plot_parser_validity(result: AuditResult) -> Any:
     for k, cond in enumerate(conditions):
         ax.bar(x + k * width, [rate.get((m, cond), np.nan) for m in models], width, label=cond)
     ax.axhline(result.validity_threshold, color="red", linewidth=0.8, linestyle="--")
-    ax.set_xticks(x + width * (len(conditions) - 1) / 2, models, rotation=30, ha="right")
+    ax.set_xticks(x + width * (len(conditions) - 1) / 2, [_shown(m) for m in models], rotation=30, ha="right")
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("valid parses")
     ax.legend(fontsize="small", ncol=2)

@@ -9,8 +9,16 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from xleval.audit import AUDIT_RESAMPLING, AnswerParser, lm_eval_answers, rating_scale, render_checklist
+from xleval.audit import (
+    AUDIT_RESAMPLING,
+    AnswerParser,
+    lm_eval_answers,
+    prepare_audit_table,
+    rating_scale,
+    render_checklist,
+)
 from xleval.audit import audit as run_audit
+from xleval.audit._agreement import check_ratings
 from xleval.cli._common import (
     FiniteFloat,
     check_outputs,
@@ -70,15 +78,19 @@ def audit(inputs, fmt, checklist, ratings, scale, col, invalid, validity_thresho
     check_outputs({"--save-table": save_table, "--checklist": checklist, "--report": report_path},
                   inputs=[spec.partition("=")[2] if "=" in spec and not Path(spec).exists() else spec
                           for spec in inputs] + [ratings])
-    data = pd.concat([_read(spec, parse_column_mapping(col)) for spec in inputs], ignore_index=True)
+    parser = AnswerParser(letters=letters, pattern=pattern)  # a bad --pattern is refused before any reading
+    data = pd.concat([_read(spec, parse_column_mapping(col), parser if len(inputs) > 1 else None)
+                      for spec in inputs], ignore_index=True)
     if save_table is not None:
         write_table(data, save_table)
     rating_table = read_table(ratings, required=("item_id", "rater", "rating"),
                               numeric=("rating",)) if ratings else None
+    if rating_table is not None:
+        check_ratings(rating_table, where=str(ratings))  # an empty cell is refused naming the file
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with progress_bar("auditing") as advance:
-            result = run_audit(data, parser=AnswerParser(letters=letters, pattern=pattern),
+            result = run_audit(data, parser=parser,
                                validity_threshold=validity_threshold, invalid_policy=invalid,
                                cluster_by_subject=cluster_by_subject, residual_threshold=residual_threshold,
                                ratings=rating_table, rating_scale=levels,
@@ -95,14 +107,23 @@ def audit(inputs, fmt, checklist, ratings, scale, col, invalid, validity_thresho
         _render(result)
 
 
-def _read(spec: str, columns: dict[str, str]) -> pd.DataFrame:
+def _read(spec: str, columns: dict[str, str], parser: AnswerParser | None) -> pd.DataFrame:
     head, sep, path = spec.partition("=")
     if sep and path.endswith(".jsonl") and not Path(spec).exists():
         condition, _, model = head.partition("@")
         if not condition:
             raise InputError(f"{spec!r}: expected CONDITION[@MODEL]=samples_TASK.jsonl")
-        return lm_eval_answers(path, model=model or None, condition=condition)
-    return read_table(spec, columns=columns or None)
+        table, where = lm_eval_answers(path, model=model or None, condition=condition), path
+    else:
+        table, where = read_table(spec, columns=columns or None), spec
+    if parser is None:  # one input: the audit's own check names its rows
+        return table
+    # of several inputs, each is checked on its own first, so that a bad cell is named by its file and its row there
+    # (the audit checks the inputs together, where a row number counts the rows of all inputs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # said once, by the audit of all inputs
+        prepare_audit_table(table, parser, where=where)
+    return table
 
 
 def _render(result) -> None:

@@ -96,11 +96,17 @@ def judge_agreement(df: Any, columns: Sequence[str], *, by: str = "lp", system: 
                          "groups pooled in the agreement table; rename that group in the table",
                          argument="by", value=by)
     systems = np.asarray(group_index(df[[system]]).row_labels(), dtype=str)
+    if not isinstance(bins, int | np.integer):
+        _check_in_edges(values, edges)
+    if "seg_id" in df.columns:
+        _check_unique_segments(df, by, system)
     rows = []
     labels = [*sorted(set(groups)), POOLED]
     # pooled, the units are (group, system): the pairs then include systems of different languages, the
     # comparisons a ranking across languages makes
-    units = np.char.add(np.char.add(groups.astype(str), "\t"), systems.astype(str))
+    # a unit is the pair of codes, never the two labels joined by a separator: a tab in a group or system name
+    # would make ("a\tb", "c") and ("a", "b\tc") one unit
+    units = group_index(df[[by, system]]).codes
     for label in labels:
         sel = np.ones(len(df), dtype=bool) if label == POOLED else groups == label
         who = units if label == POOLED else systems
@@ -108,6 +114,32 @@ def judge_agreement(df: Any, columns: Sequence[str], *, by: str = "lp", system: 
             rows.append({"group": label, "a": a, "b": b, **_pair(values[a][sel], values[b][sel], who[sel], bins)})
     table = pd.DataFrame(rows, columns=_COLUMNS)
     return JudgeAgreement(table, by, bins if isinstance(bins, int) else tuple(bins), tuple(cols))
+
+
+def _check_in_edges(values: dict[str, np.ndarray], edges: np.ndarray) -> None:
+    # a score outside the fixed classes would be put in the first or last class without a word, and two judges
+    # would "agree" on a 250 and a 90
+    for column, v in values.items():
+        outside = np.isfinite(v) & ((v < edges[0]) | (v >= edges[-1]))
+        if outside.any():
+            row = int(np.flatnonzero(outside)[0])
+            raise InputError(f"column {column!r}: data row {row + 1}: score {v[row]:g} is outside the kappa classes "
+                             f"[{edges[0]:g}, {edges[-1]:g}) of bins {edges.tolist()} ({int(outside.sum())} score(s) "
+                             "outside); give edges that cover every score, or a number of quantile classes",
+                             argument="bins", value=edges.tolist())
+
+
+def _check_unique_segments(df: Any, by: str, system: str) -> None:
+    # a segment given twice would count twice in every statistic and in the system means
+    later = df.duplicated([by, system, "seg_id"], keep="first").to_numpy()
+    if later.any():
+        second = int(np.flatnonzero(later)[0])
+        keys = df.groupby([by, system, "seg_id"], dropna=False, sort=False).ngroup().to_numpy()
+        rows = [int(np.flatnonzero(keys == keys[second])[0]), second]
+        first = df.iloc[second]
+        raise InputError(f"data rows {rows[0] + 1} and {rows[1] + 1} both hold segment {first['seg_id']!r} of system "
+                         f"{first[system]!r} in {by} {first[by]!r}; keep one row per {by}, system and seg_id",
+                         argument="columns", value="seg_id")
 
 
 def _pair(x: np.ndarray, y: np.ndarray, systems: np.ndarray, bins: int | Sequence[float]) -> dict[str, Any]:
