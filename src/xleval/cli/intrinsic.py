@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..exceptions import InputError
-from ..intrinsic import APPLES_EVAL_SETS, CONFOUND_METRICS, LEVELS, SOURCES, analyze_confounds
+from ..intrinsic import APPLES_EVAL_SETS, CHAR_UNITS, CONFOUND_METRICS, LEVELS, SOURCES, analyze_confounds
 from ..io import parse_column_mapping, read_lines, read_table, write_table
 from ._common import (
     PROBABILITY,
@@ -48,17 +48,19 @@ def input_options(func):
         click.option("--model", "model_name", help="Model name for lm-eval samples (default: the run's)."),
         click.option("--unit", type=click.Choice(["nats", "bits"]), default="nats",
                      help="Log base of a scores table's log-likelihoods."),
+        click.option("--char-unit", type=click.Choice(CHAR_UNITS), default="codepoints",
+                     help="Characters counted from 'text': Unicode code points, or grapheme clusters."),
         col_option,
     ]):
         func = option(func)
     return func
 
 
-def _load(inputs, source, eval_set, lang, model_name, unit, col):
+def _load(inputs, source, eval_set, lang, model_name, unit, char_unit, col):
     from ..intrinsic import read_scores
 
     return _caught(read_scores, list(inputs), source=source, eval_set=eval_set, lang=lang, model=model_name, unit=unit,
-                   columns=parse_column_mapping(col))
+                   columns=parse_column_mapping(col), char_unit=char_unit)
 
 
 def _caught(func, *args, **kwargs):
@@ -76,25 +78,31 @@ def _notes(notes: list[str], label: str = "warning") -> None:
 @app.command("metrics", epilog=_INPUTS_HELP)
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @click.option("--by", default="lang,model,variant", help="Group columns, comma-separated.")
-@click.option("--reference", help="Also compute information parity against this language (e.g. en).")
+@click.option("--reference", help="Also compute information parity and length (byte, character, token) premiums "
+                                   "against this language (e.g. en).")
 @click.option("--ci", is_flag=True, help="Bootstrap CIs for every corpus metric.")
+@click.option("--n-resamples", type=click.IntRange(2), default=1000, show_default=True,
+              help="Bootstrap resamples of --ci.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="random_state of the bootstrap.")
 @click.option("-o", "--output", help="Also write the corpus table here.")
 @input_options
 @format_option
-def metrics(inputs, by, reference, ci, seed, output, source, eval_set, lang, model_name, unit, col, fmt) -> None:
+def metrics(inputs, by, reference, ci, n_resamples, seed, output, source, eval_set, lang, model_name, unit, char_unit,
+            col, fmt) -> None:
     """Corpus metrics per group (ratio of sums): Sent-NLL, token NLL, PPL, bits per token/char/byte."""
-    from ..intrinsic import METRICS, corpus_metrics, information_parity
+    from ..intrinsic import METRICS, corpus_metrics, information_parity, length_premiums
 
     check_outputs({"-o": output}, inputs=list(inputs))
     by_columns = parse_columns(by, "--by")
-    scores, notes = _load(inputs, source, eval_set, lang, model_name, unit, col)
-    result, more = _caught(corpus_metrics, scores, by_columns, ci=ci, random_state=seed)
+    scores, notes = _load(inputs, source, eval_set, lang, model_name, unit, char_unit, col)
+    result, more = _caught(corpus_metrics, scores, by_columns, ci=ci, n_resamples=n_resamples, random_state=seed)
     payload = result.to_dict()
     if reference:
         ip, extra = _caught(information_parity, scores, reference)
-        more += extra
+        premiums, extra2 = _caught(length_premiums, scores, reference)
+        more += extra + [w for w in extra2 if w not in extra]  # the same parallel-row warnings: said once
         payload["information_parity"] = ip.to_dict(orient="records")
+        payload["length_premiums"] = premiums.to_dict(orient="records")
     if output:
         write_table(result.table, output, metadata={"aggregation": result.aggregation})
     if fmt == "json":
@@ -106,6 +114,9 @@ def metrics(inputs, by, reference, ci, seed, output, source, eval_set, lang, mod
         cols = ["setting", "lang", "variant", "n_items", "information_parity"]
         print_table(ip[cols].to_dict(orient="records"),
                     title=f"information parity vs {reference} (sum NLL_ref / sum NLL_l)")
+        cols = ["setting", "lang", "variant", "n_items", "byte_premium", "length_premium", "token_premium", "ctc"]
+        print_table(premiums[cols].to_dict(orient="records"),
+                    title=f"length premiums vs {reference} (sum over common items, language / reference)")
     if not result.anomalies.empty:  # kept in the table above: named here, as the confound analysis names them
         cols = [c for c in ("model", "lang", "variant", "metric", "value", "bound") if c in result.anomalies]
         print_table(result.anomalies[cols].to_dict(orient="records"), digits=2,
@@ -127,7 +138,7 @@ def metrics(inputs, by, reference, ci, seed, output, source, eval_set, lang, mod
 @input_options
 @format_option
 @report_option
-def confounds(inputs, metric, level, alpha, power_r, source, eval_set, lang, model_name, unit, col, fmt,
+def confounds(inputs, metric, level, alpha, power_r, source, eval_set, lang, model_name, unit, char_unit, col, fmt,
               report_path) -> None:
     """Does a metric follow the encoding of the text (tokens, characters, bytes) rather than the model?
 
@@ -136,7 +147,7 @@ def confounds(inputs, metric, level, alpha, power_r, source, eval_set, lang, mod
     stability across translations (docs/intrinsic.md).
     """
     check_outputs({"--report": report_path}, inputs=list(inputs))
-    scores, notes = _load(inputs, source, eval_set, lang, model_name, unit, col)
+    scores, notes = _load(inputs, source, eval_set, lang, model_name, unit, char_unit, col)
     with progress_bar("confound tests") as advance:
         report, more = _caught(analyze_confounds, scores, list(metric) or None, level=level, alpha=alpha,
                                power_r=power_r, progress=advance)
@@ -217,11 +228,11 @@ def _read_texts(path: str, lang: str | None, col: list[str] | None):
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @click.option("-o", "--output", required=True, help="Canonical scores table to write.")
 @input_options
-def ingest(inputs, output, source, eval_set, lang, model_name, unit, col) -> None:
+def ingest(inputs, output, source, eval_set, lang, model_name, unit, char_unit, col) -> None:
     """Convert external results (lm-eval samples, Apples results) into the canonical scores table
     (lang, model, setting, variant, item, nll, tokens, chars, bytes)."""
     check_outputs({"-o": output}, inputs=list(inputs), stdout=["-o"])
-    scores, notes = _load(inputs, source, eval_set, lang, model_name, unit, col)
+    scores, notes = _load(inputs, source, eval_set, lang, model_name, unit, char_unit, col)
     write_table(scores.table, output, metadata={"excluded": dict(scores.excluded), "unit": "nats"})
     err_console.print(f"{len(scores.table)} rows -> {output}")
     _notes(notes)

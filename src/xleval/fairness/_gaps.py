@@ -53,7 +53,10 @@ class _Independent:
     name = "independent"
 
     def __init__(self, values: np.ndarray, codes: np.ndarray, labels: list[str]):
-        self.values, self.codes, self.labels = values, codes, labels
+        # Each language's values in a canonical (sorted) order: the resamples drawn with a seed then depend on
+        # the data, not on the order of the input rows (equal values are interchangeable).
+        order = np.lexsort((values, codes))
+        self.values, self.codes, self.labels = values[order], codes[order], labels
         self.counts = np.bincount(codes, minlength=len(labels))
 
     def language_values(self, g: int) -> np.ndarray:
@@ -217,7 +220,13 @@ def fairness_gaps_by(data: pd.DataFrame, model: str, metric: str, by: str = "lan
                          "name every row's model")
     parts = data.groupby(model, sort=True)
     steps = Steps(kwargs.pop("progress", None), 3 * parts.ngroups)
-    return {str(name): fairness_gaps(part, metric, by, progress=steps.inner(), **kwargs) for name, part in parts}
+    reports = {}
+    for name, part in parts:
+        try:
+            reports[str(name)] = fairness_gaps(part, metric, by, progress=steps.inner(), **kwargs)
+        except InputError as exc:  # the problem is this model's: say which (a reference it lacks, no finite value)
+            raise exc.prefixed(f"model {str(name)!r}") from None
+    return reports
 
 
 # ----------------------------------------------------------------------------- input handling
@@ -228,6 +237,14 @@ def _check_columns(data: pd.DataFrame, metric: str, by: str, item, resource, typ
         require_columns(data, names, what="table", argument=argument)
     if len(data) == 0:
         raise InputError("the table has no rows; nothing to analyse")
+    if item:
+        # a missing id would become one "NaN" item, paired across languages as if it were parallel
+        missing = data[item].isna().to_numpy() | (data[item].astype(str).str.strip() == "").to_numpy()
+        if missing.any():
+            row = int(np.flatnonzero(missing)[0])
+            raise InputError(f"column {item!r} row {row + 1}: no item id ({int(missing.sum())} such row(s)); a paired "
+                             "analysis pairs rows by id: fill the ids, drop those rows, or leave out the item column",
+                             argument="item", value=item)
 
 
 def _clean(data: pd.DataFrame, metric: str, by: str, item: str | None) -> pd.DataFrame:

@@ -34,7 +34,7 @@ from xleval.stats import correlation
 from xleval.stats._validate import check_choice, check_probability
 
 from ._anomalies import RUN_KEYS, flag_anomalies
-from ._corpus import AGGREGATION, _sums, parallel_items
+from ._corpus import AGGREGATION, _sums, one_model_per_run, parallel_items
 from ._scores import LMScores, metrics_from_sums
 from ._stability import stability_summary, strata_groups, translation_stability, vocab_sensitivity
 
@@ -70,6 +70,7 @@ def language_table(scores: LMScores, *, parallel: bool = True, extra: Sequence[s
     of the scores (first value per row). With ``parallel`` only the items present for every
     language and variant of a setting are used (drops are counted in a warning)."""
     table = scores.table
+    one_model_per_run(table, "setting", "language table")  # rows are (setting, lang, variant): never pool models
     if parallel:
         parts = []
         for setting, rows in table.groupby("setting", sort=True):

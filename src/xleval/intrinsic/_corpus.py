@@ -48,7 +48,8 @@ class CorpusMetrics(Result):
 
 def _sums(table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     # min_count=1 keeps "unknown" (all NaN) as NaN; a partly unknown group becomes NaN below.
-    g = table.groupby(list(by), sort=True, observed=True)
+    # dropna=False: a row whose group value is missing forms its own group instead of vanishing.
+    g = table.groupby(list(by), sort=True, observed=True, dropna=False)
     sums = g[list(STATS)].sum(min_count=1)
     unknown = g[list(STATS)].agg(lambda s: s.isna().any())
     sums = sums.mask(unknown)
@@ -111,8 +112,11 @@ def _add_cis(rows: pd.DataFrame, table: pd.DataFrame, by: list[str], n_resamples
              random_state: Any) -> pd.DataFrame:
     lows: dict[str, list[float]] = {m: [] for m in METRICS}
     highs: dict[str, list[float]] = {m: [] for m in METRICS}
-    for _, group in rows.groupby(by, sort=True, observed=True):
+    for _, group in rows.groupby(by, sort=True, observed=True, dropna=False):  # the groups of _sums, in its order
         stats = np.column_stack([group[c].to_numpy(dtype=float) for c in STATS] + [np.ones(len(group))])
+        # A canonical row order (identical rows are interchangeable): the interval does not depend on the
+        # order of the input rows, only on the seed.
+        stats = stats[np.lexsort(stats.T[::-1])]
         for m in METRICS:
             lo, hi = _metric_ci(stats, m, n_resamples, level, random_state)
             lows[m].append(lo)
@@ -148,11 +152,28 @@ def parallel_items(table: pd.DataFrame, sides: Sequence[tuple[Any, ...]], side_c
     return table[table["item"].isin(common)], dropped
 
 
+def one_model_per_run(table: pd.DataFrame, by: str, what: str) -> None:
+    """A ``by`` group (setting) compares one model per language and variant: with two, their rows would be
+    pooled into one language value or one would be dropped. Raise, naming the first such run."""
+    if "model" not in table.columns or table.empty:
+        return
+    keys = [by, "lang", "variant"] if "variant" in table.columns else [by, "lang"]
+    models = table.groupby(keys, sort=True, dropna=False)["model"].unique()
+    several = models[models.map(len) > 1]
+    if len(several):
+        key = several.index[0]
+        names = ", ".join(repr(str(m)) for m in sorted(map(str, several.iloc[0])))
+        raise InputError(f"{what}: {by} {key[0]!r} has {len(several.iloc[0])} models for language {key[1]!r} "
+                         f"({names}); a {by} compares one model per language: give each model its own {by} "
+                         "(or drop the 'setting' column: it then defaults to the model), or keep one model")
+
+
 def _per_setting_ratio(scores: LMScores | pd.DataFrame, columns: Sequence[str], reference: str, by: str,
                        what: str) -> pd.DataFrame:
     table = scores.table if isinstance(scores, LMScores) else scores
     if by not in table.columns:
         raise InputError(f"{what}: column {by!r} is not in the input; give by= one of {list(table.columns)}")
+    one_model_per_run(table, by, what)
     ref = normalize_code(reference)
     out = []
     for setting, rows in table.groupby(by, sort=True, observed=True):

@@ -22,6 +22,8 @@ score) has no per-token value: it is counted and excluded, never averaged in as 
 """
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -77,13 +79,31 @@ def from_token_logprobs(logprobs: Iterable[Sequence[float]], *, unit: str = "nat
     scale = LN2 if unit == "bits" else 1.0
     nll, tokens = [], []
     for i, lp in enumerate(logprobs):
-        arr = np.asarray(lp, dtype=float).reshape(-1)
+        arr = _logprob_array(lp, i)
         if (arr > 1e-9).any():
             raise InputError(f"token log-probs of sentence {i}: {arr.max():g} > 0; give log-probabilities (<= 0), "
                              "not NLLs")
         nll.append(-arr.sum() * scale)
         tokens.append(arr.size)
     return np.array(nll, dtype=float), np.array(tokens, dtype=float)
+
+
+def _logprob_array(value: Any, i: int) -> np.ndarray:
+    """One sentence's log-probs as floats: a list/array, or its JSON text (a TSV/CSV cell holds text)."""
+    missing = value is None or (isinstance(value, float) and math.isnan(value))
+    if missing or (isinstance(value, str) and not value.strip()):
+        return np.array([np.nan])  # a missing cell: a NaN log-likelihood, counted and excluded like one
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):  # not JSON: reported below, with the cell
+            value = json.loads(value)
+    try:
+        if isinstance(value, (str, bytes, Mapping)) or value is None:
+            raise TypeError
+        return np.asarray(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        shown = value if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        raise InputError(f"token log-probs of sentence {i}: {shown!r} is not a list of numbers; give one list "
+                         "per row, e.g. [-1.2, -0.4] (in a TSV/CSV cell, as JSON text)") from None
 
 
 def sentence_metrics(scores: LMScores) -> pd.DataFrame:
@@ -138,7 +158,7 @@ class LMScores:
                              f"its columns are {list(df.columns)}")
         t = df.reset_index(drop=True).copy()
         t["lang"] = normalize_codes(t["lang"], "lang", where)
-        _fill_keys(t)
+        _fill_keys(t, where)
         _fill_nll(t, unit, where)
         _fill_lengths(t, char_unit, where)
         _check_unique(t, where)
@@ -158,7 +178,14 @@ class LMScores:
 
 
 # ----------------------------------------------------------------------------- building helpers
-def _fill_keys(t: pd.DataFrame) -> None:
+def _fill_keys(t: pd.DataFrame, where: str) -> None:
+    for col in ("model", "setting", "item"):
+        # a missing key would become the name 'nan' (model, setting) or an item no row pairs with
+        if col in t.columns and t[col].isna().any():
+            row = int(np.flatnonzero(t[col].isna().to_numpy())[0])
+            raise InputError(f"{where}: column {col!r} row {row + 1} is empty ({int(t[col].isna().sum())} such "
+                             f"row(s)); fill every {col}, or leave the column out (default: "
+                             f"{ {'model': 'one model', 'setting': 'the model', 'item': 'the line number'}[col] })")
     if "model" not in t.columns:
         t["model"] = "model"
     t["model"] = t["model"].astype(str)
@@ -216,10 +243,12 @@ def _fill_lengths(t: pd.DataFrame, char_unit: str, where: str) -> None:
 
 def _nonneg(values: pd.Series, col: str, where: str) -> np.ndarray:
     arr = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-    bad = values.notna().to_numpy() & ~(arr >= 0)
+    # inf is not a count: it would make every ratio over it 0 (bpb 0, perplexity 1), a wrong number
+    bad = values.notna().to_numpy() & ~((arr >= 0) & np.isfinite(arr))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{where}: column {col!r} row {row + 1}: {values.iloc[row]!r} is not a count >= 0")
+        raise InputError(f"{where}: column {col!r} row {row + 1}: {values.iloc[row]!r} is not a finite count >= 0; "
+                         "fix the value, or leave the cell empty if it is unknown")
     return arr
 
 
