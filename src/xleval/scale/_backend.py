@@ -28,6 +28,8 @@ from ._readers import (
     open_parquet,
     open_parquet_checked,
     parquet_columns,
+    parquet_frame,
+    parquet_null_columns,
 )
 
 __all__ = ["ReadSpec", "FramePart", "ParquetPart", "LocalBackend", "DaskBackend", "resolve_backend", "worker_metric",
@@ -66,12 +68,15 @@ class FramePart:
 
 @dataclass(frozen=True)
 class ParquetPart:
-    """Row groups ``row_groups`` of a Parquet file (first row ``start``), read where the task runs."""
+    """Row groups ``row_groups`` of a Parquet file (first row ``start``, first batch number ``index``, as the
+    single process numbers the batches), read where the task runs; ``with_nulls``: the columns given the whole
+    file's pandas dtype (:func:`~xleval.scale._readers.parquet_null_columns`, found once by the client)."""
 
     spec: ReadSpec
     row_groups: tuple[int, ...]
     start: int
     index: int
+    with_nulls: tuple[tuple[str, str], ...] = ()
 
     def batches(self) -> Iterator[TableBatch]:
         pf = open_parquet(self.spec.path)
@@ -79,7 +84,7 @@ class ParquetPart:
         start = self.start
         for i, rb in enumerate(pf.iter_batches(batch_size=self.spec.chunk_size, row_groups=list(self.row_groups),
                                                columns=cols, use_threads=DECODING["threads"])):
-            batch = finish_batch(rb.to_pandas(), start, self.index * 1_000_000 + i, self.spec.columns,
+            batch = finish_batch(parquet_frame(rb, dict(self.with_nulls)), start, self.index + i, self.spec.columns,
                                  self.spec.numeric, self.spec.name)
             start = batch.stop
             yield batch
@@ -168,6 +173,8 @@ class DaskBackend:
                                              processes=self.processes, host="127.0.0.1", dashboard_address=None)
             self.client = Client(self._cluster)
         try:
+            if self._cluster is not None:
+                self.client.run(_quiet_cancellations)
             self.client.run(warm_worker)
             # in the thread that runs the tasks (glibc gives each thread its own heap, an "arena")
             self.client.gather([self.client.submit(warm_task_thread, workers=[w], allow_other_workers=False, pure=False)
@@ -199,7 +206,8 @@ class DaskBackend:
             if pf.metadata.num_row_groups > 1:
                 check_header(pf.schema_arrow.names, dict(spec.columns), spec.required, spec.name)
                 check_flat_schema(pf.schema_arrow, spec.name)
-                return iter(_row_group_parts(spec, pf.metadata))
+                cols = parquet_columns(pf.schema_arrow.names, spec.columns, spec.read_columns)
+                return iter(_row_group_parts(spec, pf.metadata, tuple(parquet_null_columns(pf, cols).items())))
         return (FramePart(b) for b in spec.batches())
 
     def share(self, obj: Any) -> Any:
@@ -218,17 +226,47 @@ class DaskBackend:
         pending: collections.deque = collections.deque()
         try:
             for part in parts:
-                pending.append(self.client.submit(func, part, *args, pure=False))
+                pending.append(self.client.submit(_guarded, func, part, *args, pure=False))
                 if small and isinstance(part, ParquetPart):
                     continue
                 window = window or self.in_flight or 2 * self.n_threads
                 if len(pending) >= window:
-                    yield pending.popleft().result()
+                    yield _unwrapped(pending.popleft().result())
             while pending:
-                yield pending.popleft().result()
+                yield _unwrapped(pending.popleft().result())
         finally:
             for future in pending:
                 future.cancel()
+
+
+@dataclass(frozen=True)
+class _Refused:
+    """A task's InputError, returned rather than raised: a raised one is logged by the worker as "Compute
+    Failed" with a traceback, on the user's terminal for a local cluster, before the one-line message."""
+
+    error: InputError
+
+
+def _guarded(func: Callable, part: Any, *args: Any) -> Any:
+    try:
+        return func(part, *args)
+    except InputError as exc:
+        return _Refused(exc)
+
+
+def _unwrapped(result: Any) -> Any:
+    if isinstance(result, _Refused):
+        raise result.error
+    return result
+
+
+def _quiet_cancellations() -> None:
+    """On this backend's own local workers: a run that stops early (a bad row, Ctrl-C) cancels its tasks in
+    flight and closes the cluster, and a worker then warns, on the user's terminal, that the task it was
+    running "ended with CancelledError": the cancellation is ours, and the error was said in one line."""
+    import logging
+
+    logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
 
 
 def warm_worker() -> None:
@@ -297,17 +335,18 @@ def warm_task_thread() -> None:
     del blocks
 
 
-def _row_group_parts(spec: ReadSpec, meta: Any) -> list[ParquetPart]:
+def _row_group_parts(spec: ReadSpec, meta: Any, with_nulls: tuple[tuple[str, str], ...] = ()) -> list[ParquetPart]:
     """Consecutive row groups bundled into parts of about ``chunk_size`` rows (at least one group each)."""
     parts: list[ParquetPart] = []
     groups: list[int] = []
-    first, rows = 0, 0
+    first, rows, batch = 0, 0, 0
     for g in range(meta.num_row_groups):
         groups.append(g)
         rows += meta.row_group(g).num_rows
         if rows >= spec.chunk_size or g == meta.num_row_groups - 1:
-            parts.append(ParquetPart(spec, tuple(groups), first, len(parts)))
-            first, groups, rows = first + rows, [], 0
+            parts.append(ParquetPart(spec, tuple(groups), first, batch, with_nulls))
+            # a part's batches run across its row groups: -(-a // b) is ceil(a / b)
+            first, groups, rows, batch = first + rows, [], 0, batch + -(-rows // spec.chunk_size)
     return parts
 
 

@@ -251,18 +251,24 @@ def _joined_batches(be: LocalBackend | DaskBackend, spec: ReadSpec, func: Callab
             submitted.append(part)
             yield part
 
+    changed = f"{spec.name}: the file changed while it was read; run the command again"
     for added in be.map(func, parts(), *args):
         part = submitted.popleft()
-        batches = list(part.batches()) if not isinstance(part, FramePart) else [part.batch]
-        if len(batches) != len(added) or any(len(v) != len(b.frame)
-                                             for b, c in zip(batches, added, strict=True) for v in c.values()):
-            # the worker read the part into other rows: the file was replaced while it was read
-            raise InputError(f"{spec.name}: the file changed while it was read; run the command again")
-        for batch, columns in zip(batches, added, strict=True):
+        # one batch at a time: a Parquet part is at least a row group, which can hold many batches' rows
+        batches = part.batches() if not isinstance(part, FramePart) else iter([part.batch])
+        count = 0
+        for batch in batches:
+            columns = added[count] if count < len(added) else None
+            if columns is None or any(len(v) != len(batch.frame) for v in columns.values()):
+                # the worker read the part into other rows: the file was replaced while it was read
+                raise InputError(changed)
+            count += 1
             frame = batch.frame.copy(deep=not copy_on_write())  # with copy-on-write a shallow copy is a copy
             for name, values in columns.items():
                 frame[name] = values
             yield frame
+        if count != len(added):
+            raise InputError(changed)
 
 
 def _score_part(part, metrics: Sequence[Any]) -> list[dict[str, np.ndarray]]:

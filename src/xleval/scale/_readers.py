@@ -16,6 +16,7 @@ import contextlib
 import csv
 import functools
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -32,7 +33,8 @@ from ..io._schema import JsonEvidence, apply_json_types, apply_text_types, json_
 from ..io._shape import check_flat_values, check_header
 
 __all__ = ["TableBatch", "iter_batches", "count_rows", "table_columns", "DEFAULT_CHUNK_SIZE", "batch_context",
-           "finish_batch", "check_header", "parquet_columns", "open_parquet", "open_parquet_checked"]
+           "finish_batch", "check_header", "parquet_columns", "parquet_null_columns", "parquet_frame", "open_parquet",
+           "open_parquet_checked"]
 
 DEFAULT_CHUNK_SIZE = 200_000
 
@@ -61,8 +63,31 @@ def batch_context(batch: TableBatch, name: str) -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        inner = str(exc).removeprefix(f"{name}: ")  # the file is named once, with the batch
-        raise type(exc)(f"{batch.where(name)}, row numbers below count from row {batch.start + 1}: {inner}") from exc
+        # the file is named once, with the batch; the in-memory functions name a frame they were not told
+        # the name of "input"
+        inner = str(exc).removeprefix(f"{name}: ").removeprefix("input: ")
+        raise type(exc)(f"{batch.where(name)}: {file_rows(inner, batch.start)}") from exc
+
+
+# a repr'd name or value (left as it is: data may spell "row 3") or a row number of the batch's frame
+_ROW_OR_QUOTED = re.compile(r"""(?<!\w)'(?:[^'\\]|\\.)*'(?!\w)|(?<!\w)"(?:[^"\\]|\\.)*"(?!\w)"""
+                            r"""|(?<!label )\brow (\d+)\b|(?:row\(s\)|rows) in all\b""")
+
+
+def file_rows(message: str, start: int) -> str:
+    """``message`` of an in-memory function given a batch, with its row numbers (1-based in the batch) made
+    the file's (``start`` rows come before the batch): a user looks up the row in the file, not in a batch,
+    and a count "in all" covers the batch only."""
+
+    def renumber(match: re.Match) -> str:
+        text = match.group(0)
+        if match.group(1) is not None:
+            return f"row {int(match.group(1)) + start}"
+        if text.endswith(" in all"):
+            return text.removesuffix(" in all") + " in this batch"
+        return text
+
+    return _ROW_OR_QUOTED.sub(renumber, message)
 
 
 def iter_batches(path: str | os.PathLike, batch_size: int = DEFAULT_CHUNK_SIZE, *,
@@ -138,8 +163,50 @@ def _parquet_frames(path, fmt, name, batch_size, rename, numeric, read_columns, 
     file_columns = parquet_columns(pf.schema_arrow.names, rename, read_columns)
     if pf.metadata.num_rows == 0:
         return
+    with_nulls = parquet_null_columns(pf, file_columns)
     for record_batch in pf.iter_batches(batch_size=batch_size, columns=file_columns):
-        yield record_batch.to_pandas(), None
+        yield parquet_frame(record_batch, with_nulls), None
+
+
+def parquet_null_columns(pf, file_columns: Sequence[str] | None) -> dict[str, str]:
+    """The integer and boolean columns (of ``file_columns``, None: all) that hold a null anywhere in the file,
+    each with the pandas dtype the whole file gives it (``float64``, ``object``).
+
+    pandas gives such a column another dtype than a column without nulls, so a batch without a null would
+    get ``int64`` and one with a null ``float64``: an output column's type (and its text, "2" or "2.0")
+    would depend on where the batches fall. Every batch gets the whole file's dtype instead, as
+    :func:`xleval.io.read_table` gives it. The footer's statistics answer for free; a row group without
+    them is read for that column alone."""
+    import pyarrow as pa
+
+    schema = pf.schema_arrow
+    wanted = set(schema.names if file_columns is None else file_columns)
+    kinds = {f.name: "float64" if pa.types.is_integer(f.type) else "object" for f in schema
+             if f.name in wanted and (pa.types.is_integer(f.type) or pa.types.is_boolean(f.type))}
+    if not kinds:
+        return {}
+    meta, found = pf.metadata, {}
+    position = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
+    for name, dtype in kinds.items():
+        for g in range(meta.num_row_groups):
+            stats = meta.row_group(g).column(position[name]).statistics if name in position else None
+            if stats is not None and stats.has_null_count:
+                nulls = stats.null_count
+            else:
+                nulls = pf.read_row_group(g, columns=[name]).column(0).null_count
+            if nulls:
+                found[name] = dtype
+                break
+    return found
+
+
+def parquet_frame(record_batch, with_nulls: Mapping[str, str]) -> pd.DataFrame:
+    """A Parquet batch as pandas, with the dtypes of the whole file (see :func:`parquet_null_columns`)."""
+    frame = record_batch.to_pandas()
+    for name, dtype in with_nulls.items():
+        if name in frame.columns and frame[name].dtype != dtype:
+            frame[name] = frame[name].astype(dtype)
+    return frame
 
 
 def open_parquet_checked(path: str | os.PathLike, name: str):

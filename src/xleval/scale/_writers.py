@@ -57,7 +57,7 @@ class TableWriter:
         import pyarrow.parquet as pq
 
         if self._handle is None:
-            table = arrow_table(frame, where=f"batch {self.batches}: ")
+            table = arrow_table(frame, where=self._where(frame))
             schema = table.schema
             if self._metadata:
                 meta = dict(schema.metadata or {})
@@ -72,11 +72,16 @@ class TableWriter:
             return
         try:
             table = pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            arrow_table(frame, where=f"batch {self.batches}: ")  # names a column that mixes numbers and text
-            raise InputError(f"batch {self.batches}: its column types differ from the first batch's; write a text "
-                             "format or make the column types consistent") from None
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            arrow_table(frame, where=self._where(frame))  # names a column that mixes numbers and text
+            raise InputError(f"{self._where(frame)}{_misfit(frame, self._schema, self.rows)}; write .jsonl or .tsv, "
+                             "or make the column's values one type") from None
         self._handle.write_table(table)
+
+    def _where(self, frame: pd.DataFrame) -> str:
+        """The output and the rows of this batch (the rows of the input: the rows are written in its order)."""
+        return f"{'-' if self._target is None else self._target}: batch {self.batches} (rows {self.rows + 1}-" \
+               f"{self.rows + len(frame)}): "
 
     def _write_text(self, frame: pd.DataFrame) -> None:
         payload = format_rows(frame, self._fmt, header=self.batches == 0)
@@ -96,6 +101,29 @@ class TableWriter:
             if self._sink is not None:
                 self._sink.close()
                 self._sink = None
+
+
+def _misfit(frame: pd.DataFrame, schema, rows: int) -> str:
+    """Which column (and its first row, numbered in the whole output) does not fit the type the first batch gave
+    it: a column of numbers in the first rows and of text later, say (a Parquet column holds one type)."""
+    import pyarrow as pa
+
+    def fits(values: Any, kind: Any) -> bool:
+        try:
+            pa.array(values, type=kind, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            return False
+        return True
+
+    for f in schema:
+        if f.name in frame.columns and not fits(frame[f.name], f.type):
+            for i, value in enumerate(frame[f.name].tolist()):
+                if not fits([value], f.type):
+                    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+                    return (f"column {f.name!r} row {rows + i + 1}: {shown} does not fit the column's type "
+                            f"({f.type}, from the first rows)")
+            return f"column {f.name!r}: its values do not fit the column's type ({f.type}, from the first rows)"
+    return "its column types differ from the first batch's"
 
 
 def _encodings(schema) -> dict[str, Any]:
