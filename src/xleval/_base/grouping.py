@@ -198,13 +198,15 @@ def segment_rank(segments: pd.Series) -> np.ndarray:
 
 
 def canonical_order(groups: np.ndarray, systems: np.ndarray | None = None,
-                    segment_ranks: np.ndarray | None = None) -> np.ndarray:
+                    segment_ranks: np.ndarray | None = None, ties: Sequence[np.ndarray] = ()) -> np.ndarray:
     """Row positions sorted by group, system and segment (``segment_ranks``: :func:`segment_rank` of the segment
-    ids), rows of one key in their order (a stable sort): so that no fold, label draw, resample or permutation
-    depends on the order of the rows (the decision, the bias check, meta)."""
+    ids), then by the ``ties`` (columns read as text, in turn), rows of one key in their order (a stable sort): so
+    that no fold, label draw, resample or permutation depends on the order of the rows (the decision, the bias
+    check, meta, the rows chosen for labelling)."""
     keys = [np.asarray(groups, dtype=object).astype(str)]
     if systems is not None:
         keys.append(np.asarray(systems, dtype=object).astype(str))
     if segment_ranks is not None:
         keys.append(np.asarray(segment_ranks))
+    keys += [np.asarray(t, dtype=object).astype(str) for t in ties]
     return np.lexsort(keys[::-1])

@@ -49,7 +49,7 @@ from ..metrics._direction import higher_is_better
 from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_columns
 from ._fit import build_anchored
 from ._scales import direction_for
-from ._select import annotation_columns, annotation_rows, stratified_rows
+from ._select import annotation_columns, annotation_rows, in_row_order, stratified_rows
 
 __all__ = ["LabelPlan", "plan_labels", "PlanTarget", "LabelDraw", "ROW_CHOICES", "ALLOCATIONS"]
 
@@ -193,6 +193,8 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
         raise InputError(f"allocation={allocation!r}: use one of {', '.join(ALLOCATIONS)}", argument="allocation",
                          value=allocation)
     rng, seed = make_rng(random_state)
+    given = table.frame
+    table, order = in_row_order(table, system, segment, document)
     frame, by_cols = table.frame, list(table.by)
     x, h = _score_and_labels(table, human)
     cols = {role: name if name and name in frame.columns else None
@@ -221,8 +223,9 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
     for note in notes:
         if note.startswith("budget="):  # a plan that leaves systems without labels; planning blind is no fault
             warnings.warn(note, DataQualityWarning, stacklevel=2)
+    chosen = np.sort(order[chosen])  # positions in the table as given (row_id), not in the canonical order
     return LabelPlan(groups=_group_table(names, cells, planned, sigma, sigma_from, known, levels, more),
-                     gaps=gaps, rows=annotation_rows(frame, chosen, keep, label_column), budget=int(budget),
+                     gaps=gaps, rows=annotation_rows(given, chosen, keep, label_column), budget=int(budget),
                      labelled=int(cells.n_labels.sum()), to_add=len(chosen), status=status, verdict=verdict,
                      more_per_group=more, confidence=float(confidence), power=float(power), row_choice=rows,
                      method=METHOD.format(allocation=ALLOCATION_WORDS[allocation], rows=ROW_WORDS[rows], z=z,
@@ -300,6 +303,9 @@ def _floors(cells: _Cells, budget: int, notes: list[str]) -> np.ndarray:
     """Labels each group has at least: those it has, plus one for every system without a label when
     the budget allows; refuses a budget that adds nothing or more than the table can take."""
     have, most = int(cells.n_labels.sum()), int((cells.n_labels + cells.available).sum())
+    if have == most:  # no budget is both above the labels and within the rows: say so, not "give more than N"
+        raise InputError(f"every row with a score already has a label ({have}): there is nothing left to plan; fit the "
+                         "anchored calibration on them", argument="budget", value=budget)
     if budget <= have:
         raise InputError(f"budget={budget} is not more than the labels already collected ({have}): nothing to add; "
                          f"the budget is the total, those labels included: give more than {have}", argument="budget",

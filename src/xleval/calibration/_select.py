@@ -14,6 +14,7 @@ Every draw comes from one seeded generator.
 """
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._base.grouping import group_index
+from .._base.grouping import canonical_order, group_index, segment_rank
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
 from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_columns
@@ -155,6 +156,8 @@ def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str
     ``data``: an :class:`~xleval.table.EvalTable` (its ``by`` and ``score`` are the defaults) or a frame
     (tgt_lang/src_lang are derived from lp, as everywhere)."""
     table = as_table(data, by=by, score=score, default_by=DEFAULT_BY)
+    given = table.frame
+    table, order = in_row_order(table, system, segment, document)
     data, by_cols, score = table.frame, list(table.by), table.score_column
     if skip_labelled:
         require_columns(data, [skip_labelled], what="table", argument="skip_labelled")
@@ -174,10 +177,27 @@ def select_for_annotation(data: EvalTable | pd.DataFrame, by: str | Sequence[str
     if skip_labelled:
         eligible = np.isnan(numeric_column(data, skip_labelled, what="table", argument="skip_labelled"))
     keep = annotation_columns(data, by_cols, system, segment, label_column, score=score)
-    _check_budget(x, groups, eligible, budget, index.labels())
+    _check_budget(x, groups, eligible, budget, index.labels(), skip_labelled)
     rows = select_rows(x, groups, budget, systems=systems, segments=segments, eligible=eligible, method=method,
                        random_state=random_state, documents=documents)
-    return annotation_rows(data, rows, keep, label_column)
+    return annotation_rows(given, np.sort(order[rows]), keep, label_column)
+
+
+def in_row_order(table: EvalTable, system: str | None, segment: str | None,
+                 document: str | None) -> tuple[EvalTable, np.ndarray]:
+    """The table with its rows in the canonical order (:func:`~xleval._base.grouping.canonical_order`: group,
+    system, segment id by value; ties broken by the document and the texts the annotators see, not by the file's
+    order), and the position in ``table`` of each of them: a seed then draws the same rows from a re-sorted or
+    shuffled table (docs/design.md, "Row order never changes a result")."""
+    frame = table.frame
+    systems = frame[system].to_numpy(dtype=object) if system and system in frame.columns else None
+    segments = segment_rank(frame[segment]) if segment and segment in frame.columns else None
+    ties = [frame[c].to_numpy(dtype=object) for c in (document, "source", "hypothesis", "reference")
+            if c and c in frame.columns]
+    order = canonical_order(table.row_labels(), systems, segments, ties)
+    if (order == np.arange(len(order))).all():
+        return table, order
+    return dataclasses.replace(table, _frame=frame.iloc[order]), order
 
 
 def annotation_columns(data: pd.DataFrame, by_cols: Sequence[str], system: str | None, segment: str | None,
@@ -213,7 +233,7 @@ def annotation_rows(data: pd.DataFrame, rows: np.ndarray, keep: Sequence[str],
     return out
 
 
-def _check_budget(x, groups, eligible, budget, names) -> None:
+def _check_budget(x, groups, eligible, budget, names, skip_labelled=None) -> None:
     """A budget above every group's eligible rows selects nothing (every row would be sent: a total
     mistaken for the budget per group); a budget above some groups' rows takes all of theirs, said."""
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
@@ -221,6 +241,10 @@ def _check_budget(x, groups, eligible, budget, names) -> None:
     ok = np.isfinite(x) if eligible is None else (eligible & np.isfinite(x))
     sizes = np.bincount(groups[ok], minlength=int(groups.max()) + 1 if len(groups) else 0)
     present = np.unique(groups)
+    if not ok.any():  # no budget helps here: "give at most 0" would ask for a budget the option refuses
+        raise InputError(f"every row with a score already has a value in {skip_labelled!r}: there is no row left to "
+                         "choose; the labels are complete (fit on them), or leave out skip_labelled= to choose among "
+                         "all rows", argument="skip_labelled", value=skip_labelled)
     if budget > sizes[present].max():
         g = int(present[np.argmax(sizes[present])])
         raise InputError(f"budget={budget} is more than any group's rows to choose from (the largest, "

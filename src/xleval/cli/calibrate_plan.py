@@ -5,6 +5,7 @@ import warnings
 
 import click
 
+from .._base.terminal import shell_word, styled
 from ..calibration import ROW_CHOICES
 from ..calibration._plan import ALLOCATIONS
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
@@ -15,6 +16,7 @@ from ._common import (
     by_option,
     check_named_column,
     col_option,
+    err_console,
     format_option,
     grouping,
     keep_reference_copies_option,
@@ -97,7 +99,8 @@ def plan(input, budget, score, by, human, system, segment, document, rows, alloc
         if output == "-":
             return
     grouped = "+".join(by_cols)
-    payload = {**result.to_dict(), "by": grouped, "output": output} if fmt == "json" else \
+    merge = _merge_command(output, input, label_column, human)
+    payload = {**result.to_dict(), "by": grouped, "output": output, "merge": merge} if fmt == "json" else \
         {"groups": result.groups, "gaps between adjacent groups": result.gaps}
     payload_warnings = [str(w.message) for w in caught]
     render(fmt, payload, payload_warnings,
@@ -109,3 +112,17 @@ def plan(input, budget, score, by, human, system, segment, document, rows, alloc
                 say("note", note, style="")
         say("verdict", result.verdict, style="")
         say("method", result.method, style="")
+        if merge:  # one line, as calibrate select's: the command in it pastes whole (soft wrap, not broken)
+            err_console.print(styled("note: ", "", f"once {label_column!r} is filled in: {merge}; then plan again on "
+                                     f"labelled.parquet with --human {shell_word(human or label_column)}"),
+                              soft_wrap=True)
+
+
+def _merge_command(output: str | None, table: str, label_column: str, human: str | None) -> str | None:
+    """The command that puts the filled-in rows back: into the --human column when there is one (labels merged
+    into a column of another name are not the labels the next plan counts)."""
+    if output is None or output == "-":
+        return None
+    named = f"--label-column {shell_word(label_column)} " if label_column != "human" else ""
+    into = f"--into {shell_word(human)} " if human and human != label_column else ""
+    return f"xleval calibrate merge {shell_word(str(output))} {shell_word(str(table))} {named}{into}-o labelled.parquet"

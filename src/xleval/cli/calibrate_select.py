@@ -25,7 +25,9 @@ from .calibrate_common import app, in_table, render
 @app.command("select")
 @click.argument("input")
 @by_option("Group by lp, tgt_lang, or COL[,COL...]: the budget is per group.")
-@click.option("--budget", type=click.IntRange(1), required=True, help="Rows to annotate per group, e.g. 100.")
+@click.option("--budget", type=click.IntRange(1), required=True,
+              help="Rows to annotate per group, e.g. 100. A larger budget with the same seed is a new draw, not the "
+                   "smaller one's rows and more: to add labels, select again with --skip-labelled COL.")
 @click.option("--score", required=True, help="Score column (--selection spread spreads the labels over its range).")
 @click.option("-o", "--output", required=True, help="Where to write the rows to annotate (format by extension, '-' = "
               "TSV on stdout).")
