@@ -72,11 +72,11 @@ class XlevalError(Exception):
 
     def prefixed(self, where: str) -> XlevalError:
         """The same error (class, argument, value) with ``where: `` before its message: a caller that
-        knows the file names it, which the function that raised could not (in place of ``data: ``, the
-        library's name for a table it was handed as a frame)."""
+        knows the file names it, which the function that raised could not (in place of ``data: `` or ``input: ``,
+        the library's names for a table it was handed as a frame)."""
         out = type(self).__new__(type(self))
         message = str(self)
-        Exception.__init__(out, f"{where}: {message.removeprefix('data: ')}")
+        Exception.__init__(out, f"{where}: {message.removeprefix('data: ').removeprefix('input: ')}")
         out.argument, out.value = self.argument, self.value
         out.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("argument", "value")})
         return out

@@ -79,8 +79,7 @@ def audit(inputs, fmt, checklist, ratings, scale, col, invalid, validity_thresho
                   inputs=[spec.partition("=")[2] if "=" in spec and not Path(spec).exists() else spec
                           for spec in inputs] + [ratings])
     parser = AnswerParser(letters=letters, pattern=pattern)  # a bad --pattern is refused before any reading
-    data = pd.concat([_read(spec, parse_column_mapping(col), parser if len(inputs) > 1 else None)
-                      for spec in inputs], ignore_index=True)
+    data = pd.concat([_read(spec, parse_column_mapping(col), parser) for spec in inputs], ignore_index=True)
     if save_table is not None:
         write_table(data, save_table)
     rating_table = read_table(ratings, required=("item_id", "rater", "rating"),
@@ -107,7 +106,7 @@ def audit(inputs, fmt, checklist, ratings, scale, col, invalid, validity_thresho
         _render(result)
 
 
-def _read(spec: str, columns: dict[str, str], parser: AnswerParser | None) -> pd.DataFrame:
+def _read(spec: str, columns: dict[str, str], parser: AnswerParser) -> pd.DataFrame:
     head, sep, path = spec.partition("=")
     if sep and path.endswith(".jsonl") and not Path(spec).exists():
         condition, _, model = head.partition("@")
@@ -116,10 +115,8 @@ def _read(spec: str, columns: dict[str, str], parser: AnswerParser | None) -> pd
         table, where = lm_eval_answers(path, model=model or None, condition=condition), path
     else:
         table, where = read_table(spec, columns=columns or None), spec
-    if parser is None:  # one input: the audit's own check names its rows
-        return table
-    # of several inputs, each is checked on its own first, so that a bad cell is named by its file and its row there
-    # (the audit checks the inputs together, where a row number counts the rows of all inputs)
+    # each input is checked on its own first, so that a bad cell is named by its file and its row there (the audit
+    # checks the inputs together, where a row number counts the rows of all inputs and names no file)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # said once, by the audit of all inputs
         prepare_audit_table(table, parser, where=where)

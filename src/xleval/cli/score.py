@@ -2,7 +2,9 @@
 (several systems, paired significance tests, confidence intervals) with sacrebleu's options."""
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 
 import click
 
@@ -339,8 +341,23 @@ def score(inputs, hyp, ref, metric, output, corpus, src, lp, tokenize, spm_model
             raise InputError("paired tests and intervals need every row in memory; drop --chunk-size")
         return _streamed(inputs[0], output, specs, options, chunk_size, col, fmt, backend, workers, scheduler, corpus,
                          quiet)
-    return _table(inputs[0], col, specs, options, output, corpus, resampling, baseline, score_only,
-                  4 if width is None else width, fmt, error_spans, quiet)
+    with _named(inputs[0]):
+        return _table(inputs[0], col, specs, options, output, corpus, resampling, baseline, score_only,
+                      4 if width is None else width, fmt, error_spans, quiet)
+
+
+@contextlib.contextmanager
+def _named(path) -> Iterator[None]:
+    """An error about the rows of the table, which the library names ``input`` or ``data`` (it was handed a
+    frame), names the file instead; the table is read whole, so its row numbers are the file's."""
+    from ..exceptions import InputError
+
+    try:
+        yield
+    except InputError as exc:
+        if not str(exc).startswith(("input: ", "data: ")):
+            raise
+        raise exc.prefixed(str(path)) from None
 
 
 def _table(path, col, specs, options, output, corpus, resampling, baseline, score_only, width, fmt,
