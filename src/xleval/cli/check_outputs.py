@@ -14,6 +14,7 @@ from ._common import (
     emit_tsv,
     err_console,
     format_of_output,
+    parse_columns,
     print_table,
     say,
     working,
@@ -23,7 +24,7 @@ from ._common import check_outputs as check_paths
 
 @click.command("check-outputs")
 @click.argument("table")
-@by_option("Group column (lp, tgt_lang or any column).")
+@by_option("Group by lp, tgt_lang, or COL[,COL...].")
 @click.option("--system", default="system", help="System column (without one, each group is one system).")
 @click.option("--where", multiple=True, metavar="COLUMN=VALUE", help="Keep rows with COLUMN=VALUE (repeatable).")
 @click.option("--score", "metrics", multiple=True, help="Metric column whose mean is compared on flagged and "
@@ -37,6 +38,10 @@ from ._common import check_outputs as check_paths
               help="chrF(hypothesis, source) from which a hypothesis counts as a copy of the source.")
 @click.option("--length-z", type=click.FloatRange(0, min_open=True), default=3.5,
               help="Robust z of the length ratio beyond which the length is extreme.")
+@click.option("--truncated-z", type=click.FloatRange(0, min_open=True), default=2.0,
+              help="Robust z of the length ratio below whose negative an output that ends mid-sentence is truncated.")
+@click.option("--min-letters", type=click.IntRange(0), default=20,
+              help="Letters an output needs for its language to be checked (off_target).")
 @click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
               help="Confidence level of the intervals.")
 @click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json"]), default="text",
@@ -46,8 +51,8 @@ from ._common import check_outputs as check_paths
 @click.option("--rows", "rows_path", type=click.Path(path_type=Path),
               help="Also write the per-row flags here (.tsv/.parquet/.jsonl).")
 @col_option
-def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, length_z, level, fmt, output, rows_path,
-                  col) -> None:
+def check_outputs(table, by, system, where, metrics, flags, langid, level, fmt, output, rows_path, col,
+                  **thresholds) -> None:
     """Flag outputs that fool metrics and compare their rates across groups and systems.
 
     TABLE has a hypothesis column and, for the flags that need them, source, reference and language
@@ -56,10 +61,12 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
     fmt = format_of_output(fmt, output)  # -o rates.tsv writes TSV
     from ..io import parse_column_mapping, read_table, select_rows, write_table, write_text
     from ..io._write import _terminal_device, format_rows, outputs_together
-    from ..output_checks import FlagThresholds
+    from ..output_checks import FlagThresholds  # **thresholds: its four options, by their names
     from ..output_checks import check_outputs as run
 
     check_paths({"-o": output, "--rows": rows_path}, inputs=[table], stdout=["-o"])
+    # COL[,COL...] as every other --by reads it (without this, 'lp,system' was looked up as one column)
+    by = None if by is None else parse_columns(by, "--by")
     if output is not None and fmt == "text" and str(output) != "-":
         raise click.UsageError(f"-o {output}: the text tables are for the terminal; write the results to a file with "
                                "--format tsv or --format json")
@@ -70,7 +77,7 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
     try:
         with working(f"checking {len(df)} outputs of {table}"):  # the library tells no steps
             result = run(df, by=by, system=system, metrics=metrics, flags=list(flags) if flags else "auto",
-                         langid=langid, thresholds=FlagThresholds(near_copy=near_copy, length_z=length_z), level=level)
+                         langid=langid, thresholds=FlagThresholds(**thresholds), level=level)
     except InputError as exc:  # the library cannot name the file: say which table
         raise exc.prefixed(str(table)) from None
     tsv_file = None
@@ -100,7 +107,7 @@ def check_outputs(table, by, system, where, metrics, flags, langid, near_copy, l
 
 
 def _print(result) -> None:
-    keys = [*result.by, *([result.system] if result.system else [])]
+    keys = list(dict.fromkeys([*result.by, *([result.system] if result.system else [])]))  # --by system: one key
     wide = result.rates.pivot_table(index=keys, columns="flag", values="rate", sort=False)
     rows = [{**dict(zip(keys, k if isinstance(k, tuple) else (k,), strict=True)),
              **{f"{f} %": 100 * float(v) for f, v in r.items()}} for k, r in wide.iterrows()]
@@ -128,16 +135,22 @@ exclude_invalid_option = click.option(
          "off-target, truncated; docs/output-checks.md) first; the output says how many.")
 
 
-def drop_invalid(df, by, where):
+def drop_invalid(df, by, where, system=None):
     """``df`` without the rows flagged invalid, and the sentence that says so (the library's
-    :func:`xleval.output_checks.exclude_invalid`); a note for each flag that could not be checked."""
+    :func:`xleval.output_checks.exclude_invalid`); a note for each flag that could not be checked. ``system``:
+    the system column; by default the running command's ``--system`` (so a system that loses every row is named
+    under ``--system model`` too)."""
     from ..exceptions import InputError
     from ..output_checks import exclude_invalid
+
+    if system is None:
+        ctx = click.get_current_context(silent=True)
+        system = (ctx.params.get("system") if ctx is not None else None) or "system"
 
     if "hypothesis" not in df.columns:
         raise InputError(f"{where}: --exclude-invalid checks the output texts, and the table has no 'hypothesis' "
                          "column; map one with --col hypothesis=COLUMN, or drop --exclude-invalid")
-    kept, summary = exclude_invalid(df, by=by)
+    kept, summary = exclude_invalid(df, by=by, system=system)
     for note in summary.notes:
         say("note", note, "cyan")
     return kept, summary.sentence()

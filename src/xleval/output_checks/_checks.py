@@ -32,7 +32,8 @@ class OutputChecks(Result):
     interval ``ci_low``/``ci_high`` at ``level`` (segments treated as independent). ``group_rates``: the same per
     group over every system. ``effects``: one row per (group, flag, metric) with flagged rows: ``n_flagged``,
     ``mean_flagged``, ``n_unflagged``, ``mean_unflagged``, ``difference`` (flagged - unflagged) and its Welch
-    t interval (NaN with fewer than 2 rows on a side). ``flags``: the per-row table (the input's key columns, one
+    t interval (NaN with fewer than 2 rows on a side; for ``off_target`` both sides are rows whose language was
+    checked, as in its rates). ``flags``: the per-row table (the input's key columns, one
     boolean column per flag checked, ``length_z``, ``src_chrf``, ``hyp_lang``, ``langid_checked``); left out of
     ``to_dict()``. ``checked``/``skipped``: the flags computed and those left out (``notes`` say why).
     """
@@ -109,7 +110,10 @@ def wilson_interval(count: np.ndarray, n: np.ndarray, level: float = 0.95) -> tu
         denom = 1 + z * z / n
         centre = (p + z * z / (2 * n)) / denom
         half = z / denom * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+    low, high = np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+    # the exact bounds at the ends (0 when nothing is flagged, 1 when everything is): centre - half rounds to
+    # about 1e-18 there, an interval that would leave out its own rate
+    return np.where((count == 0) & (n > 0), 0.0, low), np.where((count == n) & (n > 0), 1.0, high)
 
 
 def _columns_present(frame: pd.DataFrame, hypothesis: str, source: str, reference: str) -> dict[str, bool]:
@@ -236,7 +240,8 @@ def flag_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source: 
                                                                 ref, thresholds.min_letters)
         notes.append(f"off_target checked on {int(checked_lang.sum())} of {n} rows (at least "
                      f"{thresholds.min_letters} letters"
-                     + (", and the reference identified as the target language)" if ref is not None else ")"))
+                     + (", and the reference, where the row has one, identified as the target language)"
+                        if ref is not None else ")"))
     table = frame[[c for c in dict.fromkeys([*by_cols, *_keys(frame)]) if c in frame.columns]].reset_index(drop=True)
     table = table.assign(**{f: out[f] for f in F.FLAGS if f in out}, length_z=z, src_chrf=src_chrf,
                          hyp_lang=hyp_lang, langid_checked=checked_lang)
@@ -266,6 +271,13 @@ def _length_flags(hyp: list[str], src: list[str] | None, ref: list[str] | None, 
     base = ref if ref is not None else src
     assert base is not None  # _choose_flags kept these flags only with a source or reference
     base_len = F.length_units(base)
+    if ref is not None and src is not None and (base_len == 0).any():
+        # a row without its reference (a missing cell, a table of references for some rows only) is measured
+        # against its source, as a table without references is; its ratio is on another scale (source and
+        # target lengths differ by language), so those rows get their own median and spread within the group
+        no_ref = base_len == 0
+        base_len = np.where(no_ref, F.length_units(src), base_len)
+        codes = codes * 2 + no_ref
     ratio = np.log((F.length_units(hyp) + 1) / (base_len + 1))
     ratio[empty | (base_len == 0)] = np.nan
     z = F.robust_z(ratio, codes)
@@ -281,13 +293,15 @@ def _length_flags(hyp: list[str], src: list[str] | None, ref: list[str] | None, 
 def _off_target(ident: Any, targets: np.ndarray, hyp: list[str], ref: list[str] | None,
                 min_letters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(off_target, hyp_lang, checked)`` per row: checked where the output has ``min_letters`` letters and the
-    reference (if any) is identified as the target language; off target where the output's language is not
-    accepted for the target."""
+    row's reference (where it has one) is identified as the target language; off target where the output's
+    language is not accepted for the target."""
     ident.check_known(sorted(set(targets)), column="tgt_lang")
     n = len(hyp)
     checked = (F.letter_count(hyp) >= min_letters)
     if ref is not None:
-        rows = np.flatnonzero(checked)
+        # only a row with a reference text can have it identified; a row without one (a missing cell) is checked
+        # as in a table without references, not left out (an empty reference is identified as some language)
+        rows = np.flatnonzero(checked & np.array([bool(r.strip()) for r in ref], dtype=bool))
         ref_lang = ident.identify([ref[i] for i in rows])
         checked[rows[~_accepted(targets[rows], ref_lang)]] = False
     rows = np.flatnonzero(checked)
@@ -340,14 +354,48 @@ def check_outputs(data: pd.DataFrame, *, hypothesis: str = "hypothesis", source:
         require_columns(data, [system], what="data", argument="system")
     if sys_col is not None and sys_col not in table.columns:
         table[sys_col] = data[sys_col].to_numpy()
-    rates = _rates(table, checked, [*by_cols, *([sys_col] if sys_col else [])], level)
+    # a system column that is also a group column is one key (--by system would name it twice)
+    rates = _rates(table, checked, list(dict.fromkeys([*by_cols, *([sys_col] if sys_col else [])])), level)
     group_rates = _rates(table, checked, list(by_cols), level)
     effects = _effects(table, checked, list(by_cols), values, level)
+    if sys_col is not None and "identical_reference" in checked:
+        notes = [*notes, *_reference_copy_notes(data, by_cols, sys_col, hypothesis, reference)]
     return OutputChecks(rates=rates, group_rates=group_rates, effects=effects, flags=table, by=by_cols,
                         system=sys_col, metrics=metrics, checked=tuple(checked),
                         skipped=tuple(f for f in F.FLAGS if f not in checked), identifier=identifier,
                         near_copy=float(near_copy), length_z=float(length_z), truncated_z=float(truncated_z),
                         min_letters=int(min_letters), level=float(level), notes=tuple(notes))
+
+
+def _reference_copy_notes(data: pd.DataFrame, by_cols: tuple[str, ...], system: str, hypothesis: str,
+                          reference: str) -> list[str]:
+    """A note naming the systems that are copies of the reference (:func:`reference_copies`, the rule every
+    command uses): the rates show one only as an identical_reference rate, and the commands that fit or rank
+    leave it out, so the check that looks at outputs says so too."""
+    from ._copies import reference_copies
+
+    found = reference_copies(data, by=list(by_cols), system=system, hypothesis=hypothesis, reference=reference)
+    if not found.copies:
+        return []
+    cells = found.cells.set_index(["group", system])
+    named = ", ".join(f"{s!r} in {visible_controls(str(g))} ({100 * cells.loc[(g, s), 'share']:.1f}% of "
+                      f"{int(cells.loc[(g, s), 'n'])} rows)" for g, s in sorted(found.copies))  # not in row order
+    return [f"{len(found.copies)} system(s) equal the reference on most rows (copies of the reference, "
+            f"docs/output-checks.md): {named}; checked here like every system, and left out of fitting, label "
+            "selection, rankings and meta-evaluation unless --keep-reference-copies (keep_reference_copies=True) "
+            "is given"]
+
+
+def _in_order(keys: Sequence[tuple[Any, ...]]) -> list[int]:
+    """The groups' positions sorted by their key values (numbers by value, before texts): the tables come out
+    in one order whatever the order of the input's rows (the group index numbers groups as they first appear)."""
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+    def sort_key(key: tuple[Any, ...]) -> tuple[tuple[int, float, str], ...]:
+        return tuple((0, float(v), "") if number(v) else (1, 0.0, str(v)) for v in key)
+
+    return sorted(range(len(keys)), key=lambda g: sort_key(keys[g]))
 
 
 def _rates(table: pd.DataFrame, checked: list[str], keys: list[str], level: float) -> pd.DataFrame:
@@ -359,7 +407,8 @@ def _rates(table: pd.DataFrame, checked: list[str], keys: list[str], level: floa
         n = np.bincount(index.codes, weights=eligible, minlength=index.n_groups)
         count = np.bincount(index.codes, weights=mask, minlength=index.n_groups)
         low, high = wilson_interval(count, n, level)
-        for g, key in enumerate(index.keys):
+        for g in _in_order(index.keys):
+            key = index.keys[g]
             rows.append({**dict(zip(keys, key, strict=True)), "flag": flag, "n": int(n[g]), "count": int(count[g]),
                          "rate": count[g] / n[g] if n[g] else math.nan, "ci_low": low[g], "ci_high": high[g]})
     columns = [*keys, "flag", "n", "count", "rate", "ci_low", "ci_high"]
@@ -374,8 +423,11 @@ def _effects(table: pd.DataFrame, checked: list[str], keys: list[str], values: d
     rows = []
     for flag in checked:
         mask = table[flag].to_numpy(dtype=bool)
-        for g, key in enumerate(index.keys):
-            in_group = index.codes == g
+        # off_target compares the rows whose language was checked, as its rates count them: a row too short to
+        # identify is neither flagged nor known to be on target, and short rows score differently
+        eligible = table["langid_checked"].to_numpy(dtype=bool) if flag == "off_target" else np.ones(len(table), bool)
+        for g in _in_order(index.keys):
+            key, in_group = index.keys[g], (index.codes == g) & eligible
             if not (mask & in_group).any():
                 continue
             for metric, x in values.items():
@@ -404,9 +456,11 @@ def _effects(table: pd.DataFrame, checked: list[str], keys: list[str], values: d
 def exclude_invalid(data: pd.DataFrame, *, invalid: Sequence[str] = F.INVALID_FLAGS,
                     by: str | Sequence[str] | None = None,
                     hypothesis: str = "hypothesis", source: str = "source", reference: str = "reference",
-                    langid: str | None = "auto", **options: Any) -> tuple[pd.DataFrame, Exclusion]:
+                    langid: str | None = "auto", system: str = "system",
+                    **options: Any) -> tuple[pd.DataFrame, Exclusion]:
     """``data`` without the rows that any of ``invalid`` flags (those that can be checked on this table), and
-    what was excluded. Used by ``calibrate fit --exclude-invalid`` and ``leaderboard --exclude-invalid``."""
+    what was excluded; ``system``: the system column, whose systems that lose every row of a group are named.
+    Used by ``calibrate fit --exclude-invalid`` and ``leaderboard --exclude-invalid``."""
     invalid = tuple(invalid)
     unknown = [f for f in invalid if f not in F.FLAGS]
     if unknown:
@@ -421,14 +475,15 @@ def exclude_invalid(data: pd.DataFrame, *, invalid: Sequence[str] = F.INVALID_FL
     index = group_index(table[by_cols], names=by_cols, where="data")
     per_group = np.bincount(index.codes, weights=mask, minlength=index.n_groups)
     emptied: list[tuple[str, str]] = []
-    if "system" in table.columns and mask.any():
+    if system in data.columns and mask.any():  # any system column (--system model), not only one named 'system'
         labels = np.asarray(index.labels(), dtype=object)[index.codes]
-        pairs = pd.DataFrame({"group": labels.astype(str), "system": table["system"].astype(str).to_numpy(),
+        pairs = pd.DataFrame({"group": labels.astype(str), "system": data[system].astype(str).to_numpy(),
                               "out": mask})
         every = pairs.groupby(["group", "system"], sort=True)["out"].all()
         emptied = [(str(g), str(sy)) for (g, sy), gone in every.items() if gone]
     summary = Exclusion(n_rows=len(table), n_excluded=int(mask.sum()), flags=used,
                         counts={f: int(table[f].sum()) for f in used},
-                        by_group={label: int(c) for label, c in zip(index.labels(), per_group, strict=True) if c},
+                        by_group={label: int(c) for label, c in sorted(zip(index.labels(), per_group, strict=True),
+                                                                      key=lambda lc: str(lc[0])) if c},
                         notes=tuple(n for n in notes if n.split(" ")[0] in invalid), emptied=tuple(emptied))
     return data.loc[~mask], summary
