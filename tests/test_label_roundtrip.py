@@ -124,6 +124,7 @@ def test_merge_refuses_a_label_that_matches_no_row(trip):
     folder, _, to_label = trip
     stray = to_label.copy()
     stray.loc[3, "seg_id"] = 9999
+    stray.loc[3, "row_id"] = stray.loc[4, "row_id"]  # and its row_id names another row: nothing places it
     stray.to_csv(folder / "stray.tsv", sep="\t", index=False)
     rc, _, err = run_cli("calibrate", "merge", folder / "stray.tsv", folder / "scored.parquet", "-o",
                          folder / "never.parquet")
@@ -164,3 +165,33 @@ def test_select_states_the_key_and_the_merge_command_runs_as_printed(trip, monke
     rc, _, err = run_cli(*shlex.split(command)[1:])
     assert rc == 0, err
     assert read_table("labelled.parquet")["judged"].notna().sum() == len(rows)
+
+
+def test_a_key_rewritten_by_a_spreadsheet_is_placed_by_row_id_and_said(tmp_path):
+    """doc_id '007' written by select, read back by pandas as 7 and written again; a system name's trailing space
+    trimmed. The identity columns then match no row; row_id places the labels, as the hypotheses and the labels
+    the keys still match confirm, and a note says so. A re-sorted table (row_id names other rows) is refused."""
+    table = _table().assign(doc_id=["007", "007", "008", "008"] * 2, system=["A ", "A ", "B", "B"] * 2)
+    labels = pd.DataFrame({"row_id": [0, 2, 5], "lp": ["en-de", "en-de", "en-fr"], "system": ["A", "B", "A"],
+                           "doc_id": [7, 8, 7], "seg_id": [1, 1, 2], "hypothesis": ["h0", "h2", "h5"],
+                           "human": [30.0, 50.0, 70.0]})
+    merged, summary = merge_labels(table, labels)
+    assert merged["human"].tolist()[:6] == pytest.approx([30, np.nan, 50, np.nan, np.nan, 70], nan_ok=True)
+    (note,) = summary.notes
+    assert note.startswith("3 label(s) match no row on lp, system, doc_id, seg_id (the first, lp='en-de', "
+                           "system='A', doc_id=7, seg_id=1") and "placed by their row_id" in note
+    with pytest.raises(InputError, match="3 label\\(s\\) match no row of the table"):
+        merge_labels(table.iloc[::-1].reset_index(drop=True), labels)  # row_id now names other rows
+    with pytest.raises(InputError, match="match no row of the table"):
+        merge_labels(table, labels, on=["lp", "system", "doc_id", "seg_id"])  # keys named: no fall-back
+
+
+def test_merge_counts_rows_once_and_says_what_it_replaced():
+    table = _table().assign(human=[10.0] + [np.nan] * 7)
+    labels = pd.DataFrame({"lp": ["en-de"] * 3, "system": ["A", "A", "A"], "seg_id": [1, 2, 2],
+                           "hypothesis": ["h0", "h1", "h1"], "human": [20.0, 40.0, 40.0]})
+    _, summary = merge_labels(table, labels, overwrite=True)
+    assert (summary.n_labels, summary.n_new, summary.n_same, summary.n_replaced) == (3, 1, 0, 1)
+    assert summary.sentence().endswith(": 1 new, 0 already there, 1 replaced (1 label(s) repeat a row's label)")
+    with pytest.raises(InputError, match=r"label row 4 .*'inf' in 'human' is not a finite number"):
+        merge_labels(table, labels.assign(human=["20", "40", "inf"]))

@@ -28,7 +28,9 @@ IDENTITY_COLUMNS = ("lp", "src_lang", "tgt_lang", "domain", "system", "doc_id", 
 @dataclass(frozen=True, eq=False)
 class LabelMerge(Result):
     """What :func:`merge_labels` did: ``on`` the columns joined on, ``n_labels`` filled-in labels read (an
-    empty label is not one), ``n_new`` values added, ``n_same`` already in the table with the same value."""
+    empty label is not one), and of the rows they label (a row labelled twice with one value counts once)
+    ``n_new`` values added, ``n_same`` already in the table with the same value, ``n_replaced`` replaced
+    (``overwrite``); ``notes``: labels placed by ``row_id`` where their keys matched no row."""
 
     on: tuple[str, ...]
     label_column: str
@@ -37,10 +39,14 @@ class LabelMerge(Result):
     n_new: int
     n_same: int
     notes: tuple[str, ...] = ()
+    n_replaced: int = 0
 
     def sentence(self) -> str:
+        replaced = f", {self.n_replaced} replaced" if self.n_replaced else ""
+        twice = self.n_labels - self.n_new - self.n_same - self.n_replaced
+        again = f" ({twice} label(s) repeat a row's label)" if twice else ""
         return (f"merged {self.n_labels} label(s) from {self.label_column!r} into column {self.into!r} on "
-                f"{', '.join(self.on)}: {self.n_new} new, {self.n_same} already there")
+                f"{', '.join(self.on)}: {self.n_new} new, {self.n_same} already there{replaced}{again}")
 
 
 def merge_labels(table: pd.DataFrame, labels: pd.DataFrame, *, label_column: str = "human", into: str | None = None,
@@ -64,10 +70,18 @@ def merge_labels(table: pd.DataFrame, labels: pd.DataFrame, *, label_column: str
         raise InputError(f"label row {_line(labels, i)} (counting the header as 1): {labels[label_column].iloc[i]!r} "
                          f"in {label_column!r} is not a number; labels are numbers (an empty cell = not labelled)",
                          argument="labels", value=labels[label_column].iloc[i])
+    infinite = np.flatnonzero(np.isinf(values.to_numpy(dtype=float)))
+    if infinite.size:  # a number to pandas ('inf', 1e999): merged, only `calibrate fit` would refuse it
+        i = int(infinite[0])
+        raise InputError(f"label row {_line(labels, i)} (counting the header as 1): {labels[label_column].iloc[i]!r} "
+                         f"in {label_column!r} is not a finite number ({infinite.size} such label(s)); a label is a "
+                         "finite number on the human scale (an empty cell = not labelled)", argument="labels",
+                         value=labels[label_column].iloc[i])
     filled = labels.loc[values.notna().to_numpy()]
     values = values[values.notna()].to_numpy(dtype=float)
     keys = _key(table, labels, on)
-    rows = _rows_of(table, filled, keys)
+    notes: list[str] = []
+    rows = _rows_of(table, filled, keys, fall_back=on is None, notes=notes)
     _same_texts(table, filled, rows)
     order = np.argsort(rows, kind="stable")
     twice = np.flatnonzero(np.diff(rows[order]) == 0)
@@ -89,8 +103,11 @@ def merge_labels(table: pd.DataFrame, labels: pd.DataFrame, *, label_column: str
     merged = current.copy()
     merged[rows] = values
     out[into] = merged
+    once = np.unique(rows, return_index=True)[1]  # a row labelled twice (the same value) is one row merged
+    had, replaced = ~np.isnan(old[once]), differs[once]
     summary = LabelMerge(on=tuple(keys), label_column=label_column, into=into, n_labels=len(values),
-                         n_new=int(np.isnan(old).sum()), n_same=int((~np.isnan(old) & ~differs).sum()))
+                         n_new=int((~had).sum()), n_same=int((had & ~replaced).sum()), notes=tuple(notes),
+                         n_replaced=int(replaced.sum()))
     return out, summary
 
 
@@ -113,8 +130,10 @@ def _key(table: pd.DataFrame, labels: pd.DataFrame, on: Sequence[str] | None) ->
                      "`calibrate select` writes", argument="labels")
 
 
-def _rows_of(table: pd.DataFrame, labels: pd.DataFrame, keys: list[str]) -> np.ndarray:
-    """The table position of each label row; a label matching none is refused."""
+def _rows_of(table: pd.DataFrame, labels: pd.DataFrame, keys: list[str], *, fall_back: bool = False,
+             notes: list[str] | None = None) -> np.ndarray:
+    """The table position of each label row; a label matching none is refused. ``fall_back``: where labels match
+    no row on the identity columns, :func:`_by_row_id` may place them (said in ``notes``)."""
     if keys == ["row_id"]:
         ids = pd.to_numeric(labels["row_id"], errors="coerce").to_numpy(dtype=float)
         ok = np.isfinite(ids) & (ids == np.round(ids)) & (ids >= 0) & (ids < len(table))
@@ -130,10 +149,37 @@ def _rows_of(table: pd.DataFrame, labels: pd.DataFrame, keys: list[str]) -> np.n
     missing = joined["_pos"].isna().to_numpy()
     if missing.any():
         i = int(np.flatnonzero(missing)[0])
+        placed = _by_row_id(table, labels, joined["_pos"].to_numpy(dtype=float)) if fall_back else None
+        if placed is not None:
+            (notes if notes is not None else []).append(
+                f"{int(missing.sum())} label(s) match no row on {', '.join(keys)} (the first, "
+                f"{_describe(labels, i, keys)}: a key rewritten since `calibrate select`, as a spreadsheet or pandas "
+                "rewrites ids like 007 or trailing spaces); placed by their row_id, where the hypothesis is the text "
+                "they judged and every label the keys match agrees")
+            return placed
         raise InputError(f"{int(missing.sum())} label(s) match no row of the table on {', '.join(keys)}: the first, "
                          f"{_describe(labels, i, keys)}; merge into the table the rows were selected from",
                          argument="labels")
     return joined["_pos"].to_numpy(dtype=np.int64)
+
+
+def _by_row_id(table: pd.DataFrame, labels: pd.DataFrame, matched: np.ndarray) -> np.ndarray | None:
+    """The rows of the labels by their ``row_id``, where that placing can be checked: every id is a row, the
+    labels and the table carry the hypothesis and it is the same text at every row, and every label the identity
+    columns did match (``matched``: its position, NaN where none) has that row. Else None."""
+    if "row_id" not in labels.columns or "hypothesis" not in labels.columns or "hypothesis" not in table.columns:
+        return None
+    ids = pd.to_numeric(labels["row_id"], errors="coerce").to_numpy(dtype=float)
+    if not (np.isfinite(ids) & (ids == np.round(ids)) & (ids >= 0) & (ids < len(table))).all():
+        return None
+    rows = ids.astype(np.int64)
+    keyed = np.isfinite(matched)
+    if (matched[keyed] != rows[keyed]).any():
+        return None  # the table was re-sorted or filtered since: row_id names other rows
+    theirs = labels["hypothesis"].fillna("").astype(str).to_numpy()
+    if (theirs != table["hypothesis"].fillna("").astype(str).to_numpy()[rows]).any():
+        return None
+    return rows
 
 
 def _same_texts(table: pd.DataFrame, labels: pd.DataFrame, rows: np.ndarray) -> None:
@@ -168,4 +214,5 @@ def _line(labels: pd.DataFrame, i: int) -> int:
 
 
 def _describe(labels: pd.DataFrame, i: int, keys: list[str]) -> str:
-    return ", ".join(f"{k}={labels[k].iloc[i]!r}" for k in keys)
+    # a numpy value as the Python value it is (7, not np.int64(7))
+    return ", ".join(f"{k}={getattr(v, 'item', lambda v=v: v)()!r}" for k in keys for v in [labels[k].iloc[i]])

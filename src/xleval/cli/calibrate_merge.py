@@ -3,10 +3,8 @@ scored table, keeping its signatures (the label round trip without a pandas step
 from __future__ import annotations
 
 import click
-import numpy as np
-import pandas as pd
 
-from ._common import _quoting_flag, check_outputs, emit_json, err_console, format_option, parse_columns
+from ._common import _quoting_flag, check_outputs, emit_json, err_console, format_option, parse_columns, say
 from .calibrate_common import app
 
 
@@ -41,7 +39,6 @@ def merge(labels, table, output, label_column, into, on, overwrite, fmt) -> None
     df = read_table(table)
     metadata = read_table_metadata(table)
     try:
-        _finite_labels(filled, label_column)
         merged, summary = merge_labels(df, filled, label_column=label_column, into=into, overwrite=overwrite,
                                        on=parse_columns(on, "--on") if on else None)
     except InputError as exc:
@@ -51,20 +48,7 @@ def merge(labels, table, output, label_column, into, on, overwrite, fmt) -> None
         emit_json({"output": str(output), **summary.to_dict(), "signatures": metadata.get("signatures", {})})
         return
     kept = f"; signatures kept ({', '.join(metadata['signatures'])})" if metadata.get("signatures") else ""
+    for note in summary.notes:
+        say("note", note)
     err_console.print(f"{summary.sentence()}{kept} -> {output}")
 
-
-def _finite_labels(filled: pd.DataFrame, label_column: str) -> None:
-    """An infinite label ('inf', 1e999) is a number to pandas: merged, it is refused only by `calibrate fit`, which
-    names the merged table's row; refused here, naming the label file's row the annotator filled in."""
-    from ..exceptions import InputError
-
-    if label_column not in filled.columns:
-        return  # merge_labels names the missing column
-    values = pd.to_numeric(filled[label_column], errors="coerce").to_numpy(dtype=float)
-    infinite = np.flatnonzero(np.isinf(values))
-    if infinite.size:
-        i = int(infinite[0])
-        raise InputError(f"label row {i + 2} (counting the header as 1): {filled[label_column].iloc[i]!r} in "
-                         f"{label_column!r} is not a finite number ({infinite.size} such label(s)); a label is a "
-                         "finite number on the human scale (an empty cell = not labelled)", argument="labels")
