@@ -178,3 +178,20 @@ def test_a_segment_given_twice_is_refused():
                        "A": [1, 2, 3, 4, 5.0], "B": [1, 3, 2, 4, 5.0]})
     with pytest.raises(InputError, match="data rows 1 and 5 both hold segment 1 of system 'a'"):
         judge_agreement(df, ["A", "B"])
+
+
+def test_the_command_line_names_its_options_for_the_policy_and_the_letters(tmp_path, cli):
+    """`--invalid foo` was refused naming the library's `invalid_policy`; a five-choice lm-eval log was refused with
+    "set the parser's letters", which names no option."""
+    table = tmp_path / "t.tsv"
+    _table().to_csv(table, sep="\t", index=False)
+    _one_line_error(cli("audit", table, "--invalid", "foo"), "--invalid", "'foo' is not one of 'wrong', 'exclude'")
+    log = tmp_path / "samples_five.jsonl"
+    log.write_text("".join(json.dumps({"doc_id": i, "target": 4, "filtered_resps": [[-1.0, False]] * 4 + [[0.0, True]]})
+                           + "\n" for i in range(5)), encoding="utf-8")
+    _one_line_error(cli("audit", f"source@m={log}", f"translated@m={log}"),
+                    "'E' is not one of the answer letters 'ABCD'", "(--letters ABCDE)")
+    table_of = pd.DataFrame({"item_id": ["a", "b"], "model": "m", "condition": "source", "response": ["E", "A"],
+                             "answer": ["E", "A"]})
+    with pytest.raises(InputError, match=r"the letters the items use \(letters='ABCDE'\)"):
+        prepare_audit_table(table_of, AnswerParser())

@@ -139,8 +139,10 @@ def _parse_responses(out: pd.DataFrame, df: pd.DataFrame, parser: AnswerParser, 
     bad = ~answers.isin(list(parser.letters.upper()))
     if bad.any():
         first = int(np.flatnonzero(bad.to_numpy())[0])
+        extra = sorted({a for a in answers[bad] if len(a) == 1 and a.isalpha()})
+        wider = f", or the letters the items use (letters={parser.letters + ''.join(extra)!r})" if extra else ""
         raise InputError(f"{where}: column 'answer' row {first + 1}: {df['answer'].iloc[first]!r} is not one of the "
-                         f"answer letters {parser.letters!r}; give the gold letter (or set the parser's letters)")
+                         f"answer letters {parser.letters!r}; give the gold letter{wider}")
     out["parsed"] = parser.parse_many(df["response"])
     out["valid"] = out["parsed"].notna()
     out["correct"] = np.where(out["valid"], (out["parsed"] == answers).astype(float), np.nan)

@@ -31,6 +31,7 @@ ALIASES = {
     "cache": "score_cache",
     "n_folds": "folds",
     "n_repeats": "repeats",
+    "invalid_policy": "invalid",
 }
 
 _ROLES = {"score", "scores", "by", "human", "system", "segment", "document", "columns"}

@@ -49,7 +49,7 @@ _DEFAULTS.update(n_resamples=AUDIT_RESAMPLING.n_resamples, random_state=AUDIT_RE
               help="Rating scale of --ratings, e.g. 1-5 (or the levels 1,2,3,4,5); default: lowest to highest "
                    "rating given, with a warning when a level in between is unused.")
 @col_option
-@click.option("--invalid", default=_DEFAULTS["invalid_policy"],
+@click.option("--invalid", type=click.Choice(["wrong", "exclude"]), default=_DEFAULTS["invalid_policy"],
               help="Invalid parses: 'wrong' or 'exclude' (the other is the sensitivity analysis).")
 @click.option("--validity-threshold", type=FiniteFloat(0, 1), default=_DEFAULTS["validity_threshold"],
               help="Flag model x condition parser validity below this.")
