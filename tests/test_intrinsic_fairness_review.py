@@ -109,6 +109,24 @@ def test_token_logprobs_in_a_tsv_cell_are_read_as_json(tmp_path):
     assert rc == 2 and "Traceback" not in said and "not a list of numbers" in said
 
 
+def test_token_logprobs_in_a_jsonl_record_are_read_as_in_a_tsv(tmp_path):
+    """A JSONL record holds token_logprobs as an array (what a script writes); the table reader refused every
+    array ("a table cell holds one text"), though docs/intrinsic.md lists JSONL for a scores table."""
+    records = [{"lang": "en", "token_logprobs": [-1.0, -2.0], "text": "hello"},
+               {"lang": "de", "token_logprobs": [-1.5], "text": "hallo"}]
+    path = tmp_path / "tlp.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    rc, out, said = _run(["intrinsic", "metrics", str(path), "--format", "json"])
+    assert rc == 0, said
+    rows = {r["lang"]: r for r in json.loads(out)["rows"]}
+    assert rows["en"]["nll_sum"] == pytest.approx(3.0) and rows["en"]["tokens_sum"] == 2
+    assert rows["de"]["bpb"] == pytest.approx(1.5 / math.log(2) / len(b"hallo"))
+    other = tmp_path / "other.jsonl"  # an array in any other column is still refused, in one line
+    other.write_text(json.dumps({"lang": "en", "nll": 3.0, "tokens": [1, 2]}) + "\n", encoding="utf-8")
+    rc, _, said = _run(["intrinsic", "metrics", str(other)])
+    assert rc == 2 and "Traceback" not in said and "'tokens' is an array" in said
+
+
 # ----------------------------------------------------------------------------- CLI reach
 def test_cli_reaches_length_premiums_char_unit_and_resamples(tmp_path):
     path = tmp_path / "s.tsv"

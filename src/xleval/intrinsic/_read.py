@@ -96,7 +96,10 @@ def read_scores(
                                    where=str(where))
     from xleval.io import read_table
 
-    frames = [read_table(p, columns=dict(columns or {}), required=["lang"]) for p in items]
+    # a JSONL record's token_logprobs is an array: read as the JSON text a TSV cell holds (LMScores parses both)
+    lists = [file for file, canonical in (columns or {}).items() if canonical == "token_logprobs"] or \
+        ["token_logprobs"]
+    frames = [read_table(p, columns=dict(columns or {}), required=["lang"], lists=lists) for p in items]
     return LMScores.from_frame(pd.concat(frames, ignore_index=True), unit=unit, char_unit=char_unit, where=str(where))
 
 

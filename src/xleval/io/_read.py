@@ -54,8 +54,11 @@ def read_table(
     required: Sequence[str] = (),
     numeric: Sequence[str] = (),
     quoting: str | None = None,
+    lists: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Read a table; rename ``columns`` (file name -> canonical name); check ``required``; parse ``numeric``.
+    ``lists``: columns (as the file names them) whose JSONL cells may be arrays, read as their JSON text, as a
+    TSV or CSV cell holds them (a table cell otherwise holds one value: an array is refused).
 
     ``quoting`` is how a TSV's double quotes are read: ``"auto"`` (the default) decides from the
     whole file and says what it chose when the readings differ, ``"csv"`` takes CSV quoting off (files
@@ -71,7 +74,7 @@ def read_table(
     if name != "<stdin>":
         require_file(path, name)  # before the format: a missing file is the clearer news
     fmt = table_format(path)
-    df = _read_any(path, fmt, name, quoting)
+    df = _read_any(path, fmt, name, quoting, lists)
     check_not_empty(df.shape[1], len(df), name)
     check_header(df.columns, dict(columns or {}), required, name)
     if columns:
@@ -131,13 +134,13 @@ def _cell_text(value: object) -> str:
         return repr(str(value))
 
 
-def _read_any(path, fmt: str, name: str, quoting: str = "auto") -> pd.DataFrame:
+def _read_any(path, fmt: str, name: str, quoting: str = "auto", lists: Sequence[str] = ()) -> pd.DataFrame:
     try:
         if fmt == "parquet":
             return _read_parquet(path, name)
         text = decode_text(read_input_bytes(path, name), name)
         if fmt == "jsonl":
-            return _read_jsonl(text, name)
+            return _read_jsonl(text, name, lists)
         return _read_text_table(text, fmt, name, quoting)
     except InputError:
         raise
@@ -186,9 +189,12 @@ def decode_text(raw: bytes, name: str) -> str:
     return text.removeprefix("\ufeff").replace("\r\n", "\n")
 
 
-def _read_jsonl(text: str, name: str) -> pd.DataFrame:
+def _read_jsonl(text: str, name: str, lists: Sequence[str] = ()) -> pd.DataFrame:
     records = []
     for line, obj in iter_json_objects(text.split("\n"), name):
+        for key in lists:
+            if isinstance(obj.get(key), list):
+                obj[key] = json.dumps(obj[key])  # its JSON text, as a TSV cell holds it
         check_flat_values(obj, name, line)
         records.append(obj)
     evidence = JsonEvidence.empty().add(records)
