@@ -128,7 +128,7 @@ def wmt21(out: list[str]) -> None:
                  resampling=Resampling(n_resamples=B, random_state=SEED))
     out.append("### 1b. chrF out of English, reference en-de\n")
     out.append("```\nxleval fairness gaps wmt21/systems.csv --metric chrf_refA --by lp --reference en-de "
-               "--where is_human=False\n```\n(rows of to-English pairs filtered out in Python here)\n\n")
+               "--where is_human=False --where src_lang=en\n```\n")
     out.append(table(gap_rows(rep, 3)))
     out.append("\n" + table(summary_rows(rep, 3)))
     out.append("\nThe ratios are well defined (chrF ≥ 0), but chrF levels are not comparable across target "
