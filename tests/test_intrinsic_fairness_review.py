@@ -197,3 +197,19 @@ def test_scores_with_an_empty_key_cell_are_an_error(column):
     df.loc[1, column] = None
     with pytest.raises(InputError, match=rf"column '{column}' row 2 is empty"):
         LMScores.from_frame(df)
+
+
+def test_fairness_by_model_warnings_name_the_model():
+    from xleval.exceptions import DataQualityWarning
+    from xleval.fairness import fairness_gaps_by
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"model": np.repeat(["A", "B"], 40), "lang": np.tile(np.repeat(["en", "de"], 20), 2),
+                       "acc": rng.random(80)})
+    df.loc[(df["model"] == "B") & (df.index % 4 == 0), "acc"] = np.nan  # 10 of B's 40 rows
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fairness_gaps_by(df, "model", "acc", "lang", reference="en")
+    said = [str(w.message) for w in caught if issubclass(w.category, DataQualityWarning)]
+    assert any(m.startswith("model 'B': ") and "10 of 40" in m for m in said), said
+    assert not any("10 of 40" in m and not m.startswith("model 'B': ") for m in said), said

@@ -223,9 +223,13 @@ def fairness_gaps_by(data: pd.DataFrame, model: str, metric: str, by: str = "lan
     reports = {}
     for name, part in parts:
         try:
-            reports[str(name)] = fairness_gaps(part, metric, by, progress=steps.inner(), **kwargs)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                reports[str(name)] = fairness_gaps(part, metric, by, progress=steps.inner(), **kwargs)
         except InputError as exc:  # the problem is this model's: say which (a reference it lacks, no finite value)
             raise exc.prefixed(f"model {str(name)!r}") from None
+        for w in caught:  # a warning about one model's rows ("126 of 226 rows ... left out") says which model
+            warnings.warn(f"model {str(name)!r}: {w.message}", w.category, stacklevel=2)
     return reports
 
 
