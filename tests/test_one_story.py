@@ -19,15 +19,15 @@ from xleval.stats import Resampling
 pytestmark = pytest.mark.data
 
 
-def sparse_wmt21(shared_data, pairs, columns, per_pair=100):
+def sparse_wmt21(shared_data, pairs, columns, per_pair=100, random_state=0):
     """WMT21 system outputs of ``pairs`` (``columns`` read, human rows left out) with sentence chrF and a
     ``human`` column holding raw DA on ``per_pair`` rows per pair chosen as `calibrate select` chooses
-    them (random, seed 0), missing on every other row: the README's sparse-label workflow."""
+    them (random, seed ``random_state``), missing on every other row: the README's sparse-label workflow."""
     frame = pd.read_parquet(shared_data("wmt21", "segments.parquet"), columns=[*columns, "human_raw", "is_human"])
     frame = frame[frame["lp"].isin(pairs) & ~frame["is_human"]].drop(columns="is_human")
     frame = score_frame(frame.reset_index(drop=True), ["chrf"]).frame
     judged = frame.dropna(subset=["human_raw"]).reset_index(drop=True)
-    chosen = select_for_annotation(judged, "lp", per_pair, score="chrf", random_state=0)  # row_id: 0-based
+    chosen = select_for_annotation(judged, "lp", per_pair, score="chrf", random_state=random_state)  # 0-based row_id
     judged["human"] = np.nan
     picked = chosen["row_id"].to_numpy()
     judged.loc[picked, "human"] = judged.loc[picked, "human_raw"]

@@ -1,7 +1,8 @@
 """Issue 34, item 3: one story at sparse labels. WMT21 to-English de-en, ha-en, is-en, zh-en (four groups,
 raw DA 0-100) with 100 random labels per pair and the rest unlabelled, as a new user has them: the
-segment-level check finds a significant difference whose estimate (d = 0.35 segment sd, zh-en vs ha-en) is
-below the 0.5 threshold, and the system-level check is inconclusive. The report's summary, its paragraphs,
+segment-level check finds a significant difference whose estimate (the issue's draw: d = 0.35 segment sd, zh-en
+vs ha-en; the draw here, `calibrate select`'s seed 5: d = 0.36, is-en vs ha-en) is below the 0.5 threshold, and
+the system-level check is inconclusive. The report's summary, its paragraphs,
 its warnings and its tables then say the same thing: the level that decided, "at risk" (never "violated")
 below the threshold, the in-sample agreement labelled as such beside the out-of-fold one, and the human
 column beside its label count; no Python class name anywhere in the text."""
@@ -26,7 +27,10 @@ CLASS_NAME = re.compile(r"\b(?:[A-Z][a-z]+)+(?:Calibrator|Warning|Error|Check|Ve
 
 @pytest.fixture(scope="module")
 def sparse(shared_data):
-    frame = sparse_wmt21(shared_data, PAIRS, ["lp", "system", "seg_id", "doc_id", "reference", "hypothesis"])
+    # seed 5: a draw of the issue's case (seed 0 draws one whose labels do not settle the human scale's direction,
+    # so the decision has no out-of-fold comparison to quote)
+    frame = sparse_wmt21(shared_data, PAIRS, ["lp", "system", "seg_id", "doc_id", "reference", "hypothesis"],
+                         random_state=5)
     return frame.drop(columns=["reference", "hypothesis"])
 
 
@@ -64,9 +68,12 @@ def test_the_case_of_the_issue(analysis):
     labels = analysis.frame.dropna(subset=["human"])
     means = labels.groupby("lp")["human"].mean()
     sds = labels.groupby("lp")["human"].std(ddof=1)
-    pooled = np.sqrt((sds["zh-en"] ** 2 + sds["ha-en"] ** 2) / 2)  # 100 labels in each
-    d = (means["zh-en"] - means["ha-en"]) / pooled
+    a, b = segment.pairs.iloc[0][["group_a", "group_b"]]
+    pooled = np.sqrt((sds[a] ** 2 + sds[b] ** 2) / 2)  # 100 labels in each
+    d = abs(means[a] - means[b]) / pooled
     assert d == pytest.approx(segment.pairs.iloc[0]["d"], abs=1e-9) and 0.3 < d < segment.threshold
+    assert d == max(abs(means[x] - means[y]) / np.sqrt((sds[x] ** 2 + sds[y] ** 2) / 2)
+                    for x in PAIRS for y in PAIRS if x < y)  # the largest difference is the one reported
 
 
 def test_summary_and_detail_name_the_same_level(report, analysis):
@@ -78,7 +85,8 @@ def test_summary_and_detail_name_the_same_level(report, analysis):
     assert "system means" not in summary["lgn_answer"]  # the issue: the headline named the level that passed
     assert summary["validity"]["message"].startswith("at risk at segment level")
     reason = next(r for r in summary["reasons"] if r.startswith("LGN's equal-quality assumption"))
-    assert "at segment level" in reason and "d = 0.35 segment sd" in reason
+    d = analysis.recommendation.validity_segment.pairs.iloc[0]["d"]
+    assert "at segment level" in reason and f"d = {d:.2f} segment sd" in reason
     page = dict(report.section("summary").facts)
     assert page["May LGN be used here?"] == summary["lgn_answer"]
 

@@ -382,8 +382,7 @@ def _reference_copy_notes(data: pd.DataFrame, by_cols: tuple[str, ...], system: 
                       f"{int(cells.loc[(g, s), 'n'])} rows)" for g, s in sorted(found.copies))  # not in row order
     return [f"{len(found.copies)} system(s) equal the reference on most rows (copies of the reference, "
             f"docs/output-checks.md): {named}; checked here like every system, and left out of fitting, label "
-            "selection, rankings and meta-evaluation unless --keep-reference-copies (keep_reference_copies=True) "
-            "is given"]
+            "selection, rankings and meta-evaluation unless those are told to keep them (docs/output-checks.md)"]
 
 
 def _in_order(keys: Sequence[tuple[Any, ...]]) -> list[int]:
