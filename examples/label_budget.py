@@ -48,7 +48,9 @@ class Scale:
     """One human scale of judged rows: the table, the truth (full-data human system means) and the raw order."""
 
     def __init__(self, frame: pd.DataFrame, human: str):
-        self.frame = frame.reset_index(drop=True)
+        # the canonical row order (pair, system, segment), in which `calibrate select` and `calibrate plan` draw:
+        # the rules below then choose the rows those commands choose for the same seed
+        self.frame = frame.sort_values(["lp", "system", "seg_id"], kind="stable").reset_index(drop=True)
         self.human = human
         self.cell = pd.factorize(self.frame["lp"] + "\t" + self.frame["system"])[0]
         self.truth = np.bincount(self.cell, self.frame[human]) / np.bincount(self.cell)
