@@ -740,8 +740,9 @@ def in_cli_words(result: Any) -> Any:
             return dataclasses.replace(value, **changes) if changes else value
         if isinstance(value, (tuple, list)):
             items = [said(v, sentence) for v in value]
-            same = all(a is b for a, b in zip(items, value, strict=True))
-            return value if same else type(value)(items)
+            if all(a is b for a, b in zip(items, value, strict=True)):
+                return value
+            return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)  # a NamedTuple too
         if isinstance(value, dict):
             out = {k: said(v, k in SENTENCE_FIELDS) for k, v in value.items()}  # as json_in_cli_words reads keys
             return value if all(out[k] is v for k, v in value.items()) else out
