@@ -195,3 +195,15 @@ def test_merge_counts_rows_once_and_says_what_it_replaced():
     assert summary.sentence().endswith(": 1 new, 0 already there, 1 replaced (1 label(s) repeat a row's label)")
     with pytest.raises(InputError, match=r"label row 4 .*'inf' in 'human' is not a finite number"):
         merge_labels(table, labels.assign(human=["20", "40", "inf"]))
+
+
+def test_a_refusal_about_the_table_names_the_table(tmp_path):
+    """`--on lp,nope`: the table has no column 'nope'; the message named the labels file."""
+    table, labels = tmp_path / "scored.tsv", tmp_path / "filled.tsv"
+    _table().to_csv(table, sep="\t", index=False)
+    pd.DataFrame({"lp": ["en-de"], "system": ["A"], "seg_id": [1], "nope": [1], "human": [1.0]}).to_csv(
+        labels, sep="\t", index=False)
+    rc, _, err = run_cli("calibrate", "merge", labels, table, "-o", tmp_path / "out.tsv", "--on", "lp,nope")
+    assert rc == 2 and err.startswith(f"xleval: error: {table}: --on ['lp', 'nope']: the table has no column 'nope'")
+    rc, _, err = run_cli("calibrate", "merge", labels, table, "-o", tmp_path / "out.tsv", "--on", "lp,chrf")
+    assert rc == 2 and err.startswith(f"xleval: error: {labels}: --on ['lp', 'chrf']: the labels have no column")

@@ -62,6 +62,9 @@ class XlevalError(Exception):
     argument: str | None = None
     #: the value given for ``argument`` (None when the error does not carry one)
     value: object = None
+    #: of a function's several inputs, the one the error is about (``"table"``, ``"labels"``), so that a caller
+    #: names the right file; None: the one the caller names
+    about: str | None = None
 
     def __init__(self, *args: object, argument: str | None = None, value: object = None):
         if args and isinstance(args[0], str):

@@ -117,8 +117,11 @@ def _key(table: pd.DataFrame, labels: pd.DataFrame, on: Sequence[str] | None) ->
         for side, frame in (("table", table), ("labels", labels)):
             missing = [k for k in keys if k not in frame.columns and not (k == "row_id" and side == "table")]
             if missing:
-                raise InputError(f"on={keys!r}: the {side} has no column {missing[0]!r}", argument="on",
-                                 value=missing[0])
+                has = "has" if side == "table" else "have"
+                refused = InputError(f"on={keys!r}: the {side} {has} no column {missing[0]!r}", argument="on",
+                                     value=missing[0])
+                refused.about = side  # which file a caller names before the message: this one is about that side
+                raise refused
         return keys
     keys = [c for c in IDENTITY_COLUMNS if c in table.columns and c in labels.columns]
     if keys and "system" in keys and "seg_id" in keys and not table.duplicated(keys).any():
