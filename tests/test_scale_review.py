@@ -171,3 +171,27 @@ def test_dask_bad_row_is_one_line_naming_the_file_row_and_a_real_batch(tmp_path,
     # the worker processes write to this process's standard error
     logged = capfd.readouterr().err
     assert "Compute Failed" not in logged and "Traceback" not in logged, logged
+
+
+@pytest.mark.parametrize("metric", [["bleu", "--tokenize", "13a"], ["chrf"]])
+def test_streamed_scores_keep_the_corpus_signature_the_in_memory_path_keeps(tmp_path, cli, metric):
+    """BLEU's corpus score from summed statistics has its own signature (eff:no against the sentence score's
+    eff:yes): the in-memory `score` stores it (`corpus_signatures`), the streamed one did not."""
+    from xleval.io import read_table_metadata
+
+    src = tmp_path / "t.tsv"
+    pd.DataFrame({"lp": "de-en", "system": "s", "seg_id": range(30),
+                  "hypothesis": [f"the cat {i} sat on the mat" for i in range(30)],
+                  "reference": [f"the cat {i} sat on a mat" for i in range(30)]}).to_csv(src, sep="\t", index=False)
+    kept = {}
+    for name, extra in (("memory", []), ("streamed", ["--chunk-size", "7"])):
+        for suffix in (".tsv", ".parquet"):
+            out = tmp_path / f"{name}{suffix}"
+            r = cli("score", src, "--metric", *metric, *extra, "-o", out, "-q")
+            assert r.exit_code == 0, r.stderr
+            kept[name, suffix] = read_table_metadata(out)
+    for suffix in (".tsv", ".parquet"):
+        assert kept["streamed", suffix] == kept["memory", suffix]
+    if metric[0] == "bleu":  # the oracle: the corpus metric's own signature
+        corpus = get_metric("bleu", level="corpus", tokenize="13a", nrefs=1).signature
+        assert kept["streamed", ".tsv"]["corpus_signatures"] == {"bleu": corpus} and "eff:no" in corpus

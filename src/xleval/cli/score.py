@@ -645,9 +645,14 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
     columns = parse_column_mapping(col)
     nrefs = len(reference_columns(pd.DataFrame(columns=table_columns(input, columns)))) or 1
     metrics = [get_metric(spec, level="sentence", **_with_nrefs(spec, options[spec], nrefs)) for spec in specs]
+    # the corpus score's signature (BLEU's eff:no), stored as the in-memory path stores it; string metrics only (a
+    # neural metric's corpus score is the mean of its segments, and building one again would load its model)
+    corpus_signatures = {m.name: get_metric(spec, level="corpus", **_with_nrefs(spec, options[spec], nrefs)).signature
+                         for spec, m in zip(specs, metrics, strict=True)
+                         if spec.split(":")[0].lower() in ("bleu", "chrf", "chrf++", "ter")}
     with row_progress(input, "scoring") as advance:
         result = score_chunked(metrics, input, output, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
-                               columns=columns, progress=advance,
+                               columns=columns, progress=advance, corpus_signatures=corpus_signatures,
                                backend=resolve_backend(backend, scheduler=scheduler, workers=workers))
     if fmt == "json":
         emit_json(result.to_dict())

@@ -19,7 +19,7 @@ from __future__ import annotations
 import collections
 import os
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -206,10 +206,13 @@ class ScoreResult(Result):
 
 def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str | os.PathLike, *,
                   chunk_size: int = DEFAULT_CHUNK_SIZE, columns: dict[str, str] | None = None,
-                  backend: Backend = None, progress: Callable[[int], None] | None = None) -> ScoreResult:
+                  backend: Backend = None, progress: Callable[[int], None] | None = None,
+                  corpus_signatures: Mapping[str, str] | None = None) -> ScoreResult:
     """Add one column per metric (named by ``metric.name``) to the table at ``path``, batch by batch,
     into ``output`` with the metric signatures as table metadata. On Dask, each worker keeps one
-    copy of each metric, so a neural model is loaded once per worker."""
+    copy of each metric, so a neural model is loaded once per worker. ``corpus_signatures``: column ->
+    signature of its corpus score from the summed statistics (BLEU's ``eff:no``), stored where it differs
+    from the column's, as the in-memory ``score`` stores it (:meth:`xleval.metrics.ScoredFrame.metadata`)."""
     _check_output(output, path)
     metrics = list(metrics)
     names = [m.name for m in metrics]
@@ -219,9 +222,13 @@ def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str |
         (["source"] if any(m.needs_srcs for m in metrics) else [])
     spec = ReadSpec(str(path), chunk_size, dict(columns or {}), required=needed)
     signatures = {m.name: m.signature for m in metrics}
+    metadata: dict[str, Any] = {"signatures": signatures}
+    corpus = {k: v for k, v in (corpus_signatures or {}).items() if k in signatures and v != signatures[k]}
+    if corpus:
+        metadata["corpus_signatures"] = corpus
     sums = dict.fromkeys(names, 0.0)
     counts = dict.fromkeys(names, 0)
-    with _backend_context(backend) as be, open_writer(output, metadata={"signatures": signatures}) as writer:
+    with _backend_context(backend) as be, open_writer(output, metadata=metadata) as writer:
         for out in _scored_batches(be, spec, metrics):
             writer.write(out)
             if progress is not None:
