@@ -72,7 +72,12 @@ def test_tiny_language_never_crashes_and_is_flagged(tiny):
     rep = fairness_gaps(df, "correct", "lang", resampling=Resampling(n_resamples=200, random_state=1))
     sw = rep.language("sw")
     assert sw.n == tiny
-    assert all(np.isfinite([sw.ratio.estimate, sw.ratio.ci_low, sw.ratio.ci_high]))
+    assert np.isfinite(sw.ratio.estimate)
+    if tiny == 1:  # one row: no spread to resample, so no interval (a zero-width one would claim certainty)
+        assert np.isnan([sw.mean.ci_low, sw.mean.ci_high, sw.ratio.ci_low, sw.ratio.ci_high]).all()
+        assert np.isnan(rep.summary.worst.ci_low) and any(n.startswith("no interval") for n in sw.ratio.notes)
+    else:
+        assert all(np.isfinite([sw.ratio.ci_low, sw.ratio.ci_high]))
     if tiny < 5:
         assert sw.mean.unreliable and sw.ratio.unreliable and rep.summary.worst.unreliable
         assert any(note.startswith("sw: unreliable") for note in sw.ratio.notes)  # names the language
@@ -295,3 +300,22 @@ def test_ratio_interval_covers_the_true_ratio():
         ratio = rep.language("sw").ratio
         hits += ratio.ci_low <= truth <= ratio.ci_high
     assert 0.90 <= hits / reps <= 0.99
+
+
+def test_one_row_per_language_gives_points_and_no_intervals():
+    """Published aggregates (one row per language): the bootstrap drew the one row every time, and the table
+    showed 0.800 [0.800, 0.800], a zero-width interval that claims certainty where there is no measure of it."""
+    agg = pd.DataFrame({"lang": ["en", "de", "sw"], "acc": [0.9, 0.8, 0.5]})
+    rep = fairness_gaps(agg, "acc", "lang", reference="en", resampling=Resampling(n_resamples=200, random_state=0))
+    de = rep.language("de")
+    assert (de.mean.estimate, de.ratio.estimate, de.difference.estimate) == pytest.approx((0.8, 0.8 / 0.9, -0.1))
+    for est in (de.mean, de.ratio, de.difference, rep.language("en").mean, rep.summary.mean, rep.summary.worst):
+        assert np.isnan(est.ci_low) and np.isnan(est.ci_high)
+    assert rep.summary.mean.estimate == pytest.approx((0.9 + 0.8 + 0.5) / 3)
+    # a reference of one row beside languages of many: every difference to it has no interval; their own means do
+    mixed = pd.concat([pd.DataFrame({"lang": "de", "acc": np.linspace(0, 1, 20)}),
+                       pd.DataFrame({"lang": ["en"], "acc": [0.9]})], ignore_index=True)
+    rep = fairness_gaps(mixed, "acc", "lang", reference="en", resampling=Resampling(n_resamples=200, random_state=0))
+    de = rep.language("de")
+    assert np.isfinite([de.mean.ci_low, de.mean.ci_high]).all() and de.mean.ci_low < de.mean.ci_high
+    assert np.isnan(de.difference.ci_low) and np.isnan(rep.language("en").mean.ci_high)

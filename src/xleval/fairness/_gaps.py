@@ -14,7 +14,7 @@ import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any, cast, overload
 
 import numpy as np
 import pandas as pd
@@ -189,6 +189,8 @@ def fairness_gaps(
     sizes = _per_language(frame, resource, langs, labels, "resource") if resource else None
     gaps = _language_gaps(design, joint, estimates, labels, ref, ratio_ok, floor, higher_is_better, sizes)
     summary = _summary(joint, labels, ref, ratio_ok, worst)
+    if (design.counts == 1).any():  # one row: a bootstrap of it has no spread, and a zero-width CI claims certainty
+        gaps, summary = _single_rows_without_intervals(gaps, summary, ref)
     means = np.array([g.mean.estimate for g in gaps])
     steps.done()
     elasticity = _elasticity(means, sizes, labels, log_performance, target_gain, level, notes)
@@ -373,6 +375,40 @@ def _language_gaps(design, joint: _Joint, estimates, labels, ref, ratio_ok, floo
             resource=None if sizes is None else _float_or_none(sizes[g]),
         ))
     return gaps
+
+
+NO_INTERVAL = "no interval: a language with one row (an aggregate) has no spread to resample"
+
+
+@overload
+def _no_interval(estimate: Estimate) -> Estimate: ...
+@overload
+def _no_interval(estimate: None) -> None: ...
+def _no_interval(estimate: Estimate | None) -> Estimate | None:
+    if estimate is None:
+        return None
+    return replace(estimate, ci_low=float("nan"), ci_high=float("nan"), notes=(*estimate.notes, NO_INTERVAL))
+
+
+def _single_rows_without_intervals(gaps: list[LanguageGap], summary: GapSummary,
+                                   ref: str | None) -> tuple[list[LanguageGap], GapSummary]:
+    """Every interval that involves a language of one row (its mean; a ratio or difference to or from it; the
+    summaries across languages) is NaN, with a note: the bootstrap draws that row every time, so its interval has
+    zero width and would claim certainty where there is no measure of it. The point estimates stay."""
+    single = {g.language for g in gaps if g.n == 1}
+    out = []
+    for g in gaps:
+        mine, vs_ref = g.language in single, g.language in single or ref in single
+        out.append(replace(g, mean=_no_interval(g.mean) if mine else g.mean,
+                           ratio=_no_interval(g.ratio) if vs_ref else g.ratio,
+                           difference=_no_interval(g.difference) if vs_ref else g.difference,
+                           clearly_below_floor=None if mine and g.clearly_below_floor is not None
+                           else g.clearly_below_floor))
+    return out, replace(summary, mean=_no_interval(summary.mean), worst=_no_interval(summary.worst),
+                        std=_no_interval(summary.std), mean_ratio=_no_interval(summary.mean_ratio),
+                        worst_ratio=_no_interval(summary.worst_ratio),
+                        mean_difference=_no_interval(summary.mean_difference),
+                        worst_difference=_no_interval(summary.worst_difference))
 
 
 def _floor_flags(mean: Estimate, floor: float | None, higher_is_better: bool) -> tuple[bool | None, bool | None]:
