@@ -170,11 +170,11 @@ def test_cli_failures_are_said_and_kept_as_missing(models, tmp_path, cli):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataQualityWarning)
         rc, _, err = cli("score", str(src), "-m", f"judge:{models['bad']}", "--judge-prompt", "da", "-o", str(out))
-    assert rc == 0, err
-    assert "6 of 6 answers could not be read" in err and "gemba_da_failure" in err
-    table = read_table(out)
-    assert table["gemba_da"].isna().all()
-    assert set(table["gemba_da_failure"]) == {"250 outside 0-100"}
+    # no answer read: the run is refused in one line with the reasons, and nothing is written (a column of missing
+    # scores with exit status 0 let a wrong model or prompt pass for a result)
+    assert rc == 2 and err.count("\n") == 1, err
+    assert err.startswith("xleval: error: gemba_da: none of the 6 answers could be read (the reasons: 6x 250 outside "
+                          "0-100)") and not out.exists()
 
 
 def test_cli_dry_run_shows_prompts_and_counts_requests(models, tmp_path, cli):
@@ -196,7 +196,9 @@ def test_cli_two_judges_get_a_column_each(models, tmp_path, cli):
         warnings.simplefilter("ignore", DataQualityWarning)
         rc, _, err = cli("score", str(src), "-m", f"judge:{models['good']},judge:{models['bad']}", "--judge-prompt",
                          "da", "-o", str(out))
-    assert rc == 0, err
+    assert rc == 0, err  # one judge's answers were read: written, and the other's loss said
+    assert "gemba_da_bad: none of the 6 answers could be read (the reasons: 6x 250 outside 0-100); its column is " \
+        "all missing" in err
     table = read_table(out)
     assert table["gemba_da_good"].tolist() == [72.0] * 6 and table["gemba_da_bad"].isna().all()
     sigs = read_table_metadata(out)["signatures"]

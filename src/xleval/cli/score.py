@@ -490,16 +490,29 @@ def _judge_details(df, scored, spans, with_spans: bool):
     from ..metrics._judge import Judge, judge_tables
 
     columns, tables = ([spans[0]], [spans[1]]) if spans is not None else ([], [])
+    unread: list[str] = []  # the judge columns of which no answer could be read
     for column, metrics in scored.metrics.items():
         if not isinstance(next(iter(metrics.values())), Judge):
             continue
         counts, table = judge_tables(df, scored, column)
-        failed = int((counts[f"{column}_failure"] != "").sum())
-        if failed:
+        reasons = counts[f"{column}_failure"]
+        failed = int((reasons != "").sum())
+        if failed and failed == len(df):
+            top = reasons.value_counts()
+            unread.append(f"{column}: none of the {len(df)} answers could be read (the reasons: "
+                          f"{'; '.join(f'{n}x {r}' for r, n in top.head(3).items())})")
+        elif failed:
             say("note", f"{column}: {failed} of {len(df)} answers could not be read; their scores are missing and "
                         f"the reason is in column {column}_failure", style="yellow")
         columns.append(counts)
         tables.append(table)
+    if unread and len(unread) == len(tables) - (spans is not None):  # a wrong model or server: no score, no result
+        from ..exceptions import InputError
+
+        raise InputError(f"{'; '.join(unread)}; check the judge's model name, server and prompt with --dry-run, then "
+                         "run again (nothing was written)")
+    for line in unread:  # another judge's answers were read: its column is written, and this one said
+        say("warning", f"{line}; its column is all missing")
     return pd.concat(columns, axis=1), (pd.concat(tables, ignore_index=True) if with_spans else tables[0].iloc[:0])
 
 

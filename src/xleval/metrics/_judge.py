@@ -54,6 +54,8 @@ _MAX_NEW = {"errors": 512, "score": 32}
 _SPAN_COLUMNS = ("segment", "severity", "category", "start", "end", "confidence", "text")
 #: requests asked and stored in the cache at a time
 _CHUNK = 256
+#: prefix of a stored answer that the length bound cut (memo and cache keep text only; NUL never comes from a model)
+_CUT = "\x00cut\x00"
 
 
 @dataclass(frozen=True, eq=False)
@@ -210,7 +212,7 @@ class Judge(Metric):
             assert isinstance(self._backend, LocalChat)
             fields["sha"] = folder_identity(self._backend.path)
         fields.update({"prompt": spec.name, "prompt-sha": P.prompt_hash(self.prompt), "refs": self.use_refs,
-                       "decode": "temperature=0" if self.remote else "greedy"})
+                       "decode": "temperature=0" if self.remote else "greedy", "parser": P.PARSER})
         lengths = sorted({self._max_new("errors"), self._max_new("score")}, reverse=True) \
             if self.prompt == "esa" else [self._max_new("errors" if self.prompt == "mqm" else "score")]
         fields["max-new"] = ",".join(map(str, lengths))
@@ -259,12 +261,12 @@ class Judge(Metric):
                 part = todo[start : start + _CHUNK]
                 got = self._backend.ask([requests[index[k]] for k in part], progress)
                 fresh.update(zip(part, got, strict=True))
-                keep: dict[bytes, str] = {k: a.text for k, a in zip(part, got, strict=True) if a.text is not None}
+                keep: dict[bytes, str] = {k: _stored(a) for k, a in zip(part, got, strict=True) if a.text is not None}
                 self._memo.update(keep)
                 if path is not None and keep:
                     _AnswerStore(path, self.signature).put(keep)
         self._memo.update(found)
-        out = [Answer(found[k]) if k in found else fresh[k] for k in keys]
+        out = [_loaded(found[k]) if k in found else fresh[k] for k in keys]
         return out, len(todo), cached
 
     def _languages(self) -> tuple[str, str]:
@@ -308,8 +310,10 @@ class Judge(Metric):
                 reasons[i] = answer.error
                 continue
             if self.prompt == "da":
-                value, reasons[i] = P.parse_score(answer.text)
-                scores[i] = np.nan if value is None else value
+                scores[i], reasons[i] = self._read_score(answer)
+                continue
+            if answer.cut:  # a list stopped by the length bound may lack errors: its score would be too good
+                reasons[i] = f"error list cut off at max_new_tokens={self._max_new('errors')}; raise max_new_tokens="
                 continue
             errors, why = P.parse_errors(answer.text, severities)
             if errors is None:
@@ -322,7 +326,7 @@ class Judge(Metric):
                 spans.append({"segment": i, "severity": error.severity, "category": error.category, "start": start,
                               "end": end, "confidence": np.nan, "text": error.text})
         if self.prompt == "esa":
-            rows = [i for i, a in enumerate(answers) if a.text is not None]
+            rows = [i for i, a in enumerate(answers) if a.text is not None and not a.cut]
             second = [P.render("esa", src_name, tgt_name, srcs_[i], hyps_[i], error_spans=answers[i].text)
                       for i in rows]
             got, sent2, cached2 = self._answers(second, progress)
@@ -332,13 +336,23 @@ class Judge(Metric):
                 if answer.text is None:
                     reasons[i] = f"stage 2: {answer.error}"
                     continue
-                value, why = P.parse_score(answer.text)
-                scores[i] = np.nan if value is None else value
+                scores[i], why = self._read_score(answer)
                 reasons[i] = f"stage 2: {why}" if why else ""
         span_frame = pd.DataFrame(spans, columns=list(_SPAN_COLUMNS))
         counts = pd.DataFrame({s: np.bincount(span_frame.loc[span_frame["severity"] == s, "segment"].to_numpy(
             dtype=np.int64), minlength=n)[:n] for s in ("minor", "major", "critical")}, dtype="int64")
         return JudgeResult(scores, tuple(reasons), tuple(final), span_frame, counts, sent, cached, self.signature)
+
+    def _read_score(self, answer: Answer) -> tuple[float, str]:
+        """A score answer's number (NaN with the reason when none is read)."""
+        assert answer.text is not None
+        value, why = P.parse_score(answer.text)
+        if answer.cut and (value is None or answer.text.rstrip()[-1:].isdigit()):
+            # the bound may have stopped the answer inside its number ("8" of "85") or before it
+            bound = self._max_new("score")
+            why = f"{why or 'number at the end'}; answer cut off at max_new_tokens={bound}; raise max_new_tokens="
+            value = None
+        return (np.nan if value is None else value), why
 
     def plan(self, hyps: Sequence[str], refs=None, srcs: Sequence[str] | None = None) -> JudgePlan:
         """What :meth:`judge` would send, without sending anything (``xleval score --dry-run``). The cache is
@@ -355,8 +369,10 @@ class Judge(Metric):
         requests = len(first) - cached
         if stages == 2:
             src_name, tgt_name = self._languages()
+            stored = {k: _loaded(known[k]) for k in keys if k in known}
             second = [_request_key(P.render("esa", src_name, tgt_name, srcs_[i], hyps_[i],  # type: ignore[index]
-                                            error_spans=known[k])) for i, k in enumerate(keys) if k in known]
+                                            error_spans=stored[k].text)) for i, k in enumerate(keys)
+                      if k in stored and not stored[k].cut]
             store = None if self.cache_arg is None or self.remote else _AnswerStore(self._cache_path(),  # type: ignore[arg-type]
                                                                                      self.signature)
             hits = {k for k in second if k in self._memo} | (set(store.get(second)) if store is not None else set())
@@ -384,6 +400,16 @@ class Judge(Metric):
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_memo": {}}
+
+
+def _stored(answer: Answer) -> str:
+    """An answer as the memo and the cache keep it: its text, marked when the length bound cut it."""
+    assert answer.text is not None
+    return _CUT + answer.text if answer.cut else answer.text
+
+
+def _loaded(text: str) -> Answer:
+    return Answer(text.removeprefix(_CUT), cut=text.startswith(_CUT))
 
 
 def _request_key(messages: list[dict[str, str]]) -> bytes:

@@ -14,6 +14,7 @@ the object, logged or written anywhere.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import logging
 import os
@@ -39,10 +40,12 @@ Messages = list[dict[str, str]]
 
 @dataclass(frozen=True)
 class Answer:
-    """A request's answer ``text``, or None with the ``error`` that prevented one."""
+    """A request's answer ``text``, or None with the ``error`` that prevented one; ``cut`` when the answer stopped at
+    the answer-length bound (``max_tokens``/``max_new_tokens``) rather than where the model ended it."""
 
     text: str | None
     error: str = ""
+    cut: bool = False
 
 
 # ----------------------------------------------------------------------------------------------- identity
@@ -161,8 +164,11 @@ class LocalChat:
                 generated = model.generate(**enc, do_sample=False, num_beams=1, max_new_tokens=self.max_new_tokens,
                                            pad_token_id=tokenizer.pad_token_id)
                 new = generated[:, enc["input_ids"].shape[1]:]
+                ends = {tokenizer.eos_token_id, tokenizer.pad_token_id}
                 for i, ids in zip(part, new, strict=True):
-                    answers[i] = Answer(tokenizer.decode(ids, skip_special_tokens=True))
+                    # all max_new_tokens used and the last one no end: the bound stopped the answer, not the model
+                    cut = len(ids) >= self.max_new_tokens and int(ids[-1]) not in ends
+                    answers[i] = Answer(tokenizer.decode(ids, skip_special_tokens=True), cut=cut)
                 if progress is not None:
                     progress(len(part))
         return [answers[i] for i in range(len(requests))]
@@ -223,6 +229,9 @@ class HTTPChat:
             raise _Unreachable(str(exc)) from None
         except ConnectionError as exc:  # reset, or closed without a response
             raise _Transient(str(exc) or type(exc).__name__) from None
+        except http.client.HTTPException as exc:  # a body cut short (IncompleteRead), a status line that is no HTTP
+            text, kind = str(exc).strip()[:80], type(exc).__name__
+            raise _Transient(text if text.startswith(kind) else f"{kind}: {text}") from None
 
     def _unreachable(self, detail: str) -> InputError:
         return InputError(f"cannot reach the judge server {self.base} ({detail}); start it, or check the URL "
@@ -322,12 +331,13 @@ class HTTPChat:
 def _chat_answer(payload: bytes) -> Answer:
     try:
         data = json.loads(payload)
-        content = data["choices"][0]["message"]["content"]
+        choice = data["choices"][0]
+        content = choice["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError):
         return Answer(None, f"malformed response body: {_snippet(payload)}")
     if not isinstance(content, str):
         return Answer(None, f"malformed response body: content is {type(content).__name__}")
-    return Answer(content)
+    return Answer(content, cut=choice.get("finish_reason") == "length")
 
 
 def _snippet(payload: bytes, limit: int = 80) -> str:

@@ -20,6 +20,7 @@ does not parse is a missing score with its reason, never a default.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -154,8 +155,16 @@ _NAMES = {
 
 
 def language_name(code: str) -> str:
-    """``de`` -> ``German``, ``is_IS`` -> ``Icelandic``; an unknown code is returned as given."""
+    """``de`` -> ``German``, ``is_IS`` -> ``Icelandic``, ``deu_Latn`` -> ``German`` (ISO 639-3 and FLORES codes
+    through :func:`xleval.io.normalize_code`); an unknown code is returned as given."""
     primary = re.split(r"[-_]", str(code).strip())[0].lower()
+    if primary not in _NAMES and len(primary) == 3:
+        # a three-letter code (FLORES' deu_Latn, arb_Arab): the prompt must say "German", never "deu_Latn"
+        from xleval.exceptions import InputError
+        from xleval.io.langs import normalize_code
+
+        with contextlib.suppress(InputError):  # not a language code at all: written as given
+            primary = re.split(r"[-_]", normalize_code(code))[0].lower()
     return _NAMES.get(primary, str(code))
 
 
@@ -180,28 +189,42 @@ def render(prompt: str, source_lang: str, target_lang: str, source: str, hypothe
 
 
 # ----------------------------------------------------------------------------------------------- parsing
-_NUMBER = re.compile(r"\d+")
+#: a number as an answer writes it: a sign only where it is not a range's dash ("0-100", "70-80" are two positive
+#: numbers; "-5" and "Score: -5" are minus five), a decimal part (the scale is continuous: "72.5"), any script's
+#: digits; a number is not read out of a longer one ("1.2.3")
+_NUMBER = re.compile(r"(?:(?<![\w.\-\u2212])[-\u2212])?(?<![\d.])\d+(?:\.\d+)?(?![\d.]\d)")
+_OUT_OF = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:/|out of)\s*{high}(?![\d.]\d)", re.IGNORECASE)
 _LEVELS = ("critical", "major", "minor")
-_CATEGORIES = ("accuracy", "fluency", "locale convention", "style", "terminology", "non-translation", "other")
+#: a severity header as models write it: "Major:", "**Major:**", "### Major errors:", "Major：", and the first
+#: error on the header's own line ("Major: accuracy/omission - \"x\"", "Critical: no-error")
+_HEADER = re.compile(r"^[\s#*_>\-]*(critical|major|minor)(?:\s+errors?)?[\s*_]*[:\uff1a][\s*_]*(.*)$", re.IGNORECASE)
 _QUOTED = re.compile(r'"(.*)"')
 _WEIGHTS = {"critical": 25, "major": 5, "minor": 1}
+#: how answers are read, in the signature: a change of the rules is a change of the numbers
+PARSER = "xleval-2"
+
+
+def _number(text: str) -> float:
+    return float(text.replace("\u2212", "-"))
 
 
 def parse_score(answer: str, low: int = 0, high: int = 100) -> tuple[float | None, str]:
     """A score answer: the number, or None and the reason. GEMBA's rule: exactly one number in the answer (so
-    ``['N']`` too), else the form ``N/high``; the number must lie in ``[low, high]``."""
+    ``['N']`` too), else one ``N/high`` (``N out of high``) and no other number; the number must lie in
+    ``[low, high]``. A minus sign is read (``-5`` is outside 0-100, not 5) and so is a decimal part (``72.5``)."""
     text = answer.strip()
     numbers = _NUMBER.findall(text)
-    value: int | None = None
+    value: float | None = None
     if len(numbers) == 1:
-        value = int(numbers[0])
-    elif (m := re.match(rf"^(\d+)/{high}$", text)) is not None:
-        value = int(m.group(1))
+        value = _number(numbers[0])
+    elif len(numbers) == 2 and len(ratio := re.compile(_OUT_OF.pattern.format(high=high), re.IGNORECASE)
+                                   .findall(text)) == 1:
+        value = _number(ratio[0])
     if value is None:
         return None, "no number" if not numbers else f"{len(numbers)} numbers"
     if not low <= value <= high:
-        return None, f"{value} outside {low}-{high}"
-    return float(value), ""
+        return None, f"{value:g} outside {low}-{high}"
+    return value + 0.0, ""  # + 0.0: "-0" is 0
 
 
 @dataclass(frozen=True)
@@ -225,10 +248,12 @@ def parse_errors(answer: str, severities: tuple[str, ...] = _LEVELS) -> tuple[li
     recognised = False
     for raw in answer.split("\n"):
         line = raw.strip()
+        header = _HEADER.match(line)
+        if header is not None:
+            # "Major errors:" is a header, not an error under the previous one; "Major: x" is a header and x
+            level, recognised = header.group(1).lower(), True
+            line = header.group(2).strip()
         low = line.lower()
-        if low in (f"{s}:" for s in _LEVELS):
-            level, recognised = low[:-1], True
-            continue
         if not low or "no-error" in low or "no error" in low:
             recognised = recognised or bool(low)
             continue
@@ -239,7 +264,7 @@ def parse_errors(answer: str, severities: tuple[str, ...] = _LEVELS) -> tuple[li
         # non-translation is the worst severity the prompt has (GEMBA counts it as critical), and so is a header
         # the prompt did not ask for (Critical: in an ESA answer)
         severity = severities[0] if "non-translation" in low or level not in severities else level
-        found.append(ParsedError(severity, category.lower(), quoted.group(1) if quoted else ""))
+        found.append(ParsedError(severity, category.lstrip("-*\u2022 ").lower(), quoted.group(1) if quoted else ""))
     if not recognised:
         return None, "no error list"
     return found, ""
@@ -248,7 +273,7 @@ def parse_errors(answer: str, severities: tuple[str, ...] = _LEVELS) -> tuple[li
 def mqm_score(errors: list[ParsedError]) -> float:
     """GEMBA-MQM's score: minus the weighted count of the first five errors (critical first), at most 25."""
     ordered = [e for level in _LEVELS for e in errors if e.severity == level]
-    return -float(min(25, sum(_WEIGHTS[e.severity] for e in ordered[:5])))
+    return 0.0 - min(25, sum(_WEIGHTS[e.severity] for e in ordered[:5]))  # 0.0 -: no "-0.0" for no error
 
 
 def locate_spans(errors: list[ParsedError], hypothesis: str) -> list[tuple[int, int]]:
