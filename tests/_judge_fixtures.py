@@ -14,10 +14,16 @@ OpenAI chat-completions protocol on 127.0.0.1, with recorded behaviours chosen b
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
+import json
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["build_steered_gpt2", "SERVER", "CONTEXT"]
+__all__ = ["build_steered_gpt2", "SERVER", "CONTEXT", "serve", "server_stats"]
 
 #: the steered model's context (positions); a longer prompt is refused by the judge with a reason
 CONTEXT = 8192
@@ -153,3 +159,26 @@ server.daemon_threads = True
 print(server.server_address[1], flush=True)
 server.serve_forever()
 '''
+
+
+@contextlib.contextmanager
+def serve(source: str, folder: Path) -> Iterator[str]:
+    """A server process running ``source`` (it prints its port, then serves on 127.0.0.1), fresh for each use so its
+    counters start at zero; yields the base URL ``http://127.0.0.1:PORT/v1``."""
+    script = Path(folder) / "server.py"
+    script.write_text(source, encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        yield f"http://127.0.0.1:{int(proc.stdout.readline())}/v1"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def server_stats(base: str) -> dict:
+    """What the server counted (``GET /stats``)."""
+    with urllib.request.urlopen(base.removesuffix("/v1") + "/stats", timeout=10) as resp:
+        return json.loads(resp.read())

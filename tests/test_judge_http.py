@@ -3,18 +3,14 @@ with recorded behaviours (``_judge_fixtures.SERVER``): answers, concurrency limi
 a malformed body, a refused connection, the API key."""
 from __future__ import annotations
 
-import json
 import socket
-import subprocess
-import sys
-import urllib.request
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from _judge_fixtures import SERVER
+from _judge_fixtures import SERVER, serve, server_stats
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import read_table, read_table_metadata
 from xleval.judges import JudgeServer
@@ -28,21 +24,11 @@ HYPS = ["Die Katze sitzt auf der Matte.", "Das Wetter ist schön.", "Ein Hund.",
 @pytest.fixture
 def server(tmp_path):
     """A fresh server process per test (its counters start at zero); yields the base URL."""
-    script = tmp_path / "server.py"
-    script.write_text(SERVER, encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
-    try:
-        port = int(proc.stdout.readline())
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        proc.stdout.close()
+    with serve(SERVER, tmp_path) as base:
+        yield base
 
 
-def _stats(base: str) -> dict:
-    with urllib.request.urlopen(base.removesuffix("/v1") + "/stats", timeout=10) as resp:
-        return json.loads(resp.read())
+_stats = server_stats
 
 
 def test_answers_scores_spans_and_signature(server):

@@ -5,17 +5,14 @@ bound, broken HTTP bodies, FLORES-style language codes, and the parser in the si
 Every expected value is written by hand from the answer's text; servers are processes started here on 127.0.0.1."""
 from __future__ import annotations
 
-import json
 import math
-import subprocess
-import sys
-import urllib.request
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from _judge_fixtures import serve, server_stats
 from xleval.exceptions import DataQualityWarning
 from xleval.judges import JudgeServer
 from xleval.metrics import _judge_prompts as P
@@ -95,20 +92,12 @@ FAST = JudgeServer(retries=1, backoff=0.01, timeout=10)
 
 @pytest.fixture
 def server(tmp_path):
-    script = tmp_path / "server.py"
-    script.write_text(SERVER, encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
-    try:
-        yield f"http://127.0.0.1:{int(proc.stdout.readline())}/v1"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        proc.stdout.close()
+    with serve(SERVER, tmp_path) as base:
+        yield base
 
 
 def _requests(base: str) -> int:
-    with urllib.request.urlopen(base.removesuffix("/v1") + "/stats", timeout=10) as resp:
-        return json.loads(resp.read())["requests"]
+    return server_stats(base)["requests"]
 
 
 # ----------------------------------------------------------------------------------------------- score answers
