@@ -213,3 +213,15 @@ def test_fairness_by_model_warnings_name_the_model():
     said = [str(w.message) for w in caught if issubclass(w.category, DataQualityWarning)]
     assert any(m.startswith("model 'B': ") and "10 of 40" in m for m in said), said
     assert not any("10 of 40" in m and not m.startswith("model 'B': ") for m in said), said
+
+
+def test_a_warning_of_parity_and_premiums_is_said_once(tmp_path):
+    """Information parity and the length premiums leave out the same rows without a parallel row: the command said
+    it twice, once per analysis (its de-duplication compared texts that differ by their labels)."""
+    path = tmp_path / "ip.tsv"
+    path.write_text("lang\titem\tnll\ttokens\ttext\nen\t1\t3\t2\tab\nen\t2\t3\t2\tab\nde\t1\t4\t2\tabc\n",
+                    encoding="utf-8")
+    rc, _, said = _run(["intrinsic", "metrics", str(path), "--reference", "en"])
+    assert rc == 0, said
+    left_out = [line for line in said.splitlines() if "were left out" in line]
+    assert len(left_out) == 1 and "information parity and length premium (setting=model, de vs en)" in left_out[0]

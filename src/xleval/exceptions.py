@@ -28,6 +28,7 @@ command-line flag. An error about one argument carries it as ``argument`` (the k
 """
 from __future__ import annotations
 
+import copy
 import re
 import warnings
 
@@ -66,12 +67,13 @@ class XlevalError(Exception):
     #: names the right file; None: the one the caller names
     about: str | None = None
 
-    def __init__(self, *args: object, argument: str | None = None, value: object = None):
+    def __init__(self, *args: object, argument: str | None = None, value: object = None, about: str | None = None):
         if args and isinstance(args[0], str):
             args = (_plain_numbers(args[0]), *args[1:])
         super().__init__(*args)
         self.argument = argument
         self.value = value
+        self.about = about
 
     def prefixed(self, where: str) -> XlevalError:
         """The same error (class, argument, value) with ``where: `` before its message: a caller that
@@ -177,12 +179,18 @@ def repeated_column(caught: warnings.WarningMessage) -> str | None:
     return getattr(caught.message, "column", None) if issubclass(caught.category, RepeatedKeysWarning) else None
 
 
-def warn_again(caught: list[warnings.WarningMessage], *, said: set[str] | frozenset[str] = frozenset()) -> None:
+def warn_again(caught: list[warnings.WarningMessage], *, said: set[str] | frozenset[str] = frozenset(),
+               prefix: str = "") -> None:
     """Warn each of ``caught`` again, for the caller's filters to show or record, but a
-    :class:`RepeatedKeysWarning` about a column in ``said`` (one that the caller has said already)."""
+    :class:`RepeatedKeysWarning` about a column in ``said`` (one that the caller has said already). ``prefix``:
+    words before each message (the part of the input it is about), the warning's class and attributes kept."""
     for w in caught:
         if repeated_column(w) not in said:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            message = w.message
+            if prefix:
+                message = copy.copy(message) if isinstance(message, Warning) else Warning(str(message))
+                message.args = (f"{prefix}{w.message}",)
+            warnings.warn_explicit(message, w.category, w.filename, w.lineno)
 
 
 def first_repeats(caught: list[warnings.WarningMessage]) -> list[warnings.WarningMessage]:

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["GroupIndex", "group_index", "key_labels", "combined_codes", "segment_rank", "canonical_order"]
+__all__ = ["GroupIndex", "group_index", "key_labels", "combined_codes", "segment_rank", "canonical_order",
+           "python_value"]
 
 _LIMIT = 2**62
 _DENSE = 4  # combined codes below 4x the rows are ranked through a table, not hashed
@@ -145,7 +146,7 @@ def _codes(values: Any, name: str, allow_missing: bool, where: str) -> tuple[np.
         codes = (np.cumsum(used) - 1)[codes]
         uniques = [u for u, keep in zip(uniques, used, strict=True) if keep]
         first = first[used]
-    return codes, [_py(u) for u in uniques], first
+    return codes, [python_value(u) for u in uniques], first
 
 
 def _dense_codes(combined: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -178,7 +179,8 @@ def _first_rows(codes: np.ndarray, n_groups: int) -> np.ndarray:
     return first
 
 
-def _py(value: Any) -> Any:
+def python_value(value: Any) -> Any:
+    """A numpy scalar as the Python value it is (7, not np.int64(7)); anything else as it is."""
     return value.item() if hasattr(value, "item") else value
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from xleval._base.seeding import resolve_seed
+from xleval.audit._data import check_filled
 from xleval.audit._results import AnnotationAgreement, RaterAgreement
 from xleval.exceptions import DataQualityWarning, InputError
 
@@ -222,16 +223,7 @@ def check_ratings(ratings: pd.DataFrame, where: str = "ratings") -> None:
     """Refuse a ratings table with an empty item_id, rater, rating or dimension cell (naming ``where``)."""
     for column in ("item_id", "rater", "rating", "dimension"):
         if column in ratings.columns:
-            _check_filled(ratings[column], column, where)
-
-
-def _check_filled(col: pd.Series, column: str, where: str) -> None:
-    # an empty rating would silently drop out of kappa and alpha; an empty rater or item would become one named ""
-    empty = col.isna().to_numpy() | (col.astype(str).str.strip() == "").to_numpy()
-    if empty.any():
-        first = int(np.flatnonzero(empty)[0])
-        raise InputError(f"{where}: column {column!r} row {first + 1} is empty ({int(empty.sum())} empty cell(s) in "
-                         "all); every row is one rater's rating of one item: fill it in or drop those rows")
+            check_filled(ratings[column], column, where, "every row is one rater's rating of one item: ")
 
 
 def _one_dimension(dim: str, part: pd.DataFrame, scale: Any, weights: str, target: float, n_resamples: int,

@@ -38,7 +38,7 @@ def prepare_audit_table(df: pd.DataFrame, parser: AnswerParser | None = None, wh
                          f"correct (or response + answer); its columns are {list(df.columns)}")
     for column in ("item_id", "model", "condition", "model_family"):
         if column in df.columns:
-            _check_filled(df[column], column, where)
+            check_filled(df[column], column, where)
     out = pd.DataFrame({
         "item_id": df["item_id"].astype(str),
         "model": df["model"].astype(str),
@@ -69,13 +69,15 @@ def prepare_audit_table(df: pd.DataFrame, parser: AnswerParser | None = None, wh
     return out.reset_index(drop=True)
 
 
-def _check_filled(col: pd.Series, column: str, where: str) -> None:
-    # an empty cell would become the name "nan" (or "") and silently form a model, item or group of its own
+def check_filled(col: pd.Series, column: str, where: str, why: str = "") -> None:
+    """Refuse an empty (missing or blank) cell, naming its column, first row and count; ``why`` says what the rows
+    are, before the fix. An empty cell would become the name "nan" (or "") and silently form a model, item, rater
+    or group of its own (or drop a rating out of kappa and alpha)."""
     empty = col.isna().to_numpy() | (col.astype(str).str.strip() == "").to_numpy()
     if empty.any():
         first = int(np.flatnonzero(empty)[0])
         raise InputError(f"{where}: column {column!r} row {first + 1} is empty ({int(empty.sum())} empty cell(s) in "
-                         f"all); fill it in or drop those rows")
+                         f"all); {why}fill it in or drop those rows")
 
 
 def _check_model_names(models: pd.Series, where: str) -> None:

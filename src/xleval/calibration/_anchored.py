@@ -82,7 +82,7 @@ from ._pooling import (
     shrink_offsets,
     shrink_slope_toward,
 )
-from ._scales import human_scale_direction, scale_named
+from ._scales import human_scale_direction, one_known_scale
 from ._spelling import SpellingIndex
 
 __all__ = ["AnchoredCalibrator", "FORMAT_VERSION"]
@@ -282,13 +282,9 @@ class AnchoredCalibrator(ParamsMixin):
         ``da``, ``hter``, ...: :func:`~xleval.calibration.scale_named`; MQM by the labels' signs), else None. Read
         only where the labels do not settle the direction (:meth:`_direction`): the column's name is the user's
         word for the scale, and better than no slope at all."""
-        if not isinstance(self.human, str):
-            return None
-        try:
-            name = scale_named(self.human).name
-        except InputError:
-            return None
-        return human_scale_direction(name, labels)
+        if self.human_higher_is_better is not None or not isinstance(self.human, str):
+            return None  # given: the name is never read
+        return human_scale_direction(one_known_scale({self.human}), labels)
 
     def _directed_slopes(self, slopes, notes: list[str], strict: bool, named: bool | None = None) -> DirectedSlopes:
         """Constrain the slopes to the direction of the human scale (given, or the sign of the better
@@ -343,11 +339,12 @@ class AnchoredCalibrator(ParamsMixin):
         ``other``: the other slope and its z, for the message)."""
         found = 1 if ref >= 0 else -1
         human_word = {1: "rises", -1: "falls"}
+        by_name = None if named is None else (1 if named == self.score_higher_is_better else -1)
         if self.human_higher_is_better is None:
             notes.append(f"human scale direction from the labels: the human score {human_word[found]} with the "
                          f"score ({ref:+.4g} per score point, z = {z:.2f})")
             if abs(z) >= settled:
-                if named is not None and found != (1 if named == self.score_higher_is_better else -1):
+                if by_name is not None and found != by_name:
                     notes.append(f"human column {self.human!r}: its name says {'higher' if named else 'lower'} is "
                                  f"better, but the labels settle the other way (the human score {human_word[found]} "
                                  f"with the score, {ref:+.3g} per score point, z = {z:.2f}); the labels are taken: "
@@ -357,13 +354,13 @@ class AnchoredCalibrator(ParamsMixin):
                 return found, "data"
             unsettled = (f"the labels do not settle the direction of the human scale (the better determined slope is "
                          f"{ref:+.3g} per score point, z = {z:.2f}{_other_words(*other)})")
-            if named is not None:  # the column's name says it: better than a map with no slope, and said
+            if by_name is not None:  # the column's name says it: better than a map with no slope, and said
                 word = "higher" if named else "lower"
                 notes.append(f"{unsettled}: human column {self.human!r} is taken by its name, {word} is better; if "
                              "the name does not mean that scale, say the direction with human_higher_is_better=True "
                              "or human_higher_is_better=False, or name the scale with human_scale=")
                 warnings.warn(notes[-1], DataQualityWarning, stacklevel=5)
-                return (1 if named == self.score_higher_is_better else -1), "name"
+                return by_name, "name"
             msg = (f"{unsettled}; say it with human_higher_is_better=True or human_higher_is_better=False, or name "
                    "the scale (e.g. human_scale='mqm'), or label more rows")
             if strict:  # a sign the labels do not settle could reverse every order within a group

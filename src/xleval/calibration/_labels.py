@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._base.grouping import python_value
 from .._base.result import Result
 from ..exceptions import InputError
 
@@ -81,7 +82,7 @@ def merge_labels(table: pd.DataFrame, labels: pd.DataFrame, *, label_column: str
     values = values[values.notna()].to_numpy(dtype=float)
     keys = _key(table, labels, on)
     notes: list[str] = []
-    rows = _rows_of(table, filled, keys, fall_back=on is None, notes=notes)
+    rows = _rows_of(table, filled, keys, notes=notes if on is None else None)
     _same_texts(table, filled, rows)
     order = np.argsort(rows, kind="stable")
     twice = np.flatnonzero(np.diff(rows[order]) == 0)
@@ -118,10 +119,8 @@ def _key(table: pd.DataFrame, labels: pd.DataFrame, on: Sequence[str] | None) ->
             missing = [k for k in keys if k not in frame.columns and not (k == "row_id" and side == "table")]
             if missing:
                 has = "has" if side == "table" else "have"
-                refused = InputError(f"on={keys!r}: the {side} {has} no column {missing[0]!r}", argument="on",
-                                     value=missing[0])
-                refused.about = side  # which file a caller names before the message: this one is about that side
-                raise refused
+                raise InputError(f"on={keys!r}: the {side} {has} no column {missing[0]!r}", argument="on",
+                                 value=missing[0], about=side)
         return keys
     keys = [c for c in IDENTITY_COLUMNS if c in table.columns and c in labels.columns]
     if keys and "system" in keys and "seg_id" in keys and not table.duplicated(keys).any():
@@ -133,28 +132,27 @@ def _key(table: pd.DataFrame, labels: pd.DataFrame, on: Sequence[str] | None) ->
                      "`calibrate select` writes", argument="labels")
 
 
-def _rows_of(table: pd.DataFrame, labels: pd.DataFrame, keys: list[str], *, fall_back: bool = False,
+def _rows_of(table: pd.DataFrame, labels: pd.DataFrame, keys: list[str], *,
              notes: list[str] | None = None) -> np.ndarray:
-    """The table position of each label row; a label matching none is refused. ``fall_back``: where labels match
-    no row on the identity columns, :func:`_by_row_id` may place them (said in ``notes``)."""
+    """The table position of each label row; a label matching none is refused. ``notes``: where labels match no row
+    on the identity columns, :func:`_by_row_id` may place them, said there (None: no such fall-back)."""
     if keys == ["row_id"]:
-        ids = pd.to_numeric(labels["row_id"], errors="coerce").to_numpy(dtype=float)
-        ok = np.isfinite(ids) & (ids == np.round(ids)) & (ids >= 0) & (ids < len(table))
+        ids, ok = _row_ids(labels, len(table))
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
             raise InputError(f"{int((~ok).sum())} label(s) match no row of the table: row_id "
                              f"{labels['row_id'].iloc[i]!r} is not a row (the table has rows 0 to {len(table) - 1}); "
                              "merge into the table the rows were selected from", argument="labels")
-        return ids.astype(np.int64)
+        return ids
     left = pd.DataFrame({k: _text_key(table[k]) for k in keys}).assign(_pos=np.arange(len(table)))
     right = pd.DataFrame({k: _text_key(labels[k]) for k in keys})
     joined = right.merge(left, on=keys, how="left", validate="many_to_one")
     missing = joined["_pos"].isna().to_numpy()
     if missing.any():
         i = int(np.flatnonzero(missing)[0])
-        placed = _by_row_id(table, labels, joined["_pos"].to_numpy(dtype=float)) if fall_back else None
-        if placed is not None:
-            (notes if notes is not None else []).append(
+        placed = _by_row_id(table, labels, joined["_pos"].to_numpy(dtype=float)) if notes is not None else None
+        if placed is not None and notes is not None:
+            notes.append(
                 f"{int(missing.sum())} label(s) match no row on {', '.join(keys)} (the first, "
                 f"{_describe(labels, i, keys)}: a key rewritten since `calibrate select`, as a spreadsheet or pandas "
                 "rewrites ids like 007 or trailing spaces); placed by their row_id, where the hypothesis is the text "
@@ -172,25 +170,30 @@ def _by_row_id(table: pd.DataFrame, labels: pd.DataFrame, matched: np.ndarray) -
     columns did match (``matched``: its position, NaN where none) has that row. Else None."""
     if "row_id" not in labels.columns or "hypothesis" not in labels.columns or "hypothesis" not in table.columns:
         return None
-    ids = pd.to_numeric(labels["row_id"], errors="coerce").to_numpy(dtype=float)
-    if not (np.isfinite(ids) & (ids == np.round(ids)) & (ids >= 0) & (ids < len(table))).all():
-        return None
-    rows = ids.astype(np.int64)
+    rows, ok = _row_ids(labels, len(table))
     keyed = np.isfinite(matched)
-    if (matched[keyed] != rows[keyed]).any():
-        return None  # the table was re-sorted or filtered since: row_id names other rows
+    if not ok.all() or (matched[keyed] != rows[keyed]).any():
+        return None  # not rows of this table, or the table was re-sorted or filtered since: row_id names other rows
+    return None if _texts_differ(table, labels, rows).any() else rows
+
+
+def _row_ids(labels: pd.DataFrame, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each label's ``row_id`` as a position (0 where it is none) and whether it is a row of a table of ``n_rows``."""
+    ids = pd.to_numeric(labels["row_id"], errors="coerce").to_numpy(dtype=float)
+    ok = np.isfinite(ids) & (ids == np.round(ids)) & (ids >= 0) & (ids < n_rows)
+    return np.where(ok, ids, 0).astype(np.int64), ok
+
+
+def _texts_differ(table: pd.DataFrame, labels: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
+    """Whether each label's hypothesis differs from the table's at its row (both frames have the column)."""
     theirs = labels["hypothesis"].fillna("").astype(str).to_numpy()
-    if (theirs != table["hypothesis"].fillna("").astype(str).to_numpy()[rows]).any():
-        return None
-    return rows
+    return theirs != table["hypothesis"].fillna("").astype(str).to_numpy()[rows]
 
 
 def _same_texts(table: pd.DataFrame, labels: pd.DataFrame, rows: np.ndarray) -> None:
     if "hypothesis" not in table.columns or "hypothesis" not in labels.columns:
         return
-    theirs = labels["hypothesis"].fillna("").astype(str).to_numpy()
-    ours = table["hypothesis"].fillna("").astype(str).to_numpy()[rows]
-    differ = theirs != ours
+    differ = _texts_differ(table, labels, rows)
     if differ.any():
         i = int(np.flatnonzero(differ)[0])
         raise InputError(f"{int(differ.sum())} label(s) judged another hypothesis than the table's row they match "
@@ -217,5 +220,4 @@ def _line(labels: pd.DataFrame, i: int) -> int:
 
 
 def _describe(labels: pd.DataFrame, i: int, keys: list[str]) -> str:
-    # a numpy value as the Python value it is (7, not np.int64(7))
-    return ", ".join(f"{k}={getattr(v, 'item', lambda v=v: v)()!r}" for k in keys for v in [labels[k].iloc[i]])
+    return ", ".join(f"{k}={python_value(labels[k].iloc[i])!r}" for k in keys)

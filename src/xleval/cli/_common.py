@@ -19,7 +19,7 @@ __all__ = ["console", "err_console", "format_option", "col_option", "report_opti
            "emit_text", "print_table", "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
            "working", "to_jsonable", "write_analysis_report", "say", "calibration_choice_options", "check_named_column",
            "read_ranked_table", "by_role", "FiniteFloat", "PROBABILITY", "warnings_said", "by_option", "grouping",
-           "header_columns", "keep_reference_copies_option", "reference_copy_step", "report_in_cli_words",
+           "header_columns", "keep_reference_copies_option", "reference_copy_step",
            "logged_warnings_said", "format_of_output",
            "ANNOTATED_TEXTS"]
 
@@ -239,8 +239,8 @@ report_option = click.option("--report", "report_path", metavar="PATH",
 
 def emit_json(payload: Any, output: Any = None) -> None:
     """``payload`` as JSON (:func:`xleval._base.emit.json_text`) on stdout, or into the file ``output``; its
-    sentences name the command's options, as its text output does (:func:`json_in_cli_words`)."""
-    _write(json_text(json_in_cli_words(payload)), output)
+    sentences name the command's options, as its text output does (:func:`in_cli_words`)."""
+    _write(json_text(in_cli_words(payload)), output)
 
 
 def emit_tsv(frame: Any, output: Any = None, *, float_format: Any = None) -> None:
@@ -670,13 +670,6 @@ def format_of_output(fmt: str, output: Any, choices: Sequence[str] = (), param: 
     return said if said is not None and said in choices else fmt
 
 
-def report_in_cli_words(report: Any) -> Any:
-    """``report`` (:class:`xleval.report.Report`) with every sentence (its sections' paragraphs, leads, warnings
-    and alerts, the summary's reasons) naming the library's arguments as the current command's options are typed,
-    as :func:`in_cli_words` does for a result."""
-    return in_cli_words(report)
-
-
 @contextlib.contextmanager
 def logged_warnings_said(name: str) -> Iterator[None]:
     """While the block runs, each warning the library logs on logger ``name`` is one 'warning: ...' line on stderr
@@ -697,28 +690,9 @@ SENTENCE_FIELDS = frozenset({"reason", "reasons", "note", "notes", "warning", "w
                              "summary", "paragraph", "paragraphs", "lead", "finding", "message", "action"})
 
 
-def json_in_cli_words(payload: Any) -> Any:
-    """A result's JSON with every sentence (:data:`SENTENCE_FIELDS`, at any depth) naming the library's arguments
-    as the current command's options are typed, as the text output says them (``human_scale='da'`` ->
-    ``--human-scale da``)."""
-    from ._errors import cli_words
-
-    ctx = click.get_current_context(silent=True)
-    command = ctx.command if ctx else None
-
-    def said(value: Any, sentence: bool) -> Any:
-        if isinstance(value, dict):
-            return {k: said(v, k in SENTENCE_FIELDS) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [said(v, sentence) for v in value]
-        return cli_words(value, command) if sentence and isinstance(value, str) else value
-
-    return said(payload, False)
-
-
 def in_cli_words(result: Any) -> Any:
-    """``result`` (a frozen result: a leaderboard, a report, a diagnosis) with every sentence (a field of
-    :data:`SENTENCE_FIELDS`, at any depth: notes, a recommendation's reasons, a decision's steps) naming the
+    """``result`` (a frozen result: a leaderboard, a report, a diagnosis; or a result's JSON) with every sentence
+    (a field of :data:`SENTENCE_FIELDS`, at any depth: notes, a recommendation's reasons, a decision's steps) naming the
     library's arguments as the current command's options are typed (``system_scores='judged'`` ->
     ``--system-scores judged``). Text, TSV notes, JSON and HTML are rendered from the one result, so they say
     it alike."""
@@ -744,7 +718,7 @@ def in_cli_words(result: Any) -> Any:
                 return value
             return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)  # a NamedTuple too
         if isinstance(value, dict):
-            out = {k: said(v, k in SENTENCE_FIELDS) for k, v in value.items()}  # as json_in_cli_words reads keys
+            out = {k: said(v, k in SENTENCE_FIELDS) for k, v in value.items()}  # a mapping's keys decide
             return value if all(out[k] is v for k, v in value.items()) else out
         return value
 

@@ -42,7 +42,7 @@ def merge(labels, table, output, label_column, into, on, overwrite, fmt) -> None
         merged, summary = merge_labels(df, filled, label_column=label_column, into=into, overwrite=overwrite,
                                        on=parse_columns(on, "--on") if on else None)
     except InputError as exc:  # most refusals are about a label; a few about the table (merge_labels says which)
-        raise exc.prefixed(str(table if getattr(exc, "about", "labels") == "table" else labels)) from None
+        raise exc.prefixed(str(table if exc.about == "table" else labels)) from None
     write_table(merged, output, metadata=metadata or None)
     if fmt == "json":
         emit_json({"output": str(output), **summary.to_dict(), "signatures": metadata.get("signatures", {})})

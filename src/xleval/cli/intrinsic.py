@@ -70,6 +70,18 @@ def _caught(func, *args, **kwargs):
     return result, [str(w.message) for w in caught]
 
 
+def _said_once(parity: list[str], premiums: list[str]) -> list[str]:
+    """The warnings of information parity and of the length premiums, a warning both give (the same rows left out
+    of the same comparison: 'information parity (setting=m, de vs en): ...' and 'length premium (...): ...') said
+    once, naming both."""
+    def rest(w: str) -> str:
+        return w.partition(" (")[2]
+
+    shared = ({rest(w) for w in parity} & {rest(w) for w in premiums}) - {""}
+    return ([f"information parity and length premium ({rest(w)}" if rest(w) in shared else w for w in parity]
+            + [w for w in premiums if rest(w) not in shared])
+
+
 def _notes(notes: list[str], label: str = "warning") -> None:
     for note in notes:  # notes quote names from the data: say() shows them as they are
         say(label, note)
@@ -100,7 +112,7 @@ def metrics(inputs, by, reference, ci, n_resamples, seed, output, source, eval_s
     if reference:
         ip, extra = _caught(information_parity, scores, reference)
         premiums, extra2 = _caught(length_premiums, scores, reference)
-        more += extra + [w for w in extra2 if w not in extra]  # the same parallel-row warnings: said once
+        more += _said_once(extra, extra2)
         payload["information_parity"] = ip.to_dict(orient="records")
         payload["length_premiums"] = premiums.to_dict(orient="records")
     if output:

@@ -98,17 +98,14 @@ def leaderboard(table, score, by, system, human, method, model, metric, human_up
                       caller=Caller(where=table, commands=commands, progress=advance))
     import dataclasses
 
-    from ._errors import cli_words
-
-    ctx = click.get_current_context(silent=True)
-    board = in_cli_words(board)  # notes name the library's arguments: say them as flags
     scale = scale_notes(bounds, board.rows, data.frame, human, board.calibration["method"],
                         rerun_command(commands, "leaderboard", score, by, human, system, method,
                                       human_scale=human_scale),
                         human_scale=human_scale)
-    said = tuple(cli_words(n, ctx.command if ctx else None) for n in (copies, excluded, *scale) if n)
+    said = tuple(n for n in (copies, excluded, *scale) if n)
     if said:  # the exclusion is said where the board's notes are: text, tsv's stderr, json, html
         board = dataclasses.replace(board, notes=(*said, *board.notes))
+    board = in_cli_words(board)  # notes name the library's arguments: say them as flags
     # refused before anything is written
     pairs = _pairs_file(board, pairs_path, commands, human_scale) if pairs_path is not None else None
     if pairs_path is None:

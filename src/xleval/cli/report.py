@@ -9,12 +9,12 @@ from ._common import (
     col_option,
     err_console,
     format_of_output,
+    in_cli_words,
     keep_reference_copies_option,
     logged_warnings_said,
     progress_bar,
     read_ranked_table,
     reference_copy_step,
-    report_in_cli_words,
 )
 from .calibrate_advice import human_scale_option
 
@@ -106,7 +106,7 @@ def report(input, score, output, by, human, system, method, model, metric, human
 
         result = dataclasses.replace(result, sections=(*result.sections, generic_section(
             "Calibrated scores and the human scale", warnings=said)))
-    result = report_in_cli_words(result)  # the library's warnings name its arguments: say them as flags
+    result = in_cli_words(result)  # the library's warnings name its arguments: say them as flags
     write_report(result, output, fmt=fmt)
     inside = f"; {len(result.alerts)} warning(s) inside" if result.alerts else ""
     shown = "standard output" if output == "-" else output

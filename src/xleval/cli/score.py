@@ -642,6 +642,7 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
     from ..exceptions import InputError
     from ..io import parse_column_mapping
     from ..metrics import get_metric
+    from ..metrics._base import CORPUS_METRICS
     from ..metrics._frame import reference_columns
     from ..scale import DEFAULT_CHUNK_SIZE, resolve_backend, score_chunked, should_stream, table_columns
     from ._common import row_progress
@@ -662,7 +663,7 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
     # neural metric's corpus score is the mean of its segments, and building one again would load its model)
     corpus_signatures = {m.name: get_metric(spec, level="corpus", **_with_nrefs(spec, options[spec], nrefs)).signature
                          for spec, m in zip(specs, metrics, strict=True)
-                         if spec.split(":")[0].lower() in ("bleu", "chrf", "chrf++", "ter")}
+                         if spec.split(":")[0].lower() in CORPUS_METRICS}
     with row_progress(input, "scoring") as advance:
         result = score_chunked(metrics, input, output, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
                                columns=columns, progress=advance, corpus_signatures=corpus_signatures,
@@ -679,7 +680,9 @@ def _streamed(input, output, specs, options, chunk_size, col, fmt, backend, work
 def _with_nrefs(spec: str, options: dict, nrefs: int) -> dict:
     """As score_frame does: BLEU/chrF/TER are built for the table's number of reference columns."""
     kind = spec.split(":")[0].lower()
-    return {"nrefs": nrefs, **options} if kind in ("bleu", "chrf", "chrf++", "ter") else options
+    from ..metrics._base import CORPUS_METRICS
+
+    return {"nrefs": nrefs, **options} if kind in CORPUS_METRICS else options
 
 
 def _render_corpus(table, scored, width: int, fmt: str, score_only: bool) -> None:

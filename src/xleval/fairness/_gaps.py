@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, cast, overload
 
 import numpy as np
@@ -21,7 +21,7 @@ import pandas as pd
 
 from xleval._base.progress import Progress, Steps
 from xleval._base.seeding import child_seeds, resolve_seed
-from xleval.exceptions import DataQualityWarning, InputError, LanguageCodeError
+from xleval.exceptions import DataQualityWarning, InputError, LanguageCodeError, warn_again
 from xleval.fairness._elasticity import resource_elasticity
 from xleval.fairness._results import Elasticity, FairnessReport, GapSummary, LanguageGap, TypologyBias
 from xleval.fairness._typology import typology_bias
@@ -230,8 +230,7 @@ def fairness_gaps_by(data: pd.DataFrame, model: str, metric: str, by: str = "lan
                 reports[str(name)] = fairness_gaps(part, metric, by, progress=steps.inner(), **kwargs)
         except InputError as exc:  # the problem is this model's: say which (a reference it lacks, no finite value)
             raise exc.prefixed(f"model {str(name)!r}") from None
-        for w in caught:  # a warning about one model's rows ("126 of 226 rows ... left out") says which model
-            warnings.warn(f"model {str(name)!r}: {w.message}", w.category, stacklevel=2)
+        warn_again(caught, prefix=f"model {str(name)!r}: ")  # a warning about one model's rows says which model
     return reports
 
 
@@ -402,13 +401,8 @@ def _single_rows_without_intervals(gaps: list[LanguageGap], summary: GapSummary,
         out.append(replace(g, mean=_no_interval(g.mean) if mine else g.mean,
                            ratio=_no_interval(g.ratio) if vs_ref else g.ratio,
                            difference=_no_interval(g.difference) if vs_ref else g.difference,
-                           clearly_below_floor=None if mine and g.clearly_below_floor is not None
-                           else g.clearly_below_floor))
-    return out, replace(summary, mean=_no_interval(summary.mean), worst=_no_interval(summary.worst),
-                        std=_no_interval(summary.std), mean_ratio=_no_interval(summary.mean_ratio),
-                        worst_ratio=_no_interval(summary.worst_ratio),
-                        mean_difference=_no_interval(summary.mean_difference),
-                        worst_difference=_no_interval(summary.worst_difference))
+                           clearly_below_floor=None if mine else g.clearly_below_floor))
+    return out, replace(summary, **{f.name: _no_interval(getattr(summary, f.name)) for f in fields(summary)})
 
 
 def _floor_flags(mean: Estimate, floor: float | None, higher_is_better: bool) -> tuple[bool | None, bool | None]:

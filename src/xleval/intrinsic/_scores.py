@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from xleval._base.grouping import python_value
 from xleval.exceptions import DataQualityWarning, InputError
 from xleval.io import normalize_codes
 
@@ -265,10 +266,6 @@ RUN = ["model", "setting", "lang", "variant"]
 RUN_DESCRIPTION = ("tokenizer_algo", "model_family", "vocab_size")  # kept for runs with no usable row
 
 
-def _py(value: Any) -> Any:
-    return value.item() if hasattr(value, "item") else value
-
-
 def _exclude(t: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int], tuple[dict[str, Any], ...]]:
     nll, tokens, chars, bytes_ = (t[c].to_numpy(dtype=float) for c in STATS)
     reasons = {
@@ -290,6 +287,6 @@ def _exclude(t: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int], tuple[dict[
     described = [c for c in RUN_DESCRIPTION if c in t.columns]
     first = t[described].groupby(groups, sort=True).first() if described else None
     empty = tuple({**dict(zip(RUN, key, strict=True)),
-                   **({c: _py(first.loc[key, c]) for c in described} if first is not None else {}),
+                   **({c: python_value(first.loc[key, c]) for c in described} if first is not None else {}),
                    "n_rows": int(row["size"])} for key, row in runs[~runs["any"]].iterrows())
     return t.loc[~drop], excluded, empty

@@ -17,13 +17,12 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InputError
+from ..metrics._base import CORPUS_METRICS
 
 __all__ = ["RowStatistics", "row_statistics", "unit_statistics", "CORPUS_METRICS"]
 
 logger = logging.getLogger(__name__)
 
-# registry names whose corpus score is a function of summed per-segment statistics
-CORPUS_METRICS = ("bleu", "chrf", "chrf++", "ter")
 _TEXT_COLUMNS = ("hypothesis", "reference")
 _MATCH_TOLERANCE = 1e-6  # recomputed sentence scores vs the column (both are sacrebleu-exact floats)
 

@@ -17,7 +17,11 @@ from xleval.exceptions import ArgumentTypeError, InputError
 
 from .._base.signature import signature_direction  # re-exported: the algebra lives in _base
 
-__all__ = ["Metric", "References", "count_refs", "format_signature", "signature_direction"]
+__all__ = ["Metric", "References", "count_refs", "format_signature", "signature_direction", "CORPUS_METRICS"]
+
+#: registry names whose corpus score is a function of summed per-segment statistics (built for the table's number
+#: of references; their corpus score has its own signature, BLEU's eff:no)
+CORPUS_METRICS = ("bleu", "chrf", "chrf++", "ter")
 
 # One reference per segment (a sequence of strings), or sacrebleu-style reference *streams*:
 # a sequence of k sequences, each holding one reference per segment. A stream may hold ``None``

@@ -25,13 +25,14 @@ from xleval.exceptions import InputError
 from xleval.io._write import is_arrow_table
 
 from . import _fast
-from ._base import Metric, count_refs
+from ._base import CORPUS_METRICS, Metric, count_refs
 from ._registry import get_metric
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not at import
     import pandas as pd
 
-__all__ = ["ScoredFrame", "score_frame", "score_inputs", "corpus_table", "reference_columns"]
+__all__ = ["ScoredFrame", "score_frame", "score_inputs", "corpus_table", "reference_columns", "CORPUS_METRICS",
+           "signature_metadata"]
 
 _REF_EXTRA = re.compile(r"^reference_(\d+)$")
 _NEURAL = ("comet:", "bertscore:", "embed:")
@@ -178,10 +179,7 @@ class ScoredFrame:
         """What ``write_table(..., metadata=)`` stores: ``{"signatures": {column: signature}, ...}``
         (plus ``corpus_signatures`` where they differ from the column's, and
         ``signatures_by_tgt_lang`` where a column's signature differs by target language)."""
-        meta: dict[str, Any] = {"signatures": dict(self.signatures)}
-        corpus = {k: v for k, v in self.corpus_signatures.items() if v != self.signatures.get(k)}
-        if corpus:
-            meta["corpus_signatures"] = corpus
+        meta = signature_metadata(self.signatures, self.corpus_signatures)
         varying = {k: v for k, v in self.signatures_by_group.items() if len(set(v.values())) > 1}
         if varying:
             meta["signatures_by_tgt_lang"] = varying
@@ -338,10 +336,20 @@ def _groups(spec: str, options: Mapping[str, Any], tgt: np.ndarray | None, n: in
     return np.array(["*"]), np.zeros(n, dtype=np.int64)
 
 
+def signature_metadata(signatures: Mapping[str, str], corpus_signatures: Mapping[str, str]) -> dict[str, Any]:
+    """What a scored table stores of its metrics: ``{"signatures": ...}``, plus ``corpus_signatures`` where a
+    column's corpus score has another signature than its segments (the in-memory and the streamed ``score``)."""
+    meta: dict[str, Any] = {"signatures": dict(signatures)}
+    corpus = {k: v for k, v in corpus_signatures.items() if k in signatures and v != signatures[k]}
+    if corpus:
+        meta["corpus_signatures"] = corpus
+    return meta
+
+
 def _build(spec: str, options: Mapping[str, Any], group: str, nrefs: int | str | None, level: str) -> Metric:
     opts = dict(options)
     kind = spec.split(":")[0].lower()
-    if nrefs is not None and kind in ("bleu", "chrf", "chrf++", "ter"):
+    if nrefs is not None and kind in CORPUS_METRICS:
         opts.setdefault("nrefs", nrefs)
     if group != "*" and kind == "judge":
         src_lang, tgt_lang = group.split("\t")

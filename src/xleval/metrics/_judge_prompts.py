@@ -21,6 +21,7 @@ does not parse is a missing score with its reason, never a default.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import re
@@ -193,7 +194,7 @@ def render(prompt: str, source_lang: str, target_lang: str, source: str, hypothe
 #: numbers; "-5" and "Score: -5" are minus five), a decimal part (the scale is continuous: "72.5"), any script's
 #: digits; a number is not read out of a longer one ("1.2.3")
 _NUMBER = re.compile(r"(?:(?<![\w.\-\u2212])[-\u2212])?(?<![\d.])\d+(?:\.\d+)?(?![\d.]\d)")
-_OUT_OF = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:/|out of)\s*{high}(?![\d.]\d)", re.IGNORECASE)
+_OUT_OF = r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:/|out of)\s*{high}(?![\d.]\d)"  # "85/100", "85 out of 100"
 _LEVELS = ("critical", "major", "minor")
 #: a severity header as models write it: "Major:", "**Major:**", "### Major errors:", "Major：", and the first
 #: error on the header's own line ("Major: accuracy/omission - \"x\"", "Critical: no-error")
@@ -202,6 +203,11 @@ _QUOTED = re.compile(r'"(.*)"')
 _WEIGHTS = {"critical": 25, "major": 5, "minor": 1}
 #: how answers are read, in the signature: a change of the rules is a change of the numbers
 PARSER = "xleval-2"
+
+
+@functools.cache
+def _out_of(high: int) -> re.Pattern[str]:
+    return re.compile(_OUT_OF.format(high=high), re.IGNORECASE)
 
 
 def _number(text: str) -> float:
@@ -217,8 +223,7 @@ def parse_score(answer: str, low: int = 0, high: int = 100) -> tuple[float | Non
     value: float | None = None
     if len(numbers) == 1:
         value = _number(numbers[0])
-    elif len(numbers) == 2 and len(ratio := re.compile(_OUT_OF.pattern.format(high=high), re.IGNORECASE)
-                                   .findall(text)) == 1:
+    elif len(numbers) == 2 and len(ratio := _out_of(high).findall(text)) == 1:
         value = _number(ratio[0])
     if value is None:
         return None, "no number" if not numbers else f"{len(numbers)} numbers"

@@ -17,7 +17,7 @@ import pandas as pd
 from .._base.grouping import segment_rank
 from .._base.result import Result
 from ..exceptions import DataQualityWarning, InputError
-from ._base import Metric, count_refs
+from ._base import CORPUS_METRICS, Metric, count_refs
 from ._registry import get_metric
 
 __all__ = ["SystemsComparison", "compare_systems", "compare_systems_frame", "TESTS"]
@@ -170,7 +170,7 @@ def _build(metric: str | Metric, options, tgt_lang, nrefs) -> tuple[str, Metric]
     if isinstance(metric, Metric):
         return metric.name, metric
     opts = dict(options.get(metric, {}))
-    if metric.split(":")[0].lower() in ("bleu", "chrf", "chrf++", "ter"):
+    if metric.split(":")[0].lower() in CORPUS_METRICS:
         opts.setdefault("nrefs", nrefs)
     if metric.split(":")[0].lower() == "bleu" and "tokenize" not in opts:
         opts.update(tokenize=None, tgt_lang=tgt_lang)

@@ -222,10 +222,9 @@ def score_chunked(metrics: Sequence[Any], path: str | os.PathLike, output: str |
         (["source"] if any(m.needs_srcs for m in metrics) else [])
     spec = ReadSpec(str(path), chunk_size, dict(columns or {}), required=needed)
     signatures = {m.name: m.signature for m in metrics}
-    metadata: dict[str, Any] = {"signatures": signatures}
-    corpus = {k: v for k, v in (corpus_signatures or {}).items() if k in signatures and v != signatures[k]}
-    if corpus:
-        metadata["corpus_signatures"] = corpus
+    from ..metrics._frame import signature_metadata
+
+    metadata = signature_metadata(signatures, corpus_signatures or {})
     sums = dict.fromkeys(names, 0.0)
     counts = dict.fromkeys(names, 0)
     with _backend_context(backend) as be, open_writer(output, metadata=metadata) as writer:
