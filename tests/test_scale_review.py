@@ -45,6 +45,34 @@ def test_an_integer_column_with_a_null_has_one_type_whatever_the_batches(tmp_pat
                 assert pd.read_parquet(out)["x"].dtype == whole_dtype, chunk
 
 
+@pytest.mark.parametrize("dtype", ["Int64", "boolean"])
+def test_a_column_pandas_wrote_nullable_keeps_that_type_when_streamed(tmp_path, cli, dtype):
+    """A column pandas wrote as ``Int64`` (or ``boolean``) with a null: read_table gives it that dtype (the file's
+    pandas metadata says so), so the whole-file run writes ``3`` and an empty cell to TSV and an integer column to
+    Parquet; a streamed run wrote ``3.0`` and a double column (it forced float64 on every batch)."""
+    values = [3, None, 5, 7, 1, 2] if dtype == "Int64" else [True, None, False, True, True, False]
+    frame = pd.DataFrame({"hypothesis": [f"the cat sat {i}" for i in range(6)],
+                          "reference": [f"the cat sat on {i}" for i in range(6)],
+                          "x": pd.array(values, dtype=dtype)})
+    src = tmp_path / "in.parquet"
+    frame.to_parquet(src, row_group_size=2)
+    assert read_table(src)["x"].dtype == dtype  # what the whole-file run reads
+    for ext in ("tsv", "parquet"):
+        assert cli("score", src, "--metric", "chrf", "-o", tmp_path / f"whole.{ext}", "-q").exit_code == 0
+        for extra in ((), ("--backend", "dask")) if ext == "tsv" and dtype == "Int64" else ((),):
+            out = tmp_path / f"chunked.{ext}"
+            result = cli("score", src, "--metric", "chrf", "-o", out, "-q", "--chunk-size", "2", *extra)
+            assert result.exit_code == 0, result.stderr
+            if ext == "tsv":
+                text = out.read_text()
+                assert text == (tmp_path / "whole.tsv").read_text(), extra
+                assert [line.split("\t")[2] for line in text.splitlines()[1:3]] == (
+                    ["3", ""] if dtype == "Int64" else ["True", ""])
+            else:
+                assert pq.read_schema(out).field("x").type == pq.read_schema(tmp_path / "whole.parquet").field(
+                    "x").type == (pa.int64() if dtype == "Int64" else pa.bool_()), extra
+
+
 def _jsonl(path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 

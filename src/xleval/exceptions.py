@@ -193,6 +193,18 @@ def warn_again(caught: list[warnings.WarningMessage], *, said: set[str] | frozen
             warnings.warn_explicit(message, w.category, w.filename, w.lineno)
 
 
+#: the name of a warning class before its message in a captured warning's text (``DataQualityWarning: ...``):
+#: code, not words for users
+WARNING_CLASS = re.compile(r"(?:[A-Z][a-z0-9]*)+Warning")
+
+
+def without_category(text: str) -> str:
+    """A captured warning's text ``"Category: message"`` as a user reads it: the message, without the class name
+    (any other text is itself)."""
+    category, sep, message = text.partition(": ")
+    return message if sep and WARNING_CLASS.fullmatch(category) else text
+
+
 def first_repeats(caught: list[warnings.WarningMessage]) -> list[warnings.WarningMessage]:
     """``caught`` with the first :class:`RepeatedKeysWarning` of each column only: a procedure that reads a column
     more than once (the decision, then the fit) says it once."""

@@ -14,6 +14,7 @@ import click
 from .._base.emit import json_text, plain_text, tsv_text
 from .._base.jsonable import to_jsonable
 from .._base.terminal import make_console, styled, visible_controls
+from ..exceptions import without_category
 
 __all__ = ["console", "err_console", "format_option", "col_option", "report_option", "emit_json", "emit_tsv",
            "emit_text", "print_table", "parse_pair", "parse_columns", "check_outputs", "row_progress", "progress_bar",
@@ -164,7 +165,7 @@ class _WarningLine(_NoteLine):
     """A warning the library logs, as :func:`say` writes one ('warning: ...')."""
 
     def write(self, text: str) -> None:
-        say("warning", text)
+        say("warning", without_category(text))  # a report logs "Category: message"; the category is code
 
 
 _quoting_flag = click.option(

@@ -29,7 +29,7 @@ from ..decision import (
     diagnose,
     recommend_calibration,
 )
-from ..exceptions import InputError
+from ..exceptions import InputError, repeated_column
 from ..leaderboard import (
     DEFAULT_READING,
     Leaderboard,
@@ -210,7 +210,9 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         steps.done()
         fits = _fit_lines(frame, score, human, by) if human else None
         steps.done()
-    messages = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    # the calibrated column repeats the score's keys: its repeats are the score's, said once
+    messages = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught
+                                   if repeated_column(w) is None or repeated_column(w) != calibrated))
     messages += (bounded,) if bounded is not None and calibration.is_anchored else ()
     if commands is None and calibration.is_anchored:  # the command line says it with the command that reruns it
         past = past_the_scale_note(board.rows, frame, human, human_range, source=source, human_scale=human_scale)

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._base.jsonable import to_jsonable
+from ..exceptions import without_category
 from ._model import Alert, Figure, Section, Table
 
 __all__ = ["generic_section", "result_section", "warnings_section", "alert_from_warning", "slug"]
@@ -122,13 +123,8 @@ def alert_from_warning(text: str) -> Alert:
     if sep and category in _ACTIONS:
         check, action = _ACTIONS[category]
         return Alert(check, "warning", message, action)
-    if sep and _CLASS_NAME.fullmatch(category):  # a warning class the report has no words for: its message only
-        return Alert("analysis note", "warning", message, "")
-    return Alert("analysis note", "warning", text, "")
-
-
-# the name of a warning class ("DataQualityWarning"): code, not words for users
-_CLASS_NAME = re.compile(r"(?:[A-Z][a-z0-9]*)+Warning")
+    # a warning class the report has no words for: its message only
+    return Alert("analysis note", "warning", without_category(text), "")
 
 
 def _merged(alerts: list[Alert]) -> list[Alert]:

@@ -180,7 +180,7 @@ def parquet_null_columns(pf, file_columns: Sequence[str] | None) -> dict[str, st
     import pyarrow as pa
 
     schema = pf.schema_arrow
-    wanted = set(schema.names if file_columns is None else file_columns)
+    wanted = set(schema.names if file_columns is None else file_columns) - _nullable_in_pandas(schema)
     kinds = {f.name: "float64" if pa.types.is_integer(f.type) else "object" for f in schema
              if f.name in wanted and (pa.types.is_integer(f.type) or pa.types.is_boolean(f.type))}
     if not kinds:
@@ -198,6 +198,21 @@ def parquet_null_columns(pf, file_columns: Sequence[str] | None) -> dict[str, st
                 found[name] = dtype
                 break
     return found
+
+
+def _nullable_in_pandas(schema) -> set[str]:
+    """The columns that pandas wrote with a nullable dtype (``Int64``, ``boolean``: the file's pandas
+    metadata says so): every batch gives them that dtype, as :func:`xleval.io.read_table` does, nulls or not."""
+    try:
+        columns = (schema.pandas_metadata or {}).get("columns", [])
+    except ValueError:  # metadata that is not pandas' JSON: the types of the Arrow schema decide
+        return set()
+    return {str(c.get("name")) for c in columns
+            if isinstance(c, dict) and c.get("numpy_type") in _NULLABLE_DTYPES}
+
+
+#: pandas' nullable dtypes as its Parquet metadata names them (``int64`` and ``bool`` are numpy's)
+_NULLABLE_DTYPES = frozenset({"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64", "boolean"})
 
 
 def parquet_frame(record_batch, with_nulls: Mapping[str, str]) -> pd.DataFrame:
