@@ -425,8 +425,9 @@ def _direction(t: _Table, given: bool | None, score_up: bool, human: str) -> tup
     zs = [abs(float(v)) for v in model.slopes_["z"]]  # type: ignore[attr-defined]
     up, z = model.higher_is_better_, max((v for v in zs if np.isfinite(v)), default=float("nan"))
     source = model.direction_source_
-    found = (f"taken by the name of the human column {human!r}, as the labels do not settle it" if source == "name"
-             else "found in the labels")
+    found = {"name": f"taken by the name of the human column {human!r}, as the labels do not settle it",
+             "shape": "taken from the labels' lean, which their shape (the end of the range they pile up at) "
+                      "agrees with, as their slopes do not settle it"}.get(source, "found in the labels")
     note = (f"human scale: {'higher' if up else 'lower'} is better, {found} (the better determined slope of the "
             f"score, |z| = {z:.2f}); say it with human_higher_is_better=True or human_higher_is_better=False")
     return (1 if up else -1), source, [note]
