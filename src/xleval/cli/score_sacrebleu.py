@@ -77,6 +77,9 @@ def run(req: Request) -> list[tuple[str, list[str]]]:
         detail = ", ".join(f"{path}: {n}" for path, n in counts.items())
         raise InputError(f"the system and reference files have different line counts ({detail}); they must be "
                          "line-aligned, one segment per line")
+    if not any(counts.values()):  # the library's "hypotheses is empty" names a Python argument, not the files
+        raise InputError(f"nothing to score: the system and reference files are empty ({', '.join(counts)}); give "
+                         "files with one segment per line")
     sources = None
     if req.src is not None:
         from ..io import read_lines
@@ -234,14 +237,13 @@ def _single(req: Request, metrics: list[_Built], hyps, streams, sources) -> None
         if req.confidence and req.confidence_n > 1:
             if not b.sacrebleu:
                 raise InputError(f"--confidence needs summable statistics; {b.spec} has none (use bleu, chrf, ter)")
-            from ..stats import bootstrap_score_ci
+            from .._base.seeding import resolve_seed
 
             stats = b.metric.sentence_stats(hyps, streams, sources)
             score = b.metric.stats_score(stats.sum(axis=0))
-            res = bootstrap_score_ci(stats, b.metric.score_from_stats, n_resamples=req.confidence_n,
-                                     random_state=req.seed)
-            confidence = (res.mean, res.ci)
-            extra = {"bs": req.confidence_n, "seed": "none" if res.random_state is None else res.random_state}
+            seed = resolve_seed(req.seed)  # 'none': a fresh one, printed in the signature
+            confidence = b.metric.bootstrap_estimate(stats, req.confidence_n, seed)  # sacrebleu's, to the last digit
+            extra = {"bs": req.confidence_n, "seed": seed}
         else:
             score = _score(b, hyps, streams, sources)
         sig = _signature(b, req.short and not is_json, extra)

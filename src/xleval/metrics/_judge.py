@@ -92,9 +92,10 @@ class JudgeResult(Result):
 
 @dataclass(frozen=True, eq=False)
 class JudgePlan(Result):
-    """What a run would send: the first-stage ``prompts`` (chat messages per segment), ``requests`` (all stages;
-    ESA's second stage counted for every segment whose first answer is not stored yet) and ``cached`` (answers
-    already in the memo or cache)."""
+    """What a run would send: the first-stage ``prompts`` (chat messages per segment), ``requests`` (all stages, each
+    distinct request once, as a run sends it; ESA's second stage counted for every first answer not stored yet, and
+    for none whose stored first answer the length bound cut) and ``cached`` (answers already in the memo or cache,
+    per segment)."""
 
     prompts: tuple[Any, ...]
     requests: int
@@ -365,19 +366,23 @@ class Judge(Metric):
         if self.cache_arg is not None and not self.remote:
             known.update(_AnswerStore(self._cache_path(), self.signature).get(  # type: ignore[arg-type]
                 [k for k in keys if k not in known]))
+        # as judge() counts: a request asked by several rows (identical prompts) is sent once, cached once per row
         cached = sum(k in known for k in keys)
-        requests = len(first) - cached
+        unknown = dict.fromkeys(k for k in keys if k not in known)
+        requests = len(unknown)
         if stages == 2:
             src_name, tgt_name = self._languages()
-            stored = {k: _loaded(known[k]) for k in keys if k in known}
+            stored = {k: _loaded(known[k]) for k in dict.fromkeys(keys) if k in known}
+            # a stored first answer that the bound cut gets no stage 2 (judge() sends none for it); one not stored yet
+            # is counted as sending one (its answer is unknown), once per distinct first request
             second = [_request_key(P.render("esa", src_name, tgt_name, srcs_[i], hyps_[i],  # type: ignore[index]
                                             error_spans=stored[k].text)) for i, k in enumerate(keys)
                       if k in stored and not stored[k].cut]
             store = None if self.cache_arg is None or self.remote else _AnswerStore(self._cache_path(),  # type: ignore[arg-type]
                                                                                      self.signature)
             hits = {k for k in second if k in self._memo} | (set(store.get(second)) if store is not None else set())
-            cached += len(hits)
-            requests += len(first) - len(hits)
+            cached += sum(k in hits for k in second)
+            requests += len({k for k in second if k not in hits}) + len(unknown)
         return JudgePlan(tuple(first), requests, cached, stages)
 
     # ------------------------------------------------------------------ Metric hooks

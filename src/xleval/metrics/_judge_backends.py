@@ -22,6 +22,7 @@ import socket
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -176,6 +177,19 @@ class LocalChat:
 
 # ----------------------------------------------------------------------------------------------- HTTP server
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+_REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follow no redirect of a request: urllib's handler turns a redirected POST (301/302/303) into a GET without its
+    body, and keeps the ``Authorization`` header for any new address; the 3xx comes back as an HTTPError to report
+    instead. A GET (``/models``) follows a redirect on the same scheme, host and port (``/models/``)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # urllib's signature
+        old, new = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(newurl)
+        if req.get_method() == "GET" and (old.scheme, old.netloc) == (new.scheme, new.netloc):
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+        return None
 
 
 class _Unreachable(Exception):
@@ -214,7 +228,8 @@ class HTTPChat:
         data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
         req = urllib.request.Request(self.base + path, data=data, method=method, headers=self._headers())
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+            # built per call: an opener reads the proxy settings of the environment when it is built
+            with urllib.request.build_opener(_NoRedirect).open(req, timeout=self.timeout) as resp:
                 return resp.status, resp.read(), dict(resp.headers)
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read() if exc.fp is not None else b"", dict(exc.headers or {})
@@ -233,6 +248,23 @@ class HTTPChat:
             text, kind = str(exc).strip()[:80], type(exc).__name__
             raise _Transient(text if text.startswith(kind) else f"{kind}: {text}") from None
 
+    def _redirected(self, method: str, path: str, status: int, headers: dict[str, str]) -> InputError:
+        """One clear error for a redirect: urllib would turn the POST of a 301/302/303 into a GET (whose answer is no
+        chat completion) and send the key to wherever the server points; the final address is the user's to give."""
+        location = next((v for k, v in headers.items() if k.lower() == "location"), None)
+        if location is None:
+            where = "without saying where (no Location header)"
+            hint = "give the server's final address"
+        else:
+            final = urllib.parse.urljoin(self.base + path, location)
+            where = f"to {final}"
+            new_base = final.removesuffix(path) if final.endswith(path) else None
+            hint = (f"give the final address, {new_base}#{self.model}" if new_base
+                    else "give the server's final address")
+        return InputError(f"the judge server {self.base} answered {method} {path} with a redirect (HTTP {status}) "
+                          f"{where}; xleval follows no redirects (a POST would become a GET, the key would go "
+                          f"elsewhere): {hint}", argument="model", value=self.base)
+
     def _unreachable(self, detail: str) -> InputError:
         return InputError(f"cannot reach the judge server {self.base} ({detail}); start it, or check the URL "
                           "(http://HOST:PORT/v1#MODEL)", argument="model", value=self.base)
@@ -249,11 +281,13 @@ class HTTPChat:
 
     def _identity(self) -> dict[str, str]:
         try:
-            status, body, _ = self._call("GET", "/models")
+            status, body, headers = self._call("GET", "/models")
         except (TimeoutError, _Transient):
             raise self._unreachable(f"no answer to GET /models within {self.timeout:g} s") from None
         except _Unreachable as exc:
             raise self._unreachable(str(exc)) from None
+        if status in _REDIRECT_STATUS:
+            raise self._redirected("GET", "/models", status, headers)
         if status in (401, 403):
             raise InputError(f"the judge server {self.base} refused the key (HTTP {status}); set the environment "
                              f"variable {self.api_key_env} to a valid key", argument="api_key_env",
@@ -296,6 +330,9 @@ class HTTPChat:
             else:
                 if status == 200:
                     return _chat_answer(payload)
+                if status in _REDIRECT_STATUS:  # every request would be redirected alike: one error, not n reasons
+                    stop.set()
+                    raise self._redirected("POST", "/chat/completions", status, headers)
                 last = f"HTTP {status}"
                 if status not in _RETRY_STATUS:
                     return Answer(None, f"{last}: {_snippet(payload)}")

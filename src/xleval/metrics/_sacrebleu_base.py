@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
@@ -147,6 +148,41 @@ class Score(float, Result):
         return self.format()
 
 
+def _sacrebleu_twin(metric: Any) -> Any:
+    """A sacrebleu metric whose ``_compute_score_from_stats`` is ``metric``'s (the tokenizer plays no part in it), or
+    None for a setting sacrebleu lacks."""
+    from sacrebleu.metrics import BLEU, CHRF, TER
+
+    if hasattr(metric, "max_ngram_order"):
+        if metric.smooth_method not in BLEU.SMOOTH_DEFAULTS:
+            return None
+        return BLEU(tokenize="none", smooth_method=metric.smooth_method, smooth_value=metric.smooth_value,
+                    max_ngram_order=metric.max_ngram_order, effective_order=metric.effective_order)
+    if hasattr(metric, "char_order"):
+        return CHRF(char_order=metric.char_order, word_order=metric.word_order, beta=metric.beta,
+                    eps_smoothing=metric.eps_smoothing)
+    if hasattr(metric, "case_sensitive"):
+        return TER()
+    return None
+
+
+def sacrebleu_resampled_score(metric: Any) -> Any:
+    """The score of summed statistics (B, k) -> (B,) in sacrebleu's own arithmetic, as its bootstrap and paired
+    tests compute every resample (the sums as float32, each scored by its ``_compute_score_from_stats``: chrF and
+    TER in float32), for :func:`xleval.stats.paired_bootstrap_test` and ``bootstrap_score_ci``, whose means and
+    intervals are then sacrebleu's to the last digit; ``metric.score_from_stats`` (float64) for a setting sacrebleu
+    lacks. The sums are integers, exact in either type: only the scoring differs (TER ``31.25``, sacrebleu's
+    ``31.2``, in float64 rounds to ``31.3``)."""
+    twin = _sacrebleu_twin(metric)
+    if twin is None:
+        return metric.score_from_stats
+
+    def score(summed: Any) -> Any:
+        return np.array([twin._compute_score_from_stats(row).score for row in np.asarray(summed, np.float32)])
+
+    return score
+
+
 class Signature(str):
     """A metric's signature string with sacrebleu's ``format(short=...)`` (``str()`` is the long form)."""
 
@@ -245,14 +281,36 @@ class SacrebleuMetric(Metric):
         per_segment = self.sentence_stats(hyps_, streams, srcs)
         if n_bootstrap == 1:
             return self._make_score(per_segment.sum(axis=0), self.signature_nrefs)
-        from ..stats import bootstrap_score_ci
         from ..stats._paired_mt import seed_from_environment
 
         seed, seed_text = seed_from_environment()
-        res = bootstrap_score_ci(per_segment, self.score_from_stats, n_resamples=int(n_bootstrap), random_state=seed)
+        mean, ci = self.bootstrap_estimate(per_segment, int(n_bootstrap), seed)
         self._bootstrap = {"bs": int(n_bootstrap), "seed": seed_text}
         score = self._make_score(per_segment.sum(axis=0), self.signature_nrefs)
-        return replace(score, mean=float(res.mean), ci=float(res.ci))  # type: ignore[arg-type]
+        return replace(score, mean=mean, ci=ci)
+
+    def bootstrap_estimate(self, stats: Any, n_resamples: int, seed: int | None) -> tuple[float, float]:
+        """sacrebleu's bootstrap estimate (``corpus_score(..., n_bootstrap=N)``, ``sacrebleu --confidence``) of the
+        per-segment ``stats``: the mean of the resampled scores and the half-width of their 95% interval, to the
+        last digit. As sacrebleu: the seed's N resamples of the n rows (drawn by :mod:`xleval.stats` as sacrebleu draws
+        them), each resample's statistics summed in
+        float32 and scored by sacrebleu's own ``_compute_score_from_stats`` (a float64 computation differs in the
+        sixth digit, and in the printed one when it lands on a tie: TER ``31.25`` is sacrebleu's ``31.2``).
+        ``seed`` None: a fresh one. A setting sacrebleu lacks (BLEU's epsilon smoothing) is resampled in float64."""
+        if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+            raise ArgumentTypeError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+        arr = np.asarray(stats)
+        if arr.ndim != 2 or not len(arr):
+            raise ArgumentTypeError("stats must be the per-segment statistics of sentence_stats (2-D, one row or "
+                                    f"more), got shape {arr.shape}")
+        from ..stats import bootstrap_score_ci
+
+        # sacrebleu's draws (stats resamples them as its rng.choice does) and its scores of each resample
+        res = bootstrap_score_ci(arr, sacrebleu_resampled_score(self), n_resamples=n_resamples, random_state=seed)
+        assert res.distribution is not None
+        scores = sorted(res.distribution)  # sacrebleu's Score.estimate_ci: statistics.mean of the sorted scores,
+        low = len(scores) // 40  # in their own type (float32 for chrF and TER)
+        return float(statistics.mean(scores)), float(0.5 * (scores[len(scores) - low - 1] - scores[low]))
 
     def sentence_score(self, hypothesis: str, references: Sequence[str | None] | None = None,
                        source: str | None = None) -> Score:

@@ -192,6 +192,8 @@ def _all_stats(metric: Metric, named, streams, sources, progress) -> list[np.nda
 
 def _test_all(metric, names, stats, test, confidence, n_samples, random_state):
     from ..stats import SystemTest, approximate_randomization_test, bootstrap_score_ci, paired_bootstrap_test
+    from ..stats._paired_mt import null_p_value
+    from ._sacrebleu_base import SacrebleuMetric, sacrebleu_resampled_score
 
     score = metric.score_from_stats
     out: dict[str, Any] = {}
@@ -206,15 +208,24 @@ def _test_all(metric, names, stats, test, confidence, n_samples, random_state):
             seed = r.random_state
         return out, seed
     base = stats[0]
-    if test == "bs":  # sacrebleu: the baseline's interval from the same resamples
-        out[names[0]] = r = bootstrap_score_ci(base, score, n_resamples=n_samples, random_state=random_state)
+    exact = float(score(base.sum(axis=0)))
+    if test == "bs":  # sacrebleu: the baseline's interval from the same resamples, in its arithmetic
+        resampled = sacrebleu_resampled_score(metric) if isinstance(metric, SacrebleuMetric) else score
+        r = bootstrap_score_ci(base, resampled, n_resamples=n_samples, random_state=random_state)
+        out[names[0]] = r = replace(r, score=exact)
     else:
-        out[names[0]] = r = SystemTest(score=float(score(base.sum(axis=0))), n=len(base), method="corpus score")
+        out[names[0]] = r = SystemTest(score=exact, n=len(base), method="corpus score")
     seed = r.random_state
-    func = paired_bootstrap_test if test == "bs" else approximate_randomization_test
     for name, st in zip(names[1:], stats[1:], strict=True):
-        kwargs = {"n_resamples": n_samples} if test == "bs" else {"n_trials": n_samples}
-        out[name] = r = func(base, st, score, random_state=random_state, **kwargs)
+        if test == "bs":
+            r = paired_bootstrap_test(base, st, resampled, random_state=random_state, n_resamples=n_samples)
+            # the corpus scores and the observed difference as the metric gives them (sacrebleu's), not resampled
+            mine = float(score(st.sum(axis=0)))
+            r = replace(r, score=mine, baseline_score=exact, difference=mine - exact,
+                        p_value=null_p_value(r.distribution, abs(exact - mine)))
+        else:
+            r = approximate_randomization_test(base, st, score, random_state=random_state, n_trials=n_samples)
+        out[name] = r
         seed = r.random_state if seed is None else seed
     return out, seed
 

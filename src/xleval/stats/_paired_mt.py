@@ -104,7 +104,9 @@ def _pair(baseline: Any, system: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _scores(score: Score, summed: np.ndarray) -> np.ndarray:
-    out = np.asarray(score(summed), dtype=np.float64).reshape(-1)
+    out = np.asarray(score(summed)).reshape(-1)
+    # float32 scores (sacrebleu's own arithmetic) keep their type: their mean is sacrebleu's, taken in it
+    out = out if out.dtype == np.float32 else out.astype(np.float64)
     if out.shape[0] != summed.shape[0]:
         raise InputError("score must map summed statistics of shape (B, k) to B scores (e.g. metric.score_from_stats)")
     return out
@@ -130,11 +132,12 @@ def _ci(scores: np.ndarray) -> tuple[float, float, float, float]:
     """sacrebleu's ``estimate_ci``: mean, half-width, and the order statistics n//40 and n-n//40-1."""
     ordered = np.sort(scores)
     k = len(ordered) // 40
-    low, high = float(ordered[k]), float(ordered[len(ordered) - k - 1])
-    return float(ordered.mean()), 0.5 * (high - low), low, high
+    low, high = ordered[k], ordered[len(ordered) - k - 1]  # in the scores' type, as sacrebleu's arithmetic
+    return float(ordered.mean()), float(0.5 * (high - low)), float(low), float(high)
 
 
-def _p_value(null: np.ndarray, observed: float) -> float:
+def null_p_value(null: np.ndarray, observed: float) -> float:
+    """sacrebleu's p-value of an observed statistic against its null draws: (draws above it + 1) / (draws + 1)."""
     return (int(np.count_nonzero(null > observed)) + 1) / (len(null) + 1)
 
 
@@ -173,7 +176,7 @@ def paired_bootstrap_test(baseline: Any, system: Any, score: Score, *, n_resampl
     null = diffs - diffs.mean()
     return SystemTest(score=sy_score, n=len(bl), method="paired bootstrap resampling (sacrebleu --paired-bs)",
                       baseline_score=bl_score, difference=sy_score - bl_score,
-                      p_value=_p_value(null, abs(bl_score - sy_score)), alternative="two-sided",
+                      p_value=null_p_value(null, abs(bl_score - sy_score)), alternative="two-sided",
                       p_value_convention=P_VALUE_CONVENTION, mean=mean, ci=half, ci_low=low, ci_high=high,
                       level=0.95, n_resamples=n_resamples, random_state=seed, distribution=null)
 
@@ -199,6 +202,6 @@ def approximate_randomization_test(baseline: Any, system: Any, score: Score, *, 
     bl_score, sy_score = _score1(score, bl), _score1(score, sy)
     return SystemTest(score=sy_score, n=n, method="approximate randomization (sacrebleu --paired-ar)",
                       baseline_score=bl_score, difference=sy_score - bl_score,
-                      p_value=_p_value(null_arr, abs(bl_score - sy_score)), alternative="two-sided",
+                      p_value=null_p_value(null_arr, abs(bl_score - sy_score)), alternative="two-sided",
                       p_value_convention=P_VALUE_CONVENTION, n_resamples=n_trials, random_state=seed,
                       distribution=null_arr)
