@@ -102,8 +102,11 @@ from ._common import (
               help="--calibrations: system folds (as `calibrate evaluate`).")
 @click.option("--repeats", type=click.IntRange(1), default=N_REPEATS,
               help="--calibrations: fold splits and label draws (as `calibrate evaluate`).")
-@click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap resamples of systems (CIs).")
-@click.option("--seed", type=click.IntRange(0), default=0, help="Random state of the bootstrap.")
+@click.option("--n-resamples", type=click.IntRange(2), default=1000,
+              help="Bootstrap resamples of systems (CIs), also of --calibrations' intervals.")
+@click.option("--seed", type=click.IntRange(0), default=0,
+              help="Random state of every draw: the bootstrap, the cluster and PDP resamples, chance shuffles and "
+                   "--calibrations' folds and label draws (SPA keeps mt-metrics-eval's seed 4).")
 @click.option("--judges", "judges", metavar="A,B,...|auto|none", default="auto", show_default=True,
               help="Judges per group: Kendall, Pearson, kappa on binned scores and pairwise system-order agreement "
                    "of these columns (two or more: judges, or a judge and a metric), as `xleval judges agree`. auto: "
@@ -215,9 +218,10 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
 
                 calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
                                                system=system, calibrations=calibrations,
-                                               procedure=Procedure(n_folds=folds, n_repeats=repeats),
+                                               procedure=Procedure(n_folds=folds, n_repeats=repeats,
+                                                                   n_resamples=n_resamples, random_state=seed),
                                                human_scale=scale, meta=result,
-                                               lower_is_better=lower_is_better, progress=each)
+                                               lower_is_better=lower_is_better, progress=each, segment=segment)
     loud = [*([copies] if copies else []), *([left_out] if left_out else []),
             *dict.fromkeys(str(w.message) for w in caught)]
     from ..io._write import outputs_together
@@ -396,12 +400,15 @@ def _task(text: str | None):
 def _scale(text: str | None) -> str | dict[str, str] | None:
     if text is None or "=" not in text:
         return text
-    out = {}
+    out: dict[str, str] = {}
     for part in text.split(","):
         group, sep, scale = part.partition("=")
         if not sep or not group.strip() or not scale.strip():
             raise InputError(f"--human-scale {text!r}: give NAME, or GROUP=SCALE pairs separated by commas "
                              "(e.g. en-de=da_src,de-en=da_ref)")
+        if group.strip() in out and out[group.strip()] != scale.strip():  # the last would win, silently
+            raise InputError(f"--human-scale {text!r}: group {group.strip()!r} is given two scales "
+                             f"({out[group.strip()]!r} and {scale.strip()!r}); name one")
         out[group.strip()] = scale.strip()
     return out
 

@@ -80,12 +80,28 @@ def parse_calibrations(spec: str | Sequence[str]) -> tuple[tuple[str, int | None
     return tuple(out)
 
 
+def _in_order(frame: pd.DataFrame, by_cols: list[str], system: str, segment: str | None) -> pd.DataFrame:
+    """The rows sorted by group, system, segment (integer ids by value) and document: the evaluation orders rows by
+    group and system only (it is given no segment column), so the rows of one system kept the table's order and the
+    anchored calibrations' label draws followed it (a shuffled table gave other numbers)."""
+    from .._base.grouping import canonical_order, segment_rank
+
+    if not isinstance(frame, pd.DataFrame) or system not in frame.columns:
+        return frame
+    groups = [frame[c] for c in by_cols if c in frame.columns]
+    segs = segment_rank(frame[segment]) if segment is not None and segment in frame.columns else None
+    ties = [*groups[1:], *([frame["doc_id"]] if "doc_id" in frame.columns else [])]
+    order = canonical_order(groups[0] if groups else frame[system], frame[system], segs, ties)
+    return frame.iloc[order]
+
+
 def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str | Sequence[str] = "lp",
                       system: str = "system",
                       calibrations: str | Sequence[str] = ("raw", "lgn", "anchored@100"),
                       human_scale: str | None = None, procedure: Procedure | None = None,
                       meta: MetaEvaluation | None = None,
-                      progress: Any = None, lower_is_better: Sequence[str] | None = None) -> CalibratedMeta:
+                      progress: Any = None, lower_is_better: Sequence[str] | None = None,
+                      segment: str | None = "seg_id") -> CalibratedMeta:
     """Every metric raw and after each of ``calibrations``, out of system folds, as ``calibrate evaluate``
     (``procedure``: a :class:`xleval.decision.Procedure`, its folds, repeats, resamples and seed; the budget
     curve is the calibrations'; None: the decision's, :data:`~xleval.decision.DEFAULT_PROCEDURE`);
@@ -93,7 +109,9 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
     ``raw`` or None (the evaluation's standardisation check). ``meta``: a :class:`MetaEvaluation` of the same
     metrics, from which the metric to trust within a group is named (highest mean SPA over groups, else
     system-level pairwise accuracy). ``lower_is_better``: as :func:`meta_evaluate` (None: each metric's
-    direction by :func:`metric_directions`)."""
+    direction by :func:`metric_directions`). ``segment``: the segment column (with ``doc_id`` when segments are
+    numbered within documents): the rows are put in one order by group, system and segment first, so that no fold
+    or label draw depends on the order of the table's rows, as in :func:`meta_evaluate`."""
     from ..decision import DEFAULT_PROCEDURE, decide_across_metrics, evaluate_calibration
     from ._engine import metric_directions
 
@@ -101,7 +119,7 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
 
     specs = parse_calibrations(calibrations)
     budget = next((k for _, k in specs if k is not None), None)
-    frame = getattr(data, "frame", data)
+    frame = _in_order(getattr(data, "frame", data), [by] if isinstance(by, str) else list(by), system, segment)
     variants, decisions, notes = [], {}, []
     for metric in metrics:
         by_cols = [by] if isinstance(by, str) else list(by)

@@ -101,6 +101,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     df = _numeric(frame, [*metrics, human, *([darr] if darr else [])], human=human, darr=darr)
     _negate_lower(df, data, metrics, lower_is_better, ceiling, notes)
     df["_group"], df["_system"] = groups, systems
+    whole = frame  # every row, excluded systems too: the segments error spans may name
     if exclude:
         df, frame = _without(df, frame, [exclude] if isinstance(exclude, str) else list(exclude), notes)
     seg_level, by_document = _segment_level(df, frame, segment, notes)
@@ -150,6 +151,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
                              argument="predicted_spans")
         span_sources = tuple(str(k) for k in spans.predicted or ())
         seg_keys = [*by_cols, system, *(["doc_id"] if by_document else []), str(segment)]
+        _check_span_keys(whole, seg_keys, spans)
         cells += _span_statistics(frame, judged, seg_keys, metrics, human, spans,
                                   resampling, seed, notes)
     if ceiling is not None:
@@ -200,6 +202,32 @@ def _span_statistics(frame: pd.DataFrame, judged: pd.DataFrame, keys: list[str],
                              resampling.level, seed)
     return cells + _detection_cells(judged, segs, keys, metrics, human, spans.gold, spans.error_free, spans.critical,
                                     notes)
+
+
+def _check_span_keys(frame: pd.DataFrame, keys: list[str], spans: Spans) -> None:
+    """Error spans whose key (group, system, segment) is no row of the table: a typo in a key ('A-B' for 'a-b',
+    segments numbered from 1 against 0) left them out, silently, and a table of spans that matched nothing scored
+    a perfect F1 (nothing to find, nothing found). None matching: refused; some: a warning that counts them."""
+    tables = [("gold_spans", "", spans.gold),
+              *(("predicted_spans", f" ({name})", t) for name, t in (spans.predicted or {}).items())]
+    known: set[tuple] | None = None
+    for argument, label, table in tables:
+        if table is None or len(table) == 0 or not set(keys) <= set(table.columns):
+            continue  # no spans, or no key columns (refused with the columns' names when the spans are read)
+        if known is None:
+            known = set(frame[keys].astype(str).itertuples(index=False, name=None))
+        rows = list(table[keys].astype(str).itertuples(index=False, name=None))
+        lost = [k for k in rows if k not in known]
+        if not lost:
+            continue
+        first = "(" + ", ".join(repr(v) for v in lost[0]) + ")"
+        if len(lost) == len(rows):
+            raise InputError(f"none of the {len(rows)} span(s) of {argument}={label} names a row of the table "
+                             f"(first: {first}); check the key columns ({', '.join(keys)}) against the table's values",
+                             argument=argument)
+        warnings.warn(f"{len(lost)} of the {len(rows)} span(s) of {argument}={label} name no row of the table and are "
+                      f"left out (first: {first}); check the key columns ({', '.join(keys)})", DataQualityWarning,
+                      stacklevel=4)
 
 
 def _negate_lower(df: pd.DataFrame, data: Any, metrics: list[str], lower_is_better: Sequence[str] | None,
@@ -297,6 +325,11 @@ def _group_cells(df: pd.DataFrame, judged: pd.DataFrame, systems: pd.DataFrame, 
                     cells += _spa_cell(g, m, human, coverage[g], matrices[g], statistics.spa_permutations, notes)
                 if statistics.darr:
                     cells += [_darr_cell(g, m, df[df["_group"] == g], statistics.darr, statistics.darr_threshold)]
+    few = sorted({c.group for c in cells if c.statistic == "sys_accuracy" and c.n < 3})
+    if few:  # two systems: r and rho are +-1 whatever the metric says; left out, and said
+        notes.append(f"system-level Pearson, Spearman and Kendall need 3 or more systems: none for group(s) "
+                     f"{', '.join(map(str, few[:6]))}{' ...' if len(few) > 6 else ''} (2 systems; their pairwise "
+                     "accuracy is given)")
     constant = sum(c.left_out for c in cells if c.statistic == "seg_pearson")
     if constant:
         unit = "item" if statistics.average_by == "item" else "system"
@@ -414,6 +447,11 @@ def _ranks(cells, glob, systems, matrices, df, metrics, human, seg_level, statis
     alpha, ties = clustering.alpha, clustering.ties
     tasks: list[Any] = []
     label = None
+    segment_only = [c for c in clusters if c in ("spa", "seg_acc_t", "seg_pearson")]
+    if not seg_level and segment_only:  # they had no cell to rank: nothing was said
+        raise InputError(f"clusters= names segment-level statistics ({', '.join(segment_only)}); give a "
+                         "segment-level table, or cluster system-level statistics (sys_pearson, sys_accuracy, ...)",
+                         argument="clusters", value=segment_only[0])
     if task is not None:
         label, tasks = _task_list(task, sorted(systems["_group"].unique()))
         if not seg_level and any(t.level == "seg" or t.statistic == "spa" for t in tasks):

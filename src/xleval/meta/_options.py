@@ -6,6 +6,8 @@ Each checks itself when built (one :class:`~xleval.exceptions.InputError` naming
 ``with_(...)`` changes some settings."""
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -26,6 +28,33 @@ CLUSTER_TIES = ("count", "mtme")
 def _check_choice(value: str, name: str, choices: Sequence[str]) -> None:
     if value not in choices:
         raise InputError(f"{name}={value!r}: use one of {', '.join(choices)}", argument=name, value=value)
+
+
+def _check_count(value: Any, name: str, minimum: int) -> None:
+    """An integer count (permutations, resamples, simulations) of at least ``minimum``, at most the bound every
+    resampling of xleval.stats keeps (each resample is kept in memory)."""
+    from ..stats._validate import MAX_RESAMPLES
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not minimum <= int(value) <= MAX_RESAMPLES:
+        raise InputError(f"{name}={value!r}: give an integer from {minimum} to {MAX_RESAMPLES}", argument=name,
+                         value=value)
+
+
+def _check_number(value: Any, name: str, low: float | None = None, high: float | None = None,
+                  open_bounds: bool = False) -> None:
+    """A finite number (inside [low, high], or (low, high) with ``open_bounds``): a NaN or inf threshold compares
+    false with every score and would silently leave the statistic out."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(float(value))
+    if ok and low is not None:
+        ok = float(value) > low if open_bounds else float(value) >= low
+    if ok and high is not None:
+        ok = float(value) < high if open_bounds else float(value) <= high
+    if not ok:
+        where = ("a finite number" if low is None and high is None else
+                 f"a number {'above' if open_bounds else 'of at least'} {low:g}" if high is None else
+                 f"a number strictly between {low:g} and {high:g}" if open_bounds else
+                 f"a number from {low:g} to {high:g}")
+        raise InputError(f"{name}={value!r}: give {where}", argument=name, value=value)
 
 
 @dataclass(frozen=True)
@@ -56,6 +85,12 @@ class MetaStatistics:
     def __post_init__(self) -> None:
         _check_choice(self.average_by, "average_by", AVERAGE_BY)
         _check_choice(self.system_scores, "system_scores", SYSTEM_SCORES)
+        if self.human_scale is not None and not isinstance(self.human_scale, (str, Mapping)):
+            raise InputError(f"human_scale={self.human_scale!r}: give a scale name (e.g. 'da_z') or a mapping "
+                             "group -> scale name", argument="human_scale", value=self.human_scale)
+        _check_count(self.spa_permutations, "spa_permutations", 1)
+        _check_number(self.darr_threshold, "darr_threshold", 0.0)
+        _check_count(self.chance_simulations, "chance_simulations", 1)
 
     def with_(self, **changes: Any) -> MetaStatistics:
         """These settings with some changed."""
@@ -87,6 +122,8 @@ class Clustering:
             raise InputError(f"clusters: {bad} cannot be clustered; use {', '.join(CLUSTERED)}", argument="clusters",
                              value=bad[0])
         _check_choice(self.ties, "cluster_ties", CLUSTER_TIES)
+        _check_count(self.n_resamples, "n_resamples", 0)  # 0: no test (mt-metrics-eval's k=0)
+        _check_number(self.alpha, "alpha", 0.0, 1.0, open_bounds=True)
 
     def __bool__(self) -> bool:
         """Whether any clusters are asked for (statistics or a task)."""
@@ -116,8 +153,12 @@ class Spans:
 
     def __post_init__(self) -> None:
         if self.predicted and self.gold is None:
-            raise InputError("predicted_spans are scored against gold_spans: give the gold spans too",
-                             argument="gold_spans")
+            raise InputError("predicted_spans= are scored against gold_spans=, which is missing: give the gold "
+                             "spans too", argument="gold_spans")
+        _check_number(self.mismatch, "mismatch", 0.0, 1.0)
+        for name in ("error_free", "critical"):
+            if getattr(self, name) is not None:
+                _check_number(getattr(self, name), name)
 
     def __bool__(self) -> bool:
         """Whether anything is scored (predicted spans or a detection task)."""

@@ -75,7 +75,7 @@ def chance_cells(cells: list[Cell], per_group: Mapping[str, Mapping[str, Any]], 
     for c in cells:
         stat = CLUSTERED.get(c.statistic)
         value = float("nan")
-        if stat in ("pearson", "spearman", "kendall") or c.statistic == "seg_pdp":  # a correlation: 0
+        if stat in ("pearson", "spearman", "kendall") or c.statistic in ("seg_kendall", "seg_pdp"):  # a correlation: 0
             value = 0.0
         elif stat is not None and c.group in per_group:
             got = _inputs(c.statistic, per_group[c.group], metrics)

@@ -52,7 +52,8 @@ def _spans_by_segment(spans: pd.DataFrame, keys: Sequence[str], what: str) -> di
                          argument="spans")
     start = pd.to_numeric(spans["start"], errors="coerce").to_numpy()
     end = pd.to_numeric(spans["end"], errors="coerce").to_numpy()
-    bad = ~(np.isfinite(start) & np.isfinite(end)) | (end < start) | (start < 0)
+    bad = ~(np.isfinite(start) & np.isfinite(end))
+    bad |= ~bad & ((end < start) | (start < 0) | (np.floor(start) != start) | (np.floor(end) != end))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(f"{what} spans row {i + 1}: start {spans['start'].iloc[i]!r}, end {spans['end'].iloc[i]!r}; a "

@@ -109,14 +109,18 @@ def bootstrap_pairwise_accuracy(metric: np.ndarray, human: np.ndarray, groups: n
 
 def resampled_pearson(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Pearson r of ``x`` and ``y`` under each resample of ``counts`` (B, n) (a resample's r is the
-    count-weighted r)."""
+    count-weighted r). ``x`` and ``y`` are centred first (r does not change under a shift): the one-pass
+    moments below would otherwise lose every digit of scores far from zero with a small spread (system scores
+    around 1e6 that differ by 1e-3 gave inf and NaN); r is kept in [-1, 1] (rounding put it at 1 + 2e-16)."""
+    x = np.asarray(x, dtype=float) - np.mean(x)
+    y = np.asarray(y, dtype=float) - np.mean(y)
     total = counts.sum(axis=1)
     mx, my = (counts @ x) / total, (counts @ y) / total
     sxx = (counts @ (x * x)) / total - mx**2
     syy = (counts @ (y * y)) / total - my**2
     sxy = (counts @ (x * y)) / total - mx * my
     with np.errstate(invalid="ignore", divide="ignore"):
-        return sxy / np.sqrt(sxx * syy)
+        return np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
 
 
 def groupwise_counts(sizes: Any, n_resamples: int, random_state: Any = None) -> list[np.ndarray]:
