@@ -19,8 +19,11 @@ def _write(df, output: str, fmt: str, what: str) -> None:
     from ..io import write_table
 
     write_table(df, output)  # the output guard refuses any file the reader read (recorded as inputs)
-    summary: dict[str, Any] = {"output": output, "rows": len(df), "lps": sorted(df["lp"].unique().tolist()),
-               "systems": int(df[["lp", "system"]].drop_duplicates().shape[0])}
+    # a table of ingest gold may have no lp or system column (--by another column); empty cells are not pairs
+    lps = sorted({str(v) for v in df["lp"].dropna()}) if "lp" in df.columns else []
+    keys = [k for k in ("lp", "system") if k in df.columns]
+    summary: dict[str, Any] = {"output": output, "rows": len(df), "lps": lps,
+                               "systems": int(df[keys].drop_duplicates().shape[0]) if "system" in keys else 0}
     if fmt == "json" and output != "-":  # '-': standard output holds the table
         emit_json(summary)
     else:
@@ -81,11 +84,14 @@ _lp_option = click.option("-l", "--lp", "lp", help="Language pair of every row, 
                                                     "(e.g. en-de for one WMT MQM file).")
 
 
-def _ratings_table(path: str, col, lp: str | None):
+def _ratings_table(path: str, col, lp: str | None, lists: tuple[str, ...] = ()):
     from ..exceptions import InputError
     from ..io import parse_column_mapping, read_table
 
-    df = read_table(path, columns=parse_column_mapping(col))
+    mapping = parse_column_mapping(col)
+    # a JSONL array cell (ESA error spans) is read as its JSON text; the file names the column as --col maps it
+    in_file = [next((f for f, canonical in mapping.items() if canonical == c), c) for c in lists]
+    df = read_table(path, columns=mapping, lists=in_file)
     if lp is not None:
         if "lp" in df.columns:
             raise InputError(f"--lp {lp}: {path} has an lp column already; drop --lp (or rename its lp column "
@@ -107,8 +113,14 @@ def _write_gold(scores, output: str, into: str | None, col, fmt: str, what: str,
         return
     table = read_table(into)  # --col maps the ratings file's columns, not this table's
     extra = [c for c in scores.columns if c not in keys]
-    _write(attach_gold(table, scores, extra, [k for k in keys if k != "doc" or k in table.columns]),
-           output, fmt, f"{what} added to {into} ({value})")
+    match = [k for k in keys if k != "doc" or k in table.columns]
+    if match != keys and scores.duplicated(match).any():
+        from ..exceptions import InputError
+
+        raise InputError(f"--into {into}: the ratings name a segment by its doc and seg_id (the same "
+                         f"{', '.join(match)} occurs in two documents), but {into} has no doc column to match them on; "
+                         "add the document of each row to the table as a column doc")
+    _write(attach_gold(table, scores, extra, match), output, fmt, f"{what} added to {into} ({value})")
 
 
 @ingest.command("mqm")
@@ -156,8 +168,8 @@ def esa(ratings, output, score, spans, raters, lp, into, col, fmt) -> None:
 
     check_outputs({"--output": output}, [ratings, *([into] if into else [])], stdout=["--output"])
     with warnings_said():  # scores that look like another scale (all within 0-1)
-        scores = in_table(ratings, score_esa, _ratings_table(ratings, col, lp), score=score, raters=raters,
-                          spans=spans)
+        scores = in_table(ratings, score_esa, _ratings_table(ratings, col, lp, (spans,) if spans else ()),
+                          score=score, raters=raters, spans=spans)
     _write_gold(scores, output, into, col, fmt, "ESA scores", "column esa")
 
 

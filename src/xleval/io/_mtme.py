@@ -1,6 +1,7 @@
 """The mt-metrics-eval data layout (``mt-metrics-eval-v2/TESTSET/``) as the long table.
 
-Files (lines are right-stripped when read, as mt-metrics-eval does)::
+Files (lines are right-stripped when read, as mt-metrics-eval does; a text line that is exactly
+``[No translation supplied]``, mt-metrics-eval's mark of a missing translation, is read as null)::
 
     documents/LP.docs                    "DOMAIN DOC" per segment
     sources/LP.txt
@@ -37,6 +38,24 @@ def _lines(path: Path) -> list[str]:
     return [line.rstrip() for line in read_lines(path)]  # recorded as an input of the running command
 
 
+#: mt-metrics-eval's mark of a missing translation (its ``data.NO_TRANSLATION``): a line that is exactly this
+#: text is no translation at all, read as missing (null), as mt-metrics-eval reads it (``None``)
+NO_TRANSLATION = "[No translation supplied]"
+
+
+def _texts(path: Path) -> list[str | None]:
+    """The lines of a source, reference or system-output file, a :data:`NO_TRANSLATION` line as None (said)."""
+    lines: list[str | None] = list(_lines(path))
+    missing = [i for i, line in enumerate(lines) if line == NO_TRANSLATION]
+    if missing:
+        for i in missing:
+            lines[i] = None
+        warnings.warn(f"{path}: {len(missing)} line(s) (first: line {missing[0] + 1}) are mt-metrics-eval's "
+                      f"{NO_TRANSLATION!r}: read as missing text (null), not as a translation; fill or drop these "
+                      "rows before scoring them", DataQualityWarning, stacklevel=4)
+    return lines
+
+
 def _scores(path: Path) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for i, line in enumerate(_lines(path), start=1):
@@ -56,8 +75,9 @@ def _scores(path: Path) -> dict[str, list[float]]:
 def _test_dir(root: Path, test_set: str | None) -> Path:
     d = root / test_set if test_set else root
     if not (d / "system-outputs").is_dir():
-        raise InputError(f"{d}: not an mt-metrics-eval test-set folder (no system-outputs/); give "
-                         "ROOT and test_set (e.g. mt-metrics-eval-v2 and wmt21.news) or the test-set folder")
+        raise InputError(f"{d}: not an mt-metrics-eval test-set folder (no system-outputs/); give the test-set "
+                         "folder, or its parent with test_set= (e.g. mt-metrics-eval-v2 with test_set='wmt21.news')",
+                         argument="test_set", value=test_set)
     return d
 
 
@@ -69,7 +89,7 @@ def read_mtme(root: str | os.PathLike, lp: str | Sequence[str], *, test_set: str
     first by name); ``systems`` restricts the systems read.
     """
     d = _test_dir(Path(root), test_set)
-    lps = [lp] if isinstance(lp, str) else list(lp)
+    lps = [lp] if isinstance(lp, str) else list(dict.fromkeys(lp))  # a pair named twice is read once
     check_requested("lps", lps, _names(d / "sources", ".txt"), str(d / "sources"), "language pair")
     if systems:
         seen = set().union(*(_names(d / "system-outputs" / x, ".txt") for x in lps))
@@ -103,7 +123,7 @@ def _score_column(name: str, path: Path, own: Sequence[str], names: Sequence[str
 
 
 def _one_lp(d: Path, lp: str, reference: str | None, systems: Sequence[str] | None) -> pd.DataFrame:
-    source = _lines(d / "sources" / f"{lp}.txt")
+    source = _texts(d / "sources" / f"{lp}.txt")
     n = len(source)
     refs = {p.name[len(lp) + 1 : -len(".txt")]: p for p in sorted((d / "references").glob(f"{lp}.*.txt"))}
     if not refs:
@@ -111,11 +131,16 @@ def _one_lp(d: Path, lp: str, reference: str | None, systems: Sequence[str] | No
     name = reference or ("refA" if "refA" in refs else min(refs))
     if name not in refs:
         raise InputError(f"{d / 'references'}: no reference {name!r} for {lp} (found {sorted(refs)})")
-    ref = _lines(refs[name])
+    ref = _texts(refs[name])
     docs_path = d / "documents" / f"{lp}.docs"
     docs = [line.split() for line in _lines(docs_path)] if docs_path.is_file() else [["", ""]] * n
+    short = next((i for i, x in enumerate(docs) if len(x) < 2), None)
+    if short is not None:  # mt-metrics-eval reads the document as the second field: there must be one
+        raise InputError(f"{docs_path}: line {short + 1}: expected 'DOMAIN DOC', got "
+                         f"{' '.join(docs[short])!r}; every line names the segment's domain and document")
     out_dir = d / "system-outputs" / lp
     outputs = sorted(out_dir.glob("*.txt")) if out_dir.is_dir() else []
+    all_systems = {p.stem for p in outputs}
     if systems:
         outputs = [p for p in outputs if p.stem in systems]
     if not outputs:
@@ -127,15 +152,21 @@ def _one_lp(d: Path, lp: str, reference: str | None, systems: Sequence[str] | No
     paths = sorted((d / "human-scores").glob(f"{lp}.*.seg.score"))
     names = [p.name[len(lp) + 1 : -len(".seg.score")] for p in paths]
     for path, name in zip(paths, names, strict=True):
-        seg_scores[_score_column(name, path, _OWN_COLUMNS, names)] = (_scores(path), path)
+        scores = _scores(path)
+        seg_scores[_score_column(name, path, _OWN_COLUMNS, names)] = (scores, path)
+        unknown = sorted(set(scores) - all_systems)
+        if unknown:  # mt-metrics-eval refuses them ('Unknown system'); their scores would be lost unsaid
+            warnings.warn(f"{path}: {len(unknown)} system(s) have human scores but no output in {out_dir} (first: "
+                          f"{unknown[0]!r}): their scores are not read; check the system names", DataQualityWarning,
+                          stacklevel=4)
     frames = []
     for path in outputs:
         system = path.stem
-        hyps = _lines(path)
+        hyps = _texts(path)
         if len(hyps) != n:
             raise InputError(f"{path}: {len(hyps)} lines but the source has {n}")
         part = {"dataset": d.name, "lp": lp, "system": system, "seg_id": np.arange(1, n + 1),
-                "domain": [x[0] if x else "" for x in docs], "doc_id": [x[1] if len(x) > 1 else "" for x in docs],
+                "domain": [x[0] for x in docs], "doc_id": [x[1] for x in docs],
                 "source": source, "reference": ref, "hypothesis": hyps, "is_human": system in refs}
         for score_name, (table, score_path) in seg_scores.items():
             values = table.get(system)
@@ -155,6 +186,9 @@ def read_mtme_system_scores(root: str | os.PathLike, lp: str, *, test_set: str |
     for path, name in zip(paths, names, strict=True):
         column = _score_column(name, path, ("lp", "system"), names)
         for system, values in _scores(path).items():
+            if len(values) != 1:  # a system-level file has one score per system (mt-metrics-eval checks the same)
+                raise InputError(f"{path}: {len(values)} scores for {system!r}; a system-level score file has one "
+                                 "line per system")
             table.setdefault(system, {})[column] = values[0]
     frame = pd.DataFrame.from_dict(table, orient="index").rename_axis("system").reset_index()
     frame.insert(0, "lp", lp)

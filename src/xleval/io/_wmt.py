@@ -54,8 +54,11 @@ def read_wmt_folder(root: str | os.PathLike, *, test_set: str | None = None, lps
     found: dict[tuple[str, str], list[tuple[str, Path]]] = {}
     seen_lps: set[str] = set()
     seen_systems: set[str] = set()
+    seen_tests: set[str] = set()
     for path in sorted((txt / "system-outputs").iterdir()):
-        m = _HYP.match(path.name)
+        m = _HYP.match(path.name.removesuffix(".gz"))  # a gzipped output is read as the plain one
+        if m:
+            seen_tests.add(m["test"])
         if not m or (test_set and m["test"] != test_set):
             continue
         seen_lps.add(m["lp"])
@@ -64,13 +67,17 @@ def read_wmt_folder(root: str | os.PathLike, *, test_set: str | None = None, lps
         seen_systems.add(m["system"])
         if systems and m["system"] not in systems:
             continue
+        if m["tgt"] != m["lp"].split("-")[1]:  # not an output of the pair (a copy, '.orig', another system's name)
+            raise InputError(f"{path}: the file ends in .{m['tgt']} but the target language of {m['lp']} is "
+                             f"{m['lp'].split('-')[1]!r}; a WMT output is TESTSET.LP.hyp.SYSTEM.TGT: rename or move it")
         found.setdefault((m["test"], m["lp"]), []).append((m["system"], path))
     where = f"{txt}/system-outputs" + (f" ({test_set})" if test_set else "")
+    check_requested("test_set", [test_set] if test_set else None, seen_tests, f"{txt}/system-outputs", "test set")
     check_requested("lps", lps, seen_lps, where, "language pair")
     check_requested("systems", systems, seen_systems, where + (f" for {', '.join(lps)}" if lps else ""), "system")
     if not found:
-        raise InputError(f"{txt}/system-outputs: no TESTSET.LP.hyp.SYSTEM.TGT file matches "
-                         f"(test_set={test_set!r}, lps={list(lps) if lps else None}, systems={systems})")
+        raise InputError(f"{txt}/system-outputs: no file is named TESTSET.LP.hyp.SYSTEM.TGT (e.g. "
+                         "newstest2021.de-en.hyp.SYSTEM.en); give the folder of a WMT system-output release")
     frames = []
     for (test, lp), outputs in sorted(found.items()):
         src_name, tgt_name = lp.split("-")

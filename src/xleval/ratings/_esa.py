@@ -97,6 +97,8 @@ def _span_counts(text: Any, row: int) -> tuple[int, int]:
                          "give a JSON list such as [{\"severity\": \"minor\"}] or []") from None
     if spans is None or (isinstance(spans, float) and np.isnan(spans)):
         spans = []
+    if isinstance(spans, np.ndarray | tuple):  # a Parquet list column, as pandas reads it
+        spans = list(spans)
     if not isinstance(spans, list):
         raise InputError(f"ESA ratings: row {row + 1}: the error spans are {type(spans).__name__}, not a JSON "
                          "list; give a list such as [{\"severity\": \"minor\"}] or []")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from ..exceptions import DataQualityWarning, InputError
@@ -20,7 +21,7 @@ __all__ = ["attach_gold", "combine_gold", "gold_scales"]
 def attach_gold(table: pd.DataFrame, gold: pd.DataFrame, columns: Sequence[str],
                 keys: Sequence[str]) -> pd.DataFrame:
     """``table`` with ``columns`` of ``gold`` added, matched on ``keys`` (compared as text, so a ``seg_id``
-    read as ``1`` in one file and ``"1"`` in the other still match). Rows of ``table`` without a rating
+    read as ``1`` in one file and ``"1"`` or ``1.0`` in the other still match). Rows of ``table`` without a rating
     get NaN (sparse labels are normal); ratings that match no row are counted in a
     :class:`DataQualityWarning`. A column of ``table`` with a name in ``columns`` is refused, not replaced."""
     missing = [k for k in keys if k not in table.columns]
@@ -53,7 +54,15 @@ def attach_gold(table: pd.DataFrame, gold: pd.DataFrame, columns: Sequence[str],
 
 
 def _text_keys(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
-    return pd.DataFrame({k: frame[k].astype(str).to_numpy() for k in keys})
+    return pd.DataFrame({k: [_key_text(v) for v in frame[k].to_numpy()] for k in keys})
+
+
+def _key_text(value) -> str:
+    """A key as text: a whole number read as a float (``1.0`` from JSON, or a column with a gap) is ``1``, as the
+    same id read as an integer is."""
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def combine_gold(table: pd.DataFrame, sources: Mapping[str, str], *, name: str = "human",
@@ -87,11 +96,29 @@ def combine_gold(table: pd.DataFrame, sources: Mapping[str, str], *, name: str =
     scales = pd.Series(pd.NA, index=out.index, dtype=object)
     for col, scale in sources.items():
         rows = group.map(lambda g, c=col: owner.get(g) == c).to_numpy(dtype=bool)
-        values[rows] = pd.to_numeric(out.loc[rows, col], errors="coerce")
+        values[rows] = _numbers(out[col], rows, col)
         scales[rows] = out.loc[rows, scale]
+        unnamed = rows & values.notna().to_numpy() & (out[scale].isna() | (out[scale].astype(str).str.strip() == "")
+                                                       ).to_numpy()
+        if unnamed.any():  # the combined column would hold a score of no stated scale
+            first = int(unnamed.nonzero()[0][0])
+            raise InputError(f"combine_gold: row {first + 1} has gold in {col!r} but no scale in {scale!r} "
+                             f"({int(unnamed.sum())} such row(s)); name the scale of every rated row")
     out[name] = values
     out[f"{name}_scale"] = scales
     return out
+
+
+def _numbers(cells: pd.Series, rows, col: str) -> pd.Series:
+    """The ``rows`` of a gold column as numbers; a cell that is there but not a number is refused (never read as
+    missing)."""
+    numbers = pd.to_numeric(cells, errors="coerce")
+    bad = (numbers.isna() & cells.notna() & (cells.astype(str).str.strip() != "")).to_numpy() & rows
+    if bad.any():
+        first = int(bad.nonzero()[0][0])
+        raise InputError(f"combine_gold: column {col!r} row {first + 1} holds {cells.iloc[first]!r}, not a number "
+                         f"({int(bad.sum())} such cell(s)); a gold score is a number or empty: fix those cells")
+    return numbers[rows].astype(float)
 
 
 def gold_scales(table: pd.DataFrame, *, scale: str, by: str = "lp") -> dict[str, str]:

@@ -53,8 +53,10 @@ class MQMWeights(Result):
         return 0.0
 
     def spec(self) -> str:
-        """The weighting as a spec string (``Major:5 Minor:1 ...``), which ``mqm_weights`` reads back."""
-        return " ".join(f"{k}:{_number(w)}" for k, w in self.weights.items())
+        """The weighting as a spec string (``Major:5 Minor:1 ...``; items separated by commas when a key has a
+        space), which ``mqm_weights`` reads back."""
+        sep = ", " if any(any(c.isspace() for c in k) for k in self.weights) else " "
+        return sep.join(f"{k}:{_number(w)}" for k, w in self.weights.items())
 
 
 def mqm_weights(weights: str | Mapping[str, float] | MQMWeights = "wmt") -> MQMWeights:
@@ -74,7 +76,12 @@ def mqm_weights(weights: str | Mapping[str, float] | MQMWeights = "wmt") -> MQMW
 
 
 def _parse_spec(spec: str) -> list[tuple[str, Any]]:
-    items = [item for item in spec.replace(",", " ").split() if item]
+    # items are separated by commas or spaces; a comma-separated item with one weight keeps its spaces, so that
+    # categories such as 'Locale convention/Name format' or 'Source error' can be weighted (mt-metrics-eval's
+    # score_mqm --weights_sep)
+    items = []
+    for piece in spec.split(","):
+        items += piece.split() if piece.count(":") > 1 else [piece.strip()] if piece.strip() else []
     if not items:
         raise InputError("MQM weights: the spec is empty: give items such as 'Major:5 Minor:1', or the preset "
                          f"{', '.join(repr(p) for p in MQM_PRESETS)}")
@@ -82,16 +89,24 @@ def _parse_spec(spec: str) -> list[tuple[str, Any]]:
     for item in items:
         key, sep, value = item.rpartition(":")
         if not sep or not key:
+            spaces = ("; for a category with spaces, separate the items with commas: 'Major:5, Minor/Locale "
+                      "convention:0.5'") if "/" in item else ""
             raise InputError(f"MQM weights: {item!r} is not 'severity[/category]:weight' "
-                             "(e.g. 'Major:5' or 'Minor/Fluency/Punctuation:0.1')")
+                             f"(e.g. 'Major:5' or 'Minor/Fluency/Punctuation:0.1'{spaces})")
         pairs.append((key, value))
     return pairs
 
 
 def _from_items(items: list[tuple[Any, Any]], name: str) -> MQMWeights:
+    if not items:
+        raise InputError("MQM weights: no weight is given (every error would weigh 0); give at least one, e.g. "
+                         "{'Major': 5, 'Minor': 1}, or the preset " + ", ".join(repr(p) for p in MQM_PRESETS))
     weights: dict[str, float] = {}
     for key, value in items:
         k = "/".join(part.strip() for part in str(key).lower().split("/"))
+        if "" in k.split("/"):  # such a key is no error's path: it would never match, and weigh nothing
+            raise InputError(f"MQM weights: the key {key!r} has an empty severity or category; write "
+                             "'severity[/category[/subcategory]]', e.g. 'Major' or 'Minor/Fluency/Punctuation'")
         try:
             w = float(value)
         except (TypeError, ValueError):
