@@ -18,6 +18,7 @@ from ._advice import CommandContext
 from ._common import (
     by_option,
     by_role,
+    check_named_column,
     col_option,
     console,
     emit_json,
@@ -70,7 +71,9 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
 
     INPUT is a table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin).
     """
-    if chunk_size is not None or backend != "local":
+    streamed = chunk_size is not None or backend != "local"
+    _check_unused_options(streamed, human)
+    if streamed:
         by_cols = grouping(by, header_columns(input, col) if by is None else ())  # before the rows are read
         return _streamed(input, score, by_cols, chunk_size, col, fmt, backend, workers, scheduler, human, calibrated)
     _check_agreement_options(average_by, alternative, human, calibrated)
@@ -83,6 +86,7 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
     # signatures it was written with
     table = EvalTable.read(input, columns=columns, required=numeric, numeric=numeric, score=score, human=human,
                            by=by_role(by))
+    check_named_column(table.frame, "--system", system, input)  # a --system typed but absent is not skipped unsaid
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with progress_bar(f"diagnosing {input}") as advance:
@@ -98,6 +102,44 @@ def diagnose(input, score, by, human, calibrated, system, threshold, average_by,
         emit_json({**result.to_dict(), "warnings": loud + list(decision.notes if decision else ()) + notes})
         return
     _render(result, notes)
+
+
+#: options of the in-memory diagnosis that the streamed one (--chunk-size, --backend dask) does not read
+_IN_MEMORY_ONLY = ("threshold", "system", "average_by", "alternative", "n_resamples", "seed", "human_scale", "human_up")
+#: options of the human column
+_OF_HUMAN = ("human_scale", "human_up")
+
+
+def _check_unused_options(streamed: bool, human: str | None) -> None:
+    """An option typed on the command line that this run would not read is refused, not ignored: the streamed
+    diagnosis reads none of the in-memory one's options, the dask options need the streamed run, and the human
+    scale's options need --human."""
+    ctx = click.get_current_context()
+    given = {p.name: p for p in ctx.command.params
+             if p.name and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE}
+
+    def _flags(names) -> list[str]:  # as typed: --human-lower-is-better is the secondary flag of human_up
+        return [given[n].opts[0] if n != "human_up" or ctx.params.get(n) else given[n].secondary_opts[0]
+                for n in names]
+
+    def said(names) -> str:
+        return " and ".join(_flags(names)) + (" are" if len(names) > 1 else " is")
+
+    if streamed:
+        unread = [n for n in _IN_MEMORY_ONLY if n in given]
+        if unread and not (human or ctx.params.get("calibrated")):  # those two are refused on their own, below
+            raise InputError(f"{said(unread)} read only by the in-memory diagnosis (rule, tests, CIs, agreement, "
+                             "validity); the streamed one (--chunk-size, --backend dask) reports the mergeable "
+                             f"statistics only: drop --chunk-size and --backend, or drop {', '.join(_flags(unread))}")
+        return
+    dask = [n for n in ("workers", "scheduler") if n in given]
+    if dask:
+        raise InputError(f"{said(dask)} read only by the streamed diagnosis (dask): add --backend dask "
+                         f"(and --chunk-size N), or drop {', '.join(_flags(dask))}")
+    scale = [n for n in _OF_HUMAN if n in given]
+    if scale and human is None:
+        raise InputError(f"{said(scale)} read only with a human column: give --human COL, or drop "
+                         f"{', '.join(_flags(scale))}")
 
 
 def _check_agreement_options(average_by, alternative, human, calibrated) -> None:

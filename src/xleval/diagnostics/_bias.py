@@ -31,7 +31,8 @@ class BiasDiagnosis(Result):
     """How much a score differs by group.
 
     Fields: ``score`` and ``by`` (column names); ``groups`` (DataFrame, one row per group, sorted by
-    label: ``group, n, mean, std, median, q1, q3, iqr``; std with ddof=1); ``n`` rows used and
+    label: ``group, n, mean, std, median, q1, q3, iqr``; std with ddof=1); ``n`` rows used (for a score
+    constant within each system of a group, a system-level score repeated on its rows: systems) and
     ``n_excluded`` rows without a finite score; ``sd_of_means`` (ddof=1, the guide's verification number);
     ``eta_squared`` (Estimate: share of score variance explained by the groups, bootstrap CI,
     ANOVA p); ``kruskal`` (TestResult, effect_size = epsilon squared); ``largest_smd`` (Estimate:
@@ -81,7 +82,8 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     DataQualityWarning).
     """
     if not np.isfinite(threshold) or threshold <= 0:
-        raise InputError(f"threshold must be a positive number of pooled sd (e.g. 0.5); got {threshold!r}")
+        raise InputError(f"threshold={threshold!r}: the threshold must be a positive number of pooled sd (e.g. 0.5)",
+                         argument="threshold", value=threshold)
     # the bootstrap draws rows by position: in the canonical order, a re-sorted table gives the same interval
     table = as_table(data, score=score, by=by, default_by=DEFAULT_BY).in_canonical_order()
     score = table.score_column
@@ -91,6 +93,12 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     require_some_value(x, score, kind="score", argument="score")  # not 'group by another column': no grouping helps
     keep = finite_rows(x, f"score {score!r}", notes)
     x, labels = x[keep], labels[keep]
+    x, labels = _system_level_rows(table, x, labels, keep, score, notes)
+    # every statistic here is a function of each group's values alone; the bootstrap draws by position, so the
+    # rows are put in (group, value) order: rows the canonical order leaves tied (a table without system or
+    # segment columns, repeated keys) can come in any order without moving the interval
+    order = np.lexsort((x, labels.astype(str)))
+    x, labels = x[order], labels[order]
     groups = _group_table(x, labels)
     if len(groups) < 2:
         raise one_group_error(list(groups["group"]), table.by, _other_grouping(table.frame, table.by))
@@ -102,6 +110,26 @@ def diagnose_bias(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     sd_means = float(groups["mean"].std(ddof=1))
     return BiasDiagnosis(score, by_name, groups, len(x), int((~keep).sum()), sd_means, eta, kw, smd, pair,
                          float(threshold), advised, tuple(reasons), tuple(notes))
+
+
+def _system_level_rows(table: EvalTable, x: np.ndarray, labels: np.ndarray, keep: np.ndarray, score: str,
+                       notes: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """A system-level score repeated on each of its system's rows (a corpus BLEU joined onto segments) as one
+    value per (group, system): its rows are copies, not observations, and counting them would narrow every
+    interval and test by the number of segments. The rows as given otherwise (a segment-level score)."""
+    system = table.system or ("system" if "system" in table.frame.columns else None)
+    if system is None or len(x) == 0:
+        return x, labels
+    systems = table.column_labels(system, allow_missing=True)[keep]
+    cells = pd.DataFrame({"g": labels, "s": systems, "x": x}).groupby(["g", "s"], sort=True, dropna=False)["x"]
+    sizes = cells.size()
+    if sizes.max() < 2 or (cells.nunique(dropna=False) > 1).any():
+        return x, labels
+    first = cells.first()
+    notes.append(f"score {score!r} is constant within each system of a group (a system-level score repeated on its "
+                 f"{len(x)} rows): diagnosed on its {len(first)} (group, system) values, so n, the tests and the "
+                 "intervals count systems, not copies")
+    return first.to_numpy(dtype=float), first.index.get_level_values("g").to_numpy(dtype=object)
 
 
 def one_group_error(groups: list, by, instead: str | None = None) -> InputError:

@@ -198,7 +198,8 @@ def check_lgn_validity(data: EvalTable | pd.DataFrame | None, by: str | list[str
     is ``uninformative``.
     """
     if not (np.isfinite(threshold) and threshold > 0):
-        raise InputError(f"threshold must be a positive number of pooled sd (e.g. 0.5); got {threshold!r}")
+        raise InputError(f"threshold={threshold!r}: the threshold must be a positive number of pooled sd (e.g. 0.5)",
+                         argument="threshold", value=threshold)
     if not 0 < level < 1 or not 0 < alpha < 1:
         raise InputError(f"level and alpha must lie between 0 and 1; got level={level!r}, alpha={alpha!r}")
     notes: list[str] = []
@@ -225,10 +226,15 @@ def check_lgn_validity(data: EvalTable | pd.DataFrame | None, by: str | list[str
                      "of system means")
     groups = _groups(h, labels)
     usable = groups[groups["n"] >= 2]
-    if len(usable) < 2:
-        notes.append("fewer than two groups with at least 2 human scores")
+    if len(usable) < 1 or len(groups) < 2:
+        notes.append("fewer than two groups with human scores, or none with at least 2")
         return _untested(threshold, level, alpha, human, notes, groups)
-    pairs = _pairs(usable, ss.norm.ppf(level))
+    single = groups.loc[groups["n"] < 2, "group"].tolist()
+    if single:  # its pairs take the sd of the other group (the pooled sd's only degrees of freedom)
+        one = "system" if system is not None else "human score"
+        notes.append(f"group(s) {[str(g) for g in single]} have one {one}: compared in the sd of the other group "
+                     "of each pair, with a wide interval (pairs of two such groups have no sd and are left out)")
+    pairs = _pairs(groups, ss.norm.ppf(level))
     test = kruskal_wallis(h, labels)
     return _verdict(groups, pairs, test, threshold, level, alpha, human, notes, unit="system" if system else "row")
 
@@ -279,8 +285,13 @@ def _pairs(groups: pd.DataFrame, z: float) -> pd.DataFrame:
     for (_, first), (_, second) in itertools.combinations(groups.iterrows(), 2):
         a, b = (second, first) if first["human_mean"] < second["human_mean"] else (first, second)
         na, nb = a["n"], b["n"]
-        pooled = np.sqrt(((na - 1) * a["human_std"] ** 2 + (nb - 1) * b["human_std"] ** 2) / (na + nb - 2))
-        d = (a["human_mean"] - b["human_mean"]) / pooled if pooled > 0 else np.inf
+        if na + nb < 3:  # two groups of one observation: no within-group spread to measure d in
+            continue
+        # a group of one observation adds no degree of freedom (its sd is undefined, its weight n - 1 = 0)
+        spread = sum((n - 1) * sd**2 for n, sd in ((na, a["human_std"]), (nb, b["human_std"])) if n >= 2)
+        pooled = np.sqrt(spread / (na + nb - 2))
+        gap = a["human_mean"] - b["human_mean"]
+        d = gap / pooled if pooled > 0 else np.inf if gap > 0 else 0.0  # equal constant groups do not differ
         se = np.sqrt((na + nb) / (na * nb) + (d**2 if np.isfinite(d) else 0) / (2 * (na + nb)))
         rows.append((a["group"], b["group"], float(d), float(se), float(d + z * se)))
     return pd.DataFrame(rows, columns=["group_a", "group_b", "d", "se", "upper"]).sort_values(
