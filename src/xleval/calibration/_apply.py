@@ -50,7 +50,13 @@ def load_calibrator(path: str | os.PathLike) -> Calibrator:
     if is_format_1(payload):
         return LegacyAnchoredCalibrator.load(path)
     model: Calibrator = AnchoredCalibrator.load(path) if fmt == ANCHORED_FORMAT else LGN.load(path)
-    if isinstance(payload, dict) and isinstance(payload.get("probe"), dict):  # a drift probe (_drift), checksummed
+    if isinstance(payload, dict) and payload.get("probe") is not None:  # a drift probe (_drift), checksummed
+        from ._drift import check_probe
+
+        try:
+            check_probe(payload["probe"])
+        except ValueError as exc:
+            raise ModelFileError(f"{path}: malformed calibrator ({exc}); refit and save it again") from None
         model._drift_probe = payload["probe"]  # type: ignore[attr-defined]
     return model
 

@@ -216,6 +216,14 @@ class LGN(ParamsMixin):
             raise InputError(f"target={self.target!r}: mean must be finite and std > 0")
         if not isinstance(self.min_count, (int, np.integer)) or self.min_count < 1:
             raise InputError(f"min_count={self.min_count!r}: expected an integer >= 1")
+        if (isinstance(self.sigma_floor, bool) or not isinstance(self.sigma_floor, numbers.Real)
+                or not 0 <= self.sigma_floor < math.inf):
+            raise InputError(f"sigma_floor={self.sigma_floor!r}: expected a finite number >= 0, e.g. 1e-9",
+                             argument="sigma_floor", value=self.sigma_floor)
+        if (isinstance(self.sketch_capacity, bool) or not isinstance(self.sketch_capacity, (int, np.integer))
+                or self.sketch_capacity < 1):
+            raise InputError(f"sketch_capacity={self.sketch_capacity!r}: expected an integer >= 1, e.g. 20000",
+                             argument="sketch_capacity", value=self.sketch_capacity)
         if self.decay is not None and not 0 < self.decay <= 1:
             raise InputError(f"decay={self.decay!r}: expected 0 < decay <= 1")
         if self.window is not None and (not isinstance(self.window, (int, np.integer)) or self.window < 1):
@@ -498,6 +506,9 @@ class LGN(ParamsMixin):
             "format": FORMAT, "format_version": FORMAT_VERSION, "xleval_version": __version__,
             "params": params, "signature": self.signature_, "n_batches": self.n_batches_,
             "levels": {lv: self.stats_[lv].to_dict() for lv in self.levels_},
+            # a sliding window's batches, so that partial_fit after load drops the oldest one as it would have
+            **({"batches": [{lv: b[lv].to_dict() for lv in self.levels_} for b in self._batches_]}
+               if self._batches_ is not None else {}),
         }
 
     def save(self, path: str | os.PathLike) -> None:
@@ -522,7 +533,17 @@ class LGN(ParamsMixin):
                 raise ValueError("levels do not match the options")
             _check_loaded_stats(model)
             model.signature_ = payload.get("signature")
+            if model.signature_ is not None and not isinstance(model.signature_, str):
+                raise ValueError(f"signature {model.signature_!r} is not text")
             model.n_batches_ = int(payload.get("n_batches", 1))
+            if model._batches_ is not None:  # window: its batches (a file without them: its statistics, one batch)
+                saved = payload.get("batches")
+                batches = ([{lv: GroupStats.from_dict(d) for lv, d in b.items()} for b in saved]
+                           if saved is not None else [model.stats_])
+                too_many = len(batches) > (model._batches_.maxlen or 0)
+                if not batches or too_many or any(list(b) != model.levels_ for b in batches):
+                    raise ValueError("the window's batches do not match the options")
+                model._batches_.extend(batches)
             model._refresh_params(warn=False)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError,
                 InputError) as exc:

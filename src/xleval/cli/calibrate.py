@@ -25,6 +25,7 @@ from ..calibration import (
     output_metadata,
     prepare_frame,
     row_interval_target,
+    score_signature,
 )
 from ..calibration._drift import is_model_signature, make_probe
 from ..calibration._persist import check_calibrator_path, save_with_probe
@@ -137,8 +138,12 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         by_cols = grouping(by, header_columns(input, col) if by is None else ())  # before the rows are read
         model = build_lgn(by_cols, score, statistic=statistic, target=pair, min_count=min_count or ROW_MIN_COUNT,
                           fallback=chain)
-        return fit_chunked(model, input, output, chunk_size, signature, col, fmt,
-                           scale_backend(backend, scheduler, workers))
+        engine = scale_backend(backend, scheduler, workers)
+        sig = signature if signature is not None else score_signature(input, score, parse_column_mapping(col))
+        if probe and is_model_signature(sig):  # the probe the in-memory fit keeps, read in batches
+            return _fit_chunked_with_probe(model, input, output, chunk_size, sig, col, fmt, engine,
+                                           _streamed_probe(input, score, by_cols, probe, sig, chunk_size, col))
+        return fit_chunked(model, input, output, chunk_size, signature, col, fmt, engine)
     numeric = [score] + ([human] if human else [])
     table = EvalTable.read(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric, score=score,
                            by=None, normalize_languages=False)  # read once: its signatures travel with it
@@ -186,6 +191,37 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     if fitted.method == "lgn":
         return _render_lgn(fitted, frame, calibrated, output, sig, by_cols, fmt, notes)
     _render_anchored(fitted, frame, output, sig, by_cols, human, fmt, notes, (kept,) if kept else ())
+
+
+def _streamed_probe(input, score, by_cols, per_group, signature, chunk_size, col) -> dict:
+    """The drift probe of a streamed fit: :func:`make_probe`'s rows, read in two passes over the batches."""
+    from ..calibration._drift import make_probe_frames
+    from ..scale import DEFAULT_CHUNK_SIZE, iter_batches
+
+    def frames():
+        return (batch.frame for batch in iter_batches(input, chunk_size or DEFAULT_CHUNK_SIZE,
+                                                      columns=parse_column_mapping(col), required=[score],
+                                                      numeric=[score]))
+    return make_probe_frames(frames, score, by=by_cols, per_group=per_group, signature=signature)
+
+
+def _fit_chunked_with_probe(model, input, output, chunk_size, sig, col, fmt, engine, probe) -> None:
+    """:func:`.calibrate_scale.fit_chunked`, saving the calibrator with its drift ``probe``."""
+    from ..scale import DEFAULT_CHUNK_SIZE
+    from ..scale import fit_chunked as fit_batches
+    from ._common import row_progress
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with row_progress(input, "fitting") as advance:
+            fit_batches(model, input, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, columns=parse_column_mapping(col),
+                        signature=sig, backend=engine, progress=advance)
+    save_with_probe(model, output, probe)
+    groups = model.group_table()
+    render(fmt, {"model": str(output), "signature": model.signature_, "groups": groups},
+           [str(w.message) for w in caught],
+           title=f"LGN {model.method} by {model.by} fitted on {int(groups['n'].sum())} rows in {model.n_batches_} "
+                 f"batches ({engine.name}) -> {output}")
 
 
 def _check_fit_options(method, human, target, min_count, scaled) -> None:
@@ -290,6 +326,7 @@ def apply(model_path, input, output, column, overwrite, interval, on_unseen, for
             raise InputError("--on-unseen raw: an anchored calibrator gives unseen groups the common offset (pooled) "
                              "or refuses them (error); raw scores are not on the human scale")
     elif streaming(input, chunk_size, backend, scheduler, workers):
+        _check_drift_streamed(model, input, chunk_size, col, on_drift)
         return apply_chunked(model.with_on_unseen(on_unseen), input, output, chunk_size, column, interval, signature,
                              force, col, fmt, scale_backend(backend, scheduler, workers), overwrite)
     table = EvalTable.read(input, columns=parse_column_mapping(col), required=[model.score], numeric=[model.score],
@@ -311,6 +348,24 @@ def apply(model_path, input, output, column, overwrite, interval, on_unseen, for
         payload["interval"] = {"columns": f"{name}_low, {name}_high", "level": interval,
                                "for": row_interval_target(model)}
     render(fmt, payload, [str(w.message) for w in caught], title=f"calibrated {len(out)} rows -> {output}")
+
+
+def _check_drift_streamed(model, input, chunk_size, col, on_drift) -> None:
+    """A streamed input checks the calibrator's drift probe as the in-memory one does (one read of the rows
+    before they are calibrated), so --on-drift is not ignored when the table is large or --chunk-size given."""
+    probe = getattr(model, "_drift_probe", None)
+    if probe is None or on_drift == "ignore":
+        return
+    from ..calibration._drift import check_drift_frames
+    from ..scale import DEFAULT_CHUNK_SIZE, iter_batches
+
+    batches = iter_batches(input, chunk_size or DEFAULT_CHUNK_SIZE, columns=parse_column_mapping(col),
+                           required=[model.score], numeric=[model.score])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_drift_frames(probe, (batch.frame for batch in batches), model.score, on_drift=on_drift, where=input)
+    for caught_warning in caught:
+        say("warning", str(caught_warning.message))
 
 
 def _with_human_range(model, bounds):
