@@ -18,7 +18,7 @@ import numpy as np
 from xleval.exceptions import InputError
 
 from ._model_files import check_encoder_weights, read_json_config
-from ._neural import NeuralMetric, require, restore_special_token_builder
+from ._neural import NeuralMetric, position_capacity, require, restore_special_token_builder
 
 __all__ = ["BERTScore"]
 
@@ -90,6 +90,12 @@ class BERTScore(NeuralMetric):
         )
         # transformers 5 dropped the method bert_score uses to encode an empty sentence
         restore_special_token_builder(scorer._tokenizer)
+        # bert_score truncates to the tokenizer's model_max_length: a tokenizer_config.json without it (e.g.
+        # bert-base-multilingual-cased's) leaves transformers' 10**30 (OverflowError), and one longer than the
+        # position table indexes past it on a long sentence; cut at what the position embeddings hold
+        capacity = position_capacity(scorer._model)
+        if capacity is not None and not 0 < scorer._tokenizer.model_max_length <= capacity:
+            scorer._tokenizer.model_max_length = capacity
         if self.precision == "fp16":
             scorer._model.half()
         return scorer
@@ -112,7 +118,10 @@ def _config_layers(model_dir) -> int:
     if not config_file.is_file():
         raise InputError(f"{model_dir} has no config.json; pass the directory of a Hugging Face encoder")
     config = read_json_config(config_file)
-    layers = config.get("num_hidden_layers", config.get("n_layer")) if isinstance(config, dict) else None
+    # BERT/XLM-R say num_hidden_layers, T5 encoders (which bert_score scores with their encoder) num_layers
+    layers = None
+    if isinstance(config, dict):
+        layers = next((config[k] for k in ("num_hidden_layers", "num_layers", "n_layer") if k in config), None)
     if isinstance(layers, bool) or not isinstance(layers, int) or not 0 < layers <= 1024:
         raise InputError(f"{config_file}: num_hidden_layers is {layers!r}, not a layer count (1 to 1024); download "
                          "the model again")

@@ -16,7 +16,7 @@ import numpy as np
 from xleval.exceptions import InputError
 
 from ._model_files import check_encoder_weights, read_json_config
-from ._neural import NeuralMetric, require
+from ._neural import NeuralMetric, position_capacity, require
 
 __all__ = ["EmbeddingCosine"]
 
@@ -66,8 +66,17 @@ class EmbeddingCosine(NeuralMetric):
 
     def _load(self) -> Any:
         st = require("sentence_transformers", "sentence-transformers", "the embedding cosine metric")
-        check_encoder_weights(_transformer_dir(self.model_path), self._what)  # missing weights would be random
+        check_encoder_weights(_transformer_dir(self.model_path), self._what,  # missing weights: random
+                              reads_decoder=True)
         model = st.SentenceTransformer(str(self.model_path), device=self.device, local_files_only=True)
+        # sentence-transformers truncates to min(max_position_embeddings, tokenizer's model_max_length): for
+        # XLM-R/RoBERTa without a model_max_length that is 2 past what the positions hold (an index error on a long
+        # sentence); cut at what the position embeddings hold
+        for module in model:
+            capacity = position_capacity(getattr(module, "auto_model", None))
+            limit = getattr(module, "max_seq_length", None)
+            if capacity is not None and isinstance(limit, int) and not 0 < limit <= capacity:
+                module.max_seq_length = capacity
         if self.precision == "fp16":
             model.half()
         return model

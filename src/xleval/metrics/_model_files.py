@@ -37,26 +37,34 @@ _NOT_MODEL = (".md", ".rst", ".gitattributes", ".gitignore", ".lock", ".metadata
 #: a configuration file (JSON/YAML) larger than this is not a model's configuration
 MAX_CONFIG_BYTES = 64 * 1024 * 1024
 _CHUNK = 1 << 20
-# (resolved folder, ((relative name, size, mtime_ns, inode), ...)) -> hex digest: an unchanged folder is
+# (resolved folder, ((relative name, size, mtime_ns, inode, ctime_ns), ...)) -> hex digest: an unchanged folder is
 # hashed once per process
-_MEMO: dict[tuple[str, tuple[tuple[str, int, int, int], ...]], str] = {}
+_MEMO: dict[tuple[str, tuple[tuple[str, int, int, int, int], ...]], str] = {}
 
 
 def identity_files(folder: str | os.PathLike) -> list[Path]:
     """The files of ``folder`` that make up the model (weights, configuration, tokenizer), sorted: every
     regular file below it (symbolic links followed, as in a Hugging Face cache snapshot) except hidden ones
-    (``.git``, ``.cache``) and documentation (``README.md``, images, licences' ``.md``)."""
+    (``.git``, ``.cache``), documentation (``README.md``, images, licences' ``.md``) and SQLite files
+    (``.sqlite``, ``.sqlite3``, ``.db`` and their journals: a score cache kept in the model folder, ``cache=PATH``,
+    would otherwise change the identity, and with it the signature and the cache file, at every run)."""
     root = Path(folder)
     out = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in filenames:
-            if name.startswith(".") or name.lower().endswith(_NOT_MODEL) or name.upper().startswith("LICENSE"):
+            if (name.startswith(".") or name.lower().endswith(_NOT_MODEL) or name.upper().startswith("LICENSE")
+                    or name.lower().endswith(_SQLITE_FILES)):
                 continue
             path = Path(dirpath) / name
             if path.is_file():
                 out.append(path)
     return sorted(out, key=lambda p: p.relative_to(root).as_posix())
+
+
+#: SQLite databases and their journals (a score cache kept in the model folder): named, not opened, so that an
+#: identity remembered on disk reads no file of the folder
+_SQLITE_FILES = (".sqlite", ".sqlite3", ".db", "-journal", "-wal", "-shm")
 
 
 def model_identity(*folders: str | os.PathLike | None) -> str:
@@ -87,20 +95,21 @@ def _folder_digest(folder: Path) -> str:
     listing = []
     for path, name in zip(files, names, strict=True):
         st = path.stat()
-        listing.append((name, st.st_size, st.st_mtime_ns, st.st_ino))
+        # the change time too: a file rewritten in place (same inode) whose modification time was set back
+        # (`cp -p`, `rsync -t` of a same-size checkpoint) has another change time
+        listing.append((name, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
     key = (str(folder.resolve()), tuple(listing))
     if key in _MEMO:
         return _MEMO[key]
     # across processes: a digest recorded for exactly these files (names, sizes, modification and change
-    # times, inodes: a file rewritten in place has another change time, whatever its modification time says)
-    disk_key = hashlib.sha256(json.dumps([key[0], [(*entry, path.stat().st_ctime_ns) for entry, path
-                                                    in zip(listing, files, strict=True)]]).encode()).hexdigest()
+    # times, inodes)
+    disk_key = hashlib.sha256(json.dumps([key[0], listing]).encode()).hexdigest()
     known = _disk_memo().get(disk_key)
     if isinstance(known, str) and len(known) == 64:
         _MEMO[key] = known
         return known
     digest = hashlib.sha256()
-    for path, (name, size, _, _) in zip(files, listing, strict=True):
+    for path, (name, size, *_) in zip(files, listing, strict=True):
         digest.update(f"{name}\0{size}\0".encode())
         try:
             with open(path, "rb") as fh:
@@ -256,11 +265,19 @@ def weight_names(folder: str | os.PathLike) -> set[str] | None:
     return None
 
 
-def check_encoder_weights(folder: str | os.PathLike, what: str) -> None:
+#: encoder-decoder model types of which sentence-transformers loads the encoder alone (T5EncoderModel, ...)
+_ENCODER_ONLY_IN_ST = ("t5", "mt5", "umt5", "longt5")
+
+
+def check_encoder_weights(folder: str | os.PathLike, what: str, *, reads_decoder: bool = False) -> None:
     """A Hugging Face encoder folder holds every weight the model its config.json describes needs (a missing one
     would be initialised at random, so two runs give two scores). The model is built on PyTorch's ``meta``
     device (no memory, no weights) to list them; weights the model does not use (a pre-training head) are
-    allowed, as transformers allows them, and so is a missing pooler (token states are what is read)."""
+    allowed, as transformers allows them, and so is a missing pooler (token states are what is read). An
+    encoder-decoder's decoder is not asked for when only its encoder runs: always for BERTScore (bert_score keeps
+    ``model.encoder``); for ``reads_decoder=True`` (sentence-transformers) only in the T5 family, whose encoder
+    sentence-transformers loads alone (sentence-T5, GTR). A weight tied to another (T5's ``shared`` and
+    ``encoder.embed_tokens``) is one tensor, stored under either name."""
     import torch
     import transformers
 
@@ -280,8 +297,17 @@ def check_encoder_weights(folder: str | os.PathLike, what: str) -> None:
     prefix = getattr(model, "base_model_prefix", "")
     present = {k[len(prefix) + 1:] if prefix and k.startswith(prefix + ".") else k for k in present}
     # the pooler (absent from masked-LM checkpoints such as xlm-roberta-large) is read by neither BERTScore nor
-    # sentence-embedding pooling, which use the token states
-    missing = sorted(k for k in set(model.state_dict()) - present if not k.startswith("pooler."))
+    # sentence-embedding pooling, which use the token states; nor is an encoder-decoder's decoder (bert_score
+    # keeps model.encoder, sentence-transformers loads T5EncoderModel): sentence-T5/GTR folders hold no decoder
+    # (a BART-like model in sentence-transformers runs whole: its decoder is read there, ``reads_decoder``)
+    encoder_only = not reads_decoder or getattr(config, "model_type", None) in _ENCODER_ONLY_IN_ST
+    unread = ("pooler.", "decoder.") if encoder_only and hasattr(model, "decoder") else ("pooler.",)
+    # tied weights (T5's shared and encoder.embed_tokens) are one tensor stored once, under either name
+    names_of: dict[int, list[str]] = {}
+    for name, tensor in model.state_dict(keep_vars=True).items():
+        names_of.setdefault(id(tensor), []).append(name)
+    missing = sorted(names[0] for names in names_of.values()
+                     if not present.intersection(names) and not all(n.startswith(unread) for n in names))
     check_state_keys(missing, [], root)
 
 

@@ -38,6 +38,7 @@ logger = logging.getLogger(__name__)
 
 PRECISIONS = ("fp32", "fp16", "bf16")
 _DEVICE_RE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Loggers and warning sources of third-party code that chatter during loading/prediction.
 _NOISY_LOGGERS = ("pytorch_lightning", "lightning_fabric", "lightning.pytorch", "lightning", "comet")
 _NOISY_MODULES = (r"(pytorch_lightning|lightning_fabric|lightning_utilities|lightning|torchmetrics|comet|transformers"
@@ -206,7 +207,7 @@ class NeuralMetric(Metric):
         if precision == "fp16" and self.devices[0] == "cpu":
             raise InputError("precision='fp16' needs a GPU device (device='cuda'); use precision='fp32' on cpu")
         self.batch_size = batch_size
-        self.device = device
+        self.device = ",".join(self.devices)  # as parsed: ' cpu' would reach torch (and Lightning) unstripped
         self.precision = precision
         self.progress = bool(progress)
         self.cache: Path | None = None
@@ -285,6 +286,24 @@ class NeuralMetric(Metric):
         return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[self.precision]
 
     # ------------------------------------------------------------------ scoring
+    def _check_inputs(self, hyps, refs, srcs):
+        # what the model does not read is ignored, not checked (a QE metric given a reference column with gaps,
+        # BERTScore given sources) and kept out of the score cache's row keys, which hash what is read
+        hyps_, refs_, srcs_ = super()._check_inputs(hyps, refs if self.needs_refs else None, srcs)
+        srcs_ = srcs_ if self.needs_srcs else None
+        # a lone surrogate (text decoded with errors="surrogateescape") is no Unicode text: the tokenizers
+        # raise a TypeError about TextEncodeInput, the score cache a UnicodeEncodeError
+        streams = [("hyps", hyps_), *((f"refs[{k}]", s) for k, s in enumerate(refs_ or [])), ("srcs", srcs_ or [])]
+        for what, texts in streams:
+            for i, text in enumerate(texts):
+                bad = _SURROGATE.search(text) if text is not None else None
+                if bad is not None:
+                    raise InputError(f"{what}[{i}] holds a lone surrogate ({bad.group()!r}), "
+                                     "not Unicode text (bytes decoded with errors='surrogateescape'?); decode the "
+                                     "text as UTF-8 (or replace the bad bytes) before scoring",
+                                     argument=what.split("[")[0], value=i)
+        return hyps_, refs_, srcs_
+
     def _sentence_scores(self, hyps, refs, srcs) -> np.ndarray:
         if not hyps:
             return np.zeros(0, dtype=np.float64)
@@ -373,6 +392,18 @@ def restore_special_token_builder(tokenizer: Any, size_separator: int = 1) -> No
         return out
 
     tokenizer.build_inputs_with_special_tokens = build_inputs_with_special_tokens
+
+
+def position_capacity(hf_model: Any) -> int | None:
+    """The longest input, in tokens (special tokens included), that a transformers encoder's absolute position
+    embeddings hold: their number of rows, less the offset of RoBERTa-style positions (which start after the
+    padding index: 512 for XLM-R's 514 rows). None for a model without such a table (no limit to enforce)."""
+    table = getattr(getattr(hf_model, "embeddings", None), "position_embeddings", None)
+    rows = getattr(table, "num_embeddings", None)
+    if isinstance(rows, bool) or not isinstance(rows, int):
+        return None
+    pad = getattr(table, "padding_idx", None)
+    return rows - (pad + 1 if isinstance(pad, int) else 0)
 
 
 def _check_device_available(torch: ModuleType, device: str) -> None:
