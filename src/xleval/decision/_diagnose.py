@@ -104,20 +104,23 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
         comparison = None
     bias = evidence.bias
     steps.done()
+    # the decision first: where nothing states the human scale's direction, the agreement reads it as the decision
+    # found it in the labels (one direction in one answer)
+    recommendation = decision or decide_calibration(table, procedure=procedure, evidence=evidence,
+                                                    commands=commands)
+    steps.done()
     agreement = None
     if human is not None:
         columns = [score] + ([calibrated] if calibrated else [])
+        lower, note = _lower_columns(table, calibrated, human_scale, scale.higher_is_better, recommendation)
         agreement = human_agreement(table.frame, columns, human, list(table.by), system=system,
                                     compare=[(score, calibrated)] if calibrated else [],
                                     resampling=procedure.resampling, average_by=average_by, alternative=alternative,
-                                    lower_is_better=_lower_columns(table, calibrated, human_scale,
-                                                                   scale.higher_is_better))
+                                    lower_is_better=lower)
+        agreement = replace(agreement, notes=(*agreement.notes, note)) if note else agreement
         steps.done()
     validity, validity_system = evidence.validity_segment, evidence.validity_system
     verdict = evidence.verdict or validity_verdict(validity, None)  # without human scores: the segment check's
-    steps.done()
-    recommendation = decision or decide_calibration(table, procedure=procedure, evidence=evidence,
-                                                    commands=commands)
     steps.done()
     bias = _qualified(bias, recommendation)  # with human scores, the evidence has no reminder to check against them
     return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
@@ -125,21 +128,34 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
                      advice=advice_line(bias, verdict, recommendation, human))
 
 
-def _lower_columns(table: EvalTable, calibrated: str | None, human_scale: str | None,
-                   human_up: bool | None) -> list[str]:
-    """The columns of the agreement whose lower values are better: the score and a calibrated column by the one
-    rule (a calibrated column's signature says its direction: an anchored map's ``human_better:``), the human
-    column by its given or named direction (higher when nothing says)."""
+def _lower_columns(table: EvalTable, calibrated: str | None, human_scale: str | None, human_up: bool | None,
+                   decision: CalibrationDecision) -> tuple[list[str], str]:
+    """The columns of the agreement whose lower values are better, and the note that says where the human column's
+    direction came from when nothing stated it: the score and a calibrated column by the one rule (a calibrated
+    column's signature says its direction: an anchored map's ``human_better:``), the human column by its given or
+    named direction, else the one the ``decision``'s comparison found in the labels, else higher."""
     from ..calibration._scales import direction_for
     from ._compare import score_direction
 
     human = table.human
     human_up = direction_for(table.frame, human, human_scale, human_up)
+    note = ""
+    if human_up is None and human is not None:
+        found = getattr(decision.evaluation, "human_direction", None)
+        if found in (1, -1):
+            human_up = found == 1
+            note = (f"human column {human!r}: read as {'higher' if human_up else 'lower'} is better, the direction "
+                    "the decision found in the labels; say it with human_higher_is_better=True or "
+                    "human_higher_is_better=False if that is wrong")
+        else:
+            note = (f"human column {human!r}: read as higher is better, as nothing states its direction and the "
+                    "labels do not settle it; say it with human_higher_is_better=True or "
+                    "human_higher_is_better=False, or name the scale with human_scale=")
     up = {table.score_column: score_direction(table, table.score_column, None),
           human: True if human_up is None else human_up}
     if calibrated is not None:
         up[calibrated] = score_direction(table, calibrated, None)
-    return [c for c, u in up.items() if c is not None and not u]
+    return [c for c, u in up.items() if c is not None and not u], note
 
 
 def _qualified(bias: BiasDiagnosis, decision: CalibrationDecision) -> BiasDiagnosis:
