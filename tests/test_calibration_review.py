@@ -135,3 +135,23 @@ def test_streamed_fit_keeps_the_same_drift_probe(tmp_path, cli):
     assert got["key_columns"] == expected["key_columns"] and got["scale"] == pytest.approx(expected["scale"], 1e-12)
     rc, _, err = cli("calibrate", "apply", streamed, moved, "-o", tmp_path / "o.tsv")
     assert rc == 2 and "moved since the calibrator was fitted" in err
+
+
+def test_an_anchored_calibrator_with_a_non_text_signature_is_one_line(tmp_path, cli):
+    """The anchored calibrator's file as the LGN one above: a signature that is no text was an AttributeError
+    traceback from `calibrate apply`; one line naming the file, exit 2."""
+    from xleval.calibration import AnchoredCalibrator
+
+    df = _frame().assign(human=lambda d: np.where(d["seg_id"] % 3 == 0, d["score"] + 5.0, np.nan))
+    table = tmp_path / "t.tsv"
+    df.to_csv(table, sep="\t", index=False)
+    model = tmp_path / "m.json"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataQualityWarning)
+        AnchoredCalibrator(by="lp", score="score", human="human", human_higher_is_better=True).fit(df).save(model)
+    _rewrite(model, lambda p: p.__setitem__("signature", 5))
+    rc, _, err = cli("calibrate", "apply", model, table, "-o", tmp_path / "o.tsv", "--signature", "chrF2|nrefs:1")
+    assert rc == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err and str(model) in lines[0] and "signature" in lines[0]
+    assert not (tmp_path / "o.tsv").exists()

@@ -719,6 +719,8 @@ class AnchoredCalibrator(ParamsMixin):
             model._validate()
             model.by_ = [model.by] if isinstance(model.by, str) else list(model.by)
             model.signature_ = payload.get("signature")
+            if model.signature_ is not None and not isinstance(model.signature_, str):
+                raise ValueError(f"signature {model.signature_!r} is not text")
             model.level_ = str(payload["level"])
             model.direction_ = int(payload["direction"])
             model.direction_source_ = str(payload["direction_source"])

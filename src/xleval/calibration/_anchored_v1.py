@@ -84,6 +84,8 @@ class LegacyAnchoredCalibrator(ParamsMixin):
                 raise ValueError(f"fallback {model.fallback!r}")
             model.by_ = [model.by] if isinstance(model.by, str) else list(model.by)
             model.signature_ = payload.get("signature")
+            if model.signature_ is not None and not isinstance(model.signature_, str):
+                raise ValueError(f"signature {model.signature_!r} is not text")
             model.maps_ = LegacyMaps(payload)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
             raise ModelFileError(f"{source}: malformed calibrator ({exc}); refit and save it again") from None
