@@ -32,7 +32,7 @@ BAD = [
     (lambda: MetaStatistics(system_scores="mean"), "system_scores='mean': use one of complete, judged"),
     (lambda: Clustering(statistics=["sys_f1"]), "clusters: ['sys_f1'] cannot be clustered"),
     (lambda: Clustering(ties="exact"), "cluster_ties='exact': use one of count, mtme"),
-    (lambda: Spans(predicted={"judge": pd.DataFrame()}), "predicted_spans are scored against gold_spans"),
+    (lambda: Spans(predicted={"judge": pd.DataFrame()}), "predicted_spans= are scored against gold_spans="),
     (lambda: HumanScale(range=(100, 0)), "human_range=(100, 0): the bounds must be finite with LOW < HIGH"),
     (lambda: PlanTarget(confidence=1.5), "confidence=1.5: expected a number between 0 and 1"),
     (lambda: PlanTarget(residual_sd=0), "residual_sd=0: expected a positive number"),
