@@ -67,13 +67,16 @@ def default_method(method: str | None, human: str | None) -> str:
 
 def build_lgn(by: str | Sequence[str], score: str, *, statistic: str = "zscore",
               target: tuple[float, float] = (0.0, 1.0), min_count: int = ROW_MIN_COUNT,
-              fallback: str | Sequence[str] = "default") -> LGN:
+              fallback: str | Sequence[str] = "default", decay: float | None = None,
+              window: int | None = None) -> LGN:
     """The one way LGN is built for a table: ``by`` (one column or several), the score column, the
-    statistic (``zscore``, ``robust``, ``quantile``), target scale, shrinkage threshold, fallback chain."""
+    statistic (``zscore``, ``robust``, ``quantile``), target scale, shrinkage threshold, fallback chain, and for
+    online updates (``LGN.partial_fit``, ``xleval calibrate update``) the ``decay`` of older batches or the
+    ``window`` of batches kept."""
     by_cols = [by] if isinstance(by, str) else list(by)
     chain = fallback if isinstance(fallback, str) else list(fallback)
     return LGN(by=by_cols[0] if len(by_cols) == 1 else by_cols, method=statistic, target=target,
-               min_count=min_count, fallback=chain, score=score)
+               min_count=min_count, fallback=chain, score=score, decay=decay, window=window)
 
 
 def build_anchored(by: str | Sequence[str], score: str, human: str, *, system: str | None = "system",
@@ -114,7 +117,8 @@ def fit_method(frame: pd.DataFrame, method: str, score: str, by_cols: list[str],
                system: str | None = "system", signature: str | None = None,
                settings: Mapping[str, Any] = MappingProxyType({})) -> tuple[Calibrator, int | None, str]:
     """Fit ``method`` (``lgn`` or ``anchored``) on ``frame``: the calibrator, LGN's ``min_count`` and why
-    (None and "" for anchored). ``settings``: LGN's ``statistic``, ``target``, ``min_count``, ``fallback``;
+    (None and "" for anchored). ``settings``: LGN's ``statistic``, ``target``, ``min_count``, ``fallback``,
+    ``decay``, ``window``;
     the anchored calibrator's ``human_higher_is_better``, ``score_higher_is_better``, ``fallback``,
     ``human_range``, ``strict``, ``offsets`` (as :func:`xleval.decision.fit_calibration` documents them)."""
     chosen, sig = method, signature
@@ -123,7 +127,8 @@ def fit_method(frame: pd.DataFrame, method: str, score: str, by_cols: list[str],
     if chosen == "lgn":
         count, why = choose_min_count(frame, by_cols, system, min_count)
         model: Calibrator = build_lgn(by_cols, score, statistic=statistic, target=target, min_count=count,
-                                      fallback=fallback).fit(frame, signature=sig)
+                                      fallback=fallback, decay=settings.get("decay"),
+                                      window=settings.get("window")).fit(frame, signature=sig)
         return model, count, why
     chain = [fallback] if isinstance(fallback, str) else list(fallback)
     if chain not in (["default"], ["pooled"], ["error"]):

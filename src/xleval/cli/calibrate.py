@@ -31,11 +31,12 @@ from ..calibration._drift import is_model_signature, make_probe
 from ..calibration._persist import check_calibrator_path, save_with_probe
 from ..calibration._scales import direction_for
 from ..decision import fit_calibration
-from ..exceptions import DataQualityWarning, InputError
+from ..exceptions import DataQualityWarning, InputError, SignatureMismatchError
 from ..io import check_output_path, parse_column_mapping, write_table
 from ..table import EvalTable
 from ._common import (
     PROBABILITY,
+    FiniteFloat,
     by_option,
     check_named_column,
     check_outputs,
@@ -98,6 +99,12 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @click.option("--fallback", default="default", show_default=False,
               help="LGN: chain for unseen groups, e.g. tgt_lang,script,family,pooled (or raw/error last); default: the "
                    "language levels coarser than --by, then pooled. Anchored: pooled (the default) or error.")
+@click.option("--decay", type=FiniteFloat(0, 1, low_open=True, high_open=True), default=None,
+              help="LGN, for online updates (`calibrate update`): each update weighs the statistics so far by this "
+                   "factor (e.g. 0.9), so older batches count less. Default: every batch counts alike.")
+@click.option("--window", type=click.IntRange(1, 10_000), default=None,
+              help="LGN, for online updates (`calibrate update`): keep only the last N batches (this fit is the "
+                   "first). Default: every batch.")
 @click.option("--signature", help=SIGNATURE_HELP)
 @click.option("--probe", type=click.IntRange(0, 10_000), default=5,
               help="A score whose signature names a model (neural metrics, judges): keep N rows per group with their "
@@ -109,8 +116,8 @@ _METHODS = (*FIT_METHODS, *LGN_STATISTICS)
 @format_option
 @scale_options
 def fit(input, score, output, by, method, human, system, human_up, human_range, offsets, target, min_count, fallback,
-        signature, probe, human_scale, exclude_invalid, keep_reference_copies, col, fmt, chunk_size, backend, scheduler,
-        workers) -> None:
+        decay, window, signature, probe, human_scale, exclude_invalid, keep_reference_copies, col, fmt, chunk_size,
+        backend, scheduler, workers) -> None:
     """Fit a calibrator on a table and save it.
 
     INPUT is the calibration table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). With
@@ -121,6 +128,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
     check_calibrator_path(output)  # plain JSON only: refused before fitting
     method = default_method(method, human)
     _check_fit_options(method, human, target, min_count, scale_asked(chunk_size, backend, scheduler, workers))
+    _check_online_options(method, decay, window, streaming(input, chunk_size, backend, scheduler, workers))
     bounds = parse_human_range(human_range)
     if offsets is not None and method not in ("anchored", "auto"):
         raise InputError("--offsets chooses how anchored calibration estimates each group's offset; LGN has none: "
@@ -170,7 +178,7 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         common = {"score": score, "by": by_cols, "system": system, "statistic": statistic, "target": pair,
                   "min_count": min_count, "fallback": chain, "signature": sig}
         if kind == "lgn":  # LGN's messages name the column, as `calibrate fit` always printed them
-            fitted = fit_calibration(frame, "lgn", **common)
+            fitted = fit_calibration(frame, "lgn", **common, decay=decay, window=window)
         else:
             scale = {"human_scale": human_scale} if kind == "auto" else {}
             fitted = in_table(input, fit_calibration, frame, kind, human=human, human_higher_is_better=human_up,
@@ -241,6 +249,21 @@ def _check_fit_options(method, human, target, min_count, scaled) -> None:
         raise InputError(f"{' and '.join(lgn_only)} {'is an LGN option' if len(lgn_only) == 1 else 'are LGN options'}"
                          f"; anchored calibration puts the scores on the human scale of --human: drop "
                          f"{'/'.join(lgn_only)}, or use --method lgn")
+
+
+def _check_online_options(method, decay, window, streamed) -> None:
+    """--decay and --window are LGN's, for `calibrate update`; one of them, in memory."""
+    given = [name for name, value in (("--decay", decay), ("--window", window)) if value is not None]
+    if not given:
+        return
+    if method in ("anchored", "auto"):
+        raise InputError(f"{' and '.join(given)} set how LGN weighs the batches of `calibrate update`; anchored "
+                         "calibration has no online update: drop them, or use --method lgn")
+    if len(given) == 2:
+        raise InputError("--decay and --window are two ways to forget old batches: give one of them")
+    if streamed:
+        raise InputError(f"{given[0]} weighs batches of `calibrate update`, and a streamed fit's chunks would count "
+                         "as batches: fit in memory (drop --chunk-size/--backend/--scheduler/--workers), then update")
 
 
 def _signature_of(table, given):
@@ -390,6 +413,57 @@ def show(model_path, fmt) -> None:
     else:
         body = {"fit": model.describe()}
     render(fmt, {**head, **body, "groups": model.group_table()}, [], title=f"{model!r} signature={model.signature_}")
+
+
+@app.command("update")
+@click.argument("model_path", metavar="MODEL.json", type=click.Path(path_type=Path))
+@click.argument("input")
+@click.option("-o", "--output", required=True, type=click.Path(),
+              help="Where to write the updated calibrator (a new file: MODEL.json is an input, never overwritten).")
+@click.option("--signature", help=SIGNATURE_HELP)
+@col_option
+@format_option
+def update(model_path, input, output, signature, col, fmt) -> None:
+    """Add the rows of INPUT to an LGN calibrator (an online update) and write it as a new calibrator.
+
+    Each group's statistics take INPUT's rows of its score column: over any number of updates the result equals
+    one `calibrate fit` on all the rows, unless the fit was told to forget old batches (its decay: older batches
+    weigh less; its window: only the last N batches count). Groups new in INPUT are added. The scores must be of
+    the metric the calibrator was fitted on (its signature). An anchored calibrator has no online update: refit
+    it.
+    """
+    check_outputs({"-o": output}, inputs=[input, str(model_path)])  # a calibrator is a file: '-' is refused
+    check_calibrator_path(output)
+    model: Any = load_calibrator(model_path)
+    if model.kind != "lgn":
+        raise InputError(f"{model_path}: an anchored calibrator has no online update (its map is fitted on the "
+                         "labels and on every row of a system): refit it with `xleval calibrate fit` on all the rows")
+    table = EvalTable.read(input, columns=parse_column_mapping(col), required=[model.score], numeric=[model.score],
+                           score=model.score, by=None, normalize_languages=False)
+    sig = signature if signature is not None else table.signature()
+    before = model.group_table()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame = prepare_frame(table.frame, list(model.by_), input)
+        try:
+            in_table(input, model.partial_fit, frame, signature=sig)
+        except SignatureMismatchError as exc:
+            raise InputError(f"{input}: {exc}".split("; score with")[0] + "; update it with scores of that metric, "
+                             "or fit a new calibrator") from None
+    probe = getattr(model, "_drift_probe", None)  # its rows still check the metric: kept
+    if probe is not None:
+        save_with_probe(model, output, probe)
+    else:
+        model.save(output)
+    groups = model.group_table()
+    added = sorted(set(map(str, groups[groups.columns[0]])) - set(map(str, before[before.columns[0]])))
+    notes = [str(w.message) for w in caught]
+    if added:
+        notes.append(f"group(s) new in {input}: {', '.join(added)}")
+    render(fmt, {"model": str(output), "updated_from": str(model_path), "signature": model.signature_,
+                 "rows": len(frame), "batches": model.n_batches_, "groups": groups}, notes,
+           title=f"LGN {model.method} by {'+'.join(model.by_)} updated with {len(frame)} rows of {input} "
+                 f"(batch {model.n_batches_}) -> {output}")
 
 
 from . import calibrate_evaluate, calibrate_merge, calibrate_plan, calibrate_select  # noqa: E402,F401  (register their subcommands)

@@ -27,7 +27,7 @@ from ._evidence import gather_evidence
 __all__ = ["fit_calibration", "FittedCalibration", "FIT_SETTINGS"]
 
 #: what a fit may be told beyond the table's roles: LGN's settings, then the anchored calibrator's
-LGN_SETTINGS = ("statistic", "target", "min_count", "fallback")
+LGN_SETTINGS = ("statistic", "target", "min_count", "fallback", "decay", "window")
 ANCHORED_SETTINGS = ("human_higher_is_better", "score_higher_is_better", "fallback", "human_range", "strict",
                      "offsets")
 FIT_SETTINGS = tuple(dict.fromkeys(LGN_SETTINGS + ANCHORED_SETTINGS))
@@ -70,8 +70,10 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     standardised within groups.
     ``signature``: the score's metric signature (default: the table's).
 
-    ``settings`` (keywords): for LGN ``statistic``, ``target``, ``fallback`` and ``min_count`` (None: by
-    the table's level, :func:`~xleval.calibration.choose_min_count`); for anchored
+    ``settings`` (keywords): for LGN ``statistic``, ``target``, ``fallback``, ``min_count`` (None: by
+    the table's level, :func:`~xleval.calibration.choose_min_count`), and ``decay`` or ``window`` for online
+    updates (``LGN.partial_fit``: older batches weighed down by ``decay``, or only the last ``window`` kept);
+    for anchored
     ``human_higher_is_better``, ``human_range`` (bounds of the human scale; ``auto`` that chooses LGN does
     not use it), ``strict`` (default False: labels that do not settle the direction of the human scale give
     offsets only, with a warning kept in ``notes``; True refuses them, as ``calibrate fit`` does),
@@ -141,7 +143,9 @@ def _check_method_settings(method: str, human: str | None, settings: dict[str, A
                          "(rows without a human score are fine), or use method='lgn'", argument="human", value=None)
     statistic, target = settings.get("statistic", "zscore"), settings.get("target", (0.0, 1.0))
     lgn_only = [name for name, given in (("statistic", statistic != "zscore"), ("target", tuple(target) != (0, 1)),
-                                         ("min_count", settings.get("min_count") is not None)) if given]
+                                         ("min_count", settings.get("min_count") is not None),
+                                         ("decay", settings.get("decay") is not None),
+                                         ("window", settings.get("window") is not None)) if given]
     offsets = settings.get("offsets")
     if offsets is not None:
         offset_estimator(offsets)  # an unknown name is refused before anything is fitted
