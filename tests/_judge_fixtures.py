@@ -23,7 +23,8 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["build_steered_gpt2", "SERVER", "CONTEXT", "serve", "server_stats"]
+__all__ = ["build_steered_gpt2", "SERVER", "SERVER_HEAD", "SERVER_RUN", "SRCS", "HYPS", "CONTEXT", "serve",
+           "server_stats", "server_fixture", "fast_client"]
 
 #: the steered model's context (positions); a longer prompt is refused by the judge with a reason
 CONTEXT = 8192
@@ -74,21 +75,14 @@ def build_steered_gpt2(path: str | Path, chains: dict[str, list[str]], *, seed: 
     return path
 
 
-SERVER = r'''
-"""An OpenAI-compatible chat server with recorded behaviours, chosen by the requested model name:
-good: 'Minor:\nstyle/awkward - "Matte"' for an error-list prompt, '72' for a score prompt, after 0.2 s;
-flaky429 / flaky503: the first two requests of each prompt get HTTP 429 (Retry-After: 0) / 503, then good;
-slow: answers after 3 s; malformed: HTTP 200 with a body that is not a chat completion; gone: HTTP 404.
-GET /stats: {"requests": n, "max_active": k, "auth": [Authorization headers seen]}."""
+#: the start of every test server's source: its imports, and a request handler that answers JSON
+#: (``self._send(status, payload, headers)``; a server subclasses it as ``Handler``)
+SERVER_HEAD = r'''
 import json, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-lock = threading.Lock()
-state = {"requests": 0, "active": 0, "max_active": 0, "auth": [], "seen": {}}
-MODELS = ["good", "flaky429", "flaky503", "slow", "malformed", "gone"]
 
-
-class Handler(BaseHTTPRequestHandler):
+class JsonHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def log_message(self, *args):
@@ -104,6 +98,38 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _chat(self, answer, reason="stop"):
+        """A chat completion whose one choice is ``answer``, stopped for ``reason`` ("length": cut by max_tokens)."""
+        self._send(200, {"choices": [{"index": 0, "finish_reason": reason,
+                                      "message": {"role": "assistant", "content": answer}}]})
+
+'''
+
+#: the end of every test server's source: serve ``Handler`` on a free port of 127.0.0.1 and print the port
+SERVER_RUN = r'''
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+print(server.server_address[1], flush=True)
+server.serve_forever()
+'''
+
+#: two segments a judge scores in the server tests
+SRCS = ["The cat sits on the mat.", "The weather is nice."]
+HYPS = ["Die Katze sitzt auf der Matte.", "Das Wetter ist schön."]
+
+# An OpenAI-compatible chat server with recorded behaviours, chosen by the requested model name:
+# good: 'Minor:\nstyle/awkward - "Matte"' for an error-list prompt, '72' for a score prompt, after 0.2 s;
+# flaky429 / flaky503: the first two requests of each prompt get HTTP 429 (Retry-After: 0) / 503, then good;
+# slow: answers after 3 s; malformed: HTTP 200 with a body that is not a chat completion; gone: HTTP 404.
+# GET /stats: {"requests": n, "max_active": k, "auth": [Authorization headers seen]}.
+SERVER = SERVER_HEAD + r'''
+lock = threading.Lock()
+state = {"requests": 0, "active": 0, "max_active": 0, "auth": [], "seen": {}}
+MODELS = ["good", "flaky429", "flaky503", "slow", "malformed", "gone"]
+
+
+class Handler(JsonHandler):
     def do_GET(self):
         if self.path == "/v1/models":
             self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test",
@@ -153,12 +179,26 @@ class Handler(BaseHTTPRequestHandler):
                 with lock:
                     state["active"] -= 1
 
+''' + SERVER_RUN
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
-print(server.server_address[1], flush=True)
-server.serve_forever()
-'''
+
+def server_fixture(source: str):
+    """A pytest fixture that starts the server of ``source`` (:func:`serve`) for a test and yields its address."""
+    import pytest
+
+    @pytest.fixture
+    def server(tmp_path):
+        with serve(source, tmp_path) as base:
+            yield base
+
+    return server
+
+
+#: a judge client that gives up fast (the servers answer at once or never)
+def fast_client():
+    from xleval.judges import JudgeServer
+
+    return JudgeServer(retries=1, backoff=0.01, timeout=10)
 
 
 @contextlib.contextmanager

@@ -7,9 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from _judge_fixtures import serve, server_stats
+from _judge_fixtures import HYPS, SERVER_HEAD, SERVER_RUN, SRCS, fast_client, server_fixture, server_stats
 from xleval.exceptions import InputError
-from xleval.judges import JudgeServer
 from xleval.metrics._judge import Judge
 
 # ----------------------------------------------------------------------------------------------- judge server
@@ -17,31 +16,13 @@ from xleval.metrics._judge import Judge
 # with a relative Location); /v2 answers a POST like 'good' and a GET with a model list (what urllib's redirected GET
 # used to read as a "malformed response body"). cut: an error list stopped by max_tokens (finish_reason length).
 # GET /moved/v1/models is redirected to another host name (localhost), GET /slash/v1/models to /slash/v1/models/.
-SERVER = r'''
-import json, threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
+SERVER = SERVER_HEAD + r'''
 MODELS = ["good", "cut", "r301", "r302", "r303", "r307", "r308"]
 lock = threading.Lock()
 state = {"requests": 0, "paths": []}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def _send(self, status, payload, headers=()):
-        body = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in headers:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(JsonHandler):
     def do_GET(self):
         if self.path == "/stats":
             with lock:
@@ -69,25 +50,12 @@ class Handler(BaseHTTPRequestHandler):
         answer, reason = ("72", "stop") if score else ('Minor:\nstyle/awkward - "Matte"', "stop")
         if model == "cut" and not score:
             answer, reason = 'Major:\naccuracy/mistranslation - "Katze"\nMinor:\nfluency/gr', "length"
-        self._send(200, {"choices": [{"index": 0, "finish_reason": reason,
-                                      "message": {"role": "assistant", "content": answer}}]})
+        self._chat(answer, reason)
 
+''' + SERVER_RUN
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
-print(server.server_address[1], flush=True)
-server.serve_forever()
-'''
-
-SRCS = ["The cat sits on the mat.", "The weather is nice."]
-HYPS = ["Die Katze sitzt auf der Matte.", "Das Wetter ist schön."]
-FAST = JudgeServer(retries=1, backoff=0.01, timeout=10)
-
-
-@pytest.fixture
-def server(tmp_path):
-    with serve(SERVER, tmp_path) as base:
-        yield base
+FAST = fast_client()
+server = server_fixture(SERVER)
 
 
 def test_a_redirected_post_is_one_clear_line_on_the_command_line(server, tmp_path, cli):

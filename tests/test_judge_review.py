@@ -12,37 +12,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _judge_fixtures import serve, server_stats
+from _judge_fixtures import HYPS, SERVER_HEAD, SERVER_RUN, SRCS, fast_client, server_fixture, server_stats
 from xleval.exceptions import DataQualityWarning
-from xleval.judges import JudgeServer
 from xleval.metrics import _judge_prompts as P
 from xleval.metrics._judge import Judge
 
 # Model names choose the behaviour. The answers are fixed texts; finish_reason "length" is what an OpenAI-compatible
 # server reports when max_tokens stopped the answer.
-SERVER = r'''
-import json, threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
+SERVER = SERVER_HEAD + r'''
 MODELS = ["incomplete", "badstatus", "cut_list", "cut_number", "cut_after", "minus", "inline"]
 lock = threading.Lock()
 state = {"requests": 0}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def _send(self, status, payload):
-        body = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(JsonHandler):
     def do_GET(self):
         if self.path == "/stats":
             return self._send(200, state)
@@ -75,25 +58,12 @@ class Handler(BaseHTTPRequestHandler):
         }[model]
         if score and model == "cut_list":
             answer, reason = "60", "stop"
-        self._send(200, {"choices": [{"index": 0, "finish_reason": reason,
-                                      "message": {"role": "assistant", "content": answer}}]})
+        self._chat(answer, reason)
 
+''' + SERVER_RUN
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
-print(server.server_address[1], flush=True)
-server.serve_forever()
-'''
-
-SRCS = ["The cat sits on the mat.", "The weather is nice."]
-HYPS = ["Die Katze sitzt auf der Matte.", "Das Wetter ist schön."]
-FAST = JudgeServer(retries=1, backoff=0.01, timeout=10)
-
-
-@pytest.fixture
-def server(tmp_path):
-    with serve(SERVER, tmp_path) as base:
-        yield base
+FAST = fast_client()
+server = server_fixture(SERVER)
 
 
 def _requests(base: str) -> int:

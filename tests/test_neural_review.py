@@ -67,18 +67,25 @@ def test_embed_xlmr_without_model_max_length_truncates_at_its_512_of_514(models)
     np.testing.assert_allclose(ours, _cosines(oracle, HYPS, REFS), rtol=0, atol=1e-5)
 
 
-def test_embed_reads_a_t5_encoder_folder(tmp_path):
-    # sentence-T5 / GTR folders hold a T5EncoderModel: no decoder, embed_tokens tied to shared (stored once)
-    from safetensors.torch import load_file, save_file
+def _t5_encoder(folder, num_layers: int):
+    """A tiny T5EncoderModel folder (sentence-T5 / GTR hold one: no decoder, embed_tokens tied to shared)."""
     from transformers import T5Config, T5EncoderModel
 
-    from xleval.exceptions import ModelFileError
-
-    folder = build_tiny_mt5_tokenizer(tmp_path / "t5-encoder")
-    config = T5Config(vocab_size=500, d_model=16, d_kv=4, d_ff=32, num_layers=1, num_heads=2,
+    folder = build_tiny_mt5_tokenizer(folder)
+    config = T5Config(vocab_size=500, d_model=16, d_kv=4, d_ff=32, num_layers=num_layers, num_heads=2,
                       relative_attention_num_buckets=8, dropout_rate=0.0, pad_token_id=0, eos_token_id=1)
     torch.manual_seed(0)
     T5EncoderModel(config).eval().save_pretrained(folder)
+    return folder
+
+
+def test_embed_reads_a_t5_encoder_folder(tmp_path):
+    # sentence-T5 / GTR folders hold a T5EncoderModel: no decoder, embed_tokens tied to shared (stored once)
+    from safetensors.torch import load_file, save_file
+
+    from xleval.exceptions import ModelFileError
+
+    folder = _t5_encoder(tmp_path / "t5-encoder", num_layers=1)
     ours = get_metric(f"embed:{folder}").sentence_scores(HYPS, REFS)
     oracle = st.SentenceTransformer(str(folder), device="cpu")
     np.testing.assert_allclose(ours, _cosines(oracle, HYPS, REFS), rtol=0, atol=1e-5)
@@ -162,13 +169,8 @@ def test_identity_sees_a_file_rewritten_in_place_with_its_old_mtime(tmp_path, mo
 def test_bertscore_reads_a_t5_encoder_folder(tmp_path):
     # T5's config.json counts its layers as num_layers; bert_score scores T5 encoders (its own model list has
     # t5-base); the folder was refused as "num_hidden_layers is None ... download the model again"
-    from transformers import T5Config, T5EncoderModel
 
-    folder = build_tiny_mt5_tokenizer(tmp_path / "t5-encoder")
-    config = T5Config(vocab_size=500, d_model=16, d_kv=4, d_ff=32, num_layers=2, num_heads=2,
-                      relative_attention_num_buckets=8, dropout_rate=0.0, pad_token_id=0, eos_token_id=1)
-    torch.manual_seed(0)
-    T5EncoderModel(config).eval().save_pretrained(folder)
+    folder = _t5_encoder(tmp_path / "t5-encoder", num_layers=2)
     metric = get_metric(f"bertscore:{folder}", num_layers=1)
     theirs = bert_score.BERTScorer(model_type=str(folder), num_layers=1).score(HYPS, REFS)[2]
     np.testing.assert_allclose(metric.sentence_scores(HYPS, REFS), theirs.double().numpy(), rtol=0, atol=1e-6)
