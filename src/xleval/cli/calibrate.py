@@ -149,8 +149,8 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         engine = scale_backend(backend, scheduler, workers)
         sig = signature if signature is not None else score_signature(input, score, parse_column_mapping(col))
         if probe and is_model_signature(sig):  # the probe the in-memory fit keeps, read in batches
-            return _fit_chunked_with_probe(model, input, output, chunk_size, sig, col, fmt, engine,
-                                           _streamed_probe(input, score, by_cols, probe, sig, chunk_size, col))
+            return fit_chunked(model, input, output, chunk_size, sig, col, fmt, engine,
+                               _streamed_probe(input, score, by_cols, probe, sig, chunk_size, col))
         return fit_chunked(model, input, output, chunk_size, signature, col, fmt, engine)
     numeric = [score] + ([human] if human else [])
     table = EvalTable.read(input, columns=parse_column_mapping(col), required=numeric, numeric=numeric, score=score,
@@ -211,25 +211,6 @@ def _streamed_probe(input, score, by_cols, per_group, signature, chunk_size, col
                                                       columns=parse_column_mapping(col), required=[score],
                                                       numeric=[score]))
     return make_probe_frames(frames, score, by=by_cols, per_group=per_group, signature=signature)
-
-
-def _fit_chunked_with_probe(model, input, output, chunk_size, sig, col, fmt, engine, probe) -> None:
-    """:func:`.calibrate_scale.fit_chunked`, saving the calibrator with its drift ``probe``."""
-    from ..scale import DEFAULT_CHUNK_SIZE
-    from ..scale import fit_chunked as fit_batches
-    from ._common import row_progress
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with row_progress(input, "fitting") as advance:
-            fit_batches(model, input, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, columns=parse_column_mapping(col),
-                        signature=sig, backend=engine, progress=advance)
-    save_with_probe(model, output, probe)
-    groups = model.group_table()
-    render(fmt, {"model": str(output), "signature": model.signature_, "groups": groups},
-           [str(w.message) for w in caught],
-           title=f"LGN {model.method} by {model.by} fitted on {int(groups['n'].sum())} rows in {model.n_batches_} "
-                 f"batches ({engine.name}) -> {output}")
 
 
 def _check_fit_options(method, human, target, min_count, scaled) -> None:

@@ -10,7 +10,9 @@ from .calibrate_common import render
 __all__ = ["fit_chunked", "apply_chunked"]
 
 
-def fit_chunked(model, input, output, chunk_size, signature, col, fmt, backend) -> None:
+def fit_chunked(model, input, output, chunk_size, signature, col, fmt, backend, probe=None) -> None:
+    """Fit LGN on INPUT in batches and save it (with the drift ``probe``, when given: ``_drift.make_probe_frames``)."""
+    from ..calibration._persist import save_with_probe
     from ..scale import DEFAULT_CHUNK_SIZE
     from ..scale import fit_chunked as fit_batches
 
@@ -19,7 +21,10 @@ def fit_chunked(model, input, output, chunk_size, signature, col, fmt, backend) 
         with row_progress(input, "fitting") as advance:
             fit_batches(model, input, chunk_size=chunk_size or DEFAULT_CHUNK_SIZE, columns=parse_column_mapping(col),
                         signature=signature, backend=backend, progress=advance)
-    model.save(output)
+    if probe is not None:
+        save_with_probe(model, output, probe)
+    else:
+        model.save(output)
     groups = model.group_table()
     render(fmt, {"model": str(output), "signature": model.signature_, "groups": groups},
            [str(w.message) for w in caught],
