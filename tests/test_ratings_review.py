@@ -247,3 +247,23 @@ def test_into_a_table_without_doc_names_the_missing_doc_column(tmp_path, cli):
     rc, _, err = cli("ingest", "mqm", spans, "--lp", "en-de", "--into", table, "-o", tmp_path / "out.tsv")
     # the raters are pooled already: the repeat comes from seg_id counting within each document
     assert rc == 2 and "no doc column" in err and "pool raters" not in err
+
+
+# --- ESA from Parquet: a list column of spans reads as the JSONL arrays do ------------------------------------------
+
+def test_esa_parquet_with_a_list_column_of_spans_reads_as_jsonl_does(tmp_path, cli):
+    rows = [{"system": "A", "seg_id": 1, "rater": "r1", "score": 80,
+             "error_spans": [{"severity": "minor", "start": 0, "end": 3}, {"severity": "major", "start": 4, "end": 6}]},
+            {"system": "A", "seg_id": 1, "rater": "r2", "score": 60, "error_spans": [{"severity": "minor"}]},
+            {"system": "A", "seg_id": 2, "rater": "r1", "score": 90, "error_spans": []}]
+    (tmp_path / "esa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pd.DataFrame(rows).to_parquet(tmp_path / "esa.parquet")  # a list<struct> column, as pandas and Arrow write it
+    outs = []
+    for ext in ("jsonl", "parquet"):
+        outs.append(tmp_path / f"{ext}.tsv")
+        rc, _, err = cli("ingest", "esa", tmp_path / f"esa.{ext}", "--lp", "en-de", "--spans", "error_spans", "-o",
+                         outs[-1])
+        assert rc == 0, err  # Parquet: refused before ("hold lists or structs ... flatten them")
+    got = pd.read_csv(outs[1], sep="\t").set_index("seg_id")
+    assert got.loc[1, "esa_minor"] == 1 and got.loc[1, "esa_major"] == 0.5  # by hand, as the JSONL test above
+    assert outs[0].read_text() == outs[1].read_text()

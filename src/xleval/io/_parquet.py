@@ -58,19 +58,21 @@ def read_parquet_schema(path, name: str):
         raise InputError(f"{name}: cannot read as parquet: {first_line(exc)}") from exc
 
 
-def check_flat_schema(schema, name: str) -> None:
-    """A Parquet column of lists, structs or maps is refused: a table cell holds one value."""
+def check_flat_schema(schema, name: str, lists: Sequence[str] = ()) -> None:
+    """A Parquet column of lists, structs or maps is refused: a table cell holds one value (but a column named in
+    ``lists``, which the reader turns into its JSON text per cell)."""
     import pyarrow as pa
 
-    nested = [f.name for f in schema if pa.types.is_nested(f.type)]
+    nested = [f.name for f in schema if pa.types.is_nested(f.type) and f.name not in lists]
     if nested:
         raise InputError(f"{name}: column(s) {nested} hold lists or structs; a table cell holds one text, number or "
                          "true/false; flatten them (e.g. one column per element)")
 
 
-def read_parquet(path, name: str):
+def read_parquet(path, name: str, lists: Sequence[str] = ()):
     """The Arrow table of a Parquet input, as stored (schema metadata and all), after the checks
-    that need no rows: unique column names, flat columns."""
+    that need no rows: unique column names, flat columns (``lists``: columns that may hold lists, each cell
+    then its JSON text, as a TSV cell or a JSONL array holds it)."""
     source = parquet_source(path, name)
     try:
         pf = _file(source)
@@ -78,11 +80,22 @@ def read_parquet(path, name: str):
     except Exception as exc:  # pyarrow errors have no common base we can import cheaply
         raise InputError(f"{name}: cannot read as parquet: {first_line(exc)}") from exc
     check_unique_columns(schema.names, name)  # pyarrow's own message would be 'Multiple matches for FieldRef'
-    check_flat_schema(schema, name)
+    check_flat_schema(schema, name, lists)
     try:
         table = pf.read(use_threads=False)  # threads cost CPU time (several times the single thread's here)
     except Exception as exc:
         raise InputError(f"{name}: cannot read as parquet: {first_line(exc)}") from exc
+    return _lists_as_json(table, lists)
+
+
+def _lists_as_json(table, lists: Sequence[str]):
+    """``table`` with each nested column of ``lists`` as text: every cell its JSON (None stays None)."""
+    import pyarrow as pa
+
+    for column in lists:
+        if column in table.column_names and pa.types.is_nested(table.schema.field(column).type):
+            texts = [None if v is None else json.dumps(v, ensure_ascii=False) for v in table.column(column).to_pylist()]
+            table = table.set_column(table.column_names.index(column), column, pa.array(texts, pa.string()))
     return table
 
 

@@ -57,8 +57,8 @@ def read_table(
     lists: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Read a table; rename ``columns`` (file name -> canonical name); check ``required``; parse ``numeric``.
-    ``lists``: columns (as the file names them) whose JSONL cells may be arrays, read as their JSON text, as a
-    TSV or CSV cell holds them (a table cell otherwise holds one value: an array is refused).
+    ``lists``: columns (as the file names them) whose JSONL or Parquet cells may be arrays, read as their JSON
+    text, as a TSV or CSV cell holds them (a table cell otherwise holds one value: an array is refused).
 
     ``quoting`` is how a TSV's double quotes are read: ``"auto"`` (the default) decides from the
     whole file and says what it chose when the readings differ, ``"csv"`` takes CSV quoting off (files
@@ -137,7 +137,7 @@ def _cell_text(value: object) -> str:
 def _read_any(path, fmt: str, name: str, quoting: str = "auto", lists: Sequence[str] = ()) -> pd.DataFrame:
     try:
         if fmt == "parquet":
-            return _read_parquet(path, name)
+            return _read_parquet(path, name, lists)
         text = decode_text(read_input_bytes(path, name), name)
         if fmt == "jsonl":
             return _read_jsonl(text, name, lists)
@@ -149,8 +149,8 @@ def _read_any(path, fmt: str, name: str, quoting: str = "auto", lists: Sequence[
         raise InputError(f"{name}: cannot read as {fmt}: {first}") from exc
 
 
-def _read_parquet(path, name: str) -> pd.DataFrame:
-    table = read_parquet(path, name)
+def _read_parquet(path, name: str, lists: Sequence[str] = ()) -> pd.DataFrame:
+    table = read_parquet(path, name, lists)
     try:
         return table.to_pandas()
     except Exception as exc:  # pyarrow errors have no common base we can import cheaply
