@@ -104,10 +104,20 @@ class MetaEvaluation(Result):
         return self.span_sources if STATISTICS.get(statistic, ("",))[0] == "span" else self.metrics
 
     def value(self, group: str, metric: str, statistic: str) -> float:
-        """The value of one cell (NaN when the cell is absent)."""
+        """The value of one cell (NaN when the cell is absent: a statistic not computed for that group and metric).
+        A group, metric or statistic that names none of this result's is refused, with the names there are (a
+        misspelt name is not a missing value)."""
         for c in self.cells:
             if c.group == group and c.metric == metric and c.statistic == statistic:
                 return c.value
+        for what, name, known in (("group", group, {c.group for c in self.cells}),
+                                  ("metric", metric, {c.metric for c in self.cells}),
+                                  ("statistic", statistic, set(STATISTICS))):
+            if known and name not in known:
+                from ..exceptions import InputError
+
+                raise InputError(f"{what} {name!r} is not in this meta-evaluation; its {what}s are "
+                                 f"{', '.join(sorted(map(str, known)))}", argument=what, value=name)
         return float("nan")
 
     def statistics(self) -> list[str]:
