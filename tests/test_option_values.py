@@ -40,7 +40,7 @@ BAD = [
     (lambda: LabelDraw(allocation="best"), "allocation='best': use one of equal, neyman"),
     (lambda: FlagThresholds(near_copy=0), "near_copy=0: expected a number in (0, 100]"),
     (lambda: JudgeLocal(batch_size=0), "batch_size must be an integer >= 1, got 0"),
-    (lambda: JudgeLocal(precision="fp8"), "precision must be one of"),
+    (lambda: JudgeLocal(precision="fp8"), "precision='fp8': a local judge runs in"),
     (lambda: JudgeServer(timeout=0), "timeout must be a positive number of seconds, got 0"),
     (lambda: JudgeServer(retries=-1), "retries must be an integer >= 0, got -1"),
 ]
@@ -99,3 +99,16 @@ def test_the_registry_still_takes_a_judges_settings_one_by_one():
     assert kept == {"server": JudgeServer(concurrency=2, timeout=5.0)}
     with pytest.raises(InputError, match="concurrency must be an integer >= 1"):
         judge_settings({"concurrency": 0})
+
+
+def test_a_bad_precision_is_said_as_the_flag_on_the_command_line():
+    """The neural and local-judge precision messages name ``precision=`` (before: "precision must be one of
+    ('fp32', 'fp16'), got 'bf16'", which the command line could not turn into its flag)."""
+    from xleval.cli import score as score_module
+    from xleval.cli._errors import cli_words
+
+    command = next(v for v in vars(score_module).values() if getattr(v, "name", None) == "score"
+                   and hasattr(v, "params"))
+    with pytest.raises(InputError) as refused:
+        JudgeLocal(precision="bf17")
+    assert cli_words(str(refused.value), command).startswith("--precision bf17: a local judge runs in fp32")

@@ -36,8 +36,8 @@ class JudgeLocal:
     def __post_init__(self) -> None:
         _check_int("batch_size", self.batch_size, 1)
         if self.precision not in PRECISIONS:
-            raise InputError(f"precision must be one of {PRECISIONS}, got {self.precision!r}", argument="precision",
-                             value=self.precision)
+            raise InputError(f"precision={self.precision!r}: a local judge runs in {' or '.join(PRECISIONS)}; give one "
+                             "of them", argument="precision", value=self.precision)
 
     def with_(self, **changes: Any) -> JudgeLocal:
         """These settings with some changed."""

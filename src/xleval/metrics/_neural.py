@@ -202,8 +202,8 @@ class NeuralMetric(Metric):
                              "(several devices split the batches of metricx:PATH only)",
                              argument="device", value=device)
         if precision not in self.precisions:
-            raise InputError(f"precision must be one of {self.precisions}, got {precision!r}",
-                             argument="precision", value=precision)
+            raise InputError(f"precision={precision!r}: the {self._what} metric runs in "
+                             f"{' or '.join(self.precisions)}; give one of them", argument="precision", value=precision)
         if precision == "fp16" and self.devices[0] == "cpu":
             raise InputError("precision='fp16' needs a GPU device (device='cuda'); use precision='fp32' on cpu")
         self.batch_size = batch_size
