@@ -99,3 +99,17 @@ def test_update_refuses_what_it_cannot_do(tmp_path, cli):
                         (("--decay", "1.5"), "--decay")):
         r = cli("calibrate", "fit", paths[0], "--score", "score", "--method", "lgn", "-o", tmp_path / "z.json", *extra)
         assert r.exit_code == 2 and said in r.stderr, (extra, r.stderr)
+
+
+def test_fallback_levels_are_read_as_a_list_of_names(tmp_path, cli):
+    """`--fallback tgt_lang, pooled` (a space after the comma, as `--by lp, system` is read) is the chain
+    tgt_lang then pooled; an empty level names the flag. Before: "fallback level ' pooled'" and "fallback level
+    ''", the library's words."""
+    paths, _ = _batches(tmp_path, 1)
+    r = cli("calibrate", "fit", paths[0], "--score", "score", "--method", "lgn", "-o", tmp_path / "f.json",
+            "--signature", SIG, "--fallback", "tgt_lang, pooled")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads((tmp_path / "f.json").read_text())["params"]["fallback"] == ["tgt_lang", "pooled"]
+    r = cli("calibrate", "fit", paths[0], "--score", "score", "--method", "lgn", "-o", tmp_path / "g.json",
+            "--fallback", "tgt_lang,,pooled")
+    assert r.exit_code == 2 and "--fallback 'tgt_lang,,pooled': an empty level" in r.stderr

@@ -137,7 +137,10 @@ def fit(input, score, output, by, method, human, system, human_up, human_range, 
         raise InputError("--human-range bounds the human scale of anchored calibration; use it with --method "
                          "anchored or auto (and --human)")
     statistic, kind = (method, "lgn") if method in LGN_STATISTICS else ("zscore", method)
-    chain = "default" if fallback == "default" else fallback.split(",")
+    chain = "default" if fallback == "default" else [level.strip() for level in fallback.split(",")]
+    if chain != "default" and not all(chain):
+        raise InputError(f"--fallback {fallback!r}: an empty level between commas; give the levels in order, e.g. "
+                         "--fallback tgt_lang,pooled")
     pair = parse_pair(target, "--target")
     if kind == "lgn" and streaming(input, chunk_size, backend, scheduler, workers):
         if exclude_invalid:
