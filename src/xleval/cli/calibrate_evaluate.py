@@ -75,7 +75,8 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
     selections = [s.strip() for s in selection.split(",") if s.strip()]
     bad = [s for s in selections if s not in SELECTIONS]
     if bad or not selections:
-        raise InputError(f"--selection {selection!r}: use spread, random or spread,random")
+        raise InputError(f"--selection {selection!r}: use one or more of {', '.join(SELECTIONS)}, comma-separated "
+                         "(e.g. spread,random)")
     if score == human:
         raise InputError(f"--score and --human name the same column ({score}); the evaluation compares one with "
                          "the other")

@@ -95,7 +95,9 @@ class CalibrationEvaluation(Result):
     ``verdict``: the answer in one paragraph and ``recommended`` (``raw``, ``lgn`` or ``anchored``), both
     from ``decision`` (:class:`~xleval.decision.CalibrationDecision`, made at ``budget`` labels per
     group when given, else at the labels in the table: ``labels_per_group``); ``scale``: the
-    standardisation check of the human column (:func:`~xleval.diagnostics.human_scale_check`)."""
+    standardisation check of the human column (:func:`~xleval.diagnostics.human_scale_check`);
+    ``human_scale``: the scale's name as the caller gave it (``da``, ``mqm``, ``z`` ...; None: not given), which
+    the decision's advice passes on (the fit it names takes that scale's direction and bounds)."""
 
     score: str
     human: str
@@ -124,6 +126,7 @@ class CalibrationEvaluation(Result):
     recommended: str = ""
     verdict: str = ""
     decision: Any = None
+    human_scale: str | None = None
 
     def variant(self, name: str) -> VariantScore:
         for v in self.variants:
@@ -213,7 +216,8 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
                                  direction, source, t.n_rows, int(t.labelled.sum()), t.n_items, len(t.group_names),
                                  int(n_folds), int(n_repeats), budgets, level, n_resamples, seed, tuple(notes),
                                  alternative, budget=budget, scale=scale,
-                                 labels_per_group={str(g): int(n) for g, n in labels.items()})
+                                 labels_per_group={str(g): int(n) for g, n in labels.items()},
+                                 human_scale=human_scale)
 
 
 def _variants(budgets: tuple[int, ...], selections: tuple[str, ...],

@@ -200,9 +200,12 @@ def _ask_for_labels(missing: list[str], human: str | None, select: str, fit: str
     reference = (f"on {REFERENCE['data']}, {need} labels per pair gave cross-pair accuracy "
                  f"{REFERENCE['anchored'][need]:.2f} against {REFERENCE['lgn']:.2f} for LGN and "
                  f"{REFERENCE['raw']:.2f} raw")
+    # the selection draws in every group (it has no group filter), and the merge writes a new table: the advice
+    # says both, so that the fit it names is run on the labels just collected
     return (f"label about {need} rows in each group without labels ({_list(missing)}): choose them with "
-            f"`{select}`, merge the filled-in {human or 'human'!r} column into the table and fit with `{fit}` "
-            f"({reference})")
+            f"`{select}` (it draws rows in every group; labels in the labelled groups help too), merge the filled-in "
+            f"rows into the table, their labels into the column {human or 'human'!r}, and fit on the merged table "
+            f"as `{fit}` does on this one ({reference})")
 
 
 def _standardised_labels(steps: list[DecisionStep], per_group: dict[str, int], validity: ValidityVerdict,
@@ -572,7 +575,9 @@ def decide_from_evaluation(data: EvalTable | pd.DataFrame, evaluation: Calibrati
     if evidence is None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RepeatedKeysWarning)  # the comparison read these scores and said so
-            evidence = gather_evidence(table, human_scale=_declared(evaluation.scale),
+            # the scale's name as the caller gave it (da, mqm, hter ...: its direction and bounds go into the fit
+            # the advice names), else what the comparison's check found (z or raw)
+            evidence = gather_evidence(table, human_scale=evaluation.human_scale or _declared(evaluation.scale),
                                        procedure=DEFAULT_PROCEDURE.with_(random_state=evaluation.random_state))
     rules = choose_method(table, evidence=evidence, commands=commands)
     groups = [g for g, n in rules.labels_per_group.items() if n == 0]
