@@ -99,20 +99,25 @@ class _Joint:
         self.draws = np.column_stack(cast("list[np.ndarray]", [e.distribution for e in estimates]))
         self.level, self.seed, self.n = level, seed, int(design.counts.sum())
         self.label = f"bootstrap-{'stratified' if design.name == 'independent' else 'paired'}"
+        self.design, self.estimates = design, estimates
         self.notes = _language_notes(design, estimates)
 
-    def estimate(self, reducer: Reducer) -> Estimate:
+    def estimate(self, reducer: Reducer, languages: Sequence[int] | None = None) -> Estimate:
+        """``languages``: the columns the reducer reads (a ratio to the reference reads two); only their notes
+        are carried (a language of one item must not flag another language's ratio as unreliable). None: all."""
         with np.errstate(divide="ignore", invalid="ignore"):
             point = float(reducer(self.point))
             dist = np.asarray(reducer(self.draws), dtype=float)
+        notes = self.notes if languages is None else _language_notes(self.design, self.estimates, languages)
         return estimate_from_distribution(point, dist, n=self.n, level=self.level, label=self.label,
-                                          random_state=self.seed, notes=self.notes)
+                                          random_state=self.seed, notes=notes)
 
 
-def _language_notes(design, estimates: list[Estimate]) -> tuple[str, ...]:
+def _language_notes(design, estimates: list[Estimate], languages: Sequence[int] | None = None) -> tuple[str, ...]:
     if design.name == "paired":
         return estimates[0].notes
-    notes = [f"{lab}: {note}" for lab, e in zip(design.labels, estimates, strict=True) for note in e.notes]
+    chosen = range(len(estimates)) if languages is None else languages
+    notes = [f"{design.labels[g]}: {note}" for g in chosen for note in estimates[g].notes]
     return tuple(dict.fromkeys(notes))
 
 
@@ -362,9 +367,9 @@ def _language_gaps(design, joint: _Joint, estimates, labels, ref, ratio_ok, floo
         x = design.language_values(g)
         ratio = diff = None
         if r is not None and g != r:
-            diff = joint.estimate(_vs_reference(g, r, np.subtract))
+            diff = joint.estimate(_vs_reference(g, r, np.subtract), (g, r))
             if ratio_ok:
-                ratio = joint.estimate(_vs_reference(g, r, np.divide))
+                ratio = joint.estimate(_vs_reference(g, r, np.divide), (g, r))
         below, clearly = _floor_flags(estimates[g], floor, higher_is_better)
         gaps.append(LanguageGap(
             language=label, n=int(design.counts[g]), mean=estimates[g],

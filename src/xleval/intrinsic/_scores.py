@@ -182,9 +182,13 @@ class LMScores:
 def _fill_keys(t: pd.DataFrame, where: str) -> None:
     for col in ("model", "setting", "item"):
         # a missing key would become the name 'nan' (model, setting) or an item no row pairs with
-        if col in t.columns and t[col].isna().any():
-            row = int(np.flatnonzero(t[col].isna().to_numpy())[0])
-            raise InputError(f"{where}: column {col!r} row {row + 1} is empty ({int(t[col].isna().sum())} such "
+        if col not in t.columns:
+            continue
+        # a TSV/CSV cell is read as text: an empty cell is '' (or white space), as empty as a missing value
+        empty = t[col].isna().to_numpy() | (t[col].astype(str).str.strip() == "").to_numpy()
+        if empty.any():
+            row = int(np.flatnonzero(empty)[0])
+            raise InputError(f"{where}: column {col!r} row {row + 1} is empty ({int(empty.sum())} such "
                              f"row(s)); fill every {col}, or leave the column out (default: "
                              f"{ {'model': 'one model', 'setting': 'the model', 'item': 'the line number'}[col] })")
     if "model" not in t.columns:

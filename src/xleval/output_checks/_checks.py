@@ -431,7 +431,8 @@ def _effects(table: pd.DataFrame, checked: list[str], keys: list[str], values: d
                 continue
             for metric, x in values.items():
                 a, b = x[mask & in_group], x[~mask & in_group]
-                a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+                # sorted: a sum in a fixed order, so the numbers do not depend on the order of the input rows
+                a, b = np.sort(a[np.isfinite(a)]), np.sort(b[np.isfinite(b)])
                 diff = (a.mean() if a.size else math.nan) - (b.mean() if b.size else math.nan)
                 low = high = math.nan
                 if a.size >= 2 and b.size >= 2:
