@@ -220,6 +220,13 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
     levels = _levels(calibrated, resid, codes, cells, labelled)
     gaps = _gaps(levels, sigma, cells.n_labels, planned, cells.available + cells.n_labels, names, z, zp)
     status, verdict, more = _verdict(gaps, len(names), confidence, power, known)
+    unplaced = [str(names[i]) for i in np.flatnonzero(~np.isfinite(levels))] if len(names) > 1 else []
+    if unplaced and known and status in ("settled", "planned"):  # the gaps are among the labelled groups only
+        among = ("settled among the labelled groups" if status == "settled" else
+                 "expected to be settled among the labelled groups by the planned labels")
+        status, more = "more", {}
+        verdict = (f"the ranking across groups is not settled: group(s) {', '.join(unplaced)} have no labels yet, so "
+                   f"their place in it is unknown (it is {among}); label the planned rows and plan again")
     for note in notes:
         if note.startswith("budget="):  # a plan that leaves systems without labels; planning blind is no fault
             warnings.warn(note, DataQualityWarning, stacklevel=2)
