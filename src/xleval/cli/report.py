@@ -31,6 +31,9 @@ from .calibrate_advice import human_scale_option
               help="html (self-contained page) or json (the same content); default: json for an -o named .json, "
                    "else html.")
 @click.option("--unit", help="Column the leaderboard's bootstrap resamples (default: doc_id, else seg_id, else rows).")
+@click.option("--lower-is-better/--higher-is-better", "lower_is_better", default=None,
+              help="The score's direction, as `xleval leaderboard` takes it (default: from its signature, else its "
+                   "metric's name: TER and MetricX rank low scores first).")
 @click.option("--n-resamples", type=click.IntRange(2), default=1000, help="Bootstrap and permutation resamples.")
 @click.option("--seed", type=click.IntRange(0), default=0, help="Seed of the bootstrap and the cross-validation.")
 @click.option("--force", is_flag=True, help="Use the calibrator even if the score's metric signature differs.")
@@ -47,7 +50,8 @@ from .calibrate_advice import human_scale_option
 @keep_reference_copies_option
 @col_option
 def report(input, score, output, by, human, system, method, model, metric, human_up, human_range, human_scale, fmt,
-           unit, n_resamples, seed, force, output_checks, meta_metrics, judges, keep_reference_copies, col) -> None:
+           unit, lower_is_better, n_resamples, seed, force, output_checks, meta_metrics, judges, keep_reference_copies,
+           col) -> None:
     """Write one self-contained HTML (or JSON) report for a scored table.
 
     INPUT is a scored table (.tsv/.csv/.jsonl/.parquet, '-' = TSV on stdin). The report answers
@@ -89,7 +93,9 @@ def report(input, score, output, by, human, system, method, model, metric, human
     bounds = scale_range(df, human, human_scale, human_range)
     with progress_bar(f"report on {input}") as advance, logged_warnings_said("xleval.report"):
         result = mt_report(data, system=system, model=calibrator, method=method,
-                           reading=ScoreReading(metric=metric, unit=unit, force=force),
+                           reading=ScoreReading(metric=metric, unit=unit, force=force,
+                                                higher_is_better=None if lower_is_better is None else
+                                                not lower_is_better),
                            resampling=Resampling(n_resamples=n_resamples, random_state=seed),
                            human_scale=HumanScale(human_scale, human_up, parse_human_range(bounds[0])),
                            caller=Caller(where=input, commands=commands, progress=advance),
@@ -106,12 +112,28 @@ def report(input, score, output, by, human, system, method, model, metric, human
 
         result = dataclasses.replace(result, sections=(*result.sections, generic_section(
             "Calibrated scores and the human scale", warnings=said)))
-    result = in_cli_words(result)  # the library's warnings name its arguments: say them as flags
+    result = _facts_in_cli_words(in_cli_words(result))  # the library's words name its arguments: say them as flags
     write_report(result, output, fmt=fmt)
     inside = f"; {len(result.alerts)} warning(s) inside" if result.alerts else ""
     shown = "standard output" if output == "-" else output
     err_console.print(f"wrote {fmt} report on {len(df)} rows to {shown}: recommended calibration "
                       f"{(result.summary or {}).get('recommendation_name', '?')}{inside}")
+
+
+def _facts_in_cli_words(result):
+    """The report with its sections' facts (the summary's "Calibration applied in this report": "a saved calibrator
+    given to this report (model=)") naming this command's options, as :func:`in_cli_words` has its sentences."""
+    import dataclasses
+
+    from ._errors import cli_words
+
+    command = click.get_current_context().command
+
+    def said(section):
+        facts = tuple((k, cli_words(v, command) if isinstance(v, str) else v) for k, v in section.facts)
+        return section if facts == section.facts else dataclasses.replace(section, facts=facts)
+
+    return dataclasses.replace(result, sections=tuple(said(s) for s in result.sections))
 
 
 def _output_checks(df, by, system, score, where):

@@ -27,7 +27,7 @@ import pandas as pd
 from .._base.caller import DEFAULT_CALLER, Caller
 from .._base.progress import Steps
 from .._base.result import Result, array_field
-from .._base.seeding import child_seeds, make_rng
+from .._base.seeding import child_seeds, make_rng, resolve_seed
 from ..calibration import CellUncertainty, cell_uncertainty
 from ..calibration._human_scale import HumanScale
 from ..exceptions import DataQualityWarning, InputError, first_repeats, repeated_column, warn_again
@@ -177,9 +177,9 @@ class Leaderboard(Result):
                 "evidence)",)
 
 
-def _unit_column(frame: pd.DataFrame, unit: str | None) -> tuple[str | None, str]:
+def _unit_column(frame: pd.DataFrame, unit: str | None, where: str = "table") -> tuple[str | None, str]:
     if unit is not None:
-        require_columns(frame, [unit], what="table", argument="unit")
+        require_columns(frame, [unit], what=where, argument="unit")  # the input's name: where the column is missing
         return unit, f"{unit} (resampled within each group)"
     for name, text in (("doc_id", "documents (doc_id), resampled within each group"),
                        ("seg_id", "segments (seg_id), resampled within each group")):
@@ -246,11 +246,13 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     groups = evaluated.row_labels()[keep]
     systems = evaluated.column_labels(system)[keep] if system is not None else np.full(len(frame), ALL_ROWS,
                                                                                        dtype=object)
-    unit_col, unit_text = _unit_column(frame, unit)
+    unit_col, unit_text = _unit_column(frame, unit, where)
     rows = row_statistics(frame, score, groups, metric)
     notes.extend(rows.notes)
     h = evaluated.human_values()[keep] if human else None
-    rng, seed = make_rng(random_state)
+    # one integer seed, recorded: drawn from a Generator too, so the joint draws of an anchored map (seeded from
+    # it, _joint_draws) repeat with the Generator's seed and the board says the seed that reproduces it
+    rng, seed = make_rng(resolve_seed(random_state))
     labels = sorted(set(groups.tolist()))
     group_seeds = dict(zip(labels, (int(x) for x in rng.integers(0, 2**32 - 1, size=len(labels))), strict=True))
     table, estimates, layout = [], {}, {}
@@ -585,7 +587,7 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
         if method != "auto" or len(groups) != 1:
             calibration = system_calibration(method, scores.frame, score, by, human=human, system=scores.system,
                                           human_higher_is_better=human_higher_is_better, human_range=scale.range,
-                                          score_higher_is_better=hib)
+                                          score_higher_is_better=hib, human_scale=scale.name)
     steps.done()
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
     steps.done()

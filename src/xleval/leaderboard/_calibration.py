@@ -26,7 +26,14 @@ import pandas as pd
 from .._base.grouping import key_labels
 from ..calibration import PLAIN_LGN, Calibrator
 from ..decision import fit_calibration as fit_table_calibration
-from ..exceptions import InputError, ModelFileError, SignatureMismatchError, XlevalWarning, repeated_column
+from ..exceptions import (
+    InputError,
+    ModelFileError,
+    ScaleRangeWarning,
+    SignatureMismatchError,
+    XlevalWarning,
+    repeated_column,
+)
 
 __all__ = ["SystemCalibration", "system_calibration", "model_calibration", "check_model_score", "METHODS",
            "LGN_SETTINGS"]
@@ -110,9 +117,13 @@ class SystemCalibration:
 def system_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *, human: str | None = None,
                     system: str | None = None, human_higher_is_better: bool | None = None,
                     human_range: tuple[float, float] | None = None,
-                    score_higher_is_better: bool = True) -> SystemCalibration:
+                    score_higher_is_better: bool = True, human_scale: str | None = None) -> SystemCalibration:
     """Fit ``method`` (``lgn``, ``anchored``, ``none``) on the segments of ``frame`` grouped by ``by``
-    (``score_higher_is_better``: the metric's direction, for the anchored map)."""
+    (``score_higher_is_better``: the metric's direction, for the anchored map). ``human_scale``: the name of the
+    human scale; a named scale (other than ``raw``) is not guessed from its labels, so the map's own guess of a
+    range from the labels (a :class:`~xleval.exceptions.ScaleRangeWarning`: MQM error points in 0-25 read as raw
+    DA's 0-100) is not said; the board's one check against the named scale
+    (:func:`xleval.calibration._scales.past_the_scale`) says what runs past it."""
     if method == "none":
         return SystemCalibration("none", "no calibration: the raw system scores", "raw", score_column=score)
     has_system = system is not None and system in frame.columns
@@ -149,7 +160,9 @@ def system_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *,
             raise InputError(f"calibration method {method!r}: use one of {', '.join(METHODS)}")
     # repeated keys are the board's to say: its system scores read the same score and human columns first, naming
     # the input
-    notes = tuple(sorted({f"{w.category.__name__}: {w.message}" for w in caught if repeated_column(w) is None}))
+    named = human_scale is not None and human_scale != "raw"
+    notes = tuple(sorted({f"{w.category.__name__}: {w.message}" for w in caught if repeated_column(w) is None
+                          and not (named and issubclass(w.category, ScaleRangeWarning))}))
     return SystemCalibration(result.method, result.description, result.scale, result.model, result.keys,
                              result.score_column, notes, result.level)
 

@@ -193,7 +193,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
                                          where=where) if model is not None else
                        system_calibration(rec.method if method == "auto" else method, scores.frame, score, by,
                                           human=human, system=system, human_higher_is_better=human_higher_is_better,
-                                          human_range=human_range, score_higher_is_better=hib))
+                                          human_range=human_range, score_higher_is_better=hib,
+                                          human_scale=human_scale))
         board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
         steps.done()
         calibrated = f"{score}_calibrated"
@@ -201,8 +202,11 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         # the calibrated column's signature says its direction (an anchored map's: the human scale's), so the
         # agreement reads raw and calibrated scores each in its own direction
         said = getattr(calibration.model, "calibrated_signature", None) if calibration.is_anchored else None
-        signatures = {**table.signatures, **({calibrated: said()} if said is not None else
-                                             {calibrated: signature} if signature else {})}
+        # a direction the caller gave (higher_is_better=): the diagnosis reads the score (and an LGN or raw
+        # calibrated column) in it too, as the leaderboard and the decision do
+        stated = signature if higher_is_better is None else _stating(signature, hib)
+        signatures = {**table.signatures, **({score: stated} if stated else {}),
+                      **({calibrated: said()} if said is not None else {calibrated: stated} if stated else {})}
         diagnosis = diagnose(replace(table, _frame=frame, signatures=signatures), score, by, human=human,
                              calibrated=calibrated, system=system, procedure=procedure,
                              caller=Caller(commands=commands),
@@ -227,6 +231,12 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     return MTAnalysis(frame, score, calibrated, by, human, system, summarize_data(frame, score, by, human, system),
                       scores, rec, calibration, board, verification, diagnosis, fits, model is None, messages,
                       tuple(headline), meta, pairs)
+
+
+def _stating(signature: str | None, higher_is_better: bool) -> str:
+    """``signature`` with the direction the caller gave as its ``dir:`` field (any other dropped)."""
+    fields = [f for f in (signature or "").split("|") if f and not f.startswith("dir:")]
+    return "|".join([*fields, f"dir:{'higher' if higher_is_better else 'lower'}"])
 
 
 def _one_grouping(table: EvalTable) -> EvalTable:
@@ -444,7 +454,10 @@ def _calibration_section(a: MTAnalysis) -> Section:
             "equal levels against the raw scale's common offset; docs/calibration.md)")
     tables = []
     if cal.model is not None:
-        tables.append(("Per-group parameters of the calibration map", cal.model.group_table()))
+        groups = cal.model.group_table()
+        if "group" in groups.columns:  # by name, as the other per-group tables: never by the input rows' order
+            groups = groups.iloc[np.argsort(groups["group"].astype(str).to_numpy(), kind="stable")]
+        tables.append(("Per-group parameters of the calibration map", groups.reset_index(drop=True)))
     tables.append(("Per-group mean and population std (ddof=0) of segment scores before and after",
                    a.verification.groups))
     note = ("Fitted on the system scores of this table; the cross-validated accuracy in the summary measures the same "
