@@ -380,12 +380,13 @@ def validity_verdict(segment: ValidityCheck, system: ValidityCheck | None = None
     primary: ValidityCheck = system if system is not None else segment
     secondary: ValidityCheck | None = segment if system is not None else None
     checks = [c for c in (primary, secondary) if c is not None]
-    worst = max(checks, key=lambda c: SEVERITY.index(c.status))
+    # a violation whose estimate reaches the threshold is worse than one that is only at risk (status_said)
+    worst = max(checks, key=lambda c: (SEVERITY.index(c.status), not below_threshold(c)))
     level = "system level" if worst is system else "segment level"
-    if secondary is not None and primary.status != secondary.status:
+    if secondary is not None and status_said(primary) != status_said(secondary):
         other = secondary if worst is primary else primary
         other_level = "segment level" if worst is primary else "system level"
-        where = f"at {level} (the worse of the two; {other_level}: {other.status})"
+        where = f"at {level} (the worse of the two; {other_level}: {status_said(other)})"
     else:
         where = "at both levels" if len(checks) == 2 else f"at {level}"
     said = worst.status
