@@ -92,7 +92,9 @@ def _pair_words(r) -> str:
     # one number of decimals for the three, from the interval's width (3 significant digits of it): a bound near
     # 0 printed as 0.0763 beside 22.5 claims a precision the interval does not have
     width = abs(r.diff_high - r.diff_low)
-    places = max(0, 2 - math.floor(math.log10(width))) if width > 0 and math.isfinite(width) else 3
+    # a width at float noise (two systems a constant apart: every draw gives the same difference) is no precision
+    noise = width <= 1e-9 * max(1.0, abs(r.difference)) if math.isfinite(r.difference) else False
+    places = max(0, 2 - math.floor(math.log10(width))) if width > 0 and math.isfinite(width) and not noise else 3
     return (f"{better} above {worse} ({r.difference:+.{places}f} [{r.diff_low:.{places}f}, "
             f"{r.diff_high:.{places}f}])")
 
