@@ -99,3 +99,17 @@ def test_diagnose_passes_a_stated_direction_on():
     stated = diagnose(_table(), "chrf", "lp", human="human", human_scale=HumanScale(higher_is_better=True))
     assert UNSETTLED not in stated.recommendation.reason
     assert stated.recommendation.evidence.human_higher_is_better is True
+
+
+def test_a_range_is_said_as_the_flag_takes_it():
+    """The anchored map's note suggests ``human_range=(0, 100)``; the command line said ``--human-range (0, 100)``,
+    which the flag refuses (it reads LOW,HIGH)."""
+    from xleval.cli import leaderboard as leaderboard_module
+    from xleval.cli._errors import cli_words
+
+    command = next(v for v in vars(leaderboard_module).values() if getattr(v, "name", None) == "leaderboard"
+                   and hasattr(v, "params"))
+    said = cli_words("bound them with human_range=(0, 100), or human_range=(-25.5, 0.0) for MQM", command)
+    assert said == "bound them with --human-range 0,100, or --human-range -25.5,0.0 for MQM"
+    r = run_cli("leaderboard", "nope.tsv", "--score", "s", "--human-range", "-25.5,0.0")
+    assert r.exit_code == 2 and "nope.tsv: no such file" in r.stderr  # -25.5,0.0 was taken as the flag's value

@@ -41,7 +41,10 @@ _COLUMN_ARGUMENTS = _ROLES | {"item"}
 # (a quoted word may hold Python's escapes, as repr() writes a name with a control character: 'met\x1bric')
 _QUOTED = r"""(?:[^'\\\n]|\\.)*"""
 _DOUBLE_QUOTED = r"""(?:[^"\\\n]|\\.)*"""
-_VALUE = rf"""(True|False)\b|'({_QUOTED})'|"({_DOUBLE_QUOTED})"|\{{'({_QUOTED})': '({_QUOTED})'\}}"""
+_NUMBER = r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+#: a value as Python writes it: True/False, a quoted text, a one-entry mapping (--col), a pair of numbers (LOW,HIGH)
+_VALUE = (rf"""(True|False)\b|'({_QUOTED})'|"({_DOUBLE_QUOTED})"|\{{'({_QUOTED})': '({_QUOTED})'\}}"""
+          rf"|\(({_NUMBER}), ({_NUMBER})\)")
 
 
 def cli_message(exc: XlevalError, command: click.Command | None, args: Sequence[str] = ()) -> str:
@@ -125,7 +128,7 @@ def cli_words(text: str, command: click.Command | None) -> str:
     def typed(m: re.Match) -> str:
         option = options[m.group(1)]
         flag = _long(option)
-        truth, single, double, file_col, canonical = m.group(2, 3, 4, 5, 6)
+        truth, single, double, file_col, canonical, low, high = m.group(2, 3, 4, 5, 6, 7, 8)
         if truth is not None:
             if option.is_flag:
                 off = [o for o in option.secondary_opts if o.startswith("--")]
@@ -136,6 +139,8 @@ def cli_words(text: str, command: click.Command | None) -> str:
             return f"{flag} {shell_word(word)}"
         if canonical is not None:
             return f"{flag} {shell_word(_unescaped(canonical) + '=' + _unescaped(file_col))}"
+        if low is not None:  # a range option reads LOW,HIGH
+            return f"{flag} {low},{high}"
         rest = text[m.end():m.end() + 1]
         return flag if rest == "" or rest in " \t\n;,)." or option.is_flag else flag + " "
 
