@@ -352,7 +352,8 @@ def test_long_group_names_are_cut_on_axes_but_drawn_without_layout_collapse():
 
     from xleval.report._plots import TICK_CHARS, score_distributions_figure, tick_label
 
-    assert tick_label("two\nlines") == "two lines"
+    assert tick_label("two\nlines") == "two\\x0alines"  # as the tables show it: "g\\x092" and "g 2" stay two groups
+    assert tick_label("g\t2") != tick_label("g 2")
     long = "[link=https://evil.example/x]totally-safe[/link]"
     assert tick_label(long) == long[:TICK_CHARS - 1] + "\u2026" and len(tick_label(long)) == TICK_CHARS
     groups = [f"{long}-{i}" for i in range(8)]

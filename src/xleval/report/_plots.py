@@ -216,10 +216,11 @@ TICK_CHARS = 18  # a group name on an axis is cut to this many characters (the t
 
 
 def tick_label(name: object) -> str:
-    """A group name as a tick label: one line, at most :data:`TICK_CHARS` characters (cut with an
-    ellipsis). Long names rotated under a panel would otherwise squeeze the panel to nothing."""
-    text = " ".join(str(name).split())
-    return label(text if len(text) <= TICK_CHARS else text[:TICK_CHARS - 1] + "\u2026")
+    """A group name as a tick label: one line (a tab or line break drawn as its escape, as the tables show it:
+    ``g\\x092`` and ``g 2`` are two groups), at most :data:`TICK_CHARS` characters (cut with an ellipsis). Long
+    names rotated under a panel would otherwise squeeze the panel to nothing."""
+    text = label(name)
+    return text if len(text) <= TICK_CHARS else text[:TICK_CHARS - 1] + "\u2026"
 
 
 def _group_ticks(ax, positions, groups) -> None:
