@@ -32,3 +32,23 @@ def test_a_group_without_labels_leaves_the_ranking_unsettled():
         warnings.simplefilter("ignore")
         labelled = plan_labels(_table().query("lp != 'cs-en'"), "lp", 150, score="chrf", human="labels")
     assert labelled.status == "settled"  # the two labelled pairs alone: settled, as before
+
+
+def test_a_budget_below_one_label_per_group_names_the_group_left_without(tmp_path, cli):
+    """A budget of 2 over three pairs leaves one pair without a label, and anchored calibration then cannot fit at
+    all; the warning said only that "some systems get none"."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame([{"lp": g, "system": f"s{s}", "seg_id": i, "chrf": rng.normal(50, 5), "labels": np.nan}
+                          for g in ("de-en", "ja-en", "cs-en") for s in range(3) for i in range(20)])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plan = plan_labels(frame, "lp", 2, score="chrf", human="labels")
+    left = [g for g, n in zip(plan.groups["group"], plan.groups["planned"], strict=True) if n == 0]
+    assert len(left) == 1
+    said = " ".join(str(w.message) for w in caught)
+    assert f"budget=2 leaves group(s) {left[0]} without a label" in said and "give at least 3" in said
+    path = tmp_path / "t.tsv"
+    frame.to_csv(path, sep="\t", index=False)
+    r = cli("calibrate", "plan", path, "--score", "chrf", "--human", "labels", "--budget", "2")
+    assert r.exit_code == 0, r.stderr
+    assert f"--budget 2 leaves group(s) {left[0]} without a label" in " ".join(r.stderr.split())

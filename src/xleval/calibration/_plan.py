@@ -213,6 +213,10 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
     sigma, sigma_from = _residual_sd(resid, codes, labelled, cells, residual_sd, notes)
     share = sigma if allocation == "neyman" else None
     planned = _allocate(budget, cells, share, _floors(cells, budget, notes))
+    bare = [str(names[i]) for i in np.flatnonzero(planned == 0)] if len(names) > 1 else []
+    if bare:  # said beside the budget's note: without a label in every group there is no anchored fit at all
+        notes.append(f"budget={budget} leaves group(s) {', '.join(bare)} without a label: anchored calibration needs "
+                     f"labels in every group; give at least {len(names)} (one per group), better 25 per group")
     chosen = _choose_rows(cells, planned - cells.n_labels, rows, _codes(frame, cols["segment"]),
                           _codes(frame, cols["document"]), rng)
     known = bool((sigma_from != "assumed").all())
