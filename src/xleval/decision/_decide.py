@@ -163,7 +163,7 @@ def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     validity = evidence.verdict if labelled else None
     advised = bias.calibration_advised
     if validity is not None and labelled and validity.status == "uninformative":
-        return _standardised_labels(steps, per_group, validity, advised, ctx, to_fit)
+        return _standardised_labels(steps, per_group, validity, advised, ctx, to_fit, data)
     if human is not None and len(labelled) == len(groups):
         return _every_group_labelled(steps, per_group, validity, advised, (to_select, to_fit), (select, fit))
     missing = [g for g in groups if per_group[g] == 0]
@@ -209,16 +209,26 @@ def _ask_for_labels(missing: list[str], human: str | None, select: str, fit: str
 
 
 def _standardised_labels(steps: list[DecisionStep], per_group: dict[str, int], validity: ValidityVerdict,
-                         advised: bool, ctx: AdviceRenderer, to_fit: AdviceAction) -> MethodChoice:
-    """Labels standardised within groups (DA z): LGN, with the advice to get raw-scale labels of the same rows."""
+                         advised: bool, ctx: AdviceRenderer, to_fit: AdviceAction,
+                         data: pd.DataFrame | None = None) -> MethodChoice:
+    """Labels standardised within groups (DA z): LGN, with the advice to get raw-scale labels of the same rows
+    (or, where ``data`` has the raw column already, to fit on it)."""
     steps.append(DecisionStep("validity", validity.reason))
     reason = ("the human scores are standardised within groups: anchoring to them gives every group the same "
               "mean, which is what LGN does, and they cannot test whether that is right")
     score, by_cols, system, human = to_fit.score, to_fit.by, to_fit.system, to_fit.human
     raw = raw_column_name(human)
-    to_relabel = AdviceAction("relabel", score, by_cols, system, human, sum(per_group.values()), raw)
     to_fit_raw = AdviceAction("fit", score, by_cols, system, raw)
-    relabel, fit_raw = ctx.render(to_relabel), ctx.render(to_fit_raw)
+    fit_raw = ctx.render(to_fit_raw)
+    if data is not None and raw in data.columns and pd.to_numeric(data[raw], errors="coerce").notna().any():
+        # the raw scores are in the table already (WMT21's human_raw beside human_z): fit on them, nothing to fetch
+        warning = (f"WARNING: {human!r} cannot compare groups (it is standardised within each group). The table has "
+                   f"raw-scale scores in {raw!r}: fit on them with `{fit_raw}`.")
+        steps.append(DecisionStep("method", "lgn (with warning)"))
+        return MethodChoice("lgn", reason, True, warning, tuple(steps), per_group, RECOMMENDED_LABELS, validity,
+                            advised, commands=(fit_raw,), actions=(to_fit_raw,))
+    to_relabel = AdviceAction("relabel", score, by_cols, system, human, sum(per_group.values()), raw)
+    relabel = ctx.render(to_relabel)
     warning = (f"WARNING: {human!r} cannot compare groups (it is standardised within each group). Get {relabel} "
                "(re-judge them, or fetch their raw scores: WMT publishes raw DA beside DA z); those rows, not "
                f"others, are the ones the z scores were given for. Then fit with `{fit_raw}`.")
