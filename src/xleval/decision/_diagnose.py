@@ -224,6 +224,10 @@ def advice_line(bias: BiasDiagnosis, verdict: ValidityVerdict, choice: Calibrati
                 f"whether LGN is right; get raw-scale human scores for the rows that carry it{get} and use anchored "
                 "calibration; meanwhile LGN is applied")
     if not bias.calibration_advised:
+        if choice.method != "none":  # the decision applies a calibration all the same: the line says its answer
+            rule = (f"the {bias.threshold:g}-sd rule on score means alone would not advise calibration "
+                    f"(largest d = {d:.2f})")
+            return f"use {METHOD_NAMES[choice.method]}: {choice.reason} ({rule}){then}"
         text = f"calibration not needed by the {bias.threshold:g}-sd rule (largest d = {d:.2f})"
         if verdict.status in ("violated", "uninformative"):
             text += f"; and do not use LGN here: the validity check is {status_said(verdict)}"
