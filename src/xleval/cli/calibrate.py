@@ -431,9 +431,10 @@ def update(model_path, input, output, signature, col, fmt) -> None:
         frame = prepare_frame(table.frame, list(model.by_), input)
         try:
             in_table(input, model.partial_fit, frame, signature=sig)
-        except SignatureMismatchError as exc:
-            raise InputError(f"{input}: {exc}".split("; score with")[0] + "; update it with scores of that metric, "
-                             "or fit a new calibrator") from None
+        except SignatureMismatchError:  # said in this command's terms (the library's names force=, for apply)
+            raise InputError(f"{input}: its scores have metric signature {sig!r} but the calibrator was fitted on "
+                             f"{model.signature_!r}; update it with scores of that metric, or fit a new calibrator"
+                             ) from None
     probe = getattr(model, "_drift_probe", None)  # its rows still check the metric: kept
     if probe is not None:
         save_with_probe(model, output, probe)

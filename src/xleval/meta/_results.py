@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._base.result import Result
+from ..exceptions import InputError
 
 __all__ = ["Cell", "MetaEvaluation", "STATISTICS"]
 
@@ -114,8 +115,6 @@ class MetaEvaluation(Result):
                                   ("metric", metric, {c.metric for c in self.cells}),
                                   ("statistic", statistic, set(STATISTICS))):
             if known and name not in known:
-                from ..exceptions import InputError
-
                 raise InputError(f"{what} {name!r} is not in this meta-evaluation; its {what}s are "
                                  f"{', '.join(sorted(map(str, known)))}", argument=what, value=name)
         return float("nan")
