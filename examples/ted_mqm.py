@@ -23,10 +23,12 @@ repository and name it:
   data: the pairs' gap over the standard error of the difference of two offsets from K labels each
   (``sd * sqrt(2 / K)``, ``sd`` the segments' residual sd around the pair's mean after chrF's line), and how the
   difference of the two pairs' label means errs against its standard error (2,000 draws);
-* **the leaderboard** at each K, ``--board-draws`` draws (anchored, ``--human-scale mqm``, 200 resamples): the
-  share of cells whose interval holds the full MQM mean, of cross-pair differences covered, the cross-pair orders
-  its verdicts declare and how many of them are wrong (``calibration_simulation.pair_scores``), and the cells'
-  errors over the sd their intervals imply (rms; 1 where the intervals are as wide as the errors).
+* **the leaderboard** at each K, ``--board-draws`` draws (anchored, ``--human-scale mqm``, 1,000 resamples as
+  by default): the share of cells whose interval holds the full MQM mean, of cross-pair differences covered, the
+  cross-pair orders its verdicts declare and how many of them are wrong
+  (``calibration_simulation.pair_scores``), and the cells' errors over the sd their intervals imply (rms; 1 where
+  the intervals are as wide as the errors); beside them the cross-pair orders that Benjamini and Hochberg's
+  procedure at 5% would declare from the same draws.
 
 docs/calibration.md ("Issue 33's TED talks") quotes the output. No test reads these files (they are not in the
 shared data); the statistics they exercise are tested on the shared WMT21 MQM (tests/test_pairs_wmt21.py).
@@ -165,9 +167,10 @@ def offset_z(table: pd.DataFrame, k: int, n: int = 2000) -> dict[str, float]:
             "above": float((z > sps.norm.ppf(0.975)).mean())}
 
 
-def boards(table: pd.DataFrame, draws: int, k: int, n_resamples: int = 200) -> pd.DataFrame:
+def boards(table: pd.DataFrame, draws: int, k: int, n_resamples: int = 1000) -> pd.DataFrame:
     """Per draw, the leaderboard's coverage and verdicts (``calibration_simulation.pair_scores``) against the full
-    MQM cell means, and the rms of the cells' errors over the sd their intervals imply."""
+    MQM cell means, the rms of the cells' errors over the sd their intervals imply, and the cross-pair verdicts
+    that Benjamini and Hochberg's procedure at 5% would keep (``bh``: :func:`bh_verdicts`)."""
     scored = table[["lp", "system", "doc_id", "seg_id", "chrf", "mqm"]].rename(columns={"chrf": "score"})
     truth = scored.groupby(["lp", "system"])["mqm"].mean()
     rows = []
@@ -181,8 +184,30 @@ def boards(table: pd.DataFrame, draws: int, k: int, n_resamples: int = 200) -> p
         cells = board.rows.set_index(["group", "system"])
         error = truth.loc[cells.index].to_numpy() - cells["calibrated"].to_numpy()
         sd = (cells["calibrated_ci_high"] - cells["calibrated_ci_low"]).to_numpy() / (2 * sim.NORMAL_95)
-        rows.append({"draw": d, **sim.pair_scores(board, truth), "rms z": float(np.sqrt(np.mean((error / sd) ** 2)))})
+        rows.append({"draw": d, **sim.pair_scores(board, truth), **bh_verdicts(board, truth),
+                     "rms z": float(np.sqrt(np.mean((error / sd) ** 2)))})
     return pd.DataFrame(rows)
+
+
+def bh_verdicts(board, truth: pd.Series, q: float = 0.05) -> dict[str, int]:
+    """The cross-pair comparisons that Benjamini and Hochberg's step-up procedure at ``q`` declares, each
+    comparison's p-value twice the share of the board's joint draws on the far side of 0, and how many of them
+    are wrong (the sign of the draws' majority against the truth's): the directional false discovery rate's
+    usual control (Benjamini and Yekutieli 2005), beside the board's own 95% intervals."""
+    groups, systems = board.rows["group"].to_numpy(), board.rows["system"].to_numpy()
+    a, b = np.triu_indices(len(groups), k=1)
+    across = groups[a] != groups[b]
+    a, b = a[across], b[across]
+    diff = board.draws[:, a] - board.draws[:, b]
+    below, above = (diff <= 0).mean(axis=0), (diff >= 0).mean(axis=0)
+    p = np.minimum(1.0, 2 * np.minimum(below, above))
+    ranked = np.sort(p)
+    passed = np.nonzero(ranked <= q * np.arange(1, len(p) + 1) / len(p))[0]
+    told = p <= ranked[passed[-1]] if len(passed) else np.zeros(len(p), dtype=bool)
+    h = truth.loc[list(zip(groups[a], systems[a], strict=True))].to_numpy() \
+        - truth.loc[list(zip(groups[b], systems[b], strict=True))].to_numpy()
+    wrong = told & (np.where(below < above, 1.0, -1.0) * h < 0)
+    return {"bh told": int(told.sum()), "bh wrong": int(wrong.sum()), "bh n": len(p)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,14 +251,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nThe leaderboard (anchored, --human-scale mqm; mean (min) over {args.board_draws} draws; errors pooled; "
           "the worst draw's share of wrong verdicts):\n")
     print("| K | covers cell mean | covers difference: across | within | cross-pair orders declared | of them wrong "
-          "| worst draw | rms error / sd |\n|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| worst draw | rms error / sd | Benjamini-Hochberg at 5%: declared, wrong |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for k in budgets:
         b = boards(table, args.board_draws, k)
         told, wrong = int(b["n told across"].sum()), int(b["n wrong across"].sum())
         worst = (b["n wrong across"] / b["n told across"].where(b["n told across"] > 0)).max()
         print(f"| {k} | {b['cover cell'].mean():.3f} ({b['cover cell'].min():.2f}) | {b['cover across'].mean():.3f} "
               f"| {b['cover within'].mean():.3f} | {b['declared across'].mean():.3f} | {wrong} of {told:,} "
-              f"| {0.0 if worst != worst else worst:.2f} | {b['rms z'].mean():.2f} |")
+              f"| {0.0 if worst != worst else worst:.2f} | {b['rms z'].mean():.2f} "
+              f"| {b['bh told'].sum() / b['bh n'].sum():.3f}, {int(b['bh wrong'].sum())} of "
+              f"{int(b['bh told'].sum()):,} |")
     print(f"\n{time.time() - start:.0f} s")
     return 0
 
