@@ -1,0 +1,149 @@
+"""Issue 33's ESA set, rebuilt from public files: WMT24 en->cs/hi/ja/zh with ESA 0-100.
+
+The WMT24 general MT task's repository (github.com/wmt-conference/wmt24-news-systems) holds the system outputs
+(``txt/``) and the ESA ratings of its human evaluation as Appraise exported them (``humeval/``); waves 2 and 3
+rate the four pairs of issue 33's ESA set, en-cs, en-hi, en-ja and en-zh. Read as the organisers read them
+(``humeval/merge_to_jsonl.py``): attention checks (``BAD`` items) and documents marked ``#bad``, ``#dup``,
+``#incomplete`` or ``-tutorial`` dropped; ``line_id`` the 0-based line of the pair's ``txt/`` files; a segment's
+ESA the mean over its raters. MT systems only (``refA`` is rated too, and is the reference of sentence chrF).
+This gives the issue's 49 cells (15, 10, 12 and 12 systems) and the pairs' true MT means it quotes (88.07, 88.10,
+89.81, 87.60), raw chrF's 0.492. The ratings are not in the shared data; clone the repository and name it:
+
+    PYTHONPATH=src python examples/esa_wmt24.py --wmt24-repo PATH [--draws 10] [--k 25,50,100] [--board-draws 20]
+
+(about a minute on 2 cores.) Waves 0 and 1 (the other pairs) are not read. It prints:
+
+* the set and what was dropped;
+* **the decision** (``decision_check.run``, ``human_scale="esa"`` as ``--human-scale esa`` names it): cross-pair
+  accuracy of raw chrF, LGN, anchored and what ``--method auto`` applies against the full ESA cell means, K random
+  rated segments per pair, ``--draws`` draws at each K, and every segment labelled;
+* **the leaderboard** at K = 100 (anchored, ``--human-scale esa``, 1,000 resamples as by default,
+  ``--board-draws`` draws): coverage of the cells' ESA means and of the cross-pair differences, the cross-pair and
+  within-pair orders its verdicts declare and how many of them are wrong (``calibration_simulation.pair_scores``).
+
+docs/calibration.md ("Issue 33's ESA set") quotes the output. No test reads these files (they are not in the
+shared data).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from xleval.calibration import HumanScale
+from xleval.leaderboard import leaderboard
+from xleval.metrics import score_frame
+from xleval.stats import Resampling
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import calibration_simulation as sim
+import decision_check
+
+LANGS = {"eng": "en", "ces": "cs", "hin": "hi", "jpn": "ja", "zho": "zh"}
+PAIRS = ("en-cs", "en-hi", "en-ja", "en-zh")
+WAVES = ("humeval/esa_generalMT2024_wave2.csv", "humeval/esa_generalMT2024_wave3.csv")
+DROPPED_DOCS = ("#bad", "#dup", "#incomplete")
+
+
+def load(repo: str | Path) -> tuple[pd.DataFrame, dict[str, int]]:
+    """One row per rated MT segment: ``lp, system, doc_id, seg_id`` (1-based line), ``esa`` (mean over raters),
+    ``chrf`` (sentence chrF against refA); and the count of rows dropped, by reason."""
+    repo = Path(repo)
+    rows, dropped = [], collections.Counter()
+    for name in WAVES:
+        path = repo / name
+        if not path.is_file():
+            print(f"esa_wmt24: no {path}; --wmt24-repo names a clone of github.com/wmt-conference/wmt24-news-systems",
+                  file=sys.stderr)
+            raise SystemExit(2)
+        with open(path, encoding="utf-8", newline="") as fh:
+            for user, system, line, kind, source, target, score, doc, *_ in csv.reader(fh):
+                reason = ("attention check" if kind == "BAD" else next((d for d in DROPPED_DOCS if doc.endswith(d)),
+                          "tutorial" if "-tutorial" in doc else None))
+                if reason:
+                    dropped[reason] += 1
+                    continue
+                rows.append((f"{LANGS[source]}-{LANGS[target]}", system, int(line), doc, user, float(score)))
+    ratings = pd.DataFrame(rows, columns=["lp", "system", "line", "doc_id", "rater", "esa"])
+    ratings = ratings[ratings["lp"].isin(PAIRS) & (ratings["system"] != "refA")]
+    segments = ratings.groupby(["lp", "system", "line", "doc_id"], as_index=False)["esa"].mean()
+    parts = []
+    for lp, part in segments.groupby("lp"):
+        def lines(path: Path) -> list[str]:
+            return path.read_text(encoding="utf-8").split("\n")
+        reference = lines(repo / "txt" / "references" / f"{lp}.refA.txt")
+        outputs = {s: lines(repo / "txt" / "system-outputs" / str(lp) / f"{s}.txt") for s in part["system"].unique()}
+        parts.append(part.assign(reference=[reference[i] for i in part["line"]],
+                                 hypothesis=[outputs[s][i] for s, i in zip(part["system"], part["line"],
+                                                                           strict=True)]))
+    table = pd.concat(parts, ignore_index=True)
+    table["seg_id"] = table["line"] + 1
+    table = score_frame(table.drop(columns="line"), ["chrf"]).frame
+    return table.drop(columns=["reference", "hypothesis"]), dict(dropped)
+
+
+def boards(table: pd.DataFrame, draws: int, k: int = 100, n_resamples: int = 1000) -> pd.DataFrame:
+    """Per draw, the leaderboard's coverage and verdicts against the full ESA cell means."""
+    scored = table[["lp", "system", "doc_id", "seg_id", "chrf", "esa"]].rename(columns={"chrf": "score"})
+    truth = scored.groupby(["lp", "system"])["esa"].mean()
+    rows = []
+    for d in range(draws):
+        labelled = scored.assign(human=sim.label(scored, k, np.random.default_rng([d, k]), column="esa"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            board = leaderboard(labelled.drop(columns="esa"), "score", "lp", human="human", method="anchored",
+                                resampling=Resampling(n_resamples=n_resamples, random_state=d),
+                                human_scale=HumanScale("esa"))
+        rows.append({"draw": d, **sim.pair_scores(board, truth)})
+    return pd.DataFrame(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--wmt24-repo", required=True, help="a clone of github.com/wmt-conference/wmt24-news-systems")
+    parser.add_argument("--draws", type=int, default=10)
+    parser.add_argument("--k", default="25,50,100", help="labels per pair")
+    parser.add_argument("--board-draws", type=int, default=20, help="draws of the leaderboard study (K = 100)")
+    args = parser.parse_args(argv)
+    start = time.time()
+    table, dropped = load(args.wmt24_repo)
+    cells = table.groupby(["lp", "system"])[["esa", "chrf"]].mean()
+    print(f"WMT24 ESA: {len(table):,} rated MT segments, {len(cells)} cells "
+          f"({', '.join(f'{lp}: {n}' for lp, n in cells.groupby(level='lp').size().items())} systems); dropped "
+          + ", ".join(f"{n:,} ({reason})" for reason, n in sorted(dropped.items())) + "; pair means of the cells: "
+          + "; ".join(f"{lp} ESA {row['esa']:.2f}, chrF {row['chrf']:.1f}"
+                      for lp, row in cells.groupby(level="lp").mean().iterrows()), flush=True)
+    points = table[["lp", "system", "seg_id", "chrf", "esa"]]
+    print("\nCross-pair accuracy against the full ESA cell means (mean (min) over draws; auto's choices):\n")
+    print("| K | raw chrF | LGN | anchored | auto | auto minus the better of LGN and anchored (of the means) "
+          "| auto chose (basis) |\n|---|---:|---:|---|---|---:|---|")
+    every = int(points.groupby("lp").size().max())
+    for k in [*[int(v) for v in args.k.split(",")], every]:
+        part = decision_check.run(points, "esa", "labels", args.draws if k != every else 1, k=k, human_scale="esa")
+        chose = ", ".join(f"{c} {n}x" for c, n in part["chose"].value_counts().sort_index().items())
+        behind = part["auto"].mean() - max(part["lgn"].mean(), part["anchored"].mean())
+        print(f"| {'all' if k == every else k} | {part['raw'].mean():.3f} | {part['lgn'].mean():.3f} | "
+              f"{part['anchored'].mean():.3f} ({part['anchored'].min():.3f}) | {part['auto'].mean():.3f} "
+              f"({part['auto'].min():.3f}) | {behind:+.3f} | {chose} |", flush=True)
+    b = boards(table, args.board_draws)
+    print(f"\nThe leaderboard at K = 100 (anchored, --human-scale esa; mean (min) over {args.board_draws} draws; "
+          "errors pooled):\n")
+    print("| covers cell mean | covers difference: across | within | cross-pair orders declared | of them wrong "
+          "| within-pair declared | of them wrong |\n|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"| {b['cover cell'].mean():.3f} ({b['cover cell'].min():.2f}) | {b['cover across'].mean():.3f} | "
+          f"{b['cover within'].mean():.3f} | {b['declared across'].mean():.3f} | {int(b['n wrong across'].sum())} of "
+          f"{int(b['n told across'].sum()):,} | {b['declared within'].mean():.3f} | {int(b['n wrong within'].sum())} "
+          f"of {int(b['n told within'].sum()):,} |")
+    print(f"\n{time.time() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
