@@ -10,6 +10,7 @@ This gives the issue's 49 cells (15, 10, 12 and 12 systems) and the pairs' true 
 89.81, 87.60), raw chrF's 0.492. The ratings are not in the shared data; clone the repository and name it:
 
     PYTHONPATH=src python examples/esa_wmt24.py --wmt24-repo PATH [--draws 10] [--k 25,50,100] [--board-draws 20]
+        [--fits K]
 
 (about a minute on 2 cores.) Waves 0 and 1 (the other pairs) are not read. It prints:
 
@@ -19,7 +20,10 @@ This gives the issue's 49 cells (15, 10, 12 and 12 systems) and the pairs' true 
   rated segments per pair, ``--draws`` draws at each K, and every segment labelled;
 * **the leaderboard** at K = 100 (anchored, ``--human-scale esa``, 1,000 resamples as by default,
   ``--board-draws`` draws): coverage of the cells' ESA means and of the cross-pair differences, the cross-pair and
-  within-pair orders its verdicts declare and how many of them are wrong (``calibration_simulation.pair_scores``).
+  within-pair orders its verdicts declare and how many of them are wrong (``calibration_simulation.pair_scores``);
+* with ``--fits K``, what the anchored fits and the decision saw in each draw at that K (:func:`fits`), on this set
+  and on two shared sets where anchored calibration is far better than LGN (WMT21 raw DA, WMT20 raw DA into
+  English; ``$XLEVAL_DATA``).
 
 docs/calibration.md ("Issue 33's ESA set") quotes the output. No test reads these files (they are not in the
 shared data).
@@ -29,6 +33,7 @@ from __future__ import annotations
 import argparse
 import collections
 import csv
+import os
 import sys
 import time
 import warnings
@@ -38,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from xleval.calibration import HumanScale
+from xleval.decision import fit_calibration
 from xleval.leaderboard import leaderboard
 from xleval.metrics import score_frame
 from xleval.stats import Resampling
@@ -105,12 +111,39 @@ def boards(table: pd.DataFrame, draws: int, k: int = 100, n_resamples: int = 100
     return pd.DataFrame(rows)
 
 
+def fits(table: pd.DataFrame, human: str, scale: str, k: int, draws: int) -> pd.DataFrame:
+    """Per draw of K labels per pair (``decision_check.draw``, the decision study's draws): the anchored fit's
+    between-system slope, the mixed prior's weight on LGN's levels and its posterior sd, the range of the offsets'
+    standard errors, the decision's method and basis, the labels' test of LGN's assumption, and the cross-pair
+    accuracy of anchored calibration and of LGN."""
+    truth = table.groupby(["lp", "system"])[human].mean()
+    rows = []
+    for seed in range(draws):
+        sparse = decision_check.draw(table, human, seed, "labels", k)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            auto = fit_calibration(sparse, "auto", score="chrf", by="lp", human="labels", human_scale=scale)
+            anchored = fit_calibration(sparse, "anchored", score="chrf", by="lp", human="labels", human_scale=scale)
+            lgn = fit_calibration(sparse, "lgn", score="chrf", by="lp")
+        described, offsets = anchored.model.describe(), anchored.model.group_table()["offset_se"]
+        validity = auto.decision.rules.validity
+        rows.append({"draw": seed, "between slope": described["between_slope"],
+                     "lgn weight": described["lgn_weight"], "its sd": described["lgn_weight_sd"],
+                     "offset se": f"{offsets.min():.2f}-{offsets.max():.2f}",
+                     "auto": f"{auto.decision.method} ({auto.decision.basis})",
+                     "validity": validity.status if validity is not None else "",
+                     "anchored": decision_check.applied_accuracy(sparse, anchored.model, truth),
+                     "lgn": decision_check.applied_accuracy(sparse, lgn.model, truth)})
+    return pd.DataFrame(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--wmt24-repo", required=True, help="a clone of github.com/wmt-conference/wmt24-news-systems")
     parser.add_argument("--draws", type=int, default=10)
     parser.add_argument("--k", default="25,50,100", help="labels per pair")
     parser.add_argument("--board-draws", type=int, default=20, help="draws of the leaderboard study (K = 100)")
+    parser.add_argument("--fits", type=int, help="also what the fits saw in each draw at this K (and on 2 shared sets)")
     args = parser.parse_args(argv)
     start = time.time()
     table, dropped = load(args.wmt24_repo)
@@ -141,6 +174,16 @@ def main(argv: list[str] | None = None) -> int:
           f"{b['cover within'].mean():.3f} | {b['declared across'].mean():.3f} | {int(b['n wrong across'].sum())} of "
           f"{int(b['n told across'].sum()):,} | {b['declared within'].mean():.3f} | {int(b['n wrong within'].sum())} "
           f"of {int(b['n told within'].sum()):,} |")
+    if args.fits:
+        print(f"\nWhat the fits saw at K = {args.fits} (this set, then WMT21 raw DA and WMT20 raw DA into English):\n")
+        shared = decision_check.load(os.environ.get("XLEVAL_DATA", "../shared/data"))
+        into = decision_check.load_wmt20(os.environ.get("XLEVAL_DATA", "../shared/data"))
+        for name, frame, human, scale in (("WMT24 ESA", points, "esa", "esa"),
+                                          ("WMT21 raw DA", shared.drop(columns="human_z"), "human_raw", "da"),
+                                          ("WMT20 into English", into[decision_check.WMT20_CASES[1][0]], "human_raw",
+                                           "da")):
+            print(name)
+            print(fits(frame, human, scale, args.fits, args.draws).round(3).to_string(index=False), flush=True)
     print(f"\n{time.time() - start:.0f} s")
     return 0
 
