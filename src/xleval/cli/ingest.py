@@ -155,22 +155,51 @@ def mqm(spans, output, weights, raters, lp, into, col, fmt) -> None:
 @click.option("--score", "score", default="score", show_default=True, help="Column of the rater's 0-100 score.")
 @click.option("--spans", help="Column of the error spans as JSON ([{\"severity\": \"minor\"}, ...]): counted per "
                               "severity (esa_minor, esa_major).")
+@click.option("--from-appraise", "appraise", is_flag=True,
+              help="RATINGS is an Appraise ESA export as WMT24 published it (headerless CSV, 12 fields a row): "
+                   "attention checks (BAD), tutorials and documents marked #bad, #dup or #incomplete are dropped "
+                   "and counted, as the organisers do; seg_id is line_id + 1, as ingest wmt numbers lines.")
 @_raters_option
 @_lp_option
 @_into_option
 @col_option
 @format_option
-def esa(ratings, output, score, spans, raters, lp, into, col, fmt) -> None:
-    """ESA ratings (one row per segment and rater: system, seg_id, rater, a 0-100 score, optional spans) ->
-    segment ESA scores (column esa) and esa_scale."""
+def esa(ratings, output, score, spans, raters, lp, into, col, appraise, fmt) -> None:
+    """ESA ratings (one row per segment and rater: system, seg_id, rater, a 0-100 score, optional spans; or an
+    Appraise export with --from-appraise) -> segment ESA scores (column esa) and esa_scale."""
     from ..ratings import score_esa
     from .calibrate_common import in_table
 
     check_outputs({"--output": output}, [ratings, *([into] if into else [])], stdout=["--output"])
-    with warnings_said():  # scores that look like another scale (all within 0-1)
-        scores = in_table(ratings, score_esa, _ratings_table(ratings, col, lp, (spans,) if spans else ()),
-                          score=score, raters=raters, spans=spans)
+    with warnings_said():  # scores that look like another scale (all within 0-1); the rows an export drops
+        if appraise:
+            table, score, spans = _appraise_table(ratings, lp, col, score, spans), "score", "spans"
+        else:
+            _refuse_headerless_appraise(ratings)
+            table = _ratings_table(ratings, col, lp, (spans,) if spans else ())
+        scores = in_table(ratings, score_esa, table, score=score, raters=raters, spans=spans)
     _write_gold(scores, output, into, col, fmt, "ESA scores", "column esa")
+
+
+def _appraise_table(path: str, lp: str | None, col, score: str, spans: str | None):
+    from ..exceptions import InputError
+    from ..ratings import read_appraise_esa
+
+    given = [flag for flag, value in (("--lp", lp), ("--col", col), ("--score", score != "score"),
+                                      ("--spans", spans)) if value]
+    if given:
+        raise InputError(f"{given[0]}: --from-appraise reads the export's fields by position (language pair, score "
+                         f"and spans included); drop {given[0]}")
+    return read_appraise_esa(path)
+
+
+def _refuse_headerless_appraise(path: str) -> None:
+    from ..exceptions import InputError
+    from ..ratings._appraise import looks_like_appraise_esa
+
+    if looks_like_appraise_esa(path):
+        raise InputError(f"{path}: its first row reads as an Appraise ESA export without a header (12 fields: "
+                         "user_id, system, line_id, TGT/BAD, languages, score, ...); read it with --from-appraise")
 
 
 @ingest.command("gold")
