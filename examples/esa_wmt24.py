@@ -2,10 +2,11 @@
 
 The WMT24 general MT task's repository (github.com/wmt-conference/wmt24-news-systems) holds the system outputs
 (``txt/``) and the ESA ratings of its human evaluation as Appraise exported them (``humeval/``); waves 2 and 3
-rate the four pairs of issue 33's ESA set, en-cs, en-hi, en-ja and en-zh. Read as the organisers read them
-(``humeval/merge_to_jsonl.py``): attention checks (``BAD`` items) and documents marked ``#bad``, ``#dup``,
-``#incomplete`` or ``-tutorial`` dropped; ``line_id`` the 0-based line of the pair's ``txt/`` files; a segment's
-ESA the mean over its raters. MT systems only (``refA`` is rated too, and is the reference of sentence chrF).
+rate the four pairs of issue 33's ESA set, en-cs, en-hi, en-ja and en-zh. Read as ``xleval ingest esa
+--from-appraise`` reads them (:func:`xleval.ratings.read_appraise_esa`, as the organisers do: attention checks
+and tutorial, ``#bad``, ``#dup`` and ``#incomplete`` documents dropped, a rater's latest rating of a segment
+kept; ``seg_id`` the 1-based line of the pair's ``txt/`` files); a segment's ESA the mean over its raters. MT
+systems only (``refA`` is rated too, and is the reference of sentence chrF).
 This gives the issue's 49 cells (15, 10, 12 and 12 systems) and the pairs' true MT means it quotes (88.07, 88.10,
 89.81, 87.60), raw chrF's 0.492. The ratings are not in the shared data; clone the repository and name it:
 
@@ -31,8 +32,6 @@ shared data).
 from __future__ import annotations
 
 import argparse
-import collections
-import csv
 import os
 import sys
 import time
@@ -46,53 +45,46 @@ from xleval.calibration import HumanScale
 from xleval.decision import fit_calibration
 from xleval.leaderboard import leaderboard
 from xleval.metrics import score_frame
+from xleval.ratings import read_appraise_esa, score_esa
 from xleval.stats import Resampling
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import calibration_simulation as sim
 import decision_check
 
-LANGS = {"eng": "en", "ces": "cs", "hin": "hi", "jpn": "ja", "zho": "zh"}
 PAIRS = ("en-cs", "en-hi", "en-ja", "en-zh")
 WAVES = ("humeval/esa_generalMT2024_wave2.csv", "humeval/esa_generalMT2024_wave3.csv")
-DROPPED_DOCS = ("#bad", "#dup", "#incomplete")
 
 
-def load(repo: str | Path) -> tuple[pd.DataFrame, dict[str, int]]:
+def load(repo: str | Path) -> tuple[pd.DataFrame, list[str]]:
     """One row per rated MT segment: ``lp, system, doc_id, seg_id`` (1-based line), ``esa`` (mean over raters),
-    ``chrf`` (sentence chrF against refA); and the count of rows dropped, by reason."""
+    ``chrf`` (sentence chrF against refA); and what the reader said it dropped (``xleval ingest esa
+    --from-appraise``: :func:`xleval.ratings.read_appraise_esa`, then :func:`xleval.ratings.score_esa`)."""
     repo = Path(repo)
-    rows, dropped = [], collections.Counter()
+    parts, said = [], []
     for name in WAVES:
         path = repo / name
         if not path.is_file():
             print(f"esa_wmt24: no {path}; --wmt24-repo names a clone of github.com/wmt-conference/wmt24-news-systems",
                   file=sys.stderr)
             raise SystemExit(2)
-        with open(path, encoding="utf-8", newline="") as fh:
-            for user, system, line, kind, source, target, score, doc, *_ in csv.reader(fh):
-                reason = ("attention check" if kind == "BAD" else next((d for d in DROPPED_DOCS if doc.endswith(d)),
-                          "tutorial" if "-tutorial" in doc else None))
-                if reason:
-                    dropped[reason] += 1
-                    continue
-                rows.append((f"{LANGS[source]}-{LANGS[target]}", system, int(line), doc, user, float(score)))
-    ratings = pd.DataFrame(rows, columns=["lp", "system", "line", "doc_id", "rater", "esa"])
-    ratings = ratings[ratings["lp"].isin(PAIRS) & (ratings["system"] != "refA")]
-    segments = ratings.groupby(["lp", "system", "line", "doc_id"], as_index=False)["esa"].mean()
-    parts = []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            parts.append(read_appraise_esa(path))
+        said += [str(w.message) for w in caught]
+    segments = score_esa(pd.concat(parts, ignore_index=True), spans="spans")
+    segments = segments[segments["lp"].isin(PAIRS) & (segments["system"] != "refA")].rename(columns={"doc": "doc_id"})
+    texts = []
     for lp, part in segments.groupby("lp"):
         def lines(path: Path) -> list[str]:
             return path.read_text(encoding="utf-8").split("\n")
         reference = lines(repo / "txt" / "references" / f"{lp}.refA.txt")
         outputs = {s: lines(repo / "txt" / "system-outputs" / str(lp) / f"{s}.txt") for s in part["system"].unique()}
-        parts.append(part.assign(reference=[reference[i] for i in part["line"]],
-                                 hypothesis=[outputs[s][i] for s, i in zip(part["system"], part["line"],
-                                                                           strict=True)]))
-    table = pd.concat(parts, ignore_index=True)
-    table["seg_id"] = table["line"] + 1
-    table = score_frame(table.drop(columns="line"), ["chrf"]).frame
-    return table.drop(columns=["reference", "hypothesis"]), dict(dropped)
+        line = part["seg_id"].to_numpy() - 1
+        texts.append(part.assign(reference=[reference[i] for i in line],
+                                 hypothesis=[outputs[s][i] for s, i in zip(part["system"], line, strict=True)]))
+    table = score_frame(pd.concat(texts, ignore_index=True), ["chrf"]).frame
+    return table[["lp", "system", "doc_id", "seg_id", "esa", "chrf"]], said
 
 
 def boards(table: pd.DataFrame, draws: int, k: int = 100, n_resamples: int = 1000) -> pd.DataFrame:
@@ -146,13 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fits", type=int, help="also what the fits saw in each draw at this K (and on 2 shared sets)")
     args = parser.parse_args(argv)
     start = time.time()
-    table, dropped = load(args.wmt24_repo)
+    table, said = load(args.wmt24_repo)
     cells = table.groupby(["lp", "system"])[["esa", "chrf"]].mean()
     print(f"WMT24 ESA: {len(table):,} rated MT segments, {len(cells)} cells "
-          f"({', '.join(f'{lp}: {n}' for lp, n in cells.groupby(level='lp').size().items())} systems); dropped "
-          + ", ".join(f"{n:,} ({reason})" for reason, n in sorted(dropped.items())) + "; pair means of the cells: "
+          f"({', '.join(f'{lp}: {n}' for lp, n in cells.groupby(level='lp').size().items())} systems); "
+          "pair means of the cells: "
           + "; ".join(f"{lp} ESA {row['esa']:.2f}, chrF {row['chrf']:.1f}"
                       for lp, row in cells.groupby(level="lp").mean().iterrows()), flush=True)
+    print("The reader said:\n" + "\n".join(f"  {line}" for line in said))
     points = table[["lp", "system", "seg_id", "chrf", "esa"]]
     print("\nCross-pair accuracy against the full ESA cell means (mean (min) over draws; auto's choices):\n")
     print("| K | raw chrF | LGN | anchored | auto | auto minus the better of LGN and anchored (of the means) "
