@@ -175,6 +175,19 @@ def pair_scores(board, truth: pd.Series) -> dict[str, float]:
 NORMAL_95 = float(sps.norm.ppf(0.975))
 
 
+def drawn_board(scored: pd.DataFrame, gold: str, k: int, draw: int, scale: str, n_resamples: int = 1000):
+    """The leaderboard (anchored calibration, the named human ``scale``, ``n_resamples`` resamples seeded with
+    ``draw``) of ``scored`` (``lp, system, score``, ... and the ``gold`` column) with the gold kept on K random rows
+    per pair (seed ``[draw, k]``) as the human labels and the rest of the gold dropped: one draw of the
+    leaderboard studies of the real sets (``wmt25_stand_in.py``, ``ted_mqm.py``, ``esa_wmt24.py``)."""
+    labelled = scored.assign(human=label(scored, k, np.random.default_rng([draw, k]), column=gold))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return leaderboard(labelled.drop(columns=gold), "score", "lp", human="human", method="anchored",
+                           resampling=Resampling(n_resamples=n_resamples, random_state=draw),
+                           human_scale=HumanScale(scale))
+
+
 def _spread(estimate: np.ndarray, true: np.ndarray, sd: np.ndarray) -> dict[str, float]:
     """Cross-pair differences: their spread relative to the true ones (sd ratio), their rms error, and the
     rms sd that their 95% intervals imply (half-width / 1.96)."""

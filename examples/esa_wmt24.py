@@ -38,15 +38,11 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from xleval.calibration import HumanScale
 from xleval.decision import fit_calibration
-from xleval.leaderboard import leaderboard
 from xleval.metrics import score_frame
 from xleval.ratings import read_appraise_esa, score_esa
-from xleval.stats import Resampling
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import calibration_simulation as sim
@@ -93,13 +89,7 @@ def boards(table: pd.DataFrame, draws: int, k: int = 100, n_resamples: int = 100
     truth = scored.groupby(["lp", "system"])["esa"].mean()
     rows = []
     for d in range(draws):
-        labelled = scored.assign(human=sim.label(scored, k, np.random.default_rng([d, k]), column="esa"))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            board = leaderboard(labelled.drop(columns="esa"), "score", "lp", human="human", method="anchored",
-                                resampling=Resampling(n_resamples=n_resamples, random_state=d),
-                                human_scale=HumanScale("esa"))
-        rows.append({"draw": d, **sim.pair_scores(board, truth)})
+        rows.append({"draw": d, **sim.pair_scores(sim.drawn_board(scored, "esa", k, d, "esa", n_resamples), truth)})
     return pd.DataFrame(rows)
 
 

@@ -47,12 +47,9 @@ import numpy as np
 import pandas as pd
 import scipy.stats as sps
 
-from xleval.calibration import HumanScale
 from xleval.decision import fit_calibration
-from xleval.leaderboard import leaderboard
 from xleval.metrics import score_frame
 from xleval.ratings import score_mqm
-from xleval.stats import Resampling
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import calibration_simulation as sim
@@ -175,12 +172,7 @@ def boards(table: pd.DataFrame, draws: int, k: int, n_resamples: int = 1000) -> 
     truth = scored.groupby(["lp", "system"])["mqm"].mean()
     rows = []
     for d in range(draws):
-        labelled = scored.assign(human=sim.label(scored, k, np.random.default_rng([d, k]), column="mqm"))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            board = leaderboard(labelled.drop(columns="mqm"), "score", "lp", human="human", method="anchored",
-                                resampling=Resampling(n_resamples=n_resamples, random_state=d),
-                                human_scale=HumanScale("mqm"))
+        board = sim.drawn_board(scored, "mqm", k, d, "mqm", n_resamples)
         cells = board.rows.set_index(["group", "system"])
         error = truth.loc[cells.index].to_numpy() - cells["calibrated"].to_numpy()
         sd = (cells["calibrated_ci_high"] - cells["calibrated_ci_low"]).to_numpy() / (2 * sim.NORMAL_95)

@@ -38,15 +38,11 @@ import json
 import os
 import sys
 import time
-import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from xleval.calibration import HumanScale, prepare_frame
-from xleval.leaderboard import leaderboard
-from xleval.stats import Resampling
+from xleval.calibration import prepare_frame
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import calibration_simulation as sim
@@ -104,12 +100,7 @@ def boards(frame: pd.DataFrame, metric: str, draws: int, k: int = 100, n_resampl
     truth = _truth(scored)
     rows = []
     for d in range(draws):
-        labelled = scored.assign(human=sim.label(scored, k, np.random.default_rng([d, k]), column="gold"))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            board = leaderboard(labelled.drop(columns="gold"), "score", "lp", human="human", method="anchored",
-                                resampling=Resampling(n_resamples=n_resamples, random_state=d),
-                                human_scale=HumanScale("esa"))
+        board = sim.drawn_board(scored, "gold", k, d, "esa", n_resamples)
         rows.append({"draw": d, **sim.pair_scores(board, truth)})
     return pd.DataFrame(rows)
 
