@@ -141,21 +141,22 @@ def warn_contradicting_labels(frame: pd.DataFrame, human: str, values: np.ndarra
                            "one segment")
 
 
+#: what :func:`warn_repeated_keys` says to do about repeated keys whose scores differ
+REPEATED_SCORES_FIX = ("each row counts as a segment of its own (a table concatenated twice, or two runs of one "
+                       "system): remove the duplicates")
+
+
 def warn_repeated_keys(frame: pd.DataFrame, column: str, values: np.ndarray, *, system: str | None = "system",
                        segment: str | None = "seg_id", where: str = "data", what: str = "scores",
-                       fix: str = "each row counts as a segment of its own (a table concatenated twice, or two runs "
-                                  "of one system): remove the duplicates") -> None:
+                       fix: str = REPEATED_SCORES_FIX) -> None:
     """Rows that repeat a (language pair, system, segment) key with different ``values`` of ``column``: a
     DataQualityWarning names how many keys and one of them, and ``fix``. Equal values repeat silently (one row
     per rating of a segment carries its score in each). Tables without those columns are not checked (the pair
     is ``lp``, else ``src_lang`` and ``tgt_lang``). A ``doc_id`` column is part of the key: WMT25 numbers
     segments within each document, so its ``seg_id`` 1 is a segment of every document."""
-    pair = ["lp"] if "lp" in frame.columns else [c for c in ("src_lang", "tgt_lang") if c in frame.columns]
-    key = [*pair, *(c for c in (system, segment) if c is not None)]
-    if not pair or len(key) < len(pair) + 2 or not all(c in frame.columns for c in key):
+    key = repeated_key_columns(frame.columns, system=system, segment=segment)
+    if key is None:
         return
-    if "doc_id" in frame.columns and "doc_id" not in key:
-        key.insert(len(key) - 1, "doc_id")
     present = np.isfinite(values)
     if present.sum() < 2:
         return
@@ -169,14 +170,36 @@ def warn_repeated_keys(frame: pd.DataFrame, column: str, values: np.ndarray, *, 
         return
     import warnings
 
+    first = bad.index[0] if isinstance(bad.index[0], tuple) else (bad.index[0],)
+    warnings.warn(repeated_keys_warning(len(bad), key, column, first, bad["min"].iloc[0], bad["max"].iloc[0],
+                                        where=where, what=what, fix=fix), stacklevel=4)
+
+
+def repeated_key_columns(columns: Iterable[Any], *, system: str | None = "system",
+                         segment: str | None = "seg_id") -> list[str] | None:
+    """The key :func:`warn_repeated_keys` checks in a table with ``columns``: the pair (``lp``, else ``src_lang``
+    and ``tgt_lang``), ``system``, ``doc_id`` when present, ``segment``; None when the table lacks one of them."""
+    names = set(columns)
+    pair = ["lp"] if "lp" in names else [c for c in ("src_lang", "tgt_lang") if c in names]
+    key = [*pair, *(c for c in (system, segment) if c is not None)]
+    if not pair or len(key) < len(pair) + 2 or not all(c in names for c in key):
+        return None
+    if "doc_id" in names and "doc_id" not in key:
+        key.insert(len(key) - 1, "doc_id")
+    return key
+
+
+def repeated_keys_warning(count: int, key: Sequence[str], column: str, example: tuple, low: float, high: float, *,
+                          where: str = "data", what: str = "scores", fix: str = REPEATED_SCORES_FIX) -> Warning:
+    """The warning of :func:`warn_repeated_keys` (and of the streamed fit, :mod:`xleval.scale`): ``count`` keys
+    repeat with different ``what``, ``example`` (values of ``key``) from ``low`` to ``high``."""
     from .exceptions import RepeatedKeysWarning
 
-    first = bad.index[0] if isinstance(bad.index[0], tuple) else (bad.index[0],)
-    example = tuple(v.item() if isinstance(v, np.generic) else v for v in first)
+    example = tuple(v.item() if isinstance(v, np.generic) else v for v in example)
     prefix = "" if where in ("data", "table") else f"{where}: "
-    message = (f"{prefix}{len(bad)} ({', '.join(key)}) key(s) repeat with different {what} in {column!r} "
-               f"(e.g. {example!r}: {bad['min'].iloc[0]:g} to {bad['max'].iloc[0]:g}); {fix}")
-    warnings.warn(RepeatedKeysWarning(message, column), stacklevel=4)
+    message = (f"{prefix}{count} ({', '.join(key)}) key(s) repeat with different {what} in {column!r} "
+               f"(e.g. {example!r}: {low:g} to {high:g}); {fix}")
+    return RepeatedKeysWarning(message, column)
 
 
 def _columns(value: str | Sequence[str] | None, name: str) -> tuple[str, ...]:

@@ -33,8 +33,9 @@ from ..calibration import LGN, GroupStats, calibrate_frame, calibrated_metadata,
 from ..calibration._frame import check_added_columns
 from ..exceptions import DataQualityWarning, InputError, UnseenGroupWarning
 from ..io import check_output_path
-from ..table import as_table
+from ..table import as_table, repeated_key_columns, repeated_keys_warning
 from ._backend import DaskBackend, FramePart, LocalBackend, ReadSpec, resolve_backend, worker_metric
+from ._keys import KeyedScores, concatenated, first_repeated_key, keyed_scores, offending_hashes
 from ._readers import DEFAULT_CHUNK_SIZE, batch_context
 from ._writers import open_writer
 
@@ -46,6 +47,21 @@ Backend = str | LocalBackend | DaskBackend | None
 
 
 # fit ------------------------------------------------------------------------------------------------
+#: the columns of the key whose repeats with different scores the fit says (:func:`xleval.table.warn_repeated_keys`;
+#: the pair is read for the groups anyway), read when the table has them
+_KEY_COLUMNS = ("system", "doc_id", "seg_id")
+
+
+@dataclass(frozen=True)
+class _FittedPart:
+    """What a part of the fit returns: a fitted LGN per batch; the repeated-key check's columns (None: the table
+    has none) and its (key hash, score) pairs (:mod:`._keys`, 16 bytes a row)."""
+
+    fitted: list[LGN]
+    key: list[str] | None
+    pairs: KeyedScores | None
+
+
 def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
                 columns: dict[str, str] | None = None, signature: str | None = None,
                 backend: Backend = None, progress: Callable[[int], None] | None = None) -> LGN:
@@ -55,6 +71,8 @@ def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAUL
     Equals ``model.fit(whole_table)`` up to floating-point rounding in the merged moments (and for
     ``robust``/``quantile``, exactly while every group holds at most ``sketch_capacity`` scores).
     ``signature`` defaults to the score's signature stored with the table. Returns ``model``.
+    Rows that repeat a (pair, system, segment) key with different scores get the in-memory fit's
+    :class:`~xleval.exceptions.RepeatedKeysWarning` (:func:`xleval.table.warn_repeated_keys`).
     """
     if model.decay is not None or model.window is not None:
         raise InputError("chunked fitting equals one pass only without decay/window; fit online models with "
@@ -63,30 +81,67 @@ def fit_chunked(model: LGN, path: str | os.PathLike, *, chunk_size: int = DEFAUL
     sig = signature if signature is not None else _stored_signature(path, model.score, columns)
     by = [model.by] if isinstance(model.by, str) else list(model.by)
     spec = ReadSpec(path, chunk_size, dict(columns or {}), required=[model.score], numeric=[model.score],
-                    read_columns=[model.score, *by, *_LANGUAGE_COLUMNS])
+                    read_columns=[model.score, *by, *_LANGUAGE_COLUMNS, *_KEY_COLUMNS])
     params = model.get_params()
     with _backend_context(backend) as be:
         fitted: list[LGN] = []
-        for batches in be.map(_fit_part, be.parts(spec), params, sig, small=True):
-            fitted.extend(batches)
+        keyed: list[KeyedScores] = []
+        key: list[str] | None = None
+        for part in be.map(_fit_part, be.parts(spec), params, sig, small=True):
+            fitted.extend(part.fitted)
+            key = key or part.key
+            if part.pairs is not None:
+                keyed.append(part.pairs)
             if progress is not None:
-                progress(sum(int(b.by_stats_.count.sum() + b.by_stats_.n_nonfinite.sum()) for b in batches))
-    return model.fit_from(fitted)
+                progress(sum(int(b.by_stats_.count.sum() + b.by_stats_.n_nonfinite.sum()) for b in part.fitted))
+    model.fit_from(fitted)
+    if key is not None:
+        _warn_repeated_keys(spec, by, key, model.score, offending_hashes(concatenated(keyed)))
+    return model
 
 
-def _fit_part(part, params: dict, signature: str | None) -> list[LGN]:
+def _fit_part(part, params: dict, signature: str | None) -> _FittedPart:
     """A fresh LGN with ``params`` per batch of the part, each ``partial_fit`` on its batch: its summable
     statistics per group (count, mean, M2, min, max; a few KB). The client merges every batch's in input
     order (``LGN.fit_from``), so the merge, and the fitted model, do not depend on how the batches were
-    split into parts: one process and a cluster give the same bits."""
-    fitted = []
+    split into parts: one process and a cluster give the same bits. Also the (key hash, score) pairs of the
+    part's rows, for the client's repeated-key check (:mod:`._keys`), when the table has the key's columns."""
+    fitted, pairs, key = [], [], None
     for batch in part.batches():
         local = LGN(**params)
         by = [local.by] if isinstance(local.by, str) else list(local.by)
         with batch_context(batch, batch.source):
-            local.partial_fit(prepare_frame(batch.frame, by, batch.source, categorical=True), signature=signature)
+            frame = prepare_frame(batch.frame, by, batch.source, categorical=True)
+            local.partial_fit(frame, signature=signature)
         fitted.append(local)
-    return fitted
+        key = repeated_key_columns(frame.columns)  # the same in every batch: the columns are the file's
+        if key is not None:
+            pairs.append(keyed_scores(frame, key, local.score))
+    return _FittedPart(fitted, key, concatenated(pairs) if key is not None else None)
+
+
+def _warn_repeated_keys(spec: ReadSpec, by: list[str], key: list[str], score: str, hashes: np.ndarray) -> None:
+    """The in-memory fit's warning about keys whose scores differ, from the hashes that carry different scores.
+
+    The hashes say how many keys repeat with different scores, and a second pass over the file (taken only
+    then) finds the example on the real key values. Why that is enough: a key that repeats with different scores
+    always carries them under its one hash, so no repeat goes unsaid; a hash shared by two keys (2**-64 for a
+    pair of keys; about n**2 / 2**65 over n distinct keys: 3e-6 for ten million) can only add one to the count.
+    The key named is checked on its values, and when no real key repeats (every such hash a shared one), nothing
+    is said."""
+    if not len(hashes):
+        return
+
+    def prepared_batches():
+        for batch in spec.batches():
+            with batch_context(batch, batch.source):
+                yield prepare_frame(batch.frame, by, batch.source, categorical=True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the first pass said what reading the rows says
+        found = first_repeated_key(prepared_batches, key, score, hashes)
+    if found is not None:
+        warnings.warn(repeated_keys_warning(len(hashes), key, score, *found), stacklevel=3)
 
 
 # apply ----------------------------------------------------------------------------------------------
