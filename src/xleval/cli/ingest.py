@@ -62,7 +62,8 @@ def wmt(folder, output, test_set, lps, systems, reference, all_references, fmt) 
 @click.option("--system", "systems", multiple=True, help="System(s) to read (repeatable; default: all).")
 @format_option
 def mtme(root, output, test_set, lps, reference, systems, fmt) -> None:
-    """The mt-metrics-eval layout: ROOT/TESTSET/{sources,references,system-outputs,human-scores}."""
+    """The mt-metrics-eval layout: ROOT/TESTSET/{sources,references,system-outputs,human-scores}, texts as .txt
+    or .jsonl files."""
     from ..io import read_mtme
 
     check_outputs({"--output": output}, stdout=["--output"])
