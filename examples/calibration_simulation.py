@@ -35,6 +35,7 @@ human means.
     python examples/calibration_simulation.py              # 20 worlds per cell, 10 WMT21 draws (~10 min)
     python examples/calibration_simulation.py --quick      # 4 worlds, 3 draws
     python examples/calibration_simulation.py --wmt-only --pairs-k 100 200   # the real sets, pairs at K = 100, 200
+    python examples/calibration_simulation.py --wmt-only --n-resamples 1000     # the real sets' boards at the default
     python examples/calibration_simulation.py --deviation-prior variance     # the former flat prior on the variance
     python examples/calibration_simulation.py --tau-prior flat               # the offsets' former flat prior on tau
     python examples/calibration_simulation.py --no-wmt --groups 2 --mixed-with-two-groups   # 2 groups pulled
@@ -386,8 +387,8 @@ def simulation(worlds: int, groups: tuple[int, ...] = (2, 4, 7)) -> None:
           f"of {told}")
 
 
-def real_sets(draws: int, pair_budgets: tuple[int, ...]) -> None:
-    wacc, wpairs = wmt21_study(draws, pair_budgets=pair_budgets)
+def real_sets(draws: int, pair_budgets: tuple[int, ...], n_resamples: int = 200) -> None:
+    wacc, wpairs = wmt21_study(draws, n_resamples=n_resamples, pair_budgets=pair_budgets)
     print(f"\n## WMT21 and WMT20: cross-pair accuracy, mean (min) over {draws} label draws\n")
     print(_table(wacc, ["scale", "K"], ESTIMATORS))
     print(f"\n## WMT21 and WMT20: pairwise verdicts (95%), {WORST} over {draws} draws\n")
@@ -460,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--groups", type=int, nargs="+", default=[2, 4, 7],
                         help="group counts of the simulated worlds' accuracy study (the pairwise study runs only with "
                              "the default 2 4 7)")
+    parser.add_argument("--n-resamples", type=int, default=200,
+                        help="resamples of the leaderboards on the real sets (200; the leaderboard's default is 1000)")
     parser.add_argument("--mixed-with-two-groups", action="store_true",
                         help="pull two groups' offsets toward the mixed centre as 3 or more are (the former default "
                              "docs/calibration.md measures)")
@@ -475,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.wmt_only:
         simulation(worlds, tuple(args.groups))
     if not args.no_wmt:
-        real_sets(draws, tuple(args.pairs_k))
+        real_sets(draws, tuple(args.pairs_k), args.n_resamples)
     print(f"\n({time.perf_counter() - start:.0f} s)")
     return 0
 
