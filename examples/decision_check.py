@@ -11,11 +11,14 @@ out-of-English pairs (source-based) and of the 6 to-English pairs judged against
 organisers' segment chrF), MT systems only; with ``--mqm``, WMT21 expert MQM of en-de and zh-en (error points,
 ``human_scale="mqm"`` as ``--human-scale mqm`` names it), the two pairs as they are (3.65 MQM apart) and with
 en-de's errors moved up to 0.66 MQM from zh-en (two close pairs that chrF orders backwards, like issue 33's TED talks).
+With ``--wiki``, WMT20's two Wikipedia pairs into English, km-en and ps-en (raw DA, the organisers' chrF): two
+pairs at about one level that chrF puts at about one level too (the TED talks' mirror image: the metric is right).
 ``--k``: the budgets (default 25, 50 and 100, issue 33's).
 Also the time ``decide_calibration`` takes on the WMT21 table (122k rows) and on a 50k-row subset
 (de-en + cs-en + ja-en + ru-en).
 
-    PYTHONPATH=src python examples/decision_check.py [--quick] [--k 100] [--wmt20] [--mqm] [--worlds 10 [--worlds-only]]
+    PYTHONPATH=src python examples/decision_check.py [--quick] [--k 100] [--wmt20] [--mqm] [--wiki]
+        [--worlds 10 [--worlds-only]]
         [--data /work/shared/data]
 
 ``--quick``: 3 draws instead of 10. Prints a Markdown table (docs/calibration.md quotes it). ``auto`` is what the
@@ -57,6 +60,8 @@ WMT20_CASES = [(name, "human_raw", "labels", f"{name} (`da`)", "da") for name in
                                                                                    "WMT20 raw DA, 6 into English")]
 MQM_CASES = [(name, "mqm", "labels", name, "mqm") for name in ("WMT21 MQM (en-de, zh-en; 3.65 apart)",
                                                                "WMT21 MQM, en-de moved to 0.66 apart")]
+WIKI = "WMT20 raw DA, km-en + ps-en (Wikipedia)"
+WIKI_CASES = [(WIKI, "human_raw", "labels", f"{WIKI} (`da`)", "da")]
 
 
 def load(data_root: str | os.PathLike) -> pd.DataFrame:
@@ -76,6 +81,16 @@ def load_wmt20(data_root: str | os.PathLike) -> dict[str, pd.DataFrame]:
 
     return {name: frame.dropna(subset=["chrf"]).drop(columns="doc_id").rename(columns={"human": "human_raw"})
             .reset_index(drop=True) for name, frame in wmt20_tables({"chrf": "metric:chrF"}, data_root).items()}
+
+
+def load_wiki(data_root: str | os.PathLike) -> dict[str, pd.DataFrame]:
+    """WMT20's two Wikipedia pairs into English, km-en and ps-en (raw DA, the organisers' segment chrF, MT systems
+    only): two groups at about one level (62.8 and 64.2 DA) that chrF puts at about one level too."""
+    seg = pd.read_parquet(Path(data_root) / "wmt20-metrics" / "segments.parquet",
+                          columns=["lp", "system", "seg_id", "is_human", "human_da_raw", "metric:chrF"])
+    seg = seg[seg["lp"].isin(["km-en", "ps-en"]) & ~seg["is_human"].astype(bool) & seg["human_da_raw"].notna()]
+    frame = seg.rename(columns={"human_da_raw": "human_raw", "metric:chrF": "chrf"}).dropna(subset=["chrf"])
+    return {WIKI: frame.drop(columns="is_human").reset_index(drop=True)}
 
 
 def load_mqm(data_root: str | os.PathLike) -> dict[str, pd.DataFrame]:
@@ -221,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wmt20", action="store_true", help="also WMT20 raw DA out of and into English")
     parser.add_argument("--mqm", action="store_true",
                         help="also WMT21 MQM (en-de, zh-en), as it is and with the pairs moved 0.66 MQM apart")
+    parser.add_argument("--wiki", action="store_true",
+                        help="also WMT20's two Wikipedia pairs, km-en and ps-en (raw DA), two groups at one level")
     parser.add_argument("--worlds", type=int, default=0, help="also N simulated worlds per kind, group count and K")
     parser.add_argument("--worlds-only", action="store_true", help="the simulated worlds alone (with --worlds)")
     args = parser.parse_args(argv)
@@ -231,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nTotal run {time.perf_counter() - start:.0f} s.")
         return 0
     tables = {"wmt21": load(args.data), **(load_wmt20(args.data) if args.wmt20 else {}),
-              **(load_mqm(args.data) if args.mqm else {})}
+              **(load_mqm(args.data) if args.mqm else {}), **(load_wiki(args.data) if args.wiki else {})}
     wmt21 = tables["wmt21"]
     print(f"WMT21 to-English, sentence chrF: {len(wmt21)} rows, {wmt21.groupby(['lp', 'system']).ngroups} "
           f"(pair, system) cells; K = {', '.join(map(str, args.k))} random labels per pair; {draws} draws; "
@@ -239,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| human scale | K | raw chrF | LGN | anchored | auto | auto − better of LGN/anchored, per draw "
           "| auto chose |")
     print("|---|---:|---|---|---|---|---|---|")
-    cases = CASES + (WMT20_CASES if args.wmt20 else []) + (MQM_CASES if args.mqm else [])
+    cases = CASES + (WMT20_CASES if args.wmt20 else []) + (MQM_CASES if args.mqm else []) \
+        + (WIKI_CASES if args.wiki else [])
     for key, human, column, name, scale in cases:
         for k in args.k:
             print(table_row([name, k], run(tables[key], human, column, draws, k, scale)), flush=True)
