@@ -99,6 +99,13 @@ def test_a_file_of_only_dropped_rows_is_refused(tmp_path):
         read_appraise_esa(path)
 
 
+def test_an_empty_export_says_it_has_no_rows(tmp_path):
+    path = tmp_path / "wave.csv"
+    path.write_text("", encoding="utf-8")
+    with pytest.raises(InputError, match=r"wave\.csv: no rows; give an Appraise ESA export"):
+        read_appraise_esa(path)
+
+
 def test_more_language_codes_can_be_mapped(tmp_path):
     path = _write(tmp_path / "wave.csv", [_row("u1", "sysA", 0, "TGT", "eng", "kor", 55, "docK")])
     with pytest.raises(InputError, match="row 1: language code 'kor' is unknown"):

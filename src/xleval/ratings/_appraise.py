@@ -83,8 +83,8 @@ def read_appraise_esa(path: str | os.PathLike, *, languages: Mapping[str, str] |
         kept.append([lp, fields[1], fields[7], line + 1, fields[0], score, spans, _time(fields[11], where), row])
     frame = pd.DataFrame(kept, columns=[*_COLUMNS, "time_end", "row"])
     if frame.empty:
-        raise InputError(f"{name}: no rating is left after dropping {_counts(dropped) or 'nothing'}; give an "
-                         "Appraise ESA export with TGT rows of real documents")
+        what = f"no rating is left after dropping {_counts(dropped)}" if dropped else "no rows"
+        raise InputError(f"{name}: {what}; give an Appraise ESA export with TGT rows of real documents")
     frame, revised = _latest(frame)
     _say(name, dropped, revised, len(frame), undecided)
     return frame[_COLUMNS].reset_index(drop=True)
