@@ -3,7 +3,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xleval._base.signature import check_compatible, combine_signatures, merge_signatures, parse_signature
+from xleval._base.signature import (
+    check_compatible,
+    combine_signatures,
+    merge_signatures,
+    parse_signature,
+    signature_direction,
+    with_direction,
+)
 from xleval.calibration import LGN
 from xleval.exceptions import SignatureMismatchError
 
@@ -53,3 +60,12 @@ def test_the_xleval_version_is_provenance_not_an_option():
     assert merge_signatures(A, newer) == A  # the first fit's provenance is kept
     with pytest.raises(SignatureMismatchError):
         check_compatible(A, Z.replace("xleval:0.1.0", "xleval:0.2.0"))  # tok:zh vs tok:13a, whatever the version
+
+
+def test_a_stated_direction_replaces_the_old_one_in_every_language():
+    assert with_direction("nrefs:1|dir:lower|version:2.4", True) == "nrefs:1|version:2.4|dir:higher"
+    assert with_direction(None, False) == "dir:lower"
+    combined = "tgt_lang=de: nrefs:1|dir:lower ; tgt_lang=zh: nrefs:1|tok:zh|dir:lower"
+    assert with_direction(combined, True) == ("tgt_lang=de: nrefs:1|dir:higher ; "
+                                              "tgt_lang=zh: nrefs:1|tok:zh|dir:higher")
+    assert signature_direction(with_direction(combined, True)) is True

@@ -22,7 +22,7 @@ from typing import Any
 from ..exceptions import SignatureMismatchError
 
 __all__ = ["parse_signature", "combine_signatures", "check_compatible", "merge_signatures", "metric_options",
-           "renamed_signatures", "signature_direction"]
+           "renamed_signatures", "signature_direction", "with_direction"]
 
 _SEP = " ; "
 _PREFIX = "tgt_lang="
@@ -68,6 +68,16 @@ def signature_direction(signature: str | None) -> bool | None:
         if field in ("dir:lower", "dir:higher"):
             return field == "dir:higher"
     return None
+
+
+def with_direction(signature: str | None, higher_is_better: bool) -> str:
+    """``signature`` stating ``higher_is_better`` as its ``dir:`` field, in every language of a combined signature
+    (any ``dir:`` it had is replaced; the other fields are kept): a direction the caller gives travels with the
+    column as a metric's own does."""
+    stated = f"dir:{'higher' if higher_is_better else 'lower'}"
+    per_language = parse_signature(signature) if signature else {_ANY: ""}
+    return combine_signatures({lang: "|".join([*(f for f in sig.split("|") if f and not f.startswith("dir:")), stated])
+                               for lang, sig in per_language.items()})
 
 
 def check_compatible(fitted: str | None, given: str | None, *, languages: Any = None, what: str = "scores") -> None:

@@ -688,7 +688,8 @@ def logged_warnings_said(name: str) -> Iterator[None]:
 #: the fields of a result (and of its JSON) that hold sentences, said in the command's words; names from the data
 #: never are
 SENTENCE_FIELDS = frozenset({"reason", "reasons", "note", "notes", "warning", "warnings", "advice", "verdict",
-                             "summary", "paragraph", "paragraphs", "lead", "finding", "message", "action"})
+                             "summary", "paragraph", "paragraphs", "lead", "finding", "message", "action",
+                             "facts"})  # a report section's (label, sentence) pairs: "... (model=)"
 
 
 def in_cli_words(result: Any) -> Any:

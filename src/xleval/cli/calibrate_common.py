@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from .._base.numbers import format_number, format_value
+from .._base.terminal import shell_word
 from ..calibration import OFFSET_ESTIMATORS
 from ..exceptions import InputError
 from ._common import emit_json, err_console, print_table, say, two_numbers
@@ -114,6 +115,18 @@ def render(fmt: str, payload: dict, notes: list[str], title: str) -> None:
             err_console.print(f"min_count {value}")
     for note in notes:
         say("warning", note)
+
+
+def merge_command(labels: str, table: str, label_column: str, into: str | None, col: tuple[str, ...] = ()) -> str:
+    """The ``calibrate merge`` that puts filled-in ``labels`` back into ``table`` (for ``select`` and ``plan``):
+    into the column the labels there are (``into``: ``--skip-labelled``, ``--human``; labels merged into a column
+    of another name are not the labels the next select, plan or fit counts), reading the table with the ``--col``
+    mapping it was chosen from (the rows carry the canonical names: without it the merge falls back to row_id and
+    cannot check the hypothesis)."""
+    named = f"--label-column {shell_word(label_column)} " if label_column != "human" else ""
+    target = f"--into {shell_word(into)} " if into and into != label_column else ""
+    cols = "".join(f"--col {shell_word(c)} " for c in col)
+    return f"xleval calibrate merge {shell_word(labels)} {shell_word(table)} {named}{target}{cols}-o labelled.parquet"
 
 
 def rerun_command(commands: Any, command: str, score: str, by: str | None, human: str | None, system: str,

@@ -25,7 +25,7 @@ from ._common import (
     working,
 )
 from .calibrate_advice import human_scale_option
-from .calibrate_common import app, in_table, render
+from .calibrate_common import app, in_table, merge_command, render
 
 
 @app.command("plan")
@@ -99,7 +99,7 @@ def plan(input, budget, score, by, human, system, segment, document, rows, alloc
         if output == "-":
             return
     grouped = "+".join(by_cols)
-    merge = _merge_command(output, input, label_column, human, col)
+    merge = None if output is None else merge_command(str(output), str(input), label_column, human, col)
     payload = {**result.to_dict(), "by": grouped, "output": output, "merge": merge} if fmt == "json" else \
         {"groups": result.groups, "gaps between adjacent groups": result.gaps}
     payload_warnings = [str(w.message) for w in caught]
@@ -116,18 +116,3 @@ def plan(input, budget, score, by, human, system, segment, document, rows, alloc
             err_console.print(styled("note: ", "", f"once {label_column!r} is filled in: {merge}; then plan again on "
                                      f"labelled.parquet with --human {shell_word(human or label_column)}"),
                               soft_wrap=True)
-
-
-def _merge_command(output: str | None, table: str, label_column: str, human: str | None,
-                   col: tuple[str, ...] = ()) -> str | None:
-    """The command that puts the filled-in rows back: into the --human column when there is one (labels merged
-    into a column of another name are not the labels the next plan counts), reading the table with the --col
-    mapping it was planned on (the rows carry the canonical names: without it the merge falls back to row_id and
-    cannot check the hypothesis)."""
-    if output is None or output == "-":
-        return None
-    named = f"--label-column {shell_word(label_column)} " if label_column != "human" else ""
-    into = f"--into {shell_word(human)} " if human and human != label_column else ""
-    cols = "".join(f"--col {shell_word(c)} " for c in col)
-    return (f"xleval calibrate merge {shell_word(str(output))} {shell_word(str(table))} {named}{into}{cols}"
-            "-o labelled.parquet")

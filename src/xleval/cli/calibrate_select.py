@@ -5,7 +5,7 @@ import warnings
 
 import click
 
-from .._base.terminal import shell_word, styled
+from .._base.terminal import styled
 from ..calibration import SELECTIONS
 from ..io import check_output_path, parse_column_mapping, read_table, write_table
 from ._common import (
@@ -19,7 +19,7 @@ from ._common import (
     keep_reference_copies_option,
     reference_copy_step,
 )
-from .calibrate_common import app, in_table, render
+from .calibrate_common import app, in_table, merge_command, render
 
 
 @app.command("select")
@@ -83,15 +83,8 @@ def select(input, by, budget, score, output, system, segment, document, selectio
     per_group = chosen.groupby(by_cols).size()
     counts = {("|".join(map(str, k)) if isinstance(k, tuple) else str(k)): int(v) for k, v in per_group.items()}
 
-    named = f"--label-column {shell_word(label_column)} " if label_column != "human" else ""
-    # the labels go where the labels there are (--skip-labelled COL), as `calibrate plan` merges into --human: the
-    # next select, plan or fit reads that column, and labels merged into another are not counted
-    into = f"--into {shell_word(skip_labelled)} " if skip_labelled and skip_labelled != label_column else ""
-    # the --col mapping the table was read with: the merge joins on the identity columns and checks the hypothesis
-    # only where it reads the table's columns by the names the rows carry
-    cols = "".join(f"--col {shell_word(c)} " for c in col)
-    merge = (f"xleval calibrate merge {shell_word(str(output))} {shell_word(str(input))} {named}{into}{cols}"
-             "-o labelled.parquet")
+    # into the labels there are (--skip-labelled COL), as `calibrate plan` merges into --human
+    merge = merge_command(str(output), str(input), label_column, skip_labelled, col)
     key = [c for c in (*by_cols, system, segment) if c in chosen.columns]
     render(fmt, {"output": output, "rows": len(chosen), "selection": selection, "seed": seed, "by": "+".join(by_cols),
                  "per_group": counts, "key": [*key, "row_id"], "merge": merge}, [str(w.message) for w in caught],

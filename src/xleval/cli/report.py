@@ -112,28 +112,12 @@ def report(input, score, output, by, human, system, method, model, metric, human
 
         result = dataclasses.replace(result, sections=(*result.sections, generic_section(
             "Calibrated scores and the human scale", warnings=said)))
-    result = _facts_in_cli_words(in_cli_words(result))  # the library's words name its arguments: say them as flags
+    result = in_cli_words(result)  # the library's words name its arguments: say them as flags
     write_report(result, output, fmt=fmt)
     inside = f"; {len(result.alerts)} warning(s) inside" if result.alerts else ""
     shown = "standard output" if output == "-" else output
     err_console.print(f"wrote {fmt} report on {len(df)} rows to {shown}: recommended calibration "
                       f"{(result.summary or {}).get('recommendation_name', '?')}{inside}")
-
-
-def _facts_in_cli_words(result):
-    """The report with its sections' facts (the summary's "Calibration applied in this report": "a saved calibrator
-    given to this report (model=)") naming this command's options, as :func:`in_cli_words` has its sentences."""
-    import dataclasses
-
-    from ._errors import cli_words
-
-    command = click.get_current_context().command
-
-    def said(section):
-        facts = tuple((k, cli_words(v, command) if isinstance(v, str) else v) for k, v in section.facts)
-        return section if facts == section.facts else dataclasses.replace(section, facts=facts)
-
-    return dataclasses.replace(result, sections=tuple(said(s) for s in result.sections))
 
 
 def _output_checks(df, by, system, score, where):

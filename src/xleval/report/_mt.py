@@ -20,6 +20,7 @@ from .._base.caller import DEFAULT_CALLER, Caller
 from .._base.grouping import group_index
 from .._base.progress import Steps
 from .._base.result import Result
+from .._base.signature import with_direction
 from ..calibration import CalibrationSummary, HumanScale, calibration_summary
 from ..calibration._scales import bounded_by_name, direction_for, past_the_scale_note
 from ..decision import (
@@ -204,7 +205,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         said = getattr(calibration.model, "calibrated_signature", None) if calibration.is_anchored else None
         # a direction the caller gave (higher_is_better=): the diagnosis reads the score (and an LGN or raw
         # calibrated column) in it too, as the leaderboard and the decision do
-        stated = signature if higher_is_better is None else _stating(signature, hib)
+        stated = signature if higher_is_better is None else with_direction(signature, hib)
         signatures = {**table.signatures, **({score: stated} if stated else {}),
                       **({calibrated: said()} if said is not None else {calibrated: stated} if stated else {})}
         diagnosis = diagnose(replace(table, _frame=frame, signatures=signatures), score, by, human=human,
@@ -231,12 +232,6 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     return MTAnalysis(frame, score, calibrated, by, human, system, summarize_data(frame, score, by, human, system),
                       scores, rec, calibration, board, verification, diagnosis, fits, model is None, messages,
                       tuple(headline), meta, pairs)
-
-
-def _stating(signature: str | None, higher_is_better: bool) -> str:
-    """``signature`` with the direction the caller gave as its ``dir:`` field (any other dropped)."""
-    fields = [f for f in (signature or "").split("|") if f and not f.startswith("dir:")]
-    return "|".join([*fields, f"dir:{'higher' if higher_is_better else 'lower'}"])
 
 
 def _one_grouping(table: EvalTable) -> EvalTable:
