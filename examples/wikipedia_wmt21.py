@@ -6,8 +6,8 @@ DA in ``humaneval/facebook-wikipedia-2021/ad-seg-scores-<lp>.csv`` (already aver
 such as ``bn-hi-0-117-1001712.3_3`` names the document by its 1-based position among the test set's document ids
 sorted as text (the fourth field) and the segment within it (after the dot): the convention of WMT21's news DA
 (``$XLEVAL_DATA/README.md``). Read so, every judged segment finds its output and reference (none is left over),
-and sentence chrF against reference A correlates with the raw DA at 0.11-0.41 per pair (the XML's own document
-order leaves about 15% unmatched). System names lose the DA files' ``.N`` suffix. This gives 29 cells (9, 9, 6, 5
+and sentence chrF against reference A correlates with the raw DA at 0.11-0.41 per pair (both printed). System
+names lose the DA files' ``.N`` suffix. This gives 29 cells (9, 9, 6, 5
 systems); issue 33's plain procedure declares 67% of the cross-pair orders at K = 100 here, 0.6% of them wrong
 (the issue: 59% and 0.5% on its Wikipedia set).
 
