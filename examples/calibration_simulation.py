@@ -39,6 +39,7 @@ human means.
     python examples/calibration_simulation.py --deviation-prior variance     # the former flat prior on the variance
     python examples/calibration_simulation.py --tau-prior flat               # the offsets' former flat prior on tau
     python examples/calibration_simulation.py --no-wmt --groups 2 --mixed-with-two-groups   # 2 groups pulled
+    python examples/calibration_simulation.py --deviation-study 40   # the deviation variance the labels tell
 """
 from __future__ import annotations
 
@@ -338,6 +339,29 @@ def wmt21_study(draws: int, budgets=(25, 50, 100), n_resamples: int = 200,
     return pd.DataFrame(acc_rows), pd.DataFrame(pair_rows)
 
 
+def deviation_study(draws: int, k: int = 100) -> pd.DataFrame:
+    """Per WMT21/WMT20 set: the cells' deviation variance from the common line as every judged segment gives it,
+    and over ``draws`` label draws at K = ``k``: its method-of-moments estimate (mean and sd over the draws), the
+    estimate's stated standard error (mean), and the posterior mean the leaderboard's draws use (mean, min, max).
+    Where the estimate's standard error is several times the true variance, that posterior mean is the labels'
+    best guess and lands above small true values: the intervals then cover more than they say."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from interval_coverage import load_sets
+
+    rows = []
+    for name, frame in {**load_sets(), **load_wmt20()}.items():
+        scored = frame.rename(columns={"chrf": "score", "human": "gold"})
+        scale = "mqm" if name.startswith("MQM") else "z" if "z" in name.split() else "da"
+        every = drawn_board(scored, "gold", 10**9, 0, scale, n_resamples=20).uncertainty
+        got = pd.DataFrame([drawn_board(scored, "gold", k, d, scale, n_resamples=20).uncertainty for d in range(draws)])
+        rows.append({"scale": name, "every label": every["deviation_estimate"],
+                     "estimate: mean": got["deviation_estimate"].mean(), "sd": got["deviation_estimate"].std(),
+                     "stated se: mean": got["deviation_se"].mean(), "posterior mean used": got["deviation_var"].mean(),
+                     "min": got["deviation_var"].min(), "max": got["deviation_var"].max(),
+                     "within-cell variance": got["within_var"].mean()})
+    return pd.DataFrame(rows)
+
+
 WORST = "mean (worst: min; for the shares wrong, max)"
 
 
@@ -463,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
                              "the default 2 4 7)")
     parser.add_argument("--n-resamples", type=int, default=200,
                         help="resamples of the leaderboards on the real sets (200; the leaderboard's default is 1000)")
+    parser.add_argument("--deviation-study", type=int, metavar="DRAWS", default=0,
+                        help="only the cells' deviation variance at K = 100 on the real sets, over DRAWS draws")
     parser.add_argument("--mixed-with-two-groups", action="store_true",
                         help="pull two groups' offsets toward the mixed centre as 3 or more are (the former default "
                              "docs/calibration.md measures)")
@@ -475,6 +501,14 @@ def main(argv: list[str] | None = None) -> int:
         flat_prior_on_tau()
     worlds, draws = (4, 3) if args.quick else (args.worlds, args.draws)
     start = time.perf_counter()
+    if args.deviation_study:
+        print(f"## The cells' deviation variance: every label, and at K = 100 over {args.deviation_study} draws\n")
+        study = deviation_study(args.deviation_study)
+        print("| " + " | ".join(study.columns) + " |\n|---|" + "---:|" * (len(study.columns) - 1))
+        for _, row in study.iterrows():
+            print(f"| {row.iloc[0]} | " + " | ".join(f"{v:.3g}" for v in row.iloc[1:]) + " |")
+        print(f"\n({time.perf_counter() - start:.0f} s)")
+        return 0
     if not args.wmt_only:
         simulation(worlds, tuple(args.groups))
     if not args.no_wmt:
