@@ -530,6 +530,18 @@ CASES: list[Case] = [
        "out/E440.txt"),
     _c("E441", "meta: --judges names one column", "meta meta.tsv --judges chrf -o out/E441.txt",
        "Name two or more score columns: --judges A,B.", "out/E441.txt"),
+    # --- ingest wmt --da: WMT's segment-level DA files placed on the txt lines ---
+    _c("E442", "ingest wmt --da: a DA SID past the test set's last segment",
+       "ingest wmt wmt_da --da de-en=da_past.csv -o out/E442.parquet",
+       "Give the DA file of the same test set and language pair as the folder (its SIDs count that test set's "
+       "segments).", "out/E442.parquet"),
+    _c("E443", "ingest wmt --da: no xml/*.LP.all.xml to place the pair's SIDs",
+       "ingest wmt wmt_da -l en-de --da en-de=da_ok.csv -o out/E443.parquet",
+       "Add the pair's xml/TESTSET.LP.all.xml of the WMT release beside txt/ (the SIDs count its documents).",
+       "out/E443.parquet"),
+    _c("E444", "ingest wmt --da for a language pair that is not read",
+       "ingest wmt wmt_da -l de-en --da en-de=da_ok.csv -o out/E444.parquet",
+       "Give --da only for pairs the command reads (drop the -l filter, or the --da).", "out/E444.parquet"),
     # --- branch ratings: ingest mqm / esa / gold (human ratings as the data comes) ---
     _c("E380", "ingest mqm: a span file without an lp column, and no --lp",
        "ingest mqm mqm_spans.tsv -o out/E380.tsv",
@@ -915,6 +927,18 @@ def _layouts(root: Path) -> None:
     (test_set / "sources" / "en-de.txt").write_text("a\nb\n")
     (test_set / "references" / "en-de.refA.txt").write_text("A1\nA2\n")
     (test_set / "system-outputs" / "en-de" / "sys1.txt").write_text("s1\ns2\n")
+    da = root / "wmt_da" / "txt"  # de-en with its xml/ (one document of two segments); en-de without
+    for sub in ("sources", "references", "system-outputs"):
+        (da / sub).mkdir(parents=True)
+    for lp, src, tgt in (("de-en", "de", "en"), ("en-de", "en", "de")):
+        (da / "sources" / f"newstest2021.{lp}.src.{src}").write_text("a\nb\n")
+        (da / "references" / f"newstest2021.{lp}.ref.A.{tgt}").write_text("A\nB\n")
+        (da / "system-outputs" / f"newstest2021.{lp}.hyp.sysA.{tgt}").write_text("x\ny\n")
+    (root / "wmt_da" / "xml").mkdir()
+    (root / "wmt_da" / "xml" / "newstest2021.de-en.all.xml").write_text(
+        '<dataset><doc id="d1"><src lang="de"><p><seg id="1">a</seg><seg id="2">b</seg></p></src></doc></dataset>')
+    (root / "da_ok.csv").write_text("SYS SID RAW.SCR Z.SCR N\nsysA.1 1 70 0.2 1\n")
+    (root / "da_past.csv").write_text("SYS SID RAW.SCR Z.SCR N\nsysA.1 1 70 0.2 1\nsysA.1 3 50 -0.1 1\n")
 
 
 def _harden_files(root: Path, df: pd.DataFrame) -> None:

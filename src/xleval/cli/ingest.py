@@ -40,16 +40,41 @@ def _write(df, output: str, fmt: str, what: str) -> None:
 @click.option("--system", "systems", multiple=True, help="System(s) to read (repeatable; default: all).")
 @click.option("--reference", default="A", show_default=True, help="Reference in the 'reference' column.")
 @click.option("--all-references", is_flag=True, help="Add the other references as reference_2, ...")
+@click.option("--da", "da", multiple=True, metavar="LP=FILE",
+              help="WMT segment-level DA of a pair (ad-seg-scores-XX-YY.csv), added as human_raw, human_z, human_n "
+                   "(NaN/0 where not judged); its SIDs are placed with FOLDER/xml/*.LP.all.xml (repeatable).")
+@click.option("--da-order", "da_order", type=click.Choice(["sorted", "file"]), default="sorted", show_default=True,
+              help="How a DA SID counts documents: sorted by id as text (WMT21, WMT22) or in file order.")
 @format_option
-def wmt(folder, output, test_set, lps, systems, reference, all_references, fmt) -> None:
-    """A WMT system-output folder: FOLDER/txt/{sources,references,system-outputs}/TESTSET.LP.*"""
-    from ..io import read_wmt_folder
+def wmt(folder, output, test_set, lps, systems, reference, all_references, da, da_order, fmt) -> None:
+    """A WMT system-output folder: FOLDER/txt/{sources,references,system-outputs}/TESTSET.LP.*, with WMT's
+    segment-level DA files of some pairs (--da)."""
+    from ..io import attach_wmt_da, read_wmt_folder
 
-    check_outputs({"--output": output}, stdout=["--output"])  # before reading: a missing output folder is found at once
+    files = _da_files(da)
+    check_outputs({"--output": output}, list(files.values()), stdout=["--output"])  # before reading
 
     df = read_wmt_folder(folder, test_set=test_set, lps=list(lps) or None, systems=list(systems) or None,
                          reference=reference, all_references=all_references)
-    _write(df, output, fmt, "WMT folder")
+    if files:
+        with warnings_said():  # DA rows of human translations (no output file) are left out, counted
+            df = attach_wmt_da(df, files, root=folder, test_set=test_set, order=da_order)
+    _write(df, output, fmt, "WMT folder" + (f" with DA of {', '.join(files)}" if files else ""))
+
+
+def _da_files(values: tuple[str, ...]) -> dict[str, str]:
+    from ..exceptions import InputError
+
+    files: dict[str, str] = {}
+    for value in values:
+        lp, eq, path = value.partition("=")
+        if not eq or not lp or not path:
+            raise InputError(f"--da {value}: write the pair and its DA file as LP=FILE, e.g. "
+                             "--da de-en=ad-seg-scores-de-en.csv")
+        if lp in files:
+            raise InputError(f"--da {value}: {lp} has a DA file already ({files[lp]}); give one per pair")
+        files[lp] = path
+    return files
 
 
 @ingest.command("mtme")

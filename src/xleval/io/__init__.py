@@ -3,7 +3,8 @@
 Reading (:mod:`._read`; Parquet as Arrow tables in :mod:`._parquet`; ``.gz`` and standard input in
 :mod:`._compressed`), shape and record checks (:mod:`._shape`), the TSV quoting rule (:mod:`._quoting`),
 the column-type policy (:mod:`._schema`), the inputs of the running command (:mod:`._inputs`), the one
-writer with the output guard (:mod:`._write`), and readers of published layouts (:mod:`._wmt`, :mod:`._mtme`).
+writer with the output guard (:mod:`._write`), and readers of published layouts (:mod:`._wmt`, WMT's DA
+files :mod:`._wmt_da`, :mod:`._mtme`).
 
 Names are imported on first use (PEP 562): ``from xleval.io import check_output_path`` loads the
 writer, not pandas; scoring a Parquet file into a Parquet file never imports pandas at all.
@@ -22,7 +23,9 @@ _LAZY = {
     "read_arrow_table": "._parquet",
     "parse_column_mapping": "._shape", "check_text_file_shape": "._shape", "iter_json_objects": "._shape",
     "atomic_path": "._write", "check_output_path": "._write", "write_table": "._write", "write_text": "._write",
-    "read_wmt_folder": "._wmt", "read_mtme": "._mtme", "read_mtme_system_scores": "._mtme",
+    "read_wmt_folder": "._wmt", "wmt_xml_documents": "._wmt_da", "da_sid_lines": "._wmt_da",
+    "read_wmt_da": "._wmt_da", "attach_wmt_da": "._wmt_da", "find_wmt_xml": "._wmt_da",
+    "read_mtme": "._mtme", "read_mtme_system_scores": "._mtme",
     "LMEvalSamples": "._lmeval", "read_lm_eval_samples": "._lmeval",
     "add_language_columns": ".langs", "family_of": ".langs", "normalize_code": ".langs", "normalize_codes": ".langs",
     "script_of": ".langs", "split_lp": ".langs", "with_pair_column": ".langs",
