@@ -230,3 +230,17 @@ def test_wmt21_to_english_sids_match_the_curated_lines(shared_data):
         sids = rows["da_sid"].tolist()
         assert (da_sid_lines(sids, documents) == rows["seg_id"].to_numpy()).all(), lp
         assert (da_sid_lines(sids, documents, order="file") != rows["seg_id"].to_numpy()).mean() > 0.9, lp
+
+
+def test_attach_adds_each_rows_document_from_the_xml(tmp_path):
+    # file order: z-doc lines 1-2, a-doc line 3, m-doc lines 4-5 (DOCS), for both systems, judged or not
+    root, da = _folder(tmp_path)
+    with pytest.warns(DataQualityWarning):
+        out = attach_wmt_da(read_wmt_folder(root), {"de-en": da}, root=root)
+    by_line = dict(zip(out["seg_id"], out["doc_id"], strict=True))
+    assert by_line == {1: "z-doc", 2: "z-doc", 3: "a-doc", 4: "m-doc", 5: "m-doc"}
+    assert out.groupby("seg_id")["doc_id"].nunique().eq(1).all()
+    # a table that has documents already keeps its own
+    with pytest.warns(DataQualityWarning):
+        kept = attach_wmt_da(read_wmt_folder(root).assign(doc_id="mine"), {"de-en": da}, root=root)
+    assert set(kept["doc_id"]) == {"mine"}

@@ -183,7 +183,9 @@ def find_wmt_xml(root: str | os.PathLike, lp: str, *, test_set: str | None = Non
 def attach_wmt_da(table: pd.DataFrame, da: Mapping[str, str | os.PathLike], *, root: str | os.PathLike,
                   test_set: str | None = None, order: str = "sorted") -> pd.DataFrame:
     """``table`` (as :func:`read_wmt_folder` reads ``root``) with the DA of each pair (``da``: lp -> DA file)
-    as ``human_raw, human_z`` (NaN where not judged) and ``human_n`` (0), matched on lp, system, seg_id.
+    as ``human_raw, human_z`` (NaN where not judged) and ``human_n`` (0), matched on lp, system, seg_id, and the
+    WMT document of every row of those pairs as ``doc_id`` (from the XML; missing for other pairs) when the table
+    has none: the unit the leaderboard's bootstrap and ``calibrate select`` resample and stratify by.
 
     The documents come from :func:`find_wmt_xml`; DA rows of systems the table has not (human translations,
     ``HUMAN.0``, ``HUMAN-B``) are left out with one warning naming and counting them."""
@@ -194,6 +196,8 @@ def attach_wmt_da(table: pd.DataFrame, da: Mapping[str, str | os.PathLike], *, r
     if clash:
         raise InputError(f"table: has a column {clash[0]} already; drop it before adding the DA scores")
     frames = []
+    add_documents = "doc_id" not in table.columns
+    doc_ids = pd.Series(pd.NA, index=table.index, dtype=object)
     for lp, path in da.items():
         rows = table[table["lp"] == lp]
         if rows.empty:
@@ -213,6 +217,11 @@ def attach_wmt_da(table: pd.DataFrame, da: Mapping[str, str | os.PathLike], *, r
                              + f", but the {lp} txt files have {lines} lines; the XML must be of the same test set: "
                              "give the matching file (test_set=)")
         frames.append(read_wmt_da(path, documents, lp=lp, order=order))
+        if add_documents:
+            doc_of = np.repeat(np.array([d for d, _ in documents], dtype=object), [n for _, n in documents])
+            doc_ids[rows.index] = doc_of[rows["seg_id"].to_numpy(dtype=np.int64) - 1]
+    if add_documents and frames:
+        table = table.assign(doc_id=doc_ids)
     if not frames:
         return table.assign(human_raw=np.nan, human_z=np.nan, human_n=0)
     scores = pd.concat(frames, ignore_index=True)
