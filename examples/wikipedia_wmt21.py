@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from xleval.io import da_sid_lines, wmt_xml_documents
 from xleval.metrics import score_frame
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -36,12 +37,12 @@ import calibration_simulation as sim
 import decision_check
 
 PAIRS = ("bn-hi", "hi-bn", "xh-zu", "zu-xh")
-SID = r"^[a-z]+-[a-z]+-\d+-(\d+)-\d+\.(\d+)_\d+$"
 
 
 def load(repo: str | Path) -> pd.DataFrame:
-    """One row per judged segment: ``lp, system, doc_id, seg_id`` (document position * 1000 + segment),
-    ``human_raw`` and ``chrf``."""
+    """One row per judged segment: ``lp, system, doc_id, seg_id`` (the line in file order), ``human_raw`` and
+    ``chrf``. The SIDs are placed by :func:`xleval.io.da_sid_lines` on the XML's documents, as ``xleval ingest wmt
+    --da`` places them (the repository has no ``txt/`` for this test set, so the texts come from the XML)."""
     repo, parts = Path(repo), []
     for lp in PAIRS:
         xml = repo / "xml" / f"florestest2021.{lp}.all.xml"
@@ -50,22 +51,22 @@ def load(repo: str | Path) -> pd.DataFrame:
             print(f"wikipedia_wmt21: no {xml if not xml.is_file() else scores}; --wmt21-repo names a clone of "
                   "github.com/wmt-conference/wmt21-news-systems", file=sys.stderr)
             raise SystemExit(2)
-        docs = {}
-        for doc in ET.parse(xml).getroot().iter("doc"):
-            reference = {int(s.get("id")): s.text or "" for s in doc.find("ref").iter("seg")}
-            outputs = {h.get("system"): {int(s.get("id")): s.text or "" for s in h.iter("seg")}
-                       for h in doc.findall("hyp")}
-            docs[doc.get("id")] = (reference, outputs)
-        ids = sorted(docs)  # the DA's document numbers count the ids sorted as text
+        reference: list[str] = []
+        outputs: dict[str, list[str]] = {}
+        for doc in ET.parse(xml).getroot().iter("doc"):  # the texts in file order, the lines of the test set
+            reference += [s.text or "" for s in doc.find("ref").iter("seg")]
+            for h in doc.findall("hyp"):
+                outputs.setdefault(h.get("system"), []).extend(s.text or "" for s in h.iter("seg"))
+        documents = wmt_xml_documents(xml)
+        doc_of = np.repeat([d for d, _ in documents], [n for _, n in documents])
         da = pd.read_csv(scores, sep=r"\s+")
-        where = da["SID"].str.extract(SID).astype(int)
-        doc_ids = [ids[n - 1] for n in where[0]]
+        lines = da_sid_lines(da["SID"].tolist(), documents)
         systems = da["SYS"].str.replace(r"\.\d+$", "", regex=True)
         parts.append(pd.DataFrame({
-            "lp": lp, "system": systems, "doc_id": doc_ids, "seg_id": where[0] * 1000 + where[1],
+            "lp": lp, "system": systems, "doc_id": doc_of[lines - 1], "seg_id": lines,
             "human_raw": da["RAW.SCR"].astype(float),
-            "reference": [docs[d][0][s] for d, s in zip(doc_ids, where[1], strict=True)],
-            "hypothesis": [docs[d][1][y][s] for d, y, s in zip(doc_ids, systems, where[1], strict=True)]}))
+            "reference": [reference[n - 1] for n in lines],
+            "hypothesis": [outputs[y][n - 1] for y, n in zip(systems, lines, strict=True)]}))
     table = score_frame(pd.concat(parts, ignore_index=True), ["chrf"]).frame
     return table.drop(columns=["reference", "hypothesis"])
 
