@@ -23,11 +23,20 @@ and budget, paired differences to random with a t interval over draws, and the l
 to reach the mean accuracy that random reaches at K=100 (linear interpolation on the budget grid).
 
     python examples/label_budget.py [--data ../shared/data] [--draws 10] [--quick]
+    python examples/label_budget.py --no-wmt --mqm-repo P --wmt24-repo P --wmt21-repo P --wmt22-repo P
+    python examples/label_budget.py --no-wmt --table NAME=TABLE.parquet ...   # other sets
+
+``--table NAME=PATH`` (repeatable) runs the same study on another set: a long table (Parquet, TSV, ...) with
+``lp, system, seg_id, doc_id``, the metric as ``chrf`` and every judged row's human score as ``human`` (the
+truth is its full-data mean per cell; rows without it are left out). ``--mqm-repo``, ``--wmt24-repo``,
+``--wmt21-repo`` and ``--wmt22-repo`` run it on issue 33's held-out sets as ``examples/ted_mqm.py``,
+``esa_wmt24.py``, ``wikipedia_wmt21.py`` and ``news_wmt22.py`` rebuild them from clones of those repositories.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -37,6 +46,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from xleval.calibration import LabelDraw, build_anchored, plan_labels, select_rows
+from xleval.io import read_table
 from xleval.metrics import score_frame
 from xleval.stats import pairwise_accuracy
 
@@ -141,6 +151,32 @@ def scales(data_root: str) -> dict[str, Scale]:
             "MQM, zh-en moved to 0.3 from en-de (planted)": Scale(close, "mqm")}
 
 
+# issue 33's held-out sets, rebuilt from public repositories by the examples named in held_out()
+HELD_OUT = {"mqm-repo": ("github.com/google/wmt-mqm-human-evaluation", "TED talks, MQM (en-de, zh-en)"),
+            "wmt24-repo": ("github.com/wmt-conference/wmt24-news-systems", "WMT24 ESA (en-cs, en-hi, en-ja, en-zh)"),
+            "wmt21-repo": ("github.com/wmt-conference/wmt21-news-systems", "WMT21 Wikipedia raw DA (4 pairs)"),
+            "wmt22-repo": ("github.com/wmt-conference/wmt22-news-systems", "WMT22 to-English raw DA (4 of 7 pairs)")}
+
+
+def held_out(flag: str, repo: str) -> pd.DataFrame:
+    """A held-out set as its example loads it (``ted_mqm``, ``esa_wmt24``, ``wikipedia_wmt21``, ``news_wmt22``),
+    with the human score as ``human``: ``lp, system, seg_id, doc_id, chrf, human``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    if flag == "mqm-repo":
+        import ted_mqm
+        table, human = ted_mqm.load(repo), "mqm"
+    elif flag == "wmt24-repo":
+        import esa_wmt24
+        table, human = esa_wmt24.load(repo)[0], "esa"
+    elif flag == "wmt21-repo":
+        import wikipedia_wmt21
+        table, human = wikipedia_wmt21.load(repo), "human_raw"
+    else:
+        import news_wmt22
+        table, human = news_wmt22.load(repo), "human_raw"
+    return table.rename(columns={human: "human"})[["lp", "system", "seg_id", "doc_id", "chrf", "human"]]
+
+
 def needed(budgets, curve: np.ndarray, target: float) -> float:
     """The smallest budget (linear interpolation) at which the mean accuracy reaches ``target``."""
     for j, value in enumerate(curve):
@@ -186,10 +222,26 @@ def main(argv: list[str] | None = None) -> int:
                                                          str(Path(__file__).resolve().parents[2] / "shared" / "data")))
     parser.add_argument("--draws", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="3 draws, budgets 25 and 100")
+    parser.add_argument("--table", action="append", default=[], metavar="NAME=PATH",
+                        help="another set: a table with lp, system, seg_id, doc_id, chrf and human (repeatable)")
+    parser.add_argument("--no-wmt", action="store_true", help="only the --table and held-out sets")
+    for flag, what in HELD_OUT.items():
+        parser.add_argument(f"--{flag}", metavar="PATH", help=f"a clone of {what[0]}: {what[1]}")
     args = parser.parse_args(argv)
     draws, budgets = (3, (25, 100)) if args.quick else (args.draws, BUDGETS)
     start = time.time()
-    for name, scale in scales(args.data).items():
+    sets = {} if args.no_wmt else scales(args.data)
+    for value in args.table:
+        name, _, path = value.partition("=")
+        table = read_table(path)
+        sets[name] = Scale(table[table["human"].notna()][["lp", "system", "seg_id", "doc_id", "chrf", "human"]],
+                           "human")
+    for flag, (_, name) in HELD_OUT.items():
+        repo = getattr(args, flag.replace("-", "_"))
+        if repo:
+            table = held_out(flag, repo)
+            sets[name] = Scale(table[table["human"].notna()].reset_index(drop=True), "human")
+    for name, scale in sets.items():
         print("\n".join(report(name, scale, budgets, run(scale, budgets, draws))), flush=True)
         print(stopping(scale, 100, draws) + "\n", flush=True)
     print(f"{draws} draws per cell; {time.time() - start:.0f} s")
