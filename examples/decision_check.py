@@ -177,6 +177,42 @@ def timing(table: pd.DataFrame) -> dict[str, float]:
     return out
 
 
+def held_out_report(table: pd.DataFrame, human: str, draws: int, ks: list[int], scale: str = "da") -> None:
+    """Print what the held-out examples (``wikipedia_wmt21``, ``news_wmt22``) report on a set of judged rows
+    (``lp, system, seg_id, chrf``, the ``human`` column; ``doc_id`` if known): the decision study (:func:`run`) at
+    each K of ``ks`` and with every label, and at K = 100 over ``draws`` draws the leaderboard (anchored, the named
+    human ``scale``, 1,000 resamples) beside issue 33's plain procedure."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import calibration_simulation as sim
+
+    points = table[["lp", "system", "seg_id", "chrf", human]]
+    print("\n| K | raw chrF | LGN | anchored | auto (worst) | auto chose (basis) |\n|---|---:|---:|---:|---|---|")
+    every = int(points.groupby("lp").size().max())
+    for k in [*ks, every]:
+        part = run(points, human, "labels", draws if k != every else 1, k=k, human_scale=scale)
+        chose = ", ".join(f"{c} {n}x" for c, n in part["chose"].value_counts().sort_index().items())
+        print(f"| {'all' if k == every else k} | {part['raw'].mean():.3f} | {part['lgn'].mean():.3f} | "
+              f"{part['anchored'].mean():.3f} | {part['auto'].mean():.3f} ({part['auto'].min():.3f}) | {chose} |",
+              flush=True)
+    scored = table.rename(columns={"chrf": "score", human: "gold"})
+    truth = scored.groupby(["lp", "system"])["gold"].mean()
+    rows = []
+    for d in range(draws):
+        labelled = scored.assign(human=sim.label(scored, 100, np.random.default_rng([d, 100]), column="gold"))
+        rows.append({"procedure": "leaderboard", **sim.pair_scores(sim.drawn_board(scored, "gold", 100, d, scale),
+                                                                   truth)})
+        rows.append({"procedure": "plain", **sim.plain_pairs(labelled[["lp", "system", "score", "human"]], truth)})
+    b = pd.DataFrame(rows)
+    print(f"\nK = 100, {draws} draws (mean (min); errors pooled):\n")
+    print("| procedure | covers cell mean | covers difference: across | cross-pair orders declared | of them wrong |\n"
+          "|---|---:|---:|---:|---:|")
+    for procedure, part in b.groupby("procedure", sort=False):
+        cell = f"{part['cover cell'].mean():.3f} ({part['cover cell'].min():.2f})" if "cover cell" in part else ""
+        cell = "" if cell.startswith("nan") else cell
+        print(f"| {procedure} | {cell} | {part['cover across'].mean():.3f} | {part['declared across'].mean():.3f} | "
+              f"{int(part['n wrong across'].sum())} of {int(part['n told across'].sum()):,} |")
+
+
 def worlds(n: int, budgets) -> pd.DataFrame:
     """One row per simulated world (kind, groups, K): the accuracy of what the decision applied, of LGN and of
     anchored (``calibration_simulation.estimates``: ``lgn`` and ``mixed``), and the decision's method and basis."""

@@ -40,7 +40,6 @@ from xleval.io import attach_wmt_da, read_wmt_folder
 from xleval.metrics import score_frame
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import calibration_simulation as sim
 import decision_check
 
 PAIRS = ("ja-en", "liv-en", "ru-en", "uk-en")
@@ -117,33 +116,7 @@ def main(argv: list[str] | None = None) -> int:
           + ", ".join(f"{lp} {part['chrf'].corr(part['human_raw']):.2f}" for lp, part in misread.groupby("lp")),
           flush=True)
     print(cells_lines(cells.reset_index()), flush=True)
-    points = table[["lp", "system", "seg_id", "chrf", "human_raw"]]
-    print("\n| K | raw chrF | LGN | anchored | auto (worst) | auto chose (basis) |\n|---|---:|---:|---:|---|---|")
-    every = int(points.groupby("lp").size().max())
-    for k in [*[int(v) for v in args.k.split(",")], every]:
-        part = decision_check.run(points, "human_raw", "labels", args.draws if k != every else 1, k=k,
-                                  human_scale="da")
-        chose = ", ".join(f"{c} {n}x" for c, n in part["chose"].value_counts().sort_index().items())
-        print(f"| {'all' if k == every else k} | {part['raw'].mean():.3f} | {part['lgn'].mean():.3f} | "
-              f"{part['anchored'].mean():.3f} | {part['auto'].mean():.3f} ({part['auto'].min():.3f}) | {chose} |",
-              flush=True)
-    scored = table.rename(columns={"chrf": "score", "human_raw": "gold"})
-    truth = scored.groupby(["lp", "system"])["gold"].mean()
-    rows = []
-    for d in range(args.draws):
-        labelled = scored.assign(human=sim.label(scored, 100, np.random.default_rng([d, 100]), column="gold"))
-        rows.append({"procedure": "leaderboard", **sim.pair_scores(sim.drawn_board(scored, "gold", 100, d, "da"),
-                                                                   truth)})
-        rows.append({"procedure": "plain", **sim.plain_pairs(labelled[["lp", "system", "score", "human"]], truth)})
-    b = pd.DataFrame(rows)
-    print(f"\nK = 100, {args.draws} draws (mean (min); errors pooled):\n")
-    print("| procedure | covers cell mean | covers difference: across | cross-pair orders declared | of them wrong |\n"
-          "|---|---:|---:|---:|---:|")
-    for procedure, part in b.groupby("procedure", sort=False):
-        cell = f"{part['cover cell'].mean():.3f} ({part['cover cell'].min():.2f})" if "cover cell" in part else ""
-        cell = "" if cell.startswith("nan") else cell
-        print(f"| {procedure} | {cell} | {part['cover across'].mean():.3f} | {part['declared across'].mean():.3f} | "
-              f"{int(part['n wrong across'].sum())} of {int(part['n told across'].sum()):,} |")
+    decision_check.held_out_report(table, "human_raw", args.draws, [int(v) for v in args.k.split(",")])
     print(f"\n{time.time() - start:.0f} s")
     return 0
 
