@@ -42,7 +42,8 @@ def _write(df, output: str, fmt: str, what: str) -> None:
 @click.option("--all-references", is_flag=True, help="Add the other references as reference_2, ...")
 @click.option("--da", "da", multiple=True, metavar="LP=FILE",
               help="WMT segment-level DA of a pair (ad-seg-scores-XX-YY.csv), added as human_raw, human_z, human_n "
-                   "(NaN/0 where not judged); its SIDs are placed with FOLDER/xml/*.LP.all.xml (repeatable).")
+                   "(NaN/0 where not judged), with each row's document as doc_id; its SIDs are placed with "
+                   "FOLDER/xml/*.LP.all.xml (repeatable).")
 @click.option("--da-order", "da_order", type=click.Choice(["sorted", "file"]), default="sorted", show_default=True,
               help="How a DA SID counts documents: sorted by id as text (WMT21, WMT22) or in file order.")
 @format_option
