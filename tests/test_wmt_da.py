@@ -244,3 +244,41 @@ def test_attach_adds_each_rows_document_from_the_xml(tmp_path):
     with pytest.warns(DataQualityWarning):
         kept = attach_wmt_da(read_wmt_folder(root).assign(doc_id="mine"), {"de-en": da}, root=root)
     assert set(kept["doc_id"]) == {"mine"}
+
+
+RENAMED = ("SYS SID RAW.SCR Z.SCR N\n"
+           "sysA.3 1 80 0.5 2\n"           # sysA, line 3
+           "SysBee.4 5 60 0.1 3\n")        # sysB's output under another name: line 2
+
+
+def test_da_systems_maps_a_da_name_onto_its_output(tmp_path):
+    root, da = _folder(tmp_path, da=RENAMED)
+    out = attach_wmt_da(read_wmt_folder(root), {"de-en": da}, root=root, da_systems={"SysBee": "sysB"})
+    judged = out[out["human_n"] > 0].set_index(["system", "seg_id"])["human_raw"].to_dict()
+    assert judged == {("sysA", 3): 80.0, ("sysB", 2): 60.0}
+    with pytest.warns(DataQualityWarning, match=r"SysBee.4 \(1\)"):  # without the map: left out, named
+        attach_wmt_da(read_wmt_folder(root), {"de-en": da}, root=root)
+
+
+def test_da_systems_on_the_command_line(tmp_path):
+    root, da = _folder(tmp_path, da=RENAMED)
+    r = run_cli("ingest", "wmt", root, "--da", f"de-en={da}", "--da-system", "SysBee=sysB", "-o", tmp_path / "t.tsv")
+    assert r.exit_code == 0, r.stderr
+    t = pd.read_csv(tmp_path / "t.tsv", sep="\t")
+    assert t.loc[(t["system"] == "sysB") & (t["seg_id"] == 2), "human_raw"].tolist() == [60.0]
+    # without it, the warning says which flag maps the name
+    r = run_cli("ingest", "wmt", root, "--da", f"de-en={da}", "-o", tmp_path / "u.tsv")
+    assert r.exit_code == 0 and "map it with --da-system)" in r.stderr and "da_systems=" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--da-system", "Nope=sysB"], "--da-system maps 'Nope', a system no DA file names"),
+    (["--da-system", "SysBee"], "--da-system SysBee: write it as DA_NAME=SYSTEM"),
+    (["--da-system", "SysBee=sysA"], "which the de-en DA file scores under another name too"),
+])
+def test_bad_da_systems_are_one_line(tmp_path, args, match):
+    root, da = _folder(tmp_path, da=RENAMED.replace("sysA.3 1", "sysA.3 5"))  # sysA and SysBee both on SID 5
+    r = run_cli("ingest", "wmt", root, "--da", f"de-en={da}", *args, "-o", tmp_path / "t.tsv")
+    assert r.exit_code == 2, r.stderr
+    assert match in r.stderr and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "t.tsv").exists()

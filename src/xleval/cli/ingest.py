@@ -46,8 +46,11 @@ def _write(df, output: str, fmt: str, what: str) -> None:
                    "FOLDER/xml/*.LP.all.xml (repeatable).")
 @click.option("--da-order", "da_order", type=click.Choice(["sorted", "file"]), default="sorted", show_default=True,
               help="How a DA SID counts documents: sorted by id as text (WMT21, WMT22) or in file order.")
+@click.option("--da-system", "da_systems", multiple=True, metavar="DA_NAME=SYSTEM",
+              help="A DA system name (without its .N suffix) that is an output file's SYSTEM under another name "
+                   "(repeatable; e.g. Nemo=NVIDIA-NeMo in WMT21).")
 @format_option
-def wmt(folder, output, test_set, lps, systems, reference, all_references, da, da_order, fmt) -> None:
+def wmt(folder, output, test_set, lps, systems, reference, all_references, da, da_order, da_systems, fmt) -> None:
     """A WMT system-output folder: FOLDER/txt/{sources,references,system-outputs}/TESTSET.LP.*, with WMT's
     segment-level DA files of some pairs (--da)."""
     from ..io import attach_wmt_da, read_wmt_folder
@@ -59,8 +62,23 @@ def wmt(folder, output, test_set, lps, systems, reference, all_references, da, d
                          reference=reference, all_references=all_references)
     if files:
         with warnings_said():  # DA rows of human translations (no output file) are left out, counted
-            df = attach_wmt_da(df, files, root=folder, test_set=test_set, order=da_order)
+            df = attach_wmt_da(df, files, root=folder, test_set=test_set, order=da_order,
+                               da_systems=_pairs_of(da_systems, "--da-system", "DA_NAME=SYSTEM", "Nemo=NVIDIA-NeMo"))
     _write(df, output, fmt, "WMT folder" + (f" with DA of {', '.join(files)}" if files else ""))
+
+
+def _pairs_of(values: tuple[str, ...], flag: str, form: str, example: str) -> dict[str, str]:
+    from ..exceptions import InputError
+
+    out: dict[str, str] = {}
+    for value in values:
+        key, eq, target = value.partition("=")
+        if not eq or not key or not target:
+            raise InputError(f"{flag} {value}: write it as {form}, e.g. {flag} {example}")
+        if key in out:
+            raise InputError(f"{flag} {value}: {key} is given twice; give it once")
+        out[key] = target
+    return out
 
 
 def _da_files(values: tuple[str, ...]) -> dict[str, str]:

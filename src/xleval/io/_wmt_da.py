@@ -181,14 +181,17 @@ def find_wmt_xml(root: str | os.PathLike, lp: str, *, test_set: str | None = Non
 
 
 def attach_wmt_da(table: pd.DataFrame, da: Mapping[str, str | os.PathLike], *, root: str | os.PathLike,
-                  test_set: str | None = None, order: str = "sorted") -> pd.DataFrame:
+                  test_set: str | None = None, order: str = "sorted",
+                  da_systems: Mapping[str, str] | None = None) -> pd.DataFrame:
     """``table`` (as :func:`read_wmt_folder` reads ``root``) with the DA of each pair (``da``: lp -> DA file)
     as ``human_raw, human_z`` (NaN where not judged) and ``human_n`` (0), matched on lp, system, seg_id, and the
     WMT document of every row of those pairs as ``doc_id`` (from the XML; missing for other pairs) when the table
     has none: the unit the leaderboard's bootstrap and ``calibrate select`` resample and stratify by.
 
     The documents come from :func:`find_wmt_xml`; DA rows of systems the table has not (human translations,
-    ``HUMAN.0``, ``HUMAN-B``) are left out with one warning naming and counting them."""
+    ``HUMAN.0``, ``HUMAN-B``) are left out with one warning naming and counting them. ``da_systems`` maps a DA
+    system name (without its ``.N`` suffix) to its output file's, where the two differ (WMT21's DA ``Nemo`` is
+    the output ``NVIDIA-NeMo``); a name no DA file has is refused (a typo would leave its rows out)."""
     if order not in DA_ORDERS:
         raise InputError(f"order={order!r}: a DA SID counts documents either 'sorted' (by id as text, WMT21/22) or "
                          "in 'file' order; give one of them", argument="order", value=order)
@@ -225,13 +228,27 @@ def attach_wmt_da(table: pd.DataFrame, da: Mapping[str, str | os.PathLike], *, r
     if not frames:
         return table.assign(human_raw=np.nan, human_z=np.nan, human_n=0)
     scores = pd.concat(frames, ignore_index=True)
+    if da_systems:
+        unknown = sorted(set(da_systems) - set(scores["system"]))
+        if unknown:
+            raise InputError(f"da_systems= maps {unknown[0]!r}, a system no DA file names (theirs: "
+                             f"{', '.join(sorted(scores['system'].unique())[:12])}); map a DA name, without its .N "
+                             "suffix, to its output file's name", argument="da_systems", value=unknown[0])
+        scores["system"] = scores["system"].replace(dict(da_systems))
+        twice = scores.duplicated(["lp", "system", "seg_id"], keep=False)
+        if twice.any():
+            row = scores[twice].iloc[0]
+            raise InputError(f"da_systems= maps a DA name onto {row['system']!r}, which the {row['lp']} DA file "
+                             f"scores under another name too (SID {row['da_sid']}); map each output from one DA name",
+                             argument="da_systems", value=row["system"])
     known = pd.MultiIndex.from_frame(table[["lp", "system"]].drop_duplicates())
     kept = pd.MultiIndex.from_frame(scores[["lp", "system"]]).isin(known)
     if not kept.all():
         left = scores[~kept].groupby(["lp", "da_system"], sort=True).size()
         named = ", ".join(f"{lp} {system} ({n})" for (lp, system), n in left.items())
         warnings.warn(f"{int((~kept).sum())} DA rows left out: their systems are not outputs read from {root} "
-                      f"(human translations, or systems not read): {named}", DataQualityWarning, stacklevel=2)
+                      f"(human translations, systems not read, or an output under another name: map it with "
+                      f"da_systems=): {named}", DataQualityWarning, stacklevel=2)
     out = table.merge(scores.loc[kept, ["lp", "system", "seg_id", *HUMAN_COLUMNS]], how="left",
                       on=["lp", "system", "seg_id"], validate="many_to_one")
     out["human_n"] = out["human_n"].fillna(0).astype(np.int64)
