@@ -203,8 +203,9 @@ def test_bad_input_is_one_line_exit_2(tmp_path, change, words):
 
 @pytest.mark.parametrize("args, words", [
     (["--da", "fr-en=DA"], ["fr-en is not a language pair read", "read: de-en"]),
-    (["-l", "de-en", "--da", "de-en=DA", "--da", "de-en=DA"], ["de-en has a DA file already"]),
-    (["--da", "DA"], ["write the pair and its DA file as LP=FILE"]),
+    (["-l", "de-en", "--da", "de-en=DA", "--da", "de-en=DA"], ["de-en is given twice"]),
+    (["--da", "DA"], ["write it as LP=FILE"]),
+    (["--da-system", "SysBee=sysB"], ["no --da file is given"]),
 ])
 def test_bad_da_option_is_one_line_exit_2(tmp_path, args, words):
     root, da = _folder(tmp_path)
@@ -274,6 +275,7 @@ def test_da_systems_on_the_command_line(tmp_path):
 @pytest.mark.parametrize("args, match", [
     (["--da-system", "Nope=sysB"], "--da-system maps 'Nope', a system no DA file names"),
     (["--da-system", "SysBee"], "--da-system SysBee: write it as DA_NAME=SYSTEM"),
+    (["--da-system", "SysBee=sysB", "--da-system", "SysBee=sysA"], "SysBee is given twice (sysB and sysA)"),
     (["--da-system", "SysBee=sysA"], "which the de-en DA file scores under another name too"),
 ])
 def test_bad_da_systems_are_one_line(tmp_path, args, match):

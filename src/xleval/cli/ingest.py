@@ -53,21 +53,26 @@ def _write(df, output: str, fmt: str, what: str) -> None:
 def wmt(folder, output, test_set, lps, systems, reference, all_references, da, da_order, da_systems, fmt) -> None:
     """A WMT system-output folder: FOLDER/txt/{sources,references,system-outputs}/TESTSET.LP.*, with WMT's
     segment-level DA files of some pairs (--da)."""
+    from ..exceptions import InputError
     from ..io import attach_wmt_da, read_wmt_folder
 
-    files = _da_files(da)
+    files = _pairs_of(da, "--da", "LP=FILE", "de-en=ad-seg-scores-de-en.csv")
+    renamed = _pairs_of(da_systems, "--da-system", "DA_NAME=SYSTEM", "Nemo=NVIDIA-NeMo")
+    if renamed and not files:
+        raise InputError("--da-system maps DA system names, but no --da file is given; add the pairs' DA files "
+                         "with --da LP=FILE, or leave --da-system out")
     check_outputs({"--output": output}, list(files.values()), stdout=["--output"])  # before reading
 
     df = read_wmt_folder(folder, test_set=test_set, lps=list(lps) or None, systems=list(systems) or None,
                          reference=reference, all_references=all_references)
     if files:
         with warnings_said():  # DA rows of human translations (no output file) are left out, counted
-            df = attach_wmt_da(df, files, root=folder, test_set=test_set, order=da_order,
-                               da_systems=_pairs_of(da_systems, "--da-system", "DA_NAME=SYSTEM", "Nemo=NVIDIA-NeMo"))
+            df = attach_wmt_da(df, files, root=folder, test_set=test_set, order=da_order, da_systems=renamed)
     _write(df, output, fmt, "WMT folder" + (f" with DA of {', '.join(files)}" if files else ""))
 
 
 def _pairs_of(values: tuple[str, ...], flag: str, form: str, example: str) -> dict[str, str]:
+    """``KEY=VALUE`` options (``--da LP=FILE``, ``--da-system DA_NAME=SYSTEM``) as a mapping, each key once."""
     from ..exceptions import InputError
 
     out: dict[str, str] = {}
@@ -76,24 +81,9 @@ def _pairs_of(values: tuple[str, ...], flag: str, form: str, example: str) -> di
         if not eq or not key or not target:
             raise InputError(f"{flag} {value}: write it as {form}, e.g. {flag} {example}")
         if key in out:
-            raise InputError(f"{flag} {value}: {key} is given twice; give it once")
+            raise InputError(f"{flag} {value}: {key} is given twice ({out[key]} and {target}); give it once")
         out[key] = target
     return out
-
-
-def _da_files(values: tuple[str, ...]) -> dict[str, str]:
-    from ..exceptions import InputError
-
-    files: dict[str, str] = {}
-    for value in values:
-        lp, eq, path = value.partition("=")
-        if not eq or not lp or not path:
-            raise InputError(f"--da {value}: write the pair and its DA file as LP=FILE, e.g. "
-                             "--da de-en=ad-seg-scores-de-en.csv")
-        if lp in files:
-            raise InputError(f"--da {value}: {lp} has a DA file already ({files[lp]}); give one per pair")
-        files[lp] = path
-    return files
 
 
 @ingest.command("mtme")
