@@ -52,6 +52,12 @@ def load(repo: str | Path, order: str = "sorted") -> pd.DataFrame:
     ...`` reads them (:func:`xleval.io.read_wmt_folder`, :func:`xleval.io.attach_wmt_da`; human translations left
     out with a warning). ``order="file"`` reads a SID as the segment's position in the file instead (the reading
     the correlation rules out)."""
+    return judged(*scored_folder(repo), order)
+
+
+def scored_folder(repo: str | Path) -> tuple[pd.DataFrame, dict[str, Path], Path]:
+    """Every output line of the four pairs with its sentence chrF, the pairs' DA files and the folder: scored once,
+    whichever way the SIDs are then read (:func:`judged`)."""
     repo = Path(repo)
     da = {}
     for lp in PAIRS:
@@ -62,14 +68,17 @@ def load(repo: str | Path, order: str = "sorted") -> pd.DataFrame:
             print(f"news_wmt22: no {xml if not xml.is_file() else da[lp]}; --wmt22-repo names a clone of "
                   "github.com/wmt-conference/wmt22-news-systems", file=sys.stderr)
             raise SystemExit(2)
+    folder = read_wmt_folder(repo, test_set="generaltest2022", lps=list(PAIRS))
+    return score_frame(folder, ["chrf"]).frame, da, repo
+
+
+def judged(scored: pd.DataFrame, da: dict[str, Path], repo: Path, order: str = "sorted") -> pd.DataFrame:
+    """The judged rows of :func:`scored_folder`'s table, its SIDs read in ``order``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataQualityWarning)  # the DA's human translations (HUMAN-*): left out
-        table = attach_wmt_da(read_wmt_folder(repo, test_set="generaltest2022", lps=list(PAIRS)), da, root=repo,
-                              order=order)
+        table = attach_wmt_da(scored, da, root=repo, order=order)
     table = table[table["human_n"] > 0].reset_index(drop=True)
-    table = score_frame(table, ["chrf"]).frame
-    return table[["lp", "system", "doc_id", "seg_id", "human_raw", "chrf"]] if "doc_id" in table.columns else \
-        table[["lp", "system", "seg_id", "human_raw", "chrf"]]
+    return table[["lp", "system", "doc_id", "seg_id", "human_raw", "chrf"]]
 
 
 def cells_lines(cells: pd.DataFrame) -> str:
@@ -104,14 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", default="25,50,100", help="labels per pair")
     args = parser.parse_args(argv)
     start = time.time()
-    table = load(args.wmt22_repo)
+    folder = scored_folder(args.wmt22_repo)
+    table = judged(*folder)
     cells = table.groupby(["lp", "system"])[["human_raw", "chrf"]].mean()
     corr = {lp: part["chrf"].corr(part["human_raw"]) for lp, part in table.groupby("lp")}
     print(f"WMT22 to-English ({', '.join(PAIRS)}): {len(table):,} judged segments, {len(cells)} cells; pair means of "
           "the cells: " + "; ".join(f"{lp} DA {row['human_raw']:.2f}, chrF {row['chrf']:.1f}"
                                     for lp, row in cells.groupby(level="lp").mean().iterrows())
           + "; segment chrF~DA correlation " + ", ".join(f"{lp} {c:.2f}" for lp, c in corr.items()), flush=True)
-    misread = load(args.wmt22_repo, order="file")
+    misread = judged(*folder, order="file")
     print("read as the position in the file, the correlation would be "
           + ", ".join(f"{lp} {part['chrf'].corr(part['human_raw']):.2f}" for lp, part in misread.groupby("lp")),
           flush=True)

@@ -76,11 +76,20 @@ def da_sid_lines(sids: Sequence[object], documents: Sequence[tuple[str, int]], *
     return _sid_lines(sids, documents, order, lambda k: f"sids[{k}]")
 
 
-def _sid_lines(sids: Sequence[object], documents: Sequence[tuple[str, int]], order: str,
-               where: Callable[[int], str]) -> np.ndarray:
+def _check_order(order: str) -> None:
     if order not in DA_ORDERS:
         raise InputError(f"order={order!r}: a DA SID counts documents either 'sorted' (by id as text, WMT21/22) or "
                          "in 'file' order; give one of them", argument="order", value=order)
+
+
+def _line_documents(documents: Sequence[tuple[str, int]]) -> np.ndarray:
+    """The document id of every line (0-based) of the test set, file order."""
+    return np.repeat(np.array([d for d, _ in documents], dtype=object), [n for _, n in documents])
+
+
+def _sid_lines(sids: Sequence[object], documents: Sequence[tuple[str, int]], order: str,
+               where: Callable[[int], str]) -> np.ndarray:
+    _check_order(order)
     if not documents:
         raise InputError("documents: empty; give the (id, segment count) of every document of the test set",
                          argument="documents")
@@ -138,7 +147,7 @@ def read_wmt_da(path: str | os.PathLike, documents: Sequence[tuple[str, int]], *
     raw, z = (_numbers(cols[h], h, float, name, numbers) for h in ("RAW.SCR", "Z.SCR"))
     judged = _numbers(cols["N"], "N", int, name, numbers)
     lines = _sid_lines(cols["SID"], documents, order, lambda k: f"{name}, line {numbers[k]}")
-    doc_of = np.repeat(np.array([d for d, _ in documents], dtype=object), [n for _, n in documents])
+    doc_of = _line_documents(documents)
     frame = pd.DataFrame({"lp": lp, "system": [_SUFFIX.sub("", s) for s in cols["SYS"]], "seg_id": lines,
                           "doc_id": doc_of[lines - 1], "human_raw": raw, "human_z": z, "human_n": judged,
                           "da_system": cols["SYS"], "da_sid": cols["SID"]})
@@ -192,9 +201,7 @@ def attach_wmt_da(table: pd.DataFrame, da: Mapping[str, str | os.PathLike], *, r
     ``HUMAN.0``, ``HUMAN-B``) are left out with one warning naming and counting them. ``da_systems`` maps a DA
     system name (without its ``.N`` suffix) to its output file's, where the two differ (WMT21's DA ``Nemo`` is
     the output ``NVIDIA-NeMo``); a name no DA file has is refused (a typo would leave its rows out)."""
-    if order not in DA_ORDERS:
-        raise InputError(f"order={order!r}: a DA SID counts documents either 'sorted' (by id as text, WMT21/22) or "
-                         "in 'file' order; give one of them", argument="order", value=order)
+    _check_order(order)
     clash = [c for c in HUMAN_COLUMNS if c in table.columns]
     if clash:
         raise InputError(f"table: has a column {clash[0]} already; drop it before adding the DA scores")
@@ -221,8 +228,7 @@ def attach_wmt_da(table: pd.DataFrame, da: Mapping[str, str | os.PathLike], *, r
                              "give the matching file (test_set=)")
         frames.append(read_wmt_da(path, documents, lp=lp, order=order))
         if add_documents:
-            doc_of = np.repeat(np.array([d for d, _ in documents], dtype=object), [n for _, n in documents])
-            doc_ids[rows.index] = doc_of[rows["seg_id"].to_numpy(dtype=np.int64) - 1]
+            doc_ids[rows.index] = _line_documents(documents)[rows["seg_id"].to_numpy(dtype=np.int64) - 1]
     if add_documents and frames:
         table = table.assign(doc_id=doc_ids)
     if not frames:
