@@ -22,9 +22,10 @@ This gives the issue's 49 cells (15, 10, 12 and 12 systems) and the pairs' true 
 * **the leaderboard** at K = 100 (anchored, ``--human-scale esa``, 1,000 resamples as by default,
   ``--board-draws`` draws): coverage of the cells' ESA means and of the cross-pair differences, the cross-pair and
   within-pair orders its verdicts declare and how many of them are wrong (``calibration_simulation.pair_scores``);
-* with ``--fits K``, what the anchored fits and the decision saw in each draw at that K (:func:`fits`), on this set
-  and on two shared sets where anchored calibration is far better than LGN (WMT21 raw DA, WMT20 raw DA into
-  English; ``$XLEVAL_DATA``).
+* with ``--fits K``, what the anchored fits and the decision saw in each draw at that K (:func:`fits`, with the
+  between-system slope also left unshrunk), on this set and on two shared sets where anchored calibration is far
+  better than LGN (WMT21 raw DA, WMT20 raw DA into English; ``$XLEVAL_DATA``); and per set, the accuracy of the
+  cells put on LGN's equal levels with one slope and no label (:func:`centred_accuracy`).
 
 docs/calibration.md ("Issue 33's ESA set") quotes the output. No test reads these files (they are not in the
 shared data).
@@ -97,7 +98,8 @@ def fits(table: pd.DataFrame, human: str, scale: str, k: int, draws: int) -> pd.
     """Per draw of K labels per pair (``decision_check.draw``, the decision study's draws): the anchored fit's
     between-system slope, the mixed prior's weight on LGN's levels and its posterior sd, the range of the offsets'
     standard errors, the decision's method and basis, the labels' test of LGN's assumption, and the cross-pair
-    accuracy of anchored calibration and of LGN."""
+    accuracy of anchored calibration, of the same fit with the between-system slope not shrunk toward the
+    within-system one (``between_shrinkage="none"``: is the slope what costs accuracy?), and of LGN."""
     truth = table.groupby(["lp", "system"])[human].mean()
     rows = []
     for seed in range(draws):
@@ -107,6 +109,8 @@ def fits(table: pd.DataFrame, human: str, scale: str, k: int, draws: int) -> pd.
             auto = fit_calibration(sparse, "auto", score="chrf", by="lp", human="labels", human_scale=scale)
             anchored = fit_calibration(sparse, "anchored", score="chrf", by="lp", human="labels", human_scale=scale)
             lgn = fit_calibration(sparse, "lgn", score="chrf", by="lp")
+            unshrunk = type(anchored.model)(**{**anchored.model.get_params(), "between_shrinkage": "none"})
+            unshrunk.fit(sparse, strict=False)
         described, offsets = anchored.model.describe(), anchored.model.group_table()["offset_se"]
         validity = auto.decision.rules.validity
         rows.append({"draw": seed, "between slope": described["between_slope"],
@@ -115,8 +119,28 @@ def fits(table: pd.DataFrame, human: str, scale: str, k: int, draws: int) -> pd.
                      "auto": f"{auto.decision.method} ({auto.decision.basis})",
                      "validity": validity.status if validity is not None else "",
                      "anchored": decision_check.applied_accuracy(sparse, anchored.model, truth),
+                     "slope unshrunk": decision_check.applied_accuracy(sparse, unshrunk, truth),
                      "lgn": decision_check.applied_accuracy(sparse, lgn.model, truth)})
     return pd.DataFrame(rows)
+
+
+def every_label_slope(table: pd.DataFrame, human: str, scale: str) -> float:
+    """The between-system slope of the anchored fit with every rated segment labelled."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = fit_calibration(table.assign(labels=table[human]), "anchored", score="chrf", by="lp", human="labels",
+                               human_scale=scale)
+    return float(full.model.slopes_["between"])
+
+
+def centred_accuracy(table: pd.DataFrame, human: str) -> float:
+    """Cross-pair accuracy of chrF's cell means minus their pair's mean of cell means: LGN's equal pair levels
+    with one common slope, which is where anchored offsets that took LGN's centre (gamma = 1, tau = 0) would put
+    the cells."""
+    truth = table.groupby(["lp", "system"])[human].mean()
+    cells = table.groupby(["lp", "system"])["chrf"].mean()
+    level = cells.groupby(level="lp").mean()
+    return decision_check.cross_pair_accuracy(table, table["chrf"] - table["lp"].map(level), truth)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,8 +189,13 @@ def main(argv: list[str] | None = None) -> int:
                                           ("WMT21 raw DA", shared.drop(columns="human_z"), "human_raw", "da"),
                                           ("WMT20 into English", into[decision_check.WMT20_CASES[1][0]], "human_raw",
                                            "da")):
-            print(name)
-            print(fits(frame, human, scale, args.fits, args.draws).round(3).to_string(index=False), flush=True)
+            seen = fits(frame, human, scale, args.fits, args.draws)
+            slope, centred = every_label_slope(frame, human, scale), centred_accuracy(frame, human)
+            print(f"{name}: every label's between-system slope {slope:.3g}; pair-centred chrF (no label: LGN's equal "
+                  f"levels with one slope) {centred:.3f}")
+            print(seen.round(3).to_string(index=False))
+            print("mean: " + ", ".join(f"{c} {seen[c].mean():.3f}" for c in ("anchored", "slope unshrunk", "lgn")),
+                  flush=True)
     print(f"\n{time.time() - start:.0f} s")
     return 0
 
