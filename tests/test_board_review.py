@@ -150,11 +150,15 @@ def test_mqm_error_points_are_not_read_as_raw_da(cli, tmp_path):
     reads MQM error points as raw DA. Oracle: docs/report.md ("with --human-scale mqm error points (WMT's 0-25,
     0 = perfect) are bounded below by 0, not read as raw DA's 0-100"); the leaderboard and the report alike."""
     rng = np.random.default_rng(4)
+    # "best" has no labels: its calibrated mean is the line's, which goes below 0 (labelled cells are pulled
+    # toward their labels' means, >= 0)
     rows = [{"lp": g, "system": s, "seg_id": seg, "doc_id": f"d{seg // 6}",
              "score": 50 - 5 * k + shift + rng.normal(0, 3),
-             "mqm": max(0.0, 5 * k + rng.normal(0, 2)) if seg % 3 == 0 else np.nan}
-            for g, shift in (("de-en", 0), ("fr-en", 3)) for k, s in enumerate(("good", "mid", "bad"))
-            for seg in range(60)]
+             "mqm": max(0.0, 5 * k + rng.normal(0, 2)) if seg % 3 == 0 and s != "best" else np.nan}
+            for g, shift in (("de-en", 0), ("fr-en", 3)) for k, s in enumerate(("good", "mid", "bad"), start=0)
+            for seg in range(60)] + \
+        [{"lp": g, "system": "best", "seg_id": seg, "doc_id": f"d{seg // 6}", "score": 60 + shift + rng.normal(0, 3),
+          "mqm": np.nan} for g, shift in (("de-en", 0), ("fr-en", 3)) for seg in range(60)]
     table = tmp_path / "mqm.tsv"
     pd.DataFrame(rows).to_csv(table, sep="\t", index=False)
     common = ("--score", "score", "--human", "mqm", "--human-scale", "mqm", "--method", "anchored",

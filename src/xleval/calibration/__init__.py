@@ -5,7 +5,7 @@ The estimators only: which one to use for a table is model selection, in :mod:`x
 from ._anchored import AnchoredCalibrator
 from ._anchored_v1 import LegacyAnchoredCalibrator
 from ._apply import apply_calibrator, load_calibrator, output_column, output_metadata, row_interval_target
-from ._cell_interval import CELL_TARGET, CellUncertainty, cell_uncertainty, deviation_variance
+from ._cell_interval import CELL_TARGET, CellLabels, CellUncertainty, cell_uncertainty, deviation_variance
 from ._estimates import GroupParams
 from ._fit import (
     FIT_METHODS,
@@ -36,7 +36,8 @@ from ._table_level import ROW_MIN_COUNT, lgn_min_count, table_level
 __all__ = [
     "Calibrator", "GroupStats", "QuantileSketch", "LGN", "AnchoredCalibrator", "LegacyAnchoredCalibrator",
     "HumanScale",
-    "GroupParams", "CalibrationSummary", "CellUncertainty", "cell_uncertainty", "deviation_variance", "CELL_TARGET",
+    "GroupParams", "CalibrationSummary", "CellUncertainty", "CellLabels", "cell_uncertainty", "deviation_variance",
+    "CELL_TARGET",
     "calibration_summary", "calibrate_frame", "calibrated_metadata", "prepare_frame", "score_signature",
     "select_for_annotation", "select_rows", "SELECTIONS", "merge_labels", "LabelMerge", "plan_labels", "LabelPlan",
     "PlanTarget", "LabelDraw",

@@ -40,12 +40,24 @@ over its judged segments: what judging them all would give. The calibrated mean 
 The leaderboard adds test-set sampling (its bootstrap of the documents moves ``m_s``) and draws them all
 jointly: one draw = one slope error, one offset error per group, one deviation and one segment-noise mean
 per cell and one bootstrap resample of the system means; the same draws give the intervals of the calibrated means and
-of the ranks within and across groups. We did not shrink a cell's own labelled residual into its
-prediction (a small-area / empirical-Bayes predictor): with 5-15 labels per cell its weight
-``sigma_delta^2 / (sigma_delta^2 + s2_within / n_gs)`` is under 10% on WMT21 raw DA (about
-10 / (10 + 800 / 7)), so it would remove under 10% of the deviation's share of the error, and the
-calibrated column stays the map that ``calibrate apply`` writes. See docs/calibration.md, "Intervals:
-what they cover".
+of the ranks within and across groups.
+
+**A cell's own labels** (:meth:`CellUncertainty.prediction`): the estimate of a cell with at least
+:data:`MIN_OWN_LABELS` labels is the line's plus ``lam`` times its labels' mean residual ``r`` from the line, the
+best linear unbiased predictor of small-area estimation (Fay and Herriot 1979; Rao and Molina 2015). The deviation
+plus the mean noise of the cell's ``N`` segments, ``u``, and the residual of its ``n`` labelled ones share the
+deviation and the labelled segments' noise, so ``lam = Cov(u, r) / Var(r) = (v + w/N) / (v + w/n)`` (``v`` the
+deviation variance, ``w`` the labels' variance within a cell): ``n/N`` where the cells do not deviate, 1 when every
+segment is labelled (the cell's human mean is then known, and returned with no width). The estimate takes ``v`` as
+the method-of-moments estimate (0 if negative; the posterior mean that the draws integrate over overstates a small
+``v`` several times). In each draw, with ``M`` the draw's map error and ``M_lab`` that error at the labelled rows
+(their mean of ``x - m_s`` is not the cell's 0), ``u`` given ``r - M_lab`` (the labels' residual from the true
+line) is normal with mean ``lam_d (r - M_lab)`` and variance ``lam_d w (1/n - 1/N)`` (``lam_d`` from the draw's
+``v``), so the map's error enters as ``(1 - lam) M``: the textbook mean squared error ``g1 + g2`` of the predictor.
+A test-set resample moves the estimate by ``1 - lam`` of the line's move. Cells with fewer labels keep the line's
+estimate and interval: on TED's skewed MQM at 2 labels per system, weights from a deviation estimate that the skew
+put 2 standard errors above 0 made the leaderboard declare wrong orders. ``calibrate apply`` still writes the map.
+See docs/calibration.md, "A cell's own labels".
 """
 from __future__ import annotations
 
@@ -58,7 +70,7 @@ import numpy as np
 from .._base.result import Result
 from ..exceptions import InputError
 
-__all__ = ["CellUncertainty", "cell_uncertainty", "deviation_variance", "CELL_TARGET"]
+__all__ = ["CellUncertainty", "CellLabels", "cell_uncertainty", "deviation_variance", "CELL_TARGET"]
 
 CELL_TARGET = ("the mean human score of the (group, system) cell over its judged segments (what judging them all "
                "would give), and its rank among all cells")
@@ -85,26 +97,115 @@ class CellUncertainty(Result):
     notes: tuple[str, ...] = field(default=())
 
     def draws(self, model: Any, groups: list[str], means: np.ndarray, n_draws: int,
-              rng: np.random.Generator, sizes: np.ndarray | None = None) -> np.ndarray:
+              rng: np.random.Generator, sizes: np.ndarray | None = None,
+              labels: CellLabels | None = None) -> np.ndarray:
         """``(n_draws, n_cells)`` joint draws of the error of the calibrated mean of each cell (its
         fitted-group label in ``groups``, its system-mean score in ``means``): slope and offset errors
         shared as the fit shares them, plus an independent deviation per cell and, with ``sizes`` (the
         number of segments each cell's target averages), the noise of that mean over its segments
         (variance ``within_var / size``; module docstring). Add them to the calibrated means (and their
-        test-set resamples) to get draws of the target."""
+        test-set resamples) to get draws of the target.
+
+        With ``labels`` (each cell's own labels, :class:`CellLabels`), the draws are of the error of the
+        empirical-Bayes prediction ``calibrated + shift`` (:meth:`prediction`): in a draw with deviation variance
+        ``v`` and map error ``M``, the deviation plus segment noise of a cell with at least :data:`MIN_OWN_LABELS`
+        labels, given their mean residual from the true line ``r - M_lab``, is normal with mean ``lam (r - M_lab)``
+        and variance ``lam * within_var * (1/n - 1/N)``, ``lam = (v + within_var/N) / (v + within_var/n)`` (module
+        docstring)."""
         means = np.asarray(means, dtype=float)
-        error = _map_error_draws(model, groups, means, n_draws, rng)
+        sizes = self._check_sizes(sizes, means)
+        error, within_slope = _map_error_draws(model, groups, means, n_draws, rng)
         if not np.isfinite(self.deviation_var):
             return error
         var = _posterior_draws(self.deviation_estimate, self.deviation_se, n_draws, rng)
-        error = error + np.sqrt(var)[:, None] * rng.standard_normal((n_draws, len(means)))
-        if sizes is None or not np.isfinite(self.within_var):
-            return error
+        deviation = rng.standard_normal((n_draws, len(means)))
+        noise = rng.standard_normal((n_draws, len(means))) if sizes is not None else None
+        within = self.within_var if np.isfinite(self.within_var) else 0.0
+        inverse_size = 1.0 / sizes if sizes is not None else np.zeros(len(means))
+        unlabelled = error + np.sqrt(var)[:, None] * deviation
+        if noise is not None:
+            unlabelled = unlabelled + np.sqrt(within * inverse_size)[None, :] * noise
+        own = _own_labels(labels)
+        if labels is None or not own.any():
+            return unlabelled
+        lam = _label_weight(var[:, None], within, labels.count[None, :], inverse_size[None, :])
+        # the cell's labels measured against the true line: their residual from the fitted one minus the map's
+        # error at the labelled rows (whose mean of x - m_s is ``labels.spread``, not the cell's 0)
+        seen = labels.residual[None, :] - (error + np.outer(within_slope, labels.spread))
+        left = np.clip(_inverse(labels.count) - inverse_size, 0.0, None)[None, :]
+        labelled = error + lam * seen - self.prediction(labels, sizes)[0][None, :] \
+            + np.sqrt(lam * within * left) * deviation
+        return np.where(own[None, :], labelled, unlabelled)
+
+    def prediction(self, labels: CellLabels, sizes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(shift, weight)`` per cell: the empirical-Bayes prediction of a cell's human mean is its calibrated
+        mean plus ``shift = weight * residual``, the cell's own labels' mean residual from the line weighed by
+        ``weight = lam = (v + within_var/N) / (v + within_var/n)`` with ``v`` the method-of-moments estimate of the
+        deviation variance, 0 if negative (``n`` the cell's labels, ``N`` its segments, ``sizes``; 0 without
+        labels, 1 when every segment is labelled; module docstring). Test-set resamples of the calibrated mean
+        move the prediction by ``1 - weight`` of their move. No deviation estimate, no shift."""
+        count = np.asarray(labels.count, dtype=float)
+        own = _own_labels(labels)
+        if not np.isfinite(self.deviation_var) or not own.any():
+            return np.zeros(len(count)), np.zeros(len(count))
+        checked = self._check_sizes(sizes, count)
+        inverse_size = 1.0 / checked if checked is not None else np.zeros(len(count))
+        within = self.within_var if np.isfinite(self.within_var) else 0.0
+        # the point takes the method-of-moments estimate (0 if negative), not the posterior mean the draws
+        # integrate over: the posterior overstates a small deviation variance several times (docs/calibration.md),
+        # and a weight from it would move cells the line fits by their labels' noise
+        weight = _label_weight(np.array([max(self.deviation_estimate, 0.0)]), within, count, inverse_size)
+        weight = np.where(own, weight, 0.0)
+        return weight * np.where(own, labels.residual, 0.0), weight
+
+    @staticmethod
+    def _check_sizes(sizes: np.ndarray | None, means: np.ndarray) -> np.ndarray | None:
+        if sizes is None:
+            return None
         sizes = np.asarray(sizes, dtype=float)
-        if sizes.shape != means.shape or not (sizes > 0).all():
+        if sizes.shape != np.shape(means) or not (sizes > 0).all():
             raise InputError(f"sizes: one positive segment count per cell ({len(means)}), got {sizes!r}",
                              argument="sizes", value=sizes)
-        return error + np.sqrt(self.within_var / sizes)[None, :] * rng.standard_normal((n_draws, len(means)))
+        return sizes
+
+
+@dataclass(frozen=True)
+class CellLabels:
+    """Each cell's own labels: ``count`` (labelled rows), ``residual`` (their mean of label minus calibrated
+    value; any value where ``count`` is 0) and ``spread`` (their mean of ``x - m_s``, the score's distance from
+    the system's mean score, which the within-system slope multiplies)."""
+
+    count: np.ndarray
+    residual: np.ndarray
+    spread: np.ndarray
+
+
+# a cell's own labels count from this many on: the mean of fewer, and their spread, are too noisy to lean on (a
+# held-out system's own labels ranked methods poorly as a yardstick at 2-8 labels per system, decision/_decide.py;
+# on TED's skewed MQM at 2 labels per system, weights from a chance deviation estimate made wrong verdicts,
+# docs/calibration.md "A cell's own labels")
+MIN_OWN_LABELS = 10
+
+
+def _own_labels(labels: CellLabels | None) -> np.ndarray:
+    """Which cells' own labels enter their estimate (at least :data:`MIN_OWN_LABELS` of them)."""
+    if labels is None:
+        return np.zeros(0, dtype=bool)
+    return np.asarray(labels.count, dtype=float) >= MIN_OWN_LABELS
+
+
+def _inverse(count: np.ndarray) -> np.ndarray:
+    count = np.asarray(count, dtype=float)
+    return np.divide(1.0, count, out=np.zeros_like(count), where=count > 0)
+
+
+def _label_weight(var: np.ndarray, within: float, count: np.ndarray, inverse_size: np.ndarray) -> np.ndarray:
+    """``lam = (v + w/N) / (v + w/n)``: the weight of a cell's own labels' residual in its prediction (0 without
+    labels; 0 where the cell neither deviates nor has noise, as the line is then exact)."""
+    total = var + within * inverse_size
+    observed = var + within * _inverse(count)
+    ok = (count > 0) & (observed > 0)
+    return np.divide(total, observed, out=np.zeros(np.broadcast(total, observed).shape), where=ok)
 
 
 def deviation_variance(residuals: np.ndarray, groups: np.ndarray,
@@ -205,9 +306,10 @@ def _posterior_draws(estimate: float, se: float, n: int, rng: np.random.Generato
 
 
 def _map_error_draws(model: Any, groups: list[str], means: np.ndarray, n_draws: int,
-                     rng: np.random.Generator) -> np.ndarray:
+                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Joint normal draws of (offset error of the cell's group) + (slope errors) x (distance of the cell
-    from its group's labelled centre), as :meth:`AnchoredCalibrator.interval` has them one at a time."""
+    from its group's labelled centre), as :meth:`AnchoredCalibrator.interval` has them one at a time; and the
+    draws of the within-system slope's error (one per draw)."""
     labels = list(dict.fromkeys(groups))
     at = {g: j for j, g in enumerate(labels)}
     pooled = model.pooled_
@@ -226,7 +328,7 @@ def _map_error_draws(model: Any, groups: list[str], means: np.ndarray, n_draws: 
         + np.outer(rng.standard_normal(n_draws), shared_coef * math.sqrt(shared_var))
     d_between = means - centre[index, 0]
     d_within = -centre[index, 1]  # a cell's mean of (x - m_s) is 0
-    return offsets[:, index] + np.outer(slope[:, 0], d_between) + np.outer(slope[:, 1], d_within)
+    return offsets[:, index] + np.outer(slope[:, 0], d_between) + np.outer(slope[:, 1], d_within), slope[:, 1]
 
 
 def used_slope_cov(model: Any) -> np.ndarray:

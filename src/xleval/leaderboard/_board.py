@@ -28,7 +28,9 @@ from .._base.caller import DEFAULT_CALLER, Caller
 from .._base.progress import Steps
 from .._base.result import Result, array_field
 from .._base.seeding import child_seeds, make_rng, resolve_seed
-from ..calibration import CellUncertainty, cell_uncertainty
+from ..calibration import CellLabels, CellUncertainty, cell_uncertainty
+from ..calibration._anchored import human_range_of
+from ..calibration._cell_interval import MIN_OWN_LABELS
 from ..calibration._human_scale import HumanScale
 from ..exceptions import DataQualityWarning, InputError, first_repeats, repeated_column, warn_again
 from ..metrics._direction import higher_is_better as direction
@@ -375,7 +377,15 @@ def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher
     table = table.join(pd.concat(parts))
     dist = np.hstack(cal_dists)
     if joint is not None:
-        dist = dist + joint.draws
+        # the cells' own labels pull their calibrated means toward the labels' means (empirical Bayes); a
+        # test-set resample moves the prediction by the line's share of it
+        point = np.hstack(points)
+        predicted = point + joint.shift
+        dist = predicted[None, :] + (1.0 - joint.weight)[None, :] * (dist - point[None, :]) + joint.draws
+        bounds = human_range_of(getattr(calibration.model, "human_range", None))
+        if bounds is not None:  # a bounded scale's cell means stay inside it, as the map's rows do
+            predicted, dist = np.clip(predicted, *bounds), np.clip(dist, *bounds)
+        table["calibrated"] = predicted
         notes.extend(joint.uncertainty.notes)
     table["calibrated_ci_low"], table["calibrated_ci_high"] = percentile_bounds(dist, scores.level)
     up = calibration.higher_is_better(higher_is_better)
@@ -403,6 +413,9 @@ def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher
 class _JointDraws:
     draws: np.ndarray  # (n_resamples, cells in table order): the map's label error + the cells' deviations
     uncertainty: CellUncertainty
+    # per cell: what its own labels add to its calibrated mean, and their weight (empirical Bayes, _cell_interval)
+    shift: np.ndarray
+    weight: np.ndarray
 
 
 def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.ndarray | None,
@@ -425,18 +438,27 @@ def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.
         means.append(sums / sizes[-1])
         cell_groups += [calibration.model_group(g)] * n_systems
         start += n_systems
+    n_cells, labels = start, None
     if all(len(m) == 1 for m in means):
         uncertainty = cell_uncertainty(model, one_cell_per_group=True)
     elif human is not None and rows is not None:
         labelled = np.isfinite(human) & np.isfinite(rows)
         uncertainty = cell_uncertainty(model, (human - rows)[labelled], group_of_row[labelled],
                                        cell_of_row[labelled])
+        own = labelled & (cell_of_row >= 0)
+        cell, count = cell_of_row[own], np.bincount(cell_of_row[own], minlength=n_cells).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            residual = np.bincount(cell, (human - rows)[own], minlength=n_cells) / count
+            spread = np.bincount(cell, (x - np.concatenate(means)[cell_of_row])[own], minlength=n_cells) / count
+        labels = CellLabels(count, np.nan_to_num(residual), np.nan_to_num(spread))
     else:
         uncertainty = cell_uncertainty(model)
     rng, _ = make_rng(child_seeds(scores.random_state, 1)[0] if scores.random_state is not None else None)
+    cell_sizes = np.concatenate(sizes)
     draws = uncertainty.draws(model, cell_groups, np.concatenate(means), scores.n_resamples, rng,
-                              sizes=np.concatenate(sizes))
-    return _JointDraws(draws, uncertainty)
+                              sizes=cell_sizes, labels=labels)
+    shift, weight = uncertainty.prediction(labels, cell_sizes) if labels is not None else (np.zeros(n_cells),) * 2
+    return _JointDraws(draws, uncertainty, shift, weight)
 
 
 def _human_values(scores: SystemScores, model: Any) -> np.ndarray | None:
@@ -495,6 +517,11 @@ def interval_texts(scores: SystemScores, joint: _JointDraws | None) -> dict[str,
     parts = f"the offset and slope errors of the map from the labels, {deviation}, and the {sampling}"
     out["calibrated"] = (f"{level} interval for the mean human score of the (group, system) cell over its judged "
                          f"segments (what judging them all would give); joint draws of {parts}")
+    weight = joint.weight[joint.weight > 0]
+    if len(weight):  # the point moves too: say by how much (docs/calibration.md, "A cell's own labels")
+        spread = f"{weight.min():.2g}" if np.ptp(weight) < 0.005 else f"{weight.min():.2g}-{weight.max():.2g}"
+        out["calibrated"] += (f"; the estimate of a system with {MIN_OWN_LABELS} labels or more moves from the line "
+                              f"toward their mean by their weight ({spread} here; empirical Bayes), given the rest")
     out["rank_in_group"] = (f"{level} interval for the rank of the cell's human mean within its group, from the "
                             "same joint draws (the rank itself: by the calibrated score)")
     out["rank_overall"] = (f"{level} interval for the rank of the cell's human mean among all (group, system) "
