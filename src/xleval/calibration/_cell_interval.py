@@ -106,12 +106,12 @@ class CellUncertainty(Result):
         (variance ``within_var / size``; module docstring). Add them to the calibrated means (and their
         test-set resamples) to get draws of the target.
 
-        With ``labels`` (each cell's own labels, :class:`CellLabels`), the draws are of the error of the
-        empirical-Bayes prediction ``calibrated + shift`` (:meth:`prediction`): in a draw with deviation variance
-        ``v`` and map error ``M``, the deviation plus segment noise of a cell with at least :data:`MIN_OWN_LABELS`
-        labels, given their mean residual from the true line ``r - M_lab``, is normal with mean ``lam (r - M_lab)``
-        and variance ``lam * within_var * (1/n - 1/N)``, ``lam = (v + within_var/N) / (v + within_var/n)`` (module
-        docstring)."""
+        With ``labels`` (each cell's own labels, :class:`CellLabels`), a cell with at least
+        :data:`MIN_OWN_LABELS` of them is drawn given them: in a draw with deviation variance ``v`` and map error
+        ``M``, its deviation plus segment noise, given the labels' mean residual from the true line ``r - M_lab``,
+        is normal with mean ``lam (r - M_lab)`` and variance ``lam * within_var * (1/n - 1/N)``, ``lam = (v +
+        within_var/N) / (v + within_var/n)`` (module docstring). The draws stay draws of the target minus the
+        calibrated mean; their centre is near :meth:`prediction`'s shift."""
         means = np.asarray(means, dtype=float)
         sizes = self._check_sizes(sizes, means)
         error, within_slope = _map_error_draws(model, groups, means, n_draws, rng)
@@ -120,22 +120,19 @@ class CellUncertainty(Result):
         var = _posterior_draws(self.deviation_estimate, self.deviation_se, n_draws, rng)
         deviation = rng.standard_normal((n_draws, len(means)))
         noise = rng.standard_normal((n_draws, len(means))) if sizes is not None else None
-        within = self.within_var if np.isfinite(self.within_var) else 0.0
-        inverse_size = 1.0 / sizes if sizes is not None else np.zeros(len(means))
+        within, inverse_size = self._noise(sizes, len(means))
         unlabelled = error + np.sqrt(var)[:, None] * deviation
         if noise is not None:
             unlabelled = unlabelled + np.sqrt(within * inverse_size)[None, :] * noise
-        own = _own_labels(labels)
-        if labels is None or not own.any():
+        if labels is None or not labels.own.any():
             return unlabelled
         lam = _label_weight(var[:, None], within, labels.count[None, :], inverse_size[None, :])
         # the cell's labels measured against the true line: their residual from the fitted one minus the map's
         # error at the labelled rows (whose mean of x - m_s is ``labels.spread``, not the cell's 0)
         seen = labels.residual[None, :] - (error + np.outer(within_slope, labels.spread))
         left = np.clip(_inverse(labels.count) - inverse_size, 0.0, None)[None, :]
-        labelled = error + lam * seen - self.prediction(labels, sizes)[0][None, :] \
-            + np.sqrt(lam * within * left) * deviation
-        return np.where(own[None, :], labelled, unlabelled)
+        labelled = error + lam * seen + np.sqrt(lam * within * left) * deviation
+        return np.where(labels.own[None, :], labelled, unlabelled)
 
     def prediction(self, labels: CellLabels, sizes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(shift, weight)`` per cell: the empirical-Bayes prediction of a cell's human mean is its calibrated
@@ -144,19 +141,22 @@ class CellUncertainty(Result):
         deviation variance, 0 if negative (``n`` the cell's labels, ``N`` its segments, ``sizes``; 0 without
         labels, 1 when every segment is labelled; module docstring). Test-set resamples of the calibrated mean
         move the prediction by ``1 - weight`` of their move. No deviation estimate, no shift."""
-        count = np.asarray(labels.count, dtype=float)
-        own = _own_labels(labels)
+        count, own = np.asarray(labels.count, dtype=float), labels.own
         if not np.isfinite(self.deviation_var) or not own.any():
             return np.zeros(len(count)), np.zeros(len(count))
-        checked = self._check_sizes(sizes, count)
-        inverse_size = 1.0 / checked if checked is not None else np.zeros(len(count))
-        within = self.within_var if np.isfinite(self.within_var) else 0.0
+        within, inverse_size = self._noise(self._check_sizes(sizes, count), len(count))
         # the point takes the method-of-moments estimate (0 if negative), not the posterior mean the draws
         # integrate over: the posterior overstates a small deviation variance several times (docs/calibration.md),
         # and a weight from it would move cells the line fits by their labels' noise
         weight = _label_weight(np.array([max(self.deviation_estimate, 0.0)]), within, count, inverse_size)
         weight = np.where(own, weight, 0.0)
         return weight * np.where(own, labels.residual, 0.0), weight
+
+    def _noise(self, sizes: np.ndarray | None, n_cells: int) -> tuple[float, np.ndarray]:
+        """The labels' variance within a cell (0 when unknown) and ``1 / N`` per cell (0 without sizes: the target
+        is then the system's expected human score)."""
+        within = self.within_var if np.isfinite(self.within_var) else 0.0
+        return within, (1.0 / sizes if sizes is not None else np.zeros(n_cells))
 
     @staticmethod
     def _check_sizes(sizes: np.ndarray | None, means: np.ndarray) -> np.ndarray | None:
@@ -179,19 +179,17 @@ class CellLabels:
     residual: np.ndarray
     spread: np.ndarray
 
+    @property
+    def own(self) -> np.ndarray:
+        """Which cells' own labels enter their estimate: those with at least :data:`MIN_OWN_LABELS` of them."""
+        return np.asarray(self.count, dtype=float) >= MIN_OWN_LABELS
+
 
 # a cell's own labels count from this many on: the mean of fewer, and their spread, are too noisy to lean on (a
 # held-out system's own labels ranked methods poorly as a yardstick at 2-8 labels per system, decision/_decide.py;
 # on TED's skewed MQM at 2 labels per system, weights from a chance deviation estimate made wrong verdicts,
 # docs/calibration.md "A cell's own labels")
 MIN_OWN_LABELS = 10
-
-
-def _own_labels(labels: CellLabels | None) -> np.ndarray:
-    """Which cells' own labels enter their estimate (at least :data:`MIN_OWN_LABELS` of them)."""
-    if labels is None:
-        return np.zeros(0, dtype=bool)
-    return np.asarray(labels.count, dtype=float) >= MIN_OWN_LABELS
 
 
 def _inverse(count: np.ndarray) -> np.ndarray:

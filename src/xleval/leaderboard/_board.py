@@ -377,11 +377,11 @@ def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher
     table = table.join(pd.concat(parts))
     dist = np.hstack(cal_dists)
     if joint is not None:
-        # the cells' own labels pull their calibrated means toward the labels' means (empirical Bayes); a
-        # test-set resample moves the prediction by the line's share of it
+        # the cells' own labels pull their calibrated means toward the labels' means (empirical Bayes, in the
+        # draws and in ``shift``); a test-set resample moves the estimate by the line's share of it
         point = np.hstack(points)
         predicted = point + joint.shift
-        dist = predicted[None, :] + (1.0 - joint.weight)[None, :] * (dist - point[None, :]) + joint.draws
+        dist = point[None, :] + (1.0 - joint.weight)[None, :] * (dist - point[None, :]) + joint.draws
         bounds = human_range_of(getattr(calibration.model, "human_range", None))
         if bounds is not None:  # a bounded scale's cell means stay inside it, as the map's rows do
             predicted, dist = np.clip(predicted, *bounds), np.clip(dist, *bounds)
@@ -519,9 +519,9 @@ def interval_texts(scores: SystemScores, joint: _JointDraws | None) -> dict[str,
                          f"segments (what judging them all would give); joint draws of {parts}")
     weight = joint.weight[joint.weight > 0]
     if len(weight):  # the point moves too: say by how much (docs/calibration.md, "A cell's own labels")
-        spread = f"{weight.min():.2g}" if np.ptp(weight) < 0.005 else f"{weight.min():.2g}-{weight.max():.2g}"
+        shown = f"{weight.min():.2g}" if np.ptp(weight) < 0.005 else f"{weight.min():.2g}-{weight.max():.2g}"
         out["calibrated"] += (f"; the estimate of a system with {MIN_OWN_LABELS} labels or more moves from the line "
-                              f"toward their mean by their weight ({spread} here; empirical Bayes), given the rest")
+                              f"toward their mean by their weight ({shown} here; empirical Bayes), given the rest")
     out["rank_in_group"] = (f"{level} interval for the rank of the cell's human mean within its group, from the "
                             "same joint draws (the rank itself: by the calibrated score)")
     out["rank_overall"] = (f"{level} interval for the rank of the cell's human mean among all (group, system) "
