@@ -81,7 +81,8 @@ def _draws(w: dict, rng: np.random.Generator, n_draws: int = 400,
         cols = slice(g * w["n_systems"], (g + 1) * w["n_systems"])
         sampling[:, cols] = model.slopes_["between"] * (boot.distribution - means[cols])
     ok = np.isfinite(w["labels"])
-    uncertainty = cell_uncertainty(model, (w["labels"] - calibrated)[ok], w["group"][ok], w["cell"][ok])
+    uncertainty = cell_uncertainty(model, (w["labels"] - calibrated)[ok], w["group"][ok], w["cell"][ok],
+                                   covariate=means[w["cell"]][ok])
     cell_groups = [f"g{c // w['n_systems']}" for c in range(n_cells)]
     joint = point + sampling + uncertainty.draws(model, cell_groups, means, n_draws, rng,
                                                       sizes=counts if sizes else None)
@@ -215,6 +216,56 @@ def test_deviation_variance_is_unbiased_and_its_standard_error_fits():
     assert abs(estimates.mean() - sigma2) < 3 * estimates.std() / np.sqrt(len(estimates))
     assert 0.8 < np.mean(ses) / estimates.std() < 1.25
     assert abs(np.mean(withins) / within - 1) < 0.01
+
+
+@pytest.mark.parametrize("sigma2", [0.0, 25.0])
+def test_deviation_variance_of_residuals_from_a_slope_fitted_on_them_is_unbiased_given_the_covariate(sigma2):
+    """The line's between-system slope is fitted on the same labels (least squares of the labels on the system's
+    mean score, one intercept per group): it takes up one degree of freedom of the noise and a share of the
+    deviations. Given that covariate the estimate is unbiased; without it, it is low by about (within + h sigma2) /
+    coef, here a clear bias in small worlds (3 groups of 4 systems, as the simulation's smallest)."""
+    rng = np.random.default_rng(8)
+    within = 400.0
+    with_cov, without = [], []
+    for _ in range(1500):
+        n = rng.integers(4, 16, size=(3, 4))
+        group = np.repeat(np.repeat(np.arange(3), 4), n.ravel())
+        cell = np.repeat(np.arange(12), n.ravel())
+        m = rng.normal(50, 6, 12)  # the systems' mean scores
+        y = rng.normal(0, 10, 3)[group] + 0.8 * m[cell] + rng.normal(0, math.sqrt(sigma2), 12)[cell] \
+            + rng.normal(0, math.sqrt(within), len(cell))
+        # the fitted line: group intercepts and one slope on m (row-level least squares)
+        design = np.column_stack([np.eye(3)[group], m[cell]])
+        residual = y - design @ np.linalg.lstsq(design, y, rcond=None)[0]
+        with_cov.append(deviation_variance(residual, group, cell, m[cell])[0])
+        without.append(deviation_variance(residual, group, cell)[0])
+    with_cov, without = np.array(with_cov), np.array(without)
+    se = with_cov.std() / np.sqrt(len(with_cov))
+    assert abs(with_cov.mean() - sigma2) < 3 * se, (with_cov.mean(), se)
+    assert without.mean() < with_cov.mean() - 3 * se  # the bias the covariate removes
+
+
+def test_the_slope_takes_the_only_degree_of_freedom_of_two_labelled_systems():
+    r, group, cell = np.array([1.0, 2.0, 4.0, 6.0]), np.zeros(4, dtype=int), np.array([0, 0, 1, 1])
+    assert np.isfinite(deviation_variance(r, group, cell)[0])
+    assert np.isnan(deviation_variance(r, group, cell, np.array([50.0, 50.0, 60.0, 60.0]))[0])
+    with pytest.warns(SmallGroupWarning):
+        model = AnchoredCalibrator(by="lp", score="x", human="h", system="system", human_higher_is_better=True).fit(
+            np.array([1.0, 2, 3, 4]), groups=["a"] * 4, human=np.array([1.0, 2.5, 3, 4.5]),
+            systems=np.array(["s", "s", "t", "t"]))
+    u = cell_uncertainty(model, r, group, cell, covariate=np.array([1.5, 1.5, 3.5, 3.5]))
+    assert np.isnan(u.deviation_var) and "which the line's between-system slope takes up" in u.notes[0]
+
+
+def test_a_covariate_constant_within_groups_takes_nothing_out():
+    rng = np.random.default_rng(2)
+    group, cell = np.repeat([0, 1], 30), np.repeat(np.arange(6), 10)
+    r = rng.normal(0, 1, 60)
+    assert deviation_variance(r, group, cell, np.where(group == 0, 3.0, 7.0)) == deviation_variance(r, group, cell)
+    with pytest.raises(InputError, match="covariate: one finite value per residual"):
+        deviation_variance(r, group, cell, np.ones(59))
+    with pytest.raises(InputError, match="covariate: one finite value per residual"):
+        deviation_variance(r, group, cell, np.where(cell == 2, np.nan, 1.0))
 
 
 def _sd_prior_posterior_of_the_variance(estimate: float, se: float):

@@ -444,7 +444,8 @@ def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.
     elif human is not None and rows is not None:
         labelled = np.isfinite(human) & np.isfinite(rows)
         uncertainty = cell_uncertainty(model, (human - rows)[labelled], group_of_row[labelled],
-                                       cell_of_row[labelled])
+                                       cell_of_row[labelled],
+                                       covariate=np.concatenate(means)[cell_of_row[labelled]])
         own = labelled & (cell_of_row >= 0)
         cell, count = cell_of_row[own], np.bincount(cell_of_row[own], minlength=n_cells).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
