@@ -448,3 +448,25 @@ def test_map_error_draws_match_the_row_interval_and_share_errors_as_the_fit_does
     centres = [model.groups_[g]["centre"][0] for g in ("g2", "g3")]
     apart = u.draws(model, ["g2", "g3"], np.array(centres), 20_000, np.random.default_rng(2))
     assert abs(np.corrcoef(apart.T)[0, 1]) < 0.1
+
+
+def test_the_leaderboard_estimates_the_deviation_variance_about_its_own_line_with_the_slope_taken_out():
+    """The board's deviation estimate is the method of moments on its labels' residuals from the fitted line, given
+    each labelled row's system mean score (the between-system slope's covariate): the same calibrator fitted here
+    gives it to rounding, and without the covariate the estimate is another (lower) number."""
+    frame, _ = _board_world(np.random.default_rng(12))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = leaderboard(frame, "score", "pair", human="human", method="anchored",
+                            resampling=Resampling(n_resamples=50, random_state=0))
+        model = AnchoredCalibrator(by="pair", score="score", human="human", system="system",
+                                   human_higher_is_better=True).fit(frame)
+        rows = np.asarray(model.transform(frame), dtype=float)
+    labelled = frame["human"].notna().to_numpy()
+    group = pd.factorize(frame["pair"])[0][labelled]
+    cell = pd.factorize(frame["pair"] + "\t" + frame["system"])[0][labelled]
+    means = frame.groupby(["pair", "system"])["score"].transform("mean").to_numpy()[labelled]
+    residual = (frame["human"].to_numpy() - rows)[labelled]
+    with_slope = deviation_variance(residual, group, cell, means)[0]
+    assert board.uncertainty["deviation_estimate"] == pytest.approx(with_slope, rel=1e-9, abs=1e-9)
+    assert deviation_variance(residual, group, cell)[0] != pytest.approx(with_slope, rel=1e-3)
