@@ -155,7 +155,7 @@ def test_mqm_error_points_are_not_read_as_raw_da(cli, tmp_path):
     rows = [{"lp": g, "system": s, "seg_id": seg, "doc_id": f"d{seg // 6}",
              "score": 50 - 5 * k + shift + rng.normal(0, 3),
              "mqm": max(0.0, 5 * k + rng.normal(0, 2)) if seg % 3 == 0 and s != "best" else np.nan}
-            for g, shift in (("de-en", 0), ("fr-en", 3)) for k, s in enumerate(("good", "mid", "bad"), start=0)
+            for g, shift in (("de-en", 0), ("fr-en", 3)) for k, s in enumerate(("good", "mid", "bad"))
             for seg in range(60)] + \
         [{"lp": g, "system": "best", "seg_id": seg, "doc_id": f"d{seg // 6}", "score": 60 + shift + rng.normal(0, 3),
           "mqm": np.nan} for g, shift in (("de-en", 0), ("fr-en", 3)) for seg in range(60)]

@@ -241,6 +241,8 @@ def test_deviation_variance_of_residuals_from_a_slope_fitted_on_them_is_unbiased
         without.append(deviation_variance(residual, group, cell)[0])
     with_cov, without = np.array(with_cov), np.array(without)
     se = with_cov.std() / np.sqrt(len(with_cov))
+    print(f"deviation variance {sigma2:g}: estimated {with_cov.mean():.2f} (se {se:.2f}) given the slope's covariate, "
+          f"{without.mean():.2f} without (docs/calibration.md)")
     assert abs(with_cov.mean() - sigma2) < 3 * se, (with_cov.mean(), se)
     assert without.mean() < with_cov.mean() - 3 * se  # the bias the covariate removes
 

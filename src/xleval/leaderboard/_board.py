@@ -439,24 +439,23 @@ def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.
         cell_groups += [calibration.model_group(g)] * n_systems
         start += n_systems
     n_cells, labels = start, None
+    cell_means, cell_sizes = np.concatenate(means), np.concatenate(sizes)
     if all(len(m) == 1 for m in means):
         uncertainty = cell_uncertainty(model, one_cell_per_group=True)
     elif human is not None and rows is not None:
+        # every row of the table is in a cell (the groups' layouts cover it)
         labelled = np.isfinite(human) & np.isfinite(rows)
-        uncertainty = cell_uncertainty(model, (human - rows)[labelled], group_of_row[labelled],
-                                       cell_of_row[labelled],
-                                       covariate=np.concatenate(means)[cell_of_row[labelled]])
-        own = labelled & (cell_of_row >= 0)
-        cell, count = cell_of_row[own], np.bincount(cell_of_row[own], minlength=n_cells).astype(float)
+        cell, residual = cell_of_row[labelled], (human - rows)[labelled]
+        uncertainty = cell_uncertainty(model, residual, group_of_row[labelled], cell, covariate=cell_means[cell])
+        count = np.bincount(cell, minlength=n_cells).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
-            residual = np.bincount(cell, (human - rows)[own], minlength=n_cells) / count
-            spread = np.bincount(cell, (x - np.concatenate(means)[cell_of_row])[own], minlength=n_cells) / count
-        labels = CellLabels(count, np.nan_to_num(residual), np.nan_to_num(spread))
+            mean_residual = np.bincount(cell, residual, minlength=n_cells) / count
+            spread = np.bincount(cell, x[labelled] - cell_means[cell], minlength=n_cells) / count
+        labels = CellLabels(count, np.nan_to_num(mean_residual), np.nan_to_num(spread))
     else:
         uncertainty = cell_uncertainty(model)
     rng, _ = make_rng(child_seeds(scores.random_state, 1)[0] if scores.random_state is not None else None)
-    cell_sizes = np.concatenate(sizes)
-    draws = uncertainty.draws(model, cell_groups, np.concatenate(means), scores.n_resamples, rng,
+    draws = uncertainty.draws(model, cell_groups, cell_means, scores.n_resamples, rng,
                               sizes=cell_sizes, labels=labels)
     shift, weight = uncertainty.prediction(labels, cell_sizes) if labels is not None else (np.zeros(n_cells),) * 2
     return _JointDraws(draws, uncertainty, shift, weight)
