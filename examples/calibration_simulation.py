@@ -238,8 +238,9 @@ def _line(lab: pd.DataFrame) -> tuple[float, float]:
     slope = float(np.linalg.lstsq(design * root, cells["h"].to_numpy() * root[:, 0], rcond=None)[0][-1])
     resid = lab["human"] - slope * lab["m"]
     centred = (resid - resid.groupby(lab["lp"]).transform("mean")).to_numpy()
+    # the procedure as it defines it: one pooled within-cell variance, no slope degree of freedom
     tau2 = deviation_variance(centred, pd.factorize(lab["lp"])[0],
-                              pd.factorize(lab["lp"] + "\t" + lab["system"])[0])[0]
+                              pd.factorize(lab["lp"] + "\t" + lab["system"])[0], noise="pooled")[0]
     return slope, max(float(tau2), 0.0)
 
 

@@ -181,7 +181,8 @@ def held_out_report(table: pd.DataFrame, human: str, draws: int, ks: list[int], 
     """Print what the held-out examples (``wikipedia_wmt21``, ``news_wmt22``) report on a set of judged rows
     (``lp, system, seg_id, chrf``, the ``human`` column; ``doc_id`` if known): the decision study (:func:`run`) at
     each K of ``ks`` and with every label, and at K = 100 over ``draws`` draws the leaderboard (anchored, the named
-    human ``scale``, 1,000 resamples) beside issue 33's plain procedure."""
+    human ``scale``, 1,000 resamples) beside issue 33's plain procedure, and the leaderboard's estimate of the cells'
+    deviation variance from the common line: with every judged segment as a label, and its mean over the draws."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import calibration_simulation as sim
 
@@ -196,11 +197,12 @@ def held_out_report(table: pd.DataFrame, human: str, draws: int, ks: list[int], 
               flush=True)
     scored = table.rename(columns={"chrf": "score", human: "gold"})
     truth = scored.groupby(["lp", "system"])["gold"].mean()
-    rows = []
+    rows, deviation = [], []
     for d in range(draws):
         labelled = scored.assign(human=sim.label(scored, 100, np.random.default_rng([d, 100]), column="gold"))
-        rows.append({"procedure": "leaderboard", **sim.pair_scores(sim.drawn_board(scored, "gold", 100, d, scale),
-                                                                   truth)})
+        board = sim.drawn_board(scored, "gold", 100, d, scale)
+        deviation.append(board.uncertainty["deviation_estimate"])
+        rows.append({"procedure": "leaderboard", **sim.pair_scores(board, truth)})
         rows.append({"procedure": "plain", **sim.plain_pairs(labelled[["lp", "system", "score", "human"]], truth)})
     b = pd.DataFrame(rows)
     print(f"\nK = 100, {draws} draws (mean (min); errors pooled):\n")
@@ -211,6 +213,10 @@ def held_out_report(table: pd.DataFrame, human: str, draws: int, ks: list[int], 
         cell = "" if cell.startswith("nan") else cell
         print(f"| {procedure} | {cell} | {part['cover across'].mean():.3f} | {part['declared across'].mean():.3f} | "
               f"{int(part['n wrong across'].sum())} of {int(part['n told across'].sum()):,} |")
+    every_label = sim.drawn_board(scored, "gold", 10**9, 0, scale, n_resamples=20).uncertainty["deviation_estimate"]
+    print(f"\nThe cells' deviation variance from the common line (the leaderboard's method-of-moments estimate): "
+          f"{every_label:.1f} from every judged segment; at K = 100, {np.mean(deviation):.1f} on average over the "
+          f"{draws} draws (sd {np.std(deviation):.1f})")
 
 
 def worlds(n: int, budgets) -> pd.DataFrame:

@@ -14,7 +14,8 @@ systems); issue 33's plain procedure declares 67% of the cross-pair orders at K 
     PYTHONPATH=src python examples/wikipedia_wmt21.py --wmt21-repo PATH [--draws 10] [--k 25,50,100]
 
 (15 s on 2 cores.) It prints the decision study (``decision_check.run``, ``human_scale="da"``) and
-the leaderboard at K = 100 (anchored, ``--human-scale da``, 1,000 resamples) beside issue 33's plain procedure.
+the leaderboard at K = 100 (anchored, ``--human-scale da``, 1,000 resamples) beside issue 33's plain procedure, and
+the leaderboard's estimate of the cells' deviation variance from every judged segment and on average at K = 100.
 The ratings are not in the shared data; no test reads them. docs/calibration.md ("Issue 33's Wikipedia set")
 quotes the output.
 """

@@ -247,6 +247,75 @@ def test_deviation_variance_of_residuals_from_a_slope_fitted_on_them_is_unbiased
     assert without.mean() < with_cov.mean() - 3 * se  # the bias the covariate removes
 
 
+def _heteroscedastic_world(rng: np.random.Generator, sigma2: float):
+    """Three groups whose labels vary within a cell with sd 5, 15 and 35 (raters of different pairs), the noisiest
+    with the most systems (10, 6, 3): what a pooled within-cell variance gets wrong."""
+    sizes, noise_sd = [3, 6, 10], np.array([5.0, 15.0, 35.0])
+    n = np.concatenate([rng.integers(4, 16, size=c) for c in sizes])
+    cell_group = np.repeat(np.arange(3), sizes)
+    cell = np.repeat(np.arange(len(n)), n)
+    group = cell_group[cell]
+    m = rng.normal(50, 6, len(n))
+    y = rng.normal(0, 10, 3)[group] + 0.8 * m[cell] + rng.normal(0, math.sqrt(sigma2), len(n))[cell] \
+        + rng.normal(0, 1, len(cell)) * noise_sd[group]
+    design = np.column_stack([np.eye(3)[group], m[cell]])
+    residual = y - design @ np.linalg.lstsq(design, y, rcond=None)[0]
+    return residual, group, cell, m[cell]
+
+
+@pytest.mark.parametrize("sigma2", [0.0, 25.0])
+def test_deviation_variance_subtracts_each_groups_own_noise(sigma2):
+    """Language pairs have their own raters: the labels of one group vary within a cell far more than another's.
+    Each group's own within-cell variance keeps the estimate unbiased (and its standard error fits); one pooled
+    variance weighs the groups by their labels, not by their systems, and with the noisiest group having the most
+    systems subtracts too little (on WMT21's Wikipedia pairs, whose noisiest pairs have the fewest systems, too
+    much: docs/calibration.md)."""
+    rng = np.random.default_rng(21)
+    own, pooled, ses = [], [], []
+    for _ in range(1500):
+        residual, group, cell, m = _heteroscedastic_world(rng, sigma2)
+        est, se, *_ = deviation_variance(residual, group, cell, m)
+        own.append(est)
+        ses.append(se)
+        pooled.append(deviation_variance(residual, group, cell, m, noise="pooled")[0])
+    own, pooled = np.array(own), np.array(pooled)
+    se_mean = own.std() / np.sqrt(len(own))
+    assert abs(own.mean() - sigma2) < 3 * se_mean, (own.mean(), se_mean)
+    assert pooled.mean() > sigma2 + 3 * pooled.std() / np.sqrt(len(pooled)), pooled.mean()
+    assert 0.8 < np.mean(ses) / own.std() < 1.25, (np.mean(ses), own.std())
+
+
+def _fitted_model() -> AnchoredCalibrator:
+    """A fitted calibrator for :func:`cell_uncertainty` to read its slopes' covariance from."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return AnchoredCalibrator(by="lp", score="x", human="h", system="system", human_higher_is_better=True).fit(
+            np.array([1.0, 2, 3, 4]), groups=["a"] * 4, human=np.array([1.0, 2.5, 3, 4.5]),
+            systems=np.array(["s", "s", "t", "t"]))
+
+
+def test_each_groups_within_variance_is_its_own_and_a_group_without_one_takes_the_pooled():
+    rng = np.random.default_rng(3)
+    residual, group, cell, m = _heteroscedastic_world(rng, 0.0)
+    frame = pd.DataFrame({"r": residual, "g": group, "c": cell})
+    expected = frame.assign(d=frame["r"] - frame.groupby("c")["r"].transform("mean")).groupby("g").apply(
+        lambda part: (part["d"] ** 2).sum() / (len(part) - part["c"].nunique()), include_groups=False)
+    model = _fitted_model()
+    u = cell_uncertainty(model, residual, group, cell, covariate=m)
+    assert dict(u.group_within_var) == pytest.approx(expected.to_dict(), rel=1e-12)
+    # a fourth group whose two labelled cells have one label each: no variance of its own
+    u = cell_uncertainty(model, np.append(residual, [1.0, -1.0]), np.append(group, [7, 7]), np.append(cell, [90, 91]),
+                         covariate=np.append(m, [40.0, 60.0]))
+    assert 7 not in dict(u.group_within_var)
+    codes = np.array([0, 2, 7])
+    within, _ = u._noise(None, 3, codes)
+    assert within.tolist() == pytest.approx([dict(u.group_within_var)[0], dict(u.group_within_var)[2], u.within_var])
+    with pytest.raises(InputError, match="codes: one group code per cell"):
+        u._noise(None, 3, np.array([0, 2]))
+    with pytest.raises(InputError, match="noise='flat'"):
+        deviation_variance(residual, group, cell, noise="flat")
+
+
 def test_the_slope_takes_the_only_degree_of_freedom_of_two_labelled_systems():
     r, group, cell = np.array([1.0, 2.0, 4.0, 6.0]), np.zeros(4, dtype=int), np.array([0, 0, 1, 1])
     assert np.isfinite(deviation_variance(r, group, cell)[0])

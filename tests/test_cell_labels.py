@@ -10,6 +10,7 @@ keeps the map's system mean, computed with the calibrator's own ``transform``.
 """
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -108,3 +109,49 @@ def test_a_cell_without_labels_keeps_the_line_and_a_labelled_one_moves_toward_it
         else:  # between the line and the labels' mean, on the labels' side
             moved = (r["calibrated"] - line.loc[(g, s)]) / seen.loc[(g, s)]
             assert 0 < moved < 1
+
+
+def test_a_cells_weight_takes_its_groups_within_variance():
+    """Labels of one group vary within a cell more than another's: a cell's weight is the one its group's variance
+    gives (the same as an uncertainty whose pooled variance is that group's), and a group without a variance of its
+    own takes the pooled one."""
+    labels = CellLabels(np.array([20.0, 20.0, 20.0]), np.array([3.0, 3.0, 3.0]), np.zeros(3))
+    sizes = np.array([60.0, 60.0, 60.0])
+    mixed = CellUncertainty(deviation_var=9.0, deviation_estimate=9.0, deviation_se=4.5, within_var=400.0, n_cells=8,
+                            n_labels=100, slope_cov=((0.0, 0.0), (0.0, 0.0)),
+                            group_within_var=((0, 100.0), (1, 900.0)))
+    _, weight = mixed.prediction(labels, sizes, np.array([0, 1, 5]))
+    for j, within in enumerate([100.0, 900.0, 400.0]):
+        assert weight[j] == pytest.approx(_uncertainty(9.0, within).prediction(labels, sizes)[1][j], rel=1e-12)
+    assert weight[0] > weight[2] > weight[1]  # the quieter the group, the more a cell's own labels say
+    # without codes every cell takes the pooled variance
+    assert mixed.prediction(labels, sizes)[1] == pytest.approx(_uncertainty(9.0, 400.0).prediction(labels, sizes)[1])
+
+
+def test_the_leaderboard_gives_each_pairs_within_variance_under_its_name():
+    """Two pairs judged by raters of different consistency (noise sd 4 and 30), systems deviating from the score's
+    line with sd 3: the board's uncertainty reports each pair's labels' variance within a cell under the pair's
+    name, near its noise variance, and a cell's own labels weigh as its pair's variance says."""
+    rng = np.random.default_rng(4)
+    rows = []
+    for pair, noise in (("xh-zu", 30.0), ("en-de", 4.0)):
+        quality, deviation = rng.normal(70, 5, 8), rng.normal(0, 3, 8)
+        for s, q in enumerate(quality):
+            x = q / 2 + rng.normal(0, 3, 60)
+            rows.append(pd.DataFrame({"pair": pair, "system": f"s{s}", "doc_id": np.arange(60) // 6, "score": x,
+                                      "human": q + deviation[s] + (x - x.mean()) + rng.normal(0, noise, 60)}))
+    frame = pd.concat(rows, ignore_index=True)
+    keep = rng.random(len(frame)) < 0.4
+    frame.loc[~keep, "human"] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = leaderboard(frame, "score", "pair", human="human", method="anchored", human_scale="raw",
+                            resampling=Resampling(n_resamples=50, random_state=0))
+    within = board.uncertainty["group_within_var"]
+    assert set(within) == {"xh-zu", "en-de"}
+    assert 0.7 < within["xh-zu"] / 900.0 < 1.4 and 0.7 < within["en-de"] / 16.0 < 1.4, within
+    # and a cell's own labels (about 24 of 60 segments) weigh by its pair's: about 0.95 in en-de, 0.5 in xh-zu (one
+    # pooled variance gives every cell about 0.6); the interval's text says the range
+    low, high = map(float, re.search(r"toward their mean by their weight \((\S+)-(\S+) here",
+                                     board.intervals["calibrated"]).groups())
+    assert low < 0.7 and high > 0.85, (low, high)

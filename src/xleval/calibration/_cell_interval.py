@@ -15,8 +15,9 @@ over its judged segments: what judging them all would give. The calibrated mean 
 * **the cell's deviation** ``d_gs`` from the common line: systems of one group are not exactly where
   the line puts them. Its variance ``sigma_delta^2`` is estimated by the method of moments (the
   ANOVA estimator of a random effect with unequal cell sizes: cells nested in groups) from the
-  labelled rows' residuals, ``(SS_between - df_between * s2_within) / sum_g (K_g - sum_s n_gs^2 / K_g)``,
-  so that the within-cell noise of the labels (about ``s2_within / n_gs`` in a cell mean) is subtracted; the
+  labelled rows' residuals, ``(SS_between - sum_g (cells_g - 1) s2_g) / sum_g (K_g - sum_s n_gs^2 / K_g)``,
+  so that the within-cell noise of the labels (about ``s2_g / n_gs`` in a cell mean, ``s2_g`` the labels'
+  variance within a cell of group ``g``: each language pair has its own raters) is subtracted; the
   line's between-system slope was fitted on the same labels, so its regression on ``m_s`` is taken out again
   with its degree of freedom (:func:`deviation_variance`'s ``covariate``; without it the estimate runs low).
   A single draw of ~100 labels per group estimates it poorly (a difference of two large numbers: on
@@ -33,7 +34,7 @@ over its judged segments: what judging them all would give. The calibrated mean 
   intervals made;
 * **the cell's own segments** ``e_gs``: ``H_gs`` is a mean over the cell's ``N_gs`` segments, not the
   expected human score of the system, so it carries the mean of their noise around the cell's expected
-  value, variance ``s2_within / N_gs`` (``s2_within``: the labels' variance within a cell). On a test set
+  value, variance ``s2_g / N_gs`` (the labels' variance within a cell of its group). On a test set
   of 1,000 segments per system it is small beside ``sigma_delta^2``; on a few dozen it is not (simulated
   worlds of 60 segments with human noise sd 20: about 7 human-score points squared per cell mean against a
   deviation variance of 4), and intervals without it cover a cell's mean over its segments less often than
@@ -85,8 +86,11 @@ class CellUncertainty(Result):
     ``deviation_var``: the variance of the cells' deviations from the common line that the draws use on
     average (the mean of its posterior, module docstring; NaN when no labels tell);
     ``deviation_estimate`` and ``deviation_se``: the method-of-moments estimate and its standard error;
-    ``within_var``: the labels' variance within a cell; ``n_cells`` / ``n_labels``: labelled cells and
-    labels behind them; ``slope_cov``: covariance of (between, within) slope errors; ``target``."""
+    ``within_var``: the labels' variance within a cell, pooled over the groups; ``n_cells`` / ``n_labels``:
+    labelled cells and labels behind them; ``slope_cov``: covariance of (between, within) slope errors; ``target``;
+    ``group_within_var``: ``(group code, variance)`` of each group whose labels give their own variance within a
+    cell (:func:`deviation_variance`'s ``noise="group"``): with ``codes``, :meth:`draws` and :meth:`prediction`
+    take a cell's from its group, else the pooled ``within_var``."""
 
     deviation_var: float
     deviation_estimate: float
@@ -97,15 +101,17 @@ class CellUncertainty(Result):
     slope_cov: tuple[tuple[float, float], tuple[float, float]]
     target: str = CELL_TARGET
     notes: tuple[str, ...] = field(default=())
+    group_within_var: tuple[tuple[int, float], ...] = field(default=())
 
     def draws(self, model: Any, groups: list[str], means: np.ndarray, n_draws: int,
               rng: np.random.Generator, sizes: np.ndarray | None = None,
-              labels: CellLabels | None = None) -> np.ndarray:
+              labels: CellLabels | None = None, codes: np.ndarray | None = None) -> np.ndarray:
         """``(n_draws, n_cells)`` joint draws of the error of the calibrated mean of each cell (its
         fitted-group label in ``groups``, its system-mean score in ``means``): slope and offset errors
         shared as the fit shares them, plus an independent deviation per cell and, with ``sizes`` (the
         number of segments each cell's target averages), the noise of that mean over its segments
-        (variance ``within_var / size``; module docstring). Add them to the calibrated means (and their
+        (variance ``within_var / size``, each cell's group's with ``codes``, its group code as given to
+        :func:`cell_uncertainty`; module docstring). Add them to the calibrated means (and their
         test-set resamples) to get draws of the target.
 
         With ``labels`` (each cell's own labels, :class:`CellLabels`), a cell with at least
@@ -122,7 +128,7 @@ class CellUncertainty(Result):
         var = _posterior_draws(self.deviation_estimate, self.deviation_se, n_draws, rng)
         deviation = rng.standard_normal((n_draws, len(means)))
         noise = rng.standard_normal((n_draws, len(means))) if sizes is not None else None
-        within, inverse_size = self._noise(sizes, len(means))
+        within, inverse_size = self._noise(sizes, len(means), codes)
         unlabelled = error + np.sqrt(var)[:, None] * deviation
         if noise is not None:
             unlabelled = unlabelled + np.sqrt(within * inverse_size)[None, :] * noise
@@ -136,17 +142,19 @@ class CellUncertainty(Result):
         labelled = error + lam * seen + np.sqrt(lam * within * left) * deviation
         return np.where(labels.own[None, :], labelled, unlabelled)
 
-    def prediction(self, labels: CellLabels, sizes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def prediction(self, labels: CellLabels, sizes: np.ndarray | None = None,
+                   codes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(shift, weight)`` per cell: the empirical-Bayes prediction of a cell's human mean is its calibrated
         mean plus ``shift = weight * residual``, the cell's own labels' mean residual from the line weighed by
         ``weight = lam = (v + within_var/N) / (v + within_var/n)`` with ``v`` the method-of-moments estimate of the
         deviation variance, 0 if negative (``n`` the cell's labels, ``N`` its segments, ``sizes``; 0 without
-        labels, 1 when every segment is labelled; module docstring). Test-set resamples of the calibrated mean
-        move the prediction by ``1 - weight`` of their move. No deviation estimate, no shift."""
+        labels, 1 when every segment is labelled; ``within_var`` the group's with ``codes``, as in :meth:`draws`;
+        module docstring). Test-set resamples of the calibrated mean move the prediction by ``1 - weight`` of their
+        move. No deviation estimate, no shift."""
         count, own = np.asarray(labels.count, dtype=float), labels.own
         if not np.isfinite(self.deviation_var) or not own.any():
             return np.zeros(len(count)), np.zeros(len(count))
-        within, inverse_size = self._noise(self._check_sizes(sizes, count), len(count))
+        within, inverse_size = self._noise(self._check_sizes(sizes, count), len(count), codes)
         # the point takes the method-of-moments estimate (0 if negative), not the posterior mean the draws
         # integrate over: the posterior overstates a small deviation variance several times (docs/calibration.md),
         # and a weight from it would move cells the line fits by their labels' noise
@@ -154,10 +162,19 @@ class CellUncertainty(Result):
         weight = np.where(own, weight, 0.0)
         return weight * np.where(own, labels.residual, 0.0), weight
 
-    def _noise(self, sizes: np.ndarray | None, n_cells: int) -> tuple[float, np.ndarray]:
-        """The labels' variance within a cell (0 when unknown) and ``1 / N`` per cell (0 without sizes: the target
-        is then the system's expected human score)."""
-        within = self.within_var if np.isfinite(self.within_var) else 0.0
+    def _noise(self, sizes: np.ndarray | None, n_cells: int,
+               codes: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """Per cell: the labels' variance within a cell (its group's with ``codes``, where the group has one; else
+        the pooled one; 0 when unknown) and ``1 / N`` (0 without sizes: the target is then the system's expected
+        human score)."""
+        within = np.full(n_cells, self.within_var if np.isfinite(self.within_var) else 0.0)
+        if codes is not None:
+            codes = np.asarray(codes)
+            if codes.shape != (n_cells,):
+                raise InputError(f"codes: one group code per cell ({n_cells}), got shape {codes.shape}",
+                                 argument="codes", value=codes)
+            for code, var in self.group_within_var:
+                within[codes == code] = var
         return within, (1.0 / sizes if sizes is not None else np.zeros(n_cells))
 
     @staticmethod
@@ -199,7 +216,7 @@ def _inverse(count: np.ndarray) -> np.ndarray:
     return np.divide(1.0, count, out=np.zeros_like(count), where=count > 0)
 
 
-def _label_weight(var: np.ndarray, within: float, count: np.ndarray, inverse_size: np.ndarray) -> np.ndarray:
+def _label_weight(var: np.ndarray, within: np.ndarray, count: np.ndarray, inverse_size: np.ndarray) -> np.ndarray:
     """``lam = (v + w/N) / (v + w/n)``: the weight of a cell's own labels' residual in its prediction (0 without
     labels; 0 where the cell neither deviates nor has noise, as the line is then exact)."""
     total = var + within * inverse_size
@@ -208,8 +225,22 @@ def _label_weight(var: np.ndarray, within: float, count: np.ndarray, inverse_siz
     return np.divide(total, observed, out=np.zeros(np.broadcast(total, observed).shape), where=ok)
 
 
+NOISE = ("group", "pooled")
+
+
+@dataclass(frozen=True)
+class _Moments:
+    estimate: float
+    se: float
+    within: float  # pooled over the groups
+    group_within: tuple[tuple[int, float], ...]  # (group code, its own within-cell variance) where it has one
+    n_cells: int
+    n_labels: int
+
+
 def deviation_variance(residuals: np.ndarray, groups: np.ndarray, cells: np.ndarray,
-                       covariate: np.ndarray | None = None) -> tuple[float, float, float, int, int]:
+                       covariate: np.ndarray | None = None, *, noise: str = "group"
+                       ) -> tuple[float, float, float, int, int]:
     """Method-of-moments variance of cell means around their group's mean, within-cell noise subtracted.
 
     ``residuals``: label minus calibrated value of each labelled row; ``groups``/``cells``: integer codes
@@ -221,8 +252,28 @@ def deviation_variance(residuals: np.ndarray, groups: np.ndarray, cells: np.ndar
     covariate around its group's label-weighted mean). Without it the estimate is low by about
     ``(s2_within + h sigma_delta^2) / coef``: in worlds of 3 groups of 4 systems, -4.9 on average with no deviation
     and 17.7 with a deviation variance of 25 (tests/test_cell_intervals.py).
-    Returns ``(estimate, standard_error, within_var, n_cells, n_labels)``; NaN estimate when no group has two
-    labelled cells or no cell has two labels (or, with ``covariate``, the cells leave no degree of freedom)."""
+
+    ``noise="group"`` (the default): each group's labels have their own variance within a cell, ``s2_g`` (language
+    pairs are judged by different raters: on WMT21's Wikipedia pairs raw DA varies within a cell with sd 11-15 in
+    hi-bn and 30-37 in xh-zu), and ``E[SS_between] = sum_g (cells_g - 1 - h_g) s2_g + (coef - h) sigma_delta^2``
+    (``h_g``: the group's share ``sum_g n u^2 / sum n u^2`` of the slope's degree of freedom). One pooled variance
+    in its place (``noise="pooled"``, the estimator before this release) weighs the groups by their labels, where
+    the noise enters ``SS_between`` by their systems: it subtracts too little where the noisy groups have the most
+    systems, and too much where they have the fewest (on those Wikipedia pairs, 100 labels per pair, the estimate
+    averaged 21.2 against the set's 31.9; docs/calibration.md). A group whose labelled cells have one label each
+    has no variance of its own and takes the pooled one.
+
+    Returns ``(estimate, standard_error, within_var, n_cells, n_labels)`` (``within_var``: pooled over the groups);
+    NaN estimate when no group has two labelled cells or no cell has two labels (or, with ``covariate``, the cells
+    leave no degree of freedom)."""
+    m = _moments(residuals, groups, cells, covariate, noise)
+    return m.estimate, m.se, m.within, m.n_cells, m.n_labels
+
+
+def _moments(residuals: np.ndarray, groups: np.ndarray, cells: np.ndarray, covariate: np.ndarray | None,
+             noise: str) -> _Moments:
+    if noise not in NOISE:
+        raise InputError(f"noise={noise!r}: use one of {', '.join(NOISE)}", argument="noise", value=noise)
     r = np.asarray(residuals, dtype=float)
     ok = np.isfinite(r)
     u_row = None
@@ -236,40 +287,51 @@ def deviation_variance(residuals: np.ndarray, groups: np.ndarray, cells: np.ndar
     _, cell = np.unique(cells, return_inverse=True)
     n_cells = int(cell.max()) + 1 if len(cell) else 0
     if n_cells == 0:
-        return math.nan, math.nan, math.nan, 0, 0
+        return _Moments(math.nan, math.nan, math.nan, (), 0, 0)
     n = np.bincount(cell, minlength=n_cells).astype(float)
     cell_mean = np.bincount(cell, r, minlength=n_cells) / n
     group_of_cell = np.zeros(n_cells, dtype=np.int64)
     group_of_cell[cell] = groups
-    _, g = np.unique(group_of_cell, return_inverse=True)
+    codes, g = np.unique(group_of_cell, return_inverse=True)
+    n_groups = len(codes)
     k = np.bincount(g, weights=n)  # labels per group
     group_mean = np.bincount(g, n * cell_mean) / k
-    ss_within = float(((r - cell_mean[cell]) ** 2).sum())
-    df_within = len(r) - n_cells
-    cells_per_group = np.bincount(g)
-    df_between = int((cells_per_group - 1).sum())
+    ss_within = np.bincount(g[cell], (r - cell_mean[cell]) ** 2, minlength=n_groups)
+    df_within = np.bincount(g[cell], minlength=n_groups) - np.bincount(g, minlength=n_groups)
+    # each group's multiple of its noise variance in E[SS_between]: its cells less one
+    share = (np.bincount(g, minlength=n_groups) - 1).astype(float)
+    df_between = int(share.sum())
     ss_between = float((n * (cell_mean - group_mean[g]) ** 2).sum())
-    coef = float((k - np.bincount(g, n**2) / k).sum())  # E[SS_between] = df_b * within + coef * sigma_delta^2
+    coef = float((k - np.bincount(g, n**2) / k).sum())  # E[SS_between] = noise + coef * sigma_delta^2
     if u_row is not None:
         level = np.zeros(n_cells)
         level[cell] = u_row
         u = level - (np.bincount(g, n * level) / k)[g]  # around the group's label-weighted mean
         spread = float((n * u**2).sum())
         if spread > 1e-12 * float((n * level**2).sum()):
-            # the projection on u of the label-weighted cell means takes one degree of freedom of noise and
-            # h sigma_delta^2 of the deviations (Var(sum n u y) = sigma^2 sum n^2 u^2 + s2_within sum n u^2)
+            # the projection on u of the label-weighted cell means takes h sigma_delta^2 of the deviations and one
+            # degree of freedom of noise, each group's noise in proportion to its share of sum n u^2
+            # (Var(sum n u y) = sigma_delta^2 sum n^2 u^2 + sum_g s2_g sum_(cells of g) n u^2)
             ss_between -= float((n * u * cell_mean).sum()) ** 2 / spread
             coef -= float((n**2 * u**2).sum()) / spread
+            share -= np.bincount(g, n * u**2, minlength=n_groups) / spread
             df_between -= 1
-    if df_within < 1 or df_between < 1:
-        return math.nan, math.nan, math.nan, n_cells, len(r)
-    within = ss_within / df_within
-    estimate = (ss_between - df_between * within) / coef
-    # normal-theory variance of the ANOVA estimator (balanced-design formula with the average cell size)
+    total_df_within = int(df_within.sum())
+    if total_df_within < 1 or df_between < 1:
+        return _Moments(math.nan, math.nan, math.nan, (), n_cells, len(r))
+    pooled = float(ss_within.sum()) / total_df_within
+    own = df_within >= 1 if noise == "group" else np.zeros(n_groups, dtype=bool)
+    s2 = np.where(own, ss_within / np.maximum(df_within, 1), pooled)
+    estimate = (ss_between - float((share * s2).sum())) / coef
+    # normal-theory variance of the ANOVA estimator (each group's mean square between as with its average cell
+    # size), and of the noise subtracted: each own s2_g from its df, the pooled one from all of them
     n_bar = coef / df_between
-    mean_sq_between = within + n_bar * max(estimate, 0.0)
-    var = 2.0 / n_bar**2 * (mean_sq_between**2 / df_between + within**2 / df_within)
-    return float(estimate), float(math.sqrt(var)), float(within), n_cells, len(r)
+    var_between = 2.0 * float((share * (s2 + n_bar * max(estimate, 0.0)) ** 2).sum())
+    var_noise = 2.0 * float((share[own] ** 2 * s2[own] ** 2 / df_within[own]).sum()) \
+        + 2.0 * float(share[~own].sum()) ** 2 * pooled**2 / total_df_within
+    group_within = tuple((int(c), float(v)) for c, v, o in zip(codes, s2, own, strict=True) if o)
+    return _Moments(float(estimate), float(math.sqrt((var_between + var_noise) / coef**2)), pooled, group_within,
+                    n_cells, len(r))
 
 
 def cell_uncertainty(model: Any, residuals: np.ndarray | None = None, groups: np.ndarray | None = None,
@@ -278,7 +340,8 @@ def cell_uncertainty(model: Any, residuals: np.ndarray | None = None, groups: np
     """The uncertainty of ``model``'s (a fitted :class:`~xleval.calibration.AnchoredCalibrator`)
     calibrated cell means. ``residuals`` (label minus calibrated value per labelled row) with their
     ``groups`` and ``cells`` codes give the cells' deviation from the common line (``covariate``: each row's
-    system mean score, on which the line's between-system slope was fitted, :func:`deviation_variance`); without
+    system mean score, on which the line's between-system slope was fitted, :func:`deviation_variance`, each
+    group's labels with their own variance within a cell: ``group_within_var``, by ``groups``' codes); without
     them the deviation is left out and a note says the intervals then cover only the map's uncertainty.
     ``one_cell_per_group``: each group is one cell (no system column), so its offset is its whole
     deviation and there is none to add."""
@@ -288,10 +351,10 @@ def cell_uncertainty(model: Any, residuals: np.ndarray | None = None, groups: np
     if one_cell_per_group:
         return CellUncertainty(0.0, 0.0, 0.0, math.nan, 0, 0, slope_cov)
     if residuals is None or groups is None or cells is None:
-        estimate = se = within = math.nan
-        n_cells = n_labels = 0
+        moments = _Moments(math.nan, math.nan, math.nan, (), 0, 0)
     else:
-        estimate, se, within, n_cells, n_labels = deviation_variance(residuals, groups, cells, covariate)
+        moments = _moments(residuals, groups, cells, covariate, "group")
+    estimate, se = moments.estimate, moments.se
     if not np.isfinite(estimate):
         needs = ("in at least two systems of a group" if covariate is None else
                  "in more systems than one per group and one more, which the line's between-system slope takes up")
@@ -301,7 +364,8 @@ def cell_uncertainty(model: Any, residuals: np.ndarray | None = None, groups: np
         used = math.nan
     else:
         used = _posterior_mean(estimate, se)
-    return CellUncertainty(used, estimate, se, within, n_cells, n_labels, slope_cov, notes=tuple(notes))
+    return CellUncertainty(used, estimate, se, moments.within, moments.n_cells, moments.n_labels, slope_cov,
+                           notes=tuple(notes), group_within_var=moments.group_within)
 
 
 N_GRID = 4001  # points of the grid of sigma_delta on which its posterior is computed

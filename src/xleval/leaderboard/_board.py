@@ -103,7 +103,8 @@ class Leaderboard(Result):
     :class:`~xleval.decision.CalibrationDecision` when the method was chosen automatically;
     ``intervals``: per interval (``raw``, ``calibrated``, ``rank_in_group``, ``rank_overall``) what it
     is an interval for and what it includes; ``uncertainty``: for anchored calibration, the parts of
-    the joint draws (:class:`~xleval.calibration.CellUncertainty` as a dict), else empty."""
+    the joint draws (:class:`~xleval.calibration.CellUncertainty` as a dict; ``group_within_var`` by group
+    name), else empty."""
 
     score: str
     by: str
@@ -406,7 +407,18 @@ def rank_systems(scores: SystemScores, calibration: SystemCalibration, *, higher
     return Leaderboard(scores.score, scores.by, scores.system, scores.human, scores.aggregation, scores.unit, info,
                        up, scores.level, scores.n_resamples, scores.random_state, rows_out,
                        recommendation, tuple(dict.fromkeys(notes)), interval_texts(scores, joint),
-                       joint.uncertainty.to_dict() if joint is not None else {}, dist[:, order])
+                       _uncertainty_dict(scores, joint), dist[:, order])
+
+
+def _uncertainty_dict(scores: SystemScores, joint: _JointDraws | None) -> dict:
+    """What the joint draws are made of, for the outputs: each group's labels' variance within a cell under the
+    group's name (the draws' codes are the groups' places in the table)."""
+    if joint is None:
+        return {}
+    out = joint.uncertainty.to_dict()
+    names = list(scores.estimates)
+    out["group_within_var"] = {str(names[code]): var for code, var in joint.uncertainty.group_within_var}
+    return out
 
 
 @dataclass(frozen=True)
@@ -428,7 +440,7 @@ def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.
     human = _human_values(scores, model)
     cell_of_row = np.full(len(x), -1, dtype=np.int64)
     group_of_row = np.full(len(x), -1, dtype=np.int64)
-    cell_groups, means, sizes, start = [], [], [], 0
+    cell_groups, codes_of_cells, means, sizes, start = [], [], [], [], 0
     for j, g in enumerate(scores.estimates):
         sel, codes, _ = scores.layout[g]
         n_systems = int(codes.max()) + 1
@@ -437,9 +449,10 @@ def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.
         sizes.append(np.maximum(np.bincount(codes, minlength=n_systems), 1))
         means.append(sums / sizes[-1])
         cell_groups += [calibration.model_group(g)] * n_systems
+        codes_of_cells.append(np.full(n_systems, j))
         start += n_systems
     n_cells, labels = start, None
-    cell_means, cell_sizes = np.concatenate(means), np.concatenate(sizes)
+    cell_means, cell_sizes, cell_codes = np.concatenate(means), np.concatenate(sizes), np.concatenate(codes_of_cells)
     if all(len(m) == 1 for m in means):
         uncertainty = cell_uncertainty(model, one_cell_per_group=True)
     elif human is not None and rows is not None:
@@ -455,9 +468,11 @@ def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.
     else:
         uncertainty = cell_uncertainty(model)
     rng, _ = make_rng(child_seeds(scores.random_state, 1)[0] if scores.random_state is not None else None)
+    # each cell's labels vary within it as its group's do (language pairs have their own raters)
     draws = uncertainty.draws(model, cell_groups, cell_means, scores.n_resamples, rng,
-                              sizes=cell_sizes, labels=labels)
-    shift, weight = uncertainty.prediction(labels, cell_sizes) if labels is not None else (np.zeros(n_cells),) * 2
+                              sizes=cell_sizes, labels=labels, codes=cell_codes)
+    shift, weight = uncertainty.prediction(labels, cell_sizes, cell_codes) if labels is not None \
+        else (np.zeros(n_cells),) * 2
     return _JointDraws(draws, uncertainty, shift, weight)
 
 
