@@ -81,10 +81,15 @@ def main(argv: list[str] | None = None) -> int:
     table = load(args.wmt21_repo)
     cells = table.groupby(["lp", "system"])[["human_raw", "chrf"]].mean()
     corr = {lp: part["chrf"].corr(part["human_raw"]) for lp, part in table.groupby("lp")}
+    # the pairs' raters differ: the DA's sd within a cell, per pair (median and range over its systems)
+    spread = table.groupby(["lp", "system"])["human_raw"].std().groupby(level="lp").agg(["median", "min", "max"])
     print(f"WMT21 Wikipedia: {len(table):,} judged segments, {len(cells)} cells; pair means of the cells: "
           + "; ".join(f"{lp} DA {row['human_raw']:.2f}, chrF {row['chrf']:.1f}"
                       for lp, row in cells.groupby(level="lp").mean().iterrows())
-          + "; segment chrF~DA correlation " + ", ".join(f"{lp} {c:.2f}" for lp, c in corr.items()), flush=True)
+          + "; segment chrF~DA correlation " + ", ".join(f"{lp} {c:.2f}" for lp, c in corr.items())
+          + "; DA sd within a cell, median (range) over the pair's systems: "
+          + ", ".join(f"{lp} {r['median']:.1f} ({r['min']:.1f}-{r['max']:.1f})" for lp, r in spread.iterrows()),
+          flush=True)
     decision_check.held_out_report(table, "human_raw", args.draws, [int(v) for v in args.k.split(",")])
     print(f"\n{time.time() - start:.0f} s")
     return 0

@@ -439,27 +439,26 @@ def _joint_draws(scores: SystemScores, calibration: SystemCalibration, rows: np.
     x = pd.to_numeric(scores.frame[scores.score], errors="coerce").to_numpy(dtype=float)
     human = _human_values(scores, model)
     cell_of_row = np.full(len(x), -1, dtype=np.int64)
-    group_of_row = np.full(len(x), -1, dtype=np.int64)
-    cell_groups, codes_of_cells, means, sizes, start = [], [], [], [], 0
-    for j, g in enumerate(scores.estimates):
+    cell_groups, means, sizes, start = [], [], [], 0
+    for g in scores.estimates:
         sel, codes, _ = scores.layout[g]
         n_systems = int(codes.max()) + 1
-        cell_of_row[sel], group_of_row[sel] = start + codes, j
+        cell_of_row[sel] = start + codes
         sums = np.bincount(codes, x[sel], minlength=n_systems)
         sizes.append(np.maximum(np.bincount(codes, minlength=n_systems), 1))
         means.append(sums / sizes[-1])
         cell_groups += [calibration.model_group(g)] * n_systems
-        codes_of_cells.append(np.full(n_systems, j))
         start += n_systems
     n_cells, labels = start, None
-    cell_means, cell_sizes, cell_codes = np.concatenate(means), np.concatenate(sizes), np.concatenate(codes_of_cells)
+    cell_means, cell_sizes = np.concatenate(means), np.concatenate(sizes)
+    cell_codes = np.repeat(np.arange(len(means)), [len(m) for m in means])  # each cell's group's place in the table
     if all(len(m) == 1 for m in means):
         uncertainty = cell_uncertainty(model, one_cell_per_group=True)
     elif human is not None and rows is not None:
         # every row of the table is in a cell (the groups' layouts cover it)
         labelled = np.isfinite(human) & np.isfinite(rows)
         cell, residual = cell_of_row[labelled], (human - rows)[labelled]
-        uncertainty = cell_uncertainty(model, residual, group_of_row[labelled], cell, covariate=cell_means[cell])
+        uncertainty = cell_uncertainty(model, residual, cell_codes[cell], cell, covariate=cell_means[cell])
         count = np.bincount(cell, minlength=n_cells).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_residual = np.bincount(cell, residual, minlength=n_cells) / count
