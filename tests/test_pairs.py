@@ -131,6 +131,20 @@ def test_a_verdict_prints_its_three_numbers_to_one_precision():
     assert _pair_words(row) == "ha-en/B above cs-en/A (-0.123 [-0.401, -0.012])"
 
 
+def test_a_verdicts_bound_near_0_never_prints_as_0():
+    # WMT21 raw DA, 100 labels per pair: ru-en/NVIDIA-NeMo above ha-en/TWB with the interval 0.039 to 18.3 printed
+    # as [0.0, 18.3], which reads as touching 0 beside a verdict that says it does not
+    from xleval.calibration._pairs import _pair_words
+
+    row = pd.Series({"group_a": "ru-en", "system_a": "A", "group_b": "ha-en", "system_b": "B", "verdict": "A better",
+                     "difference": 7.6742, "diff_low": 0.0389, "diff_high": 18.3313})
+    assert _pair_words(row) == "ru-en/A above ha-en/B (+7.67 [0.04, 18.33])"
+    # a lower-is-better scale (MQM error points): "A better" is an interval below 0, its bound nearest 0 the high one
+    row = row.copy()
+    row.update({"difference": -7.6742, "diff_low": -18.3313, "diff_high": -0.0021})
+    assert _pair_words(row) == "ru-en/A above ha-en/B (-7.674 [-18.331, -0.002])"
+
+
 def test_few_decided_comparisons_name_the_labels_per_system_and_the_plan_command(tmp_path, cli):
     sim = _examples()
     frame, _ = sim.world(np.random.default_rng(4), "lgn", 4, n_systems=5, n_labels=20)  # 4 labels per system

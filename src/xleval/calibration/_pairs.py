@@ -95,6 +95,11 @@ def _pair_words(r) -> str:
     # a width at float noise (two systems a constant apart: every draw gives the same difference) is no precision
     noise = width <= 1e-9 * max(1.0, abs(r.difference)) if math.isfinite(r.difference) else False
     places = max(0, 2 - math.floor(math.log10(width))) if width > 0 and math.isfinite(width) and not noise else 3
+    # a verdict's bound nearest 0 shows its first significant digit: "[0.0, 18.3]" beside "above" reads as an
+    # interval that touches 0, which the verdict says it does not (0.039 prints as 0.04, and the others to match)
+    near = min(abs(r.diff_low), abs(r.diff_high))  # a verdict's bounds lie on one side of 0, whichever the direction
+    if r.verdict != "cannot tell" and 0 < near < math.inf and round(near, places) == 0:
+        places = min(12, -math.floor(math.log10(near)))
     return (f"{better} above {worse} ({r.difference:+.{places}f} [{r.diff_low:.{places}f}, "
             f"{r.diff_high:.{places}f}])")
 
