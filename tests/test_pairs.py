@@ -131,6 +131,25 @@ def test_a_verdict_prints_its_three_numbers_to_one_precision():
     assert _pair_words(row) == "ha-en/B above cs-en/A (-0.123 [-0.401, -0.012])"
 
 
+def test_the_summary_folds_the_pairs_of_groups_without_a_verdict_into_one_line():
+    # with 7 language pairs the summary printed 28 lines, 25 of them "0 of N pair(s) differ" (WMT21 raw DA, 100 labels
+    # per pair); with WMT25's 31 pairs it would print 496
+    from xleval.calibration import cell_pairs
+
+    rng = np.random.default_rng(0)
+    points = np.array([10.0, 0.0, 0.0, 0.0])
+    noise = rng.normal(size=(400, 4)) * np.array([0.1, 0.1, 100.0, 100.0])  # g3's cells: nothing can be told
+    pairs = cell_pairs(["g1", "g2", "g3", "g3"], ["A", "B", "C", "D"], points, points + noise)
+    lines = pairs.summary()
+    assert len(lines) == 2 and lines[0].startswith("g1 vs g2: 1 of 1 pair(s) differ; e.g. g1/A above g2/B (+10")
+    assert lines[1] == ("no verdict in the other 3 of 4 pairs of groups or groups within (5 pairs of cells; cannot "
+                        "tell at 95%): g1 vs g3; g2 vs g3; g3: within")
+    assert pairs.summary(named=2)[1].endswith("): g1 vs g3; g2 vs g3; and 1 more")
+    quiet = cell_pairs(["g2", "g3", "g3"], ["B", "C", "D"], points[1:], (points + noise)[:, 1:])
+    assert quiet.summary() == ["no verdict in any of the 2 pairs of groups or groups within (3 pairs of cells; "
+                               "cannot tell at 95%): g2 vs g3; g3: within"]
+
+
 def test_a_verdicts_bound_near_0_never_prints_as_0():
     # WMT21 raw DA, 100 labels per pair: ru-en/NVIDIA-NeMo above ha-en/TWB with the interval 0.039 to 18.3 printed
     # as [0.0, 18.3], which reads as touching 0 beside a verdict that says it does not

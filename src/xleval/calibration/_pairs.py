@@ -65,24 +65,38 @@ class CellPairs(Result):
             out[scope] = (int((sel["verdict"] != "cannot tell").sum()), len(sel))
         return out
 
-    def summary(self, *, top: int = 3) -> list[str]:
-        """One line per pair of groups (and per group, within): how many of its cell pairs differ, and the
-        clearest of them ("de-en vs zh-en: 12 of 64 pairs differ; e.g. de-en/A > zh-en/B by 3.1 [0.4, 5.9]")."""
+    def summary(self, *, top: int = 3, named: int = 10) -> list[str]:
+        """One line per pair of groups (and per group, within) where some of its cell pairs differ: how many,
+        and the ``top`` clearest ("de-en vs zh-en: 12 of 64 pair(s) differ; e.g. de-en/A above zh-en/B (+3.1
+        [0.4, 5.9])"); then one line for the pairs of groups where none does, naming up to ``named`` of them
+        ("no verdict in the other 25 of 28 pairs of groups or groups within (4,550 pairs of cells; cannot tell
+        at 95%): cs-en: within; cs-en vs de-en; ..."). With many groups most lines would be "0 of N": 31
+        language pairs make 496 pairs of groups and groups within, and the decided few would be lost among
+        them. The table has every pair."""
         t = self.table
-        lines = []
+        lines, quiet, quiet_cells = [], [], 0
         a, b = t["group_a"].astype(str).to_numpy(dtype=object), t["group_b"].astype(str).to_numpy(dtype=object)
         first = np.where(a <= b, a, b)  # the pair of groups in sorted order, one vectorised pass (not row by row)
         keys = pd.MultiIndex.from_arrays([first, np.where(a <= b, b, a)])
         for (g, h), sel in t.groupby(keys, sort=True):
             told = sel[sel["verdict"] != "cannot tell"]
             head = f"{g}: within" if g == h else f"{g} vs {h}"
-            text = f"{head}: {len(told)} of {len(sel)} pair(s) differ"
-            if len(told):
-                width = (told["diff_high"] - told["diff_low"]).to_numpy()
-                z = np.abs(told["difference"].to_numpy()) / np.where(width > 0, width, np.inf)
-                shown = told.iloc[np.argsort(-z, kind="stable")[:top]]
-                text += "; e.g. " + "; ".join(_pair_words(r) for r in shown.itertuples(index=False))
-            lines.append(text)
+            if not len(told):
+                quiet.append(head)
+                quiet_cells += len(sel)
+                continue
+            width = (told["diff_high"] - told["diff_low"]).to_numpy()
+            z = np.abs(told["difference"].to_numpy()) / np.where(width > 0, width, np.inf)
+            shown = told.iloc[np.argsort(-z, kind="stable")[:top]]
+            lines.append(f"{head}: {len(told)} of {len(sel)} pair(s) differ; e.g. "
+                         + "; ".join(_pair_words(r) for r in shown.itertuples(index=False)))
+        if quiet:
+            n = len(quiet)
+            which = f"the other {n:,} of {len(lines) + n:,}" if lines else f"any of the {n:,}"
+            names = "; ".join(quiet[:named]) + (f"; and {n - named:,} more" if n > named else "")
+            lines.append(f"no verdict in {which} pairs of groups or groups within "
+                         f"({quiet_cells:,} pair{'s' if quiet_cells != 1 else ''} of cells; cannot tell at "
+                         f"{self.level:.0%}): {names}")
         return lines
 
 
