@@ -481,14 +481,13 @@ def _pairs_section(a: MTAnalysis) -> Section:
     counts = pairs.counts()
     n_told, n_across = counts["across"]
     level = f"{pairs.level:.0%}"
-    lead = (f"Of the {n_across:,} pairs of cells from different groups, {share_words(n_told, n_across)} are told "
-            "apart: "
+    lead = (f"Of the pairs of cells from different groups, {share_words(n_told, n_across)} are told apart: "
             f"the {level} interval of their calibrated difference excludes 0 (offsets, slope, each cell's deviation "
             "from the line, the noise of its mean over its own segments and test-set sampling drawn jointly, so one "
             "group's offset error cancels within the group "
             "and counts once across groups). The rest say \"cannot tell\": the labels do not settle them."
             if n_across else "One group: every pair is within it.")
-    within = f"Within groups, {share_words(*counts['within'])} of the pairs are told apart." if counts["within"][1] \
+    within = f"Within groups, {share_words(*counts['within'])} pairs of cells are told apart." if counts["within"][1] \
         else ""
     notes = list(pairs.notes)
     rows = [{"which cells differ": line} for line in pairs.summary()]
