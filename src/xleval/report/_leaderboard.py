@@ -8,7 +8,7 @@ import re
 from ._figures import figure_from_matplotlib
 from ._format import format_rows
 from ._model import Report
-from ._plots import system_scores_figure
+from ._plots import label_means_words, system_scores_figure
 from ._sections import warnings_section
 from ._summary import check_alerts, leaderboard_display_rows, leaderboard_section, summary_section, verdict
 
@@ -74,10 +74,12 @@ def leaderboard_report(board, *, title: str | None = None, image_format: str = "
     figures = []
     if board.human is not None and board.rows["human"].notna().any():
         rows = board.rows
+        few = label_means_words(rows["n_human"], rows["n_segments"])
         fig = system_scores_figure(rows["group"], rows["raw"], rows["calibrated"], rows["human"], score=board.score,
                                    human_label=board.human, calibrated_label=board.calibration["method"],
-                                   group_label=board.by)
-        figures.append(figure_from_matplotlib(fig, "System scores against human scores", fmt=image_format))
+                                   group_label=board.by, of_labels=bool(few))
+        figures.append(figure_from_matplotlib(fig, "System scores against human scores", few.strip(),
+                                              fmt=image_format))
     sections = []
     summary = None
     if board.recommendation is not None:

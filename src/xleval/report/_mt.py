@@ -56,6 +56,7 @@ from ._plots import (
     FLIERS_UP_TO,
     budget_curve_figure,
     group_means_figure,
+    label_means_words,
     metric_human_figure,
     score_distributions_figure,
     system_scores_figure,
@@ -355,11 +356,13 @@ def _cal_label(a: MTAnalysis) -> str:
 
 def _system_figure(a: MTAnalysis, image_format: str):
     rows = a.board.rows
+    few = label_means_words(rows["n_human"], rows["n_segments"])
     fig = system_scores_figure(rows["group"], rows["raw"], rows["calibrated"], rows["human"], score=a.score,
-                               human_label=str(a.human), calibrated_label=_cal_label(a), group_label=a.group)
+                               human_label=str(a.human), calibrated_label=_cal_label(a), group_label=a.group,
+                               of_labels=bool(few))
     return figure_from_matplotlib(fig, "System scores against human scores",
                                   "One marker per system, one colour per group. Top: raw scores; bottom: calibrated. "
-                                  "Scores are comparable across groups when all groups fall on one rising line.",
+                                  "Scores are comparable across groups when all groups fall on one rising line." + few,
                                   fmt=image_format)
 
 

@@ -70,11 +70,26 @@ def _legend_below(fig, handles, labels, title: str | None = None) -> None:
                title=label(title) if title else None)
 
 
+def label_means_words(n_human: Sequence[float], n_segments: Sequence[float]) -> str:
+    """The caption's sentence where a system's human value is the mean of a few labels (some systems have fewer
+    labels than segments), else "": the figure's vertical spread is then mostly the labels' noise."""
+    n_h = np.asarray(n_human, dtype=float)
+    n_s = np.asarray(n_segments, dtype=float)
+    has = n_h > 0
+    if not has.any() or not (n_h[has] < n_s[has]).any():
+        return ""
+    counts = n_h[has]
+    return (f" A system's human value is the mean of its labels ({np.median(counts):g} per system, median; "
+            f"{counts.min():g} to {counts.max():g}), not of all its segments: with few labels, much of the "
+            "vertical spread is their noise.")
+
+
 def system_scores_figure(groups: Sequence[str], raw: Sequence[float], calibrated: Sequence[float],
                          human: Sequence[float], *, score: str, human_label: str, calibrated_label: str,
-                         group_label: str):
+                         group_label: str, of_labels: bool = False):
     """System scores against the human score: raw (top) and calibrated (bottom), one marker per
-    system, one colour per group. Calibration helps when the groups' clouds fall onto one rising line."""
+    system, one colour per group. Calibration helps when the groups' clouds fall onto one rising line.
+    ``of_labels``: a system's human value is the mean of some of its segments' labels (the axis says so)."""
     group_of = np.asarray(groups, dtype=object)
     names = sorted(set(group_of.tolist()))
     with _style():
@@ -91,7 +106,7 @@ def system_scores_figure(groups: Sequence[str], raw: Sequence[float], calibrated
                 if ax is axes[0]:
                     handles.append(h)
             ax.set_xlabel(label(xlabel))
-            ax.set_ylabel(label(f"{human_label} (system mean)"))
+            ax.set_ylabel(label(f"{human_label} ({'mean of the labels' if of_labels else 'system mean'})"))
             ax.grid(color="#eee")
         _legend_below(fig, handles, names, title=group_label)
     return fig
