@@ -34,7 +34,7 @@ from .exceptions import ArgumentTypeError, InputError
 
 __all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "check_labels_finite",
            "warn_contradicting_labels", "require_some_value", "LANGUAGE_COLUMNS", "default_by", "DEFAULT_BY",
-           "DefaultGrouping"]
+           "DefaultGrouping", "scored_groups", "scored_group_rows"]
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
 LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
@@ -101,6 +101,40 @@ def require_some_value(values: np.ndarray, column: str, *, kind: str = "column",
     if not np.isfinite(values).any():
         raise InputError(f"{kind} {column!r} has no finite value on any of the {len(values)} rows; {fix}",
                          argument=argument, value=column)
+
+
+def scored_groups(table: EvalTable) -> EvalTable:
+    """``table`` without the groups that have no finite score at all (:func:`scored_group_rows`)."""
+    keep = scored_group_rows(table)
+    return table if keep is None else table.with_positions(np.flatnonzero(keep))
+
+
+def scored_group_rows(table: EvalTable) -> np.ndarray | None:
+    """Which rows of ``table`` are in a group with a finite score (None: all of them), the others said once in a
+    :class:`~xleval.exceptions.DataQualityWarning` naming them: what the decision, the calibration fit and the report
+    read. Such a group is not one of the groups to compare (on WMT25's automatic scores, chrF++ in 2 of 31 pairs,
+    the decision counted the other 29 as groups without labels and recommended LGN). Rows without a score in the
+    other groups stay, for each reader to count as before. No finite score anywhere, or human scores only in the
+    groups without one: None, the table read as it is (its readers refuse it in their own words: E40, the human
+    scores and the scores share no row)."""
+    import warnings
+
+    from ._base.grouping import groups_left_out
+    from .exceptions import DataQualityWarning
+
+    finite = np.isfinite(table.scores())
+    labels = table.row_labels()
+    scored = pd.unique(labels[finite])
+    keep = pd.Index(scored).get_indexer(labels) >= 0
+    if keep.all() or not finite.any():
+        return None
+    if table.human is not None:
+        labelled = np.isfinite(table.human_values())
+        if labelled.any() and not (labelled & keep).any():
+            return None
+    warnings.warn(f"score {table.score_column!r}: {int((~keep).sum())} of {len(keep)} row(s) have no finite value "
+                  f"and were left out{groups_left_out(labels, keep)}", DataQualityWarning, stacklevel=4)
+    return keep
 
 
 #: the arguments that name a column of human scores (read by :func:`numeric_column` as labels)
@@ -319,6 +353,11 @@ class EvalTable:
         """The table restricted to the rows of ``index`` (labels of :attr:`frame`'s index, e.g. the index
         of a filtered frame): same roles, signatures and source."""
         return replace(self, _frame=self._frame.loc[index], _canonical=False)
+
+    def with_positions(self, positions: np.ndarray) -> EvalTable:
+        """The table restricted to the rows at ``positions`` (0-based, in :attr:`frame`'s order; an index with
+        repeated labels cannot name them): same roles, signatures and source."""
+        return replace(self, _frame=self._frame.iloc[np.asarray(positions, dtype=np.intp)], _canonical=False)
 
     def in_canonical_order(self) -> EvalTable:
         """The same rows sorted by group, system and segment (:func:`xleval._base.grouping.canonical_order`): what

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["GroupIndex", "group_index", "key_labels", "combined_codes", "segment_rank", "canonical_order",
-           "python_value"]
+           "groups_left_out", "python_value"]
 
 _LIMIT = 2**62
 _DENSE = 4  # combined codes below 4x the rows are ranked through a table, not hashed
@@ -177,6 +177,18 @@ def _first_rows(codes: np.ndarray, n_groups: int) -> np.ndarray:
     first = np.full(n_groups, -1, dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write wins: each group's first row
     return first
+
+
+def groups_left_out(labels: np.ndarray, keep: np.ndarray) -> str:
+    """Words for the groups that ``keep`` leaves no row of (``""`` when every group keeps some): "(every row of
+    en-zh: it has no score)", or "(every row of 29 groups, which have no score: cs-de-DE, ... and 21 more)"."""
+    labels = np.asarray(labels, dtype=object)
+    gone = sorted(set(labels.tolist()) - set(labels[np.asarray(keep, dtype=bool)].tolist()), key=str)
+    if not gone:
+        return ""
+    shown = ", ".join(str(g) for g in gone[:8]) + (f" and {len(gone) - 8} more" if len(gone) > 8 else "")
+    return f" (every row of {shown}: it has no score)" if len(gone) == 1 else \
+        f" (every row of {len(gone)} groups, which have no score: {shown})"
 
 
 def python_value(value: Any) -> Any:

@@ -46,7 +46,7 @@ from .._base.result import Result
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
 from ..metrics._direction import higher_is_better
-from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_columns
+from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_columns, scored_group_rows
 from ._fit import build_anchored
 from ._scales import direction_for
 from ._select import annotation_columns, annotation_rows, in_row_order, stratified_rows
@@ -194,6 +194,9 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
                          value=allocation)
     rng, seed = make_rng(random_state)
     given = table.frame
+    scored = scored_group_rows(table)  # a group with no score is no group to plan for (said once)
+    at = np.arange(len(given)) if scored is None else np.flatnonzero(scored)  # each planned row's place in given
+    table = table.with_positions(at) if scored is not None else table
     table, order = in_row_order(table, system, segment, document)
     frame, by_cols = table.frame, list(table.by)
     x, h = _score_and_labels(table, human)
@@ -234,7 +237,7 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
     for note in notes:
         if note.startswith("budget="):  # a plan that leaves systems without labels; planning blind is no fault
             warnings.warn(note, DataQualityWarning, stacklevel=2)
-    chosen = np.sort(order[chosen])  # positions in the table as given (row_id), not in the canonical order
+    chosen = np.sort(at[order[chosen]])  # positions in the table as given (row_id), not in the canonical order
     return LabelPlan(groups=_group_table(names, cells, planned, sigma, sigma_from, known, levels, more),
                      gaps=gaps, rows=annotation_rows(given, chosen, keep, label_column), budget=int(budget),
                      labelled=int(cells.n_labels.sum()), to_add=len(chosen), status=status, verdict=verdict,

@@ -250,7 +250,12 @@ def _check_budget(x, groups, eligible, budget, names, skip_labelled=None) -> Non
         raise InputError(f"budget={budget} is more than any group's rows to choose from (the largest, "
                          f"{names[g]!r}, has {int(sizes[g])}): every row would be sent, none selected; the budget is "
                          f"per group: give at most {int(sizes[g])}", argument="budget", value=budget)
-    short = [names[int(g)] for g in present if sizes[g] < budget]
+    scored = np.bincount(groups[np.isfinite(x)], minlength=len(sizes))
+    blank = [names[int(g)] for g in present if scored[g] == 0]
+    if blank:  # not "fewer rows than the budget, all chosen": none can be (WMT25: chrF++ in 2 of 31 pairs)
+        warnings.warn(f"{len(blank)} group(s) have no row with a finite score, so none of theirs is chosen: "
+                      f"{', '.join(blank[:10])}{' ...' if len(blank) > 10 else ''}", DataQualityWarning, stacklevel=3)
+    short = [names[int(g)] for g in present if sizes[g] < budget and scored[g] > 0]
     if short:
         warnings.warn(f"{len(short)} group(s) have fewer than {budget} rows to choose from, so all of theirs are "
                       f"chosen: {', '.join(short[:10])}{' ...' if len(short) > 10 else ''}",

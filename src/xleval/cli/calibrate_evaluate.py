@@ -97,7 +97,8 @@ def evaluate(input, score, human, by, system, budget, selection, human_up, folds
             decision = in_table(input, decide_from_evaluation, frame, result,
                                 commands=CommandContext.from_cli(input, col))
             result = with_decision(result, decision)
-    notes = [*([copies] if copies else []), *(str(w.message) for w in caught)]
+    # the comparison and the decision read one table: what both say about it (rows left out) is said once
+    notes = list(dict.fromkeys([*([copies] if copies else []), *(str(w.message) for w in caught)]))
     if fmt == "json":
         loud = [result.decision.warning] if result.decision is not None and result.decision.warning else []
         emit_json({**result.to_dict(), "warnings": loud + notes})

@@ -57,7 +57,7 @@ from ..stats import (
 )
 from ..stats._grouped_bootstrap import pair_indices, pairs_correct, resampled_pair_sums
 from ..stats._resampling import Resampling
-from ..table import DEFAULT_BY, EvalTable, as_table
+from ..table import DEFAULT_BY, EvalTable, as_table, scored_groups
 from ._procedure import DECISION_SELECTION, DEFAULT_BUDGETS, EVALUATION_PROCEDURE, Procedure
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -182,7 +182,8 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
     if system is None and not (isinstance(data, EvalTable) and data.system is not None):
         system = "system"  # a frame's default; a table's own role otherwise
     table = as_table(data, score=score, human=human, by=by, system=system, default_by=DEFAULT_BY)
-    table = table.in_canonical_order()  # folds, label draws and resamples never depend on the rows' order
+    # folds, label draws and resamples never depend on the rows' order; a group with no score is no group to compare
+    table = scored_groups(table).in_canonical_order()
     if table.human is None:
         raise InputError("the evaluation needs the human column; give human=", argument="human")
     score, human, by_cols, system = table.score_column, table.human, list(table.by), table.system or "system"

@@ -60,7 +60,7 @@ from ..diagnostics import (
     status_said,
 )
 from ..exceptions import InputError, RepeatedKeysWarning, warn_again
-from ..table import EvalTable, as_table, numeric_column
+from ..table import EvalTable, as_table, numeric_column, scored_groups
 from ._advice import AdviceAction, AdviceRenderer, PythonAdvice
 from ._compare import CalibrationEvaluation, compare_calibrations, score_direction
 from ._evidence import Evidence, gather_evidence
@@ -298,7 +298,7 @@ def _table(data, score, by, human, system) -> EvalTable:
         table = table.with_roles(system=system)
     if not table.score:
         raise InputError("no score column: give score=", argument="score")
-    return table
+    return scored_groups(table)  # every step of the decision reads the scored rows (a group with no score is none)
 
 
 def _bias_finding(bias: BiasDiagnosis) -> str:

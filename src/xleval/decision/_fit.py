@@ -20,7 +20,7 @@ from ..calibration import FIT_METHODS, default_method, direction_for, fit_method
 from ..calibration._scales import bounded_by_name
 from ..exceptions import DataQualityWarning, InputError, first_repeats, warn_again
 from ..metrics._direction import higher_is_better
-from ..table import EvalTable, as_table
+from ..table import EvalTable, as_table, scored_groups
 from ._decide import CalibrationDecision, decide_calibration
 from ._evidence import gather_evidence
 
@@ -87,6 +87,11 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     table = as_table(data, score=score, by=by, human=human, default_by=_default_by())
     if not table.score:
         raise InputError("no score column: give score=", argument="score")
+    # a group with no score is no group to compare: the decision and an anchored fit leave it out (said once, in the
+    # notes); an LGN fit keeps it, with its rows counted as non-finite, as the streamed fit (`--chunk-size`) does
+    with warnings.catch_warnings(record=True) as left_out:
+        warnings.simplefilter("always")
+        scored = scored_groups(table)
     frame, score_col, human, by_cols = table.frame, table.score_column, table.human, list(table.by)
     sig = signature if signature is not None else table.signature(score_col)
     method = default_method(method, human)
@@ -110,8 +115,8 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
             table.scores()  # repeated keys whose scores differ: each row is fitted as a segment of its own
         if method == "auto":
             if decision is None:
-                roles = table.with_roles(system=system if system in frame.columns else None) \
-                    if system != table.system else table
+                roles = scored.with_roles(system=system if system in frame.columns else None) \
+                    if system != scored.system else scored
                 decision = _auto_decision(roles, human_scale, commands, settings)
             chosen = decision.calibrator
             if decision.method == "none":
@@ -120,9 +125,11 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
                               DataQualityWarning, stacklevel=2)
         else:
             decision = None
-        model, count, why = fit_method(frame, chosen, score_col, by_cols, human=human, system=system,
+        model, count, why = fit_method(frame if chosen == "lgn" else scored.frame, chosen, score_col, by_cols,
+                                       human=human, system=system,
                                        signature=sig, settings=settings)
-    caught = first_repeats(caught)  # the decision and the fit read the same columns
+    said = left_out if method == "auto" or chosen != "lgn" else []  # what read the scored groups only
+    caught = first_repeats([*said, *caught])  # the decision and the fit read the same columns
     notes = tuple(str(w.message) for w in caught)
     notes += (bounded,) if bounded is not None and getattr(model, "kind", None) == "anchored" else ()
     warn_again(caught)  # the caller's filters decide what to show (the CLI records them)

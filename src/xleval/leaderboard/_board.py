@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .._base.caller import DEFAULT_CALLER, Caller
+from .._base.grouping import groups_left_out
 from .._base.progress import Steps
 from .._base.result import Result, array_field
 from .._base.seeding import child_seeds, make_rng, resolve_seed
@@ -37,7 +38,7 @@ from ..metrics._direction import higher_is_better as direction
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
 from ..stats._bootstrap import MIN_STRATUM
 from ..stats._resampling import DEFAULT_RESAMPLING, Resampling
-from ..table import DEFAULT_BY, EvalTable, as_table, require_columns
+from ..table import DEFAULT_BY, EvalTable, as_table, require_columns, scored_groups
 from ._calibration import METHODS, SystemCalibration, model_calibration, system_calibration
 from ._reading import DEFAULT_READING, ScoreReading
 from ._system import row_statistics, unit_statistics
@@ -240,7 +241,8 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     keep = np.isfinite(values)
     n_excluded = int((~keep).sum())
     if n_excluded:
-        msg = f"{n_excluded} of {len(frame)} row(s) have no finite {score} and are left out of the leaderboard"
+        msg = (f"{n_excluded} of {len(frame)} row(s) have no finite {score} and are left out of the leaderboard"
+               f"{groups_left_out(evaluated.row_labels(), keep)}")
         notes.append(msg)
         warnings.warn(msg, DataQualityWarning, stacklevel=2)
     if not keep.any():
@@ -617,8 +619,12 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
             procedure = RECOMMEND_PROCEDURE.with_(n_resamples=n_resamples, random_state=random_state)
             with warnings.catch_warnings(record=True) as deciding:
                 warnings.simplefilter("always")
-                # the table, not its frame: a warning names the input as the board's notes do
-                rec = recommend_calibration(table, score, by, human=human, system=scores.system, procedure=procedure,
+                # the table, not its frame: a warning names the input as the board's notes do; without the groups
+                # that have no score (the board's notes say the rows it leaves out, once)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    scored = scored_groups(table)
+                rec = recommend_calibration(scored, score, by, human=human, system=scores.system, procedure=procedure,
                                             commands=caller.commands, human_scale=scale.name,
                                             human_higher_is_better=human_higher_is_better,
                                             score_higher_is_better=hib)
@@ -632,7 +638,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     steps.done()
     board = rank_systems(scores, calibration, higher_is_better=hib, recommendation=rec)
     steps.done()
-    said = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in first_repeats([*repeated, *read])))
+    said = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in first_repeats([*repeated, *read])
+                               if str(w.message) not in scores.notes))  # said among the scores' notes already
     said += (bounded,) if bounded is not None and calibration.is_anchored else ()
     if caller.commands is None and calibration.is_anchored:  # the command line says it with the command to run
         past = past_the_scale_note(board.rows, frame, human, scale.range, source=source, human_scale=scale.name)

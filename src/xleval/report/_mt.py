@@ -45,7 +45,7 @@ from ..leaderboard import (
 )
 from ..metrics import higher_is_better as direction_of
 from ..stats import DEFAULT_RESAMPLING, Resampling
-from ..table import DEFAULT_BY, EvalTable, as_table
+from ..table import DEFAULT_BY, EvalTable, as_table, scored_groups
 from ._diagnostics import agreement_section, bias_section, validity_section
 from ._figures import figure_from_matplotlib
 from ._judges import judges_section
@@ -168,6 +168,9 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     table = _one_grouping(as_table(df, score=score, by=by, human=human, default_by=DEFAULT_BY, source=where,
                                    normalize_languages=True))
     score, human, where, by = table.score_column, table.human, table.source, table.by[0]
+    with warnings.catch_warnings(record=True) as left_out:  # rows without a score: said once, among the warnings
+        warnings.simplefilter("always")
+        table = scored_groups(table)  # what every part of the report reads (a group with no score is none)
     # the direction a named scale fixes (MQM: by the labels' signs), as the leaderboard reads it
     human_higher_is_better = direction_for(table.frame, human, human_scale, human_higher_is_better)
     if model is not None:
@@ -217,7 +220,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
         fits = _fit_lines(frame, score, human, by) if human else None
         steps.done()
     # the calibrated column repeats the score's keys: its repeats are the score's, said once
-    messages = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught
+    messages = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in [*left_out, *caught]
                                    if repeated_column(w) is None or repeated_column(w) != calibrated))
     messages += (bounded,) if bounded is not None and calibration.is_anchored else ()
     if commands is None and calibration.is_anchored:  # the command line says it with the command that reruns it

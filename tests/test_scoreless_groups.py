@@ -1,0 +1,111 @@
+"""A group with no finite score is not a group the decision weighs. Found on WMT25's automatic scores (31
+pairs, chrF++ scored in 2 of them, 100 judge labels in every pair): `xleval leaderboard --method auto` ranked
+the two pairs with chrF++, but its decision counted all 31 ("human labels in 2 of 31 groups: anchored
+calibration needs every group") and recommended LGN, asking for labels in 29 pairs that had them; and the
+board said the rows it left out twice."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from xleval.decision import recommend_calibration
+from xleval.leaderboard import leaderboard
+from xleval.stats import Resampling
+
+
+def _table(seed: int = 0) -> pd.DataFrame:
+    """Three pairs whose true levels differ (so LGN's assumption fails), 5 systems each; the third has no score
+    (its rows carry labels only); 60 labels in every pair."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for lp, level in (("en-de", -8.0), ("en-ja", 0.0), ("en-zh", 8.0)):
+        for s in range(5):
+            q = rng.normal(size=60)
+            human = 70 + level + 3 * s + 5 * q + rng.normal(0, 4, 60)
+            metric = 50 + 3 * s + 5 * q + rng.normal(0, 2, 60) if lp != "en-zh" else np.full(60, np.nan)
+            parts.append(pd.DataFrame({"lp": lp, "system": f"s{s}", "seg_id": np.arange(60), "metric": metric,
+                                       "human": human}))
+    frame = pd.concat(parts, ignore_index=True)
+    keep = np.zeros(len(frame), bool)
+    for lp in ("en-de", "en-ja", "en-zh"):
+        rows = np.flatnonzero(frame["lp"].to_numpy() == lp)
+        keep[rng.choice(rows, 60, replace=False)] = True
+    return frame.assign(human=frame["human"].where(keep))
+
+
+def test_the_decision_weighs_the_groups_with_a_score():
+    frame = _table()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rec = recommend_calibration(frame, "metric", "lp", human="human", human_scale="da")
+    assert "of 3 groups" not in rec.reason and "en-zh" not in rec.reason
+    assert set(rec.rules.labels_per_group) == {"en-de", "en-ja"}
+    assert rec.method == "anchored"  # both scored pairs are labelled: the labels' offsets, not LGN's equal levels
+    said = [str(w.message) for w in caught if "no finite value" in str(w.message)]
+    assert said == ["score 'metric': 300 of 900 row(s) have no finite value and were left out (every row of en-zh: it "
+                    "has no score)"]
+
+
+def test_the_board_says_the_rows_it_leaves_out_once_and_decides_on_the_rest():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        board = leaderboard(_table(), "metric", "lp", human="human", method="auto", human_scale="da",
+                            resampling=Resampling(n_resamples=100))
+    assert not [w for w in caught if "finite" in str(w.message)]  # the notes say it, once
+    assert sorted(board.rows["group"].unique()) == ["en-de", "en-ja"]
+    assert board.recommendation.method == "anchored" and board.calibration["method"] == "anchored"
+    left_out = [n for n in board.notes if "no finite metric" in n]
+    assert left_out == ["300 of 900 row(s) have no finite metric and are left out of the leaderboard (every row of "
+                        "en-zh: it has no score)"]
+
+
+def test_the_plan_leaves_out_the_groups_without_a_score_and_names_the_rows_of_the_file():
+    # the plan listed the 29 WMT25 pairs without chrF++ as groups with 0 rows, said "give at least 31 (one per
+    # group)" and that the ranking was not settled because those groups had no labels (they had 100 each)
+    from xleval.calibration import plan_labels
+
+    frame = _table().sample(frac=1.0, random_state=3).reset_index(drop=True)  # row_id: the shuffled file's rows
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plan = plan_labels(frame, "lp", 150, score="metric", human="human", human_scale="da")
+    assert [str(w.message) for w in caught] == ["score 'metric': 300 of 900 row(s) have no finite value and were left "
+                                                "out (every row of en-zh: it has no score)"]
+    assert list(plan.groups["group"]) == ["en-de", "en-ja"] and "en-zh" not in plan.verdict
+    assert plan.to_add == 30 and len(plan.rows) == 30
+    given = frame.iloc[plan.rows["row_id"].to_numpy()]
+    for column in ("lp", "system", "seg_id"):
+        assert given[column].tolist() == plan.rows[column].tolist()
+    assert given["metric"].notna().all() and given["human"].isna().all()
+
+
+def test_select_says_a_group_without_a_score_has_no_row_to_choose():
+    # it said the 29 WMT25 pairs without chrF++ "have fewer than 20 rows to choose from, so all of theirs are chosen"
+    from xleval.calibration import select_for_annotation
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rows = select_for_annotation(_table(), "lp", 20, score="metric")
+    assert [str(w.message) for w in caught] == ["1 group(s) have no row with a finite score, so none of theirs is "
+                                                "chosen: en-zh"]
+    assert sorted(rows["lp"].unique()) == ["en-de", "en-ja"] and len(rows) == 40
+
+
+def test_an_anchored_fit_leaves_out_a_group_without_a_score_and_an_lgn_fit_keeps_it_as_the_streamed_fit_does():
+    # the anchored calibrator listed the 29 WMT25 pairs without chrF++ ("n_rows 0, offset -2.1 pooled"); an LGN fit
+    # counts such a group's rows as non-finite, and `calibrate fit --chunk-size` (streamed) does the same
+    from xleval.decision import fit_calibration
+
+    frame = _table()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        anchored = fit_calibration(frame, "anchored", score="metric", by="lp", human="human", human_scale="da")
+    assert list(anchored.model.group_table()["group"]) == ["en-de", "en-ja"]
+    assert sum("every row of en-zh" in str(w.message) for w in caught) == 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lgn = fit_calibration(frame, "lgn", score="metric", by="lp")
+    assert not [w for w in caught if "every row of en-zh" in str(w.message)]
+    stats = lgn.model.by_stats_
+    assert list(stats.keys) == ["en-de", "en-ja", "en-zh"] and list(stats.n_nonfinite) == [0, 0, 300]
