@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from _three_pairs import three_pairs
 from xleval.leaderboard import leaderboard
 from xleval.report import analyze_mt, build_mt_report, leaderboard_report
 from xleval.stats import Resampling
@@ -15,14 +16,7 @@ from xleval.stats import Resampling
 
 def _table(labels: int | None, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    rows = []
-    for lp, level in (("en-de", -5.0), ("en-ja", 0.0), ("en-zh", 5.0)):
-        for s in range(5):
-            q = rng.normal(size=40)
-            rows.append(pd.DataFrame({"lp": lp, "system": f"s{s}", "seg_id": np.arange(40),
-                                      "metric": 50 + 2 * s + 4 * q + rng.normal(0, 2, 40),
-                                      "human": 70 + level + 2 * s + 4 * q + rng.normal(0, 3, 40)}))
-    frame = pd.concat(rows, ignore_index=True)
+    frame = three_pairs(rng, (-5.0, 0.0, 5.0))
     if labels is None:
         return frame
     keep = np.zeros(len(frame), bool)

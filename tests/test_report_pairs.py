@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from _three_pairs import three_pairs
 from xleval.report import analyze_mt, build_mt_report, render_html
 from xleval.stats import Resampling
 
@@ -15,14 +16,7 @@ from xleval.stats import Resampling
 def _table(seed: int = 0) -> pd.DataFrame:
     """Three pairs whose true levels differ by 10 human points, the metric blind to it; 30 labels per pair."""
     rng = np.random.default_rng(seed)
-    rows = []
-    for lp, level in (("en-de", -10.0), ("en-ja", 0.0), ("en-zh", 10.0)):
-        for s in range(5):
-            q = rng.normal(size=40)
-            human = 70 + level + 2 * s + 4 * q + rng.normal(0, 3, 40)
-            rows.append(pd.DataFrame({"lp": lp, "system": f"s{s}", "seg_id": np.arange(40),
-                                      "metric": 50 + 2 * s + 4 * q + rng.normal(0, 2, 40), "human": human}))
-    frame = pd.concat(rows, ignore_index=True)
+    frame = three_pairs(rng)
     keep = np.zeros(len(frame), bool)
     keep[rng.choice(len(frame), 90, replace=False)] = True
     return frame.assign(human=frame["human"].where(keep))

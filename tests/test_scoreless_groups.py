@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from _three_pairs import three_pairs
 from xleval.decision import recommend_calibration
 from xleval.leaderboard import leaderboard
 from xleval.stats import Resampling
@@ -19,15 +20,8 @@ def _table(seed: int = 0) -> pd.DataFrame:
     """Three pairs whose true levels differ (so LGN's assumption fails), 5 systems each; the third has no score
     (its rows carry labels only); 60 labels in every pair."""
     rng = np.random.default_rng(seed)
-    parts = []
-    for lp, level in (("en-de", -8.0), ("en-ja", 0.0), ("en-zh", 8.0)):
-        for s in range(5):
-            q = rng.normal(size=60)
-            human = 70 + level + 3 * s + 5 * q + rng.normal(0, 4, 60)
-            metric = 50 + 3 * s + 5 * q + rng.normal(0, 2, 60) if lp != "en-zh" else np.full(60, np.nan)
-            parts.append(pd.DataFrame({"lp": lp, "system": f"s{s}", "seg_id": np.arange(60), "metric": metric,
-                                       "human": human}))
-    frame = pd.concat(parts, ignore_index=True)
+    frame = three_pairs(rng, (-8.0, 0.0, 8.0), segments=60, step=3.0, spread=5.0, human_sd=4.0)
+    frame["metric"] = frame["metric"].where(frame["lp"] != "en-zh")
     keep = np.zeros(len(frame), bool)
     for lp in ("en-de", "en-ja", "en-zh"):
         rows = np.flatnonzero(frame["lp"].to_numpy() == lp)
