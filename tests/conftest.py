@@ -91,6 +91,9 @@ def require_data(*relative: str) -> Path:
 @pytest.hookimpl(tryfirst=True)  # before -m selects on the markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     xdist = config.pluginmanager.hasplugin("xdist")
+    # the generated documents' tests (6 minutes of generators) first: a worker starts on them while the other takes
+    # the rest, instead of one worker running them alone at the end
+    items.sort(key=lambda item: item.path.stem != "test_generated_docs")
     for item in items:
         if DATA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.data)
@@ -101,9 +104,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _worker_group(item: pytest.Item) -> str:
     """The pytest-xdist group (``--dist loadgroup``) of a test: the tests that read the shared data run
     on one worker, which loads the WMT21 and Apples tables alone and never at the same time as
-    another of those tests (make test stays under 4 GB on two workers); torch users run on one
+    another of those tests (make test stays under 4 GB on two workers), but for the generated documents' tests,
+    which run their generators in processes of their own, beside that worker; torch users run on one
     worker, which alone imports torch; every other test runs with the rest of its file (module
     fixtures are built once)."""
+    if item.path.stem == "test_generated_docs":  # 6 minutes of generators, each in a process of its own (1-1.4 GB):
+        return "generated-docs"  # beside the data worker, not after it, which would add them to the suite's wall time
     if item.get_closest_marker("data"):
         return "data"
     if item.get_closest_marker("neural"):

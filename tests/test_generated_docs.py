@@ -6,7 +6,6 @@ alike. Each test reruns a generator in full on the shared data and compares its 
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import subprocess
 import sys
 
@@ -17,11 +16,12 @@ from conftest import REPO, require_data
 pytestmark = [pytest.mark.data, pytest.mark.slow]
 
 
-def _example(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "examples" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _generate(script: str, *args: object) -> None:
+    """Run a generator as its command line does, in a process of its own (its tables' memory goes with it: these
+    tests run beside the other shared-data tests, conftest._worker_group)."""
+    done = subprocess.run([sys.executable, str(REPO / "examples" / script), *map(str, args)], capture_output=True,
+                          text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def _same(document: str, written: str, command: str) -> None:
@@ -33,11 +33,10 @@ def _same(document: str, written: str, command: str) -> None:
                     f"update what quotes it):\n{diff}", pytrace=False)
 
 
-def test_the_wmt21_study_is_what_its_generator_writes(tmp_path, capsys):
+def test_the_wmt21_study_is_what_its_generator_writes(tmp_path):
     root = require_data("wmt21", "segments.parquet").parents[1]
     tables, out = tmp_path / "wmt21", tmp_path / "study.md"
-    assert _example("wmt21_study").main(["--data", str(root), "--tables", str(tables), "--write", str(out)]) == 0
-    capsys.readouterr()  # the study also prints itself
+    _generate("wmt21_study.py", "--data", root, "--tables", tables, "--write", out)
     written = out.read_text(encoding="utf-8").replace(str(tables), "/tmp/wmt21")  # the path the document quotes
     _same("wmt21-study.md", written, "python examples/wmt21_study.py --tables /tmp/wmt21 --write docs/wmt21-study.md")
 
@@ -45,17 +44,14 @@ def test_the_wmt21_study_is_what_its_generator_writes(tmp_path, capsys):
 def test_the_meta_evaluation_is_what_its_generator_writes(tmp_path):
     root = require_data("wmt20-metrics", "segments.parquet").parents[1]
     out = tmp_path / "meta.md"
-    done = subprocess.run([sys.executable, str(REPO / "examples" / "meta_wmt20.py"), "--data", str(root), "--tables",
-                           str(tmp_path / "tables"), "--write", str(out)], capture_output=True, text=True, cwd=REPO)
-    assert done.returncode == 0, done.stderr[-2000:]
+    _generate("meta_wmt20.py", "--data", root, "--tables", tmp_path / "tables", "--write", out)
     _same("meta-evaluation.md", out.read_text(encoding="utf-8"),
           "python examples/meta_wmt20.py --write docs/meta-evaluation.md")
 
 
-def test_the_apples_replication_is_what_its_generator_writes(tmp_path, capsys):
+def test_the_apples_replication_is_what_its_generator_writes(tmp_path):
     root = require_data("apples", "results.parquet").parents[1]
     out = tmp_path / "apples.md"
-    assert _example("apples_replication").main(["--data", str(root), "--out", str(out)]) == 0
-    capsys.readouterr()
+    _generate("apples_replication.py", "--data", root, "--out", out)
     _same("apples-replication.md", out.read_text(encoding="utf-8"),
           "python examples/apples_replication.py --out docs/apples-replication.md")
