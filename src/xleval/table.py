@@ -123,9 +123,8 @@ def scored_group_rows(table: EvalTable) -> np.ndarray | None:
     from .exceptions import DataQualityWarning
 
     finite = np.isfinite(table.scores())
-    labels = table.row_labels()
-    scored = pd.unique(labels[finite])
-    keep = pd.Index(scored).get_indexer(labels) >= 0
+    codes = table.groups.codes
+    keep = (np.bincount(codes[finite], minlength=table.groups.n_groups) > 0)[codes]
     if keep.all() or not finite.any():
         return None
     if table.human is not None:
@@ -133,7 +132,7 @@ def scored_group_rows(table: EvalTable) -> np.ndarray | None:
         if labelled.any() and not (labelled & keep).any():
             return None
     warnings.warn(f"score {table.score_column!r}: {int((~keep).sum())} of {len(keep)} row(s) have no finite value "
-                  f"and were left out{groups_left_out(labels, keep)}", DataQualityWarning, stacklevel=4)
+                  f"and were left out{groups_left_out(table.groups, keep)}", DataQualityWarning, stacklevel=4)
     return keep
 
 

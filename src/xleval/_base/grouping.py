@@ -179,11 +179,13 @@ def _first_rows(codes: np.ndarray, n_groups: int) -> np.ndarray:
     return first
 
 
-def groups_left_out(labels: np.ndarray, keep: np.ndarray) -> str:
-    """Words for the groups that ``keep`` leaves no row of (``""`` when every group keeps some): "(every row of
-    en-zh: it has no score)", or "(every row of 29 groups, which have no score: cs-de-DE, ... and 21 more)"."""
-    labels = np.asarray(labels, dtype=object)
-    gone = sorted(set(labels.tolist()) - set(labels[np.asarray(keep, dtype=bool)].tolist()), key=str)
+def groups_left_out(index: GroupIndex, keep: np.ndarray) -> str:
+    """Words for the groups of ``index`` that ``keep`` (a row mask) leaves no row of (``""`` when every group keeps
+    some): "(every row of en-zh: it has no score)", or "(every row of 29 groups, which have no score: cs-de-DE, ...
+    and 21 more)"."""
+    kept = np.bincount(index.codes[np.asarray(keep, dtype=bool)], minlength=index.n_groups) > 0
+    names = index.labels()
+    gone = sorted((names[g] for g in np.flatnonzero(~kept)), key=str)
     if not gone:
         return ""
     shown = ", ".join(str(g) for g in gone[:8]) + (f" and {len(gone) - 8} more" if len(gone) > 8 else "")

@@ -87,15 +87,15 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
     table = as_table(data, score=score, by=by, human=human, default_by=_default_by())
     if not table.score:
         raise InputError("no score column: give score=", argument="score")
-    # a group with no score is no group to compare: the decision and an anchored fit leave it out (said once, in the
-    # notes); an LGN fit keeps it, with its rows counted as non-finite, as the streamed fit (`--chunk-size`) does
-    with warnings.catch_warnings(record=True) as left_out:
-        warnings.simplefilter("always")
-        scored = scored_groups(table)
     frame, score_col, human, by_cols = table.frame, table.score_column, table.human, list(table.by)
     sig = signature if signature is not None else table.signature(score_col)
     method = default_method(method, human)
     _check_method_settings(method, human, settings)
+    # a group with no score is no group to compare: the decision and an anchored fit leave it out (said once, in the
+    # notes); an LGN fit keeps it, with its rows counted as non-finite, as the streamed fit (`--chunk-size`) does
+    with warnings.catch_warnings(record=True) as left_out:
+        warnings.simplefilter("always")
+        scored = scored_groups(table) if method != "lgn" else table
     settings = dict(settings)
     if method != "lgn" and human is not None and settings.get("human_higher_is_better") is None:
         # a named scale says its direction (docs/calibration.md, "A named scale says its direction"), as on the CLI

@@ -242,7 +242,7 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     n_excluded = int((~keep).sum())
     if n_excluded:
         msg = (f"{n_excluded} of {len(frame)} row(s) have no finite {score} and are left out of the leaderboard"
-               f"{groups_left_out(evaluated.row_labels(), keep)}")
+               f"{groups_left_out(evaluated.groups, keep)}")
         notes.append(msg)
         warnings.warn(msg, DataQualityWarning, stacklevel=2)
     if not keep.any():
