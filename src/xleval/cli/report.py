@@ -116,7 +116,10 @@ def report(input, score, output, by, human, system, method, model, metric, human
     write_report(result, output, fmt=fmt)
     inside = f"; {len(result.alerts)} warning(s) inside" if result.alerts else ""
     shown = "standard output" if output == "-" else output
-    err_console.print(f"wrote {fmt} report on {len(df)} rows to {shown}: recommended calibration "
+    facts = dict(result.meta)
+    rows = (f"{facts['rows']} of {facts['input rows']} rows (the others are in groups with no finite {score})"
+            if "input rows" in facts else f"{facts.get('rows', len(df))} rows")
+    err_console.print(f"wrote {fmt} report on {rows} to {shown}: recommended calibration "
                       f"{(result.summary or {}).get('recommendation_name', '?')}{inside}")
 
 

@@ -74,7 +74,9 @@ PAIRS_UP_TO = 400
 
 @dataclass(frozen=True, eq=False)
 class DataSummary(Result):
-    """Counts of the input: rows, groups, systems, missing scores and human-score coverage."""
+    """Counts of the rows analysed: rows, groups, systems, missing scores and human-score coverage; and
+    ``n_input_rows``, the rows of the table as given (more than ``n_rows`` where whole groups had no finite score
+    and were left out; ``None``: not known, taken as ``n_rows``)."""
 
     n_rows: int
     n_groups: int
@@ -82,11 +84,18 @@ class DataSummary(Result):
     n_missing_score: int
     n_human: int | None
     groups: pd.DataFrame  # per group: n, n_systems, n_missing_score, n_human
+    n_input_rows: int | None = None
+
+    @property
+    def n_left_out(self) -> int:
+        """Rows of the input in groups left out for want of any finite score."""
+        return 0 if self.n_input_rows is None else self.n_input_rows - self.n_rows
 
 
 def summarize_data(frame: pd.DataFrame, score: str, group: str, human: str | None = None,
-                   system: str | None = "system") -> DataSummary:
-    """Count rows per group; a score or human value counts as present when it is finite."""
+                   system: str | None = "system", *, n_input_rows: int | None = None) -> DataSummary:
+    """Count rows per group; a score or human value counts as present when it is finite. ``n_input_rows``:
+    the rows of the table ``frame`` was taken from (its groups without a finite score left out)."""
     g = frame.groupby(group, sort=True, observed=True)
     table = pd.DataFrame({"n": g.size()})
     has_system = system is not None and system in frame.columns
@@ -100,7 +109,7 @@ def summarize_data(frame: pd.DataFrame, score: str, group: str, human: str | Non
     table = table.reset_index().rename(columns={group: "group"})
     n_systems = int(frame[system].nunique()) if has_system else None
     n_human = int(table["n_human"].sum()) if human is not None else None
-    return DataSummary(len(frame), len(table), n_systems, int(bad.sum()), n_human, table)
+    return DataSummary(len(frame), len(table), n_systems, int(bad.sum()), n_human, table, n_input_rows)
 
 
 @dataclass(frozen=True, eq=False)
@@ -168,6 +177,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     table = _one_grouping(as_table(df, score=score, by=by, human=human, default_by=DEFAULT_BY, source=where,
                                    normalize_languages=True))
     score, human, where, by = table.score_column, table.human, table.source, table.by[0]
+    n_input_rows = len(table.frame)
     with warnings.catch_warnings(record=True) as left_out:  # rows without a score: said once, among the warnings
         warnings.simplefilter("always")
         table = scored_groups(table)  # what every part of the report reads (a group with no score is none)
@@ -233,7 +243,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
             "random_state": random_state}
     pairs = board.pairs(advice=commands, human_scale=human_scale) if board.draws is not None and \
         calibration.is_anchored and len(board.rows) <= PAIRS_UP_TO else None
-    return MTAnalysis(frame, score, calibrated, by, human, system, summarize_data(frame, score, by, human, system),
+    return MTAnalysis(frame, score, calibrated, by, human, system, summarize_data(frame, score, by, human, system,
+                                                                             n_input_rows=n_input_rows),
                       scores, rec, calibration, board, verification, diagnosis, fits, model is None, messages,
                       tuple(headline), meta, pairs)
 
@@ -319,7 +330,9 @@ def build_mt_report(analysis: MTAnalysis, *, title: str | None = None, extra_sec
     sections += list(extra_sections)
     sections.append(_data_section(a))
     facts = (("score", a.score), ("grouped by", a.group), ("systems", a.system or "none (each group is one system)"),
-             ("human", a.human or "none"), ("calibration", _applied(a)),
+             ("human", a.human or "none"), ("rows", a.summary.n_rows),
+             *((("input rows", a.summary.n_input_rows),) if a.summary.n_left_out else ()),
+             ("calibration", _applied(a)),
              ("signature", a.meta.get("signature") or "not recorded"), ("random_state", a.meta.get("random_state")))
     report_summary = verdict(a.recommendation, a.board, score=a.score, headline=lead)
     if a.pairs is not None:  # which cells the labels tell apart, across groups and within
@@ -468,7 +481,9 @@ def _calibration_section(a: MTAnalysis) -> Section:
 
 def _data_section(a: MTAnalysis) -> Section:
     s = a.summary
-    facts = {"rows": s.n_rows, f"groups ({a.group})": s.n_groups, "systems": s.n_systems,
+    left_out = ({"input rows": s.n_input_rows, "rows left out (groups with no finite score)": s.n_left_out}
+                if s.n_left_out else {})
+    facts = {"rows": s.n_rows, **left_out, f"groups ({a.group})": s.n_groups, "systems": s.n_systems,
              "rows with a missing/non-finite score": s.n_missing_score,
              "system score": a.scores.aggregation, "bootstrap unit": a.scores.unit}
     if a.human is not None:
