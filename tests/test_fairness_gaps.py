@@ -158,6 +158,17 @@ def test_reference_absent_is_a_clear_error():
     assert rep.summary.mean_ratio is None
 
 
+def test_a_reference_without_the_region_its_column_writes_is_named_not_taken():
+    # WMT25 writes target languages with a region (cs-CZ, sr-Latn-RS, sr-RS): --reference cs named no language
+    df = pd.DataFrame({"lang": ["cs-CZ", "sr-Latn-RS", "sr-RS", "de-DE"] * 3, "score": np.arange(12.0) + 1})
+    with pytest.raises(InputError, match=r"pick reference='cs-CZ', or pass reference=None"):
+        fairness_gaps(df, "score", "lang", reference="cs")
+    with pytest.raises(InputError, match=r"pick reference='sr-Latn-RS' or reference='sr-RS', or"):
+        fairness_gaps(df, "score", "lang", reference="sr")
+    with pytest.raises(InputError, match=r"pick one with reference=, or"):
+        fairness_gaps(df, "score", "lang", reference="ja")
+
+
 def test_missing_metric_values_are_counted_not_silently_dropped():
     df = _items(n=10)
     df.loc[[0, 3], "correct"] = np.nan

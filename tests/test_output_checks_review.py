@@ -71,6 +71,25 @@ def test_the_tables_do_not_depend_on_the_order_of_the_rows():
     assert keys[:6] == sorted(set(keys))[:6] and flags == list(a.checked)
 
 
+def test_the_text_table_comes_in_the_sorted_order_too(tmp_path):
+    # WMT21's segments: de-en's systems that cs-en also has (Facebook-AI, Online-*) were printed before de-en's own
+    # (Borderline, ...): the text table's pivot ordered each key by its first appearance in the whole table
+    first = _table().assign(lp="cs-en")
+    second = pd.concat([_table().assign(lp="de-en"), _table().assign(lp="de-en", system="another")],
+                       ignore_index=True)
+    path = tmp_path / "t.csv"
+    pd.concat([first, second], ignore_index=True).to_csv(path, index=False)
+    rc, out, err = run_cli("check-outputs", str(path), "--langid", "none", "--by", "lp")
+    assert rc == 0, err
+    rows = [line.split("│")[1:3] for line in out.splitlines() if line.startswith("│")]
+    keys = [(lp.strip(), system.strip()) for lp, system in rows][:7]
+    assert keys == [("cs-en", "copy"), ("cs-en", "good"), ("cs-en", "ref"), ("de-en", "another"), ("de-en", "copy"),
+                    ("de-en", "good"), ("de-en", "ref")]
+    header = next(line for line in out.splitlines() if line.startswith("┃"))
+    checked = check_outputs(first, langid="none").checked
+    assert [h.strip() for h in header.split("┃")[3:-1]] == [f"{f} %" for f in checked]
+
+
 # ---------------------------------------------------------------------------------------------- --by
 def test_by_the_system_column_is_one_key(tmp_path):
     result = check_outputs(_table(), by="system", langid="none")

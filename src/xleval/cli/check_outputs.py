@@ -107,8 +107,15 @@ def check_outputs(table, by, system, where, metrics, flags, langid, level, fmt, 
 
 
 def _print(result) -> None:
+    import pandas as pd
+
     keys = list(dict.fromkeys([*result.by, *([result.system] if result.system else [])]))  # --by system: one key
     wide = result.rates.pivot_table(index=keys, columns="flag", values="rate", sort=False)
+    # the rates' order (sorted by key); the pivot orders a key by its values' first appearance in the whole table
+    # (de-en's systems that cs-en also has came before the others), and the flags as the checks run
+    order = result.rates[keys].drop_duplicates()
+    wide = wide.reindex(pd.MultiIndex.from_frame(order) if len(keys) > 1 else pd.Index(order[keys[0]]),
+                        columns=list(dict.fromkeys(result.rates["flag"])))
     rows = [{**dict(zip(keys, k if isinstance(k, tuple) else (k,), strict=True)),
              **{f"{f} %": 100 * float(v) for f, v in r.items()}} for k, r in wide.iterrows()]
     print_table(rows, title=f"output checks: % of rows flagged per ({', '.join(keys)}) "

@@ -297,9 +297,12 @@ def _reference(reference: str | None, labels: list[str], by: str) -> str | None:
                              "to skip the ratios", argument="reference", value=reference) from None
         raise InputError(f"reference={reference!r}: {exc}", argument="reference", value=reference) from None
     if key not in labels:
+        # 'cs' where the column writes cs-CZ: the same language with a region (WMT25's codes) is named, not taken
+        same = [lab for lab in labels if lab.split("-")[0].lower() == key.split("-")[0].lower()] if by != "lp" else []
+        pick = f"pick {' or '.join(f'reference={lab!r}' for lab in same)}" if same else "pick one with reference="
         raise InputError(
             f"reference language {reference!r} is not in column {by!r} (languages: {', '.join(labels)}); "
-            "pick one with reference=, or pass reference=None to skip the ratios", argument="reference", value=reference
+            f"{pick}, or pass reference=None to skip the ratios", argument="reference", value=reference
         )
     return key
 
