@@ -121,6 +121,9 @@ def test_the_report_counts_the_rows_it_analysed_and_the_rows_it_left_out(tmp_pat
     assert (facts["rows"], facts["input rows"], facts["rows left out (groups with no finite score)"]) == (600, 900, 300)
     assert facts["groups (lp)"] == 2
     assert (dict(payload["meta"])["rows"], dict(payload["meta"])["input rows"]) == (600, 900)
+    # one meaning of "input rows" in the whole report (the agreement section called its 600 rows "input rows")
+    said = {s["title"]: (s.get("facts") or {}).get("input rows") for s in payload["sections"]}
+    assert {title: n for title, n in said.items() if n is not None} == {"Data summary": 900}
 
 
 def test_a_report_with_a_score_in_every_group_says_its_rows_once(tmp_path, cli):

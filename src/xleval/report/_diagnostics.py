@@ -103,7 +103,7 @@ def agreement_section(agreement, *, in_sample: tuple[str, ...] = (), out_of_fold
     tables = [("System-level pairwise accuracy", acc), ("Raw vs calibrated: cross-group pairwise accuracy", tests),
               ("Pooled correlations across groups", pooled), ("Segment-level correlations within each group", within),
               ("System-level Pearson within each group", system_within)]
-    facts = {"input rows": agreement.n_rows, "rows used (human and every score present)": agreement.n_used,
+    facts = {"rows": agreement.n_rows, "rows used (human and every score present)": agreement.n_used,
              "systems (group x system)": agreement.n_systems, "confidence level": agreement.level,
              "bootstrap resamples": agreement.n_resamples, "random_state": agreement.random_state}
     notes = list(agreement.notes)
