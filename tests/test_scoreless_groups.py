@@ -106,35 +106,33 @@ def test_an_anchored_fit_leaves_out_a_group_without_a_score_and_an_lgn_fit_keeps
     assert list(stats.keys) == ["en-de", "en-ja", "en-zh"] and list(stats.n_nonfinite) == [0, 0, 300]
 
 
-def test_the_report_counts_the_rows_it_analysed_and_the_rows_it_left_out(tmp_path, cli):
-    # `xleval report` on the WMT25 table said "wrote html report on 365908 rows" where it analysed 20,584 (the rows
-    # of the 2 pairs with chrF++); its data summary said "rows 20584" and "rows with a missing score 0"
+def _report(frame: pd.DataFrame, tmp_path, cli) -> tuple[str, dict, dict]:
+    """`xleval report` of ``frame`` as JSON: what it printed (one line), the report, its data summary's facts."""
     from xleval.io import write_table
 
-    write_table(_table(), tmp_path / "t.parquet")
+    write_table(frame, tmp_path / "t.parquet")
     rc, _, err = cli("report", tmp_path / "t.parquet", "--score", "metric", "--by", "lp", "--human", "human",
                      "--human-scale", "da", "-o", tmp_path / "r.json", "--n-resamples", "100")
     assert rc == 0, err
-    assert "report on 600 of 900 rows (the others are in groups with no finite metric)" in " ".join(err.split())
     payload = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    facts = next(s["facts"] for s in payload["sections"] if s["id"] == "data")
+    return " ".join(err.split()), payload, next(s["facts"] for s in payload["sections"] if s["id"] == "data")
+
+
+def test_the_report_counts_the_rows_it_analysed_and_the_rows_it_left_out(tmp_path, cli):
+    # `xleval report` on the WMT25 table said "wrote html report on 365908 rows" where it analysed 20,584 (the rows
+    # of the 2 pairs with chrF++); its data summary said "rows 20584" and "rows with a missing score 0"
+    said, payload, facts = _report(_table(), tmp_path, cli)
+    assert "report on 600 of 900 rows (the others are in groups with no finite metric)" in said
     assert (facts["rows"], facts["input rows"], facts["rows left out (groups with no finite score)"]) == (600, 900, 300)
     assert facts["groups (lp)"] == 2
     assert (dict(payload["meta"])["rows"], dict(payload["meta"])["input rows"]) == (600, 900)
     # one meaning of "input rows" in the whole report (the agreement section called its 600 rows "input rows")
-    said = {s["title"]: (s.get("facts") or {}).get("input rows") for s in payload["sections"]}
-    assert {title: n for title, n in said.items() if n is not None} == {"Data summary": 900}
+    counts = {s["title"]: (s.get("facts") or {}).get("input rows") for s in payload["sections"]}
+    assert {title: n for title, n in counts.items() if n is not None} == {"Data summary": 900}
 
 
 def test_a_report_with_a_score_in_every_group_says_its_rows_once(tmp_path, cli):
-    from xleval.io import write_table
-
     frame = _table()
-    write_table(frame[frame["lp"] != "en-zh"], tmp_path / "t.parquet")
-    rc, _, err = cli("report", tmp_path / "t.parquet", "--score", "metric", "--by", "lp", "--human", "human",
-                     "--human-scale", "da", "-o", tmp_path / "r.json", "--n-resamples", "100")
-    assert rc == 0, err
-    assert "report on 600 rows to" in " ".join(err.split())
-    payload = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    facts = next(s["facts"] for s in payload["sections"] if s["id"] == "data")
+    said, payload, facts = _report(frame[frame["lp"] != "en-zh"], tmp_path, cli)
+    assert "report on 600 rows to" in said
     assert facts["rows"] == 600 and "input rows" not in facts and "input rows" not in dict(payload["meta"])
