@@ -169,6 +169,22 @@ def test_a_reference_without_the_region_its_column_writes_is_named_not_taken():
         fairness_gaps(df, "score", "lang", reference="ja")
 
 
+def test_a_target_language_of_several_pairs_is_said_to_mix_them():
+    # WMT25: --by tgt_lang put cs-de and en-de (two test sets) into one de-DE level without a word
+    lp = ["cs-de", "en-de", "en-ja", "en-cs"] * 30
+    df = pd.DataFrame({"lp": lp, "score": np.arange(120.0) % 7})
+    rep = fairness_gaps(df, "score", "tgt_lang", reference=None, resampling=Resampling(n_resamples=20, random_state=0))
+    said = [n for n in rep.notes if "several language pairs" in n]
+    assert said == ["1 value(s) of 'tgt_lang' hold the rows of several language pairs, whose test sets differ: "
+                    "de (cs-de, en-de); each such level mixes them (by='lp' keeps the pairs apart)"]
+    rep = fairness_gaps(df, "score", "lp", reference=None, resampling=Resampling(n_resamples=20, random_state=0))
+    assert not [n for n in rep.notes if "several language pairs" in n]
+    rep = fairness_gaps(df, "score", "src_lang", reference=None, resampling=Resampling(n_resamples=20, random_state=0))
+    assert [n for n in rep.notes if "several language pairs" in n] == [
+        "1 value(s) of 'src_lang' hold the rows of several language pairs, whose test sets differ: en (en-cs, en-de, "
+        "en-ja); each such level mixes them (by='lp' keeps the pairs apart)"]
+
+
 def test_missing_metric_values_are_counted_not_silently_dropped():
     df = _items(n=10)
     df.loc[[0, 3], "correct"] = np.nan
