@@ -176,8 +176,22 @@ def test_a_score_outside_the_fixed_classes_is_refused(tmp_path, cli):
 def test_a_segment_given_twice_is_refused():
     df = pd.DataFrame({"lp": "en-de", "system": ["a", "b", "a", "b", "a"], "seg_id": [1, 1, 2, 2, 1],
                        "A": [1, 2, 3, 4, 5.0], "B": [1, 3, 2, 4, 5.0]})
-    with pytest.raises(InputError, match="data rows 1 and 5 both hold segment 1 of system 'a'"):
+    with pytest.raises(InputError, match="data rows 1 and 5 both hold segment 1 of system 'a' in lp 'en-de'; keep one "
+                                         "row per lp, system, seg_id"):
         judge_agreement(df, ["A", "B"])
+
+
+def test_one_seg_id_in_two_pairs_of_a_group_is_two_segments():
+    # WMT25 by tgt_lang: cs-de and en-de share seg_ids in de-DE, and `xleval report --by tgt_lang` (whose --judges
+    # is auto) was refused: "both hold segment 'MUL0088#1' of system 'AyaExpanse-32B' in tgt_lang 'de-DE'"
+    df = pd.DataFrame({"lp": ["cs-de"] * 4 + ["en-de"] * 4, "system": list("abab") * 2, "seg_id": [1, 1, 2, 2] * 2,
+                       "A": [1, 2, 3, 4, 5, 6, 7, 9.0], "B": [1, 3, 2, 4, 5, 7, 6, 9.0]})
+    agreement = judge_agreement(df.assign(tgt_lang="de"), ["A", "B"], by="tgt_lang")
+    assert agreement.table.set_index("group").loc["de", "n"] == 8
+    with pytest.raises(InputError, match="data rows 1 and 9 both hold segment 1 of system 'a' in tgt_lang 'de', lp "
+                                         "'cs-de'; keep one row per tgt_lang, lp, system, seg_id"):
+        judge_agreement(pd.concat([df, df.iloc[:1]], ignore_index=True).assign(tgt_lang="de"), ["A", "B"],
+                        by="tgt_lang")
 
 
 def test_the_command_line_names_its_options_for_the_policy_and_the_letters(tmp_path, cli):

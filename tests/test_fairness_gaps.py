@@ -175,14 +175,14 @@ def test_a_target_language_of_several_pairs_is_said_to_mix_them():
     df = pd.DataFrame({"lp": lp, "score": np.arange(120.0) % 7})
     rep = fairness_gaps(df, "score", "tgt_lang", reference=None, resampling=Resampling(n_resamples=20, random_state=0))
     said = [n for n in rep.notes if "several language pairs" in n]
-    assert said == ["1 value(s) of 'tgt_lang' hold the rows of several language pairs, whose test sets differ: "
-                    "de (cs-de, en-de); each such level mixes them (by='lp' keeps the pairs apart)"]
+    assert said == ["1 tgt_lang group(s) hold the rows of several language pairs, whose test sets differ: de (cs-de, "
+                    "en-de); each such group's level mixes them; by='lp' keeps the pairs apart"]
     rep = fairness_gaps(df, "score", "lp", reference=None, resampling=Resampling(n_resamples=20, random_state=0))
     assert not [n for n in rep.notes if "several language pairs" in n]
     rep = fairness_gaps(df, "score", "src_lang", reference=None, resampling=Resampling(n_resamples=20, random_state=0))
     assert [n for n in rep.notes if "several language pairs" in n] == [
-        "1 value(s) of 'src_lang' hold the rows of several language pairs, whose test sets differ: en (en-cs, en-de, "
-        "en-ja); each such level mixes them (by='lp' keeps the pairs apart)"]
+        "1 src_lang group(s) hold the rows of several language pairs, whose test sets differ: en (en-cs, en-de, "
+        "en-ja); each such group's level mixes them; by='lp' keeps the pairs apart"]
 
 
 def test_missing_metric_values_are_counted_not_silently_dropped():

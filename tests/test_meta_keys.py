@@ -67,3 +67,6 @@ def test_the_command_line_groups_by_the_pair_derived_from_the_two_codes(tmp_path
     assert json.loads(default.stdout)["cells"] == json.loads(given.stdout)["cells"]
     r = run_cli(*args, "--by", "tgt_lang")
     assert r.exit_code == 2 and "repeat a (group, system, segment), e.g. (de, A, " in " ".join(r.stderr.split())
+    # and why: they are the segments of two pairs (the advice was to average or drop "the repeats")
+    assert "the group holds several language pairs (cs-de, en-de) whose segment ids coincide, different segments of " \
+           "different test sets: group by the pair (--by lp)" in " ".join(r.stderr.split())

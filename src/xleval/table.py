@@ -34,7 +34,7 @@ from .exceptions import ArgumentTypeError, InputError
 
 __all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "check_labels_finite",
            "warn_contradicting_labels", "require_some_value", "LANGUAGE_COLUMNS", "default_by", "DEFAULT_BY",
-           "DefaultGrouping", "scored_groups", "scored_group_rows"]
+           "DefaultGrouping", "scored_groups", "scored_group_rows", "pooled_pairs_note", "pair_labels"]
 
 #: columns holding language codes: normalised (and derived from ``lp``) by the table
 LANGUAGE_COLUMNS = ("lp", "src_lang", "tgt_lang")
@@ -134,6 +134,55 @@ def scored_group_rows(table: EvalTable) -> np.ndarray | None:
     warnings.warn(f"score {table.score_column!r}: {int((~keep).sum())} of {len(keep)} row(s) have no finite value "
                   f"and were left out{groups_left_out(table.groups, keep)}", DataQualityWarning, stacklevel=4)
     return keep
+
+
+def pair_labels(frame: pd.DataFrame) -> np.ndarray | None:
+    """Each row's language pair as text: the ``lp`` column, else ``src_lang-tgt_lang``; None without either."""
+    if "lp" in frame.columns:
+        return frame["lp"].astype(str).to_numpy()
+    if {"src_lang", "tgt_lang"} <= set(frame.columns):
+        return (frame["src_lang"].astype(str) + "-" + frame["tgt_lang"].astype(str)).to_numpy()
+    return None
+
+
+def pooled_pairs_note(frame: pd.DataFrame, by: Sequence[str], system: str | None = None) -> str | None:
+    """A note where a group of ``by`` (``tgt_lang``, ``src_lang``) holds the rows of several language pairs (the
+    ``lp`` column, else ``src_lang`` with ``tgt_lang``), None where none does. Their test sets differ (WMT25's de-DE:
+    cs-de and en-de, sources in two languages), so such a group's level mixes them; and a ``system`` that has the
+    rows of only some of its group's pairs is scored on another test set than the group's other systems."""
+    by = list(by)
+    pair = pair_labels(frame)
+    if pair is None:
+        return None
+    if "lp" in by or {"src_lang", "tgt_lang"} <= set(by) or not set(by) <= set(frame.columns):
+        return None
+    groups = group_index(frame[by], allow_missing=True)
+    pairs = group_index([pair], allow_missing=True)
+    both = np.unique(np.stack([groups.codes, pairs.codes]), axis=1)  # the distinct (group, pair) combinations
+    n_pairs = np.bincount(both[0], minlength=groups.n_groups)
+    mixed = np.flatnonzero(n_pairs > 1)
+    if not len(mixed):
+        return None
+    names, pair_names = groups.labels(), pairs.labels()
+    listed = sorted((names[g], ", ".join(sorted(pair_names[p] for p in both[1][both[0] == g]))) for g in mixed)
+    shown = "; ".join(f"{g} ({p})" for g, p in listed[:8]) + (f"; and {len(listed) - 8} more" if len(listed) > 8
+                                                                   else "")
+    col = "/".join(by)
+    note = (f"{len(mixed)} {col} group(s) hold the rows of several language pairs, whose test sets differ: {shown}; "
+            "each such group's level mixes them")
+    if system is not None and system in frame.columns:
+        systems = group_index([groups.codes, frame[system].to_numpy()], names=["group", "system"], allow_missing=True)
+        cells = np.unique(np.stack([systems.codes, pairs.codes]), axis=1)
+        per_cell = np.bincount(cells[0], minlength=systems.n_groups)  # pairs each (group, system) has rows of
+        cell_group = groups.codes[systems.first]
+        short = (per_cell < n_pairs[cell_group]) & (n_pairs[cell_group] > 1)
+        if short.any():
+            counts = np.bincount(cell_group[short], minlength=groups.n_groups)
+            short_groups = sorted(np.flatnonzero(counts), key=lambda g: names[g])
+            where = ", ".join(f"{names[g]}: {counts[g]}" for g in short_groups)
+            note += (f", and {int(short.sum())} system(s) have the rows of only some of their group's pairs ({where}): "
+                     "they are scored on another test set than the others of their group")
+    return note + "; by='lp' keeps the pairs apart"
 
 
 #: the arguments that name a column of human scores (read by :func:`numeric_column` as labels)

@@ -36,7 +36,7 @@ from xleval.io import (
 )
 from xleval.metrics._direction import higher_is_better as metric_direction
 from xleval.stats import FRESH_RESAMPLING, Estimate, Resampling, bootstrap, estimate_from_distribution
-from xleval.table import require_columns
+from xleval.table import pooled_pairs_note, require_columns
 
 __all__ = ["fairness_gaps", "fairness_gaps_by", "ResourceFit", "DEFAULT_RESOURCE_FIT", "DERIVED_FEATURES"]
 
@@ -189,7 +189,8 @@ def fairness_gaps(
     joint = _Joint(design, estimates, level, seed)
     steps.done()
     worst = np.min if higher_is_better else np.max
-    notes: list[str] = _pooled_pairs(frame, by, langs, labels)
+    pooled = pooled_pairs_note(frame, [by])
+    notes: list[str] = [pooled] if pooled else []
     ratio_ok = ref is not None and _ratio_scale(design, labels, ref, notes)
     sizes = _per_language(frame, resource, langs, labels, "resource") if resource else None
     gaps = _language_gaps(design, joint, estimates, labels, ref, ratio_ok, floor, higher_is_better, sizes)
@@ -214,20 +215,6 @@ def fairness_gaps(
         languages=tuple(gaps), summary=summary, elasticity=elasticity, typology=typo, level=level,
         n_resamples=n_resamples, random_state=seed, notes=tuple(notes),
     )
-
-
-def _pooled_pairs(frame: pd.DataFrame, by: str, langs: np.ndarray, labels: list[str]) -> list[str]:
-    """A note where a language of ``by`` (``tgt_lang``, ``src_lang``) holds the rows of several language pairs (WMT25's
-    de-DE: cs-de and en-de, two test sets from different sources): its level mixes them."""
-    if by == "lp" or "lp" not in frame.columns:
-        return []
-    pairs = pd.Series(frame["lp"].astype(str).to_numpy()).groupby(langs).unique()
-    mixed = [f"{labels[g]} ({', '.join(sorted(p))})" for g, p in pairs.items() if len(p) > 1]
-    if not mixed:
-        return []
-    return [f"{len(mixed)} value(s) of {by!r} hold the rows of several language pairs, whose test sets differ: "
-            f"{', '.join(mixed[:10])}{' ...' if len(mixed) > 10 else ''}; each such level mixes them (by='lp' keeps "
-            "the pairs apart)"]
 
 
 def fairness_gaps_by(data: pd.DataFrame, model: str, metric: str, by: str = "lang",

@@ -29,6 +29,7 @@ import numpy as np
 
 from xleval._base.result import Result
 from xleval.exceptions import InputError
+from xleval.table import repeated_key_columns
 
 __all__ = ["JudgeAgreement", "judge_agreement"]
 
@@ -130,15 +131,19 @@ def _check_in_edges(values: dict[str, np.ndarray], edges: np.ndarray) -> None:
 
 
 def _check_unique_segments(df: Any, by: str, system: str) -> None:
-    # a segment given twice would count twice in every statistic and in the system means
-    later = df.duplicated([by, system, "seg_id"], keep="first").to_numpy()
+    # a segment given twice would count twice in every statistic and in the system means. A segment is keyed as
+    # everywhere (the pair, the document where known, the system, seg_id: repeated_key_columns) within its group:
+    # by tgt_lang, WMT25's cs-de and en-de rows share seg_ids in de-DE and are different segments
+    key = list(dict.fromkeys([by, *(repeated_key_columns(df.columns, system=system) or [system, "seg_id"])]))
+    later = df.duplicated(key, keep="first").to_numpy()
     if later.any():
         second = int(np.flatnonzero(later)[0])
-        keys = df.groupby([by, system, "seg_id"], dropna=False, sort=False).ngroup().to_numpy()
+        keys = df.groupby(key, dropna=False, sort=False).ngroup().to_numpy()
         rows = [int(np.flatnonzero(keys == keys[second])[0]), second]
         first = df.iloc[second]
+        where = ", ".join(f"{c} {first[c]!r}" for c in key if c not in (system, "seg_id"))
         raise InputError(f"data rows {rows[0] + 1} and {rows[1] + 1} both hold segment {first['seg_id']!r} of system "
-                         f"{first[system]!r} in {by} {first[by]!r}; keep one row per {by}, system and seg_id",
+                         f"{first[system]!r} in {where}; keep one row per {', '.join(key)}",
                          argument="columns", value="seg_id")
 
 

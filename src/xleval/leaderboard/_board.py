@@ -38,7 +38,7 @@ from ..metrics._direction import higher_is_better as direction
 from ..stats import JointEstimate, bootstrap_sums_joint, percentile_bounds, rank_intervals
 from ..stats._bootstrap import MIN_STRATUM
 from ..stats._resampling import DEFAULT_RESAMPLING, Resampling
-from ..table import DEFAULT_BY, EvalTable, as_table, require_columns, scored_groups
+from ..table import DEFAULT_BY, EvalTable, as_table, pooled_pairs_note, require_columns, scored_groups
 from ._calibration import METHODS, SystemCalibration, model_calibration, system_calibration
 from ._reading import DEFAULT_READING, ScoreReading
 from ._system import row_statistics, unit_statistics
@@ -644,6 +644,8 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
     if caller.commands is None and calibration.is_anchored:  # the command line says it with the command to run
         past = past_the_scale_note(board.rows, frame, human, scale.range, source=source, human_scale=scale.name)
         said += (past,) if past is not None else ()
+    pooled = pooled_pairs_note(frame, [by], scores.system)  # tgt_lang over several pairs: two test sets in a group
+    said += (pooled,) if pooled is not None else ()
     if scale.name is not None:  # the scale named travels with the board (its plan advice names it)
         board = dataclasses.replace(board, calibration={**board.calibration, "human_scale": scale.name})
     return dataclasses.replace(board, notes=(*said, *board.notes)) if said else board

@@ -43,7 +43,7 @@ from ..stats._estimate import estimate_from_distribution
 from ..stats._grouped_bootstrap import pairs_correct, resampled_pair_accuracy, resampled_pearson
 from ..stats._pairwise import _unit_pairs, pairwise_accuracy
 from ..stats._resampling import DEFAULT_RESAMPLING, Resampling
-from ..table import check_labels_finite
+from ..table import check_labels_finite, pair_labels
 from ._options import AVERAGE_BY, DEFAULT_STATISTICS, SYSTEM_SCORES, Clustering, MetaStatistics, Spans
 from ._results import Cell, MetaEvaluation
 
@@ -288,11 +288,18 @@ def _segment_level(df: pd.DataFrame, frame: pd.DataFrame, segment: str | None,
                 notes.append(f"{segment!r} repeats across documents within a (group, system): segments are numbered "
                              f"within documents, so a segment is its (doc_id, {segment})")
         if df.duplicated(["_group", "_system", "_segment"]).any():
+            repeats = df.duplicated(["_group", "_system", "_segment"], keep=False).to_numpy()
             dup = df.loc[df.duplicated(["_group", "_system", "_segment"]), ["_group", "_system", "_segment"]].iloc[0]
+            fix = "average or drop the repeats first, or name the segment column (segment=)"
+            pairs = pair_labels(frame)
+            pairs = pairs[repeats] if pairs is not None else None
+            if pairs is not None and len(set(pairs)) > 1:  # by tgt_lang: WMT25's cs-de and en-de share seg_ids
+                shown = ", ".join(sorted(set(pairs))[:6]) + (" ..." if len(set(pairs)) > 6 else "")
+                fix = (f"the group holds several language pairs ({shown}) whose segment ids coincide, different "
+                       f"segments of different test sets: group by the pair (by='lp'), or {fix}")
             raise InputError(f"{int(df.duplicated(['_group', '_system', '_segment']).sum())} row(s) repeat a "
                              f"(group, system, segment), e.g. ({dup['_group']}, {dup['_system']}, {dup['_segment']}); "
-                             f"average or drop the repeats first, or name the segment column (segment=)",
-                             argument="segment", value=segment)
+                             f"{fix}", argument="segment", value=segment)
         seg_level = bool(df.groupby(["_group", "_system"]).size().max() > 1)
     if not seg_level:
         if df.duplicated(["_group", "_system"]).any():

@@ -30,7 +30,7 @@ from ..decision import (
     diagnose,
     recommend_calibration,
 )
-from ..exceptions import InputError, repeated_column
+from ..exceptions import DataQualityWarning, InputError, repeated_column
 from ..leaderboard import (
     DEFAULT_READING,
     Leaderboard,
@@ -45,7 +45,7 @@ from ..leaderboard import (
 )
 from ..metrics import higher_is_better as direction_of
 from ..stats import DEFAULT_RESAMPLING, Resampling
-from ..table import DEFAULT_BY, EvalTable, as_table, scored_groups
+from ..table import DEFAULT_BY, EvalTable, as_table, pooled_pairs_note, scored_groups
 from ._diagnostics import agreement_section, bias_section, validity_section
 from ._figures import figure_from_matplotlib
 from ._judges import judges_section
@@ -233,6 +233,8 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
     messages = tuple(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in [*left_out, *caught]
                                    if repeated_column(w) is None or repeated_column(w) != calibrated))
     messages += (bounded,) if bounded is not None and calibration.is_anchored else ()
+    pooled = pooled_pairs_note(frame, [by], system)  # tgt_lang over several pairs: two test sets in a group
+    messages += (f"{DataQualityWarning.__name__}: {pooled}",) if pooled is not None else ()
     if commands is None and calibration.is_anchored:  # the command line says it with the command that reruns it
         past = past_the_scale_note(board.rows, frame, human, human_range, source=source, human_scale=human_scale)
         messages += (past,) if past is not None else ()

@@ -1,0 +1,60 @@
+"""A group that holds the rows of several language pairs. WMT25 by tgt_lang: de-DE holds cs-de and en-de (two test
+sets from sources in two languages), and 8 of its 40 systems translated only one of them, so their de-DE scores rest
+on another test set than the others'. The leaderboard, the report and fairness ranked and compared these groups
+without a word; the report was refused ("both hold segment 'MUL0088#1' ... in tgt_lang 'de-DE'", from the judges'
+agreement it adds of itself) and meta told the user to "average or drop the repeats"."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from xleval.leaderboard import leaderboard
+from xleval.report import analyze_mt
+from xleval.stats import Resampling
+from xleval.table import pooled_pairs_note
+
+FEW = Resampling(n_resamples=50, random_state=0)
+
+
+def _table() -> pd.DataFrame:
+    """cs-de and en-de (segments 1-20 in each, the same ids), en-ja; systems A, B in every pair, C in en-de only."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for lp, systems in (("cs-de", "AB"), ("en-de", "ABC"), ("en-ja", "ABC")):
+        for system in systems:
+            for seg in range(1, 21):
+                rows.append({"lp": lp, "system": system, "seg_id": seg, "doc_id": f"d{seg // 5}",
+                             "score": 50 + 5 * "ABC".index(system) + rng.normal(scale=5)})
+    return pd.DataFrame(rows)
+
+
+WANT = ("1 tgt_lang group(s) hold the rows of several language pairs, whose test sets differ: de (cs-de, en-de); each "
+        "such group's level mixes them, and 1 system(s) have the rows of only some of their group's pairs (de: 1): "
+        "they are scored on another test set than the others of their group; by='lp' keeps the pairs apart")
+
+
+def test_the_note_names_the_groups_their_pairs_and_the_systems_on_another_test_set():
+    frame = _table().assign(tgt_lang=lambda f: f["lp"].str[3:])
+    assert pooled_pairs_note(frame, ["tgt_lang"], "system") == WANT
+    assert pooled_pairs_note(frame, ["tgt_lang"]) == WANT.split(", and 1 system")[0] + "; by='lp' keeps the pairs apart"
+    assert pooled_pairs_note(frame, ["lp"], "system") is None  # the pairs themselves
+    assert pooled_pairs_note(frame.drop(columns="lp"), ["tgt_lang"], "system") is None  # no pair to tell
+    both = frame[frame["system"] != "C"]  # every system in both pairs: the level still mixes two test sets
+    assert pooled_pairs_note(both, ["tgt_lang"], "system").endswith("each such group's level mixes them; by='lp' "
+                                                                      "keeps the pairs apart")
+    # the pair from src_lang and tgt_lang where the table has no lp column
+    split = frame.assign(src_lang=frame["lp"].str[:2]).drop(columns="lp")
+    assert pooled_pairs_note(split, ["tgt_lang"], "system") == WANT
+
+
+def test_the_leaderboard_and_the_report_say_it():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = leaderboard(_table(), "score", "tgt_lang", method="lgn", resampling=FEW)
+        apart = leaderboard(_table(), "score", "lp", method="lgn", resampling=FEW)
+        analysis = analyze_mt(_table(), "score", by="tgt_lang", method="lgn", resampling=FEW)
+    assert WANT in board.notes
+    assert not [n for n in apart.notes if "several language pairs" in n]
+    assert f"DataQualityWarning: {WANT}" in analysis.warnings
