@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from xleval.decision import Procedure, diagnose
 from xleval.leaderboard import leaderboard
 from xleval.report import analyze_mt
 from xleval.stats import Resampling
@@ -49,12 +50,15 @@ def test_the_note_names_the_groups_their_pairs_and_the_systems_on_another_test_s
     assert pooled_pairs_note(split, ["tgt_lang"], "system") == WANT
 
 
-def test_the_leaderboard_and_the_report_say_it():
+def test_the_leaderboard_the_report_and_the_diagnosis_say_it():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         board = leaderboard(_table(), "score", "tgt_lang", method="lgn", resampling=FEW)
         apart = leaderboard(_table(), "score", "lp", method="lgn", resampling=FEW)
         analysis = analyze_mt(_table(), "score", by="tgt_lang", method="lgn", resampling=FEW)
+        diagnosis = diagnose(_table(), "score", "tgt_lang", procedure=Procedure(n_resamples=50))
+        by_pair = diagnose(_table(), "score", "lp", procedure=Procedure(n_resamples=50))
     assert WANT in board.notes
     assert not [n for n in apart.notes if "several language pairs" in n]
     assert f"DataQualityWarning: {WANT}" in analysis.warnings
+    assert diagnosis.notes == (WANT,) and by_pair.notes == ()

@@ -233,5 +233,5 @@ def _render(result, notes: list[str]) -> None:
         for note in result.recommendation.notes:
             say("note", note)
     agreement_notes = list(result.agreement.notes) if result.agreement else []
-    for note in dict.fromkeys(notes + list(result.bias.notes) + agreement_notes):
+    for note in dict.fromkeys(notes + list(result.bias.notes) + agreement_notes + list(result.notes)):
         say("note", note)

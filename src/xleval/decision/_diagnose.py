@@ -20,7 +20,7 @@ from ..diagnostics import (
     status_said,
     validity_verdict,
 )
-from ..table import EvalTable
+from ..table import EvalTable, pooled_pairs_note
 from ._decide import METHOD_NAMES, CalibrationDecision, _lead_overruled, _table, decide_calibration, overruled_lead
 from ._evidence import gather_evidence
 from ._procedure import DEFAULT_PROCEDURE, Procedure
@@ -123,8 +123,10 @@ def diagnose(data: EvalTable | pd.DataFrame, score: str | None = None, by: str |
     verdict = evidence.verdict or validity_verdict(validity, None)  # without human scores: the segment check's
     steps.done()
     bias = _qualified(bias, recommendation)  # with human scores, the evidence has no reminder to check against them
+    pooled = pooled_pairs_note(table.frame, list(table.by), system)  # tgt_lang over several pairs: two test sets
     return Diagnosis(score, bias.by, bias, validity, calibrated, human, comparison, agreement,
-                     validity_system=validity_system, verdict=verdict, recommendation=recommendation,
+                     notes=(pooled,) if pooled is not None else (), validity_system=validity_system,
+                     verdict=verdict, recommendation=recommendation,
                      advice=advice_line(bias, verdict, recommendation, human))
 
 
