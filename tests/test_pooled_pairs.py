@@ -48,6 +48,11 @@ def test_the_note_names_the_groups_their_pairs_and_the_systems_on_another_test_s
     # the pair from src_lang and tgt_lang where the table has no lp column
     split = frame.assign(src_lang=frame["lp"].str[:2]).drop(columns="lp")
     assert pooled_pairs_note(split, ["tgt_lang"], "system") == WANT
+    # a group of many pairs names six of them (WMT25 by src_lang: en holds 28)
+    many = pd.DataFrame({"lp": [f"en-x{i:02d}" for i in range(9)], "src_lang": "en", "system": "A", "score": 1.0})
+    assert pooled_pairs_note(many, ["src_lang"]).startswith(
+        "1 src_lang group(s) hold the rows of several language pairs, whose test sets differ: en (en-x00, en-x01, "
+        "en-x02, en-x03, en-x04, en-x05 and 3 more); each")
 
 
 def test_the_leaderboard_the_report_and_the_diagnosis_say_it():

@@ -164,7 +164,10 @@ def pooled_pairs_note(frame: pd.DataFrame, by: Sequence[str], system: str | None
     if not len(mixed):
         return None
     names, pair_names = groups.labels(), pairs.labels()
-    listed = sorted((names[g], ", ".join(sorted(pair_names[p] for p in both[1][both[0] == g]))) for g in mixed)
+    def some(found: list[str]) -> str:  # WMT25 by src_lang: en holds 28 pairs
+        return ", ".join(found[:6]) + (f" and {len(found) - 6} more" if len(found) > 6 else "")
+
+    listed = sorted((names[g], some(sorted(pair_names[p] for p in both[1][both[0] == g]))) for g in mixed)
     shown = "; ".join(f"{g} ({p})" for g, p in listed[:8]) + (f"; and {len(listed) - 8} more" if len(listed) > 8
                                                                    else "")
     col = "/".join(by)
