@@ -12,7 +12,7 @@ import pandas as pd
 
 from xleval.decision import Procedure, diagnose
 from xleval.leaderboard import leaderboard
-from xleval.report import analyze_mt
+from xleval.report import analyze_mt, build_mt_report
 from xleval.stats import Resampling
 from xleval.table import pooled_pairs_note
 
@@ -65,5 +65,9 @@ def test_the_leaderboard_the_report_and_the_diagnosis_say_it():
         by_pair = diagnose(_table(), "score", "lp", procedure=Procedure(n_resamples=50))
     assert WANT in board.notes
     assert not [n for n in apart.notes if "several language pairs" in n]
-    assert f"DataQualityWarning: {WANT}" in analysis.warnings
+    assert f"PooledPairsWarning: {WANT}" in analysis.warnings
     assert diagnosis.notes == (WANT,) and by_pair.notes == ()
+    # in the report, its own warning with what to do (it was merged into the rows-left-out warning's "data quality")
+    (alert,) = [a for a in build_mt_report(analysis).sections[2].alerts if "several language pairs" in a.message]
+    assert (alert.check, alert.message) == ("groups of several language pairs", WANT)
+    assert alert.action.startswith("Rank the systems within each language pair (by='lp')")

@@ -52,6 +52,7 @@ __all__ = [
     "first_repeats",
     "warn_again",
     "ScaleRangeWarning",
+    "PooledPairsWarning",
 ]
 
 
@@ -214,6 +215,11 @@ def first_repeats(caught: list[warnings.WarningMessage]) -> list[warnings.Warnin
         if column is not None:
             first.setdefault(column, w)
     return [w for w in caught if (column := repeated_column(w)) is None or first[column] is w]
+
+
+class PooledPairsWarning(DataQualityWarning):
+    """A group (``by='tgt_lang'`` over several source languages) holds the rows of several language pairs, whose test
+    sets differ (:func:`xleval.table.pooled_pairs_note`)."""
 
 
 class ScaleRangeWarning(DataQualityWarning):

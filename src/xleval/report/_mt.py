@@ -30,7 +30,7 @@ from ..decision import (
     diagnose,
     recommend_calibration,
 )
-from ..exceptions import DataQualityWarning, InputError, repeated_column
+from ..exceptions import InputError, PooledPairsWarning, repeated_column
 from ..leaderboard import (
     DEFAULT_READING,
     Leaderboard,
@@ -234,7 +234,7 @@ def analyze_mt(df: EvalTable | pd.DataFrame, score: str | None = None, *, by: st
                                    if repeated_column(w) is None or repeated_column(w) != calibrated))
     messages += (bounded,) if bounded is not None and calibration.is_anchored else ()
     pooled = pooled_pairs_note(frame, [by], system)  # tgt_lang over several pairs: two test sets in a group
-    messages += (f"{DataQualityWarning.__name__}: {pooled}",) if pooled is not None else ()
+    messages += (f"{PooledPairsWarning.__name__}: {pooled}",) if pooled is not None else ()
     if commands is None and calibration.is_anchored:  # the command line says it with the command that reruns it
         past = past_the_scale_note(board.rows, frame, human, human_range, source=source, human_scale=human_scale)
         messages += (past,) if past is not None else ()

@@ -114,6 +114,9 @@ _ACTIONS = {
                            "Fit the calibrator on data that covers these groups."),
     "DegenerateGroupWarning": ("groups without spread", "Check these groups' scores: they are (nearly) constant."),
     "DataQualityWarning": ("data quality", "Fix or fill the rows named here, or drop them deliberately."),
+    "PooledPairsWarning": ("groups of several language pairs",
+                           "Rank the systems within each language pair (by='lp'): a group that mixes its pairs' test "
+                           "sets scores each system on the pairs it translated."),
 }
 
 
