@@ -167,6 +167,9 @@ def test_a_reference_without_the_region_its_column_writes_is_named_not_taken():
         fairness_gaps(df, "score", "lang", reference="sr")
     with pytest.raises(InputError, match=r"pick one with reference=, or"):
         fairness_gaps(df, "score", "lang", reference="ja")
+    pairs = pd.DataFrame({"lp": ["en-cs-CZ", "cs-de-DE", "en-de-DE"] * 3, "score": np.arange(9.0) + 1})
+    with pytest.raises(InputError, match=r"pick reference='en-de-DE', or pass"):  # the pair's sides by language
+        fairness_gaps(pairs, "score", "lp", reference="en-de")
 
 
 def test_a_target_language_of_several_pairs_is_said_to_mix_them():

@@ -299,13 +299,19 @@ def _reference(reference: str | None, labels: list[str], by: str) -> str | None:
         raise InputError(f"reference={reference!r}: {exc}", argument="reference", value=reference) from None
     if key not in labels:
         # 'cs' where the column writes cs-CZ: the same language with a region (WMT25's codes) is named, not taken
-        same = [lab for lab in labels if lab.split("-")[0].lower() == key.split("-")[0].lower()] if by != "lp" else []
+        same = [lab for lab in labels if _base_languages(lab, by) == _base_languages(key, by)]
         pick = f"pick {' or '.join(f'reference={lab!r}' for lab in same)}" if same else "pick one with reference="
         raise InputError(
             f"reference language {reference!r} is not in column {by!r} (languages: {', '.join(labels)}); "
             f"{pick}, or pass reference=None to skip the ratios", argument="reference", value=reference
         )
     return key
+
+
+def _base_languages(code: str, by: str) -> tuple[str, ...]:
+    """A language's (a pair's: each side's) language subtag, without script or region: en-de-DE -> (en, de)."""
+    sides = split_lp(code) if by == "lp" else (code,)
+    return tuple(side.split("-")[0].lower() for side in sides)
 
 
 def _design(frame: pd.DataFrame, metric: str, codes: np.ndarray, n_groups: int, item: str | None,
