@@ -234,6 +234,27 @@ def test_cli_confounds_json(tmp_path, cli):
     assert rc == 0 and "length tests (language level" in stdout and "Traceback" not in err
 
 
+def test_cli_confounds_text_says_no_evidence_not_false(tmp_path, cli):
+    # the text table's 'confounded' column printed False where 10 languages gave the test power 0.13 (Apples PUD):
+    # read as "not confounded"; it says the verdict in a word, and a note says what low power means
+    path = tmp_path / "scores.parquet"
+    _synthetic(n=8).table.to_parquet(path)
+    rc, stdout, err = cli("intrinsic", "confounds", path, "--format", "json")
+    assert rc == 0, err
+    alpha = json.loads(stdout)["alpha"]
+    want = {(r["metric"], r["length"]): "yes" if r["confounded"] else "before Holm only" if r["p"] < alpha
+            else "no evidence" for r in json.loads(stdout)["tests"]}
+    weak = [r["power"] for r in json.loads(stdout)["tests"] if want[(r["metric"], r["length"])] == "no evidence"]
+    rc, stdout, err = cli("intrinsic", "confounds", path)
+    assert rc == 0, err
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in stdout.splitlines() if line.startswith("│")]
+    assert {(c[0], c[1]): c[-1] for c in cells} == want
+    assert "yes" in want.values() and "no evidence" in want.values()  # both words are exercised
+    said = " ".join(err.split())
+    assert f"'no evidence' is not evidence of no confound: {len(weak)} such test(s) detect |r| = 0.5 with " \
+           f"probability {min(weak):.2f}" in said
+
+
 def test_cli_metrics_and_bad_input(tmp_path, cli):
     path = tmp_path / "scores.parquet"
     _synthetic(n=8).table.to_parquet(path)
