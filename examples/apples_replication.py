@@ -246,10 +246,11 @@ def _md(df: pd.DataFrame, digits: int = 3) -> str:
 
 def _test_table(report, algo: str | None = "bpe") -> pd.DataFrame:
     t = report.tests if algo is None else report.tests[report.tests["tokenizer_algo"] == algo]
-    cols = ["metric", "length", "n", "r", "ci_low", "ci_high", "p", "p_holm", "power", "confounded"]
+    cols = ["metric", "length", "n", "r", "ci_low", "ci_high", "p", "p_holm", "power", "finding"]
     out = t[cols].rename(columns={"p_holm": "p (Holm)", "power": f"power r={POWER_R}", "ci_low": "CI low",
-                                  "ci_high": "CI high"})
-    return out.assign(metric=out["metric"].map(NAMES))
+                                  "ci_high": "CI high", "finding": "confounded"})
+    # the finding in a word ("no evidence" at power 0.13, not "no"), a confound in bold
+    return out.assign(metric=out["metric"].map(NAMES), confounded=out["confounded"].replace({"yes": "**yes**"}))
 
 
 def _r_table(report, algo: str = "bpe") -> pd.DataFrame:

@@ -182,6 +182,11 @@ def test_a_target_language_of_several_pairs_is_said_to_mix_them():
                     "en-de); each such group's level mixes them; by='lp' keeps the pairs apart"]
     rep = fairness_gaps(df, "score", "lp", reference=None, resampling=Resampling(n_resamples=20, random_state=0))
     assert not [n for n in rep.notes if "several language pairs" in n]
+    # the languages as the analysis reads them: 'DE' and 'de' are one language, of two pairs
+    spelt = df.assign(tgt_lang=df["lp"].map({"cs-de": "DE", "en-de": "de", "en-ja": "ja", "en-cs": "cs"}))
+    rep = fairness_gaps(spelt, "score", "tgt_lang", reference=None,
+                        resampling=Resampling(n_resamples=20, random_state=0))
+    assert [n for n in rep.notes if "several language pairs" in n] == said
     rep = fairness_gaps(df, "score", "src_lang", reference=None, resampling=Resampling(n_resamples=20, random_state=0))
     assert [n for n in rep.notes if "several language pairs" in n] == [
         "1 src_lang group(s) hold the rows of several language pairs, whose test sets differ: en (en-cs, en-de, "

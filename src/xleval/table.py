@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ._base.default_by import DEFAULT_BY, DefaultGrouping, default_by
-from ._base.grouping import GroupIndex, group_index
+from ._base.grouping import GroupIndex, combined_codes, group_index
 from .exceptions import ArgumentTypeError, InputError
 
 __all__ = ["EvalTable", "as_table", "resolve_roles", "require_columns", "numeric_column", "check_labels_finite",
@@ -145,6 +145,14 @@ def pair_labels(frame: pd.DataFrame) -> np.ndarray | None:
     return None
 
 
+def _combinations(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (a, b) pairs of two code columns, as two arrays (each combination's a and b)."""
+    codes = combined_codes(a, b)
+    first = np.full(int(codes.max()) + 1 if len(codes) else 0, -1)
+    first[codes[::-1]] = np.arange(len(codes))[::-1]  # each combination's first row
+    return a[first], b[first]
+
+
 def pooled_pairs_note(frame: pd.DataFrame, by: Sequence[str], system: str | None = None) -> str | None:
     """A note where a group of ``by`` (``tgt_lang``, ``src_lang``) holds the rows of several language pairs (the
     ``lp`` column, else ``src_lang`` with ``tgt_lang``), None where none does. Their test sets differ (WMT25's de-DE:
@@ -158,16 +166,17 @@ def pooled_pairs_note(frame: pd.DataFrame, by: Sequence[str], system: str | None
         return None
     groups = group_index(frame[by], allow_missing=True)
     pairs = group_index([pair], allow_missing=True)
-    both = np.unique(np.stack([groups.codes, pairs.codes]), axis=1)  # the distinct (group, pair) combinations
-    n_pairs = np.bincount(both[0], minlength=groups.n_groups)
+    group_of, pair_of = _combinations(groups.codes, pairs.codes)  # each distinct (group, pair): its group and pair
+    n_pairs = np.bincount(group_of, minlength=groups.n_groups)
     mixed = np.flatnonzero(n_pairs > 1)
     if not len(mixed):
         return None
     names, pair_names = groups.labels(), pairs.labels()
+
     def some(found: list[str]) -> str:  # WMT25 by src_lang: en holds 28 pairs
         return ", ".join(found[:6]) + (f" and {len(found) - 6} more" if len(found) > 6 else "")
 
-    listed = sorted((names[g], some(sorted(pair_names[p] for p in both[1][both[0] == g]))) for g in mixed)
+    listed = sorted((names[g], some(sorted(pair_names[p] for p in pair_of[group_of == g]))) for g in mixed)
     shown = "; ".join(f"{g} ({p})" for g, p in listed[:8]) + (f"; and {len(listed) - 8} more" if len(listed) > 8
                                                                    else "")
     col = "/".join(by)
@@ -175,8 +184,7 @@ def pooled_pairs_note(frame: pd.DataFrame, by: Sequence[str], system: str | None
             "each such group's level mixes them")
     if system is not None and system in frame.columns:
         systems = group_index([groups.codes, frame[system].to_numpy()], names=["group", "system"], allow_missing=True)
-        cells = np.unique(np.stack([systems.codes, pairs.codes]), axis=1)
-        per_cell = np.bincount(cells[0], minlength=systems.n_groups)  # pairs each (group, system) has rows of
+        per_cell = np.bincount(_combinations(systems.codes, pairs.codes)[0], minlength=systems.n_groups)  # its pairs
         cell_group = groups.codes[systems.first]
         short = (per_cell < n_pairs[cell_group]) & (n_pairs[cell_group] > 1)
         if short.any():

@@ -173,22 +173,14 @@ def confounds(inputs, metric, level, alpha, power_r, source, eval_set, lang, mod
 
 
 def _render_confounds(report) -> None:
-    import numpy as np
-
     tests = report.tests
     strata = [c for c in ("tokenizer_algo", "model_family") if c in tests and tests[c].nunique() > 1]
-    cols = [*strata, "metric", "length", "n", "r", "p", "p_holm", "power"]
-    rows = tests[cols].to_dict(orient="records")
-    # the verdict in a word: "False" read as "not confounded" where 10 languages give the test power 0.13
-    untested = tests["untested"].map(lambda v: isinstance(v, str)) if "untested" in tests else False
-    said = np.select([untested, tests["confounded"].astype(bool), tests["p"] < report.alpha],
-                     ["not tested", "yes", "before Holm only"], "no evidence")
-    for row, word in zip(rows, said, strict=True):
-        row["confounded"] = str(word)
-    print_table(rows, digits=3,
+    cols = [*strata, "metric", "length", "n", "r", "p", "p_holm", "power", "finding"]
+    # the finding in a word under the header 'confounded' (a False read as "not confounded" at power 0.13)
+    print_table(tests[cols].rename(columns={"finding": "confounded"}).to_dict(orient="records"), digits=3,
                 title=f"length tests ({report.level} level, n = {report.level}s; Holm over the table, alpha "
                       f"{report.alpha:g}; power to detect |r| = {report.power_r:g})")
-    weak = tests.loc[said == "no evidence", "power"]
+    weak = tests.loc[tests["finding"] == "no evidence", "power"]
     weak = weak[weak < 0.8]
     if len(weak):
         low, high = f"{weak.min():.2f}", f"{weak.max():.2f}"

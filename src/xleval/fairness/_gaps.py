@@ -189,7 +189,8 @@ def fairness_gaps(
     joint = _Joint(design, estimates, level, seed)
     steps.done()
     worst = np.min if higher_is_better else np.max
-    pooled = pooled_pairs_note(frame, [by])
+    # the languages as the analysis reads them (codes normalised: EN and en are one), each with the pairs it holds
+    pooled = pooled_pairs_note(frame.assign(**{by: np.asarray(labels, dtype=object)[langs]}), [by])
     notes: list[str] = [pooled] if pooled else []
     ratio_ok = ref is not None and _ratio_scale(design, labels, ref, notes)
     sizes = _per_language(frame, resource, langs, labels, "resource") if resource else None

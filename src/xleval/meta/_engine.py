@@ -287,19 +287,18 @@ def _segment_level(df: pd.DataFrame, frame: pd.DataFrame, segment: str | None,
                 df["_segment"], by_document = within, True
                 notes.append(f"{segment!r} repeats across documents within a (group, system): segments are numbered "
                              f"within documents, so a segment is its (doc_id, {segment})")
-        if df.duplicated(["_group", "_system", "_segment"]).any():
-            repeats = df.duplicated(["_group", "_system", "_segment"], keep=False).to_numpy()
-            dup = df.loc[df.duplicated(["_group", "_system", "_segment"]), ["_group", "_system", "_segment"]].iloc[0]
+        later = df.duplicated(key)
+        if later.any():
+            dup = df.loc[later, key].iloc[0]
             fix = "average or drop the repeats first, or name the segment column (segment=)"
             pairs = pair_labels(frame)
-            pairs = pairs[repeats] if pairs is not None else None
-            if pairs is not None and len(set(pairs)) > 1:  # by tgt_lang: WMT25's cs-de and en-de share seg_ids
-                shown = ", ".join(sorted(set(pairs))[:6]) + (" ..." if len(set(pairs)) > 6 else "")
+            repeated = sorted(set(pairs[df.duplicated(key, keep=False).to_numpy()])) if pairs is not None else []
+            if len(repeated) > 1:  # by tgt_lang: WMT25's cs-de and en-de share seg_ids
+                shown = ", ".join(repeated[:6]) + (" ..." if len(repeated) > 6 else "")
                 fix = (f"the group holds several language pairs ({shown}) whose segment ids coincide, different "
                        f"segments of different test sets: group by the pair (by='lp'), or {fix}")
-            raise InputError(f"{int(df.duplicated(['_group', '_system', '_segment']).sum())} row(s) repeat a "
-                             f"(group, system, segment), e.g. ({dup['_group']}, {dup['_system']}, {dup['_segment']}); "
-                             f"{fix}", argument="segment", value=segment)
+            raise InputError(f"{int(later.sum())} row(s) repeat a (group, system, segment), e.g. ({dup['_group']}, "
+                             f"{dup['_system']}, {dup['_segment']}); {fix}", argument="segment", value=segment)
         seg_level = bool(df.groupby(["_group", "_system"]).size().max() > 1)
     if not seg_level:
         if df.duplicated(["_group", "_system"]).any():
