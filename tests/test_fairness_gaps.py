@@ -10,7 +10,7 @@ import pytest
 import scipy.stats as ss
 import statsmodels.api as sm
 
-from xleval.exceptions import DataQualityWarning, InputError
+from xleval.exceptions import DataQualityWarning, InputError, PooledPairsWarning
 from xleval.fairness import (
     ResourceFit,
     data_multiplier,
@@ -191,6 +191,22 @@ def test_a_target_language_of_several_pairs_is_said_to_mix_them():
     assert [n for n in rep.notes if "several language pairs" in n] == [
         "1 src_lang group(s) hold the rows of several language pairs, whose test sets differ: en (en-cs, en-de, "
         "en-ja); each such group's level mixes them; by='lp' keeps the pairs apart"]
+
+
+def test_one_analysis_per_model_says_a_group_of_several_pairs_once_for_the_table():
+    # WMT25 by tgt_lang with --model system: the note was said once a model (40 times), each naming its own pairs
+    lp = ["cs-de", "en-de", "en-ja", "en-cs"] * 30
+    df = pd.DataFrame({"lp": lp, "score": np.arange(120.0) % 7, "model": (["m1"] * 4 + ["m2"] * 4) * 15})  # all pairs
+    df = pd.concat([df, df.loc[df["lp"] == "en-de"].assign(model="m3")], ignore_index=True)  # m3: en-de only
+    with pytest.warns(PooledPairsWarning) as said:
+        reports = fairness_gaps_by(df, "model", "score", "tgt_lang", reference=None,
+                                   resampling=Resampling(n_resamples=20, random_state=0))
+    assert [str(w.message) for w in said if w.category is PooledPairsWarning] == [
+        "1 tgt_lang group(s) hold the rows of several language pairs, whose test sets differ: de (cs-de, en-de); each "
+        "such group's level mixes them, and 1 system(s) have the rows of only some of their group's pairs (de: 1): "
+        "they are scored on another test set than the others of their group; by='lp' keeps the pairs apart"]
+    assert sorted(reports) == ["m1", "m2", "m3"]
+    assert not [n for r in reports.values() for n in r.notes if "several language pairs" in n]
 
 
 def test_missing_metric_values_are_counted_not_silently_dropped():

@@ -10,7 +10,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from xleval.decision import Procedure, diagnose
+from conftest import run_cli
+from xleval.calibration import plan_labels
+from xleval.decision import Procedure, compare_calibrations, diagnose, fit_calibration
 from xleval.leaderboard import leaderboard
 from xleval.report import analyze_mt, build_mt_report
 from xleval.stats import Resampling
@@ -71,3 +73,60 @@ def test_the_leaderboard_the_report_and_the_diagnosis_say_it():
     (alert,) = [a for a in build_mt_report(analysis).sections[2].alerts if "several language pairs" in a.message]
     assert (alert.check, alert.message) == ("groups of several language pairs", WANT)
     assert alert.action.startswith("Rank the systems within each language pair (by='lp')")
+
+
+def test_calibration_says_it_where_one_offset_or_one_z_score_covers_two_test_sets(tmp_path):
+    # calibrate fit --by tgt_lang on WMT25 fitted one de-DE offset (anchored) or one de-DE z-score (LGN) over cs-de
+    # and en-de without a word, and calibrate plan planned one de-DE level for both
+    frame = _table().assign(tgt_lang=lambda f: f["lp"].str[3:])
+    frame["human"] = np.where(frame["seg_id"] % 2 == 0, frame["score"] * 0.8 + 10, np.nan)
+    for method in ("lgn", "anchored"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fitted = fit_calibration(frame, method, score="score", by="tgt_lang",
+                                     human=None if method == "lgn" else "human", human_scale="da")
+            apart = fit_calibration(frame, method, score="score", by="lp", human=None if method == "lgn" else "human",
+                                    human_scale="da")
+        assert WANT in fitted.notes, method
+        assert not [n for n in apart.notes if "several language pairs" in n], method
+        assert [w.category.__name__ for w in caught if str(w.message) == WANT] == ["PooledPairsWarning"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = plan_labels(frame, "tgt_lang", 120, score="score", human="human", human_scale="da")
+        plan_apart = plan_labels(frame, "lp", 120, score="score", human="human", human_scale="da")
+    assert WANT in plan.notes
+    assert not [n for n in plan_apart.notes if "several language pairs" in n]
+    # the leaderboard says it once, as it says it for raw scores, not again as the calibration's warning
+    for method in ("lgn", "anchored"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            board = leaderboard(frame, "score", "tgt_lang", method=method, human="human", human_scale="da",
+                                resampling=FEW)
+        assert [n for n in board.notes if "several language pairs" in n] == [WANT], method
+    # on the command line, with the option that keeps the pairs apart
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    rc, out, err = run_cli("calibrate", "fit", path, "--score", "score", "--by", "tgt_lang", "--method", "lgn",
+                           "-o", tmp_path / "m.json")
+    assert rc == 0, err
+    said = " ".join((out + err).split())
+    assert "1 tgt_lang group(s) hold the rows of several language pairs" in said
+    assert said.count("several language pairs") == 1
+    assert "--by lp keeps the pairs apart" in said
+
+
+def test_the_out_of_fold_comparison_says_it():
+    # calibrate evaluate --by tgt_lang on WMT25 compared the methods over groups of two test sets without a word
+    rng = np.random.default_rng(1)
+    rows = [{"lp": lp, "system": s, "seg_id": seg, "score": 50 + 2 * "ABCDEF".index(s) + rng.normal(scale=5)}
+            for lp, systems in (("cs-de", "ABCDE"), ("en-de", "ABCDEF"), ("en-ja", "ABCDEF"))
+            for s in systems for seg in range(1, 21)]
+    frame = pd.DataFrame(rows).assign(tgt_lang=lambda f: f["lp"].str[3:])
+    frame["human"] = frame["score"] * 0.8 + rng.normal(scale=3, size=len(frame))
+    fast = Procedure(n_folds=3, n_repeats=1, n_resamples=50, budgets=(10,), selections=("random",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pooled = compare_calibrations(frame, "score", "human", "tgt_lang", procedure=fast, human_scale="da")
+        apart = compare_calibrations(frame, "score", "human", "lp", procedure=fast, human_scale="da")
+    assert [n for n in pooled.notes if "several language pairs" in n] == [WANT]  # F translated en-de only
+    assert not [n for n in apart.notes if "several language pairs" in n]

@@ -153,6 +153,10 @@ def _combinations(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return a[first], b[first]
 
 
+#: the words that mark :func:`pooled_pairs_note`'s sentence among a result's notes
+POOLED_PAIRS_WORDS = "group(s) hold the rows of several language pairs"
+
+
 def pooled_pairs_note(frame: pd.DataFrame, by: Sequence[str], system: str | None = None) -> str | None:
     """A note where a group of ``by`` (``tgt_lang``, ``src_lang``) holds the rows of several language pairs (the
     ``lp`` column, else ``src_lang`` with ``tgt_lang``), None where none does. Their test sets differ (WMT25's de-DE:
@@ -180,7 +184,7 @@ def pooled_pairs_note(frame: pd.DataFrame, by: Sequence[str], system: str | None
     shown = "; ".join(f"{g} ({p})" for g, p in listed[:8]) + (f"; and {len(listed) - 8} more" if len(listed) > 8
                                                                    else "")
     col = "/".join(by)
-    note = (f"{len(mixed)} {col} group(s) hold the rows of several language pairs, whose test sets differ: {shown}; "
+    note = (f"{len(mixed)} {col} {POOLED_PAIRS_WORDS}, whose test sets differ: {shown}; "
             "each such group's level mixes them")
     if system is not None and system in frame.columns:
         systems = group_index([groups.codes, frame[system].to_numpy()], names=["group", "system"], allow_missing=True)

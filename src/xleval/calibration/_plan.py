@@ -46,7 +46,15 @@ from .._base.result import Result
 from .._base.seeding import make_rng
 from ..exceptions import DataQualityWarning, InputError
 from ..metrics._direction import higher_is_better
-from ..table import DEFAULT_BY, EvalTable, as_table, numeric_column, require_columns, scored_group_rows
+from ..table import (
+    DEFAULT_BY,
+    EvalTable,
+    as_table,
+    numeric_column,
+    pooled_pairs_note,
+    require_columns,
+    scored_group_rows,
+)
 from ._fit import build_anchored
 from ._scales import direction_for
 from ._select import annotation_columns, annotation_rows, in_row_order, stratified_rows
@@ -207,7 +215,8 @@ def plan_labels(data: EvalTable | pd.DataFrame, by: str | Sequence[str] | None, 
     codes, names = table.groups.codes, table.groups.labels()
     labelled, eligible = np.isfinite(x) & np.isfinite(h), np.isfinite(x) & ~np.isfinite(h)
     cells = _Cells(codes, _codes(frame, cols["system"]), labelled, eligible, np.isfinite(x), len(names))
-    notes: list[str] = []
+    pooled = pooled_pairs_note(frame, by_cols, cols["system"])  # a group of two test sets: one level planned for both
+    notes: list[str] = [pooled] if pooled is not None else []
     directions = {"human_higher_is_better": direction_for(frame, human, human_scale),
                   "score_higher_is_better": higher_is_better(table.score_column, table.signature(table.score_column),
                                                              values=x)}

@@ -57,7 +57,7 @@ from ..stats import (
 )
 from ..stats._grouped_bootstrap import pair_indices, pairs_correct, resampled_pair_sums
 from ..stats._resampling import Resampling
-from ..table import DEFAULT_BY, EvalTable, as_table, scored_groups
+from ..table import DEFAULT_BY, EvalTable, as_table, pooled_pairs_note, scored_groups
 from ._procedure import DECISION_SELECTION, DEFAULT_BUDGETS, EVALUATION_PROCEDURE, Procedure
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -199,6 +199,8 @@ def compare_calibrations(data: EvalTable | pd.DataFrame, score: str | None = Non
     direction, source, notes = _direction(t, human_higher_is_better, score_higher_is_better, human)
     budgets, budget, capped = cap_budgets(budgets, budget, pd.Series(t.labelled).groupby(t.g_label).sum())
     notes += capped
+    pooled = pooled_pairs_note(table.frame, by_cols, table.system)  # one offset and one z-score over two test sets
+    notes += [pooled] if pooled is not None else []
     # the fold fits take the direction of the human scale found on every label (one bit, as the user's own
     # fit is told it with human_higher_is_better=): a small draw that cannot settle it alone would otherwise
     # fall back to offsets only, and the budget curve would measure that fallback, not the calibration

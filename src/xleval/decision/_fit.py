@@ -18,9 +18,9 @@ import pandas as pd
 from .._base.result import Result
 from ..calibration import FIT_METHODS, default_method, direction_for, fit_method, offset_estimator
 from ..calibration._scales import bounded_by_name
-from ..exceptions import DataQualityWarning, InputError, first_repeats, warn_again
+from ..exceptions import DataQualityWarning, InputError, PooledPairsWarning, first_repeats, warn_again
 from ..metrics._direction import higher_is_better
-from ..table import EvalTable, as_table, scored_groups
+from ..table import EvalTable, as_table, pooled_pairs_note, scored_groups
 from ._decide import CalibrationDecision, decide_calibration
 from ._evidence import gather_evidence
 
@@ -110,6 +110,9 @@ def fit_calibration(data: EvalTable | pd.DataFrame, method: str | None = None, *
         values=frame[score_col] if score_col in frame.columns else None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        pooled = pooled_pairs_note(frame, by_cols, system)  # tgt_lang over several pairs: one offset, two test sets
+        if pooled is not None:
+            warnings.warn(pooled, PooledPairsWarning, stacklevel=2)
         chosen = method
         if method != "auto" or decision is not None:  # the decision reads them once, and says so, where it runs
             table.scores()  # repeated keys whose scores differ: each row is fitted as a segment of its own

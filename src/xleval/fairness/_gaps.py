@@ -21,7 +21,7 @@ import pandas as pd
 
 from xleval._base.progress import Progress, Steps
 from xleval._base.seeding import child_seeds, resolve_seed
-from xleval.exceptions import DataQualityWarning, InputError, LanguageCodeError, warn_again
+from xleval.exceptions import DataQualityWarning, InputError, LanguageCodeError, PooledPairsWarning, warn_again
 from xleval.fairness._elasticity import resource_elasticity
 from xleval.fairness._results import Elasticity, FairnessReport, GapSummary, LanguageGap, TypologyBias
 from xleval.fairness._typology import typology_bias
@@ -36,7 +36,7 @@ from xleval.io import (
 )
 from xleval.metrics._direction import higher_is_better as metric_direction
 from xleval.stats import FRESH_RESAMPLING, Estimate, Resampling, bootstrap, estimate_from_distribution
-from xleval.table import pooled_pairs_note, require_columns
+from xleval.table import POOLED_PAIRS_WORDS, pooled_pairs_note, require_columns
 
 __all__ = ["fairness_gaps", "fairness_gaps_by", "ResourceFit", "DEFAULT_RESOURCE_FIT", "DERIVED_FEATURES"]
 
@@ -189,8 +189,7 @@ def fairness_gaps(
     joint = _Joint(design, estimates, level, seed)
     steps.done()
     worst = np.min if higher_is_better else np.max
-    # the languages as the analysis reads them (codes normalised: EN and en are one), each with the pairs it holds
-    pooled = pooled_pairs_note(frame.assign(**{by: np.asarray(labels, dtype=object)[langs]}), [by])
+    pooled = _pooled_note(frame, by, langs, labels)
     notes: list[str] = [pooled] if pooled else []
     ratio_ok = ref is not None and _ratio_scale(design, labels, ref, notes)
     sizes = _per_language(frame, resource, langs, labels, "resource") if resource else None
@@ -238,7 +237,26 @@ def fairness_gaps_by(data: pd.DataFrame, model: str, metric: str, by: str = "lan
         except InputError as exc:  # the problem is this model's: say which (a reference it lacks, no finite value)
             raise exc.prefixed(f"model {str(name)!r}") from None
         warn_again(caught, prefix=f"model {str(name)!r}: ")  # a warning about one model's rows says which model
+    # a group of several pairs is the table's: said once, with the models that have only some of its pairs, not once
+    # a model (WMT25 by tgt_lang, one analysis per system: 40 notes)
+    if by in ("src_lang", "tgt_lang") and by not in data.columns and "lp" in data.columns:
+        data = add_language_columns(data, "fairness input")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # rows left out were said per model
+        frame = _clean(data, metric, by, None)
+    pooled = _pooled_note(frame, by, *_language_keys(frame[by], by), system=model)
+    if pooled is not None:
+        reports = {name: replace(r, notes=tuple(n for n in r.notes if POOLED_PAIRS_WORDS not in n))
+                   for name, r in reports.items()}
+        warnings.warn(pooled, PooledPairsWarning, stacklevel=2)
     return reports
+
+
+def _pooled_note(frame: pd.DataFrame, by: str, langs: np.ndarray, labels: list[str],
+                 system: str | None = None) -> str | None:
+    """:func:`~xleval.table.pooled_pairs_note` of the languages as the analysis reads them (codes normalised: EN and
+    en are one), each with the pairs it holds."""
+    return pooled_pairs_note(frame.assign(**{by: np.asarray(labels, dtype=object)[langs]}), [by], system)
 
 
 # ----------------------------------------------------------------------------- input handling

@@ -29,6 +29,7 @@ from ..decision import fit_calibration as fit_table_calibration
 from ..exceptions import (
     InputError,
     ModelFileError,
+    PooledPairsWarning,
     ScaleRangeWarning,
     SignatureMismatchError,
     XlevalWarning,
@@ -159,9 +160,10 @@ def system_calibration(method: str, frame: pd.DataFrame, score: str, by: str, *,
         else:
             raise InputError(f"calibration method {method!r}: use one of {', '.join(METHODS)}")
     # repeated keys are the board's to say: its system scores read the same score and human columns first, naming
-    # the input
+    # the input; so are groups that hold several pairs (the board says it for every method, raw scores too)
     named = human_scale is not None and human_scale != "raw"
     notes = tuple(sorted({f"{w.category.__name__}: {w.message}" for w in caught if repeated_column(w) is None
+                          and not issubclass(w.category, PooledPairsWarning)
                           and not (named and issubclass(w.category, ScaleRangeWarning))}))
     return SystemCalibration(result.method, result.description, result.scale, result.model, result.keys,
                              result.score_column, notes, result.level)
