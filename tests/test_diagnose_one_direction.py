@@ -48,3 +48,20 @@ def test_the_agreement_reads_the_human_column_as_the_decision_found_it():
     assert accuracy == _hand_cross_group_accuracy(frame)  # 8 of 75: the pairs' levels run against the errors
     assert any("read as lower is better, the direction the decision found in the labels" in n
                for n in result.agreement.notes)
+
+
+def test_a_table_of_system_scores_is_read_in_the_direction_its_labels_settle():
+    # WMT20's systems.csv (one row per system, raw DA): no comparison runs on a table of system scores, and diagnose
+    # said the labels "do not settle" the direction where calibrate fit settles it (z = 5.27); error points were then
+    # read as higher is better, and every within-pair correlation came out negative
+    system_means = _error_points().groupby(["lp", "system"], as_index=False)[["chrf", "judged"]].mean()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataQualityWarning)
+        result = diagnose(system_means, "chrf", "lp", human="judged")
+    assert result.recommendation.evaluation is None  # the decision had no out-of-fold comparison to read
+    within = result.agreement.scores["chrf"].system_within
+    for lp, part in system_means.groupby("lp"):  # oracle: Pearson of chrF with the negated error points
+        assert within[lp].estimate > 0
+        assert np.isclose(within[lp].estimate, np.corrcoef(part["chrf"], -part["judged"])[0, 1])
+    assert result.agreement.scores["chrf"].cross_group_accuracy.estimate == _hand_cross_group_accuracy(system_means)
+    assert any("read as lower is better, found in the labels" in n for n in result.agreement.notes)
