@@ -177,3 +177,24 @@ def test_small_groups_get_a_budget_select_accepts(cli, tmp_path):
     assert select[select.index("--budget") + 1] == "30"
     rc, _, err = cli(*select, cwd=tmp_path)
     assert rc == 0, err
+
+
+def test_the_advice_to_label_more_names_the_groups_and_asks_only_for_rows_that_exist():
+    # WMT20's systems.csv (one row per system, every system with DA judged): the advice said "label up to 100 rows
+    # there" for ps-en (6 systems, all labelled) and named `calibrate select --budget 1`, which had nothing to select
+    df = _table()
+    few = df.copy()
+    keep = (few["lp"] != "en-fr") | (few["seg_id"] < 1) & (few["system"].isin(["s0", "s1", "s2", "s3", "s4"]))
+    few.loc[~keep, "human"] = np.nan  # en-fr: 5 labels (one per system), 195 rows left to label
+    choice = choose_method(few, "m", "lp", human="human")
+    assert choice.method == "anchored"
+    assert "the group(s) with fewest labels (5: en-fr) lean on the common offset, so label up to 100 rows there" \
+        in choice.reason
+    assert [a.action for a in choice.actions] == ["select", "fit"] and choice.actions[0].budget == 100
+    systems = df.groupby(["lp", "system"], as_index=False)[["m", "human"]].mean()  # 5 systems a pair, all judged
+    choice = choose_method(systems, "m", "lp", human="human")
+    assert choice.method == "anchored"
+    assert ("the group(s) with fewest labels (5: en-de, en-fr, en-zh) lean on the common offset, and every row of "
+            "theirs with a score is labelled" in choice.reason)
+    assert "label up to" not in choice.reason
+    assert [a.action for a in choice.actions] == ["fit"]

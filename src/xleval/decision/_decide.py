@@ -149,7 +149,8 @@ def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     by_cols = tuple(table.by)
     labels = table.row_labels()
     ctx = commands or PythonAdvice()
-    to_select = AdviceAction("select", score, by_cols, system, human, _budget(data, score, human, labels))
+    free = _free_rows(data, score, human, labels)
+    to_select = AdviceAction("select", score, by_cols, system, human, _budget(free))
     to_fit = AdviceAction("fit", score, by_cols, system, human or "human", human_scale=evidence.human_scale)
     select, fit = ctx.render(to_select), ctx.render(to_fit)
     groups = sorted(set(labels.tolist()))
@@ -165,7 +166,7 @@ def choose_method(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     if validity is not None and labelled and validity.status == "uninformative":
         return _standardised_labels(steps, per_group, validity, advised, ctx, to_fit, data)
     if human is not None and len(labelled) == len(groups):
-        return _every_group_labelled(steps, per_group, validity, advised, (to_select, to_fit), (select, fit))
+        return _every_group_labelled(steps, per_group, validity, advised, (to_select, to_fit), (select, fit), free)
     missing = [g for g in groups if per_group[g] == 0]
     need = RECOMMENDED_LABELS
     ask = _ask_for_labels(missing, human, select, fit)
@@ -239,17 +240,24 @@ def _standardised_labels(steps: list[DecisionStep], per_group: dict[str, int], v
 
 def _every_group_labelled(steps: list[DecisionStep], per_group: dict[str, int], validity: ValidityVerdict | None,
                           advised: bool, actions: tuple[AdviceAction, AdviceAction],
-                          commands: tuple[str, str]) -> MethodChoice:
+                          commands: tuple[str, str], free: pd.Series) -> MethodChoice:
     """Human labels in every group: anchored calibration (``actions``/``commands``: select, fit), with the
-    advice to label more where a group has fewer than 10."""
+    advice to label more where a group has fewer than 10 and has rows without a label (``free``: per group)."""
     few = min(per_group.values())
     reason = (f"every group has human labels ({_range(per_group)} per group): anchored calibration puts each group "
               "on the human scale and needs no assumption about the groups' true quality")
-    if few < 10:
-        reason += (f"; the group(s) with fewest labels ({few}) lean on the common offset, so label up to "
-                   f"{RECOMMENDED_LABELS} rows there (`{commands[0]}`)")
+    fewest = sorted(g for g, n in per_group.items() if n == few)
+    named = f"{few}: {_list(fewest)}"
+    can_select = few < 10 and int(free.reindex(fewest, fill_value=0).sum()) > 0
+    if can_select:
+        reason += (f"; the group(s) with fewest labels ({named}) lean on the common offset, so label up to "
+                   f"{actions[0].budget} rows there (`{commands[0]}`)")
+    elif few < 10:  # a table of system scores: each row a system, all of them judged (WMT20's ps-en, 6 systems)
+        reason += (f"; the group(s) with fewest labels ({named}) lean on the common offset, and every row of theirs "
+                   "with a score is labelled: more labels there take more rows (in a table of system scores, more "
+                   "systems judged)")
     steps.append(DecisionStep("method", "anchored"))
-    first = 0 if few < 10 else 1  # the fit alone when every group has enough
+    first = 0 if can_select else 1  # the fit alone when every group has enough, or nothing is left to label
     return MethodChoice("anchored", reason, False, None, tuple(steps), per_group, None, validity, advised,
                         commands=tuple(commands[first:]), actions=tuple(actions[first:]))
 
@@ -268,13 +276,18 @@ def _partial_head(validity: ValidityVerdict) -> str:
             "is the same too")
 
 
-def _budget(data, score, human, labels) -> int:
-    """The rows per group the advice's `calibrate select` asks for: the recommended number, or fewer
-    when no group has that many rows to choose from (select refuses a budget above every group)."""
+def _free_rows(data, score, human, labels) -> pd.Series:
+    """Per group, the rows with a score and no label: those `calibrate select` can choose from."""
     free = np.isfinite(numeric_column(data, score))
     if human is not None and human in data.columns:
         free &= ~np.isfinite(numeric_column(data, human, argument="human"))
-    largest = int(pd.Series(free).groupby(labels).sum().max()) if len(labels) else 0
+    return pd.Series(free).groupby(np.asarray(labels)).sum()
+
+
+def _budget(free: pd.Series) -> int:
+    """The rows per group the advice's `calibrate select` asks for: the recommended number, or fewer
+    when no group has that many rows to choose from (select refuses a budget above every group)."""
+    largest = int(free.max()) if len(free) else 0
     return max(1, min(RECOMMENDED_LABELS, largest))
 
 
