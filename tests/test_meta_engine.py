@@ -188,6 +188,20 @@ def test_system_level_tables_check_scales_by_range_only():
                       segment=None, resampling=Resampling(n_resamples=20))
 
 
+def test_system_means_a_little_apart_are_one_scale_and_far_apart_are_not():
+    # WMT20's raw DA system scores: ps-en at most 67.3, pl-en at least 73.2, on one 0-100 scale (refused before)
+    df = pd.DataFrame({"lp": np.repeat(["en-de", "en-fr", "de-en"], 4), "system": list("ABCD") * 3,
+                       "good": [1.0, 2, 3, 4] * 3,
+                       "human": [60.0, 64, 66, 70, 75, 78, 80, 85, 50, 58, 62, 69]})  # ranges 10, 10, 19
+    # de-en at most 69, en-fr at least 75: 6 apart, less than the median range (10)
+    res = meta_evaluate(df, ["good"], "human", segment=None, resampling=Resampling(n_resamples=20))
+    assert res.value("en-fr", "good", "sys_pearson") == pytest.approx(np.corrcoef([1, 2, 3, 4], [75, 78, 80, 85])[0, 1])
+    far = df.assign(human=np.where(df.lp == "en-fr", df.human + 6, df.human))  # 12 apart: more than the median
+    with pytest.raises(InputError, match=r"de-en at most 69, en-fr at least 81, further apart than the groups' "
+                                         r"median range, 10\)"):
+        meta_evaluate(far, ["good"], "human", segment=None, resampling=Resampling(n_resamples=20))
+
+
 def test_wmt23_ranks_segment_level_pearson_too():
     """WMT23's tasks include segment-level Pearson (no averaging) per pair: its clusters come from
     metric_clusters(level="segment") on the pair's systems x segments matrices, and no task is left out."""

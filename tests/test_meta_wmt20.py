@@ -80,3 +80,21 @@ def test_system_level_kendall_and_pearson_equal_the_organisers_tables(shared_dat
     for (lp, m), r in PEARSON.items():
         assert round(res.value(lp, m, "sys_pearson"), 3) == r
     assert np.isfinite(res.cross_accuracy["metric:chrF"].value)
+
+
+def test_raw_da_system_scores_read_as_one_scale_without_being_told(shared_data):
+    # every pair's raw DA is one 0-100 scale, but WMT20's system means lie apart by pair (ps-en at most 67.3, pl-en
+    # at least 73.2): meta refused them as "different scales across groups" until --human-scale was given
+    systems = pd.read_csv(shared_data("wmt20-metrics", "systems.csv"))
+    systems = systems[~systems["is_human"] & systems["human_da_raw"].notna()]
+    means = systems.groupby("lp")["human_da_raw"]
+    assert means.max()["ps-en"] < means.min()["pl-en"]  # the ranges do not overlap
+    res = meta_evaluate(systems, ["metric:chrF", "metric:BLEU"], "human_da_raw", segment=None,
+                        resampling=Resampling(n_resamples=20))
+    told = meta_evaluate(systems, ["metric:chrF", "metric:BLEU"], "human_da_raw", segment=None,
+                         statistics=MetaStatistics(human_scale="da"), resampling=Resampling(n_resamples=20))
+    for lp in ("de-en", "ps-en", "en-ta"):  # oracle: Pearson of the table's own columns
+        part = systems[(systems["lp"] == lp) & systems["metric:chrF"].notna()]
+        assert res.value(lp, "metric:chrF", "sys_pearson") == pytest.approx(
+            np.corrcoef(part["metric:chrF"], part["human_da_raw"])[0, 1], abs=1e-12)
+    assert res.cross_accuracy["metric:chrF"].value == told.cross_accuracy["metric:chrF"].value
