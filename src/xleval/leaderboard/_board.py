@@ -229,6 +229,7 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
     check_metric_name(metric)
     frame = evaluated.frame
     notes: list[str] = []
+    said_of: dict[str, list[str]] = {}  # a bootstrap's note, and the groups it was said of
     if system is not None and system not in frame.columns:
         near = [c for c in frame.columns if isinstance(c, str) and c.strip().casefold() == system.casefold()]
         if near:  # a header cell with a stray space or another case: never a ranking of whole groups instead
@@ -283,7 +284,11 @@ def system_scores(data: EvalTable | pd.DataFrame, score: str | None = None, by: 
                 finite = h[mine][np.isfinite(h[mine])]
                 row.update(human=float(finite.mean()) if len(finite) else float("nan"), n_human=len(finite))
             table.append(row)
-        notes.extend(f"{g}: {n}" for n in est.notes)
+        for n in est.notes:
+            said_of.setdefault(n, []).append(str(g))
+    # once a note, naming its groups: a table of system scores is "unreliable: only 1 items to resample" in every one
+    notes.extend(f"{', '.join(gs[:8]) + (f' and {len(gs) - 8} more' if len(gs) > 8 else '')}: {n}"
+                 for n, gs in said_of.items())
     if unit_text_groups:
         unit_text += f" (segments in {', '.join(unit_text_groups)}: too few documents)"
     return SystemScores(score, by, system, human, pd.DataFrame(table), rows.aggregation, unit_text, level,

@@ -65,7 +65,8 @@ class _Units:
         what = "clusters" if clustered else "items"
         if self.strata is None or self.strata_labels is None:  # both or neither
             if self.n_units < MIN_STRATUM:
-                self.notes.append(f"unreliable: only {self.n_units} {what} to resample (< {MIN_STRATUM})")
+                one = what[:-1] if self.n_units == 1 else what
+                self.notes.append(f"unreliable: only {self.n_units} {one} to resample (< {MIN_STRATUM})")
             return
         sizes = np.bincount(self.strata, minlength=len(self.strata_labels))
         for label, size in zip(self.strata_labels, sizes, strict=True):
