@@ -51,10 +51,11 @@ def test_the_agreement_reads_the_human_column_as_the_decision_found_it():
 
 
 def test_a_table_of_system_scores_is_read_in_the_direction_its_labels_settle():
-    # WMT20's systems.csv (one row per system, raw DA): no comparison runs on a table of system scores, and diagnose
-    # said the labels "do not settle" the direction where calibrate fit settles it (z = 5.27); error points were then
-    # read as higher is better, and every within-pair correlation came out negative
-    system_means = _error_points().groupby(["lp", "system"], as_index=False)[["chrf", "judged"]].mean()
+    # WMT20's systems.csv (one row per system, raw DA): where no comparison runs (here 4 systems, too few for 5
+    # folds), diagnose said the labels "do not settle" the direction where calibrate fit settles it (z = 5.27); error
+    # points were then read as higher is better, and every within-pair correlation came out negative
+    points = _error_points()
+    system_means = points[points["system"] != "s4"].groupby(["lp", "system"], as_index=False)[["chrf", "judged"]].mean()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataQualityWarning)
         result = diagnose(system_means, "chrf", "lp", human="judged")

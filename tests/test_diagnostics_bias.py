@@ -110,3 +110,22 @@ def test_a_score_with_no_value_is_named_not_answered_with_another_grouping():
                                          r"with scores$") as raised:
         diagnose_bias(df, "score", "lp")
     assert raised.value.argument == "score"
+
+
+def test_a_calibrated_column_missing_where_its_score_is_missing_is_not_said_twice():
+    # the report on WMT20's systems.csv warned "score 'metric:COMET': 16 of 201 row(s) have no finite value" and again
+    # "score 'metric:COMET_calibrated': 16 of 201 ..." for the same rows
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"lp": np.repeat(["a-b", "c-d"], 20), "m": rng.normal(size=40)})
+    df.loc[[3, 25], "m"] = np.nan
+    df["cal"] = df["m"] * 2.0  # missing exactly where m is
+    with pytest.warns(DataQualityWarning) as caught:
+        compare_bias(df, "m", "cal", "lp")
+    said = [str(w.message) for w in caught if "no finite value" in str(w.message)]
+    assert said == ["score 'm': 2 of 40 row(s) have no finite value and were left out"]
+    other = df.assign(cal=df["cal"].where(df.index != 7))  # and one row more: said, it is the map's own
+    with pytest.warns(DataQualityWarning) as caught:
+        compare_bias(other, "m", "cal", "lp")
+    said = [str(w.message) for w in caught if "no finite value" in str(w.message)]
+    assert said == ["score 'm': 2 of 40 row(s) have no finite value and were left out",
+                    "score 'cal': 3 of 40 row(s) have no finite value and were left out"]

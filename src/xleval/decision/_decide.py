@@ -684,9 +684,6 @@ def _no_evidence(frame, score, by: list[str], human, system, n_folds) -> str | N
     n_systems = frame.loc[has, system].nunique()
     if n_systems < n_folds:
         return f"{n_systems} systems with labels cannot be split into {n_folds} folds"
-    cells = pd.DataFrame({"g": labels, "s": frame[system].to_numpy()}).value_counts()
-    if (cells <= 1).all():
-        return "one row per system and group (a table of system scores): no segment labels to fit on within a fold"
     return None
 
 
@@ -723,13 +720,22 @@ def _yardstick(evaluation) -> str:
     of the difference against every label (near 0 on WMT21 at 25 labels per pair), of the wrong sign in most
     draws on WMT20 out of English, and its 95% interval covered the every-label difference in 0-5 draws of 10:
     the interval resamples systems, not the labels behind each system's mean."""
-    per_system = _labels_per_system(evaluation)
-    if not per_system < FEW_LABELS_PER_SYSTEM:
+    if not _few_labels_per_system(evaluation):
         return ""
+    per_system = _labels_per_system(evaluation)
     return (f" These accuracies are read against the mean of each held-out system's own labels ({per_system:g} per "
             "system, median), and their intervals resample systems, not those labels: with so few labels per system "
             "the comparison ranks LGN and anchored calibration poorly (docs/calibration.md, \"What the out-of-fold "
             "comparison measures\").")
+
+
+def _few_labels_per_system(evaluation) -> bool:
+    """Whether each held-out system's yardstick is the mean of a few segment labels (fewer than
+    :data:`FEW_LABELS_PER_SYSTEM`); not on a table of system scores (one row per system and group), whose one label
+    is the system's human score (WMT20's systems.csv: raw DA over hundreds of judgments)."""
+    n_rows = evaluation.systems["n_rows"] if "n_rows" in evaluation.systems else pd.Series(dtype=float)
+    system_scores = bool(len(n_rows)) and bool((n_rows <= 1).all())
+    return _labels_per_system(evaluation) < FEW_LABELS_PER_SYSTEM and not system_scores
 
 
 def _labels_per_system(evaluation) -> float:
@@ -795,7 +801,7 @@ def _from_evidence(evaluation, rules: MethodChoice) -> CalibrationDecision:
     steps.append(DecisionStep("method", method + {"tie": " (tie rule)", "levels": " (levels differ)",
                                                   "assumption": RAW_OVERRULED if raw_overruled else
                                                   " (LGN's assumption unsupported)"}.get(basis, "")))
-    noisy = basis in ("levels", "assumption") or _labels_per_system(evaluation) < FEW_LABELS_PER_SYSTEM
+    noisy = basis in ("levels", "assumption") or _few_labels_per_system(evaluation)
     paragraph = _numbers(evaluation, anchored) + " " + verdict + _curve(evaluation, noisy)
     if source == "table" and len(evaluation.curve()):
         paragraph += (" The decision is made at the labels in this table; a table with fewer labels per group may "

@@ -8,6 +8,7 @@ a difference above ``threshold`` pooled sd (default 0.5) advises calibration.
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ import pandas as pd
 
 from .._base.numbers import format_column, format_number
 from .._base.result import Result
-from ..exceptions import InputError
+from ..exceptions import InputError, warn_again
 from ..stats import Estimate, TestResult, cohens_d, eta_squared, kruskal_wallis
 from ..table import DEFAULT_BY, EvalTable, as_table, require_some_value
 from ._common import finite_rows
@@ -164,7 +165,15 @@ def compare_bias(data: EvalTable | pd.DataFrame, score: str | None, calibrated: 
     table = as_table(data, score=score, by=by, default_by=DEFAULT_BY)
     if before is None:
         before = diagnose_bias(table, **kwargs)
-    after = diagnose_bias(table.with_roles(score=calibrated), **kwargs)
+    mapped = table.with_roles(score=calibrated)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        after = diagnose_bias(mapped, **kwargs)
+    # a calibrated column without a value exactly where its score has none: those rows are said of the score already
+    same = np.array_equal(np.isfinite(table.scores()), np.isfinite(mapped.scores()))
+    said = f"score {calibrated!r}: " if same else None
+    warn_again([w for w in caught if said is None or not (str(w.message).startswith(said)
+                                                          and "have no finite value" in str(w.message))])
     b, a = before.groups.set_index("group"), after.groups.set_index("group")
     table = pd.DataFrame({"n": b["n"], "mean_before": b["mean"], "mean_after": a["mean"], "std_before": b["std"],
                           "std_after": a["std"], "median_before": b["median"], "median_after": a["median"]})
