@@ -136,3 +136,18 @@ def test_a_report_with_a_score_in_every_group_says_its_rows_once(tmp_path, cli):
     said, payload, facts = _report(frame[frame["lp"] != "en-zh"], tmp_path, cli)
     assert "report on 600 rows to" in said
     assert facts["rows"] == 600 and "input rows" not in facts and "input rows" not in dict(payload["meta"])
+
+
+def test_rows_without_a_score_are_said_once_by_the_leaderboard():
+    # the board's note "3 of 540 row(s) have no finite score and are left out of the leaderboard" came with the
+    # decision's warning "score 'score': 3 of 540 row(s) have no finite value and were left out" beside it
+    rng = np.random.default_rng(1)
+    frame = three_pairs(rng, (-8.0, 0.0, 8.0), segments=60, step=3.0, spread=5.0, human_sd=4.0)
+    frame.loc[[3, 50, 400], "metric"] = np.nan
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        board = leaderboard(frame, "metric", "lp", human="human", human_scale="da",
+                            resampling=Resampling(n_resamples=50, random_state=0))
+    n = len(frame)
+    assert f"3 of {n} row(s) have no finite metric and are left out of the leaderboard" in board.notes
+    assert not [w for w in caught if "no finite value" in str(w.message)]

@@ -633,8 +633,11 @@ def leaderboard(data: EvalTable | pd.DataFrame, score: str | None = None, by: st
                                             commands=caller.commands, human_scale=scale.name,
                                             human_higher_is_better=human_higher_is_better,
                                             score_higher_is_better=hib)
-            # the decision reads the columns the system scores read: their repeats are in the board's notes
-            warn_again(deciding, said={c for w in repeated if (c := repeated_column(w)) is not None})
+            # the decision reads the columns the system scores read: their repeats are in the board's notes, and so
+            # are the rows without a score ("N of M row(s) have no finite SCORE and are left out of the leaderboard")
+            unscored = f"score {score!r}: {scores.n_excluded} of " if scores.n_excluded else None
+            warn_again([w for w in deciding if unscored is None or not str(w.message).startswith(unscored)],
+                       said={c for w in repeated if (c := repeated_column(w)) is not None})
             method = rec.method
         if method != "auto" or len(groups) != 1:
             calibration = system_calibration(method, scores.frame, score, by, human=human, system=scores.system,
