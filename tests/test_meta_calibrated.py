@@ -97,3 +97,49 @@ def test_a_lower_is_better_metric_is_evaluated_in_its_direction():
                             procedure=once, lower_is_better=[])
     assert ter.variants[0].accuracy.estimate == pytest.approx(neg.variants[0].accuracy.estimate)
     assert ter.variants[0].accuracy.estimate > 0.8
+
+
+def test_metrics_are_compared_on_the_groups_and_systems_every_one_scores():
+    # WMT20's systems.csv: BLEURT scores the 9 pairs into English only; its out-of-fold accuracy over those 9 was
+    # set against COMET's over all 16, and BLEURT with anchored was the answer "across languages" (0.928 vs 0.855);
+    # the calibrated variants also kept the systems --exclude 'Human-*' left out of the tables beside them
+    df = _table(3)
+    df["partial"] = np.where(df["lp"].isin(["en-de", "en-fr"]), df["human"] + np.random.default_rng(0).normal(
+        0, 2, len(df)), np.nan)
+    human_rows = df[df["system"].str.endswith("-0")].assign(system=lambda f: "Human-" + f["lp"])
+    table = pd.concat([df, human_rows], ignore_index=True)
+    procedure = DEFAULT_PROCEDURE.with_(n_folds=2, n_repeats=1, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        meta = meta_evaluate(table, ["offset", "partial"], "human", exclude=["Human-*"],
+                             statistics=MetaStatistics(human_scale="raw"), resampling=Resampling(n_resamples=50))
+        res = meta_calibrations(table, ["offset", "partial"], "human", calibrations="raw,lgn,anchored@20",
+                                human_scale="raw", meta=meta, procedure=procedure, exclude=["Human-*"])
+        # oracle: the engine on the rows both metrics score, without the excluded systems
+        common = df[df["lp"].isin(["en-de", "en-fr"])]
+        ev = evaluate_calibration(common[["lp", "system", "offset", "human"]], "offset", "human", "lp",
+                                  system="system", budget=20, human_scale="raw",
+                                  procedure=EVALUATION_PROCEDURE.with_(budgets=[20], selections=("random",),
+                                                                       n_folds=2, n_repeats=1, random_state=1))
+    want = {v.name: v.accuracy.estimate for v in ev.variants}
+    got = {v.calibration: v.accuracy.estimate for v in res.variants if v.metric == "offset"}
+    assert got == {"raw": want["raw"], "lgn": want["lgn"], "anchored@20": want["anchored@20 random"]}
+    n_all = len(df)
+    said = (f"the calibrated variants are compared on the rows every metric scores, {len(common)} of {n_all} in 2 "
+            f"groups, so that every metric's cross-group accuracy covers the same groups and systems; left out: "
+            f"{n_all - len(common)} row(s), among them every row of en-ja (no partial), en-zh (no partial)")
+    assert said in res.notes
+    # within a pair: the mean over the groups both metrics have (oracle: the meta table's own values)
+    acc = meta.to_frame().query("statistic == 'spa' and group in ['en-de', 'en-fr']")
+    best = acc.groupby("metric")["value"].mean().idxmax()
+    assert res.within == best
+    assert res.within_basis == "highest mean SPA over the 2 of 4 groups every metric has a value in"
+
+
+def test_metrics_that_share_fewer_than_two_groups_are_refused():
+    df = _table(3)
+    df["one"] = np.where(df["lp"] == "en-de", df["human"], np.nan)
+    procedure = DEFAULT_PROCEDURE.with_(n_folds=2, n_repeats=1, random_state=1)
+    with pytest.raises(InputError, match=r"score 1 group\(s\) in common"):
+        meta_calibrations(df, ["offset", "one"], "human", calibrations="raw,lgn,anchored@20", human_scale="raw",
+                          procedure=procedure)

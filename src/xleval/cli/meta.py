@@ -221,7 +221,8 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                                                procedure=Procedure(n_folds=folds, n_repeats=repeats,
                                                                    n_resamples=n_resamples, random_state=seed),
                                                human_scale=scale, meta=result,
-                                               lower_is_better=lower_is_better, progress=each, segment=segment)
+                                               lower_is_better=lower_is_better, progress=each, segment=segment,
+                                               exclude=exclude)
     loud = [*([copies] if copies else []), *([left_out] if left_out else []),
             *dict.fromkeys(str(w.message) for w in caught)]
     from ..io._write import outputs_together
