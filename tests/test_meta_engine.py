@@ -261,3 +261,20 @@ def test_large_units_take_kendall_from_scipy_with_the_same_numbers(monkeypatch):
     assert small.n_constant == large.n_constant == 1 and small.n_kendall == large.n_kendall == 5
     assert large.kendall == pytest.approx(small.kendall, abs=1e-12)
     assert large.pearson == small.pearson
+
+
+def test_a_metric_that_scores_only_some_groups_is_said_beside_its_accuracies_across_groups():
+    # WMT20's systems.csv: BLEURT scores the 9 pairs into English only; its cross-group accuracy (0.841) stood beside
+    # COMET's over all 16 (0.744) without a word
+    df = _table(10)
+    df["partial"] = df["good"].where(df["lp"] != "en-fr")
+    with pytest.warns(DataQualityWarning, match="en-fr 0 of 12 .partial."):  # the segments each metric rests on
+        res = meta_evaluate(df, ["good", "partial"], "human", resampling=Resampling(n_resamples=20))
+    assert ("metrics that score only some groups: partial 2 of 3 (none in en-fr): their accuracies across groups pool "
+            "those groups only and do not compare with the other metrics' (keep the groups every metric scores to "
+            "compare them, as the calibrated variants are compared)") in res.notes
+    # oracle: the metric's own accuracy across groups is the one over the groups it scores
+    alone = meta_evaluate(df[df["lp"] != "en-fr"], ["partial"], "human", resampling=Resampling(n_resamples=20))
+    assert res.cross_accuracy["partial"].value == alone.cross_accuracy["partial"].value
+    full = meta_evaluate(df, ["good"], "human", resampling=Resampling(n_resamples=20))
+    assert not [n for n in full.notes if "only some groups" in n]

@@ -137,6 +137,7 @@ def meta_evaluate(data: Any, metrics: Sequence[str], human: str, *, by: str | Se
     cross = {m: _pooled(systems, m, human, counts, level, seed, "cross", scales) for m in metrics}
     if all(np.isnan(c.value) for c in cross.values()):
         notes.append("no cross-group accuracy: no two groups share a human scale")
+    notes += _partial_coverage(systems, metrics)
     ranking: dict[str, dict[str, float]] = {}
     task = clustering.task
     if clustering or chance:
@@ -724,6 +725,26 @@ def _lower_groups(judged: pd.DataFrame, human: str, scales: dict[str, str]) -> l
 
     return [g for g, name in scales.items() if one_known_scale([name]) is not None and human_scale_direction(
         name, judged.loc[judged["_group"] == g, human].to_numpy(dtype=float)) is False]
+
+
+def _partial_coverage(systems: pd.DataFrame, metrics: Sequence[str]) -> list[str]:
+    """The note where some metrics score only some groups: their accuracies across groups pool those groups only
+    (WMT20's systems.csv: BLEURT scores the 9 pairs into English, 0.841 cross-group accuracy, beside COMET's 0.744
+    over all 16)."""
+    groups = systems["_group"].to_numpy()
+    every = sorted(set(groups.tolist()))
+    short = []
+    for m in metrics:
+        has = sorted(set(groups[np.isfinite(systems[m].to_numpy(dtype=float))].tolist()))
+        if has and len(has) < len(every):
+            gone = [g for g in every if g not in has]
+            short.append(f"{m} {len(has)} of {len(every)} (none in {', '.join(gone[:6])}"
+                         f"{f' and {len(gone) - 6} more' if len(gone) > 6 else ''})")
+    if not short or len(metrics) < 2:
+        return []
+    return [f"metrics that score only some groups: {'; '.join(short)}: their accuracies across groups pool those "
+            "groups only and do not compare with the other metrics' (keep the groups every metric scores to compare "
+            "them, as the calibrated variants are compared)"]
 
 
 # ------------------------------------------------------------------------------------- system table
