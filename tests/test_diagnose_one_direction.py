@@ -50,19 +50,27 @@ def test_the_agreement_reads_the_human_column_as_the_decision_found_it():
                for n in result.agreement.notes)
 
 
-def test_a_table_of_system_scores_is_read_in_the_direction_its_labels_settle():
-    # WMT20's systems.csv (one row per system, raw DA): where no comparison runs (here 4 systems, too few for 5
-    # folds), diagnose said the labels "do not settle" the direction where calibrate fit settles it (z = 5.27); error
-    # points were then read as higher is better, and every within-pair correlation came out negative
-    points = _error_points()
-    system_means = points[points["system"] != "s4"].groupby(["lp", "system"], as_index=False)[["chrf", "judged"]].mean()
+def test_a_table_of_system_scores_is_read_in_the_direction_the_decision_found():
+    # WMT20's systems.csv (one row per system, raw DA): no comparison ran on a table of system scores, and diagnose
+    # said the labels "do not settle" the direction where calibrate fit settles it (z = 5.27); error points were
+    # then read as higher is better, and every within-pair correlation came out negative. The decision now measures
+    # such a table out of fold, and the agreement reads the direction it found there
+    system_means = _error_points().groupby(["lp", "system"], as_index=False)[["chrf", "judged"]].mean()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataQualityWarning)
         result = diagnose(system_means, "chrf", "lp", human="judged")
-    assert result.recommendation.evaluation is None  # the decision had no out-of-fold comparison to read
+    assert result.recommendation.evaluation.human_direction == -1
     within = result.agreement.scores["chrf"].system_within
     for lp, part in system_means.groupby("lp"):  # oracle: Pearson of chrF with the negated error points
         assert within[lp].estimate > 0
         assert np.isclose(within[lp].estimate, np.corrcoef(part["chrf"], -part["judged"])[0, 1])
     assert result.agreement.scores["chrf"].cross_group_accuracy.estimate == _hand_cross_group_accuracy(system_means)
-    assert any("read as lower is better, found in the labels" in n for n in result.agreement.notes)
+    assert any("read as lower is better, the direction the decision found in the labels" in n
+               for n in result.agreement.notes)
+    # with too few systems for the folds nothing reads the labels: said so (it said "the labels do not settle it")
+    four = system_means[system_means["system"] != "s4"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataQualityWarning)
+        result = diagnose(four, "chrf", "lp", human="judged")
+    assert any("read as higher is better, as nothing states its direction and no out-of-fold comparison ran to read "
+               "it in the labels" in n for n in result.agreement.notes)

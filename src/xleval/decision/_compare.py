@@ -63,7 +63,7 @@ from ._procedure import DECISION_SELECTION, DEFAULT_BUDGETS, EVALUATION_PROCEDUR
 ALTERNATIVES = ("two-sided", "greater", "less")
 
 __all__ = ["VariantScore", "CalibrationEvaluation", "compare_calibrations", "DEFAULT_BUDGETS", "ALTERNATIVES",
-           "score_direction", "labels_direction"]
+           "score_direction"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -418,7 +418,10 @@ def _direction(t: _Table, given: bool | None, score_up: bool, human: str) -> tup
     if given is not None:
         return (1 if given else -1), "given", [f"human scale: {'higher' if given else 'lower'} is better (given)"]
     try:
-        up, source, found = _found_direction(t.x, t.g_label, t.h, t.s, score_up, human)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the folds' fits report what matters
+            model = build_anchored("g", "score", human, score_higher_is_better=score_up).fit(
+                t.x, groups=t.g_label, human=t.h, systems=t.s)
     except InputError as exc:
         if exc.argument == "human_higher_is_better":
             raise
@@ -426,42 +429,15 @@ def _direction(t: _Table, given: bool | None, score_up: bool, human: str) -> tup
         # and no order within a group depends on the direction
         return 1, "none", [f"human scale: its direction is not read from the labels ({exc}); higher is taken as "
                            "better; say it with human_higher_is_better=True or human_higher_is_better=False"]
-    note = (f"human scale: {'higher' if up else 'lower'} is better, {found}; say it with human_higher_is_better=True "
-            "or human_higher_is_better=False")
-    return (1 if up else -1), source, [note]
-
-
-def _found_direction(x: np.ndarray, groups: np.ndarray, h: np.ndarray, systems: np.ndarray | None, score_up: bool,
-                     human: str) -> tuple[bool, str, str]:
-    """The direction of the human scale in the labels by the rule of ``calibrate fit`` (an anchored fit on every
-    label: the sign of the better determined slope where it is settled, else the column's name, else the lean with
-    the labels' shape; E122 where nothing settles it): whether higher is better, its source and how it was found."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the folds' fits report what matters
-        model = build_anchored("g", "score", human, score_higher_is_better=score_up).fit(
-            x, groups=groups, human=h, systems=systems)
     zs = [abs(float(v)) for v in model.slopes_["z"]]  # type: ignore[attr-defined]
-    z = max((v for v in zs if np.isfinite(v)), default=float("nan"))
+    up, z = model.higher_is_better_, max((v for v in zs if np.isfinite(v)), default=float("nan"))
     source = model.direction_source_
     found = {"name": f"taken by the name of the human column {human!r}, as the labels do not settle it",
              "shape": "taken from the labels' lean, which their shape (the end of the range they pile up at) "
                       "agrees with, as their slopes do not settle it"}.get(source, "found in the labels")
-    return bool(model.higher_is_better_), source, f"{found} (the better determined slope of the score, |z| = {z:.2f})"
-
-
-def labels_direction(table: EvalTable, score_up: bool) -> tuple[bool, str] | None:
-    """Whether higher human scores are better in ``table``'s labels, as the comparison reads it (an anchored fit on
-    every label, the rule of ``calibrate fit``), and how it was found; None where nothing settles it (or the score
-    gives no slope). For the readers of a table that the comparison cannot run on (a table of system scores)."""
-    if table.human is None:
-        return None
-    systems = table.systems.codes if table.system is not None else None
-    labels = np.asarray(table.groups.labels(), dtype=object)[table.groups.codes]
-    try:
-        up, _, found = _found_direction(table.scores(), labels, table.human_values(), systems, score_up, table.human)
-    except InputError:
-        return None
-    return up, found
+    note = (f"human scale: {'higher' if up else 'lower'} is better, {found} (the better determined slope of the "
+            f"score, |z| = {z:.2f}); say it with human_higher_is_better=True or human_higher_is_better=False")
+    return (1 if up else -1), source, [note]
 
 
 def _folds(t: _Table, n_folds: int, rng: np.random.Generator) -> np.ndarray:

@@ -137,28 +137,24 @@ def _lower_columns(table: EvalTable, calibrated: str | None, human_scale: str | 
     column's signature says its direction: an anchored map's ``human_better:``), the human column by its given or
     named direction, else the one the ``decision``'s comparison found in the labels, else higher."""
     from ..calibration._scales import direction_for
-    from ._compare import labels_direction, score_direction
+    from ._compare import score_direction
 
     human = table.human
     human_up = direction_for(table.frame, human, human_scale, human_up)
     note = ""
     if human_up is None and human is not None:
         found = getattr(decision.evaluation, "human_direction", None)
-        # no comparison ran (a table of system scores): the labels read by the same rule, as calibrate fit reads them
-        read = labels_direction(table, score_direction(table, table.score_column, None)) if found is None else None
         if found in (1, -1):
             human_up = found == 1
             note = (f"human column {human!r}: read as {'higher' if human_up else 'lower'} is better, the direction "
                     "the decision found in the labels; say it with human_higher_is_better=True or "
                     "human_higher_is_better=False if that is wrong")
-        elif read is not None:
-            human_up = read[0]
-            note = (f"human column {human!r}: read as {'higher' if human_up else 'lower'} is better, {read[1]}; say "
-                    "it with human_higher_is_better=True or human_higher_is_better=False if that is wrong")
-        else:
-            note = (f"human column {human!r}: read as higher is better, as nothing states its direction and the "
-                    "labels do not settle it; say it with human_higher_is_better=True or "
-                    "human_higher_is_better=False, or name the scale with human_scale=")
+        else:  # no comparison ran (too few systems for its folds, labels in some groups only) or it was unsettled
+            why = "the labels do not settle it" if decision.evaluation is not None else (
+                "no out-of-fold comparison ran to read it in the labels")
+            note = (f"human column {human!r}: read as higher is better, as nothing states its direction and {why}; "
+                    "say it with human_higher_is_better=True or human_higher_is_better=False, or name the scale with "
+                    "human_scale=")
     up = {table.score_column: score_direction(table, table.score_column, None),
           human: True if human_up is None else human_up}
     if calibrated is not None:
