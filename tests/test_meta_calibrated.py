@@ -2,6 +2,7 @@
 answer made by the decision code (each metric's decision, then decide_across_metrics)."""
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 from xleval.decision import DEFAULT_PROCEDURE, EVALUATION_PROCEDURE, decide_across_metrics, evaluate_calibration
 from xleval.exceptions import InputError
-from xleval.meta import MetaStatistics, meta_calibrations, meta_evaluate, parse_calibrations
+from xleval.meta import MetaStatistics, exclude_systems, meta_calibrations, meta_evaluate, parse_calibrations
 from xleval.stats import Resampling
 
 
@@ -113,8 +114,8 @@ def test_metrics_are_compared_on_the_groups_and_systems_every_one_scores():
         warnings.simplefilter("ignore")
         meta = meta_evaluate(table, ["offset", "partial"], "human", exclude=["Human-*"],
                              statistics=MetaStatistics(human_scale="raw"), resampling=Resampling(n_resamples=50))
-        res = meta_calibrations(table, ["offset", "partial"], "human", calibrations="raw,lgn,anchored@20",
-                                human_scale="raw", meta=meta, procedure=procedure, exclude=["Human-*"])
+        res = meta_calibrations(exclude_systems(table, "system", "Human-*"), ["offset", "partial"], "human",
+                                calibrations="raw,lgn,anchored@20", human_scale="raw", meta=meta, procedure=procedure)
         # oracle: the engine on the rows both metrics score, without the excluded systems
         common = df[df["lp"].isin(["en-de", "en-fr"])]
         ev = evaluate_calibration(common[["lp", "system", "offset", "human"]], "offset", "human", "lp",
@@ -143,3 +144,25 @@ def test_metrics_that_share_fewer_than_two_groups_are_refused():
     with pytest.raises(InputError, match=r"score 1 group\(s\) in common"):
         meta_calibrations(df, ["offset", "one"], "human", calibrations="raw,lgn,anchored@20", human_scale="raw",
                           procedure=procedure)
+
+
+def test_the_command_leaves_the_excluded_systems_out_of_the_calibrated_variants_too(tmp_path):
+    # `meta --exclude 'Human-*' --calibrations ...` left the human translations out of the tables only
+    from conftest import run_cli
+
+    df = _table(5)
+    human_rows = df[df["system"].str.endswith("-0")].assign(system=lambda f: "Human-" + f["lp"],
+                                                            offset=lambda f: f["human"] - 40.0)
+    path = tmp_path / "t.tsv"
+    pd.concat([df, human_rows], ignore_index=True).to_csv(path, sep="\t", index=False)
+    rc, out, err = run_cli("meta", path, "--metrics", "offset", "--human", "human", "--human-scale", "raw",
+                           "--exclude", "Human-*", "--calibrations", "raw,lgn,anchored@20", "--folds", "2",
+                           "--repeats", "1", "--n-resamples", "50", "--seed", "1", "--format", "json")
+    assert rc == 0, err
+    got = {v["calibration"]: v["accuracy"]["estimate"] for v in json.loads(out)["calibrated"]["variants"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = meta_calibrations(df, ["offset"], "human", calibrations="raw,lgn,anchored@20", human_scale="raw",
+                                 procedure=DEFAULT_PROCEDURE.with_(n_folds=2, n_repeats=1, n_resamples=50,
+                                                                   random_state=1))
+    assert got == {v.calibration: v.accuracy.estimate for v in want.variants}

@@ -135,7 +135,15 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
         _judges_only(input, metrics, metrics_prefix, judges, by, system, keep_reference_copies, fmt, output,
                      report_path, col)
         return
-    from ..meta import Clustering, MetaStatistics, Spans, meta_calibrations, meta_evaluate, parse_calibrations
+    from ..meta import (
+        Clustering,
+        MetaStatistics,
+        Spans,
+        exclude_systems,
+        meta_calibrations,
+        meta_evaluate,
+        parse_calibrations,
+    )
     from ..meta._render import render_latex, render_text, to_frame, to_json
     from ..stats import Resampling
     from ..table import EvalTable
@@ -216,13 +224,13 @@ def meta(input, metrics, metrics_prefix, human, by, system, segment, average_by,
                     # every metric's evaluation declares its own total (the same procedure on the same rows)
                     advance(units, total=None if total is None else total * len(names))
 
-                calibrated = meta_calibrations(df, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
+                kept = exclude_systems(df, system, exclude)  # the systems the tables above leave out
+                calibrated = meta_calibrations(kept, names, human, by=by_cols[0] if len(by_cols) == 1 else by_cols,
                                                system=system, calibrations=calibrations,
                                                procedure=Procedure(n_folds=folds, n_repeats=repeats,
                                                                    n_resamples=n_resamples, random_state=seed),
                                                human_scale=scale, meta=result,
-                                               lower_is_better=lower_is_better, progress=each, segment=segment,
-                                               exclude=exclude)
+                                               lower_is_better=lower_is_better, progress=each, segment=segment)
     loud = [*([copies] if copies else []), *([left_out] if left_out else []),
             *dict.fromkeys(str(w.message) for w in caught)]
     from ..io._write import outputs_together

@@ -22,7 +22,7 @@ from ._results import MetaEvaluation
 if TYPE_CHECKING:
     from ..decision import Procedure
 
-__all__ = ["CalibratedVariant", "CalibratedMeta", "meta_calibrations", "parse_calibrations"]
+__all__ = ["CalibratedVariant", "CalibratedMeta", "meta_calibrations", "parse_calibrations", "exclude_systems"]
 
 _SPEC = re.compile(r"^(raw|lgn|anchored)(?:@(\d+))?$")
 
@@ -102,7 +102,7 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
                       human_scale: str | None = None, procedure: Procedure | None = None,
                       meta: MetaEvaluation | None = None,
                       progress: Any = None, lower_is_better: Sequence[str] | None = None,
-                      segment: str | None = "seg_id", exclude: str | Sequence[str] = ()) -> CalibratedMeta:
+                      segment: str | None = "seg_id") -> CalibratedMeta:
     """Every metric raw and after each of ``calibrations``, out of system folds, as ``calibrate evaluate``
     (``procedure``: a :class:`xleval.decision.Procedure`, its folds, repeats, resamples and seed; the budget
     curve is the calibrations'; None: the decision's, :data:`~xleval.decision.DEFAULT_PROCEDURE`);
@@ -112,9 +112,9 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
     system-level pairwise accuracy). ``lower_is_better``: as :func:`meta_evaluate` (None: each metric's
     direction by :func:`metric_directions`). ``segment``: the segment column (with ``doc_id`` when segments are
     numbered within documents): the rows are put in one order by group, system and segment first, so that no fold
-    or label draw depends on the order of the table's rows, as in :func:`meta_evaluate`. ``exclude``: shell
-    patterns of systems left out, as :func:`meta_evaluate` leaves them out (``["Human-*"]``). The metrics are
-    compared on the rows every one of them scores (a note says what that leaves out)."""
+    or label draw depends on the order of the table's rows, as in :func:`meta_evaluate`. Systems that
+    :func:`meta_evaluate`'s ``exclude`` leaves out are left out of ``data`` by the caller (:func:`exclude_systems`).
+    The metrics are compared on the rows every one of them scores (a note says what that leaves out)."""
     from ..decision import DEFAULT_PROCEDURE, decide_across_metrics, evaluate_calibration
     from ._engine import metric_directions
 
@@ -123,7 +123,6 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
     specs = parse_calibrations(calibrations)
     budget = next((k for _, k in specs if k is not None), None)
     frame = _in_order(getattr(data, "frame", data), [by] if isinstance(by, str) else list(by), system, segment)
-    frame = _without_systems(frame, system, [exclude] if isinstance(exclude, str) else list(exclude))
     frame, notes = _common_rows(frame, list(metrics), [by] if isinstance(by, str) else list(by))
     variants, decisions = [], {}
     for metric in metrics:
@@ -172,9 +171,11 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
                           answer, scale, ev0.n_folds, ev0.n_repeats, ev0.random_state, tuple(notes))
 
 
-def _without_systems(frame: pd.DataFrame, system: str, exclude: list[str]) -> pd.DataFrame:
-    """``frame`` without the systems whose name matches a shell pattern of ``exclude`` (the calibrated variants
-    included WMT20's Human-B under --exclude 'Human-*', which the statistics beside them left out)."""
+def exclude_systems(frame: pd.DataFrame, system: str, exclude: str | Sequence[str]) -> pd.DataFrame:
+    """``frame`` without the systems whose name matches a shell pattern of ``exclude``, as :func:`meta_evaluate`
+    leaves them out (``meta --calibrations`` gave the calibrated variants WMT20's Human-B under --exclude 'Human-*',
+    which the statistics beside them left out)."""
+    exclude = [exclude] if isinstance(exclude, str) else list(exclude)
     if not exclude or system not in frame.columns:
         return frame
     import fnmatch
