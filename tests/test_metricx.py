@@ -122,8 +122,10 @@ def test_batching_sorting_and_two_cpu_replicas_do_not_change_scores(models):
     one = MetricX(models["24"], batch_size=1, sort_by_length=False, **base).sentence_scores(HYPS, REFS, SRCS)
     sorted_ = MetricX(models["24"], batch_size=4, **base).sentence_scores(HYPS, REFS, SRCS)
     two = MetricX(models["24"], batch_size=2, device="cpu,cpu", **base).sentence_scores(HYPS, REFS, SRCS)
-    np.testing.assert_allclose(sorted_, one, atol=1e-5)
-    np.testing.assert_allclose(two, one, atol=1e-5)
+    # float32 rounding differs with the batch: relative to the score (tests/test_score_cache.py missed an absolute
+    # 1e-5 by 1e-7 at 6.35 in CI)
+    np.testing.assert_allclose(sorted_, one, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(two, one, rtol=1e-5, atol=1e-5)
 
 
 def test_truncation_keeps_max_length_tokens_then_drops_eos(models):
