@@ -42,17 +42,24 @@ def result():
                                      procedure=DEFAULT_PROCEDURE.with_(n_folds=2, n_repeats=1, random_state=1))
 
 
-def test_variants_are_calibrate_evaluates_numbers(result):
-    df, res = result
+def _engine_offset(df: pd.DataFrame):
+    """The oracle: calibrate evaluate's engine on the 'offset' metric of ``df`` (2 folds, 1 repeat, seed 1, 20
+    random labels per group), and its accuracies by the names meta_calibrations gives them."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate_calibration(df[["lp", "system", "offset", "human"]], "offset", "human", "lp",
                                   system="system", budget=20, human_scale="raw",
                                   procedure=EVALUATION_PROCEDURE.with_(budgets=[20], selections=("random",),
-                                      n_folds=2,n_repeats=1, random_state=1))
+                                                                       n_folds=2, n_repeats=1, random_state=1))
     want = {v.name: v.accuracy.estimate for v in ev.variants}
+    return ev, {"raw": want["raw"], "lgn": want["lgn"], "anchored@20": want["anchored@20 random"]}
+
+
+def test_variants_are_calibrate_evaluates_numbers(result):
+    df, res = result
+    ev, want = _engine_offset(df)
     got = {v.calibration: v.accuracy.estimate for v in res.variants if v.metric == "offset"}
-    assert got == {"raw": want["raw"], "lgn": want["lgn"], "anchored@20": want["anchored@20 random"]}
+    assert got == want
     assert res.decided["offset"] == ev.decision.evaluated_method
 
 
@@ -116,15 +123,10 @@ def test_metrics_are_compared_on_the_groups_and_systems_every_one_scores():
                              statistics=MetaStatistics(human_scale="raw"), resampling=Resampling(n_resamples=50))
         res = meta_calibrations(exclude_systems(table, "system", "Human-*"), ["offset", "partial"], "human",
                                 calibrations="raw,lgn,anchored@20", human_scale="raw", meta=meta, procedure=procedure)
-        # oracle: the engine on the rows both metrics score, without the excluded systems
-        common = df[df["lp"].isin(["en-de", "en-fr"])]
-        ev = evaluate_calibration(common[["lp", "system", "offset", "human"]], "offset", "human", "lp",
-                                  system="system", budget=20, human_scale="raw",
-                                  procedure=EVALUATION_PROCEDURE.with_(budgets=[20], selections=("random",),
-                                                                       n_folds=2, n_repeats=1, random_state=1))
-    want = {v.name: v.accuracy.estimate for v in ev.variants}
+    # oracle: the engine on the rows both metrics score, without the excluded systems
+    common = df[df["lp"].isin(["en-de", "en-fr"])]
     got = {v.calibration: v.accuracy.estimate for v in res.variants if v.metric == "offset"}
-    assert got == {"raw": want["raw"], "lgn": want["lgn"], "anchored@20": want["anchored@20 random"]}
+    assert got == _engine_offset(common)[1]
     n_all = len(df)
     said = (f"the calibrated variants are compared on the rows every metric scores, {len(common)} of {n_all} in 2 "
             f"groups, so that every metric's cross-group accuracy covers the same groups and systems; left out: "

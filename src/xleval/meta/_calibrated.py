@@ -122,11 +122,11 @@ def meta_calibrations(data: Any, metrics: Sequence[str], human: str, *, by: str 
 
     specs = parse_calibrations(calibrations)
     budget = next((k for _, k in specs if k is not None), None)
-    frame = _in_order(getattr(data, "frame", data), [by] if isinstance(by, str) else list(by), system, segment)
-    frame, notes = _common_rows(frame, list(metrics), [by] if isinstance(by, str) else list(by))
+    by_cols = [by] if isinstance(by, str) else list(by)
+    frame = _in_order(getattr(data, "frame", data), by_cols, system, segment)
+    frame, notes = _common_rows(frame, list(metrics), by_cols)
     variants, decisions = [], {}
     for metric in metrics:
-        by_cols = [by] if isinstance(by, str) else list(by)
         cols = [c for c in dict.fromkeys([*by_cols, system, metric, human]) if c in frame.columns]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -175,16 +175,12 @@ def exclude_systems(frame: pd.DataFrame, system: str, exclude: str | Sequence[st
     """``frame`` without the systems whose name matches a shell pattern of ``exclude``, as :func:`meta_evaluate`
     leaves them out (``meta --calibrations`` gave the calibrated variants WMT20's Human-B under --exclude 'Human-*',
     which the statistics beside them left out)."""
+    from ._engine import excluded_rows
+
     exclude = [exclude] if isinstance(exclude, str) else list(exclude)
     if not exclude or system not in frame.columns:
         return frame
-    import fnmatch
-
-    names = frame[system].astype(str)
-    hit = names.map(lambda s: any(fnmatch.fnmatchcase(s, p) for p in exclude)).to_numpy(dtype=bool)
-    if hit.all():
-        raise InputError(f"exclude {exclude!r} leaves no system", argument="exclude", value=exclude)
-    return frame[~hit]
+    return frame[~excluded_rows(frame[system], exclude)]
 
 
 def _common_rows(frame: pd.DataFrame, metrics: list[str], by_cols: list[str]) -> tuple[pd.DataFrame, list[str]]:

@@ -251,22 +251,30 @@ def _negate_lower(df: pd.DataFrame, data: Any, metrics: list[str], lower_is_bett
                      "better (as WMT's tables do)")
 
 
-def _without(df: pd.DataFrame, frame: pd.DataFrame, exclude: list[str],
-             notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``df`` and ``frame`` without the systems matching a shell pattern of ``exclude``; a pattern that matches
-    nothing, or patterns that leave nothing, are refused."""
+def excluded_rows(names: pd.Series, exclude: Sequence[str]) -> np.ndarray:
+    """The rows whose system name matches a shell pattern of ``exclude``; a pattern that matches nothing, or patterns
+    that leave nothing, are refused (the one rule of ``meta --exclude``, for its tables and its calibrated
+    variants)."""
     import fnmatch
 
-    hits = [df["_system"].map(lambda s, p=p: fnmatch.fnmatchcase(s, p)).to_numpy() for p in exclude]
+    names = names.astype(str)
+    hits = [names.map(lambda s, p=p: fnmatch.fnmatchcase(s, p)).to_numpy(dtype=bool) for p in exclude]
     idle = [p for p, hit in zip(exclude, hits, strict=True) if not hit.any()]
     if idle:
-        names = sorted(df["_system"].unique())
-        raise InputError(f"exclude pattern {idle[0]!r} matches no system (systems: {names[:6]}"
-                         f"{' ...' if len(names) > 6 else ''}); check the pattern (shell style, case-sensitive)",
+        shown = sorted(names.unique())
+        raise InputError(f"exclude pattern {idle[0]!r} matches no system (systems: {shown[:6]}"
+                         f"{' ...' if len(shown) > 6 else ''}); check the pattern (shell style, case-sensitive)",
                          argument="exclude", value=idle[0])
     out = np.logical_or.reduce(hits)
     if out.all():
         raise InputError(f"exclude={list(exclude)} leaves out every system; check the patterns", argument="exclude")
+    return out
+
+
+def _without(df: pd.DataFrame, frame: pd.DataFrame, exclude: list[str],
+             notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``df`` and ``frame`` without the systems matching a shell pattern of ``exclude`` (:func:`excluded_rows`)."""
+    out = excluded_rows(df["_system"], exclude)
     notes.append(f"{df.loc[out, '_system'].nunique()} system name(s) matching {list(exclude)} left out")
     return df[~out], frame[~out]
 
@@ -686,7 +694,7 @@ def _scales(judged: pd.DataFrame, human: str, human_scale, seg_level: bool) -> d
     segment scores whose sds differ less than :data:`SCALE_SD_RATIO`-fold and whose ranges overlap. System means
     only need ranges that overlap, or lie apart by less than the groups' median range: their spread depends on how
     alike the systems are, and their levels on how good (WMT20's raw DA system scores: ps-en at most 67.3, pl-en at
-    least 73.2, one scale; the groups' median range 14.3)."""
+    least 73.2, one scale; the groups' median range 14.9)."""
     groups = sorted(judged["_group"].unique())
     if isinstance(human_scale, str):
         return dict.fromkeys(groups, human_scale)
